@@ -1,0 +1,102 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "SilentPush",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "silentpushd", targets: ["silentpushd"]),
+        .library(name: "SilentPushReceiver", targets: ["SilentPushReceiver"]),
+        .library(name: "SilentPushTesting", targets: ["SilentPushTesting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // C libraries, reached only through SilentPushTransport.
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+
+        // Pure logic: no C module, no NIO, no SQLite.
+        .target(name: "SilentPushCore"),
+
+        // HTTP/2 (nghttp2) and TLS (OpenSSL) on SwiftNIO event loops.
+        .target(
+            name: "SilentPushTransport",
+            dependencies: [
+                "CNghttp2",
+                "COpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // The embeddable receiver: what `silentpushd` runs and what tests start in-process.
+        .target(
+            name: "SilentPushReceiver",
+            dependencies: [
+                "SilentPushCore",
+                "SilentPushTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // Helpers for tests of SilentPush and of apps tested with it.
+        .target(
+            name: "SilentPushTesting",
+            dependencies: [
+                "SilentPushReceiver",
+                "SilentPushTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+
+        .executableTarget(
+            name: "silentpushd",
+            dependencies: [
+                "SilentPushReceiver",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
+        .testTarget(
+            name: "SilentPushTransportTests",
+            dependencies: [
+                "SilentPushTransport",
+                "SilentPushTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "SilentPushLiveTests",
+            dependencies: [
+                "SilentPushReceiver",
+                "SilentPushTransport",
+                "SilentPushTesting",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+    ]
+)

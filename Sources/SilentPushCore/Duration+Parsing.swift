@@ -1,0 +1,18 @@
+extension Duration {
+    /// Parses durations as the command line writes them: `500ms`, `30s`, `15m`, `2h`, `1.5s`;
+    /// a bare number is seconds. Nil for anything else, or a negative value.
+    public init?(parsing text: String) {
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        var number = Substring(text)
+        var scale = 1.0
+        for unit in units where text.hasSuffix(unit.suffix) {
+            number = text.dropLast(unit.suffix.count)
+            scale = unit.seconds
+            break
+        }
+        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
+        let milliseconds = (value * scale * 1000).rounded()
+        guard milliseconds < Double(Int64.max) else { return nil }
+        self = .milliseconds(Int64(milliseconds))
+    }
+}

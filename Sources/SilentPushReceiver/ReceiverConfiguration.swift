@@ -1,0 +1,37 @@
+import SilentPushTransport
+
+/// Everything `silentpushd` is started with; tests build one directly (port 0).
+public struct ReceiverConfiguration: Sendable {
+    /// TLS h2 listener (`--listen`); nil disables it.
+    public var listen: ListenAddress?
+    /// Cleartext h2 listener (`--listen-h2c`); nil disables it.
+    public var listenH2C: ListenAddress?
+    /// Server certificate chain (`--tls-cert`).
+    public var tlsCertificate: String
+    /// Server private key (`--tls-key`).
+    public var tlsKey: String
+    /// CA for client certificates (`--client-ca`); nil: none asked for.
+    public var clientCA: String?
+    /// HTTP/2 limits.
+    public var settings: H2Settings
+    /// A connection with no open stream and no bytes for this long gets GOAWAY IdleTimeout.
+    public var idleTimeout: Duration
+    /// How long SIGTERM waits for open streams before closing what is left.
+    public var shutdownGrace: Duration
+    /// Where to write `{"tls":P,"h2c":P}` once bound (`--ready-file`).
+    public var readyFile: String?
+
+    /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, the dev certificates
+    /// in `certificatesDirectory`.
+    public init(certificatesDirectory: String = "certs") {
+        listen = ListenAddress(host: "127.0.0.1", port: 2197)
+        listenH2C = ListenAddress(host: "127.0.0.1", port: 2198)
+        tlsCertificate = certificatesDirectory + "/server.pem"
+        tlsKey = certificatesDirectory + "/server-key.pem"
+        clientCA = nil
+        settings = H2Settings()
+        idleTimeout = .seconds(600)
+        shutdownGrace = .seconds(30)
+        readyFile = nil
+    }
+}

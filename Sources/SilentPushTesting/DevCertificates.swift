@@ -1,0 +1,31 @@
+/// Paths of the development material in the repository's `certs/` (TESTING ONLY).
+public enum DevCertificates {
+    /// The repository's `certs/` directory, found from this source file's location.
+    public static let directory: String = {
+        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        components.removeLast(3)  // SilentPushTesting/DevCertificates.swift, Sources
+        return components.joined(separator: "/") + "/certs"
+    }()
+
+    /// The repository root (where `certs/` and `payloads/` are).
+    public static var repositoryRoot: String { String(directory.dropLast("/certs".count)) }
+
+    /// The dev CA that signed the server and client certificates.
+    public static var ca: String { directory + "/ca.pem" }
+    /// The receiver's certificate (localhost, 127.0.0.1, ::1).
+    public static var serverCertificate: String { directory + "/server.pem" }
+    /// The receiver's key.
+    public static var serverKey: String { directory + "/server-key.pem" }
+    /// A provider client certificate for `com.example.app`.
+    public static var clientCertificate: String { directory + "/client.pem" }
+    /// Its key.
+    public static var clientKey: String { directory + "/client-key.pem" }
+    /// A CA the receiver does not trust.
+    public static var otherCA: String { directory + "/other-ca.pem" }
+    /// A client certificate from `otherCA`.
+    public static var otherClientCertificate: String { directory + "/other-client.pem" }
+    /// Its key.
+    public static var otherClientKey: String { directory + "/other-client-key.pem" }
+    /// The dev provider-token key: key id `DEVKEY0001`, team id `DEVTEAM001`.
+    public static var authKey: String { directory + "/AuthKey_DEVKEY0001.p8" }
+}

@@ -1,0 +1,90 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A cleartext TCP connection that sends hand-built bytes and collects the server's
+/// frames: for the cases a real HTTP/2 client will not produce (bad prefaces, malformed
+/// frames, too many streams) and for holding a stream open across a shutdown.
+public final class RawH2Connection: Sendable {
+    private let channel: any Channel
+    private let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+
+    private init(channel: any Channel, received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>) {
+        self.channel = channel
+        self.received = received
+    }
+
+    /// Connects to `host:port`.
+    public static func connect(host: String = "127.0.0.1", port: Int) async throws -> RawH2Connection {
+        let received = NIOLockedValueBox((bytes: [UInt8](), closed: false))
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                }
+            }
+            .connect(host: host, port: port).get()
+        return RawH2Connection(channel: channel, received: received)
+    }
+
+    /// Sends raw bytes.
+    public func send(_ bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(channel.allocator.buffer(bytes: bytes)).get()
+    }
+
+    /// Sends frames, in order, in one write.
+    public func send(_ frames: [H2Frame]) async throws {
+        try await send(frames.flatMap(\.bytes))
+    }
+
+    /// Every whole frame received so far.
+    public var frames: [H2Frame] {
+        H2Frame.parse(received.withLockedValue { $0.bytes }).frames
+    }
+
+    /// Whether the server closed the connection.
+    public var isClosed: Bool { received.withLockedValue { $0.closed } }
+
+    /// Waits until `condition` holds for the frames received (or the connection closed),
+    /// at most `timeout`; returns the frames.
+    @discardableResult
+    public func waitForFrames(timeout: Duration = .seconds(5), until condition: ([H2Frame]) -> Bool) async throws -> [H2Frame] {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while clock.now < deadline {
+            let frames = self.frames
+            if condition(frames) || isClosed { return frames }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return frames
+    }
+
+    /// Waits until the server closes the connection; false if it did not within `timeout`.
+    public func waitForClose(timeout: Duration = .seconds(5)) async throws -> Bool {
+        _ = try await waitForFrames(timeout: timeout) { _ in false }
+        return isClosed
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    final class Collector: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+
+        init(received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>) {
+            self.received = received
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            received.withLockedValue { $0.bytes += buffer.readableBytesView }
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            received.withLockedValue { $0.closed = true }
+        }
+    }
+}

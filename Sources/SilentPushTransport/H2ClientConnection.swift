@@ -1,0 +1,256 @@
+import NIOCore
+import NIOPosix
+
+/// A client connection could not be made.
+public struct H2ConnectError: Error, CustomStringConvertible, Sendable {
+    /// One line naming the host and what failed.
+    public let description: String
+}
+
+/// One client HTTP/2 connection (TLS with ALPN h2, or h2c with prior knowledge) carrying
+/// many concurrent requests; requests past the server's MAX_CONCURRENT_STREAMS wait in
+/// nghttp2 until a stream frees up.
+public final class H2ClientConnection: Sendable {
+    private let channel: any Channel
+    private let handler: NIOLoopBound<Handler>
+    /// `host:port` as sent in `:authority`.
+    public let authority: String
+    /// `https` or `http`.
+    public let scheme: String
+    /// The TLS handshake's facts, or nil for h2c.
+    public let tls: TLSSessionInfo?
+
+    private init(channel: any Channel, handler: NIOLoopBound<Handler>, authority: String, scheme: String, tls: TLSSessionInfo?) {
+        self.channel = channel
+        self.handler = handler
+        self.authority = authority
+        self.scheme = scheme
+        self.tls = tls
+    }
+
+    /// Connects and, with `tls`, completes the handshake (certificate and host name
+    /// checked unless the context is insecure); throws a one-line reason otherwise.
+    public static func connect(
+        host: String, port: Int, tls: TLSContext?, serverName: String? = nil,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> H2ClientConnection {
+        let name = serverName ?? host
+        let channel: any Channel
+        do {
+            // The handler goes in before the socket connects, so not one byte of the
+            // server's preface can pass it by.
+            channel = try await ClientBootstrap(group: group)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(.seconds(10))
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let engine = try tls.map { try TLSEngine(context: $0, serverName: name) }
+                        try channel.pipeline.syncOperations.addHandler(Handler(tls: engine, ready: channel.eventLoop.makePromise()))
+                    }
+                }
+                .connect(host: host, port: port).get()
+        } catch {
+            throw H2ConnectError(description: "cannot connect to \(host):\(port): \(error)")
+        }
+        let (handler, ready) = try await channel.eventLoop.submit {
+            let handler = try channel.pipeline.syncOperations.handler(type: Handler.self)
+            return (NIOLoopBound(handler, eventLoop: channel.eventLoop), handler.readyFuture)
+        }.get()
+        let info: TLSSessionInfo?
+        do {
+            info = try await ready.get()
+        } catch {
+            try? await channel.close()
+            throw H2ConnectError(description: "cannot set up HTTP/2 with \(host):\(port): \(error)")
+        }
+        let defaultPort = tls == nil ? 80 : 443
+        return H2ClientConnection(
+            channel: channel, handler: handler,
+            authority: port == defaultPort ? host : "\(host.contains(":") ? "[\(host)]" : host):\(port)",
+            scheme: tls == nil ? "http" : "https", tls: info)
+    }
+
+    /// Sends `request` (scheme and authority filled in when absent) and waits for its answer.
+    public func send(_ request: H2Request) async throws -> H2Response {
+        try await sendFuture(request).get()
+    }
+
+    /// Sends `request`; the future completes on the connection's event loop.
+    public func sendFuture(_ request: H2Request) -> EventLoopFuture<H2Response> {
+        var request = request
+        if request.authority == nil { request.authority = authority }
+        request.scheme = scheme
+        let promise = channel.eventLoop.makePromise(of: H2Response.self)
+        let handler = self.handler
+        let sent = request
+        channel.eventLoop.execute { handler.value.submit(sent, promise: promise) }
+        return promise.futureResult
+    }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS.
+    public func remoteMaxConcurrentStreams() async throws -> UInt32 {
+        let handler = self.handler
+        return try await channel.eventLoop.submit { handler.value.session.remoteMaxConcurrentStreams }.get()
+    }
+
+    /// A GOAWAY from the server, if one came.
+    public func goAway() async throws -> H2GoAwayInfo? {
+        let handler = self.handler
+        return try await channel.eventLoop.submit { handler.value.session.goAway }.get()
+    }
+
+    /// Closes the connection; open requests fail.
+    public func close() async {
+        try? await channel.close()
+    }
+
+    /// Completes when the connection is closed, by either side.
+    public var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
+}
+
+extension H2ClientConnection {
+    final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        let session = H2ClientSession()
+        private let tls: TLSEngine?
+        private var ready: EventLoopPromise<TLSSessionInfo?>?
+        /// Succeeds with the handshake's facts (nil for h2c) once HTTP/2 can start.
+        let readyFuture: EventLoopFuture<TLSSessionInfo?>
+        private var context: ChannelHandlerContext?
+        private var started = false
+        private var plaintext: [UInt8] = []
+        private var inRead = false
+
+        init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>) {
+            self.tls = tls
+            self.ready = ready
+            self.readyFuture = ready.futureResult
+        }
+
+        func handlerAdded(context: ChannelHandlerContext) {
+            self.context = context
+            if context.channel.isActive { start(context: context) }
+        }
+
+        func channelActive(context: ChannelHandlerContext) {
+            start(context: context)
+            context.fireChannelActive()
+        }
+
+        private func start(context: ChannelHandlerContext) {
+            guard !started else { return }
+            started = true
+            if let tls {
+                do {
+                    try tls.startHandshake()
+                } catch {
+                    fail(error, context: context)
+                    return
+                }
+                writeCiphertext(tls, context: context)
+            } else {
+                ready?.succeed(nil)
+                ready = nil
+                flush()
+            }
+        }
+
+        func handlerRemoved(context: ChannelHandlerContext) {
+            ready?.fail(H2ConnectError(description: "the connection closed before HTTP/2 started"))
+            ready = nil
+            self.context = nil
+        }
+
+        func submit(_ request: H2Request, promise: EventLoopPromise<H2Response>) {
+            session.submit(request) { result in promise.completeWith(result.mapError { $0 as any Error }) }
+            if !inRead { flush() }
+        }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            inRead = true
+            defer { inRead = false }
+            guard let tls else {
+                buffer.withUnsafeReadableBytes { session.receive($0) }
+                return
+            }
+            buffer.withUnsafeReadableBytes { tls.receive($0) }
+            do {
+                let state = try tls.readPlaintext { session.receive($0) }
+                if let promise = ready, let info = tls.sessionInfo {
+                    ready = nil
+                    promise.succeed(info)
+                }
+                if state == .closed { context.close(promise: nil) }
+            } catch {
+                fail(error, context: context)
+            }
+        }
+
+        func channelReadComplete(context: ChannelHandlerContext) {
+            flush()
+            context.fireChannelReadComplete()
+        }
+
+        func channelWritabilityChanged(context: ChannelHandlerContext) {
+            if context.channel.isWritable { flush() }
+            context.fireChannelWritabilityChanged()
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            ready?.fail(H2ConnectError(description: "the server closed the connection during the TLS handshake"))
+            ready = nil
+            session.close(reason: session.goAway.map { $0.debugData })
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            fail(error, context: context)
+        }
+
+        private func fail(_ error: any Error, context: ChannelHandlerContext) {
+            ready?.fail(error)
+            ready = nil
+            if let tls { writeCiphertext(tls, context: context) }
+            session.close(reason: "\(error)")
+            context.close(promise: nil)
+        }
+
+        private func flush() {
+            guard let context, context.channel.isActive else { return }
+            if let tls, !tls.isHandshakeComplete {
+                writeCiphertext(tls, context: context)
+                return
+            }
+            while context.channel.isWritable {
+                var buffer = context.channel.allocator.buffer(capacity: 0)
+                let produced: Int
+                if let tls {
+                    plaintext.removeAll(keepingCapacity: true)
+                    produced = session.drainOutput(limit: 256 * 1024) { plaintext.append(contentsOf: $0) }
+                    do {
+                        try plaintext.withUnsafeBytes { try tls.writePlaintext($0) }
+                    } catch {
+                        fail(error, context: context)
+                        return
+                    }
+                    tls.drainCiphertext { buffer.writeBytes($0) }
+                } else {
+                    produced = session.drainOutput(limit: 256 * 1024) { buffer.writeBytes($0) }
+                }
+                if buffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(buffer), promise: nil) }
+                if produced < 256 * 1024 { break }
+            }
+            if session.isFinished { context.close(promise: nil) }
+        }
+
+        private func writeCiphertext(_ tls: TLSEngine, context: ChannelHandlerContext) {
+            guard tls.pendingCiphertext > 0 else { return }
+            var buffer = context.channel.allocator.buffer(capacity: tls.pendingCiphertext)
+            tls.drainCiphertext { buffer.writeBytes($0) }
+            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import CNghttp2
+
+/// Why a client request got no response.
+public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server reset the stream (RST_STREAM, or refused past its GOAWAY).
+    case streamReset(errorCode: UInt32)
+    /// The connection closed before the answer came.
+    case connectionClosed(reason: String?)
+    /// nghttp2 would not take the request.
+    case submitFailed(String)
+
+    public var description: String {
+        switch self {
+        case .streamReset(let code): return "the server reset the stream (\(H2GoAway.reason(forErrorCode: code)))"
+        case .connectionClosed(let reason): return "the connection closed" + (reason.map { ": \($0)" } ?? "")
+        case .submitFailed(let message): return "the request could not be sent: \(message)"
+        }
+    }
+}
+
+/// A GOAWAY the server sent.
+public struct H2GoAwayInfo: Sendable, Equatable {
+    /// The last stream the server will answer.
+    public var lastStreamID: Int32
+    /// The HTTP/2 error code.
+    public var errorCode: UInt32
+    /// The debug data, as text (APNs sends `{"reason":"…"}`).
+    public var debugData: String
+}
+
+/// One client-side HTTP/2 connection on nghttp2: requests in, bytes out; bytes in,
+/// responses out. nghttp2 holds requests past the server's MAX_CONCURRENT_STREAMS until a
+/// stream frees up, so callers may submit as many as they like. Not thread-safe.
+public final class H2ClientSession {
+    /// Called once per request, with its response or the reason there is none.
+    public typealias Completion = (Result<H2Response, H2ClientError>) -> Void
+
+    private var session: OpaquePointer?
+    private var streams: [Int32: Stream] = [:]
+    private var closing = false
+    /// Requests wait here until the server's first SETTINGS, so none is sent past a
+    /// stream limit the client does not know yet.
+    private var waiting: [Stream]? = []
+
+    /// The GOAWAY received, if any.
+    public private(set) var goAway: H2GoAwayInfo?
+
+    /// A session that has queued the client preface and its SETTINGS.
+    public init() {
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
+            H2ClientSession.from(user).onHeader(
+                frame!, name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                value: UnsafeRawBufferPointer(start: value, count: valueLength))
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
+            H2ClientSession.from(user).streams[streamID]?.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+            return 0
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            H2ClientSession.from(user).onFrameReceived(frame!)
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, user in
+            H2ClientSession.from(user).onStreamClose(streamID, errorCode: errorCode)
+        }
+        nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Requests submitted and not yet completed.
+    public var pendingCount: Int { streams.count + (waiting?.count ?? 0) }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (2^32-1 until it says).
+    public var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    /// True once nothing more will be read or written.
+    public var isFinished: Bool {
+        closing || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+    }
+
+    /// Queues `request`; `completion` runs from inside `receive` (or `close`).
+    /// `request.scheme` and `request.authority` are sent as the pseudo-headers.
+    public func submit(_ request: H2Request, completion: @escaping Completion) {
+        guard !closing else {
+            completion(.failure(.connectionClosed(reason: goAway?.debugData)))
+            return
+        }
+        let stream = Stream(completion: completion, request: request)
+        if waiting != nil {
+            waiting?.append(stream)
+        } else {
+            start(stream)
+        }
+    }
+
+    /// How often a request refused with REFUSED_STREAM (never processed) is sent again.
+    static let refusedRetries = 5
+
+    private func start(_ stream: Stream) {
+        let request = stream.request
+        stream.requestOffset = 0
+        var fields = H2HeaderList()
+        fields.append(name: ":method", value: request.method)
+        fields.append(name: ":scheme", value: request.scheme ?? "https")
+        fields.append(name: ":authority", value: request.authority ?? "localhost")
+        fields.append(name: ":path", value: request.path)
+        request.headers.forEachRaw { fields.append(name: $0, value: $1) }
+
+        let streamID: Int32 = fields.storage.withUnsafeBufferPointer { storage in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: fields.count) { nva in
+                let base = UnsafeMutablePointer(mutating: storage.baseAddress!)
+                for (index, entry) in fields.entries.enumerated() {
+                    nva[index] = nghttp2_nv(
+                        name: base + Int(entry.nameStart), value: base + Int(entry.valueStart),
+                        namelen: Int(entry.nameLength), valuelen: Int(entry.valueLength),
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                }
+                if request.body.isEmpty {
+                    return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, nil, nil)
+                }
+                var provider = nghttp2_data_provider(
+                    source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                    read_callback: { _, _, buffer, length, flags, source, _ in
+                        let stream = Unmanaged<Stream>.fromOpaque(source!.pointee.ptr).takeUnretainedValue()
+                        let count = min(length, stream.request.body.count - stream.requestOffset)
+                        stream.request.body.withUnsafeBytes {
+                            UnsafeMutableRawPointer(buffer!).copyMemory(from: $0.baseAddress! + stream.requestOffset, byteCount: count)
+                        }
+                        stream.requestOffset += count
+                        if stream.requestOffset == stream.request.body.count {
+                            flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                        }
+                        return count
+                    })
+                return nghttp2_submit_request(session, nil, nva.baseAddress, nva.count, &provider, nil)
+            }
+        }
+        if streamID < 0 {
+            stream.completion(.failure(.submitFailed(String(cString: nghttp2_strerror(streamID)))))
+            return
+        }
+        streams[streamID] = stream
+    }
+
+    /// Feeds bytes from the server.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !closing, let base = bytes.baseAddress else { return }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { close(reason: String(cString: nghttp2_strerror(Int32(result)))) }
+    }
+
+    /// Hands every byte ready for the server to `sink`, stopping once `limit` bytes were given.
+    @discardableResult
+    public func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
+        var total = 0
+        while total < limit, !closing {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 {
+                close(reason: String(cString: nghttp2_strerror(Int32(count))))
+                break
+            }
+            if count == 0 { break }
+            sink(UnsafeRawBufferPointer(start: data, count: count))
+            total += count
+        }
+        return total
+    }
+
+    /// Fails every open request: the connection is gone.
+    public func close(reason: String?) {
+        guard !closing else { return }
+        closing = true
+        let open = streams.sorted(by: { $0.key < $1.key }).map(\.value) + (waiting ?? [])
+        streams.removeAll()
+        waiting = nil
+        for stream in open {
+            stream.completion(.failure(.connectionClosed(reason: reason ?? goAway?.debugData)))
+        }
+    }
+
+    // MARK: - nghttp2 callbacks
+
+    private static func from(_ user: UnsafeMutableRawPointer?) -> H2ClientSession {
+        Unmanaged<H2ClientSession>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
+        guard frame.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE, let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        if name.elementsEqual(":status".utf8) {
+            stream.status = value.reduce(0) { $0 * 10 + Int($1) - 48 }
+        } else if name.first != UInt8(ascii: ":") {
+            stream.headers.append(name: name, value: value)
+        }
+        return 0
+    }
+
+    private func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        if frame.pointee.hd.type == UInt8(NGHTTP2_SETTINGS.rawValue), let held = waiting {
+            waiting = nil
+            for stream in held { start(stream) }
+        }
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
+        let frame = frame.pointee.goaway
+        goAway = H2GoAwayInfo(
+            lastStreamID: frame.last_stream_id, errorCode: frame.error_code,
+            debugData: frame.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: frame.opaque_data_len), as: UTF8.self) } ?? "")
+        return 0
+    }
+
+    private func onStreamClose(_ streamID: Int32, errorCode: UInt32) -> Int32 {
+        guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
+        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue, stream.status == nil, stream.attempts < Self.refusedRetries, !closing {
+            stream.attempts += 1
+            stream.status = nil
+            stream.headers = H2HeaderList()
+            stream.body = []
+            start(stream)
+            return 0
+        }
+        // A response already complete counts even if a RST_STREAM(NO_ERROR) follows it.
+        if let status = stream.status, errorCode == NGHTTP2_NO_ERROR.rawValue {
+            stream.completion(.success(H2Response(status: status, headers: stream.headers, body: stream.body)))
+        } else {
+            stream.completion(.failure(.streamReset(errorCode: errorCode)))
+        }
+        return 0
+    }
+}
+
+extension H2ClientSession {
+    final class Stream {
+        let completion: Completion
+        let request: H2Request
+        var requestOffset = 0
+        var attempts = 0
+        var status: Int?
+        var headers = H2HeaderList()
+        var body: [UInt8] = []
+
+        init(completion: @escaping Completion, request: H2Request) {
+            self.completion = completion
+            self.request = request
+        }
+    }
+}

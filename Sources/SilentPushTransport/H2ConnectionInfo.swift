@@ -1,0 +1,37 @@
+/// What is known of the connection a request arrived on. Shared by every request of the
+/// connection; fixed once the TLS handshake is over.
+public final class H2ConnectionInfo: Sendable {
+    /// A number unique within the process, for per-connection state kept by the application.
+    public let id: UInt64
+    /// The peer's address, as text.
+    public let remoteAddress: String
+    /// The TLS session, or nil for cleartext h2.
+    public let tls: TLSSessionInfo?
+
+    /// Connection facts.
+    public init(id: UInt64, remoteAddress: String, tls: TLSSessionInfo?) {
+        self.id = id
+        self.remoteAddress = remoteAddress
+        self.tls = tls
+    }
+
+    /// For requests built outside a connection (tests).
+    public static let unknown = H2ConnectionInfo(id: 0, remoteAddress: "unknown", tls: nil)
+}
+
+/// Facts of a completed TLS handshake.
+public struct TLSSessionInfo: Sendable, Equatable {
+    /// The negotiated protocol version, e.g. `TLSv1.3`.
+    public var protocolVersion: String
+    /// The ALPN protocol selected, or nil when the client offered none we speak.
+    public var alpn: String?
+    /// The verified client certificate (DER), when client certificates are required.
+    public var peerCertificateDER: [UInt8]?
+
+    /// Handshake facts.
+    public init(protocolVersion: String, alpn: String?, peerCertificateDER: [UInt8]?) {
+        self.protocolVersion = protocolVersion
+        self.alpn = alpn
+        self.peerCertificateDER = peerCertificateDER
+    }
+}

@@ -1,0 +1,156 @@
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+
+/// One address the server listens on.
+public struct H2Listener: Sendable {
+    /// A name for logs and the ready file (`tls`, `h2c`).
+    public var name: String
+    /// The host or address to bind.
+    public var host: String
+    /// The port; 0 picks a free one.
+    public var port: Int
+    /// TLS for this listener; nil serves cleartext h2 with prior knowledge.
+    public var tls: TLSContext?
+
+    /// A listener.
+    public init(name: String, host: String, port: Int, tls: TLSContext?) {
+        self.name = name
+        self.host = host
+        self.port = port
+        self.tls = tls
+    }
+}
+
+/// The HTTP/2 server: listeners bound at creation, connections served on NIO event loops,
+/// and a graceful drain (stop accepting, GOAWAY, let open streams finish) when the service
+/// group shuts down.
+public final class H2Server: Service, Sendable {
+    /// How long `shutdownGracefully` lets open streams run before closing what is left.
+    public let shutdownGrace: TimeAmount
+    /// Each listener's name and the port it was bound to.
+    public let boundPorts: [(name: String, port: Int)]
+
+    private let serverChannels: [any Channel]
+    private let connections: NIOLockedValueBox<Connections>
+    private let logger: Logger
+
+    private struct Connections {
+        var nextID: UInt64 = 1
+        var open: [UInt64: (channel: any Channel, handler: NIOLoopBound<H2ServerConnectionHandler>)] = [:]
+        var draining = false
+    }
+
+    private init(
+        serverChannels: [any Channel], boundPorts: [(name: String, port: Int)],
+        connections: NIOLockedValueBox<Connections>, shutdownGrace: TimeAmount, logger: Logger
+    ) {
+        self.serverChannels = serverChannels
+        self.boundPorts = boundPorts
+        self.connections = connections
+        self.shutdownGrace = shutdownGrace
+        self.logger = logger
+    }
+
+    /// Binds every listener and starts accepting; throws naming the address that failed.
+    public static func bind(
+        listeners: [H2Listener], settings: H2Settings = H2Settings(), service: any H2Service,
+        idleTimeout: TimeAmount = .minutes(10), shutdownGrace: TimeAmount = .seconds(30),
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "silentpush.h2")
+    ) async throws -> H2Server {
+        let connections = NIOLockedValueBox(Connections())
+        var channels: [any Channel] = []
+        var ports: [(name: String, port: Int)] = []
+        do {
+            for listener in listeners {
+                let bootstrap = ServerBootstrap(group: group)
+                    .serverChannelOption(.backlog, value: 1024)
+                    .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelOption(.maxMessagesPerRead, value: 16)
+                    .childChannelInitializer { channel in
+                        let accepted: UInt64? = connections.withLockedValue { state in
+                            if state.draining { return nil }
+                            defer { state.nextID += 1 }
+                            return state.nextID
+                        }
+                        guard let id = accepted else { return channel.close() }
+                        let handler = H2ServerConnectionHandler(
+                            connectionID: id, tlsContext: listener.tls, settings: settings, service: service,
+                            idleTimeout: idleTimeout, logger: logger,
+                            onClose: { id in _ = connections.withLockedValue { $0.open.removeValue(forKey: id) } })
+                        connections.withLockedValue {
+                            $0.open[id] = (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop))
+                        }
+                        return channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                        }
+                    }
+                let channel: any Channel
+                do {
+                    channel = try await bootstrap.bind(host: listener.host, port: listener.port).get()
+                } catch {
+                    throw H2ServerError(description: "cannot listen on \(listener.host):\(listener.port) (\(listener.name)): \(error)")
+                }
+                channels.append(channel)
+                ports.append((listener.name, channel.localAddress?.port ?? listener.port))
+            }
+        } catch {
+            for channel in channels { try? await channel.close() }
+            throw error
+        }
+        return H2Server(
+            serverChannels: channels, boundPorts: ports, connections: connections,
+            shutdownGrace: shutdownGrace, logger: logger)
+    }
+
+    /// The port bound for the listener called `name`.
+    public func port(_ name: String) -> Int? {
+        boundPorts.first { $0.name == name }?.port
+    }
+
+    /// Open connections.
+    public var connectionCount: Int {
+        connections.withLockedValue { $0.open.count }
+    }
+
+    /// Serves until the service group shuts down gracefully, then drains.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await shutdownGracefully()
+    }
+
+    /// Stops accepting, sends GOAWAY on every connection and waits for their open streams
+    /// (at most `shutdownGrace`), then closes what is left.
+    public func shutdownGracefully() async {
+        for channel in serverChannels { try? await channel.close() }
+        let open = connections.withLockedValue { state in
+            state.draining = true
+            return Array(state.open.values)
+        }
+        if !open.isEmpty {
+            logger.info("draining connections", metadata: ["count": "\(open.count)"])
+        }
+        for connection in open {
+            connection.channel.eventLoop.execute { connection.handler.value.beginShutdown() }
+        }
+        let drained = open.map { $0.channel.closeFuture }
+        let deadline = NIODeadline.now() + shutdownGrace
+        for (index, future) in drained.enumerated() {
+            let channel = open[index].channel
+            let timer = channel.eventLoop.scheduleTask(deadline: deadline) {
+                open[index].handler.value.forceClose()
+            }
+            try? await future.get()
+            timer.cancel()
+        }
+    }
+}
+
+/// A server that could not start.
+public struct H2ServerError: Error, CustomStringConvertible, Sendable {
+    /// One line naming what failed.
+    public let description: String
+}

@@ -1,0 +1,255 @@
+import Logging
+import NIOCore
+
+/// Runs one server connection on its event loop: socket bytes through TLS (when the
+/// listener has it) into an `H2ServerSession`, requests to the `H2Service`, answers back.
+final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDelegate {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    /// Output handed to the socket per pass before writability is checked again.
+    private static let writeChunk = 256 * 1024
+
+    private let connectionID: UInt64
+    private let tlsContext: TLSContext?
+    private let settings: H2Settings
+    private let service: any H2Service
+    private let idleTimeout: TimeAmount
+    private let logger: Logger
+    private let onClose: @Sendable (UInt64) -> Void
+
+    private var context: ChannelHandlerContext?
+    private var tls: TLSEngine?
+    private var session: H2ServerSession?
+    private var responder: Responder?
+    private var plaintext: [UInt8] = []
+    private var inRead = false
+    private var flushScheduled = false
+    private var shutdownRequested = false
+    private var lastActivity = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
+
+    init(
+        connectionID: UInt64, tlsContext: TLSContext?, settings: H2Settings, service: any H2Service,
+        idleTimeout: TimeAmount, logger: Logger, onClose: @escaping @Sendable (UInt64) -> Void
+    ) {
+        self.connectionID = connectionID
+        self.tlsContext = tlsContext
+        self.settings = settings
+        self.service = service
+        self.idleTimeout = idleTimeout
+        self.logger = logger
+        self.onClose = onClose
+    }
+
+    // MARK: Channel events
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        responder = Responder(handler: self, eventLoop: context.eventLoop)
+        if let tlsContext {
+            do {
+                tls = try TLSEngine(context: tlsContext)
+            } catch {
+                logger.error("TLS setup failed", metadata: ["error": "\(error)"])
+                context.close(promise: nil)
+            }
+        } else {
+            startSession(tls: nil)
+        }
+        if context.channel.isActive { scheduleIdleCheck() }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        scheduleIdleCheck()
+        flushOutput()
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
+        if let session { service.connectionClosed(session.connection) }
+        session = nil
+        responder = nil
+        onClose(connectionID)
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let buffer = unwrapInboundIn(data)
+        lastActivity = .now()
+        inRead = true
+        defer { inRead = false }
+        if let tls {
+            buffer.withUnsafeReadableBytes { tls.receive($0) }
+            pumpTLS(tls)
+        } else {
+            buffer.withUnsafeReadableBytes { session?.receive($0) }
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushOutput()
+        context.fireChannelReadComplete()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { flushOutput() }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        logger.debug("connection error", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
+        context.close(promise: nil)
+    }
+
+    // MARK: Session delegate
+
+    func session(_ session: H2ServerSession, didReceive request: H2Request) {
+        guard let responder else { return }
+        service.handle(request, writer: H2ResponseWriter(streamID: request.streamID, sink: responder))
+    }
+
+    func session(_ session: H2ServerSession, didRefuse request: H2Request, problem: H2RequestProblem) {
+        guard let responder else { return }
+        service.refuse(request, problem: problem, writer: H2ResponseWriter(streamID: request.streamID, sink: responder))
+    }
+
+    // MARK: Called on the event loop by the server and by writers
+
+    /// GOAWAY now; the connection closes once its open streams are answered.
+    func beginShutdown() {
+        shutdownRequested = true
+        guard let session else {
+            context?.close(promise: nil)  // still in the TLS handshake: nothing in flight
+            return
+        }
+        session.shutdown()
+        flushOutput()
+    }
+
+    /// Closes at once (the shutdown grace ran out).
+    func forceClose() {
+        context?.close(promise: nil)
+    }
+
+    fileprivate func respond(streamID: Int32, response: H2Response) {
+        guard let session else { return }
+        session.respond(streamID: streamID, response: response)
+        guard !inRead, !flushScheduled, let context else { return }
+        // Answers arriving from other threads are batched into one write per loop pass.
+        flushScheduled = true
+        context.eventLoop.assumeIsolated().execute {
+            self.flushScheduled = false
+            self.flushOutput()
+        }
+    }
+
+    // MARK: Internals
+
+    private func startSession(tls info: TLSSessionInfo?) {
+        let remote = context?.channel.remoteAddress?.description ?? "unknown"
+        let connection = H2ConnectionInfo(id: connectionID, remoteAddress: remote, tls: info)
+        let session = H2ServerSession(settings: settings, connection: connection)
+        session.delegate = self
+        self.session = session
+        if shutdownRequested { session.shutdown() }
+    }
+
+    private func pumpTLS(_ tls: TLSEngine) {
+        do {
+            let state = try tls.readPlaintext { bytes in
+                if session == nil { startSession(tls: tls.sessionInfo) }
+                session?.receive(bytes)
+            }
+            if session == nil, let info = tls.sessionInfo { startSession(tls: info) }
+            if state == .closed {
+                flushOutput()
+                context?.close(promise: nil)
+            }
+        } catch {
+            logger.debug("TLS failure", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
+            writeCiphertext(tls)  // the alert
+            context?.close(promise: nil)
+        }
+    }
+
+    private func flushOutput() {
+        guard let context, context.channel.isActive else { return }
+        guard let session else {
+            if let tls { writeCiphertext(tls) }  // handshake records
+            return
+        }
+        while context.channel.isWritable {
+            var buffer = context.channel.allocator.buffer(capacity: 0)
+            let produced: Int
+            if let tls {
+                plaintext.removeAll(keepingCapacity: true)
+                produced = session.drainOutput(limit: Self.writeChunk) { plaintext.append(contentsOf: $0) }
+                do {
+                    try plaintext.withUnsafeBytes { try tls.writePlaintext($0) }
+                } catch {
+                    logger.debug("TLS write failed", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
+                    context.close(promise: nil)
+                    return
+                }
+                tls.drainCiphertext { buffer.writeBytes($0) }
+            } else {
+                produced = session.drainOutput(limit: Self.writeChunk) { buffer.writeBytes($0) }
+            }
+            if buffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(buffer), promise: nil) }
+            if produced < Self.writeChunk { break }
+        }
+        if session.isFinished { context.close(promise: nil) }
+    }
+
+    private func writeCiphertext(_ tls: TLSEngine) {
+        guard let context, tls.pendingCiphertext > 0 else { return }
+        var buffer = context.channel.allocator.buffer(capacity: tls.pendingCiphertext)
+        tls.drainCiphertext { buffer.writeBytes($0) }
+        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+    }
+
+    private func scheduleIdleCheck() {
+        guard idleCheck == nil, let context, idleTimeout > .zero else { return }
+        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastActivity + idleTimeout) { [self] in
+            idleCheck = nil
+            let idle = lastActivity + idleTimeout <= .now()
+            if idle, let session, session.openStreamCount == 0 {
+                session.terminate(reason: "IdleTimeout")
+                flushOutput()
+            } else if idle, session == nil {
+                context.close(promise: nil)  // a TLS handshake that never finished
+            } else {
+                scheduleIdleCheck()
+            }
+        }
+    }
+}
+
+extension H2ServerConnectionHandler {
+    /// Lets `H2ResponseWriter`s on any thread reach the handler on its event loop.
+    fileprivate final class Responder: H2ResponseSink, @unchecked Sendable {
+        // Touched only on `eventLoop`.
+        private let handler: H2ServerConnectionHandler
+        private let eventLoop: any EventLoop
+
+        init(handler: H2ServerConnectionHandler, eventLoop: any EventLoop) {
+            self.handler = handler
+            self.eventLoop = eventLoop
+        }
+
+        func respond(streamID: Int32, response: H2Response) {
+            if eventLoop.inEventLoop {
+                handler.respond(streamID: streamID, response: response)
+            } else {
+                eventLoop.execute { self.handler.respond(streamID: streamID, response: response) }
+            }
+        }
+    }
+}

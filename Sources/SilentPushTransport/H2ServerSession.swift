@@ -1,0 +1,376 @@
+import CNghttp2
+
+/// Receives what a server session assembles. Called synchronously from inside
+/// `H2ServerSession.receive(_:)`; answering from inside the call is allowed.
+public protocol H2ServerSessionDelegate: AnyObject {
+    /// A complete request arrived.
+    func session(_ session: H2ServerSession, didReceive request: H2Request)
+    /// A request was cut short by a limit; answer it as the application sees fit.
+    func session(_ session: H2ServerSession, didRefuse request: H2Request, problem: H2RequestProblem)
+}
+
+/// One server-side HTTP/2 connection on nghttp2: bytes in, requests out; responses in,
+/// bytes out. It owns no socket and never blocks, so tests drive it in memory and the
+/// NIO handler drives it on an event loop. Not thread-safe: one owner, one thread.
+public final class H2ServerSession {
+    /// Facts of the connection, passed on with each request.
+    public let connection: H2ConnectionInfo
+    /// Where requests go. Held weakly: the owner holds the session.
+    public weak var delegate: (any H2ServerSessionDelegate)?
+
+    private var session: OpaquePointer?
+    private let settings: H2Settings
+    private var streams: [Int32: Stream] = [:]
+    /// A GOAWAY written by hand after nghttp2 gave up on the connection.
+    private var finalGoAway: [UInt8]?
+    private var lastLibraryError: String?
+    private var closing = false
+    private var settingsToPatch = true
+
+    /// A session that has queued its SETTINGS and waits for the client preface.
+    public init(settings: H2Settings = H2Settings(), connection: H2ConnectionInfo = .unknown) {
+        self.settings = settings
+        self.connection = connection
+
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
+            H2ServerSession.from(user).onBeginHeaders(frame!)
+        }
+        nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
+            H2ServerSession.from(user).onHeader(
+                frame!, name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                value: UnsafeRawBufferPointer(start: value, count: valueLength))
+        }
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
+            H2ServerSession.from(user).onData(streamID: streamID, UnsafeRawBufferPointer(start: data, count: length))
+        }
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
+            H2ServerSession.from(user).onFrameReceived(frame!)
+        }
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
+            H2ServerSession.from(user).streams.removeValue(forKey: streamID)
+            return 0
+        }
+        nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
+            H2ServerSession.from(user).beforeFrameSend(frame!)
+        }
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
+            H2ServerSession.from(user).onFrameSent(frame!)
+        }
+        nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, user in
+            H2ServerSession.from(user).lastLibraryError = message.map {
+                String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self)
+            }
+            return 0
+        }
+
+        nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+
+        // nghttp2 1.52 ends the whole connection (GOAWAY PROTOCOL_ERROR) when a client opens a
+        // stream past an acknowledged MAX_CONCURRENT_STREAMS; RFC 9113 §5.1.2 makes that a
+        // stream error, and APNs clients expect REFUSED_STREAM. So nghttp2 is given no limit,
+        // the SETTINGS frame is patched to the real one as it leaves (`patchSettings`), and
+        // `onBeginHeaders` refuses streams past it.
+        var entries = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: UInt32(Int32.max)),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: settings.maxHeaderListSize),
+        ]
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Streams open (requests not yet fully answered).
+    public var openStreamCount: Int { streams.count }
+
+    /// True once the connection has nothing more to read or write: close it after
+    /// writing what `drainOutput` gave.
+    public var isFinished: Bool {
+        if finalGoAway != nil { return false }
+        if closing { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    /// Feeds bytes from the peer. Requests complete inside this call reach the delegate.
+    public func receive(_ bytes: UnsafeRawBufferPointer) {
+        guard !closing, finalGoAway == nil, let base = bytes.baseAddress else { return }
+        let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 { fail(libraryError: Int32(result)) }
+    }
+
+    /// Hands every byte ready for the peer to `sink`, in order, stopping once at least
+    /// `limit` bytes were given (the caller resumes when its socket can take more).
+    /// Returns the number of bytes given.
+    @discardableResult
+    public func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
+        var total = 0
+        while total < limit, finalGoAway == nil, !closing {
+            var data: UnsafePointer<UInt8>?
+            let count = nghttp2_session_mem_send(session, &data)
+            if count < 0 {
+                fail(libraryError: Int32(count))
+                break
+            }
+            if count == 0 { break }
+            let chunk = UnsafeRawBufferPointer(start: data, count: count)
+            if settingsToPatch, count >= 9, chunk[3] == 0x4, chunk[4] & 0x1 == 0 {
+                settingsToPatch = false
+                patchSettings(chunk).withUnsafeBytes { sink($0) }
+            } else {
+                sink(chunk)
+            }
+            total += count
+        }
+        if let goAway = finalGoAway {
+            goAway.withUnsafeBytes { sink($0) }
+            total += goAway.count
+            finalGoAway = nil
+            closing = true
+        }
+        return total
+    }
+
+    /// Answers `streamID`. Ignored when the stream is gone or already answered.
+    public func respond(streamID: Int32, response: H2Response) {
+        guard let stream = streams[streamID], !stream.responded else { return }
+        stream.responded = true
+        let status = Self.statusBytes(response.status)
+        let headers = response.headers
+        let result: Int32 = status.withUnsafeBufferPointer { statusValue in
+            Self.statusName.withUnsafeBufferPointer { statusName in
+            headers.storage.withUnsafeBufferPointer { storage in
+                withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: headers.count + 1) { nva in
+                    let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? statusValue.baseAddress!)
+                    nva[0] = nghttp2_nv(
+                        name: UnsafeMutablePointer(mutating: statusName.baseAddress!), value: UnsafeMutablePointer(mutating: statusValue.baseAddress!),
+                        namelen: 7, valuelen: 3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    for (index, entry) in headers.entries.enumerated() {
+                        nva[index + 1] = nghttp2_nv(
+                            name: base + Int(entry.nameStart), value: base + Int(entry.valueStart),
+                            namelen: Int(entry.nameLength), valuelen: Int(entry.valueLength),
+                            flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+                    }
+                    if response.body.isEmpty {
+                        return nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, nil)
+                    }
+                    stream.responseBody = response.body
+                    var provider = nghttp2_data_provider(
+                        source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
+                        read_callback: { _, _, buffer, length, flags, source, _ in
+                            let stream = Unmanaged<Stream>.fromOpaque(source!.pointee.ptr).takeUnretainedValue()
+                            let count = min(length, stream.responseBody.count - stream.responseOffset)
+                            stream.responseBody.withUnsafeBytes {
+                                UnsafeMutableRawPointer(buffer!).copyMemory(from: $0.baseAddress! + stream.responseOffset, byteCount: count)
+                            }
+                            stream.responseOffset += count
+                            if stream.responseOffset == stream.responseBody.count {
+                                flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                            }
+                            return count
+                        })
+                    return nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, &provider)
+                }
+            }
+            }
+        }
+        if result != 0 {
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_INTERNAL_ERROR.rawValue)
+        }
+    }
+
+    /// Graceful shutdown: GOAWAY with `{"reason":…}` naming the last stream taken; streams
+    /// already open run to completion, then `isFinished` turns true.
+    public func shutdown(reason: String = "Shutdown") {
+        guard !closing, finalGoAway == nil else { return }
+        var data = H2GoAway.debugData(reason: reason)
+        nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+            NGHTTP2_NO_ERROR.rawValue, &data, data.count)
+    }
+
+    /// Ends the connection now: a GOAWAY with `{"reason":…}`, then nothing more.
+    public func terminate(reason: String, errorCode: UInt32 = 0, detail: String? = nil) {
+        guard !closing, finalGoAway == nil else { return }
+        finalGoAway = H2GoAway.frame(
+            lastStreamID: nghttp2_session_get_last_proc_stream_id(session), errorCode: errorCode,
+            debugData: H2GoAway.debugData(reason: reason, detail: detail))
+    }
+
+    // MARK: - nghttp2 callbacks
+
+    /// How much of a refused body is read and dropped before the stream is reset.
+    static let discardLimit = 1 << 20
+
+    private static let statusName: [UInt8] = Array(":status".utf8)
+
+    private static func statusBytes(_ status: Int) -> [UInt8] {
+        let clamped = max(100, min(999, status))
+        return [UInt8(48 + clamped / 100), UInt8(48 + clamped / 10 % 10), UInt8(48 + clamped % 10)]
+    }
+
+    private static func from(_ user: UnsafeMutableRawPointer?) -> H2ServerSession {
+        Unmanaged<H2ServerSession>.fromOpaque(user!).takeUnretainedValue()
+    }
+
+    private func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        guard header.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        if streams.count >= Int(settings.maxConcurrentStreams) {
+            // No Stream is kept, so the rest of its header block is ignored.
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), header.stream_id, NGHTTP2_REFUSED_STREAM.rawValue)
+            return 0
+        }
+        streams[header.stream_id] = Stream()
+        return 0
+    }
+
+    /// The first SETTINGS frame with MAX_CONCURRENT_STREAMS set to the configured value.
+    private func patchSettings(_ frame: UnsafeRawBufferPointer) -> [UInt8] {
+        var bytes = Array(frame)
+        var offset = 9
+        let limit = settings.maxConcurrentStreams
+        while offset + 6 <= bytes.count {
+            if bytes[offset] == 0, bytes[offset + 1] == UInt8(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue) {
+                bytes[offset + 2] = UInt8(truncatingIfNeeded: limit >> 24)
+                bytes[offset + 3] = UInt8(truncatingIfNeeded: limit >> 16)
+                bytes[offset + 4] = UInt8(truncatingIfNeeded: limit >> 8)
+                bytes[offset + 5] = UInt8(truncatingIfNeeded: limit)
+            }
+            offset += 6
+        }
+        return bytes
+    }
+
+    private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
+        guard let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        stream.headerListSize += name.count + value.count + 32
+        if stream.headerListSize > Int(settings.maxHeaderListSize) {
+            stream.headerListTooLarge = true
+            return 0
+        }
+        // Trailers are counted against the limit but not kept.
+        guard frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        if name.first == UInt8(ascii: ":") {
+            let text = String(decoding: value, as: UTF8.self)
+            switch name.count {
+            case 5 where name.elementsEqual(":path".utf8): stream.path = text
+            case 7 where name.elementsEqual(":method".utf8): stream.method = text
+            case 7 where name.elementsEqual(":scheme".utf8): stream.scheme = text
+            case 10 where name.elementsEqual(":authority".utf8): stream.authority = text
+            default: break
+            }
+        } else {
+            stream.headers.append(name: name, value: value)
+        }
+        return 0
+    }
+
+    private func onData(streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
+        guard let stream = streams[streamID] else { return 0 }
+        if stream.refused {
+            // The rest of a refused body is dropped as it arrives. A client that keeps
+            // sending long after its answer is told to stop (RFC 9113 §8.1); clients such as
+            // curl 7.88 report that reset as an error, so ordinary overruns are let finish.
+            stream.discarded += data.count
+            if stream.answeredEarly, stream.discarded > Self.discardLimit {
+                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
+            }
+            return 0
+        }
+        if stream.body.count + data.count > settings.maxBodySize {
+            // Refuse now, while the body is still arriving: nothing past the cap is kept.
+            stream.body = []
+            refuse(stream, streamID: streamID, problem: .bodyTooLarge(limit: settings.maxBodySize))
+            return 0
+        }
+        stream.body.append(contentsOf: data)
+        return 0
+    }
+
+    private func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        let type = header.type
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
+              let stream = streams[header.stream_id], !stream.refused
+        else { return 0 }
+        if type == UInt8(NGHTTP2_HEADERS.rawValue), stream.headerListTooLarge {
+            refuse(stream, streamID: header.stream_id, problem: .headerListTooLarge(limit: Int(settings.maxHeaderListSize)))
+            return 0
+        }
+        if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+            delegate?.session(self, didReceive: request(for: stream, streamID: header.stream_id))
+        }
+        return 0
+    }
+
+    private func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
+        let goAway = frame.pointee.goaway
+        let debug = goAway.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: goAway.opaque_data_len), as: UTF8.self) } ?? ""
+        if debug.hasPrefix(#"{"reason""#) { return 0 }
+        // nghttp2 ended the connection with a plain-text reason: send APNs' JSON form instead.
+        finalGoAway = H2GoAway.frame(
+            lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code,
+            debugData: H2GoAway.debugData(
+                reason: H2GoAway.reason(forErrorCode: goAway.error_code),
+                detail: debug.isEmpty ? lastLibraryError : debug))
+        return NGHTTP2_ERR_CANCEL.rawValue
+    }
+
+    private func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        guard header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+              let stream = streams[header.stream_id], stream.refused
+        else { return 0 }
+        stream.answeredEarly = true
+        return 0
+    }
+
+    private func refuse(_ stream: Stream, streamID: Int32, problem: H2RequestProblem) {
+        stream.refused = true
+        delegate?.session(self, didRefuse: request(for: stream, streamID: streamID), problem: problem)
+    }
+
+    private func request(for stream: Stream, streamID: Int32) -> H2Request {
+        H2Request(
+            streamID: streamID, method: stream.method ?? "", path: stream.path ?? "",
+            scheme: stream.scheme, authority: stream.authority, headers: stream.headers,
+            body: stream.body, connection: connection)
+    }
+
+    private func fail(libraryError code: Int32) {
+        guard finalGoAway == nil, !closing else { return }
+        let detail = String(cString: nghttp2_strerror(code))
+        let errorCode: UInt32
+        switch code {
+        case NGHTTP2_ERR_FLOODED.rawValue: errorCode = NGHTTP2_ENHANCE_YOUR_CALM.rawValue
+        case NGHTTP2_ERR_NOMEM.rawValue, NGHTTP2_ERR_CALLBACK_FAILURE.rawValue: errorCode = NGHTTP2_INTERNAL_ERROR.rawValue
+        default: errorCode = NGHTTP2_PROTOCOL_ERROR.rawValue
+        }
+        terminate(reason: H2GoAway.reason(forErrorCode: errorCode), errorCode: errorCode, detail: detail)
+    }
+}
+
+extension H2ServerSession {
+    /// What the session keeps of one request while it is open.
+    final class Stream {
+        var method: String?
+        var path: String?
+        var scheme: String?
+        var authority: String?
+        var headers = H2HeaderList()
+        var headerListSize = 0
+        var headerListTooLarge = false
+        var body: [UInt8] = []
+        var refused = false
+        var answeredEarly = false
+        var discarded = 0
+        var responded = false
+        var responseBody: [UInt8] = []
+        var responseOffset = 0
+    }
+}

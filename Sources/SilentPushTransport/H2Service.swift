@@ -1,0 +1,52 @@
+/// The application behind the HTTP/2 server.
+///
+/// Called on the connection's event loop; answer through the writer at once or later, from
+/// any thread (after a database commit, say). A stream that closes before its answer simply
+/// drops it.
+public protocol H2Service: Sendable {
+    /// A complete request arrived.
+    func handle(_ request: H2Request, writer: H2ResponseWriter)
+
+    /// The transport refused a request before it was complete (its body is empty).
+    func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter)
+
+    /// A connection closed; per-connection state can go.
+    func connectionClosed(_ connection: H2ConnectionInfo)
+}
+
+extension H2Service {
+    /// By default a refused request gets 413 or 431 with no body.
+    public func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
+        switch problem {
+        case .bodyTooLarge: writer.respond(H2Response(status: 413))
+        case .headerListTooLarge: writer.respond(H2Response(status: 431))
+        }
+    }
+
+    /// By default nothing is kept per connection.
+    public func connectionClosed(_ connection: H2ConnectionInfo) {}
+}
+
+/// Where a writer delivers its answer: the connection that owns the stream.
+public protocol H2ResponseSink: AnyObject, Sendable {
+    /// Submit `response` on `streamID`; ignored when the stream is gone.
+    func respond(streamID: Int32, response: H2Response)
+}
+
+/// Answers one request, once.
+public struct H2ResponseWriter: Sendable {
+    /// The stream this writer answers.
+    public let streamID: Int32
+    private let sink: any H2ResponseSink
+
+    /// A writer for `streamID` on `sink`.
+    public init(streamID: Int32, sink: any H2ResponseSink) {
+        self.streamID = streamID
+        self.sink = sink
+    }
+
+    /// Sends the answer; may be called from any thread.
+    public func respond(_ response: H2Response) {
+        sink.respond(streamID: streamID, response: response)
+    }
+}

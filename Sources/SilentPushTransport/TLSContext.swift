@@ -1,0 +1,149 @@
+import CNghttp2
+import COpenSSL
+
+/// A configuration problem with TLS material: the message names the file and what to fix.
+public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable {
+    /// One line, ready for a user.
+    public let description: String
+
+    init(_ what: String, path: String? = nil) {
+        let detail = OpenSSLError.drain()
+        var message = what
+        if let path { message += " '\(path)'" }
+        if !detail.isEmpty { message += ": \(detail)" }
+        description = message
+    }
+}
+
+/// Server-side TLS material.
+public struct TLSServerConfiguration: Sendable, Equatable {
+    /// PEM: the server certificate, then any intermediates.
+    public var certificateChainFile: String
+    /// PEM: the server's private key.
+    public var privateKeyFile: String
+    /// PEM: CA certificates that client certificates must chain to; nil: no client certificates.
+    public var clientCAFile: String?
+
+    /// Server TLS material.
+    public init(certificateChainFile: String, privateKeyFile: String, clientCAFile: String? = nil) {
+        self.certificateChainFile = certificateChainFile
+        self.privateKeyFile = privateKeyFile
+        self.clientCAFile = clientCAFile
+    }
+}
+
+/// Client-side TLS material.
+public struct TLSClientConfiguration: Sendable, Equatable {
+    /// PEM CA certificates to trust; nil: the system's.
+    public var caFile: String?
+    /// Skip certificate and host-name checks.
+    public var insecure: Bool
+    /// PEM client certificate chain, for certificate-based auth.
+    public var certificateFile: String?
+    /// PEM private key of the client certificate.
+    public var privateKeyFile: String?
+
+    /// Client TLS material.
+    public init(caFile: String? = nil, insecure: Bool = false, certificateFile: String? = nil, privateKeyFile: String? = nil) {
+        self.caFile = caFile
+        self.insecure = insecure
+        self.certificateFile = certificateFile
+        self.privateKeyFile = privateKeyFile
+    }
+}
+
+/// An OpenSSL `SSL_CTX`, configured for HTTP/2 (TLS 1.2+, no compression, no
+/// renegotiation, ALPN `h2`). Immutable once made, so one is shared by every connection.
+public final class TLSContext: @unchecked Sendable {
+    let context: OpaquePointer
+    /// Whether connections made from this context are the server side.
+    public let isServer: Bool
+    let verifiesPeer: Bool
+
+    private init(context: OpaquePointer, isServer: Bool, verifiesPeer: Bool) {
+        self.context = context
+        self.isServer = isServer
+        self.verifiesPeer = verifiesPeer
+    }
+
+    deinit {
+        SSL_CTX_free(context)
+    }
+
+    /// A server context; throws naming the file that is missing or wrong.
+    public static func server(_ configuration: TLSServerConfiguration) throws -> TLSContext {
+        let context = try makeContext(method: TLS_server_method())
+        let tls = TLSContext(context: context, isServer: true, verifiesPeer: configuration.clientCAFile != nil)
+        SSL_CTX_set_options(context, copenssl_op_cipher_server_preference())
+        guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateChainFile) == 1 else {
+            throw TLSConfigurationError("cannot use TLS certificate", path: configuration.certificateChainFile)
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, configuration.privateKeyFile, SSL_FILETYPE_PEM) == 1 else {
+            throw TLSConfigurationError("cannot use TLS private key", path: configuration.privateKeyFile)
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            throw TLSConfigurationError("TLS private key does not match the certificate", path: configuration.privateKeyFile)
+        }
+        SSL_CTX_set_alpn_select_cb(context, { _, out, outLength, offered, offeredLength, _ in
+            // nghttp2 picks h2 from the client's list; without h2 we answer no ALPN at all,
+            // so a client that offers none (or only http/1.1) still connects and may speak h2.
+            let selected = out!.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 1) { out in
+                nghttp2_select_next_protocol(out, outLength, offered, offeredLength)
+            }
+            return selected == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_NOACK
+        }, nil)
+        if let caFile = configuration.clientCAFile {
+            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                throw TLSConfigurationError("cannot read client CA", path: caFile)
+            }
+            if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(context, names) }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            let sessionContext = Array("silentpushd".utf8)
+            SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
+        }
+        return tls
+    }
+
+    /// A client context that offers ALPN `h2`.
+    public static func client(_ configuration: TLSClientConfiguration) throws -> TLSContext {
+        let context = try makeContext(method: TLS_client_method())
+        let tls = TLSContext(context: context, isServer: false, verifiesPeer: !configuration.insecure)
+        let protocols: [UInt8] = [2] + Array("h2".utf8)
+        guard SSL_CTX_set_alpn_protos(context, protocols, UInt32(protocols.count)) == 0 else {
+            throw TLSConfigurationError("cannot set ALPN")
+        }
+        if configuration.insecure {
+            SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
+        } else {
+            if let caFile = configuration.caFile {
+                guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                    throw TLSConfigurationError("cannot read CA file", path: caFile)
+                }
+            } else {
+                SSL_CTX_set_default_verify_paths(context)
+            }
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
+        }
+        if let certificate = configuration.certificateFile {
+            guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
+                throw TLSConfigurationError("cannot use client certificate", path: certificate)
+            }
+            let keyFile = configuration.privateKeyFile ?? certificate
+            guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
+                throw TLSConfigurationError("cannot use client certificate key", path: keyFile)
+            }
+            guard SSL_CTX_check_private_key(context) == 1 else {
+                throw TLSConfigurationError("client key does not match the certificate", path: keyFile)
+            }
+        }
+        return tls
+    }
+
+    private static func makeContext(method: OpaquePointer?) throws -> OpaquePointer {
+        guard let context = SSL_CTX_new(method) else { throw TLSConfigurationError("cannot create a TLS context") }
+        // HTTP/2 requires TLS 1.2 or later, without compression or renegotiation (RFC 9113 §9.2).
+        SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
+        SSL_CTX_set_options(context, copenssl_op_no_compression() | copenssl_op_no_renegotiation())
+        return context
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SilentPushTesting
+import SilentPushTransport
+import Testing
+
+/// The `silentpushd` executable as users run it: flags, exit codes, the ready file, SIGTERM.
+@Suite(.serialized) struct SilentPushdProcessTests {
+    static func binary() throws -> String {
+        try #require(BuiltProducts.path(of: "silentpushd"), "silentpushd is not built: run `swift build` (make test does)")
+    }
+
+    static func readyFile() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-ready-\(UUID().uuidString).json").path
+    }
+
+    /// Starts silentpushd on port 0 and waits for its ready file.
+    static func start(_ extra: [String] = []) async throws -> (PeerProcess, tls: Int, h2c: Int) {
+        let ready = readyFile()
+        let process = try PeerProcess(try binary(), [
+            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--ready-file", ready,
+            "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + extra)
+        for _ in 0..<500 {
+            if let data = FileManager.default.contents(atPath: ready),
+               let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
+               let tls = ports["tls"], let h2c = ports["h2c"] {
+                try? FileManager.default.removeItem(atPath: ready)
+                return (process, tls, h2c)
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.signal(SIGKILL)
+        Issue.record("silentpushd wrote no ready file: \(await process.wait().errorOutput)")
+        throw CancellationError()
+    }
+
+    @Test func sigtermLetsStreamsInFlightCompleteThenExitsZero() async throws {
+        let (process, _, h2c) = try await Self.start()
+        let connection = try await RawH2Connection.connect(port: h2c)
+        try await connection.send(H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes)
+        // Two requests whose bodies are still arriving when SIGTERM lands.
+        try await connection.send([H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
+                                   H2Frame.post(streamID: 3, path: "/3/device/bb", endStream: false)])
+        try await connection.waitForFrames { $0.contains { $0.kind == .settings && $0.flags == 1 } }
+        process.signal(SIGTERM)
+        let frames = try await connection.waitForFrames { $0.contains { $0.kind == .goAway } }
+        let goAway = try #require(frames.first { $0.kind == .goAway })
+        #expect(goAway.debugData == #"{"reason":"Shutdown"}"#)
+        #expect(goAway.lastStreamID == 3)
+        #expect(!connection.isClosed)
+
+        try await connection.send([H2Frame.data(streamID: 1, Array("{}".utf8), endStream: true),
+                                   H2Frame.data(streamID: 3, Array("{}".utf8), endStream: true)])
+        let answered = try await connection.waitForFrames { Set($0.filter { $0.kind == .headers }.map(\.streamID)) == [1, 3] }
+        #expect(Set(answered.filter { $0.kind == .headers }.map(\.streamID)) == [1, 3])
+        // ":status: 200" is HPACK static index 8.
+        #expect(answered.filter { $0.kind == .headers }.allSatisfy { $0.payload.first == 0x88 })
+        #expect(try await connection.waitForClose())
+        let result = await process.wait(timeout: .seconds(10))
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(!result.timedOut)
+    }
+
+    @Test func sigtermWithNothingInFlightExitsZero() async throws {
+        let (process, tls, _) = try await Self.start()
+        let curl = try await PeerProcess.run("curl", [
+            "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
+            "-d", "{}", "https://localhost:\(tls)/3/device/aa"])
+        #expect(curl.output == "200")
+        process.signal(SIGTERM)
+        let result = await process.wait(timeout: .seconds(10))
+        #expect(result.status == 0)
+        #expect(result.errorOutput.contains("silentpushd stopped"))
+    }
+
+    @Test(arguments: [
+        (["--listen", "nonsense"], "--listen 'nonsense' is not HOST:PORT"),
+        (["--listen-h2c", "127.0.0.1:99999"], "--listen-h2c '127.0.0.1:99999' is not HOST:PORT"),
+        (["--idle-timeout", "soon"], "--idle-timeout 'soon' is not a duration"),
+        (["--tls-cert", "/nonexistent/server.pem"], "cannot use TLS certificate '/nonexistent/server.pem'"),
+        (["--tls-key", "/nonexistent/key.pem"], "cannot use TLS private key '/nonexistent/key.pem'"),
+        (["--client-ca", "/nonexistent/ca.pem"], "cannot read client CA '/nonexistent/ca.pem'"),
+        (["--no-such-flag"], "Unknown option '--no-such-flag'"),
+    ])
+    func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
+        let result = try await PeerProcess.run(try Self.binary(), [
+            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0",
+            "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + arguments, timeout: .seconds(20))
+        #expect(result.status == 2)
+        let lines = result.errorOutput.split(separator: "\n")
+        #expect(lines.count == 1, "\(result.errorOutput)")
+        #expect(result.errorOutput.hasPrefix("silentpushd: "))
+        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+    }
+
+    @Test func aPortInUseIsNamed() async throws {
+        let (first, _, h2c) = try await Self.start()
+        defer { first.signal(SIGKILL) }
+        let result = try await PeerProcess.run(try Self.binary(), [
+            "--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)"], timeout: .seconds(20))
+        #expect(result.status == 2)
+        #expect(result.errorOutput.contains("cannot listen on 127.0.0.1:\(h2c) (h2c)"), "\(result.errorOutput)")
+    }
+
+    @Test func helpExitsZero() async throws {
+        let result = try await PeerProcess.run(try Self.binary(), ["--help"], timeout: .seconds(20))
+        #expect(result.status == 0)
+        #expect(result.output.contains("--listen-h2c"))
+    }
+}

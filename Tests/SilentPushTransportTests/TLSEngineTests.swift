@@ -1,0 +1,123 @@
+import SilentPushTesting
+@testable import SilentPushTransport
+import Testing
+
+/// Two TLS engines joined in memory: handshake, ALPN, client certificates, host names.
+@Suite struct TLSEngineTests {
+    struct Pair {
+        let client: TLSEngine
+        let server: TLSEngine
+        var clientError: (any Error)?
+        var serverError: (any Error)?
+        var clientReceived: [UInt8] = []
+        var serverReceived: [UInt8] = []
+
+        init(server: TLSServerConfiguration, client: TLSClientConfiguration, serverName: String = "localhost") throws {
+            self.server = try TLSEngine(context: .server(server))
+            self.client = try TLSEngine(context: .client(client), serverName: serverName)
+        }
+
+        /// Runs the handshake (and any data) to quiescence.
+        mutating func pump() {
+            try? client.startHandshake()
+            for _ in 0..<20 {
+                var moved = false
+                var bytes: [UInt8] = []
+                client.drainCiphertext { bytes += $0 }
+                if !bytes.isEmpty {
+                    moved = true
+                    bytes.withUnsafeBytes { server.receive($0) }
+                    if serverError == nil {
+                        do { _ = try server.readPlaintext { serverReceived += $0 } } catch { serverError = error }
+                    }
+                }
+                bytes = []
+                server.drainCiphertext { bytes += $0 }
+                if !bytes.isEmpty {
+                    moved = true
+                    bytes.withUnsafeBytes { client.receive($0) }
+                    if clientError == nil {
+                        do { _ = try client.readPlaintext { clientReceived += $0 } } catch { clientError = error }
+                    }
+                }
+                if !moved { return }
+            }
+        }
+    }
+
+    static let server = TLSServerConfiguration(
+        certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.serverKey)
+
+    @Test func handshakeSelectsH2AndCarriesData() throws {
+        var pair = try Pair(server: Self.server, client: TLSClientConfiguration(caFile: DevCertificates.ca))
+        pair.pump()
+        #expect(pair.clientError == nil)
+        #expect(pair.serverError == nil)
+        #expect(pair.server.sessionInfo?.alpn == "h2")
+        #expect(pair.client.sessionInfo?.alpn == "h2")
+        #expect(["TLSv1.2", "TLSv1.3"].contains(pair.server.sessionInfo?.protocolVersion ?? ""))
+        #expect(pair.server.sessionInfo?.peerCertificateDER == nil)
+        try Array("ping".utf8).withUnsafeBytes { try pair.client.writePlaintext($0) }
+        pair.pump()
+        #expect(pair.serverReceived == Array("ping".utf8))
+    }
+
+    @Test func untrustedServerIsRefusedByTheClient() throws {
+        var pair = try Pair(server: Self.server, client: TLSClientConfiguration(caFile: DevCertificates.otherCA))
+        pair.pump()
+        #expect(pair.client.sessionInfo == nil)
+        #expect("\(pair.clientError.map { "\($0)" } ?? "")".contains("certificate verify failed"))
+    }
+
+    @Test func hostNameMismatchIsRefusedUnlessInsecure() throws {
+        var pair = try Pair(server: Self.server, client: TLSClientConfiguration(caFile: DevCertificates.ca), serverName: "example.com")
+        pair.pump()
+        #expect(pair.client.sessionInfo == nil)
+        #expect(pair.clientError != nil)
+
+        var insecure = try Pair(server: Self.server, client: TLSClientConfiguration(insecure: true), serverName: "example.com")
+        insecure.pump()
+        #expect(insecure.client.sessionInfo != nil)
+    }
+
+    @Test func ipAddressIsCheckedAgainstTheCertificate() throws {
+        var pair = try Pair(server: Self.server, client: TLSClientConfiguration(caFile: DevCertificates.ca), serverName: "127.0.0.1")
+        pair.pump()
+        #expect(pair.client.sessionInfo != nil)
+        var wrong = try Pair(server: Self.server, client: TLSClientConfiguration(caFile: DevCertificates.ca), serverName: "10.1.2.3")
+        wrong.pump()
+        #expect(wrong.client.sessionInfo == nil)
+    }
+
+    @Test func clientCertificatesAreVerifiedAgainstTheClientCA() throws {
+        var mutual = Self.server
+        mutual.clientCAFile = DevCertificates.ca
+
+        var good = try Pair(server: mutual, client: TLSClientConfiguration(
+            caFile: DevCertificates.ca, certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey))
+        good.pump()
+        #expect(good.serverError == nil)
+        let der = try #require(good.server.sessionInfo?.peerCertificateDER)
+        #expect(der.count > 300)
+
+        var other = try Pair(server: mutual, client: TLSClientConfiguration(
+            caFile: DevCertificates.ca, certificateFile: DevCertificates.otherClientCertificate, privateKeyFile: DevCertificates.otherClientKey))
+        other.pump()
+        #expect(other.server.sessionInfo == nil)
+        #expect(other.serverError != nil)
+
+        var none = try Pair(server: mutual, client: TLSClientConfiguration(caFile: DevCertificates.ca))
+        none.pump()
+        #expect(none.server.sessionInfo == nil)
+        #expect(none.serverError != nil)
+    }
+
+    @Test func missingFilesAreNamedInTheError() {
+        #expect {
+            _ = try TLSContext.server(TLSServerConfiguration(certificateChainFile: "/nonexistent/cert.pem", privateKeyFile: DevCertificates.serverKey))
+        } throws: { "\($0)".contains("/nonexistent/cert.pem") }
+        #expect {
+            _ = try TLSContext.server(TLSServerConfiguration(certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.clientKey))
+        } throws: { "\($0)".contains(DevCertificates.clientKey) }
+    }
+}
