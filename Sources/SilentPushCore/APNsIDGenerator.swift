@@ -40,24 +40,30 @@ public final class APNsIDGenerator: Sendable {
         return z ^ (z >> 31)
     }
 
-    private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
+    /// Each byte's two upper-case hex digits, as one UInt16 in memory order.
+    private static let hexPairs: [UInt16] = (0..<256).map { byte in
+        let digits = Array("0123456789ABCDEF".utf8)
+        return UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xF]) << 8
+    }
 
     private static func format(_ high: UInt64, _ low: UInt64) -> String {
         String(unsafeUninitializedCapacity: 36) { out in
-            var position = 0
-            hexDigits.withUnsafeBufferPointer { digits in
-                for index in 0..<32 {
-                    if index == 8 || index == 12 || index == 16 || index == 20 {
+            hexPairs.withUnsafeBufferPointer { pairs in
+                let raw = UnsafeMutableRawPointer(out.baseAddress!)
+                var position = 0
+                // Byte index → dash before it: 8-4-4-4-12 digits.
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
                         out[position] = UInt8(ascii: "-")
                         position += 1
                     }
-                    let word = index < 16 ? high : low
-                    let shift = UInt64(60 - (index % 16) * 4)
-                    out[position] = digits[Int((word >> shift) & 0xF)]
-                    position += 1
+                    let word = index < 8 ? high : low
+                    let byte = Int((word >> UInt64(56 - (index % 8) * 8)) & 0xFF)
+                    raw.storeBytes(of: pairs[byte], toByteOffset: position, as: UInt16.self)
+                    position += 2
                 }
+                return position
             }
-            return position
         }
     }
 }

@@ -13,7 +13,7 @@ struct ProviderAPIService: H2Service {
         let apnsID = request.headers.first("apns-id") ?? ids.next()
         switch APNsRoute(method: request.method, path: request.path) {
         case .push:
-            writer.respond(H2Response(status: 200, headers: ["apns-id": apnsID]))
+            writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: apnsID)))
         case .missingDeviceToken, .methodNotAllowed, .badPath:
             writer.respond(Self.error(404, reason: "BadPath", apnsID: apnsID))
         }

@@ -29,6 +29,18 @@ public struct H2HeaderList: Sendable, Equatable {
         for field in fields { append(name: field.name, value: field.value) }
     }
 
+    /// Makes room for `bytes` of names and values in `fields` fields.
+    public mutating func reserve(bytes: Int, fields: Int) {
+        storage.reserveCapacity(bytes)
+        entries.reserveCapacity(fields)
+    }
+
+    /// Empties the list, keeping its capacity.
+    public mutating func removeAll() {
+        storage.removeAll(keepingCapacity: true)
+        entries.removeAll(keepingCapacity: true)
+    }
+
     /// The number of fields.
     public var count: Int { entries.count }
 
@@ -38,6 +50,15 @@ public struct H2HeaderList: Sendable, Equatable {
     /// The bytes of names and values together, as HPACK counts a header list's size
     /// (RFC 9113 §6.5.2: name + value + 32 per field).
     public var encodedSize: Int { storage.count + 32 * entries.count }
+
+    /// A list of one field, made without intermediate arrays (the common answer: `apns-id`).
+    public init(name: String, value: String) {
+        storage = []
+        entries = []
+        storage.reserveCapacity(name.utf8.count + value.utf8.count)
+        entries.reserveCapacity(1)
+        append(name: name, value: value)
+    }
 
     /// Appends a field; names are expected in lower case, as HTTP/2 requires.
     public mutating func append(name: String, value: String) {

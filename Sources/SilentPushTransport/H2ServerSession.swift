@@ -20,7 +20,13 @@ public final class H2ServerSession {
 
     private var session: OpaquePointer?
     private let settings: H2Settings
-    private var streams: [Int32: Stream] = [:]
+    /// Streams with a request in progress, owned through an intrusive list (nghttp2 frees
+    /// its streams without callbacks when the session goes); each is also nghttp2's stream
+    /// user data, so lookups need no Swift dictionary.
+    private var openStreams = 0
+    private var openList: Stream?
+    /// Closed streams kept for reuse with their buffers' capacity.
+    private var spareStreams: [Stream] = []
     /// A GOAWAY written by hand after nghttp2 gave up on the connection.
     private var finalGoAway: [UInt8]?
     private var lastLibraryError: String?
@@ -50,8 +56,7 @@ public final class H2ServerSession {
             H2ServerSession.from(user).onFrameReceived(frame!)
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
-            H2ServerSession.from(user).streams.removeValue(forKey: streamID)
-            return 0
+            H2ServerSession.from(user).onStreamClose(streamID)
         }
         nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
             H2ServerSession.from(user).beforeFrameSend(frame!)
@@ -66,7 +71,16 @@ public final class H2ServerSession {
             return 0
         }
 
-        nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // No priority tree of closed streams: APNs clients do not use priorities.
+        nghttp2_option_set_no_closed_streams(option, 1)
+        // Answers carry a fresh apns-id each time: indexing them only churns the HPACK
+        // table (nghttp2's search and eviction were ~6% of the request path), so responses
+        // are sent as literals.
+        nghttp2_option_set_max_deflate_dynamic_table_size(option, 0)
+        nghttp2_session_server_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
 
         // nghttp2 1.52 ends the whole connection (GOAWAY PROTOCOL_ERROR) when a client opens a
         // stream past an acknowledged MAX_CONCURRENT_STREAMS; RFC 9113 §5.1.2 makes that a
@@ -82,10 +96,15 @@ public final class H2ServerSession {
 
     deinit {
         nghttp2_session_del(session)
+        // Unlinked one by one: releasing a long chain at once would recurse.
+        while let stream = openList {
+            openList = stream.next
+            stream.next = nil
+        }
     }
 
     /// Streams open (requests not yet fully answered).
-    public var openStreamCount: Int { streams.count }
+    public var openStreamCount: Int { openStreams }
 
     /// True once the connection has nothing more to read or write: close it after
     /// writing what `drainOutput` gave.
@@ -136,17 +155,21 @@ public final class H2ServerSession {
 
     /// Answers `streamID`. Ignored when the stream is gone or already answered.
     public func respond(streamID: Int32, response: H2Response) {
-        guard let stream = streams[streamID], !stream.responded else { return }
+        guard let stream = stream(streamID), !stream.responded else { return }
         stream.responded = true
-        let status = Self.statusBytes(response.status)
         let headers = response.headers
-        let result: Int32 = status.withUnsafeBufferPointer { statusValue in
-            Self.statusName.withUnsafeBufferPointer { statusName in
-            headers.storage.withUnsafeBufferPointer { storage in
+        let status = max(100, min(999, response.status))
+        let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { statusField in
+            // ":status" then its three digits, on the stack.
+            statusField.baseAddress!.initialize(from: Self.statusName.utf8Start, count: 7)
+            statusField[7] = UInt8(48 + status / 100)
+            statusField[8] = UInt8(48 + status / 10 % 10)
+            statusField[9] = UInt8(48 + status % 10)
+            return headers.storage.withUnsafeBufferPointer { storage in
                 withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: headers.count + 1) { nva in
-                    let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? statusValue.baseAddress!)
+                    let base = UnsafeMutablePointer(mutating: storage.baseAddress ?? UnsafePointer(statusField.baseAddress!))
                     nva[0] = nghttp2_nv(
-                        name: UnsafeMutablePointer(mutating: statusName.baseAddress!), value: UnsafeMutablePointer(mutating: statusValue.baseAddress!),
+                        name: statusField.baseAddress!, value: statusField.baseAddress! + 7,
                         namelen: 7, valuelen: 3, flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                     for (index, entry) in headers.entries.enumerated() {
                         nva[index + 1] = nghttp2_nv(
@@ -175,7 +198,6 @@ public final class H2ServerSession {
                     return nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, &provider)
                 }
             }
-            }
         }
         if result != 0 {
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_INTERNAL_ERROR.rawValue)
@@ -202,15 +224,13 @@ public final class H2ServerSession {
 
     // MARK: - nghttp2 callbacks
 
+    private static let statusName: StaticString = ":status"
+
+    /// Closed streams kept for reuse.
+    static let spareStreamLimit = 64
+
     /// How much of a refused body is read and dropped before the stream is reset.
     static let discardLimit = 1 << 20
-
-    private static let statusName: [UInt8] = Array(":status".utf8)
-
-    private static func statusBytes(_ status: Int) -> [UInt8] {
-        let clamped = max(100, min(999, status))
-        return [UInt8(48 + clamped / 100), UInt8(48 + clamped / 10 % 10), UInt8(48 + clamped % 10)]
-    }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> H2ServerSession {
         Unmanaged<H2ServerSession>.fromOpaque(user!).takeUnretainedValue()
@@ -219,13 +239,40 @@ public final class H2ServerSession {
     private func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         guard header.type == UInt8(NGHTTP2_HEADERS.rawValue), frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        if streams.count >= Int(settings.maxConcurrentStreams) {
+        if openStreams >= Int(settings.maxConcurrentStreams) {
             // No Stream is kept, so the rest of its header block is ignored.
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), header.stream_id, NGHTTP2_REFUSED_STREAM.rawValue)
             return 0
         }
-        streams[header.stream_id] = Stream()
+        let stream = spareStreams.popLast() ?? Stream()
+        stream.next = openList
+        openList?.previous = stream
+        openList = stream
+        nghttp2_session_set_stream_user_data(session, header.stream_id, Unmanaged.passUnretained(stream).toOpaque())
+        openStreams += 1
         return 0
+    }
+
+    private func onStreamClose(_ streamID: Int32) -> Int32 {
+        guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return 0 }
+        nghttp2_session_set_stream_user_data(session, streamID, nil)
+        let stream = Unmanaged<Stream>.fromOpaque(pointer).takeUnretainedValue()
+        if let previous = stream.previous { previous.next = stream.next } else { openList = stream.next }
+        stream.next?.previous = stream.previous
+        stream.next = nil
+        stream.previous = nil
+        openStreams -= 1
+        if spareStreams.count < Self.spareStreamLimit {
+            stream.reset()
+            spareStreams.append(stream)
+        }
+        return 0
+    }
+
+    /// The Stream of an open request, if `streamID` is one.
+    private func stream(_ streamID: Int32) -> Stream? {
+        guard let pointer = nghttp2_session_get_stream_user_data(session, streamID) else { return nil }
+        return Unmanaged<Stream>.fromOpaque(pointer).takeUnretainedValue()
     }
 
     /// The first SETTINGS frame with MAX_CONCURRENT_STREAMS set to the configured value.
@@ -246,7 +293,7 @@ public final class H2ServerSession {
     }
 
     private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
-        guard let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        guard let stream = stream(frame.pointee.hd.stream_id) else { return 0 }
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > Int(settings.maxHeaderListSize) {
             stream.headerListTooLarge = true
@@ -254,13 +301,15 @@ public final class H2ServerSession {
         }
         // Trailers are counted against the limit but not kept.
         guard frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
-        if name.first == UInt8(ascii: ":") {
+        if name[0] == UInt8(ascii: ":") {
+            // nghttp2 has already refused unknown or repeated pseudo-headers, so the length
+            // and one letter tell them apart.
             let text = String(decoding: value, as: UTF8.self)
-            switch name.count {
-            case 5 where name.elementsEqual(":path".utf8): stream.path = text
-            case 7 where name.elementsEqual(":method".utf8): stream.method = text
-            case 7 where name.elementsEqual(":scheme".utf8): stream.scheme = text
-            case 10 where name.elementsEqual(":authority".utf8): stream.authority = text
+            switch (name.count, name[1]) {
+            case (5, UInt8(ascii: "p")): stream.path = text
+            case (7, UInt8(ascii: "m")): stream.method = text
+            case (7, UInt8(ascii: "s")): stream.scheme = text
+            case (10, UInt8(ascii: "a")): stream.authority = text
             default: break
             }
         } else {
@@ -270,7 +319,7 @@ public final class H2ServerSession {
     }
 
     private func onData(streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
-        guard let stream = streams[streamID] else { return 0 }
+        guard let stream = stream(streamID) else { return 0 }
         if stream.refused {
             // The rest of a refused body is dropped as it arrives. A client that keeps
             // sending long after its answer is told to stop (RFC 9113 §8.1); clients such as
@@ -295,7 +344,7 @@ public final class H2ServerSession {
         let header = frame.pointee.hd
         let type = header.type
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              let stream = streams[header.stream_id], !stream.refused
+              let stream = stream(header.stream_id), !stream.refused
         else { return 0 }
         if type == UInt8(NGHTTP2_HEADERS.rawValue), stream.headerListTooLarge {
             refuse(stream, streamID: header.stream_id, problem: .headerListTooLarge(limit: Int(settings.maxHeaderListSize)))
@@ -324,7 +373,7 @@ public final class H2ServerSession {
     private func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         guard header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-              let stream = streams[header.stream_id], stream.refused
+              let stream = stream(header.stream_id), stream.refused
         else { return 0 }
         stream.answeredEarly = true
         return 0
@@ -358,6 +407,8 @@ public final class H2ServerSession {
 extension H2ServerSession {
     /// What the session keeps of one request while it is open.
     final class Stream {
+        var next: Stream?
+        unowned(unsafe) var previous: Stream?
         var method: String?
         var path: String?
         var scheme: String?
@@ -372,5 +423,28 @@ extension H2ServerSession {
         var responded = false
         var responseBody: [UInt8] = []
         var responseOffset = 0
+
+        init() {
+            headers.reserve(bytes: 512, fields: 12)
+        }
+
+        /// Ready for another request; buffers keep their capacity unless a request still
+        /// handed out shares them.
+        func reset() {
+            method = nil
+            path = nil
+            scheme = nil
+            authority = nil
+            headers.removeAll()
+            headerListSize = 0
+            headerListTooLarge = false
+            body.removeAll(keepingCapacity: true)
+            refused = false
+            answeredEarly = false
+            discarded = 0
+            responded = false
+            responseBody = []
+            responseOffset = 0
+        }
     }
 }
