@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -35,6 +36,7 @@ public final class H2ClientConnection: Sendable {
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> H2ClientConnection {
         let name = serverName ?? host
+        let made = NIOLockedValueBox<(handler: NIOLoopBound<Handler>, ready: EventLoopFuture<TLSSessionInfo?>)?>(nil)
         let channel: any Channel
         do {
             // The handler goes in before the socket connects, so not one byte of the
@@ -45,17 +47,18 @@ public final class H2ClientConnection: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let engine = try tls.map { try TLSEngine(context: $0, serverName: name) }
-                        try channel.pipeline.syncOperations.addHandler(Handler(tls: engine, ready: channel.eventLoop.makePromise()))
+                        let handler = Handler(tls: engine, ready: channel.eventLoop.makePromise())
+                        made.withLockedValue { $0 = (NIOLoopBound(handler, eventLoop: channel.eventLoop), handler.readyFuture) }
+                        try channel.pipeline.syncOperations.addHandler(handler)
                     }
                 }
                 .connect(host: host, port: port).get()
         } catch {
             throw H2ConnectError(description: "cannot connect to \(host):\(port): \(error)")
         }
-        let (handler, ready) = try await channel.eventLoop.submit {
-            let handler = try channel.pipeline.syncOperations.handler(type: Handler.self)
-            return (NIOLoopBound(handler, eventLoop: channel.eventLoop), handler.readyFuture)
-        }.get()
+        guard let (handler, ready) = made.withLockedValue({ $0 }) else {
+            throw H2ConnectError(description: "cannot connect to \(host):\(port): the connection was not set up")
+        }
         let info: TLSSessionInfo?
         do {
             info = try await ready.get()
