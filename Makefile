@@ -1,0 +1,37 @@
+# SilentPush — `make run` and `make test` work on a fresh Debian machine: they install the
+# Debian packages they need first (as root, or through sudo).
+
+SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+CONFIG ?= debug
+
+# Build: C libraries for nghttp2 and OpenSSL. Tests and benchmarks: independent HTTP/2 peers.
+BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev openssl ca-certificates
+PEER_PACKAGES := curl nghttp2-client nghttp2-server python3
+
+.PHONY: run test build deps deps-build bench certs clean
+
+run: deps-build
+	$(SWIFT) build -c $(CONFIG) --product silentpushd
+	.build/$(CONFIG)/silentpushd $(ARGS)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+build: deps-build
+	$(SWIFT) build -c $(CONFIG)
+
+bench: deps
+	Benchmarks/h2load-vs-nghttpd.sh
+
+certs:
+	certs/make-dev-certs.sh
+
+deps-build:
+	@scripts/install-debian-packages.sh $(BUILD_PACKAGES)
+
+deps:
+	@scripts/install-debian-packages.sh $(BUILD_PACKAGES) $(PEER_PACKAGES)
+
+clean:
+	rm -rf .build .silentpush
