@@ -87,6 +87,10 @@ let package = Package(
 
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
         .testTarget(
+            name: "SilentPushReceiverTests",
+            dependencies: ["SilentPushReceiver", "SilentPushTesting"]
+        ),
+        .testTarget(
             name: "SilentPushTransportTests",
             dependencies: [
                 "SilentPushTransport",

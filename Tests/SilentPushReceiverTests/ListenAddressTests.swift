@@ -1,0 +1,53 @@
+import Foundation
+import SilentPushReceiver
+import SilentPushTesting
+import Testing
+
+@Suite struct ListenAddressTests {
+    @Test(arguments: [
+        ("127.0.0.1:2197", "127.0.0.1", 2197), ("localhost:0", "localhost", 0),
+        ("[::1]:2198", "::1", 2198), ("0.0.0.0:65535", "0.0.0.0", 65535),
+    ])
+    func parses(text: String, host: String, port: Int) throws {
+        let address = try #require(ListenAddress(parsing: text))
+        #expect(address.host == host)
+        #expect(address.port == port)
+        #expect(address.description == text)
+    }
+
+    @Test(arguments: ["", "2197", ":2197", "localhost", "localhost:", "host:-1", "host:65536", "::1:2197", "[::1]2197", "[::1]", "host:12ab"])
+    func rejects(text: String) {
+        #expect(ListenAddress(parsing: text) == nil)
+    }
+}
+
+@Suite struct ReceiverStartTests {
+    @Test func readyFileNamesTheBoundPorts() async throws {
+        var configuration = ReceiverConfiguration.testing()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json").path
+        configuration.readyFile = path
+        let receiver = try await Receiver.start(configuration)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let ports = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+        #expect(ports == ["tls": receiver.tlsPort!, "h2c": receiver.h2cPort!])
+        #expect(receiver.tlsPort! > 0 && receiver.h2cPort! > 0 && receiver.tlsPort != receiver.h2cPort)
+        await receiver.shutdownGracefully()
+    }
+
+    @Test func aListenerThatIsOffIsLeftOutOfTheReadyJSON() async throws {
+        var configuration = ReceiverConfiguration.testing()
+        configuration.listen = nil
+        let receiver = try await Receiver.start(configuration)
+        #expect(receiver.readyJSON == #"{"h2c":\#(receiver.h2cPort!)}"#)
+        #expect(receiver.tlsPort == nil)
+        await receiver.shutdownGracefully()
+    }
+
+    @Test func noListenerAtAllIsAnError() async throws {
+        var configuration = ReceiverConfiguration.testing()
+        configuration.listen = nil
+        configuration.listenH2C = nil
+        await #expect { _ = try await Receiver.start(configuration) } throws: { "\($0)".contains("no listener") }
+    }
+}
