@@ -232,7 +232,7 @@ extension H2ClientConnection {
                 let produced: Int
                 if let tls {
                     plaintext.removeAll(keepingCapacity: true)
-                    produced = session.drainOutput(limit: 256 * 1024) { plaintext.append(contentsOf: $0) }
+                    produced = session.drainOutput(limit: 256 * 1024) { plaintext.appendBytes($0) }
                     do {
                         try plaintext.withUnsafeBytes { try tls.writePlaintext($0) }
                     } catch {

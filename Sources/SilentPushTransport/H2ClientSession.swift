@@ -56,7 +56,7 @@ public final class H2ClientSession {
                 value: UnsafeRawBufferPointer(start: value, count: valueLength))
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
-            H2ClientSession.from(user).streams[streamID]?.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: length))
+            H2ClientSession.from(user).streams[streamID]?.body.appendBytes(UnsafeRawBufferPointer(start: data, count: length))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in

@@ -74,9 +74,9 @@ public struct H2HeaderList: Sendable, Equatable {
     /// Appends a field from raw bytes (the transport's path: no intermediate strings).
     public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         let nameStart = storage.count
-        storage.append(contentsOf: name)
+        storage.appendBytes(name)
         let valueStart = storage.count
-        storage.append(contentsOf: value)
+        storage.appendBytes(value)
         entries.append(Entry(
             nameStart: UInt32(nameStart), nameLength: UInt32(name.count),
             valueStart: UInt32(valueStart), valueLength: UInt32(value.count)))

@@ -190,7 +190,7 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
             let produced: Int
             if let tls {
                 plaintext.removeAll(keepingCapacity: true)
-                produced = session.drainOutput(limit: Self.writeChunk) { plaintext.append(contentsOf: $0) }
+                produced = session.drainOutput(limit: Self.writeChunk) { plaintext.appendBytes($0) }
                 do {
                     try plaintext.withUnsafeBytes { try tls.writePlaintext($0) }
                 } catch {

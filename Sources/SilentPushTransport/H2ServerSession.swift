@@ -42,32 +42,33 @@ public final class H2ServerSession {
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, user in
-            H2ServerSession.from(user).onBeginHeaders(frame!)
+            H2ServerSession.with(user) { $0.onBeginHeaders(frame!) }
         }
         nghttp2_session_callbacks_set_on_header_callback(callbacks) { _, frame, name, nameLength, value, valueLength, _, user in
-            H2ServerSession.from(user).onHeader(
-                frame!, name: UnsafeRawBufferPointer(start: name, count: nameLength),
-                value: UnsafeRawBufferPointer(start: value, count: valueLength))
+            H2ServerSession.with(user) {
+                $0.onHeader(
+                    frame!, name: UnsafeRawBufferPointer(start: name, count: nameLength),
+                    value: UnsafeRawBufferPointer(start: value, count: valueLength))
+            }
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
-            H2ServerSession.from(user).onData(streamID: streamID, UnsafeRawBufferPointer(start: data, count: length))
+            H2ServerSession.with(user) { $0.onData(streamID: streamID, UnsafeRawBufferPointer(start: data, count: length)) }
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
-            H2ServerSession.from(user).onFrameReceived(frame!)
+            H2ServerSession.with(user) { $0.onFrameReceived(frame!) }
         }
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, _, user in
-            H2ServerSession.from(user).onStreamClose(streamID)
+            H2ServerSession.with(user) { $0.onStreamClose(streamID) }
         }
         nghttp2_session_callbacks_set_before_frame_send_callback(callbacks) { _, frame, user in
-            H2ServerSession.from(user).beforeFrameSend(frame!)
+            H2ServerSession.with(user) { $0.beforeFrameSend(frame!) }
         }
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks) { _, frame, user in
-            H2ServerSession.from(user).onFrameSent(frame!)
+            H2ServerSession.with(user) { $0.onFrameSent(frame!) }
         }
         nghttp2_session_callbacks_set_error_callback2(callbacks) { _, _, message, length, user in
-            H2ServerSession.from(user).lastLibraryError = message.map {
-                String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self)
-            }
+            let text = message.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) }
+            H2ServerSession.with(user) { $0.lastLibraryError = text }
             return 0
         }
 
@@ -232,8 +233,11 @@ public final class H2ServerSession {
     /// How much of a refused body is read and dropped before the stream is reset.
     static let discardLimit = 1 << 20
 
-    private static func from(_ user: UnsafeMutableRawPointer?) -> H2ServerSession {
-        Unmanaged<H2ServerSession>.fromOpaque(user!).takeUnretainedValue()
+    /// Runs `body` with the session behind nghttp2's user data. The session owns the
+    /// nghttp2 session, so it outlives every callback: no retain/release per call (there
+    /// are a dozen calls per request).
+    private static func with<R>(_ user: UnsafeMutableRawPointer?, _ body: (H2ServerSession) -> R) -> R {
+        Unmanaged<H2ServerSession>.fromOpaque(user!)._withUnsafeGuaranteedRef(body)
     }
 
     private func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
@@ -293,7 +297,12 @@ public final class H2ServerSession {
     }
 
     private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
-        guard let stream = stream(frame.pointee.hd.stream_id) else { return 0 }
+        guard let pointer = nghttp2_session_get_stream_user_data(session, frame.pointee.hd.stream_id) else { return 0 }
+        // The open-stream list owns the Stream for as long as nghttp2 knows it.
+        return Unmanaged<Stream>.fromOpaque(pointer)._withUnsafeGuaranteedRef { onHeader(frame, stream: $0, name: name, value: value) }
+    }
+
+    private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, stream: Stream, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
         stream.headerListSize += name.count + value.count + 32
         if stream.headerListSize > Int(settings.maxHeaderListSize) {
             stream.headerListTooLarge = true
@@ -336,7 +345,7 @@ public final class H2ServerSession {
             refuse(stream, streamID: streamID, problem: .bodyTooLarge(limit: settings.maxBodySize))
             return 0
         }
-        stream.body.append(contentsOf: data)
+        stream.body.appendBytes(data)
         return 0
     }
 
