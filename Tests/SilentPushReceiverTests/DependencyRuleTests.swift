@@ -1,0 +1,49 @@
+import Foundation
+import SilentPushTesting
+import Testing
+
+/// The layering rules of the architecture, checked on the sources themselves.
+@Suite struct DependencyRuleTests {
+    static func swiftFiles(under directory: String) -> [(path: String, text: String)] {
+        let root = DevCertificates.repositoryRoot + "/" + directory
+        let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+        return files.filter { $0.hasSuffix(".swift") }.compactMap { relative in
+            let path = root + "/" + relative
+            return (try? String(contentsOfFile: path, encoding: .utf8)).map { (directory + "/" + relative, $0) }
+        }
+    }
+
+    static func imports(_ text: String) -> [String] {
+        text.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ")
+            guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { return nil }
+            return String(words[index + 1])
+        }
+    }
+
+    @Test func onlyTheTransportImportsTheCModules() {
+        let files = Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests")
+        #expect(files.count > 20)
+        // The scan does see C imports where they belong.
+        #expect(files.contains { $0.path.hasPrefix("Sources/SilentPushTransport/") && Self.imports($0.text).contains("CNghttp2") })
+        for file in files where !file.path.hasPrefix("Sources/SilentPushTransport/") {
+            let cModules = Self.imports(file.text).filter { $0 == "CNghttp2" || $0 == "COpenSSL" }
+            #expect(cModules.isEmpty, "\(file.path) imports \(cModules)")
+        }
+    }
+
+    @Test func nothingIsReExported() {
+        for file in Self.swiftFiles(under: "Sources") {
+            #expect(!file.text.contains("@_exported"), "\(file.path) re-exports a module")
+        }
+    }
+
+    @Test func theCoreImportsNoCModuleAndNoNIO() {
+        let core = Self.swiftFiles(under: "Sources/SilentPushCore")
+        #expect(!core.isEmpty)
+        for file in core {
+            let imports = Self.imports(file.text)
+            #expect(imports.allSatisfy { $0 == "Synchronization" }, "\(file.path) imports \(imports)")
+        }
+    }
+}
