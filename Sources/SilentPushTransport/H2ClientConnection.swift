@@ -118,16 +118,17 @@ extension H2ClientConnection {
 
         let session = H2ClientSession()
         private let tls: TLSEngine?
+        private var output: H2OutputPump
         private var ready: EventLoopPromise<TLSSessionInfo?>?
         /// Succeeds with the handshake's facts (nil for h2c) once HTTP/2 can start.
         let readyFuture: EventLoopFuture<TLSSessionInfo?>
         private var context: ChannelHandlerContext?
         private var started = false
-        private var plaintext: [UInt8] = []
         private var inRead = false
 
         init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>) {
             self.tls = tls
+            self.output = H2OutputPump(tls: tls)
             self.ready = ready
             self.readyFuture = ready.futureResult
         }
@@ -152,7 +153,7 @@ extension H2ClientConnection {
                     fail(error, context: context)
                     return
                 }
-                writeCiphertext(tls, context: context)
+                output.writeCiphertext(context: context)
             } else {
                 ready?.succeed(nil)
                 ready = nil
@@ -216,7 +217,7 @@ extension H2ClientConnection {
         private func fail(_ error: any Error, context: ChannelHandlerContext) {
             ready?.fail(error)
             ready = nil
-            if let tls { writeCiphertext(tls, context: context) }
+            output.writeCiphertext(context: context)
             session.close(reason: "\(error)")
             context.close(promise: nil)
         }
@@ -224,36 +225,16 @@ extension H2ClientConnection {
         private func flush() {
             guard let context, context.channel.isActive else { return }
             if let tls, !tls.isHandshakeComplete {
-                writeCiphertext(tls, context: context)
+                output.writeCiphertext(context: context)
                 return
             }
-            while context.channel.isWritable {
-                var buffer = context.channel.allocator.buffer(capacity: 0)
-                let produced: Int
-                if let tls {
-                    plaintext.removeAll(keepingCapacity: true)
-                    produced = session.drainOutput(limit: 256 * 1024) { plaintext.appendBytes($0) }
-                    do {
-                        try plaintext.withUnsafeBytes { try tls.writePlaintext($0) }
-                    } catch {
-                        fail(error, context: context)
-                        return
-                    }
-                    tls.drainCiphertext { buffer.writeBytes($0) }
-                } else {
-                    produced = session.drainOutput(limit: 256 * 1024) { buffer.writeBytes($0) }
-                }
-                if buffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(buffer), promise: nil) }
-                if produced < 256 * 1024 { break }
+            do {
+                try output.pump(session, context: context)
+            } catch {
+                fail(error, context: context)
+                return
             }
             if session.isFinished { context.close(promise: nil) }
-        }
-
-        private func writeCiphertext(_ tls: TLSEngine, context: ChannelHandlerContext) {
-            guard tls.pendingCiphertext > 0 else { return }
-            var buffer = context.channel.allocator.buffer(capacity: tls.pendingCiphertext)
-            tls.drainCiphertext { buffer.writeBytes($0) }
-            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
         }
     }
 }

@@ -7,9 +7,6 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// Output handed to the socket per pass before writability is checked again.
-    private static let writeChunk = 256 * 1024
-
     private let connectionID: UInt64
     private let tlsContext: TLSContext?
     private let settings: H2Settings
@@ -20,9 +17,9 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
 
     private var context: ChannelHandlerContext?
     private var tls: TLSEngine?
+    private var output = H2OutputPump(tls: nil)
     private var session: H2ServerSession?
     private var responder: Responder?
-    private var plaintext: [UInt8] = []
     private var inRead = false
     private var flushScheduled = false
     private var shutdownRequested = false
@@ -50,6 +47,7 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         if let tlsContext {
             do {
                 tls = try TLSEngine(context: tlsContext)
+                output = H2OutputPump(tls: tls)
             } catch {
                 logger.error("TLS setup failed", metadata: ["error": "\(error)"])
                 context.close(promise: nil)
@@ -174,7 +172,7 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
             }
         } catch {
             logger.debug("TLS failure", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
-            writeCiphertext(tls)  // the alert
+            if let context { output.writeCiphertext(context: context) }  // the alert
             context?.close(promise: nil)
         }
     }
@@ -182,37 +180,17 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
     private func flushOutput() {
         guard let context, context.channel.isActive else { return }
         guard let session else {
-            if let tls { writeCiphertext(tls) }  // handshake records
+            output.writeCiphertext(context: context)  // handshake records
             return
         }
-        while context.channel.isWritable {
-            var buffer = context.channel.allocator.buffer(capacity: 0)
-            let produced: Int
-            if let tls {
-                plaintext.removeAll(keepingCapacity: true)
-                produced = session.drainOutput(limit: Self.writeChunk) { plaintext.appendBytes($0) }
-                do {
-                    try plaintext.withUnsafeBytes { try tls.writePlaintext($0) }
-                } catch {
-                    logger.debug("TLS write failed", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
-                    context.close(promise: nil)
-                    return
-                }
-                tls.drainCiphertext { buffer.writeBytes($0) }
-            } else {
-                produced = session.drainOutput(limit: Self.writeChunk) { buffer.writeBytes($0) }
-            }
-            if buffer.readableBytes > 0 { context.writeAndFlush(wrapOutboundOut(buffer), promise: nil) }
-            if produced < Self.writeChunk { break }
+        do {
+            try output.pump(session, context: context)
+        } catch {
+            logger.debug("TLS write failed", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
+            context.close(promise: nil)
+            return
         }
         if session.isFinished { context.close(promise: nil) }
-    }
-
-    private func writeCiphertext(_ tls: TLSEngine) {
-        guard let context, tls.pendingCiphertext > 0 else { return }
-        var buffer = context.channel.allocator.buffer(capacity: tls.pendingCiphertext)
-        tls.drainCiphertext { buffer.writeBytes($0) }
-        context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
     }
 
     private func scheduleIdleCheck() {

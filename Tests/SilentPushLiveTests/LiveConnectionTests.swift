@@ -9,16 +9,7 @@ import Testing
     static let handshake = H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes
 
     func withReceiver(_ configure: (inout ReceiverConfiguration) -> Void = { _ in }, _ body: (Receiver) async throws -> Void) async throws {
-        var configuration = ReceiverConfiguration.testing()
-        configure(&configuration)
-        let receiver = try await Receiver.start(configuration)
-        do {
-            try await body(receiver)
-        } catch {
-            await receiver.shutdownGracefully()
-            throw error
-        }
-        await receiver.shutdownGracefully()
+        try await Receiver.withTesting(configure, body)
     }
 
     @Test func aBadPrefaceEndsOnlyThatConnection() async throws {

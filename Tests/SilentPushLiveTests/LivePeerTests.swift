@@ -9,16 +9,7 @@ import Testing
     static let payload = DevCertificates.repositoryRoot + "/payloads/background.json"
 
     func withReceiver(_ configure: (inout ReceiverConfiguration) -> Void = { _ in }, _ body: (Receiver) async throws -> Void) async throws {
-        var configuration = ReceiverConfiguration.testing()
-        configure(&configuration)
-        let receiver = try await Receiver.start(configuration)
-        do {
-            try await body(receiver)
-        } catch {
-            await receiver.shutdownGracefully()
-            throw error
-        }
-        await receiver.shutdownGracefully()
+        try await Receiver.withTesting(configure, body)
     }
 
     static func isUpperCaseUUID(_ text: Substring) -> Bool {
