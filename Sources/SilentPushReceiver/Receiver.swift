@@ -12,10 +12,12 @@ public final class Receiver: Service, Sendable {
     /// The configuration it was started with.
     public let configuration: ReceiverConfiguration
     private let server: H2Server
+    private let endpoint: APNsEndpoint
 
-    private init(configuration: ReceiverConfiguration, server: H2Server) {
+    private init(configuration: ReceiverConfiguration, server: H2Server, endpoint: APNsEndpoint) {
         self.configuration = configuration
         self.server = server
+        self.endpoint = endpoint
     }
 
     /// Loads the TLS material, binds every listener and writes the ready file.
@@ -41,18 +43,23 @@ public final class Receiver: Service, Sendable {
             listeners.append(H2Listener(name: "h2c", host: address.host, port: address.port, tls: nil))
         }
         guard !listeners.isEmpty else { throw ReceiverStartError("no listener: give --listen or --listen-h2c") }
+        let endpoint = APNsEndpoint(
+            settings: .init(
+                environment: configuration.environment, strict: configuration.strict,
+                registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
+            keys: try ProviderKeyRing(specs: configuration.authKeys), sink: configuration.pushSink)
 
         let server: H2Server
         do {
             server = try await H2Server.bind(
                 listeners: listeners, settings: configuration.settings,
-                service: ProviderAPIService(ids: APNsIDGenerator()),
+                service: endpoint,
                 idleTimeout: TimeAmount(configuration.idleTimeout), shutdownGrace: TimeAmount(configuration.shutdownGrace),
                 group: group, logger: logger)
         } catch {
             throw ReceiverStartError("\(error)")
         }
-        let receiver = Receiver(configuration: configuration, server: server)
+        let receiver = Receiver(configuration: configuration, server: server, endpoint: endpoint)
         if let path = configuration.readyFile {
             do {
                 try receiver.writeReadyFile(to: path)
@@ -79,6 +86,17 @@ public final class Receiver: Service, Sendable {
     public var readyJSON: String {
         let fields = [("tls", tlsPort), ("h2c", h2cPort)].compactMap { name, port in port.map { "\"\(name)\":\($0)" } }
         return "{" + fields.joined(separator: ",") + "}"
+    }
+
+    /// Changes the device registry: register tokens to topics, unregister or expire them.
+    public func withDevices<Result>(_ body: (inout DeviceRegistry) -> Result) -> Result {
+        endpoint.withDevices(body)
+    }
+
+    /// Changes a provider key's standing (revoke it, limit its topics); cached tokens are
+    /// judged again.
+    public func updateProviderKey(_ keyID: String, _ change: @escaping (inout ProviderKey) -> Void) {
+        endpoint.updateKey(keyID, change)
     }
 
     /// Serves until graceful shutdown, then drains.

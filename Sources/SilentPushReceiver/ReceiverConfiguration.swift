@@ -1,3 +1,4 @@
+import SilentPushCore
 import SilentPushTransport
 
 /// Everything `silentpushd` is started with; tests build one directly (port 0).
@@ -20,6 +21,18 @@ public struct ReceiverConfiguration: Sendable {
     public var shutdownGrace: Duration
     /// Where to write `{"tls":P,"h2c":P}` once bound (`--ready-file`).
     public var readyFile: String?
+    /// Provider-token keys accepted (`--auth-key`); by default the dev key.
+    public var authKeys: [AuthKeySpec]
+    /// The APNs environment played (`--environment`).
+    public var environment: APNsEnvironment
+    /// Refuse what APNs tolerates with a warning (`--strict`).
+    public var strict: Bool
+    /// How unknown device tokens are treated.
+    public var deviceRegistryMode: DeviceRegistry.Mode
+    /// An optional per-device-token limit (`--rate-limit N/DURATION`): 429 TooManyRequests past it.
+    public var rateLimit: (limit: Int, window: Duration)?
+    /// Where accepted pushes go; by default an in-memory log of the latest ones.
+    public var pushSink: any PushSink
 
     /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, the dev certificates
     /// in `certificatesDirectory`.
@@ -33,5 +46,11 @@ public struct ReceiverConfiguration: Sendable {
         idleTimeout = .seconds(600)
         shutdownGrace = .seconds(30)
         readyFile = nil
+        authKeys = [.development(certificatesDirectory: certificatesDirectory)]
+        environment = .sandbox
+        strict = false
+        deviceRegistryMode = .acceptOnFirstUse
+        rateLimit = nil
+        pushSink = InMemoryPushLog()
     }
 }

@@ -7,6 +7,8 @@ public final class H2ConnectionInfo: Sendable {
     public let remoteAddress: String
     /// The TLS session, or nil for cleartext h2.
     public let tls: TLSSessionInfo?
+    /// Room for the application's per-connection state (auth, say).
+    public let applicationState = H2ApplicationState()
 
     /// Connection facts.
     public init(id: UInt64, remoteAddress: String, tls: TLSSessionInfo?) {
@@ -34,4 +36,14 @@ public struct TLSSessionInfo: Sendable, Equatable {
         self.alpn = alpn
         self.peerCertificateDER = peerCertificateDER
     }
+}
+
+/// A slot for the application's own per-connection state. Requests of one connection are
+/// handed to the service one after another on the connection's event loop, so the service
+/// may read and write `value` there without a lock; never touch it from elsewhere.
+public final class H2ApplicationState: @unchecked Sendable {
+    /// The application's state, set on first use.
+    public var value: AnyObject?
+
+    init() {}
 }

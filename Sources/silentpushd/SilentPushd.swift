@@ -44,6 +44,20 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("shutdown-grace"), help: ArgumentHelp("On SIGTERM, how long open streams may run before the rest is closed.", valueName: "duration"))
     var shutdownGrace = "30s"
 
+    @Option(name: .customLong("auth-key"), help: ArgumentHelp(
+        "Accept provider tokens signed by this key: KEYID:TEAMID:PATH[:sandbox|production], PATH a .p8 or public key PEM. Repeatable; default: the dev key in certs/.",
+        valueName: "keyid:teamid:path"))
+    var authKeys: [String] = []
+
+    @Option(help: ArgumentHelp("The APNs environment played: sandbox or production.", valueName: "env"))
+    var environment: String = "sandbox"
+
+    @Flag(help: "Refuse what APNs tolerates with a warning (priority 10 or an alert on a background push).")
+    var strict = false
+
+    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("At most N pushes per DURATION to one device token, else 429 TooManyRequests (e.g. 10/1s).", valueName: "n/duration"))
+    var rateLimit: String?
+
     @Option(help: "Event-loop threads (default: one per core).")
     var threads: Int?
 
@@ -67,6 +81,26 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.settings.maxConcurrentStreams = maxConcurrentStreams
         configuration.idleTimeout = try Self.duration(idleTimeout, flag: "--idle-timeout")
         configuration.shutdownGrace = try Self.duration(shutdownGrace, flag: "--shutdown-grace")
+        if !authKeys.isEmpty {
+            configuration.authKeys = try authKeys.map { text in
+                guard let spec = AuthKeySpec(parsing: text) else {
+                    throw ValidationError("--auth-key '\(text)' is not KEYID:TEAMID:PATH[:sandbox|production]")
+                }
+                return spec
+            }
+        }
+        guard let environment = APNsEnvironment(rawValue: environment) else {
+            throw ValidationError("--environment '\(environment)' is not sandbox or production")
+        }
+        configuration.environment = environment
+        configuration.strict = strict
+        if let rateLimit {
+            let parts = rateLimit.split(separator: "/", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let limit = Int(parts[0]), limit > 0, let window = Duration(parsing: parts[1]), window > .zero else {
+                throw ValidationError("--rate-limit '\(rateLimit)' is not N/DURATION (e.g. 10/1s)")
+            }
+            configuration.rateLimit = (limit, window)
+        }
         return configuration
     }
 

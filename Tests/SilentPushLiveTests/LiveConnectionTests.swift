@@ -78,7 +78,9 @@ import Testing
 
     @Test func ourClientOverTLSAndH2C() async throws {
         try await withReceiver { receiver in
-            let request = H2Request(method: "POST", path: "/3/device/abcdef", headers: [("apns-topic", "com.example.app")], body: Array(#"{"aps":{}}"#.utf8))
+            let request = H2Request(
+                method: "POST", path: SamplePush.path, headers: H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make()).map { (name: $0.0, value: $0.1) }),
+                body: SamplePush.payload)
             let tls = try await H2ClientConnection.connect(
                 host: "localhost", port: receiver.tlsPort!, tls: .client(TLSClientConfiguration(caFile: DevCertificates.ca)))
             #expect(tls.tls?.alpn == "h2")
@@ -119,9 +121,10 @@ import Testing
     @Test func ourClientKeepsWithinTheServersStreamLimit() async throws {
         try await withReceiver({ $0.settings.maxConcurrentStreams = 10 }) { receiver in
             let connection = try await H2ClientConnection.connect(host: "127.0.0.1", port: receiver.h2cPort!, tls: nil)
+            let headers = H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make()).map { (name: $0.0, value: $0.1) })
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<500 {
-                    group.addTask { try await connection.send(H2Request(method: "POST", path: "/3/device/aa", body: [1])).status }
+                    group.addTask { try await connection.send(H2Request(method: "POST", path: SamplePush.path, headers: headers, body: SamplePush.payload)).status }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }

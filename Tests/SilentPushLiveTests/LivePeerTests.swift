@@ -8,6 +8,9 @@ import Testing
 @Suite(.serialized) struct LivePeerTests {
     static let payload = DevCertificates.repositoryRoot + "/payloads/background.json"
 
+    /// curl/nghttp/h2load header arguments of a valid background push.
+    static func push() throws -> [String] { SamplePush.headerArguments(jwt: try DevProviderToken.make()) }
+
     func withReceiver(_ configure: (inout ReceiverConfiguration) -> Void = { _ in }, _ body: (Receiver) async throws -> Void) async throws {
         try await Receiver.withTesting(configure, body)
     }
@@ -20,7 +23,7 @@ import Testing
         try await withReceiver { receiver in
             let result = try await PeerProcess.run("curl", [
                 "-sS", "--http2", "--cacert", DevCertificates.ca, "-D", "-", "-o", "/dev/null",
-                "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)/3/device/abcdef0123"])
+                "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.hasPrefix("HTTP/2 200"))
             let id = try #require(result.output.split(separator: "\r\n").first { $0.hasPrefix("apns-id: ") }?.dropFirst(9))
@@ -32,7 +35,7 @@ import Testing
         try await withReceiver { receiver in
             let result = try await PeerProcess.run("curl", [
                 "-sS", "--http2-prior-knowledge", "-D", "-", "-o", "/dev/null", "-H", "apns-id: 123E4567-E89B-12D3-A456-4266554400A0",
-                "-d", "@\(Self.payload)", "http://127.0.0.1:\(receiver.h2cPort!)/3/device/abcdef0123"])
+                "-d", "@\(Self.payload)", "http://127.0.0.1:\(receiver.h2cPort!)\(SamplePush.path)"] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.hasPrefix("HTTP/2 200"))
             #expect(result.output.contains("apns-id: 123E4567-E89B-12D3-A456-4266554400A0"))
@@ -53,7 +56,7 @@ import Testing
         try await withReceiver { receiver in
             let result = try await PeerProcess.run("curl", [
                 "-sS", "-v", "--http2-prior-knowledge", "--no-alpn", "--cacert", DevCertificates.ca, "-o", "/dev/null",
-                "-w", "%{http_version} %{http_code}", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)/3/device/abcdef"])
+                "-w", "%{http_version} %{http_code}", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output == "2 200")
             #expect(!result.errorOutput.contains("ALPN: server accepted"))
@@ -64,7 +67,7 @@ import Testing
     func nghttpOverBothListeners(tls: Bool) async throws {
         try await withReceiver { receiver in
             let url = tls ? "https://localhost:\(receiver.tlsPort!)" : "http://127.0.0.1:\(receiver.h2cPort!)"
-            let result = try await PeerProcess.run("nghttp", ["-v", "-d", Self.payload, url + "/3/device/abcdef"])
+            let result = try await PeerProcess.run("nghttp", ["-v", "-d", Self.payload, url + SamplePush.path] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.contains("recv (stream_id=13) :status: 200") || result.output.contains(":status: 200"))
             #expect(result.output.contains("apns-id: "))
@@ -90,7 +93,7 @@ import Testing
     func h2loadMultiplexes100StreamsOnOneConnection(tls: Bool) async throws {
         try await withReceiver { receiver in
             let url = tls ? "https://127.0.0.1:\(receiver.tlsPort!)" : "http://127.0.0.1:\(receiver.h2cPort!)"
-            let result = try await PeerProcess.run("h2load", ["-n", "2000", "-c", "1", "-m", "100", "-d", Self.payload, url + "/3/device/abcdef"])
+            let result = try await PeerProcess.run("h2load", ["-n", "2000", "-c", "1", "-m", "100", "-d", Self.payload, url + SamplePush.path] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.contains("requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored, 0 timeout"))
             #expect(result.output.contains("status codes: 2000 2xx"))
@@ -113,10 +116,10 @@ import Testing
 
     @Test func mutualTLSRefusesCertificatesFromAnotherCA() async throws {
         try await withReceiver({ $0.clientCA = DevCertificates.ca }) { receiver in
-            let url = "https://localhost:\(receiver.tlsPort!)/3/device/abcdef"
+            let url = "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"
             let good = try await PeerProcess.run("curl", [
                 "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.clientCertificate,
-                "--key", DevCertificates.clientKey, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url])
+                "--key", DevCertificates.clientKey, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url] + SamplePush.headerArguments(jwt: nil))
             #expect(good.output == "200", "\(good.errorOutput)")
             let other = try await PeerProcess.run("curl", [
                 "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.otherClientCertificate,

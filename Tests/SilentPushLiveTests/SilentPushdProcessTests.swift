@@ -38,8 +38,9 @@ import Testing
         let connection = try await RawH2Connection.connect(port: h2c)
         try await connection.send(H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes)
         // Two requests whose bodies are still arriving when SIGTERM lands.
-        try await connection.send([H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
-                                   H2Frame.post(streamID: 3, path: "/3/device/bb", endStream: false)])
+        let headers = SamplePush.headers(jwt: try DevProviderToken.make())
+        try await connection.send([H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false),
+                                   H2Frame.post(streamID: 3, path: SamplePush.path, extra: headers, endStream: false)])
         try await connection.waitForFrames { $0.contains { $0.kind == .settings && $0.flags == 1 } }
         process.signal(SIGTERM)
         let frames = try await connection.waitForFrames { $0.contains { $0.kind == .goAway } }
@@ -48,8 +49,8 @@ import Testing
         #expect(goAway.lastStreamID == 3)
         #expect(!connection.isClosed)
 
-        try await connection.send([H2Frame.data(streamID: 1, Array("{}".utf8), endStream: true),
-                                   H2Frame.data(streamID: 3, Array("{}".utf8), endStream: true)])
+        try await connection.send([H2Frame.data(streamID: 1, SamplePush.payload, endStream: true),
+                                   H2Frame.data(streamID: 3, SamplePush.payload, endStream: true)])
         let answered = try await connection.waitForFrames { Set($0.filter { $0.kind == .headers }.map(\.streamID)) == [1, 3] }
         #expect(Set(answered.filter { $0.kind == .headers }.map(\.streamID)) == [1, 3])
         // ":status: 200" is HPACK static index 8 (0x88), after any table-size update (0x20…).
@@ -64,7 +65,7 @@ import Testing
         let (process, tls, _) = try await Self.start()
         let curl = try await PeerProcess.run("curl", [
             "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
-            "-d", "{}", "https://localhost:\(tls)/3/device/aa"])
+            "-d", #"{"aps":{"content-available":1}}"#, "https://localhost:\(tls)\(SamplePush.path)"] + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
         #expect(curl.output == "200")
         process.signal(SIGTERM)
         let result = await process.wait(timeout: .seconds(10))

@@ -1,0 +1,94 @@
+/// Checks an APNs request's headers and payload as APNs does, once the path is known to
+/// be `/3/device/<token>` and the sender is authenticated (which settles the topic).
+public struct APNsRequestValidator: Sendable {
+    /// Refuse what APNs tolerates (priority 10 or an alert on a background push).
+    public var strict: Bool
+
+    /// A validator; `strict` refuses what the default mode accepts with a warning.
+    public init(strict: Bool = false) {
+        self.strict = strict
+    }
+
+    /// Device tokens are hex, 32 to 100 bytes.
+    public static let deviceTokenHexLength = 64...200
+    /// `apns-collapse-id` is at most this many bytes.
+    public static let maximumCollapseIDLength = 64
+
+    /// Validates one request. Checks run in this order, so the first problem is the one
+    /// reported: device token, collapse id, expiration, priority, push type, payload size,
+    /// payload (empty, JSON object), push type against topic, background rules.
+    public func validate(
+        deviceToken: Substring, topic: String, headers: APNsHeaders, apnsID: String,
+        body: UnsafeBufferPointer<UInt8>
+    ) throws(APNsReason) -> ValidatedPush {
+        guard Self.deviceTokenHexLength.contains(deviceToken.utf8.count), deviceToken.utf8.count % 2 == 0,
+              deviceToken.utf8.allSatisfy(APNsHeaders.isHexDigit)
+        else { throw .badDeviceToken }
+
+        if let collapseID = headers.collapseID, collapseID.utf8.count > Self.maximumCollapseIDLength {
+            throw .badCollapseId
+        }
+
+        var expiration: Int64?
+        if let text = headers.expiration {
+            guard let value = Int64(text), value >= 0 else { throw .badExpirationDate }
+            expiration = value
+        }
+
+        var priority = APNsPriority.high
+        if let text = headers.priority {
+            guard let value = Int(text), let parsed = APNsPriority(rawValue: value) else { throw .badPriority }
+            priority = parsed
+        }
+
+        var declaredType: APNsPushType?
+        if let text = headers.pushType {
+            guard let type = APNsPushType(rawValue: text) else { throw .invalidPushType }
+            declaredType = type
+        }
+
+        let cap = declaredType?.maximumPayloadSize ?? (topic.hasSuffix(".voip") ? 5120 : 4096)
+        guard body.count <= cap else { throw .payloadTooLarge }
+        let payload = try APNsPayload.parse(body)
+
+        var warnings: [String] = []
+        let pushType: APNsPushType
+        if let declaredType {
+            pushType = declaredType
+        } else {
+            pushType = Self.inferredType(topic: topic, payload: payload)
+            warnings.append("apns-push-type missing: treated as \(pushType.rawValue)")
+        }
+        guard pushType.accepts(topic: topic) else { throw .invalidPushType }
+
+        var neverWakesReason: String?
+        if pushType == .background {
+            if priority == .high {
+                // Apple calls this an error, yet APNs accepts it and the app is woken.
+                if strict { throw .badPriority }
+                warnings.append("priority 10 on a background push (Apple requires 5 or 1)")
+            }
+            if payload.hasAlert || payload.hasBadge || payload.hasSound {
+                if strict { throw .invalidPushType }
+                warnings.append("background push carries an alert, badge or sound")
+            }
+            if !payload.contentAvailable {
+                neverWakesReason = "background push without content-available: 1"
+            }
+        }
+
+        return ValidatedPush(
+            deviceToken: deviceToken.lowercased(), topic: topic, pushType: pushType, priority: priority,
+            expiration: expiration, collapseID: headers.collapseID, apnsID: apnsID, payload: payload,
+            body: Array(body), warnings: warnings, neverWakesReason: neverWakesReason)
+    }
+
+    /// The type APNs clients assume without the header: what the topic's suffix says, else
+    /// background for a content-available-only payload, else alert.
+    static func inferredType(topic: String, payload: APNsPayload) -> APNsPushType {
+        if let suffixed = APNsPushType.allCases.first(where: { type in type.topicSuffix.map { topic.hasSuffix($0) } ?? false }) {
+            return suffixed
+        }
+        return payload.isBackgroundOnly ? .background : .alert
+    }
+}

@@ -1,0 +1,81 @@
+/// The device tokens the receiver knows, with the topics each may receive.
+///
+/// By default a token is accepted on first use and bound to that push's topic (an iOS
+/// device token belongs to one app). Tokens can also be registered up front, unregistered
+/// (410 Unregistered) or expired (410 ExpiredToken). Not thread-safe: the owner guards it.
+public struct DeviceRegistry: Sendable {
+    /// What happens to a token the registry has never seen.
+    public enum Mode: String, Sendable {
+        /// Accept it and bind it to the push's topic.
+        case acceptOnFirstUse
+        /// Refuse it with BadDeviceToken.
+        case registeredOnly
+    }
+
+    /// A token's standing.
+    public enum State: Sendable, Equatable {
+        case active
+        /// Unregistered at this time (ms since the epoch).
+        case unregistered(at: Int64)
+        /// Expired at this time (ms since the epoch).
+        case expired(at: Int64)
+    }
+
+    struct Entry: Sendable {
+        var topics: Set<String>
+        var state: State
+    }
+
+    /// How unknown tokens are treated.
+    public var mode: Mode
+    private var entries: [String: Entry] = [:]
+
+    /// An empty registry.
+    public init(mode: Mode = .acceptOnFirstUse) {
+        self.mode = mode
+    }
+
+    /// Tokens known.
+    public var count: Int { entries.count }
+
+    /// Registers `token` (lower-case hex) for `topics`, active.
+    public mutating func register(_ token: String, topics: [String]) {
+        entries[token.lowercased(), default: Entry(topics: [], state: .active)].topics.formUnion(topics)
+        entries[token.lowercased()]?.state = .active
+    }
+
+    /// Marks `token` unregistered from `at` (ms since the epoch): pushes get 410 Unregistered.
+    public mutating func unregister(_ token: String, at: Int64) {
+        entries[token.lowercased(), default: Entry(topics: [], state: .active)].state = .unregistered(at: at)
+    }
+
+    /// Marks `token` expired from `at`: pushes get 410 ExpiredToken.
+    public mutating func expire(_ token: String, at: Int64) {
+        entries[token.lowercased(), default: Entry(topics: [], state: .active)].state = .expired(at: at)
+    }
+
+    /// The token's state and topics, if known.
+    public func entry(_ token: String) -> (state: State, topics: Set<String>)? {
+        entries[token.lowercased()].map { ($0.state, $0.topics) }
+    }
+
+    /// Admits a push to `token` on `topic`, binding an unknown token on first use.
+    public mutating func admit(token: String, topic: String) throws(APNsRejection) {
+        let key = token.lowercased()
+        guard let entry = entries[key] else {
+            guard mode == .acceptOnFirstUse else { throw APNsRejection(.badDeviceToken) }
+            entries[key] = Entry(topics: [topic], state: .active)
+            return
+        }
+        switch entry.state {
+        case .unregistered(let at): throw APNsRejection(.unregistered, timestamp: at)
+        case .expired(let at): throw APNsRejection(.expiredToken, timestamp: at)
+        case .active: break
+        }
+        if entry.topics.isEmpty {
+            entries[key]?.topics = [topic]
+        } else if !entry.topics.contains(topic) {
+            throw APNsRejection(.deviceTokenNotForTopic)
+        }
+    }
+}

@@ -1,0 +1,84 @@
+/// A token whose signature has been checked.
+public struct VerifiedProviderToken: Sendable, Equatable {
+    /// The key that signed it.
+    public var key: ProviderKey
+    /// `iat`, seconds since the epoch.
+    public var issuedAt: Int64
+}
+
+/// What one connection has agreed to so far: its team and current token.
+public struct ProviderTokenConnectionState: Sendable {
+    var teamID: String?
+    var currentToken: Substring?
+    var current: VerifiedProviderToken?
+    var adoptedAt: Int64 = 0
+
+    /// A connection that has sent no token yet.
+    public init() {}
+}
+
+/// The rules of token authentication, apart from the signature check itself (a closure:
+/// the crypto lives in the transport). Tokens are judged on the system clock (`now`,
+/// seconds since the epoch). A verified token is cached, so its signature is checked once.
+public struct ProviderTokenAuthenticator: Sendable {
+    /// A token older than this is ExpiredProviderToken.
+    public static let tokenLifetime: Int64 = 3600
+    /// A connection may switch to a new token at most this often.
+    public static let minimumSwitchInterval: Int64 = 1200
+    /// An `iat` further in the future than this is InvalidProviderToken.
+    public static let allowedClockSkew: Int64 = 300
+
+    /// The receiver's environment (keys limited to the other one are refused).
+    public var environment: APNsEnvironment
+
+    /// Rules for `environment`.
+    public init(environment: APNsEnvironment) {
+        self.environment = environment
+    }
+
+    /// Checks the `authorization` header of one request on a connection.
+    ///
+    /// - Parameters:
+    ///   - lookupKey: the registered key for a `kid`, if any.
+    ///   - verify: whether the token's signature is good for the key.
+    ///   - cache: verified tokens, shared across connections (the caller guards it).
+    public func authenticate(
+        authorization: Substring?, connection: inout ProviderTokenConnectionState, now: Int64,
+        lookupKey: (String) -> ProviderKey?, verify: (ProviderToken, ProviderKey) -> Bool,
+        cache: inout BoundedCache<Substring, VerifiedProviderToken>
+    ) throws(APNsReason) -> VerifiedProviderToken {
+        guard let authorization, !authorization.isEmpty else { throw .missingProviderToken }
+        guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { throw .invalidProviderToken }
+        let jwt = authorization.dropFirst(7)
+
+        let verified: VerifiedProviderToken
+        if let current = connection.current, connection.currentToken == jwt {
+            verified = current  // the common case: the connection's token again, no lookup at all
+        } else if let cached = cache.value(for: jwt) {
+            verified = cached
+        } else {
+            let token = try ProviderToken.parse(jwt)
+            guard let key = lookupKey(token.keyID), key.teamID == token.teamID else { throw .invalidProviderToken }
+            guard !key.revoked else { throw .forbidden }
+            if let keyEnvironment = key.environment, keyEnvironment != environment { throw .badEnvironmentKeyIdInToken }
+            guard verify(token, key) else { throw .invalidProviderToken }
+            verified = VerifiedProviderToken(key: key, issuedAt: token.issuedAt)
+            cache.insert(verified, for: Substring(jwt))  // a copy: the request's buffer goes
+        }
+
+        guard verified.issuedAt <= now + Self.allowedClockSkew else { throw .invalidProviderToken }
+        guard now - verified.issuedAt <= Self.tokenLifetime else { throw .expiredProviderToken }
+
+        if connection.currentToken != jwt {
+            if let team = connection.teamID, team != verified.key.teamID { throw .unrelatedKeyIdInToken }
+            if connection.current != nil, now - connection.adoptedAt < Self.minimumSwitchInterval {
+                throw .tooManyProviderTokenUpdates
+            }
+            connection.teamID = verified.key.teamID
+            connection.currentToken = Substring(String(jwt))
+            connection.current = verified
+            connection.adoptedAt = now
+        }
+        return verified
+    }
+}

@@ -1,0 +1,31 @@
+/// An optional per-device-token limit: at most `limit` pushes per `window` (a token
+/// bucket refilled evenly), else 429 TooManyRequests. Time is a parameter (ms).
+public struct TokenRateLimiter: Sendable {
+    /// Pushes allowed per window.
+    public let limit: Int
+    /// The window, in ms.
+    public let windowMilliseconds: Int64
+    private var buckets: [String: (tokens: Double, at: Int64)] = [:]
+
+    /// A limiter of `limit` pushes per `window`.
+    public init(limit: Int, window: Duration) {
+        precondition(limit > 0)
+        self.limit = limit
+        let parts = window.components
+        windowMilliseconds = max(1, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// Takes one push for `token` at `now` (ms), or throws TooManyRequests.
+    public mutating func admit(token: String, now: Int64) throws(APNsReason) {
+        let rate = Double(limit) / Double(windowMilliseconds)
+        var bucket = buckets[token] ?? (Double(limit), now)
+        bucket.tokens = min(Double(limit), bucket.tokens + Double(max(0, now - bucket.at)) * rate)
+        bucket.at = now
+        guard bucket.tokens >= 1 else {
+            buckets[token] = bucket
+            throw .tooManyRequests
+        }
+        bucket.tokens -= 1
+        buckets[token] = bucket
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import Synchronization
+import SilentPushCore
+import SilentPushTransport
+
+/// The APNs provider API on the HTTP/2 transport: route, headers, auth (provider token or
+/// client certificate), validation, the device registry and rate limit, then the push sink.
+/// Answers exactly as APNs does: `200` with `apns-id`, or the status with `apns-id`,
+/// `content-type: application/json` and `{"reason":…}` (`"timestamp"` too for 410).
+final class APNsEndpoint: H2Service {
+    struct Settings: Sendable {
+        var environment: APNsEnvironment
+        var strict: Bool
+        var registryMode: DeviceRegistry.Mode
+        var rateLimit: (limit: Int, window: Duration)?
+        var tokenCacheCapacity = 4096
+    }
+
+    private let validator: APNsRequestValidator
+    private let authenticator: ProviderTokenAuthenticator
+    private let environment: APNsEnvironment
+    private let keys: Mutex<ProviderKeyRing>
+    private let verifiedTokens: Mutex<BoundedCache<Substring, VerifiedProviderToken>>
+    private let devices: Mutex<(registry: DeviceRegistry, limiter: TokenRateLimiter?)>
+    private let sink: any PushSink
+    private let ids = APNsIDGenerator()
+    /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
+    private let now: @Sendable () -> Int64
+
+    init(settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds) {
+        validator = APNsRequestValidator(strict: settings.strict)
+        authenticator = ProviderTokenAuthenticator(environment: settings.environment)
+        environment = settings.environment
+        self.keys = Mutex(keys)
+        verifiedTokens = Mutex(BoundedCache(capacity: settings.tokenCacheCapacity))
+        devices = Mutex((DeviceRegistry(mode: settings.registryMode), settings.rateLimit.map { TokenRateLimiter(limit: $0.limit, window: $0.window) }))
+        self.sink = sink
+        self.now = now
+    }
+
+    static let systemMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    // MARK: H2Service
+
+    func handle(_ request: H2Request, writer: H2ResponseWriter) {
+        var apnsID: String?
+        do {
+            let token = try route(request)
+            let headers = try APNsHeaders.read(from: HeaderFields(list: request.headers))
+            if let given = headers.apnsID {
+                guard APNsHeaders.isCanonicalUUID(given) else { throw APNsRejection(.badMessageId) }
+                apnsID = given
+            }
+            let topic = try authenticate(request, headers: headers)
+            let id = apnsID ?? ids.next()
+            apnsID = id
+            let push = try request.body.withUnsafeBufferPointer { body throws(APNsReason) in
+                try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: body)
+            }
+            try admit(push)
+            sink.submit(push) { result in
+                switch result {
+                case .success: writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: id)))
+                case .failure(let rejection): writer.respond(Self.error(rejection, apnsID: id))
+                }
+            }
+        } catch let reason as APNsReason {
+            writer.respond(Self.error(APNsRejection(reason), apnsID: apnsID ?? ids.next()))
+        } catch let rejection as APNsRejection {
+            writer.respond(Self.error(rejection, apnsID: apnsID ?? ids.next()))
+        } catch {
+            writer.respond(Self.error(APNsRejection(.internalServerError), apnsID: apnsID ?? ids.next()))
+        }
+    }
+
+    func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
+        let given = request.headers.first("apns-id")
+        let apnsID = given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
+        switch problem {
+        case .bodyTooLarge: writer.respond(Self.error(APNsRejection(.payloadTooLarge), apnsID: apnsID))
+        case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: H2HeaderList(name: "apns-id", value: apnsID)))
+        }
+    }
+
+    // MARK: Registry access (tests, admin)
+
+    func withDevices<Result>(_ body: (inout DeviceRegistry) -> Result) -> Result {
+        devices.withLock { body(&$0.registry) }
+    }
+
+    func updateKey(_ keyID: String, _ change: @escaping (inout ProviderKey) -> Void) {
+        keys.withLock { $0.update(keyID, change) }
+        verifiedTokens.withLock { $0 = BoundedCache(capacity: $0.capacity) }  // re-judge every token
+    }
+
+    // MARK: Steps
+
+    private func route(_ request: H2Request) throws(APNsRejection) -> Substring {
+        switch APNsRoute(method: request.method, path: request.path) {
+        case .push(let token): return token
+        case .missingDeviceToken: throw APNsRejection(.missingDeviceToken)
+        case .methodNotAllowed: throw APNsRejection(.methodNotAllowed)
+        case .badPath: throw APNsRejection(.badPath)
+        }
+    }
+
+    /// Settles who is sending and so the topic: the client certificate when the connection
+    /// has one, else the provider token.
+    private func authenticate(_ request: H2Request, headers: APNsHeaders) throws(APNsReason) -> String {
+        let state = connectionState(request.connection)
+        if let certificate = state.certificate {
+            return try certificate.topic(for: headers.topic, environment: environment)
+        }
+        let nowSeconds = now() / 1000
+        let verified = try keys.withLock { keys throws(APNsReason) in
+            try verifiedTokens.withLock { cache throws(APNsReason) in
+                try authenticator.authenticate(
+                    authorization: headers.authorization.map { Substring($0) }, connection: &state.tokens, now: nowSeconds,
+                    lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &cache)
+            }
+        }
+        guard let topic = headers.topic, !topic.isEmpty else { throw .missingTopic }
+        guard verified.key.allows(topic: topic) else { throw .topicDisallowed }
+        return topic
+    }
+
+    private func admit(_ push: ValidatedPush) throws(APNsRejection) {
+        let nowMilliseconds = now()
+        try devices.withLock { devices throws(APNsRejection) in
+            try devices.registry.admit(token: push.deviceToken, topic: push.topic)
+            do throws(APNsReason) {
+                try devices.limiter?.admit(token: push.deviceToken, now: nowMilliseconds)
+            } catch {
+                throw APNsRejection(error)
+            }
+        }
+    }
+
+    /// Per-connection auth state, made on the connection's first request.
+    private func connectionState(_ connection: H2ConnectionInfo) -> ConnectionState {
+        if let state = connection.applicationState.value as? ConnectionState { return state }
+        let state = ConnectionState(certificate: connection.tls?.peerCertificateDER.map(Self.certificateIdentity))
+        connection.applicationState.value = state
+        return state
+    }
+
+    private static func certificateIdentity(_ der: [UInt8]) -> ClientCertificateIdentity {
+        let oids = [ClientCertificateIdentity.topicExtensionOID, ClientCertificateIdentity.developmentExtensionOID, ClientCertificateIdentity.productionExtensionOID]
+        guard let info = X509CertificateInfo(der: der, extensionOIDs: oids) else {
+            return ClientCertificateIdentity(subjectUID: nil, topicExtension: nil, development: false, production: false)
+        }
+        return ClientCertificateIdentity(
+            subjectUID: info.subjectUID, topicExtension: info.extensionValue(ClientCertificateIdentity.topicExtensionOID),
+            development: info.extensionValue(ClientCertificateIdentity.developmentExtensionOID) != nil,
+            production: info.extensionValue(ClientCertificateIdentity.productionExtensionOID) != nil)
+    }
+
+    static func error(_ rejection: APNsRejection, apnsID: String) -> H2Response {
+        var body = #"{"reason":""# + rejection.reason.rawValue + "\""
+        if let timestamp = rejection.timestamp { body += #","timestamp":"# + String(timestamp) }
+        body += "}"
+        return H2Response(
+            status: rejection.reason.status,
+            headers: [("apns-id", apnsID), ("content-type", "application/json")],
+            body: Array(body.utf8))
+    }
+}
+
+extension APNsEndpoint {
+    /// What one connection has established: its client certificate's identity, or the
+    /// provider-token rules' state. Touched only on the connection's event loop.
+    final class ConnectionState {
+        let certificate: ClientCertificateIdentity?
+        var tokens = ProviderTokenConnectionState()
+
+        init(certificate: ClientCertificateIdentity?) {
+            self.certificate = certificate
+        }
+    }
+
+    /// The transport's header list as the core reads it.
+    struct HeaderFields: APNsHeaderSource {
+        let list: H2HeaderList
+
+        func forEachHeader(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) rethrows {
+            try list.forEachRaw(body)
+        }
+    }
+}

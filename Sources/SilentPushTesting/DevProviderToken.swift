@@ -1,0 +1,56 @@
+import Foundation
+import SilentPushCore
+import SilentPushTransport
+
+/// Provider tokens signed with the repository's dev key (DEVKEY0001 of team DEVTEAM001),
+/// for tests. Never use the dev key outside tests.
+public enum DevProviderToken {
+    /// The dev key's id.
+    public static let keyID = "DEVKEY0001"
+    /// The dev key's team.
+    public static let teamID = "DEVTEAM001"
+
+    /// Seconds since the epoch, now.
+    public static var now: Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// A JWT `header.claims.signature`.
+    /// - Parameters:
+    ///   - der: sign with a DER signature (as `openssl dgst -sign` does) instead of JOSE r‖s.
+    ///   - iatAsString: send `iat` as a numeric string (as some client libraries do).
+    public static func make(
+        issuedAt: Int64 = now, keyID: String = keyID, teamID: String = teamID, keyFile: String = DevCertificates.authKey,
+        algorithm: String = "ES256", der: Bool = false, iatAsString: Bool = false
+    ) throws -> String {
+        let header = Base64URL.encode(Array(#"{"alg":"\#(algorithm)","kid":"\#(keyID)"}"#.utf8))
+        let iat = iatAsString ? "\"\(issuedAt)\"" : "\(issuedAt)"
+        let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(iat)}"#.utf8))
+        let key = try ES256Key.load(file: keyFile)
+        let input = Array("\(header).\(claims)".utf8)
+        let signature = der ? try key.signDER(input) : try key.sign(input)
+        return "\(header).\(claims).\(Base64URL.encode(signature))"
+    }
+}
+
+/// A valid silent push to the dev topic, for tests.
+public enum SamplePush {
+    /// A 32-byte device token in hex.
+    public static let deviceToken = "7c1e4a5b9d2f3e6a8b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6"
+    /// The dev topic (the dev client certificate's UID).
+    public static let topic = "com.example.app"
+    /// `{"aps":{"content-available":1}}`.
+    public static let payload = Array(#"{"aps":{"content-available":1}}"#.utf8)
+    /// The path for `deviceToken`.
+    public static var path: String { "/3/device/\(deviceToken)" }
+
+    /// The headers of a background push with priority 5, authorised by `jwt`.
+    public static func headers(jwt: String?) -> [(String, String)] {
+        var headers = [("apns-topic", topic), ("apns-push-type", "background"), ("apns-priority", "5")]
+        if let jwt { headers.append(("authorization", "bearer \(jwt)")) }
+        return headers
+    }
+
+    /// The same as curl/h2load `-H` arguments.
+    public static func headerArguments(jwt: String?) -> [String] {
+        headers(jwt: jwt).flatMap { ["-H", "\($0.0): \($0.1)"] }
+    }
+}

@@ -1,0 +1,40 @@
+import COpenSSL
+
+/// The parts of an X.509 certificate (DER) that APNs certificate auth reads.
+public struct X509CertificateInfo: Sendable {
+    /// The subject's UID attribute (0.9.2342.19200300.100.1.1): the bundle id on Apple's certificates.
+    public var subjectUID: String?
+    private var extensions: [String: [UInt8]]
+
+    /// Reads `der`; nil when it is not a certificate.
+    public init?(der: [UInt8], extensionOIDs: [String]) {
+        let certificate: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let certificate else { return nil }
+        defer { X509_free(certificate) }
+
+        subjectUID = nil
+        if let name = X509_get_subject_name(certificate) {
+            let index = X509_NAME_get_index_by_NID(name, NID_userId, -1)
+            if index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) {
+                subjectUID = String(decoding: UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))), as: UTF8.self)
+            }
+        }
+        extensions = [:]
+        for oid in extensionOIDs {
+            guard let object = OBJ_txt2obj(oid, 1) else { continue }
+            defer { ASN1_OBJECT_free(object) }
+            let index = X509_get_ext_by_OBJ(certificate, object, -1)
+            guard index >= 0, let item = X509_get_ext(certificate, index), let data = X509_EXTENSION_get_data(item) else { continue }
+            extensions[oid] = Array(UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))))
+        }
+        ERR_clear_error()
+    }
+
+    /// The value (DER) of the extension `oid`, if the certificate has it and it was asked for.
+    public func extensionValue(_ oid: String) -> [UInt8]? {
+        extensions[oid]
+    }
+}
