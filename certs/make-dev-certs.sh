@@ -61,6 +61,17 @@ openssl req -new -key client-key.pem -subj "$client_subject" -out "$tmp/client.c
 openssl x509 -req -in "$tmp/client.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days $days -sha256 \
   -extfile "$tmp/client.cnf" -extensions ext -out client.pem 2>/dev/null
 
+# The same client marked as a production certificate (Apple's extension 1.2.840.113635.100.6.3.2):
+# a sandbox receiver answers it 403 BadCertificateEnvironment.
+make_production_client() {
+  cat "$tmp/client.cnf" > "$tmp/client-production.cnf"
+  sed -i 's/^extendedKeyUsage = clientAuth$/extendedKeyUsage = clientAuth\n1.2.840.113635.100.6.3.2 = ASN1:NULL/' "$tmp/client-production.cnf"
+  openssl req -new -key client-key.pem -subj "$client_subject" -out "$tmp/client-production.csr"
+  openssl x509 -req -in "$tmp/client-production.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days $days -sha256 \
+    -extfile "$tmp/client-production.cnf" -extensions ext -out client-production.pem 2>/dev/null
+}
+make_production_client
+
 # Another CA and a client certificate from it: what a receiver with --client-ca ca.pem refuses.
 ec_key other-ca-key.pem
 openssl req -x509 -new -key other-ca-key.pem -sha256 -days $days -out other-ca.pem \

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Paths of the development material in the repository's `certs/` (TESTING ONLY).
 public enum DevCertificates {
     /// The repository's `certs/` directory, found from this source file's location.
@@ -20,6 +22,8 @@ public enum DevCertificates {
     public static var clientCertificate: String { directory + "/client.pem" }
     /// Its key.
     public static var clientKey: String { directory + "/client-key.pem" }
+    /// The client certificate marked for production only.
+    public static var clientProductionCertificate: String { directory + "/client-production.pem" }
     /// A CA the receiver does not trust.
     public static var otherCA: String { directory + "/other-ca.pem" }
     /// A client certificate from `otherCA`.
@@ -28,4 +32,17 @@ public enum DevCertificates {
     public static var otherClientKey: String { directory + "/other-client-key.pem" }
     /// The dev provider-token key: key id `DEVKEY0001`, team id `DEVTEAM001`.
     public static var authKey: String { directory + "/AuthKey_DEVKEY0001.p8" }
+}
+
+extension DevCertificates {
+    /// The DER bytes of the first certificate in a PEM file.
+    public static func der(ofPEM path: String) throws -> [UInt8] {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        guard let begin = text.range(of: "-----BEGIN CERTIFICATE-----"), let end = text.range(of: "-----END CERTIFICATE-----") else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        let base64 = text[begin.upperBound..<end.lowerBound].filter { !$0.isWhitespace }
+        guard let data = Data(base64Encoded: String(base64)) else { throw CocoaError(.fileReadCorruptFile) }
+        return Array(data)
+    }
 }
