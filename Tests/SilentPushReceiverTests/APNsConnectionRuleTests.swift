@@ -1,0 +1,122 @@
+import SilentPushCore
+@testable import SilentPushReceiver
+import SilentPushTesting
+import SilentPushTransport
+import Testing
+
+/// Rules that need more than one request: per connection, per token, over time.
+@Suite struct APNsConnectionRuleTests {
+    static func connection(_ id: UInt64) -> H2ConnectionInfo {
+        H2ConnectionInfo(id: id, remoteAddress: "test", tls: nil)
+    }
+
+    @Test func switchingTokensSoonerThan20MinutesIsTooManyProviderTokenUpdates() throws {
+        let harness = try APNsEndpointHarness()
+        let connection = Self.connection(1)
+        let first = try harness.token()
+        #expect(harness.send(headers: SamplePush.headers(jwt: first), connection: connection).status == 200)
+
+        harness.advance(seconds: 19 * 60)
+        let second = try harness.token()
+        let early = harness.send(headers: SamplePush.headers(jwt: second), connection: connection)
+        #expect(early.status == 429)
+        #expect(early.reason == "TooManyProviderTokenUpdates")
+        // The first token still works on this connection, and the new one on another.
+        #expect(harness.send(headers: SamplePush.headers(jwt: first), connection: connection).status == 200)
+        #expect(harness.send(headers: SamplePush.headers(jwt: second), connection: Self.connection(2)).status == 200)
+
+        harness.advance(seconds: 2 * 60)
+        #expect(harness.send(headers: SamplePush.headers(jwt: second), connection: connection).status == 200)
+    }
+
+    @Test func oneTeamPerConnection() throws {
+        let harness = try APNsEndpointHarness()
+        let connection = Self.connection(1)
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token()), connection: connection).status == 200)
+        harness.advance(seconds: 30 * 60)
+        let other = harness.send(headers: SamplePush.headers(jwt: try harness.token(keyID: "OTHERTEAM1", teamID: "OTHERTEAM0")), connection: connection)
+        #expect(other.status == 403)
+        #expect(other.reason == "UnrelatedKeyIdInToken")
+    }
+
+    @Test func aTokenExpiresWhileInUse() throws {
+        let harness = try APNsEndpointHarness()
+        let connection = Self.connection(1)
+        let token = try harness.token()
+        #expect(harness.send(headers: SamplePush.headers(jwt: token), connection: connection).status == 200)
+        harness.advance(seconds: 61 * 60)
+        let late = harness.send(headers: SamplePush.headers(jwt: token), connection: connection)
+        #expect(late.reason == "ExpiredProviderToken")
+    }
+
+    @Test func theSignatureIsCheckedOncePerToken() throws {
+        var verifications = 0
+        var cache = BoundedCache<Substring, VerifiedProviderToken>(capacity: 16)
+        let authenticator = ProviderTokenAuthenticator(environment: .sandbox)
+        let jwt = try DevProviderToken.make(issuedAt: 1_000)
+        let key = try ES256Key.load(file: DevCertificates.authKey)
+        var connections = (0..<4).map { _ in ProviderTokenConnectionState() }
+        for index in 0..<400 {
+            _ = try authenticator.authenticate(
+                authorization: Substring("bearer \(jwt)"), connection: &connections[index % 4], now: 1_100,
+                lookupKey: { $0 == "DEVKEY0001" ? ProviderKey(keyID: $0, teamID: "DEVTEAM001") : nil },
+                verify: { token, _ in
+                    verifications += 1
+                    return key.verify(signature: token.signature, message: token.signingInput)
+                },
+                cache: &cache)
+        }
+        #expect(verifications == 1)
+        #expect(cache.count == 1)
+    }
+
+    @Test func theRateLimitAnswersTooManyRequests() throws {
+        let harness = try APNsEndpointHarness(rateLimit: (2, .seconds(60)))
+        let headers = SamplePush.headers(jwt: try harness.token())
+        #expect(harness.send(headers: headers).status == 200)
+        #expect(harness.send(headers: headers).status == 200)
+        let third = harness.send(headers: headers)
+        #expect(third.status == 429)
+        #expect(third.reason == "TooManyRequests")
+        harness.advance(seconds: 30)
+        #expect(harness.send(headers: headers).status == 200)
+    }
+
+    @Test func registeredOnlyModeRefusesUnknownTokens() throws {
+        let harness = try APNsEndpointHarness(mode: .registeredOnly)
+        let headers = SamplePush.headers(jwt: try harness.token())
+        #expect(harness.send(headers: headers).reason == "BadDeviceToken")
+        harness.endpoint.withDevices { $0.register(SamplePush.deviceToken, topics: [SamplePush.topic]) }
+        #expect(harness.send(headers: headers).status == 200)
+    }
+
+    @Test func firstUseBindsTheTokenToItsTopic() throws {
+        let harness = try APNsEndpointHarness()
+        let token = try harness.token()
+        #expect(harness.send(headers: SamplePush.headers(jwt: token)).status == 200)
+        let other = harness.send(headers: SamplePush.headers(jwt: token).map { $0.0 == "apns-topic" ? ($0.0, "com.example.other") : $0 })
+        #expect(other.reason == "DeviceTokenNotForTopic")
+    }
+
+    @Test func whatAPNsToleratesIsAcceptedWithAWarning() throws {
+        let harness = try APNsEndpointHarness()
+        var headers = SamplePush.headers(jwt: try harness.token()).filter { $0.0 != "apns-priority" && $0.0 != "apns-push-type" }
+        headers.append(("apns-priority", "10"))
+        #expect(harness.send(headers: headers).status == 200)
+        let push = try #require(harness.sink.accepted.first)
+        #expect(push.pushType == .background)
+        #expect(push.priority == .high)
+        #expect(push.warnings.contains { $0.contains("apns-push-type missing") })
+        #expect(push.warnings.contains { $0.contains("priority 10 on a background push") })
+        #expect(push.neverWakesReason == nil)
+    }
+
+    @Test func aBackgroundPushWithoutContentAvailableIsAcceptedButNeverWakes() throws {
+        let harness = try APNsEndpointHarness()
+        let response = harness.send(headers: SamplePush.headers(jwt: try harness.token()), body: Array(#"{"aps":{},"feed":"x"}"#.utf8))
+        #expect(response.status == 200)
+        let push = try #require(harness.sink.accepted.first)
+        #expect(push.neverWakesReason == "background push without content-available: 1")
+        #expect(push.payload.customValue("feed") == "x")
+    }
+}
