@@ -7,6 +7,8 @@ CONFIG ?= debug
 # Build: C libraries for nghttp2 and OpenSSL. Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev openssl ca-certificates
 PEER_PACKAGES := curl nghttp2-client nghttp2-server python3
+# Third-party APNs client libraries the live tests drive (module=package).
+PYTHON_PACKAGES := aioapns=aioapns
 
 .PHONY: run test build deps deps-build bench certs clean
 
@@ -32,6 +34,7 @@ deps-build:
 
 deps:
 	@scripts/install-debian-packages.sh $(BUILD_PACKAGES) $(PEER_PACKAGES)
+	@scripts/install-python-packages.sh $(PYTHON_PACKAGES)
 
 clean:
 	rm -rf .build .silentpush
