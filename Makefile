@@ -10,7 +10,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build deps deps-build bench certs clean
+.PHONY: run test build deps deps-build bench bench-apns certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -25,6 +25,9 @@ build: deps-build
 
 bench: deps
 	Benchmarks/h2load-vs-nghttpd.sh
+
+bench-apns: deps-build
+	$(SWIFT) run -c release APNsRequestBenchmark
 
 certs:
 	certs/make-dev-certs.sh

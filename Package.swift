@@ -85,6 +85,12 @@ let package = Package(
             ]
         ),
 
+        .executableTarget(
+            name: "APNsRequestBenchmark",
+            dependencies: ["SilentPushCore", "SilentPushReceiver", "SilentPushTesting", "SilentPushTransport"],
+            path: "Benchmarks/APNsRequestBenchmark"
+        ),
+
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
         .testTarget(
             name: "SilentPushReceiverTests",

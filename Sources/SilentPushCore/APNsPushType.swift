@@ -25,8 +25,23 @@ public enum APNsPushType: String, Sendable, CaseIterable {
     /// MDM topics are the device's MDM topic and are not checked.
     public func accepts(topic: String) -> Bool {
         if self == .mdm { return true }
-        if let suffix = topicSuffix { return topic.hasSuffix(suffix) && topic.count > suffix.count }
-        return !Self.allCases.contains { other in other.topicSuffix.map { topic.hasSuffix($0) } ?? false }
+        if let suffix = topicSuffix { return Self.hasSuffix(topic, suffix) && topic.utf8.count > suffix.utf8.count }
+        return Self.suffixedType(of: topic) == nil
+    }
+
+    /// The type whose suffix `topic` ends with, if any.
+    static func suffixedType(of topic: String) -> APNsPushType? {
+        suffixed.first { hasSuffix(topic, $0.suffix) }?.type
+    }
+
+    private static let suffixed: [(type: APNsPushType, suffix: String)] = allCases.compactMap { type in type.topicSuffix.map { (type, $0) } }
+
+    /// Byte-wise: `String.hasSuffix` compares Unicode-aware and costs far more.
+    private static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
+        let text = text.utf8
+        let suffix = suffix.utf8
+        guard text.count >= suffix.count else { return false }
+        return text.suffix(suffix.count).elementsEqual(suffix)
     }
 }
 

@@ -19,7 +19,7 @@ public struct APNsRequestValidator: Sendable {
     /// payload (empty, JSON object), push type against topic, background rules.
     public func validate(
         deviceToken: Substring, topic: String, headers: APNsHeaders, apnsID: String,
-        body: UnsafeBufferPointer<UInt8>
+        body: [UInt8]
     ) throws(APNsReason) -> ValidatedPush {
         guard Self.deviceTokenHexLength.contains(deviceToken.utf8.count), deviceToken.utf8.count % 2 == 0,
               deviceToken.utf8.allSatisfy(APNsHeaders.isHexDigit)
@@ -47,9 +47,9 @@ public struct APNsRequestValidator: Sendable {
             declaredType = type
         }
 
-        let cap = declaredType?.maximumPayloadSize ?? (topic.hasSuffix(".voip") ? 5120 : 4096)
+        let cap = declaredType?.maximumPayloadSize ?? (APNsPushType.suffixedType(of: topic) == .voip ? 5120 : 4096)
         guard body.count <= cap else { throw .payloadTooLarge }
-        let payload = try APNsPayload.parse(body)
+        let payload = try body.withUnsafeBufferPointer { bytes throws(APNsReason) in try APNsPayload.parse(bytes) }
 
         var warnings: [String] = []
         let pushType: APNsPushType
@@ -77,18 +77,17 @@ public struct APNsRequestValidator: Sendable {
             }
         }
 
+        let hasUpperCase = deviceToken.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
         return ValidatedPush(
-            deviceToken: deviceToken.lowercased(), topic: topic, pushType: pushType, priority: priority,
+            deviceToken: hasUpperCase ? deviceToken.lowercased() : String(deviceToken), topic: topic, pushType: pushType, priority: priority,
             expiration: expiration, collapseID: headers.collapseID, apnsID: apnsID, payload: payload,
-            body: Array(body), warnings: warnings, neverWakesReason: neverWakesReason)
+            body: body, warnings: warnings, neverWakesReason: neverWakesReason)
     }
 
     /// The type APNs clients assume without the header: what the topic's suffix says, else
     /// background for a content-available-only payload, else alert.
     static func inferredType(topic: String, payload: APNsPayload) -> APNsPushType {
-        if let suffixed = APNsPushType.allCases.first(where: { type in type.topicSuffix.map { topic.hasSuffix($0) } ?? false }) {
-            return suffixed
-        }
+        if let suffixed = APNsPushType.suffixedType(of: topic) { return suffixed }
         return payload.isBackgroundOnly ? .background : .alert
     }
 }

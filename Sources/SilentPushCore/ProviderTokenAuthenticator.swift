@@ -36,6 +36,37 @@ public struct ProviderTokenAuthenticator: Sendable {
         self.environment = environment
     }
 
+    /// The common case, with no shared state: the request carries the token the connection
+    /// already uses. Returns nil when it does not (then call `authenticate`).
+    public func authenticateCurrent(
+        authorization: Substring?, connection: ProviderTokenConnectionState, now: Int64
+    ) throws(APNsReason) -> VerifiedProviderToken? {
+        guard let authorization, let current = connection.current, let token = connection.currentToken,
+              Self.isBearer(authorization), authorization.dropFirst(7) == token
+        else { return nil }
+        try checkAge(current, now: now)
+        return current
+    }
+
+    /// Whether the header starts with `bearer ` (the scheme in any case), by bytes.
+    static func isBearer(_ authorization: Substring) -> Bool {
+        let scheme: StaticString = "bearer "
+        return authorization.utf8.withContiguousStorageIfAvailable { bytes in
+            guard bytes.count >= 7 else { return false }
+            for index in 0..<7 {
+                let byte = bytes[index]
+                let lower = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+                if lower != scheme.utf8Start[index] { return false }
+            }
+            return true
+        } ?? (authorization.prefix(7).lowercased() == "bearer ")
+    }
+
+    private func checkAge(_ token: VerifiedProviderToken, now: Int64) throws(APNsReason) {
+        guard token.issuedAt <= now + Self.allowedClockSkew else { throw .invalidProviderToken }
+        guard now - token.issuedAt <= Self.tokenLifetime else { throw .expiredProviderToken }
+    }
+
     /// Checks the `authorization` header of one request on a connection.
     ///
     /// - Parameters:
@@ -48,7 +79,7 @@ public struct ProviderTokenAuthenticator: Sendable {
         cache: inout BoundedCache<Substring, VerifiedProviderToken>
     ) throws(APNsReason) -> VerifiedProviderToken {
         guard let authorization, !authorization.isEmpty else { throw .missingProviderToken }
-        guard authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { throw .invalidProviderToken }
+        guard Self.isBearer(authorization), authorization.utf8.count > 7 else { throw .invalidProviderToken }
         let jwt = authorization.dropFirst(7)
 
         let verified: VerifiedProviderToken
@@ -66,8 +97,7 @@ public struct ProviderTokenAuthenticator: Sendable {
             cache.insert(verified, for: Substring(jwt))  // a copy: the request's buffer goes
         }
 
-        guard verified.issuedAt <= now + Self.allowedClockSkew else { throw .invalidProviderToken }
-        guard now - verified.issuedAt <= Self.tokenLifetime else { throw .expiredProviderToken }
+        try checkAge(verified, now: now)
 
         if connection.currentToken != jwt {
             if let team = connection.teamID, team != verified.key.teamID { throw .unrelatedKeyIdInToken }

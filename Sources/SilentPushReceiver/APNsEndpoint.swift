@@ -7,13 +7,20 @@ import SilentPushTransport
 /// client certificate), validation, the device registry and rate limit, then the push sink.
 /// Answers exactly as APNs does: `200` with `apns-id`, or the status with `apns-id`,
 /// `content-type: application/json` and `{"reason":…}` (`"timestamp"` too for 410).
-final class APNsEndpoint: H2Service {
-    struct Settings: Sendable {
-        var environment: APNsEnvironment
-        var strict: Bool
-        var registryMode: DeviceRegistry.Mode
-        var rateLimit: (limit: Int, window: Duration)?
-        var tokenCacheCapacity = 4096
+package final class APNsEndpoint: H2Service {
+    package struct Settings: Sendable {
+        package var environment: APNsEnvironment
+        package var strict: Bool
+        package var registryMode: DeviceRegistry.Mode
+        package var rateLimit: (limit: Int, window: Duration)?
+        package var tokenCacheCapacity = 4096
+
+        package init(environment: APNsEnvironment = .sandbox, strict: Bool = false, registryMode: DeviceRegistry.Mode = .acceptOnFirstUse, rateLimit: (limit: Int, window: Duration)? = nil) {
+            self.environment = environment
+            self.strict = strict
+            self.registryMode = registryMode
+            self.rateLimit = rateLimit
+        }
     }
 
     private let validator: APNsRequestValidator
@@ -27,7 +34,7 @@ final class APNsEndpoint: H2Service {
     /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
     private let now: @Sendable () -> Int64
 
-    init(settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds) {
+    package init(settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds) {
         validator = APNsRequestValidator(strict: settings.strict)
         authenticator = ProviderTokenAuthenticator(environment: settings.environment)
         environment = settings.environment
@@ -38,11 +45,11 @@ final class APNsEndpoint: H2Service {
         self.now = now
     }
 
-    static let systemMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
+    package static let systemMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     // MARK: H2Service
 
-    func handle(_ request: H2Request, writer: H2ResponseWriter) {
+    package func handle(_ request: H2Request, writer: H2ResponseWriter) {
         var apnsID: String?
         do {
             let token = try route(request)
@@ -54,9 +61,7 @@ final class APNsEndpoint: H2Service {
             let topic = try authenticate(request, headers: headers)
             let id = apnsID ?? ids.next()
             apnsID = id
-            let push = try request.body.withUnsafeBufferPointer { body throws(APNsReason) in
-                try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: body)
-            }
+            let push = try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: request.body)
             try admit(push)
             sink.submit(push) { result in
                 switch result {
@@ -73,7 +78,7 @@ final class APNsEndpoint: H2Service {
         }
     }
 
-    func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
+    package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
         let given = request.headers.first("apns-id")
         let apnsID = given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
         switch problem {
@@ -84,11 +89,11 @@ final class APNsEndpoint: H2Service {
 
     // MARK: Registry access (tests, admin)
 
-    func withDevices<Result>(_ body: (inout DeviceRegistry) -> Result) -> Result {
+    package func withDevices<Result>(_ body: (inout DeviceRegistry) -> Result) -> Result {
         devices.withLock { body(&$0.registry) }
     }
 
-    func updateKey(_ keyID: String, _ change: @escaping (inout ProviderKey) -> Void) {
+    package func updateKey(_ keyID: String, _ change: @escaping (inout ProviderKey) -> Void) {
         keys.withLock { $0.update(keyID, change) }
         verifiedTokens.withLock { $0 = BoundedCache(capacity: $0.capacity) }  // re-judge every token
     }
@@ -112,11 +117,18 @@ final class APNsEndpoint: H2Service {
             return try certificate.topic(for: headers.topic, environment: environment)
         }
         let nowSeconds = now() / 1000
-        let verified = try keys.withLock { keys throws(APNsReason) in
-            try verifiedTokens.withLock { cache throws(APNsReason) in
-                try authenticator.authenticate(
-                    authorization: headers.authorization.map { Substring($0) }, connection: &state.tokens, now: nowSeconds,
-                    lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &cache)
+        let authorization = headers.authorization.map { Substring($0) }
+        // The connection's own token needs no shared state; a new one takes the locks.
+        let verified: VerifiedProviderToken
+        if let current = try authenticator.authenticateCurrent(authorization: authorization, connection: state.tokens, now: nowSeconds) {
+            verified = current
+        } else {
+            verified = try keys.withLock { keys throws(APNsReason) in
+                try verifiedTokens.withLock { cache throws(APNsReason) in
+                    try authenticator.authenticate(
+                        authorization: authorization, connection: &state.tokens, now: nowSeconds,
+                        lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &cache)
+                }
             }
         }
         guard let topic = headers.topic, !topic.isEmpty else { throw .missingTopic }

@@ -2,11 +2,11 @@ import SilentPushCore
 import SilentPushTransport
 
 /// The provider-token keys the receiver accepts, with their ES256 keys loaded.
-struct ProviderKeyRing: Sendable {
+package struct ProviderKeyRing: Sendable {
     private var keys: [String: (info: ProviderKey, key: ES256Key)] = [:]
 
     /// Loads every spec's PEM; throws naming the file and the flag to fix.
-    init(specs: [AuthKeySpec]) throws {
+    package init(specs: [AuthKeySpec]) throws {
         for spec in specs {
             let key: ES256Key
             do {
