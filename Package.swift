@@ -91,6 +91,15 @@ let package = Package(
             path: "Benchmarks/APNsRequestBenchmark"
         ),
 
+        .executableTarget(
+            name: "H2FixedResponseServer",
+            dependencies: [
+                "SilentPushCore", "SilentPushTesting", "SilentPushTransport",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/H2FixedResponseServer"
+        ),
+
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
         .testTarget(
             name: "SilentPushReceiverTests",
