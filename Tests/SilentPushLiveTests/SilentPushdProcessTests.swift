@@ -81,6 +81,11 @@ import Testing
         (["--tls-key", "/nonexistent/key.pem"], "cannot use TLS private key '/nonexistent/key.pem'"),
         (["--client-ca", "/nonexistent/ca.pem"], "cannot read client CA '/nonexistent/ca.pem'"),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
+        (["--auth-key", "bogus"], "--auth-key 'bogus' is not KEYID:TEAMID:PATH"),
+        (["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"], "cannot read key file '/nonexistent/AuthKey.p8' (check --auth-key K1:T1:/nonexistent/AuthKey.p8)"),
+        (["--auth-key", "K1:T1:\(DevCertificates.serverCertificate)"], "not a PEM private key (.p8) or public key"),
+        (["--environment", "staging"], "--environment 'staging' is not sandbox or production"),
+        (["--rate-limit", "ten"], "--rate-limit 'ten' is not N/DURATION"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
         let result = try await PeerProcess.run(try Self.binary(), [
@@ -91,6 +96,16 @@ import Testing
         #expect(lines.count == 1, "\(result.errorOutput)")
         #expect(result.errorOutput.hasPrefix("silentpushd: "))
         #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+    }
+
+    @Test func aKeyThatIsNotP256IsNamed() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let made = try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", path])
+        #expect(made.status == 0)
+        let result = try await PeerProcess.run(try Self.binary(), ["--listen-h2c", "127.0.0.1:0", "--listen", "off", "--auth-key", "K1:T1:\(path)"], timeout: .seconds(20))
+        #expect(result.status == 2)
+        #expect(result.errorOutput == "silentpushd: key file '\(path)': not an EC P-256 key (ES256 needs one) (check --auth-key K1:T1:\(path))\n")
     }
 
     @Test func aPortInUseIsNamed() async throws {
