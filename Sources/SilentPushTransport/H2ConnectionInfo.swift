@@ -17,8 +17,9 @@ public final class H2ConnectionInfo: Sendable {
         self.tls = tls
     }
 
-    /// For requests built outside a connection (tests).
-    public static let unknown = H2ConnectionInfo(id: 0, remoteAddress: "unknown", tls: nil)
+    /// For requests built outside a connection (tests): a new one each time, so no two
+    /// requests share application state by accident.
+    public static var unknown: H2ConnectionInfo { H2ConnectionInfo(id: 0, remoteAddress: "unknown", tls: nil) }
 }
 
 /// Facts of a completed TLS handshake.

@@ -70,6 +70,24 @@ import Testing
         #expect(cache.count == 1)
     }
 
+    @Test func aPublicKeyPEMVerifiesTokensOfItsPrivateKey() async throws {
+        let publicKey = DevCertificates.directory + "/AuthKey_DEVKEY0001.pub.pem"
+        try await Receiver.withTesting({ $0.authKeys = [AuthKeySpec(keyID: "DEVKEY0001", teamID: "DEVTEAM001", path: publicKey)] }) { receiver in
+            let connection = try await H2ClientConnection.connect(host: "127.0.0.1", port: receiver.h2cPort!, tls: nil)
+            let request = H2Request(
+                method: "POST", path: SamplePush.path,
+                headers: H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make()).map { (name: $0.0, value: $0.1) }), body: SamplePush.payload)
+            #expect(try await connection.send(request).status == 200)
+            let forged = H2Request(
+                method: "POST", path: SamplePush.path,
+                headers: H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make(keyFile: DevCertificates.serverKey)).map { (name: $0.0, value: $0.1) }),
+                body: SamplePush.payload)
+            let refused = try await connection.send(forged)
+            #expect(refused.status == 403)
+            await connection.close()
+        }
+    }
+
     @Test func theRateLimitAnswersTooManyRequests() throws {
         let harness = try APNsEndpointHarness(rateLimit: (2, .seconds(60)))
         let headers = SamplePush.headers(jwt: try harness.token())
