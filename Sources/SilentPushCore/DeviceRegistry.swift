@@ -1,12 +1,13 @@
 /// The device tokens the receiver knows, with the topics each may receive.
 ///
-/// By default a token is accepted on first use and bound to that push's topic (an iOS
-/// device token belongs to one app). Tokens can also be registered up front, unregistered
-/// (410 Unregistered) or expired (410 ExpiredToken). Not thread-safe: the owner guards it.
+/// By default a token is accepted on first use, for any topic: a device is its token and
+/// its apps are topics (SPEC §4). A token registered with topics takes only those
+/// (DeviceTokenNotForTopic otherwise). Tokens can be unregistered (410 Unregistered) or
+/// expired (410 ExpiredToken). Not thread-safe: the owner guards it.
 public struct DeviceRegistry: Sendable {
     /// What happens to a token the registry has never seen.
     public enum Mode: String, Sendable {
-        /// Accept it and bind it to the push's topic.
+        /// Accept it, for any topic.
         case acceptOnFirstUse
         /// Refuse it with BadDeviceToken.
         case registeredOnly
@@ -22,6 +23,7 @@ public struct DeviceRegistry: Sendable {
     }
 
     struct Entry: Sendable {
+        /// The topics it was registered for; empty: any.
         var topics: Set<String>
         var state: State
     }
@@ -59,12 +61,11 @@ public struct DeviceRegistry: Sendable {
         entries[token.lowercased()].map { ($0.state, $0.topics) }
     }
 
-    /// Admits a push to `token` on `topic`, binding an unknown token on first use.
+    /// Admits a push to `token` (lower-case hex) on `topic`, remembering an unknown token.
     public mutating func admit(token: String, topic: String) throws(APNsRejection) {
-        let key = token.lowercased()
-        guard let entry = entries[key] else {
+        guard let entry = entries[token] else {
             guard mode == .acceptOnFirstUse else { throw APNsRejection(.badDeviceToken) }
-            entries[key] = Entry(topics: [topic], state: .active)
+            entries[token] = Entry(topics: [], state: .active)
             return
         }
         switch entry.state {
@@ -72,9 +73,7 @@ public struct DeviceRegistry: Sendable {
         case .expired(let at): throw APNsRejection(.expiredToken, timestamp: at)
         case .active: break
         }
-        if entry.topics.isEmpty {
-            entries[key]?.topics = [topic]
-        } else if !entry.topics.contains(topic) {
+        if !entry.topics.isEmpty, !entry.topics.contains(topic) {
             throw APNsRejection(.deviceTokenNotForTopic)
         }
     }

@@ -147,9 +147,16 @@ import Testing
         registry.unregister("AA", at: 5)
         registry.expire("bb", at: 7)
         #expect(throws: APNsRejection(.unregistered, timestamp: 5)) { try registry.admit(token: "aa", topic: "t") }
-        #expect(throws: APNsRejection(.expiredToken, timestamp: 7)) { try registry.admit(token: "BB", topic: "t") }
+        #expect(throws: APNsRejection(.expiredToken, timestamp: 7)) { try registry.admit(token: "bb", topic: "t") }
         registry.register("aa", topics: ["t"])
         #expect(throws: Never.self) { try registry.admit(token: "aa", topic: "t") }
+    }
+
+    @Test func aTokenSeenFirstTakesAnyTopic() {
+        var registry = DeviceRegistry()
+        #expect(throws: Never.self) { try registry.admit(token: "aa", topic: "com.a") }
+        #expect(throws: Never.self) { try registry.admit(token: "aa", topic: "com.b") }
+        #expect(registry.count == 1)
     }
 
     @Test func registeredTokensTakeOnlyTheirTopics() {
