@@ -1,0 +1,344 @@
+/// How iOS decides whether and when a silent push wakes an app (SPEC §4), as a state
+/// machine: every event method takes the device clock's `now` and returns the actions to
+/// carry out; it never sleeps and never reads a clock. Timers live inside it: call
+/// `advance(to:)` when `nextDeadline` comes, and every event first fires the timers due
+/// before its `now`, each at its own instant, in order.
+///
+/// Per app it keeps one pending slot (a newer push replaces the older, which is coalesced
+/// into whatever later closes the slot), the time of its next allowed wake (minimum interval
+/// from wake start to wake start, doubled after an overrun) and its running fetch. A pending
+/// push is held by reference: an idle app costs a few dozen bytes.
+public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> where Instant.Duration == Duration {
+    /// Intervals, deadline and the cap on concurrent fetches.
+    public var settings: WakeSettings
+
+    private var apps: [App: AppState] = [:]
+    private var devices: [App.Device: DeviceRecord] = [:]
+    private var timers = TimerHeap()
+    private var waitingForSlot: [App] = []
+    private var waitingHead = 0
+    private var runningFetches = 0
+    private var nextWakeID: UInt64 = 1
+    private var actions: [WakeAction<App, Instant>] = []
+
+    private static var hour: Duration { .seconds(3600) }
+
+    /// A policy with no app yet.
+    public init(settings: WakeSettings = WakeSettings()) {
+        self.settings = settings
+    }
+
+    // MARK: - Queries
+
+    /// When `advance(to:)` should next be called; nil: no timer.
+    public var nextDeadline: Instant? { timers.peek?.at }
+
+    /// Apps the policy holds state for.
+    public var appCount: Int { apps.count }
+
+    /// Fetches running now.
+    public var runningFetchCount: Int { runningFetches }
+
+    /// The push waiting in `app`'s slot, if any.
+    public func pendingPush(of app: App) -> UInt64? { apps[app]?.pending?.push }
+
+    /// Whether `app` has a fetch running.
+    public func isRunning(_ app: App) -> Bool { (apps[app]?.runningWake ?? 0) != 0 }
+
+    /// The earliest instant `app` may start its next wake (nil: never woken).
+    public func nextAllowedWake(of app: App) -> Instant? { apps[app]?.nextAllowed }
+
+    /// `device`'s state.
+    public func deviceState(_ device: App.Device) -> DeviceState { devices[device]?.state ?? DeviceState() }
+
+    // MARK: - Events
+
+    /// A push arrived for `app` (already accepted by APNs).
+    public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        let device = deviceState(app.device)
+        if device.forceQuit {
+            actions.append(.dropped(push: push.id, app: app, reason: "app force-quit", generation: nil))
+        } else if !device.backgroundRefresh {
+            actions.append(.dropped(push: push.id, app: app, reason: "Background App Refresh off", generation: nil))
+        } else {
+            var state = apps[app] ?? AppState()
+            if let old = state.pending {
+                actions.append(.coalesced(push: old.push, app: app, generation: state.generation))
+            }
+            state.pending = Pending(push: push.id, priority: push.priority, expiresAt: push.expiresAt)
+            apps[app] = state
+            evaluate(app, now: now, announcePending: true)
+        }
+        return takeActions()
+    }
+
+    /// The app's fetch handler answered. Returns false, with no effect on the app, when the
+    /// wake was already cancelled at its deadline: a late result is ignored.
+    public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
+        fireTimers(upTo: now)
+        guard var state = apps[app], state.runningWake == wakeID, wakeID != 0 else {
+            return (false, takeActions())
+        }
+        state.runningWake = 0
+        apps[app] = state
+        runningFetches -= 1
+        evaluate(app, now: now, announcePending: false)
+        startWaiting(now: now)
+        return (true, takeActions())
+    }
+
+    /// `device`'s state changed. Turning force-quit on or Background App Refresh off drops
+    /// the pushes waiting in its apps' slots; lifting a restriction lets them wake.
+    /// (Scans the apps: device changes are rare, admin-driven events.)
+    public mutating func setDeviceState(_ new: DeviceState, for device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        let old = deviceState(device)
+        var record = devices[device] ?? DeviceRecord()
+        record.state = new
+        if new.hourlyBudget == nil { record.wakeTimes = [] }
+        devices[device] = new.isDefault && record.wakeTimes.isEmpty ? nil : record
+
+        let dropReason = new.forceQuit && !old.forceQuit ? "app force-quit"
+            : !new.backgroundRefresh && old.backgroundRefresh ? "Background App Refresh off" : nil
+        for app in apps.keys.filter({ $0.device == device }) {
+            guard var state = apps[app], let pending = state.pending else { continue }
+            if let reason = dropReason {
+                actions.append(.dropped(push: pending.push, app: app, reason: reason, generation: state.generation))
+                state.pending = nil
+                state.generation &+= 1
+                state.timerStamp &+= 1
+                apps[app] = state
+            } else {
+                evaluate(app, now: now, announcePending: false)
+            }
+        }
+        startWaiting(now: now)
+        return takeActions()
+    }
+
+    /// Fires every timer due at or before `now`, each at its own instant, in order.
+    public mutating func advance(to now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        return takeActions()
+    }
+
+    // MARK: - Internals
+
+    private mutating func takeActions() -> [WakeAction<App, Instant>] {
+        defer { actions.removeAll(keepingCapacity: true) }
+        return actions
+    }
+
+    private mutating func fireTimers(upTo now: Instant) {
+        while let entry = timers.peek, entry.at <= now {
+            timers.pop()
+            guard let state = apps[entry.app] else { continue }
+            switch entry.kind {
+            case .evaluate where state.timerStamp == UInt32(truncatingIfNeeded: entry.value):
+                evaluate(entry.app, now: entry.at, announcePending: false)
+            case .deadline where state.runningWake == entry.value:
+                overran(entry.app, wakeID: entry.value, now: entry.at)
+            default:
+                continue  // superseded
+            }
+        }
+    }
+
+    /// Starts the app's pending push if it can wake now, else expires it or arms a timer.
+    private mutating func evaluate(_ app: App, now: Instant, announcePending: Bool) {
+        guard var state = apps[app], let pending = state.pending else { return }
+        guard state.runningWake == 0 else {
+            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: state.generation)) }
+            armExpiry(app, &state, pending)
+            return
+        }
+        let ready = earliestWake(app, state, pending, now: now)
+        if let ready, ready <= now {
+            if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
+                startWake(app, &state, pending, now: now)
+                return
+            }
+            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: state.generation)) }
+            if !state.waitingForSlot {
+                state.waitingForSlot = true
+                waitingForSlot.append(app)
+            }
+            apps[app] = state
+            return
+        }
+        if let expiresAt = pending.expiresAt, expiresAt <= now {
+            actions.append(.expired(push: pending.push, app: app, generation: state.generation))
+            state.pending = nil
+            state.generation &+= 1
+            state.timerStamp &+= 1
+            apps[app] = state
+            return
+        }
+        if announcePending { actions.append(.pending(push: pending.push, app: app, generation: state.generation)) }
+        // Wake at `ready`, or expire first; a priority-1 or deferred push only expires.
+        let at = [ready, pending.expiresAt].compactMap { $0 }.min()
+        state.timerStamp &+= 1
+        if let at { timers.push(at: at, app: app, kind: .evaluate, value: UInt64(state.timerStamp)) }
+        apps[app] = state
+    }
+
+    /// With a fetch running, only the pending push's expiry needs a timer.
+    private mutating func armExpiry(_ app: App, _ state: inout AppState, _ pending: Pending) {
+        state.timerStamp &+= 1
+        if let expiresAt = pending.expiresAt {
+            timers.push(at: expiresAt, app: app, kind: .evaluate, value: UInt64(state.timerStamp))
+        }
+        apps[app] = state
+    }
+
+    /// When the pending push may wake the app: nil while its priority keeps it waiting.
+    private mutating func earliestWake(_ app: App, _ state: AppState, _ pending: Pending, now: Instant) -> Instant? {
+        let device = devices[app.device]
+        switch pending.priority {
+        case .low: return nil  // never wakes the device; rides the next wake
+        case .normal where device?.state.lowPowerMode == true: return nil
+        default: break
+        }
+        var at = state.nextAllowed.map { max($0, now) } ?? now
+        if let budget = device?.state.hourlyBudget {
+            let recent = device!.wakeTimes.filter { $0.advanced(by: Self.hour) > now }
+            if recent.count >= budget {
+                // Wait until enough of the last hour's wakes age out.
+                at = max(at, budget == 0 ? now.advanced(by: Self.hour * 24 * 365) : recent[recent.count - budget].advanced(by: Self.hour))
+            }
+        }
+        return at
+    }
+
+    private mutating func startWake(_ app: App, _ state: inout AppState, _ pending: Pending, now: Instant) {
+        let wakeID = nextWakeID
+        nextWakeID += 1
+        let deadline = now.advanced(by: settings.deadline)
+        actions.append(.startWake(WakeStart(
+            wakeID: wakeID, app: app, push: pending.push, generation: state.generation, startedAt: now, deadline: deadline)))
+        state.pending = nil
+        state.generation &+= 1
+        state.timerStamp &+= 1
+        state.runningWake = wakeID
+        state.nextAllowed = now.advanced(by: settings.minimumInterval)
+        state.waitingForSlot = false
+        apps[app] = state
+        runningFetches += 1
+        timers.push(at: deadline, app: app, kind: .deadline, value: wakeID)
+        if var record = devices[app.device], record.state.hourlyBudget != nil {
+            record.wakeTimes.removeAll { $0.advanced(by: Self.hour) <= now }
+            record.wakeTimes.append(now)
+            devices[app.device] = record
+        }
+    }
+
+    /// The handler ran past its deadline: cancel it and double the app's next interval.
+    private mutating func overran(_ app: App, wakeID: UInt64, now: Instant) {
+        guard var state = apps[app] else { return }
+        actions.append(.cancelWake(wakeID: wakeID, app: app))
+        state.runningWake = 0
+        state.nextAllowed = state.nextAllowed.map { $0.advanced(by: settings.minimumInterval) }
+        apps[app] = state
+        runningFetches -= 1
+        evaluate(app, now: now, announcePending: false)
+        startWaiting(now: now)
+    }
+
+    /// Starts apps that were ready but found every fetch slot taken, first come first served.
+    private mutating func startWaiting(now: Instant) {
+        while waitingHead < waitingForSlot.count, settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
+            let app = waitingForSlot[waitingHead]
+            waitingHead += 1
+            guard var state = apps[app], state.waitingForSlot else { continue }
+            state.waitingForSlot = false
+            apps[app] = state
+            evaluate(app, now: now, announcePending: false)
+        }
+        if waitingHead == waitingForSlot.count {
+            waitingForSlot.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        }
+    }
+}
+
+extension WakePolicy {
+    struct Pending {
+        var push: UInt64
+        var priority: APNsPriority
+        var expiresAt: Instant?
+    }
+
+    struct AppState {
+        var pending: Pending?
+        var nextAllowed: Instant?
+        var runningWake: UInt64 = 0
+        var generation: UInt32 = 0
+        /// Timers armed with an older stamp are stale.
+        var timerStamp: UInt32 = 0
+        var waitingForSlot = false
+    }
+
+    struct DeviceRecord {
+        var state = DeviceState()
+        /// Wake starts in the last hour, kept while the device has a budget.
+        var wakeTimes: [Instant] = []
+    }
+
+    enum TimerKind: UInt8 {
+        case evaluate
+        case deadline
+    }
+
+    /// A binary min-heap of timers, ties broken by insertion order.
+    struct TimerHeap {
+        struct Entry {
+            var at: Instant
+            var sequence: UInt64
+            var app: App
+            var kind: TimerKind
+            /// The app's timer stamp (evaluate) or the wake id (deadline).
+            var value: UInt64
+
+            func precedes(_ other: Entry) -> Bool {
+                at < other.at || (at == other.at && sequence < other.sequence)
+            }
+        }
+
+        private var entries: [Entry] = []
+        private var sequence: UInt64 = 0
+
+        var peek: Entry? { entries.first }
+        var count: Int { entries.count }
+
+        mutating func push(at: Instant, app: App, kind: TimerKind, value: UInt64) {
+            sequence += 1
+            entries.append(Entry(at: at, sequence: sequence, app: app, kind: kind, value: value))
+            var child = entries.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard entries[child].precedes(entries[parent]) else { break }
+                entries.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func pop() {
+            guard !entries.isEmpty else { return }
+            let last = entries.removeLast()
+            guard !entries.isEmpty else { return }
+            entries[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                let right = left + 1
+                var first = parent
+                if left < entries.count, entries[left].precedes(entries[first]) { first = left }
+                if right < entries.count, entries[right].precedes(entries[first]) { first = right }
+                if first == parent { return }
+                entries.swapAt(parent, first)
+                parent = first
+            }
+        }
+    }
+}

@@ -1,0 +1,299 @@
+import SilentPushCore
+import Testing
+
+/// The wake policy on its own: pushes in at device instants, actions out.
+@Suite struct WakePolicyTests {
+    struct App: WakeApp {
+        var device: String
+        var topic: String
+    }
+
+    enum Fate: Equatable, CustomStringConvertible {
+        case pending
+        /// Delivered by the wake that started at this many seconds.
+        case delivered(at: Int64)
+        case coalesced(intoWakeAt: Int64)
+        case expired
+        case dropped(String)
+
+        var description: String {
+            switch self {
+            case .pending: "pending"
+            case .delivered(let at): "delivered@\(at)s"
+            case .coalesced(let at): "coalesced@\(at)s"
+            case .expired: "expired"
+            case .dropped(let reason): "dropped(\(reason))"
+            }
+        }
+    }
+
+    /// Runs a policy and keeps every push's fate, resolving coalesced pushes by the
+    /// generation that closes their slot, as the store will.
+    final class Scenario {
+        var policy: WakePolicy<App, DeviceInstant>
+        var fates: [UInt64: Fate] = [:]
+        var wakes: [WakeStart<App, DeviceInstant>] = []
+        var cancelled: [UInt64] = []
+        var completeImmediately = true
+        private var coalesced: [String: [UInt64]] = [:]
+        private var nextID: UInt64 = 0
+
+        init(_ settings: WakeSettings) {
+            policy = WakePolicy(settings: settings)
+        }
+
+        static func at(_ seconds: Int64) -> DeviceInstant { DeviceInstant(secondsSinceEpoch: 1_000_000 + seconds) }
+        static func seconds(_ instant: DeviceInstant) -> Int64 { instant.nanosecondsSinceEpoch / 1_000_000_000 - 1_000_000 }
+
+        /// As the runtime does: a timer at each `nextDeadline` before `seconds`, so wakes
+        /// started on the way are answered before their own deadlines come.
+        func stepTimers(before seconds: Int64) {
+            while let deadline = policy.nextDeadline, deadline < Self.at(seconds) {
+                apply(policy.advance(to: deadline))
+            }
+        }
+
+        @discardableResult
+        func push(_ app: App, at seconds: Int64, priority: APNsPriority = .high, expiresIn: Int64? = nil) -> UInt64 {
+            stepTimers(before: seconds)
+            nextID += 1
+            let push = IncomingPush(id: nextID, priority: priority, expiresAt: expiresIn.map { Self.at(seconds + $0) })
+            apply(policy.receive(push, for: app, now: Self.at(seconds)))
+            return nextID
+        }
+
+        func advance(to seconds: Int64) {
+            stepTimers(before: seconds)
+            apply(policy.advance(to: Self.at(seconds)))
+        }
+
+        func setDevice(_ device: String, _ state: DeviceState, at seconds: Int64) {
+            stepTimers(before: seconds)
+            apply(policy.setDeviceState(state, for: device, now: Self.at(seconds)))
+        }
+
+        @discardableResult
+        func complete(_ wake: WakeStart<App, DeviceInstant>, at seconds: Int64) -> Bool {
+            let (accepted, actions) = policy.fetchCompleted(wakeID: wake.wakeID, app: wake.app, now: Self.at(seconds))
+            apply(actions)
+            return accepted
+        }
+
+        func apply(_ actions: [WakeAction<App, DeviceInstant>]) {
+            for action in actions {
+                switch action {
+                case .pending(let push, _, _):
+                    fates[push] = .pending
+                case .coalesced(let push, let app, let generation):
+                    fates[push] = .pending
+                    coalesced[key(app, generation), default: []].append(push)
+                case .startWake(let wake):
+                    let at = Self.seconds(wake.startedAt)
+                    wakes.append(wake)
+                    fates[wake.push] = .delivered(at: at)
+                    for push in coalesced.removeValue(forKey: key(wake.app, wake.generation)) ?? [] { fates[push] = .coalesced(intoWakeAt: at) }
+                    if completeImmediately { complete(wake, at: at) }
+                case .expired(let push, let app, let generation):
+                    fates[push] = .expired
+                    for push in coalesced.removeValue(forKey: key(app, generation)) ?? [] { fates[push] = .expired }
+                case .dropped(let push, let app, let reason, let generation):
+                    fates[push] = .dropped(reason)
+                    if let generation {
+                        for push in coalesced.removeValue(forKey: key(app, generation)) ?? [] { fates[push] = .dropped(reason) }
+                    }
+                case .cancelWake(let wakeID, _):
+                    cancelled.append(wakeID)
+                }
+            }
+        }
+
+        private func key(_ app: App, _ generation: UInt32) -> String { "\(app.device)/\(app.topic)/\(generation)" }
+    }
+
+    static let app = App(device: "d1", topic: "com.example.app")
+    static let minute: Int64 = 60
+
+    @Test func theExampleOfSpecSection4() {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(15 * 60)))
+        var pushes: [Int64: UInt64] = [:]
+        for minute in stride(from: Int64(0), through: 91, by: 7) {
+            pushes[minute] = scenario.push(Self.app, at: minute * Self.minute)
+        }
+        scenario.advance(to: 104 * Self.minute)
+
+        #expect(scenario.wakes.map { Scenario.seconds($0.startedAt) / Self.minute } == [0, 15, 30, 45, 60, 75, 90])
+        for (wakeMinute, pushMinute) in zip([0, 15, 30, 45, 60, 75, 90] as [Int64], [0, 14, 28, 42, 56, 70, 84] as [Int64]) {
+            #expect(scenario.fates[pushes[pushMinute]!] == .delivered(at: wakeMinute * Self.minute), "push of minute \(pushMinute)")
+        }
+        for (pushMinute, wakeMinute) in zip([7, 21, 35, 49, 63, 77] as [Int64], [15, 30, 45, 60, 75, 90] as [Int64]) {
+            #expect(scenario.fates[pushes[pushMinute]!] == .coalesced(intoWakeAt: wakeMinute * Self.minute), "push of minute \(pushMinute)")
+        }
+        #expect(scenario.fates[pushes[91]!] == .pending)
+        #expect(scenario.policy.nextDeadline == Scenario.at(105 * Self.minute))
+        scenario.advance(to: 105 * Self.minute)
+        #expect(scenario.fates[pushes[91]!] == .delivered(at: 105 * Self.minute))
+    }
+
+    @Test func aBurstOfTenAtOneInstant() {
+        let scenario = Scenario(WakeSettings())
+        let ids = (0..<10).map { _ in scenario.push(Self.app, at: 0) }
+        #expect(scenario.fates[ids[0]] == .delivered(at: 0))
+        #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .pending })
+        #expect(scenario.fates[ids[9]] == .pending)
+        #expect(scenario.policy.pendingPush(of: Self.app) == ids[9])
+        scenario.advance(to: 15 * Self.minute)
+        #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .coalesced(intoWakeAt: 15 * Self.minute) })
+        #expect(scenario.fates[ids[9]] == .delivered(at: 15 * Self.minute))
+    }
+
+    @Test func aPendingPushExpiresAtItsTTL() {
+        let scenario = Scenario(WakeSettings())
+        scenario.push(Self.app, at: 0)
+        let replaced = scenario.push(Self.app, at: 30)
+        let short = scenario.push(Self.app, at: 60, expiresIn: 5 * Self.minute)
+        scenario.advance(to: 30 * Self.minute)
+        #expect(scenario.fates[short] == .expired)
+        #expect(scenario.fates[replaced] == .expired)
+        #expect(scenario.wakes.count == 1)
+        #expect(scenario.policy.pendingPush(of: Self.app) == nil)
+    }
+
+    @Test func expirationZeroIsNowOrNever() {
+        let scenario = Scenario(WakeSettings())
+        let now = scenario.push(Self.app, at: 0, expiresIn: 0)
+        #expect(scenario.fates[now] == .delivered(at: 0))
+        let never = scenario.push(Self.app, at: 60, expiresIn: 0)
+        #expect(scenario.fates[never] == .expired)
+        #expect(scenario.policy.nextDeadline == nil || scenario.policy.pendingPush(of: Self.app) == nil)
+    }
+
+    @Test func priorityOneRidesTheNextWake() {
+        let scenario = Scenario(WakeSettings())
+        let quiet = scenario.push(Self.app, at: 0, priority: .low)
+        scenario.advance(to: 60 * Self.minute)
+        #expect(scenario.wakes.isEmpty)
+        #expect(scenario.fates[quiet] == .pending)
+        let loud = scenario.push(Self.app, at: 61 * Self.minute, priority: .high)
+        #expect(scenario.fates[loud] == .delivered(at: 61 * Self.minute))
+        #expect(scenario.fates[quiet] == .coalesced(intoWakeAt: 61 * Self.minute))
+    }
+
+    @Test func lowPowerModeDefersPriorityFiveButNotTen() {
+        let scenario = Scenario(WakeSettings())
+        let other = App(device: "d1", topic: "com.example.other")
+        scenario.setDevice("d1", DeviceState(lowPowerMode: true), at: 0)
+        let five = scenario.push(Self.app, at: 10, priority: .normal)
+        let ten = scenario.push(other, at: 10, priority: .high)
+        #expect(scenario.fates[five] == .pending)
+        #expect(scenario.fates[ten] == .delivered(at: 10))
+        scenario.advance(to: 60 * Self.minute)
+        #expect(scenario.fates[five] == .pending)
+        scenario.setDevice("d1", DeviceState(lowPowerMode: false), at: 61 * Self.minute)
+        #expect(scenario.fates[five] == .delivered(at: 61 * Self.minute))
+    }
+
+    @Test func forceQuitDropsUntilLaunched() {
+        let scenario = Scenario(WakeSettings())
+        scenario.push(Self.app, at: 0)
+        let waiting = scenario.push(Self.app, at: 60)
+        scenario.setDevice("d1", DeviceState(forceQuit: true), at: 120)
+        #expect(scenario.fates[waiting] == .dropped("app force-quit"))
+        let later = scenario.push(Self.app, at: 20 * Self.minute)
+        #expect(scenario.fates[later] == .dropped("app force-quit"))
+        scenario.setDevice("d1", DeviceState(forceQuit: false), at: 21 * Self.minute)
+        let launched = scenario.push(Self.app, at: 22 * Self.minute)
+        #expect(scenario.fates[launched] == .delivered(at: 22 * Self.minute))
+    }
+
+    @Test func backgroundAppRefreshOffDrops() {
+        let scenario = Scenario(WakeSettings())
+        scenario.setDevice("d1", DeviceState(backgroundRefresh: false), at: 0)
+        let push = scenario.push(Self.app, at: 10)
+        #expect(scenario.fates[push] == .dropped("Background App Refresh off"))
+        #expect(scenario.wakes.isEmpty)
+        // Another device is not affected.
+        let elsewhere = scenario.push(App(device: "d2", topic: "com.example.app"), at: 10)
+        #expect(scenario.fates[elsewhere] == .delivered(at: 10))
+    }
+
+    @Test func theHourlyBudgetSpansTheDevicesApps() {
+        let scenario = Scenario(.fast)
+        let first = App(device: "d1", topic: "com.example.a")
+        let second = App(device: "d1", topic: "com.example.b")
+        scenario.setDevice("d1", DeviceState(hourlyBudget: 2), at: 0)
+        #expect(scenario.fates[scenario.push(first, at: 0)] == .delivered(at: 0))
+        #expect(scenario.fates[scenario.push(second, at: 100)] == .delivered(at: 100))
+        let third = scenario.push(first, at: 200)
+        #expect(scenario.fates[third] == .pending)
+        // An app on another device is not held back.
+        #expect(scenario.fates[scenario.push(App(device: "d2", topic: "com.example.a"), at: 200)] == .delivered(at: 200))
+        scenario.advance(to: 3_599)
+        #expect(scenario.fates[third] == .pending)
+        scenario.advance(to: 3_600)
+        #expect(scenario.fates[third] == .delivered(at: 3_600))
+    }
+
+    @Test func anOverrunIsCancelledAtTheDeadlineAndDoublesTheNextInterval() throws {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(30)))
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        let wake = try #require(scenario.wakes.first)
+        #expect(scenario.policy.isRunning(Self.app))
+        scenario.advance(to: 30)
+        #expect(scenario.cancelled == [wake.wakeID])
+        #expect(!scenario.policy.isRunning(Self.app))
+        // The handler's late answer is ignored.
+        #expect(!scenario.complete(wake, at: 40))
+        scenario.completeImmediately = true
+        let next = scenario.push(Self.app, at: 60)
+        scenario.advance(to: 29 * Self.minute)
+        #expect(scenario.fates[next] == .pending)
+        scenario.advance(to: 30 * Self.minute)
+        #expect(scenario.fates[next] == .delivered(at: 30 * Self.minute))
+    }
+
+    @Test func oneFetchAtATimePerApp() throws {
+        let scenario = Scenario(.fast)
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        let push = scenario.push(Self.app, at: 5)
+        #expect(scenario.fates[push] == .pending)
+        scenario.advance(to: 10)
+        #expect(scenario.wakes.count == 1)
+        scenario.complete(try #require(scenario.wakes.first), at: 12)
+        #expect(scenario.fates[push] == .delivered(at: 12))
+    }
+
+    @Test func theGlobalCapQueuesWakesFirstComeFirstServed() throws {
+        var settings = WakeSettings.fast
+        settings.maximumConcurrentFetches = 1
+        let scenario = Scenario(settings)
+        scenario.completeImmediately = false
+        let a = App(device: "d1", topic: "a"), b = App(device: "d2", topic: "b"), c = App(device: "d3", topic: "c")
+        scenario.push(a, at: 0)
+        let second = scenario.push(b, at: 1)
+        let third = scenario.push(c, at: 2)
+        #expect(scenario.fates[second] == .pending && scenario.fates[third] == .pending)
+        #expect(scenario.policy.runningFetchCount == 1)
+        scenario.complete(try #require(scenario.wakes.first), at: 3)
+        #expect(scenario.fates[second] == .delivered(at: 3))
+        #expect(scenario.fates[third] == .pending)
+        scenario.complete(scenario.wakes[1], at: 4)
+        #expect(scenario.fates[third] == .delivered(at: 4))
+    }
+
+    @Test func oneAdvanceFiresEachTimerAtItsOwnInstantInOrder() {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(900), deadline: .seconds(7_200)))
+        let apps = (0..<5).map { App(device: "d\($0)", topic: "t") }
+        for (index, app) in apps.enumerated().reversed() {
+            scenario.push(app, at: Int64(4 - index) * 100)  // app 4 wakes at 0, …, app 0 at 400
+        }
+        for app in apps { scenario.push(app, at: 600) }  // timers armed app 0 first, whose is last
+        scenario.completeImmediately = false
+        // One span, as an admin clock advance: every timer inside fires at its instant.
+        scenario.apply(scenario.policy.advance(to: Scenario.at(10_000)))
+        let later = scenario.wakes.suffix(5)
+        #expect(later.map { Scenario.seconds($0.startedAt) } == [900, 1_000, 1_100, 1_200, 1_300])
+        #expect(later.map(\.app) == apps.reversed())
+    }
+}
