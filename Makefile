@@ -10,7 +10,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build deps deps-build bench bench-apns certs clean
+.PHONY: run test build deps deps-build bench bench-apns bench-policy certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -28,6 +28,9 @@ bench: deps
 
 bench-apns: deps-build
 	$(SWIFT) run -c release APNsRequestBenchmark
+
+bench-policy: deps-build
+	$(SWIFT) run -c release WakePolicyBenchmark
 
 certs:
 	certs/make-dev-certs.sh

@@ -12,10 +12,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
     /// Intervals, deadline and the cap on concurrent fetches.
     public var settings: WakeSettings
 
-    private var apps: [App: AppState] = [:]
+    /// Each app's dense index: hashed once per event; everything else works on indices.
+    private var indices: [App: Int32] = [:]
+    private var apps: [App] = []
+    private var states: [AppState] = []
     private var devices: [App.Device: DeviceRecord] = [:]
     private var timers = TimerHeap()
-    private var waitingForSlot: [App] = []
+    private var waitingForSlot: [Int32] = []
     private var waitingHead = 0
     private var runningFetches = 0
     private var nextWakeID: UInt64 = 1
@@ -36,17 +39,27 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
     /// Apps the policy holds state for.
     public var appCount: Int { apps.count }
 
+    private func state(of app: App) -> AppState? { indices[app].map { states[Int($0)] } }
+
+    private mutating func index(of app: App) -> Int {
+        if let index = indices[app] { return Int(index) }
+        indices[app] = Int32(apps.count)
+        apps.append(app)
+        states.append(AppState())
+        return apps.count - 1
+    }
+
     /// Fetches running now.
     public var runningFetchCount: Int { runningFetches }
 
     /// The push waiting in `app`'s slot, if any.
-    public func pendingPush(of app: App) -> UInt64? { apps[app]?.pending?.push }
+    public func pendingPush(of app: App) -> UInt64? { state(of: app)?.pending?.push }
 
     /// Whether `app` has a fetch running.
-    public func isRunning(_ app: App) -> Bool { (apps[app]?.runningWake ?? 0) != 0 }
+    public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
 
     /// The earliest instant `app` may start its next wake (nil: never woken).
-    public func nextAllowedWake(of app: App) -> Instant? { apps[app]?.nextAllowed }
+    public func nextAllowedWake(of app: App) -> Instant? { state(of: app)?.nextAllowed }
 
     /// `device`'s state.
     public func deviceState(_ device: App.Device) -> DeviceState { devices[device]?.state ?? DeviceState() }
@@ -62,13 +75,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
         } else if !device.backgroundRefresh {
             actions.append(.dropped(push: push.id, app: app, reason: "Background App Refresh off", generation: nil))
         } else {
-            var state = apps[app] ?? AppState()
-            if let old = state.pending {
-                actions.append(.coalesced(push: old.push, app: app, generation: state.generation))
+            let slot = index(of: app)
+            if let old = states[slot].pending {
+                actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation))
             }
-            state.pending = Pending(push: push.id, priority: push.priority, expiresAt: push.expiresAt)
-            apps[app] = state
-            evaluate(app, now: now, announcePending: true)
+            states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: push.expiresAt)
+            evaluate(slot, now: now, announcePending: true)
         }
         return takeActions()
     }
@@ -77,13 +89,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
     /// wake was already cancelled at its deadline: a late result is ignored.
     public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
         fireTimers(upTo: now)
-        guard var state = apps[app], state.runningWake == wakeID, wakeID != 0 else {
+        guard let index = indices[app], states[Int(index)].runningWake == wakeID, wakeID != 0 else {
             return (false, takeActions())
         }
-        state.runningWake = 0
-        apps[app] = state
+        let slot = Int(index)
+        states[slot].runningWake = 0
         runningFetches -= 1
-        evaluate(app, now: now, announcePending: false)
+        evaluate(slot, now: now, announcePending: false)
         startWaiting(now: now)
         return (true, takeActions())
     }
@@ -101,16 +113,15 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
 
         let dropReason = new.forceQuit && !old.forceQuit ? "app force-quit"
             : !new.backgroundRefresh && old.backgroundRefresh ? "Background App Refresh off" : nil
-        for app in apps.keys.filter({ $0.device == device }) {
-            guard var state = apps[app], let pending = state.pending else { continue }
+        for slot in apps.indices where apps[slot].device == device {
+            guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
-                actions.append(.dropped(push: pending.push, app: app, reason: reason, generation: state.generation))
-                state.pending = nil
-                state.generation &+= 1
-                state.timerStamp &+= 1
-                apps[app] = state
+                actions.append(.dropped(push: pending.push, app: apps[slot], reason: reason, generation: states[slot].generation))
+                states[slot].pending = nil
+                states[slot].generation &+= 1
+                states[slot].timerStamp &+= 1
             } else {
-                evaluate(app, now: now, announcePending: false)
+                evaluate(slot, now: now, announcePending: false)
             }
         }
         startWaiting(now: now)
@@ -125,20 +136,23 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
 
     // MARK: - Internals
 
+    /// Hands the actions over. (Not `removeAll(keepingCapacity:)`: the caller now shares the
+    /// buffer, so keeping its capacity would copy it, however large it once grew.)
     private mutating func takeActions() -> [WakeAction<App, Instant>] {
-        defer { actions.removeAll(keepingCapacity: true) }
-        return actions
+        let taken = actions
+        actions = []
+        return taken
     }
 
     private mutating func fireTimers(upTo now: Instant) {
         while let entry = timers.peek, entry.at <= now {
             timers.pop()
-            guard let state = apps[entry.app] else { continue }
+            let slot = Int(entry.slot)
             switch entry.kind {
-            case .evaluate where state.timerStamp == UInt32(truncatingIfNeeded: entry.value):
-                evaluate(entry.app, now: entry.at, announcePending: false)
-            case .deadline where state.runningWake == entry.value:
-                overran(entry.app, wakeID: entry.value, now: entry.at)
+            case .evaluate where states[slot].timerStamp == UInt32(truncatingIfNeeded: entry.value):
+                evaluate(slot, now: entry.at, announcePending: false)
+            case .deadline where states[slot].runningWake == entry.value:
+                overran(slot, wakeID: entry.value, now: entry.at)
             default:
                 continue  // superseded
             }
@@ -146,61 +160,59 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
     }
 
     /// Starts the app's pending push if it can wake now, else expires it or arms a timer.
-    private mutating func evaluate(_ app: App, now: Instant, announcePending: Bool) {
-        guard var state = apps[app], let pending = state.pending else { return }
-        guard state.runningWake == 0 else {
-            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: state.generation)) }
-            armExpiry(app, &state, pending)
+    private mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool) {
+        guard let pending = states[slot].pending else { return }
+        let app = apps[slot]
+        guard states[slot].runningWake == 0 else {
+            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
+            // With a fetch running, only the pending push's expiry needs a timer.
+            states[slot].timerStamp &+= 1
+            if let expiresAt = pending.expiresAt {
+                timers.push(at: expiresAt, slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp))
+            }
             return
         }
-        let ready = earliestWake(app, state, pending, now: now)
+        let ready = earliestWake(slot, pending, now: now)
         if let ready, ready <= now {
             if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
-                startWake(app, &state, pending, now: now)
+                startWake(slot, pending, now: now)
                 return
             }
-            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: state.generation)) }
-            if !state.waitingForSlot {
-                state.waitingForSlot = true
-                waitingForSlot.append(app)
+            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
+            if !states[slot].waitingForSlot {
+                states[slot].waitingForSlot = true
+                waitingForSlot.append(Int32(slot))
             }
-            apps[app] = state
             return
         }
         if let expiresAt = pending.expiresAt, expiresAt <= now {
-            actions.append(.expired(push: pending.push, app: app, generation: state.generation))
-            state.pending = nil
-            state.generation &+= 1
-            state.timerStamp &+= 1
-            apps[app] = state
+            actions.append(.expired(push: pending.push, app: app, generation: states[slot].generation))
+            states[slot].pending = nil
+            states[slot].generation &+= 1
+            states[slot].timerStamp &+= 1
             return
         }
-        if announcePending { actions.append(.pending(push: pending.push, app: app, generation: state.generation)) }
+        if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
         // Wake at `ready`, or expire first; a priority-1 or deferred push only expires.
-        let at = [ready, pending.expiresAt].compactMap { $0 }.min()
-        state.timerStamp &+= 1
-        if let at { timers.push(at: at, app: app, kind: .evaluate, value: UInt64(state.timerStamp)) }
-        apps[app] = state
-    }
-
-    /// With a fetch running, only the pending push's expiry needs a timer.
-    private mutating func armExpiry(_ app: App, _ state: inout AppState, _ pending: Pending) {
-        state.timerStamp &+= 1
-        if let expiresAt = pending.expiresAt {
-            timers.push(at: expiresAt, app: app, kind: .evaluate, value: UInt64(state.timerStamp))
+        states[slot].timerStamp &+= 1
+        let at: Instant? = switch (ready, pending.expiresAt) {
+        case let (ready?, expires?): min(ready, expires)
+        case let (ready?, nil): ready
+        case let (nil, expires?): expires
+        case (nil, nil): nil
         }
-        apps[app] = state
+        if let at { timers.push(at: at, slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp)) }
     }
 
     /// When the pending push may wake the app: nil while its priority keeps it waiting.
-    private mutating func earliestWake(_ app: App, _ state: AppState, _ pending: Pending, now: Instant) -> Instant? {
-        let device = devices[app.device]
+    private func earliestWake(_ slot: Int, _ pending: Pending, now: Instant) -> Instant? {
+        let device = devices.isEmpty ? nil : devices[apps[slot].device]
         switch pending.priority {
         case .low: return nil  // never wakes the device; rides the next wake
         case .normal where device?.state.lowPowerMode == true: return nil
         default: break
         }
-        var at = state.nextAllowed.map { max($0, now) } ?? now
+        var at = states[slot].nextAllowed.map { max($0, now) } ?? now
         if let budget = device?.state.hourlyBudget {
             let recent = device!.wakeTimes.filter { $0.advanced(by: Self.hour) > now }
             if recent.count >= budget {
@@ -211,22 +223,22 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
         return at
     }
 
-    private mutating func startWake(_ app: App, _ state: inout AppState, _ pending: Pending, now: Instant) {
+    private mutating func startWake(_ slot: Int, _ pending: Pending, now: Instant) {
+        let app = apps[slot]
         let wakeID = nextWakeID
         nextWakeID += 1
         let deadline = now.advanced(by: settings.deadline)
         actions.append(.startWake(WakeStart(
-            wakeID: wakeID, app: app, push: pending.push, generation: state.generation, startedAt: now, deadline: deadline)))
-        state.pending = nil
-        state.generation &+= 1
-        state.timerStamp &+= 1
-        state.runningWake = wakeID
-        state.nextAllowed = now.advanced(by: settings.minimumInterval)
-        state.waitingForSlot = false
-        apps[app] = state
+            wakeID: wakeID, app: app, push: pending.push, generation: states[slot].generation, startedAt: now, deadline: deadline)))
+        states[slot].pending = nil
+        states[slot].generation &+= 1
+        states[slot].timerStamp &+= 1
+        states[slot].runningWake = wakeID
+        states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
+        states[slot].waitingForSlot = false
         runningFetches += 1
-        timers.push(at: deadline, app: app, kind: .deadline, value: wakeID)
-        if var record = devices[app.device], record.state.hourlyBudget != nil {
+        timers.push(at: deadline, slot: Int32(slot), kind: .deadline, value: wakeID)
+        if !devices.isEmpty, var record = devices[app.device], record.state.hourlyBudget != nil {
             record.wakeTimes.removeAll { $0.advanced(by: Self.hour) <= now }
             record.wakeTimes.append(now)
             devices[app.device] = record
@@ -234,26 +246,23 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
     }
 
     /// The handler ran past its deadline: cancel it and double the app's next interval.
-    private mutating func overran(_ app: App, wakeID: UInt64, now: Instant) {
-        guard var state = apps[app] else { return }
-        actions.append(.cancelWake(wakeID: wakeID, app: app))
-        state.runningWake = 0
-        state.nextAllowed = state.nextAllowed.map { $0.advanced(by: settings.minimumInterval) }
-        apps[app] = state
+    private mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant) {
+        actions.append(.cancelWake(wakeID: wakeID, app: apps[slot]))
+        states[slot].runningWake = 0
+        states[slot].nextAllowed = states[slot].nextAllowed.map { $0.advanced(by: settings.minimumInterval) }
         runningFetches -= 1
-        evaluate(app, now: now, announcePending: false)
+        evaluate(slot, now: now, announcePending: false)
         startWaiting(now: now)
     }
 
     /// Starts apps that were ready but found every fetch slot taken, first come first served.
     private mutating func startWaiting(now: Instant) {
         while waitingHead < waitingForSlot.count, settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
-            let app = waitingForSlot[waitingHead]
+            let slot = Int(waitingForSlot[waitingHead])
             waitingHead += 1
-            guard var state = apps[app], state.waitingForSlot else { continue }
-            state.waitingForSlot = false
-            apps[app] = state
-            evaluate(app, now: now, announcePending: false)
+            guard states[slot].waitingForSlot else { continue }
+            states[slot].waitingForSlot = false
+            evaluate(slot, now: now, announcePending: false)
         }
         if waitingHead == waitingForSlot.count {
             waitingForSlot.removeAll(keepingCapacity: true)
@@ -295,7 +304,8 @@ extension WakePolicy {
         struct Entry {
             var at: Instant
             var sequence: UInt64
-            var app: App
+            /// The app's index.
+            var slot: Int32
             var kind: TimerKind
             /// The app's timer stamp (evaluate) or the wake id (deadline).
             var value: UInt64
@@ -311,9 +321,9 @@ extension WakePolicy {
         var peek: Entry? { entries.first }
         var count: Int { entries.count }
 
-        mutating func push(at: Instant, app: App, kind: TimerKind, value: UInt64) {
+        mutating func push(at: Instant, slot: Int32, kind: TimerKind, value: UInt64) {
             sequence += 1
-            entries.append(Entry(at: at, sequence: sequence, app: app, kind: kind, value: value))
+            entries.append(Entry(at: at, sequence: sequence, slot: slot, kind: kind, value: value))
             var child = entries.count - 1
             while child > 0 {
                 let parent = (child - 1) / 2
