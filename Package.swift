@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // C libraries, reached only through SilentPushTransport.
@@ -37,6 +38,12 @@ let package = Package(
                 // generic-metadata lookups took a quarter of the policy's time (perf).
                 .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
             ]
+        ),
+
+        // The durable record: pushes, wakes, devices in SQLite (GRDB), group-committed.
+        .target(
+            name: "SilentPushStore",
+            dependencies: ["SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]
         ),
 
         // HTTP/2 (nghttp2) and TLS (OpenSSL) on SwiftNIO event loops.
@@ -115,6 +122,7 @@ let package = Package(
         ),
 
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
+        .testTarget(name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore"]),
         .testTarget(
             name: "SilentPushReceiverTests",
             dependencies: ["SilentPushReceiver", "SilentPushTesting"]

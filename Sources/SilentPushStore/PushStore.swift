@@ -1,0 +1,307 @@
+import Foundation
+import GRDB
+import SilentPushCore
+import Synchronization
+
+/// The durable record of pushes, wakes and device state: SQLite through GRDB, a file (WAL)
+/// or memory.
+///
+/// Writes are group-committed: callers hand over their changes and a completion; one
+/// writer commits everything that gathered meanwhile in a single transaction and then calls
+/// every completion. A push answered 200 after its completion is on disk, and durability
+/// costs latency (one commit), not throughput (one commit per batch, not per push).
+public final class PushStore: Sendable {
+    /// Where the database lives.
+    public enum Location: Sendable, Equatable {
+        /// A SQLite file (created with its directory when missing).
+        case file(String)
+        /// In memory, gone with the process (`--store memory`, tests).
+        case memory
+    }
+
+    /// Called once a write is committed, or failed.
+    public typealias Completion = @Sendable (Result<Void, any Error>) -> Void
+
+    private struct Queue: Sendable {
+        var batch: [(changes: [StoreChange], completion: Completion)] = []
+        var writing = false
+    }
+
+    private let database: any DatabaseWriter
+    private let queue = Mutex(Queue())
+    private let writer = DispatchQueue(label: "silentpush.store.writer")
+    private let commits = Atomic<Int>(0)
+
+    private init(database: any DatabaseWriter) {
+        self.database = database
+    }
+
+    /// Opens (and migrates) the store; throws a message naming the path when it cannot.
+    public static func open(_ location: Location) throws -> PushStore {
+        let database: any DatabaseWriter
+        switch location {
+        case .memory:
+            database = try DatabaseQueue()
+        case .file(let path):
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                var configuration = Configuration()
+                // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
+                // killed process loses nothing it answered (a power cut may lose the last ones).
+                configuration.prepareDatabase { db in
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                }
+                database = try DatabasePool(path: path, configuration: configuration)
+            } catch {
+                throw PushStoreError(description: "cannot open the store '\(path)': \(error)")
+            }
+        }
+        try Self.migrator.migrate(database)
+        return PushStore(database: database)
+    }
+
+    /// Transactions committed so far (each may carry many writes).
+    public var commitCount: Int { commits.load(ordering: .relaxed) }
+
+    // MARK: Writes
+
+    /// Queues `changes`; `completion` runs on the writer once they are committed.
+    public func write(_ changes: [StoreChange], completion: @escaping Completion) {
+        let start = queue.withLock { queue -> Bool in
+            queue.batch.append((changes, completion))
+            if queue.writing { return false }
+            queue.writing = true
+            return true
+        }
+        if start { writer.async { self.drain() } }
+    }
+
+    /// Writes `changes` and returns once they are committed.
+    public func write(_ changes: [StoreChange]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            write(changes) { continuation.resume(with: $0) }
+        }
+    }
+
+    private func drain() {
+        while true {
+            let batch = queue.withLock { queue -> [(changes: [StoreChange], completion: Completion)] in
+                let batch = queue.batch
+                queue.batch = []
+                if batch.isEmpty { queue.writing = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            let result: Result<Void, any Error>
+            do {
+                try database.write { db in
+                    for entry in batch {
+                        for change in entry.changes { try Self.apply(change, db) }
+                    }
+                }
+                commits.add(1, ordering: .relaxed)
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            for entry in batch { entry.completion(result) }
+        }
+    }
+
+    private static func apply(_ change: StoreChange, _ db: Database) throws {
+        switch change {
+        case .insertPush(let push):
+            let (fate, wake, reason) = columns(push.fate)
+            try db.cachedStatement(sql: """
+                INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, expires_at,
+                                    collapse_id, payload, warnings, fate, wake_id, reason, generation)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    Int64(bitPattern: push.id), push.apnsID, push.deviceToken, push.topic, push.pushType, push.priority,
+                    push.receivedAt, push.expiresAt, push.collapseID, Data(push.payload),
+                    push.warnings.isEmpty ? nil : push.warnings.joined(separator: "\n"),
+                    fate, wake, reason, push.generation.map { Int64($0) },
+                ])
+        case .setFate(let push, let fate, let generation):
+            let (name, wake, reason) = columns(fate)
+            try db.cachedStatement(sql: "UPDATE pushes SET fate = ?, wake_id = ?, reason = ?, generation = COALESCE(?, generation) WHERE id = ?")
+                .execute(arguments: [name, wake, reason, generation.map { Int64($0) }, Int64(bitPattern: push)])
+        case .closeGeneration(let token, let topic, let generation, let fate):
+            let (name, wake, reason) = columns(fate)
+            try db.cachedStatement(sql: """
+                UPDATE pushes SET fate = ?, wake_id = ?, reason = ?
+                WHERE device_token = ? AND topic = ? AND generation = ? AND fate = 'coalesced' AND wake_id IS NULL
+                """).execute(arguments: [name == "delivered" ? "coalesced" : name, wake, reason, token, topic, Int64(generation)])
+        case .insertWake(let wake):
+            try db.cachedStatement(sql: """
+                INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [
+                    Int64(bitPattern: wake.id), wake.deviceToken, wake.topic, Int64(bitPattern: wake.pushID), Int64(wake.generation),
+                    wake.startedAt, wake.deadline, wake.finishedAt, wake.result, wake.reason,
+                ])
+        case .finishWake(let id, let finishedAt, let result, let reason):
+            try db.cachedStatement(sql: "UPDATE wakes SET finished_at = ?, result = ?, reason = ? WHERE id = ? AND result IS NULL")
+                .execute(arguments: [finishedAt, result, reason, Int64(bitPattern: id)])
+        case .setDevice(let token, let state):
+            try db.cachedStatement(sql: """
+                INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
+                    background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
+                    hourly_budget = excluded.hourly_budget
+                """).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
+        }
+    }
+
+    /// A fate as (fate, wake_id, reason) columns.
+    private static func columns(_ fate: PushFate) -> (String, Int64?, String?) {
+        switch fate {
+        case .pending: ("pending", nil, nil)
+        case .delivered(let wake): ("delivered", Int64(bitPattern: wake), nil)
+        case .coalesced(let wake): ("coalesced", wake.map { Int64(bitPattern: $0) }, nil)
+        case .expired: ("expired", nil, nil)
+        case .dropped(let reason): ("dropped", nil, reason)
+        }
+    }
+
+    // MARK: Reads
+
+    /// The push with this `apns-id` (the latest, when a provider reused one).
+    public func push(apnsID: String) throws -> PushRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM pushes WHERE apns_id = ? ORDER BY id DESC LIMIT 1", arguments: [apnsID]).map(Self.push)
+        }
+    }
+
+    /// Pushes, newest first, for a device and/or topic.
+    public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [PushRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                ORDER BY id DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit]).map(Self.push)
+        }
+    }
+
+    /// Pushes still pending: what a restarted receiver puts back in the slots.
+    public func pendingPushes() throws -> [PushRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = 'pending' ORDER BY id").map(Self.push)
+        }
+    }
+
+    /// Wakes, newest first, for a device and/or topic.
+    public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [WakeRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM wakes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                ORDER BY id DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit]).map { row in
+                WakeRecord(
+                    id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
+                    pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
+                    startedAt: row["started_at"], deadline: row["deadline"], finishedAt: row["finished_at"],
+                    result: row["result"], reason: row["reason"])
+            }
+        }
+    }
+
+    /// Every device whose state was set.
+    public func devices() throws -> [String: DeviceState] {
+        try database.read { db in
+            var devices: [String: DeviceState] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM devices") {
+                devices[row["device_token"]] = DeviceState(
+                    forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
+                    lowPowerMode: row["low_power_mode"], hourlyBudget: row["hourly_budget"])
+            }
+            return devices
+        }
+    }
+
+    /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
+    public func lastIDs() throws -> (push: UInt64, wake: UInt64) {
+        try database.read { db in
+            let push = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM pushes") ?? 0
+            let wake = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM wakes") ?? 0
+            return (UInt64(bitPattern: push), UInt64(bitPattern: wake))
+        }
+    }
+
+    private static func push(_ row: Row) -> PushRecord {
+        let wake: Int64? = row["wake_id"]
+        let fate: PushFate = switch row["fate"] as String {
+        case "delivered": .delivered(wakeID: UInt64(bitPattern: wake ?? 0))
+        case "coalesced": .coalesced(wakeID: wake.map { UInt64(bitPattern: $0) })
+        case "expired": .expired
+        case "dropped": .dropped(reason: row["reason"] ?? "")
+        default: .pending
+        }
+        let warnings: String? = row["warnings"]
+        let payload: Data = row["payload"]
+        let generation: Int64? = row["generation"]
+        return PushRecord(
+            id: UInt64(bitPattern: row["id"]), apnsID: row["apns_id"], deviceToken: row["device_token"], topic: row["topic"],
+            pushType: row["push_type"], priority: row["priority"], receivedAt: row["received_at"], expiresAt: row["expires_at"],
+            collapseID: row["collapse_id"], payload: Array(payload),
+            warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [], fate: fate,
+            generation: generation.map { UInt32(truncatingIfNeeded: $0) })
+    }
+
+    private static let migrator: DatabaseMigrator = {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE pushes (
+                    id INTEGER PRIMARY KEY,
+                    apns_id TEXT NOT NULL,
+                    device_token TEXT NOT NULL,
+                    topic TEXT NOT NULL,
+                    push_type TEXT NOT NULL,
+                    priority INTEGER NOT NULL,
+                    received_at INTEGER NOT NULL,
+                    expires_at INTEGER,
+                    collapse_id TEXT,
+                    payload BLOB NOT NULL,
+                    warnings TEXT,
+                    fate TEXT NOT NULL,
+                    wake_id INTEGER,
+                    reason TEXT,
+                    generation INTEGER
+                );
+                CREATE INDEX pushes_by_apns_id ON pushes (apns_id);
+                CREATE INDEX pushes_by_app ON pushes (device_token, topic, generation);
+                CREATE INDEX pushes_pending ON pushes (fate) WHERE fate = 'pending';
+                CREATE TABLE wakes (
+                    id INTEGER PRIMARY KEY,
+                    device_token TEXT NOT NULL,
+                    topic TEXT NOT NULL,
+                    push_id INTEGER NOT NULL,
+                    generation INTEGER NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    deadline INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    result TEXT,
+                    reason TEXT
+                );
+                CREATE INDEX wakes_by_app ON wakes (device_token, topic);
+                CREATE TABLE devices (
+                    device_token TEXT PRIMARY KEY,
+                    force_quit INTEGER NOT NULL,
+                    background_refresh INTEGER NOT NULL,
+                    low_power_mode INTEGER NOT NULL,
+                    hourly_budget INTEGER
+                );
+                """)
+        }
+        return migrator
+    }()
+}
+
+/// The store could not be opened; the message names the path.
+public struct PushStoreError: Error, CustomStringConvertible, Sendable {
+    /// One line.
+    public let description: String
+}

@@ -1,0 +1,115 @@
+import SilentPushCore
+
+/// What happened to a push (SPEC §4: every push has one fate).
+public enum PushFate: Sendable, Equatable {
+    /// Waiting in its app's slot.
+    case pending
+    /// Delivered by this wake.
+    case delivered(wakeID: UInt64)
+    /// Replaced in the slot; rides the wake that delivers its successor (nil until then).
+    case coalesced(wakeID: UInt64?)
+    /// Its time-to-live ran out before a wake could deliver it.
+    case expired
+    /// It never reaches the app, for this reason.
+    case dropped(reason: String)
+
+    /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped.
+    public var name: String {
+        switch self {
+        case .pending: "pending"
+        case .delivered: "delivered"
+        case .coalesced: "coalesced"
+        case .expired: "expired"
+        case .dropped: "dropped"
+        }
+    }
+}
+
+/// A push as stored: what APNs accepted and what became of it.
+public struct PushRecord: Sendable, Equatable {
+    /// The policy's reference (unique per store).
+    public var id: UInt64
+    public var apnsID: String
+    public var deviceToken: String
+    public var topic: String
+    public var pushType: String
+    public var priority: Int
+    /// Device-clock ms since the epoch.
+    public var receivedAt: Int64
+    /// Device-clock ms since the epoch; nil: no expiry.
+    public var expiresAt: Int64?
+    public var collapseID: String?
+    public var payload: [UInt8]
+    public var warnings: [String]
+    public var fate: PushFate
+    /// The slot generation it waited in, if it did.
+    public var generation: UInt32?
+
+    /// A record.
+    public init(id: UInt64, apnsID: String, deviceToken: String, topic: String, pushType: String, priority: Int,
+                receivedAt: Int64, expiresAt: Int64?, collapseID: String?, payload: [UInt8], warnings: [String],
+                fate: PushFate, generation: UInt32? = nil) {
+        self.id = id
+        self.apnsID = apnsID
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.receivedAt = receivedAt
+        self.expiresAt = expiresAt
+        self.collapseID = collapseID
+        self.payload = payload
+        self.warnings = warnings
+        self.fate = fate
+        self.generation = generation
+    }
+}
+
+/// A wake as stored, with its timings and result.
+public struct WakeRecord: Sendable, Equatable {
+    public var id: UInt64
+    public var deviceToken: String
+    public var topic: String
+    /// The push it delivered.
+    public var pushID: UInt64
+    public var generation: UInt32
+    /// Device-clock ms.
+    public var startedAt: Int64
+    public var deadline: Int64
+    public var finishedAt: Int64?
+    /// newData, noData or failed; nil while running.
+    public var result: String?
+    public var reason: String?
+
+    /// A record.
+    public init(id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
+                deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil) {
+        self.id = id
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushID = pushID
+        self.generation = generation
+        self.startedAt = startedAt
+        self.deadline = deadline
+        self.finishedAt = finishedAt
+        self.result = result
+        self.reason = reason
+    }
+}
+
+/// One change to the store; a batch of them is committed in one transaction.
+public enum StoreChange: Sendable, Equatable {
+    /// A push APNs accepted.
+    case insertPush(PushRecord)
+    /// A push's fate changed (its generation too, when it entered a slot).
+    case setFate(push: UInt64, fate: PushFate, generation: UInt32?)
+    /// A slot generation closed: every push coalesced in it takes this fate (the delivering
+    /// wake's id, or expired or dropped with the push that closed it).
+    case closeGeneration(deviceToken: String, topic: String, generation: UInt32, fate: PushFate)
+    /// A wake started.
+    case insertWake(WakeRecord)
+    /// A wake ended.
+    case finishWake(id: UInt64, finishedAt: Int64, result: String, reason: String?)
+    /// A device's state changed.
+    case setDevice(token: String, state: DeviceState)
+}
