@@ -112,14 +112,7 @@ public final class ES256Key: @unchecked Sendable {
             BN_free(s)
             return nil
         }
-        let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0 else { return nil }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        der.withUnsafeMutableBufferPointer { buffer in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            _ = i2d_ECDSA_SIG(signature, &cursor)
-        }
-        return der
+        return OpenSSLDER.encode(signature, with: i2d_ECDSA_SIG)
     }
 
     static func rawSignature(der: [UInt8]) -> [UInt8]? {

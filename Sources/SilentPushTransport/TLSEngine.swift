@@ -144,14 +144,7 @@ public final class TLSEngine {
     private func peerCertificateDER() -> [UInt8]? {
         guard let certificate = SSL_get1_peer_certificate(ssl) else { return nil }
         defer { X509_free(certificate) }
-        let length = i2d_X509(certificate, nil)
-        guard length > 0 else { return nil }
-        var der = [UInt8](repeating: 0, count: Int(length))
-        der.withUnsafeMutableBufferPointer { buffer in
-            var cursor: UnsafeMutablePointer<UInt8>? = buffer.baseAddress
-            _ = i2d_X509(certificate, &cursor)
-        }
-        return der
+        return OpenSSLDER.encode(certificate, with: i2d_X509)
     }
 
     private static func failure() -> String {
