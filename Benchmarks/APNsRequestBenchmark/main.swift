@@ -40,7 +40,7 @@ func row(_ name: String, _ nanoseconds: Double, reference: Double, referenceName
 let endpoint = APNsEndpoint(
     settings: .init(), keys: try ProviderKeyRing(specs: [.development(certificatesDirectory: DevCertificates.directory)]), sink: Discard())
 let jwt = try DevProviderToken.make()
-let headers = H2HeaderList(SamplePush.headers(jwt: jwt).map { (name: $0.0, value: $0.1) })
+let headers = SamplePush.headerList(jwt: jwt)
 let connection = H2ConnectionInfo(id: 1, remoteAddress: "bench", tls: nil)
 let responses = NullResponses()
 func push() {

@@ -78,14 +78,15 @@ public struct ProviderTokenAuthenticator: Sendable {
         lookupKey: (String) -> ProviderKey?, verify: (ProviderToken, ProviderKey) -> Bool,
         cache: inout BoundedCache<Substring, VerifiedProviderToken>
     ) throws(APNsReason) -> VerifiedProviderToken {
+        if let current = try authenticateCurrent(authorization: authorization, connection: connection, now: now) {
+            return current  // the common case: the connection's token again, no lookup at all
+        }
         guard let authorization, !authorization.isEmpty else { throw .missingProviderToken }
         guard Self.isBearer(authorization), authorization.utf8.count > 7 else { throw .invalidProviderToken }
         let jwt = authorization.dropFirst(7)
 
         let verified: VerifiedProviderToken
-        if let current = connection.current, connection.currentToken == jwt {
-            verified = current  // the common case: the connection's token again, no lookup at all
-        } else if let cached = cache.value(for: jwt) {
+        if let cached = cache.value(for: jwt) {
             verified = cached
         } else {
             let token = try ProviderToken.parse(jwt)

@@ -49,6 +49,11 @@ public enum SamplePush {
         return headers
     }
 
+    /// The same as the transport's header list.
+    public static func headerList(jwt: String?) -> H2HeaderList {
+        H2HeaderList(headers(jwt: jwt).map { (name: $0.0, value: $0.1) })
+    }
+
     /// The same as curl/h2load `-H` arguments.
     public static func headerArguments(jwt: String?) -> [String] {
         headers(jwt: jwt).flatMap { ["-H", "\($0.0): \($0.1)"] }

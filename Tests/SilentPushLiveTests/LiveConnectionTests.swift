@@ -79,7 +79,7 @@ import Testing
     @Test func ourClientOverTLSAndH2C() async throws {
         try await withReceiver { receiver in
             let request = H2Request(
-                method: "POST", path: SamplePush.path, headers: H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make()).map { (name: $0.0, value: $0.1) }),
+                method: "POST", path: SamplePush.path, headers: SamplePush.headerList(jwt: try DevProviderToken.make()),
                 body: SamplePush.payload)
             let tls = try await H2ClientConnection.connect(
                 host: "localhost", port: receiver.tlsPort!, tls: .client(TLSClientConfiguration(caFile: DevCertificates.ca)))
@@ -121,7 +121,7 @@ import Testing
     @Test func ourClientKeepsWithinTheServersStreamLimit() async throws {
         try await withReceiver({ $0.settings.maxConcurrentStreams = 10 }) { receiver in
             let connection = try await H2ClientConnection.connect(host: "127.0.0.1", port: receiver.h2cPort!, tls: nil)
-            let headers = H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make()).map { (name: $0.0, value: $0.1) })
+            let headers = SamplePush.headerList(jwt: try DevProviderToken.make())
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<500 {
                     group.addTask { try await connection.send(H2Request(method: "POST", path: SamplePush.path, headers: headers, body: SamplePush.payload)).status }

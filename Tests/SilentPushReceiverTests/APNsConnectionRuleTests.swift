@@ -76,11 +76,11 @@ import Testing
             let connection = try await H2ClientConnection.connect(host: "127.0.0.1", port: receiver.h2cPort!, tls: nil)
             let request = H2Request(
                 method: "POST", path: SamplePush.path,
-                headers: H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make()).map { (name: $0.0, value: $0.1) }), body: SamplePush.payload)
+                headers: SamplePush.headerList(jwt: try DevProviderToken.make()), body: SamplePush.payload)
             #expect(try await connection.send(request).status == 200)
             let forged = H2Request(
                 method: "POST", path: SamplePush.path,
-                headers: H2HeaderList(SamplePush.headers(jwt: try DevProviderToken.make(keyFile: DevCertificates.serverKey)).map { (name: $0.0, value: $0.1) }),
+                headers: SamplePush.headerList(jwt: try DevProviderToken.make(keyFile: DevCertificates.serverKey)),
                 body: SamplePush.payload)
             let refused = try await connection.send(forged)
             #expect(refused.status == 403)
