@@ -6,7 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "silentpushd", targets: ["silentpushd"]),
-        .library(name: "SilentPushReceiver", targets: ["SilentPushReceiver"]),
+        .library(name: "SilentPushReceiver", targets: ["SilentPushReceiver", "SilentPushStore", "SilentPushCore"]),
         .library(name: "SilentPushTesting", targets: ["SilentPushTesting"]),
     ],
     dependencies: [
@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // C libraries, reached only through SilentPushTransport.
@@ -71,11 +72,13 @@ let package = Package(
             name: "SilentPushReceiver",
             dependencies: [
                 "SilentPushCore",
+                "SilentPushStore",
                 "SilentPushTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
 
@@ -84,6 +87,8 @@ let package = Package(
             name: "SilentPushTesting",
             dependencies: [
                 "SilentPushReceiver",
+                "SilentPushStore",
+                "SilentPushCore",
                 "SilentPushTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -125,7 +130,7 @@ let package = Package(
         .testTarget(name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore"]),
         .testTarget(
             name: "SilentPushReceiverTests",
-            dependencies: ["SilentPushReceiver", "SilentPushTesting"]
+            dependencies: ["SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore"]
         ),
         .testTarget(
             name: "SilentPushTransportTests",
@@ -140,6 +145,8 @@ let package = Package(
             name: "SilentPushLiveTests",
             dependencies: [
                 "SilentPushReceiver",
+                "SilentPushStore",
+                "SilentPushCore",
                 "SilentPushTransport",
                 "SilentPushTesting",
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -11,6 +11,11 @@ public struct APNsRequestValidator: Sendable {
 
     /// Device tokens are hex, 32 to 100 bytes.
     public static let deviceTokenHexLength = 64...200
+    /// Whether `token` has a device token's shape: an even number of hex digits, 64 to 200.
+    public static func isValidDeviceToken(_ token: some StringProtocol) -> Bool {
+        deviceTokenHexLength.contains(token.utf8.count) && token.utf8.count % 2 == 0 && token.utf8.allSatisfy(APNsHeaders.isHexDigit)
+    }
+
     /// `apns-collapse-id` is at most this many bytes.
     public static let maximumCollapseIDLength = 64
 
@@ -21,9 +26,7 @@ public struct APNsRequestValidator: Sendable {
         deviceToken: Substring, topic: String, headers: APNsHeaders, apnsID: String,
         body: [UInt8]
     ) throws(APNsReason) -> ValidatedPush {
-        guard Self.deviceTokenHexLength.contains(deviceToken.utf8.count), deviceToken.utf8.count % 2 == 0,
-              deviceToken.utf8.allSatisfy(APNsHeaders.isHexDigit)
-        else { throw .badDeviceToken }
+        guard Self.isValidDeviceToken(deviceToken) else { throw .badDeviceToken }
 
         if let collapseID = headers.collapseID, collapseID.utf8.count > Self.maximumCollapseIDLength {
             throw .badCollapseId

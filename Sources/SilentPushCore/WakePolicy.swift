@@ -8,7 +8,7 @@
 /// into whatever later closes the slot), the time of its next allowed wake (minimum interval
 /// from wake start to wake start, doubled after an overrun) and its running fetch. A pending
 /// push is held by reference: an idle app costs a few dozen bytes.
-public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> where Instant.Duration == Duration {
+public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sendable where Instant.Duration == Duration {
     /// Intervals, deadline and the cap on concurrent fetches.
     public var settings: WakeSettings
 
@@ -26,9 +26,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
 
     private static var hour: Duration { .seconds(3600) }
 
-    /// A policy with no app yet.
-    public init(settings: WakeSettings = WakeSettings()) {
+    /// A policy with no app yet; wakes are numbered from `firstWakeID` (a restarted
+    /// receiver numbers on from its store).
+    public init(settings: WakeSettings = WakeSettings(), firstWakeID: UInt64 = 1) {
         self.settings = settings
+        self.nextWakeID = max(firstWakeID, 1)
     }
 
     // MARK: - Queries
@@ -125,6 +127,23 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable> wher
             }
         }
         startWaiting(now: now)
+        return takeActions()
+    }
+
+    /// Puts back an app as a restarted receiver found it in its store: the slot generation
+    /// to go on from, when its next wake may start, and the push waiting in its slot. The
+    /// push is looked at at once: it may wake the app now, or have expired meanwhile.
+    public mutating func restore(
+        app: App, generation: UInt32, nextAllowed: Instant?, pending: IncomingPush<Instant>?, now: Instant
+    ) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        let slot = index(of: app)
+        states[slot].generation = generation
+        states[slot].nextAllowed = nextAllowed
+        if let pending {
+            states[slot].pending = Pending(push: pending.id, priority: pending.priority, expiresAt: pending.expiresAt)
+            evaluate(slot, now: now, announcePending: false)
+        }
         return takeActions()
     }
 

@@ -51,9 +51,13 @@ package final class APNsEndpoint: H2Service {
 
     package func handle(_ request: H2Request, writer: H2ResponseWriter) {
         var apnsID: String?
+        var deviceToken: Substring?
+        var topicHeader: String?
         do {
             let token = try route(request)
+            deviceToken = token
             let headers = try APNsHeaders.read(from: HeaderFields(list: request.headers))
+            topicHeader = headers.topic
             if let given = headers.apnsID {
                 guard APNsHeaders.isCanonicalUUID(given) else { throw APNsRejection(.badMessageId) }
                 apnsID = given
@@ -69,12 +73,11 @@ package final class APNsEndpoint: H2Service {
                 case .failure(let rejection): writer.respond(Self.error(rejection, apnsID: id))
                 }
             }
-        } catch let reason as APNsReason {
-            writer.respond(Self.error(APNsRejection(reason), apnsID: apnsID ?? ids.next()))
-        } catch let rejection as APNsRejection {
-            writer.respond(Self.error(rejection, apnsID: apnsID ?? ids.next()))
         } catch {
-            writer.respond(Self.error(APNsRejection(.internalServerError), apnsID: apnsID ?? ids.next()))
+            let rejection = (error as? APNsRejection) ?? (error as? APNsReason).map { APNsRejection($0) } ?? APNsRejection(.internalServerError)
+            let id = apnsID ?? ids.next()
+            writer.respond(Self.error(rejection, apnsID: id))
+            sink.reject(apnsID: id, deviceToken: deviceToken.map(String.init), topic: topicHeader, reason: rejection.reason)
         }
     }
 
@@ -82,7 +85,10 @@ package final class APNsEndpoint: H2Service {
         let given = request.headers.first("apns-id")
         let apnsID = given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
         switch problem {
-        case .bodyTooLarge: writer.respond(Self.error(APNsRejection(.payloadTooLarge), apnsID: apnsID))
+        case .bodyTooLarge:
+            writer.respond(Self.error(APNsRejection(.payloadTooLarge), apnsID: apnsID))
+            let token: String? = if case .push(let token) = APNsRoute(method: request.method, path: request.path) { String(token) } else { nil }
+            sink.reject(apnsID: apnsID, deviceToken: token, topic: request.headers.first("apns-topic"), reason: .payloadTooLarge)
         case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: H2HeaderList(name: "apns-id", value: apnsID)))
         }
     }

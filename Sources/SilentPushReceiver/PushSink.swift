@@ -1,4 +1,3 @@
-import Synchronization
 import SilentPushCore
 
 /// Where accepted pushes go: the device side. `submit` answers once the push is recorded,
@@ -6,31 +5,12 @@ import SilentPushCore
 public protocol PushSink: Sendable {
     /// Takes `push`; `completion` runs once, from any thread.
     func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void)
+
+    /// Notes a request APNs refused, so its fate (`rejected`) can be looked up by apns-id.
+    /// The token and topic are what the request named, when it got that far.
+    func reject(apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason)
 }
 
-/// Keeps the most recent accepted pushes in memory (until the device side records them).
-public final class InMemoryPushLog: PushSink {
-    private let state: Mutex<(pushes: [ValidatedPush], total: Int)>
-    /// How many pushes are kept; older ones are dropped.
-    public let capacity: Int
-
-    /// A log of the last `capacity` pushes.
-    public init(capacity: Int = 10_000) {
-        self.capacity = capacity
-        state = Mutex(([], 0))
-    }
-
-    public func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
-        state.withLock { state in
-            if state.pushes.count == capacity { state.pushes.removeFirst(capacity / 4) }
-            state.pushes.append(push)
-            state.total += 1
-        }
-        completion(.success(()))
-    }
-
-    /// The pushes kept, oldest first.
-    public var pushes: [ValidatedPush] { state.withLock { $0.pushes } }
-    /// Pushes accepted since start.
-    public var total: Int { state.withLock { $0.total } }
+extension PushSink {
+    public func reject(apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
 }

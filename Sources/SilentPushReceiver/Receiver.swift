@@ -4,24 +4,34 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import SilentPushCore
+import SilentPushStore
 import SilentPushTransport
+import Synchronization
 
-/// A running receiver: the listeners of a `ReceiverConfiguration`, bound. `silentpushd`
-/// runs one in a `ServiceGroup`; tests start one in-process on port 0.
+/// A running receiver: the listeners of a `ReceiverConfiguration`, bound, and the device
+/// side on its store. `silentpushd` runs one in a `ServiceGroup`; tests start one
+/// in-process on port 0.
 public final class Receiver: Service, Sendable {
     /// The configuration it was started with.
     public let configuration: ReceiverConfiguration
+    /// The device side: wake policy, store, clock, fetch handler.
+    public let device: DeviceRuntime
     private let server: H2Server
     private let endpoint: APNsEndpoint
+    private let admin: AdminListener?
+    private let stopped = Mutex<Task<Void, Never>?>(nil)
 
-    private init(configuration: ReceiverConfiguration, server: H2Server, endpoint: APNsEndpoint) {
+    private init(configuration: ReceiverConfiguration, device: DeviceRuntime, server: H2Server, endpoint: APNsEndpoint, admin: AdminListener?) {
         self.configuration = configuration
+        self.device = device
         self.server = server
         self.endpoint = endpoint
+        self.admin = admin
     }
 
-    /// Loads the TLS material, binds every listener and writes the ready file.
-    /// Throws a `ReceiverStartError` naming what to fix.
+    /// Opens the store, puts back the device state it holds, loads the TLS material, binds
+    /// every listener and writes the ready file. Throws a `ReceiverStartError` naming what
+    /// to fix.
     public static func start(
         _ configuration: ReceiverConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
@@ -43,11 +53,27 @@ public final class Receiver: Service, Sendable {
             listeners.append(H2Listener(name: "h2c", host: address.host, port: address.port, tls: nil))
         }
         guard !listeners.isEmpty else { throw ReceiverStartError("no listener: give --listen or --listen-h2c") }
+        let keys = try ProviderKeyRing(specs: configuration.authKeys)
+
+        let device: DeviceRuntime
+        let unregistered: [(token: String, at: Int64)]
+        do {
+            let store = try PushStore.open(configuration.store)
+            unregistered = try store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
+            device = try DeviceRuntime.open(
+                store: store, clock: configuration.clock, settings: configuration.wakeSettings,
+                handler: configuration.fetchHandler, logger: logger)
+        } catch {
+            throw ReceiverStartError("\(error) (check --store)")
+        }
         let endpoint = APNsEndpoint(
             settings: .init(
                 environment: configuration.environment, strict: configuration.strict,
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
-            keys: try ProviderKeyRing(specs: configuration.authKeys), sink: configuration.pushSink)
+            keys: keys, sink: device)
+        endpoint.withDevices { registry in
+            for (token, at) in unregistered { registry.unregister(token, at: at) }
+        }
 
         let server: H2Server
         do {
@@ -57,20 +83,34 @@ public final class Receiver: Service, Sendable {
                 idleTimeout: TimeAmount(configuration.idleTimeout), shutdownGrace: TimeAmount(configuration.shutdownGrace),
                 group: group, logger: logger)
         } catch {
+            await device.shutdown(grace: .zero)
             throw ReceiverStartError("\(error)")
         }
-        let receiver = Receiver(configuration: configuration, server: server, endpoint: endpoint)
+        var admin: AdminListener?
+        if let address = configuration.admin {
+            do {
+                admin = try await AdminListener.start(
+                    api: AdminAPI(runtime: device, endpoint: endpoint), address: address, group: group, logger: logger)
+            } catch {
+                await server.shutdownGracefully()
+                await device.shutdown(grace: .zero)
+                throw ReceiverStartError("cannot listen on \(address.host):\(address.port) (admin): \(error)")
+            }
+        }
+        let receiver = Receiver(configuration: configuration, device: device, server: server, endpoint: endpoint, admin: admin)
         if let path = configuration.readyFile {
             do {
                 try receiver.writeReadyFile(to: path)
             } catch {
-                await server.shutdownGracefully()
+                await receiver.shutdownGracefully()
                 throw ReceiverStartError("cannot write the ready file '\(path)': \(error.localizedDescription)")
             }
         }
         logger.info("silentpushd listening", metadata: [
             "tls": "\(receiver.tlsPort.map(String.init) ?? "off")",
             "h2c": "\(receiver.h2cPort.map(String.init) ?? "off")",
+            "admin": "\(receiver.adminPort.map(String.init) ?? "off")",
+            "clock": "\(configuration.clock.rawValue)",
         ])
         return receiver
     }
@@ -79,12 +119,14 @@ public final class Receiver: Service, Sendable {
     public var tlsPort: Int? { server.port("tls") }
     /// The bound h2c port, if that listener is on.
     public var h2cPort: Int? { server.port("h2c") }
+    /// The bound admin port, if that listener is on.
+    public var adminPort: Int? { admin?.port }
     /// Open HTTP/2 connections.
     public var connectionCount: Int { server.connectionCount }
 
-    /// The ready file's JSON: `{"tls":P,"h2c":P}`, listeners that are off left out.
+    /// The ready file's JSON: `{"tls":P,"h2c":P,"admin":P}`, listeners that are off left out.
     public var readyJSON: String {
-        let fields = [("tls", tlsPort), ("h2c", h2cPort)].compactMap { name, port in port.map { "\"\(name)\":\($0)" } }
+        let fields = [("tls", tlsPort), ("h2c", h2cPort), ("admin", adminPort)].compactMap { name, port in port.map { "\"\(name)\":\($0)" } }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
@@ -99,14 +141,27 @@ public final class Receiver: Service, Sendable {
         endpoint.updateKey(keyID, change)
     }
 
-    /// Serves until graceful shutdown, then drains.
+    /// Serves until graceful shutdown, then drains (see `shutdownGracefully`).
     public func run() async throws {
         try await server.run()
+        await shutdownGracefully()
     }
 
-    /// Stops accepting, lets open streams finish, closes.
+    /// Stops accepting pushes and lets open streams finish (each 200 after its commit);
+    /// then gives running fetches the shutdown grace, records what is left, commits, and
+    /// closes the admin listener last, so scripts can read fates until the end.
     public func shutdownGracefully() async {
-        await server.shutdownGracefully()
+        let task = stopped.withLock { stopped in
+            if let task = stopped { return task }
+            let task = Task {
+                await self.server.shutdownGracefully()
+                await self.device.shutdown(grace: self.configuration.shutdownGrace)
+                await self.admin?.stop()
+            }
+            stopped = task
+            return task
+        }
+        await task.value
     }
 
     private func writeReadyFile(to path: String) throws {

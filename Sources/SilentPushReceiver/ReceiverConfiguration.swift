@@ -1,4 +1,5 @@
 import SilentPushCore
+import SilentPushStore
 import SilentPushTransport
 
 /// Everything `silentpushd` is started with; tests build one directly (port 0).
@@ -31,11 +32,20 @@ public struct ReceiverConfiguration: Sendable {
     public var deviceRegistryMode: DeviceRegistry.Mode
     /// An optional per-device-token limit (`--rate-limit N/DURATION`): 429 TooManyRequests past it.
     public var rateLimit: (limit: Int, window: Duration)?
-    /// Where accepted pushes go; by default an in-memory log of the latest ones.
-    public var pushSink: any PushSink
+    /// The admin API's HTTP/1.1 listener (`--admin`); nil disables it.
+    public var admin: ListenAddress?
+    /// Where pushes, wakes and device state are recorded (`--store`).
+    public var store: PushStore.Location
+    /// The device clock (`--clock`).
+    public var clock: DeviceClock.Mode
+    /// Minimum interval, deadline and fetch cap (`--profile`, `--min-interval`, `--deadline`).
+    public var wakeSettings: WakeSettings
+    /// The app's fetch handler (`--fetch-exec`); by default every wake answers noData.
+    public var fetchHandler: any FetchHandler
 
-    /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, the dev certificates
-    /// in `certificatesDirectory`.
+    /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, admin on
+    /// 127.0.0.1:2199, the dev certificates in `certificatesDirectory`, the store in
+    /// `.silentpush/`, the system clock and iOS's timings.
     public init(certificatesDirectory: String = "certs") {
         listen = ListenAddress(host: "127.0.0.1", port: 2197)
         listenH2C = ListenAddress(host: "127.0.0.1", port: 2198)
@@ -51,6 +61,10 @@ public struct ReceiverConfiguration: Sendable {
         strict = false
         deviceRegistryMode = .acceptOnFirstUse
         rateLimit = nil
-        pushSink = InMemoryPushLog()
+        admin = ListenAddress(host: "127.0.0.1", port: 2199)
+        store = .file(".silentpush/silentpush.sqlite")
+        clock = .system
+        wakeSettings = WakeSettings()
+        fetchHandler = NoDataFetchHandler()
     }
 }

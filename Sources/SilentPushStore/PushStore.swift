@@ -152,6 +152,15 @@ public final class PushStore: Sendable {
                     background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
                     hourly_budget = excluded.hourly_budget
                 """).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
+        case .setManualClock(let at):
+            try db.cachedStatement(sql: "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)")
+                .execute(arguments: [at])
+        case .setUnregistered(let token, let at):
+            try db.cachedStatement(sql: """
+                INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, unregistered_at)
+                VALUES (?, 0, 1, 0, NULL, ?)
+                ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
+                """).execute(arguments: [token, at])
         }
     }
 
@@ -163,6 +172,7 @@ public final class PushStore: Sendable {
         case .coalesced(let wake): ("coalesced", wake.map { Int64(bitPattern: $0) }, nil)
         case .expired: ("expired", nil, nil)
         case .dropped(let reason): ("dropped", nil, reason)
+        case .rejected(let reason): ("rejected", nil, reason)
         }
     }
 
@@ -196,28 +206,90 @@ public final class PushStore: Sendable {
     public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [WakeRecord] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT * FROM wakes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
-                ORDER BY id DESC LIMIT ?3
-                """, arguments: [deviceToken, topic, limit]).map { row in
-                WakeRecord(
-                    id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
-                    pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
-                    startedAt: row["started_at"], deadline: row["deadline"], finishedAt: row["finished_at"],
-                    result: row["result"], reason: row["reason"])
-            }
+                SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
+                WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2)
+                ORDER BY wakes.id DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit]).map(Self.wake)
         }
+    }
+
+    /// The wake with this id.
+    public func wake(id: UInt64) throws -> WakeRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?", arguments: [Int64(bitPattern: id)]).map(Self.wake)
+        }
+    }
+
+    private static func wake(_ row: Row) -> WakeRecord {
+        WakeRecord(
+            id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
+            pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
+            startedAt: row["started_at"], deadline: row["deadline"], finishedAt: row["finished_at"],
+            result: row["result"], reason: row["reason"], apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
     }
 
     /// Every device whose state was set.
     public func devices() throws -> [String: DeviceState] {
+        try deviceRecords().mapValues(\.state)
+    }
+
+    /// Every device whose state was set, with when its token was unregistered (ms), if it is.
+    public func deviceRecords() throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
         try database.read { db in
-            var devices: [String: DeviceState] = [:]
+            var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM devices") {
-                devices[row["device_token"]] = DeviceState(
+                let state = DeviceState(
                     forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
                     lowPowerMode: row["low_power_mode"], hourlyBudget: row["hourly_budget"])
+                devices[row["device_token"]] = (state, row["unregistered_at"])
             }
             return devices
+        }
+    }
+
+    /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
+    public func coalescedAPNsIDs(wakeID: UInt64) throws -> [String] {
+        try database.read { db in
+            try String.fetchAll(db, sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = 'coalesced' ORDER BY id",
+                                arguments: [Int64(bitPattern: wakeID)])
+        }
+    }
+
+    /// The push with this store id.
+    public func push(id: UInt64) throws -> PushRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM pushes WHERE id = ?", arguments: [Int64(bitPattern: id)]).map(Self.push)
+        }
+    }
+
+    /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
+    /// closed, so a restarted receiver keeps the minimum interval and numbers on.
+    public func lastWakes() throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
+                FROM wakes GROUP BY device_token, topic
+                """).map { row in
+                (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
+            }
+        }
+    }
+
+    /// Wakes with no result: they were running when the receiver stopped.
+    public func unfinishedWakes() throws -> [WakeRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM wakes WHERE result IS NULL ORDER BY id").map(Self.wake)
+        }
+    }
+
+    /// The latest device-clock time recorded (ms), so a manual clock restarts no earlier.
+    public func latestDeviceTime() throws -> Int64? {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
+                    UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
+                    UNION ALL SELECT manual_now FROM clock)
+                """)
         }
     }
 
@@ -237,6 +309,7 @@ public final class PushStore: Sendable {
         case "coalesced": .coalesced(wakeID: wake.map { UInt64(bitPattern: $0) })
         case "expired": .expired
         case "dropped": .dropped(reason: row["reason"] ?? "")
+        case "rejected": .rejected(reason: row["reason"] ?? "")
         default: .pending
         }
         let warnings: String? = row["warnings"]
@@ -294,6 +367,13 @@ public final class PushStore: Sendable {
                     low_power_mode INTEGER NOT NULL,
                     hourly_budget INTEGER
                 );
+                """)
+        }
+        migrator.registerMigration("v2") { db in
+            try db.execute(sql: """
+                ALTER TABLE devices ADD COLUMN unregistered_at INTEGER;
+                CREATE TABLE clock (id INTEGER PRIMARY KEY CHECK (id = 1), manual_now INTEGER NOT NULL);
+                CREATE INDEX pushes_by_wake ON pushes (wake_id) WHERE wake_id IS NOT NULL;
                 """)
         }
         return migrator

@@ -12,6 +12,8 @@ public enum PushFate: Sendable, Equatable {
     case expired
     /// It never reaches the app, for this reason.
     case dropped(reason: String)
+    /// APNs refused it with this reason (an Apple reason string); it never reached the device.
+    case rejected(reason: String)
 
     /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped.
     public var name: String {
@@ -21,6 +23,7 @@ public enum PushFate: Sendable, Equatable {
         case .coalesced: "coalesced"
         case .expired: "expired"
         case .dropped: "dropped"
+        case .rejected: "rejected"
         }
     }
 }
@@ -72,6 +75,8 @@ public struct WakeRecord: Sendable, Equatable {
     public var topic: String
     /// The push it delivered.
     public var pushID: UInt64
+    /// That push's `apns-id` (filled in by reads).
+    public var apnsID: String?
     public var generation: UInt32
     /// Device-clock ms.
     public var startedAt: Int64
@@ -83,7 +88,8 @@ public struct WakeRecord: Sendable, Equatable {
 
     /// A record.
     public init(id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
-                deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil) {
+                deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil, apnsID: String? = nil) {
+        self.apnsID = apnsID
         self.id = id
         self.deviceToken = deviceToken
         self.topic = topic
@@ -112,4 +118,8 @@ public enum StoreChange: Sendable, Equatable {
     case finishWake(id: UInt64, finishedAt: Int64, result: String, reason: String?)
     /// A device's state changed.
     case setDevice(token: String, state: DeviceState)
+    /// A manual device clock was moved to this time (ms since the epoch).
+    case setManualClock(at: Int64)
+    /// A device token was unregistered at this time (ms since the epoch), or registered again (nil).
+    case setUnregistered(token: String, at: Int64?)
 }

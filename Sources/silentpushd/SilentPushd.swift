@@ -14,7 +14,8 @@ struct SilentPushd: AsyncParsableCommand {
         abstract: "An APNs provider endpoint that plays the device: it receives silent pushes as APNs does.",
         discussion: """
             With no flags it serves TLS h2 on 127.0.0.1:2197 and cleartext h2 on 127.0.0.1:2198 with the \
-            development certificates in ./certs. A bad flag or file stops start-up with exit code 2.
+            development certificates in ./certs, the admin API on 127.0.0.1:2199, and records pushes and \
+            wakes in ./.silentpush/silentpush.sqlite. A bad flag or file stops start-up with exit code 2.
             """)
 
     @Option(help: ArgumentHelp("TLS HTTP/2 listener, HOST:PORT (port 0: any free port), or 'off'.", valueName: "host:port"))
@@ -22,6 +23,9 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(name: .customLong("listen-h2c"), help: ArgumentHelp("Cleartext HTTP/2 (prior knowledge) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
     var listenH2C = "127.0.0.1:2198"
+
+    @Option(help: ArgumentHelp("Admin API (HTTP/1.1) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
+    var admin = "127.0.0.1:2199"
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Server certificate chain (PEM).", valueName: "pem"))
     var tlsCert = "certs/server.pem"
@@ -32,7 +36,7 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("client-ca"), help: ArgumentHelp("Require client certificates signed by this CA (PEM).", valueName: "pem"))
     var clientCA: String?
 
-    @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write {\"tls\":P,\"h2c\":P} here.", valueName: "path"))
+    @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write {\"tls\":P,\"h2c\":P,\"admin\":P} here.", valueName: "path"))
     var readyFile: String?
 
     @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
@@ -58,6 +62,29 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("At most N pushes per DURATION to one device token, else 429 TooManyRequests (e.g. 10/1s).", valueName: "n/duration"))
     var rateLimit: String?
 
+    @Option(help: ArgumentHelp("Where pushes, wakes and device state are recorded: a SQLite file, or 'memory'.", valueName: "path"))
+    var store = ".silentpush/silentpush.sqlite"
+
+    @Option(help: ArgumentHelp("The device clock: system, or manual (moved only by POST /v1/clock/advance).", valueName: "clock"))
+    var clock = "system"
+
+    @Option(help: ArgumentHelp("Wake timings: ios (15m between wakes, 30s deadline) or fast (1s between wakes).", valueName: "profile"))
+    var profile = "ios"
+
+    @Option(name: .customLong("min-interval"), help: ArgumentHelp("Least time from one wake of an app to its next (overrides --profile).", valueName: "duration"))
+    var minInterval: String?
+
+    @Option(help: ArgumentHelp("How long a wake's fetch handler may run before it is cancelled (overrides --profile).", valueName: "duration"))
+    var deadline: String?
+
+    @Option(name: .customLong("max-fetches"), help: "Fetch handlers running at once across all devices.")
+    var maxFetches = 64
+
+    @Option(name: .customLong("fetch-exec"), help: ArgumentHelp(
+        "Run this shell command for each wake: the payload on stdin, SILENTPUSH_* variables, its last line newData, noData or failed.",
+        valueName: "command"))
+    var fetchExec: String?
+
     @Option(help: "Event-loop threads (default: one per core).")
     var threads: Int?
 
@@ -73,6 +100,7 @@ struct SilentPushd: AsyncParsableCommand {
         var configuration = ReceiverConfiguration()
         configuration.listen = try Self.address(listen, flag: "--listen")
         configuration.listenH2C = try Self.address(listenH2C, flag: "--listen-h2c")
+        configuration.admin = try Self.address(admin, flag: "--admin")
         configuration.tlsCertificate = tlsCert
         configuration.tlsKey = tlsKey
         configuration.clientCA = clientCA
@@ -100,6 +128,30 @@ struct SilentPushd: AsyncParsableCommand {
                 throw ValidationError("--rate-limit '\(rateLimit)' is not N/DURATION (e.g. 10/1s)")
             }
             configuration.rateLimit = (limit, window)
+        }
+        configuration.store = store == "memory" ? .memory : .file(store)
+        guard let clock = DeviceClock.Mode(rawValue: clock) else { throw ValidationError("--clock '\(clock)' is not system or manual") }
+        configuration.clock = clock
+        switch profile {
+        case "ios": configuration.wakeSettings = WakeSettings()
+        case "fast": configuration.wakeSettings = .fast
+        default: throw ValidationError("--profile '\(profile)' is not ios or fast")
+        }
+        if let minInterval {
+            let interval = try Self.duration(minInterval, flag: "--min-interval")
+            guard interval >= .zero else { throw ValidationError("--min-interval must not be negative") }
+            configuration.wakeSettings.minimumInterval = interval
+        }
+        if let deadline {
+            let limit = try Self.duration(deadline, flag: "--deadline")
+            guard limit > .zero else { throw ValidationError("--deadline must be more than 0 (e.g. 30s)") }
+            configuration.wakeSettings.deadline = limit
+        }
+        guard maxFetches >= 1 else { throw ValidationError("--max-fetches must be at least 1") }
+        configuration.wakeSettings.maximumConcurrentFetches = maxFetches
+        if let fetchExec {
+            guard !fetchExec.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--fetch-exec needs a command") }
+            configuration.fetchHandler = ExecFetchHandler(command: fetchExec)
         }
         return configuration
     }

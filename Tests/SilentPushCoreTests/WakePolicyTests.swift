@@ -296,4 +296,28 @@ import Testing
         #expect(later.map { Scenario.seconds($0.startedAt) } == [900, 1_000, 1_100, 1_200, 1_300])
         #expect(later.map(\.app) == apps.reversed())
     }
+
+    @Test func aRestoredAppKeepsItsIntervalGenerationAndPendingPush() throws {
+        var policy = WakePolicy<App, DeviceInstant>(settings: WakeSettings(minimumInterval: .seconds(900)), firstWakeID: 42)
+        let restartedAt = Scenario.at(600)
+        let actions = policy.restore(
+            app: Self.app, generation: 7, nextAllowed: Scenario.at(900),
+            pending: IncomingPush(id: 5, priority: .high, expiresAt: nil), now: restartedAt)
+        #expect(actions.isEmpty)  // waits for the interval; a timer is armed for it
+        #expect(policy.pendingPush(of: Self.app) == 5)
+        #expect(policy.nextDeadline == Scenario.at(900))
+        let fired = policy.advance(to: Scenario.at(900))
+        guard case .startWake(let wake)? = fired.first else { Issue.record("no wake: \(fired)"); return }
+        #expect(wake.wakeID == 42)
+        #expect(wake.generation == 7)
+        #expect(wake.push == 5)
+    }
+
+    @Test func aRestoredPushWhoseTimeToLiveRanOutExpiresAtOnce() {
+        var policy = WakePolicy<App, DeviceInstant>(settings: WakeSettings(minimumInterval: .seconds(900)))
+        let actions = policy.restore(
+            app: Self.app, generation: 3, nextAllowed: Scenario.at(900),
+            pending: IncomingPush(id: 9, priority: .high, expiresAt: Scenario.at(100)), now: Scenario.at(600))
+        #expect(actions == [.expired(push: 9, app: Self.app, generation: 3)])
+    }
 }

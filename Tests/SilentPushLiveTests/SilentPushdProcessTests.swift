@@ -13,18 +13,18 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-ready-\(UUID().uuidString).json").path
     }
 
-    /// Starts silentpushd on port 0 and waits for its ready file.
-    static func start(_ extra: [String] = []) async throws -> (PeerProcess, tls: Int, h2c: Int) {
+    /// Starts silentpushd with every listener on port 0 and waits for its ready file.
+    static func start(_ extra: [String] = [], store: String = "memory") async throws -> (PeerProcess, tls: Int, h2c: Int, admin: Int) {
         let ready = readyFile()
         let process = try PeerProcess(try binary(), [
-            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--ready-file", ready,
-            "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + extra)
+            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready,
+            "--store", store, "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + extra)
         for _ in 0..<500 {
             if let data = FileManager.default.contents(atPath: ready),
                let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
-               let tls = ports["tls"], let h2c = ports["h2c"] {
+               let tls = ports["tls"], let h2c = ports["h2c"], let admin = ports["admin"] {
                 try? FileManager.default.removeItem(atPath: ready)
-                return (process, tls, h2c)
+                return (process, tls, h2c, admin)
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func sigtermLetsStreamsInFlightCompleteThenExitsZero() async throws {
-        let (process, _, h2c) = try await Self.start()
+        let (process, _, h2c, _) = try await Self.start()
         let connection = try await RawH2Connection.connect(port: h2c)
         try await connection.send(H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes)
         // Two requests whose bodies are still arriving when SIGTERM lands.
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func sigtermWithNothingInFlightExitsZero() async throws {
-        let (process, tls, _) = try await Self.start()
+        let (process, tls, _, _) = try await Self.start()
         let curl = try await PeerProcess.run("curl", [
             "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
             "-d", #"{"aps":{"content-available":1}}"#, "https://localhost:\(tls)\(SamplePush.path)"] + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
@@ -86,10 +86,16 @@ import Testing
         (["--auth-key", "K1:T1:\(DevCertificates.serverCertificate)"], "not a PEM private key (.p8) or public key"),
         (["--environment", "staging"], "--environment 'staging' is not sandbox or production"),
         (["--rate-limit", "ten"], "--rate-limit 'ten' is not N/DURATION"),
+        (["--clock", "sundial"], "--clock 'sundial' is not system or manual"),
+        (["--profile", "slow"], "--profile 'slow' is not ios or fast"),
+        (["--min-interval", "often"], "--min-interval 'often' is not a duration"),
+        (["--deadline", "0s"], "--deadline must be more than 0"),
+        (["--admin", "localhost"], "--admin 'localhost' is not HOST:PORT"),
+        (["--store", "/proc/silentpush/store.sqlite"], "cannot open the store '/proc/silentpush/store.sqlite'"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
         let result = try await PeerProcess.run(try Self.binary(), [
-            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0",
+            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", "memory",
             "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + arguments, timeout: .seconds(20))
         #expect(result.status == 2)
         let lines = result.errorOutput.split(separator: "\n")
@@ -103,16 +109,16 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let made = try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", path])
         #expect(made.status == 0)
-        let result = try await PeerProcess.run(try Self.binary(), ["--listen-h2c", "127.0.0.1:0", "--listen", "off", "--auth-key", "K1:T1:\(path)"], timeout: .seconds(20))
+        let result = try await PeerProcess.run(try Self.binary(), ["--listen-h2c", "127.0.0.1:0", "--listen", "off", "--admin", "off", "--store", "memory", "--auth-key", "K1:T1:\(path)"], timeout: .seconds(20))
         #expect(result.status == 2)
         #expect(result.errorOutput == "silentpushd: key file '\(path)': not an EC P-256 key (ES256 needs one) (check --auth-key K1:T1:\(path))\n")
     }
 
     @Test func aPortInUseIsNamed() async throws {
-        let (first, _, h2c) = try await Self.start()
+        let (first, _, h2c, _) = try await Self.start()
         defer { first.signal(SIGKILL) }
         let result = try await PeerProcess.run(try Self.binary(), [
-            "--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)"], timeout: .seconds(20))
+            "--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)", "--admin", "off", "--store", "memory"], timeout: .seconds(20))
         #expect(result.status == 2)
         #expect(result.errorOutput.contains("cannot listen on 127.0.0.1:\(h2c) (h2c)"), "\(result.errorOutput)")
     }

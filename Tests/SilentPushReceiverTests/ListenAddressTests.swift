@@ -30,14 +30,16 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let data = try #require(FileManager.default.contents(atPath: path))
         let ports = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
-        #expect(ports == ["tls": receiver.tlsPort!, "h2c": receiver.h2cPort!])
-        #expect(receiver.tlsPort! > 0 && receiver.h2cPort! > 0 && receiver.tlsPort != receiver.h2cPort)
+        #expect(ports == ["tls": receiver.tlsPort!, "h2c": receiver.h2cPort!, "admin": receiver.adminPort!])
+        #expect(Set([receiver.tlsPort!, receiver.h2cPort!, receiver.adminPort!]).count == 3)
+        #expect(!ports.values.contains(0))
         await receiver.shutdownGracefully()
     }
 
     @Test func aListenerThatIsOffIsLeftOutOfTheReadyJSON() async throws {
         var configuration = ReceiverConfiguration.testing()
         configuration.listen = nil
+        configuration.admin = nil
         let receiver = try await Receiver.start(configuration)
         #expect(receiver.readyJSON == #"{"h2c":\#(receiver.h2cPort!)}"#)
         #expect(receiver.tlsPort == nil)

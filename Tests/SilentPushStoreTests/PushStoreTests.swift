@@ -96,4 +96,35 @@ import Testing
     @Test func anUnopenableFileIsNamed() {
         #expect { _ = try PushStore.open(.file("/proc/not-a-dir/pushes.sqlite")) } throws: { "\($0)".contains("/proc/not-a-dir/pushes.sqlite") }
     }
+
+    @Test func whatARestartNeedsComesBack() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        do {
+            let store = try PushStore.open(.file(path))
+            try await store.write([
+                .insertPush(Self.push(1, fate: .coalesced(wakeID: nil), generation: 0)),
+                .insertPush(Self.push(2)),
+                .insertWake(WakeRecord(id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
+                .setFate(push: 2, fate: .delivered(wakeID: 1), generation: nil),
+                .closeGeneration(deviceToken: "aa", topic: "com.example.app", generation: 0, fate: .delivered(wakeID: 1)),
+                .finishWake(id: 1, finishedAt: 6_000, result: "newData", reason: nil),
+                .insertWake(WakeRecord(id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1, startedAt: 905_000, deadline: 935_000)),
+                .insertPush(Self.push(4, fate: .rejected(reason: "BadDeviceToken"), generation: nil)),
+                .setUnregistered(token: "bb", at: 7_000),
+                .setManualClock(at: 2_000_000),
+                .setManualClock(at: 1_000_000),  // never back
+            ])
+        }
+        let store = try PushStore.open(.file(path))
+        #expect(try store.coalescedAPNsIDs(wakeID: 1) == [Self.push(1).apnsID])
+        #expect(try store.wake(id: 1)?.apnsID == Self.push(2).apnsID)
+        #expect(try store.wake(id: 1)?.result == "newData")
+        #expect(try store.unfinishedWakes().map(\.id) == [2])
+        let last = try #require(try store.lastWakes().first)
+        #expect(last.deviceToken == "aa" && last.startedAt == 905_000 && last.generation == 1)
+        #expect(try store.push(apnsID: Self.push(4).apnsID)?.fate == .rejected(reason: "BadDeviceToken"))
+        #expect(try store.deviceRecords()["bb"]?.unregisteredAt == 7_000)
+        #expect(try store.latestDeviceTime() == 2_000_000)
+    }
 }

@@ -1,0 +1,257 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import SilentPushCore
+import SilentPushStore
+
+/// The admin API of SPEC §6, an HTTP/1.1 router on Hummingbird: health, push fates, wakes,
+/// device state and the manual clock. JSON in and out, camelCase fields, ISO 8601 times
+/// with milliseconds. A bad request changes nothing and gets 400 (not JSON), 422 (a wrong
+/// field or type) or 409 (the clock is the system's), with `{"error": "…"}`.
+struct AdminAPI: Sendable {
+    let runtime: DeviceRuntime
+    let endpoint: APNsEndpoint
+
+    /// Largest request body taken.
+    static let maximumBodySize = 64 * 1024
+
+    func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
+        router.get("/v1/pushes/{apnsID}") { _, context in try self.push(context.parameters.require("apnsID")) }
+        router.get("/v1/pushes") { request, _ in self.pushes(request.uri.queryParameters) }
+        router.get("/v1/wakes") { request, _ in self.wakes(request.uri.queryParameters) }
+        router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
+        router.patch("/v1/devices/{token}") { request, context in
+            try await self.patchDevice(context.parameters.require("token"), body: request.body.collect(upTo: Self.maximumBodySize))
+        }
+        router.get("/v1/clock") { _, _ in self.clock() }
+        router.post("/v1/clock/advance") { request, _ in
+            try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
+        }
+        return router
+    }
+
+    // MARK: Pushes and wakes
+
+    private func push(_ apnsID: String) -> Response {
+        do {
+            guard let push = try runtime.store.push(apnsID: apnsID) else {
+                return Self.error(.notFound, "no push with apns-id \(apnsID)")
+            }
+            return Self.respond(.ok, Self.json(push))
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    private func pushes(_ query: Parameters) -> Response {
+        do {
+            let filter = try Self.filter(query)
+            let pushes = try runtime.store.pushes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            return Self.respond(.ok, .object([("pushes", .array(pushes.map(Self.json)))]))
+        } catch let error as AdminError {
+            return Self.error(error.status, error.message)
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    private func wakes(_ query: Parameters) -> Response {
+        do {
+            let filter = try Self.filter(query)
+            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            let rendered = try wakes.map { wake in Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id)) }
+            return Self.respond(.ok, .object([("wakes", .array(rendered))]))
+        } catch let error as AdminError {
+            return Self.error(error.status, error.message)
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    private static func filter(_ query: Parameters) throws -> (device: String?, topic: String?, limit: Int) {
+        var limit = 100
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...1000).contains(value) else {
+                throw AdminError(.unprocessableContent, "limit must be a whole number from 1 to 1000")
+            }
+            limit = value
+        }
+        return (query.get("device").map { $0.lowercased() }, query.get("topic"), limit)
+    }
+
+    // MARK: Devices
+
+    private func device(_ token: String) -> Response {
+        Self.respond(.ok, deviceJSON(token.lowercased()))
+    }
+
+    private func deviceJSON(_ token: String) -> AdminJSON {
+        let state = runtime.deviceState(of: token)
+        let unregisteredAt: Int64? = endpoint.withDevices { registry in
+            if case .unregistered(let at) = registry.entry(token)?.state { return at }
+            return nil
+        }
+        return .object([
+            ("deviceToken", .string(token)),
+            ("forceQuit", .bool(state.forceQuit)),
+            ("backgroundRefresh", .bool(state.backgroundRefresh)),
+            ("lowPowerMode", .bool(state.lowPowerMode)),
+            ("hourlyBudget", .int(state.hourlyBudget.map(Int64.init))),
+            ("unregistered", .bool(unregisteredAt != nil)),
+            ("unregisteredAt", unregisteredAt.map { .string(ISO8601Timestamp.string(millisecondsSinceEpoch: $0)) } ?? .null),
+        ])
+    }
+
+    private func patchDevice(_ token: String, body: ByteBuffer) async -> Response {
+        let token = token.lowercased()
+        guard APNsRequestValidator.isValidDeviceToken(token) else { return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits") }
+        do {
+            let fields = try Self.object(body)
+            var state = runtime.deviceState(of: token)
+            var unregistered: Bool?
+            for (key, value) in fields {
+                switch (key, value) {
+                case ("forceQuit", .bool(let flag)): state.forceQuit = flag
+                case ("backgroundRefresh", .bool(let flag)): state.backgroundRefresh = flag
+                case ("lowPowerMode", .bool(let flag)): state.lowPowerMode = flag
+                case ("unregistered", .bool(let flag)): unregistered = flag
+                case ("hourlyBudget", .null): state.hourlyBudget = nil
+                case ("hourlyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.hourlyBudget = Int(budget)
+                case ("hourlyBudget", _): throw AdminError(.unprocessableContent, "hourlyBudget must be a whole number from 0 to 1000000, or null")
+                case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _):
+                    throw AdminError(.unprocessableContent, "\(key) must be true or false")
+                default:
+                    throw AdminError(.unprocessableContent,
+                                     "unknown field '\(key)' (fields: forceQuit, backgroundRefresh, lowPowerMode, hourlyBudget, unregistered)")
+                }
+            }
+            if state != runtime.deviceState(of: token) { try await runtime.setDeviceState(state, for: token) }
+            if let unregistered {
+                let at: Int64? = unregistered ? Int64(Date().timeIntervalSince1970 * 1000) : nil
+                endpoint.withDevices { registry in
+                    if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
+                }
+                try await runtime.store.write([.setUnregistered(token: token, at: at)])
+            }
+            return Self.respond(.ok, deviceJSON(token))
+        } catch let error as AdminError {
+            return Self.error(error.status, error.message)
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    // MARK: Clock
+
+    private func clock() -> Response {
+        Self.respond(.ok, .object([
+            ("clock", .string(runtime.clock.mode.rawValue)),
+            ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: runtime.clock.now.millisecondsSinceEpoch))),
+        ]))
+    }
+
+    private func advance(body: ByteBuffer) async -> Response {
+        do {
+            let fields = try Self.object(body)
+            guard runtime.clock.mode == .manual else { throw AdminError(.conflict, DeviceClockError.notManual.description) }
+            let seconds: Double
+            switch fields.first(where: { $0.0 == "seconds" })?.1 {
+            case .int(let value)?: seconds = Double(value)
+            case .double(let value)?: seconds = value
+            case nil: throw AdminError(.unprocessableContent, "give {\"seconds\": N}, the span to advance the clock by")
+            default: throw AdminError(.unprocessableContent, "seconds must be a number")
+            }
+            if let other = fields.first(where: { $0.0 != "seconds" }) {
+                throw AdminError(.unprocessableContent, "unknown field '\(other.0)' (fields: seconds)")
+            }
+            guard seconds >= 0, seconds <= 10 * 365 * 86400 else {
+                throw AdminError(.unprocessableContent, "seconds must be from 0 to 315360000 (ten years)")
+            }
+            do {
+                try await runtime.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
+            } catch {
+                throw AdminError(.conflict, error.description)
+            }
+            return clock()
+        } catch let error as AdminError {
+            return Self.error(error.status, error.message)
+        } catch {
+            return Self.error(.internalServerError, "\(error)")
+        }
+    }
+
+    // MARK: JSON
+
+    /// The request body as a JSON object: 400 when it is not JSON, 422 when not an object.
+    private static func object(_ body: ByteBuffer) throws -> [(String, AdminJSON)] {
+        let value: AdminJSON
+        do {
+            value = try JSONDecoder().decode(AdminJSON.self, from: Data(body.readableBytesView))
+        } catch {
+            throw AdminError(.badRequest, "the body is not JSON")
+        }
+        guard case .object(let fields) = value else { throw AdminError(.unprocessableContent, "the body must be a JSON object") }
+        return fields
+    }
+
+    static func json(_ push: PushRecord) -> AdminJSON {
+        var fields: [(String, AdminJSON)] = [
+            ("apnsId", .string(push.apnsID)),
+            ("deviceToken", .string(push.deviceToken.isEmpty ? nil : push.deviceToken)),
+            ("topic", .string(push.topic.isEmpty ? nil : push.topic)),
+            ("pushType", .string(push.pushType.isEmpty ? nil : push.pushType)),
+            ("priority", push.priority == 0 ? .null : .int(Int64(push.priority))),
+            ("receivedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: push.receivedAt))),
+            ("expiresAt", .string(push.expiresAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0) })),
+            ("collapseId", .string(push.collapseID)),
+            ("fate", .string(push.fate.name)),
+        ]
+        switch push.fate {
+        case .delivered(let wake): fields.append(("wakeId", .int(Int64(bitPattern: wake))))
+        case .coalesced(let wake): fields.append(("wakeId", .int(wake.map { Int64(bitPattern: $0) })))
+        case .dropped(let reason), .rejected(let reason): fields.append(("reason", .string(reason)))
+        case .pending, .expired: break
+        }
+        if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(AdminJSON.string)))) }
+        return .object(fields)
+    }
+
+    static func json(_ wake: WakeRecord, coalesced: [String]) -> AdminJSON {
+        .object([
+            ("id", .int(Int64(bitPattern: wake.id))),
+            ("deviceToken", .string(wake.deviceToken)),
+            ("topic", .string(wake.topic)),
+            ("apnsId", .string(wake.apnsID)),
+            ("coalesced", .array(coalesced.map(AdminJSON.string))),
+            ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt))),
+            ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline))),
+            ("finishedAt", .string(wake.finishedAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0) })),
+            ("durationMs", .int(wake.finishedAt.map { $0 - wake.startedAt })),
+            ("result", .string(wake.result)),
+            ("reason", .string(wake.reason)),
+        ])
+    }
+
+    static func respond(_ status: HTTPResponse.Status, _ json: AdminJSON) -> Response {
+        var buffer = ByteBuffer(string: json.rendered)
+        buffer.writeString("\n")
+        return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
+    }
+
+    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
+        respond(status, .object([("error", .string(message))]))
+    }
+}
+
+/// A request the admin API refuses, with its status and a message that says what to fix.
+struct AdminError: Error {
+    let status: HTTPResponse.Status
+    let message: String
+
+    init(_ status: HTTPResponse.Status, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+}

@@ -1,0 +1,121 @@
+/// A JSON value as the admin API reads and writes it. Rendering keeps field order (what a
+/// person reads first comes first); decoding keeps types exact, so `"forceQuit": 1` is a
+/// wrong type rather than `true`.
+public enum AdminJSON: Sendable, Equatable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([AdminJSON])
+    case object([(String, AdminJSON)])
+
+    public static func == (lhs: AdminJSON, rhs: AdminJSON) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.int(a), .int(b)): a == b
+        case let (.double(a), .double(b)): a == b
+        case let (.string(a), .string(b)): a == b
+        case let (.array(a), .array(b)): a == b
+        case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    /// A string, or null.
+    static func string(_ value: String?) -> AdminJSON { value.map(AdminJSON.string) ?? .null }
+    /// A number, or null.
+    static func int(_ value: Int64?) -> AdminJSON { value.map(AdminJSON.int) ?? .null }
+
+    /// The field `key` of an object.
+    public subscript(key: String) -> AdminJSON? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.0 == key }?.1
+    }
+
+    /// The JSON text.
+    public var rendered: String {
+        var text = ""
+        render(into: &text)
+        return text
+    }
+
+    private func render(into text: inout String) {
+        switch self {
+        case .null: text += "null"
+        case .bool(let value): text += value ? "true" : "false"
+        case .int(let value): text += String(value)
+        case .double(let value): text += value.isFinite ? "\(value)" : "null"
+        case .string(let value): Self.quote(value, into: &text)
+        case .array(let values):
+            text += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { text += "," }
+                value.render(into: &text)
+            }
+            text += "]"
+        case .object(let fields):
+            text += "{"
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { text += "," }
+                Self.quote(key, into: &text)
+                text += ":"
+                value.render(into: &text)
+            }
+            text += "}"
+        }
+    }
+
+    private static func quote(_ value: String, into text: inout String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        text += "\""
+    }
+}
+
+extension AdminJSON: Decodable {
+    public init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var values: [AdminJSON] = []
+            while !array.isAtEnd { values.append(try array.decode(AdminJSON.self)) }
+            self = .array(values)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: AnyKey.self) {
+            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(AdminJSON.self, forKey: $0)) })
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            self = .null
+        } else if let value = try? single.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? single.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? single.decode(Double.self) {
+            self = .double(value)
+        } else {
+            self = .string(try single.decode(String.self))
+        }
+    }
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

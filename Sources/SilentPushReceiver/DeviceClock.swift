@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+import SilentPushCore
+
+/// The clock the device side runs on (SPEC §4): the system clock, or a manual clock that
+/// moves only when told (`--clock manual`, `POST /v1/clock/advance`). Provider tokens are
+/// always judged on the system clock.
+public final class DeviceClock: Sendable {
+    /// Which clock.
+    public enum Mode: String, Sendable, CaseIterable {
+        case system
+        case manual
+    }
+
+    /// Which clock this is.
+    public let mode: Mode
+    private let manualNow: Mutex<DeviceInstant>
+
+    /// A clock; a manual one starts at `start`.
+    public init(_ mode: Mode, start: DeviceInstant = DeviceClock.systemNow) {
+        self.mode = mode
+        manualNow = Mutex(start)
+    }
+
+    /// The system clock's now.
+    public static var systemNow: DeviceInstant {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return DeviceInstant(nanosecondsSinceEpoch: Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec))
+    }
+
+    /// The device's now.
+    public var now: DeviceInstant {
+        switch mode {
+        case .system: Self.systemNow
+        case .manual: manualNow.withLock { $0 }
+        }
+    }
+
+    /// Moves a manual clock forward to `instant` (never back).
+    func set(_ instant: DeviceInstant) {
+        manualNow.withLock { $0 = max($0, instant) }
+    }
+}

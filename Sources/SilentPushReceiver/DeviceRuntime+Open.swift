@@ -1,0 +1,69 @@
+import Logging
+import SilentPushCore
+import SilentPushStore
+
+extension DeviceRuntime {
+    /// Opens the device side on `store`, putting back what a previous run left: device
+    /// states, each app's pending push, slot generation and minimum interval, and ids that
+    /// number on. Wakes that were running when that run stopped are recorded `failed`
+    /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
+    public static func open(
+        store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings,
+        handler: any FetchHandler = NoDataFetchHandler(), logger: Logger = Logger(label: "silentpushd.device")
+    ) throws -> DeviceRuntime {
+        let ids = try store.lastIDs()
+        var start = DeviceClock.systemNow
+        if mode == .manual, let latest = try store.latestDeviceTime() {
+            start = max(start, DeviceInstant(nanosecondsSinceEpoch: latest * 1_000_000))
+        }
+        let clock = DeviceClock(mode, start: start)
+        let now = clock.now
+        var policy = Policy(settings: settings, firstWakeID: ids.wake + 1)
+        var changes: [StoreChange] = []
+
+        for (token, device) in try store.deviceRecords() where device.state != DeviceState() {
+            _ = policy.setDeviceState(device.state, for: token, now: now)
+        }
+        for wake in try store.unfinishedWakes() {
+            changes.append(.finishWake(
+                id: wake.id, finishedAt: min(now.millisecondsSinceEpoch, wake.deadline), result: "failed",
+                reason: "interrupted: the receiver stopped during the fetch"))
+        }
+
+        var apps: [AppKey: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
+        for wake in try store.lastWakes() {
+            let started = DeviceInstant(nanosecondsSinceEpoch: wake.startedAt * 1_000_000)
+            apps[AppKey(device: wake.deviceToken, topic: wake.topic)] = (started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil)
+        }
+        for push in try store.pendingPushes() {
+            let key = AppKey(device: push.deviceToken, topic: push.topic)
+            var app = apps[key] ?? (nil, 0, nil)
+            if let older = app.pending {
+                // Only one push can wait per app; an older one left pending is coalesced.
+                changes.append(.setFate(push: older.id, fate: .coalesced(wakeID: nil), generation: nil))
+            }
+            app.pending = push
+            if let generation = push.generation { app.generation = generation }
+            apps[key] = app
+        }
+
+        let runtime = DeviceRuntime(
+            store: store, clock: clock, settings: settings, handler: handler, policy: policy, nextPushID: ids.push + 1, logger: logger)
+        var effects: [Effect] = []
+        runtime.state.withLock { state in
+            for (key, app) in apps {
+                let pending = app.pending.map { push in
+                    IncomingPush(
+                        id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
+                        expiresAt: push.expiresAt.map { DeviceInstant(nanosecondsSinceEpoch: $0 * 1_000_000) })
+                }
+                let actions = state.policy.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
+                runtime.apply(actions, to: &state, changes: &changes, effects: &effects)
+            }
+            runtime.record(changes)
+        }
+        runtime.perform(effects)
+        runtime.rearm()
+        return runtime
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+import Logging
+import Synchronization
+import SilentPushCore
+import SilentPushStore
+
+/// The device side (SPEC §4, §5): a `PushSink` that drives the pure `WakePolicy` on the
+/// device clock, records every push, wake and device change in the store, and runs the
+/// app's fetch handler for each wake under its deadline.
+///
+/// Every policy event runs under one lock, and its store changes are queued before the lock
+/// is released, so the store sees them in the policy's order. Effects (starting and
+/// cancelling handlers, arming the system-clock timer) are carried out after it.
+public final class DeviceRuntime: PushSink, Sendable {
+    /// The device clock.
+    public let clock: DeviceClock
+    /// Intervals, deadline, fetch cap.
+    public let settings: WakeSettings
+    /// The durable record.
+    public let store: PushStore
+    private let handler: any FetchHandler
+    private let logger: Logger
+    let state: Mutex<State>
+    let advancing = Mutex(false)
+    private let timerQueue = DispatchQueue(label: "silentpush.device.timer")
+
+    /// An app on a device, as the policy keys it.
+    struct AppKey: WakeApp {
+        var device: String
+        var topic: String
+    }
+
+    typealias Policy = WakePolicy<AppKey, DeviceInstant>
+    typealias Action = WakeAction<AppKey, DeviceInstant>
+    typealias Start = WakeStart<AppKey, DeviceInstant>
+
+    struct Running {
+        var start: Start
+        var task: Task<Void, Never>?
+        /// Callers waiting for the wake to end (a manual-clock advance about to cross its deadline).
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    struct State {
+        var policy: Policy
+        var nextPushID: UInt64
+        var running: [UInt64: Running] = [:]
+        var armedTimer: DeviceInstant?
+        var nextWaiterToken: UInt64 = 0
+        var stopping = false
+    }
+
+    /// What a locked step leaves to do once the lock is released.
+    enum Effect {
+        case run(Start)
+        case cancel(Running)
+    }
+
+    init(store: PushStore, clock: DeviceClock, settings: WakeSettings, handler: any FetchHandler, policy: Policy,
+         nextPushID: UInt64, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        self.settings = settings
+        self.handler = handler
+        self.logger = logger
+        state = Mutex(State(policy: policy, nextPushID: nextPushID))
+    }
+
+    // MARK: - PushSink
+
+    public func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
+        var effects: [Effect] = []
+        let queued = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            let now = clock.now
+            let id = state.nextPushID
+            state.nextPushID += 1
+            let expiresAt = Self.expiry(of: push.expiration, now: now)
+            var record = PushRecord(
+                id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, pushType: push.pushType.rawValue,
+                priority: push.priority.rawValue, receivedAt: now.millisecondsSinceEpoch, expiresAt: expiresAt?.millisecondsSinceEpoch,
+                collapseID: push.collapseID, payload: push.body, warnings: push.warnings, fate: .pending)
+            var changes: [StoreChange] = []
+            if let reason = Self.neverWakesReason(push) {
+                record.fate = .dropped(reason: reason)
+                changes.append(.insertPush(record))
+                apply(state.policy.advance(to: now), to: &state, changes: &changes, effects: &effects)
+            } else {
+                changes.append(.insertPush(record))
+                let incoming = IncomingPush(id: id, priority: push.priority, expiresAt: expiresAt)
+                let actions = state.policy.receive(incoming, for: AppKey(device: push.deviceToken, topic: push.topic), now: now)
+                apply(actions, to: &state, changes: &changes, effects: &effects)
+            }
+            store.write(changes) { [logger] result in
+                if case .failure(let error) = result {
+                    logger.error("cannot record a push", metadata: ["apns-id": "\(push.apnsID)", "error": "\(error)"])
+                }
+                completion(result.mapError { _ in APNsRejection(.internalServerError) })
+            }
+            return true
+        }
+        guard queued else { return completion(.failure(APNsRejection(.shutdown))) }
+        perform(effects)
+        rearm()
+    }
+
+    public func reject(apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
+        let record = state.withLock { state -> PushRecord? in
+            guard !state.stopping else { return nil }
+            let id = state.nextPushID
+            state.nextPushID += 1
+            return PushRecord(
+                id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
+                receivedAt: clock.now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
+                fate: .rejected(reason: reason.rawValue))
+        }
+        guard let record else { return }
+        store.write([.insertPush(record)]) { _ in }
+    }
+
+    /// `apns-expiration` (system-clock seconds) as a time-to-live on the device clock.
+    static func expiry(of expiration: Int64?, now: DeviceInstant) -> DeviceInstant? {
+        guard let expiration else { return nil }
+        guard expiration > 0 else { return now }  // 0: now or never
+        let ttl = expiration * 1000 - DeviceClock.systemNow.millisecondsSinceEpoch
+        return ttl > 0 ? now.advanced(by: .milliseconds(ttl)) : now
+    }
+
+    /// Why a push accepted by APNs can never start a background fetch.
+    static func neverWakesReason(_ push: ValidatedPush) -> String? {
+        if let reason = push.neverWakesReason { return reason }
+        guard push.pushType == .background || push.pushType == .alert else {
+            return "apns-push-type \(push.pushType.rawValue) does not start a background fetch"
+        }
+        return push.payload.contentAvailable ? nil : "no content-available: 1, so the app is not woken"
+    }
+
+    // MARK: - Actions
+
+    /// Turns the policy's actions into store changes and effects.
+    func apply(_ actions: [Action], to state: inout State, changes: inout [StoreChange], effects: inout [Effect]) {
+        for action in actions {
+            switch action {
+            case .pending(let push, _, let generation):
+                changes.append(.setFate(push: push, fate: .pending, generation: generation))
+            case .coalesced(let push, _, let generation):
+                changes.append(.setFate(push: push, fate: .coalesced(wakeID: nil), generation: generation))
+            case .startWake(let start):
+                changes.append(.insertWake(WakeRecord(
+                    id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
+                    generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
+                    deadline: start.deadline.millisecondsSinceEpoch)))
+                changes.append(.setFate(push: start.push, fate: .delivered(wakeID: start.wakeID), generation: nil))
+                changes.append(.closeGeneration(
+                    deviceToken: start.app.device, topic: start.app.topic, generation: start.generation,
+                    fate: .delivered(wakeID: start.wakeID)))
+                state.running[start.wakeID] = Running(start: start)
+                effects.append(.run(start))
+            case .expired(let push, let app, let generation):
+                changes.append(.setFate(push: push, fate: .expired, generation: nil))
+                changes.append(.closeGeneration(deviceToken: app.device, topic: app.topic, generation: generation, fate: .expired))
+            case .dropped(let push, let app, let reason, let generation):
+                changes.append(.setFate(push: push, fate: .dropped(reason: reason), generation: nil))
+                if let generation {
+                    changes.append(.closeGeneration(deviceToken: app.device, topic: app.topic, generation: generation, fate: .dropped(reason: reason)))
+                }
+            case .cancelWake(let wakeID, _):
+                guard let running = state.running.removeValue(forKey: wakeID) else { continue }
+                changes.append(.finishWake(
+                    id: wakeID, finishedAt: running.start.deadline.millisecondsSinceEpoch,
+                    result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
+                effects.append(.cancel(running))
+            }
+        }
+    }
+
+    func perform(_ effects: [Effect]) {
+        for effect in effects {
+            switch effect {
+            case .run(let start):
+                let task = Task { await self.runWake(start) }
+                state.withLock { state in
+                    if state.running[start.wakeID] != nil { state.running[start.wakeID]?.task = task }
+                }
+            case .cancel(let running):
+                running.task?.cancel()
+                for waiter in running.waiters.values { waiter.resume() }
+            }
+        }
+    }
+
+    /// Queues `changes`, logging a failure (nothing waits on these).
+    func record(_ changes: [StoreChange]) {
+        guard !changes.isEmpty else { return }
+        store.write(changes) { [logger] result in
+            if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
+        }
+    }
+
+    // MARK: - Wakes
+
+    private func runWake(_ start: Start) async {
+        let wake: Wake
+        do {
+            // The wake's own changes are queued; once they are committed its push and the
+            // pushes coalesced into it are readable.
+            try await store.write([])
+            guard let push = try store.push(id: start.push) else { throw WakeReadError(push: start.push) }
+            wake = Wake(
+                id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
+                payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high,
+                coalescedAPNsIDs: try store.coalescedAPNsIDs(wakeID: start.wakeID),
+                startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
+        } catch {
+            logger.error("cannot read a wake's push", metadata: ["wake": "\(start.wakeID)", "error": "\(error)"])
+            return finish(start, .failed(reason: "store: \(error)"))
+        }
+        let result = Task.isCancelled ? FetchResult.deadlineExceeded : await handler.fetch(wake)
+        finish(start, result)
+    }
+
+    /// The handler answered; a wake already cancelled at its deadline ignores it.
+    private func finish(_ start: Start, _ result: FetchResult) {
+        var effects: [Effect] = []
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard state.running[start.wakeID] != nil else { return [] }
+            let now = clock.now
+            var changes: [StoreChange] = []
+            let (accepted, actions) = state.policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
+            var waiters: [CheckedContinuation<Void, Never>] = []
+            if accepted, let running = state.running.removeValue(forKey: start.wakeID) {
+                changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+                waiters = Array(running.waiters.values)
+            }
+            apply(actions, to: &state, changes: &changes, effects: &effects)
+            record(changes)
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+        perform(effects)
+        rearm()
+    }
+
+    /// Waits until wake `wakeID` ends, or `timeout` of real time passes.
+    func waitForWake(_ wakeID: UInt64, timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.wakeEnded(wakeID) }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    private func wakeEnded(_ wakeID: UInt64) async {
+        let token = state.withLock { state in
+            state.nextWaiterToken += 1
+            return state.nextWaiterToken
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let registered = state.withLock { state -> Bool in
+                    guard state.running[wakeID] != nil, !Task.isCancelled else { return false }
+                    state.running[wakeID]?.waiters[token] = continuation
+                    return true
+                }
+                if !registered { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.running[wakeID]?.waiters.removeValue(forKey: token) }?.resume()
+        }
+    }
+
+    // MARK: - Timers
+
+    /// On the system clock, makes sure a timer fires at the policy's next deadline.
+    func rearm() {
+        guard clock.mode == .system else { return }
+        let at = state.withLock { state -> DeviceInstant? in
+            guard let next = state.policy.nextDeadline else { return nil }
+            if let armed = state.armedTimer, armed <= next { return nil }
+            state.armedTimer = next
+            return next
+        }
+        guard let at else { return }
+        let delay = max(0, at.nanosecondsSinceEpoch - DeviceClock.systemNow.nanosecondsSinceEpoch)
+        timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, Int64(Int32.max) * 1_000_000_000)))) {
+            self.timerFired(at)
+        }
+    }
+
+    private func timerFired(_ at: DeviceInstant) {
+        var effects: [Effect] = []
+        state.withLock { state in
+            if state.armedTimer == at { state.armedTimer = nil }
+            var changes: [StoreChange] = []
+            apply(state.policy.advance(to: clock.now), to: &state, changes: &changes, effects: &effects)
+            record(changes)
+        }
+        perform(effects)
+        rearm()
+    }
+}
+
+/// A wake's push was not in the store.
+struct WakeReadError: Error, CustomStringConvertible {
+    let push: UInt64
+    var description: String { "push \(push) is missing from the store" }
+}

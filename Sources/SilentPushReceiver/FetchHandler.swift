@@ -1,0 +1,66 @@
+import SilentPushCore
+
+/// What a wake hands the app's fetch handler (SPEC §5): the push delivered and the pushes
+/// coalesced into it.
+public struct Wake: Sendable, Equatable {
+    /// The wake's id, as the admin API reports it.
+    public var id: UInt64
+    public var deviceToken: String
+    public var topic: String
+    /// The delivered push's `apns-id`.
+    public var apnsID: String
+    /// The delivered push's payload, as sent.
+    public var payload: [UInt8]
+    /// `apns-priority` of the delivered push.
+    public var priority: APNsPriority
+    /// The `apns-id`s of the pushes it replaced in the app's slot, oldest first.
+    public var coalescedAPNsIDs: [String]
+    /// Device-clock ms since the epoch.
+    public var startedAt: Int64
+    /// Device-clock ms since the epoch: past it the handler is cancelled.
+    public var deadline: Int64
+
+    /// A wake.
+    public init(id: UInt64, deviceToken: String, topic: String, apnsID: String, payload: [UInt8], priority: APNsPriority,
+                coalescedAPNsIDs: [String], startedAt: Int64, deadline: Int64) {
+        self.id = id
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.apnsID = apnsID
+        self.payload = payload
+        self.priority = priority
+        self.coalescedAPNsIDs = coalescedAPNsIDs
+        self.startedAt = startedAt
+        self.deadline = deadline
+    }
+}
+
+/// The app's side of a wake: fetch content and say how it went. Task cancellation plays
+/// iOS's expiration handler: at the deadline the task is cancelled, the wake is recorded
+/// `failed` (`deadlineExceeded`) and whatever the handler returns later is ignored.
+public protocol FetchHandler: Sendable {
+    /// Runs one wake.
+    func fetch(_ wake: Wake) async -> FetchResult
+}
+
+/// A fetch handler made of a closure, for tests and embedders.
+public struct ClosureFetchHandler: FetchHandler {
+    private let body: @Sendable (Wake) async -> FetchResult
+
+    /// A handler that runs `body`.
+    public init(_ body: @escaping @Sendable (Wake) async -> FetchResult) {
+        self.body = body
+    }
+
+    public func fetch(_ wake: Wake) async -> FetchResult {
+        await body(wake)
+    }
+}
+
+/// The handler of an app that has nothing to fetch: every wake ends at once with `noData`.
+public struct NoDataFetchHandler: FetchHandler {
+    /// The handler.
+    public init() {}
+
+    public func fetch(_ wake: Wake) async -> FetchResult { .noData }
+}

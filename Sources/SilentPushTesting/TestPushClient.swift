@@ -1,0 +1,72 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTransport
+
+/// A provider for tests: pushes to an in-process receiver over cleartext HTTP/2 with a
+/// provider token signed by the dev key, as a real provider would.
+public final class TestPushClient: Sendable {
+    private let connection: H2ClientConnection
+    private let jwt: String
+
+    private init(connection: H2ClientConnection, jwt: String) {
+        self.connection = connection
+        self.jwt = jwt
+    }
+
+    /// Connects to `receiver`'s h2c listener.
+    public static func connect(to receiver: Receiver) async throws -> TestPushClient {
+        guard let port = receiver.h2cPort else { throw TestPushClientError.noCleartextListener }
+        return try await connect(port: port)
+    }
+
+    /// Connects to a receiver's h2c listener on `host:port` (a `silentpushd` process).
+    public static func connect(host: String = "127.0.0.1", port: Int) async throws -> TestPushClient {
+        TestPushClient(
+            connection: try await H2ClientConnection.connect(host: host, port: port, tls: nil),
+            jwt: try DevProviderToken.make())
+    }
+
+    /// Sends one push and returns APNs' answer. By default a silent background push
+    /// (`{"aps":{"content-available":1}}`, priority 5) to `SamplePush.deviceToken` on the dev topic.
+    @discardableResult
+    public func push(
+        _ payload: String = #"{"aps":{"content-available":1}}"#,
+        to deviceToken: String = SamplePush.deviceToken, topic: String = SamplePush.topic,
+        priority: Int? = 5, pushType: String? = "background", expiration: Int64? = nil,
+        apnsID: String? = nil, collapseID: String? = nil
+    ) async throws -> TestPushResponse {
+        var headers: [(name: String, value: String)] = [("authorization", "bearer \(jwt)"), ("apns-topic", topic)]
+        if let pushType { headers.append(("apns-push-type", pushType)) }
+        if let priority { headers.append(("apns-priority", String(priority))) }
+        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let apnsID { headers.append(("apns-id", apnsID)) }
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        let response = try await connection.send(H2Request(
+            method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
+        let reason = response.body.isEmpty ? nil
+            : (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["reason"] as? String
+        return TestPushResponse(status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: reason)
+    }
+
+    /// Closes the connection.
+    public func close() async {
+        await connection.close()
+    }
+}
+
+/// APNs' answer to one push.
+public struct TestPushResponse: Sendable, Equatable {
+    /// 200, or the error status.
+    public var status: Int
+    /// The `apns-id` answered.
+    public var apnsID: String
+    /// Apple's reason for an error.
+    public var reason: String?
+}
+
+/// Why a test client could not connect.
+public enum TestPushClientError: Error, Sendable {
+    /// The receiver was started with `listenH2C` off.
+    case noCleartextListener
+}

@@ -1,0 +1,202 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import SilentPushTesting
+import Synchronization
+import Testing
+
+/// The device side in-process: a receiver on port 0 with a manual clock, pushed to over
+/// HTTP/2, its clock moved and its wakes and fates asserted through the Swift test API.
+@Suite struct DeviceRuntimeTests {
+    static let minute = Duration.seconds(60)
+
+    static func apnsID(_ n: Int) -> String {
+        let digits = String(n)
+        return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count) + digits
+    }
+
+    static func minutes(from start: Int64, to instant: Int64) -> Int64 { (instant - start) / 60_000 }
+
+    @Test func theExampleOfSpecSection4() async throws {
+        try await Receiver.withTesting({ $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60)) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let minutes = Array(stride(from: 0, through: 91, by: 7))
+            for (index, minute) in minutes.enumerated() {
+                if index > 0 { try await receiver.advanceClock(by: Self.minute * 7) }
+                let answer = try await client.push(apnsID: Self.apnsID(minute))
+                #expect(answer.status == 200 && answer.apnsID == Self.apnsID(minute))
+            }
+            await receiver.settle()
+            let start = try #require(try receiver.device.store.push(apnsID: Self.apnsID(0))).receivedAt
+            let wakes = try receiver.wakes()
+            #expect(wakes.map { Self.minutes(from: start, to: $0.startedAt) } == [0, 15, 30, 45, 60, 75, 90])
+            #expect(wakes.map(\.apnsID) == [0, 14, 28, 42, 56, 70, 84].map(Self.apnsID))
+            #expect(wakes.allSatisfy { $0.result == "noData" })
+            for (coalesced, wake) in zip([7, 21, 35, 49, 63, 77], wakes.dropFirst()) {
+                #expect(try receiver.fate(of: Self.apnsID(coalesced)) == .coalesced(wakeID: wake.id))
+                #expect(try receiver.coalesced(into: wake.id) == [Self.apnsID(coalesced)])
+            }
+            #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
+            try await receiver.advanceClock(by: Self.minute * 13)  // minute 104
+            #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
+            try await receiver.advanceClock(by: Self.minute)  // minute 105
+            await receiver.settle()
+            let last = try #require(try receiver.wakes().last)
+            #expect(Self.minutes(from: start, to: last.startedAt) == 105)
+            #expect(try receiver.fate(of: Self.apnsID(91)) == .delivered(wakeID: last.id))
+        }
+    }
+
+    @Test func aHangingHandlerIsCancelledAtTheDeadlineAndItsLateAnswerIgnored() async throws {
+        let cancelled = Atomic(false)
+        let handler = ClosureFetchHandler { wake in
+            guard wake.id == 1 else { return .noData }
+            try? await Task.sleep(for: .seconds(3600))  // hangs until cancelled
+            cancelled.store(Task.isCancelled, ordering: .relaxed)
+            return .newData  // late: must be ignored
+        }
+        try await Receiver.withTesting({
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(1))
+            $0.fetchHandler = handler
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            #expect(receiver.device.runningWakeCount == 1)
+            // Crossing the deadline: the handler gets its deadline's length of real time, then is cancelled.
+            try await receiver.advanceClock(by: Self.minute)
+            await receiver.settle()
+            let sawCancellation = cancelled.load(ordering: .relaxed)
+            #expect(sawCancellation)
+            let wake = try #require(try receiver.wakes().first)
+            #expect(wake.result == "failed")
+            #expect(wake.reason == "deadlineExceeded")
+            #expect(wake.finishedAt == wake.deadline)
+            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered(wakeID: wake.id))
+
+            // The overrun doubles the next interval: 30 minutes from the first wake, not 15.
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
+            try await receiver.advanceClock(by: Self.minute * 28)  // minute 29
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            try await receiver.advanceClock(by: Self.minute)  // minute 30
+            #expect(try receiver.wakes().count == 2)
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .delivered(wakeID: try receiver.wakes()[1].id))
+        }
+    }
+
+    @Test func theExecHandlerGetsThePayloadAndTheWakeAndItsLastLineIsTheResult() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let command = #"cat > "$DIR/payload"; echo "$SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED_IDS" > "$DIR/env"; echo fetching; echo newData"#
+        try await Receiver.withTesting({
+            $0.wakeSettings = .fast
+            $0.fetchHandler = ExecFetchHandler(command: "DIR='\(directory)'; " + command)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let payload = #"{"aps":{"content-available":1},"feed":"news"}"#
+            #expect(try await client.push(payload, apnsID: Self.apnsID(1)).status == 200)
+            await receiver.settle()
+            let wake = try #require(try receiver.wakes().first)
+            #expect(wake.result == "newData", "\(wake)")
+            #expect(FileManager.default.contents(atPath: directory + "/payload") == Data(payload.utf8))
+            #expect(String(decoding: FileManager.default.contents(atPath: directory + "/env") ?? Data(), as: UTF8.self) == "\(Self.apnsID(1)) 5 \n")
+        }
+    }
+
+    @Test func aHangingCommandIsKilledAtTheDeadline() async throws {
+        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString).pid").path
+        defer { try? FileManager.default.removeItem(atPath: pidFile) }
+        try await Receiver.withTesting({
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(1))
+            $0.fetchHandler = ExecFetchHandler(command: "sleep 60 & echo $! > '\(pidFile)'; wait; echo newData", killGrace: .milliseconds(200))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            try await receiver.advanceClock(by: .seconds(5))
+            await receiver.settle()
+            let wake = try #require(try receiver.wakes().first)
+            #expect(wake.result == "failed" && wake.reason == "deadlineExceeded")
+            let pid = try #require(Int32(String(decoding: FileManager.default.contents(atPath: pidFile) ?? Data(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            var gone = false
+            for _ in 0..<100 where !gone {
+                gone = kill(pid, 0) != 0
+                if !gone { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(gone, "the command's child \(pid) outlived the deadline")
+        }
+    }
+
+    @Test func aRestartPutsBackPendingPushesDeviceStateAndTheClock() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(path)
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60))
+        }
+        let other = String(repeating: "ab", count: 32)
+        let clockBefore = try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // wakes at once
+            try await receiver.advanceClock(by: Self.minute * 5)
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)  // waits until minute 15
+            try await receiver.setDeviceState(DeviceState(lowPowerMode: true), for: other)
+            await receiver.settle()
+            return receiver.device.clock.now
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            #expect(receiver.device.clock.now.millisecondsSinceEpoch == clockBefore.millisecondsSinceEpoch)
+            #expect(receiver.device.deviceState(of: other) == DeviceState(lowPowerMode: true))
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            try await receiver.advanceClock(by: Self.minute * 9)  // minute 14
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            try await receiver.advanceClock(by: Self.minute)  // minute 15
+            await receiver.settle()
+            let wakes = try receiver.wakes()
+            #expect(wakes.map(\.id) == [1, 2])
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .delivered(wakeID: 2))
+        }
+    }
+
+    @Test func rejectedAndNeverWakingPushesHaveTheirFates() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let rejected = try await client.push(priority: 7, apnsID: Self.apnsID(1))
+            #expect(rejected.status == 400 && rejected.reason == "BadPriority")
+            #expect(try await client.push(#"{"aps":{"alert":"hi"}}"#, pushType: "alert", apnsID: Self.apnsID(2)).status == 200)
+            #expect(try await client.push(#"{"aps":{}}"#, apnsID: Self.apnsID(3)).status == 200)
+            await receiver.settle()
+            #expect(try receiver.fate(of: Self.apnsID(1)) == .rejected(reason: "BadPriority"))
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .dropped(reason: "no content-available: 1, so the app is not woken"))
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .dropped(reason: "background push without content-available: 1"))
+            #expect(try receiver.wakes().isEmpty)
+        }
+    }
+
+    @Test func forceQuitDropsWhatWaitsAndWhatComes() async throws {
+        try await Receiver.withTesting({ $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60)) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
+            try await receiver.setDeviceState(DeviceState(forceQuit: true))
+            #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)
+            await receiver.settle()
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .dropped(reason: "app force-quit"))
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .dropped(reason: "app force-quit"))
+        }
+    }
+
+    @Test func advancingTheSystemClockIsRefused() async throws {
+        try await Receiver.withTesting({ $0.clock = .system }) { receiver in
+            await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
+        }
+    }
+}
