@@ -5,7 +5,8 @@
 #
 # Two SilentPush servers are measured against the same nghttpd:
 #   transport   the HTTP/2 transport alone (H2FixedResponseServer: the fixed 200 + apns-id)
-#   silentpushd the receiver: APNs validation and provider-token auth of every request
+#   silentpushd the receiver: APNs validation and provider-token auth of every request, then
+#               the device side: the wake policy and the SQLite store (a file; 200 after commit)
 # The requests are real APNs pushes: a provider token made with the openssl CLI (Apple's
 # recipe), topic, push-type and priority headers and a background payload.
 #
@@ -38,14 +39,14 @@ wait_for() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done; e
 if [ "$TLS" = 1 ]; then
   scheme=https
   .build/release/silentpushd --listen 127.0.0.1:0 --listen-h2c off --threads "$THREADS" --log-level warning \
-    --ready-file "$work/spd.json" & pids+=($!)
+    --admin 127.0.0.1:0 --store "$work/store.sqlite" --ready-file "$work/spd.json" & pids+=($!)
   .build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" tls & pids+=($!)
   nghttpd_port=$(free_port)
   nghttpd -n "$THREADS" -d "$work/docroot" "$nghttpd_port" certs/server-key.pem certs/server.pem >/dev/null 2>&1 & pids+=($!)
 else
   scheme=http
   .build/release/silentpushd --listen off --listen-h2c 127.0.0.1:0 --threads "$THREADS" --log-level warning \
-    --ready-file "$work/spd.json" & pids+=($!)
+    --admin 127.0.0.1:0 --store "$work/store.sqlite" --ready-file "$work/spd.json" & pids+=($!)
   .build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" & pids+=($!)
   nghttpd_port=$(free_port)
   nghttpd -n "$THREADS" --no-tls -d "$work/docroot" "$nghttpd_port" >/dev/null 2>&1 & pids+=($!)

@@ -1,0 +1,182 @@
+import Foundation
+import SilentPushCore
+import SilentPushStore
+import SilentPushTesting
+import Synchronization
+import Testing
+
+/// The device side of the `silentpushd` process, driven as users drive it: curl pushes, the
+/// admin API over HTTP/1.1 (curl), signals, and the SQLite file it leaves behind.
+@Suite(.serialized) struct SilentPushdDeviceTests {
+    /// An admin API call with curl: the status and the JSON answered.
+    static func admin(_ port: Int, _ method: String, _ path: String, body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var arguments = ["-sS", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
+        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
+        let result = try await PeerProcess.run("curl", arguments, timeout: .seconds(60))
+        let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? 0
+        let text = lines.dropLast().joined(separator: "\n")
+        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        return (status, json)
+    }
+
+    static func apnsID(_ n: Int) -> String {
+        let digits = String(n)
+        return "00000000-0000-4000-8000-" + String(repeating: "0", count: 12 - digits.count) + digits
+    }
+
+    static func milliseconds(_ iso: Any?) throws -> Int64 {
+        let text = try #require(iso as? String)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return Int64((try #require(formatter.date(from: text))).timeIntervalSince1970 * 1000)
+    }
+
+    @Test func theExampleOfSpecSection4WithCurlAndTheAdminAPI() async throws {
+        let (process, tls, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--min-interval", "15m"])
+        defer { process.signal(SIGKILL) }
+        let jwt = try DevProviderToken.make()
+        for minute in stride(from: 0, through: 91, by: 7) {
+            if minute > 0 {
+                let advanced = try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 420}"#)
+                #expect(advanced.status == 200)
+            }
+            let curl = try await PeerProcess.run("curl", [
+                "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
+                "-H", "apns-id: \(Self.apnsID(minute))", "-d", #"{"aps":{"content-available":1}}"#,
+                "https://localhost:\(tls)\(SamplePush.path)"] + SamplePush.headerArguments(jwt: jwt))
+            #expect(curl.output == "200", "\(curl.errorOutput)")
+        }
+        let listed = try await Self.admin(admin, "GET", "/v1/wakes?device=\(SamplePush.deviceToken)&topic=\(SamplePush.topic)")
+        let wakes = try #require(listed.json["wakes"] as? [[String: Any]]).reversed()
+        let start = try Self.milliseconds(try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(0))").json["receivedAt"])
+        #expect(try wakes.map { (try Self.milliseconds($0["startedAt"]) - start) / 60_000 } == [0, 15, 30, 45, 60, 75, 90])
+        #expect(wakes.map { $0["apnsId"] as? String } == [0, 14, 28, 42, 56, 70, 84].map(Self.apnsID))
+        #expect(wakes.dropFirst().map { $0["coalesced"] as? [String] } == [7, 21, 35, 49, 63, 77].map { [Self.apnsID($0)] })
+        for (coalesced, wake) in zip([7, 21, 35, 49, 63, 77], wakes.dropFirst()) {
+            let fate = try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(coalesced))").json
+            #expect(fate["fate"] as? String == "coalesced")
+            #expect(fate["wakeId"] as? Int == wake["id"] as? Int)
+        }
+        #expect(try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json["fate"] as? String == "pending")
+        #expect(try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 780}"#).status == 200)  // minute 104
+        #expect(try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json["fate"] as? String == "pending")
+        #expect(try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 60}"#).status == 200)  // minute 105
+        let delivered = try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json
+        #expect(delivered["fate"] as? String == "delivered")
+        let last = try #require((try await Self.admin(admin, "GET", "/v1/wakes").json["wakes"] as? [[String: Any]])?.first)
+        #expect(last["id"] as? Int == delivered["wakeId"] as? Int)
+        #expect((try Self.milliseconds(last["startedAt"]) - start) / 60_000 == 105)
+    }
+
+    @Test func badAdminRequestsAreRefusedAndChangeNothing() async throws {
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start()  // system clock
+        defer { process.signal(SIGKILL) }
+        let device = "/v1/devices/\(SamplePush.deviceToken)"
+        let before = try await Self.admin(admin, "GET", device)
+        #expect(before.status == 200 && before.json["backgroundRefresh"] as? Bool == true)
+        for (body, status, message) in [
+            ("{not json", 400, "not JSON"),
+            ("[1,2]", 422, "must be a JSON object"),
+            (#"{"forceQuit": "yes"}"#, 422, "forceQuit must be true or false"),
+            (#"{"lowPowerMode": 1}"#, 422, "lowPowerMode must be true or false"),
+            (#"{"hourlyBudget": -1}"#, 422, "hourlyBudget must be a whole number"),
+            (#"{"hourlyBudget": 2.5}"#, 422, "hourlyBudget must be a whole number"),
+            (#"{"backgroundRefresh": false, "colour": "red"}"#, 422, "unknown field 'colour'"),
+        ] {
+            let answer = try await Self.admin(admin, "PATCH", device, body: body)
+            #expect(answer.status == status, "\(body)")
+            #expect((answer.json["error"] as? String)?.contains(message) == true, "\(body): \(answer.json)")
+        }
+        let after = try await Self.admin(admin, "GET", device)
+        #expect(NSDictionary(dictionary: after.json) == NSDictionary(dictionary: before.json))
+        #expect(try await Self.admin(admin, "PATCH", "/v1/devices/xyz", body: "{}").status == 422)
+
+        let advance = try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 60}"#)
+        #expect(advance.status == 409)
+        #expect((advance.json["error"] as? String)?.contains("--clock manual") == true)
+        #expect(try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(404))").status == 404)
+        #expect(try await Self.admin(admin, "GET", "/v1/pushes?limit=0").status == 422)
+        #expect(try await Self.admin(admin, "GET", "/healthz").json["status"] as? String == "ok")
+
+        let changed = try await Self.admin(admin, "PATCH", device, body: #"{"lowPowerMode": true, "hourlyBudget": 4, "unregistered": true}"#)
+        #expect(changed.status == 200)
+        #expect(changed.json["lowPowerMode"] as? Bool == true && changed.json["hourlyBudget"] as? Int == 4)
+        #expect(changed.json["unregistered"] as? Bool == true)
+    }
+
+    /// Streams pushes from 16 concurrent streams over one connection (to 40 apps) until
+    /// `enough` were answered 200, then runs `interrupt`; returns the apns-ids answered 200.
+    static func streamPushes(h2c: Int, enough: Int, interrupt: @escaping @Sendable () -> Void) async throws -> [String] {
+        let client = try await TestPushClient.connect(port: h2c)
+        let tally = Tally()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<16 {
+                group.addTask {
+                    while true {
+                        let n = tally.sent.wrappingAdd(1, ordering: .relaxed).oldValue
+                        let token = String(format: "%064x", n % 40 + 1)
+                        let id = UUID().uuidString.lowercased()
+                        guard let answer = try? await client.push(to: token, apnsID: id), answer.status == 200 else { return }
+                        let count = tally.accepted.withLock { accepted in
+                            accepted.append(id)
+                            return accepted.count
+                        }
+                        if count == enough, !tally.interrupted.exchange(true, ordering: .relaxed) { interrupt() }
+                    }
+                }
+            }
+        }
+        await client.close()
+        return tally.accepted.withLock { $0 }
+    }
+
+    final class Tally: Sendable {
+        let accepted = Mutex<[String]>([])
+        let sent = Atomic<Int>(0)
+        let interrupted = Atomic<Bool>(false)
+    }
+
+    static func storePath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-\(UUID().uuidString)/store.sqlite").path
+    }
+
+    @Test func afterKillNineEveryPushAnswered200HasItsFate() async throws {
+        let path = Self.storePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let (process, _, h2c, _) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
+        let accepted = try await Self.streamPushes(h2c: h2c, enough: 2_000) { process.signal(SIGKILL) }
+        let result = await process.wait(timeout: .seconds(10))
+        #expect(result.status != 0)
+        #expect(accepted.count >= 2_000)
+
+        // The file as the killed process left it, then a restart on it.
+        let store = try PushStore.open(.file(path))
+        var missing: [String] = []
+        for id in accepted where try store.push(apnsID: id) == nil { missing.append(id) }
+        #expect(missing.isEmpty, "\(missing.count) of \(accepted.count) pushes answered 200 have no fate")
+        let (restarted, _, _, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
+        defer { restarted.signal(SIGKILL) }
+        for id in accepted.suffix(20) {
+            let fate = try await Self.admin(admin, "GET", "/v1/pushes/\(id)")
+            #expect(fate.status == 200)
+            #expect(["pending", "delivered", "coalesced"].contains(fate.json["fate"] as? String ?? ""), "\(fate.json)")
+        }
+    }
+
+    @Test func afterSigtermEveryPushAnswered200HasItsFateAndTheExitCodeIsZero() async throws {
+        let path = Self.storePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let (process, _, h2c, _) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
+        let accepted = try await Self.streamPushes(h2c: h2c, enough: 2_000) { process.signal(SIGTERM) }
+        let result = await process.wait(timeout: .seconds(30))
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(!result.timedOut)
+        #expect(accepted.count >= 2_000)
+        let store = try PushStore.open(.file(path))
+        var missing = 0
+        for id in accepted where try store.push(apnsID: id) == nil { missing += 1 }
+        #expect(missing == 0, "\(missing) of \(accepted.count) pushes answered 200 have no fate")
+        #expect(try store.unfinishedWakes().isEmpty)
+    }
+}
