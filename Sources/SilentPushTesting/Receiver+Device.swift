@@ -20,6 +20,21 @@ extension Receiver {
         try device.store.push(apnsID: apnsID)?.fate
     }
 
+    /// Waits (on the system clock, checking every 10 ms) until the push's fate satisfies
+    /// `condition`, for at most `timeout`; returns the last fate seen.
+    @discardableResult
+    public func waitForFate(
+        of apnsID: String, timeout: Duration = .seconds(10), until condition: (PushFate?) -> Bool
+    ) async throws -> PushFate? {
+        let clock = ContinuousClock()
+        let end = clock.now.advanced(by: timeout)
+        while true {
+            let fate = try fate(of: apnsID)
+            if condition(fate) || clock.now >= end { return fate }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// Wakes, oldest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil) throws -> [WakeRecord] {
         try device.store.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()

@@ -199,4 +199,33 @@ import Testing
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
         }
     }
+
+    @Test func onTheSystemClockTimersFireByThemselves() async throws {
+        let handler = ClosureFetchHandler { wake in
+            if wake.id == 2 { try? await Task.sleep(for: .seconds(3600)) }  // the second wake hangs
+            return .noData
+        }
+        try await Receiver.withTesting({
+            $0.clock = .system
+            $0.wakeSettings = WakeSettings(minimumInterval: .milliseconds(300), deadline: .milliseconds(300))
+            $0.fetchHandler = handler
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            let fate = try await receiver.waitForFate(of: Self.apnsID(2)) { $0 != .pending }
+            #expect(fate == .delivered(wakeID: 2))
+            var wake: WakeRecord?
+            for _ in 0..<300 where wake?.result == nil {
+                wake = try receiver.wakes().last
+                if wake?.result == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(wake?.id == 2)
+            #expect(wake?.result == "failed" && wake?.reason == "deadlineExceeded")
+            let startedAt = try #require(wake?.startedAt)
+            #expect(wake?.finishedAt == startedAt + 300)
+        }
+    }
 }
