@@ -51,6 +51,7 @@ let package = Package(
         .target(
             name: "SilentPushTransport",
             dependencies: [
+                "SilentPushCore",
                 "CNghttp2",
                 "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// A JSON value as the admin API reads and writes it. Rendering keeps field order (what a
 /// person reads first comes first); decoding keeps types exact, so `"forceQuit": 1` is a
 /// wrong type rather than `true`.
@@ -47,7 +49,7 @@ public enum AdminJSON: Sendable, Equatable {
         case .bool(let value): text += value ? "true" : "false"
         case .int(let value): text += String(value)
         case .double(let value): text += value.isFinite ? "\(value)" : "null"
-        case .string(let value): Self.quote(value, into: &text)
+        case .string(let value): JSONString.append(value, to: &text)
         case .array(let values):
             text += "["
             for (index, value) in values.enumerated() {
@@ -59,7 +61,7 @@ public enum AdminJSON: Sendable, Equatable {
             text += "{"
             for (index, (key, value)) in fields.enumerated() {
                 if index > 0 { text += "," }
-                Self.quote(key, into: &text)
+                JSONString.append(key, to: &text)
                 text += ":"
                 value.render(into: &text)
             }
@@ -67,23 +69,6 @@ public enum AdminJSON: Sendable, Equatable {
         }
     }
 
-    private static func quote(_ value: String, into text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        text += "\""
-    }
 }
 
 extension AdminJSON: Decodable {

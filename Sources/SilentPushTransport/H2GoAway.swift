@@ -1,9 +1,11 @@
+import SilentPushCore
+
 /// Builds GOAWAY frames whose debug data is `{"reason":"…"}`, as APNs sends them.
 enum H2GoAway {
     /// The JSON debug data for `reason`, with an optional human-readable `detail`.
     static func debugData(reason: String, detail: String? = nil) -> [UInt8] {
-        var json = #"{"reason":"# + jsonString(reason)
-        if let detail, !detail.isEmpty { json += #","detail":"# + jsonString(detail) }
+        var json = #"{"reason":"# + JSONString.quoted(reason)
+        if let detail, !detail.isEmpty { json += #","detail":"# + JSONString.quoted(detail) }
         json += "}"
         return Array(json.utf8)
     }
@@ -41,23 +43,5 @@ enum H2GoAway {
         case 0xd: return "HTTP11Required"
         default: return "ProtocolError"
         }
-    }
-
-    private static func jsonString(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
