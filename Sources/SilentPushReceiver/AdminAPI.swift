@@ -35,21 +35,37 @@ struct AdminAPI: Sendable {
     // MARK: Pushes and wakes
 
     private func push(_ apnsID: String) -> Response {
-        do {
+        Self.answering {
             guard let push = try runtime.store.push(apnsID: apnsID) else {
-                return Self.error(.notFound, "no push with apns-id \(apnsID)")
+                throw AdminError(.notFound, "no push with apns-id \(apnsID)")
             }
-            return Self.respond(.ok, Self.json(push))
-        } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.json(push)
         }
     }
 
     private func pushes(_ query: Parameters) -> Response {
-        do {
+        Self.answering {
             let filter = try Self.filter(query)
             let pushes = try runtime.store.pushes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
-            return Self.respond(.ok, .object([("pushes", .array(pushes.map(Self.json)))]))
+            return .object([("pushes", .array(pushes.map(Self.json)))])
+        }
+    }
+
+    private func wakes(_ query: Parameters) -> Response {
+        Self.answering {
+            let filter = try Self.filter(query)
+            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            return .object([("wakes", .array(try wakes.map { wake in
+                Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id))
+            }))])
+        }
+    }
+
+    /// `200` with what `body` makes, or the status and message of what it threw (a store
+    /// failure is a 500).
+    private static func answering(_ body: () throws -> AdminJSON) -> Response {
+        do {
+            return respond(.ok, try body())
         } catch let error as AdminError {
             return Self.error(error.status, error.message)
         } catch {
@@ -57,12 +73,9 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private func wakes(_ query: Parameters) -> Response {
+    private static func answering(_ body: () async throws -> AdminJSON) async -> Response {
         do {
-            let filter = try Self.filter(query)
-            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
-            let rendered = try wakes.map { wake in Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id)) }
-            return Self.respond(.ok, .object([("wakes", .array(rendered))]))
+            return respond(.ok, try await body())
         } catch let error as AdminError {
             return Self.error(error.status, error.message)
         } catch {
@@ -106,8 +119,10 @@ struct AdminAPI: Sendable {
 
     private func patchDevice(_ token: String, body: ByteBuffer) async -> Response {
         let token = token.lowercased()
-        guard APNsRequestValidator.isValidDeviceToken(token) else { return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits") }
-        do {
+        guard APNsRequestValidator.isValidDeviceToken(token) else {
+            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
+        }
+        return await Self.answering {
             let fields = try Self.object(body)
             var state = runtime.deviceState(of: token)
             var unregistered: Bool?
@@ -135,25 +150,25 @@ struct AdminAPI: Sendable {
                 }
                 try await runtime.store.write([.setUnregistered(token: token, at: at)])
             }
-            return Self.respond(.ok, deviceJSON(token))
-        } catch let error as AdminError {
-            return Self.error(error.status, error.message)
-        } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return deviceJSON(token)
         }
     }
 
     // MARK: Clock
 
     private func clock() -> Response {
-        Self.respond(.ok, .object([
+        Self.respond(.ok, clockJSON())
+    }
+
+    private func clockJSON() -> AdminJSON {
+        .object([
             ("clock", .string(runtime.clock.mode.rawValue)),
             ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: runtime.clock.now.millisecondsSinceEpoch))),
-        ]))
+        ])
     }
 
     private func advance(body: ByteBuffer) async -> Response {
-        do {
+        await Self.answering {
             let fields = try Self.object(body)
             guard runtime.clock.mode == .manual else { throw AdminError(.conflict, DeviceClockError.notManual.description) }
             let seconds: Double
@@ -171,14 +186,10 @@ struct AdminAPI: Sendable {
             }
             do {
                 try await runtime.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
-            } catch {
+            } catch let error as DeviceClockError {
                 throw AdminError(.conflict, error.description)
             }
-            return clock()
-        } catch let error as AdminError {
-            return Self.error(error.status, error.message)
-        } catch {
-            return Self.error(.internalServerError, "\(error)")
+            return clockJSON()
         }
     }
 
