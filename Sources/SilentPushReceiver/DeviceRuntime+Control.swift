@@ -109,8 +109,9 @@ extension DeviceRuntime {
     /// Fetches running now.
     public var runningWakeCount: Int { state.withLock { $0.running.count } }
 
-    /// Stops taking pushes, gives running fetches up to `grace` to answer, records those
-    /// still running as failed (`shutdown`), and waits for every change to be committed.
+    /// Stops taking pushes and starting wakes, gives running fetches up to `grace` to
+    /// answer, records those still running as failed (`deadlineExceeded` if past their
+    /// deadline, else `shutdown`), and waits for every change to be committed.
     public func shutdown(grace: Duration) async {
         let running = state.withLock { state in
             state.stopping = true
@@ -122,7 +123,14 @@ extension DeviceRuntime {
         let cut = state.withLock { state -> [Running] in
             let cut = Array(state.running.values)
             state.running = [:]
-            record(cut.map { .finishWake(id: $0.start.wakeID, finishedAt: clock.now.millisecondsSinceEpoch, result: "failed", reason: "shutdown") })
+            let now = clock.now
+            record(cut.map { running in
+                // Timers no longer fire while stopping: a wake past its deadline overran.
+                let overran = now >= running.start.deadline
+                return .finishWake(
+                    id: running.start.wakeID, finishedAt: min(now, running.start.deadline).millisecondsSinceEpoch,
+                    result: "failed", reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown")
+            })
             return cut
         }
         perform(cut.map { .cancel($0) })

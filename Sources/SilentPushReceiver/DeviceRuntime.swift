@@ -243,6 +243,13 @@ public final class DeviceRuntime: PushSink, Sendable {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard state.running[start.wakeID] != nil else { return [] }
             let now = clock.now
+            if state.stopping {
+                // Shutting down: record the answer, but start nothing new; what waits stays
+                // pending in the store for the next run.
+                let running = state.running.removeValue(forKey: start.wakeID)
+                record([.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason)])
+                return running.map { Array($0.waiters.values) } ?? []
+            }
             var changes: [StoreChange] = []
             let (accepted, actions) = state.policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
             var waiters: [CheckedContinuation<Void, Never>] = []
@@ -310,6 +317,7 @@ public final class DeviceRuntime: PushSink, Sendable {
         var effects: [Effect] = []
         state.withLock { state in
             if state.armedTimer == at { state.armedTimer = nil }
+            guard !state.stopping else { return }
             var changes: [StoreChange] = []
             apply(state.policy.advance(to: clock.now), to: &state, changes: &changes, effects: &effects)
             record(changes)

@@ -228,4 +228,28 @@ import Testing
             #expect(wake?.finishedAt == startedAt + 300)
         }
     }
+
+    @Test func aShutdownRecordsTheRunningFetchAndKeepsWhatWaits() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        try await Receiver.withTesting({
+            $0.store = .file(path)
+            $0.shutdownGrace = .milliseconds(200)
+            $0.wakeSettings = .fast
+            $0.fetchHandler = ClosureFetchHandler { _ in
+                try? await Task.sleep(for: .seconds(3600))
+                return .newData
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)  // waits for it
+        }
+        let store = try PushStore.open(.file(path))
+        let wake = try #require(try store.wakes().first)
+        #expect(wake.result == "failed" && wake.reason == "shutdown")
+        #expect(try store.push(apnsID: Self.apnsID(2))?.fate == .pending)
+        #expect(try store.unfinishedWakes().isEmpty)
+    }
 }
