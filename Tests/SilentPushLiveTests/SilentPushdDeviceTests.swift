@@ -180,3 +180,51 @@ import Testing
         #expect(try store.unfinishedWakes().isEmpty)
     }
 }
+
+/// `--fetch-exec` in the `silentpushd` process: descriptors and children counted from outside.
+@Suite struct SilentPushdExecTests {
+    static func descriptors(of pid: Int32) -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+    }
+
+    static func children(of pid: Int32) -> [String] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").map(String.init)
+        }
+    }
+
+    static let warmUpToken = String(format: "%064x", 0)
+
+    /// Waits until `count` wakes (besides the warm-up's) have a result; returns those results.
+    static func results(admin: Int, count: Int) async throws -> [String] {
+        for _ in 0..<600 {
+            let listed = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/wakes?limit=1000").json["wakes"] as? [[String: Any]] ?? []
+            let results = listed.filter { count == 0 || $0["deviceToken"] as? String != warmUpToken }.compactMap { $0["result"] as? String }
+            if results.count >= max(count, 1) { return results }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return []
+    }
+
+    @Test func aThousandWakesLeaveNoDescriptorAndNoProcessBehind() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast", "--fetch-exec", "echo newData"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(to: Self.warmUpToken).status == 200)  // threads and connections warmed up
+        #expect(try await Self.results(admin: admin, count: 0) == ["newData"])
+        let before = Self.descriptors(of: process.pid)
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for app in 1...1000 {
+                group.addTask { try await client.push(to: String(format: "%064x", app)).status }
+            }
+            for try await status in group { #expect(status == 200) }
+        }
+        let results = try await Self.results(admin: admin, count: 1000)
+        #expect(results.count == 1000)
+        #expect(results.allSatisfy { $0 == "newData" })
+        #expect(Self.children(of: process.pid).isEmpty)
+        #expect(Self.descriptors(of: process.pid) <= before, "descriptors: \(before) before, \(Self.descriptors(of: process.pid)) after")
+        await client.close()
+    }
+}

@@ -90,7 +90,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let command = #"cat > "$DIR/payload"; echo "$SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED_IDS" > "$DIR/env"; echo fetching; echo newData"#
+        let command = #"cat > "$DIR/payload"; echo "$SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED" > "$DIR/env"; echo fetching; echo newData"#
         try await Receiver.withTesting({
             $0.wakeSettings = .fast
             $0.fetchHandler = ExecFetchHandler(command: "DIR='\(directory)'; " + command)

@@ -1,0 +1,69 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTesting
+import Testing
+
+/// `--fetch-exec` commands, run for real by `/bin/sh`.
+@Suite struct ExecFetchHandlerTests {
+    static let wake = Wake(
+        id: 7, deviceToken: SamplePush.deviceToken, topic: SamplePush.topic, apnsID: "00000000-0000-4000-8000-000000000007",
+        payload: Array(#"{"aps":{"content-available":1},"feed":"sports"}"#.utf8), priority: .normal,
+        coalescedAPNsIDs: ["00000000-0000-4000-8000-000000000005", "00000000-0000-4000-8000-000000000006"],
+        startedAt: 0, deadline: 30_000)
+
+    static func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)-\(name)").path
+    }
+
+    @Test(arguments: [
+        ("echo noData", FetchResult.noData),
+        ("echo starting; echo newData", .newData),
+        ("echo 'failed origin down'", .failed(reason: "origin down")),
+        ("echo 'no such host' >&2; exit 3", .failed(reason: "exit 3: no such host")),
+        ("echo 'here is some garbage'", .failed(reason: "unexpected result line: here is some garbage")),
+        ("true", .failed(reason: "no result line")),
+        ("echo newData; kill -9 $$", .failed(reason: "killed by signal 9")),
+    ])
+    func theLastLineOrTheExitStatusIsTheResult(command: String, expected: FetchResult) async {
+        #expect(await ExecFetchHandler(command: command).fetch(Self.wake) == expected)
+    }
+
+    @Test func theCommandReadsThePayloadAndTheWakesVariables() async throws {
+        let path = Self.temporaryPath("feed")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let command = #"python3 -c 'import json, sys; print(json.load(sys.stdin)["feed"])' > "# + path
+            + #"; echo "$SILENTPUSH_TOKEN $SILENTPUSH_TOPIC $SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED" >> "# + path
+            + "; echo newData"
+        #expect(await ExecFetchHandler(command: command).fetch(Self.wake) == .newData)
+        let written = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        #expect(written == "sports\n\(SamplePush.deviceToken) com.example.app 00000000-0000-4000-8000-000000000007 5 "
+            + "00000000-0000-4000-8000-000000000005,00000000-0000-4000-8000-000000000006\n")
+    }
+
+    @Test func aCommandPastItsDeadlineLosesItsWholeProcessGroup() async throws {
+        let path = Self.temporaryPath("group")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // The shell, a child that ignores SIGTERM and a grandchild: all in one group.
+        let command = "echo $$ > \(path); (trap '' TERM; sleep 60) & sh -c 'sleep 60' & wait; echo newData"
+        let handler = ExecFetchHandler(command: command, killGrace: .milliseconds(300))
+        let fetch = Task { await handler.fetch(Self.wake) }
+        var group: pid_t = 0
+        for _ in 0..<200 where group == 0 {
+            group = pid_t(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            if group == 0 { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        try await Task.sleep(for: .milliseconds(200))  // let the children start
+        #expect(kill(-group, 0) == 0)
+        fetch.cancel()
+        #expect(await fetch.value == .deadlineExceeded)
+        var gone = false
+        for _ in 0..<200 where !gone {
+            gone = kill(-group, 0) != 0 && errno == ESRCH
+            if !gone { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        #expect(gone, "process group \(group) outlived the deadline")
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(group)"), "the shell was not reaped")
+    }
+}
