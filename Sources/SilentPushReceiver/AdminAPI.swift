@@ -25,6 +25,8 @@ struct AdminAPI: Sendable {
         router.patch("/v1/devices/{token}") { request, context in
             try await self.patchDevice(context.parameters.require("token"), body: request.body.collect(upTo: Self.maximumBodySize))
         }
+        router.get("/v1/contents") { request, _ in self.contents(request.uri.queryParameters) }
+        router.get("/v1/contents/body") { request, _ in self.contentBody(request.uri.queryParameters) }
         router.get("/v1/clock") { _, _ in self.clock() }
         router.post("/v1/clock/advance") { request, _ in
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
@@ -58,6 +60,34 @@ struct AdminAPI: Sendable {
             return .object([("wakes", .array(try wakes.map { wake in
                 Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id))
             }))])
+        }
+    }
+
+    private func contents(_ query: Parameters) -> Response {
+        Self.answering {
+            let filter = try Self.filter(query)
+            let contents = try runtime.store.contents(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            return .object([("contents", .array(contents.map(Self.json)))])
+        }
+    }
+
+    /// The latest body fetched for `device`, `topic` and `url` (the most recent URL when
+    /// none is given), as the origin served it.
+    private func contentBody(_ query: Parameters) -> Response {
+        guard let device = query.get("device")?.lowercased(), let topic = query.get("topic") else {
+            return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
+        }
+        do {
+            let record = try query.get("url").map { try runtime.store.content(deviceToken: device, topic: topic, url: $0) }
+                ?? runtime.store.contents(deviceToken: device, topic: topic, limit: 1).first
+            guard let record, let body = runtime.store.contentBody(sha256: record.sha256) else {
+                return Self.error(.notFound, "no content fetched for that device, topic and url")
+            }
+            var headers: HTTPFields = [.contentType: record.contentType ?? "application/octet-stream"]
+            if let etag = record.etag { headers[.eTag] = etag }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
         }
     }
 
@@ -242,6 +272,21 @@ struct AdminAPI: Sendable {
             ("durationMs", .int(wake.finishedAt.map { $0 - wake.startedAt })),
             ("result", .string(wake.result)),
             ("reason", .string(wake.reason)),
+        ])
+    }
+
+    static func json(_ content: ContentRecord) -> AdminJSON {
+        .object([
+            ("deviceToken", .string(content.deviceToken)),
+            ("topic", .string(content.topic)),
+            ("url", .string(content.url)),
+            ("etag", .string(content.etag)),
+            ("lastModified", .string(content.lastModified)),
+            ("contentType", .string(content.contentType)),
+            ("sha256", .string(content.sha256)),
+            ("size", .int(Int64(content.size))),
+            ("fetchedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: content.fetchedAt))),
+            ("changedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: content.changedAt))),
         ])
     }
 

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
@@ -19,14 +20,19 @@ public final class Receiver: Service, Sendable {
     private let server: H2Server
     private let endpoint: APNsEndpoint
     private let admin: AdminListener?
+    private let httpClient: HTTPClient?
     private let stopped = Mutex<Task<Void, Never>?>(nil)
 
-    private init(configuration: ReceiverConfiguration, device: DeviceRuntime, server: H2Server, endpoint: APNsEndpoint, admin: AdminListener?) {
+    private init(
+        configuration: ReceiverConfiguration, device: DeviceRuntime, server: H2Server, endpoint: APNsEndpoint, admin: AdminListener?,
+        httpClient: HTTPClient?
+    ) {
         self.configuration = configuration
         self.device = device
         self.server = server
         self.endpoint = endpoint
         self.admin = admin
+        self.httpClient = httpClient
     }
 
     /// Opens the store, puts back the device state it holds, loads the TLS material, binds
@@ -57,13 +63,24 @@ public final class Receiver: Service, Sendable {
 
         let device: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
+        let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
+        let httpClient = choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group) : nil
         do {
             let store = try PushStore.open(configuration.store)
             unregistered = try store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
+            func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
+                switch choice {
+                case .noData: NoDataFetchHandler()
+                case .exec(let command): ExecFetchHandler(command: command)
+                case .url(let template): HTTPFetchHandler(template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store)
+                case .handler(let handler): handler
+                }
+            }
+            let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
             device = try DeviceRuntime.open(
-                store: store, clock: configuration.clock, settings: configuration.wakeSettings,
-                handler: configuration.fetchHandler, logger: logger)
+                store: store, clock: configuration.clock, settings: configuration.wakeSettings, handler: handler, logger: logger)
         } catch {
+            try? await httpClient?.shutdown()
             throw ReceiverStartError("\(error) (check --store)")
         }
         let endpoint = APNsEndpoint(
@@ -84,6 +101,7 @@ public final class Receiver: Service, Sendable {
                 group: group, logger: logger)
         } catch {
             await device.shutdown(grace: .zero)
+            try? await httpClient?.shutdown()
             throw ReceiverStartError("\(error)")
         }
         var admin: AdminListener?
@@ -94,10 +112,12 @@ public final class Receiver: Service, Sendable {
             } catch {
                 await server.shutdownGracefully()
                 await device.shutdown(grace: .zero)
+                try? await httpClient?.shutdown()
                 throw ReceiverStartError("cannot listen on \(address.host):\(address.port) (admin): \(error)")
             }
         }
-        let receiver = Receiver(configuration: configuration, device: device, server: server, endpoint: endpoint, admin: admin)
+        let receiver = Receiver(
+            configuration: configuration, device: device, server: server, endpoint: endpoint, admin: admin, httpClient: httpClient)
         if let path = configuration.readyFile {
             do {
                 try receiver.writeReadyFile(to: path)
@@ -156,6 +176,7 @@ public final class Receiver: Service, Sendable {
             let task = Task {
                 await self.server.shutdownGracefully()
                 await self.device.shutdown(grace: self.configuration.shutdownGrace)
+                try? await self.httpClient?.shutdown()
                 await self.admin?.stop()
             }
             stopped = task

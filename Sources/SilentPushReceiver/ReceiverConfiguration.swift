@@ -40,8 +40,12 @@ public struct ReceiverConfiguration: Sendable {
     public var clock: DeviceClock.Mode
     /// Minimum interval, deadline and fetch cap (`--profile`, `--min-interval`, `--deadline`).
     public var wakeSettings: WakeSettings
-    /// The app's fetch handler (`--fetch-exec`); by default every wake answers noData.
-    public var fetchHandler: any FetchHandler
+    /// The default fetch handler (`--fetch-exec`, `--fetch-url`); by default every wake answers noData.
+    public var fetchHandler: FetchHandlerChoice
+    /// Fetch handlers for particular topics (the config file's `fetchHandlers`).
+    public var topicFetchHandlers: [String: FetchHandlerChoice]
+    /// The largest body an HTTP fetch keeps (10 MB by default); a bigger one fails the fetch.
+    public var fetchBodyLimit: Int
 
     /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, admin on
     /// 127.0.0.1:2199, the dev certificates in `certificatesDirectory`, the store in
@@ -65,6 +69,8 @@ public struct ReceiverConfiguration: Sendable {
         store = .file(".silentpush/silentpush.sqlite")
         clock = .system
         wakeSettings = WakeSettings()
-        fetchHandler = NoDataFetchHandler()
+        fetchHandler = .noData
+        topicFetchHandlers = [:]
+        fetchBodyLimit = 10 * 1024 * 1024
     }
 }

@@ -31,9 +31,13 @@ public final class PushStore: Sendable {
     private let queue = Mutex(Queue())
     private let writer = DispatchQueue(label: "silentpush.store.writer")
     private let commits = Atomic<Int>(0)
+    /// Where content bodies are kept: `contents/` beside the database file; nil in memory.
+    private let contentsDirectory: String?
+    private let memoryContents = Mutex<[String: [UInt8]]>([:])
 
-    private init(database: any DatabaseWriter) {
+    private init(database: any DatabaseWriter, contentsDirectory: String?) {
         self.database = database
+        self.contentsDirectory = contentsDirectory
     }
 
     /// Opens (and migrates) the store; throws a message naming the path when it cannot.
@@ -58,7 +62,11 @@ public final class PushStore: Sendable {
             }
         }
         try Self.migrator.migrate(database)
-        return PushStore(database: database)
+        var contentsDirectory: String?
+        if case .file(let path) = location {
+            contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
+        }
+        return PushStore(database: database, contentsDirectory: contentsDirectory)
     }
 
     /// Transactions committed so far (each may carry many writes).
@@ -152,6 +160,17 @@ public final class PushStore: Sendable {
                     background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
                     hourly_budget = excluded.hourly_budget
                 """).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
+        case .setContent(let content):
+            try db.cachedStatement(sql: """
+                INSERT INTO contents (device_token, topic, url, etag, last_modified, content_type, sha256, size, fetched_at, changed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(device_token, topic, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+                    content_type = excluded.content_type, sha256 = excluded.sha256, size = excluded.size,
+                    fetched_at = excluded.fetched_at, changed_at = excluded.changed_at
+                """).execute(arguments: [
+                    content.deviceToken, content.topic, content.url, content.etag, content.lastModified, content.contentType,
+                    content.sha256, content.size, content.fetchedAt, content.changedAt,
+                ])
         case .setManualClock(let at):
             try db.cachedStatement(sql: "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)")
                 .execute(arguments: [at])
@@ -293,6 +312,55 @@ public final class PushStore: Sendable {
         }
     }
 
+    /// The latest content for `deviceToken`, `topic` and `url`.
+    public func content(deviceToken: String, topic: String, url: String) throws -> ContentRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?",
+                             arguments: [deviceToken, topic, url]).map(Self.content)
+        }
+    }
+
+    /// The latest contents, most recently fetched first, for a device and/or topic.
+    public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [ContentRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM contents WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                ORDER BY fetched_at DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit]).map(Self.content)
+        }
+    }
+
+    private static func content(_ row: Row) -> ContentRecord {
+        ContentRecord(
+            deviceToken: row["device_token"], topic: row["topic"], url: row["url"], etag: row["etag"],
+            lastModified: row["last_modified"], contentType: row["content_type"], sha256: row["sha256"], size: row["size"],
+            fetchedAt: row["fetched_at"], changedAt: row["changed_at"])
+    }
+
+    // MARK: Content files
+
+    /// Keeps `body` under its SHA-256 (lower-case hex): a file in `contents/` beside the
+    /// database, written whole then renamed; in memory for a memory store.
+    public func saveContent(_ body: [UInt8], sha256: String) throws {
+        guard let directory = contentsDirectory else {
+            memoryContents.withLock { $0[sha256] = body }
+            return
+        }
+        let path = directory + "/" + sha256
+        if FileManager.default.fileExists(atPath: path) { return }  // content-addressed: already there
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let temporary = path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        try Data(body).write(to: URL(fileURLWithPath: temporary))
+        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+    }
+
+    /// The body saved under `sha256`, if any.
+    public func contentBody(sha256: String) -> [UInt8]? {
+        guard let directory = contentsDirectory else { return memoryContents.withLock { $0[sha256] } }
+        guard sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
+        return FileManager.default.contents(atPath: directory + "/" + sha256).map(Array.init)
+    }
+
     /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
     public func lastIDs() throws -> (push: UInt64, wake: UInt64) {
         try database.read { db in
@@ -374,6 +442,23 @@ public final class PushStore: Sendable {
                 ALTER TABLE devices ADD COLUMN unregistered_at INTEGER;
                 CREATE TABLE clock (id INTEGER PRIMARY KEY CHECK (id = 1), manual_now INTEGER NOT NULL);
                 CREATE INDEX pushes_by_wake ON pushes (wake_id) WHERE wake_id IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v3") { db in
+            try db.execute(sql: """
+                CREATE TABLE contents (
+                    device_token TEXT NOT NULL,
+                    topic TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    etag TEXT,
+                    last_modified TEXT,
+                    content_type TEXT,
+                    sha256 TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    fetched_at INTEGER NOT NULL,
+                    changed_at INTEGER NOT NULL,
+                    PRIMARY KEY (device_token, topic, url)
+                );
                 """)
         }
         return migrator

@@ -103,6 +103,39 @@ public struct WakeRecord: Sendable, Equatable {
     }
 }
 
+/// The latest content an `http` fetch handler got for one device, topic and URL. The body
+/// is a file named by its SHA-256 beside the database.
+public struct ContentRecord: Sendable, Equatable {
+    public var deviceToken: String
+    public var topic: String
+    public var url: String
+    /// The origin's validators, sent back as `If-None-Match` / `If-Modified-Since`.
+    public var etag: String?
+    public var lastModified: String?
+    public var contentType: String?
+    /// Lower-case hex SHA-256 of the body: its file's name.
+    public var sha256: String
+    public var size: Int
+    /// Device-clock ms of the last fetch, and of the last one that changed the body.
+    public var fetchedAt: Int64
+    public var changedAt: Int64
+
+    /// A record.
+    public init(deviceToken: String, topic: String, url: String, etag: String?, lastModified: String?, contentType: String?,
+                sha256: String, size: Int, fetchedAt: Int64, changedAt: Int64) {
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.url = url
+        self.etag = etag
+        self.lastModified = lastModified
+        self.contentType = contentType
+        self.sha256 = sha256
+        self.size = size
+        self.fetchedAt = fetchedAt
+        self.changedAt = changedAt
+    }
+}
+
 /// One change to the store; a batch of them is committed in one transaction.
 public enum StoreChange: Sendable, Equatable {
     /// A push APNs accepted.
@@ -118,6 +151,8 @@ public enum StoreChange: Sendable, Equatable {
     case finishWake(id: UInt64, finishedAt: Int64, result: String, reason: String?)
     /// A device's state changed.
     case setDevice(token: String, state: DeviceState)
+    /// The latest content for a device, topic and URL.
+    case setContent(ContentRecord)
     /// A manual device clock was moved to this time (ms since the epoch).
     case setManualClock(at: Int64)
     /// A device token was unregistered at this time (ms since the epoch), or registered again (nil).

@@ -85,6 +85,17 @@ struct SilentPushd: AsyncParsableCommand {
         valueName: "command"))
     var fetchExec: String?
 
+    @Option(name: .customLong("fetch-url"), help: ArgumentHelp(
+        "GET this URL for each wake ({token}, {topic}, {key} from the payload); a changed body is newData, 304 or the same body noData.",
+        valueName: "template"))
+    var fetchURL: String?
+
+    @Option(name: .customLong("fetch-body-limit"), help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"))
+    var fetchBodyLimit: Int?
+
+    @Option(help: ArgumentHelp("A JSON config file (per-topic fetch handlers); flags override it.", valueName: "file"))
+    var config: String?
+
     @Option(help: "Event-loop threads (default: one per core).")
     var threads: Int?
 
@@ -98,6 +109,13 @@ struct SilentPushd: AsyncParsableCommand {
 
     func makeConfiguration() throws -> ReceiverConfiguration {
         var configuration = ReceiverConfiguration()
+        if let config {
+            do {
+                try configuration.apply(configFile: config)
+            } catch {
+                throw ValidationError("\(error) (check --config)")
+            }
+        }
         configuration.listen = try Self.address(listen, flag: "--listen")
         configuration.listenH2C = try Self.address(listenH2C, flag: "--listen-h2c")
         configuration.admin = try Self.address(admin, flag: "--admin")
@@ -149,9 +167,21 @@ struct SilentPushd: AsyncParsableCommand {
         }
         guard maxFetches >= 1 else { throw ValidationError("--max-fetches must be at least 1") }
         configuration.wakeSettings.maximumConcurrentFetches = maxFetches
+        if fetchExec != nil, fetchURL != nil { throw ValidationError("give --fetch-exec or --fetch-url, not both") }
         if let fetchExec {
             guard !fetchExec.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--fetch-exec needs a command") }
-            configuration.fetchHandler = ExecFetchHandler(command: fetchExec)
+            configuration.fetchHandler = .exec(fetchExec)
+        }
+        if let fetchURL {
+            do {
+                configuration.fetchHandler = .url(try FetchURLTemplate(fetchURL))
+            } catch {
+                throw ValidationError("--fetch-url: \(error)")
+            }
+        }
+        if let fetchBodyLimit {
+            guard fetchBodyLimit > 0 else { throw ValidationError("--fetch-body-limit must be a positive number of bytes") }
+            configuration.fetchBodyLimit = fetchBodyLimit
         }
         return configuration
     }

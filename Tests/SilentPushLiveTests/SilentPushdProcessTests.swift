@@ -92,6 +92,10 @@ import Testing
         (["--deadline", "0s"], "--deadline must be more than 0"),
         (["--admin", "localhost"], "--admin 'localhost' is not HOST:PORT"),
         (["--store", "/proc/silentpush/store.sqlite"], "cannot open the store '/proc/silentpush/store.sqlite'"),
+        (["--fetch-url", "ftp://origin/{token}"], "--fetch-url: 'ftp://origin/{token}' is not an http:// or https:// URL template"),
+        (["--fetch-url", "http://origin/{token"], "has a '{' with no '}'"),
+        (["--fetch-url", "http://origin/", "--fetch-exec", "true"], "give --fetch-exec or --fetch-url, not both"),
+        (["--config", "/nonexistent/silentpushd.json"], "cannot read the config file '/nonexistent/silentpushd.json' (check --config)"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
         let result = try await PeerProcess.run(try Self.binary(), [

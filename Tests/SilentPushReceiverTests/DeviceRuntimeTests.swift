@@ -59,7 +59,7 @@ import Testing
         }
         try await Receiver.withTesting({
             $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(1))
-            $0.fetchHandler = handler
+            $0.fetchHandler = .handler(handler)
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             defer { Task { await client.close() } }
@@ -93,7 +93,7 @@ import Testing
         let command = #"cat > "$DIR/payload"; echo "$SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED" > "$DIR/env"; echo fetching; echo newData"#
         try await Receiver.withTesting({
             $0.wakeSettings = .fast
-            $0.fetchHandler = ExecFetchHandler(command: "DIR='\(directory)'; " + command)
+            $0.fetchHandler = .handler(ExecFetchHandler(command: "DIR='\(directory)'; " + command))
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             defer { Task { await client.close() } }
@@ -112,7 +112,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: pidFile) }
         try await Receiver.withTesting({
             $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(1))
-            $0.fetchHandler = ExecFetchHandler(command: "sleep 60 & echo $! > '\(pidFile)'; wait; echo newData", killGrace: .milliseconds(200))
+            $0.fetchHandler = .handler(ExecFetchHandler(command: "sleep 60 & echo $! > '\(pidFile)'; wait; echo newData", killGrace: .milliseconds(200)))
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             defer { Task { await client.close() } }
@@ -208,7 +208,7 @@ import Testing
         try await Receiver.withTesting({
             $0.clock = .system
             $0.wakeSettings = WakeSettings(minimumInterval: .milliseconds(300), deadline: .milliseconds(300))
-            $0.fetchHandler = handler
+            $0.fetchHandler = .handler(handler)
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             defer { Task { await client.close() } }
@@ -236,7 +236,7 @@ import Testing
             $0.store = .file(path)
             $0.shutdownGrace = .milliseconds(200)
             $0.wakeSettings = .fast
-            $0.fetchHandler = ClosureFetchHandler { _ in
+            $0.fetchHandler = .swift { _ in
                 try? await Task.sleep(for: .seconds(3600))
                 return .newData
             }

@@ -1,0 +1,82 @@
+/// The URL an `http` fetch handler GETs (SPEC §5): a template whose `{token}`, `{topic}` and
+/// `{name}` (a top-level key of the push's payload) are filled in, URL-escaped.
+public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
+    enum Part: Sendable, Equatable {
+        case literal(String)
+        case token
+        case topic
+        case payloadKey(String)
+    }
+
+    let parts: [Part]
+    /// The template as given.
+    public let description: String
+
+    /// Why a template or its expansion failed, in words that say what to fix.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Parses `text`: it must start with `http://` or `https://`; braces hold `token`, `topic`
+    /// or a payload key.
+    public init(_ text: String) throws(Problem) {
+        guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
+            throw Problem(description: "'\(text)' is not an http:// or https:// URL template")
+        }
+        var parts: [Part] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{") {
+            if open > rest.startIndex { parts.append(.literal(String(rest[..<open]))) }
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw Problem(description: "'\(text)' has a '{' with no '}'")
+            }
+            let name = String(rest[rest.index(after: open)..<close])
+            switch name {
+            case "": throw Problem(description: "'\(text)' has an empty {}")
+            case "token": parts.append(.token)
+            case "topic": parts.append(.topic)
+            default: parts.append(.payloadKey(name))
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        if rest.contains("}") { throw Problem(description: "'\(text)' has a '}' with no '{'") }
+        if !rest.isEmpty { parts.append(.literal(String(rest))) }
+        self.parts = parts
+        description = text
+    }
+
+    /// The URL for one push; a `{name}` the payload lacks (or holds as an object, array or
+    /// null) is a problem that names it.
+    public func expand(token: String, topic: String, payload: APNsPayload) throws(Problem) -> String {
+        var url = ""
+        for part in parts {
+            switch part {
+            case .literal(let text): url += text
+            case .token: url += Self.escape(token)
+            case .topic: url += Self.escape(topic)
+            case .payloadKey(let key):
+                guard let value = payload.customValue(key) else {
+                    throw Problem(description: "the payload has no top-level string or number '\(key)' for {\(key)} in \(description)")
+                }
+                url += Self.escape(value)
+            }
+        }
+        return url
+    }
+
+    /// Percent-encodes everything but RFC 3986's unreserved characters.
+    public static func escape(_ text: String) -> String {
+        var escaped = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                escaped.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                escaped += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
+            }
+        }
+        return escaped
+    }
+}

@@ -1,0 +1,28 @@
+import SilentPushCore
+
+/// Which fetch handler an app gets (SPEC §5): the default, or one per topic.
+public enum FetchHandlerChoice: Sendable {
+    /// Every wake ends at once with `noData` (an app with nothing to fetch).
+    case noData
+    /// `--fetch-exec`: a shell command per wake.
+    case exec(String)
+    /// `--fetch-url`: a content fetch from a URL template.
+    case url(FetchURLTemplate)
+    /// A handler of your own (an embedded receiver).
+    case handler(any FetchHandler)
+
+    /// A Swift closure as the handler; task cancellation is its expiration handler.
+    public static func swift(_ body: @escaping @Sendable (Wake) async -> FetchResult) -> FetchHandlerChoice {
+        .handler(ClosureFetchHandler(body))
+    }
+}
+
+/// Runs each wake with its topic's handler, or the default.
+struct TopicFetchHandlers: FetchHandler {
+    let byTopic: [String: any FetchHandler]
+    let fallback: any FetchHandler
+
+    func fetch(_ wake: Wake) async -> FetchResult {
+        await (byTopic[wake.topic] ?? fallback).fetch(wake)
+    }
+}

@@ -1,0 +1,102 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import SilentPushCore
+import SilentPushStore
+import SilentPushTransport
+
+/// `--fetch-url TEMPLATE` (SPEC §5): a content fetch. Each wake GETs the templated URL with
+/// `If-None-Match` / `If-Modified-Since` from the last stored version. A 2xx with a body
+/// different from the stored one is kept (a file named by its SHA-256 beside the store,
+/// metadata in SQLite) and is `newData`; 304 or the same body is `noData`; other statuses,
+/// network errors, too many redirects and bodies over the cap are `failed`, with the reason.
+/// Cancellation at the deadline cancels the request.
+public struct HTTPFetchHandler: FetchHandler {
+    /// The URL template.
+    public let template: FetchURLTemplate
+    /// The largest body kept; a bigger one fails the fetch.
+    public let bodyLimit: Int
+    let client: HTTPClient
+    let store: PushStore
+
+    /// Redirects followed before a fetch fails.
+    public static let redirectLimit = 5
+
+    init(template: FetchURLTemplate, bodyLimit: Int, client: HTTPClient, store: PushStore) {
+        self.template = template
+        self.bodyLimit = bodyLimit
+        self.client = client
+        self.store = store
+    }
+
+    /// The client every HTTP fetch handler of a receiver shares.
+    static func makeClient(group: any EventLoopGroup) -> HTTPClient {
+        HTTPClient(
+            eventLoopGroupProvider: .shared(group),
+            configuration: HTTPClient.Configuration(
+                redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
+                timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10)),
+                decompression: .disabled))
+    }
+
+    public func fetch(_ wake: Wake) async -> FetchResult {
+        let url: String
+        do {
+            let payload = try wake.payload.withUnsafeBufferPointer { bytes throws(APNsReason) in try APNsPayload.parse(bytes) }
+            url = try template.expand(token: wake.deviceToken, topic: wake.topic, payload: payload)
+        } catch {
+            return .failed(reason: "\(error)")
+        }
+        let previous = try? store.content(deviceToken: wake.deviceToken, topic: wake.topic, url: url)
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        request.headers.add(name: "User-Agent", value: "silentpushd")
+        if let etag = previous?.etag { request.headers.add(name: "If-None-Match", value: etag) }
+        if let lastModified = previous?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+        do {
+            // The wake's deadline cancels the task, and with it the request; this limit only
+            // backs that up.
+            let response = try await client.execute(request, timeout: .seconds(Int64(max(1, (wake.deadline - wake.startedAt) / 1000 + 5))))
+            switch response.status.code {
+            case 304:
+                try await remember(previous, fetchedAt: wake.startedAt)
+                return .noData
+            case 200..<300:
+                let body: ByteBuffer
+                do {
+                    body = try await response.body.collect(upTo: bodyLimit)
+                } catch is NIOTooManyBytesError {
+                    return .failed(reason: "the body is over \(bodyLimit) bytes")
+                }
+                return try await keep(Array(buffer: body), of: response, url: url, wake: wake, previous: previous)
+            default:
+                return .failed(reason: "HTTP \(response.status.code) from \(url)")
+            }
+        } catch {
+            if Task.isCancelled { return .deadlineExceeded }
+            if let error = error as? HTTPClientError, error == .redirectLimitReached || error == .redirectCycleDetected {
+                return .failed(reason: "more than \(Self.redirectLimit) redirects from \(url)")
+            }
+            return .failed(reason: "GET \(url): \(error)")
+        }
+    }
+
+    private func keep(_ body: [UInt8], of response: HTTPClientResponse, url: String, wake: Wake, previous: ContentRecord?) async throws -> FetchResult {
+        let sha256 = SHA256Digest.hex(body)
+        let changed = previous?.sha256 != sha256
+        if changed { try store.saveContent(body, sha256: sha256) }
+        try await store.write([.setContent(ContentRecord(
+            deviceToken: wake.deviceToken, topic: wake.topic, url: url,
+            etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"),
+            contentType: response.headers.first(name: "Content-Type"), sha256: sha256, size: body.count,
+            fetchedAt: wake.startedAt, changedAt: changed ? wake.startedAt : previous?.changedAt ?? wake.startedAt))])
+        return changed ? .newData : .noData
+    }
+
+    /// A 304: the stored version is still current.
+    private func remember(_ previous: ContentRecord?, fetchedAt: Int64) async throws {
+        guard var record = previous else { return }
+        record.fetchedAt = fetchedAt
+        try await store.write([.setContent(record)])
+    }
+}

@@ -1,0 +1,29 @@
+import SilentPushCore
+import Testing
+
+@Suite struct FetchURLTemplateTests {
+    static func payload(_ json: String) throws -> APNsPayload {
+        let bytes = Array(json.utf8)
+        return try bytes.withUnsafeBufferPointer { try APNsPayload.parse($0) }
+    }
+
+    @Test func fillsInTokenTopicAndPayloadKeysEscaped() throws {
+        let template = try FetchURLTemplate("http://127.0.0.1:8080/feeds/{topic}/{token}?section={section}&n={count}")
+        let url = try template.expand(
+            token: "abcd", topic: "com.example.app",
+            payload: try Self.payload(#"{"aps":{"content-available":1},"section":"top stories/é&x","count":3}"#))
+        #expect(url == "http://127.0.0.1:8080/feeds/com.example.app/abcd?section=top%20stories%2F%C3%A9%26x&n=3")
+    }
+
+    @Test func aMissingPayloadKeyIsNamed() throws {
+        let template = try FetchURLTemplate("https://origin.example/{feed}")
+        #expect(throws: FetchURLTemplate.Problem.self) {
+            try template.expand(token: "ab", topic: "t", payload: try Self.payload(#"{"aps":{},"feed":{"nested":1}}"#))
+        }
+    }
+
+    @Test(arguments: ["ftp://x/{token}", "http://x/{token", "http://x/{}", "http://x/token}"])
+    func aBadTemplateIsRefused(text: String) {
+        #expect(throws: FetchURLTemplate.Problem.self) { try FetchURLTemplate(text) }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import SilentPushTesting
+import Testing
+
+/// The http fetch handler against a real origin: `Tests/origin/origin_server.py`, an HTTP/1.1
+/// server in its own process with ETags, slow answers, big bodies and redirects.
+@Suite struct HTTPFetchHandlerTests {
+    final class Origin: Sendable {
+        let process: PeerProcess
+        let port: Int
+        let root: String
+
+        init() async throws {
+            root = FileManager.default.temporaryDirectory.appendingPathComponent("origin-\(UUID().uuidString)").path
+            try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+            let ready = root + "/port"
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("origin/origin_server.py").path
+            process = try PeerProcess("python3", [script, ready, root])
+            var port = 0
+            for _ in 0..<500 where port == 0 {
+                port = Int(String(decoding: FileManager.default.contents(atPath: ready) ?? Data(), as: UTF8.self)) ?? 0
+                if port == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            self.port = port
+            try #require(port > 0, "the origin server did not start")
+        }
+
+        func write(_ name: String, _ text: String) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: root + "/" + name))
+        }
+
+        var log: String { String(decoding: FileManager.default.contents(atPath: root + "/requests.log") ?? Data(), as: UTF8.self) }
+
+        func stop() {
+            process.signal(SIGKILL)
+            try? FileManager.default.removeItem(atPath: root)
+        }
+    }
+
+    /// A receiver whose default handler GETs `http://127.0.0.1:PORT/{kind}/{arg}` (1 s deadline).
+    static func withReceiver(origin: Origin, bodyLimit: Int = 10 * 1024 * 1024, _ body: (Receiver, TestPushClient) async throws -> Void) async throws {
+        let store = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path) }
+        try await Receiver.withTesting({
+            $0.store = .file(store)
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(1))
+            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/{kind}/{arg}"))
+            $0.fetchBodyLimit = bodyLimit
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await body(receiver, client)
+            await client.close()
+        }
+    }
+
+    static func token(_ n: Int) -> String { String(format: "%064x", n) }
+
+    /// Pushes `{"kind":…,"arg":…}` to app `n`, lets the wake run, and returns it.
+    static func wake(_ receiver: Receiver, _ client: TestPushClient, app n: Int, kind: String, arg: String) async throws -> WakeRecord {
+        let answer = try await client.push(#"{"aps":{"content-available":1},"kind":"\#(kind)","arg":"\#(arg)"}"#, to: token(n))
+        #expect(answer.status == 200)
+        try await receiver.advanceClock(by: .seconds(2))  // past the deadline and the interval
+        await receiver.settle()
+        return try #require(try receiver.wakes(deviceToken: token(n)).last)
+    }
+
+    @Test func aFeedIsNewThenNotModifiedThenNewAgain() async throws {
+        let origin = try await Origin()
+        defer { origin.stop() }
+        try origin.write("news", #"{"headline":"one"}"#)
+        try await Self.withReceiver(origin: origin) { receiver, client in
+            let first = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
+            #expect(first.result == "newData", "\(first)")
+            let url = "http://127.0.0.1:\(origin.port)/feed/news"
+            let stored = try #require(try receiver.device.store.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            #expect(receiver.device.store.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
+            #expect(stored.etag != nil && stored.lastModified != nil && stored.contentType == "application/json")
+
+            let second = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
+            #expect(second.result == "noData", "\(second)")
+            #expect(origin.log.contains("if-none-match=\(stored.etag!)"), "\(origin.log)")
+            #expect(origin.log.contains("if-modified-since=\(stored.lastModified!)"))
+
+            try origin.write("news", #"{"headline":"two"}"#)
+            let third = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
+            #expect(third.result == "newData", "\(third)")
+            let latest = try #require(try receiver.device.store.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            #expect(receiver.device.store.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
+            #expect(latest.changedAt == third.startedAt)
+        }
+    }
+
+    @Test func failuresAreFailedWithTheirReason() async throws {
+        let origin = try await Origin()
+        defer { origin.stop() }
+        try await Self.withReceiver(origin: origin, bodyLimit: 1_000_000) { receiver, client in
+            let unavailable = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "503")
+            #expect(unavailable.result == "failed" && unavailable.reason == "HTTP 503 from http://127.0.0.1:\(origin.port)/status/503")
+            let missing = try await Self.wake(receiver, client, app: 2, kind: "status", arg: "404")
+            #expect(missing.result == "failed" && missing.reason?.hasPrefix("HTTP 404") == true)
+            let big = try await Self.wake(receiver, client, app: 3, kind: "big", arg: "2000000")
+            #expect(big.result == "failed" && big.reason == "the body is over 1000000 bytes", "\(big)")
+            let redirected = try await Self.wake(receiver, client, app: 4, kind: "redirect", arg: "3")
+            #expect(redirected.result == "newData", "\(redirected)")
+            let loop = try await Self.wake(receiver, client, app: 5, kind: "redirect", arg: "9")
+            #expect(loop.result == "failed" && loop.reason?.hasPrefix("more than 5 redirects") == true, "\(loop)")
+            let refused = try await Self.wake(receiver, client, app: 6, kind: "status", arg: "200")
+            #expect(refused.result == "newData")
+        }
+    }
+
+    @Test func anOriginSlowerThanTheDeadlineIsCancelled() async throws {
+        let origin = try await Origin()
+        defer { origin.stop() }
+        try await Self.withReceiver(origin: origin) { receiver, client in
+            let slow = try await Self.wake(receiver, client, app: 1, kind: "slow", arg: "10")
+            #expect(slow.result == "failed" && slow.reason == "deadlineExceeded", "\(slow)")
+            var cancelled = false
+            for _ in 0..<300 where !cancelled {
+                cancelled = origin.log.contains("slow cancelled")
+                if !cancelled { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            #expect(cancelled, "the origin never saw the request go away: \(origin.log)")
+            #expect(!origin.log.contains("slow completed"))
+        }
+    }
+
+    @Test func aConnectionClosedWithoutAnAnswerIsFailed() async throws {
+        let origin = try await Origin()
+        defer { origin.stop() }
+        try await Self.withReceiver(origin: origin) { receiver, client in
+            let wake = try await Self.wake(receiver, client, app: 1, kind: "drop", arg: "now")
+            #expect(wake.result == "failed" && wake.reason?.hasPrefix("GET http://127.0.0.1:\(origin.port)/drop/now: ") == true, "\(wake)")
+        }
+    }
+}
+
+/// Per-topic handlers from a config file, in the `silentpushd` process, and the fetched
+/// content read back through the admin API.
+@Suite struct SilentPushdFetchConfigTests {
+    @Test func aTopicsURLHandlerFromTheConfigFileAndTheDefaultExec() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try origin.write("sports", #"{"score":"2-1"}"#)
+        let config = origin.root + "/silentpushd.json"
+        try Data(#"{"fetchHandlers": {"com.example.app": {"url": "http://127.0.0.1:\#(origin.port)/feed/{feed}"}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: config))
+        let store = origin.root + "/store/store.sqlite"
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(
+            ["--config", config, "--fetch-exec", "echo noData", "--clock", "manual", "--profile", "fast"], store: store)
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        let payload = #"{"aps":{"content-available":1},"feed":"sports"}"#
+        #expect(try await client.push(payload, apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        #expect(try await client.push(payload, topic: "com.example.other", apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)
+        await client.close()
+        // Both wakes started at once; their handlers answer in real time.
+        var wakes: [[String: Any]] = []
+        for _ in 0..<500 where wakes.count < 2 || wakes.contains(where: { $0["result"] is NSNull }) {
+            wakes = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/wakes").json["wakes"] as? [[String: Any]] ?? []
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let results = Dictionary(uniqueKeysWithValues: wakes.map { ($0["topic"] as? String ?? "", $0["result"] as? String ?? "") })
+        #expect(results == ["com.example.app": "newData", "com.example.other": "noData"])
+
+        let device = SamplePush.deviceToken
+        let listed = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/contents?device=\(device)")
+        let content = try #require((listed.json["contents"] as? [[String: Any]])?.first)
+        #expect(content["url"] as? String == "http://127.0.0.1:\(origin.port)/feed/sports")
+        #expect(content["size"] as? Int == 15)
+        let body = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/v1/contents/body?device=\(device)&topic=com.example.app"])
+        #expect(body.output == #"{"score":"2-1"}"#)
+        let sha = try #require(content["sha256"] as? String)
+        #expect(FileManager.default.fileExists(atPath: origin.root + "/store/contents/" + sha))
+    }
+}

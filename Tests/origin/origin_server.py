@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""A real origin server for the http fetch-handler tests: HTTP/1.1 on 127.0.0.1.
+
+    origin_server.py READY_FILE ROOT
+
+Writes its port to READY_FILE once listening. Appends one line per request to ROOT/requests.log:
+"METHOD PATH if-none-match=... if-modified-since=..." and, for /slow, "slow cancelled" or
+"slow completed".
+
+    GET /feed/NAME         the file ROOT/NAME, with an ETag (its SHA-1) and Last-Modified;
+                           304 when If-None-Match matches
+    GET /status/CODE       that status, a short body
+    GET /slow/S            answers after S seconds; notices a client that goes away
+    GET /big/N             N bytes
+    GET /redirect/N        302 to /redirect/N-1; /redirect/0 answers 200
+    GET /drop/X            closes the connection without an answer
+"""
+import hashlib
+import os
+import select
+import socket
+import sys
+import threading
+import time
+from email.utils import formatdate
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse
+
+READY, ROOT = sys.argv[1], sys.argv[2]
+LOG_LOCK = threading.Lock()
+
+
+def log(line):
+    with LOG_LOCK, open(os.path.join(ROOT, "requests.log"), "a") as f:
+        f.write(line + "\n")
+
+
+class Origin(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def send(self, status, body=b"", headers=None):
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if body and self.command != "HEAD":
+            self.wfile.write(body)
+
+    def do_GET(self):
+        url = urlparse(self.path)
+        log(f"{self.command} {self.path} if-none-match={self.headers.get('If-None-Match')} "
+            f"if-modified-since={self.headers.get('If-Modified-Since')}")
+        parts = url.path.strip("/").split("/")
+        if parts[0] == "feed" and len(parts) == 2:
+            path = os.path.join(ROOT, parts[1])
+            if not os.path.isfile(path):
+                return self.send(404, b"no such feed\n")
+            body = open(path, "rb").read()
+            etag = '"' + hashlib.sha1(body).hexdigest() + '"'
+            modified = formatdate(os.path.getmtime(path), usegmt=True)
+            if self.headers.get("If-None-Match") == etag:
+                return self.send(304, headers={"ETag": etag, "Last-Modified": modified})
+            return self.send(200, body, {"ETag": etag, "Last-Modified": modified, "Content-Type": "application/json"})
+        if parts[0] == "status" and len(parts) == 2:
+            return self.send(int(parts[1]), b"status\n", {"Content-Type": "text/plain"})
+        if parts[0] == "slow" and len(parts) == 2:
+            end = time.monotonic() + float(parts[1])
+            while time.monotonic() < end:
+                readable, _, _ = select.select([self.connection], [], [], 0.05)
+                if readable and self.connection.recv(1, 0x2) == b"":  # MSG_PEEK: EOF means the client left
+                    log("slow cancelled")
+                    self.close_connection = True
+                    return
+            log("slow completed")
+            return self.send(200, b"finally\n", {"Content-Type": "text/plain"})
+        if parts[0] == "big" and len(parts) == 2:
+            return self.send(200, b"x" * int(parts[1]), {"Content-Type": "application/octet-stream"})
+        if parts[0] == "redirect" and len(parts) == 2:
+            n = int(parts[1])
+            if n == 0:
+                return self.send(200, b"arrived\n", {"Content-Type": "text/plain"})
+            return self.send(302, headers={"Location": f"/redirect/{n - 1}"})
+        if parts[0] == "drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        self.send(404, b"not found\n")
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Origin)
+server.daemon_threads = True
+with open(READY + ".tmp", "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(READY + ".tmp", READY)
+server.serve_forever()
