@@ -19,7 +19,7 @@ public struct DeviceInstant: InstantProtocol, Hashable, Sendable, CustomStringCo
     public var millisecondsSinceEpoch: Int64 { nanosecondsSinceEpoch / 1_000_000 }
 
     public func advanced(by duration: Duration) -> DeviceInstant {
-        DeviceInstant(nanosecondsSinceEpoch: nanosecondsSinceEpoch &+ Self.nanoseconds(duration))
+        DeviceInstant(nanosecondsSinceEpoch: nanosecondsSinceEpoch &+ duration.nanosecondCount)
     }
 
     public func duration(to other: DeviceInstant) -> Duration {
@@ -32,8 +32,4 @@ public struct DeviceInstant: InstantProtocol, Hashable, Sendable, CustomStringCo
 
     public var description: String { "\(nanosecondsSinceEpoch / 1_000_000)ms" }
 
-    static func nanoseconds(_ duration: Duration) -> Int64 {
-        let parts = duration.components
-        return parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000
-    }
 }

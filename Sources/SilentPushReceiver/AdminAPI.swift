@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import NIOCore
+import Prometheus
 import SilentPushCore
 import SilentPushStore
 
@@ -11,6 +12,7 @@ import SilentPushStore
 struct AdminAPI: Sendable {
     let runtime: DeviceRuntime
     let endpoint: APNsEndpoint
+    let metrics: PrometheusCollectorRegistry
 
     /// Largest request body taken.
     static let maximumBodySize = 64 * 1024
@@ -18,6 +20,11 @@ struct AdminAPI: Sendable {
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.get("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
+        router.get("/metrics") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer())))
+        }
         router.get("/v1/pushes/{apnsID}") { _, context in try self.push(context.parameters.require("apnsID")) }
         router.get("/v1/pushes") { request, _ in self.pushes(request.uri.queryParameters) }
         router.get("/v1/wakes") { request, _ in self.wakes(request.uri.queryParameters) }

@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushCore
 import Synchronization
 
 /// One run of a shell command in a process group of its own: stdin given, stdout and stderr
@@ -44,8 +45,7 @@ struct ChildProcess {
         } onCancel: {
             guard !reaped.value.load(ordering: .acquiring) else { return }
             kill(-child.pid, SIGTERM)
-            let nanoseconds = Int(grace: killGrace)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(killGrace.nanosecondCount))) {
                 if !reaped.value.load(ordering: .acquiring) { kill(-child.pid, SIGKILL) }
             }
         }
@@ -183,13 +183,5 @@ extension ChildProcess.Spawned {
     private static func appendTail(_ kept: inout [UInt8], _ bytes: ArraySlice<UInt8>, limit: Int) {
         kept.append(contentsOf: bytes)
         if kept.count > limit { kept.removeFirst(kept.count - limit) }
-    }
-}
-
-extension Int {
-    /// A duration in whole nanoseconds.
-    init(grace duration: Duration) {
-        let parts = duration.components
-        self = Int(parts.seconds) * 1_000_000_000 + Int(parts.attoseconds / 1_000_000_000)
     }
 }

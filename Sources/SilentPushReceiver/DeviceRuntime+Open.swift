@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import SilentPushCore
 import SilentPushStore
@@ -9,7 +10,8 @@ extension DeviceRuntime {
     /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
     public static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings,
-        handler: any FetchHandler = NoDataFetchHandler(), logger: Logger = Logger(label: "silentpushd.device")
+        handler: any FetchHandler = NoDataFetchHandler(), metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        logger: Logger = Logger(label: "silentpushd.device")
     ) throws -> DeviceRuntime {
         let ids = try store.lastIDs()
         var start = DeviceClock.systemNow
@@ -48,7 +50,8 @@ extension DeviceRuntime {
         }
 
         let runtime = DeviceRuntime(
-            store: store, clock: clock, settings: settings, handler: handler, policy: policy, nextPushID: ids.push + 1, logger: logger)
+            store: store, clock: clock, settings: settings, handler: handler, metrics: DeviceMetrics(factory: metrics), policy: policy,
+            nextPushID: ids.push + 1, logger: logger)
         var effects: [Effect] = []
         runtime.state.withLock { state in
             for (key, app) in apps {

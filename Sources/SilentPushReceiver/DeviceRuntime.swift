@@ -19,6 +19,7 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// The durable record.
     public let store: PushStore
     private let handler: any FetchHandler
+    private let metrics: DeviceMetrics
     private let logger: Logger
     let state: Mutex<State>
     let advancing = Mutex(false)
@@ -56,12 +57,13 @@ public final class DeviceRuntime: PushSink, Sendable {
         case cancel(Running)
     }
 
-    init(store: PushStore, clock: DeviceClock, settings: WakeSettings, handler: any FetchHandler, policy: Policy,
+    init(store: PushStore, clock: DeviceClock, settings: WakeSettings, handler: any FetchHandler, metrics: DeviceMetrics, policy: Policy,
          nextPushID: UInt64, logger: Logger) {
         self.store = store
         self.clock = clock
         self.settings = settings
         self.handler = handler
+        self.metrics = metrics
         self.logger = logger
         state = Mutex(State(policy: policy, nextPushID: nextPushID))
     }
@@ -231,24 +233,27 @@ public final class DeviceRuntime: PushSink, Sendable {
                 startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
         } catch {
             logger.error("cannot read a wake's push", metadata: ["wake": "\(start.wakeID)", "error": "\(error)"])
-            return finish(start, .failed(reason: "store: \(error)"))
+            metrics.record(finish(start, .failed(reason: "store: \(error)")), duration: .zero)
+            return
         }
+        let began = ContinuousClock.now
         let result = Task.isCancelled ? FetchResult.deadlineExceeded : await handler.fetch(wake)
-        finish(start, result)
+        metrics.record(finish(start, result), duration: ContinuousClock.now - began)
     }
 
-    /// The handler answered; a wake already cancelled at its deadline ignores it.
-    private func finish(_ start: Start, _ result: FetchResult) {
+    /// The handler answered; a wake already cancelled at its deadline ignores it. Returns
+    /// the result the wake ended with.
+    private func finish(_ start: Start, _ result: FetchResult) -> FetchResult {
         var effects: [Effect] = []
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            guard state.running[start.wakeID] != nil else { return [] }
+        let (recorded, waiters) = state.withLock { state -> (FetchResult, [CheckedContinuation<Void, Never>]) in
+            guard state.running[start.wakeID] != nil else { return (.deadlineExceeded, []) }
             let now = clock.now
             if state.stopping {
                 // Shutting down: record the answer, but start nothing new; what waits stays
                 // pending in the store for the next run.
                 let running = state.running.removeValue(forKey: start.wakeID)
                 record([.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason)])
-                return running.map { Array($0.waiters.values) } ?? []
+                return (result, running.map { Array($0.waiters.values) } ?? [])
             }
             var changes: [StoreChange] = []
             let (accepted, actions) = state.policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
@@ -259,11 +264,12 @@ public final class DeviceRuntime: PushSink, Sendable {
             }
             apply(actions, to: &state, changes: &changes, effects: &effects)
             record(changes)
-            return waiters
+            return (accepted ? result : .deadlineExceeded, waiters)
         }
         for waiter in waiters { waiter.resume() }
         perform(effects)
         rearm()
+        return recorded
     }
 
     /// Waits until wake `wakeID` ends, or `timeout` of real time passes.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import Prometheus
 import ServiceLifecycle
 import SilentPushCore
 import SilentPushStore
@@ -63,6 +64,7 @@ public final class Receiver: Service, Sendable {
 
         let device: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
+        let registry = PrometheusCollectorRegistry()
         let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
         let httpClient = choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group) : nil
         do {
@@ -78,7 +80,8 @@ public final class Receiver: Service, Sendable {
             }
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
             device = try DeviceRuntime.open(
-                store: store, clock: configuration.clock, settings: configuration.wakeSettings, handler: handler, logger: logger)
+                store: store, clock: configuration.clock, settings: configuration.wakeSettings, handler: handler,
+                metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? await httpClient?.shutdown()
             throw ReceiverStartError("\(error) (check --store)")
@@ -108,7 +111,7 @@ public final class Receiver: Service, Sendable {
         if let address = configuration.admin {
             do {
                 admin = try await AdminListener.start(
-                    api: AdminAPI(runtime: device, endpoint: endpoint), address: address, group: group, logger: logger)
+                    api: AdminAPI(runtime: device, endpoint: endpoint, metrics: registry), address: address, group: group, logger: logger)
             } catch {
                 await server.shutdownGracefully()
                 await device.shutdown(grace: .zero)

@@ -224,6 +224,9 @@ import Testing
         #expect(results.count == 1000)
         #expect(results.allSatisfy { $0 == "newData" })
         #expect(Self.children(of: process.pid).isEmpty)
+        let metrics = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output
+        #expect(metrics.contains(#"silentpush_fetch_results_total{result="newData"} 1001"#), "\(metrics)")
+        #expect(metrics.contains("silentpush_fetch_duration_seconds_count 1001"), "\(metrics)")
         #expect(Self.descriptors(of: process.pid) <= before, "descriptors: \(before) before, \(Self.descriptors(of: process.pid)) after")
         await client.close()
     }
