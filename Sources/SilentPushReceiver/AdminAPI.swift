@@ -100,7 +100,7 @@ struct AdminAPI: Sendable {
 
     /// `200` with what `body` makes, or the status and message of what it threw (a store
     /// failure is a 500).
-    private static func answering(_ body: () throws -> AdminJSON) -> Response {
+    private static func answering(_ body: () throws -> JSONValue) -> Response {
         do {
             return respond(.ok, try body())
         } catch let error as AdminError {
@@ -110,7 +110,7 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private static func answering(_ body: () async throws -> AdminJSON) async -> Response {
+    private static func answering(_ body: () async throws -> JSONValue) async -> Response {
         do {
             return respond(.ok, try await body())
         } catch let error as AdminError {
@@ -137,7 +137,7 @@ struct AdminAPI: Sendable {
         Self.respond(.ok, deviceJSON(token.lowercased()))
     }
 
-    private func deviceJSON(_ token: String) -> AdminJSON {
+    private func deviceJSON(_ token: String) -> JSONValue {
         let state = runtime.deviceState(of: token)
         let unregisteredAt: Int64? = endpoint.withDevices { registry in
             if case .unregistered(let at) = registry.entry(token)?.state { return at }
@@ -197,7 +197,7 @@ struct AdminAPI: Sendable {
         Self.respond(.ok, clockJSON())
     }
 
-    private func clockJSON() -> AdminJSON {
+    private func clockJSON() -> JSONValue {
         .object([
             ("clock", .string(runtime.clock.mode.rawValue)),
             ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: runtime.clock.now.millisecondsSinceEpoch))),
@@ -233,10 +233,10 @@ struct AdminAPI: Sendable {
     // MARK: JSON
 
     /// The request body as a JSON object: 400 when it is not JSON, 422 when not an object.
-    private static func object(_ body: ByteBuffer) throws -> [(String, AdminJSON)] {
-        let value: AdminJSON
+    private static func object(_ body: ByteBuffer) throws -> [(String, JSONValue)] {
+        let value: JSONValue
         do {
-            value = try JSONDecoder().decode(AdminJSON.self, from: Data(body.readableBytesView))
+            value = try JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))
         } catch {
             throw AdminError(.badRequest, "the body is not JSON")
         }
@@ -244,8 +244,8 @@ struct AdminAPI: Sendable {
         return fields
     }
 
-    static func json(_ push: PushRecord) -> AdminJSON {
-        var fields: [(String, AdminJSON)] = [
+    static func json(_ push: PushRecord) -> JSONValue {
+        var fields: [(String, JSONValue)] = [
             ("apnsId", .string(push.apnsID)),
             ("deviceToken", .string(push.deviceToken.isEmpty ? nil : push.deviceToken)),
             ("topic", .string(push.topic.isEmpty ? nil : push.topic)),
@@ -262,17 +262,17 @@ struct AdminAPI: Sendable {
         case .dropped(let reason), .rejected(let reason): fields.append(("reason", .string(reason)))
         case .pending, .expired: break
         }
-        if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(AdminJSON.string)))) }
+        if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
         return .object(fields)
     }
 
-    static func json(_ wake: WakeRecord, coalesced: [String]) -> AdminJSON {
+    static func json(_ wake: WakeRecord, coalesced: [String]) -> JSONValue {
         .object([
             ("id", .int(Int64(bitPattern: wake.id))),
             ("deviceToken", .string(wake.deviceToken)),
             ("topic", .string(wake.topic)),
             ("apnsId", .string(wake.apnsID)),
-            ("coalesced", .array(coalesced.map(AdminJSON.string))),
+            ("coalesced", .array(coalesced.map(JSONValue.string))),
             ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt))),
             ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline))),
             ("finishedAt", .string(wake.finishedAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0) })),
@@ -282,7 +282,7 @@ struct AdminAPI: Sendable {
         ])
     }
 
-    static func json(_ content: ContentRecord) -> AdminJSON {
+    static func json(_ content: ContentRecord) -> JSONValue {
         .object([
             ("deviceToken", .string(content.deviceToken)),
             ("topic", .string(content.topic)),
@@ -297,7 +297,7 @@ struct AdminAPI: Sendable {
         ])
     }
 
-    static func respond(_ status: HTTPResponse.Status, _ json: AdminJSON) -> Response {
+    static func respond(_ status: HTTPResponse.Status, _ json: JSONValue) -> Response {
         var buffer = ByteBuffer(string: json.rendered)
         buffer.writeString("\n")
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))

@@ -17,9 +17,9 @@ extension ReceiverConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigFileError("cannot read the config file '\(path)'")
         }
-        let root: AdminJSON
+        let root: JSONValue
         do {
-            root = try JSONDecoder().decode(AdminJSON.self, from: data)
+            root = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
             throw ConfigFileError("the config file '\(path)' is not JSON")
         }
@@ -44,7 +44,7 @@ extension ReceiverConfiguration {
         }
     }
 
-    static func fetchHandler(_ value: AdminJSON, at place: String) throws -> FetchHandlerChoice {
+    static func fetchHandler(_ value: JSONValue, at place: String) throws -> FetchHandlerChoice {
         guard case .object(let fields) = value, fields.count == 1, let (kind, argument) = fields.first else {
             throw ConfigFileError("\(place) must be one of {\"exec\": COMMAND}, {\"url\": TEMPLATE}, {\"noData\": true}")
         }

@@ -1,18 +1,18 @@
 import SilentPushCore
 
-/// A JSON value as the admin API reads and writes it. Rendering keeps field order (what a
-/// person reads first comes first); decoding keeps types exact, so `"forceQuit": 1` is a
-/// wrong type rather than `true`.
-public enum AdminJSON: Sendable, Equatable {
+/// A JSON value as the admin API and the config file read it, and the admin API writes it.
+/// Rendering keeps field order (what a person reads first comes first); decoding keeps types
+/// exact, so `"forceQuit": 1` is a wrong type rather than `true`.
+public enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int64)
     case double(Double)
     case string(String)
-    case array([AdminJSON])
-    case object([(String, AdminJSON)])
+    case array([JSONValue])
+    case object([(String, JSONValue)])
 
-    public static func == (lhs: AdminJSON, rhs: AdminJSON) -> Bool {
+    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
@@ -26,12 +26,12 @@ public enum AdminJSON: Sendable, Equatable {
     }
 
     /// A string, or null.
-    static func string(_ value: String?) -> AdminJSON { value.map(AdminJSON.string) ?? .null }
+    static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     /// A number, or null.
-    static func int(_ value: Int64?) -> AdminJSON { value.map(AdminJSON.int) ?? .null }
+    static func int(_ value: Int64?) -> JSONValue { value.map(JSONValue.int) ?? .null }
 
     /// The field `key` of an object.
-    public subscript(key: String) -> AdminJSON? {
+    public subscript(key: String) -> JSONValue? {
         guard case .object(let fields) = self else { return nil }
         return fields.first { $0.0 == key }?.1
     }
@@ -71,16 +71,16 @@ public enum AdminJSON: Sendable, Equatable {
 
 }
 
-extension AdminJSON: Decodable {
+extension JSONValue: Decodable {
     public init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
-            var values: [AdminJSON] = []
-            while !array.isAtEnd { values.append(try array.decode(AdminJSON.self)) }
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
             self = .array(values)
             return
         }
         if let object = try? decoder.container(keyedBy: AnyKey.self) {
-            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(AdminJSON.self, forKey: $0)) })
+            self = .object(try object.allKeys.map { ($0.stringValue, try object.decode(JSONValue.self, forKey: $0)) })
             return
         }
         let single = try decoder.singleValueContainer()
