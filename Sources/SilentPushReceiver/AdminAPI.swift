@@ -25,14 +25,14 @@ struct AdminAPI: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer())))
         }
-        router.get("/v1/pushes/{apnsID}") { _, context in try self.push(context.parameters.require("apnsID")) }
-        router.get("/v1/pushes") { request, _ in self.pushes(request.uri.queryParameters) }
-        router.get("/v1/wakes") { request, _ in self.wakes(request.uri.queryParameters) }
+        router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(context.parameters.require("apnsID")) }
+        router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
+        router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
         router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
         router.patch("/v1/devices/{token}") { request, context in
             try await self.patchDevice(context.parameters.require("token"), body: request.body.collect(upTo: Self.maximumBodySize))
         }
-        router.get("/v1/contents") { request, _ in self.contents(request.uri.queryParameters) }
+        router.get("/v1/contents") { request, _ in await self.contents(request.uri.queryParameters) }
         router.get("/v1/contents/body") { request, _ in self.contentBody(request.uri.queryParameters) }
         router.get("/v1/clock") { _, _ in self.clock() }
         router.post("/v1/clock/advance") { request, _ in
@@ -43,8 +43,8 @@ struct AdminAPI: Sendable {
 
     // MARK: Pushes and wakes
 
-    private func push(_ apnsID: String) -> Response {
-        Self.answering {
+    private func push(_ apnsID: String) async -> Response {
+        await Self.answering {
             guard let push = try runtime.store.push(apnsID: apnsID) else {
                 throw AdminError(.notFound, "no push with apns-id \(apnsID)")
             }
@@ -52,16 +52,16 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private func pushes(_ query: Parameters) -> Response {
-        Self.answering {
+    private func pushes(_ query: Parameters) async -> Response {
+        await Self.answering {
             let filter = try Self.filter(query)
             let pushes = try runtime.store.pushes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("pushes", .array(pushes.map(Self.json)))])
         }
     }
 
-    private func wakes(_ query: Parameters) -> Response {
-        Self.answering {
+    private func wakes(_ query: Parameters) async -> Response {
+        await Self.answering {
             let filter = try Self.filter(query)
             let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("wakes", .array(try wakes.map { wake in
@@ -70,8 +70,8 @@ struct AdminAPI: Sendable {
         }
     }
 
-    private func contents(_ query: Parameters) -> Response {
-        Self.answering {
+    private func contents(_ query: Parameters) async -> Response {
+        await Self.answering {
             let filter = try Self.filter(query)
             let contents = try runtime.store.contents(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("contents", .array(contents.map(Self.json)))])
@@ -100,16 +100,6 @@ struct AdminAPI: Sendable {
 
     /// `200` with what `body` makes, or the status and message of what it threw (a store
     /// failure is a 500).
-    private static func answering(_ body: () throws -> JSONValue) -> Response {
-        do {
-            return respond(.ok, try body())
-        } catch let error as AdminError {
-            return Self.error(error.status, error.message)
-        } catch {
-            return Self.error(.internalServerError, "store: \(error)")
-        }
-    }
-
     private static func answering(_ body: () async throws -> JSONValue) async -> Response {
         do {
             return respond(.ok, try await body())
