@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "silentpushd", targets: ["silentpushd"]),
         .library(name: "SilentPushReceiver", targets: ["SilentPushReceiver", "SilentPushStore", "SilentPushCore"]),
+        .executable(name: "pushsend", targets: ["pushsend"]),
         .library(name: "SilentPushTesting", targets: ["SilentPushTesting"]),
     ],
     dependencies: [
@@ -89,6 +90,17 @@ let package = Package(
             ]
         ),
 
+        // The provider side: signs and posts pushes (what `pushsend` runs).
+        .target(
+            name: "SilentPushSender",
+            dependencies: [
+                "SilentPushCore",
+                "SilentPushTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+
         // Helpers for tests of SilentPush and of apps tested with it.
         .target(
             name: "SilentPushTesting",
@@ -109,6 +121,16 @@ let package = Package(
                 "SilentPushReceiver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        .executableTarget(
+            name: "pushsend",
+            dependencies: [
+                "SilentPushSender",
+                "SilentPushCore",
+                "SilentPushTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -135,6 +157,10 @@ let package = Package(
 
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
         .testTarget(name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore"]),
+        .testTarget(
+            name: "SilentPushSenderTests",
+            dependencies: ["SilentPushSender", "SilentPushCore", "SilentPushTransport", "SilentPushReceiver", "SilentPushTesting", "SilentPushStore"]
+        ),
         .testTarget(
             name: "SilentPushReceiverTests",
             dependencies: ["SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore"]

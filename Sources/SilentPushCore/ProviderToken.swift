@@ -59,4 +59,16 @@ public struct ProviderToken: Sendable, Equatable {
             keyID: keyID, teamID: teamID, issuedAt: issuedAt,
             signingInput: Array(jwt.utf8.prefix(signedLength)), signature: signature)
     }
+
+    /// `header.claims` of a token to sign: `{"alg":"ES256","kid":…}` and `{"iss":…,"iat":…}`.
+    public static func signingInput(keyID: String, teamID: String, issuedAt: Int64) -> [UInt8] {
+        let header = Base64URL.encode(Array((#"{"alg":"ES256","kid":"# + JSONString.quoted(keyID) + "}").utf8))
+        let claims = Base64URL.encode(Array((#"{"iss":"# + JSONString.quoted(teamID) + #","iat":"# + String(issuedAt) + "}").utf8))
+        return Array("\(header).\(claims)".utf8)
+    }
+
+    /// The JWT: `header.claims.signature`, the signature raw r‖s (JOSE) in base64url.
+    public static func jwt(signingInput: [UInt8], signature: [UInt8]) -> String {
+        String(decoding: signingInput, as: UTF8.self) + "." + Base64URL.encode(signature)
+    }
 }

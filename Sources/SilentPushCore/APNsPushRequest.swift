@@ -1,0 +1,65 @@
+/// One push as a provider sends it (SPEC §3, §7): the path and the header fields, built
+/// without any network so that what goes to Apple can be checked in a test.
+public struct APNsPushRequest: Sendable, Equatable {
+    public var deviceToken: String
+    public var topic: String
+    public var pushType: APNsPushType
+    public var priority: APNsPriority?
+    /// `apns-expiration`: seconds since the epoch, 0 for now-or-never.
+    public var expiration: Int64?
+    public var collapseID: String?
+    public var apnsID: String?
+
+    /// A request.
+    public init(deviceToken: String, topic: String, pushType: APNsPushType, priority: APNsPriority? = nil,
+                expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil) {
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+    }
+
+    /// `/3/device/<token>`.
+    public var path: String { "/3/device/\(deviceToken)" }
+
+    /// The header fields, in the order sent; `authorization` carries a provider token
+    /// (nil with certificate auth).
+    public func headers(providerToken: String?) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = []
+        if let providerToken { headers.append(("authorization", "bearer \(providerToken)")) }
+        headers.append(("apns-topic", topic))
+        headers.append(("apns-push-type", pushType.rawValue))
+        if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
+        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let apnsID { headers.append(("apns-id", apnsID)) }
+        return headers
+    }
+
+    /// The push type a provider means when it names none: background for a payload that
+    /// is only `content-available: 1`, alert otherwise.
+    public static func defaultPushType(for payload: APNsPayload) -> APNsPushType {
+        payload.isBackgroundOnly ? .background : .alert
+    }
+
+    /// What APNs would refuse, or a silent push could not do, checked before sending; nil
+    /// when the payload is fine. The message says what to fix.
+    public static func payloadProblem(_ bytes: [UInt8], pushType: APNsPushType) -> String? {
+        let payload: APNsPayload
+        do {
+            payload = try bytes.withUnsafeBufferPointer { buffer throws(APNsReason) in try APNsPayload.parse(buffer) }
+        } catch {
+            return bytes.isEmpty ? "the payload is empty" : "the payload is not a JSON object"
+        }
+        if bytes.count > pushType.maximumPayloadSize {
+            return "the payload is \(bytes.count) bytes; APNs takes at most \(pushType.maximumPayloadSize) for a \(pushType.rawValue) push"
+        }
+        if pushType == .background, payload.hasAlert || payload.hasBadge || payload.hasSound {
+            return "a background push must not carry an alert, badge or sound"
+        }
+        return nil
+    }
+}

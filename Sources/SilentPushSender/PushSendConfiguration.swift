@@ -1,0 +1,60 @@
+import SilentPushCore
+import SilentPushTransport
+
+/// Everything one `pushsend` run needs, resolved from its flags (tests build it directly).
+public struct PushSendConfiguration: Sendable {
+    /// How the provider proves who it is.
+    public enum Authentication: Sendable {
+        /// A provider token signed with this signer.
+        case token(ProviderTokenSigner)
+        /// A client certificate, in `tls`.
+        case certificate
+    }
+
+    /// How results are printed on stdout.
+    public enum Output: Sendable, Equatable {
+        /// `200 <apns-id>` / `<status> <reason> <apns-id>`, one line per push.
+        case lines
+        /// One JSON object per push.
+        case json
+        /// No line per push: the summary alone.
+        case quiet
+    }
+
+    public var target: APNsTarget
+    /// TLS for `https` targets (CA, `--insecure`, client certificate).
+    public var tls: TLSClientConfiguration
+    public var authentication: Authentication
+    public var devices: [String]
+    public var payload: [UInt8]
+    /// The request for each device (its `deviceToken` is replaced per device).
+    public var request: APNsPushRequest
+    /// Pushes per device.
+    public var count: Int
+    /// Streams in flight per connection.
+    public var concurrency: Int
+    public var connections: Int
+    public var output: Output
+    /// Print each request's and response's headers on stderr.
+    public var verbose: Bool
+    /// Show a progress line on stderr (when it is a terminal).
+    public var progress: Bool
+
+    /// A configuration.
+    public init(target: APNsTarget, tls: TLSClientConfiguration = TLSClientConfiguration(), authentication: Authentication,
+                devices: [String], payload: [UInt8], request: APNsPushRequest, count: Int = 1, concurrency: Int = 1,
+                connections: Int = 1, output: Output = .lines, verbose: Bool = false, progress: Bool = false) {
+        self.target = target
+        self.tls = tls
+        self.authentication = authentication
+        self.devices = devices
+        self.payload = payload
+        self.request = request
+        self.count = count
+        self.concurrency = concurrency
+        self.connections = connections
+        self.output = output
+        self.verbose = verbose
+        self.progress = progress
+    }
+}

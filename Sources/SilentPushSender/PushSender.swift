@@ -1,0 +1,230 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Synchronization
+import SilentPushCore
+import SilentPushTransport
+
+/// Posts a payload to devices over HTTP/2 (SPEC §7): `connections` connections, each with
+/// `concurrency` streams in flight, `count` pushes per device. Each answer becomes a line on
+/// stdout, in the order the pushes were made; the summary and any message go to stderr.
+public struct PushSender: Sendable {
+    /// Where lines and messages go (stdout and stderr for `pushsend`; captured in tests).
+    public struct Output: Sendable {
+        public var line: @Sendable (String) -> Void
+        public var message: @Sendable (String) -> Void
+
+        /// An output.
+        public init(line: @escaping @Sendable (String) -> Void, message: @escaping @Sendable (String) -> Void) {
+            self.line = line
+            self.message = message
+        }
+
+        /// stdout and stderr.
+        public static let standard = Output(
+            line: { print($0) },
+            message: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+    }
+
+    public let configuration: PushSendConfiguration
+    public let output: Output
+
+    /// A sender.
+    public init(_ configuration: PushSendConfiguration, output: Output = .standard) {
+        self.configuration = configuration
+        self.output = output
+    }
+
+    /// One push's answer.
+    struct Outcome: Sendable {
+        var device: String
+        var status: Int?
+        var apnsID: String
+        var reason: String?
+        var latency: Duration
+        var error: String?
+    }
+
+    /// Sends every push and returns the summary. Throws `PushSendError` (exit 2) when it
+    /// cannot connect or sign.
+    public func run() async throws -> PushSendSummary {
+        let configuration = self.configuration
+        let tls: TLSContext?
+        do {
+            tls = configuration.target.scheme == "https" ? try TLSContext.client(configuration.tls) : nil
+        } catch {
+            throw PushSendError("\(error) (check --cacert, --cert and --cert-key)")
+        }
+        if case .token(let signer) = configuration.authentication {
+            do {
+                _ = try signer.token()
+            } catch {
+                throw PushSendError("cannot sign a provider token with key \(signer.keyID): \(error) (check --key)")
+            }
+        }
+        var connections: [H2ClientConnection] = []
+        do {
+            for _ in 0..<configuration.connections {
+                connections.append(try await H2ClientConnection.connect(
+                    host: configuration.target.host, port: configuration.target.port, tls: tls))
+            }
+        } catch {
+            for connection in connections { await connection.close() }
+            throw PushSendError("\(error) (check --url, --sandbox/--production and --port; is the receiver running?)")
+        }
+
+        let total = configuration.devices.count * configuration.count
+        let state = RunState(total: total)
+        let began = ContinuousClock.now
+        let progress = configuration.progress ? Task { await self.showProgress(state, total: total) } : nil
+        await withTaskGroup(of: Void.self) { group in
+            for connection in connections {
+                for _ in 0..<max(1, min(configuration.concurrency, total)) {
+                    group.addTask {
+                        while true {
+                            let index = state.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                            guard index < total else { return }
+                            let device = configuration.devices[index % configuration.devices.count]
+                            let outcome = await send(to: device, over: connection)
+                            state.finish(index, outcome, emit: emit)
+                        }
+                    }
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - began
+        progress?.cancel()
+        for connection in connections { await connection.close() }
+        return state.summary(elapsed: elapsed)
+    }
+
+    private func send(to device: String, over connection: H2ClientConnection) async -> Outcome {
+        var request = configuration.request
+        request.deviceToken = device
+        let began = ContinuousClock.now
+        do {
+            var token: String?
+            if case .token(let signer) = configuration.authentication { token = try signer.token() }
+            let headers = request.headers(providerToken: token)
+            if configuration.verbose { showRequest(request, headers: headers, connection: connection) }
+            let response = try await connection.send(H2Request(
+                method: "POST", path: request.path, headers: H2HeaderList(headers), body: configuration.payload))
+            let latency = ContinuousClock.now - began
+            if configuration.verbose { showResponse(response) }
+            let reason = response.status == 200 ? nil : Self.reason(in: response.body)
+            return Outcome(device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
+                           reason: reason, latency: latency)
+        } catch {
+            return Outcome(device: device, status: nil, apnsID: request.apnsID ?? "-", reason: nil,
+                           latency: ContinuousClock.now - began, error: "\(error)")
+        }
+    }
+
+    /// The `reason` of an APNs error body (or the status alone when there is none).
+    static func reason(in body: [UInt8]) -> String? {
+        guard !body.isEmpty, let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        return object["reason"] as? String
+    }
+
+    private func emit(_ outcome: Outcome) {
+        switch configuration.output {
+        case .quiet: return
+        case .lines:
+            if let status = outcome.status {
+                output.line(status == 200 ? "200 \(outcome.apnsID)" : "\(status) \(outcome.reason ?? "-") \(outcome.apnsID)")
+            } else {
+                output.line("error \(outcome.error ?? "-") \(outcome.apnsID)")
+            }
+        case .json:
+            var text = "{\"device\":" + JSONString.quoted(outcome.device)
+            text += ",\"status\":" + (outcome.status.map(String.init) ?? "null")
+            text += ",\"apnsId\":" + JSONString.quoted(outcome.apnsID)
+            text += ",\"reason\":" + (outcome.reason.map(JSONString.quoted) ?? "null")
+            if let error = outcome.error { text += ",\"error\":" + JSONString.quoted(error) }
+            text += ",\"latencyMs\":" + String(format: "%.3f", Double(outcome.latency.nanosecondCount) / 1e6) + "}"
+            output.line(text)
+        }
+    }
+
+    private func showRequest(_ request: APNsPushRequest, headers: [(name: String, value: String)], connection: H2ClientConnection) {
+        var lines = ["> :method POST", "> :scheme \(connection.scheme)", "> :authority \(connection.authority)", "> :path \(request.path)"]
+        for (name, value) in headers {
+            // A provider token is a credential: enough of it to tell tokens apart.
+            lines.append(name == "authorization" ? "> authorization: bearer \(value.dropFirst(7).prefix(16))…" : "> \(name): \(value)")
+        }
+        output.message(lines.joined(separator: "\n"))
+    }
+
+    private func showResponse(_ response: H2Response) {
+        var lines = ["< :status \(response.status)"]
+        for (name, value) in response.headers.fields { lines.append("< \(name): \(value)") }
+        if !response.body.isEmpty { lines.append("< " + String(decoding: response.body, as: UTF8.self)) }
+        output.message(lines.joined(separator: "\n"))
+    }
+
+    private func showProgress(_ state: RunState, total: Int) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .milliseconds(250))
+            FileHandle.standardError.write(Data("\rsent \(state.answered) of \(total)".utf8))
+        }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
+
+/// The run's shared tally: the next push to make, answers printed in push order, counts.
+final class RunState: Sendable {
+    let next = Atomic<Int>(0)
+    private let tally: Mutex<Tally>
+
+    struct Tally {
+        var nextToEmit = 0
+        var waiting: [Int: PushSender.Outcome] = [:]
+        var accepted = 0
+        var rejected: [String: Int] = [:]
+        var errors: [String] = []
+        var latencies: [Int64] = []
+    }
+
+    init(total: Int) {
+        var tally = Tally()
+        tally.latencies.reserveCapacity(total)
+        self.tally = Mutex(tally)
+    }
+
+    var answered: Int { tally.withLock { $0.latencies.count } }
+
+    /// Records `outcome` and prints every answer now due, in push order.
+    func finish(_ index: Int, _ outcome: PushSender.Outcome, emit: (PushSender.Outcome) -> Void) {
+        tally.withLock { tally in
+            tally.latencies.append(outcome.latency.nanosecondCount)
+            switch (outcome.status, outcome.error) {
+            case (200?, _): tally.accepted += 1
+            case (let status?, _): tally.rejected["\(status) \(outcome.reason ?? "-")", default: 0] += 1
+            case (nil, let error): tally.errors.append(error ?? "no answer")
+            }
+            tally.waiting[index] = outcome
+            while let due = tally.waiting.removeValue(forKey: tally.nextToEmit) {
+                emit(due)
+                tally.nextToEmit += 1
+            }
+        }
+    }
+
+    func summary(elapsed: Duration) -> PushSendSummary {
+        tally.withLock { tally in
+            PushSendSummary(
+                sent: tally.latencies.count, accepted: tally.accepted, rejected: tally.rejected, errors: tally.errors,
+                latencies: tally.latencies.sorted(), elapsed: elapsed)
+        }
+    }
+}
+
+/// What a run could not do; `pushsend` prints it and exits 2.
+public struct PushSendError: Error, CustomStringConvertible, Sendable {
+    /// One line that says what to fix.
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushSender
+import SilentPushStore
+import SilentPushTesting
+import SilentPushTransport
+import Testing
+
+/// The `pushsend` executable against an in-process receiver: lines, exit codes, messages.
+@Suite struct PushSendProcessTests {
+    static func binary() throws -> String {
+        try #require(BuiltProducts.path(of: "pushsend"), "pushsend is not built: run `swift build` (make test does)")
+    }
+
+    static let payload = DevCertificates.repositoryRoot + "/payloads/background.json"
+    static let other = String(repeating: "ab", count: 32)
+
+    static func run(_ arguments: [String], input: String = "") async throws -> PeerResult {
+        try await PeerProcess.run(try binary(), arguments, input: Array(input.utf8), timeout: .seconds(60))
+    }
+
+    @Test func anAcceptedPushOverH2CIsOneLineAndExitZero() async throws {
+        try await Receiver.withTesting { receiver in
+            let result = try await Self.run(["--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, Self.payload])
+            #expect(result.status == 0, "\(result.errorOutput)")
+            let line = result.output.trimmingCharacters(in: .newlines)
+            #expect(line.hasPrefix("200 "))
+            let apnsID = String(line.dropFirst(4))
+            #expect(APNsHeaders.isCanonicalUUID(apnsID))
+            #expect(try receiver.fate(of: apnsID) == .delivered(wakeID: 1))
+        }
+    }
+
+    @Test func goodAndBadTokensMixedGiveOneRightLineEachAndExitOne() async throws {
+        try await Receiver.withTesting { receiver in
+            let result = try await Self.run([
+                "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--device", "abcd",
+                "--device", Self.other, "--device", String(repeating: "z", count: 64), "--concurrency", "4", Self.payload])
+            #expect(result.status == 1)
+            let lines = result.output.split(separator: "\n")
+            #expect(lines.count == 4)
+            let shapes = lines.map { $0.split(separator: " ").dropLast().joined(separator: " ") }
+            #expect(shapes == ["200", "400 BadDeviceToken", "200", "400 BadDeviceToken"])
+            #expect(lines.allSatisfy { APNsHeaders.isCanonicalUUID(String($0.split(separator: " ").last ?? "")) })
+            #expect(result.errorOutput.contains("sent 4, accepted 2, rejected 2 (400 BadDeviceToken: 2)"), "\(result.errorOutput)")
+        }
+    }
+
+    @Test func jsonLinesParse() async throws {
+        try await Receiver.withTesting { receiver in
+            let result = try await Self.run([
+                "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--device", "abcd", "--json", "-"],
+                input: #"{"aps":{"content-available":1}}"#)
+            #expect(result.status == 1)
+            let objects = try result.output.split(separator: "\n").map {
+                try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            #expect(objects.map { $0["status"] as? Int } == [200, 400])
+            #expect(objects.map { $0["device"] as? String } == [SamplePush.deviceToken, "abcd"])
+            #expect(objects[1]["reason"] as? String == "BadDeviceToken")
+            #expect(objects.allSatisfy { $0["latencyMs"] is Double })
+        }
+    }
+
+    @Test func tlsWithTheDevCAAndWithInsecure() async throws {
+        try await Receiver.withTesting { receiver in
+            let port = receiver.tlsPort!
+            let trusted = try await Self.run([
+                "--url", "https://localhost:\(port)", "--cacert", DevCertificates.ca, "--device", SamplePush.deviceToken, Self.payload])
+            #expect(trusted.status == 0, "\(trusted.errorOutput)")
+            let untrusted = try await Self.run(["--url", "https://localhost:\(port)", "--device", SamplePush.deviceToken, Self.payload])
+            #expect(untrusted.status == 2)
+            #expect(untrusted.errorOutput.hasPrefix("pushsend: cannot set up HTTP/2 with localhost:\(port)"), "\(untrusted.errorOutput)")
+            let insecure = try await Self.run([
+                "--url", "https://localhost:\(port)", "--insecure", "--device", SamplePush.deviceToken, Self.payload])
+            #expect(insecure.status == 0, "\(insecure.errorOutput)")
+        }
+    }
+
+    @Test func aClientCertificateInsteadOfAToken() async throws {
+        try await Receiver.withTesting({ $0 = .testing(requireClientCertificates: true) }) { receiver in
+            let result = try await Self.run([
+                "--url", "https://localhost:\(receiver.tlsPort!)", "--cacert", DevCertificates.ca,
+                "--cert", DevCertificates.clientCertificate, "--cert-key", DevCertificates.clientKey,
+                "--device", SamplePush.deviceToken, Self.payload])
+            #expect(result.status == 0, "\(result.errorOutput)")
+        }
+    }
+
+    @Test func keyAndConnectionProblemsExitTwoWithOneLine() async throws {
+        let rsa = FileManager.default.temporaryDirectory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
+        defer { try? FileManager.default.removeItem(atPath: rsa) }
+        #expect(try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", rsa]).status == 0)
+        let cases: [([String], String)] = [
+            (["--key", "/nonexistent/AuthKey.p8", "--key-id", "K", "--team-id", "T"], "pushsend: cannot read key file '/nonexistent/AuthKey.p8' (check --key)"),
+            (["--key", rsa, "--key-id", "K", "--team-id", "T"], "pushsend: key file '\(rsa)': not an EC P-256 key (ES256 needs one) (check --key)"),
+            (["--url", "http://127.0.0.1:1"], "pushsend: cannot connect to 127.0.0.1:1"),
+            (["--bogus"], "pushsend: Unknown option '--bogus'"),
+        ]
+        for (arguments, message) in cases {
+            var all = ["--device", SamplePush.deviceToken] + arguments + [Self.payload]
+            if !arguments.contains("--url") { all = ["--url", "http://127.0.0.1:9"] + all }
+            let result = try await Self.run(all)
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.errorOutput.hasPrefix(message), "\(result.errorOutput)")
+            #expect(result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+            #expect(result.output.isEmpty)
+        }
+    }
+
+    @Test func oneTokenServesEveryConnectionOfARun() async throws {
+        try await Receiver.withTesting { receiver in
+            var options = PushSendOptions()
+            options.url = "http://127.0.0.1:\(receiver.h2cPort!)"
+            options.payloadFile = Self.payload
+            options.devices = [SamplePush.deviceToken, Self.other]
+            options.certificatesDirectory = DevCertificates.directory
+            options.environment = [:]
+            options.count = 200
+            options.concurrency = 10
+            options.connections = 4
+            options.quiet = true
+            let configuration = try options.configuration()
+            let summary = try await PushSender(configuration, output: .init(line: { _ in }, message: { _ in })).run()
+            #expect(summary.sent == 400 && summary.accepted == 400 && summary.exitCode == 0)
+            guard case .token(let signer) = configuration.authentication else { Issue.record("no token"); return }
+            #expect(signer.signatureCount == 1)
+        }
+    }
+}

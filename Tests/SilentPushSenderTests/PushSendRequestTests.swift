@@ -1,0 +1,147 @@
+import Foundation
+import SilentPushCore
+import SilentPushSender
+import SilentPushTesting
+import SilentPushTransport
+import Testing
+
+/// What pushsend would send, built and checked with no network.
+@Suite struct PushSendRequestTests {
+    static func options(_ change: (inout PushSendOptions) -> Void) -> PushSendOptions {
+        var options = PushSendOptions()
+        options.payloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json").path
+        FileManager.default.createFile(atPath: options.payloadFile, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
+        options.devices = [SamplePush.deviceToken]
+        options.environment = [:]
+        options.certificatesDirectory = DevCertificates.directory
+        change(&options)
+        return options
+    }
+
+    @Test(arguments: [
+        (false, nil, "api.sandbox.push.apple.com", 443, "api.sandbox.push.apple.com"),
+        (false, 2197, "api.sandbox.push.apple.com", 2197, "api.sandbox.push.apple.com:2197"),
+        (true, nil, "api.push.apple.com", 443, "api.push.apple.com"),
+        (true, 2197, "api.push.apple.com", 2197, "api.push.apple.com:2197"),
+    ] as [(Bool, Int?, String, Int, String)])
+    func applesHostsAndTheRequestForThem(production: Bool, port: Int?, host: String, expectedPort: Int, authority: String) throws {
+        let configuration = try Self.options {
+            if production { $0.production = true } else { $0.sandbox = true }
+            $0.port = port
+            $0.key = DevCertificates.authKey
+            $0.keyID = "ABC123DEFG"
+            $0.teamID = "TEAM456"
+            $0.topic = "com.example.news"
+            $0.priority = 5
+            $0.expiration = 0
+            $0.collapseID = "scores"
+        }.configuration()
+        #expect(configuration.target == APNsTarget(scheme: "https", host: host, port: expectedPort))
+        #expect(configuration.target.authority == authority)
+        #expect(configuration.tls.caFile == nil)  // the system's trust store, for Apple
+        var request = configuration.request
+        request.deviceToken = SamplePush.deviceToken
+        #expect(request.path == "/3/device/\(SamplePush.deviceToken)")
+        guard case .token(let signer) = configuration.authentication else { Issue.record("no token"); return }
+        let jwt = try signer.token()
+        let headers = request.headers(providerToken: jwt)
+        #expect(headers.map(\.name) == ["authorization", "apns-topic", "apns-push-type", "apns-priority", "apns-expiration", "apns-collapse-id"])
+        #expect(headers.map(\.value).dropFirst().elementsEqual(["com.example.news", "background", "5", "0", "scores"]))
+
+        // The token is what APNs verifies: ES256 over header.claims with the key, kid and iss given.
+        let token = try ProviderToken.parse(Substring(jwt))
+        #expect(token.keyID == "ABC123DEFG" && token.teamID == "TEAM456")
+        #expect(abs(token.issuedAt - Int64(Date().timeIntervalSince1970)) < 60)
+        #expect(try ES256Key.load(file: DevCertificates.authKey).verify(signature: token.signature, message: token.signingInput))
+    }
+
+    @Test func theDefaultsTargetTheMakeRunReceiverWithTheDevKeyAndCA() throws {
+        let configuration = try Self.options { _ in }.configuration()
+        #expect(configuration.target == APNsTarget(scheme: "https", host: "localhost", port: 2197))
+        #expect(configuration.tls.caFile == DevCertificates.directory + "/ca.pem")
+        #expect(configuration.request.topic == "com.example.app")
+        #expect(configuration.request.pushType == .background)
+        guard case .token(let signer) = configuration.authentication else { Issue.record("no token"); return }
+        #expect(signer.keyID == "DEVKEY0001" && signer.teamID == "DEVTEAM001")
+    }
+
+    @Test func aTokenIsReusedForFiftyMinutesThenSignedAgain() throws {
+        final class Clock: @unchecked Sendable { var now: Int64 = 1_800_000_000 }
+        let clock = Clock()
+        let signer = ProviderTokenSigner(
+            key: try ES256Key.load(file: DevCertificates.authKey), keyID: "K", teamID: "T", now: { clock.now })
+        let first = try signer.token()
+        for _ in 0..<1000 { #expect(try signer.token() == first) }
+        clock.now += 49 * 60 + 59
+        #expect(try signer.token() == first)
+        clock.now += 1
+        #expect(try signer.token() != first)
+        #expect(signer.signatureCount == 2)
+    }
+
+    enum BadOption: CaseIterable, Sendable {
+        case twoTargets, appleWithoutTopic, appleWithoutKey, badURL, noDevice, badPriority, badPushType, badAPNsID
+        case missingPayload, missingKey, certKeyWithoutCert
+
+        func apply(_ o: inout PushSendOptions) {
+            switch self {
+            case .twoTargets: o.sandbox = true; o.production = true
+            case .appleWithoutTopic: o.sandbox = true
+            case .appleWithoutKey: o.sandbox = true; o.topic = "t"
+            case .badURL: o.url = "ftp://x"
+            case .noDevice: o.devices = []
+            case .badPriority: o.priority = 7
+            case .badPushType: o.pushType = "silent"
+            case .badAPNsID: o.apnsID = "123"
+            case .missingPayload: o.payloadFile = "/nonexistent.json"
+            case .missingKey: o.key = "/nonexistent.p8"; o.keyID = "K"; o.teamID = "T"
+            case .certKeyWithoutCert: o.certKey = "k.pem"
+            }
+        }
+
+        var message: String {
+            switch self {
+            case .twoTargets: "give one of --url, --sandbox or --production"
+            case .appleWithoutTopic: "give --topic"
+            case .appleWithoutKey: "give --key AuthKey.p8"
+            case .badURL: "--url 'ftp://x' is not http://HOST:PORT"
+            case .noDevice: "give --device TOKEN or --devices FILE"
+            case .badPriority: "--priority 7 is not 10, 5 or 1"
+            case .badPushType: "--push-type 'silent' is not one of"
+            case .badAPNsID: "--apns-id '123' is not a UUID"
+            case .missingPayload: "cannot read the payload file '/nonexistent.json'"
+            case .missingKey: "cannot read key file '/nonexistent.p8' (check --key)"
+            case .certKeyWithoutCert: "--cert-key needs --cert"
+            }
+        }
+    }
+
+    @Test(arguments: BadOption.allCases)
+    func badOptionsAreNamed(option: BadOption) {
+        #expect {
+            _ = try Self.options(option.apply).configuration()
+        } throws: { error in
+            (error as? PushSendError)?.description.contains(option.message) == true
+        }
+    }
+
+    @Test(arguments: [
+        ("not json", "the payload is not a JSON object"),
+        (#"{"aps":{"alert":"hi","content-available":1}}"#, "a background push must not carry an alert, badge or sound (send it with --push-type alert, or send it anyway with --no-validate)"),
+        (#"{"aps":{"content-available":1},"x":""# + String(repeating: "a", count: 4100) + #""}"#, "the payload is 4138 bytes; APNs takes at most 4096 for a background push"),
+    ])
+    func aPayloadAPNsWouldRefuseIsStoppedUnlessToldOtherwise(payload: String, message: String) throws {
+        let options = Self.options {
+            FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
+            $0.pushType = "background"
+        }
+        #expect {
+            _ = try options.configuration()
+        } throws: { error in
+            (error as? PushSendError)?.description.contains(message) == true
+        }
+        var anyway = options
+        anyway.validate = false
+        #expect(try anyway.configuration().payload == Array(payload.utf8))
+    }
+}
