@@ -75,21 +75,30 @@ public struct PushSender: Sendable {
 
         let total = configuration.devices.count * configuration.count
         let state = RunState(total: total)
+        let headers = HeaderCache()
         let began = ContinuousClock.now
         let progress = configuration.progress ? Task { await self.showProgress(state, total: total) } : nil
-        await withTaskGroup(of: Void.self) { group in
-            for connection in connections {
-                for _ in 0..<max(1, min(configuration.concurrency, total)) {
-                    group.addTask {
-                        while true {
-                            let index = state.next.wrappingAdd(1, ordering: .relaxed).oldValue
-                            guard index < total else { return }
-                            let device = configuration.devices[index % configuration.devices.count]
-                            let outcome = await send(to: device, over: connection)
-                            state.finish(index, outcome, emit: emit)
-                        }
-                    }
+        // Each stream's next push is sent from its answer's callback, on the connection's
+        // event loop: no hop to the task pool and back per push (perf: those thread switches
+        // were most of the client's time).
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let finished = Atomic<Int>(0)
+            let streams = max(1, min(configuration.concurrency, total))
+            let chains = connections.count * streams
+            @Sendable func next(_ connection: H2ClientConnection) {
+                let index = state.next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < total else {
+                    if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chains { done.resume() }
+                    return
                 }
+                let device = configuration.devices[index % configuration.devices.count]
+                send(to: device, over: connection, headers: headers).whenSuccess { outcome in
+                    state.finish(index, outcome, emit: emit)
+                    next(connection)
+                }
+            }
+            for connection in connections {
+                for _ in 0..<streams { next(connection) }
             }
         }
         let elapsed = ContinuousClock.now - began
@@ -98,26 +107,35 @@ public struct PushSender: Sendable {
         return state.summary(elapsed: elapsed)
     }
 
-    private func send(to device: String, over connection: H2ClientConnection) async -> Outcome {
+    /// Sends one push; the future always succeeds, with the answer or why there was none.
+    private func send(to device: String, over connection: H2ClientConnection, headers cache: HeaderCache) -> EventLoopFuture<Outcome> {
         var request = configuration.request
         request.deviceToken = device
         let began = ContinuousClock.now
-        do {
-            var token: String?
-            if case .token(let signer) = configuration.authentication { token = try signer.token() }
-            let headers = request.headers(providerToken: token)
-            if configuration.verbose { showRequest(request, headers: headers, connection: connection) }
-            let response = try await connection.send(H2Request(
-                method: "POST", path: request.path, headers: H2HeaderList(headers), body: configuration.payload))
-            let latency = ContinuousClock.now - began
-            if configuration.verbose { showResponse(response) }
-            let reason = response.status == 200 ? nil : Self.reason(in: response.body)
-            return Outcome(device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
-                           reason: reason, latency: latency)
-        } catch {
-            return Outcome(device: device, status: nil, apnsID: request.apnsID ?? "-", reason: nil,
-                           latency: ContinuousClock.now - began, error: "\(error)")
+        let givenID = request.apnsID
+        let failed = { @Sendable (error: any Error) in
+            Outcome(device: device, status: nil, apnsID: givenID ?? "-", reason: nil,
+                    latency: ContinuousClock.now - began, error: "\(error)")
         }
+        var token: String?
+        do {
+            if case .token(let signer) = configuration.authentication { token = try signer.token() }
+        } catch {
+            return connection.closeFuture.eventLoop.makeSucceededFuture(failed(error))
+        }
+        // Every push of a run carries the same fields but the path: built once per token.
+        let headers = cache.headers(for: request, token: token)
+        if configuration.verbose { showRequest(request, headers: headers.fields, connection: connection) }
+        let verbose = configuration.verbose
+        return connection.sendFuture(H2Request(method: "POST", path: request.path, headers: headers, body: configuration.payload))
+            .map { response in
+                let latency = ContinuousClock.now - began
+                if verbose { showResponse(response) }
+                let reason = response.status == 200 ? nil : Self.reason(in: response.body)
+                return Outcome(device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
+                               reason: reason, latency: latency)
+            }
+            .recover(failed)
     }
 
     /// The `reason` of an APNs error body (or the status alone when there is none).
@@ -168,6 +186,20 @@ public struct PushSender: Sendable {
             FileHandle.standardError.write(Data("\rsent \(state.answered) of \(total)".utf8))
         }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
+
+/// The header list of the current provider token, made once and shared by every push.
+final class HeaderCache: Sendable {
+    private let cached = Mutex<(token: String?, headers: H2HeaderList)?>(nil)
+
+    func headers(for request: APNsPushRequest, token: String?) -> H2HeaderList {
+        cached.withLock { cached in
+            if let cached, cached.token == token { return cached.headers }
+            let headers = H2HeaderList(request.headers(providerToken: token))
+            cached = (token, headers)
+            return headers
+        }
     }
 }
 

@@ -125,6 +125,7 @@ extension H2ClientConnection {
         private var context: ChannelHandlerContext?
         private var started = false
         private var inRead = false
+        private var flushScheduled = false
 
         init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>) {
             self.tls = tls
@@ -169,7 +170,14 @@ extension H2ClientConnection {
 
         func submit(_ request: H2Request, promise: EventLoopPromise<H2Response>) {
             session.submit(request) { result in promise.completeWith(result.mapError { $0 as any Error }) }
-            if !inRead { flush() }
+            // One write for every request submitted in this turn of the event loop, not one
+            // each: a sender with many streams in flight submits them back to back.
+            guard !inRead, !flushScheduled, let context else { return }
+            flushScheduled = true
+            context.eventLoop.assumeIsolatedUnsafeUnchecked().execute {
+                self.flushScheduled = false
+                self.flush()
+            }
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
