@@ -126,6 +126,8 @@ extension H2ClientConnection {
         private var started = false
         private var inRead = false
         private var flushScheduled = false
+        /// Set while the output pump writes: a write failing synchronously must not re-enter it.
+        private var flushing = false
 
         init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>) {
             self.tls = tls
@@ -225,13 +227,16 @@ extension H2ClientConnection {
         private func fail(_ error: any Error, context: ChannelHandlerContext) {
             ready?.fail(error)
             ready = nil
-            output.writeCiphertext(context: context)
+            // A write that fails inside `flush` lands here while the pump is still busy.
+            if !flushing { output.writeCiphertext(context: context) }
             session.close(reason: "\(error)")
             context.close(promise: nil)
         }
 
         private func flush() {
-            guard let context, context.channel.isActive else { return }
+            guard let context, context.channel.isActive, !flushing else { return }
+            flushing = true
+            defer { flushing = false }
             if let tls, !tls.isHandshakeComplete {
                 output.writeCiphertext(context: context)
                 return
