@@ -10,7 +10,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build deps deps-build bench bench-apns bench-policy certs clean
+.PHONY: run test build deps deps-build bench bench-apns bench-policy bench-pushsend certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -31,6 +31,9 @@ bench-apns: deps-build
 
 bench-policy: deps-build
 	$(SWIFT) run -c release WakePolicyBenchmark
+
+bench-pushsend: deps
+	Benchmarks/pushsend-vs-h2load.sh
 
 certs:
 	certs/make-dev-certs.sh
