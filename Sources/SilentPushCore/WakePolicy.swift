@@ -21,6 +21,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     private var waitingForSlot: [Int32] = []
     private var waitingHead = 0
     private var runningFetches = 0
+    /// Apps whose slot holds a push.
+    public private(set) var pendingSlotCount = 0
     private var nextWakeID: UInt64 = 1
     private var actions: [WakeAction<App, Instant>] = []
 
@@ -80,6 +82,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             let slot = index(of: app)
             if let old = states[slot].pending {
                 actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation))
+            } else {
+                pendingSlotCount += 1
             }
             states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: push.expiresAt)
             evaluate(slot, now: now, announcePending: true)
@@ -120,6 +124,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             if let reason = dropReason {
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: reason, generation: states[slot].generation))
                 states[slot].pending = nil
+                pendingSlotCount -= 1
                 states[slot].generation &+= 1
                 states[slot].timerStamp &+= 1
             } else {
@@ -141,6 +146,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].generation = generation
         states[slot].nextAllowed = nextAllowed
         if let pending {
+            if states[slot].pending == nil { pendingSlotCount += 1 }
             states[slot].pending = Pending(push: pending.id, priority: pending.priority, expiresAt: pending.expiresAt)
             evaluate(slot, now: now, announcePending: false)
         }
@@ -207,6 +213,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if let expiresAt = pending.expiresAt, expiresAt <= now {
             actions.append(.expired(push: pending.push, app: app, generation: states[slot].generation))
             states[slot].pending = nil
+            pendingSlotCount -= 1
             states[slot].generation &+= 1
             states[slot].timerStamp &+= 1
             return
@@ -250,6 +257,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         actions.append(.startWake(WakeStart(
             wakeID: wakeID, app: app, push: pending.push, generation: states[slot].generation, startedAt: now, deadline: deadline)))
         states[slot].pending = nil
+        pendingSlotCount -= 1
         states[slot].generation &+= 1
         states[slot].timerStamp &+= 1
         states[slot].runningWake = wakeID

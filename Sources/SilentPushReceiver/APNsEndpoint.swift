@@ -31,6 +31,7 @@ package final class APNsEndpoint: H2Service {
     private let devices: Mutex<(registry: DeviceRegistry, limiter: TokenRateLimiter?)>
     private let sink: any PushSink
     private let ids = APNsIDGenerator()
+    private let awaitingAnswer = Atomic<Int>(0)
     /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
     private let now: @Sendable () -> Int64
 
@@ -67,7 +68,9 @@ package final class APNsEndpoint: H2Service {
             apnsID = id
             let push = try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: request.body)
             try admit(push)
+            awaitingAnswer.add(1, ordering: .relaxed)
             sink.submit(push) { result in
+                self.awaitingAnswer.subtract(1, ordering: .relaxed)
                 switch result {
                 case .success: writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: id)))
                 case .failure(let rejection): writer.respond(Self.error(rejection, apnsID: id))
@@ -92,6 +95,9 @@ package final class APNsEndpoint: H2Service {
         case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: H2HeaderList(name: "apns-id", value: apnsID)))
         }
     }
+
+    /// Requests handed to the device side and not answered yet (their commit is pending).
+    package var requestsAwaitingAnswer: Int { awaitingAnswer.load(ordering: .relaxed) }
 
     // MARK: Registry access (tests, admin)
 

@@ -13,6 +13,8 @@ struct AdminAPI: Sendable {
     let runtime: DeviceRuntime
     let endpoint: APNsEndpoint
     let metrics: PrometheusCollectorRegistry
+    /// Sets the gauges read at scrape time (open connections and streams).
+    let beforeScrape: @Sendable () -> Void
 
     /// Largest request body taken.
     static let maximumBodySize = 64 * 1024
@@ -21,7 +23,8 @@ struct AdminAPI: Sendable {
         let router = Router()
         router.get("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
         router.get("/metrics") { _, _ in
-            Response(
+            self.beforeScrape()
+            return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer())))
         }
@@ -32,6 +35,7 @@ struct AdminAPI: Sendable {
         router.patch("/v1/devices/{token}") { request, context in
             try await self.patchDevice(context.parameters.require("token"), body: request.body.collect(upTo: Self.maximumBodySize))
         }
+        router.get("/v1/stats") { _, _ in await self.stats() }
         router.get("/v1/contents") { request, _ in await self.contents(request.uri.queryParameters) }
         router.get("/v1/contents/body") { request, _ in self.contentBody(request.uri.queryParameters) }
         router.get("/v1/clock") { _, _ in self.clock() }
@@ -67,6 +71,19 @@ struct AdminAPI: Sendable {
             return .object([("wakes", .array(try wakes.map { wake in
                 Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id))
             }))])
+        }
+    }
+
+    private func stats() async -> Response {
+        await Self.answering {
+            let counts = try runtime.store.counts()
+            func object(_ counts: [String: Int]) -> JSONValue {
+                .object(counts.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) })
+            }
+            return .object([
+                ("pushes", object(counts.pushes)), ("dropped", object(counts.dropped)),
+                ("rejected", object(counts.rejected)), ("wakes", object(counts.wakes)),
+            ])
         }
     }
 

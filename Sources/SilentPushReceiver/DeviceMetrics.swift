@@ -2,35 +2,60 @@ import CoreMetrics
 import SilentPushCore
 
 /// The device side's metrics (swift-metrics; `silentpushd` exports them at the admin API's
-/// `GET /metrics`): how wakes end and how long fetch handlers take.
+/// `GET /metrics`). Labels are bounded sets — results, fates, Apple's reasons, drop reasons —
+/// never a device token or an apns-id. Counters start at zero with each process.
 struct DeviceMetrics: Sendable {
-    private let newData: Counter
-    private let noData: Counter
-    private let failed: Counter
-    private let deadlineExceeded: Counter
+    private let factory: any MetricsFactory
+    private let accepted: Counter
+    private let fetchResults: [String: Counter]
+    private let fates: [String: Counter]
     private let fetchDuration: CoreMetrics.Timer
+    private let wakesStarted: Counter
+    private let pendingSlots: Gauge
 
     /// Metrics made by `factory` (each receiver has its own registry, so in-process tests
     /// never share one).
     init(factory: any MetricsFactory) {
-        func results(_ kind: String) -> Counter {
-            Counter(label: "silentpush_fetch_results_total", dimensions: [("result", kind)], factory: factory)
-        }
-        newData = results("newData")
-        noData = results("noData")
-        failed = results("failed")
-        deadlineExceeded = results("deadlineExceeded")
+        self.factory = factory
+        accepted = Counter(label: "silentpush_pushes_accepted_total", dimensions: [], factory: factory)
+        fetchResults = Dictionary(uniqueKeysWithValues: ["newData", "noData", "failed", "deadlineExceeded"].map {
+            ($0, Counter(label: "silentpush_fetch_results_total", dimensions: [("result", $0)], factory: factory))
+        })
+        fates = Dictionary(uniqueKeysWithValues: ["delivered", "coalesced", "expired"].map {
+            ($0, Counter(label: "silentpush_push_fates_total", dimensions: [("fate", $0)], factory: factory))
+        })
         fetchDuration = CoreMetrics.Timer(label: "silentpush_fetch_duration_seconds", dimensions: [], factory: factory)
+        wakesStarted = Counter(label: "silentpush_wakes_started_total", dimensions: [], factory: factory)
+        pendingSlots = Gauge(label: "silentpush_pending_slots", dimensions: [], factory: factory)
     }
 
     /// A wake ended with `result`, its handler having run for `duration` (real time).
     func record(_ result: FetchResult, duration: Duration) {
-        switch result {
-        case .newData: newData.increment()
-        case .noData: noData.increment()
-        case .failed where result == .deadlineExceeded: deadlineExceeded.increment()
-        case .failed: failed.increment()
-        }
+        let kind = result == .deadlineExceeded ? "deadlineExceeded" : result.name
+        fetchResults[kind]?.increment()
         fetchDuration.recordNanoseconds(duration.nanosecondCount)
     }
+
+    func accepted(_ count: Int = 1) { accepted.increment(by: count) }
+
+    /// APNs refused a push for `reason`.
+    func rejected(_ reason: APNsReason) {
+        Counter(label: "silentpush_pushes_rejected_total", dimensions: [("reason", reason.rawValue)], factory: factory).increment()
+    }
+
+    /// Pushes reached their final fate: delivered, coalesced (into a wake) or expired.
+    func fate(_ fate: String, count: Int = 1) {
+        guard count > 0 else { return }
+        fates[fate]?.increment(by: count)
+    }
+
+    /// Pushes dropped for `reason` (a short fixed set: force-quit, refresh off, never wakes).
+    func dropped(_ reason: String, count: Int = 1) {
+        guard count > 0 else { return }
+        Counter(label: "silentpush_push_drops_total", dimensions: [("reason", reason)], factory: factory).increment(by: count)
+    }
+
+    func wakeStarted() { wakesStarted.increment() }
+
+    func pendingSlots(_ count: Int) { pendingSlots.record(count) }
 }

@@ -49,6 +49,9 @@ public final class DeviceRuntime: PushSink, Sendable {
         var armedTimer: DeviceInstant?
         var nextWaiterToken: UInt64 = 0
         var stopping = false
+        /// Pushes coalesced into each app's open slot generation: they share the fate of
+        /// whatever closes it (counted for the metrics then).
+        var coalescedWaiting: [AppKey: Int] = [:]
     }
 
     /// What a locked step leaves to do once the lock is released.
@@ -85,6 +88,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             var changes: [StoreChange] = []
             if let reason = Self.neverWakesReason(push) {
                 record.fate = .dropped(reason: reason)
+                metrics.dropped(reason)
                 changes.append(.insertPush(record))
                 apply(state.policy.advance(to: now), to: &state, changes: &changes, effects: &effects)
             } else {
@@ -95,9 +99,11 @@ public final class DeviceRuntime: PushSink, Sendable {
                 apply(actions, to: &state, changes: &changes, effects: &effects, inserting: &inserting)
                 changes[0] = .insertPush(inserting ?? record)
             }
-            store.write(changes) { [logger] result in
-                if case .failure(let error) = result {
-                    logger.error("cannot record a push", metadata: ["apns-id": "\(push.apnsID)", "error": "\(error)"])
+            store.write(changes) { [logger, metrics] result in
+                switch result {
+                case .success: metrics.accepted()
+                case .failure(let error):
+                    logger.error("cannot record a push", metadata: ["push.apns_id": "\(push.apnsID)", "error": "\(error)"])
                 }
                 completion(result.mapError { _ in APNsRejection(.internalServerError) })
             }
@@ -119,6 +125,7 @@ public final class DeviceRuntime: PushSink, Sendable {
                 fate: .rejected(reason: reason.rawValue))
         }
         guard let record else { return }
+        metrics.rejected(reason)
         store.write([.insertPush(record)]) { _ in }
     }
 
@@ -159,12 +166,14 @@ public final class DeviceRuntime: PushSink, Sendable {
                 changes.append(.setFate(push: push, fate: fate, generation: generation))
             }
         }
+        defer { metrics.pendingSlots(state.policy.pendingSlotCount) }
         for action in actions {
             switch action {
             case .pending(let push, _, let generation):
                 settle(push, .pending, generation: generation)
-            case .coalesced(let push, _, let generation):
+            case .coalesced(let push, let app, let generation):
                 settle(push, .coalesced(wakeID: nil), generation: generation)
+                state.coalescedWaiting[app, default: 0] += 1
             case .startWake(let start):
                 changes.append(.insertWake(WakeRecord(
                     id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
@@ -176,11 +185,16 @@ public final class DeviceRuntime: PushSink, Sendable {
                     fate: .delivered(wakeID: start.wakeID)))
                 state.running[start.wakeID] = Running(start: start)
                 effects.append(.run(start))
+                metrics.wakeStarted()
+                metrics.fate("delivered")
+                metrics.fate("coalesced", count: state.coalescedWaiting.removeValue(forKey: start.app) ?? 0)
             case .expired(let push, let app, let generation):
                 settle(push, .expired, generation: nil)
+                metrics.fate("expired", count: 1 + (state.coalescedWaiting.removeValue(forKey: app) ?? 0))
                 changes.append(.closeGeneration(deviceToken: app.device, topic: app.topic, generation: generation, fate: .expired))
             case .dropped(let push, let app, let reason, let generation):
                 settle(push, .dropped(reason: reason), generation: nil)
+                metrics.dropped(reason, count: 1 + (generation == nil ? 0 : state.coalescedWaiting.removeValue(forKey: app) ?? 0))
                 if let generation {
                     changes.append(.closeGeneration(deviceToken: app.device, topic: app.topic, generation: generation, fate: .dropped(reason: reason)))
                 }

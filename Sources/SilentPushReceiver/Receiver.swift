@@ -111,7 +111,13 @@ public final class Receiver: Service, Sendable {
         if let address = configuration.admin {
             do {
                 admin = try await AdminListener.start(
-                    api: AdminAPI(runtime: device, endpoint: endpoint, metrics: registry), address: address, group: group, logger: logger)
+                    api: AdminAPI(
+                        runtime: device, endpoint: endpoint, metrics: registry,
+                        beforeScrape: { [connections = registry.makeGauge(name: "silentpush_connections_open"),
+                                         streams = registry.makeGauge(name: "silentpush_streams_open")] in
+                            connections.set(Int64(server.connectionCount))
+                            streams.set(Int64(endpoint.requestsAwaitingAnswer))
+                        }), address: address, group: group, logger: logger)
             } catch {
                 await server.shutdownGracefully()
                 await device.shutdown(grace: .zero)

@@ -361,6 +361,31 @@ public final class PushStore: Sendable {
         return FileManager.default.contents(atPath: directory + "/" + sha256).map(Array.init)
     }
 
+    /// How many pushes have each fate (`coalesced` only once its wake started;
+    /// `coalescedWaiting` before), how many wakes ended each way (`deadlineExceeded` apart
+    /// from other failures; `running` without a result), and the reasons of drops and
+    /// rejections.
+    public func counts() throws -> StoreCounts {
+        try database.read { db in
+            func grouped(_ sql: String) throws -> [String: Int] {
+                var counts: [String: Int] = [:]
+                for row in try Row.fetchAll(db, sql: sql) { counts[row[0] ?? ""] = row[1] }
+                return counts
+            }
+            return StoreCounts(
+                pushes: try grouped("""
+                    SELECT CASE WHEN fate = 'coalesced' AND wake_id IS NULL THEN 'coalescedWaiting' ELSE fate END AS k, COUNT(*)
+                    FROM pushes GROUP BY k
+                    """),
+                dropped: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = 'dropped' GROUP BY reason"),
+                rejected: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = 'rejected' GROUP BY reason"),
+                wakes: try grouped("""
+                    SELECT CASE WHEN reason = 'deadlineExceeded' THEN 'deadlineExceeded' ELSE COALESCE(result, 'running') END AS k,
+                        COUNT(*) FROM wakes GROUP BY k
+                    """))
+        }
+    }
+
     /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
     public func lastIDs() throws -> (push: UInt64, wake: UInt64) {
         try database.read { db in

@@ -158,3 +158,15 @@ public enum StoreChange: Sendable, Equatable {
     /// A device token was unregistered at this time (ms since the epoch), or registered again (nil).
     case setUnregistered(token: String, at: Int64?)
 }
+
+/// Totals over the store (the admin API's `GET /v1/stats`).
+public struct StoreCounts: Sendable, Equatable {
+    /// Pushes by fate.
+    public var pushes: [String: Int]
+    /// Dropped pushes by reason.
+    public var dropped: [String: Int]
+    /// Rejected pushes by Apple's reason.
+    public var rejected: [String: Int]
+    /// Wakes by result.
+    public var wakes: [String: Int]
+}

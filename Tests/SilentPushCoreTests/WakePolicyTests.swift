@@ -320,4 +320,20 @@ import Testing
             pending: IncomingPush(id: 9, priority: .high, expiresAt: Scenario.at(100)), now: Scenario.at(600))
         #expect(actions == [.expired(push: 9, app: Self.app, generation: 3)])
     }
+
+    @Test func thePendingSlotCountFollowsTheSlots() {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(900)))
+        let other = App(device: "d2", topic: "com.example.app")
+        scenario.push(Self.app, at: 0)  // wakes
+        #expect(scenario.policy.pendingSlotCount == 0)
+        scenario.push(Self.app, at: 10)
+        scenario.push(Self.app, at: 20)  // replaces: still one slot
+        scenario.push(other, at: 30)  // wakes
+        scenario.push(other, at: 40, expiresIn: 5)
+        #expect(scenario.policy.pendingSlotCount == 2)
+        scenario.advance(to: 50)  // the second app's push expired
+        #expect(scenario.policy.pendingSlotCount == 1)
+        scenario.advance(to: 900)  // the first app's wakes
+        #expect(scenario.policy.pendingSlotCount == 0)
+    }
 }

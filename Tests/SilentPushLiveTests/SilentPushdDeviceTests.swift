@@ -107,7 +107,7 @@ import Testing
 
     /// Streams pushes from 16 concurrent streams over one connection (to 40 apps) until
     /// `enough` were answered 200, then runs `interrupt`; returns the apns-ids answered 200.
-    static func streamPushes(h2c: Int, enough: Int, interrupt: @escaping @Sendable () -> Void) async throws -> [String] {
+    static func streamPushes(h2c: Int, enough: Int, total: Int = .max, interrupt: @escaping @Sendable () -> Void) async throws -> [String] {
         let client = try await TestPushClient.connect(port: h2c)
         let tally = Tally()
         await withTaskGroup(of: Void.self) { group in
@@ -115,6 +115,7 @@ import Testing
                 group.addTask {
                     while true {
                         let n = tally.sent.wrappingAdd(1, ordering: .relaxed).oldValue
+                        guard n < total else { return }
                         let token = String(format: "%064x", n % 40 + 1)
                         let id = UUID().uuidString.lowercased()
                         guard let answer = try? await client.push(to: token, apnsID: id), answer.status == 200 else { return }
@@ -168,16 +169,25 @@ import Testing
         let path = Self.storePath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let (process, _, h2c, _) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
-        let accepted = try await Self.streamPushes(h2c: h2c, enough: 2_000) { process.signal(SIGTERM) }
+        // A 10,000-push run, SIGTERM half-way through.
+        let accepted = try await Self.streamPushes(h2c: h2c, enough: 5_000, total: 10_000) { process.signal(SIGTERM) }
         let result = await process.wait(timeout: .seconds(30))
         #expect(result.status == 0, "\(result.errorOutput)")
         #expect(!result.timedOut)
-        #expect(accepted.count >= 2_000)
-        let store = try PushStore.open(.file(path))
-        var missing = 0
-        for id in accepted where try store.push(apnsID: id) == nil { missing += 1 }
-        #expect(missing == 0, "\(missing) of \(accepted.count) pushes answered 200 have no fate")
-        #expect(try store.unfinishedWakes().isEmpty)
+        #expect(accepted.count >= 5_000 && accepted.count < 10_000)
+        do {
+            let store = try PushStore.open(.file(path))
+            var missing = 0
+            for id in accepted where try store.push(apnsID: id) == nil { missing += 1 }
+            #expect(missing == 0, "\(missing) of \(accepted.count) pushes answered 200 have no fate")
+            #expect(try store.unfinishedWakes().isEmpty)
+        }
+        let (restarted, _, _, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
+        defer { restarted.signal(SIGKILL) }
+        for id in accepted.suffix(20) {
+            let fate = try await Self.admin(admin, "GET", "/v1/pushes/\(id)")
+            #expect(["pending", "delivered", "coalesced"].contains(fate.json["fate"] as? String ?? ""), "\(fate.json)")
+        }
     }
 }
 
@@ -229,5 +239,58 @@ import Testing
         #expect(metrics.contains("silentpush_fetch_duration_seconds_count 1001"), "\(metrics)")
         #expect(Self.descriptors(of: process.pid) <= before, "descriptors: \(before) before, \(Self.descriptors(of: process.pid)) after")
         await client.close()
+    }
+}
+
+/// `/metrics` against `/v1/stats` after 10,000 accepted pushes and 400 rejected.
+@Suite struct SilentPushdMetricsTests {
+    /// `name{labels} value` lines of a Prometheus text page.
+    static func samples(_ text: String) -> [String: Double] {
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else { continue }
+            samples[String(line[..<space])] = value
+        }
+        return samples
+    }
+
+    @Test func afterTenThousandPushesTheMetricsAndTheStoreAgree() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--profile", "fast"])
+        defer { process.signal(SIGKILL) }
+        let devices = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: devices) }
+        let tokens = (1...50).map { String(format: "%064x", $0) } + ["abcd", "not-hex"]
+        try Data(tokens.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: devices))
+        let pushsend = try #require(BuiltProducts.path(of: "pushsend"))
+        let sent = try await PeerProcess.run(pushsend, [
+            "--url", "http://127.0.0.1:\(h2c)", "--devices", devices, "--count", "200", "--concurrency", "100", "--quiet",
+            DevCertificates.repositoryRoot + "/payloads/background.json"], timeout: .seconds(120))
+        #expect(sent.status == 1)  // the two bad tokens
+        #expect(sent.errorOutput.contains("sent 10400, accepted 10000, rejected 400 (400 BadDeviceToken: 400)"), "\(sent.errorOutput)")
+        // Let every waiting push wake its app, and every fetch end.
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 5}"#).status == 200)
+        var stats: [String: Any] = [:]
+        for _ in 0..<500 {
+            stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json
+            let wakes = stats["wakes"] as? [String: Int] ?? [:]
+            if wakes["running"] == nil, wakes.values.reduce(0, +) == 100 { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let pushes = try #require(stats["pushes"] as? [String: Int])
+        let wakes = try #require(stats["wakes"] as? [String: Int])
+        #expect(pushes == ["delivered": 100, "coalesced": 9_900, "rejected": 400], "\(stats)")
+        #expect(wakes == ["noData": 100], "\(stats)")
+
+        let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
+        #expect(metrics["silentpush_pushes_accepted_total"] == 10_000)
+        #expect(metrics[#"silentpush_pushes_rejected_total{reason="BadDeviceToken"}"#] == Double((stats["rejected"] as? [String: Int])?["BadDeviceToken"] ?? -1))
+        #expect(metrics[#"silentpush_push_fates_total{fate="delivered"}"#] == Double(pushes["delivered"] ?? -1))
+        #expect(metrics[#"silentpush_push_fates_total{fate="coalesced"}"#] == Double(pushes["coalesced"] ?? -1))
+        #expect(metrics["silentpush_pending_slots"] == Double(pushes["pending"] ?? 0))
+        #expect(metrics["silentpush_wakes_started_total"] == Double(wakes.values.reduce(0, +)))
+        #expect(metrics[#"silentpush_fetch_results_total{result="noData"}"#] == Double(wakes["noData"] ?? -1))
+        #expect(metrics["silentpush_fetch_duration_seconds_count"] == 100)
+        #expect(metrics["silentpush_connections_open"] != nil && metrics["silentpush_streams_open"] == 0)
+        #expect(!metrics.keys.contains { $0.contains("0000000000000000000000000000000000000000000000000000000000000001") })
     }
 }
