@@ -99,6 +99,10 @@ public final class DeviceRuntime: PushSink, Sendable {
                 apply(actions, to: &state, changes: &changes, effects: &effects, inserting: &inserting)
                 changes[0] = .insertPush(inserting ?? record)
             }
+            logger.debug("push accepted", metadata: [
+                "push.apns_id": "\(push.apnsID)", "device.token": Self.shortened(push.deviceToken), "app.topic": "\(push.topic)",
+                "push.priority": "\(push.priority.rawValue)",
+            ])
             store.write(changes) { [logger, metrics] result in
                 switch result {
                 case .success: metrics.accepted()
@@ -126,7 +130,16 @@ public final class DeviceRuntime: PushSink, Sendable {
         }
         guard let record else { return }
         metrics.rejected(reason)
+        logger.debug("push rejected", metadata: [
+            "push.apns_id": "\(apnsID)", "push.reason": "\(reason.rawValue)",
+            "device.token": deviceToken.map(Self.shortened) ?? "-",
+        ])
         store.write([.insertPush(record)]) { _ in }
+    }
+
+    /// A device token as logs show it: enough to tell devices apart, not the whole token.
+    static func shortened(_ token: String) -> Logger.MetadataValue {
+        token.count > 12 ? "\(token.prefix(8))…" : "\(token)"
     }
 
     /// `apns-expiration` (system-clock seconds) as a time-to-live on the device clock.
@@ -246,13 +259,23 @@ public final class DeviceRuntime: PushSink, Sendable {
                 coalescedAPNsIDs: try store.coalescedAPNsIDs(wakeID: start.wakeID),
                 startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
         } catch {
-            logger.error("cannot read a wake's push", metadata: ["wake": "\(start.wakeID)", "error": "\(error)"])
+            logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(error)"])
             metrics.record(finish(start, .failed(reason: "store: \(error)")), duration: .zero)
             return
         }
         let began = ContinuousClock.now
+        logger.debug("wake started", metadata: [
+            "wake.id": "\(start.wakeID)", "push.apns_id": "\(wake.apnsID)", "device.token": Self.shortened(wake.deviceToken),
+            "app.topic": "\(wake.topic)", "wake.coalesced": "\(wake.coalescedAPNsIDs.count)",
+        ])
         let result = Task.isCancelled ? FetchResult.deadlineExceeded : await handler.fetch(wake)
-        metrics.record(finish(start, result), duration: ContinuousClock.now - began)
+        let recorded = finish(start, result)
+        let duration = ContinuousClock.now - began
+        metrics.record(recorded, duration: duration)
+        logger.log(level: recorded == .deadlineExceeded ? .notice : .debug, "wake ended", metadata: [
+            "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.reason": "\(recorded.reason ?? "-")",
+            "wake.duration_ms": "\(duration.nanosecondCount / 1_000_000)", "device.token": Self.shortened(wake.deviceToken),
+        ])
     }
 
     /// The handler answered; a wake already cancelled at its deadline ignores it. Returns

@@ -135,11 +135,23 @@ public final class Receiver: Service, Sendable {
                 throw ReceiverStartError("cannot write the ready file '\(path)': \(error.localizedDescription)")
             }
         }
+        func listener(_ address: ListenAddress?, _ port: Int?) -> Logger.MetadataValue {
+            guard let address, let port else { return "off" }
+            return "\(address.host):\(port)"
+        }
+        let settings = configuration.wakeSettings
+        let store: Logger.MetadataValue = switch configuration.store {
+        case .memory: "memory"
+        case .file(let path): "\(path)"
+        }
         logger.info("silentpushd listening", metadata: [
-            "tls": "\(receiver.tlsPort.map(String.init) ?? "off")",
-            "h2c": "\(receiver.h2cPort.map(String.init) ?? "off")",
-            "admin": "\(receiver.adminPort.map(String.init) ?? "off")",
-            "clock": "\(configuration.clock.rawValue)",
+            "listen.tls": listener(configuration.listen, receiver.tlsPort),
+            "listen.h2c": listener(configuration.listenH2C, receiver.h2cPort),
+            "listen.admin": listener(configuration.admin, receiver.adminPort),
+            "device.clock": "\(configuration.clock.rawValue)",
+            "device.min_interval": "\(settings.minimumInterval)",
+            "device.deadline": "\(settings.deadline)",
+            "store": store,
         ])
         return receiver
     }

@@ -73,6 +73,26 @@ import Testing
         #expect(result.errorOutput.contains("silentpushd stopped"))
     }
 
+    @Test func logsNameTheListenersAndCarryDottedKeysWithAShortToken() async throws {
+        let (process, _, h2c, _) = try await Self.start(["--log-level", "debug"])
+        let client = try await TestPushClient.connect(port: h2c)
+        let answer = try await client.push()
+        #expect(answer.status == 200)
+        await client.close()
+        try await Task.sleep(for: .milliseconds(200))
+        process.signal(SIGTERM)
+        let log = await process.wait(timeout: .seconds(10)).errorOutput
+        let start = try #require(log.split(separator: "\n").first { $0.contains("silentpushd listening") })
+        for key in ["listen.tls=127.0.0.1:", "listen.h2c=127.0.0.1:", "listen.admin=127.0.0.1:", "device.clock=system",
+                    "device.min_interval=", "device.deadline=", "store=memory"] {
+            #expect(start.contains(key), "\(start)")
+        }
+        #expect(log.contains("push.apns_id=\(answer.apnsID)"))
+        #expect(log.contains("device.token=\(SamplePush.deviceToken.prefix(8))…"))
+        #expect(log.contains("wake.result=noData"))
+        #expect(!log.contains(SamplePush.deviceToken), "a whole device token was logged")
+    }
+
     @Test(arguments: [
         (["--listen", "nonsense"], "--listen 'nonsense' is not HOST:PORT"),
         (["--listen-h2c", "127.0.0.1:99999"], "--listen-h2c '127.0.0.1:99999' is not HOST:PORT"),
