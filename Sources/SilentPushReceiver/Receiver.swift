@@ -92,6 +92,7 @@ public final class Receiver: Service, Sendable {
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
             keys: keys, sink: device)
         endpoint.withDevices { registry in
+            for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
 

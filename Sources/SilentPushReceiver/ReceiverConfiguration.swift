@@ -30,6 +30,8 @@ public struct ReceiverConfiguration: Sendable {
     public var strict: Bool
     /// How unknown device tokens are treated.
     public var deviceRegistryMode: DeviceRegistry.Mode
+    /// Device tokens registered at start, with the topics each may receive (empty: any).
+    public var registeredDevices: [String: [String]]
     /// An optional per-device-token limit (`--rate-limit N/DURATION`): 429 TooManyRequests past it.
     public var rateLimit: (limit: Int, window: Duration)?
     /// The admin API's HTTP/1.1 listener (`--admin`); nil disables it.
@@ -64,6 +66,7 @@ public struct ReceiverConfiguration: Sendable {
         environment = .sandbox
         strict = false
         deviceRegistryMode = .acceptOnFirstUse
+        registeredDevices = [:]
         rateLimit = nil
         admin = ListenAddress(host: "127.0.0.1", port: 2199)
         store = .file(".silentpush/silentpush.sqlite")

@@ -93,7 +93,9 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("fetch-body-limit"), help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"))
     var fetchBodyLimit: Int?
 
-    @Option(help: ArgumentHelp("A JSON config file (per-topic fetch handlers); flags override it.", valueName: "file"))
+    @Option(help: ArgumentHelp(
+        "A JSON config file: any flag as a camelCase key, plus fetchHandlers, devices and deviceRegistry; flags override it.",
+        valueName: "file"))
     var config: String?
 
     @Option(help: "Event-loop threads (default: one per core).")
@@ -110,8 +112,9 @@ struct SilentPushd: AsyncParsableCommand {
     func makeConfiguration() throws -> ReceiverConfiguration {
         var configuration = ReceiverConfiguration()
         if let config {
+            // Its flag keys were parsed with the command line (see `main`); this is the rest.
             do {
-                try configuration.apply(configFile: config)
+                try ConfigFile.load(config).apply(to: &configuration)
             } catch {
                 throw ValidationError("\(error) (check --config)")
             }
@@ -217,10 +220,36 @@ struct SilentPushd: AsyncParsableCommand {
         return duration
     }
 
+    /// The config file named on the command line, if any (`--config FILE` or `--config=FILE`).
+    static func configPath(in arguments: [String]) -> String? {
+        var path: String?
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--config", index + 1 < arguments.count { path = arguments[index + 1] }
+            if argument.hasPrefix("--config=") { path = String(argument.dropFirst("--config=".count)) }
+        }
+        return path
+    }
+
     /// Every failure to start exits 2 with one line; help exits 0.
     static func main() async {
+        let given = Array(CommandLine.arguments.dropFirst())
+        var arguments = given
+        if let path = configPath(in: given) {
+            do {
+                let file = try ConfigFile.load(path)
+                // The file's values, checked on their own so a bad one is named by its key.
+                do {
+                    _ = try parseAsRoot(file.arguments)
+                } catch {
+                    fail(file.describing(message(for: error)))
+                }
+                arguments = file.arguments + given  // the command line, parsed last, wins
+            } catch {
+                fail("\(error) (check --config)")
+            }
+        }
         do {
-            let command = try parseAsRoot()
+            let command = try parseAsRoot(arguments)
             guard let runnable = command as? SilentPushd else {
                 print(helpMessage())
                 return
@@ -231,10 +260,13 @@ struct SilentPushd: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 Foundation.exit(0)
             }
-            let message = (error as? ReceiverStartError)?.description ?? message(for: error)
-            FileHandle.standardError.write(Data("silentpushd: \(message)\n".utf8))
-            Foundation.exit(2)
+            fail((error as? ReceiverStartError)?.description ?? message(for: error))
         }
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("silentpushd: \(message)\n".utf8))
+        Foundation.exit(2)
     }
 }
 

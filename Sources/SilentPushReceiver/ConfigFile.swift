@@ -1,0 +1,172 @@
+import Foundation
+import SilentPushCore
+
+/// `silentpushd --config FILE`: a JSON object holding everything of SPEC §8 (each flag as a
+/// camelCase key), per-topic fetch handlers, registered devices and provider keys. Flags on
+/// the command line override it.
+///
+/// ```json
+/// {"listen": "127.0.0.1:2197", "clock": "manual", "profile": "fast", "store": "memory",
+///  "authKeys": ["ABC123:TEAM456:keys/AuthKey_ABC123.p8"],
+///  "fetchHandlers": {"com.example.news": {"url": "http://127.0.0.1:8080/news/{token}"},
+///                    "com.example.mail": {"exec": "./fetch-mail.sh"}},
+///  "deviceRegistry": "registeredOnly",
+///  "devices": [{"token": "0123…cdef", "topics": ["com.example.news"]}]}
+/// ```
+public struct ConfigFile: Sendable {
+    /// The file's flag keys as `silentpushd` arguments, to be parsed before the command line's.
+    public private(set) var arguments: [String] = []
+    /// What no flag expresses.
+    public private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
+    public private(set) var registeredDevices: [String: [String]] = [:]
+    public private(set) var deviceRegistryMode: DeviceRegistry.Mode?
+    /// The path read.
+    public let path: String
+
+    enum Kind {
+        case text
+        case number
+        case duration
+        case flag
+        case list
+    }
+
+    /// Each flag key, its `silentpushd` flag and what it holds.
+    static let flags: [String: (flag: String, kind: Kind)] = [
+        "listen": ("--listen", .text), "listenH2C": ("--listen-h2c", .text), "admin": ("--admin", .text),
+        "tlsCert": ("--tls-cert", .text), "tlsKey": ("--tls-key", .text), "clientCA": ("--client-ca", .text),
+        "readyFile": ("--ready-file", .text), "maxConcurrentStreams": ("--max-concurrent-streams", .number),
+        "idleTimeout": ("--idle-timeout", .duration), "shutdownGrace": ("--shutdown-grace", .duration),
+        "authKeys": ("--auth-key", .list), "environment": ("--environment", .text), "strict": ("--strict", .flag),
+        "rateLimit": ("--rate-limit", .text), "store": ("--store", .text), "clock": ("--clock", .text),
+        "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),
+        "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
+        "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
+    ]
+
+    /// The other keys.
+    static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry"]
+
+    /// Reads and checks `path`; throws one line naming the file, the key and the fix.
+    public static func load(_ path: String) throws -> ConfigFile {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigFileError("cannot read the config file '\(path)'")
+        }
+        let root: JSONValue
+        do {
+            root = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw ConfigFileError("the config file '\(path)' is not JSON")
+        }
+        guard case .object(let fields) = root else { throw ConfigFileError("the config file '\(path)' must hold a JSON object") }
+        var file = ConfigFile(path: path)
+        for (key, value) in fields {
+            if let (flag, kind) = flags[key] {
+                file.arguments += try arguments(flag: flag, kind: kind, value: value, at: "\(path): \(key)")
+                continue
+            }
+            switch key {
+            case "fetchHandlers":
+                guard case .object(let topics) = value else {
+                    throw ConfigFileError("\(path): fetchHandlers must map topics to handlers")
+                }
+                for (topic, handler) in topics {
+                    file.topicFetchHandlers[topic] = try fetchHandler(handler, at: "\(path): fetchHandlers.\(topic)")
+                }
+            case "devices":
+                guard case .array(let devices) = value else { throw ConfigFileError("\(path): devices must be a list") }
+                for device in devices {
+                    guard case .string(let token)? = device["token"], APNsRequestValidator.isValidDeviceToken(token) else {
+                        throw ConfigFileError("\(path): each of devices needs a \"token\" of 64 to 200 hex digits")
+                    }
+                    var topics: [String] = []
+                    switch device["topics"] {
+                    case nil: break
+                    case .array(let list)?:
+                        topics = try list.map { topic in
+                            guard case .string(let name) = topic else { throw ConfigFileError("\(path): devices[].topics must be strings") }
+                            return name
+                        }
+                    default: throw ConfigFileError("\(path): devices[].topics must be a list of topics")
+                    }
+                    file.registeredDevices[token.lowercased(), default: []] += topics
+                }
+            case "deviceRegistry":
+                guard case .string(let text) = value, let mode = DeviceRegistry.Mode(rawValue: text) else {
+                    throw ConfigFileError("\(path): deviceRegistry must be \"acceptOnFirstUse\" or \"registeredOnly\"")
+                }
+                file.deviceRegistryMode = mode
+            default:
+                let known = (Array(flags.keys) + otherKeys).sorted().joined(separator: ", ")
+                throw ConfigFileError("\(path): unknown key '\(key)' (keys: \(known))")
+            }
+        }
+        return file
+    }
+
+    private static func arguments(flag: String, kind: Kind, value: JSONValue, at place: String) throws -> [String] {
+        switch (kind, value) {
+        case (.text, .string(let text)), (.duration, .string(let text)): return [flag, text]
+        case (.number, .int(let number)): return [flag, String(number)]
+        case (.duration, .int(let seconds)): return [flag, "\(seconds)s"]
+        case (.flag, .bool(let on)): return on ? [flag] : []
+        case (.list, .array(let items)):
+            return try items.flatMap { item -> [String] in
+                guard case .string(let text) = item else { throw ConfigFileError("\(place) must be a list of strings") }
+                return [flag, text]
+            }
+        case (.text, _): throw ConfigFileError("\(place) must be a string")
+        case (.number, _): throw ConfigFileError("\(place) must be a whole number")
+        case (.duration, _): throw ConfigFileError("\(place) must be a duration such as \"30s\" or \"15m\", or a number of seconds")
+        case (.flag, _): throw ConfigFileError("\(place) must be true or false")
+        case (.list, _): throw ConfigFileError("\(place) must be a list of strings")
+        }
+    }
+
+    /// Rewrites a flag's name in a parser's message as the file's key.
+    public func describing(_ message: String) -> String {
+        var text = message
+        for (key, entry) in Self.flags where text.contains(entry.flag) {
+            text = text.replacingOccurrences(of: "'\(entry.flag)'", with: key).replacingOccurrences(of: entry.flag, with: key)
+        }
+        return "\(path): \(text)"
+    }
+
+    /// Applies what no flag expresses: per-topic handlers, registered devices, registry mode.
+    public func apply(to configuration: inout ReceiverConfiguration) {
+        configuration.topicFetchHandlers.merge(topicFetchHandlers) { $1 }
+        configuration.registeredDevices.merge(registeredDevices) { $0 + $1 }
+        if let deviceRegistryMode { configuration.deviceRegistryMode = deviceRegistryMode }
+    }
+
+    static func fetchHandler(_ value: JSONValue, at place: String) throws -> FetchHandlerChoice {
+        let shapes = #"{"exec": COMMAND}, {"url": TEMPLATE} or {"noData": true}"#
+        guard case .object(let fields) = value, fields.count == 1, let (kind, argument) = fields.first else {
+            throw ConfigFileError("\(place) must be one of \(shapes)")
+        }
+        switch (kind, argument) {
+        case ("exec", .string(let command)) where !command.trimmingCharacters(in: .whitespaces).isEmpty:
+            return .exec(command)
+        case ("url", .string(let template)):
+            do {
+                return .url(try FetchURLTemplate(template))
+            } catch {
+                throw ConfigFileError("\(place): \(error)")
+            }
+        case ("noData", .bool(true)):
+            return .noData
+        default:
+            throw ConfigFileError("\(place) must be one of \(shapes)")
+        }
+    }
+}
+
+/// A config file that cannot be used; the message names the file and what to fix.
+public struct ConfigFileError: Error, CustomStringConvertible, Sendable {
+    /// One line.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

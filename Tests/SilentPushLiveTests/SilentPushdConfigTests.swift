@@ -1,0 +1,72 @@
+import Foundation
+import SilentPushTesting
+import Testing
+
+/// `silentpushd --config FILE`: flags as keys, registered devices, keys; flags override it.
+@Suite struct SilentPushdConfigTests {
+    static func write(_ json: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-\(UUID().uuidString).json").path
+        try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static let other = String(repeating: "ab", count: 32)
+
+    @Test func theFileSetsClockProfileKeysAndRegisteredDevices() async throws {
+        let config = try Self.write("""
+            {"clock": "manual", "profile": "fast", "deadline": 5, "maxConcurrentStreams": 50,
+             "authKeys": ["DEVKEY0001:DEVTEAM001:\(DevCertificates.authKey)"],
+             "deviceRegistry": "registeredOnly",
+             "devices": [{"token": "\(SamplePush.deviceToken)", "topics": ["com.example.app"]}]}
+            """)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--config", config])
+        defer { process.signal(SIGKILL) }
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["clock"] as? String == "manual")
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push().status == 200)
+        let unknown = try await client.push(to: Self.other)
+        #expect(unknown.status == 400 && unknown.reason == "BadDeviceToken")
+        let wrongTopic = try await client.push(topic: "com.example.other")
+        #expect(wrongTopic.status == 400 && wrongTopic.reason == "DeviceTokenNotForTopic")
+        // fast: the second push wakes the app one second after the first.
+        #expect(try await client.push().status == 200)
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 1}"#).status == 200)
+        let wakes = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/wakes").json["wakes"] as? [[String: Any]] ?? []
+        #expect(wakes.count == 2)
+        let first = try #require(wakes.last)
+        let started = try SilentPushdDeviceTests.milliseconds(first["startedAt"])
+        #expect(try SilentPushdDeviceTests.milliseconds(first["deadline"]) - started == 5_000)
+        await client.close()
+    }
+
+    @Test func flagsOverrideTheFile() async throws {
+        let config = try Self.write(#"{"clock": "manual", "profile": "fast"}"#)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", config, "--clock", "system"])
+        defer { process.signal(SIGKILL) }
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["clock"] as? String == "system")
+    }
+
+    @Test(arguments: [
+        (#"{"idleTimeout": "soon"}"#, ": idleTimeout 'soon' is not a duration (e.g. 500ms, 30s, 15m)"),
+        (#"{"clock": 5}"#, ": clock must be a string"),
+        (#"{"clock": "sundial"}"#, ": clock 'sundial' is not system or manual"),
+        (#"{"strict": "yes"}"#, ": strict must be true or false"),
+        (#"{"colour": "red"}"#, ": unknown key 'colour' (keys: "),
+        (#"{"devices": [{"token": "xyz"}]}"#, ": each of devices needs a \"token\" of 64 to 200 hex digits"),
+        (#"{"fetchHandlers": {"com.example.app": {"ftp": "x"}}}"#, ": fetchHandlers.com.example.app must be one of"),
+        ("not json", "is not JSON (check --config)"),
+    ])
+    func aBadValueIsNamedByItsKey(json: String, message: String) async throws {
+        let config = try Self.write(json)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let binary = try SilentPushdProcessTests.binary()
+        let result = try await PeerProcess.run(binary, [
+            "--config", config, "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory"], timeout: .seconds(20))
+        #expect(result.status == 2)
+        #expect(result.errorOutput.hasPrefix("silentpushd: "), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        #expect(result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+    }
+}
