@@ -6,7 +6,7 @@ CONFIG ?= debug
 
 # Build: C libraries for nghttp2, OpenSSL and SQLite. Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev openssl ca-certificates
-PEER_PACKAGES := curl nghttp2-client nghttp2-server python3
+PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 

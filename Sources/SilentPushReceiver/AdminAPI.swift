@@ -21,6 +21,11 @@ struct AdminAPI: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.get("/") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: TimelinePage.html)))
+        }
         router.get("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
         router.get("/metrics") { _, _ in
             self.beforeScrape()
