@@ -14,6 +14,7 @@ PYTHON_PACKAGES := aioapns=aioapns
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
+	$(SWIFT) build -c $(CONFIG) --product pushsend
 	.build/$(CONFIG)/silentpushd $(ARGS)
 
 test: deps
