@@ -293,4 +293,26 @@ import Testing
         #expect(metrics["silentpush_connections_open"] != nil && metrics["silentpush_streams_open"] == 0)
         #expect(!metrics.keys.contains { $0.contains("0000000000000000000000000000000000000000000000000000000000000001") })
     }
+
+    @Test func expiriesAndDropsAreCountedByReason() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push().status == 200)  // wakes the app
+        #expect(try await client.push().status == 200)  // waits in the slot…
+        #expect(try await client.push(expiration: 0).status == 200)  // …replaced by one that must go now: expires
+        #expect(try await client.push(#"{"aps":{"alert":"hi"}}"#, pushType: "alert").status == 200)  // never wakes
+        let patched = try await SilentPushdDeviceTests.admin(
+            admin, "PATCH", "/v1/devices/\(SamplePush.deviceToken)", body: #"{"forceQuit": true}"#)
+        #expect(patched.status == 200)
+        #expect(try await client.push().status == 200)  // dropped: force-quit
+        await client.close()
+        let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json
+        #expect(stats["pushes"] as? [String: Int] == ["delivered": 1, "expired": 2, "dropped": 2], "\(stats)")
+        let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
+        #expect(metrics[#"silentpush_push_fates_total{fate="expired"}"#] == 2)  // the expired push and the one coalesced into its slot
+        #expect(metrics[#"silentpush_push_drops_total{reason="app force-quit"}"#] == 1)
+        #expect(metrics[#"silentpush_push_drops_total{reason="no content-available: 1, so the app is not woken"}"#] == 1)
+        #expect(metrics["silentpush_pending_slots"] == 0)
+    }
 }
