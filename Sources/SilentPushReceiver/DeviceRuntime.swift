@@ -350,8 +350,9 @@ public final class DeviceRuntime: PushSink, Sendable {
             return next
         }
         guard let at else { return }
-        let delay = max(0, at.nanosecondsSinceEpoch - DeviceClock.systemNow.nanosecondsSinceEpoch)
-        timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(min(delay, Int64(Int32.max) * 1_000_000_000)))) {
+        // At most an hour ahead: a timer that fires early re-arms for what is still due.
+        let delay = min(max(.zero, DeviceClock.systemNow.duration(to: at)), .seconds(3600))
+        timerQueue.asyncAfter(deadline: .now() + .nanoseconds(Int(delay.nanosecondCount))) {
             self.timerFired(at)
         }
     }
