@@ -64,9 +64,7 @@ extension DeviceRuntime {
                 return target
             case .fired: continue
             case .wait(let wakes):
-                await withTaskGroup(of: Void.self) { group in
-                    for wake in wakes { group.addTask { await self.waitForWake(wake, timeout: self.settings.deadline) } }
-                }
+                await waitForWakes(wakes, timeout: settings.deadline)
                 waited.formUnion(wakes)
             }
         }
@@ -98,9 +96,7 @@ extension DeviceRuntime {
         while true {
             let running = state.withLock { Array($0.running.keys) }
             if running.isEmpty { break }
-            await withTaskGroup(of: Void.self) { group in
-                for wake in running { group.addTask { await self.waitForWake(wake, timeout: timeout) } }
-            }
+            await waitForWakes(running, timeout: timeout)
             if state.withLock({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
         }
         try? await store.write([])
@@ -117,9 +113,7 @@ extension DeviceRuntime {
             state.stopping = true
             return Array(state.running.keys)
         }
-        await withTaskGroup(of: Void.self) { group in
-            for wake in running { group.addTask { await self.waitForWake(wake, timeout: grace) } }
-        }
+        await waitForWakes(running, timeout: grace)
         let cut = state.withLock { state -> [Running] in
             let cut = Array(state.running.values)
             state.running = [:]

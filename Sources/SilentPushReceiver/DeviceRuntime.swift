@@ -309,6 +309,13 @@ public final class DeviceRuntime: PushSink, Sendable {
         return recorded
     }
 
+    /// Waits until each of `wakes` ends, or `timeout` of real time passes for it; in parallel.
+    func waitForWakes(_ wakes: [UInt64], timeout: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            for wake in wakes { group.addTask { await self.waitForWake(wake, timeout: timeout) } }
+        }
+    }
+
     /// Waits until wake `wakeID` ends, or `timeout` of real time passes.
     func waitForWake(_ wakeID: UInt64, timeout: Duration) async {
         await withTaskGroup(of: Void.self) { group in
