@@ -207,7 +207,7 @@ import Testing
         }
         try await Receiver.withTesting({
             $0.clock = .system
-            $0.wakeSettings = WakeSettings(minimumInterval: .milliseconds(300), deadline: .milliseconds(300))
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(2), deadline: .milliseconds(300))  // 2 s: the second push surely waits, however loaded the machine
             $0.fetchHandler = .handler(handler)
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
