@@ -48,7 +48,7 @@ let package = Package(
         // The durable record: pushes, wakes, devices in SQLite (GRDB), group-committed.
         .target(
             name: "SilentPushStore",
-            dependencies: ["SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["SilentPushCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
 
         // HTTP/2 (nghttp2) and TLS (OpenSSL) on SwiftNIO event loops.
@@ -156,7 +156,7 @@ let package = Package(
         ),
 
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
-        .testTarget(name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore"]),
+        .testTarget(name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SilentPushSenderTests",
             dependencies: ["SilentPushSender", "SilentPushCore", "SilentPushTransport", "SilentPushReceiver", "SilentPushTesting", "SilentPushStore"]

@@ -1,92 +1,158 @@
 #!/usr/bin/env bash
-# h2load against nghttpd (nghttp2's own C server) and against SilentPush answering the same
-# POST /3/device/<token> requests, alternating, in one run; prints requests/s, each round's
-# ratios and the medians. Every request must be answered 2xx or the run fails.
+# `make bench`: h2load against silentpushd and against nghttpd (nghttp2's own C server)
+# answering the same APNs requests, alternating, in one run. Prints each round's ratio and
+# the median over h2c and over TLS, latency p50/p99 at a fixed rate, and the receiver's
+# resident memory after a million pushes to 100,000 devices.
 #
-# Two SilentPush servers are measured against the same nghttpd:
-#   transport   the HTTP/2 transport alone (H2FixedResponseServer: the fixed 200 + apns-id)
-#   silentpushd the receiver: APNs validation and provider-token auth of every request, then
-#               the device side: the wake policy and the SQLite store (a file; 200 after commit)
-# The requests are real APNs pushes: a provider token made with the openssl CLI (Apple's
-# recipe), topic, push-type and priority headers and a background payload.
+# silentpushd runs as a user runs it: a SQLite file store, the system clock, profile ios.
+# Every request is a real push: POST /3/device/<token> over 20,000 distinct tokens (h2load's
+# -i URI file), a provider token made with the openssl CLI (Apple's recipe), topic,
+# push-type background, priority 5 and the background payload. nghttpd serves a document
+# root in which every /3/device/<token> exists, so it answers 200. A round fails unless every
+# request is answered 2xx, and the run fails unless the store recorded every push sent.
 #
 # Environment (defaults in brackets):
-#   ROUNDS [5]  REQUESTS [200000]  CLIENTS [4]  STREAMS [32] (per connection)
-#   THREADS [1]: worker threads of every server (--threads, nghttpd -n)
-#   TLS [0]: 1 to measure over TLS (dev certificate, ALPN h2) instead of h2c
-#   MIN_RATIO: if set, exit 1 when the transport's median ratio is below it
+#   ROUNDS [3]  REQUESTS [200000] per measurement  CLIENTS [4]  STREAMS [32] per connection
+#   TOKENS [20000]  THREADS [1]: worker threads of both servers (--threads, nghttpd -n)
+#   RATE [20000] pushes/s and RATE_SECONDS [10] for the latency run
+#   RSS_PUSHES [1000000] to RSS_DEVICES [100000] for the memory run
+#   PARTS ["h2c tls latency rss"]: which parts to run
+#   MIN_RATIO: if set, exit 1 when a median ratio is below it
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${ROUNDS:-5} REQUESTS=${REQUESTS:-200000} CLIENTS=${CLIENTS:-4} STREAMS=${STREAMS:-32}
-THREADS=${THREADS:-1} TLS=${TLS:-0}
-for tool in h2load nghttpd python3 openssl; do
-  command -v "$tool" >/dev/null || { echo "missing $tool: run 'make deps' (nghttp2-client, nghttp2-server)" >&2; exit 2; }
+ROUNDS=${ROUNDS:-3} REQUESTS=${REQUESTS:-200000} CLIENTS=${CLIENTS:-4} STREAMS=${STREAMS:-32}
+TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1} RATE=${RATE:-20000} RATE_SECONDS=${RATE_SECONDS:-10}
+RSS_PUSHES=${RSS_PUSHES:-1000000} RSS_DEVICES=${RSS_DEVICES:-100000} PARTS=${PARTS:-"h2c tls latency rss"}
+for tool in h2load nghttpd python3 openssl curl; do
+  command -v "$tool" >/dev/null || { echo "missing $tool: run 'make deps' (nghttp2-client, nghttp2-server, curl)" >&2; exit 2; }
 done
 
 swift build -c release --product silentpushd >&2
-swift build -c release --product H2FixedResponseServer >&2
 work=$(mktemp -d)
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; rm -rf "$work"; }
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 
-token=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
-mkdir -p "$work/docroot/3/device" && : > "$work/docroot/3/device/$token"
 payload=payloads/background.json
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 200); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "server did not start ($1)" >&2; exit 1; }
+wait_for() { for _ in $(seq 300); do [ -s "$1" ] && return 0; sleep 0.1; done; echo "server did not start ($1)" >&2; exit 1; }
+ready_port() { python3 -c "import json; print(json.load(open('$1'))['$2'])"; }
+# N distinct 64-hex device tokens, one path per line.
+paths() { python3 -c "
+import hashlib
+for i in range($1): print('/3/device/' + hashlib.sha256(b'silentpush-bench-%d' % i).hexdigest())"; }
+# A URI file for h2load -i: the first URI names scheme, host and port.
+uris() { sed "s|^|$1://127.0.0.1:$2|" "$3" > "$4"; }
 
-if [ "$TLS" = 1 ]; then
-  scheme=https
-  .build/release/silentpushd --listen 127.0.0.1:0 --listen-h2c off --threads "$THREADS" --log-level warning \
-    --admin 127.0.0.1:0 --store "$work/store.sqlite" --ready-file "$work/spd.json" & pids+=($!)
-  .build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" tls & pids+=($!)
-  nghttpd_port=$(free_port)
-  nghttpd -n "$THREADS" -d "$work/docroot" "$nghttpd_port" certs/server-key.pem certs/server.pem >/dev/null 2>&1 & pids+=($!)
-else
-  scheme=http
-  .build/release/silentpushd --listen off --listen-h2c 127.0.0.1:0 --threads "$THREADS" --log-level warning \
-    --admin 127.0.0.1:0 --store "$work/store.sqlite" --ready-file "$work/spd.json" & pids+=($!)
-  .build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" & pids+=($!)
-  nghttpd_port=$(free_port)
-  nghttpd -n "$THREADS" --no-tls -d "$work/docroot" "$nghttpd_port" >/dev/null 2>&1 & pids+=($!)
-fi
-wait_for "$work/spd.json"
-wait_for "$work/transport.json"
-spd_port=$(python3 -c "import json; d=json.load(open('$work/spd.json')); print(d['tls' if '$TLS'=='1' else 'h2c'])")
-transport_port=$(python3 -c "import json; print(json.load(open('$work/transport.json'))['port'])")
-sleep 0.3
+paths "$TOKENS" > "$work/paths"
+mkdir -p "$work/docroot/3/device"
+(cd "$work/docroot" && sed 's|^/||' "$work/paths" | xargs touch)
 
 jwt=$(scripts/dev-provider-token.sh)
 headers=(-H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: background" -H "apns-priority: 5")
 
+# silentpushd on a fresh file store; sets spd_pid and spd_ready.
+start_silentpushd() {
+  local name=$1; shift
+  .build/release/silentpushd --threads "$THREADS" --log-level warning --admin 127.0.0.1:0 \
+    --store "$work/$name/store.sqlite" --ready-file "$work/$name.json" "$@" & spd_pid=$!; pids+=($spd_pid)
+  spd_ready="$work/$name.json"
+  wait_for "$spd_ready"
+}
+stop() { kill -TERM "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+# The receiver's own count of pushes recorded (GET /v1/stats through the admin API).
+recorded() {
+  curl -sf "http://127.0.0.1:$(ready_port "$1" admin)/v1/stats" \
+    | python3 -c 'import json,sys; print(sum(json.load(sys.stdin)["pushes"].values()))'
+}
 # Prints requests/s; fails unless every request was answered 2xx.
 measure() {
   local out
-  out=$(h2load -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -d "$payload" "${headers[@]}" "$scheme://127.0.0.1:$1/3/device/$token")
-  grep -q "status codes: $REQUESTS 2xx" <<<"$out" || { echo "not every request answered 2xx on port $1:" >&2; echo "$out" >&2; exit 1; }
+  out=$(h2load -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -d "$payload" "${headers[@]}" -i "$1")
+  grep -q "status codes: $REQUESTS 2xx" <<<"$out" || { echo "not every request answered 2xx ($1):" >&2; echo "$out" >&2; exit 1; }
   sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out"
 }
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
-median() { printf '%s\n' "$@" | sort -n | python3 -c 'import sys; v=[float(x) for x in sys.stdin]; print(f"{v[len(v)//2]:.2f}")'; }
+median() { printf '%s\n' "$@" | python3 -c 'import sys; v=sorted(float(x) for x in sys.stdin); print(f"{v[len(v)//2]:.2f}")'; }
+below() { [ -n "${MIN_RATIO:-}" ] && python3 -c "import sys; sys.exit(0 if $1 < $MIN_RATIO else 1)"; }
 
-echo "h2load -n $REQUESTS -c $CLIENTS -m $STREAMS over $scheme; $THREADS worker thread(s) each; $(nproc) cores"
-printf '%-6s %10s %10s %10s %10s %12s\n' round nghttpd transport ratio silentpushd ratio
-transport_ratios=() spd_ratios=()
-for round in $(seq "$ROUNDS"); do
-  # The order rotates so no server always runs first.
-  case $((round % 3)) in
-    1) ref=$(measure "$nghttpd_port"); tr=$(measure "$transport_port"); spd=$(measure "$spd_port") ;;
-    2) tr=$(measure "$transport_port"); spd=$(measure "$spd_port"); ref=$(measure "$nghttpd_port") ;;
-    0) spd=$(measure "$spd_port"); ref=$(measure "$nghttpd_port"); tr=$(measure "$transport_port") ;;
-  esac
-  tr_ratio=$(ratio "$tr" "$ref"); spd_ratio=$(ratio "$spd" "$ref")
-  transport_ratios+=("$tr_ratio"); spd_ratios+=("$spd_ratio")
-  printf '%-6s %10.0f %10.0f %10s %10.0f %12s\n' "$round" "$ref" "$tr" "$tr_ratio" "$spd" "$spd_ratio"
-done
-transport_median=$(median "${transport_ratios[@]}")
-echo "median ratio transport/nghttpd: $transport_median"
-echo "median ratio silentpushd/nghttpd: $(median "${spd_ratios[@]}")"
-if [ -n "${MIN_RATIO:-}" ] && ! python3 -c "import sys; sys.exit(0 if $transport_median >= $MIN_RATIO else 1)"; then
-  echo "transport below the target $MIN_RATIO" >&2; exit 1
+echo "silentpushd (file store, system clock, profile ios) vs nghttpd; $THREADS worker thread(s) each; $(nproc) cores"
+echo "h2load -n $REQUESTS -c $CLIENTS -m $STREAMS over $TOKENS device tokens (-i)"
+failed=0
+
+# Throughput: alternating rounds, the order rotating so neither always runs first.
+throughput() {
+  local scheme=$1 spd_port=$2 ref_port=$3 label=$4
+  uris "$scheme" "$spd_port" "$work/paths" "$work/spd.uris"
+  uris "$scheme" "$ref_port" "$work/paths" "$work/ref.uris"
+  local before ratios=() ref spd
+  before=$(recorded "$spd_ready")
+  printf '%-5s %-6s %12s %14s %8s\n' "$label" round nghttpd silentpushd ratio
+  for round in $(seq "$ROUNDS"); do
+    if (( round % 2 )); then ref=$(measure "$work/ref.uris"); spd=$(measure "$work/spd.uris")
+    else spd=$(measure "$work/spd.uris"); ref=$(measure "$work/ref.uris"); fi
+    ratios+=("$(ratio "$spd" "$ref")")
+    printf '%-5s %-6s %12.0f %14.0f %8s\n' "$label" "$round" "$ref" "$spd" "${ratios[-1]}"
+  done
+  local med; med=$(median "${ratios[@]}")
+  local stored=$(( $(recorded "$spd_ready") - before )) sent=$(( ROUNDS * REQUESTS ))
+  echo "$label median ratio silentpushd/nghttpd: $med (pushes recorded: $stored of $sent)"
+  [ "$stored" = "$sent" ] || { echo "the store is missing pushes answered 200" >&2; exit 1; }
+  if below "$med"; then echo "$label: below the target $MIN_RATIO" >&2; failed=1; fi
+}
+
+# Latency at a fixed rate: h2load's per-request log (microseconds until the response ends).
+latency() {
+  local uri_file=$1 label=$2 log="$work/latency.log" n=$(( RATE * RATE_SECONDS ))
+  local out; out=$(h2load -n "$n" -c "$CLIENTS" -m "$STREAMS" --rps $(( RATE / CLIENTS )) -d "$payload" "${headers[@]}" \
+    --log-file "$log" -i "$uri_file")
+  grep -q "status codes: $n 2xx" <<<"$out" || { echo "not every request answered 2xx ($label):" >&2; echo "$out" >&2; exit 1; }
+  local achieved; achieved=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+  python3 - "$log" "$label" "$achieved" <<'EOF'
+import sys
+v = sorted(int(line.split('\t')[2]) for line in open(sys.argv[1]))
+p = lambda q: v[min(len(v) - 1, int(q * len(v)))] / 1000
+print(f"{sys.argv[2]:<12} {float(sys.argv[3]):>9.0f} {p(0.5):>9.2f} {p(0.99):>9.2f} {p(0.999):>9.2f} {v[-1] / 1000:>9.2f}")
+EOF
+}
+
+if [[ " $PARTS " == *" h2c "* ]]; then
+  start_silentpushd h2c --listen off --listen-h2c 127.0.0.1:0
+  ref_port=$(free_port)
+  nghttpd -n "$THREADS" --no-tls -d "$work/docroot" "$ref_port" >/dev/null 2>&1 & ref_pid=$!; pids+=($ref_pid)
+  sleep 0.3
+  throughput http "$(ready_port "$spd_ready" h2c)" "$ref_port" h2c
+  if [[ " $PARTS " == *" latency "* ]]; then
+    echo "latency at $RATE pushes/s for ${RATE_SECONDS} s (h2c, -c $CLIENTS -m $STREAMS --rps $(( RATE / CLIENTS )) per client), ms:"
+    printf '%-12s %9s %9s %9s %9s %9s\n' server "req/s" p50 p99 p99.9 max
+    latency "$work/ref.uris" nghttpd
+    latency "$work/spd.uris" silentpushd
+  fi
+  stop "$spd_pid"; stop "$ref_pid"
 fi
+
+if [[ " $PARTS " == *" tls "* ]]; then
+  start_silentpushd tls --listen 127.0.0.1:0 --listen-h2c off
+  ref_port=$(free_port)
+  nghttpd -n "$THREADS" -d "$work/docroot" "$ref_port" certs/server-key.pem certs/server.pem >/dev/null 2>&1 & ref_pid=$!; pids+=($ref_pid)
+  sleep 0.3
+  throughput https "$(ready_port "$spd_ready" tls)" "$ref_port" tls
+  stop "$spd_pid"; stop "$ref_pid"
+fi
+
+if [[ " $PARTS " == *" rss "* ]]; then
+  # A million pushes to 100,000 devices: each device's first push wakes its app, the rest wait
+  # and coalesce in its slot (profile ios: 15 minutes between wakes).
+  paths "$RSS_DEVICES" > "$work/rss.paths"
+  start_silentpushd rss --listen off --listen-h2c 127.0.0.1:0
+  uris http "$(ready_port "$spd_ready" h2c)" "$work/rss.paths" "$work/rss.uris"
+  rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$spd_pid/status")
+  REQUESTS=$RSS_PUSHES measure "$work/rss.uris" >/dev/null
+  sleep 1
+  rss=$(awk '/^VmRSS/ {print $2}' "/proc/$spd_pid/status") hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$spd_pid/status")
+  stored=$(recorded "$spd_ready")
+  echo "memory: RSS $(( rss_before / 1024 )) MB at start; after $RSS_PUSHES pushes to $RSS_DEVICES devices: RSS $(( rss / 1024 )) MB, peak $(( hwm / 1024 )) MB (pushes recorded: $stored)"
+  [ "$stored" = "$RSS_PUSHES" ] || { echo "the store is missing pushes answered 200" >&2; exit 1; }
+  stop "$spd_pid"
+fi
+exit "$failed"

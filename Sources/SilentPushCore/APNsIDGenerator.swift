@@ -3,33 +3,33 @@ import Synchronization
 /// Makes `apns-id`s as APNs does when the provider sends none: upper-case UUIDs (version 4
 /// layout).
 ///
-/// Unique within the process by construction (a counter), unpredictable across processes
-/// (a random key), and cheap: no system call and no lock per id, since the receiver makes
-/// one for every request that lacks one.
+/// The first half is random per generator, so ids differ across processes; the second half
+/// counts, so one generator's ids are unique by construction and ascend. Ascending ids are
+/// appended to the store's `apns_id` index instead of landing on a random page of it (one
+/// page written per push). Cheap: no system call and no lock per id, since the receiver
+/// makes one for every request that lacks one.
 public final class APNsIDGenerator: Sendable {
     private let counter = Atomic<UInt64>(0)
-    private let key: (UInt64, UInt64)
+    private let high: UInt64
+    private let start: UInt64
 
     /// A generator keyed from the system's random source.
-    public init() {
+    public convenience init() {
         var random = SystemRandomNumberGenerator()
-        key = (random.next(), random.next())
+        self.init(key: (random.next(), random.next()))
     }
 
     /// A generator with a fixed key, for reproducible tests.
     public init(key: (UInt64, UInt64)) {
-        self.key = key
+        high = (Self.mix(key.0) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
+        // Counting starts at a random point of the lower 32 bits, far below overflow.
+        start = Self.mix(key.1) & 0xFFFF_FFFF
     }
 
-    /// The next id, e.g. `4F3A9C1E-7B2D-4E8F-9A6B-1C2D3E4F5A6B`.
+    /// The next id, e.g. `4F3A9C1E-7B2D-4E8F-8000-00001C2D3E4F`.
     public func next() -> String {
         let n = counter.add(1, ordering: .relaxed).newValue
-        // splitmix64 is a bijection of its input, so distinct counters give distinct high
-        // halves: no two ids of one generator are equal.
-        var high = Self.mix(n &+ key.0)
-        var low = Self.mix(n ^ key.1)
-        high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000  // version 4
-        low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
+        let low = ((start &+ n) & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000  // RFC 4122 variant
         return Self.format(high, low)
     }
 

@@ -43,6 +43,7 @@ extension DeviceRuntime {
             if let older = app.pending {
                 // Only one push can wait per app; an older one left pending is coalesced.
                 changes.append(.setFate(push: older.id, fate: .coalesced(wakeID: nil), generation: nil))
+                if push.replaced == nil { changes.append(.setReplaced(push: push.id, replaced: older.id)) }
             }
             app.pending = push
             if let generation = push.generation { app.generation = generation }

@@ -56,7 +56,8 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// What a locked step leaves to do once the lock is released.
     enum Effect {
-        case run(Start)
+        /// Start the wake's fetch; with its `Wake` when the push was in hand.
+        case run(Start, Wake?)
         case cancel(Running)
     }
 
@@ -179,6 +180,12 @@ public final class DeviceRuntime: PushSink, Sendable {
                 changes.append(.setFate(push: push, fate: fate, generation: generation))
             }
         }
+        /// Closes the slot generation `head` waited last in, unless `head` is the push in
+        /// hand and replaced none (nothing was coalesced before it).
+        func close(_ head: UInt64, _ fate: PushFate) {
+            if inserting?.id == head, inserting?.replaced == nil { return }
+            changes.append(.closeGeneration(head: head, fate: fate))
+        }
         defer { metrics.pendingSlots(state.policy.pendingSlotCount) }
         for action in actions {
             switch action {
@@ -186,6 +193,8 @@ public final class DeviceRuntime: PushSink, Sendable {
                 settle(push, .pending, generation: generation)
             case .coalesced(let push, let app, let generation):
                 settle(push, .coalesced(wakeID: nil), generation: generation)
+                // Only an arriving push replaces the one waiting: it heads the slot's chain.
+                inserting?.replaced = push
                 state.coalescedWaiting[app, default: 0] += 1
             case .startWake(let start):
                 changes.append(.insertWake(WakeRecord(
@@ -193,24 +202,28 @@ public final class DeviceRuntime: PushSink, Sendable {
                     generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
                     deadline: start.deadline.millisecondsSinceEpoch)))
                 settle(start.push, .delivered(wakeID: start.wakeID), generation: nil)
-                changes.append(.closeGeneration(
-                    deviceToken: start.app.device, topic: start.app.topic, generation: start.generation,
-                    fate: .delivered(wakeID: start.wakeID)))
+                close(start.push, .delivered(wakeID: start.wakeID))
                 state.running[start.wakeID] = Running(start: start)
-                effects.append(.run(start))
+                // The push in hand, with nothing coalesced, needs no read from the store.
+                var wake: Wake?
+                if let push = inserting, push.id == start.push, push.replaced == nil {
+                    wake = Wake(
+                        id: start.wakeID, deviceToken: push.deviceToken, topic: push.topic, apnsID: push.apnsID, payload: push.payload,
+                        priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: [],
+                        startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
+                }
+                effects.append(.run(start, wake))
                 metrics.wakeStarted()
                 metrics.fate("delivered")
                 metrics.fate("coalesced", count: state.coalescedWaiting.removeValue(forKey: start.app) ?? 0)
-            case .expired(let push, let app, let generation):
+            case .expired(let push, let app, _):
                 settle(push, .expired, generation: nil)
                 metrics.fate("expired", count: 1 + (state.coalescedWaiting.removeValue(forKey: app) ?? 0))
-                changes.append(.closeGeneration(deviceToken: app.device, topic: app.topic, generation: generation, fate: .expired))
+                close(push, .expired)
             case .dropped(let push, let app, let reason, let generation):
                 settle(push, .dropped(reason: reason), generation: nil)
                 metrics.dropped(reason, count: 1 + (generation == nil ? 0 : state.coalescedWaiting.removeValue(forKey: app) ?? 0))
-                if let generation {
-                    changes.append(.closeGeneration(deviceToken: app.device, topic: app.topic, generation: generation, fate: .dropped(reason: reason)))
-                }
+                if generation != nil { close(push, .dropped(reason: reason)) }
             case .cancelWake(let wakeID, _):
                 guard let running = state.running.removeValue(forKey: wakeID) else { continue }
                 changes.append(.finishWake(
@@ -224,8 +237,8 @@ public final class DeviceRuntime: PushSink, Sendable {
     func perform(_ effects: [Effect]) {
         for effect in effects {
             switch effect {
-            case .run(let start):
-                let task = Task { await self.runWake(start) }
+            case .run(let start, let wake):
+                let task = Task { await self.runWake(start, wake) }
                 state.withLock { state in
                     if state.running[start.wakeID] != nil { state.running[start.wakeID]?.task = task }
                 }
@@ -246,18 +259,10 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     // MARK: - Wakes
 
-    private func runWake(_ start: Start) async {
+    private func runWake(_ start: Start, _ ready: Wake?) async {
         let wake: Wake
         do {
-            // The wake's own changes are queued; once they are committed its push and the
-            // pushes coalesced into it are readable.
-            try await store.write([])
-            guard let push = try store.push(id: start.push) else { throw WakeReadError(push: start.push) }
-            wake = Wake(
-                id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
-                payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high,
-                coalescedAPNsIDs: try store.coalescedAPNsIDs(wakeID: start.wakeID),
-                startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
+            if let ready { wake = ready } else { wake = try await readWake(start) }
         } catch {
             logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(error)"])
             metrics.record(finish(start, .failed(reason: "store: \(error)")), duration: .zero)
@@ -276,6 +281,19 @@ public final class DeviceRuntime: PushSink, Sendable {
             "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.reason": "\(recorded.reason ?? "-")",
             "wake.duration_ms": "\(duration.nanosecondCount / 1_000_000)", "device.token": Self.shortened(wake.deviceToken),
         ])
+    }
+
+    /// The wake's push and the apns-ids coalesced into it, from the store.
+    private func readWake(_ start: Start) async throws -> Wake {
+        // The wake's own changes are queued; once they are committed its push and the
+        // pushes coalesced into it are readable.
+        try await store.write([])
+        guard let push = try store.push(id: start.push) else { throw WakeReadError(push: start.push) }
+        return Wake(
+            id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
+            payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high,
+            coalescedAPNsIDs: try store.coalescedAPNsIDs(wakeID: start.wakeID),
+            startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
     }
 
     /// The handler answered; a wake already cancelled at its deadline ignores it. Returns

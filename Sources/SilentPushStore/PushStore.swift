@@ -31,6 +31,7 @@ public final class PushStore: Sendable {
     private let queue = Mutex(Queue())
     private let writer = DispatchQueue(label: "silentpush.store.writer")
     private let commits = Atomic<Int>(0)
+    private let statements = StoreStatements()
     /// Where content bodies are kept: `contents/` beside the database file; nil in memory.
     private let contentsDirectory: String?
     private let memoryContents = Mutex<[String: [UInt8]]>([:])
@@ -54,7 +55,7 @@ public final class PushStore: Sendable {
                 // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
                 // killed process loses nothing it answered (a power cut may lose the last ones).
                 configuration.prepareDatabase { db in
-                    try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16000; PRAGMA wal_autocheckpoint = 8000")
                 }
                 database = try DatabasePool(path: path, configuration: configuration)
             } catch {
@@ -105,7 +106,7 @@ public final class PushStore: Sendable {
             do {
                 try database.write { db in
                     for entry in batch {
-                        for change in entry.changes { try Self.apply(change, db) }
+                        for change in entry.changes { try statements.apply(change, db) }
                     }
                 }
                 commits.add(1, ordering: .relaxed)
@@ -117,41 +118,28 @@ public final class PushStore: Sendable {
         }
     }
 
-    private static func apply(_ change: StoreChange, _ db: Database) throws {
+    /// Applies a change the writer's prepared statements leave to GRDB: none that every
+    /// push makes.
+    static func applyRare(_ change: StoreChange, _ db: Database) throws {
         switch change {
-        case .insertPush(let push):
-            let (fate, wake, reason) = columns(push.fate)
-            try db.cachedStatement(sql: """
-                INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, expires_at,
-                                    collapse_id, payload, warnings, fate, wake_id, reason, generation)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    Int64(bitPattern: push.id), push.apnsID, push.deviceToken, push.topic, push.pushType, push.priority,
-                    push.receivedAt, push.expiresAt, push.collapseID, Data(push.payload),
-                    push.warnings.isEmpty ? nil : push.warnings.joined(separator: "\n"),
-                    fate, wake, reason, push.generation.map { Int64($0) },
-                ])
-        case .setFate(let push, let fate, let generation):
-            let (name, wake, reason) = columns(fate)
-            try db.cachedStatement(sql: "UPDATE pushes SET fate = ?, wake_id = ?, reason = ?, generation = COALESCE(?, generation) WHERE id = ?")
-                .execute(arguments: [name, wake, reason, generation.map { Int64($0) }, Int64(bitPattern: push)])
-        case .closeGeneration(let token, let topic, let generation, let fate):
+        case .insertPush, .setFate, .insertWake, .finishWake:
+            try StoreStatements().apply(change, db)
+        case .closeGeneration(let head, let fate):
+            // Walks the slot's chain by primary key: no index on device and topic to keep up
+            // on every push.
             let (name, wake, reason) = columns(fate)
             try db.cachedStatement(sql: """
-                UPDATE pushes SET fate = ?, wake_id = ?, reason = ?
-                WHERE device_token = ? AND topic = ? AND generation = ? AND fate = 'coalesced' AND wake_id IS NULL
-                """).execute(arguments: [name == "delivered" ? "coalesced" : name, wake, reason, token, topic, Int64(generation)])
-        case .insertWake(let wake):
-            try db.cachedStatement(sql: """
-                INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [
-                    Int64(bitPattern: wake.id), wake.deviceToken, wake.topic, Int64(bitPattern: wake.pushID), Int64(wake.generation),
-                    wake.startedAt, wake.deadline, wake.finishedAt, wake.result, wake.reason,
-                ])
-        case .finishWake(let id, let finishedAt, let result, let reason):
-            try db.cachedStatement(sql: "UPDATE wakes SET finished_at = ?, result = ?, reason = ? WHERE id = ? AND result IS NULL")
-                .execute(arguments: [finishedAt, result, reason, Int64(bitPattern: id)])
+                WITH RECURSIVE chain(id) AS (
+                    SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
+                    UNION ALL
+                    SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
+                    WHERE pushes.replaced IS NOT NULL AND pushes.fate = 'coalesced' AND pushes.wake_id IS NULL)
+                UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
+                WHERE id IN chain AND fate = 'coalesced' AND wake_id IS NULL
+                """).execute(arguments: [name == "delivered" ? "coalesced" : name, wake, reason, Int64(bitPattern: head)])
+        case .setReplaced(let push, let replaced):
+            try db.cachedStatement(sql: "UPDATE pushes SET replaced = ? WHERE id = ?")
+                .execute(arguments: [Int64(bitPattern: replaced), Int64(bitPattern: push)])
         case .setDevice(let token, let state):
             try db.cachedStatement(sql: """
                 INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget)
@@ -184,7 +172,7 @@ public final class PushStore: Sendable {
     }
 
     /// A fate as (fate, wake_id, reason) columns.
-    private static func columns(_ fate: PushFate) -> (String, Int64?, String?) {
+    static func columns(_ fate: PushFate) -> (String, Int64?, String?) {
         switch fate {
         case .pending: ("pending", nil, nil)
         case .delivered(let wake): ("delivered", Int64(bitPattern: wake), nil)
@@ -408,12 +396,13 @@ public final class PushStore: Sendable {
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]
         let generation: Int64? = row["generation"]
+        let replaced: Int64? = row["replaced"]
         return PushRecord(
             id: UInt64(bitPattern: row["id"]), apnsID: row["apns_id"], deviceToken: row["device_token"], topic: row["topic"],
             pushType: row["push_type"], priority: row["priority"], receivedAt: row["received_at"], expiresAt: row["expires_at"],
             collapseID: row["collapse_id"], payload: Array(payload),
             warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [], fate: fate,
-            generation: generation.map { UInt32(truncatingIfNeeded: $0) })
+            generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
     }
 
     private static let migrator: DatabaseMigrator = {
@@ -484,6 +473,21 @@ public final class PushStore: Sendable {
                     changed_at INTEGER NOT NULL,
                     PRIMARY KEY (device_token, topic, url)
                 );
+                """)
+        }
+        migrator.registerMigration("v4") { db in
+            // Pushes coalesced in a slot are chained (`replaced`) instead of indexed by device
+            // and topic: that index took a random B-tree insert on every push. Open slots
+            // are chained here from the old index, in order.
+            try db.execute(sql: """
+                ALTER TABLE pushes ADD COLUMN replaced INTEGER;
+                UPDATE pushes SET replaced = (
+                    SELECT previous FROM (
+                        SELECT id, LAG(id) OVER (PARTITION BY device_token, topic, generation ORDER BY id) AS previous
+                        FROM pushes WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending') AS open
+                    WHERE open.id = pushes.id)
+                WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending';
+                DROP INDEX pushes_by_app;
                 """)
         }
         return migrator

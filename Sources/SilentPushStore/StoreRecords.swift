@@ -47,11 +47,13 @@ public struct PushRecord: Sendable, Equatable {
     public var fate: PushFate
     /// The slot generation it waited in, if it did.
     public var generation: UInt32?
+    /// The push it replaced in its app's slot (coalesced into the same slot generation).
+    public var replaced: UInt64?
 
     /// A record.
     public init(id: UInt64, apnsID: String, deviceToken: String, topic: String, pushType: String, priority: Int,
                 receivedAt: Int64, expiresAt: Int64?, collapseID: String?, payload: [UInt8], warnings: [String],
-                fate: PushFate, generation: UInt32? = nil) {
+                fate: PushFate, generation: UInt32? = nil, replaced: UInt64? = nil) {
         self.id = id
         self.apnsID = apnsID
         self.deviceToken = deviceToken
@@ -65,6 +67,7 @@ public struct PushRecord: Sendable, Equatable {
         self.warnings = warnings
         self.fate = fate
         self.generation = generation
+        self.replaced = replaced
     }
 }
 
@@ -142,9 +145,12 @@ public enum StoreChange: Sendable, Equatable {
     case insertPush(PushRecord)
     /// A push's fate changed (its generation too, when it entered a slot).
     case setFate(push: UInt64, fate: PushFate, generation: UInt32?)
-    /// A slot generation closed: every push coalesced in it takes this fate (the delivering
-    /// wake's id, or expired or dropped with the push that closed it).
-    case closeGeneration(deviceToken: String, topic: String, generation: UInt32, fate: PushFate)
+    /// A slot generation closed with the push that waited last in it (`head`): every push
+    /// coalesced before it, following `replaced` back, takes this fate (the delivering
+    /// wake's id, or expired or dropped with the head).
+    case closeGeneration(head: UInt64, fate: PushFate)
+    /// `push` replaced `replaced` in its app's slot (a restart found both pending).
+    case setReplaced(push: UInt64, replaced: UInt64)
     /// A wake started.
     case insertWake(WakeRecord)
     /// A wake ended.

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import Synchronization
 
 /// Runs one server connection on its event loop: socket bytes through TLS (when the
 /// listener has it) into an `H2ServerSession`, requests to the `H2Service`, answers back.
@@ -212,10 +213,15 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
 
 extension H2ServerConnectionHandler {
     /// Lets `H2ResponseWriter`s on any thread reach the handler on its event loop.
+    ///
+    /// Answers from other threads (a store commit completes a whole batch of them) queue in
+    /// an inbox that one event-loop task drains: one hop and one wake-up per batch, not
+    /// per answer.
     fileprivate final class Responder: H2ResponseSink, @unchecked Sendable {
         // Touched only on `eventLoop`.
         private let handler: H2ServerConnectionHandler
         private let eventLoop: any EventLoop
+        private let inbox = Mutex<[(streamID: Int32, response: H2Response)]>([])
 
         init(handler: H2ServerConnectionHandler, eventLoop: any EventLoop) {
             self.handler = handler
@@ -225,9 +231,21 @@ extension H2ServerConnectionHandler {
         func respond(streamID: Int32, response: H2Response) {
             if eventLoop.inEventLoop {
                 handler.respond(streamID: streamID, response: response)
-            } else {
-                eventLoop.execute { self.handler.respond(streamID: streamID, response: response) }
+                return
             }
+            let first = inbox.withLock { inbox in
+                inbox.append((streamID, response))
+                return inbox.count == 1
+            }
+            if first { eventLoop.execute { self.drainInbox() } }
+        }
+
+        private func drainInbox() {
+            let answers = inbox.withLock { inbox in
+                defer { inbox = [] }
+                return inbox
+            }
+            for answer in answers { handler.respond(streamID: answer.streamID, response: answer.response) }
         }
     }
 }

@@ -39,6 +39,14 @@ import Testing
         #expect(seen.count == 200_000)
     }
 
+    @Test func oneGeneratorsIdsAscend() {
+        // What keeps the store's apns_id index append-only.
+        let generator = APNsIDGenerator()
+        let ids = (0..<10_000).map { _ in generator.next() }
+        #expect(ids == ids.sorted())
+        #expect(Set(ids.map { $0.prefix(19) }).count == 1)
+    }
+
     @Test func generatorsWithDifferentKeysDiffer() {
         #expect(APNsIDGenerator(key: (1, 2)).next() != APNsIDGenerator(key: (3, 4)).next())
         #expect(APNsIDGenerator(key: (1, 2)).next() == APNsIDGenerator(key: (1, 2)).next())

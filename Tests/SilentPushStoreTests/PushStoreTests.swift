@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SilentPushCore
 import SilentPushStore
 import Testing
@@ -9,11 +10,13 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path
     }
 
-    static func push(_ id: UInt64, token: String = "aa", topic: String = "com.example.app", fate: PushFate = .pending, generation: UInt32? = 0) -> PushRecord {
+    static func push(_ id: UInt64, token: String = "aa", topic: String = "com.example.app", fate: PushFate = .pending, generation: UInt32? = 0,
+                     replaced: UInt64? = nil) -> PushRecord {
         PushRecord(
             id: id, apnsID: "00000000-0000-4000-8000-\(String(format: "%012d", id))", deviceToken: token, topic: topic,
             pushType: "background", priority: 5, receivedAt: 1_000 + Int64(id), expiresAt: nil, collapseID: nil,
-            payload: Array(#"{"aps":{"content-available":1}}"#.utf8), warnings: id % 2 == 0 ? ["a warning"] : [], fate: fate, generation: generation)
+            payload: Array(#"{"aps":{"content-available":1}}"#.utf8), warnings: id % 2 == 0 ? ["a warning"] : [], fate: fate, generation: generation,
+            replaced: replaced)
     }
 
     @Test func whatIsWrittenIsThereAfterReopening() async throws {
@@ -25,7 +28,7 @@ import Testing
                 .insertPush(Self.push(1)), .insertPush(Self.push(2)),
                 .insertWake(WakeRecord(id: 7, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
                 .setFate(push: 2, fate: .delivered(wakeID: 7), generation: nil),
-                .closeGeneration(deviceToken: "aa", topic: "com.example.app", generation: 0, fate: .delivered(wakeID: 7)),
+                .closeGeneration(head: 2, fate: .delivered(wakeID: 7)),
                 .setDevice(token: "aa", state: DeviceState(lowPowerMode: true, hourlyBudget: 3)),
             ])
             try await store.write([.setFate(push: 1, fate: .coalesced(wakeID: nil), generation: 0)])
@@ -45,15 +48,23 @@ import Testing
         let store = try PushStore.open(.memory)
         try await store.write([
             .insertPush(Self.push(1, fate: .coalesced(wakeID: nil), generation: 3)),
-            .insertPush(Self.push(2, fate: .coalesced(wakeID: nil), generation: 3)),
+            .insertPush(Self.push(2, fate: .coalesced(wakeID: nil), generation: 3, replaced: 1)),
             .insertPush(Self.push(3, fate: .coalesced(wakeID: nil), generation: 4)),
             .insertPush(Self.push(4, topic: "com.example.other", fate: .coalesced(wakeID: nil), generation: 3)),
-            .insertPush(Self.push(5, fate: .pending, generation: 3)),
+            .insertPush(Self.push(5, fate: .pending, generation: 3, replaced: 2)),
+            .insertPush(Self.push(6, fate: .pending, generation: 4, replaced: 3)),
+            // A chain stops at a push whose generation closed before.
+            .insertPush(Self.push(7, fate: .coalesced(wakeID: 1), generation: 2)),
+            .insertPush(Self.push(8, fate: .coalesced(wakeID: nil), generation: 5, replaced: 7)),
+            .insertPush(Self.push(9, fate: .pending, generation: 5, replaced: 8)),
         ])
         try await store.write([
             .setFate(push: 5, fate: .delivered(wakeID: 9), generation: nil),
-            .closeGeneration(deviceToken: "aa", topic: "com.example.app", generation: 3, fate: .delivered(wakeID: 9)),
-            .closeGeneration(deviceToken: "aa", topic: "com.example.app", generation: 4, fate: .expired),
+            .closeGeneration(head: 5, fate: .delivered(wakeID: 9)),
+            .setFate(push: 6, fate: .expired, generation: nil),
+            .closeGeneration(head: 6, fate: .expired),
+            .setFate(push: 9, fate: .dropped(reason: "app force-quit"), generation: nil),
+            .closeGeneration(head: 9, fate: .dropped(reason: "app force-quit")),
         ])
         let fates = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.fate) })
         #expect(fates[1] == .coalesced(wakeID: 9))
@@ -61,7 +72,59 @@ import Testing
         #expect(fates[3] == .expired)
         #expect(fates[4] == .coalesced(wakeID: nil))  // another app's slot
         #expect(fates[5] == .delivered(wakeID: 9))
+        #expect(fates[7] == .coalesced(wakeID: 1))
+        #expect(fates[8] == .dropped(reason: "app force-quit"))
+        #expect(try store.coalescedAPNsIDs(wakeID: 9) == [Self.push(1).apnsID, Self.push(2).apnsID])
     }
+
+    @Test func aStoreFromBeforeTheChainsClosesItsOpenSlots() async throws {
+        // A version-3 store (slots found by device, topic and generation) migrated to chains.
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(sql: PushStoreTests.version3Schema)
+            for (id, token, fate, wake, generation) in [
+                (1, "aa", "coalesced", nil, 0), (2, "aa", "delivered", 1, 0),  // a closed slot
+                (3, "aa", "coalesced", nil, 1), (4, "bb", "coalesced", nil, 1), (5, "aa", "coalesced", nil, 1),
+                (6, "aa", "pending", nil, 1), (7, "bb", "pending", nil, 1),
+            ] as [(Int, String, String, Int?, Int)] {
+                try db.execute(sql: """
+                    INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, payload, fate, wake_id, generation)
+                    VALUES (?, ?, ?, 'com.example.app', 'background', 5, 0, x'', ?, ?, ?)
+                    """, arguments: [id, "id-\(id)", token, fate, wake, generation])
+            }
+        }
+        try old.close()
+        let store = try PushStore.open(.file(path))
+        let replaced = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.replaced) })
+        #expect(replaced == [1: nil, 2: nil, 3: nil, 4: nil, 5: 3, 6: 5, 7: 4])
+        try await store.write([.setFate(push: 6, fate: .delivered(wakeID: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(wakeID: 2))])
+        #expect(try store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
+    }
+
+    /// The schema as migrations v1 to v3 left it (GRDB's migration table included).
+    static let version3Schema = """
+        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+        INSERT INTO grdb_migrations VALUES ('v1'), ('v2'), ('v3');
+        CREATE TABLE pushes (id INTEGER PRIMARY KEY, apns_id TEXT NOT NULL, device_token TEXT NOT NULL, topic TEXT NOT NULL,
+            push_type TEXT NOT NULL, priority INTEGER NOT NULL, received_at INTEGER NOT NULL, expires_at INTEGER, collapse_id TEXT,
+            payload BLOB NOT NULL, warnings TEXT, fate TEXT NOT NULL, wake_id INTEGER, reason TEXT, generation INTEGER);
+        CREATE INDEX pushes_by_apns_id ON pushes (apns_id);
+        CREATE INDEX pushes_by_app ON pushes (device_token, topic, generation);
+        CREATE INDEX pushes_pending ON pushes (fate) WHERE fate = 'pending';
+        CREATE TABLE wakes (id INTEGER PRIMARY KEY, device_token TEXT NOT NULL, topic TEXT NOT NULL, push_id INTEGER NOT NULL,
+            generation INTEGER NOT NULL, started_at INTEGER NOT NULL, deadline INTEGER NOT NULL, finished_at INTEGER, result TEXT, reason TEXT);
+        CREATE INDEX wakes_by_app ON wakes (device_token, topic);
+        CREATE TABLE devices (device_token TEXT PRIMARY KEY, force_quit INTEGER NOT NULL, background_refresh INTEGER NOT NULL,
+            low_power_mode INTEGER NOT NULL, hourly_budget INTEGER, unregistered_at INTEGER);
+        CREATE TABLE clock (id INTEGER PRIMARY KEY CHECK (id = 1), manual_now INTEGER NOT NULL);
+        CREATE INDEX pushes_by_wake ON pushes (wake_id) WHERE wake_id IS NOT NULL;
+        CREATE TABLE contents (device_token TEXT NOT NULL, topic TEXT NOT NULL, url TEXT NOT NULL, etag TEXT, last_modified TEXT,
+            content_type TEXT, sha256 TEXT NOT NULL, size INTEGER NOT NULL, fetched_at INTEGER NOT NULL, changed_at INTEGER NOT NULL,
+            PRIMARY KEY (device_token, topic, url));
+        """
 
     @Test func pendingPushesComeBackForTheSlots() async throws {
         let store = try PushStore.open(.memory)
@@ -104,10 +167,10 @@ import Testing
             let store = try PushStore.open(.file(path))
             try await store.write([
                 .insertPush(Self.push(1, fate: .coalesced(wakeID: nil), generation: 0)),
-                .insertPush(Self.push(2)),
+                .insertPush(Self.push(2, replaced: 1)),
                 .insertWake(WakeRecord(id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
                 .setFate(push: 2, fate: .delivered(wakeID: 1), generation: nil),
-                .closeGeneration(deviceToken: "aa", topic: "com.example.app", generation: 0, fate: .delivered(wakeID: 1)),
+                .closeGeneration(head: 2, fate: .delivered(wakeID: 1)),
                 .finishWake(id: 1, finishedAt: 6_000, result: "newData", reason: nil),
                 .insertWake(WakeRecord(id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1, startedAt: 905_000, deadline: 935_000)),
                 .insertPush(Self.push(4, fate: .rejected(reason: "BadDeviceToken"), generation: nil)),
