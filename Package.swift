@@ -136,7 +136,7 @@ let package = Package(
 
         .executableTarget(
             name: "APNsRequestBenchmark",
-            dependencies: ["SilentPushCore", "SilentPushReceiver", "SilentPushTesting", "SilentPushTransport"],
+            dependencies: ["SilentPushCore", "SilentPushReceiver", "SilentPushStore", "SilentPushTesting", "SilentPushTransport"],
             path: "Benchmarks/APNsRequestBenchmark"
         ),
 

@@ -1,7 +1,8 @@
 /// The device tokens the receiver knows, with the topics each may receive.
 ///
 /// By default a token is accepted on first use, for any topic: a device is its token and
-/// its apps are topics (SPEC §4). A token registered with topics takes only those
+/// its apps are topics (SPEC §4). Such a token is not kept: only tokens with a registration
+/// or a standing take memory, so a million devices that merely receive pushes cost nothing here. A token registered with topics takes only those
 /// (DeviceTokenNotForTopic otherwise). Tokens can be unregistered (410 Unregistered) or
 /// expired (410 ExpiredToken). Not thread-safe: the owner guards it.
 public struct DeviceRegistry: Sendable {
@@ -37,7 +38,7 @@ public struct DeviceRegistry: Sendable {
         self.mode = mode
     }
 
-    /// Tokens known.
+    /// Tokens registered, unregistered or expired (not those merely accepted on first use).
     public var count: Int { entries.count }
 
     /// Registers `token` (lower-case hex) for `topics`, active.
@@ -61,11 +62,10 @@ public struct DeviceRegistry: Sendable {
         entries[token.lowercased()].map { ($0.state, $0.topics) }
     }
 
-    /// Admits a push to `token` (lower-case hex) on `topic`, remembering an unknown token.
+    /// Admits a push to `token` (lower-case hex) on `topic`.
     public mutating func admit(token: String, topic: String) throws(APNsRejection) {
         guard let entry = entries[token] else {
             guard mode == .acceptOnFirstUse else { throw APNsRejection(.badDeviceToken) }
-            entries[token] = Entry(topics: [], state: .active)
             return
         }
         switch entry.state {

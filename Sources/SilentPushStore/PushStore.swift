@@ -28,6 +28,17 @@ public final class PushStore: Sendable {
     }
 
     private let database: any DatabaseWriter
+    /// A second connection to a file store that copies the WAL into the database in the
+    /// background, so the writer never stops for it (nor for its fsync).
+    private let checkpointer: DatabaseQueue?
+    private let checkpointQueue = DispatchQueue(label: "silentpush.store.checkpoint")
+    private let checkpointing = Atomic<Bool>(false)
+    /// The WAL's length in frames at the last checkpoint. A WAL written while checkpoints
+    /// run beside it may never start over; past `walLimit` the writer checkpoints itself
+    /// between transactions, which lets it (so the file stays bounded).
+    private let walFrames = Atomic<Int>(0)
+    private static let checkpointEvery = 16
+    private static let walLimit = 16_000
     private let queue = Mutex(Queue())
     private let writer = DispatchQueue(label: "silentpush.store.writer")
     private let commits = Atomic<Int>(0)
@@ -36,14 +47,16 @@ public final class PushStore: Sendable {
     private let contentsDirectory: String?
     private let memoryContents = Mutex<[String: [UInt8]]>([:])
 
-    private init(database: any DatabaseWriter, contentsDirectory: String?) {
+    private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?) {
         self.database = database
+        self.checkpointer = checkpointer
         self.contentsDirectory = contentsDirectory
     }
 
     /// Opens (and migrates) the store; throws a message naming the path when it cannot.
     public static func open(_ location: Location) throws -> PushStore {
         let database: any DatabaseWriter
+        var checkpointer: DatabaseQueue?
         switch location {
         case .memory:
             database = try DatabaseQueue()
@@ -55,9 +68,14 @@ public final class PushStore: Sendable {
                 // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
                 // killed process loses nothing it answered (a power cut may lose the last ones).
                 configuration.prepareDatabase { db in
-                    try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA cache_size = -16000; PRAGMA wal_autocheckpoint = 8000")
+                    // Checkpoints run on their own connection (below), not in a commit.
+                    try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0")
+                    // The writer's page cache holds the indexes' hot pages (the default 2 MB
+                    // made it re-read them); readers keep the default.
+                    if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -8000") }
                 }
                 database = try DatabasePool(path: path, configuration: configuration)
+                checkpointer = try DatabaseQueue(path: path, configuration: configuration)
             } catch {
                 throw PushStoreError(description: "cannot open the store '\(path)': \(error)")
             }
@@ -67,7 +85,7 @@ public final class PushStore: Sendable {
         if case .file(let path) = location {
             contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
         }
-        return PushStore(database: database, contentsDirectory: contentsDirectory)
+        return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory)
     }
 
     /// Transactions committed so far (each may carry many writes).
@@ -109,12 +127,33 @@ public final class PushStore: Sendable {
                         for change in entry.changes { try statements.apply(change, db) }
                     }
                 }
-                commits.add(1, ordering: .relaxed)
+                let count = commits.add(1, ordering: .relaxed).newValue
                 result = .success(())
+                if count % Self.checkpointEvery == 0 { checkpointInBackground() }
+                if walFrames.load(ordering: .relaxed) > Self.walLimit { checkpointNow() }
             } catch {
                 result = .failure(error)
             }
             for entry in batch { entry.completion(result) }
+        }
+    }
+
+    private func checkpointInBackground() {
+        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
+        checkpointQueue.async {
+            if let frames = try? checkpointer.writeWithoutTransaction({ try $0.checkpoint(.passive) }) {
+                self.walFrames.store(frames.walFrameCount, ordering: .relaxed)
+            }
+            self.checkpointing.store(false, ordering: .releasing)
+        }
+    }
+
+    /// On the writer, between transactions: nothing can append meanwhile, so it copies every
+    /// frame and the next transaction starts the WAL over.
+    private func checkpointNow() {
+        guard checkpointer != nil else { return }
+        if (try? database.writeWithoutTransaction({ try $0.checkpoint(.passive) })) != nil {
+            walFrames.store(0, ordering: .relaxed)  // the next transaction starts the WAL over
         }
     }
 
