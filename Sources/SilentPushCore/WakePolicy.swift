@@ -43,6 +43,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Apps the policy holds state for.
     public var appCount: Int { apps.count }
 
+    /// Timers held, stale ones included (each costs memory until its time comes).
+    public var timerCount: Int { timers.count }
+
     private func state(of app: App) -> AppState? { indices[app].map { states[Int($0)] } }
 
     private mutating func index(of app: App) -> Int {
@@ -126,7 +129,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 states[slot].pending = nil
                 pendingSlotCount -= 1
                 states[slot].generation &+= 1
-                states[slot].timerStamp &+= 1
+                disarm(slot)
             } else {
                 evaluate(slot, now: now, announcePending: false)
             }
@@ -175,6 +178,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             let slot = Int(entry.slot)
             switch entry.kind {
             case .evaluate where states[slot].timerStamp == UInt32(truncatingIfNeeded: entry.value):
+                states[slot].armedAt = nil
                 evaluate(slot, now: entry.at, announcePending: false)
             case .deadline where states[slot].runningWake == entry.value:
                 overran(slot, wakeID: entry.value, now: entry.at)
@@ -191,10 +195,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         guard states[slot].runningWake == 0 else {
             if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
             // With a fetch running, only the pending push's expiry needs a timer.
-            states[slot].timerStamp &+= 1
-            if let expiresAt = pending.expiresAt {
-                timers.push(at: expiresAt, slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp))
-            }
+            arm(slot, at: pending.expiresAt)
             return
         }
         let ready = earliestWake(slot, pending, now: now)
@@ -215,19 +216,34 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             states[slot].pending = nil
             pendingSlotCount -= 1
             states[slot].generation &+= 1
-            states[slot].timerStamp &+= 1
+            disarm(slot)
             return
         }
         if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
         // Wake at `ready`, or expire first; a priority-1 or deferred push only expires.
-        states[slot].timerStamp &+= 1
         let at: Instant? = switch (ready, pending.expiresAt) {
         case let (ready?, expires?): min(ready, expires)
         case let (ready?, nil): ready
         case let (nil, expires?): expires
         case (nil, nil): nil
         }
+        arm(slot, at: at)
+    }
+
+    /// Makes the app's evaluation timer fire at `at` (never: nil). A live timer already set
+    /// for `at` is kept: a stream of pushes to a waiting app leaves one heap entry, not one
+    /// per push (they would wait there, stale, until their time, 15 minutes on).
+    private mutating func arm(_ slot: Int, at: Instant?) {
+        if let at, states[slot].armedAt == at { return }
+        states[slot].timerStamp &+= 1
+        states[slot].armedAt = at
         if let at { timers.push(at: at, slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp)) }
+    }
+
+    /// Makes the app's evaluation timer stale.
+    private mutating func disarm(_ slot: Int) {
+        states[slot].timerStamp &+= 1
+        states[slot].armedAt = nil
     }
 
     /// When the pending push may wake the app: nil while its priority keeps it waiting.
@@ -259,7 +275,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].pending = nil
         pendingSlotCount -= 1
         states[slot].generation &+= 1
-        states[slot].timerStamp &+= 1
+        disarm(slot)
         states[slot].runningWake = wakeID
         states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
         states[slot].waitingForSlot = false
@@ -312,6 +328,8 @@ extension WakePolicy {
         var generation: UInt32 = 0
         /// Timers armed with an older stamp are stale.
         var timerStamp: UInt32 = 0
+        /// When the live evaluation timer fires, if one is armed.
+        var armedAt: Instant?
         var waitingForSlot = false
     }
 

@@ -146,6 +146,15 @@ import Testing
         #expect(scenario.fates[ids[9]] == .delivered(at: 15 * Self.minute))
     }
 
+    @Test func pushesToAWaitingAppShareOneTimer() {
+        // A timer per push would hold a million stale entries after a million pushes.
+        let scenario = Scenario(WakeSettings())
+        for second in 0..<10_000 { scenario.push(Self.app, at: Int64(second % 60)) }
+        #expect(scenario.policy.timerCount <= 2)  // the wake's deadline and the next evaluation
+        scenario.advance(to: 15 * Self.minute)
+        #expect(scenario.wakes.map { Scenario.seconds($0.startedAt) } == [0, 15 * Self.minute])
+    }
+
     @Test func aPendingPushExpiresAtItsTTL() {
         let scenario = Scenario(WakeSettings())
         scenario.push(Self.app, at: 0)
