@@ -16,7 +16,9 @@
 #   TOKENS [20000]  THREADS [1]: worker threads of both servers (--threads, nghttpd -n)
 #   RATE [20000] pushes/s and RATE_SECONDS [10] for the latency run
 #   RSS_PUSHES [1000000] to RSS_DEVICES [100000] for the memory run
-#   PARTS ["h2c tls latency rss"]: which parts to run
+#   PARTS ["h2c tls latency rss"]: which parts to run; add "transport" for the HTTP/2
+#     transport alone (H2FixedResponseServer: a fixed 200 + apns-id, no APNs, no device)
+#     against the same nghttpd over h2c, as the foundation measured it
 #   MIN_RATIO: if set, exit 1 when a median ratio is below it
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -129,6 +131,25 @@ if [[ " $PARTS " == *" h2c "* ]]; then
     latency "$work/spd.uris" silentpushd
   fi
   stop "$spd_pid"; stop "$ref_pid"
+fi
+
+if [[ " $PARTS " == *" transport "* ]]; then
+  swift build -c release --product H2FixedResponseServer >&2
+  .build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" & tr_pid=$!; pids+=($tr_pid)
+  ref_port=$(free_port)
+  nghttpd -n "$THREADS" --no-tls -d "$work/docroot" "$ref_port" >/dev/null 2>&1 & ref_pid=$!; pids+=($ref_pid)
+  wait_for "$work/transport.json"; sleep 0.3
+  uris http "$(ready_port "$work/transport.json" port)" "$work/paths" "$work/tr.uris"
+  uris http "$ref_port" "$work/paths" "$work/ref.uris"
+  ratios=()
+  for round in $(seq "$ROUNDS"); do
+    if (( round % 2 )); then ref=$(measure "$work/ref.uris"); tr=$(measure "$work/tr.uris")
+    else tr=$(measure "$work/tr.uris"); ref=$(measure "$work/ref.uris"); fi
+    ratios+=("$(ratio "$tr" "$ref")")
+    printf 'transport round %s: nghttpd %.0f, transport %.0f, ratio %s\n' "$round" "$ref" "$tr" "${ratios[-1]}"
+  done
+  echo "transport median ratio transport/nghttpd: $(median "${ratios[@]}")"
+  stop "$tr_pid"; stop "$ref_pid"
 fi
 
 if [[ " $PARTS " == *" tls "* ]]; then

@@ -64,6 +64,8 @@ public struct DeviceRegistry: Sendable {
 
     /// Admits a push to `token` (lower-case hex) on `topic`.
     public mutating func admit(token: String, topic: String) throws(APNsRejection) {
+        // No registration at all (the default): no token to hash and look up.
+        if entries.isEmpty, mode == .acceptOnFirstUse { return }
         guard let entry = entries[token] else {
             guard mode == .acceptOnFirstUse else { throw APNsRejection(.badDeviceToken) }
             return

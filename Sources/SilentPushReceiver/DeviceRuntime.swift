@@ -52,6 +52,8 @@ public final class DeviceRuntime: PushSink, Sendable {
         /// Pushes coalesced into each app's open slot generation: they share the fate of
         /// whatever closes it (counted for the metrics then).
         var coalescedWaiting: [AppKey: Int] = [:]
+        /// What the pending-slots gauge shows.
+        var reportedPendingSlots = 0
     }
 
     /// What a locked step leaves to do once the lock is released.
@@ -186,7 +188,13 @@ public final class DeviceRuntime: PushSink, Sendable {
             if inserting?.id == head, inserting?.replaced == nil { return }
             changes.append(.closeGeneration(head: head, fate: fate))
         }
-        defer { metrics.pendingSlots(state.policy.pendingSlotCount) }
+        defer {
+            // Most pushes replace a waiting one: the gauge is set only when the count moves.
+            if state.policy.pendingSlotCount != state.reportedPendingSlots {
+                state.reportedPendingSlots = state.policy.pendingSlotCount
+                metrics.pendingSlots(state.reportedPendingSlots)
+            }
+        }
         for action in actions {
             switch action {
             case .pending(let push, _, let generation):

@@ -241,7 +241,8 @@ public final class PushStore: Sendable {
         }
     }
 
-    /// Pushes still pending: what a restarted receiver puts back in the slots.
+    /// Pushes still pending: what a restarted receiver puts back in the slots. Reads the
+    /// whole table (once, at start-up: an index would cost every push two writes).
     public func pendingPushes() throws -> [PushRecord] {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = 'pending' ORDER BY id").map(Self.push)
@@ -528,6 +529,11 @@ public final class PushStore: Sendable {
                 WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending';
                 DROP INDEX pushes_by_app;
                 """)
+        }
+        migrator.registerMigration("v5") { db in
+            // Every push entered and left this index (pending, then coalesced or delivered):
+            // two B-tree writes per push for a query that runs once, at start-up.
+            try db.execute(sql: "DROP INDEX pushes_pending")
         }
         return migrator
     }()
