@@ -14,7 +14,9 @@
 # Environment (defaults in brackets):
 #   ROUNDS [3]  REQUESTS [200000] per measurement  CLIENTS [4]  STREAMS [32] per connection
 #   TOKENS [20000]  THREADS [1]: worker threads of both servers (--threads, nghttpd -n)
-#   RATE [20000] pushes/s and RATE_SECONDS [10] for the latency run
+#   RATE [20000] pushes/s and RATE_SECONDS [10] for the latency run, LATENCY_CLIENTS [10]
+#     connections with LATENCY_STREAMS [4] streams each: h2load's --rps sends each tick's
+#     requests in one burst, so many streams per connection measure its own queue
 #   RSS_PUSHES [1000000] to RSS_DEVICES [100000] for the memory run
 #   PARTS ["h2c tls latency rss"]: which parts to run; add "transport" for the HTTP/2
 #     transport alone (H2FixedResponseServer: a fixed 200 + apns-id, no APNs, no device)
@@ -24,6 +26,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} REQUESTS=${REQUESTS:-200000} CLIENTS=${CLIENTS:-4} STREAMS=${STREAMS:-32}
 TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1} RATE=${RATE:-20000} RATE_SECONDS=${RATE_SECONDS:-10}
+LATENCY_CLIENTS=${LATENCY_CLIENTS:-10} LATENCY_STREAMS=${LATENCY_STREAMS:-4}
 RSS_PUSHES=${RSS_PUSHES:-1000000} RSS_DEVICES=${RSS_DEVICES:-100000} PARTS=${PARTS:-"h2c tls latency rss"}
 for tool in h2load nghttpd python3 openssl curl; do
   command -v "$tool" >/dev/null || { echo "missing $tool: run 'make deps' (nghttp2-client, nghttp2-server, curl)" >&2; exit 2; }
@@ -106,7 +109,7 @@ throughput() {
 # Latency at a fixed rate: h2load's per-request log (microseconds until the response ends).
 latency() {
   local uri_file=$1 label=$2 log="$work/latency.log" n=$(( RATE * RATE_SECONDS ))
-  local out; out=$(h2load -n "$n" -c "$CLIENTS" -m "$STREAMS" --rps $(( RATE / CLIENTS )) -d "$payload" "${headers[@]}" \
+  local out; out=$(h2load -n "$n" -c "$LATENCY_CLIENTS" -m "$LATENCY_STREAMS" --rps $(( RATE / LATENCY_CLIENTS )) -d "$payload" "${headers[@]}" \
     --log-file "$log" -i "$uri_file")
   grep -q "status codes: $n 2xx" <<<"$out" || { echo "not every request answered 2xx ($label):" >&2; echo "$out" >&2; exit 1; }
   local achieved; achieved=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
@@ -125,7 +128,7 @@ if [[ " $PARTS " == *" h2c "* ]]; then
   sleep 0.3
   throughput http "$(ready_port "$spd_ready" h2c)" "$ref_port" h2c
   if [[ " $PARTS " == *" latency "* ]]; then
-    echo "latency at $RATE pushes/s for ${RATE_SECONDS} s (h2c, -c $CLIENTS -m $STREAMS --rps $(( RATE / CLIENTS )) per client), ms:"
+    echo "latency at $RATE pushes/s for ${RATE_SECONDS} s (h2c, -c $LATENCY_CLIENTS -m $LATENCY_STREAMS --rps $(( RATE / LATENCY_CLIENTS )) per client), ms:"
     printf '%-12s %9s %9s %9s %9s %9s\n' server "req/s" p50 p99 p99.9 max
     latency "$work/ref.uris" nghttpd
     latency "$work/spd.uris" silentpushd

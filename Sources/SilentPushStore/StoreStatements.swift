@@ -129,9 +129,9 @@ final class StoreStatements: @unchecked Sendable {
             index += 1
             bytes.withUnsafeBytes { raw in
                 if let base = raw.baseAddress, raw.count > 0 {
-                    sqlite3_bind_blob(statement, index, base, Int32(raw.count), Self.transient)
+                    _ = sqlite3_bind_blob(statement, index, base, Int32(raw.count), Self.transient)
                 } else {
-                    sqlite3_bind_zeroblob(statement, index, 0)
+                    _ = sqlite3_bind_zeroblob(statement, index, 0)  // a nil pointer would bind NULL
                 }
             }
         }
