@@ -215,10 +215,7 @@ public final class DeviceRuntime: PushSink, Sendable {
                 // The push in hand, with nothing coalesced, needs no read from the store.
                 var wake: Wake?
                 if let push = inserting, push.id == start.push, push.replaced == nil {
-                    wake = Wake(
-                        id: start.wakeID, deviceToken: push.deviceToken, topic: push.topic, apnsID: push.apnsID, payload: push.payload,
-                        priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: [],
-                        startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
+                    wake = Self.wake(start, delivering: push, coalesced: [])
                 }
                 effects.append(.run(start, wake))
                 metrics.wakeStarted()
@@ -297,10 +294,14 @@ public final class DeviceRuntime: PushSink, Sendable {
         // pushes coalesced into it are readable.
         try await store.write([])
         guard let push = try store.push(id: start.push) else { throw WakeReadError(push: start.push) }
-        return Wake(
+        return Self.wake(start, delivering: push, coalesced: try store.coalescedAPNsIDs(wakeID: start.wakeID))
+    }
+
+    /// What the handler gets for `start`, which delivers `push`.
+    private static func wake(_ start: Start, delivering push: PushRecord, coalesced: [String]) -> Wake {
+        Wake(
             id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
-            payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high,
-            coalescedAPNsIDs: try store.coalescedAPNsIDs(wakeID: start.wakeID),
+            payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: coalesced,
             startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
     }
 
