@@ -78,13 +78,14 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         fireTimers(upTo: now)
         let device = deviceState(app.device)
         if device.forceQuit {
-            actions.append(.dropped(push: push.id, app: app, reason: "app force-quit", generation: nil))
+            actions.append(.dropped(push: push.id, app: app, reason: "app force-quit", generation: nil, coalesced: 0))
         } else if !device.backgroundRefresh {
-            actions.append(.dropped(push: push.id, app: app, reason: "Background App Refresh off", generation: nil))
+            actions.append(.dropped(push: push.id, app: app, reason: "Background App Refresh off", generation: nil, coalesced: 0))
         } else {
             let slot = index(of: app)
             if let old = states[slot].pending {
                 actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation))
+                states[slot].coalesced += 1
             } else {
                 pendingSlotCount += 1
             }
@@ -125,11 +126,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         for slot in apps.indices where apps[slot].device == device {
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
-                actions.append(.dropped(push: pending.push, app: apps[slot], reason: reason, generation: states[slot].generation))
-                states[slot].pending = nil
-                pendingSlotCount -= 1
-                states[slot].generation &+= 1
-                disarm(slot)
+                let (generation, coalesced) = closeSlot(slot)
+                actions.append(.dropped(push: pending.push, app: apps[slot], reason: reason, generation: generation, coalesced: coalesced))
             } else {
                 evaluate(slot, now: now, announcePending: false)
             }
@@ -212,11 +210,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             return
         }
         if let expiresAt = pending.expiresAt, expiresAt <= now {
-            actions.append(.expired(push: pending.push, app: app, generation: states[slot].generation))
-            states[slot].pending = nil
-            pendingSlotCount -= 1
-            states[slot].generation &+= 1
-            disarm(slot)
+            let (generation, coalesced) = closeSlot(slot)
+            actions.append(.expired(push: pending.push, app: app, generation: generation, coalesced: coalesced))
             return
         }
         if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
@@ -238,6 +233,18 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].timerStamp &+= 1
         states[slot].armedAt = at
         if let at { timers.push(at: at, slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp)) }
+    }
+
+    /// Empties the app's slot and opens its next generation; returns the generation closed
+    /// and how many pushes were coalesced in it.
+    private mutating func closeSlot(_ slot: Int) -> (generation: UInt32, coalesced: Int) {
+        let closed = (states[slot].generation, Int(states[slot].coalesced))
+        states[slot].pending = nil
+        states[slot].coalesced = 0
+        pendingSlotCount -= 1
+        states[slot].generation &+= 1
+        disarm(slot)
+        return closed
     }
 
     /// Makes the app's evaluation timer stale.
@@ -270,12 +277,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         let wakeID = nextWakeID
         nextWakeID += 1
         let deadline = now.advanced(by: settings.deadline)
+        let (generation, coalesced) = closeSlot(slot)
         actions.append(.startWake(WakeStart(
-            wakeID: wakeID, app: app, push: pending.push, generation: states[slot].generation, startedAt: now, deadline: deadline)))
-        states[slot].pending = nil
-        pendingSlotCount -= 1
-        states[slot].generation &+= 1
-        disarm(slot)
+            wakeID: wakeID, app: app, push: pending.push, generation: generation, coalescedCount: coalesced, startedAt: now,
+            deadline: deadline)))
         states[slot].runningWake = wakeID
         states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
         states[slot].waitingForSlot = false
@@ -326,6 +331,8 @@ extension WakePolicy {
         var nextAllowed: Instant?
         var runningWake: UInt64 = 0
         var generation: UInt32 = 0
+        /// Pushes coalesced in this generation: they share the fate of whatever closes it.
+        var coalesced: UInt32 = 0
         /// Timers armed with an older stamp are stale.
         var timerStamp: UInt32 = 0
         /// When the live evaluation timer fires, if one is armed.

@@ -76,6 +76,8 @@ public struct WakeStart<App: WakeApp, Instant: Sendable & Equatable>: Sendable, 
     public var push: UInt64
     /// The slot generation it closes: pushes coalesced in it ride this wake.
     public var generation: UInt32
+    /// How many pushes were coalesced in that generation.
+    public var coalescedCount: Int
     public var startedAt: Instant
     public var deadline: Instant
 }
@@ -88,11 +90,12 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     case coalesced(push: UInt64, app: App, generation: UInt32)
     /// Run a wake.
     case startWake(WakeStart<App, Instant>)
-    /// The slot's push expired before a wake could deliver it; the generation is closed.
-    case expired(push: UInt64, app: App, generation: UInt32)
+    /// The slot's push expired before a wake could deliver it; the generation is closed, and
+    /// the `coalesced` pushes in it expire too.
+    case expired(push: UInt64, app: App, generation: UInt32, coalesced: Int)
     /// The push never reaches the app. With a generation, it was waiting in the slot and
-    /// the generation is closed: pushes coalesced in it share its fate.
-    case dropped(push: UInt64, app: App, reason: String, generation: UInt32?)
+    /// the generation is closed: the `coalesced` pushes in it share its fate.
+    case dropped(push: UInt64, app: App, reason: String, generation: UInt32?, coalesced: Int)
     /// The wake's handler passed its deadline: cancel it; it failed with deadlineExceeded,
     /// and the app's next interval is doubled.
     case cancelWake(wakeID: UInt64, app: App)

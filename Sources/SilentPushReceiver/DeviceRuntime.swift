@@ -49,9 +49,6 @@ public final class DeviceRuntime: PushSink, Sendable {
         var armedTimer: DeviceInstant?
         var nextWaiterToken: UInt64 = 0
         var stopping = false
-        /// Pushes coalesced into each app's open slot generation: they share the fate of
-        /// whatever closes it (counted for the metrics then).
-        var coalescedWaiting: [AppKey: Int] = [:]
         /// What the pending-slots gauge shows.
         var reportedPendingSlots = 0
     }
@@ -199,11 +196,10 @@ public final class DeviceRuntime: PushSink, Sendable {
             switch action {
             case .pending(let push, _, let generation):
                 settle(push, .pending, generation: generation)
-            case .coalesced(let push, let app, let generation):
+            case .coalesced(let push, _, let generation):
                 settle(push, .coalesced(wakeID: nil), generation: generation)
                 // Only an arriving push replaces the one waiting: it heads the slot's chain.
                 inserting?.replaced = push
-                state.coalescedWaiting[app, default: 0] += 1
             case .startWake(let start):
                 changes.append(.insertWake(WakeRecord(
                     id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
@@ -220,14 +216,14 @@ public final class DeviceRuntime: PushSink, Sendable {
                 effects.append(.run(start, wake))
                 metrics.wakeStarted()
                 metrics.fate("delivered")
-                metrics.fate("coalesced", count: state.coalescedWaiting.removeValue(forKey: start.app) ?? 0)
-            case .expired(let push, let app, _):
+                metrics.fate("coalesced", count: start.coalescedCount)
+            case .expired(let push, _, _, let coalesced):
                 settle(push, .expired, generation: nil)
-                metrics.fate("expired", count: 1 + (state.coalescedWaiting.removeValue(forKey: app) ?? 0))
+                metrics.fate("expired", count: 1 + coalesced)
                 close(push, .expired)
-            case .dropped(let push, let app, let reason, let generation):
+            case .dropped(let push, _, let reason, let generation, let coalesced):
                 settle(push, .dropped(reason: reason), generation: nil)
-                metrics.dropped(reason, count: 1 + (generation == nil ? 0 : state.coalescedWaiting.removeValue(forKey: app) ?? 0))
+                metrics.dropped(reason, count: 1 + coalesced)
                 if generation != nil { close(push, .dropped(reason: reason)) }
             case .cancelWake(let wakeID, _):
                 guard let running = state.running.removeValue(forKey: wakeID) else { continue }

@@ -91,16 +91,20 @@ import Testing
                     let at = Self.seconds(wake.startedAt)
                     wakes.append(wake)
                     fates[wake.push] = .delivered(at: at)
-                    for push in coalesced.removeValue(forKey: key(wake.app, wake.generation)) ?? [] { fates[push] = .coalesced(intoWakeAt: at) }
+                    let riding = coalesced.removeValue(forKey: key(wake.app, wake.generation)) ?? []
+                    #expect(wake.coalescedCount == riding.count, "pushes coalesced into the wake")
+                    for push in riding { fates[push] = .coalesced(intoWakeAt: at) }
                     if completeImmediately { complete(wake, at: at) }
-                case .expired(let push, let app, let generation):
+                case .expired(let push, let app, let generation, let count):
                     fates[push] = .expired
-                    for push in coalesced.removeValue(forKey: key(app, generation)) ?? [] { fates[push] = .expired }
-                case .dropped(let push, let app, let reason, let generation):
+                    let riding = coalesced.removeValue(forKey: key(app, generation)) ?? []
+                    #expect(count == riding.count, "pushes coalesced into the expired generation")
+                    for push in riding { fates[push] = .expired }
+                case .dropped(let push, let app, let reason, let generation, let count):
                     fates[push] = .dropped(reason)
-                    if let generation {
-                        for push in coalesced.removeValue(forKey: key(app, generation)) ?? [] { fates[push] = .dropped(reason) }
-                    }
+                    let riding = generation.flatMap { coalesced.removeValue(forKey: key(app, $0)) } ?? []
+                    #expect(count == riding.count, "pushes coalesced into the dropped generation")
+                    for push in riding { fates[push] = .dropped(reason) }
                 case .cancelWake(let wakeID, _):
                     cancelled.append(wakeID)
                 }
@@ -327,7 +331,7 @@ import Testing
         let actions = policy.restore(
             app: Self.app, generation: 3, nextAllowed: Scenario.at(900),
             pending: IncomingPush(id: 9, priority: .high, expiresAt: Scenario.at(100)), now: Scenario.at(600))
-        #expect(actions == [.expired(push: 9, app: Self.app, generation: 3)])
+        #expect(actions == [.expired(push: 9, app: Self.app, generation: 3, coalesced: 0)])
     }
 
     @Test func thePendingSlotCountFollowsTheSlots() {
