@@ -4,8 +4,8 @@
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 CONFIG ?= debug
 
-# Build: C libraries for nghttp2, OpenSSL and SQLite. Tests and benchmarks: independent HTTP/2 peers.
-BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev openssl ca-certificates
+# Build: C libraries for nghttp2, OpenSSL, SQLite and jemalloc (silentpushd's allocator). Tests and benchmarks: independent HTTP/2 peers.
+BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev libjemalloc-dev openssl ca-certificates
 PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns

@@ -13,7 +13,16 @@ public struct APNsRequestValidator: Sendable {
     public static let deviceTokenHexLength = 64...200
     /// Whether `token` has a device token's shape: an even number of hex digits, 64 to 200.
     public static func isValidDeviceToken(_ token: some StringProtocol) -> Bool {
-        deviceTokenHexLength.contains(token.utf8.count) && token.utf8.count % 2 == 0 && token.utf8.allSatisfy(APNsHeaders.isHexDigit)
+        let utf8 = token.utf8
+        let count = utf8.count
+        guard deviceTokenHexLength.contains(count), count % 2 == 0 else { return false }
+        return allBytes(of: token, satisfy: APNsHeaders.isHexDigit)
+    }
+
+    /// Whether every byte of `string` satisfies `predicate`; a native string's bytes are
+    /// contiguous, so this is a plain loop rather than the UTF-8 view's iterator.
+    private static func allBytes(of string: some StringProtocol, satisfy predicate: (UInt8) -> Bool) -> Bool {
+        string.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? string.utf8.allSatisfy(predicate)
     }
 
     /// `apns-collapse-id` is at most this many bytes.
@@ -80,7 +89,7 @@ public struct APNsRequestValidator: Sendable {
             }
         }
 
-        let hasUpperCase = deviceToken.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
+        let hasUpperCase = !Self.allBytes(of: deviceToken, satisfy: { $0 < UInt8(ascii: "A") || $0 > UInt8(ascii: "F") })
         return ValidatedPush(
             deviceToken: hasUpperCase ? deviceToken.lowercased() : String(deviceToken), topic: topic, pushType: pushType, priority: priority,
             expiration: expiration, collapseID: headers.collapseID, apnsID: apnsID, payload: payload,

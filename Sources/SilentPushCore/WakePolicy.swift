@@ -12,9 +12,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Intervals, deadline and the cap on concurrent fetches.
     public var settings: WakeSettings
 
-    /// Each app's dense index: hashed once per event; everything else works on indices.
-    private var indices: [App: Int32] = [:]
-    private var apps: [App] = []
+    /// Each app at its dense index: hashed once per event; everything else works on indices.
+    private var apps = AppTable()
     private var states: [AppState] = []
     private var devices: [App.Device: DeviceRecord] = [:]
     private var timers = TimerHeap()
@@ -46,14 +45,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Timers held, stale ones included (each costs memory until its time comes).
     public var timerCount: Int { timers.count }
 
-    private func state(of app: App) -> AppState? { indices[app].map { states[Int($0)] } }
+    private func state(of app: App) -> AppState? { apps.index(of: app).map { states[$0] } }
 
     private mutating func index(of app: App) -> Int {
-        if let index = indices[app] { return Int(index) }
-        indices[app] = Int32(apps.count)
-        apps.append(app)
-        states.append(AppState())
-        return apps.count - 1
+        let (index, inserted) = apps.insert(app)
+        if inserted { states.append(AppState()) }
+        return index
     }
 
     /// Fetches running now.
@@ -99,10 +96,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// wake was already cancelled at its deadline: a late result is ignored.
     public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
         fireTimers(upTo: now)
-        guard let index = indices[app], states[Int(index)].runningWake == wakeID, wakeID != 0 else {
+        guard let slot = apps.index(of: app), states[slot].runningWake == wakeID, wakeID != 0 else {
             return (false, takeActions())
         }
-        let slot = Int(index)
         states[slot].runningWake = 0
         runningFetches -= 1
         evaluate(slot, now: now, announcePending: false)
@@ -123,7 +119,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
         let dropReason = new.forceQuit && !old.forceQuit ? "app force-quit"
             : !new.backgroundRefresh && old.backgroundRefresh ? "Background App Refresh off" : nil
-        for slot in apps.indices where apps[slot].device == device {
+        for slot in 0..<apps.count where apps[slot].device == device {
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
                 let (generation, coalesced) = closeSlot(slot)

@@ -289,8 +289,10 @@ public final class DeviceRuntime: PushSink, Sendable {
         // The wake's own changes are queued; once they are committed its push and the
         // pushes coalesced into it are readable.
         try await store.write([])
-        guard let push = try store.push(id: start.push) else { throw WakeReadError(push: start.push) }
-        return Self.wake(start, delivering: push, coalesced: try store.coalescedAPNsIDs(wakeID: start.wakeID))
+        guard let (push, coalesced) = try store.delivery(push: start.push, wakeID: start.wakeID) else {
+            throw WakeReadError(push: start.push)
+        }
+        return Self.wake(start, delivering: push, coalesced: coalesced)
     }
 
     /// What the handler gets for `start`, which delivers `push`.

@@ -296,17 +296,31 @@ public final class PushStore: Sendable {
 
     /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
     public func coalescedAPNsIDs(wakeID: UInt64) throws -> [String] {
-        try database.read { db in
-            try String.fetchAll(db, sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = 'coalesced' ORDER BY id",
-                                arguments: [Int64(bitPattern: wakeID)])
-        }
+        try database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
     }
 
     /// The push with this store id.
     public func push(id: UInt64) throws -> PushRecord? {
+        try database.read { db in try Self.push(id: id, db) }
+    }
+
+    /// What a wake delivers, read in one transaction: its push (nil if missing) and the
+    /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
+    public func delivery(push id: UInt64, wakeID: UInt64) throws -> (push: PushRecord, coalesced: [String])? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM pushes WHERE id = ?", arguments: [Int64(bitPattern: id)]).map(Self.push)
+            guard let push = try Self.push(id: id, db) else { return nil }
+            return (push, try Self.coalescedAPNsIDs(wakeID: wakeID, db))
         }
+    }
+
+    // Cached statements: prepared once per reader connection.
+    private static func push(id: UInt64, _ db: Database) throws -> PushRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM pushes WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map(Self.push)
+    }
+
+    private static func coalescedAPNsIDs(wakeID: UInt64, _ db: Database) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = 'coalesced' ORDER BY id"),
+                            arguments: [Int64(bitPattern: wakeID)])
     }
 
     /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake

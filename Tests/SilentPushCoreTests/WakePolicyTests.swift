@@ -334,6 +334,24 @@ import Testing
         #expect(actions == [.expired(push: 9, app: Self.app, generation: 3, coalesced: 0)])
     }
 
+    /// The app table grows many times over; every app keeps its own state, and an app never
+    /// seen has none.
+    @Test func tenThousandAppsEachKeepTheirOwnSlot() {
+        var policy = WakePolicy<App, DeviceInstant>(settings: WakeSettings(minimumInterval: .seconds(900)))
+        let apps = (0..<10_000).map { App(device: "d\($0 % 2_500)", topic: "t\($0 / 2_500)") }
+        for (index, app) in apps.enumerated() {
+            _ = policy.receive(IncomingPush(id: UInt64(index), priority: .normal, expiresAt: nil), for: app, now: Scenario.at(0))
+        }
+        // A second push to each app: it now waits in the slot (the first woke the app).
+        for (index, app) in apps.enumerated() {
+            _ = policy.receive(IncomingPush(id: UInt64(20_000 + index), priority: .normal, expiresAt: nil), for: app, now: Scenario.at(1))
+        }
+        #expect(policy.appCount == 10_000)
+        #expect(apps.indices.allSatisfy { policy.pendingPush(of: apps[$0]) == UInt64(20_000 + $0) })
+        #expect(policy.pendingPush(of: App(device: "d2500", topic: "t0")) == nil)
+        #expect(!policy.isRunning(App(device: "d0", topic: "t4")))
+    }
+
     @Test func thePendingSlotCountFollowsTheSlots() {
         let scenario = Scenario(WakeSettings(minimumInterval: .seconds(900)))
         let other = App(device: "d2", topic: "com.example.app")

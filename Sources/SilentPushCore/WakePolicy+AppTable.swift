@@ -1,0 +1,56 @@
+extension WakePolicy {
+    /// The apps the policy has seen, each at a dense index that never changes, found
+    /// through an open-addressing table of those indices. Apps are only ever added.
+    ///
+    /// Each app is stored once: a `Dictionary` from app to index keeps a second copy of
+    /// every key, and with 100,000 apps that copy (in a table sized for twice as many) was
+    /// 8 MB of the receiver's memory.
+    struct AppTable {
+        private(set) var apps: [App] = []
+        /// Index + 1 of the app whose probe sequence passes here; 0: empty. A power of
+        /// two in size, kept at most half full so probe sequences stay short.
+        private var buckets = [Int32](repeating: 0, count: 16)
+
+        var count: Int { apps.count }
+
+        subscript(index: Int) -> App { apps[index] }
+
+        /// The index of `app`, if it was added.
+        func index(of app: App) -> Int? {
+            let mask = buckets.count - 1
+            var bucket = app.hashValue & mask
+            while true {
+                let entry = Int(buckets[bucket])
+                if entry == 0 { return nil }
+                if apps[entry - 1] == app { return entry - 1 }
+                bucket = (bucket + 1) & mask
+            }
+        }
+
+        /// The index of `app`, adding it first if it is new.
+        mutating func insert(_ app: App) -> (index: Int, inserted: Bool) {
+            let mask = buckets.count - 1
+            var bucket = app.hashValue & mask
+            while true {
+                let entry = Int(buckets[bucket])
+                if entry == 0 { break }
+                if apps[entry - 1] == app { return (entry - 1, false) }
+                bucket = (bucket + 1) & mask
+            }
+            apps.append(app)
+            buckets[bucket] = Int32(apps.count)
+            if apps.count * 2 > buckets.count { grow() }
+            return (apps.count - 1, true)
+        }
+
+        private mutating func grow() {
+            buckets = [Int32](repeating: 0, count: buckets.count * 2)
+            let mask = buckets.count - 1
+            for (index, app) in apps.enumerated() {
+                var bucket = app.hashValue & mask
+                while buckets[bucket] != 0 { bucket = (bucket + 1) & mask }
+                buckets[bucket] = Int32(index + 1)
+            }
+        }
+    }
+}
