@@ -11,6 +11,12 @@ final class StoreStatements: @unchecked Sendable {
     private var setFate: Statement?
     private var insertWake: Statement?
     private var finishWake: Statement?
+    /// Where a statement's text and blob parameters are copied before its step, so SQLite
+    /// can take them as SQLITE_STATIC instead of making its own copy of each (a malloc per
+    /// text column per push). Parameters that do not fit are bound the copying way.
+    private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
+
+    deinit { scratch.deallocate() }
 
     /// Applies one change in `db`'s open transaction.
     func apply(_ change: StoreChange, _ db: Database) throws {
@@ -85,7 +91,7 @@ final class StoreStatements: @unchecked Sendable {
             slot = statement
         }
         let raw = statement.sqliteStatement
-        var binder = Binder(statement: raw)
+        var binder = Binder(statement: raw, scratch: scratch)
         bind(&binder)
         let code = sqlite3_step(raw)
         if code != SQLITE_DONE {
@@ -96,17 +102,31 @@ final class StoreStatements: @unchecked Sendable {
         sqlite3_reset(raw)
     }
 
-    /// Binds a statement's parameters in order.
+    /// Binds a statement's parameters in order. Text and blobs are copied into `scratch`,
+    /// which outlives the step, and bound without a copy of SQLite's own.
     struct Binder {
         let statement: OpaquePointer
+        private let scratch: UnsafeMutableRawBufferPointer
+        private var used = 0
         private var index: Int32 = 0
 
-        init(statement: OpaquePointer) {
+        init(statement: OpaquePointer, scratch: UnsafeMutableRawBufferPointer) {
             self.statement = statement
+            self.scratch = scratch
         }
 
         private static let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        private static let isStatic = unsafeBitCast(OpaquePointer(bitPattern: 0), to: sqlite3_destructor_type.self)
         private static let empty: StaticString = ""
+
+        /// `bytes` copied into the scratch space, if they fit: the copy's address.
+        private mutating func stash(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawPointer? {
+            guard let base = bytes.baseAddress, bytes.count <= scratch.count - used else { return nil }
+            let copy = scratch.baseAddress! + used
+            copy.copyMemory(from: base, byteCount: bytes.count)
+            used += bytes.count
+            return UnsafeRawPointer(copy)
+        }
 
         mutating func callAsFunction(_ value: Int64?) {
             index += 1
@@ -117,6 +137,10 @@ final class StoreStatements: @unchecked Sendable {
             index += 1
             guard var value else { sqlite3_bind_null(statement, index); return }
             value.withUTF8 { text in
+                if let copy = stash(UnsafeRawBufferPointer(text)) {
+                    _ = sqlite3_bind_text(statement, index, copy.assumingMemoryBound(to: CChar.self), Int32(text.count), Self.isStatic)
+                    return
+                }
                 // A nil pointer would bind NULL: an empty string needs a real one.
                 let base = text.baseAddress ?? UnsafePointer(Self.empty.utf8Start)
                 base.withMemoryRebound(to: CChar.self, capacity: max(text.count, 1)) {
@@ -128,7 +152,9 @@ final class StoreStatements: @unchecked Sendable {
         mutating func callAsFunction(bytes: [UInt8]) {
             index += 1
             bytes.withUnsafeBytes { raw in
-                if let base = raw.baseAddress, raw.count > 0 {
+                if raw.count > 0, let copy = stash(raw) {
+                    _ = sqlite3_bind_blob(statement, index, copy, Int32(raw.count), Self.isStatic)
+                } else if let base = raw.baseAddress, raw.count > 0 {
                     _ = sqlite3_bind_blob(statement, index, base, Int32(raw.count), Self.transient)
                 } else {
                     _ = sqlite3_bind_zeroblob(statement, index, 0)  // a nil pointer would bind NULL
