@@ -16,31 +16,29 @@ extension WakePolicy {
         subscript(index: Int) -> App { apps[index] }
 
         /// The index of `app`, if it was added.
-        func index(of app: App) -> Int? {
-            let mask = buckets.count - 1
-            var bucket = app.hashValue & mask
-            while true {
-                let entry = Int(buckets[bucket])
-                if entry == 0 { return nil }
-                if apps[entry - 1] == app { return entry - 1 }
-                bucket = (bucket + 1) & mask
-            }
-        }
+        func index(of app: App) -> Int? { find(app).index }
 
         /// The index of `app`, adding it first if it is new.
         mutating func insert(_ app: App) -> (index: Int, inserted: Bool) {
-            let mask = buckets.count - 1
-            var bucket = app.hashValue & mask
-            while true {
-                let entry = Int(buckets[bucket])
-                if entry == 0 { break }
-                if apps[entry - 1] == app { return (entry - 1, false) }
-                bucket = (bucket + 1) & mask
-            }
+            let (bucket, found) = find(app)
+            if let found { return (found, false) }
             apps.append(app)
             buckets[bucket] = Int32(apps.count)
             if apps.count * 2 > buckets.count { grow() }
             return (apps.count - 1, true)
+        }
+
+        /// Walks `app`'s probe sequence: its index if it is there, else the empty bucket
+        /// where it would go.
+        private func find(_ app: App) -> (bucket: Int, index: Int?) {
+            let mask = buckets.count - 1
+            var bucket = app.hashValue & mask
+            while true {
+                let entry = Int(buckets[bucket])
+                if entry == 0 { return (bucket, nil) }
+                if apps[entry - 1] == app { return (bucket, entry - 1) }
+                bucket = (bucket + 1) & mask
+            }
         }
 
         private mutating func grow() {
