@@ -303,11 +303,6 @@ public final class PushStore: Sendable {
         try database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
     }
 
-    /// The push with this store id.
-    public func push(id: UInt64) throws -> PushRecord? {
-        try database.read { db in try Self.push(id: id, db) }
-    }
-
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the
     /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
     public func delivery(push id: UInt64, wakeID: UInt64) throws -> (push: PushRecord, coalesced: [String])? {
