@@ -124,7 +124,7 @@ let package = Package(
             ],
             // jemalloc's thread caches: records are built on the event loop and freed on the
             // store's writer, which under glibc malloc contends on the event loop's arena
-            // (paired runs: 7–12% less CPU per push; docs/benchmarks.md).
+            // (paired runs: about 7% less CPU per push; docs/benchmarks.md).
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
 
