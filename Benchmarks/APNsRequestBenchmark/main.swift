@@ -19,7 +19,7 @@ final class NullResponses: H2ResponseSink, Sendable {
 }
 
 struct Discard: PushSink {
-    func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) { completion(.success(())) }
+    func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) { completion(.success(())) }
 }
 
 /// Best nanoseconds per iteration over `rounds` runs of `iterations`.

@@ -3,14 +3,17 @@
 // APNs validation. Usage: H2FixedResponseServer READY_FILE [THREADS] [tls]
 import Foundation
 import NIOPosix
+import Synchronization
 import SilentPushCore
 import SilentPushTesting
 import SilentPushTransport
 
-struct FixedResponse: H2Service {
+final class FixedResponse: H2Service {
     let ids = APNsIDGenerator()
+    let pushes = Atomic<UInt64>(0)
     func handle(_ request: H2Request, writer: H2ResponseWriter) {
-        writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: ids.next())))
+        let id = ids.apnsID(pushID: pushes.add(1, ordering: .relaxed).newValue)
+        writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: id)))
     }
 }
 

@@ -54,6 +54,7 @@ package final class APNsEndpoint: H2Service {
         var apnsID: String?
         var deviceToken: Substring?
         var topicHeader: String?
+        let pushID = sink.takePushID()
         do {
             let token = try route(request)
             deviceToken = token
@@ -64,12 +65,12 @@ package final class APNsEndpoint: H2Service {
                 apnsID = given
             }
             let topic = try authenticate(request, headers: headers)
-            let id = apnsID ?? ids.next()
+            let id = apnsID ?? ids.apnsID(pushID: pushID)
             apnsID = id
             let push = try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: request.body)
             try admit(push)
             awaitingAnswer.add(1, ordering: .relaxed)
-            sink.submit(push) { result in
+            sink.submit(push, id: pushID) { result in
                 self.awaitingAnswer.subtract(1, ordering: .relaxed)
                 switch result {
                 case .success: writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: id)))
@@ -78,20 +79,21 @@ package final class APNsEndpoint: H2Service {
             }
         } catch {
             let rejection = (error as? APNsRejection) ?? (error as? APNsReason).map { APNsRejection($0) } ?? APNsRejection(.internalServerError)
-            let id = apnsID ?? ids.next()
+            let id = apnsID ?? ids.apnsID(pushID: pushID)
             writer.respond(Self.error(rejection, apnsID: id))
-            sink.reject(apnsID: id, deviceToken: deviceToken.map(String.init), topic: topicHeader, reason: rejection.reason)
+            sink.reject(id: pushID, apnsID: id, deviceToken: deviceToken.map(String.init), topic: topicHeader, reason: rejection.reason)
         }
     }
 
     package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
         let given = request.headers.first("apns-id")
-        let apnsID = given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.next()
+        let pushID = sink.takePushID()
+        let apnsID = given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.apnsID(pushID: pushID)
         switch problem {
         case .bodyTooLarge:
             writer.respond(Self.error(APNsRejection(.payloadTooLarge), apnsID: apnsID))
             let token: String? = if case .push(let token) = APNsRoute(method: request.method, path: request.path) { String(token) } else { nil }
-            sink.reject(apnsID: apnsID, deviceToken: token, topic: request.headers.first("apns-topic"), reason: .payloadTooLarge)
+            sink.reject(id: pushID, apnsID: apnsID, deviceToken: token, topic: request.headers.first("apns-topic"), reason: .payloadTooLarge)
         case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: H2HeaderList(name: "apns-id", value: apnsID)))
         }
     }

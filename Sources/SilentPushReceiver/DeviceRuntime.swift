@@ -22,6 +22,8 @@ public final class DeviceRuntime: PushSink, Sendable {
     private let metrics: DeviceMetrics
     private let logger: Logger
     let state: Mutex<State>
+    /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
+    private let nextPushID: Atomic<UInt64>
     let advancing = Mutex(false)
     private let timerQueue = DispatchQueue(label: "silentpush.device.timer")
 
@@ -44,7 +46,6 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     struct State {
         var policy: Policy
-        var nextPushID: UInt64
         var running: [UInt64: Running] = [:]
         var armedTimer: DeviceInstant?
         var nextWaiterToken: UInt64 = 0
@@ -68,18 +69,21 @@ public final class DeviceRuntime: PushSink, Sendable {
         self.handler = handler
         self.metrics = metrics
         self.logger = logger
-        state = Mutex(State(policy: policy, nextPushID: nextPushID))
+        state = Mutex(State(policy: policy))
+        self.nextPushID = Atomic(nextPushID)
     }
 
     // MARK: - PushSink
 
-    public func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
+    public func takePushID() -> UInt64 {
+        nextPushID.add(1, ordering: .relaxed).oldValue
+    }
+
+    public func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
         var effects: [Effect] = []
         let queued = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             let now = clock.now
-            let id = state.nextPushID
-            state.nextPushID += 1
             let expiresAt = Self.expiry(of: push.expiration, now: now)
             var record = PushRecord(
                 id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, pushType: push.pushType.rawValue,
@@ -118,11 +122,9 @@ public final class DeviceRuntime: PushSink, Sendable {
         rearm()
     }
 
-    public func reject(apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
+    public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
         let record = state.withLock { state -> PushRecord? in
             guard !state.stopping else { return nil }
-            let id = state.nextPushID
-            state.nextPushID += 1
             return PushRecord(
                 id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
                 receivedAt: clock.now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],

@@ -1,16 +1,30 @@
 import SilentPushCore
+import Synchronization
 
 /// Where accepted pushes go: the device side. `submit` answers once the push is recorded,
 /// so a 200 means the push is kept; or with the reason it cannot be (503 Shutdown, …).
 public protocol PushSink: Sendable {
-    /// Takes `push`; `completion` runs once, from any thread.
-    func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void)
+    /// Takes the id the sink's store gives the next push, accepted or refused; ids ascend.
+    /// The endpoint takes one per request and makes a generated apns-id from it
+    /// (`APNsIDGenerator.apnsID(pushID:)`), so the store finds that push by id.
+    func takePushID() -> UInt64
 
-    /// Notes a request APNs refused, so its fate (`rejected`) can be looked up by apns-id.
-    /// The token and topic are what the request named, when it got that far.
-    func reject(apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason)
+    /// Takes `push`, recorded as `id` (from `takePushID`); `completion` runs once, from any
+    /// thread.
+    func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void)
+
+    /// Notes a request APNs refused, recorded as `id`, so its fate (`rejected`) can be looked
+    /// up by apns-id. The token and topic are what the request named, when it got that far.
+    func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason)
 }
 
 extension PushSink {
-    public func reject(apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
+    public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
+
+    /// Ids from one process-wide sequence, for sinks that keep no store.
+    public func takePushID() -> UInt64 {
+        unstoredPushIDs.add(1, ordering: .relaxed).newValue
+    }
 }
+
+private let unstoredPushIDs = Atomic<UInt64>(0)

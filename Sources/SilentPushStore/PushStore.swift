@@ -231,7 +231,12 @@ public final class PushStore: Sendable {
     /// The push with this `apns-id` (the latest, when a provider reused one).
     public func push(apnsID: String) throws -> PushRecord? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM pushes WHERE apns_id = ? ORDER BY id DESC LIMIT 1", arguments: [apnsID]).map(Self.push)
+            // By the id the apns-id carries, or by its key; the latest when both match.
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM pushes WHERE id = ?1 AND apns_id = ?3
+                UNION ALL SELECT * FROM pushes WHERE apns_key = ?2 AND apns_id = ?3
+                ORDER BY id DESC LIMIT 1
+                """, arguments: [Self.pushID(in: apnsID).map { Int64(bitPattern: $0) }, Self.apnsKey(apnsID), apnsID]).map(Self.push)
         }
     }
 
@@ -547,6 +552,22 @@ public final class PushStore: Sendable {
             // Every push entered and left this index (pending, then coalesced or delivered):
             // two B-tree writes per push for a query that runs once, at start-up.
             try db.execute(sql: "DROP INDEX pushes_pending")
+        }
+        migrator.registerMigration("v6") { db in
+            // Pushes are found by apns-id through their id or an 8-byte key (see `apnsKey`),
+            // not an index of the text.
+            let key = DatabaseFunction("silentpush_apns_key", argumentCount: 2, pure: true) { values in
+                guard let apnsID = String.fromDatabaseValue(values[0]), let id = Int64.fromDatabaseValue(values[1]) else { return nil }
+                return PushStore.indexedAPNsKey(apnsID, pushID: UInt64(bitPattern: id))
+            }
+            db.add(function: key)
+            defer { db.remove(function: key) }
+            try db.execute(sql: """
+                ALTER TABLE pushes ADD COLUMN apns_key INTEGER;
+                UPDATE pushes SET apns_key = silentpush_apns_key(apns_id, id);
+                CREATE INDEX pushes_by_apns_key ON pushes (apns_key) WHERE apns_key IS NOT NULL;
+                DROP INDEX pushes_by_apns_id;
+                """)
         }
         return migrator
     }()

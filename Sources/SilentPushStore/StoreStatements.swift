@@ -25,8 +25,8 @@ final class StoreStatements: @unchecked Sendable {
             let (fate, wake, reason) = PushStore.columns(push.fate)
             try run(&insertPush, db, """
                 INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, expires_at,
-                                    collapse_id, payload, warnings, fate, wake_id, reason, generation, replaced)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                    collapse_id, payload, warnings, fate, wake_id, reason, generation, replaced, apns_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """) { bind in
                 bind(Int64(bitPattern: push.id))
                 bind(push.apnsID)
@@ -44,6 +44,7 @@ final class StoreStatements: @unchecked Sendable {
                 bind(reason)
                 bind(push.generation.map { Int64($0) })
                 bind(push.replaced.map { Int64(bitPattern: $0) })
+                bind(PushStore.indexedAPNsKey(push.apnsID, pushID: push.id))
             }
         case .setFate(let push, let fate, let generation):
             let (name, wake, reason) = PushStore.columns(fate)

@@ -20,8 +20,8 @@ import Testing
 @Suite struct APNsIDGeneratorTests {
     @Test func idsAreUpperCaseVersion4UUIDs() {
         let generator = APNsIDGenerator()
-        for _ in 0..<1000 {
-            let id = generator.next()
+        for pushID in [0, 1, 42, 0xFFFF_FFFF, 0x3FFF_FFFF_FFFF_FFFF] as [UInt64] {
+            let id = generator.apnsID(pushID: pushID)
             #expect(id.count == 36)
             #expect(id == id.uppercased())
             let groups = id.split(separator: "-")
@@ -32,24 +32,23 @@ import Testing
         }
     }
 
-    @Test func idsDoNotRepeat() {
-        let generator = APNsIDGenerator(key: (0, 0))
-        var seen = Set<String>()
-        for _ in 0..<200_000 { seen.insert(generator.next()) }
-        #expect(seen.count == 200_000)
+    @Test func theSecondHalfCarriesThePushID() {
+        let generator = APNsIDGenerator(key: 7)
+        #expect(generator.apnsID(pushID: 42).hasSuffix("-8000-00000000002A"))
+        #expect(generator.apnsID(pushID: 0x3FFF_FFFF_FFFF_FFFF).hasSuffix("-BFFF-FFFFFFFFFFFF"))
     }
 
-    @Test func oneGeneratorsIdsAscend() {
-        // What keeps the store's apns_id index append-only.
-        let generator = APNsIDGenerator()
-        let ids = (0..<10_000).map { _ in generator.next() }
+    @Test func distinctPushIDsGiveDistinctAscendingIDs() {
+        let generator = APNsIDGenerator(key: 0)
+        let ids = (0..<200_000 as Range<UInt64>).map { generator.apnsID(pushID: $0) }
+        #expect(Set(ids).count == ids.count)
         #expect(ids == ids.sorted())
         #expect(Set(ids.map { $0.prefix(19) }).count == 1)
     }
 
     @Test func generatorsWithDifferentKeysDiffer() {
-        #expect(APNsIDGenerator(key: (1, 2)).next() != APNsIDGenerator(key: (3, 4)).next())
-        #expect(APNsIDGenerator(key: (1, 2)).next() == APNsIDGenerator(key: (1, 2)).next())
+        #expect(APNsIDGenerator(key: 1).apnsID(pushID: 5) != APNsIDGenerator(key: 3).apnsID(pushID: 5))
+        #expect(APNsIDGenerator(key: 1).apnsID(pushID: 5) == APNsIDGenerator(key: 1).apnsID(pushID: 5))
     }
 }
 

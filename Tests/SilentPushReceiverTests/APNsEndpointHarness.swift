@@ -18,7 +18,7 @@ final class APNsEndpointHarness: @unchecked Sendable {
         let lock = NSLock()
         var accepted: [ValidatedPush] = []
         var refusal: APNsReason?
-        func submit(_ push: ValidatedPush, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
+        func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
             let refused = lock.withLock { () -> APNsReason? in
                 if refusal == nil { accepted.append(push) }
                 return refusal

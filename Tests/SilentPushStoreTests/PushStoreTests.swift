@@ -102,6 +102,42 @@ import Testing
         #expect(replaced == [1: nil, 2: nil, 3: nil, 4: nil, 5: 3, 6: 5, 7: 4])
         try await store.write([.setFate(push: 6, fate: .delivered(wakeID: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(wakeID: 2))])
         #expect(try store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
+        #expect(try store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
+    }
+
+    @Test func pushesAreFoundByAPNsIDWithAnIndexEntryOnlyWhenTheIDDoesNotCarryThem() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let store = try PushStore.open(.file(path))
+        let ids = APNsIDGenerator(key: 9)
+        let provider = "0F0E0D0C-0B0A-4908-8706-050403020100"
+        let apnsIDs: [UInt64: String] = [
+            1: ids.apnsID(pushID: 1),  // made by the receiver from the push's id
+            2: provider,  // the provider's own
+            3: "not-a-uuid",
+            4: provider.lowercased(),  // another id: apns-ids are compared as sent
+            5: provider,  // reused: the latest is the one found
+            6: ids.apnsID(pushID: 1),  // a receiver-made id sent again by the provider
+            7: ids.apnsID(pushID: 7),
+        ]
+        try await store.write(apnsIDs.sorted { $0.key < $1.key }.map { id, apnsID in
+            var push = Self.push(id)
+            push.apnsID = apnsID
+            return .insertPush(push)
+        })
+        #expect(try store.push(apnsID: ids.apnsID(pushID: 7))?.id == 7)
+        #expect(try store.push(apnsID: ids.apnsID(pushID: 1))?.id == 6)
+        #expect(try store.push(apnsID: provider)?.id == 5)
+        #expect(try store.push(apnsID: provider.lowercased())?.id == 4)
+        #expect(try store.push(apnsID: "not-a-uuid")?.id == 3)
+        // Push 2's id in another receiver's id, and an id no push has.
+        #expect(try store.push(apnsID: APNsIDGenerator(key: 10).apnsID(pushID: 2)) == nil)
+        #expect(try store.push(apnsID: ids.apnsID(pushID: 8)) == nil)
+        // Only the pushes whose apns-id does not carry their id are in the index.
+        let keyed = try await DatabaseQueue(path: path).read { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM pushes WHERE apns_key IS NOT NULL ORDER BY id")
+        }
+        #expect(keyed == [2, 3, 4, 5, 6])
     }
 
     /// The schema as migrations v1 to v3 left it (GRDB's migration table included).
