@@ -199,9 +199,14 @@ public final class DeviceRuntime: PushSink, Sendable {
             case .pending(let push, _, let generation):
                 settle(push, .pending, generation: generation)
             case .coalesced(let push, _, let generation):
-                settle(push, .coalesced(wakeID: nil), generation: generation)
-                // Only an arriving push replaces the one waiting: it heads the slot's chain.
-                inserting?.replaced = push
+                // Only an arriving push replaces the one waiting: it heads the slot's chain,
+                // which records the coalescing; the replaced push's row is left as it is
+                // (an update of an older page per push, about 8% of the CPU per push).
+                if inserting != nil {
+                    inserting?.replaced = push
+                } else {
+                    settle(push, .coalesced(wakeID: nil), generation: generation)
+                }
             case .startWake(let start):
                 changes.append(.insertWake(WakeRecord(
                     id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,

@@ -169,16 +169,17 @@ public final class PushStore: Sendable {
             preconditionFailure("applied by StoreStatements: \(change)")
         case .closeGeneration(let head, let fate):
             // Walks the slot's chain by primary key: no index on device and topic to keep up
-            // on every push.
+            // on every push. Its pushes are still `pending` in their rows (or `coalesced`,
+            // from a restart or an older version); a push of a closed generation ends it.
             let (name, wake, reason) = columns(fate)
             try db.cachedStatement(sql: """
                 WITH RECURSIVE chain(id) AS (
                     SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
                     UNION ALL
                     SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
-                    WHERE pushes.replaced IS NOT NULL AND pushes.fate = 'coalesced' AND pushes.wake_id IS NULL)
+                    WHERE pushes.replaced IS NOT NULL AND (pushes.fate = 'pending' OR (pushes.fate = 'coalesced' AND pushes.wake_id IS NULL)))
                 UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
-                WHERE id IN chain AND fate = 'coalesced' AND wake_id IS NULL
+                WHERE id IN chain AND (fate = 'pending' OR (fate = 'coalesced' AND wake_id IS NULL))
                 """).execute(arguments: [name == "delivered" ? "coalesced" : name, wake, reason, Int64(bitPattern: head)])
         case .setReplaced(let push, let replaced):
             try db.cachedStatement(sql: "UPDATE pushes SET replaced = ? WHERE id = ?")
@@ -232,26 +233,42 @@ public final class PushStore: Sendable {
     public func push(apnsID: String) throws -> PushRecord? {
         try database.read { db in
             // By the id the apns-id carries, or by its key; the latest when both match.
-            try Row.fetchOne(db, sql: """
+            guard var push = try Row.fetchOne(db, sql: """
                 SELECT * FROM pushes WHERE id = ?1 AND apns_id = ?3
                 UNION ALL SELECT * FROM pushes WHERE apns_key = ?2 AND apns_id = ?3
                 ORDER BY id DESC LIMIT 1
                 """, arguments: [Self.pushID(in: apnsID).map { Int64(bitPattern: $0) }, Self.apnsKey(apnsID), apnsID]).map(Self.push)
+            else { return nil }
+            // A later push of its slot replaced it (see `PushRecord.replaced`); no index on
+            // `replaced`, so the rows after it are read, up to that push.
+            if push.fate == .pending,
+               try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pushes WHERE id > ?1 AND replaced = ?1)", arguments: [Int64(bitPattern: push.id)]) == true {
+                push.fate = .coalesced(wakeID: nil)
+            }
+            return push
         }
     }
 
     /// Pushes, newest first, for a device and/or topic.
     public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [PushRecord] {
-        try database.read { db in
+        var pushes = try database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
                 ORDER BY id DESC LIMIT ?3
                 """, arguments: [deviceToken, topic, limit]).map(Self.push)
         }
+        // The push that replaced a pending one is newer with the same device and topic, so
+        // it is in the page too.
+        let replaced = Set(pushes.compactMap(\.replaced))
+        for index in pushes.indices where pushes[index].fate == .pending && replaced.contains(pushes[index].id) {
+            pushes[index].fate = .coalesced(wakeID: nil)
+        }
+        return pushes
     }
 
-    /// Pushes still pending: what a restarted receiver puts back in the slots. Reads the
-    /// whole table (once, at start-up: an index would cost every push two writes).
+    /// Rows still `pending`: what a restarted receiver puts back in the slots, with the
+    /// pushes replaced in them (`PushRecord.replaced`). Reads the whole table (once, at
+    /// start-up: an index would cost every push two writes).
     public func pendingPushes() throws -> [PushRecord] {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = 'pending' ORDER BY id").map(Self.push)
@@ -420,7 +437,9 @@ public final class PushStore: Sendable {
             }
             return StoreCounts(
                 pushes: try grouped("""
-                    SELECT CASE WHEN fate = 'coalesced' AND wake_id IS NULL THEN 'coalescedWaiting' ELSE fate END AS k, COUNT(*)
+                    SELECT CASE WHEN fate = 'coalesced' AND wake_id IS NULL THEN 'coalescedWaiting'
+                        WHEN fate = 'pending' AND id IN (SELECT replaced FROM pushes WHERE replaced IS NOT NULL) THEN 'coalescedWaiting'
+                        ELSE fate END AS k, COUNT(*)
                     FROM pushes GROUP BY k
                     """),
                 dropped: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = 'dropped' GROUP BY reason"),

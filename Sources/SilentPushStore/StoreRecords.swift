@@ -48,6 +48,8 @@ public struct PushRecord: Sendable, Equatable {
     /// The slot generation it waited in, if it did.
     public var generation: UInt32?
     /// The push it replaced in its app's slot (coalesced into the same slot generation).
+    /// That push's row is not updated: it stays `pending` in the table until the generation
+    /// closes, and reads report it coalesced.
     public var replaced: UInt64?
 
     /// A record.

@@ -146,21 +146,28 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // wakes at once
             try await receiver.advanceClock(by: Self.minute * 5)
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)  // waits until minute 15
+            #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)  // replaces it
             try await receiver.setDeviceState(DeviceState(lowPowerMode: true), for: other)
             await receiver.settle()
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced(wakeID: nil))
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
+            #expect(try receiver.device.store.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
             return receiver.device.clock.now
         }
         try await Receiver.withTesting(configure) { receiver in
             #expect(receiver.device.clock.now.millisecondsSinceEpoch == clockBefore.millisecondsSinceEpoch)
             #expect(receiver.device.deviceState(of: other) == DeviceState(lowPowerMode: true))
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced(wakeID: nil))
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
             try await receiver.advanceClock(by: Self.minute * 9)  // minute 14
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
             try await receiver.advanceClock(by: Self.minute)  // minute 15
             await receiver.settle()
             let wakes = try receiver.wakes()
             #expect(wakes.map(\.id) == [1, 2])
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .delivered(wakeID: 2))
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .delivered(wakeID: 2))
+            #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced(wakeID: 2))
+            #expect(try receiver.coalesced(into: 2) == [Self.apnsID(2)])
         }
     }
 

@@ -77,6 +77,27 @@ import Testing
         #expect(try store.coalescedAPNsIDs(wakeID: 9) == [Self.push(1).apnsID, Self.push(2).apnsID])
     }
 
+    @Test func aPendingRowThatALaterPushReplacedReadsAsCoalesced() async throws {
+        let store = try PushStore.open(.memory)
+        // One slot's chain as the runtime writes it: the rows stay pending, each push names
+        // the one it replaced.
+        try await store.write([
+            .insertPush(Self.push(1)),
+            .insertPush(Self.push(2, token: "bb")),  // another app, alone in its slot
+            .insertPush(Self.push(3, replaced: 1)),
+            .insertPush(Self.push(4, replaced: 3)),
+        ])
+        let waiting = PushFate.coalesced(wakeID: nil)
+        #expect(try [1, 2, 3, 4].map { try store.push(apnsID: Self.push($0).apnsID)?.fate } == [waiting, .pending, waiting, .pending])
+        #expect(try store.pushes().map(\.fate) == [.pending, waiting, .pending, waiting])
+        #expect(try store.pushes(deviceToken: "aa", limit: 2).map(\.fate) == [.pending, waiting])
+        #expect(try store.counts().pushes == ["pending": 2, "coalescedWaiting": 2])
+        try await store.write([.setFate(push: 4, fate: .delivered(wakeID: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(wakeID: 5))])
+        #expect(try store.coalescedAPNsIDs(wakeID: 5) == [Self.push(1).apnsID, Self.push(3).apnsID])
+        #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate == .coalesced(wakeID: 5))
+        #expect(try store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
+    }
+
     @Test func aStoreFromBeforeTheChainsClosesItsOpenSlots() async throws {
         // A version-3 store (slots found by device, topic and generation) migrated to chains.
         let path = Self.temporaryPath()
