@@ -126,9 +126,11 @@ public final class PushStore: Sendable {
             if batch.isEmpty { return }
             let result: Result<Void, any Error>
             do {
-                try database.write { db in
-                    for entry in batch {
-                        for change in entry.changes { try statements.apply(change, db) }
+                try database.writeWithoutTransaction { db in
+                    try statements.inTransaction(db) {
+                        for entry in batch {
+                            for change in entry.changes { try statements.apply(change, db) }
+                        }
                     }
                 }
                 let count = commits.add(1, ordering: .relaxed).newValue

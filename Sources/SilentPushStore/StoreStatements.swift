@@ -11,12 +11,29 @@ final class StoreStatements: @unchecked Sendable {
     private var setFate: Statement?
     private var insertWake: Statement?
     private var finishWake: Statement?
+    private var begin: Statement?
+    private var commit: Statement?
+    private var rollback: Statement?
     /// Where a statement's text and blob parameters are copied before its step, so SQLite
     /// can take them as SQLITE_STATIC instead of making its own copy of each (a malloc per
     /// text column per push). Parameters that do not fit are bound the copying way.
     private let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 8)
 
     deinit { scratch.deallocate() }
+
+    /// Runs `body` in a transaction begun and committed by prepared statements: GRDB's own
+    /// transactions parse `BEGIN` and `COMMIT` again each time (about 0.4 µs per push, more
+    /// than the statement's work, at the commit sizes this writer sees).
+    func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
+        try run(&begin, db, "BEGIN IMMEDIATE") { _ in }
+        do {
+            try body()
+            try run(&commit, db, "COMMIT") { _ in }
+        } catch {
+            if sqlite3_get_autocommit(db.sqliteConnection) == 0 { try? run(&rollback, db, "ROLLBACK") { _ in } }
+            throw error
+        }
+    }
 
     /// Applies one change in `db`'s open transaction.
     func apply(_ change: StoreChange, _ db: Database) throws {
