@@ -243,9 +243,25 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     func perform(_ effects: [Effect]) {
-        for effect in effects {
+        var effects = effects
+        var next = 0
+        while next < effects.count {
+            let effect = effects[next]
+            next += 1
             switch effect {
             case .run(let start, let wake):
+                if let result = handler.immediateResult(topic: start.app.topic) {
+                    // Ends as it starts: no task, no read of its push. A wake it frees a
+                    // fetch slot for comes back as an effect, run by this loop.
+                    let (recorded, more) = complete(start, result)
+                    metrics.record(recorded, duration: .zero)
+                    logger.debug("wake ended", metadata: [
+                        "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
+                        "device.token": Self.shortened(start.app.device),
+                    ])
+                    effects.append(contentsOf: more)
+                    continue
+                }
                 let task = Task { await self.runWake(start, wake) }
                 state.withLock { state in
                     if state.running[start.wakeID] != nil { state.running[start.wakeID]?.task = task }
@@ -313,6 +329,15 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// The handler answered; a wake already cancelled at its deadline ignores it. Returns
     /// the result the wake ended with.
     private func finish(_ start: Start, _ result: FetchResult) -> FetchResult {
+        let (recorded, effects) = complete(start, result)
+        perform(effects)
+        rearm()
+        return recorded
+    }
+
+    /// Records the handler's answer; returns the result the wake ended with and what the
+    /// policy's next steps leave to perform.
+    private func complete(_ start: Start, _ result: FetchResult) -> (FetchResult, [Effect]) {
         var effects: [Effect] = []
         let (recorded, waiters) = state.withLock { state -> (FetchResult, [CheckedContinuation<Void, Never>]) in
             guard state.running[start.wakeID] != nil else { return (.deadlineExceeded, []) }
@@ -336,9 +361,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             return (accepted ? result : .deadlineExceeded, waiters)
         }
         for waiter in waiters { waiter.resume() }
-        perform(effects)
-        rearm()
-        return recorded
+        return (recorded, effects)
     }
 
     /// Waits until each of `wakes` ends, or `timeout` of real time passes for it; in parallel.

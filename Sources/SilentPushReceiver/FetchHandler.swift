@@ -41,6 +41,15 @@ public struct Wake: Sendable, Equatable {
 public protocol FetchHandler: Sendable {
     /// Runs one wake.
     func fetch(_ wake: Wake) async -> FetchResult
+
+    /// The result each wake of `topic` ends with at once, for a handler with nothing to run
+    /// (nil, the default: call `fetch`). The device side then ends the wake as it starts it,
+    /// with no task and no read of its push.
+    func immediateResult(topic: String) -> FetchResult?
+}
+
+extension FetchHandler {
+    public func immediateResult(topic: String) -> FetchResult? { nil }
 }
 
 /// A fetch handler made of a closure, for tests and embedders.
@@ -63,4 +72,8 @@ public struct NoDataFetchHandler: FetchHandler {
     public init() {}
 
     public func fetch(_ wake: Wake) async -> FetchResult { .noData }
+
+    /// `noData`, with no task: each wake would otherwise cost a task, a thread hop and the
+    /// runtime's lock taken from another thread.
+    public func immediateResult(topic: String) -> FetchResult? { .noData }
 }

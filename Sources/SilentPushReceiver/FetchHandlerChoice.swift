@@ -25,4 +25,8 @@ struct TopicFetchHandlers: FetchHandler {
     func fetch(_ wake: Wake) async -> FetchResult {
         await (byTopic[wake.topic] ?? fallback).fetch(wake)
     }
+
+    func immediateResult(topic: String) -> FetchResult? {
+        (byTopic[topic] ?? fallback).immediateResult(topic: topic)
+    }
 }

@@ -171,6 +171,30 @@ import Testing
         }
     }
 
+    @Test func theDefaultHandlerEndsEachWakeAtOnceAndFreesItsFetchSlotForTheNext() async throws {
+        // noData needs no task: its wakes end as they start, and those waiting for one of the
+        // two fetch slots start in turn, in one pass (not one nested call per wake).
+        let apps = 3_000
+        try await Receiver.withTesting({
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60), maximumConcurrentFetches: 2)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let tokens = (0..<apps).map { String(format: "%064x", $0) }
+            for token in tokens { #expect(try await client.push(to: token).status == 200) }  // wakes at once
+            try await receiver.advanceClock(by: Self.minute)
+            for token in tokens { #expect(try await client.push(to: token).status == 200) }  // waits until minute 15
+            #expect(receiver.device.runningWakeCount == 0)
+            try await receiver.advanceClock(by: Self.minute * 14)  // all 3,000 due at once
+            #expect(receiver.device.runningWakeCount == 0)
+            await receiver.settle()
+            let wakes = try receiver.device.store.wakes(limit: 2 * apps)
+            #expect(wakes.count == 2 * apps)
+            #expect(wakes.allSatisfy { $0.result == "noData" && $0.finishedAt == $0.startedAt })
+            #expect(try receiver.device.store.counts().pushes == ["delivered": 2 * apps])
+        }
+    }
+
     @Test func rejectedAndNeverWakingPushesHaveTheirFates() async throws {
         try await Receiver.withTesting { receiver in
             let client = try await TestPushClient.connect(to: receiver)
