@@ -233,13 +233,14 @@ public final class PushStore: Sendable {
 
     /// The push with this `apns-id` (the latest, when a provider reused one).
     public func push(apnsID: String) throws -> PushRecord? {
-        try database.read { db in
+        let key = Self.apnsKey(apnsID)
+        return try database.read { db in
             // By the id the apns-id carries, or by its key; the latest when both match.
             guard var push = try Row.fetchOne(db, sql: """
                 SELECT * FROM pushes WHERE id = ?1 AND apns_id = ?3
                 UNION ALL SELECT * FROM pushes WHERE apns_key = ?2 AND apns_id = ?3
                 ORDER BY id DESC LIMIT 1
-                """, arguments: [Self.pushID(in: apnsID).map { Int64(bitPattern: $0) }, Self.apnsKey(apnsID), apnsID]).map(Self.push)
+                """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]).map(Self.push)
             else { return nil }
             // A later push of its slot replaced it (see `PushRecord.replaced`); no index on
             // `replaced`, so the rows after it are read, up to that push.
