@@ -1,6 +1,7 @@
 extension Duration {
     /// Parses durations as the command line writes them: `500ms`, `30s`, `15m`, `2h`, `1.5s`;
-    /// a bare number is seconds. Nil for anything else, or a negative value.
+    /// a bare number is seconds. Nil for anything else, a negative value, or one longer than
+    /// 292 years.
     public init?(parsing text: String) {
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         var number = Substring(text)
@@ -12,7 +13,8 @@ extension Duration {
         }
         guard let value = Double(number), value >= 0, value.isFinite else { return nil }
         let milliseconds = (value * scale * 1000).rounded()
-        guard milliseconds < Double(Int64.max) else { return nil }
+        // Past 292 years a duration no longer fits in Int64 nanoseconds, what timers take.
+        guard milliseconds < Double(Int64.max / 1_000_000) else { return nil }
         self = .milliseconds(Int64(milliseconds))
     }
 }

@@ -5,15 +5,16 @@ public struct ProviderToken: Sendable, Equatable {
     public var keyID: String
     /// `iss`: the team id.
     public var teamID: String
-    /// `iat`: seconds since the epoch (sent as a number or a numeric string).
+    /// `iat`: whole seconds since the epoch (sent as any JSON number or a numeric string;
+    /// see `NumericDate`).
     public var issuedAt: Int64
     /// `header.claims`, the bytes the signature covers.
     public var signingInput: [UInt8]
     /// The signature: raw r‖s (64 bytes, JOSE) or DER, as sent.
     public var signature: [UInt8]
 
-    /// Parses the text after `bearer `. Anything malformed, or an `alg` other than ES256,
-    /// is InvalidProviderToken.
+    /// Parses the text after `bearer `. Anything malformed, an `alg` other than ES256, or an
+    /// `iat` outside 1970 through 9999 is InvalidProviderToken.
     public static func parse(_ jwt: Substring) throws(APNsReason) -> ProviderToken {
         let parts = jwt.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
@@ -42,7 +43,7 @@ public struct ProviderToken: Sendable, Equatable {
                 try scanner.readObject { scanner, key in
                     switch key {
                     case "iss": teamID = try scanner.readScalarText()
-                    case "iat": issuedAt = try scanner.readScalarText().flatMap { Int64($0) }
+                    case "iat": issuedAt = try scanner.readScalarText().flatMap(NumericDate.seconds)
                     default: break
                     }
                 }

@@ -16,7 +16,7 @@ extension DeviceRuntime {
         let ids = try store.lastIDs()
         var start = DeviceClock.systemNow
         if mode == .manual, let latest = try store.latestDeviceTime() {
-            start = max(start, DeviceInstant(nanosecondsSinceEpoch: latest * 1_000_000))
+            start = max(start, DeviceInstant(millisecondsSinceEpoch: latest))
         }
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
@@ -34,7 +34,7 @@ extension DeviceRuntime {
 
         var apps: [AppKey: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
         for wake in try store.lastWakes() {
-            let started = DeviceInstant(nanosecondsSinceEpoch: wake.startedAt * 1_000_000)
+            let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
             apps[AppKey(device: wake.deviceToken, topic: wake.topic)] = (started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil)
         }
         for push in try store.pendingPushes() {
@@ -59,7 +59,7 @@ extension DeviceRuntime {
                 let pending = app.pending.map { push in
                     IncomingPush(
                         id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
-                        expiresAt: push.expiresAt.map { DeviceInstant(nanosecondsSinceEpoch: $0 * 1_000_000) })
+                        expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
                 }
                 let actions = state.policy.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
                 runtime.apply(actions, to: &state, changes: &changes, effects: &effects)
@@ -68,6 +68,15 @@ extension DeviceRuntime {
         }
         runtime.perform(effects)
         runtime.rearm()
+        store.observeWritability { [logger] writable, error in
+            if writable {
+                logger.notice("the store takes writes again: pushes are accepted")
+            } else {
+                logger.error("the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (free disk space or make it writable; no restart needed)", metadata: [
+                    "error": "\(error.map { "\($0)" } ?? "-")",
+                ])
+            }
+        }
         return runtime
     }
 }

@@ -17,12 +17,13 @@ public enum DevProviderToken {
     /// - Parameters:
     ///   - der: sign with a DER signature (as `openssl dgst -sign` does) instead of JOSE r‖s.
     ///   - iatAsString: send `iat` as a numeric string (as some client libraries do).
+    ///   - iatJSON: the claim's JSON text as is (`1767225600.25`, `1.7e9`), instead of `issuedAt`.
     public static func make(
         issuedAt: Int64 = now, keyID: String = keyID, teamID: String = teamID, keyFile: String = DevCertificates.authKey,
-        algorithm: String = "ES256", der: Bool = false, iatAsString: Bool = false
+        algorithm: String = "ES256", der: Bool = false, iatAsString: Bool = false, iatJSON: String? = nil
     ) throws -> String {
         let header = Base64URL.encode(Array(#"{"alg":"\#(algorithm)","kid":"\#(keyID)"}"#.utf8))
-        let iat = iatAsString ? "\"\(issuedAt)\"" : "\(issuedAt)"
+        let iat = iatJSON ?? (iatAsString ? "\"\(issuedAt)\"" : "\(issuedAt)")
         let claims = Base64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(iat)}"#.utf8))
         let key = try ES256Key.load(file: keyFile)
         let input = Array("\(header).\(claims)".utf8)
