@@ -15,18 +15,22 @@ struct AdminAPI: Sendable {
     let metrics: PrometheusCollectorRegistry
     /// Sets the gauges read at scrape time (open connections and streams).
     let beforeScrape: @Sendable () -> Void
+    /// Who may call it (Host, token, content type).
+    var access = AdminAccessPolicy()
 
     /// Largest request body taken.
     static let maximumBodySize = 64 * 1024
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
+        router.add(middleware: AdminGuard(policy: access))
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: TimelinePage.html)))
         }
         router.get("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
+        router.get("/readyz") { _, _ in await self.ready() }
         router.get("/metrics") { _, _ in
             self.beforeScrape()
             return Response(
@@ -48,6 +52,21 @@ struct AdminAPI: Sendable {
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
         }
         return router
+    }
+
+    // MARK: Health
+
+    /// 200 while the store takes writes (each call commits one small write to find out),
+    /// else 503 naming why: a load balancer sends pushes elsewhere meanwhile.
+    private func ready() async -> Response {
+        do {
+            try await runtime.store.probe()
+            return Self.respond(.ok, .object([("status", .string("ready"))]))
+        } catch {
+            return Self.respond(.serviceUnavailable, .object([
+                ("status", .string("unavailable")), ("error", .string("the store cannot be written: \(error)")),
+            ]))
+        }
     }
 
     // MARK: Pushes and wakes

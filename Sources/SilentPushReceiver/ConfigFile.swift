@@ -37,6 +37,8 @@ public struct ConfigFile: Sendable {
         "tlsCert": ("--tls-cert", .text), "tlsKey": ("--tls-key", .text), "clientCA": ("--client-ca", .text),
         "readyFile": ("--ready-file", .text), "maxConcurrentStreams": ("--max-concurrent-streams", .number),
         "idleTimeout": ("--idle-timeout", .duration), "shutdownGrace": ("--shutdown-grace", .duration),
+        "requestTimeout": ("--request-timeout", .duration), "maxConnections": ("--max-connections", .number),
+        "adminHosts": ("--admin-host", .list), "adminToken": ("--admin-token", .text),
         "authKeys": ("--auth-key", .list), "environment": ("--environment", .text), "strict": ("--strict", .flag),
         "rateLimit": ("--rate-limit", .text), "store": ("--store", .text), "clock": ("--clock", .text),
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),

@@ -80,11 +80,18 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     public func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
+        guard store.isWritable else {
+            // Nothing reaches the policy that the store could not record; a probe finds out
+            // when it can again.
+            store.probeSoon()
+            metrics.rejected(.serviceUnavailable)
+            return completion(.failure(APNsRejection(.serviceUnavailable)))
+        }
         var effects: [Effect] = []
         let queued = state.withLock { state -> Bool in
             guard !state.stopping else { return false }
             let now = clock.now
-            let expiresAt = Self.expiry(of: push.expiration, now: now)
+            let expiresAt = DeviceInstant.expiry(ofAPNsExpiration: push.expiration, systemNow: DeviceClock.systemNow, deviceNow: now)
             var record = PushRecord(
                 id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, pushType: push.pushType.rawValue,
                 priority: push.priority.rawValue, receivedAt: now.millisecondsSinceEpoch, expiresAt: expiresAt?.millisecondsSinceEpoch,
@@ -111,9 +118,10 @@ public final class DeviceRuntime: PushSink, Sendable {
                 switch result {
                 case .success: metrics.accepted()
                 case .failure(let error):
-                    logger.error("cannot record a push", metadata: ["push.apns_id": "\(push.apnsID)", "error": "\(error)"])
+                    logger.debug("cannot record a push", metadata: ["push.apns_id": "\(push.apnsID)", "error": "\(error)"])
                 }
-                completion(result.mapError { _ in APNsRejection(.internalServerError) })
+                // Not recorded, so not accepted: 503, and the provider retries.
+                completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
             }
             return true
         }
@@ -142,14 +150,6 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// A device token as logs show it: enough to tell devices apart, not the whole token.
     static func shortened(_ token: String) -> Logger.MetadataValue {
         token.count > 12 ? "\(token.prefix(8))…" : "\(token)"
-    }
-
-    /// `apns-expiration` (system-clock seconds) as a time-to-live on the device clock.
-    static func expiry(of expiration: Int64?, now: DeviceInstant) -> DeviceInstant? {
-        guard let expiration else { return nil }
-        guard expiration > 0 else { return now }  // 0: now or never
-        let ttl = expiration * 1000 - DeviceClock.systemNow.millisecondsSinceEpoch
-        return ttl > 0 ? now.advanced(by: .milliseconds(ttl)) : now
     }
 
     /// Why a push accepted by APNs can never start a background fetch.

@@ -32,3 +32,11 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
+
+extension ListenAddress {
+    /// Whether only this machine can reach it: `localhost`, 127.0.0.0/8 or `::1`.
+    public var isLoopback: Bool {
+        let name = host.lowercased()
+        return name == "localhost" || name == "::1" || name.hasPrefix("127.")
+    }
+}

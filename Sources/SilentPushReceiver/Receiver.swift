@@ -61,6 +61,7 @@ public final class Receiver: Service, Sendable {
         }
         guard !listeners.isEmpty else { throw ReceiverStartError("no listener: give --listen or --listen-h2c") }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
+        let limits = Self.connectionLimits(configuration, logger: logger)
 
         let device: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
@@ -100,8 +101,7 @@ public final class Receiver: Service, Sendable {
         do {
             server = try await H2Server.bind(
                 listeners: listeners, settings: configuration.settings,
-                service: endpoint,
-                idleTimeout: TimeAmount(configuration.idleTimeout), shutdownGrace: TimeAmount(configuration.shutdownGrace),
+                service: endpoint, limits: limits, shutdownGrace: TimeAmount(configuration.shutdownGrace),
                 group: group, logger: logger)
         } catch {
             await device.shutdown(grace: .zero)
@@ -110,15 +110,24 @@ public final class Receiver: Service, Sendable {
         }
         var admin: AdminListener?
         if let address = configuration.admin {
+            if configuration.adminToken == nil, !address.isLoopback {
+                logger.warning("the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(address.port) can change device state and the clock (give --admin-token)")
+            }
+            let transportCounters = TransportCounters(registry: registry, statistics: server.statistics)
             do {
                 admin = try await AdminListener.start(
                     api: AdminAPI(
                         runtime: device, endpoint: endpoint, metrics: registry,
-                        beforeScrape: { [connections = registry.makeGauge(name: "silentpush_connections_open"),
-                                         streams = registry.makeGauge(name: "silentpush_streams_open")] in
+                        beforeScrape: { [connections = registry.makeGauge(descriptor: MetricNameDescriptor(
+                                             metricName: "silentpush_connections_open", unitName: "", helpText: "Open HTTP/2 connections.")),
+                                         streams = registry.makeGauge(descriptor: MetricNameDescriptor(
+                                             metricName: "silentpush_streams_open", unitName: "", helpText: "Pushes received and not yet answered."))] in
                             connections.set(Int64(server.connectionCount))
                             streams.set(Int64(endpoint.requestsAwaitingAnswer))
-                        }), address: address, group: group, logger: logger)
+                            transportCounters.update()
+                        },
+                        access: AdminAccessPolicy(hosts: configuration.adminHosts, token: configuration.adminToken)),
+                    address: address, group: group, logger: logger)
             } catch {
                 await server.shutdownGracefully()
                 await device.shutdown(grace: .zero)
@@ -155,6 +164,24 @@ public final class Receiver: Service, Sendable {
             "store": store,
         ])
         return receiver
+    }
+
+    /// Raises the open-file limit and derives the connection cap from it, saying both.
+    static func connectionLimits(_ configuration: ReceiverConfiguration, logger: Logger) -> H2ConnectionLimits {
+        let descriptors = FileDescriptorLimit.raiseSoftLimit()
+        let maxConnections = configuration.maxConnections
+            ?? FileDescriptorLimit.maxConnections(soft: descriptors.soft, maximumConcurrentFetches: configuration.wakeSettings.maximumConcurrentFetches ?? 64)
+        var metadata: Logger.Metadata = [
+            "files.soft_limit": "\(descriptors.soft)", "files.hard_limit": "\(descriptors.hard)", "max_connections": "\(maxConnections)",
+        ]
+        if let before = descriptors.raisedFrom { metadata["files.raised_from"] = "\(before)" }
+        logger.info("open-file limit", metadata: metadata)
+        if maxConnections > FileDescriptorLimit.maxConnections(soft: descriptors.soft, maximumConcurrentFetches: 0) {
+            logger.warning("--max-connections is above what the open-file limit allows: past it, clients wait unanswered until connections close", metadata: metadata)
+        }
+        return H2ConnectionLimits(
+            requestTimeout: TimeAmount(configuration.requestTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),
+            maxConnections: maxConnections)
     }
 
     /// The bound TLS port, if that listener is on.

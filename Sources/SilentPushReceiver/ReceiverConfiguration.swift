@@ -16,8 +16,15 @@ public struct ReceiverConfiguration: Sendable {
     public var clientCA: String?
     /// HTTP/2 limits.
     public var settings: H2Settings
-    /// A connection with no open stream and no bytes for this long gets GOAWAY IdleTimeout.
+    /// A connection on which nothing is read or answered for this long, with no request
+    /// waiting for its answer, gets GOAWAY IdleTimeout (`--idle-timeout`; zero: never).
     public var idleTimeout: Duration
+    /// A request whose headers and body have not all arrived this long after it opened is
+    /// reset with RST_STREAM (`--request-timeout`; zero: no limit).
+    public var requestTimeout: Duration
+    /// Connections served at once (`--max-connections`); one more gets GOAWAY and is
+    /// closed. Nil: derived from the open-file limit.
+    public var maxConnections: Int?
     /// How long SIGTERM waits for open streams before closing what is left.
     public var shutdownGrace: Duration
     /// Where to write `{"tls":P,"h2c":P}` once bound (`--ready-file`).
@@ -36,6 +43,11 @@ public struct ReceiverConfiguration: Sendable {
     public var rateLimit: (limit: Int, window: Duration)?
     /// The admin API's HTTP/1.1 listener (`--admin`); nil disables it.
     public var admin: ListenAddress?
+    /// Host names the admin API answers besides IP addresses and `localhost` (`--admin-host`).
+    public var adminHosts: [String]
+    /// When set, every admin route but `/healthz` and `/readyz` needs
+    /// `authorization: Bearer <token>` (`--admin-token`).
+    public var adminToken: String?
     /// Where pushes, wakes and device state are recorded (`--store`).
     public var store: PushStore.Location
     /// The device clock (`--clock`).
@@ -60,6 +72,8 @@ public struct ReceiverConfiguration: Sendable {
         clientCA = nil
         settings = H2Settings()
         idleTimeout = .seconds(600)
+        requestTimeout = .seconds(10)
+        maxConnections = nil
         shutdownGrace = .seconds(30)
         readyFile = nil
         authKeys = [.development(certificatesDirectory: certificatesDirectory)]
@@ -69,6 +83,8 @@ public struct ReceiverConfiguration: Sendable {
         registeredDevices = [:]
         rateLimit = nil
         admin = ListenAddress(host: "127.0.0.1", port: 2199)
+        adminHosts = []
+        adminToken = nil
         store = .file(".silentpush/silentpush.sqlite")
         clock = .system
         wakeSettings = WakeSettings()

@@ -50,17 +50,28 @@ public final class PushStore: Sendable {
     /// Where content bodies are kept: `contents/` beside the database file; nil in memory.
     private let contentsDirectory: String?
     private let memoryContents = Mutex<[String: [UInt8]]>([:])
+    /// The file store's owner lock, held while this store is open.
+    private let lock: StoreLock?
+    /// Whether the last commit succeeded (see `PushStore+Health.swift`).
+    let writable = Atomic<Bool>(true)
+    let writabilityObserver = Mutex<(@Sendable (_ writable: Bool, _ error: (any Error)?) -> Void)?>(nil)
+    /// When the last probe started (`DispatchTime` nanoseconds), so pushes refused while
+    /// the store cannot be written start at most one probe a second.
+    let lastProbe = Atomic<UInt64>(0)
 
-    private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?) {
+    private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?, lock: StoreLock?) {
         self.database = database
         self.checkpointer = checkpointer
         self.contentsDirectory = contentsDirectory
+        self.lock = lock
     }
 
-    /// Opens (and migrates) the store; throws a message naming the path when it cannot.
+    /// Opens (and migrates) the store; throws a message naming the path when it cannot, or
+    /// when another process has the file open as its store.
     public static func open(_ location: Location) throws -> PushStore {
         let database: any DatabaseWriter
         var checkpointer: DatabaseQueue?
+        var lock: StoreLock?
         switch location {
         case .memory:
             database = try DatabaseQueue()
@@ -68,6 +79,11 @@ public final class PushStore: Sendable {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw PushStoreError(description: "cannot open the store '\(path)': \(error)")
+            }
+            lock = try StoreLock.acquire(beside: path)
+            do {
                 var configuration = Configuration()
                 // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
                 // killed process loses nothing it answered (a power cut may lose the last ones).
@@ -89,7 +105,7 @@ public final class PushStore: Sendable {
         if case .file(let path) = location {
             contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
         }
-        return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory)
+        return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory, lock: lock)
     }
 
     /// Transactions committed so far (each may carry many writes).
@@ -140,6 +156,7 @@ public final class PushStore: Sendable {
             } catch {
                 result = .failure(error)
             }
+            noteCommit(result)
             for entry in batch { entry.completion(result) }
         }
     }
@@ -205,6 +222,9 @@ public final class PushStore: Sendable {
                     content.deviceToken, content.topic, content.url, content.etag, content.lastModified, content.contentType,
                     content.sha256, content.size, content.fetchedAt, content.changedAt,
                 ])
+        case .probe(let at):
+            try db.cachedStatement(sql: "INSERT INTO health (id, probed_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET probed_at = excluded.probed_at")
+                .execute(arguments: [at])
         case .setManualClock(let at):
             try db.cachedStatement(sql: "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)")
                 .execute(arguments: [at])
@@ -590,6 +610,10 @@ public final class PushStore: Sendable {
                 CREATE INDEX pushes_by_apns_key ON pushes (apns_key) WHERE apns_key IS NOT NULL;
                 DROP INDEX pushes_by_apns_id;
                 """)
+        }
+        migrator.registerMigration("v7") { db in
+            // One row that `probe()` rewrites: a real write, to tell whether the store takes any.
+            try db.execute(sql: "CREATE TABLE health (id INTEGER PRIMARY KEY CHECK (id = 1), probed_at INTEGER NOT NULL)")
         }
         return migrator
     }()

@@ -165,6 +165,8 @@ public enum StoreChange: Sendable, Equatable {
     case setManualClock(at: Int64)
     /// A device token was unregistered at this time (ms since the epoch), or registered again (nil).
     case setUnregistered(token: String, at: Int64?)
+    /// A write that changes nothing anyone reads, to learn whether the store takes writes.
+    case probe(at: Int64)
 }
 
 /// Totals over the store (the admin API's `GET /v1/stats`).

@@ -32,6 +32,8 @@ public final class H2Server: Service, Sendable {
     public let shutdownGrace: TimeAmount
     /// Each listener's name and the port it was bound to.
     public let boundPorts: [(name: String, port: Int)]
+    /// What was refused or cut short so far.
+    public let statistics: H2ServerStatistics
 
     private let serverChannels: [any Channel]
     private let connections: NIOLockedValueBox<Connections>
@@ -45,10 +47,11 @@ public final class H2Server: Service, Sendable {
 
     private init(
         serverChannels: [any Channel], boundPorts: [(name: String, port: Int)],
-        connections: NIOLockedValueBox<Connections>, shutdownGrace: TimeAmount, logger: Logger
+        connections: NIOLockedValueBox<Connections>, statistics: H2ServerStatistics, shutdownGrace: TimeAmount, logger: Logger
     ) {
         self.serverChannels = serverChannels
         self.boundPorts = boundPorts
+        self.statistics = statistics
         self.connections = connections
         self.shutdownGrace = shutdownGrace
         self.logger = logger
@@ -57,10 +60,12 @@ public final class H2Server: Service, Sendable {
     /// Binds every listener and starts accepting; throws naming the address that failed.
     public static func bind(
         listeners: [H2Listener], settings: H2Settings = H2Settings(), service: any H2Service,
-        idleTimeout: TimeAmount = .minutes(10), shutdownGrace: TimeAmount = .seconds(30),
+        limits: H2ConnectionLimits = H2ConnectionLimits(), shutdownGrace: TimeAmount = .seconds(30),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "silentpush.h2")
     ) async throws -> H2Server {
         let connections = NIOLockedValueBox(Connections())
+        let statistics = H2ServerStatistics()
+        let acceptFailures = H2AcceptFailureLog(statistics: statistics, logger: logger)
         var channels: [any Channel] = []
         var ports: [(name: String, port: Int)] = []
         do {
@@ -68,18 +73,30 @@ public final class H2Server: Service, Sendable {
                 let bootstrap = ServerBootstrap(group: group)
                     .serverChannelOption(.backlog, value: 1024)
                     .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                    .serverChannelInitializer { channel in
+                        // Out of file descriptors, accept fails until some close: pause
+                        // accepting instead of spinning on it, and say so.
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(
+                                AcceptBackoffHandler(shouldForwardIOErrorCaught: false, backoffProvider: { acceptFailures.backoff(after: $0) }))
+                        }
+                    }
                     .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
                     .childChannelOption(.maxMessagesPerRead, value: 16)
                     .childChannelInitializer { channel in
-                        let accepted: UInt64? = connections.withLockedValue { state in
+                        let accepted: (id: UInt64, over: Bool)? = connections.withLockedValue { state in
                             if state.draining { return nil }
                             defer { state.nextID += 1 }
-                            return state.nextID
+                            return (state.nextID, state.open.count >= limits.maxConnections)
                         }
-                        guard let id = accepted else { return channel.close() }
+                        guard let (id, over) = accepted else { return channel.close() }
+                        if over {
+                            statistics.connectionsRefused.add(1, ordering: .relaxed)
+                            acceptFailures.refused(limit: limits.maxConnections)
+                        }
                         let handler = H2ServerConnectionHandler(
                             connectionID: id, tlsContext: listener.tls, settings: settings, service: service,
-                            idleTimeout: idleTimeout, logger: logger,
+                            limits: limits, statistics: statistics, refused: over, logger: logger,
                             onClose: { id in _ = connections.withLockedValue { $0.open.removeValue(forKey: id) } })
                         connections.withLockedValue {
                             $0.open[id] = (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop))
@@ -102,7 +119,7 @@ public final class H2Server: Service, Sendable {
             throw error
         }
         return H2Server(
-            serverChannels: channels, boundPorts: ports, connections: connections,
+            serverChannels: channels, boundPorts: ports, connections: connections, statistics: statistics,
             shutdownGrace: shutdownGrace, logger: logger)
     }
 

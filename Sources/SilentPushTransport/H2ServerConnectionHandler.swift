@@ -12,7 +12,8 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
     private let tlsContext: TLSContext?
     private let settings: H2Settings
     private let service: any H2Service
-    private let idleTimeout: TimeAmount
+    private let limits: H2ConnectionLimits
+    private let statistics: H2ServerStatistics
     private let logger: Logger
     private let onClose: @Sendable (UInt64) -> Void
 
@@ -25,17 +26,22 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
     private var flushScheduled = false
     private var shutdownRequested = false
     private var lastActivity = NIODeadline.now()
-    private var idleCheck: Scheduled<Void>?
+    private var timeoutCheck: Scheduled<Void>?
+    /// Over `--max-connections`: the connection gets SETTINGS and GOAWAY, then is closed.
+    private let refused: Bool
 
     init(
         connectionID: UInt64, tlsContext: TLSContext?, settings: H2Settings, service: any H2Service,
-        idleTimeout: TimeAmount, logger: Logger, onClose: @escaping @Sendable (UInt64) -> Void
+        limits: H2ConnectionLimits, statistics: H2ServerStatistics, refused: Bool = false, logger: Logger,
+        onClose: @escaping @Sendable (UInt64) -> Void
     ) {
         self.connectionID = connectionID
         self.tlsContext = tlsContext
         self.settings = settings
         self.service = service
-        self.idleTimeout = idleTimeout
+        self.limits = limits
+        self.statistics = statistics
+        self.refused = refused
         self.logger = logger
         self.onClose = onClose
     }
@@ -56,18 +62,18 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         } else {
             startSession(tls: nil)
         }
-        if context.channel.isActive { scheduleIdleCheck() }
+        if context.channel.isActive { scheduleTimeoutCheck() }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        scheduleIdleCheck()
+        scheduleTimeoutCheck()
         flushOutput()
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        idleCheck?.cancel()
-        idleCheck = nil
+        timeoutCheck?.cancel()
+        timeoutCheck = nil
         if let session { service.connectionClosed(session.connection) }
         session = nil
         responder = nil
@@ -88,7 +94,7 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
             buffer.withUnsafeReadableBytes { tls.receive($0) }
             pumpTLS(tls)
         } else {
-            buffer.withUnsafeReadableBytes { session?.receive($0) }
+            buffer.withUnsafeReadableBytes { session?.receive($0, at: lastActivity.uptimeNanoseconds) }
         }
     }
 
@@ -139,6 +145,7 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
 
     fileprivate func respond(streamID: Int32, response: H2Response) {
         guard let session else { return }
+        lastActivity = .now()  // an answer is progress: the connection is not idle
         session.respond(streamID: streamID, response: response)
         guard !inRead, !flushScheduled, let context else { return }
         // Answers arriving from other threads are batched into one write per loop pass.
@@ -157,14 +164,19 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         let session = H2ServerSession(settings: settings, connection: connection)
         session.delegate = self
         self.session = session
-        if shutdownRequested { session.shutdown() }
+        if refused {
+            session.shutdown(reason: "ServiceUnavailable", lastStreamID: 0,
+                             detail: "too many connections (--max-connections \(limits.maxConnections))")
+        } else if shutdownRequested {
+            session.shutdown()
+        }
     }
 
     private func pumpTLS(_ tls: TLSEngine) {
         do {
             let state = try tls.readPlaintext { bytes in
                 if session == nil { startSession(tls: tls.sessionInfo) }
-                session?.receive(bytes)
+                session?.receive(bytes, at: lastActivity.uptimeNanoseconds)
             }
             if session == nil, let info = tls.sessionInfo { startSession(tls: info) }
             if state == .closed {
@@ -191,22 +203,46 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
             context.close(promise: nil)
             return
         }
-        if session.isFinished { context.close(promise: nil) }
+        if session.isFinished || (refused && !session.hasOutput) { context.close(promise: nil) }
     }
 
-    private func scheduleIdleCheck() {
-        guard idleCheck == nil, let context, idleTimeout > .zero else { return }
-        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: lastActivity + idleTimeout) { [self] in
-            idleCheck = nil
-            let idle = lastActivity + idleTimeout <= .now()
-            if idle, let session, session.openStreamCount == 0 {
-                session.terminate(reason: "IdleTimeout")
+    /// One timer per connection checks both limits a few times per the shorter one: no
+    /// timer per stream on the request path.
+    private func scheduleTimeoutCheck() {
+        guard timeoutCheck == nil, let context, let period = limits.checkPeriod else { return }
+        timeoutCheck = context.eventLoop.assumeIsolated().scheduleTask(in: period) { [self] in
+            timeoutCheck = nil
+            checkTimeouts()
+            if self.context?.channel.isActive == true { scheduleTimeoutCheck() }
+        }
+    }
+
+    private func checkTimeouts() {
+        guard let context else { return }
+        let now = NIODeadline.now()
+        guard let session else {
+            // A TLS handshake that never finished.
+            if limits.idleTimeout > .zero, lastActivity + limits.idleTimeout <= now { context.close(promise: nil) }
+            return
+        }
+        if limits.requestTimeout > .zero {
+            let cutoff = now - limits.requestTimeout
+            let reset = session.resetIncompleteRequests(openedAtOrBefore: cutoff.uptimeNanoseconds)
+            if reset > 0 {
+                statistics.requestTimeouts.add(reset, ordering: .relaxed)
+                logger.debug("requests reset: not complete in time", metadata: [
+                    "connection": "\(connectionID)", "count": "\(reset)", "request_timeout": "\(limits.requestTimeout)",
+                ])
                 flushOutput()
-            } else if idle, session == nil {
-                context.close(promise: nil)  // a TLS handshake that never finished
-            } else {
-                scheduleIdleCheck()
             }
+        }
+        // Idle: nothing read and nothing answered for the whole timeout, and no request
+        // waiting for an answer from this side. Streams the client leaves unfinished do
+        // not keep a connection alive.
+        if limits.idleTimeout > .zero, lastActivity + limits.idleTimeout <= now, session.requestsAwaitingAnswer == 0 {
+            statistics.idleTimeouts.add(1, ordering: .relaxed)
+            session.terminate(reason: "IdleTimeout")
+            flushOutput()
         }
     }
 }

@@ -32,6 +32,10 @@ public final class H2ServerSession {
     private var lastLibraryError: String?
     private var closing = false
     private var settingsToPatch = true
+    /// The caller's time during `receive(_:at:)`: when streams open (for request deadlines).
+    private var receivingAt: UInt64 = 0
+    /// Streams refused past MAX_CONCURRENT_STREAMS since a request last completed.
+    private var refusedPastLimit = 0
 
     /// A session that has queued its SETTINGS and waits for the client preface.
     public init(settings: H2Settings = H2Settings(), connection: H2ConnectionInfo = .unknown) {
@@ -116,8 +120,11 @@ public final class H2ServerSession {
     }
 
     /// Feeds bytes from the peer. Requests complete inside this call reach the delegate.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    /// `now` (any monotonic nanoseconds) stamps the streams they open, for
+    /// `resetIncompleteRequests(openedAtOrBefore:)`.
+    public func receive(_ bytes: UnsafeRawBufferPointer, at now: UInt64 = 0) {
         guard !closing, finalGoAway == nil, let base = bytes.baseAddress else { return }
+        receivingAt = now
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { fail(libraryError: Int32(result)) }
     }
@@ -152,6 +159,35 @@ public final class H2ServerSession {
             closing = true
         }
         return total
+    }
+
+    /// Resets (RST_STREAM CANCEL) every stream whose request has not fully arrived although
+    /// it opened at or before `cutoff` (the clock of `receive(_:at:)`): a body that never
+    /// ends, or a client that never finishes a body already answered. Returns how many.
+    public func resetIncompleteRequests(openedAtOrBefore cutoff: UInt64) -> Int {
+        var reset = 0
+        var next = openList
+        while let stream = next {
+            next = stream.next
+            guard !stream.requestComplete, !stream.timedOut, stream.openedAt <= cutoff else { continue }
+            stream.timedOut = true
+            stream.refused = true  // whatever else arrives on it is dropped
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
+            reset += 1
+        }
+        return reset
+    }
+
+    /// Requests that arrived whole and wait for their answer: work on this side, so the
+    /// connection is not idle while there are any.
+    public var requestsAwaitingAnswer: Int {
+        var count = 0
+        var next = openList
+        while let stream = next {
+            if stream.requestComplete, !stream.responded { count += 1 }
+            next = stream.next
+        }
+        return count
     }
 
     /// Answers `streamID`. Ignored when the stream is gone or already answered.
@@ -205,14 +241,19 @@ public final class H2ServerSession {
         }
     }
 
-    /// Graceful shutdown: GOAWAY with `{"reason":…}` naming the last stream taken; streams
-    /// already open run to completion, then `isFinished` turns true.
-    public func shutdown(reason: String = "Shutdown") {
+    /// Graceful shutdown: GOAWAY with `{"reason":…}` naming the last stream taken (or
+    /// `lastStreamID`); streams already open run to completion, then `isFinished` turns true.
+    public func shutdown(reason: String = "Shutdown", lastStreamID: Int32? = nil, detail: String? = nil) {
         guard !closing, finalGoAway == nil else { return }
-        var data = H2GoAway.debugData(reason: reason)
+        var data = H2GoAway.debugData(reason: reason, detail: detail)
         nghttp2_submit_goaway(
-            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session),
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session),
             NGHTTP2_NO_ERROR.rawValue, &data, data.count)
+    }
+
+    /// Whether frames are queued for the peer.
+    public var hasOutput: Bool {
+        finalGoAway != nil || (!closing && nghttp2_session_want_write(session) != 0)
     }
 
     /// Ends the connection now: a GOAWAY with `{"reason":…}`, then nothing more.
@@ -233,6 +274,11 @@ public final class H2ServerSession {
     /// How much of a refused body is read and dropped before the stream is reset.
     static let discardLimit = 1 << 20
 
+    /// Streams refused past the limit, with no request completing between them, before the
+    /// connection is ended with ENHANCE_YOUR_CALM. A client that opened streams before our
+    /// SETTINGS arrived is refused fewer than the limit once.
+    static func refusedPastLimitTolerance(_ limit: UInt32) -> Int { max(100, 2 * Int(limit)) }
+
     /// Runs `body` with the session behind nghttp2's user data. The session owns the
     /// nghttp2 session, so it outlives every callback: no retain/release per call (there
     /// are a dozen calls per request).
@@ -246,9 +292,18 @@ public final class H2ServerSession {
         if openStreams >= Int(settings.maxConcurrentStreams) {
             // No Stream is kept, so the rest of its header block is ignored.
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), header.stream_id, NGHTTP2_REFUSED_STREAM.rawValue)
+            refusedPastLimit += 1
+            if refusedPastLimit > Self.refusedPastLimitTolerance(settings.maxConcurrentStreams) {
+                // A client that keeps opening streams it was refused is flooding, not racing SETTINGS.
+                terminate(reason: H2GoAway.reason(forErrorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue),
+                          errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue,
+                          detail: "too many streams past SETTINGS_MAX_CONCURRENT_STREAMS \(settings.maxConcurrentStreams)")
+            }
             return 0
         }
         let stream = spareStreams.popLast() ?? Stream()
+        stream.id = header.stream_id
+        stream.openedAt = receivingAt
         stream.next = openList
         openList?.previous = stream
         openList = stream
@@ -360,6 +415,8 @@ public final class H2ServerSession {
             return 0
         }
         if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
+            stream.requestComplete = true
+            refusedPastLimit = 0
             delegate?.session(self, didReceive: request(for: stream, streamID: header.stream_id))
         }
         return 0
@@ -371,11 +428,17 @@ public final class H2ServerSession {
         let debug = goAway.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: goAway.opaque_data_len), as: UTF8.self) } ?? ""
         if debug.hasPrefix(#"{"reason""#) { return 0 }
         // nghttp2 ended the connection with a plain-text reason: send APNs' JSON form instead.
+        var errorCode = goAway.error_code
+        var detail = debug.isEmpty ? lastLibraryError : debug
+        if errorCode == NGHTTP2_INTERNAL_ERROR.rawValue, debug.isEmpty, lastLibraryError == nil {
+            // With nothing failed, this is nghttp2's rate limit on streams the client resets
+            // (CVE-2023-44487, "rapid reset"): abuse, not our fault.
+            errorCode = NGHTTP2_ENHANCE_YOUR_CALM.rawValue
+            detail = "too many streams reset by the client"
+        }
         finalGoAway = H2GoAway.frame(
-            lastStreamID: goAway.last_stream_id, errorCode: goAway.error_code,
-            debugData: H2GoAway.debugData(
-                reason: H2GoAway.reason(forErrorCode: goAway.error_code),
-                detail: debug.isEmpty ? lastLibraryError : debug))
+            lastStreamID: goAway.last_stream_id, errorCode: errorCode,
+            debugData: H2GoAway.debugData(reason: H2GoAway.reason(forErrorCode: errorCode), detail: detail))
         return NGHTTP2_ERR_CANCEL.rawValue
     }
 
@@ -418,6 +481,13 @@ extension H2ServerSession {
     final class Stream {
         var next: Stream?
         unowned(unsafe) var previous: Stream?
+        var id: Int32 = 0
+        /// When its HEADERS arrived, on the clock of `receive(_:at:)`.
+        var openedAt: UInt64 = 0
+        /// END_STREAM arrived: the request is whole.
+        var requestComplete = false
+        /// Reset for taking too long to arrive.
+        var timedOut = false
         var method: String?
         var path: String?
         var scheme: String?
@@ -440,6 +510,10 @@ extension H2ServerSession {
         /// Ready for another request; buffers keep their capacity unless a request still
         /// handed out shares them.
         func reset() {
+            id = 0
+            openedAt = 0
+            requestComplete = false
+            timedOut = false
             method = nil
             path = nil
             scheme = nil

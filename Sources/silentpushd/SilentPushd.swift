@@ -27,6 +27,14 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Admin API (HTTP/1.1) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
     var admin = "127.0.0.1:2199"
 
+    @Option(name: .customLong("admin-host"), help: ArgumentHelp(
+        "A host name the admin API answers to besides IP addresses and localhost (others get 421). Repeatable.", valueName: "name"))
+    var adminHosts: [String] = []
+
+    @Option(name: .customLong("admin-token"), help: ArgumentHelp(
+        "Require 'authorization: Bearer TOKEN' on every admin route but /healthz and /readyz.", valueName: "token"))
+    var adminToken: String?
+
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Server certificate chain (PEM).", valueName: "pem"))
     var tlsCert = "certs/server.pem"
 
@@ -42,8 +50,18 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
     var maxConcurrentStreams: UInt32 = 1000
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Close connections idle this long with GOAWAY IdleTimeout (e.g. 10m, 0 = never).", valueName: "duration"))
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
+        "Close connections that read and answer nothing this long with GOAWAY IdleTimeout (e.g. 10m, 0 = never).", valueName: "duration"))
     var idleTimeout = "10m"
+
+    @Option(name: .customLong("request-timeout"), help: ArgumentHelp(
+        "Reset (RST_STREAM) a request whose headers and body have not all arrived this long after it opened (0 = no limit).",
+        valueName: "duration"))
+    var requestTimeout = "10s"
+
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
+        "HTTP/2 connections served at once; one more gets GOAWAY and is closed (default: from the open-file limit).", valueName: "n"))
+    var maxConnections: Int?
 
     @Option(name: .customLong("shutdown-grace"), help: ArgumentHelp("On SIGTERM, how long open streams may run before the rest is closed.", valueName: "duration"))
     var shutdownGrace = "30s"
@@ -106,7 +124,7 @@ struct SilentPushd: AsyncParsableCommand {
 
     func validate() throws {
         _ = try makeConfiguration()
-        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1") }
+        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024") }
     }
 
     func makeConfiguration() throws -> ReceiverConfiguration {
@@ -129,6 +147,18 @@ struct SilentPushd: AsyncParsableCommand {
         guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
         configuration.settings.maxConcurrentStreams = maxConcurrentStreams
         configuration.idleTimeout = try Self.duration(idleTimeout, flag: "--idle-timeout")
+        configuration.requestTimeout = try Self.duration(requestTimeout, flag: "--request-timeout")
+        if let maxConnections {
+            guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
+            configuration.maxConnections = maxConnections
+        }
+        configuration.adminHosts = adminHosts
+        if let adminToken {
+            guard !adminToken.isEmpty, adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+                throw ValidationError("--admin-token must be printable ASCII with no spaces")
+            }
+            configuration.adminToken = adminToken
+        }
         configuration.shutdownGrace = try Self.duration(shutdownGrace, flag: "--shutdown-grace")
         if !authKeys.isEmpty {
             configuration.authKeys = try authKeys.map { text in
@@ -168,7 +198,7 @@ struct SilentPushd: AsyncParsableCommand {
             guard limit > .zero else { throw ValidationError("--deadline must be more than 0 (e.g. 30s)") }
             configuration.wakeSettings.deadline = limit
         }
-        guard maxFetches >= 1 else { throw ValidationError("--max-fetches must be at least 1") }
+        guard (1...100_000).contains(maxFetches) else { throw ValidationError("--max-fetches must be from 1 to 100000") }
         configuration.wakeSettings.maximumConcurrentFetches = maxFetches
         if fetchExec != nil, fetchURL != nil { throw ValidationError("give --fetch-exec or --fetch-url, not both") }
         if let fetchExec {

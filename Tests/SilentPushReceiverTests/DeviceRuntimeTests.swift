@@ -226,7 +226,7 @@ import Testing
     }
 
     @Test func advancingTheSystemClockIsRefused() async throws {
-        try await Receiver.withTesting({ $0.clock = .system }) { receiver in
+        _ = try await Receiver.withTesting({ $0.clock = .system }) { receiver in
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
         }
     }

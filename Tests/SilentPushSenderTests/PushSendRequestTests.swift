@@ -10,7 +10,7 @@ import Testing
     static func options(_ change: (inout PushSendOptions) -> Void) -> PushSendOptions {
         var options = PushSendOptions()
         options.payloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json").path
-        FileManager.default.createFile(atPath: options.payloadFile, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
+        _ = FileManager.default.createFile(atPath: options.payloadFile, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
         options.devices = [SamplePush.deviceToken]
         options.environment = [:]
         options.certificatesDirectory = DevCertificates.directory
@@ -132,7 +132,7 @@ import Testing
     ])
     func aPayloadAPNsWouldRefuseIsStoppedUnlessToldOtherwise(payload: String, message: String) throws {
         let options = Self.options {
-            FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
+            _ = FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
             $0.pushType = "background"
         }
         #expect {

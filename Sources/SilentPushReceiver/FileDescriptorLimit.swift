@@ -1,0 +1,34 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The process's open-file limit (RLIMIT_NOFILE). Every connection takes a descriptor, and
+/// the usual soft limit of 1024 is far below what one receiver shared by many teams meets.
+package enum FileDescriptorLimit {
+    /// Descriptors kept for everything but HTTP/2 connections: the store (a writer, a
+    /// checkpointer, readers, their WAL and shared-memory files), event loops, listeners,
+    /// admin connections and log files.
+    package static let reserved = 128
+
+    /// Raises the soft limit to the hard limit; returns both limits as they are now (the
+    /// soft one unchanged when it could not be raised).
+    package static func raiseSoftLimit() -> (soft: UInt64, hard: UInt64, raisedFrom: UInt64?) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024, nil) }
+        let before = UInt64(limit.rlim_cur)
+        guard limit.rlim_cur < limit.rlim_max else { return (before, UInt64(limit.rlim_max), nil) }
+        var raised = limit
+        raised.rlim_cur = limit.rlim_max
+        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 else { return (before, UInt64(limit.rlim_max), nil) }
+        return (UInt64(raised.rlim_cur), UInt64(raised.rlim_max), before)
+    }
+
+    /// The connections a receiver can serve at once under `soft` descriptors while every
+    /// fetch slot may hold a child process's three pipes or an HTTP connection.
+    package static func maxConnections(soft: UInt64, maximumConcurrentFetches: Int) -> Int {
+        let available = Int(clamping: soft) - reserved - 3 * max(0, min(maximumConcurrentFetches, 100_000))
+        return max(16, min(available, 1_000_000))
+    }
+}

@@ -1,0 +1,44 @@
+import Dispatch
+
+extension PushStore {
+    /// Whether the last commit succeeded. While it did not (a read-only or full disk), the
+    /// receiver answers pushes 503 and `/readyz` fails; the next commit that succeeds
+    /// (a probe, or the next write) sets it again.
+    public var isWritable: Bool { writable.load(ordering: .relaxed) }
+
+    /// Calls `observer` on the writer each time writability changes, with the error that
+    /// turned it off.
+    public func observeWritability(_ observer: @escaping @Sendable (_ writable: Bool, _ error: (any Error)?) -> Void) {
+        writabilityObserver.withLock { $0 = observer }
+    }
+
+    /// Commits one small real write through the group commit; fails as any write would.
+    public func probe() async throws {
+        lastProbe.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        try await write([.probe(at: Int64(commitCount))])
+    }
+
+    /// Starts a probe in the background unless one started within the last second: pushes
+    /// refused while the store cannot be written find out when it can again.
+    public func probeSoon() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let last = lastProbe.load(ordering: .relaxed)
+        guard now &- last >= 1_000_000_000,
+              lastProbe.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+        else { return }
+        write([.probe(at: Int64(commitCount))]) { _ in }
+    }
+
+    /// Called by the writer after each commit.
+    func noteCommit(_ result: Result<Void, any Error>) {
+        let succeeded: Bool
+        let failure: (any Error)?
+        switch result {
+        case .success: (succeeded, failure) = (true, nil)
+        case .failure(let error): (succeeded, failure) = (false, error)
+        }
+        guard writable.exchange(succeeded, ordering: .relaxed) != succeeded else { return }
+        let observer = writabilityObserver.withLock { $0 }
+        observer?(succeeded, failure)
+    }
+}

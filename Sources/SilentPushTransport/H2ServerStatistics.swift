@@ -1,0 +1,32 @@
+import Synchronization
+
+/// What the server refused or cut short, counted since it started (for `/metrics`).
+public final class H2ServerStatistics: Sendable {
+    /// Streams reset because their request did not arrive within the request timeout.
+    public let requestTimeouts = Atomic<Int>(0)
+    /// Connections closed with GOAWAY `IdleTimeout`.
+    public let idleTimeouts = Atomic<Int>(0)
+    /// Connections refused over `maxConnections`.
+    public let connectionsRefused = Atomic<Int>(0)
+    /// Accepts that failed because the process or system ran out of file descriptors.
+    public let acceptFailures = Atomic<Int>(0)
+
+    /// All zero.
+    public init() {}
+
+    /// The metric name and help text of each count, in the order of `counts`.
+    public static let names: [(name: String, help: String)] = [
+        ("silentpush_request_timeouts_total", "Streams reset because their request did not arrive within --request-timeout."),
+        ("silentpush_idle_timeouts_total", "Connections closed with GOAWAY IdleTimeout."),
+        ("silentpush_connections_refused_total", "Connections refused over --max-connections with GOAWAY."),
+        ("silentpush_accept_failures_total", "Accepts that failed for want of file descriptors."),
+    ]
+
+    /// Every count, in the order of `names`.
+    public var counts: [Int] {
+        [
+            requestTimeouts.load(ordering: .relaxed), idleTimeouts.load(ordering: .relaxed),
+            connectionsRefused.load(ordering: .relaxed), acceptFailures.load(ordering: .relaxed),
+        ]
+    }
+}
