@@ -138,6 +138,21 @@ let package = Package(
             ]
         ),
 
+        // What `make fuzz` runs under libFuzzer and `make test` replays (Fuzz/README.md).
+        .target(
+            name: "SilentPushFuzzTargets",
+            dependencies: [
+                "SilentPushCore", "SilentPushReceiver", "SilentPushTransport",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/SilentPushFuzzTargets"
+        ),
+        .executableTarget(
+            name: "silentpush-fuzz",
+            dependencies: ["SilentPushFuzzTargets"],
+            path: "Fuzz/Driver"
+        ),
+
         .executableTarget(
             name: "APNsRequestBenchmark",
             dependencies: ["SilentPushCore", "SilentPushReceiver", "SilentPushStore", "SilentPushTesting", "SilentPushTransport"],
@@ -167,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SilentPushReceiverTests",
-            dependencies: ["SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore"]
+            dependencies: ["SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore", "SilentPushFuzzTargets"]
         ),
         .testTarget(
             name: "SilentPushTransportTests",

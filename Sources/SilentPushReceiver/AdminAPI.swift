@@ -9,7 +9,7 @@ import SilentPushStore
 /// device state and the manual clock. JSON in and out, camelCase fields, ISO 8601 times
 /// with milliseconds. A bad request changes nothing and gets 400 (not JSON), 422 (a wrong
 /// field or type) or 409 (the clock is the system's), with `{"error": "…"}`.
-struct AdminAPI: Sendable {
+package struct AdminAPI: Sendable {
     let runtime: DeviceRuntime
     let endpoint: APNsEndpoint
     let metrics: PrometheusCollectorRegistry
@@ -191,25 +191,7 @@ struct AdminAPI: Sendable {
             return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
         }
         return await Self.answering {
-            let fields = try Self.object(body)
-            var state = runtime.deviceState(of: token)
-            var unregistered: Bool?
-            for (key, value) in fields {
-                switch (key, value) {
-                case ("forceQuit", .bool(let flag)): state.forceQuit = flag
-                case ("backgroundRefresh", .bool(let flag)): state.backgroundRefresh = flag
-                case ("lowPowerMode", .bool(let flag)): state.lowPowerMode = flag
-                case ("unregistered", .bool(let flag)): unregistered = flag
-                case ("hourlyBudget", .null): state.hourlyBudget = nil
-                case ("hourlyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.hourlyBudget = Int(budget)
-                case ("hourlyBudget", _): throw AdminError(.unprocessableContent, "hourlyBudget must be a whole number from 0 to 1000000, or null")
-                case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _):
-                    throw AdminError(.unprocessableContent, "\(key) must be true or false")
-                default:
-                    throw AdminError(.unprocessableContent,
-                                     "unknown field '\(key)' (fields: forceQuit, backgroundRefresh, lowPowerMode, hourlyBudget, unregistered)")
-                }
-            }
+            let (state, unregistered) = try Self.devicePatch(Self.object(body), to: runtime.deviceState(of: token))
             if state != runtime.deviceState(of: token) { try await runtime.setDeviceState(state, for: token) }
             if let unregistered {
                 let at: Int64? = unregistered ? Int64(Date().timeIntervalSince1970 * 1000) : nil
@@ -237,23 +219,10 @@ struct AdminAPI: Sendable {
 
     private func advance(body: ByteBuffer) async -> Response {
         await Self.answering {
-            let fields = try Self.object(body)
+            let span = try Self.advanceSpan(Self.object(body))
             guard runtime.clock.mode == .manual else { throw AdminError(.conflict, DeviceClockError.notManual.description) }
-            let seconds: Double
-            switch fields.first(where: { $0.0 == "seconds" })?.1 {
-            case .int(let value)?: seconds = Double(value)
-            case .double(let value)?: seconds = value
-            case nil: throw AdminError(.unprocessableContent, "give {\"seconds\": N}, the span to advance the clock by")
-            default: throw AdminError(.unprocessableContent, "seconds must be a number")
-            }
-            if let other = fields.first(where: { $0.0 != "seconds" }) {
-                throw AdminError(.unprocessableContent, "unknown field '\(other.0)' (fields: seconds)")
-            }
-            guard seconds >= 0, seconds <= 10 * 365 * 86400 else {
-                throw AdminError(.unprocessableContent, "seconds must be from 0 to 315360000 (ten years)")
-            }
             do {
-                try await runtime.advance(by: .milliseconds(Int64((seconds * 1000).rounded())))
+                try await runtime.advance(by: span)
             } catch let error as DeviceClockError {
                 throw AdminError(.conflict, error.description)
             }
@@ -261,10 +230,54 @@ struct AdminAPI: Sendable {
         }
     }
 
+    // MARK: Bodies
+
+    /// A `PATCH /v1/devices/{token}` body applied to `state`: the new state, and the
+    /// registration change if it asks for one. Throws 422 naming the field.
+    package static func devicePatch(_ fields: [(String, JSONValue)], to state: DeviceState) throws -> (DeviceState, unregistered: Bool?) {
+        var state = state
+        var unregistered: Bool?
+        for (key, value) in fields {
+            switch (key, value) {
+            case ("forceQuit", .bool(let flag)): state.forceQuit = flag
+            case ("backgroundRefresh", .bool(let flag)): state.backgroundRefresh = flag
+            case ("lowPowerMode", .bool(let flag)): state.lowPowerMode = flag
+            case ("unregistered", .bool(let flag)): unregistered = flag
+            case ("hourlyBudget", .null): state.hourlyBudget = nil
+            case ("hourlyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.hourlyBudget = Int(budget)
+            case ("hourlyBudget", _): throw AdminError(.unprocessableContent, "hourlyBudget must be a whole number from 0 to 1000000, or null")
+            case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _):
+                throw AdminError(.unprocessableContent, "\(key) must be true or false")
+            default:
+                throw AdminError(.unprocessableContent,
+                                 "unknown field '\(key)' (fields: forceQuit, backgroundRefresh, lowPowerMode, hourlyBudget, unregistered)")
+            }
+        }
+        return (state, unregistered)
+    }
+
+    /// The span of a `POST /v1/clock/advance` body (`{"seconds": N}`, 0 to ten years).
+    package static func advanceSpan(_ fields: [(String, JSONValue)]) throws -> Duration {
+        let seconds: Double
+        switch fields.first(where: { $0.0 == "seconds" })?.1 {
+        case .int(let value)?: seconds = Double(value)
+        case .double(let value)?: seconds = value
+        case nil: throw AdminError(.unprocessableContent, "give {\"seconds\": N}, the span to advance the clock by")
+        default: throw AdminError(.unprocessableContent, "seconds must be a number")
+        }
+        if let other = fields.first(where: { $0.0 != "seconds" }) {
+            throw AdminError(.unprocessableContent, "unknown field '\(other.0)' (fields: seconds)")
+        }
+        guard seconds >= 0, seconds <= 10 * 365 * 86400 else {
+            throw AdminError(.unprocessableContent, "seconds must be from 0 to 315360000 (ten years)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
     // MARK: JSON
 
     /// The request body as a JSON object: 400 when it is not JSON, 422 when not an object.
-    private static func object(_ body: ByteBuffer) throws -> [(String, JSONValue)] {
+    package static func object(_ body: ByteBuffer) throws -> [(String, JSONValue)] {
         let value: JSONValue
         do {
             value = try JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))

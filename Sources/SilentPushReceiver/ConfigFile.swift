@@ -54,6 +54,11 @@ public struct ConfigFile: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigFileError("cannot read the config file '\(path)'")
         }
+        return try parse(data, path: path)
+    }
+
+    /// Checks a config file's bytes; `path` names it in messages.
+    package static func parse(_ data: Data, path: String) throws -> ConfigFile {
         let root: JSONValue
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: data)

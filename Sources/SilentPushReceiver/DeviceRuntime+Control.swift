@@ -7,11 +7,14 @@ public enum DeviceClockError: Error, Sendable, Equatable, CustomStringConvertibl
     case notManual
     /// Another advance is under way.
     case busy
+    /// The clock would pass the last time the device can represent (2262).
+    case outOfRange
 
     public var description: String {
         switch self {
         case .notManual: "the device runs on the system clock; start silentpushd with --clock manual to move it"
         case .busy: "another clock advance is under way"
+        case .outOfRange: "the device clock cannot go past 2262-04-11"
         }
     }
 }
@@ -33,6 +36,7 @@ extension DeviceRuntime {
         defer { advancing.withLock { $0 = false } }
 
         let target = clock.now.advanced(by: duration)
+        guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
         while true {
             enum Step {

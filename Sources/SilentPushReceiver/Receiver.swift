@@ -61,7 +61,6 @@ public final class Receiver: Service, Sendable {
         }
         guard !listeners.isEmpty else { throw ReceiverStartError("no listener: give --listen or --listen-h2c") }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
-        let limits = Self.connectionLimits(configuration, logger: logger)
 
         let device: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
@@ -97,6 +96,7 @@ public final class Receiver: Service, Sendable {
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
 
+        let limits = Self.connectionLimits(configuration, logger: logger)
         let server: H2Server
         do {
             server = try await H2Server.bind(

@@ -1,0 +1,172 @@
+import Foundation
+import NIOCore
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTransport
+import Synchronization
+
+/// Everything that parses bytes from outside, each as a function of one input: what
+/// `make fuzz` runs under libFuzzer and `make test` replays from `Fuzz/corpus` and
+/// `Fuzz/regressions`. An input may be refused in any way but a trap, a hang or a leak
+/// of state into the next input.
+package enum FuzzTarget: String, CaseIterable, Sendable {
+    /// The JSON scanner over any bytes.
+    case json
+    /// A payload through the request validator (`aps`, content-available, size).
+    case payload
+    /// A whole APNs request through the endpoint: the first line is the path, then
+    /// `name: value` header lines, a blank line, and the body.
+    case request
+    /// A provider token (the text after `bearer `) parsed, verified and judged.
+    case providerToken
+    /// A config file (`silentpushd --config`).
+    case config
+    /// Admin API bodies: `PATCH /v1/devices/{token}` and `POST /v1/clock/advance`.
+    case adminBody
+    /// Bytes after the client preface into a server HTTP/2 session.
+    case h2Session
+
+    /// Runs one input.
+    package func run(_ input: UnsafeRawBufferPointer) {
+        switch self {
+        case .json: Self.json(input)
+        case .payload: Self.payload(input)
+        case .request: Self.request(input)
+        case .providerToken: Self.providerToken(input)
+        case .config: Self.config(input)
+        case .adminBody: Self.adminBody(input)
+        case .h2Session: Self.h2Session(input)
+        }
+    }
+
+    static func json(_ input: UnsafeRawBufferPointer) {
+        input.withMemoryRebound(to: UInt8.self) { bytes in
+            var scanner = JSONScanner(bytes)
+            if (try? scanner.skipValue()) != nil { _ = try? scanner.expectEnd() }
+            var objects = JSONScanner(bytes)
+            _ = try? objects.readObject { scanner, _ in _ = try scanner.readScalarText() }
+        }
+    }
+
+    static func payload(_ input: UnsafeRawBufferPointer) {
+        _ = try? input.withMemoryRebound(to: UInt8.self) { try APNsPayload.parse($0) }
+        for strict in [false, true] {
+            _ = try? APNsRequestValidator(strict: strict).validate(
+                deviceToken: Substring(Self.deviceToken), topic: "com.example.app",
+                headers: APNsHeaders(pushType: "background", priority: "5"), apnsID: "00000000-0000-4000-8000-000000000001",
+                body: Array(input))
+        }
+    }
+
+    static func request(_ input: UnsafeRawBufferPointer) {
+        let text = Array(input)
+        let lines = text.split(separator: 0x0A, maxSplits: 64, omittingEmptySubsequences: false)
+        guard let pathLine = lines.first else { return }
+        var headers: [(name: String, value: String)] = []
+        var bodyStart = text.count
+        var offset = pathLine.count + 1
+        for line in lines.dropFirst() {
+            if line.isEmpty {
+                bodyStart = min(text.count, offset + 1)
+                break
+            }
+            offset += line.count + 1
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+            let name = String(decoding: line[line.startIndex..<colon], as: UTF8.self)
+            let value = String(decoding: line[(colon + 1)...].drop { $0 == 0x20 }, as: UTF8.self)
+            headers.append((name, value))
+        }
+        let request = H2Request(
+            streamID: 1, method: "POST", path: String(decoding: pathLine, as: UTF8.self), headers: H2HeaderList(headers),
+            body: Array(text[min(bodyStart, text.count)...]), connection: H2ConnectionInfo(id: 1, remoteAddress: "fuzz", tls: nil))
+        Self.endpoint.handle(request, writer: H2ResponseWriter(streamID: 1, sink: Self.responses))
+    }
+
+    static func providerToken(_ input: UnsafeRawBufferPointer) {
+        let jwt = String(decoding: input, as: UTF8.self)
+        _ = try? ProviderToken.parse(Substring(jwt))
+        let request = H2Request(
+            streamID: 1, method: "POST", path: "/3/device/" + Self.deviceToken,
+            headers: H2HeaderList([("apns-topic", "com.example.app"), ("apns-push-type", "background"), ("apns-priority", "5"),
+                                   ("authorization", "bearer " + jwt)]),
+            body: Array(#"{"aps":{"content-available":1}}"#.utf8),
+            connection: H2ConnectionInfo(id: 2, remoteAddress: "fuzz", tls: nil))
+        Self.endpoint.handle(request, writer: H2ResponseWriter(streamID: 1, sink: Self.responses))
+    }
+
+    static func config(_ input: UnsafeRawBufferPointer) {
+        guard let file = try? ConfigFile.parse(Data(input), path: "fuzz.json") else { return }
+        var configuration = ReceiverConfiguration()
+        file.apply(to: &configuration)
+    }
+
+    static func adminBody(_ input: UnsafeRawBufferPointer) {
+        guard let fields = try? AdminAPI.object(ByteBuffer(bytes: input)) else { return }
+        _ = try? AdminAPI.devicePatch(fields, to: DeviceState())
+        if let span = try? AdminAPI.advanceSpan(fields) {
+            _ = DeviceInstant(secondsSinceEpoch: 1_767_225_600).advanced(by: span)
+        }
+    }
+
+    static func h2Session(_ input: UnsafeRawBufferPointer) {
+        let answerer = Answerer()
+        let session = H2ServerSession(settings: H2Settings(maxConcurrentStreams: 8))
+        session.delegate = answerer
+        Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8).withUnsafeBytes { session.receive($0, at: 1) }
+        // In pieces, as a socket delivers them, with the output drained between.
+        var offset = 0
+        var clock: UInt64 = 2
+        while offset < input.count {
+            let length = min(input.count - offset, 1 + Int(input[offset]) % 97)
+            session.receive(UnsafeRawBufferPointer(rebasing: input[offset..<(offset + length)]), at: clock)
+            session.drainOutput { _ in }
+            offset += length
+            clock += 1
+        }
+        _ = session.resetIncompleteRequests(openedAtOrBefore: clock / 2)
+        _ = session.requestsAwaitingAnswer
+        session.shutdown()
+        session.drainOutput { _ in }
+    }
+
+    // MARK: Fixtures
+
+    static let deviceToken = String(repeating: "7c", count: 32)
+
+    /// The dev certificates, found from this file (the fuzzer runs in the checkout).
+    static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("certs").path
+
+    static let responses = DiscardingSink()
+
+    /// One endpoint for every input: its caches and per-connection state see the inputs one
+    /// after another, as a long-running receiver does.
+    static let endpoint: APNsEndpoint = {
+        let keys = (try? ProviderKeyRing(specs: [.development(certificatesDirectory: certificates)])) ?? (try! ProviderKeyRing(specs: []))
+        return APNsEndpoint(settings: .init(), keys: keys, sink: AcceptingSink())
+    }()
+
+    final class DiscardingSink: H2ResponseSink {
+        func respond(streamID: Int32, response: H2Response) {}
+    }
+
+    final class AcceptingSink: PushSink {
+        let nextID = Atomic<UInt64>(1)
+        func takePushID() -> UInt64 { nextID.add(1, ordering: .relaxed).oldValue }
+        func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
+            _ = DeviceInstant.expiry(ofAPNsExpiration: push.expiration, systemNow: DeviceInstant(secondsSinceEpoch: 1_767_225_600),
+                                     deviceNow: DeviceInstant(secondsSinceEpoch: 1_767_225_600))
+            completion(.success(()))
+        }
+        func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
+    }
+
+    final class Answerer: H2ServerSessionDelegate {
+        func session(_ session: H2ServerSession, didReceive request: H2Request) {
+            session.respond(streamID: request.streamID, response: H2Response(status: 200, headers: ["apns-id": "ID"]))
+        }
+        func session(_ session: H2ServerSession, didRefuse request: H2Request, problem: H2RequestProblem) {
+            session.respond(streamID: request.streamID, response: H2Response(status: 413, body: Array(#"{"reason":"PayloadTooLarge"}"#.utf8)))
+        }
+    }
+}

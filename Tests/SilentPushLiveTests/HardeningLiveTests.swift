@@ -1,0 +1,135 @@
+import Foundation
+import SilentPushTesting
+import SilentPushTransport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Clients and faults that must not hold, starve or crash a receiver that many teams share
+/// (issue 16), against `silentpushd` as users run it.
+@Suite(.serialized) struct HardeningLiveTests {
+    static let handshake = H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes
+
+    static func metric(_ admin: Int, _ name: String) async throws -> Int? {
+        let scrape = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"], timeout: .seconds(30)).output
+        return scrape.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
+    }
+
+    @Test func aBodyThatNeverEndsIsResetWithinTheRequestTimeout() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--request-timeout", "1s"])
+        defer { process.signal(SIGKILL) }
+        let connection = try await RawH2Connection.connect(port: h2c)
+        defer { Task { await connection.close() } }
+        let headers = SamplePush.headers(jwt: try DevProviderToken.make())
+        try await connection.send(Self.handshake)
+        let sent = ContinuousClock.now
+        try await connection.send([H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false),
+                                   H2Frame.data(streamID: 1, Array(SamplePush.payload.prefix(5)), endStream: false)])
+        let frames = try await connection.waitForFrames(timeout: .seconds(5)) { $0.contains { $0.kind == .rstStream } }
+        let elapsed = ContinuousClock.now - sent
+        let reset = try #require(frames.first { $0.kind == .rstStream }, "no RST_STREAM: \(frames)")
+        #expect(reset.streamID == 1 && reset.errorCode == 0x8)  // CANCEL
+        #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(2500), "reset after \(elapsed)")
+        // The connection lives on: the next request is answered.
+        try await connection.send([H2Frame.post(streamID: 3, path: SamplePush.path, extra: headers, endStream: false),
+                                   H2Frame.data(streamID: 3, SamplePush.payload, endStream: true)])
+        let answered = try await connection.waitForFrames { $0.contains { $0.kind == .headers && $0.streamID == 3 } }
+        #expect(answered.contains { $0.kind == .headers && $0.streamID == 3 })
+        #expect(try await Self.metric(admin, "silentpush_request_timeouts_total") == 1)
+    }
+
+    @Test func aConnectionWhoseStreamsMakeNoProgressGetsIdleTimeout() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--request-timeout", "0", "--idle-timeout", "1s"])
+        defer { process.signal(SIGKILL) }
+        let connection = try await RawH2Connection.connect(port: h2c)
+        defer { Task { await connection.close() } }
+        try await connection.send(Self.handshake)
+        try await connection.send([H2Frame.post(streamID: 1, path: SamplePush.path, extra: SamplePush.headers(jwt: nil), endStream: false)])
+        let frames = try await connection.waitForFrames(timeout: .seconds(5)) { $0.contains { $0.kind == .goAway } }
+        let goAway = try #require(frames.first { $0.kind == .goAway }, "no GOAWAY: \(frames)")
+        #expect(goAway.debugData?.contains(#""reason":"IdleTimeout""#) == true)
+        #expect(try await connection.waitForClose())
+        #expect(try await Self.metric(admin, "silentpush_idle_timeouts_total") == 1)
+    }
+
+    @Test func aSecondReceiverOnAHeldStoreExits2NamingTheHolder() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("store.sqlite").path
+        let (first, _, _, _) = try await SilentPushdProcessTests.start(store: path)
+        defer { first.signal(SIGKILL) }
+        let second = try PeerProcess(try SilentPushdProcessTests.binary(), [
+            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", path,
+            "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey])
+        let result = await second.wait(timeout: .seconds(30))
+        #expect(result.status == 2)
+        #expect(result.errorOutput.contains("in use by another process (pid \(first.pid))"), "\(result.errorOutput)")
+        #expect(result.errorOutput.contains(path))
+        #expect(result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+    }
+
+    /// The descriptor limit at 1024 and 3,000 clients at once: each is served or told
+    /// GOAWAY at once, none waits unanswered, and the limit is in the log.
+    @Test func threeThousandConnectionsAtA1024LimitAreServedOrRefusedWithGoAway() async throws {
+        var own = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)
+        try #require(own.rlim_max >= 4096, "the test process needs 3,000 descriptors for its clients")
+        own.rlim_cur = own.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)
+
+        let ready = SilentPushdProcessTests.readyFile()
+        let process = try PeerProcess("/bin/sh", [
+            "-c", #"ulimit -n 1024 && exec "$0" "$@""#, try SilentPushdProcessTests.binary(),
+            "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
+        ])
+        defer { process.signal(SIGKILL) }
+        var h2c = 0
+        for _ in 0..<500 where h2c == 0 {
+            if let data = FileManager.default.contents(atPath: ready),
+               let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int], let port = ports["h2c"] { h2c = port }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(h2c != 0, "silentpushd did not start")
+        let port = h2c
+
+        let headers = SamplePush.headers(jwt: try DevProviderToken.make())
+        let request = Self.handshake + H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false).bytes
+            + H2Frame.data(streamID: 1, SamplePush.payload, endStream: true).bytes
+        let outcomes = try await withThrowingTaskGroup(of: (String, RawH2Connection?).self) { group in
+            for _ in 0..<3_000 {
+                group.addTask {
+                    let connection = try await RawH2Connection.connect(port: port)
+                    try? await connection.send(request)
+                    let frames = try await connection.waitForFrames(timeout: .seconds(30)) { frames in
+                        frames.contains { $0.kind == .goAway || ($0.kind == .headers && $0.streamID == 1) }
+                    }
+                    if frames.contains(where: { $0.kind == .headers && $0.streamID == 1 }) { return ("served", connection) }
+                    if let goAway = frames.first(where: { $0.kind == .goAway }) {
+                        await connection.close()
+                        return (goAway.lastStreamID == 0 && goAway.debugData?.contains("ServiceUnavailable") == true ? "refused" : "other GOAWAY", nil)
+                    }
+                    await connection.close()
+                    return (connection.isClosed ? "closed without GOAWAY" : "unanswered", nil)
+                }
+            }
+            var outcomes: [String: Int] = [:]
+            var open: [RawH2Connection] = []
+            for try await (outcome, connection) in group {
+                outcomes[outcome, default: 0] += 1
+                if let connection { open.append(connection) }  // served ones stay open until all are in
+            }
+            for connection in open { await connection.close() }
+            return outcomes
+        }
+        #expect(outcomes.keys.allSatisfy { $0 == "served" || $0 == "refused" }, "\(outcomes)")
+        #expect((outcomes["served"] ?? 0) + (outcomes["refused"] ?? 0) == 3_000, "\(outcomes)")
+        #expect((outcomes["served"] ?? 0) >= 500, "\(outcomes)")
+        #expect((outcomes["refused"] ?? 0) >= 1_000, "\(outcomes)")
+        process.signal(SIGTERM)
+        let log = await process.wait(timeout: .seconds(30)).errorOutput
+        #expect(log.contains("files.soft_limit=1024") && log.contains("open-file limit"), "\(log.prefix(2000))")
+        #expect(log.contains("refusing connections over --max-connections"))
+    }
+}
