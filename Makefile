@@ -10,7 +10,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build deps deps-build bench bench-apns bench-policy bench-pushsend certs clean
+.PHONY: run test build deps deps-build bench bench-apns bench-policy bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -35,6 +35,11 @@ bench-policy: deps-build
 
 bench-pushsend: deps
 	Benchmarks/pushsend-vs-h2load.sh
+
+# libFuzzer on every parser of outside bytes: FUZZ_SECONDS per target (default 60),
+# FUZZ_TARGETS to pick some; crashes land in Fuzz/regressions, which make test replays.
+fuzz: deps-build
+	SWIFT=$(SWIFT) scripts/fuzz.sh
 
 certs:
 	certs/make-dev-certs.sh
