@@ -117,6 +117,12 @@ import Testing
         #expect(input.split(separator: ".").count == 2)
     }
 
+    /// RFC 7519 NumericDate: a fraction (Python clients send `time.time()`), kept in whole seconds.
+    @Test func iatMayBeAFraction() throws {
+        let token = try ProviderToken.parse(Self.jwt(header: #"{"alg":"ES256","kid":"K"}"#, claims: #"{"iss":"T","iat":1437179036.75}"#))
+        #expect(token.issuedAt == 1_437_179_036)
+    }
+
     @Test func iatMayBeANumericString() throws {
         let token = try ProviderToken.parse(Self.jwt(header: #"{"alg":"ES256","kid":"K"}"#, claims: #"{"iss":"T","iat":"1437179036"}"#))
         #expect(token.issuedAt == 1_437_179_036)
@@ -127,7 +133,8 @@ import Testing
         (#"{"alg":"ES256"}"#, #"{"iss":"T","iat":1}"#),
         (#"{"alg":"ES256","kid":"K"}"#, #"{"iat":1}"#),
         (#"{"alg":"ES256","kid":"K"}"#, #"{"iss":"T","iat":"soon"}"#),
-        (#"{"alg":"ES256","kid":"K"}"#, #"{"iss":"T","iat":1.5}"#),
+        (#"{"alg":"ES256","kid":"K"}"#, #"{"iss":"T","iat":1e999}"#),  // a number, but beyond any date
+        (#"{"alg":"ES256","kid":"K"}"#, #"{"iss":"T","iat":-9223372036854775808}"#),
         (#"not json"#, #"{"iss":"T","iat":1}"#),
     ])
     func refusesMalformedTokens(header: String, claims: String) {
