@@ -13,8 +13,9 @@ struct AdminAccessPolicy: Sendable {
         self.token = token
     }
 
-    /// Routes a probe calls without credentials.
-    static let openPaths: Set<String> = ["/healthz", "/readyz"]
+    /// Routes called without credentials: the probes, and the timeline page, which holds no
+    /// data (it reads the API with the token given in its URL fragment).
+    static let openPaths: Set<String> = ["/healthz", "/readyz", "/"]
 
     /// Why a request is refused, as an HTTP status and one line; nil when it may pass.
     func refusal(method: String, path: String, host: String?, authorization: String?, contentType: String?) -> (status: Int, message: String)? {

@@ -43,10 +43,17 @@ enum TimelinePage {
     const clockText = ms => new Date(ms).toISOString().substring(11, 23);
     const esc = text => String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
 
+    // With --admin-token, open the page as /#token=TOKEN: the fragment never leaves the browser.
+    const token = new URLSearchParams(location.hash.substring(1)).get("token");
+    const headers = token ? {"authorization": "Bearer " + token} : {};
+
     async function refresh() {
       try {
         const [pushes, wakes, clock] = await Promise.all(
-          ["/v1/pushes?limit=1000", "/v1/wakes?limit=1000", "/v1/clock"].map(url => fetch(url).then(r => r.json())));
+          ["/v1/pushes?limit=1000", "/v1/wakes?limit=1000", "/v1/clock"].map(url => fetch(url, {headers}).then(r => {
+            if (!r.ok) throw new Error(r.status === 401 ? "401: open this page as /#token=TOKEN (the --admin-token)" : "HTTP " + r.status);
+            return r.json();
+          })));
         render(pushes.pushes, wakes.wakes, clock);
       } catch (error) {
         document.getElementById("status").textContent = "cannot reach the admin API: " + error;

@@ -32,7 +32,7 @@ struct SilentPushd: AsyncParsableCommand {
     var adminHosts: [String] = []
 
     @Option(name: .customLong("admin-token"), help: ArgumentHelp(
-        "Require 'authorization: Bearer TOKEN' on every admin route but /healthz and /readyz.", valueName: "token"))
+        "Require 'authorization: Bearer TOKEN' on every admin route but /healthz, /readyz and the page at / (open it as /#token=TOKEN).", valueName: "token"))
     var adminToken: String?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Server certificate chain (PEM).", valueName: "pem"))

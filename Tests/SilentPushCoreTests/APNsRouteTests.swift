@@ -61,7 +61,13 @@ import Testing
         #expect(Duration(parsing: text) == expected)
     }
 
-    @Test(arguments: ["", "abc", "-1s", "10x", "ms", "1e400s", "nan"])
+    @Test func theLongestDurationStillHasNanoseconds() throws {
+        let longest = try #require(Duration(parsing: "9223372035s"))
+        #expect(longest.nanosecondCount == 9_223_372_035_000_000_000)
+    }
+
+    /// Past 292 years a duration has no Int64 nanoseconds: refused, not trapped on later.
+    @Test(arguments: ["", "abc", "-1s", "10x", "ms", "1e400s", "nan", "inf", "9223372037s", "153722868m", "2562048h", "1e18ms"])
     func rejects(text: String) {
         #expect(Duration(parsing: text) == nil)
     }

@@ -133,3 +133,40 @@ import Glibc
         #expect(log.contains("refusing connections over --max-connections"))
     }
 }
+
+extension HardeningLiveTests {
+    /// With the cap set above what the descriptors allow, accept itself fails (EMFILE): the
+    /// listener says so, counts it, pauses instead of spinning, and serves again once
+    /// clients leave.
+    @Test func runningOutOfDescriptorsIsLoggedCountedAndRecoveredFrom() async throws {
+        let ready = SilentPushdProcessTests.readyFile()
+        let process = try PeerProcess("/bin/sh", [
+            "-c", #"ulimit -n 256 && exec "$0" "$@""#, try SilentPushdProcessTests.binary(),
+            "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
+            "--max-connections", "5000",
+        ])
+        defer { process.signal(SIGKILL) }
+        var ports: [String: Int] = [:]
+        for _ in 0..<500 where ports["h2c"] == nil {
+            if let data = FileManager.default.contents(atPath: ready),
+               let read = try? JSONSerialization.jsonObject(with: data) as? [String: Int] { ports = read }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let h2c = try #require(ports["h2c"]), admin = try #require(ports["admin"])
+        var held: [RawH2Connection] = []
+        for _ in 0..<400 { held.append(try await RawH2Connection.connect(port: h2c)) }
+        try await Task.sleep(for: .milliseconds(500))
+        for connection in held { await connection.close() }
+        let failures = try #require(try await Self.metric(admin, "silentpush_accept_failures_total"))
+        #expect(failures > 0)
+        // Served again once the descriptors are back.
+        let client = try await TestPushClient.connect(port: h2c)
+        defer { Task { await client.close() } }
+        #expect(try await client.push().status == 200)
+        process.signal(SIGTERM)
+        let log = await process.wait(timeout: .seconds(30)).errorOutput
+        #expect(log.contains("cannot accept connections: out of the process's file descriptor limit"), "\(log.prefix(3000))")
+        // Logged at most every 10 s, not once per failed accept.
+        #expect(log.components(separatedBy: "cannot accept connections").count - 1 <= 2)
+    }
+}

@@ -34,6 +34,7 @@ import Testing
         #expect(policy.refusal(method: "GET", path: "/v1/stats", host: "localhost", authorization: "bearer s3cret", contentType: nil) == nil)
         #expect(policy.refusal(method: "GET", path: "/healthz", host: "localhost", authorization: nil, contentType: nil) == nil)
         #expect(policy.refusal(method: "GET", path: "/readyz", host: "localhost", authorization: nil, contentType: nil) == nil)
+        #expect(policy.refusal(method: "GET", path: "/", host: "localhost", authorization: nil, contentType: nil) == nil)  // the page: no data
     }
 
     /// Against the live listener: what a web page could send is refused, curl as the docs

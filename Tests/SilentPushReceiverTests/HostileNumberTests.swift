@@ -29,6 +29,19 @@ import Testing
         }
     }
 
+    /// Advancing the manual clock past 2262 is refused; it trapped after a few dozen ten-year steps.
+    @Test func theManualClockStopsShortOfTheEndOfItsRange() async throws {
+        try await Receiver.withTesting { receiver in
+            let before = receiver.device.clock.now
+            await #expect(throws: DeviceClockError.outOfRange) { try await receiver.device.advance(by: .seconds(Int64.max)) }
+            #expect(receiver.device.clock.now == before)
+            var steps = 0
+            while (try? await receiver.device.advance(by: .seconds(10 * 365 * 86400))) != nil, steps < 100 { steps += 1 }
+            #expect(steps > 0 && steps < 30)
+            #expect(receiver.device.clock.now < .distantFuture)
+        }
+    }
+
     @Test(arguments: ["-1", "18446744073709551616", "1e9", "12abc", "", " 5"])
     func anExpirationThatIsNotAWholeNumberIsBadExpirationDate(expiration: String) throws {
         let harness = try APNsEndpointHarness()
