@@ -57,6 +57,11 @@ import Testing
         (#"{"devices": [{"token": "xyz"}]}"#, ": each of devices needs a \"token\" of 64 to 200 hex digits"),
         (#"{"fetchHandlers": {"com.example.app": {"ftp": "x"}}}"#, ": fetchHandlers.com.example.app must be one of"),
         ("not json", "is not JSON (check --config)"),
+        (#"{"requestTimeout": "9999999999h"}"#, ": requestTimeout '9999999999h' is not a duration"),
+        (#"{"maxConnections": 0}"#, ": maxConnections must be from 1 to 1000000"),
+        (#"{"maxConnections": 99999999999999999999}"#, ": maxConnections must be a whole number"),
+        (#"{"threads": 100000}"#, ": threads must be from 1 to 1024"),
+        (#"{"adminHosts": "box"}"#, ": adminHosts must be a list"),
     ])
     func aBadValueIsNamedByItsKey(json: String, message: String) async throws {
         let config = try Self.write(json)
