@@ -84,9 +84,12 @@ public struct PushSendOptions: Sendable {
             throw PushSendError("--collapse-id is \(collapseID.utf8.count) bytes; APNs takes at most 64")
         }
         if let expiration, expiration < 0 { throw PushSendError("--expiration must be 0 or seconds since the epoch") }
-        guard count >= 1 else { throw PushSendError("--count must be at least 1") }
-        guard concurrency >= 1 else { throw PushSendError("--concurrency must be at least 1") }
-        guard connections >= 1 else { throw PushSendError("--connections must be at least 1") }
+        guard (1...100_000_000).contains(count) else { throw PushSendError("--count must be from 1 to 100000000") }
+        guard (1...100_000).contains(concurrency) else { throw PushSendError("--concurrency must be from 1 to 100000") }
+        guard (1...1_000).contains(connections) else { throw PushSendError("--connections must be from 1 to 1000") }
+        guard devices.count <= 100_000_000 / count else {
+            throw PushSendError("\(devices.count) devices × --count \(count) is more than 100000000 pushes in one run")
+        }
         if json && quiet { throw PushSendError("give --json or --quiet, not both") }
 
         var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)

@@ -82,6 +82,7 @@ import Testing
     enum BadOption: CaseIterable, Sendable {
         case twoTargets, appleWithoutTopic, appleWithoutKey, badURL, noDevice, badPriority, badPushType, badAPNsID
         case missingPayload, missingKey, certKeyWithoutCert
+        case hugeCount, countTimesDevicesOverflows, negativeConcurrency, hugeConnections
 
         func apply(_ o: inout PushSendOptions) {
             switch self {
@@ -96,6 +97,10 @@ import Testing
             case .missingPayload: o.payloadFile = "/nonexistent.json"
             case .missingKey: o.key = "/nonexistent.p8"; o.keyID = "K"; o.teamID = "T"
             case .certKeyWithoutCert: o.certKey = "k.pem"
+            case .hugeCount: o.count = Int.max
+            case .countTimesDevicesOverflows: o.count = 100_000_000; o.devices = [SamplePush.deviceToken, SamplePush.deviceToken]
+            case .negativeConcurrency: o.concurrency = Int.min
+            case .hugeConnections: o.connections = Int.max
             }
         }
 
@@ -112,6 +117,10 @@ import Testing
             case .missingPayload: "cannot read the payload file '/nonexistent.json'"
             case .missingKey: "cannot read key file '/nonexistent.p8' (check --key)"
             case .certKeyWithoutCert: "--cert-key needs --cert"
+            case .hugeCount: "--count must be from 1 to 100000000"
+            case .countTimesDevicesOverflows: "2 devices × --count 100000000 is more than 100000000 pushes in one run"
+            case .negativeConcurrency: "--concurrency must be from 1 to 100000"
+            case .hugeConnections: "--connections must be from 1 to 1000"
             }
         }
     }
