@@ -221,8 +221,9 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         guard let context else { return }
         let now = NIODeadline.now()
         guard let session else {
-            // A TLS handshake that never finished.
-            if limits.idleTimeout > .zero, lastActivity + limits.idleTimeout <= now { context.close(promise: nil) }
+            // A TLS handshake that never finished: held no longer than a request may take.
+            let limit = limits.requestTimeout > .zero ? limits.requestTimeout : limits.idleTimeout
+            if limit > .zero, lastActivity + limit <= now { context.close(promise: nil) }
             return
         }
         if limits.requestTimeout > .zero {
