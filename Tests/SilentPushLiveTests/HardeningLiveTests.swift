@@ -170,3 +170,13 @@ extension HardeningLiveTests {
         #expect(log.components(separatedBy: "cannot accept connections").count - 1 <= 2)
     }
 }
+
+extension HardeningLiveTests {
+    @Test(arguments: [([String](), true), (["--admin-token", "s3cret"], false)])
+    func anAdminListenerBeyondLoopbackWithoutATokenIsWarnedAbout(extra: [String], warned: Bool) async throws {
+        let (process, _, _, _) = try await SilentPushdProcessTests.start(["--admin", "0.0.0.0:0"] + extra)
+        process.signal(SIGTERM)
+        let log = await process.wait(timeout: .seconds(30)).errorOutput
+        #expect(log.contains("the admin API listens beyond loopback with no token") == warned, "\(log)")
+    }
+}
