@@ -18,3 +18,8 @@ extension Duration {
         self = .milliseconds(Int64(milliseconds))
     }
 }
+
+extension Duration {
+    /// `days` whole days.
+    package static func days(_ days: Int64) -> Duration { .seconds(days * 86_400) }
+}

@@ -56,7 +56,7 @@ public struct HTTPFetchHandler: FetchHandler {
         do {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
-            let response = try await client.execute(request, timeout: .seconds(Int64(max(1, (wake.deadline - wake.startedAt) / 1000 + 5))))
+            let response = try await client.execute(request, timeout: .seconds(Int64(min(max(1, (wake.deadline - wake.startedAt) / 1000 + 5), 86_400 * 365))))
             switch response.status.code {
             case 304:
                 try await remember(previous, fetchedAt: wake.startedAt)

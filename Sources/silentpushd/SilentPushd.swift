@@ -146,8 +146,8 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.readyFile = readyFile
         guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
         configuration.settings.maxConcurrentStreams = maxConcurrentStreams
-        configuration.idleTimeout = try Self.duration(idleTimeout, flag: "--idle-timeout")
-        configuration.requestTimeout = try Self.duration(requestTimeout, flag: "--request-timeout")
+        configuration.idleTimeout = try Self.duration(idleTimeout, flag: "--idle-timeout", atMost: .days(30))
+        configuration.requestTimeout = try Self.duration(requestTimeout, flag: "--request-timeout", atMost: .days(1))
         if let maxConnections {
             guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
             configuration.maxConnections = maxConnections
@@ -159,7 +159,7 @@ struct SilentPushd: AsyncParsableCommand {
             }
             configuration.adminToken = adminToken
         }
-        configuration.shutdownGrace = try Self.duration(shutdownGrace, flag: "--shutdown-grace")
+        configuration.shutdownGrace = try Self.duration(shutdownGrace, flag: "--shutdown-grace", atMost: .days(1))
         if !authKeys.isEmpty {
             configuration.authKeys = try authKeys.map { text in
                 guard let spec = AuthKeySpec(parsing: text) else {
@@ -175,8 +175,10 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.strict = strict
         if let rateLimit {
             let parts = rateLimit.split(separator: "/", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let limit = Int(parts[0]), limit > 0, let window = Duration(parsing: parts[1]), window > .zero else {
-                throw ValidationError("--rate-limit '\(rateLimit)' is not N/DURATION (e.g. 10/1s)")
+            guard parts.count == 2, let limit = Int(parts[0]), limit > 0, let window = Duration(parsing: parts[1]), window > .zero,
+                  window <= .days(1)
+            else {
+                throw ValidationError("--rate-limit '\(rateLimit)' is not N/DURATION with DURATION at most 1 day (e.g. 10/1s)")
             }
             configuration.rateLimit = (limit, window)
         }
@@ -189,12 +191,12 @@ struct SilentPushd: AsyncParsableCommand {
         default: throw ValidationError("--profile '\(profile)' is not ios or fast")
         }
         if let minInterval {
-            let interval = try Self.duration(minInterval, flag: "--min-interval")
+            let interval = try Self.duration(minInterval, flag: "--min-interval", atMost: .days(365))
             guard interval >= .zero else { throw ValidationError("--min-interval must not be negative") }
             configuration.wakeSettings.minimumInterval = interval
         }
         if let deadline {
-            let limit = try Self.duration(deadline, flag: "--deadline")
+            let limit = try Self.duration(deadline, flag: "--deadline", atMost: .days(1))
             guard limit > .zero else { throw ValidationError("--deadline must be more than 0 (e.g. 30s)") }
             configuration.wakeSettings.deadline = limit
         }
@@ -243,9 +245,12 @@ struct SilentPushd: AsyncParsableCommand {
         return address
     }
 
-    static func duration(_ text: String, flag: String) throws -> Duration {
+    static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
         guard let duration = Duration(parsing: text) else {
             throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m)")
+        }
+        guard duration <= limit else {
+            throw ValidationError("\(flag) '\(text)' is longer than \(Int(limit.components.seconds / 86400)) day(s)")
         }
         return duration
     }

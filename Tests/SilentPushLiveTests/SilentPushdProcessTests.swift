@@ -116,6 +116,19 @@ import Testing
         (["--fetch-url", "http://origin/{token"], "has a '{' with no '}'"),
         (["--fetch-url", "http://origin/", "--fetch-exec", "true"], "give --fetch-exec or --fetch-url, not both"),
         (["--config", "/nonexistent/silentpushd.json"], "cannot read the config file '/nonexistent/silentpushd.json' (check --config)"),
+        // Numbers at the edges of their types: a line that says what to fix, never a trap.
+        (["--deadline", "2d"], "--deadline '2d' is not a duration"),
+        (["--deadline", "25h"], "--deadline '25h' is longer than 1 day(s)"),
+        (["--min-interval", "9223372035s"], "--min-interval '9223372035s' is longer than 365 day(s)"),
+        (["--idle-timeout", "1e300s"], "--idle-timeout '1e300s' is not a duration"),
+        (["--request-timeout", "2562047h"], "--request-timeout '2562047h' is longer than 1 day(s)"),
+        (["--rate-limit", "10/9999999h"], "--rate-limit '10/9999999h' is not N/DURATION with DURATION at most 1 day"),
+        (["--rate-limit", "99999999999999999999/1s"], "is not N/DURATION"),
+        (["--max-connections", "0"], "--max-connections must be from 1 to 1000000"),
+        (["--max-connections", "99999999999999999999"], "--max-connections"),
+        (["--max-fetches", "9223372036854775807"], "--max-fetches must be from 1 to 100000"),
+        (["--threads=-9223372036854775808"], "--threads must be from 1 to 1024"),
+        (["--admin-token", "has space"], "--admin-token must be printable ASCII with no spaces"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
         let result = try await PeerProcess.run(try Self.binary(), [
