@@ -10,7 +10,7 @@ extension DeviceInstant {
     ///   - seconds: the header's value (0 or more), nil when absent.
     ///   - systemNow: the system clock at receipt.
     ///   - deviceNow: the device clock at receipt.
-    public static func expiry(ofAPNsExpiration seconds: Int64?, systemNow: DeviceInstant, deviceNow: DeviceInstant) -> DeviceInstant? {
+    package static func expiry(ofAPNsExpiration seconds: Int64?, systemNow: DeviceInstant, deviceNow: DeviceInstant) -> DeviceInstant? {
         guard let seconds else { return nil }
         guard seconds > 0 else { return deviceNow }
         let expiresAt = DeviceInstant(secondsSinceEpoch: seconds)

@@ -1,14 +1,14 @@
 /// RFC 7519's NumericDate, as a provider token's `iat` carries it: seconds since the epoch
 /// as any JSON number (`1767225600`, `1767225600.25`, `1.7672256e9`) or as a string of one
 /// (APNSwift sends `"1767225600"`). Python's APNs clients send `time.time()`, a fraction.
-public enum NumericDate {
+package enum NumericDate {
     /// The latest `iat` taken: 9999-12-31T23:59:59Z. Later, or before the epoch, is not a
     /// token anyone signed now.
-    public static let latestSeconds: Int64 = 253_402_300_799
+    package static let latestSeconds: Int64 = 253_402_300_799
 
     /// Whole seconds (rounded down: claims are compared at second precision), or nil when
     /// `text` is not a JSON number or lies outside 1970 through 9999.
-    public static func seconds(_ text: String) -> Int64? {
+    package static func seconds(_ text: String) -> Int64? {
         if let whole = Int64(text) {
             return (0...latestSeconds).contains(whole) ? whole : nil
         }

@@ -4,23 +4,23 @@ extension PushStore {
     /// Whether the last commit succeeded. While it did not (a read-only or full disk), the
     /// receiver answers pushes 503 and `/readyz` fails; the next commit that succeeds
     /// (a probe, or the next write) sets it again.
-    public var isWritable: Bool { writable.load(ordering: .relaxed) }
+    package var isWritable: Bool { writable.load(ordering: .relaxed) }
 
     /// Calls `observer` on the writer each time writability changes, with the error that
     /// turned it off.
-    public func observeWritability(_ observer: @escaping @Sendable (_ writable: Bool, _ error: (any Error)?) -> Void) {
+    package func observeWritability(_ observer: @escaping @Sendable (_ writable: Bool, _ error: (any Error)?) -> Void) {
         writabilityObserver.withLock { $0 = observer }
     }
 
     /// Commits one small real write through the group commit; fails as any write would.
-    public func probe() async throws {
+    package func probe() async throws {
         lastProbe.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         try await write([.probe(at: Int64(commitCount))])
     }
 
     /// Starts a probe in the background unless one started within the last second: pushes
     /// refused while the store cannot be written find out when it can again.
-    public func probeSoon() {
+    package func probeSoon() {
         let now = DispatchTime.now().uptimeNanoseconds
         let last = lastProbe.load(ordering: .relaxed)
         guard now &- last >= 1_000_000_000,
