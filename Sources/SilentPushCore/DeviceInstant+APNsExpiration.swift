@@ -8,14 +8,14 @@ extension DeviceInstant {
     ///
     /// - Parameters:
     ///   - seconds: the header's value (0 or more), nil when absent.
-    ///   - systemNow: the system clock at receipt.
+    ///   - systemNow: the system clock at receipt, read only when there is an expiration.
     ///   - deviceNow: the device clock at receipt.
-    package static func expiry(ofAPNsExpiration seconds: Int64?, systemNow: DeviceInstant, deviceNow: DeviceInstant) -> DeviceInstant? {
+    package static func expiry(ofAPNsExpiration seconds: Int64?, systemNow: @autoclosure () -> DeviceInstant, deviceNow: DeviceInstant) -> DeviceInstant? {
         guard let seconds else { return nil }
         guard seconds > 0 else { return deviceNow }
         let expiresAt = DeviceInstant(secondsSinceEpoch: seconds)
         guard expiresAt < .distantFuture else { return nil }
-        let timeToLive = systemNow.duration(to: expiresAt)
+        let timeToLive = systemNow().duration(to: expiresAt)
         guard timeToLive > .zero else { return deviceNow }
         let onDevice = deviceNow.advanced(by: timeToLive)
         return onDevice < .distantFuture ? onDevice : nil

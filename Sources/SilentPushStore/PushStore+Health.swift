@@ -15,7 +15,7 @@ extension PushStore {
     /// Commits one small real write through the group commit; fails as any write would.
     package func probe() async throws {
         lastProbe.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
-        try await write([.probe(at: Int64(commitCount))])
+        try await write(probeChanges)
     }
 
     /// Starts a probe in the background unless one started within the last second: pushes
@@ -26,8 +26,11 @@ extension PushStore {
         guard now &- last >= 1_000_000_000,
               lastProbe.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
         else { return }
-        write([.probe(at: Int64(commitCount))]) { _ in }
+        write(probeChanges) { _ in }
     }
+
+    /// The one-row write a probe commits.
+    private var probeChanges: [StoreChange] { [.probe(at: Int64(commitCount))] }
 
     /// Called by the writer after each commit.
     func noteCommit(_ result: Result<Void, any Error>) {

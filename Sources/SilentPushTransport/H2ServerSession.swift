@@ -295,8 +295,7 @@ public final class H2ServerSession {
             refusedPastLimit += 1
             if refusedPastLimit > Self.refusedPastLimitTolerance(settings.maxConcurrentStreams) {
                 // A client that keeps opening streams it was refused is flooding, not racing SETTINGS.
-                terminate(reason: H2GoAway.reason(forErrorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue),
-                          errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue,
+                terminate(errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue,
                           detail: "too many streams past SETTINGS_MAX_CONCURRENT_STREAMS \(settings.maxConcurrentStreams)")
             }
             return 0
@@ -472,6 +471,11 @@ public final class H2ServerSession {
         case NGHTTP2_ERR_NOMEM.rawValue, NGHTTP2_ERR_CALLBACK_FAILURE.rawValue: errorCode = NGHTTP2_INTERNAL_ERROR.rawValue
         default: errorCode = NGHTTP2_PROTOCOL_ERROR.rawValue
         }
+        terminate(errorCode: errorCode, detail: detail)
+    }
+
+    /// Ends the connection with `errorCode`, its name as the reason.
+    private func terminate(errorCode: UInt32, detail: String) {
         terminate(reason: H2GoAway.reason(forErrorCode: errorCode), errorCode: errorCode, detail: detail)
     }
 }
