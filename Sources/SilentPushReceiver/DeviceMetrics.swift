@@ -55,7 +55,32 @@ struct DeviceMetrics: Sendable {
         Counter(label: "silentpush_push_drops_total", dimensions: [("reason", reason)], factory: factory).increment(by: count)
     }
 
-    func wakeStarted() { wakesStarted.increment() }
+    /// Counts what one step of the device side did.
+    func record(_ events: Events) {
+        if events.wakesStarted > 0 { wakesStarted.increment(by: events.wakesStarted) }
+        fate("delivered", count: events.delivered)
+        fate("coalesced", count: events.coalesced)
+        fate("expired", count: events.expired)
+        for (reason, count) in events.dropped { dropped(reason, count: count) }
+        if let slots = events.pendingSlots { pendingSlots.record(slots) }
+    }
 
-    func pendingSlots(_ count: Int) { pendingSlots.record(count) }
+    /// What one step of the device side did, counted after its lock is released.
+    struct Events {
+        var wakesStarted = 0
+        var delivered = 0
+        var coalesced = 0
+        var expired = 0
+        var dropped: [(reason: String, count: Int)] = []
+        /// The pending-slots gauge's new value, when it moved.
+        var pendingSlots: Int?
+
+        var isEmpty: Bool {
+            wakesStarted == 0 && delivered == 0 && coalesced == 0 && expired == 0 && dropped.isEmpty && pendingSlots == nil
+        }
+
+        mutating func dropped(_ reason: String, count: Int = 1) {
+            dropped.append((reason, count))
+        }
+    }
 }

@@ -39,27 +39,15 @@ extension DeviceRuntime {
         guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
         while true {
-            enum Step {
-                case fired
-                case wait([UInt64])
-                case done
-            }
-            var effects: [Effect] = []
-            let step = state.withLock { state -> Step in
-                var changes: [StoreChange] = []
-                defer { record(changes) }
-                guard let next = state.policy.nextDeadline, next <= target else {
-                    clock.set(target)
-                    apply(state.policy.advance(to: target), to: &state, changes: &changes, effects: &effects)
-                    return .done
+            let step = modify { recorder, _ in
+                let step = recorder.advanceStep(toward: target, waited: waited)
+                switch step {
+                case .fired(let to): clock.set(to)
+                case .done: clock.set(target)
+                case .wait: break
                 }
-                let due = state.running.values.filter { $0.start.deadline <= next && !waited.contains($0.start.wakeID) }
-                if !due.isEmpty { return .wait(due.map(\.start.wakeID)) }
-                clock.set(next)
-                apply(state.policy.advance(to: next), to: &state, changes: &changes, effects: &effects)
-                return .fired
+                return step
             }
-            perform(effects)
             switch step {
             case .done:
                 // Committed before answering, with the changes queued before it, so a restart
@@ -77,61 +65,42 @@ extension DeviceRuntime {
     /// Sets `device`'s state (SPEC §4): dropping or releasing the pushes waiting in its
     /// apps' slots. Returns once the change is committed.
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
-        var effects: [Effect] = []
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            state.withLock { state in
-                var changes: [StoreChange] = [.setDevice(token: device, state: new)]
-                apply(state.policy.setDeviceState(new, for: device, now: clock.now), to: &state, changes: &changes, effects: &effects)
-                store.write(changes) { continuation.resume(with: $0) }
+            modify { recorder, now in
+                recorder.setDeviceState(new, for: device, now: now) { continuation.resume(with: $0) }
             }
         }
-        perform(effects)
-        rearm()
     }
 
     /// `device`'s state as the policy holds it.
     public func deviceState(of device: String) -> DeviceState {
-        state.withLock { $0.policy.deviceState(device) }
+        inspect { $0.policy.deviceState(device) }
     }
 
     /// Waits until no fetch is running (giving each at most `timeout` of real time) and
     /// every change so far is committed.
     public func settle(timeout: Duration) async {
         while true {
-            let running = state.withLock { Array($0.running.keys) }
+            let running = inspect { Array($0.running.keys) }
             if running.isEmpty { break }
             await waitForWakes(running, timeout: timeout)
-            if state.withLock({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
+            if inspect({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
         }
-        try? await store.write([])
+        try? await store.flush()
     }
 
     /// Fetches running now.
-    public var runningWakeCount: Int { state.withLock { $0.running.count } }
+    public var runningWakeCount: Int { inspect { $0.running.count } }
 
     /// Stops taking pushes and starting wakes, gives running fetches up to `grace` to
     /// answer, records those still running as failed (`deadlineExceeded` if past their
-    /// deadline, else `shutdown`), and waits for every change to be committed.
+    /// deadline, else `shutdown`), and waits for every change to be committed. `run()` does
+    /// this on graceful shutdown; a runtime that is not run may call it itself.
     public func shutdown(grace: Duration) async {
-        let running = state.withLock { state in
-            state.stopping = true
-            return Array(state.running.keys)
-        }
+        let running = modify { recorder, _ in recorder.beginShutdown() }
         await waitForWakes(running, timeout: grace)
-        let cut = state.withLock { state -> [Running] in
-            let cut = Array(state.running.values)
-            state.running = [:]
-            let now = clock.now
-            record(cut.map { running in
-                // Timers no longer fire while stopping: a wake past its deadline overran.
-                let overran = now >= running.start.deadline
-                return .finishWake(
-                    id: running.start.wakeID, finishedAt: min(now, running.start.deadline).millisecondsSinceEpoch,
-                    result: "failed", reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown")
-            })
-            return cut
-        }
-        perform(cut.map { .cancel($0) })
-        try? await store.write([])
+        modify { recorder, now in recorder.cutRunning(now: now) }
+        endFetches()
+        try? await store.flush()
     }
 }

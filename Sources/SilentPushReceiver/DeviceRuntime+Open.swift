@@ -8,8 +8,9 @@ extension DeviceRuntime {
     /// states, each app's pending push, slot generation and minimum interval, and ids that
     /// number on. Wakes that were running when that run stopped are recorded `failed`
     /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
+    /// Fetch handlers and system-clock timers run while `run()` does.
     public static func open(
-        store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings,
+        store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), metrics: any MetricsFactory = NOOPMetricsHandler.instance,
         logger: Logger = Logger(label: "silentpushd.device")
     ) throws -> DeviceRuntime {
@@ -20,7 +21,7 @@ extension DeviceRuntime {
         }
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
-        var policy = Policy(settings: settings, firstWakeID: ids.wake + 1)
+        var policy = DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1)
         var changes: [StoreChange] = []
 
         for (token, device) in try store.deviceRecords() where device.state != DeviceState() {
@@ -50,24 +51,21 @@ extension DeviceRuntime {
             apps[key] = app
         }
 
-        let runtime = DeviceRuntime(
-            store: store, clock: clock, settings: settings, handler: handler, metrics: DeviceMetrics(factory: metrics), policy: policy,
-            nextPushID: ids.push + 1, logger: logger)
-        var effects: [Effect] = []
-        runtime.state.withLock { state in
-            for (key, app) in apps {
-                let pending = app.pending.map { push in
-                    IncomingPush(
-                        id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
-                        expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
-                }
-                let actions = state.policy.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
-                runtime.apply(actions, to: &state, changes: &changes, effects: &effects)
+        var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system)
+        recorder.write(changes)
+        for (key, app) in apps {
+            let pending = app.pending.map { push in
+                IncomingPush(
+                    id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
+                    expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
             }
-            runtime.record(changes)
+            recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
         }
-        runtime.perform(effects)
-        runtime.rearm()
+        let runtime = DeviceRuntime(
+            store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
+            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, logger: logger)
+        // What the restore decided (repairs, expiries, wakes due now) is carried out now.
+        runtime.modify { _, _ in }
         store.observeWritability { [logger] writable, error in
             if writable {
                 logger.notice("the store takes writes again: pushes are accepted")

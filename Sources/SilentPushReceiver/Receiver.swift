@@ -10,40 +10,35 @@ import SilentPushStore
 import SilentPushTransport
 import Synchronization
 
-/// A running receiver: the listeners of a `ReceiverConfiguration`, bound, and the device
-/// side on its store. `silentpushd` runs one in a `ServiceGroup`; tests start one
-/// in-process on port 0.
+/// A receiver: the listeners of a `ReceiverConfiguration` and the device side on its
+/// store. It is a `Service`, modelled on Hummingbird's `Application`: creating it opens the
+/// store, puts back the device state it holds and checks the TLS material (throwing a
+/// `ReceiverStartError` that says what to fix); `run()` binds the listeners, writes the
+/// ready file and runs every long-lived part as a child service until graceful shutdown.
+/// `silentpushd` runs one in its `ServiceGroup`; tests run one in-process on port 0
+/// (`Receiver.withTesting`).
 public final class Receiver: Service, Sendable {
-    /// The configuration it was started with.
+    /// The configuration it was made with.
     public let configuration: ReceiverConfiguration
     /// The device side: wake policy, store, clock, fetch handler.
     public let device: DeviceRuntime
-    private let server: H2Server
     private let endpoint: APNsEndpoint
-    private let admin: AdminListener?
+    private let listeners: [H2Listener]
+    private let registry: PrometheusCollectorRegistry
     private let httpClient: HTTPClient?
-    private let stopped = Mutex<Task<Void, Never>?>(nil)
+    private let eventLoopGroup: any EventLoopGroup
+    private let logger: Logger
+    private let readiness = ReceiverReadiness()
+    /// The bound HTTP/2 server, while `run()` runs.
+    private let server = Mutex<H2Server?>(nil)
 
-    private init(
-        configuration: ReceiverConfiguration, device: DeviceRuntime, server: H2Server, endpoint: APNsEndpoint, admin: AdminListener?,
-        httpClient: HTTPClient?
-    ) {
-        self.configuration = configuration
-        self.device = device
-        self.server = server
-        self.endpoint = endpoint
-        self.admin = admin
-        self.httpClient = httpClient
-    }
-
-    /// Opens the store, puts back the device state it holds, loads the TLS material, binds
-    /// every listener and writes the ready file. Throws a `ReceiverStartError` naming what
-    /// to fix.
-    public static func start(
+    /// Opens the store, puts back the device state it holds and loads the TLS material;
+    /// binds nothing yet (`run()` does). Throws a `ReceiverStartError` naming what to fix.
+    public init(
         _ configuration: ReceiverConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "silentpushd")
-    ) async throws -> Receiver {
+    ) throws {
         var listeners: [H2Listener] = []
         if let address = configuration.listen {
             let tls: TLSContext
@@ -62,11 +57,11 @@ public final class Receiver: Service, Sendable {
         guard !listeners.isEmpty else { throw ReceiverStartError("no listener: give --listen or --listen-h2c") }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
 
-        let device: DeviceRuntime
-        let unregistered: [(token: String, at: Int64)]
         let registry = PrometheusCollectorRegistry()
         let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
         let httpClient = choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group) : nil
+        let device: DeviceRuntime
+        let unregistered: [(token: String, at: Int64)]
         do {
             let store = try PushStore.open(configuration.store)
             unregistered = try store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
@@ -80,10 +75,10 @@ public final class Receiver: Service, Sendable {
             }
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
             device = try DeviceRuntime.open(
-                store: store, clock: configuration.clock, settings: configuration.wakeSettings, handler: handler,
-                metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+                store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
+                handler: handler, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
-            try? await httpClient?.shutdown()
+            try? httpClient?.syncShutdown()
             throw ReceiverStartError("\(error) (check --store)")
         }
         let endpoint = APNsEndpoint(
@@ -95,56 +90,89 @@ public final class Receiver: Service, Sendable {
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
+        self.configuration = configuration
+        self.device = device
+        self.endpoint = endpoint
+        self.listeners = listeners
+        self.registry = registry
+        self.httpClient = httpClient
+        self.eventLoopGroup = group
+        self.logger = logger
+    }
 
-        let limits = Self.connectionLimits(configuration, logger: logger)
-        let server: H2Server
+    /// Binds every listener, writes the ready file, and runs the admin listener, the device
+    /// side and the HTTP/2 server as child services until graceful shutdown. They stop in
+    /// reverse: the server stops accepting and lets open streams finish (each 200 after its
+    /// commit); then running fetches get the shutdown grace and what is left is recorded and
+    /// committed; the admin listener closes last, so scripts can read fates until the end.
+    public func run() async throws {
         do {
-            server = try await H2Server.bind(
-                listeners: listeners, settings: configuration.settings,
-                service: endpoint, limits: limits, shutdownGrace: TimeAmount(configuration.shutdownGrace),
-                group: group, logger: logger)
+            let server = try await H2Server.bind(
+                listeners: listeners, settings: configuration.settings, service: endpoint,
+                limits: Self.connectionLimits(configuration, logger: logger), shutdownGrace: TimeAmount(configuration.shutdownGrace),
+                group: eventLoopGroup, logger: logger)
+            self.server.withLock { $0 = server }
+            var quiet = logger
+            quiet.logLevel = max(logger.logLevel, .notice)
+            var services: [any Service] = []
+            if let address = configuration.admin {
+                if configuration.adminToken == nil, !address.isLoopback {
+                    logger.warning("the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(address.port) can change device state and the clock (give --admin-token)")
+                }
+                services.append(AdminListener.application(
+                    api: adminAPI(server), address: address, group: eventLoopGroup, logger: logger,
+                    onBound: { port in self.becomeReady(server, adminPort: port) }))
+            } else {
+                becomeReady(server, adminPort: nil)
+            }
+            services += [device, server]
+            let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        try await children.run()
+                    } catch {
+                        self.readiness.settle(.failure(error))
+                        throw error
+                    }
+                }
+                // A ready file that cannot be written stops the receiver.
+                group.addTask { _ = try await self.readiness.wait() }
+                try await group.waitForAll()
+            }
         } catch {
+            readiness.settle(.failure(error is ReceiverStartError ? error : ReceiverStartError("\(error)")))
             await device.shutdown(grace: .zero)
             try? await httpClient?.shutdown()
-            throw ReceiverStartError("\(error)")
+            // The failure that stopped it first (a cancelled sibling only followed from it).
+            if case .failure(let failure)? = readiness.result { throw failure }
+            throw error
         }
-        var admin: AdminListener?
-        if let address = configuration.admin {
-            if configuration.adminToken == nil, !address.isLoopback {
-                logger.warning("the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(address.port) can change device state and the clock (give --admin-token)")
-            }
-            let transportCounters = TransportCounters(registry: registry, statistics: server.statistics)
-            do {
-                admin = try await AdminListener.start(
-                    api: AdminAPI(
-                        runtime: device, endpoint: endpoint, metrics: registry,
-                        beforeScrape: { [connections = registry.makeGauge(descriptor: MetricNameDescriptor(
-                                             metricName: "silentpush_connections_open", unitName: "", helpText: "Open HTTP/2 connections.")),
-                                         streams = registry.makeGauge(descriptor: MetricNameDescriptor(
-                                             metricName: "silentpush_streams_open", unitName: "", helpText: "Pushes received and not yet answered."))] in
-                            connections.set(Int64(server.connectionCount))
-                            streams.set(Int64(endpoint.requestsAwaitingAnswer))
-                            transportCounters.update()
-                        },
-                        access: AdminAccessPolicy(hosts: configuration.adminHosts, token: configuration.adminToken)),
-                    address: address, group: group, logger: logger)
-            } catch {
-                await server.shutdownGracefully()
-                await device.shutdown(grace: .zero)
-                try? await httpClient?.shutdown()
-                throw ReceiverStartError("cannot listen on \(address.host):\(address.port) (admin): \(error)")
-            }
-        }
-        let receiver = Receiver(
-            configuration: configuration, device: device, server: server, endpoint: endpoint, admin: admin, httpClient: httpClient)
+        readiness.settle(.failure(ReceiverStartError("the receiver stopped before its listeners were bound")))
+        try? await httpClient?.shutdown()
+    }
+
+    /// Waits until `run()` has bound every listener and written the ready file; throws the
+    /// error that stopped it instead.
+    public func ready() async throws {
+        _ = try await readiness.wait()
+    }
+
+    /// Every listener is bound: the ready file is written and the start logged.
+    private func becomeReady(_ server: H2Server, adminPort: Int?) {
+        var ports = ReceiverReadiness.Ports()
+        for (name, port) in server.boundPorts { ports[name] = port }
+        if let adminPort { ports["admin"] = adminPort }
         if let path = configuration.readyFile {
             do {
-                try receiver.writeReadyFile(to: path)
+                try Self.writeReadyFile(Self.readyJSON(ports), to: path)
             } catch {
-                await receiver.shutdownGracefully()
-                throw ReceiverStartError("cannot write the ready file '\(path)': \(error.localizedDescription)")
+                logger.error("cannot write the ready file '\(path)': \(error.localizedDescription)")
+                readiness.settle(.failure(ReceiverStartError("cannot write the ready file '\(path)': \(error.localizedDescription)")))
+                return
             }
         }
+        readiness.settle(.success(ports))
         func listener(_ address: ListenAddress?, _ port: Int?) -> Logger.MetadataValue {
             guard let address, let port else { return "off" }
             return "\(address.host):\(port)"
@@ -155,15 +183,31 @@ public final class Receiver: Service, Sendable {
         case .file(let path): "\(path)"
         }
         logger.info("silentpushd listening", metadata: [
-            "listen.tls": listener(configuration.listen, receiver.tlsPort),
-            "listen.h2c": listener(configuration.listenH2C, receiver.h2cPort),
-            "listen.admin": listener(configuration.admin, receiver.adminPort),
+            "listen.tls": listener(configuration.listen, ports["tls"]),
+            "listen.h2c": listener(configuration.listenH2C, ports["h2c"]),
+            "listen.admin": listener(configuration.admin, ports["admin"]),
             "device.clock": "\(configuration.clock.rawValue)",
             "device.min_interval": "\(settings.minimumInterval)",
             "device.deadline": "\(settings.deadline)",
             "store": store,
         ])
-        return receiver
+    }
+
+    /// The admin API over this receiver, its gauges read from `server` at scrape time.
+    private func adminAPI(_ server: H2Server) -> AdminAPI {
+        let transportCounters = TransportCounters(registry: registry, statistics: server.statistics)
+        let connections = registry.makeGauge(descriptor: MetricNameDescriptor(
+            metricName: "silentpush_connections_open", unitName: "", helpText: "Open HTTP/2 connections."))
+        let streams = registry.makeGauge(descriptor: MetricNameDescriptor(
+            metricName: "silentpush_streams_open", unitName: "", helpText: "Pushes received and not yet answered."))
+        return AdminAPI(
+            runtime: device, endpoint: endpoint, metrics: registry,
+            beforeScrape: { [endpoint] in
+                connections.set(Int64(server.connectionCount))
+                streams.set(Int64(endpoint.requestsAwaitingAnswer))
+                transportCounters.update()
+            },
+            access: AdminAccessPolicy(hosts: configuration.adminHosts, token: configuration.adminToken))
     }
 
     /// Raises the open-file limit and derives the connection cap from it, saying both.
@@ -184,18 +228,24 @@ public final class Receiver: Service, Sendable {
             maxConnections: maxConnections)
     }
 
-    /// The bound TLS port, if that listener is on.
-    public var tlsPort: Int? { server.port("tls") }
-    /// The bound h2c port, if that listener is on.
-    public var h2cPort: Int? { server.port("h2c") }
-    /// The bound admin port, if that listener is on.
-    public var adminPort: Int? { admin?.port }
+    private var ports: ReceiverReadiness.Ports {
+        (try? readiness.result?.get()) ?? [:]
+    }
+
+    /// The bound TLS port, once ready, if that listener is on.
+    public var tlsPort: Int? { ports["tls"] }
+    /// The bound h2c port, once ready, if that listener is on.
+    public var h2cPort: Int? { ports["h2c"] }
+    /// The bound admin port, once ready, if that listener is on.
+    public var adminPort: Int? { ports["admin"] }
     /// Open HTTP/2 connections.
-    public var connectionCount: Int { server.connectionCount }
+    public var connectionCount: Int { server.withLock { $0?.connectionCount ?? 0 } }
 
     /// The ready file's JSON: `{"tls":P,"h2c":P,"admin":P}`, listeners that are off left out.
-    public var readyJSON: String {
-        let fields = [("tls", tlsPort), ("h2c", h2cPort), ("admin", adminPort)].compactMap { name, port in port.map { "\"\(name)\":\($0)" } }
+    public var readyJSON: String { Self.readyJSON(ports) }
+
+    private static func readyJSON(_ ports: ReceiverReadiness.Ports) -> String {
+        let fields = ["tls", "h2c", "admin"].compactMap { name in ports[name].map { "\"\(name)\":\($0)" } }
         return "{" + fields.joined(separator: ",") + "}"
     }
 
@@ -210,34 +260,10 @@ public final class Receiver: Service, Sendable {
         endpoint.updateKey(keyID, change)
     }
 
-    /// Serves until graceful shutdown, then drains (see `shutdownGracefully`).
-    public func run() async throws {
-        try await server.run()
-        await shutdownGracefully()
-    }
-
-    /// Stops accepting pushes and lets open streams finish (each 200 after its commit);
-    /// then gives running fetches the shutdown grace, records what is left, commits, and
-    /// closes the admin listener last, so scripts can read fates until the end.
-    public func shutdownGracefully() async {
-        let task = stopped.withLock { stopped in
-            if let task = stopped { return task }
-            let task = Task {
-                await self.server.shutdownGracefully()
-                await self.device.shutdown(grace: self.configuration.shutdownGrace)
-                try? await self.httpClient?.shutdown()
-                await self.admin?.stop()
-            }
-            stopped = task
-            return task
-        }
-        await task.value
-    }
-
-    private func writeReadyFile(to path: String) throws {
+    private static func writeReadyFile(_ json: String, to path: String) throws {
         // Written whole then renamed, so a watcher never reads half a file.
         let temporary = path + ".tmp"
-        try Data(readyJSON.utf8).write(to: URL(fileURLWithPath: temporary))
+        try Data(json.utf8).write(to: URL(fileURLWithPath: temporary))
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
         try FileManager.default.moveItem(atPath: temporary, toPath: path)
     }

@@ -131,6 +131,11 @@ public final class PushStore: Sendable {
         }
     }
 
+    /// Returns once every change queued before the call is committed (or has failed).
+    public func flush() async throws {
+        try await write([])
+    }
+
     private func drain() {
         while true {
             let batch = queue.withLock { queue -> [(changes: [StoreChange], completion: Completion)] in
@@ -140,6 +145,11 @@ public final class PushStore: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
+            if batch.allSatisfy({ $0.changes.isEmpty }) {
+                // Only flushes: what they wait for is committed already.
+                for entry in batch { entry.completion(.success(())) }
+                continue
+            }
             let result: Result<Void, any Error>
             do {
                 try database.writeWithoutTransaction { db in

@@ -1,23 +1,43 @@
+import Logging
+import ServiceLifecycle
 import SilentPushReceiver
 
 extension Receiver {
-    /// Starts a receiver in-process (by default `ReceiverConfiguration.testing()`: both
-    /// listeners on 127.0.0.1:0 with the dev certificates), runs `body` with it, and shuts it
-    /// down gracefully afterwards, whether `body` returned or threw.
+    /// Runs a receiver in-process (by default `ReceiverConfiguration.testing()`: both
+    /// listeners on 127.0.0.1:0 with the dev certificates), calls `body` with it once every
+    /// listener is bound, and shuts it down gracefully afterwards, whether `body` returned or
+    /// threw.
     public static func withTesting<Result>(
         _ configure: (inout ReceiverConfiguration) -> Void = { _ in },
         _ body: (Receiver) async throws -> Result
     ) async throws -> Result {
         var configuration = ReceiverConfiguration.testing()
         configure(&configuration)
-        let receiver = try await Receiver.start(configuration)
-        do {
-            let result = try await body(receiver)
-            await receiver.shutdownGracefully()
-            return result
-        } catch {
-            await receiver.shutdownGracefully()
-            throw error
+        let receiver = try Receiver(configuration)
+        return try await receiver.whileRunning(body)
+    }
+
+    /// Runs this receiver in a service group of its own, calls `body` once every listener is
+    /// bound, then shuts it down gracefully and waits until it has stopped.
+    public func whileRunning<Result>(_ body: (Receiver) async throws -> Result) async throws -> Result {
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [self], logger: Logger(label: "silentpush.testing")))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let outcome: Swift.Result<Result, any Error>
+            do {
+                try await ready()
+                outcome = .success(try await body(self))
+            } catch {
+                outcome = .failure(error)
+            }
+            await group.triggerGracefulShutdown()
+            // A receiver that failed to start has already said why through `ready()`.
+            do {
+                try await tasks.waitForAll()
+            } catch {
+                if case .success = outcome { throw error }
+            }
+            return try outcome.get()
         }
     }
 }

@@ -26,30 +26,30 @@ import Testing
         var configuration = ReceiverConfiguration.testing()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json").path
         configuration.readyFile = path
-        let receiver = try await Receiver.start(configuration)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let data = try #require(FileManager.default.contents(atPath: path))
-        let ports = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
-        #expect(ports == ["tls": receiver.tlsPort!, "h2c": receiver.h2cPort!, "admin": receiver.adminPort!])
-        #expect(Set([receiver.tlsPort!, receiver.h2cPort!, receiver.adminPort!]).count == 3)
-        #expect(!ports.values.contains(0))
-        await receiver.shutdownGracefully()
+        try await Receiver(configuration).whileRunning { receiver in
+            let data = try #require(FileManager.default.contents(atPath: path))
+            let ports = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Int])
+            #expect(ports == ["tls": receiver.tlsPort!, "h2c": receiver.h2cPort!, "admin": receiver.adminPort!])
+            #expect(Set([receiver.tlsPort!, receiver.h2cPort!, receiver.adminPort!]).count == 3)
+            #expect(!ports.values.contains(0))
+        }
     }
 
     @Test func aListenerThatIsOffIsLeftOutOfTheReadyJSON() async throws {
         var configuration = ReceiverConfiguration.testing()
         configuration.listen = nil
         configuration.admin = nil
-        let receiver = try await Receiver.start(configuration)
-        #expect(receiver.readyJSON == #"{"h2c":\#(receiver.h2cPort!)}"#)
-        #expect(receiver.tlsPort == nil)
-        await receiver.shutdownGracefully()
+        try await Receiver(configuration).whileRunning { receiver in
+            #expect(receiver.readyJSON == #"{"h2c":\#(receiver.h2cPort!)}"#)
+            #expect(receiver.tlsPort == nil)
+        }
     }
 
     @Test func noListenerAtAllIsAnError() async throws {
         var configuration = ReceiverConfiguration.testing()
         configuration.listen = nil
         configuration.listenH2C = nil
-        await #expect { _ = try await Receiver.start(configuration) } throws: { "\($0)".contains("no listener") }
+        #expect { _ = try Receiver(configuration) } throws: { "\($0)".contains("no listener") }
     }
 }

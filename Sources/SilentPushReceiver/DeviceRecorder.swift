@@ -1,0 +1,329 @@
+import SilentPushCore
+import SilentPushStore
+
+/// The device side's decisions and what they leave to do, as one state machine: the wake
+/// policy, the wakes running, and the store changes queued in the policy's order.
+///
+/// Every event method is `mutating`, takes the device time as `now`, and adds what must
+/// happen to `actions` (store changes, fetches to start or cancel, callers to resume, metric
+/// events, a timer to arm). It does no I/O, reads no clock and takes no lock:
+/// `DeviceRuntime` calls it under its lock and carries the actions out after releasing it.
+struct DeviceRecorder {
+    typealias App = DeviceRuntime.AppKey
+    typealias Policy = WakePolicy<App, DeviceInstant>
+    typealias Action = WakeAction<App, DeviceInstant>
+    typealias Start = WakeStart<App, DeviceInstant>
+
+    /// A wake whose fetch runs.
+    struct Running {
+        var start: Start
+        /// Raised to cancel its handler (deadline passed, or the receiver stops).
+        let cancellation = AsyncSignal()
+        /// Callers waiting for the wake to end (a manual-clock advance about to cross its
+        /// deadline, a shutdown).
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    /// Where the recorder is in its life.
+    enum Lifecycle {
+        /// Takes pushes and starts wakes.
+        case running
+        /// Shutting down: takes no push and starts no wake; running fetches may still answer.
+        case stopping
+    }
+
+    /// What an event leaves to do once the lock is released, in this order: hand the store
+    /// changes over, then start and cancel fetches, resume callers, count.
+    struct Actions {
+        /// Store changes, each group with what to call once it is committed.
+        var writes: [(changes: [StoreChange], completion: PushStore.Completion?)] = []
+        /// Fetches to start; with the `Wake` when the push was in hand, and the signal that
+        /// cancels the handler.
+        var runs: [(start: Start, wake: Wake?, cancellation: AsyncSignal)] = []
+        /// Handlers to cancel (their wake passed its deadline, or the receiver stops).
+        var cancels: [AsyncSignal] = []
+        /// Callers waiting for wakes that ended.
+        var resumes: [CheckedContinuation<Void, Never>] = []
+        var metrics = DeviceMetrics.Events()
+        /// The earliest policy deadline, when it moved before the timer armed (system clock).
+        var armTimer: DeviceInstant?
+
+        var isEmpty: Bool {
+            writes.isEmpty && runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && armTimer == nil
+        }
+    }
+
+    private(set) var policy: Policy
+    private(set) var running: [UInt64: Running] = [:]
+    private(set) var lifecycle = Lifecycle.running
+    /// When the system-clock timer fires next; nil: not armed (or a manual clock).
+    private var armedTimer: DeviceInstant?
+    private let armsTimers: Bool
+    private var nextWaiterToken: UInt64 = 0
+    /// What the pending-slots gauge shows: it is set only when the count moves.
+    private var reportedPendingSlots = 0
+    private var actions = Actions()
+
+    /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
+    /// deadlines need a timer.
+    init(policy: Policy, armsTimers: Bool) {
+        self.policy = policy
+        self.armsTimers = armsTimers
+    }
+
+    /// Hands over what the events since the last call left to do.
+    mutating func takeActions() -> Actions {
+        if armsTimers, let next = policy.nextDeadline, armedTimer.map({ next < $0 }) ?? true {
+            armedTimer = next
+            actions.armTimer = next
+        }
+        if policy.pendingSlotCount != reportedPendingSlots {
+            reportedPendingSlots = policy.pendingSlotCount
+            actions.metrics.pendingSlots = reportedPendingSlots
+        }
+        defer { actions = Actions() }
+        return actions
+    }
+
+    // MARK: - Events
+
+    /// A push APNs accepted, recorded as `record`; `incoming` is what the policy sees (nil:
+    /// it can never wake the app and is recorded dropped as it is). `completion` runs once
+    /// its row is committed. Returns false, doing nothing, while stopping.
+    mutating func receive(_ record: PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
+                          completion: @escaping PushStore.Completion) -> Bool {
+        guard case .running = lifecycle else { return false }
+        var record = record
+        var changes: [StoreChange] = []
+        if let incoming {
+            var inserting: PushRecord? = record
+            apply(policy.receive(incoming, for: App(device: record.deviceToken, topic: record.topic), now: now), to: &changes, inserting: &inserting)
+            record = inserting ?? record
+        } else {
+            if case .dropped(let reason) = record.fate { actions.metrics.dropped(reason) }
+            apply(policy.advance(to: now), to: &changes)
+        }
+        // The push's own row first, with the fate its actions gave it.
+        actions.writes.append(([.insertPush(record)] + changes, completion))
+        return true
+    }
+
+    /// A request APNs refused, as its row. Returns false, doing nothing, while stopping.
+    mutating func reject(_ record: PushRecord) -> Bool {
+        guard case .running = lifecycle else { return false }
+        actions.writes.append(([.insertPush(record)], nil))
+        return true
+    }
+
+    /// The handler of `start` answered `result`. Returns the result the wake ends with:
+    /// `deadlineExceeded` when it was already cancelled at its deadline (the answer is ignored).
+    mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> FetchResult {
+        guard running[start.wakeID] != nil else { return .deadlineExceeded }
+        var changes: [StoreChange] = []
+        defer { write(changes) }
+        switch lifecycle {
+        case .stopping:
+            // Record the answer but start nothing new: what waits stays pending in the store
+            // for the next run.
+            end(start.wakeID)
+            changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+            return result
+        case .running:
+            let (accepted, policyActions) = policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
+            if accepted {
+                end(start.wakeID)
+                changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+            }
+            apply(policyActions, to: &changes)
+            return accepted ? result : .deadlineExceeded
+        }
+    }
+
+    /// Fires the policy's timers due by `now`.
+    mutating func advance(to now: DeviceInstant) {
+        guard case .running = lifecycle else { return }
+        var changes: [StoreChange] = []
+        apply(policy.advance(to: now), to: &changes)
+        write(changes)
+    }
+
+    /// The system-clock timer for `at` fired.
+    mutating func timerFired(at: DeviceInstant, now: DeviceInstant) {
+        if armedTimer == at { armedTimer = nil }
+        advance(to: now)
+    }
+
+    /// `device`'s state changed; `completion` runs once the change is committed.
+    mutating func setDeviceState(_ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
+        var changes: [StoreChange] = [.setDevice(token: device, state: new)]
+        apply(policy.setDeviceState(new, for: device, now: now), to: &changes)
+        actions.writes.append((changes, completion))
+    }
+
+    /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
+    mutating func restore(app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant) {
+        var changes: [StoreChange] = []
+        apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now), to: &changes)
+        write(changes)
+    }
+
+    /// Changes that need no policy step (a restart's repairs); nothing waits on them.
+    mutating func write(_ changes: [StoreChange]) {
+        if !changes.isEmpty { actions.writes.append((changes, nil)) }
+    }
+
+    /// A token for `addWaiter`.
+    mutating func makeWaiterToken() -> UInt64 {
+        nextWaiterToken += 1
+        return nextWaiterToken
+    }
+
+    /// Resumes `continuation` when `wakeID` ends. Returns false when it is not running.
+    mutating func addWaiter(_ continuation: CheckedContinuation<Void, Never>, token: UInt64, for wakeID: UInt64) -> Bool {
+        guard running[wakeID] != nil else { return false }
+        running[wakeID]?.waiters[token] = continuation
+        return true
+    }
+
+    /// The waiter `token` gave up (cancelled): its continuation, to resume.
+    mutating func removeWaiter(token: UInt64, for wakeID: UInt64) -> CheckedContinuation<Void, Never>? {
+        running[wakeID]?.waiters.removeValue(forKey: token)
+    }
+
+    /// One step of moving a manual clock to `target`.
+    enum AdvanceStep {
+        /// The clock moved to `to`, where the policy's next timer fired; step again.
+        case fired(to: DeviceInstant)
+        /// Before the next timer, these running wakes reach their deadline: give their
+        /// handlers time to answer, then step again.
+        case wait([UInt64])
+        /// The clock reached the target.
+        case done
+    }
+
+    /// Moves toward `target`: up to the next timer inside the span, unless a running wake
+    /// not yet `waited` for would pass its deadline there.
+    mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>) -> AdvanceStep {
+        guard let next = policy.nextDeadline, next <= target else {
+            advance(to: target)
+            return .done
+        }
+        let due = running.values.filter { $0.start.deadline <= next && !waited.contains($0.start.wakeID) }
+        if !due.isEmpty { return .wait(due.map(\.start.wakeID)) }
+        advance(to: next)
+        return .fired(to: next)
+    }
+
+    /// Stops taking pushes and starting wakes; returns the wakes still running.
+    mutating func beginShutdown() -> [UInt64] {
+        lifecycle = .stopping
+        return Array(running.keys)
+    }
+
+    /// Ends every wake still running at `now` (a shutdown's grace is over): each is recorded
+    /// failed, `deadlineExceeded` if past its deadline, else `shutdown`, and its task cancelled.
+    mutating func cutRunning(now: DeviceInstant) {
+        var changes: [StoreChange] = []
+        for (wakeID, wake) in running {
+            // Timers no longer fire while stopping: a wake past its deadline overran.
+            let overran = now >= wake.start.deadline
+            changes.append(.finishWake(
+                id: wakeID, finishedAt: min(now, wake.start.deadline).millisecondsSinceEpoch,
+                result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
+            actions.cancels.append(wake.cancellation)
+            actions.resumes.append(contentsOf: wake.waiters.values)
+        }
+        running = [:]
+        write(changes)
+    }
+
+    // MARK: - Policy actions
+
+    /// The wake left `running`: its waiters are resumed.
+    private mutating func end(_ wakeID: UInt64) {
+        guard let wake = running.removeValue(forKey: wakeID) else { return }
+        actions.resumes.append(contentsOf: wake.waiters.values)
+    }
+
+    private mutating func apply(_ policyActions: [Action], to changes: inout [StoreChange]) {
+        var none: PushRecord?
+        apply(policyActions, to: &changes, inserting: &none)
+    }
+
+    /// Turns the policy's actions into store changes, fetches and metric events. The fate of
+    /// `inserting`, a push not yet written, goes into its row instead of an update after it
+    /// (one statement fewer per push).
+    private mutating func apply(_ policyActions: [Action], to changes: inout [StoreChange], inserting: inout PushRecord?) {
+        func settle(_ push: UInt64, _ fate: PushFate, generation: UInt32?) {
+            if inserting?.id == push {
+                inserting?.fate = fate
+                if let generation { inserting?.generation = generation }
+            } else {
+                changes.append(.setFate(push: push, fate: fate, generation: generation))
+            }
+        }
+        /// Closes the slot generation `head` waited last in, unless `head` is the push in
+        /// hand and replaced none (nothing was coalesced before it).
+        func close(_ head: UInt64, _ fate: PushFate) {
+            if inserting?.id == head, inserting?.replaced == nil { return }
+            changes.append(.closeGeneration(head: head, fate: fate))
+        }
+        for action in policyActions {
+            switch action {
+            case .pending(let push, _, let generation):
+                settle(push, .pending, generation: generation)
+            case .coalesced(let push, _, let generation):
+                // Only an arriving push replaces the one waiting: it heads the slot's chain,
+                // which records the coalescing; the replaced push's row is left as it is.
+                if inserting != nil {
+                    inserting?.replaced = push
+                } else {
+                    settle(push, .coalesced(wakeID: nil), generation: generation)
+                }
+            case .startWake(let start):
+                changes.append(.insertWake(WakeRecord(
+                    id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
+                    generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
+                    deadline: start.deadline.millisecondsSinceEpoch)))
+                settle(start.push, .delivered(wakeID: start.wakeID), generation: nil)
+                close(start.push, .delivered(wakeID: start.wakeID))
+                let wake = Running(start: start)
+                running[start.wakeID] = wake
+                // The push in hand, with nothing coalesced, needs no read from the store.
+                var delivery: Wake?
+                if let push = inserting, push.id == start.push, push.replaced == nil {
+                    delivery = Wake(start, delivering: push, coalesced: [])
+                }
+                actions.runs.append((start, delivery, wake.cancellation))
+                actions.metrics.wakesStarted += 1
+                actions.metrics.delivered += 1
+                actions.metrics.coalesced += start.coalescedCount
+            case .expired(let push, _, _, let coalesced):
+                settle(push, .expired, generation: nil)
+                actions.metrics.expired += 1 + coalesced
+                close(push, .expired)
+            case .dropped(let push, _, let reason, let generation, let coalesced):
+                settle(push, .dropped(reason: reason), generation: nil)
+                actions.metrics.dropped(reason, count: 1 + coalesced)
+                if generation != nil { close(push, .dropped(reason: reason)) }
+            case .cancelWake(let wakeID, _):
+                guard let wake = running.removeValue(forKey: wakeID) else { continue }
+                changes.append(.finishWake(
+                    id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
+                    result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
+                actions.cancels.append(wake.cancellation)
+                actions.resumes.append(contentsOf: wake.waiters.values)
+            }
+        }
+    }
+}
+
+extension Wake {
+    /// What the handler gets for `start`, which delivers `push`.
+    init(_ start: DeviceRecorder.Start, delivering push: PushRecord, coalesced: [String]) {
+        self.init(
+            id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
+            payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: coalesced,
+            startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
+    }
+}

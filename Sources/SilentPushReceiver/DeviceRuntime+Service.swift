@@ -1,0 +1,52 @@
+import ServiceLifecycle
+import SilentPushCore
+
+extension DeviceRuntime: Service {
+    /// Runs the device side's long-lived work as child tasks: the fetch handlers of the
+    /// wakes the policy starts, and, on the system clock, the timer that fires the policy's
+    /// deadlines. On graceful shutdown it stops taking pushes, gives running fetches the
+    /// receiver's shutdown grace (`shutdownGrace`, set before `run`), records what is left
+    /// and returns once every change is committed.
+    public func run() async throws {
+        let shutdownRequested = AsyncSignal()
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    await shutdownRequested.wait()
+                    await self.shutdown(grace: self.shutdownGrace)
+                }
+                if clock.mode == .system {
+                    group.addTask { await self.runTimer() }
+                }
+                for await fetch in fetches {
+                    group.addTask { await self.runWake(fetch) }
+                }
+                // The fetch queue ends at shutdown; the timer stops with it.
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            shutdownRequested.raise()
+        }
+    }
+
+    /// Fires the policy's deadlines on the system clock, each as it comes, until cancelled.
+    private func runTimer() async {
+        while !Task.isCancelled {
+            let next = inspect { $0.policy.nextDeadline }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.timerMoved.wait() }
+                if let next {
+                    // At most an hour ahead: a timer that fires early re-arms for what is still due.
+                    let delay = min(max(.zero, DeviceClock.systemNow.duration(to: next)), .seconds(3600))
+                    group.addTask { try? await Task.sleep(for: delay) }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+            if Task.isCancelled { return }
+            modify { recorder, now in
+                if let next { recorder.timerFired(at: next, now: now) } else { recorder.advance(to: now) }
+            }
+        }
+    }
+}
