@@ -4,12 +4,12 @@ extension PushStore {
     /// Whether the last commit succeeded. While it did not (a read-only or full disk), the
     /// receiver answers pushes 503 and `/readyz` fails; the next commit that succeeds
     /// (a probe, or the next write) sets it again.
-    package var isWritable: Bool { writable.load(ordering: .relaxed) }
+    package var isWritable: Bool { writer.writable.load(ordering: .relaxed) }
 
     /// Calls `observer` on the writer each time writability changes, with the error that
     /// turned it off.
     package func observeWritability(_ observer: @escaping @Sendable (_ writable: Bool, _ error: (any Error)?) -> Void) {
-        writabilityObserver.withLock { $0 = observer }
+        writer.writabilityObserver.withLock { $0 = observer }
     }
 
     /// Commits one small real write through the group commit; fails as any write would.
@@ -31,17 +31,4 @@ extension PushStore {
 
     /// The one-row write a probe commits.
     private var probeChanges: [StoreChange] { [.probe(at: Int64(commitCount))] }
-
-    /// Called by the writer after each commit.
-    func noteCommit(_ result: Result<Void, any Error>) {
-        let succeeded: Bool
-        let failure: (any Error)?
-        switch result {
-        case .success: (succeeded, failure) = (true, nil)
-        case .failure(let error): (succeeded, failure) = (false, error)
-        }
-        guard writable.exchange(succeeded, ordering: .relaxed) != succeeded else { return }
-        let observer = writabilityObserver.withLock { $0 }
-        observer?(succeeded, failure)
-    }
 }

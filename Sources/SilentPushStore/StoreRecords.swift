@@ -15,17 +15,25 @@ public enum PushFate: Sendable, Equatable {
     /// APNs refused it with this reason (an Apple reason string); it never reached the device.
     case rejected(reason: String)
 
-    /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped.
-    public var name: String {
+    /// The kinds of fate, without what each carries.
+    public enum Kind: String, Sendable, CaseIterable {
+        case pending, delivered, coalesced, expired, dropped, rejected
+    }
+
+    /// Which kind of fate this is.
+    public var kind: Kind {
         switch self {
-        case .pending: "pending"
-        case .delivered: "delivered"
-        case .coalesced: "coalesced"
-        case .expired: "expired"
-        case .dropped: "dropped"
-        case .rejected: "rejected"
+        case .pending: .pending
+        case .delivered: .delivered
+        case .coalesced: .coalesced
+        case .expired: .expired
+        case .dropped: .dropped
+        case .rejected: .rejected
         }
     }
+
+    /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped, rejected.
+    public var name: String { kind.rawValue }
 }
 
 /// A push as stored: what APNs accepted and what became of it.

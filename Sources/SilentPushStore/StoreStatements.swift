@@ -39,7 +39,7 @@ final class StoreStatements: @unchecked Sendable {
     func apply(_ change: StoreChange, _ db: Database) throws {
         switch change {
         case .insertPush(let push):
-            let (fate, wake, reason) = PushStore.columns(push.fate)
+            let fate = StoredFate(push.fate)
             try run(&insertPush, db, """
                 INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, expires_at,
                                     collapse_id, payload, warnings, fate, wake_id, reason, generation, replaced, apns_key)
@@ -56,19 +56,19 @@ final class StoreStatements: @unchecked Sendable {
                 bind(push.collapseID)
                 bind(bytes: push.payload)
                 bind(push.warnings.isEmpty ? nil : push.warnings.joined(separator: "\n"))
-                bind(fate)
-                bind(wake)
-                bind(reason)
+                bind(fate.kind.rawValue)
+                bind(fate.wakeID)
+                bind(fate.reason)
                 bind(push.generation.map { Int64($0) })
                 bind(push.replaced.map { Int64(bitPattern: $0) })
                 bind(PushStore.indexedAPNsKey(push.apnsID, pushID: push.id))
             }
         case .setFate(let push, let fate, let generation):
-            let (name, wake, reason) = PushStore.columns(fate)
+            let stored = StoredFate(fate)
             try run(&setFate, db, "UPDATE pushes SET fate = ?, wake_id = ?, reason = ?, generation = COALESCE(?, generation) WHERE id = ?") { bind in
-                bind(name)
-                bind(wake)
-                bind(reason)
+                bind(stored.kind.rawValue)
+                bind(stored.wakeID)
+                bind(stored.reason)
                 bind(generation.map { Int64($0) })
                 bind(Int64(bitPattern: push))
             }
@@ -96,9 +96,70 @@ final class StoreStatements: @unchecked Sendable {
                 bind(Int64(bitPattern: id))
             }
         default:
-            try PushStore.applyRare(change, db)
+            try Self.applyRare(change, db)
         }
     }
+
+    /// Applies a change the writer's prepared statements leave to GRDB: none that every
+    /// push makes.
+    private static func applyRare(_ change: StoreChange, _ db: Database) throws {
+        switch change {
+        case .insertPush, .setFate, .insertWake, .finishWake:
+            preconditionFailure("applied by a prepared statement: \(change)")
+        case .closeGeneration(let head, let fate):
+            // Walks the slot's chain by primary key: no index on device and topic to keep up
+            // on every push. Its pushes are still `pending` in their rows (or `coalesced`,
+            // from a restart or an older version); a push of a closed generation ends it.
+            // The pushes coalesced before a delivered head are coalesced into its wake.
+            var stored = StoredFate(fate)
+            if stored.kind == .delivered { stored.kind = .coalesced }
+            let pending = StoredFate.sql(.pending), coalesced = StoredFate.sql(.coalesced)
+            try db.cachedStatement(sql: """
+                WITH RECURSIVE chain(id) AS (
+                    SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
+                    UNION ALL
+                    SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
+                    WHERE pushes.replaced IS NOT NULL AND (pushes.fate = \(pending) OR (pushes.fate = \(coalesced) AND pushes.wake_id IS NULL)))
+                UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
+                WHERE id IN chain AND (fate = \(pending) OR (fate = \(coalesced) AND wake_id IS NULL))
+                """).execute(arguments: [stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head)])
+        case .setReplaced(let push, let replaced):
+            try db.cachedStatement(sql: "UPDATE pushes SET replaced = ? WHERE id = ?")
+                .execute(arguments: [Int64(bitPattern: replaced), Int64(bitPattern: push)])
+        case .setDevice(let token, let state):
+            try db.cachedStatement(sql: """
+                INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget)
+                VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
+                    background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
+                    hourly_budget = excluded.hourly_budget
+                """).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
+        case .setContent(let content):
+            try db.cachedStatement(sql: """
+                INSERT INTO contents (device_token, topic, url, etag, last_modified, content_type, sha256, size, fetched_at, changed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(device_token, topic, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+                    content_type = excluded.content_type, sha256 = excluded.sha256, size = excluded.size,
+                    fetched_at = excluded.fetched_at, changed_at = excluded.changed_at
+                """).execute(arguments: [
+                    content.deviceToken, content.topic, content.url, content.etag, content.lastModified, content.contentType,
+                    content.sha256, content.size, content.fetchedAt, content.changedAt,
+                ])
+        case .probe(let at):
+            try db.cachedStatement(sql: "INSERT INTO health (id, probed_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET probed_at = excluded.probed_at")
+                .execute(arguments: [at])
+        case .setManualClock(let at):
+            try db.cachedStatement(sql: "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)")
+                .execute(arguments: [at])
+        case .setUnregistered(let token, let at):
+            try db.cachedStatement(sql: """
+                INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, unregistered_at)
+                VALUES (?, 0, 1, 0, NULL, ?)
+                ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
+                """).execute(arguments: [token, at])
+        }
+    }
+
 
     private func run(_ slot: inout Statement?, _ db: Database, _ sql: String, bind: (inout Binder) -> Void) throws {
         let statement: Statement
@@ -111,13 +172,18 @@ final class StoreStatements: @unchecked Sendable {
         let raw = statement.sqliteStatement
         var binder = Binder(statement: raw, scratch: scratch)
         bind(&binder)
+        if let failure = binder.failure {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            _ = sqlite3_reset(raw)  // repeats the step's code, checked above
+            throw DatabaseError(resultCode: ResultCode(rawValue: failure), message: "binding a parameter: \(message)", sql: sql)
+        }
         let code = sqlite3_step(raw)
         if code != SQLITE_DONE {
             let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
-            sqlite3_reset(raw)
+            _ = sqlite3_reset(raw)  // repeats the step's code, checked above
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: sql)
         }
-        sqlite3_reset(raw)
+        _ = sqlite3_reset(raw)  // repeats the step's code, checked above
     }
 
     /// Binds a statement's parameters in order. Text and blobs are copied into `scratch`,
@@ -127,6 +193,12 @@ final class StoreStatements: @unchecked Sendable {
         private let scratch: UnsafeMutableRawBufferPointer
         private var used = 0
         private var index: Int32 = 0
+        /// The first bind that failed (SQLite's result code): the statement is not run.
+        private(set) var failure: Int32?
+
+        private mutating func check(_ code: Int32) {
+            if code != SQLITE_OK, failure == nil { failure = code }
+        }
 
         init(statement: OpaquePointer, scratch: UnsafeMutableRawBufferPointer) {
             self.statement = statement
@@ -148,36 +220,38 @@ final class StoreStatements: @unchecked Sendable {
 
         mutating func callAsFunction(_ value: Int64?) {
             index += 1
-            if let value { sqlite3_bind_int64(statement, index, value) } else { sqlite3_bind_null(statement, index) }
+            check(value.map { sqlite3_bind_int64(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
         }
 
         mutating func callAsFunction(_ value: String?) {
             index += 1
-            guard var value else { sqlite3_bind_null(statement, index); return }
-            value.withUTF8 { text in
+            guard var value else { return check(sqlite3_bind_null(statement, index)) }
+            let code = value.withUTF8 { text -> Int32 in
+                guard let length = Int32(exactly: text.count) else { return SQLITE_TOOBIG }
                 if let copy = stash(UnsafeRawBufferPointer(text)) {
-                    _ = sqlite3_bind_text(statement, index, copy.assumingMemoryBound(to: CChar.self), Int32(text.count), Self.isStatic)
-                    return
+                    return sqlite3_bind_text(statement, index, copy.assumingMemoryBound(to: CChar.self), length, Self.isStatic)
                 }
                 // A nil pointer would bind NULL: an empty string needs a real one.
                 let base = text.baseAddress ?? UnsafePointer(Self.empty.utf8Start)
-                base.withMemoryRebound(to: CChar.self, capacity: max(text.count, 1)) {
-                    _ = sqlite3_bind_text(statement, index, $0, Int32(text.count), Self.transient)
+                return base.withMemoryRebound(to: CChar.self, capacity: max(text.count, 1)) {
+                    sqlite3_bind_text(statement, index, $0, length, Self.transient)
                 }
             }
+            check(code)
         }
 
         mutating func callAsFunction(bytes: [UInt8]) {
             index += 1
-            bytes.withUnsafeBytes { raw in
+            let code = bytes.withUnsafeBytes { raw -> Int32 in
+                guard let length = Int32(exactly: raw.count) else { return SQLITE_TOOBIG }
                 if raw.count > 0, let copy = stash(raw) {
-                    _ = sqlite3_bind_blob(statement, index, copy, Int32(raw.count), Self.isStatic)
+                    return sqlite3_bind_blob(statement, index, copy, length, Self.isStatic)
                 } else if let base = raw.baseAddress, raw.count > 0 {
-                    _ = sqlite3_bind_blob(statement, index, base, Int32(raw.count), Self.transient)
-                } else {
-                    _ = sqlite3_bind_zeroblob(statement, index, 0)  // a nil pointer would bind NULL
+                    return sqlite3_bind_blob(statement, index, base, length, Self.transient)
                 }
+                return sqlite3_bind_zeroblob(statement, index, 0)  // a nil pointer would bind NULL
             }
+            check(code)
         }
     }
 }

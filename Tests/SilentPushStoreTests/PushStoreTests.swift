@@ -248,3 +248,35 @@ import Testing
         #expect(try store.latestDeviceTime() == 2_000_000)
     }
 }
+
+/// The read model: a push replaced in its slot keeps its `pending` row, and every reader
+/// reports it coalesced (waiting) the same way.
+@Suite struct PushReadModelTests {
+    @Test func everyReaderSeesAReplacedPushAsCoalesced() async throws {
+        let store = try PushStore.open(.memory)
+        try await store.write([
+            .insertPush(PushStoreTests.push(1)),
+            .insertPush(PushStoreTests.push(2, token: "bb")),
+            .insertPush(PushStoreTests.push(3, replaced: 1)),
+            .insertPush(PushStoreTests.push(4, token: "bb")),
+        ])
+        let replaced = PushStoreTests.push(1).apnsID
+        #expect(try store.push(apnsID: replaced)?.fate == .coalesced(wakeID: nil))
+        #expect(try store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate == .pending)
+        // A page of the newest push alone, and one that holds both.
+        #expect(try store.pushes(deviceToken: "aa", limit: 1).map(\.fate) == [.pending])
+        #expect(try store.pushes(deviceToken: "aa").map(\.fate) == [.pending, .coalesced(wakeID: nil)])
+        #expect(try store.pushes().map(\.id) == [4, 3, 2, 1])
+        #expect(try store.pushes().last?.fate == .coalesced(wakeID: nil))
+        #expect(try store.counts().pushes == ["pending": 3, "coalescedWaiting": 1])
+        // Once its generation closes, the row itself says so.
+        try await store.write([
+            .insertWake(WakeRecord(id: 9, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 0, startedAt: 5_000, deadline: 35_000)),
+            .setFate(push: 3, fate: .delivered(wakeID: 9), generation: nil),
+            .closeGeneration(head: 3, fate: .delivered(wakeID: 9)),
+        ])
+        #expect(try store.push(apnsID: replaced)?.fate == .coalesced(wakeID: 9))
+        #expect(try store.counts().pushes == ["pending": 2, "delivered": 1, "coalesced": 1])
+        #expect(try store.coalescedAPNsIDs(wakeID: 9) == [replaced])
+    }
+}

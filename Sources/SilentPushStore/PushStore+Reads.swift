@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+import SilentPushCore
+
+extension PushStore {
+    /// The push with this `apns-id` (the latest, when a provider reused one).
+    public func push(apnsID: String) throws -> PushRecord? {
+        let key = Self.apnsKey(apnsID)
+        return try database.read { db in
+            // By the id the apns-id carries, or by its key; the latest when both match.
+            try Self.readPushes(db, """
+                SELECT * FROM (SELECT * FROM pushes WHERE id = ?1 AND apns_id = ?3
+                    UNION ALL SELECT * FROM pushes WHERE apns_key = ?2 AND apns_id = ?3)
+                ORDER BY id DESC LIMIT 1
+                """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]).first
+        }
+    }
+
+    /// Pushes, newest first, for a device and/or topic.
+    public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [PushRecord] {
+        try database.read { db in
+            try Self.readPushes(db, """
+                SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                ORDER BY id DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit])
+        }
+    }
+
+    /// Rows still `pending`: what a restarted receiver puts back in the slots, with the
+    /// pushes replaced in them (`PushRecord.replaced`). Reads the whole table (once, at
+    /// start-up: an index would cost every push two writes).
+    public func pendingPushes() throws -> [PushRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = \(StoredFate.sql(.pending)) ORDER BY id").map { Self.push($0) }
+        }
+    }
+
+    /// Wakes, newest first, for a device and/or topic.
+    public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [WakeRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
+                WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2)
+                ORDER BY wakes.id DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit]).map(Self.wake)
+        }
+    }
+
+    /// The wake with this id.
+    public func wake(id: UInt64) throws -> WakeRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?", arguments: [Int64(bitPattern: id)]).map(Self.wake)
+        }
+    }
+
+    private static func wake(_ row: Row) -> WakeRecord {
+        WakeRecord(
+            id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
+            pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
+            startedAt: row["started_at"], deadline: row["deadline"], finishedAt: row["finished_at"],
+            result: row["result"], reason: row["reason"], apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
+    }
+
+    /// Every device whose state was set.
+    public func devices() throws -> [String: DeviceState] {
+        try deviceRecords().mapValues(\.state)
+    }
+
+    /// Every device whose state was set, with when its token was unregistered (ms), if it is.
+    public func deviceRecords() throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
+        try database.read { db in
+            var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM devices") {
+                let state = DeviceState(
+                    forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
+                    lowPowerMode: row["low_power_mode"], hourlyBudget: row["hourly_budget"])
+                devices[row["device_token"]] = (state, row["unregistered_at"])
+            }
+            return devices
+        }
+    }
+
+    /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
+    public func coalescedAPNsIDs(wakeID: UInt64) throws -> [String] {
+        try database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
+    }
+
+    /// What a wake delivers, read in one transaction: its push (nil if missing) and the
+    /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
+    public func delivery(push id: UInt64, wakeID: UInt64) throws -> (push: PushRecord, coalesced: [String])? {
+        try database.read { db in
+            guard let push = try Self.push(id: id, db) else { return nil }
+            return (push, try Self.coalescedAPNsIDs(wakeID: wakeID, db))
+        }
+    }
+
+    // Cached statements: prepared once per reader connection.
+    private static func push(id: UInt64, _ db: Database) throws -> PushRecord? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM pushes WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map { Self.push($0) }
+    }
+
+    private static func coalescedAPNsIDs(wakeID: UInt64, _ db: Database) throws -> [String] {
+        try String.fetchAll(db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = \(StoredFate.sql(.coalesced)) ORDER BY id"),
+                            arguments: [Int64(bitPattern: wakeID)])
+    }
+
+    /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
+    /// closed, so a restarted receiver keeps the minimum interval and numbers on.
+    public func lastWakes() throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
+                FROM wakes GROUP BY device_token, topic
+                """).map { row in
+                (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
+            }
+        }
+    }
+
+    /// Wakes with no result: they were running when the receiver stopped.
+    public func unfinishedWakes() throws -> [WakeRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM wakes WHERE result IS NULL ORDER BY id").map(Self.wake)
+        }
+    }
+
+    /// The latest device-clock time recorded (ms), so a manual clock restarts no earlier.
+    public func latestDeviceTime() throws -> Int64? {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: """
+                SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
+                    UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
+                    UNION ALL SELECT manual_now FROM clock)
+                """)
+        }
+    }
+
+    /// The latest content for `deviceToken`, `topic` and `url`.
+    public func content(deviceToken: String, topic: String, url: String) throws -> ContentRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?",
+                             arguments: [deviceToken, topic, url]).map(Self.content)
+        }
+    }
+
+    /// The latest contents, most recently fetched first, for a device and/or topic.
+    public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [ContentRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT * FROM contents WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                ORDER BY fetched_at DESC LIMIT ?3
+                """, arguments: [deviceToken, topic, limit]).map(Self.content)
+        }
+    }
+
+    private static func content(_ row: Row) -> ContentRecord {
+        ContentRecord(
+            deviceToken: row["device_token"], topic: row["topic"], url: row["url"], etag: row["etag"],
+            lastModified: row["last_modified"], contentType: row["content_type"], sha256: row["sha256"], size: row["size"],
+            fetchedAt: row["fetched_at"], changedAt: row["changed_at"])
+    }
+
+    public func counts() throws -> StoreCounts {
+        try database.read { db in
+            func grouped(_ sql: String) throws -> [String: Int] {
+                var counts: [String: Int] = [:]
+                for row in try Row.fetchAll(db, sql: sql) { counts[row[0] ?? ""] = row[1] }
+                return counts
+            }
+            return StoreCounts(
+                pushes: try grouped("""
+                    SELECT CASE WHEN replaced_later OR (fate = \(StoredFate.sql(.coalesced)) AND wake_id IS NULL) THEN 'coalescedWaiting'
+                        ELSE fate END AS k, COUNT(*)
+                    FROM (\(Self.readModel(rows: "SELECT id, fate, wake_id FROM pushes", materialized: false))) GROUP BY k
+                    """),
+                dropped: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = \(StoredFate.sql(.dropped)) GROUP BY reason"),
+                rejected: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = \(StoredFate.sql(.rejected)) GROUP BY reason"),
+                wakes: try grouped("""
+                    SELECT CASE WHEN reason = 'deadlineExceeded' THEN 'deadlineExceeded' ELSE COALESCE(result, 'running') END AS k,
+                        COUNT(*) FROM wakes GROUP BY k
+                    """))
+        }
+    }
+
+    /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
+    public func lastIDs() throws -> (push: UInt64, wake: UInt64) {
+        try database.read { db in
+            let push = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM pushes") ?? 0
+            let wake = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM wakes") ?? 0
+            return (UInt64(bitPattern: push), UInt64(bitPattern: wake))
+        }
+    }
+
+    /// A `pushes` row as a record; its fate as the row stores it, or coalesced when the
+    /// read model found it `replacedLater`.
+    private static func push(_ row: Row, replacedLater: Bool = false) -> PushRecord {
+        let stored = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"])
+        let warnings: String? = row["warnings"]
+        let payload: Data = row["payload"]
+        let generation: Int64? = row["generation"]
+        let replaced: Int64? = row["replaced"]
+        return PushRecord(
+            id: UInt64(bitPattern: row["id"]), apnsID: row["apns_id"], deviceToken: row["device_token"], topic: row["topic"],
+            pushType: row["push_type"], priority: row["priority"], receivedAt: row["received_at"], expiresAt: row["expires_at"],
+            collapseID: row["collapse_id"], payload: Array(payload),
+            warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [],
+            fate: replacedLater ? .coalesced(wakeID: nil) : stored.fate,
+            generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
+    }
+
+    // MARK: The read model
+
+    /// Pushes as every reader sees them, newest first: the rows `rows` selects (whole
+    /// `pushes` rows), each with its fate as it stands. A push replaced in its slot keeps its
+    /// `pending` row (updating it cost the writer a page per commit); the push that replaced
+    /// it names it in `replaced`, so the read model reports it coalesced.
+    private static func readPushes(_ db: Database, _ rows: String, arguments: StatementArguments) throws -> [PushRecord] {
+        try Row.fetchAll(db, sql: readModel(rows: rows, materialized: true) + " ORDER BY page.id DESC", arguments: arguments).map {
+            push($0, replacedLater: $0["replaced_later"])
+        }
+    }
+
+    /// SQL for `rows` (a query of `pushes` rows with at least `id` and `fate`) and one more
+    /// column, `replaced_later`: true for a `pending` row a later push replaced. A push
+    /// replaces only older ones, so only rows after the first of `rows` are looked at (no
+    /// index on `replaced`: it would cost every push a write). `materialized`: `rows` is a
+    /// page, read once.
+    static func readModel(rows: String, materialized: Bool) -> String {
+        """
+        WITH page AS \(materialized ? "MATERIALIZED " : "")(\(rows))
+        SELECT page.*, (page.fate = \(StoredFate.sql(.pending)) AND page.id IN (
+            SELECT replaced FROM pushes WHERE replaced IS NOT NULL AND id > (SELECT MIN(id) FROM page))) AS replaced_later
+        FROM page
+        """
+    }
+}

@@ -1,0 +1,126 @@
+import GRDB
+import Synchronization
+
+/// The store's group commit, on GRDB's own writer: callers queue changes with a completion;
+/// the writer commits everything queued meanwhile in one transaction, then calls every
+/// completion. A push answered after its completion is on disk; durability costs latency
+/// (one commit), not throughput (one commit per batch, not per push).
+///
+/// A file store also checkpoints the WAL on a second connection beside the writer, so the
+/// writer never stops for it (nor for its fsync).
+final class StoreWriter: Sendable {
+    typealias Entry = (changes: [StoreChange], completion: PushStore.Completion)
+
+    private enum Phase {
+        /// Nothing queued, no commit under way.
+        case idle
+        /// A drain runs on the writer; entries queued now join its next batch.
+        case draining
+    }
+
+    private struct Queue {
+        var entries: [Entry] = []
+        var phase = Phase.idle
+    }
+
+    private let database: any DatabaseWriter
+    private let checkpointer: DatabaseQueue?
+    private let checkpointing = Atomic<Bool>(false)
+    /// The WAL's length in frames at the last checkpoint. A WAL written while checkpoints
+    /// run beside it may never start over; past `walLimit` the writer checkpoints itself
+    /// between transactions, when nothing can append, so the file stays bounded.
+    private let walFrames = Atomic<Int>(0)
+    /// Commits between background checkpoints: a page rewritten by many commits (the
+    /// table's last pages) is copied once per checkpoint, and each checkpoint ends in an fsync.
+    private static let checkpointEvery = 128
+    private static let walLimit = 16_000
+    private let queue = Mutex(Queue())
+    private let statements = StoreStatements()
+    private let commits = Atomic<Int>(0)
+    /// Whether the last commit succeeded (see `PushStore+Health.swift`).
+    let writable = Atomic<Bool>(true)
+    let writabilityObserver = Mutex<(@Sendable (_ writable: Bool, _ error: (any Error)?) -> Void)?>(nil)
+
+    init(database: any DatabaseWriter, checkpointer: DatabaseQueue?) {
+        self.database = database
+        self.checkpointer = checkpointer
+    }
+
+    /// Transactions committed so far.
+    var commitCount: Int { commits.load(ordering: .relaxed) }
+
+    /// Queues `changes`; an empty list only waits for what was queued before it.
+    func enqueue(_ changes: [StoreChange], completion: @escaping PushStore.Completion) {
+        let start = queue.withLock { queue -> Bool in
+            queue.entries.append((changes, completion))
+            switch queue.phase {
+            case .draining: return false
+            case .idle:
+                queue.phase = .draining
+                return true
+            }
+        }
+        if start { database.asyncWriteWithoutTransaction { db in self.drain(db) } }
+    }
+
+    /// Commits batches until the queue is empty.
+    private func drain(_ db: Database) {
+        while true {
+            let batch = queue.withLock { queue -> [Entry] in
+                if queue.entries.isEmpty { queue.phase = .idle }
+                defer { queue.entries = [] }
+                return queue.entries
+            }
+            if batch.isEmpty { return }
+            if batch.allSatisfy({ $0.changes.isEmpty }) {
+                // Only flushes: what they wait for is committed already.
+                for entry in batch { entry.completion(.success(())) }
+                continue
+            }
+            let result: Result<Void, any Error>
+            do {
+                try statements.inTransaction(db) {
+                    for entry in batch {
+                        for change in entry.changes { try statements.apply(change, db) }
+                    }
+                }
+                let count = commits.add(1, ordering: .relaxed).newValue
+                result = .success(())
+                if count % Self.checkpointEvery == 0 { checkpointInBackground() }
+                if walFrames.load(ordering: .relaxed) > Self.walLimit { checkpointNow(db) }
+            } catch {
+                result = .failure(error)
+            }
+            noteCommit(result)
+            for entry in batch { entry.completion(result) }
+        }
+    }
+
+    /// Notes whether a commit succeeded, telling the observer when that changes.
+    private func noteCommit(_ result: Result<Void, any Error>) {
+        let failure: (any Error)?
+        switch result {
+        case .success: failure = nil
+        case .failure(let error): failure = error
+        }
+        let succeeded = failure == nil
+        guard writable.exchange(succeeded, ordering: .relaxed) != succeeded else { return }
+        writabilityObserver.withLock { $0 }?(succeeded, failure)
+    }
+
+    private func checkpointInBackground() {
+        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
+        checkpointer.asyncWriteWithoutTransaction { db in
+            if let frames = try? db.checkpoint(.passive) {
+                self.walFrames.store(frames.walFrameCount, ordering: .relaxed)
+            }
+            self.checkpointing.store(false, ordering: .releasing)
+        }
+    }
+
+    /// Between transactions: every frame is copied, and the next transaction starts the WAL over.
+    private func checkpointNow(_ db: Database) {
+        guard checkpointer != nil else { return }
+        if (try? db.checkpoint(.passive)) != nil { walFrames.store(0, ordering: .relaxed) }
+    }
+}

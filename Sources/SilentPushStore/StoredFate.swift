@@ -1,0 +1,40 @@
+/// A push's fate as the `pushes` table holds it, in its `fate`, `wake_id` and `reason`
+/// columns: the one mapping between `PushFate` and SQL, both ways.
+struct StoredFate: Equatable {
+    var kind: PushFate.Kind
+    var wakeID: Int64?
+    var reason: String?
+
+    /// The columns for `fate`.
+    init(_ fate: PushFate) {
+        kind = fate.kind
+        switch fate {
+        case .pending, .expired: break
+        case .delivered(let wake): wakeID = Int64(bitPattern: wake)
+        case .coalesced(let wake): wakeID = wake.map { Int64(bitPattern: $0) }
+        case .dropped(let why), .rejected(let why): reason = why
+        }
+    }
+
+    /// The columns as read; an unknown `fate` text reads as pending (a newer version's row).
+    init(fate: String, wakeID: Int64?, reason: String?) {
+        kind = PushFate.Kind(rawValue: fate) ?? .pending
+        self.wakeID = wakeID
+        self.reason = reason
+    }
+
+    /// The fate the columns hold.
+    var fate: PushFate {
+        switch kind {
+        case .pending: .pending
+        case .delivered: .delivered(wakeID: UInt64(bitPattern: wakeID ?? 0))
+        case .coalesced: .coalesced(wakeID: wakeID.map { UInt64(bitPattern: $0) })
+        case .expired: .expired
+        case .dropped: .dropped(reason: reason ?? "")
+        case .rejected: .rejected(reason: reason ?? "")
+        }
+    }
+
+    /// `kind` as a SQL string literal, for statements that name a fate.
+    static func sql(_ kind: PushFate.Kind) -> String { "'\(kind.rawValue)'" }
+}
