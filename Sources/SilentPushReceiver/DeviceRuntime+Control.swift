@@ -86,6 +86,8 @@ extension DeviceRuntime {
             await waitForWakes(running, timeout: timeout)
             if inspect({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
         }
+        // Handlers of wakes cancelled at their deadline may still be unwinding.
+        await waitAtMost(timeout) { await self.handlersIdle() }
         try? await store.flush()
     }
 
@@ -102,5 +104,15 @@ extension DeviceRuntime {
         modify { recorder, now in recorder.cutRunning(now: now) }
         endFetches()
         try? await store.flush()
+    }
+
+    /// Runs `body` for at most `timeout` of real time.
+    private func waitAtMost(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await body() }
+            group.addTask { try? await Task.sleep(for: timeout) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

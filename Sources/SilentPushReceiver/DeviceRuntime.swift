@@ -28,6 +28,8 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
     private let nextPushID: Atomic<UInt64>
     let advancing = Mutex(false)
+    /// Handler tasks running, and who waits for there to be none.
+    private let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
     /// Raised when the policy's next deadline moves before the armed timer.
     let timerMoved = AsyncSignal()
     /// Fetches for `run()` to start, and the end of them at shutdown.
@@ -222,6 +224,16 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// Runs one wake's handler (a child task of `run()`), racing its cancellation.
     func runWake(_ fetch: Fetch) async {
+        handlers.withLock { $0.running += 1 }
+        defer {
+            let idle = handlers.withLock { handlers -> [AsyncSignal] in
+                handlers.running -= 1
+                guard handlers.running == 0 else { return [] }
+                defer { handlers.idleWaiters = [] }
+                return handlers.idleWaiters
+            }
+            for waiter in idle { waiter.raise() }
+        }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.runHandler(fetch) }
             group.addTask { await fetch.cancellation.wait() }
@@ -302,6 +314,18 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// Ends the fetch queue: `run()` returns once the fetches under way end.
     func endFetches() {
         fetchQueue.finish()
+    }
+
+    /// Returns once no handler task is running, cancelled ones included (they may still be
+    /// unwinding after their wake ended), or when the caller is cancelled.
+    func handlersIdle() async {
+        let idle = AsyncSignal()
+        let registered = handlers.withLock { handlers -> Bool in
+            if handlers.running == 0 { return false }
+            handlers.idleWaiters.append(idle)
+            return true
+        }
+        if registered { await idle.wait() }
     }
 
     /// Reads the recorder under the lock.

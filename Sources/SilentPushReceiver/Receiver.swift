@@ -144,12 +144,18 @@ public final class Receiver: Service, Sendable {
             readiness.settle(.failure(error is ReceiverStartError ? error : ReceiverStartError("\(error)")))
             await device.shutdown(grace: .zero)
             try? await httpClient?.shutdown()
+            try? device.store.close()
             // The failure that stopped it first (a cancelled sibling only followed from it).
             if case .failure(let failure)? = readiness.result { throw failure }
             throw error
         }
         readiness.settle(.failure(ReceiverStartError("the receiver stopped before its listeners were bound")))
         try? await httpClient?.shutdown()
+        do {
+            try device.store.close()
+        } catch {
+            logger.error("cannot close the store", metadata: ["error": "\(error)"])
+        }
     }
 
     /// Waits until `run()` has bound every listener and written the ready file; throws the

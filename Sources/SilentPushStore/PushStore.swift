@@ -102,6 +102,12 @@ public final class PushStore: Sendable {
         try await write([])
     }
 
+    /// Commits what is queued and closes the database; later writes fail, and so do reads.
+    /// A receiver closes its store when it stops, so the file can be opened again at once.
+    package func close() throws {
+        try writer.close()
+    }
+
     // MARK: Content files
 
     /// Keeps `body` under its SHA-256 (lower-case hex): a file in `contents/` beside the

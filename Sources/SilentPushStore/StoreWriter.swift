@@ -16,6 +16,8 @@ final class StoreWriter: Sendable {
         case idle
         /// A drain runs on the writer; entries queued now join its next batch.
         case draining
+        /// Closed: writes fail at once.
+        case closed
     }
 
     private struct Queue {
@@ -51,23 +53,41 @@ final class StoreWriter: Sendable {
 
     /// Queues `changes`; an empty list only waits for what was queued before it.
     func enqueue(_ changes: [StoreChange], completion: @escaping PushStore.Completion) {
-        let start = queue.withLock { queue -> Bool in
-            queue.entries.append((changes, completion))
+        enum Next { case drain, join, refuse }
+        let next = queue.withLock { queue -> Next in
             switch queue.phase {
-            case .draining: return false
+            case .closed:
+                return .refuse
+            case .draining:
+                queue.entries.append((changes, completion))
+                return .join
             case .idle:
+                queue.entries.append((changes, completion))
                 queue.phase = .draining
-                return true
+                return .drain
             }
         }
-        if start { database.asyncWriteWithoutTransaction { db in self.drain(db) } }
+        switch next {
+        case .drain: database.asyncWriteWithoutTransaction { db in self.drain(db) }
+        case .join: break
+        case .refuse: completion(.failure(PushStoreError(description: "the store is closed")))
+        }
+    }
+
+    /// Stops taking writes, lets a commit under way finish, and closes both connections.
+    func close() throws {
+        queue.withLock { $0.phase = .closed }
+        // The writer runs one block at a time: this one runs after the last drain.
+        database.writeWithoutTransaction { _ in }
+        try checkpointer?.close()
+        try database.close()
     }
 
     /// Commits batches until the queue is empty.
     private func drain(_ db: Database) {
         while true {
             let batch = queue.withLock { queue -> [Entry] in
-                if queue.entries.isEmpty { queue.phase = .idle }
+                if queue.entries.isEmpty, case .draining = queue.phase { queue.phase = .idle }
                 defer { queue.entries = [] }
                 return queue.entries
             }

@@ -27,11 +27,8 @@ public final class H2ServerSession {
     private var openList: Stream?
     /// Closed streams kept for reuse with their buffers' capacity.
     private var spareStreams: [Stream] = []
-    /// A GOAWAY written by hand after nghttp2 gave up on the connection.
-    private var finalGoAway: [UInt8]?
+    private var lifecycle = Lifecycle.starting
     private var lastLibraryError: String?
-    private var closing = false
-    private var settingsToPatch = true
     /// The caller's time during `receive(_:at:)`: when streams open (for request deadlines).
     private var receivingAt: UInt64 = 0
     /// Streams refused past MAX_CONCURRENT_STREAMS since a request last completed.
@@ -114,16 +111,18 @@ public final class H2ServerSession {
     /// True once the connection has nothing more to read or write: close it after
     /// writing what `drainOutput` gave.
     public var isFinished: Bool {
-        if finalGoAway != nil { return false }
-        if closing { return true }
-        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+        switch lifecycle {
+        case .terminating: false
+        case .closed: true
+        case .starting, .open: nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+        }
     }
 
     /// Feeds bytes from the peer. Requests complete inside this call reach the delegate.
     /// `now` (any monotonic nanoseconds) stamps the streams they open, for
     /// `resetIncompleteRequests(openedAtOrBefore:)`.
     public func receive(_ bytes: UnsafeRawBufferPointer, at now: UInt64 = 0) {
-        guard !closing, finalGoAway == nil, let base = bytes.baseAddress else { return }
+        guard lifecycle.isLive, let base = bytes.baseAddress else { return }
         receivingAt = now
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { fail(libraryError: Int32(result)) }
@@ -135,7 +134,7 @@ public final class H2ServerSession {
     @discardableResult
     public func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
         var total = 0
-        while total < limit, finalGoAway == nil, !closing {
+        while total < limit, lifecycle.isLive {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 {
@@ -144,19 +143,18 @@ public final class H2ServerSession {
             }
             if count == 0 { break }
             let chunk = UnsafeRawBufferPointer(start: data, count: count)
-            if settingsToPatch, count >= 9, chunk[3] == 0x4, chunk[4] & 0x1 == 0 {
-                settingsToPatch = false
+            if case .starting = lifecycle, count >= 9, chunk[3] == 0x4, chunk[4] & 0x1 == 0 {
+                lifecycle = .open
                 patchSettings(chunk).withUnsafeBytes { sink($0) }
             } else {
                 sink(chunk)
             }
             total += count
         }
-        if let goAway = finalGoAway {
+        if case .terminating(let goAway) = lifecycle {
             goAway.withUnsafeBytes { sink($0) }
             total += goAway.count
-            finalGoAway = nil
-            closing = true
+            lifecycle = .closed
         }
         return total
     }
@@ -169,9 +167,7 @@ public final class H2ServerSession {
         var next = openList
         while let stream = next {
             next = stream.next
-            guard !stream.requestComplete, !stream.timedOut, stream.openedAt <= cutoff else { continue }
-            stream.timedOut = true
-            stream.refused = true  // whatever else arrives on it is dropped
+            guard stream.openedAt <= cutoff, stream.phase.timedOut() else { continue }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
             reset += 1
         }
@@ -184,7 +180,7 @@ public final class H2ServerSession {
         var count = 0
         var next = openList
         while let stream = next {
-            if stream.requestComplete, !stream.responded { count += 1 }
+            if stream.phase.awaitsAnswer { count += 1 }
             next = stream.next
         }
         return count
@@ -192,8 +188,7 @@ public final class H2ServerSession {
 
     /// Answers `streamID`. Ignored when the stream is gone or already answered.
     public func respond(streamID: Int32, response: H2Response) {
-        guard let stream = stream(streamID), !stream.responded else { return }
-        stream.responded = true
+        guard let stream = stream(streamID), stream.phase.respond() else { return }
         let headers = response.headers
         let status = max(100, min(999, response.status))
         let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { statusField in
@@ -244,7 +239,7 @@ public final class H2ServerSession {
     /// Graceful shutdown: GOAWAY with `{"reason":…}` naming the last stream taken (or
     /// `lastStreamID`); streams already open run to completion, then `isFinished` turns true.
     public func shutdown(reason: String = "Shutdown", lastStreamID: Int32? = nil, detail: String? = nil) {
-        guard !closing, finalGoAway == nil else { return }
+        guard lifecycle.isLive else { return }
         var data = H2GoAway.debugData(reason: reason, detail: detail)
         nghttp2_submit_goaway(
             session, UInt8(NGHTTP2_FLAG_NONE.rawValue), lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session),
@@ -253,15 +248,19 @@ public final class H2ServerSession {
 
     /// Whether frames are queued for the peer.
     public var hasOutput: Bool {
-        finalGoAway != nil || (!closing && nghttp2_session_want_write(session) != 0)
+        switch lifecycle {
+        case .terminating: true
+        case .closed: false
+        case .starting, .open: nghttp2_session_want_write(session) != 0
+        }
     }
 
     /// Ends the connection now: a GOAWAY with `{"reason":…}`, then nothing more.
     public func terminate(reason: String, errorCode: UInt32 = 0, detail: String? = nil) {
-        guard !closing, finalGoAway == nil else { return }
-        finalGoAway = H2GoAway.frame(
+        guard lifecycle.isLive else { return }
+        lifecycle = .terminating(goAway: H2GoAway.frame(
             lastStreamID: nghttp2_session_get_last_proc_stream_id(session), errorCode: errorCode,
-            debugData: H2GoAway.debugData(reason: reason, detail: detail))
+            debugData: H2GoAway.debugData(reason: reason, detail: detail)))
     }
 
     // MARK: - nghttp2 callbacks
@@ -358,12 +357,10 @@ public final class H2ServerSession {
 
     private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, stream: Stream, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
         stream.headerListSize += name.count + value.count + 32
-        if stream.headerListSize > Int(settings.maxHeaderListSize) {
-            stream.headerListTooLarge = true
-            return 0
-        }
         // Trailers are counted against the limit but not kept.
-        guard frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST else { return 0 }
+        guard stream.phase.headerField(listSize: stream.headerListSize, limit: Int(settings.maxHeaderListSize)),
+              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+        else { return 0 }
         if name[0] == UInt8(ascii: ":") {
             // nghttp2 has already refused unknown or repeated pseudo-headers, so the length
             // and one letter tell them apart.
@@ -383,40 +380,37 @@ public final class H2ServerSession {
 
     private func onData(streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
         guard let stream = stream(streamID) else { return 0 }
-        if stream.refused {
-            // The rest of a refused body is dropped as it arrives. A client that keeps
-            // sending long after its answer is told to stop (RFC 9113 §8.1); clients such as
-            // curl 7.88 report that reset as an error, so ordinary overruns are let finish.
-            stream.discarded += data.count
-            if stream.answeredEarly, stream.discarded > Self.discardLimit {
-                nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
-            }
-            return 0
-        }
-        if stream.body.count + data.count > settings.maxBodySize {
-            // Refuse now, while the body is still arriving: nothing past the cap is kept.
+        switch stream.phase.data(count: data.count, bodySize: stream.body.count, limit: settings.maxBodySize, discardLimit: Self.discardLimit) {
+        case .append:
+            stream.body.appendBytes(data)
+        case .refuse(let problem):
             stream.body = []
-            refuse(stream, streamID: streamID, problem: .bodyTooLarge(limit: settings.maxBodySize))
-            return 0
+            refuse(stream, streamID: streamID, problem: problem)
+        case .drop:
+            break
+        case .dropAndStop:
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, NGHTTP2_NO_ERROR.rawValue)
         }
-        stream.body.appendBytes(data)
         return 0
     }
 
     private func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         let type = header.type
-        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue),
-              let stream = stream(header.stream_id), !stream.refused
-        else { return 0 }
-        if type == UInt8(NGHTTP2_HEADERS.rawValue), stream.headerListTooLarge {
-            refuse(stream, streamID: header.stream_id, problem: .headerListTooLarge(limit: Int(settings.maxHeaderListSize)))
+        guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue), let stream = stream(header.stream_id) else {
             return 0
         }
-        if header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0 {
-            stream.requestComplete = true
+        let verdict = stream.phase.frameEnded(
+            isHeaders: type == UInt8(NGHTTP2_HEADERS.rawValue), endStream: header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
+            headerListLimit: Int(settings.maxHeaderListSize))
+        switch verdict {
+        case .none:
+            break
+        case .deliver:
             refusedPastLimit = 0
             delegate?.session(self, didReceive: request(for: stream, streamID: header.stream_id))
+        case .refuse(let problem):
+            refuse(stream, streamID: header.stream_id, problem: problem)
         }
         return 0
     }
@@ -435,23 +429,21 @@ public final class H2ServerSession {
             errorCode = NGHTTP2_ENHANCE_YOUR_CALM.rawValue
             detail = "too many streams reset by the client"
         }
-        finalGoAway = H2GoAway.frame(
+        lifecycle = .terminating(goAway: H2GoAway.frame(
             lastStreamID: goAway.last_stream_id, errorCode: errorCode,
-            debugData: H2GoAway.debugData(reason: H2GoAway.reason(forErrorCode: errorCode), detail: detail))
+            debugData: H2GoAway.debugData(reason: H2GoAway.reason(forErrorCode: errorCode), detail: detail)))
         return NGHTTP2_ERR_CANCEL.rawValue
     }
 
     private func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
-        guard header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-              let stream = stream(header.stream_id), stream.refused
-        else { return 0 }
-        stream.answeredEarly = true
+        guard header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, let stream = stream(header.stream_id) else { return 0 }
+        stream.phase.answerSent()
         return 0
     }
 
+    /// Hands a refused request (its phase already `refused`) to the delegate to answer.
     private func refuse(_ stream: Stream, streamID: Int32, problem: H2RequestProblem) {
-        stream.refused = true
         delegate?.session(self, didRefuse: request(for: stream, streamID: streamID), problem: problem)
     }
 
@@ -463,7 +455,7 @@ public final class H2ServerSession {
     }
 
     private func fail(libraryError code: Int32) {
-        guard finalGoAway == nil, !closing else { return }
+        guard lifecycle.isLive else { return }
         let detail = String(cString: nghttp2_strerror(code))
         let errorCode: UInt32
         switch code {
@@ -481,6 +473,27 @@ public final class H2ServerSession {
 }
 
 extension H2ServerSession {
+    /// Where the connection stands.
+    enum Lifecycle {
+        /// Our SETTINGS frame has not gone out yet: it is patched as it does (`patchSettings`).
+        case starting
+        /// Reading and writing.
+        case open
+        /// A final GOAWAY, written by hand after the connection was given up, waits to be
+        /// sent; nothing else is.
+        case terminating(goAway: [UInt8])
+        /// Nothing more is read or written.
+        case closed
+
+        /// Frames are still read and written.
+        var isLive: Bool {
+            switch self {
+            case .starting, .open: true
+            case .terminating, .closed: false
+            }
+        }
+    }
+
     /// What the session keeps of one request while it is open.
     final class Stream {
         var next: Stream?
@@ -488,22 +501,14 @@ extension H2ServerSession {
         var id: Int32 = 0
         /// When its HEADERS arrived, on the clock of `receive(_:at:)`.
         var openedAt: UInt64 = 0
-        /// END_STREAM arrived: the request is whole.
-        var requestComplete = false
-        /// Reset for taking too long to arrive.
-        var timedOut = false
+        var phase = H2StreamPhase.opened
         var method: String?
         var path: String?
         var scheme: String?
         var authority: String?
         var headers = H2HeaderList()
         var headerListSize = 0
-        var headerListTooLarge = false
         var body: [UInt8] = []
-        var refused = false
-        var answeredEarly = false
-        var discarded = 0
-        var responded = false
         var responseBody: [UInt8] = []
         var responseOffset = 0
 
@@ -516,20 +521,14 @@ extension H2ServerSession {
         func reset() {
             id = 0
             openedAt = 0
-            requestComplete = false
-            timedOut = false
+            phase = .opened
             method = nil
             path = nil
             scheme = nil
             authority = nil
             headers.removeAll()
             headerListSize = 0
-            headerListTooLarge = false
             body.removeAll(keepingCapacity: true)
-            refused = false
-            answeredEarly = false
-            discarded = 0
-            responded = false
             responseBody = []
             responseOffset = 0
         }
