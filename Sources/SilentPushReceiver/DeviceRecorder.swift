@@ -35,8 +35,11 @@ struct DeviceRecorder {
     /// What an event leaves to do once the lock is released, in this order: hand the store
     /// changes over, then start and cancel fetches, resume callers, count.
     struct Actions {
-        /// Store changes, each group with what to call once it is committed.
-        var writes: [(changes: [StoreChange], completion: PushStore.Completion?)] = []
+        /// Store changes, in the order they happened.
+        var changes: [StoreChange] = []
+        /// Called once `changes` are committed: the caller of the event, or (by default)
+        /// the runtime's logging of a failure. One event per step, so one caller at most.
+        var completion: PushStore.Completion
         /// Fetches to start; with the `Wake` when the push was in hand, and the signal that
         /// cancels the handler.
         var runs: [(start: Start, wake: Wake?, cancellation: AsyncSignal)] = []
@@ -48,8 +51,12 @@ struct DeviceRecorder {
         /// The earliest policy deadline, when it moved before the timer armed (system clock).
         var armTimer: DeviceInstant?
 
+        init(completion: @escaping PushStore.Completion) {
+            self.completion = completion
+        }
+
         var isEmpty: Bool {
-            writes.isEmpty && runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && armTimer == nil
+            changes.isEmpty && runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && armTimer == nil
         }
     }
 
@@ -62,13 +69,17 @@ struct DeviceRecorder {
     private var nextWaiterToken: UInt64 = 0
     /// What the pending-slots gauge shows: it is set only when the count moves.
     private var reportedPendingSlots = 0
-    private var actions = Actions()
+    private var actions: Actions
+    /// What store changes no caller waits for report to.
+    private let unobserved: PushStore.Completion
 
     /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
-    /// deadlines need a timer.
-    init(policy: Policy, armsTimers: Bool) {
+    /// deadlines need a timer. `unobserved` is told the outcome of changes no caller waits for.
+    init(policy: Policy, armsTimers: Bool, unobserved: @escaping PushStore.Completion) {
         self.policy = policy
         self.armsTimers = armsTimers
+        self.unobserved = unobserved
+        actions = Actions(completion: unobserved)
     }
 
     /// Hands over what the events since the last call left to do.
@@ -81,7 +92,7 @@ struct DeviceRecorder {
             reportedPendingSlots = policy.pendingSlotCount
             actions.metrics.pendingSlots = reportedPendingSlots
         }
-        defer { actions = Actions() }
+        defer { actions = Actions(completion: unobserved) }
         return actions
     }
 
@@ -93,25 +104,26 @@ struct DeviceRecorder {
     mutating func receive(_ record: PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
                           completion: @escaping PushStore.Completion) -> Bool {
         guard case .running = lifecycle else { return false }
-        var record = record
-        var changes: [StoreChange] = []
+        actions.completion = completion
+        // The push's own row first; the fate its actions give it is filled in after them.
+        let row = actions.changes.count
+        actions.changes.reserveCapacity(row + 4)  // the row, a wake, its push's fate, the slot's close
+        actions.changes.append(.insertPush(record))
         if let incoming {
             var inserting: PushRecord? = record
-            apply(policy.receive(incoming, for: App(device: record.deviceToken, topic: record.topic), now: now), to: &changes, inserting: &inserting)
-            record = inserting ?? record
+            apply(policy.receive(incoming, for: App(device: record.deviceToken, topic: record.topic), now: now), inserting: &inserting)
+            if let inserting { actions.changes[row] = .insertPush(inserting) }
         } else {
             if case .dropped(let reason) = record.fate { actions.metrics.dropped(reason) }
-            apply(policy.advance(to: now), to: &changes)
+            apply(policy.advance(to: now))
         }
-        // The push's own row first, with the fate its actions gave it.
-        actions.writes.append(([.insertPush(record)] + changes, completion))
         return true
     }
 
     /// A request APNs refused, as its row. Returns false, doing nothing, while stopping.
     mutating func reject(_ record: PushRecord) -> Bool {
         guard case .running = lifecycle else { return false }
-        actions.writes.append(([.insertPush(record)], nil))
+        actions.changes.append(.insertPush(record))
         return true
     }
 
@@ -119,22 +131,20 @@ struct DeviceRecorder {
     /// `deadlineExceeded` when it was already cancelled at its deadline (the answer is ignored).
     mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> FetchResult {
         guard running[start.wakeID] != nil else { return .deadlineExceeded }
-        var changes: [StoreChange] = []
-        defer { write(changes) }
         switch lifecycle {
         case .stopping:
             // Record the answer but start nothing new: what waits stays pending in the store
             // for the next run.
             end(start.wakeID)
-            changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+            actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
             return result
         case .running:
             let (accepted, policyActions) = policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
             if accepted {
                 end(start.wakeID)
-                changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+                actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
             }
-            apply(policyActions, to: &changes)
+            apply(policyActions)
             return accepted ? result : .deadlineExceeded
         }
     }
@@ -142,9 +152,7 @@ struct DeviceRecorder {
     /// Fires the policy's timers due by `now`.
     mutating func advance(to now: DeviceInstant) {
         guard case .running = lifecycle else { return }
-        var changes: [StoreChange] = []
-        apply(policy.advance(to: now), to: &changes)
-        write(changes)
+        apply(policy.advance(to: now))
     }
 
     /// The system-clock timer for `at` fired.
@@ -155,21 +163,19 @@ struct DeviceRecorder {
 
     /// `device`'s state changed; `completion` runs once the change is committed.
     mutating func setDeviceState(_ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        var changes: [StoreChange] = [.setDevice(token: device, state: new)]
-        apply(policy.setDeviceState(new, for: device, now: now), to: &changes)
-        actions.writes.append((changes, completion))
+        actions.completion = completion
+        actions.changes.append(.setDevice(token: device, state: new))
+        apply(policy.setDeviceState(new, for: device, now: now))
     }
 
     /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
     mutating func restore(app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant) {
-        var changes: [StoreChange] = []
-        apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now), to: &changes)
-        write(changes)
+        apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now))
     }
 
     /// Changes that need no policy step (a restart's repairs); nothing waits on them.
     mutating func write(_ changes: [StoreChange]) {
-        if !changes.isEmpty { actions.writes.append((changes, nil)) }
+        actions.changes.append(contentsOf: changes)
     }
 
     /// A token for `addWaiter`.
@@ -223,18 +229,16 @@ struct DeviceRecorder {
     /// Ends every wake still running at `now` (a shutdown's grace is over): each is recorded
     /// failed, `deadlineExceeded` if past its deadline, else `shutdown`, and its task cancelled.
     mutating func cutRunning(now: DeviceInstant) {
-        var changes: [StoreChange] = []
         for (wakeID, wake) in running {
             // Timers no longer fire while stopping: a wake past its deadline overran.
             let overran = now >= wake.start.deadline
-            changes.append(.finishWake(
+            actions.changes.append(.finishWake(
                 id: wakeID, finishedAt: min(now, wake.start.deadline).millisecondsSinceEpoch,
                 result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
             actions.cancels.append(wake.cancellation)
             actions.resumes.append(contentsOf: wake.waiters.values)
         }
         running = [:]
-        write(changes)
     }
 
     // MARK: - Policy actions
@@ -245,28 +249,28 @@ struct DeviceRecorder {
         actions.resumes.append(contentsOf: wake.waiters.values)
     }
 
-    private mutating func apply(_ policyActions: [Action], to changes: inout [StoreChange]) {
+    private mutating func apply(_ policyActions: [Action]) {
         var none: PushRecord?
-        apply(policyActions, to: &changes, inserting: &none)
+        apply(policyActions, inserting: &none)
     }
 
     /// Turns the policy's actions into store changes, fetches and metric events. The fate of
     /// `inserting`, a push not yet written, goes into its row instead of an update after it
     /// (one statement fewer per push).
-    private mutating func apply(_ policyActions: [Action], to changes: inout [StoreChange], inserting: inout PushRecord?) {
+    private mutating func apply(_ policyActions: [Action], inserting: inout PushRecord?) {
         func settle(_ push: UInt64, _ fate: PushFate, generation: UInt32?) {
             if inserting?.id == push {
                 inserting?.fate = fate
                 if let generation { inserting?.generation = generation }
             } else {
-                changes.append(.setFate(push: push, fate: fate, generation: generation))
+                actions.changes.append(.setFate(push: push, fate: fate, generation: generation))
             }
         }
         /// Closes the slot generation `head` waited last in, unless `head` is the push in
         /// hand and replaced none (nothing was coalesced before it).
         func close(_ head: UInt64, _ fate: PushFate) {
             if inserting?.id == head, inserting?.replaced == nil { return }
-            changes.append(.closeGeneration(head: head, fate: fate))
+            actions.changes.append(.closeGeneration(head: head, fate: fate))
         }
         for action in policyActions {
             switch action {
@@ -281,7 +285,7 @@ struct DeviceRecorder {
                     settle(push, .coalesced(wakeID: nil), generation: generation)
                 }
             case .startWake(let start):
-                changes.append(.insertWake(WakeRecord(
+                actions.changes.append(.insertWake(WakeRecord(
                     id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
                     generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
                     deadline: start.deadline.millisecondsSinceEpoch)))
@@ -308,7 +312,7 @@ struct DeviceRecorder {
                 if generation != nil { close(push, .dropped(reason: reason)) }
             case .cancelWake(let wakeID, _):
                 guard let wake = running.removeValue(forKey: wakeID) else { continue }
-                changes.append(.finishWake(
+                actions.changes.append(.finishWake(
                     id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
                     result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
                 actions.cancels.append(wake.cancellation)

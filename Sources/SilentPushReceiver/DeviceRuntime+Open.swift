@@ -51,7 +51,9 @@ extension DeviceRuntime {
             apps[key] = app
         }
 
-        var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system)
+        var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system) { [logger] result in
+            if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
+        }
         recorder.write(changes)
         for (key, app) in apps {
             let pending = app.pending.map { push in

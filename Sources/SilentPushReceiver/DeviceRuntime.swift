@@ -52,10 +52,16 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     private struct State {
         var recorder: DeviceRecorder
-        /// Store changes taken from the recorder while another thread hands earlier ones to
+        /// Store writes taken from the recorder while another thread hands earlier ones to
         /// the store: that thread hands these over too, so they reach it in order.
-        var outbox: [(changes: [StoreChange], completion: PushStore.Completion?)] = []
+        var outbox: [Write] = []
         var handingOver = false
+    }
+
+    /// Changes for the store and what to call once they are committed.
+    private struct Write {
+        var changes: [StoreChange]
+        var completion: PushStore.Completion
     }
 
     init(store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
@@ -86,49 +92,48 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// The locked half of `modify`: steps the recorder and hands its store changes over.
     private func step<Result>(_ body: (inout DeviceRecorder, DeviceInstant) -> Result) -> (Result, DeviceRecorder.Actions) {
-        let (result, actions, writes) = state.withLock { state in
+        let (result, actions, write) = state.withLock { state in
             let result = body(&state.recorder, clock.now)
             var actions = state.recorder.takeActions()
-            var writes: [(changes: [StoreChange], completion: PushStore.Completion?)] = []
-            if !actions.writes.isEmpty {
+            var write: Write?
+            if !actions.changes.isEmpty {
+                let taken = Write(changes: actions.changes, completion: actions.completion)
+                actions.changes = []
                 if state.handingOver {
-                    state.outbox.append(contentsOf: actions.writes)
+                    state.outbox.append(taken)
                 } else {
                     state.handingOver = true
-                    writes = actions.writes
+                    write = taken
                 }
-                actions.writes = []
             }
-            return (result, actions, writes)
+            return (result, actions, write)
         }
-        if !writes.isEmpty { handOver(writes) }
+        if let write { handOver(write) }
         return (result, actions)
     }
 
-    /// Gives `writes` to the store, then whatever other threads queued meanwhile.
-    private func handOver(_ writes: [(changes: [StoreChange], completion: PushStore.Completion?)]) {
-        var writes = writes
+    /// Gives `write` to the store, then whatever other threads queued meanwhile.
+    private func handOver(_ write: Write) {
+        store.write(write.changes, completion: write.completion)
         while true {
-            for write in writes {
-                store.write(write.changes, completion: write.completion ?? { [logger] result in
-                    if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
-                })
-            }
-            writes = state.withLock { state in
+            let more = state.withLock { state -> [Write] in
                 if state.outbox.isEmpty { state.handingOver = false }
                 defer { state.outbox = [] }
                 return state.outbox
             }
-            if writes.isEmpty { return }
+            if more.isEmpty { return }
+            for write in more { store.write(write.changes, completion: write.completion) }
         }
     }
 
-    /// Carries out what steps left to do. A handler that answers as it starts (`noData`)
+    /// Carries out what a step left to do. A handler that answers as it starts (`noData`)
     /// completes here, and the wakes its answer lets start are run by this loop, not by
     /// recursion.
-    private func run(_ first: DeviceRecorder.Actions) {
-        var queue = [first]
-        while let actions = queue.popLast() {
+    private func run(_ actions: DeviceRecorder.Actions) {
+        guard !actions.isEmpty else { return }
+        var later: [DeviceRecorder.Actions] = []
+        var next: DeviceRecorder.Actions? = actions
+        while let actions = next {
             metrics.record(actions.metrics)
             for cancellation in actions.cancels { cancellation.raise() }
             for waiter in actions.resumes { waiter.resume() }
@@ -145,8 +150,9 @@ public final class DeviceRuntime: PushSink, Sendable {
                     "wake.id": "\(run.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
                     "device.token": Self.shortened(run.start.app.device),
                 ])
-                if !more.isEmpty { queue.append(more) }
+                if !more.isEmpty { later.append(more) }
             }
+            next = later.popLast()
         }
     }
 
@@ -165,11 +171,11 @@ public final class DeviceRuntime: PushSink, Sendable {
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
         let neverWakes = Self.neverWakesReason(push)
-        let recorded: PushStore.Completion = { [logger, metrics] result in
+        let recorded: PushStore.Completion = { [logger, metrics, apnsID = push.apnsID] result in
             switch result {
             case .success: metrics.accepted()
             case .failure(let error):
-                logger.debug("cannot record a push", metadata: ["push.apns_id": "\(push.apnsID)", "error": "\(error)"])
+                logger.debug("cannot record a push", metadata: ["push.apns_id": "\(apnsID)", "error": "\(error)"])
             }
             // Not recorded, so not accepted: 503, and the provider retries.
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })

@@ -9,7 +9,12 @@ import Synchronization
 /// A file store also checkpoints the WAL on a second connection beside the writer, so the
 /// writer never stops for it (nor for its fsync).
 final class StoreWriter: Sendable {
-    typealias Entry = (changes: [StoreChange], completion: PushStore.Completion)
+    /// Changes and who waits for them. (A struct, not a tuple: a closure in a tuple in an
+    /// array is stored through a reabstraction thunk, allocated per push.)
+    private struct Entry {
+        var changes: [StoreChange]
+        var completion: PushStore.Completion
+    }
 
     private enum Phase {
         /// Nothing queued, no commit under way.
@@ -59,10 +64,10 @@ final class StoreWriter: Sendable {
             case .closed:
                 return .refuse
             case .draining:
-                queue.entries.append((changes, completion))
+                queue.entries.append(Entry(changes: changes, completion: completion))
                 return .join
             case .idle:
-                queue.entries.append((changes, completion))
+                queue.entries.append(Entry(changes: changes, completion: completion))
                 queue.phase = .draining
                 return .drain
             }

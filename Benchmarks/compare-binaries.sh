@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Two silentpushd binaries, A and B, in alternating rounds over h2c: each round starts the
+# binary on a fresh file store, warms it with WARMUP pushes, then runs
+# `h2load -n REQUESTS -c 4 -m 32` over TOKENS device tokens. Prints pushes/s and the CPU
+# time per push of all its threads (/proc), and the median B/A ratio of each.
+#   Benchmarks/compare-binaries.sh OLD_BINARY NEW_BINARY
+#   ROUNDS [6]  REQUESTS [200000]  WARMUP [20000]  TOKENS [20000]  THREADS [1]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+A=$1 B=$2
+ROUNDS=${ROUNDS:-6} REQUESTS=${REQUESTS:-200000} WARMUP=${WARMUP:-20000} TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1}
+work=$(mktemp -d)
+pid=
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
+python3 -c "
+import hashlib
+for i in range($TOKENS): print('/3/device/' + hashlib.sha256(b'silentpush-bench-%d' % i).hexdigest())" > "$work/paths"
+jwt=$(scripts/dev-provider-token.sh)
+headers=(-H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "apns-push-type: background" -H "apns-priority: 5")
+ticks=$(getconf CLK_TCK)
+cpu() { awk '{ s += $14 + $15 } END { print s }' /proc/"$1"/task/*/stat; }
+
+run() {  # binary label -> "pushes/s cpu_us_per_push"
+  local binary=$1 dir="$work/$2-$RANDOM"
+  "$binary" --threads "$THREADS" --log-level warning --admin 127.0.0.1:0 --listen-h2c 127.0.0.1:0 \
+    --store "$dir/store.sqlite" --ready-file "$dir.json" >/dev/null 2>&1 & pid=$!
+  for _ in $(seq 300); do [ -s "$dir.json" ] && break; sleep 0.1; done
+  local port; port=$(python3 -c "import json; print(json.load(open('$dir.json'))['h2c'])")
+  sed "s|^|http://127.0.0.1:$port|" "$work/paths" > "$dir.uris"
+  h2load -n "$WARMUP" -c 4 -m 32 -d payloads/background.json "${headers[@]}" -i "$dir.uris" >/dev/null
+  local before; before=$(cpu "$pid")
+  local out; out=$(h2load -n "$REQUESTS" -c 4 -m 32 -d payloads/background.json "${headers[@]}" -i "$dir.uris")
+  local after; after=$(cpu "$pid")
+  grep -q "status codes: $REQUESTS 2xx" <<<"$out" || { echo "not every request answered 2xx" >&2; echo "$out" >&2; exit 1; }
+  kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
+  local rate; rate=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+  python3 -c "print($rate, ($after - $before) / $ticks * 1e6 / $REQUESTS)"
+}
+
+printf '%-6s %10s %10s %10s %10s %8s %8s\n' round A/s B/s A_us B_us rate cpu
+rates=() cpus=()
+for round in $(seq "$ROUNDS"); do
+  if (( round % 2 )); then a=$(run "$A" a); b=$(run "$B" b); else b=$(run "$B" b); a=$(run "$A" a); fi
+  read -r ar ac <<<"$a"; read -r br bc <<<"$b"
+  rates+=("$(python3 -c "print(f'{$br/$ar:.2f}')")"); cpus+=("$(python3 -c "print(f'{$bc/$ac:.2f}')")")
+  printf '%-6s %10.0f %10.0f %10.1f %10.1f %8s %8s\n' "$round" "$ar" "$br" "$ac" "$bc" "${rates[-1]}" "${cpus[-1]}"
+done
+median() { printf '%s\n' "$@" | python3 -c 'import sys; v=sorted(float(x) for x in sys.stdin); print(f"{v[len(v)//2]:.2f}")'; }
+echo "median B/A: pushes/s $(median "${rates[@]}"), CPU per push $(median "${cpus[@]}")"
