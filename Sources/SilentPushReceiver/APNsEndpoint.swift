@@ -182,13 +182,10 @@ package final class APNsEndpoint: H2Service {
     }
 
     static func error(_ rejection: APNsRejection, apnsID: String) -> H2Response {
-        var body = #"{"reason":""# + rejection.reason.rawValue + "\""
-        if let timestamp = rejection.timestamp { body += #","timestamp":"# + String(timestamp) }
-        body += "}"
-        return H2Response(
+        H2Response(
             status: rejection.reason.status,
             headers: [("apns-id", apnsID), ("content-type", "application/json")],
-            body: Array(body.utf8))
+            body: APNsErrorBody(rejection).bytes)
     }
 }
 

@@ -140,8 +140,7 @@ public struct PushSender: Sendable {
 
     /// The `reason` of an APNs error body (or the status alone when there is none).
     static func reason(in body: [UInt8]) -> String? {
-        guard !body.isEmpty, let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
-        return object["reason"] as? String
+        APNsErrorBody(parsing: body)?.reason
     }
 
     private func emit(_ outcome: Outcome) {

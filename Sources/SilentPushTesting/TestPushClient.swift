@@ -45,7 +45,7 @@ public final class TestPushClient: Sendable {
         let response = try await connection.send(H2Request(
             method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
         let reason = response.body.isEmpty ? nil
-            : (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["reason"] as? String
+            : APNsErrorBody(parsing: response.body)?.reason
         return TestPushResponse(status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: reason)
     }
 

@@ -4,10 +4,7 @@ import SilentPushCore
 enum H2GoAway {
     /// The JSON debug data for `reason`, with an optional human-readable `detail`.
     static func debugData(reason: String, detail: String? = nil) -> [UInt8] {
-        var json = #"{"reason":"# + JSONString.quoted(reason)
-        if let detail, !detail.isEmpty { json += #","detail":"# + JSONString.quoted(detail) }
-        json += "}"
-        return Array(json.utf8)
+        APNsErrorBody(reason: reason, detail: detail).bytes
     }
 
     /// A whole GOAWAY frame, for when nghttp2 can no longer send one itself.

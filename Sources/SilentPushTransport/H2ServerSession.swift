@@ -1,4 +1,5 @@
 import CNghttp2
+import SilentPushCore
 
 /// Receives what a server session assembles. Called synchronously from inside
 /// `H2ServerSession.receive(_:)`; answering from inside the call is allowed.
@@ -418,8 +419,9 @@ public final class H2ServerSession {
     private func beforeFrameSend(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         guard frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
         let goAway = frame.pointee.goaway
-        let debug = goAway.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: goAway.opaque_data_len), as: UTF8.self) } ?? ""
-        if debug.hasPrefix(#"{"reason""#) { return 0 }
+        let data = goAway.opaque_data.map { Array(UnsafeRawBufferPointer(start: $0, count: goAway.opaque_data_len)) } ?? []
+        if APNsErrorBody(parsing: data) != nil { return 0 }  // ours, already in APNs' form
+        let debug = String(decoding: data, as: UTF8.self)
         // nghttp2 ended the connection with a plain-text reason: send APNs' JSON form instead.
         var errorCode = goAway.error_code
         var detail = debug.isEmpty ? lastLibraryError : debug
