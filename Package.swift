@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "SilentPushCore",
                 "SilentPushTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

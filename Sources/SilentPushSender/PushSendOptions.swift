@@ -1,37 +1,98 @@
+import ArgumentParser
 import Foundation
 import SilentPushCore
 import SilentPushTransport
 
 /// `pushsend`'s options as given, before they are checked: `configuration()` resolves them
 /// (files read, key loaded, defaults filled in) or throws one line that says what to fix.
-public struct PushSendOptions: Sendable {
-    public var payloadFile = "-"
+public struct PushSendOptions: ParsableArguments, Sendable {
+    @Argument(help: ArgumentHelp("The payload JSON file, or - for stdin.", valueName: "payload"))
+    public var payloadFile: String
+
+    @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
     public var url: String?
+
+    @Flag(help: "Apple's development host, api.sandbox.push.apple.com.")
     public var sandbox = false
+
+    @Flag(help: "Apple's production host, api.push.apple.com.")
     public var production = false
+
+    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197.")
     public var port: Int?
+
+    @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))
     public var cacert: String?
+
+    @Flag(help: "Do not verify the server's certificate.")
     public var insecure = false
+
+    @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY.", valueName: "p8"))
     public var key: String?
+
+    @Option(name: .customLong("key-id"), help: "The key's id. Also APNS_KEY_ID.")
     public var keyID: String?
+
+    @Option(name: .customLong("team-id"), help: "Your team id. Also APNS_TEAM_ID.")
     public var teamID: String?
+
+    @Option(help: ArgumentHelp("Authenticate with this client certificate (PEM) instead of a token.", valueName: "pem"))
     public var cert: String?
+
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "pem"))
     public var certKey: String?
+
+    @Option(name: .customLong("device"), help: ArgumentHelp("A device token (hex). Repeatable.", valueName: "token"))
     public var devices: [String] = []
+
+    @Option(name: .customLong("devices"), help: ArgumentHelp("A file of device tokens, one a line.", valueName: "file"))
     public var devicesFile: String?
+
+    @Option(help: "apns-topic (default for local receivers: com.example.app).")
     public var topic: String?
+
+    @Option(name: .customLong("push-type"), help: "apns-push-type (default: background for a content-available-only payload, else alert).")
     public var pushType: String?
+
+    @Option(help: "apns-priority: 10, 5 or 1.")
     public var priority: Int?
+
+    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
     public var collapseID: String?
+
+    @Option(help: "apns-expiration: seconds since the epoch (0: now or never).")
     public var expiration: Int64?
+
+    @Option(name: .customLong("apns-id"), help: "apns-id (a UUID) for every push.")
     public var apnsID: String?
+
+    @Option(help: "Pushes per device.")
     public var count = 1
+
+    @Option(help: "Streams in flight per connection (kept within the server's MAX_CONCURRENT_STREAMS).")
     public var concurrency = 1
+
+    @Option(help: "Connections.")
     public var connections = 1
+
+    @Flag(help: "One JSON object per push instead of a line.")
     public var json = false
+
+    @Flag(help: "No line per push: the summary alone.")
     public var quiet = false
+
+    @Flag(help: "Print each request's and response's headers on stderr.")
     public var verbose = false
-    public var validate = true
+
+    @Flag(name: .customLong("no-validate"), help: "Send the payload even if APNs would refuse it.")
+    public var noValidate = false
+
+    /// Check the payload as APNs would before sending it (`--no-validate` turns it off).
+    public var validate: Bool {
+        get { !noValidate }
+        set { noValidate = !newValue }
+    }
+
     /// `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID` are read from here.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
     /// Where the dev material of `make run` lives (`certs/` of the checkout).
@@ -39,8 +100,14 @@ public struct PushSendOptions: Sendable {
     /// The payload when `payloadFile` is `-` (stdin by default).
     public var standardInput: @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
 
-    /// Options with every default.
+    /// For `parse(_:)`: options are made from arguments (`PushSendOptions.parse(["payload.json"])`).
     public init() {}
+
+    /// The flags; the rest is not parsed.
+    private enum CodingKeys: String, CodingKey {
+        case payloadFile, url, sandbox, production, port, cacert, insecure, key, keyID, teamID, cert, certKey, devices, devicesFile
+        case topic, pushType, priority, collapseID, expiration, apnsID, count, concurrency, connections, json, quiet, verbose, noValidate
+    }
 
     /// The dev receiver `make run` starts.
     public static let developmentURL = "https://localhost:2197"

@@ -32,89 +32,10 @@ struct PushSend: AsyncParsableCommand {
             connection errors.
             """)
 
-    @Argument(help: ArgumentHelp("The payload JSON file, or - for stdin.", valueName: "payload"))
-    var payloadFile: String
-
-    @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
-    var url: String?
-
-    @Flag(help: "Apple's development host, api.sandbox.push.apple.com.")
-    var sandbox = false
-
-    @Flag(help: "Apple's production host, api.push.apple.com.")
-    var production = false
-
-    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197.")
-    var port: Int?
-
-    @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))
-    var cacert: String?
-
-    @Flag(help: "Do not verify the server's certificate.")
-    var insecure = false
-
-    @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY.", valueName: "p8"))
-    var key: String?
-
-    @Option(name: .customLong("key-id"), help: "The key's id. Also APNS_KEY_ID.")
-    var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Your team id. Also APNS_TEAM_ID.")
-    var teamID: String?
-
-    @Option(help: ArgumentHelp("Authenticate with this client certificate (PEM) instead of a token.", valueName: "pem"))
-    var cert: String?
-
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "pem"))
-    var certKey: String?
-
-    @Option(help: ArgumentHelp("A device token (hex). Repeatable.", valueName: "token"))
-    var device: [String] = []
-
-    @Option(help: ArgumentHelp("A file of device tokens, one a line.", valueName: "file"))
-    var devices: String?
-
-    @Option(help: "apns-topic (default for local receivers: com.example.app).")
-    var topic: String?
-
-    @Option(name: .customLong("push-type"), help: "apns-push-type (default: background for a content-available-only payload, else alert).")
-    var pushType: String?
-
-    @Option(help: "apns-priority: 10, 5 or 1.")
-    var priority: Int?
-
-    @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
-    var collapseID: String?
-
-    @Option(help: "apns-expiration: seconds since the epoch (0: now or never).")
-    var expiration: Int64?
-
-    @Option(name: .customLong("apns-id"), help: "apns-id (a UUID) for every push.")
-    var apnsID: String?
-
-    @Option(help: "Pushes per device.")
-    var count = 1
-
-    @Option(help: "Streams in flight per connection (kept within the server's MAX_CONCURRENT_STREAMS).")
-    var concurrency = 1
-
-    @Option(help: "Connections.")
-    var connections = 1
-
-    @Flag(help: "One JSON object per push instead of a line.")
-    var json = false
-
-    @Flag(help: "No line per push: the summary alone.")
-    var quiet = false
-
-    @Flag(help: "Print each request's and response's headers on stderr.")
-    var verbose = false
-
-    @Flag(name: .customLong("no-validate"), help: "Send the payload even if APNs would refuse it.")
-    var noValidate = false
+    @OptionGroup var options: PushSendOptions
 
     func run() async throws {
-        let configuration = try PushSendOptions(self).configuration()
+        let configuration = try options.configuration()
         let summary = try await PushSender(configuration).run()
         if configuration.devices.count * configuration.count > 1 || !summary.errors.isEmpty {
             FileHandle.standardError.write(Data((summary.text + "\n").utf8))
@@ -142,38 +63,5 @@ struct PushSend: AsyncParsableCommand {
             FileHandle.standardError.write(Data("pushsend: \(message)\n".utf8))
             Foundation.exit(2)
         }
-    }
-}
-
-extension PushSendOptions {
-    init(_ command: PushSend) {
-        self.init()
-        payloadFile = command.payloadFile
-        url = command.url
-        sandbox = command.sandbox
-        production = command.production
-        port = command.port
-        cacert = command.cacert
-        insecure = command.insecure
-        key = command.key
-        keyID = command.keyID
-        teamID = command.teamID
-        cert = command.cert
-        certKey = command.certKey
-        devices = command.device
-        devicesFile = command.devices
-        topic = command.topic
-        pushType = command.pushType
-        priority = command.priority
-        collapseID = command.collapseID
-        expiration = command.expiration
-        apnsID = command.apnsID
-        count = command.count
-        concurrency = command.concurrency
-        connections = command.connections
-        json = command.json
-        quiet = command.quiet
-        verbose = command.verbose
-        validate = !command.noValidate
     }
 }

@@ -111,7 +111,7 @@ import Testing
 
     @Test func oneTokenServesEveryConnectionOfARun() async throws {
         try await Receiver.withTesting { receiver in
-            var options = PushSendOptions()
+            var options = try! PushSendOptions.parse(["-"])
             options.url = "http://127.0.0.1:\(receiver.h2cPort!)"
             options.payloadFile = Self.payload
             options.devices = [SamplePush.deviceToken, Self.other]

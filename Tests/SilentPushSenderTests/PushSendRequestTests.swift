@@ -7,8 +7,8 @@ import Testing
 
 /// What pushsend would send, built and checked with no network.
 @Suite struct PushSendRequestTests {
-    static func options(_ change: (inout PushSendOptions) -> Void) -> PushSendOptions {
-        var options = PushSendOptions()
+    static func options(_ change: (inout PushSendOptions) -> Void) throws -> PushSendOptions {
+        var options = try PushSendOptions.parse(["-"])
         options.payloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json").path
         _ = FileManager.default.createFile(atPath: options.payloadFile, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
         options.devices = [SamplePush.deviceToken]
@@ -140,7 +140,7 @@ import Testing
         (#"{"aps":{"content-available":1},"x":""# + String(repeating: "a", count: 4100) + #""}"#, "the payload is 4138 bytes; APNs takes at most 4096 for a background push"),
     ])
     func aPayloadAPNsWouldRefuseIsStoppedUnlessToldOtherwise(payload: String, message: String) throws {
-        let options = Self.options {
+        let options = try Self.options {
             _ = FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
             $0.pushType = "background"
         }
