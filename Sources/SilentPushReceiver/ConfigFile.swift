@@ -23,7 +23,7 @@ public struct ConfigFile: Sendable {
     /// The path read.
     public let path: String
 
-    enum Kind {
+    package enum Kind {
         case text
         case number
         case duration
@@ -32,7 +32,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// Each flag key, its `silentpushd` flag and what it holds.
-    static let flags: [String: (flag: String, kind: Kind)] = [
+    package static let flags: [String: (flag: String, kind: Kind)] = [
         "listen": ("--listen", .text), "listenH2C": ("--listen-h2c", .text), "admin": ("--admin", .text),
         "tlsCert": ("--tls-cert", .text), "tlsKey": ("--tls-key", .text), "clientCA": ("--client-ca", .text),
         "readyFile": ("--ready-file", .text), "maxConcurrentStreams": ("--max-concurrent-streams", .number),

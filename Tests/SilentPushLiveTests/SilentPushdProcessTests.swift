@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushReceiver
 import SilentPushTesting
 import SilentPushTransport
 import Testing
@@ -164,5 +165,22 @@ import Testing
         let result = try await PeerProcess.run(try Self.binary(), ["--help"], timeout: .seconds(20))
         #expect(result.status == 0)
         #expect(result.output.contains("--listen-h2c"))
+    }
+
+    /// The config file's keys are the flags: one table (`ConfigFile.flags`) that `--help`
+    /// must match both ways, so a new flag cannot be forgotten in the file, nor a key outlive
+    /// its flag.
+    @Test func everyFlagIsAConfigFileKeyAndEveryKeyAFlag() async throws {
+        let result = try await PeerProcess.run(try Self.binary(), ["--help"], timeout: .seconds(20))
+        let usage = result.output.split(separator: "\n").filter { $0.hasPrefix("  --") }
+        let flags = Set(usage.compactMap { $0.dropFirst(2).split(separator: " ").first.map { String($0.split(separator: ",")[0]) } })
+        let table = Set(ConfigFile.flags.values.map(\.flag))
+        #expect(flags.subtracting(["--config", "--help"]) == table)
+        for (key, entry) in ConfigFile.flags {
+            // camelCase of the flag, a plural key for a repeatable flag.
+            let words = entry.flag.dropFirst(2).split(separator: "-")
+            let camel = words.first!.lowercased() + words.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+            #expect(key.lowercased() == camel.lowercased() || key.lowercased() == camel.lowercased() + "s", "\(key) → \(entry.flag)")
+        }
     }
 }
