@@ -34,26 +34,41 @@ struct ChildProcess {
     /// Runs `/bin/sh -c command`.
     static func run(command: String, environment: [String: String], input: [UInt8], killGrace: Duration) async throws -> Outcome {
         let child = try spawn(command: command, environment: environment)
-        let reaped = ReapedFlag()
+        let control = Control()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 // Blocking I/O and waitpid belong on their own thread, not the cooperative pool.
                 Thread.detachNewThread {
-                    continuation.resume(returning: child.collect(input: input, reaped: reaped))
+                    continuation.resume(returning: child.collect(input: input, control: control))
                 }
             }
         } onCancel: {
-            guard !reaped.value.load(ordering: .acquiring) else { return }
+            guard !control.reaped.load(ordering: .acquiring) else { return }
+            // The collecting thread sends SIGKILL once the grace is over (it polls every 50 ms).
+            control.killAt.store(ChildProcess.monotonicNanoseconds() &+ max(0, killGrace.nanosecondCount), ordering: .releasing)
             kill(-child.pid, SIGTERM)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(killGrace.nanosecondCount))) {
-                if !reaped.value.load(ordering: .acquiring) { kill(-child.pid, SIGKILL) }
-            }
         }
     }
 
-    /// Set once the child is reaped: its pid (and group id) may then be reused.
-    final class ReapedFlag: Sendable {
-        let value = Atomic<Bool>(false)
+    /// The monotonic clock in nanoseconds, for a deadline shared through an atomic.
+    static func monotonicNanoseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return Int64(spec.tv_sec) &* 1_000_000_000 &+ Int64(spec.tv_nsec)
+    }
+
+    /// Shared by the caller and the collecting thread.
+    final class Control: Sendable {
+        /// Set once the child is reaped: its pid (and group id) may then be reused.
+        let reaped = Atomic<Bool>(false)
+        /// When to send SIGKILL (`monotonicNanoseconds()`), after a SIGTERM; 0: not asked to stop.
+        let killAt = Atomic<Int64>(0)
+
+        /// SIGKILLs the group if its grace after SIGTERM is over.
+        func killIfOverdue(_ pid: pid_t) {
+            let at = killAt.load(ordering: .acquiring)
+            if at != 0, ChildProcess.monotonicNanoseconds() >= at { kill(-pid, SIGKILL) }
+        }
     }
 
     struct Spawned: Sendable {
@@ -128,7 +143,7 @@ struct ChildProcess {
 extension ChildProcess.Spawned {
     /// Feeds stdin, reads stdout and stderr until the shell has exited, reaps it, kills
     /// what it left in its group and closes every descriptor.
-    func collect(input: [UInt8], reaped: ChildProcess.ReapedFlag) -> ChildProcess.Outcome {
+    func collect(input: [UInt8], control: ChildProcess.Control) -> ChildProcess.Outcome {
         // The payload (at most a few KiB) fits the pipe's buffer: this cannot block. A
         // command that never reads it gets EPIPE here, not SIGPIPE (the receiver ignores it).
         input.withUnsafeBytes { bytes in
@@ -152,6 +167,7 @@ extension ChildProcess.Spawned {
             // A background child may hold the pipes open after the shell is gone: once it
             // has exited, only what is already written is read.
             let ready = poll(&polled, nfds_t(polled.count), exited ? 0 : 50)
+            if !exited { control.killIfOverdue(pid) }
             if ready < 0, errno == EINTR { continue }
             if ready <= 0 {
                 if exited { break }
@@ -171,8 +187,14 @@ extension ChildProcess.Spawned {
                 }
             }
         }
-        if !exited { while waitpid(pid, &status, 0) < 0 && errno == EINTR {} }
-        reaped.value.store(true, ordering: .releasing)
+        // Its output is closed but it may still run: wait for it, killing it once overdue.
+        while !exited {
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid || (waited < 0 && errno != EINTR) { break }
+            control.killIfOverdue(pid)
+            usleep(20_000)
+        }
+        control.reaped.store(true, ordering: .releasing)
         kill(-pid, SIGKILL)  // whatever it left running in its group
         close(stdout)
         close(stderr)
