@@ -10,7 +10,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build deps deps-build bench bench-apns bench-policy bench-pushsend fuzz certs clean
+.PHONY: run test build lint format deps deps-build bench bench-apns bench-policy bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -23,6 +23,14 @@ test: deps
 
 build: deps-build
 	$(SWIFT) build -c $(CONFIG)
+
+# The toolchain's swift-format with .swift-format: `make lint` fails on any drift, `make format` fixes it.
+FORMATTED := Sources Tests Benchmarks Fuzz Examples Package.swift
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(wildcard $(FORMATTED))
+
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(wildcard $(FORMATTED))
 
 bench: deps
 	Benchmarks/h2load-vs-nghttpd.sh

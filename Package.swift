@@ -41,7 +41,7 @@ let package = Package(
                 // The wake policy and the validators are generic or called per request from
                 // other modules: without their bodies there, they run unspecialised, and
                 // generic-metadata lookups took a quarter of the policy's time (perf).
-                .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+                .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
             ]
         ),
 
@@ -68,7 +68,7 @@ let package = Package(
                 // nghttp2 calls back into class state for every header and frame; dynamic
                 // exclusivity checks cost ~6% of the request path (measured with perf, see
                 // docs/benchmarks.md). Debug builds, and so the tests, keep them.
-                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
             ]
         ),
 
@@ -176,7 +176,8 @@ let package = Package(
         ),
 
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
-        .testTarget(name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SilentPushSenderTests",
             dependencies: ["SilentPushSender", "SilentPushCore", "SilentPushTransport", "SilentPushReceiver", "SilentPushTesting", "SilentPushStore"]

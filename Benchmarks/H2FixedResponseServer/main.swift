@@ -24,8 +24,11 @@ guard arguments.count >= 2 else {
 }
 let threads = arguments.count >= 3 ? Int(arguments[2]) ?? 1 : 1
 let tls = arguments.count >= 4 && arguments[3] == "tls"
-let context = tls ? try TLSContext.server(TLSServerConfiguration(
-    certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.serverKey)) : nil
+let context =
+    tls
+    ? try TLSContext.server(
+        TLSServerConfiguration(
+            certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.serverKey)) : nil
 let server = try await H2Server.bind(
     listeners: [H2Listener(name: "h2", host: "127.0.0.1", port: 0, tls: context)], service: FixedResponse(),
     group: MultiThreadedEventLoopGroup(numberOfThreads: threads))

@@ -8,7 +8,8 @@ import Glibc
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<Int32>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32) -> Int32
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+) -> Int32
 
 /// The target libFuzzer drives, from `SILENTPUSH_FUZZ_TARGET`.
 nonisolated(unsafe) var selected = FuzzTarget.json
@@ -27,10 +28,11 @@ struct FuzzDriver {
         selected = target
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
-        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
-            selected.run(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        })
+        exit(
+            LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+                selected.run(UnsafeRawBufferPointer(start: data, count: size))
+                return 0
+            })
         #else
         let arguments = CommandLine.arguments.dropFirst()
         guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {

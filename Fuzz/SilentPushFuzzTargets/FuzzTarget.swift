@@ -87,8 +87,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         _ = try? ProviderToken.parse(Substring(jwt))
         let request = H2Request(
             streamID: 1, method: "POST", path: "/3/device/" + Self.deviceToken,
-            headers: H2HeaderList([("apns-topic", "com.example.app"), ("apns-push-type", "background"), ("apns-priority", "5"),
-                                   ("authorization", "bearer " + jwt)]),
+            headers: H2HeaderList([
+                ("apns-topic", "com.example.app"), ("apns-push-type", "background"), ("apns-priority", "5"),
+                ("authorization", "bearer " + jwt),
+            ]),
             body: Array(#"{"aps":{"content-available":1}}"#.utf8),
             connection: H2ConnectionInfo(id: 2, remoteAddress: "fuzz", tls: nil))
         Self.endpoint.handle(request, writer: H2ResponseWriter(streamID: 1, sink: Self.responses))
@@ -154,8 +156,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let nextID = Atomic<UInt64>(1)
         func takePushID() -> UInt64 { nextID.add(1, ordering: .relaxed).oldValue }
         func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
-            _ = DeviceInstant.expiry(ofAPNsExpiration: push.expiration, systemNow: DeviceInstant(secondsSinceEpoch: 1_767_225_600),
-                                     deviceNow: DeviceInstant(secondsSinceEpoch: 1_767_225_600))
+            _ = DeviceInstant.expiry(
+                ofAPNsExpiration: push.expiration, systemNow: DeviceInstant(secondsSinceEpoch: 1_767_225_600),
+                deviceNow: DeviceInstant(secondsSinceEpoch: 1_767_225_600))
             completion(.success(()))
         }
         func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}

@@ -15,8 +15,10 @@ public struct APNsHeaders: Sendable, Equatable {
     public var authorization: String?
 
     /// No headers.
-    public init(apnsID: String? = nil, topic: String? = nil, pushType: String? = nil, priority: String? = nil,
-                expiration: String? = nil, collapseID: String? = nil, authorization: String? = nil) {
+    public init(
+        apnsID: String? = nil, topic: String? = nil, pushType: String? = nil, priority: String? = nil,
+        expiration: String? = nil, collapseID: String? = nil, authorization: String? = nil
+    ) {
         self.apnsID = apnsID
         self.topic = topic
         self.pushType = pushType

@@ -11,8 +11,10 @@ public struct APNsPushRequest: Sendable, Equatable {
     public var apnsID: String?
 
     /// A request.
-    public init(deviceToken: String, topic: String, pushType: APNsPushType, priority: APNsPriority? = nil,
-                expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil) {
+    public init(
+        deviceToken: String, topic: String, pushType: APNsPushType, priority: APNsPriority? = nil,
+        expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil
+    ) {
         self.deviceToken = deviceToken
         self.topic = topic
         self.pushType = pushType

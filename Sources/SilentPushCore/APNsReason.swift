@@ -48,11 +48,11 @@ public enum APNsReason: String, Error, Sendable, CaseIterable {
     public var status: Int {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-             .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload:
+            .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
+            .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-             .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405

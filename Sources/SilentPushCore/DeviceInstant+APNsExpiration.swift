@@ -10,7 +10,9 @@ extension DeviceInstant {
     ///   - seconds: the header's value (0 or more), nil when absent.
     ///   - systemNow: the system clock at receipt, read only when there is an expiration.
     ///   - deviceNow: the device clock at receipt.
-    package static func expiry(ofAPNsExpiration seconds: Int64?, systemNow: @autoclosure () -> DeviceInstant, deviceNow: DeviceInstant) -> DeviceInstant? {
+    package static func expiry(
+        ofAPNsExpiration seconds: Int64?, systemNow: @autoclosure () -> DeviceInstant, deviceNow: DeviceInstant
+    ) -> DeviceInstant? {
         guard let seconds else { return nil }
         guard seconds > 0 else { return deviceNow }
         let expiresAt = DeviceInstant(secondsSinceEpoch: seconds)

@@ -257,7 +257,9 @@ public struct JSONScanner {
         switch first {
         case 0xD800...0xDBFF:
             // A high surrogate must be followed by an escaped low one.
-            guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else { throw malformed() }
+            guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                throw malformed()
+            }
             position += 2
             let second = try readHex4()
             guard (0xDC00...0xDFFF).contains(second) else { throw malformed() }

@@ -13,7 +13,7 @@ package enum NumericDate {
             return (0...latestSeconds).contains(whole) ? whole : nil
         }
         guard isJSONNumber(text.utf8), let value = Double(text), value.isFinite,
-              value >= 0, value < Double(latestSeconds + 1)
+            value >= 0, value < Double(latestSeconds + 1)
         else { return nil }
         return Int64(value.rounded(.down))
     }
@@ -30,7 +30,8 @@ package enum NumericDate {
             case (.integer, UInt8(ascii: ".")): part = .fractionStart
             case (.fractionStart, _) where digit, (.fraction, _) where digit: part = .fraction
             case (.integer, UInt8(ascii: "e")), (.integer, UInt8(ascii: "E")),
-                 (.fraction, UInt8(ascii: "e")), (.fraction, UInt8(ascii: "E")): part = .exponentSign
+                (.fraction, UInt8(ascii: "e")), (.fraction, UInt8(ascii: "E")):
+                part = .exponentSign
             case (.exponentSign, UInt8(ascii: "+")), (.exponentSign, UInt8(ascii: "-")): part = .exponentStart
             case (.exponentSign, _) where digit, (.exponentStart, _) where digit, (.exponent, _) where digit: part = .exponent
             default: return false

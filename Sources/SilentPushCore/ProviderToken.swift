@@ -18,8 +18,8 @@ public struct ProviderToken: Sendable, Equatable {
     public static func parse(_ jwt: Substring) throws(APNsReason) -> ProviderToken {
         let parts = jwt.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let header = Base64URL.decode(parts[0]), let claims = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]), !signature.isEmpty
+            let header = Base64URL.decode(parts[0]), let claims = Base64URL.decode(parts[1]),
+            let signature = Base64URL.decode(parts[2]), !signature.isEmpty
         else { throw .invalidProviderToken }
 
         var algorithm: String?

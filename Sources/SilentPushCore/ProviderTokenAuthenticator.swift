@@ -42,7 +42,7 @@ public struct ProviderTokenAuthenticator: Sendable {
         authorization: Substring?, connection: ProviderTokenConnectionState, now: Int64
     ) throws(APNsReason) -> VerifiedProviderToken? {
         guard let authorization, let current = connection.current, let token = connection.currentToken,
-              Self.isBearer(authorization), authorization.dropFirst(7) == token
+            Self.isBearer(authorization), authorization.dropFirst(7) == token
         else { return nil }
         try checkAge(current, now: now)
         return current

@@ -117,7 +117,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if new.hourlyBudget == nil { record.wakeTimes = [] }
         devices[device] = new.isDefault && record.wakeTimes.isEmpty ? nil : record
 
-        let dropReason = new.forceQuit && !old.forceQuit ? "app force-quit"
+        let dropReason =
+            new.forceQuit && !old.forceQuit
+            ? "app force-quit"
             : !new.backgroundRefresh && old.backgroundRefresh ? "Background App Refresh off" : nil
         for slot in 0..<apps.count where apps[slot].device == device {
             guard let pending = states[slot].pending else { continue }
@@ -212,12 +214,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         }
         if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
         // Wake at `ready`, or expire first; a priority-1 or deferred push only expires.
-        let at: Instant? = switch (ready, pending.expiresAt) {
-        case let (ready?, expires?): min(ready, expires)
-        case let (ready?, nil): ready
-        case let (nil, expires?): expires
-        case (nil, nil): nil
-        }
+        let at: Instant? =
+            switch (ready, pending.expiresAt) {
+            case let (ready?, expires?): min(ready, expires)
+            case let (ready?, nil): ready
+            case let (nil, expires?): expires
+            case (nil, nil): nil
+            }
         arm(slot, at: at)
     }
 
@@ -274,9 +277,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         nextWakeID += 1
         let deadline = now.advanced(by: settings.deadline)
         let (generation, coalesced) = closeSlot(slot)
-        actions.append(.startWake(WakeStart(
-            wakeID: wakeID, app: app, push: pending.push, generation: generation, coalescedCount: coalesced, startedAt: now,
-            deadline: deadline)))
+        actions.append(
+            .startWake(
+                WakeStart(
+                    wakeID: wakeID, app: app, push: pending.push, generation: generation, coalescedCount: coalesced, startedAt: now,
+                    deadline: deadline)))
         states[slot].runningWake = wakeID
         states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
         states[slot].waitingForSlot = false

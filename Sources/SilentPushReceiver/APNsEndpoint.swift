@@ -15,7 +15,10 @@ package final class APNsEndpoint: H2Service {
         package var rateLimit: (limit: Int, window: Duration)?
         package var tokenCacheCapacity = 4096
 
-        package init(environment: APNsEnvironment = .sandbox, strict: Bool = false, registryMode: DeviceRegistry.Mode = .acceptOnFirstUse, rateLimit: (limit: Int, window: Duration)? = nil) {
+        package init(
+            environment: APNsEnvironment = .sandbox, strict: Bool = false, registryMode: DeviceRegistry.Mode = .acceptOnFirstUse,
+            rateLimit: (limit: Int, window: Duration)? = nil
+        ) {
             self.environment = environment
             self.strict = strict
             self.registryMode = registryMode
@@ -35,13 +38,16 @@ package final class APNsEndpoint: H2Service {
     /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
     private let now: @Sendable () -> Int64
 
-    package init(settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds) {
+    package init(
+        settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds
+    ) {
         validator = APNsRequestValidator(strict: settings.strict)
         authenticator = ProviderTokenAuthenticator(environment: settings.environment)
         environment = settings.environment
         self.keys = Mutex(keys)
         verifiedTokens = Mutex(BoundedCache(capacity: settings.tokenCacheCapacity))
-        devices = Mutex((DeviceRegistry(mode: settings.registryMode), settings.rateLimit.map { TokenRateLimiter(limit: $0.limit, window: $0.window) }))
+        devices = Mutex(
+            (DeviceRegistry(mode: settings.registryMode), settings.rateLimit.map { TokenRateLimiter(limit: $0.limit, window: $0.window) }))
         self.sink = sink
         self.now = now
     }
@@ -171,7 +177,10 @@ package final class APNsEndpoint: H2Service {
     }
 
     private static func certificateIdentity(_ der: [UInt8]) -> ClientCertificateIdentity {
-        let oids = [ClientCertificateIdentity.topicExtensionOID, ClientCertificateIdentity.developmentExtensionOID, ClientCertificateIdentity.productionExtensionOID]
+        let oids = [
+            ClientCertificateIdentity.topicExtensionOID, ClientCertificateIdentity.developmentExtensionOID,
+            ClientCertificateIdentity.productionExtensionOID,
+        ]
         guard let info = X509CertificateInfo(der: der, extensionOIDs: oids) else {
             return ClientCertificateIdentity(subjectUID: nil, topicExtension: nil, development: false, production: false)
         }

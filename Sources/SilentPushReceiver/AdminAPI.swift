@@ -63,9 +63,11 @@ package struct AdminAPI: Sendable {
             try await runtime.store.probe()
             return Self.respond(.ok, .object([("status", .string("ready"))]))
         } catch {
-            return Self.respond(.serviceUnavailable, .object([
-                ("status", .string("unavailable")), ("error", .string("the store cannot be written: \(error)")),
-            ]))
+            return Self.respond(
+                .serviceUnavailable,
+                .object([
+                    ("status", .string("unavailable")), ("error", .string("the store cannot be written: \(error)")),
+                ]))
         }
     }
 
@@ -92,9 +94,15 @@ package struct AdminAPI: Sendable {
         await Self.answering {
             let filter = try Self.filter(query)
             let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
-            return .object([("wakes", .array(try wakes.map { wake in
-                Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id))
-            }))])
+            return .object([
+                (
+                    "wakes",
+                    .array(
+                        try wakes.map { wake in
+                            Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id))
+                        })
+                )
+            ])
         }
     }
 
@@ -126,7 +134,8 @@ package struct AdminAPI: Sendable {
             return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
         }
         do {
-            let record = try query.get("url").map { try runtime.store.content(deviceToken: device, topic: topic, url: $0) }
+            let record =
+                try query.get("url").map { try runtime.store.content(deviceToken: device, topic: topic, url: $0) }
                 ?? runtime.store.contents(deviceToken: device, topic: topic, limit: 1).first
             guard let record, let body = runtime.store.contentBody(sha256: record.sha256) else {
                 return Self.error(.notFound, "no content fetched for that device, topic and url")
@@ -249,8 +258,9 @@ package struct AdminAPI: Sendable {
             case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _):
                 throw AdminError(.unprocessableContent, "\(key) must be true or false")
             default:
-                throw AdminError(.unprocessableContent,
-                                 "unknown field '\(key)' (fields: forceQuit, backgroundRefresh, lowPowerMode, hourlyBudget, unregistered)")
+                throw AdminError(
+                    .unprocessableContent,
+                    "unknown field '\(key)' (fields: forceQuit, backgroundRefresh, lowPowerMode, hourlyBudget, unregistered)")
             }
         }
         return (state, unregistered)

@@ -20,7 +20,10 @@ struct AdminAccessPolicy: Sendable {
     /// Why a request is refused, as an HTTP status and one line; nil when it may pass.
     func refusal(method: String, path: String, host: String?, authorization: String?, contentType: String?) -> (status: Int, message: String)? {
         if let host, !isAllowed(host: host) {
-            return (421, "Host '\(host)' is not this admin listener: use its IP address or localhost, or start silentpushd with --admin-host \(Self.name(of: host))")
+            return (
+                421,
+                "Host '\(host)' is not this admin listener: use its IP address or localhost, or start silentpushd with --admin-host \(Self.name(of: host))"
+            )
         }
         if let token, !Self.openPaths.contains(path), !Self.bearer(authorization, matches: token) {
             return (401, "this admin API needs 'authorization: Bearer <token>' with the token given to --admin-token")
@@ -52,7 +55,9 @@ struct AdminAccessPolicy: Sendable {
     /// A dotted IPv4 address or an IPv6 address: a name no DNS answer can rebind.
     static func isIPAddress(_ name: String) -> Bool {
         let parts = name.split(separator: ".", omittingEmptySubsequences: false)
-        if parts.count == 4, parts.allSatisfy({ part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isASCIIDigit) && (Int(part) ?? 256) <= 255 }) {
+        if parts.count == 4,
+            parts.allSatisfy({ part in part.count <= 3 && !part.isEmpty && part.allSatisfy(\.isASCIIDigit) && (Int(part) ?? 256) <= 255 })
+        {
             return true
         }
         return name.contains(":") && name.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }

@@ -18,12 +18,14 @@ struct DeviceMetrics: Sendable {
     init(factory: any MetricsFactory) {
         self.factory = factory
         accepted = Counter(label: "silentpush_pushes_accepted_total", dimensions: [], factory: factory)
-        fetchResults = Dictionary(uniqueKeysWithValues: ["newData", "noData", "failed", "deadlineExceeded"].map {
-            ($0, Counter(label: "silentpush_fetch_results_total", dimensions: [("result", $0)], factory: factory))
-        })
-        fates = Dictionary(uniqueKeysWithValues: ["delivered", "coalesced", "expired"].map {
-            ($0, Counter(label: "silentpush_push_fates_total", dimensions: [("fate", $0)], factory: factory))
-        })
+        fetchResults = Dictionary(
+            uniqueKeysWithValues: ["newData", "noData", "failed", "deadlineExceeded"].map {
+                ($0, Counter(label: "silentpush_fetch_results_total", dimensions: [("result", $0)], factory: factory))
+            })
+        fates = Dictionary(
+            uniqueKeysWithValues: ["delivered", "coalesced", "expired"].map {
+                ($0, Counter(label: "silentpush_push_fates_total", dimensions: [("fate", $0)], factory: factory))
+            })
         fetchDuration = CoreMetrics.Timer(label: "silentpush_fetch_duration_seconds", dimensions: [], factory: factory)
         wakesStarted = Counter(label: "silentpush_wakes_started_total", dimensions: [], factory: factory)
         pendingSlots = Gauge(label: "silentpush_pending_slots", dimensions: [], factory: factory)

@@ -101,8 +101,10 @@ struct DeviceRecorder {
     /// A push APNs accepted, recorded as `record`; `incoming` is what the policy sees (nil:
     /// it can never wake the app and is recorded dropped as it is). `completion` runs once
     /// its row is committed. Returns false, doing nothing, while stopping.
-    mutating func receive(_ record: PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
-                          completion: @escaping PushStore.Completion) -> Bool {
+    mutating func receive(
+        _ record: PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
+        completion: @escaping PushStore.Completion
+    ) -> Bool {
         guard case .running = lifecycle else { return false }
         actions.completion = completion
         // The push's own row first; the fate its actions give it is filled in after them.
@@ -142,7 +144,8 @@ struct DeviceRecorder {
             let (accepted, policyActions) = policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
             if accepted {
                 end(start.wakeID)
-                actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+                actions.changes.append(
+                    .finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
             }
             apply(policyActions)
             return accepted ? result : .deadlineExceeded
@@ -232,9 +235,10 @@ struct DeviceRecorder {
         for (wakeID, wake) in running {
             // Timers no longer fire while stopping: a wake past its deadline overran.
             let overran = now >= wake.start.deadline
-            actions.changes.append(.finishWake(
-                id: wakeID, finishedAt: min(now, wake.start.deadline).millisecondsSinceEpoch,
-                result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
+            actions.changes.append(
+                .finishWake(
+                    id: wakeID, finishedAt: min(now, wake.start.deadline).millisecondsSinceEpoch,
+                    result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
             actions.cancels.append(wake.cancellation)
             actions.resumes.append(contentsOf: wake.waiters.values)
         }
@@ -285,10 +289,12 @@ struct DeviceRecorder {
                     settle(push, .coalesced(wakeID: nil), generation: generation)
                 }
             case .startWake(let start):
-                actions.changes.append(.insertWake(WakeRecord(
-                    id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
-                    generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
-                    deadline: start.deadline.millisecondsSinceEpoch)))
+                actions.changes.append(
+                    .insertWake(
+                        WakeRecord(
+                            id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
+                            generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
+                            deadline: start.deadline.millisecondsSinceEpoch)))
                 settle(start.push, .delivered(wakeID: start.wakeID), generation: nil)
                 close(start.push, .delivered(wakeID: start.wakeID))
                 let wake = Running(start: start)
@@ -312,9 +318,10 @@ struct DeviceRecorder {
                 if generation != nil { close(push, .dropped(reason: reason)) }
             case .cancelWake(let wakeID, _):
                 guard let wake = running.removeValue(forKey: wakeID) else { continue }
-                actions.changes.append(.finishWake(
-                    id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
-                    result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
+                actions.changes.append(
+                    .finishWake(
+                        id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
+                        result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
                 actions.cancels.append(wake.cancellation)
                 actions.resumes.append(contentsOf: wake.waiters.values)
             }

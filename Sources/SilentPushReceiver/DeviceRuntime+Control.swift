@@ -28,11 +28,13 @@ extension DeviceRuntime {
     @discardableResult
     public func advance(by duration: Duration) async throws(DeviceClockError) -> DeviceInstant {
         guard clock.mode == .manual else { throw .notManual }
-        guard advancing.withLock({ busy in
-            if busy { return false }
-            busy = true
-            return true
-        }) else { throw .busy }
+        guard
+            advancing.withLock({ busy in
+                if busy { return false }
+                busy = true
+                return true
+            })
+        else { throw .busy }
         defer { advancing.withLock { $0 = false } }
 
         let target = clock.now.advanced(by: duration)

@@ -28,9 +28,10 @@ extension DeviceRuntime {
             _ = policy.setDeviceState(device.state, for: token, now: now)
         }
         for wake in try store.unfinishedWakes() {
-            changes.append(.finishWake(
-                id: wake.id, finishedAt: min(now.millisecondsSinceEpoch, wake.deadline), result: "failed",
-                reason: "interrupted: the receiver stopped during the fetch"))
+            changes.append(
+                .finishWake(
+                    id: wake.id, finishedAt: min(now.millisecondsSinceEpoch, wake.deadline), result: "failed",
+                    reason: "interrupted: the receiver stopped during the fetch"))
         }
 
         var apps: [AppKey: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
@@ -72,9 +73,11 @@ extension DeviceRuntime {
             if writable {
                 logger.notice("the store takes writes again: pushes are accepted")
             } else {
-                logger.error("the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (free disk space or make it writable; no restart needed)", metadata: [
-                    "error": "\(error.map { "\($0)" } ?? "-")",
-                ])
+                logger.error(
+                    "the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (free disk space or make it writable; no restart needed)",
+                    metadata: [
+                        "error": "\(error.map { "\($0)" } ?? "-")"
+                    ])
             }
         }
         return runtime

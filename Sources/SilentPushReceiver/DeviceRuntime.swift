@@ -64,8 +64,10 @@ public final class DeviceRuntime: PushSink, Sendable {
         var completion: PushStore.Completion
     }
 
-    init(store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
-         metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, logger: Logger) {
+    init(
+        store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
+        metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, logger: Logger
+    ) {
         self.store = store
         self.shutdownGrace = shutdownGrace
         self.clock = clock
@@ -146,10 +148,12 @@ public final class DeviceRuntime: PushSink, Sendable {
                 // Ends as it starts: no task, no read of its push.
                 let (recorded, more) = step { $0.fetchCompleted(run.start, result: result, now: $1) }
                 metrics.record(recorded, duration: .zero)
-                logger.debug("wake ended", metadata: [
-                    "wake.id": "\(run.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
-                    "device.token": Self.shortened(run.start.app.device),
-                ])
+                logger.debug(
+                    "wake ended",
+                    metadata: [
+                        "wake.id": "\(run.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
+                        "device.token": Self.shortened(run.start.app.device),
+                    ])
                 if !more.isEmpty { later.append(more) }
             }
             next = later.popLast()
@@ -191,25 +195,30 @@ public final class DeviceRuntime: PushSink, Sendable {
             return recorder.receive(record, incoming: incoming, now: now, completion: recorded)
         }
         guard queued else { return completion(.failure(APNsRejection(.shutdown))) }
-        logger.debug("push accepted", metadata: [
-            "push.apns_id": "\(push.apnsID)", "device.token": Self.shortened(push.deviceToken), "app.topic": "\(push.topic)",
-            "push.priority": "\(push.priority.rawValue)",
-        ])
+        logger.debug(
+            "push accepted",
+            metadata: [
+                "push.apns_id": "\(push.apnsID)", "device.token": Self.shortened(push.deviceToken), "app.topic": "\(push.topic)",
+                "push.priority": "\(push.priority.rawValue)",
+            ])
     }
 
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
         let queued = modify { recorder, now in
-            recorder.reject(PushRecord(
-                id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
-                receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
-                fate: .rejected(reason: reason.rawValue)))
+            recorder.reject(
+                PushRecord(
+                    id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
+                    receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
+                    fate: .rejected(reason: reason.rawValue)))
         }
         guard queued else { return }
         metrics.rejected(reason)
-        logger.debug("push rejected", metadata: [
-            "push.apns_id": "\(apnsID)", "push.reason": "\(reason.rawValue)",
-            "device.token": deviceToken.map(Self.shortened) ?? "-",
-        ])
+        logger.debug(
+            "push rejected",
+            metadata: [
+                "push.apns_id": "\(apnsID)", "push.reason": "\(reason.rawValue)",
+                "device.token": deviceToken.map(Self.shortened) ?? "-",
+            ])
     }
 
     /// A device token as logs show it: enough to tell devices apart, not the whole token.
@@ -260,18 +269,22 @@ public final class DeviceRuntime: PushSink, Sendable {
             return
         }
         let began = ContinuousClock.now
-        logger.debug("wake started", metadata: [
-            "wake.id": "\(start.wakeID)", "push.apns_id": "\(wake.apnsID)", "device.token": Self.shortened(wake.deviceToken),
-            "app.topic": "\(wake.topic)", "wake.coalesced": "\(wake.coalescedAPNsIDs.count)",
-        ])
+        logger.debug(
+            "wake started",
+            metadata: [
+                "wake.id": "\(start.wakeID)", "push.apns_id": "\(wake.apnsID)", "device.token": Self.shortened(wake.deviceToken),
+                "app.topic": "\(wake.topic)", "wake.coalesced": "\(wake.coalescedAPNsIDs.count)",
+            ])
         let result = Task.isCancelled ? FetchResult.deadlineExceeded : await handler.fetch(wake)
         let recorded = modify { $0.fetchCompleted(start, result: result, now: $1) }
         let duration = ContinuousClock.now - began
         metrics.record(recorded, duration: duration)
-        logger.log(level: recorded == .deadlineExceeded ? .notice : .debug, "wake ended", metadata: [
-            "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.reason": "\(recorded.reason ?? "-")",
-            "wake.duration_ms": "\(duration.nanosecondCount / 1_000_000)", "device.token": Self.shortened(wake.deviceToken),
-        ])
+        logger.log(
+            level: recorded == .deadlineExceeded ? .notice : .debug, "wake ended",
+            metadata: [
+                "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.reason": "\(recorded.reason ?? "-")",
+                "wake.duration_ms": "\(duration.nanosecondCount / 1_000_000)", "device.token": Self.shortened(wake.deviceToken),
+            ])
     }
 
     /// The wake's push and the apns-ids coalesced into it, from the store.

@@ -21,8 +21,10 @@ public struct Wake: Sendable, Equatable {
     public var deadline: Int64
 
     /// A wake.
-    public init(id: UInt64, deviceToken: String, topic: String, apnsID: String, payload: [UInt8], priority: APNsPriority,
-                coalescedAPNsIDs: [String], startedAt: Int64, deadline: Int64) {
+    public init(
+        id: UInt64, deviceToken: String, topic: String, apnsID: String, payload: [UInt8], priority: APNsPriority,
+        coalescedAPNsIDs: [String], startedAt: Int64, deadline: Int64
+    ) {
         self.id = id
         self.deviceToken = deviceToken
         self.topic = topic

@@ -56,7 +56,8 @@ public struct HTTPFetchHandler: FetchHandler {
         do {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
-            let response = try await client.execute(request, timeout: .seconds(Int64(min(max(1, (wake.deadline - wake.startedAt) / 1000 + 5), 86_400 * 365))))
+            let response = try await client.execute(
+                request, timeout: .seconds(Int64(min(max(1, (wake.deadline - wake.startedAt) / 1000 + 5), 86_400 * 365))))
             switch response.status.code {
             case 304:
                 try await remember(previous, fetchedAt: wake.startedAt)
@@ -81,15 +82,19 @@ public struct HTTPFetchHandler: FetchHandler {
         }
     }
 
-    private func keep(_ body: [UInt8], of response: HTTPClientResponse, url: String, wake: Wake, previous: ContentRecord?) async throws -> FetchResult {
+    private func keep(_ body: [UInt8], of response: HTTPClientResponse, url: String, wake: Wake, previous: ContentRecord?) async throws -> FetchResult
+    {
         let sha256 = SHA256Digest.hex(body)
         let changed = previous?.sha256 != sha256
         if changed { try store.saveContent(body, sha256: sha256) }
-        try await store.write([.setContent(ContentRecord(
-            deviceToken: wake.deviceToken, topic: wake.topic, url: url,
-            etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"),
-            contentType: response.headers.first(name: "Content-Type"), sha256: sha256, size: body.count,
-            fetchedAt: wake.startedAt, changedAt: changed ? wake.startedAt : previous?.changedAt ?? wake.startedAt))])
+        try await store.write([
+            .setContent(
+                ContentRecord(
+                    deviceToken: wake.deviceToken, topic: wake.topic, url: url,
+                    etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"),
+                    contentType: response.headers.first(name: "Content-Type"), sha256: sha256, size: body.count,
+                    fetchedAt: wake.startedAt, changedAt: changed ? wake.startedAt : previous?.changedAt ?? wake.startedAt))
+        ])
         return changed ? .newData : .noData
     }
 

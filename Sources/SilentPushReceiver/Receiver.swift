@@ -43,9 +43,10 @@ public final class Receiver: Service, Sendable {
         if let address = configuration.listen {
             let tls: TLSContext
             do {
-                tls = try TLSContext.server(TLSServerConfiguration(
-                    certificateChainFile: configuration.tlsCertificate, privateKeyFile: configuration.tlsKey,
-                    clientCAFile: configuration.clientCA))
+                tls = try TLSContext.server(
+                    TLSServerConfiguration(
+                        certificateChainFile: configuration.tlsCertificate, privateKeyFile: configuration.tlsKey,
+                        clientCAFile: configuration.clientCA))
             } catch {
                 throw ReceiverStartError("\(error) (check --tls-cert, --tls-key and --client-ca)")
             }
@@ -69,7 +70,8 @@ public final class Receiver: Service, Sendable {
                 switch choice {
                 case .noData: NoDataFetchHandler()
                 case .exec(let command): ExecFetchHandler(command: command)
-                case .url(let template): HTTPFetchHandler(template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store)
+                case .url(let template):
+                    HTTPFetchHandler(template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store)
                 case .handler(let handler): handler
                 }
             }
@@ -117,11 +119,14 @@ public final class Receiver: Service, Sendable {
             var services: [any Service] = []
             if let address = configuration.admin {
                 if configuration.adminToken == nil, !address.isLoopback {
-                    logger.warning("the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(address.port) can change device state and the clock (give --admin-token)")
+                    logger.warning(
+                        "the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(address.port) can change device state and the clock (give --admin-token)"
+                    )
                 }
-                services.append(AdminListener.application(
-                    api: adminAPI(server), address: address, group: eventLoopGroup, logger: logger,
-                    onBound: { port in self.becomeReady(server, adminPort: port) }))
+                services.append(
+                    AdminListener.application(
+                        api: adminAPI(server), address: address, group: eventLoopGroup, logger: logger,
+                        onBound: { port in self.becomeReady(server, adminPort: port) }))
             } else {
                 becomeReady(server, adminPort: nil)
             }
@@ -184,28 +189,33 @@ public final class Receiver: Service, Sendable {
             return "\(address.host):\(port)"
         }
         let settings = configuration.wakeSettings
-        let store: Logger.MetadataValue = switch configuration.store {
-        case .memory: "memory"
-        case .file(let path): "\(path)"
-        }
-        logger.info("silentpushd listening", metadata: [
-            "listen.tls": listener(configuration.listen, ports["tls"]),
-            "listen.h2c": listener(configuration.listenH2C, ports["h2c"]),
-            "listen.admin": listener(configuration.admin, ports["admin"]),
-            "device.clock": "\(configuration.clock.rawValue)",
-            "device.min_interval": "\(settings.minimumInterval)",
-            "device.deadline": "\(settings.deadline)",
-            "store": store,
-        ])
+        let store: Logger.MetadataValue =
+            switch configuration.store {
+            case .memory: "memory"
+            case .file(let path): "\(path)"
+            }
+        logger.info(
+            "silentpushd listening",
+            metadata: [
+                "listen.tls": listener(configuration.listen, ports["tls"]),
+                "listen.h2c": listener(configuration.listenH2C, ports["h2c"]),
+                "listen.admin": listener(configuration.admin, ports["admin"]),
+                "device.clock": "\(configuration.clock.rawValue)",
+                "device.min_interval": "\(settings.minimumInterval)",
+                "device.deadline": "\(settings.deadline)",
+                "store": store,
+            ])
     }
 
     /// The admin API over this receiver, its gauges read from `server` at scrape time.
     private func adminAPI(_ server: H2Server) -> AdminAPI {
         let transportCounters = TransportCounters(registry: registry, statistics: server.statistics)
-        let connections = registry.makeGauge(descriptor: MetricNameDescriptor(
-            metricName: "silentpush_connections_open", unitName: "", helpText: "Open HTTP/2 connections."))
-        let streams = registry.makeGauge(descriptor: MetricNameDescriptor(
-            metricName: "silentpush_streams_open", unitName: "", helpText: "Pushes received and not yet answered."))
+        let connections = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "silentpush_connections_open", unitName: "", helpText: "Open HTTP/2 connections."))
+        let streams = registry.makeGauge(
+            descriptor: MetricNameDescriptor(
+                metricName: "silentpush_streams_open", unitName: "", helpText: "Pushes received and not yet answered."))
         return AdminAPI(
             runtime: device, endpoint: endpoint, metrics: registry,
             beforeScrape: { [endpoint] in
@@ -219,15 +229,19 @@ public final class Receiver: Service, Sendable {
     /// Raises the open-file limit and derives the connection cap from it, saying both.
     static func connectionLimits(_ configuration: ReceiverConfiguration, logger: Logger) -> H2ConnectionLimits {
         let descriptors = FileDescriptorLimit.raiseSoftLimit()
-        let maxConnections = configuration.maxConnections
-            ?? FileDescriptorLimit.maxConnections(soft: descriptors.soft, maximumConcurrentFetches: configuration.wakeSettings.maximumConcurrentFetches ?? 64)
+        let maxConnections =
+            configuration.maxConnections
+            ?? FileDescriptorLimit.maxConnections(
+                soft: descriptors.soft, maximumConcurrentFetches: configuration.wakeSettings.maximumConcurrentFetches ?? 64)
         var metadata: Logger.Metadata = [
             "files.soft_limit": "\(descriptors.soft)", "files.hard_limit": "\(descriptors.hard)", "max_connections": "\(maxConnections)",
         ]
         if let before = descriptors.raisedFrom { metadata["files.raised_from"] = "\(before)" }
         logger.info("open-file limit", metadata: metadata)
         if maxConnections > FileDescriptorLimit.maxConnections(soft: descriptors.soft, maximumConcurrentFetches: 0) {
-            logger.warning("--max-connections is above what the open-file limit allows: past it, clients wait unanswered until connections close", metadata: metadata)
+            logger.warning(
+                "--max-connections is above what the open-file limit allows: past it, clients wait unanswered until connections close",
+                metadata: metadata)
         }
         return H2ConnectionLimits(
             requestTimeout: TimeAmount(configuration.requestTimeout), idleTimeout: TimeAmount(configuration.idleTimeout),

@@ -41,9 +41,11 @@ public struct PushSendConfiguration: Sendable {
     public var progress: Bool
 
     /// A configuration.
-    public init(target: APNsTarget, tls: TLSClientConfiguration = TLSClientConfiguration(), authentication: Authentication,
-                devices: [String], payload: [UInt8], request: APNsPushRequest, count: Int = 1, concurrency: Int = 1,
-                connections: Int = 1, output: Output = .lines, verbose: Bool = false, progress: Bool = false) {
+    public init(
+        target: APNsTarget, tls: TLSClientConfiguration = TLSClientConfiguration(), authentication: Authentication,
+        devices: [String], payload: [UInt8], request: APNsPushRequest, count: Int = 1, concurrency: Int = 1,
+        connections: Int = 1, output: Output = .lines, verbose: Bool = false, progress: Bool = false
+    ) {
         self.target = target
         self.tls = tls
         self.authentication = authentication

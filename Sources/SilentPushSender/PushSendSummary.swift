@@ -43,10 +43,11 @@ public struct PushSendSummary: Sendable {
         }
         if !errors.isEmpty { first += ", unanswered \(errors.count)" }
         lines.append(first)
-        lines.append(String(
-            format: "latency p50 %.2f ms, p99 %.2f ms; %.0f pushes/s over %.2f s",
-            Self.milliseconds(latency(percentile: 0.5)), Self.milliseconds(latency(percentile: 0.99)), rate,
-            Double(elapsed.nanosecondCount) / 1e9))
+        lines.append(
+            String(
+                format: "latency p50 %.2f ms, p99 %.2f ms; %.0f pushes/s over %.2f s",
+                Self.milliseconds(latency(percentile: 0.5)), Self.milliseconds(latency(percentile: 0.99)), rate,
+                Double(elapsed.nanosecondCount) / 1e9))
         if let error = errors.first { lines.append("first unanswered push: \(error)") }
         return lines.joined(separator: "\n")
     }

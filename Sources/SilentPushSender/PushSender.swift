@@ -65,8 +65,9 @@ public struct PushSender: Sendable {
         var connections: [H2ClientConnection] = []
         do {
             for _ in 0..<configuration.connections {
-                connections.append(try await H2ClientConnection.connect(
-                    host: configuration.target.host, port: configuration.target.port, tls: tls))
+                connections.append(
+                    try await H2ClientConnection.connect(
+                        host: configuration.target.host, port: configuration.target.port, tls: tls))
             }
         } catch {
             for connection in connections { await connection.close() }
@@ -114,8 +115,9 @@ public struct PushSender: Sendable {
         let began = ContinuousClock.now
         let givenID = request.apnsID
         let failed = { @Sendable (error: any Error) in
-            Outcome(device: device, status: nil, apnsID: givenID ?? "-", reason: nil,
-                    latency: ContinuousClock.now - began, error: "\(error)")
+            Outcome(
+                device: device, status: nil, apnsID: givenID ?? "-", reason: nil,
+                latency: ContinuousClock.now - began, error: "\(error)")
         }
         var token: String?
         do {
@@ -132,8 +134,9 @@ public struct PushSender: Sendable {
                 let latency = ContinuousClock.now - began
                 if verbose { showResponse(response) }
                 let reason = response.status == 200 ? nil : Self.reason(in: response.body)
-                return Outcome(device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
-                               reason: reason, latency: latency)
+                return Outcome(
+                    device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
+                    reason: reason, latency: latency)
             }
             .recover(failed)
     }

@@ -24,7 +24,7 @@ extension PushStore {
         let now = DispatchTime.now().uptimeNanoseconds
         let last = lastProbe.load(ordering: .relaxed)
         guard now &- last >= 1_000_000_000,
-              lastProbe.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
+            lastProbe.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
         else { return }
         write(probeChanges) { _ in }
     }

@@ -4,87 +4,91 @@ extension PushStore {
     static let migrator: DatabaseMigrator = {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE pushes (
-                    id INTEGER PRIMARY KEY,
-                    apns_id TEXT NOT NULL,
-                    device_token TEXT NOT NULL,
-                    topic TEXT NOT NULL,
-                    push_type TEXT NOT NULL,
-                    priority INTEGER NOT NULL,
-                    received_at INTEGER NOT NULL,
-                    expires_at INTEGER,
-                    collapse_id TEXT,
-                    payload BLOB NOT NULL,
-                    warnings TEXT,
-                    fate TEXT NOT NULL,
-                    wake_id INTEGER,
-                    reason TEXT,
-                    generation INTEGER
-                );
-                CREATE INDEX pushes_by_apns_id ON pushes (apns_id);
-                CREATE INDEX pushes_by_app ON pushes (device_token, topic, generation);
-                CREATE INDEX pushes_pending ON pushes (fate) WHERE fate = 'pending';
-                CREATE TABLE wakes (
-                    id INTEGER PRIMARY KEY,
-                    device_token TEXT NOT NULL,
-                    topic TEXT NOT NULL,
-                    push_id INTEGER NOT NULL,
-                    generation INTEGER NOT NULL,
-                    started_at INTEGER NOT NULL,
-                    deadline INTEGER NOT NULL,
-                    finished_at INTEGER,
-                    result TEXT,
-                    reason TEXT
-                );
-                CREATE INDEX wakes_by_app ON wakes (device_token, topic);
-                CREATE TABLE devices (
-                    device_token TEXT PRIMARY KEY,
-                    force_quit INTEGER NOT NULL,
-                    background_refresh INTEGER NOT NULL,
-                    low_power_mode INTEGER NOT NULL,
-                    hourly_budget INTEGER
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE pushes (
+                        id INTEGER PRIMARY KEY,
+                        apns_id TEXT NOT NULL,
+                        device_token TEXT NOT NULL,
+                        topic TEXT NOT NULL,
+                        push_type TEXT NOT NULL,
+                        priority INTEGER NOT NULL,
+                        received_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        collapse_id TEXT,
+                        payload BLOB NOT NULL,
+                        warnings TEXT,
+                        fate TEXT NOT NULL,
+                        wake_id INTEGER,
+                        reason TEXT,
+                        generation INTEGER
+                    );
+                    CREATE INDEX pushes_by_apns_id ON pushes (apns_id);
+                    CREATE INDEX pushes_by_app ON pushes (device_token, topic, generation);
+                    CREATE INDEX pushes_pending ON pushes (fate) WHERE fate = 'pending';
+                    CREATE TABLE wakes (
+                        id INTEGER PRIMARY KEY,
+                        device_token TEXT NOT NULL,
+                        topic TEXT NOT NULL,
+                        push_id INTEGER NOT NULL,
+                        generation INTEGER NOT NULL,
+                        started_at INTEGER NOT NULL,
+                        deadline INTEGER NOT NULL,
+                        finished_at INTEGER,
+                        result TEXT,
+                        reason TEXT
+                    );
+                    CREATE INDEX wakes_by_app ON wakes (device_token, topic);
+                    CREATE TABLE devices (
+                        device_token TEXT PRIMARY KEY,
+                        force_quit INTEGER NOT NULL,
+                        background_refresh INTEGER NOT NULL,
+                        low_power_mode INTEGER NOT NULL,
+                        hourly_budget INTEGER
+                    );
+                    """)
         }
         migrator.registerMigration("v2") { db in
-            try db.execute(sql: """
-                ALTER TABLE devices ADD COLUMN unregistered_at INTEGER;
-                CREATE TABLE clock (id INTEGER PRIMARY KEY CHECK (id = 1), manual_now INTEGER NOT NULL);
-                CREATE INDEX pushes_by_wake ON pushes (wake_id) WHERE wake_id IS NOT NULL;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN unregistered_at INTEGER;
+                    CREATE TABLE clock (id INTEGER PRIMARY KEY CHECK (id = 1), manual_now INTEGER NOT NULL);
+                    CREATE INDEX pushes_by_wake ON pushes (wake_id) WHERE wake_id IS NOT NULL;
+                    """)
         }
         migrator.registerMigration("v3") { db in
-            try db.execute(sql: """
-                CREATE TABLE contents (
-                    device_token TEXT NOT NULL,
-                    topic TEXT NOT NULL,
-                    url TEXT NOT NULL,
-                    etag TEXT,
-                    last_modified TEXT,
-                    content_type TEXT,
-                    sha256 TEXT NOT NULL,
-                    size INTEGER NOT NULL,
-                    fetched_at INTEGER NOT NULL,
-                    changed_at INTEGER NOT NULL,
-                    PRIMARY KEY (device_token, topic, url)
-                );
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE contents (
+                        device_token TEXT NOT NULL,
+                        topic TEXT NOT NULL,
+                        url TEXT NOT NULL,
+                        etag TEXT,
+                        last_modified TEXT,
+                        content_type TEXT,
+                        sha256 TEXT NOT NULL,
+                        size INTEGER NOT NULL,
+                        fetched_at INTEGER NOT NULL,
+                        changed_at INTEGER NOT NULL,
+                        PRIMARY KEY (device_token, topic, url)
+                    );
+                    """)
         }
         migrator.registerMigration("v4") { db in
             // Pushes coalesced in a slot are chained (`replaced`) instead of indexed by device
             // and topic: that index took a random B-tree insert on every push. Open slots
             // are chained here from the old index, in order.
-            try db.execute(sql: """
-                ALTER TABLE pushes ADD COLUMN replaced INTEGER;
-                UPDATE pushes SET replaced = (
-                    SELECT previous FROM (
-                        SELECT id, LAG(id) OVER (PARTITION BY device_token, topic, generation ORDER BY id) AS previous
-                        FROM pushes WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending') AS open
-                    WHERE open.id = pushes.id)
-                WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending';
-                DROP INDEX pushes_by_app;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE pushes ADD COLUMN replaced INTEGER;
+                    UPDATE pushes SET replaced = (
+                        SELECT previous FROM (
+                            SELECT id, LAG(id) OVER (PARTITION BY device_token, topic, generation ORDER BY id) AS previous
+                            FROM pushes WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending') AS open
+                        WHERE open.id = pushes.id)
+                    WHERE (fate = 'coalesced' AND wake_id IS NULL) OR fate = 'pending';
+                    DROP INDEX pushes_by_app;
+                    """)
         }
         migrator.registerMigration("v5") { db in
             // Every push entered and left this index (pending, then coalesced or delivered):
@@ -100,12 +104,13 @@ extension PushStore {
             }
             db.add(function: key)
             defer { db.remove(function: key) }
-            try db.execute(sql: """
-                ALTER TABLE pushes ADD COLUMN apns_key INTEGER;
-                UPDATE pushes SET apns_key = silentpush_apns_key(apns_id, id);
-                CREATE INDEX pushes_by_apns_key ON pushes (apns_key) WHERE apns_key IS NOT NULL;
-                DROP INDEX pushes_by_apns_id;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE pushes ADD COLUMN apns_key INTEGER;
+                    UPDATE pushes SET apns_key = silentpush_apns_key(apns_id, id);
+                    CREATE INDEX pushes_by_apns_key ON pushes (apns_key) WHERE apns_key IS NOT NULL;
+                    DROP INDEX pushes_by_apns_id;
+                    """)
         }
         migrator.registerMigration("v7") { db in
             // One row that `probe()` rewrites: a real write, to tell whether the store takes any.

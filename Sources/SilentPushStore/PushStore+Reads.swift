@@ -8,18 +8,23 @@ extension PushStore {
         let key = Self.apnsKey(apnsID)
         return try database.read { db in
             // By the id the apns-id carries, or by its key; the latest when both match.
-            try Self.readPushes(db, """
+            try Self.readPushes(
+                db,
+                """
                 SELECT * FROM (SELECT * FROM pushes WHERE id = ?1 AND apns_id = ?3
                     UNION ALL SELECT * FROM pushes WHERE apns_key = ?2 AND apns_id = ?3)
                 ORDER BY id DESC LIMIT 1
-                """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]).first
+                """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]
+            ).first
         }
     }
 
     /// Pushes, newest first, for a device and/or topic.
     public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [PushRecord] {
         try database.read { db in
-            try Self.readPushes(db, """
+            try Self.readPushes(
+                db,
+                """
                 SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
                 ORDER BY id DESC LIMIT ?3
                 """, arguments: [deviceToken, topic, limit])
@@ -38,18 +43,24 @@ extension PushStore {
     /// Wakes, newest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [WakeRecord] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
-                WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2)
-                ORDER BY wakes.id DESC LIMIT ?3
-                """, arguments: [deviceToken, topic, limit]).map(Self.wake)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
+                    WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2)
+                    ORDER BY wakes.id DESC LIMIT ?3
+                    """, arguments: [deviceToken, topic, limit]
+            ).map(Self.wake)
         }
     }
 
     /// The wake with this id.
     public func wake(id: UInt64) throws -> WakeRecord? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?", arguments: [Int64(bitPattern: id)]).map(Self.wake)
+            try Row.fetchOne(
+                db, sql: "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?",
+                arguments: [Int64(bitPattern: id)]
+            ).map(Self.wake)
         }
     }
 
@@ -100,18 +111,22 @@ extension PushStore {
     }
 
     private static func coalescedAPNsIDs(wakeID: UInt64, _ db: Database) throws -> [String] {
-        try String.fetchAll(db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = \(StoredFate.sql(.coalesced)) ORDER BY id"),
-                            arguments: [Int64(bitPattern: wakeID)])
+        try String.fetchAll(
+            db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = \(StoredFate.sql(.coalesced)) ORDER BY id"),
+            arguments: [Int64(bitPattern: wakeID)])
     }
 
     /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
     /// closed, so a restarted receiver keeps the minimum interval and numbers on.
     public func lastWakes() throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
-                FROM wakes GROUP BY device_token, topic
-                """).map { row in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
+                    FROM wakes GROUP BY device_token, topic
+                    """
+            ).map { row in
                 (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
             }
         }
@@ -127,29 +142,36 @@ extension PushStore {
     /// The latest device-clock time recorded (ms), so a manual clock restarts no earlier.
     public func latestDeviceTime() throws -> Int64? {
         try database.read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
-                    UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
-                    UNION ALL SELECT manual_now FROM clock)
-                """)
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
+                        UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
+                        UNION ALL SELECT manual_now FROM clock)
+                    """)
         }
     }
 
     /// The latest content for `deviceToken`, `topic` and `url`.
     public func content(deviceToken: String, topic: String, url: String) throws -> ContentRecord? {
         try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?",
-                             arguments: [deviceToken, topic, url]).map(Self.content)
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?",
+                arguments: [deviceToken, topic, url]
+            ).map(Self.content)
         }
     }
 
     /// The latest contents, most recently fetched first, for a device and/or topic.
     public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [ContentRecord] {
         try database.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT * FROM contents WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
-                ORDER BY fetched_at DESC LIMIT ?3
-                """, arguments: [deviceToken, topic, limit]).map(Self.content)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM contents WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                    ORDER BY fetched_at DESC LIMIT ?3
+                    """, arguments: [deviceToken, topic, limit]
+            ).map(Self.content)
         }
     }
 
@@ -168,14 +190,16 @@ extension PushStore {
                 return counts
             }
             return StoreCounts(
-                pushes: try grouped("""
+                pushes: try grouped(
+                    """
                     SELECT CASE WHEN replaced_later OR (fate = \(StoredFate.sql(.coalesced)) AND wake_id IS NULL) THEN 'coalescedWaiting'
                         ELSE fate END AS k, COUNT(*)
                     FROM (\(Self.readModel(rows: "SELECT id, fate, wake_id FROM pushes", materialized: false))) GROUP BY k
                     """),
                 dropped: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = \(StoredFate.sql(.dropped)) GROUP BY reason"),
                 rejected: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = \(StoredFate.sql(.rejected)) GROUP BY reason"),
-                wakes: try grouped("""
+                wakes: try grouped(
+                    """
                     SELECT CASE WHEN reason = 'deadlineExceeded' THEN 'deadlineExceeded' ELSE COALESCE(result, 'running') END AS k,
                         COUNT(*) FROM wakes GROUP BY k
                     """))

@@ -61,9 +61,11 @@ public struct PushRecord: Sendable, Equatable {
     public var replaced: UInt64?
 
     /// A record.
-    public init(id: UInt64, apnsID: String, deviceToken: String, topic: String, pushType: String, priority: Int,
-                receivedAt: Int64, expiresAt: Int64?, collapseID: String?, payload: [UInt8], warnings: [String],
-                fate: PushFate, generation: UInt32? = nil, replaced: UInt64? = nil) {
+    public init(
+        id: UInt64, apnsID: String, deviceToken: String, topic: String, pushType: String, priority: Int,
+        receivedAt: Int64, expiresAt: Int64?, collapseID: String?, payload: [UInt8], warnings: [String],
+        fate: PushFate, generation: UInt32? = nil, replaced: UInt64? = nil
+    ) {
         self.id = id
         self.apnsID = apnsID
         self.deviceToken = deviceToken
@@ -100,8 +102,10 @@ public struct WakeRecord: Sendable, Equatable {
     public var reason: String?
 
     /// A record.
-    public init(id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
-                deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil, apnsID: String? = nil) {
+    public init(
+        id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
+        deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil, apnsID: String? = nil
+    ) {
         self.apnsID = apnsID
         self.id = id
         self.deviceToken = deviceToken
@@ -134,8 +138,10 @@ public struct ContentRecord: Sendable, Equatable {
     public var changedAt: Int64
 
     /// A record.
-    public init(deviceToken: String, topic: String, url: String, etag: String?, lastModified: String?, contentType: String?,
-                sha256: String, size: Int, fetchedAt: Int64, changedAt: Int64) {
+    public init(
+        deviceToken: String, topic: String, url: String, etag: String?, lastModified: String?, contentType: String?,
+        sha256: String, size: Int, fetchedAt: Int64, changedAt: Int64
+    ) {
         self.deviceToken = deviceToken
         self.topic = topic
         self.url = url

@@ -40,11 +40,14 @@ final class StoreStatements: @unchecked Sendable {
         switch change {
         case .insertPush(let push):
             let fate = StoredFate(push.fate)
-            try run(&insertPush, db, """
+            try run(
+                &insertPush, db,
+                """
                 INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, expires_at,
                                     collapse_id, payload, warnings, fate, wake_id, reason, generation, replaced, apns_key)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """) { bind in
+                """
+            ) { bind in
                 bind(Int64(bitPattern: push.id))
                 bind(push.apnsID)
                 bind(push.deviceToken)
@@ -73,10 +76,13 @@ final class StoreStatements: @unchecked Sendable {
                 bind(Int64(bitPattern: push))
             }
         case .insertWake(let wake):
-            try run(&insertWake, db, """
+            try run(
+                &insertWake, db,
+                """
                 INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """) { bind in
+                """
+            ) { bind in
                 bind(Int64(bitPattern: wake.id))
                 bind(wake.deviceToken)
                 bind(wake.topic)
@@ -114,52 +120,64 @@ final class StoreStatements: @unchecked Sendable {
             var stored = StoredFate(fate)
             if stored.kind == .delivered { stored.kind = .coalesced }
             let pending = StoredFate.sql(.pending), coalesced = StoredFate.sql(.coalesced)
-            try db.cachedStatement(sql: """
-                WITH RECURSIVE chain(id) AS (
-                    SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
-                    UNION ALL
-                    SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
-                    WHERE pushes.replaced IS NOT NULL AND (pushes.fate = \(pending) OR (pushes.fate = \(coalesced) AND pushes.wake_id IS NULL)))
-                UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
-                WHERE id IN chain AND (fate = \(pending) OR (fate = \(coalesced) AND wake_id IS NULL))
-                """).execute(arguments: [stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head)])
+            try db.cachedStatement(
+                sql: """
+                    WITH RECURSIVE chain(id) AS (
+                        SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
+                        UNION ALL
+                        SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
+                        WHERE pushes.replaced IS NOT NULL AND (pushes.fate = \(pending) OR (pushes.fate = \(coalesced) AND pushes.wake_id IS NULL)))
+                    UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
+                    WHERE id IN chain AND (fate = \(pending) OR (fate = \(coalesced) AND wake_id IS NULL))
+                    """
+            ).execute(arguments: [stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head)])
         case .setReplaced(let push, let replaced):
             try db.cachedStatement(sql: "UPDATE pushes SET replaced = ? WHERE id = ?")
                 .execute(arguments: [Int64(bitPattern: replaced), Int64(bitPattern: push)])
         case .setDevice(let token, let state):
-            try db.cachedStatement(sql: """
-                INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget)
-                VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
-                    background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
-                    hourly_budget = excluded.hourly_budget
-                """).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
+                        background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
+                        hourly_budget = excluded.hourly_budget
+                    """
+            ).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
         case .setContent(let content):
-            try db.cachedStatement(sql: """
-                INSERT INTO contents (device_token, topic, url, etag, last_modified, content_type, sha256, size, fetched_at, changed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(device_token, topic, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
-                    content_type = excluded.content_type, sha256 = excluded.sha256, size = excluded.size,
-                    fetched_at = excluded.fetched_at, changed_at = excluded.changed_at
-                """).execute(arguments: [
-                    content.deviceToken, content.topic, content.url, content.etag, content.lastModified, content.contentType,
-                    content.sha256, content.size, content.fetchedAt, content.changedAt,
-                ])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO contents (device_token, topic, url, etag, last_modified, content_type, sha256, size, fetched_at, changed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(device_token, topic, url) DO UPDATE SET etag = excluded.etag, last_modified = excluded.last_modified,
+                        content_type = excluded.content_type, sha256 = excluded.sha256, size = excluded.size,
+                        fetched_at = excluded.fetched_at, changed_at = excluded.changed_at
+                    """
+            ).execute(arguments: [
+                content.deviceToken, content.topic, content.url, content.etag, content.lastModified, content.contentType,
+                content.sha256, content.size, content.fetchedAt, content.changedAt,
+            ])
         case .probe(let at):
-            try db.cachedStatement(sql: "INSERT INTO health (id, probed_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET probed_at = excluded.probed_at")
-                .execute(arguments: [at])
+            try db.cachedStatement(
+                sql: "INSERT INTO health (id, probed_at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET probed_at = excluded.probed_at"
+            )
+            .execute(arguments: [at])
         case .setManualClock(let at):
-            try db.cachedStatement(sql: "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)")
-                .execute(arguments: [at])
+            try db.cachedStatement(
+                sql:
+                    "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)"
+            )
+            .execute(arguments: [at])
         case .setUnregistered(let token, let at):
-            try db.cachedStatement(sql: """
-                INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, unregistered_at)
-                VALUES (?, 0, 1, 0, NULL, ?)
-                ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
-                """).execute(arguments: [token, at])
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, unregistered_at)
+                    VALUES (?, 0, 1, 0, NULL, ?)
+                    ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
+                    """
+            ).execute(arguments: [token, at])
         }
     }
-
 
     private func run(_ slot: inout Statement?, _ db: Database, _ sql: String, bind: (inout Binder) -> Void) throws {
         let statement: Statement

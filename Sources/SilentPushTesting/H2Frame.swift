@@ -42,8 +42,10 @@ public struct H2Frame: Equatable, Sendable, CustomStringConvertible {
     /// The wire bytes: 9-byte header then payload.
     public var bytes: [UInt8] {
         let length = payload.count
-        return [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
-                type, flags] + Self.be32(streamID & 0x7fff_ffff) + payload
+        return [
+            UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
+            type, flags,
+        ] + Self.be32(streamID & 0x7fff_ffff) + payload
     }
 
     /// RST_STREAM or GOAWAY error code.
@@ -99,8 +101,11 @@ public struct H2Frame: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The pseudo-headers and fields of a POST to `path`.
-    public static func post(streamID: UInt32, path: String, authority: String = "localhost", extra: [(String, String)] = [], endStream: Bool) -> H2Frame {
-        headers(streamID: streamID, [(":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path)] + extra, endStream: endStream)
+    public static func post(
+        streamID: UInt32, path: String, authority: String = "localhost", extra: [(String, String)] = [], endStream: Bool
+    ) -> H2Frame {
+        headers(
+            streamID: streamID, [(":method", "POST"), (":scheme", "https"), (":authority", authority), (":path", path)] + extra, endStream: endStream)
     }
 
     /// DATA.
@@ -115,10 +120,11 @@ public struct H2Frame: Equatable, Sendable, CustomStringConvertible {
         while bytes.count - offset >= 9 {
             let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
             guard bytes.count - offset >= 9 + length else { break }
-            frames.append(H2Frame(
-                type: bytes[offset + 3], flags: bytes[offset + 4],
-                streamID: readBE32(bytes, at: offset + 5) & 0x7fff_ffff,
-                payload: Array(bytes[(offset + 9)..<(offset + 9 + length)])))
+            frames.append(
+                H2Frame(
+                    type: bytes[offset + 3], flags: bytes[offset + 4],
+                    streamID: readBE32(bytes, at: offset + 5) & 0x7fff_ffff,
+                    payload: Array(bytes[(offset + 9)..<(offset + 9 + length)])))
             offset += 9 + length
         }
         return (frames, offset)
@@ -138,7 +144,10 @@ public struct H2Frame: Equatable, Sendable, CustomStringConvertible {
     }
 
     static func be32(_ value: UInt32) -> [UInt8] {
-        [UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8), UInt8(truncatingIfNeeded: value)]
+        [
+            UInt8(truncatingIfNeeded: value >> 24), UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 8),
+            UInt8(truncatingIfNeeded: value),
+        ]
     }
 
     static func readBE32<C: Collection<UInt8>>(_ bytes: C, at offset: Int) -> UInt32 where C.Index == Int {

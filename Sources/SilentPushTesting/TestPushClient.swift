@@ -42,9 +42,12 @@ public final class TestPushClient: Sendable {
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let apnsID { headers.append(("apns-id", apnsID)) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        let response = try await connection.send(H2Request(
-            method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
-        let reason = response.body.isEmpty ? nil
+        let response = try await connection.send(
+            H2Request(
+                method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
+        let reason =
+            response.body.isEmpty
+            ? nil
             : APNsErrorBody(parsing: response.body)?.reason
         return TestPushResponse(status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: reason)
     }

@@ -54,7 +54,8 @@ public final class ES256Key: @unchecked Sendable {
         }
         var group = [CChar](repeating: 0, count: 64)
         var length = 0
-        let isP256 = EVP_PKEY_get_base_id(key) == EVP_PKEY_EC
+        let isP256 =
+            EVP_PKEY_get_base_id(key) == EVP_PKEY_EC
             && EVP_PKEY_get_utf8_string_param(key, "group", &group, group.count, &length) == 1
             && String(decoding: group.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1"
         guard isP256 else {
@@ -82,7 +83,7 @@ public final class ES256Key: @unchecked Sendable {
         defer { EVP_MD_CTX_free(context) }
         var length = 0
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
-              EVP_DigestSign(context, nil, &length, message, message.count) == 1
+            EVP_DigestSign(context, nil, &length, message, message.count) == 1
         else { throw ES256KeyError(description: "signing failed: \(OpenSSLError.drain())") }
         var der = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {

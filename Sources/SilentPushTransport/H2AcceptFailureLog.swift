@@ -33,9 +33,11 @@ final class H2AcceptFailureLog: Sendable {
             statistics.acceptFailures.add(1, ordering: .relaxed)
             if shouldLog(\.accept) {
                 let which = error.errnoCode == EMFILE ? "the process's file descriptor limit (RLIMIT_NOFILE)" : "the system's file or memory limits"
-                logger.error("cannot accept connections: out of \(which); new clients wait until connections close (raise the limit or lower --max-connections)", metadata: [
-                    "error": "\(error)",
-                ])
+                logger.error(
+                    "cannot accept connections: out of \(which); new clients wait until connections close (raise the limit or lower --max-connections)",
+                    metadata: [
+                        "error": "\(error)"
+                    ])
             }
             return Self.backoff
         default:

@@ -67,7 +67,7 @@ public final class H2ClientSession {
         }
         nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
-            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)
         ]
         nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), &entries, entries.count)
     }
@@ -215,7 +215,8 @@ public final class H2ClientSession {
         let frame = frame.pointee.goaway
         goAway = H2GoAwayInfo(
             lastStreamID: frame.last_stream_id, errorCode: frame.error_code,
-            debugData: frame.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: frame.opaque_data_len), as: UTF8.self) } ?? "")
+            debugData: frame.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: frame.opaque_data_len), as: UTF8.self) }
+                ?? "")
         return 0
     }
 

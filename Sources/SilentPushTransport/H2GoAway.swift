@@ -15,8 +15,14 @@ enum H2GoAway {
         bytes += [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
         bytes += [0x07, 0x00, 0, 0, 0, 0]  // type GOAWAY, no flags, stream 0
         let last = UInt32(bitPattern: lastStreamID) & 0x7fff_ffff
-        bytes += [UInt8(truncatingIfNeeded: last >> 24), UInt8(truncatingIfNeeded: last >> 16), UInt8(truncatingIfNeeded: last >> 8), UInt8(truncatingIfNeeded: last)]
-        bytes += [UInt8(truncatingIfNeeded: errorCode >> 24), UInt8(truncatingIfNeeded: errorCode >> 16), UInt8(truncatingIfNeeded: errorCode >> 8), UInt8(truncatingIfNeeded: errorCode)]
+        bytes += [
+            UInt8(truncatingIfNeeded: last >> 24), UInt8(truncatingIfNeeded: last >> 16), UInt8(truncatingIfNeeded: last >> 8),
+            UInt8(truncatingIfNeeded: last),
+        ]
+        bytes += [
+            UInt8(truncatingIfNeeded: errorCode >> 24), UInt8(truncatingIfNeeded: errorCode >> 16), UInt8(truncatingIfNeeded: errorCode >> 8),
+            UInt8(truncatingIfNeeded: errorCode),
+        ]
         bytes += debugData
         return bytes
     }

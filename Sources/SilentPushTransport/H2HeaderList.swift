@@ -66,9 +66,10 @@ public struct H2HeaderList: Sendable, Equatable {
         storage.append(contentsOf: name.utf8)
         let valueStart = storage.count
         storage.append(contentsOf: value.utf8)
-        entries.append(Entry(
-            nameStart: UInt32(nameStart), nameLength: UInt32(valueStart - nameStart),
-            valueStart: UInt32(valueStart), valueLength: UInt32(storage.count - valueStart)))
+        entries.append(
+            Entry(
+                nameStart: UInt32(nameStart), nameLength: UInt32(valueStart - nameStart),
+                valueStart: UInt32(valueStart), valueLength: UInt32(storage.count - valueStart)))
     }
 
     /// Appends a field from raw bytes (the transport's path: no intermediate strings).
@@ -77,9 +78,10 @@ public struct H2HeaderList: Sendable, Equatable {
         storage.appendBytes(name)
         let valueStart = storage.count
         storage.appendBytes(value)
-        entries.append(Entry(
-            nameStart: UInt32(nameStart), nameLength: UInt32(name.count),
-            valueStart: UInt32(valueStart), valueLength: UInt32(value.count)))
+        entries.append(
+            Entry(
+                nameStart: UInt32(nameStart), nameLength: UInt32(name.count),
+                valueStart: UInt32(valueStart), valueLength: UInt32(value.count)))
     }
 
     /// The field at `index`.

@@ -165,8 +165,9 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         session.delegate = self
         self.session = session
         if refused {
-            session.shutdown(reason: "ServiceUnavailable", lastStreamID: 0,
-                             detail: "too many connections (--max-connections \(limits.maxConnections))")
+            session.shutdown(
+                reason: "ServiceUnavailable", lastStreamID: 0,
+                detail: "too many connections (--max-connections \(limits.maxConnections))")
         } else if shutdownRequested {
             session.shutdown()
         }
@@ -231,9 +232,11 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
             let reset = session.resetIncompleteRequests(openedAtOrBefore: cutoff.uptimeNanoseconds)
             if reset > 0 {
                 statistics.requestTimeouts.add(reset, ordering: .relaxed)
-                logger.debug("requests reset: not complete in time", metadata: [
-                    "connection": "\(connectionID)", "count": "\(reset)", "request_timeout": "\(limits.requestTimeout)",
-                ])
+                logger.debug(
+                    "requests reset: not complete in time",
+                    metadata: [
+                        "connection": "\(connectionID)", "count": "\(reset)", "request_timeout": "\(limits.requestTimeout)",
+                    ])
                 flushOutput()
             }
         }

@@ -259,9 +259,10 @@ public final class H2ServerSession {
     /// Ends the connection now: a GOAWAY with `{"reason":…}`, then nothing more.
     public func terminate(reason: String, errorCode: UInt32 = 0, detail: String? = nil) {
         guard lifecycle.isLive else { return }
-        lifecycle = .terminating(goAway: H2GoAway.frame(
-            lastStreamID: nghttp2_session_get_last_proc_stream_id(session), errorCode: errorCode,
-            debugData: H2GoAway.debugData(reason: reason, detail: detail)))
+        lifecycle = .terminating(
+            goAway: H2GoAway.frame(
+                lastStreamID: nghttp2_session_get_last_proc_stream_id(session), errorCode: errorCode,
+                debugData: H2GoAway.debugData(reason: reason, detail: detail)))
     }
 
     // MARK: - nghttp2 callbacks
@@ -295,8 +296,9 @@ public final class H2ServerSession {
             refusedPastLimit += 1
             if refusedPastLimit > Self.refusedPastLimitTolerance(settings.maxConcurrentStreams) {
                 // A client that keeps opening streams it was refused is flooding, not racing SETTINGS.
-                terminate(errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue,
-                          detail: "too many streams past SETTINGS_MAX_CONCURRENT_STREAMS \(settings.maxConcurrentStreams)")
+                terminate(
+                    errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue,
+                    detail: "too many streams past SETTINGS_MAX_CONCURRENT_STREAMS \(settings.maxConcurrentStreams)")
             }
             return 0
         }
@@ -356,11 +358,12 @@ public final class H2ServerSession {
         return Unmanaged<Stream>.fromOpaque(pointer)._withUnsafeGuaranteedRef { onHeader(frame, stream: $0, name: name, value: value) }
     }
 
-    private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, stream: Stream, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
+    private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, stream: Stream, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32
+    {
         stream.headerListSize += name.count + value.count + 32
         // Trailers are counted against the limit but not kept.
         guard stream.phase.headerField(listSize: stream.headerListSize, limit: Int(settings.maxHeaderListSize)),
-              frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
+            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
         else { return 0 }
         if name[0] == UInt8(ascii: ":") {
             // nghttp2 has already refused unknown or repeated pseudo-headers, so the length
@@ -431,9 +434,10 @@ public final class H2ServerSession {
             errorCode = NGHTTP2_ENHANCE_YOUR_CALM.rawValue
             detail = "too many streams reset by the client"
         }
-        lifecycle = .terminating(goAway: H2GoAway.frame(
-            lastStreamID: goAway.last_stream_id, errorCode: errorCode,
-            debugData: H2GoAway.debugData(reason: H2GoAway.reason(forErrorCode: errorCode), detail: detail)))
+        lifecycle = .terminating(
+            goAway: H2GoAway.frame(
+                lastStreamID: goAway.last_stream_id, errorCode: errorCode,
+                debugData: H2GoAway.debugData(reason: H2GoAway.reason(forErrorCode: errorCode), detail: detail)))
         return NGHTTP2_ERR_CANCEL.rawValue
     }
 

@@ -84,14 +84,16 @@ public final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_check_private_key(context) == 1 else {
             throw TLSConfigurationError("TLS private key does not match the certificate", path: configuration.privateKeyFile)
         }
-        SSL_CTX_set_alpn_select_cb(context, { _, out, outLength, offered, offeredLength, _ in
-            // nghttp2 picks h2 from the client's list; without h2 we answer no ALPN at all,
-            // so a client that offers none (or only http/1.1) still connects and may speak h2.
-            let selected = out!.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 1) { out in
-                nghttp2_select_next_protocol(out, outLength, offered, offeredLength)
-            }
-            return selected == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_NOACK
-        }, nil)
+        SSL_CTX_set_alpn_select_cb(
+            context,
+            { _, out, outLength, offered, offeredLength, _ in
+                // nghttp2 picks h2 from the client's list; without h2 we answer no ALPN at all,
+                // so a client that offers none (or only http/1.1) still connects and may speak h2.
+                let selected = out!.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 1) { out in
+                    nghttp2_select_next_protocol(out, outLength, offered, offeredLength)
+                }
+                return selected == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_NOACK
+            }, nil)
         if let caFile = configuration.clientCAFile {
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
                 throw TLSConfigurationError("cannot read client CA", path: caFile)

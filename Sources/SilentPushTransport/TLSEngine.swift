@@ -32,7 +32,7 @@ public final class TLSEngine {
     /// A connection from `context`. A client names the server for SNI and the host-name check.
     public init(context: TLSContext, serverName: String? = nil) throws {
         guard let ssl = SSL_new(context.context),
-              let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem())
+            let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem())
         else { throw TLSError(description: "cannot create a TLS connection: \(OpenSSLError.drain())") }
         self.ssl = ssl
         self.readBIO = readBIO
@@ -46,7 +46,9 @@ public final class TLSEngine {
                 if Self.isIPAddress(serverName) {
                     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), serverName)
                 } else {
-                    serverName.withCString { _ = SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0)) }
+                    serverName.withCString {
+                        _ = SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0))
+                    }
                     if context.verifiesPeer { SSL_set1_host(ssl, serverName) }
                 }
             }

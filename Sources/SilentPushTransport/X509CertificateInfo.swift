@@ -19,7 +19,8 @@ public struct X509CertificateInfo: Sendable {
         if let name = X509_get_subject_name(certificate) {
             let index = X509_NAME_get_index_by_NID(name, NID_userId, -1)
             if index >= 0, let entry = X509_NAME_get_entry(name, index), let data = X509_NAME_ENTRY_get_data(entry) {
-                subjectUID = String(decoding: UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))), as: UTF8.self)
+                subjectUID = String(
+                    decoding: UnsafeBufferPointer(start: ASN1_STRING_get0_data(data), count: Int(ASN1_STRING_length(data))), as: UTF8.self)
             }
         }
         extensions = [:]

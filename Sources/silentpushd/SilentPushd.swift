@@ -21,18 +21,25 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("TLS HTTP/2 listener, HOST:PORT (port 0: any free port), or 'off'.", valueName: "host:port"))
     var listen = "127.0.0.1:2197"
 
-    @Option(name: .customLong("listen-h2c"), help: ArgumentHelp("Cleartext HTTP/2 (prior knowledge) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
+    @Option(
+        name: .customLong("listen-h2c"),
+        help: ArgumentHelp("Cleartext HTTP/2 (prior knowledge) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
     var listenH2C = "127.0.0.1:2198"
 
     @Option(help: ArgumentHelp("Admin API (HTTP/1.1) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
     var admin = "127.0.0.1:2199"
 
-    @Option(name: .customLong("admin-host"), help: ArgumentHelp(
-        "A host name the admin API answers to besides IP addresses and localhost (others get 421). Repeatable.", valueName: "name"))
+    @Option(
+        name: .customLong("admin-host"),
+        help: ArgumentHelp(
+            "A host name the admin API answers to besides IP addresses and localhost (others get 421). Repeatable.", valueName: "name"))
     var adminHosts: [String] = []
 
-    @Option(name: .customLong("admin-token"), help: ArgumentHelp(
-        "Require 'authorization: Bearer TOKEN' on every admin route but /healthz, /readyz and the page at / (open it as /#token=TOKEN).", valueName: "token"))
+    @Option(
+        name: .customLong("admin-token"),
+        help: ArgumentHelp(
+            "Require 'authorization: Bearer TOKEN' on every admin route but /healthz, /readyz and the page at / (open it as /#token=TOKEN).",
+            valueName: "token"))
     var adminToken: String?
 
     @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Server certificate chain (PEM).", valueName: "pem"))
@@ -50,25 +57,35 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
     var maxConcurrentStreams: UInt32 = 1000
 
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp(
-        "Close connections that read and answer nothing this long with GOAWAY IdleTimeout (e.g. 10m, 0 = never).", valueName: "duration"))
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp(
+            "Close connections that read and answer nothing this long with GOAWAY IdleTimeout (e.g. 10m, 0 = never).", valueName: "duration"))
     var idleTimeout = "10m"
 
-    @Option(name: .customLong("request-timeout"), help: ArgumentHelp(
-        "Reset (RST_STREAM) a request whose headers and body have not all arrived this long after it opened (0 = no limit).",
-        valueName: "duration"))
+    @Option(
+        name: .customLong("request-timeout"),
+        help: ArgumentHelp(
+            "Reset (RST_STREAM) a request whose headers and body have not all arrived this long after it opened (0 = no limit).",
+            valueName: "duration"))
     var requestTimeout = "10s"
 
-    @Option(name: .customLong("max-connections"), help: ArgumentHelp(
-        "HTTP/2 connections served at once; one more gets GOAWAY and is closed (default: from the open-file limit).", valueName: "n"))
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "HTTP/2 connections served at once; one more gets GOAWAY and is closed (default: from the open-file limit).", valueName: "n"))
     var maxConnections: Int?
 
-    @Option(name: .customLong("shutdown-grace"), help: ArgumentHelp("On SIGTERM, how long open streams may run before the rest is closed.", valueName: "duration"))
+    @Option(
+        name: .customLong("shutdown-grace"),
+        help: ArgumentHelp("On SIGTERM, how long open streams may run before the rest is closed.", valueName: "duration"))
     var shutdownGrace = "30s"
 
-    @Option(name: .customLong("auth-key"), help: ArgumentHelp(
-        "Accept provider tokens signed by this key: KEYID:TEAMID:PATH[:sandbox|production], PATH a .p8 or public key PEM. Repeatable; default: the dev key in certs/.",
-        valueName: "keyid:teamid:path"))
+    @Option(
+        name: .customLong("auth-key"),
+        help: ArgumentHelp(
+            "Accept provider tokens signed by this key: KEYID:TEAMID:PATH[:sandbox|production], PATH a .p8 or public key PEM. Repeatable; default: the dev key in certs/.",
+            valueName: "keyid:teamid:path"))
     var authKeys: [String] = []
 
     @Option(help: ArgumentHelp("The APNs environment played: sandbox or production.", valueName: "env"))
@@ -77,7 +94,9 @@ struct SilentPushd: AsyncParsableCommand {
     @Flag(help: "Refuse what APNs tolerates with a warning (priority 10 or an alert on a background push).")
     var strict = false
 
-    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("At most N pushes per DURATION to one device token, else 429 TooManyRequests (e.g. 10/1s).", valueName: "n/duration"))
+    @Option(
+        name: .customLong("rate-limit"),
+        help: ArgumentHelp("At most N pushes per DURATION to one device token, else 429 TooManyRequests (e.g. 10/1s).", valueName: "n/duration"))
     var rateLimit: String?
 
     @Option(help: ArgumentHelp("Where pushes, wakes and device state are recorded: a SQLite file, or 'memory'.", valueName: "path"))
@@ -89,7 +108,9 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Wake timings: ios (15m between wakes, 30s deadline) or fast (1s between wakes).", valueName: "profile"))
     var profile = "ios"
 
-    @Option(name: .customLong("min-interval"), help: ArgumentHelp("Least time from one wake of an app to its next (overrides --profile).", valueName: "duration"))
+    @Option(
+        name: .customLong("min-interval"),
+        help: ArgumentHelp("Least time from one wake of an app to its next (overrides --profile).", valueName: "duration"))
     var minInterval: String?
 
     @Option(help: ArgumentHelp("How long a wake's fetch handler may run before it is cancelled (overrides --profile).", valueName: "duration"))
@@ -98,22 +119,29 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("max-fetches"), help: "Fetch handlers running at once across all devices.")
     var maxFetches = 64
 
-    @Option(name: .customLong("fetch-exec"), help: ArgumentHelp(
-        "Run this shell command for each wake: the payload on stdin, SILENTPUSH_* variables, its last line newData, noData or failed.",
-        valueName: "command"))
+    @Option(
+        name: .customLong("fetch-exec"),
+        help: ArgumentHelp(
+            "Run this shell command for each wake: the payload on stdin, SILENTPUSH_* variables, its last line newData, noData or failed.",
+            valueName: "command"))
     var fetchExec: String?
 
-    @Option(name: .customLong("fetch-url"), help: ArgumentHelp(
-        "GET this URL for each wake ({token}, {topic}, {key} from the payload); a changed body is newData, 304 or the same body noData.",
-        valueName: "template"))
+    @Option(
+        name: .customLong("fetch-url"),
+        help: ArgumentHelp(
+            "GET this URL for each wake ({token}, {topic}, {key} from the payload); a changed body is newData, 304 or the same body noData.",
+            valueName: "template"))
     var fetchURL: String?
 
-    @Option(name: .customLong("fetch-body-limit"), help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"))
+    @Option(
+        name: .customLong("fetch-body-limit"),
+        help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"))
     var fetchBodyLimit: Int?
 
-    @Option(help: ArgumentHelp(
-        "A JSON config file: any flag as a camelCase key, plus fetchHandlers, devices and deviceRegistry; flags override it.",
-        valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A JSON config file: any flag as a camelCase key, plus fetchHandlers, devices and deviceRegistry; flags override it.",
+            valueName: "file"))
     var config: String?
 
     @Option(help: "Event-loop threads (default: one per core).")
@@ -176,7 +204,7 @@ struct SilentPushd: AsyncParsableCommand {
         if let rateLimit {
             let parts = rateLimit.split(separator: "/", maxSplits: 1).map(String.init)
             guard parts.count == 2, let limit = Int(parts[0]), limit > 0, let window = Duration(parsing: parts[1]), window > .zero,
-                  window <= .days(1)
+                window <= .days(1)
             else {
                 throw ValidationError("--rate-limit '\(rateLimit)' is not N/DURATION with DURATION at most 1 day (e.g. 10/1s)")
             }
@@ -231,8 +259,9 @@ struct SilentPushd: AsyncParsableCommand {
         let logger = Logger(label: "silentpushd")
         let group = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? MultiThreadedEventLoopGroup.singleton
         let receiver = try Receiver(try makeConfiguration(), group: group, logger: logger)
-        let services = ServiceGroup(configuration: .init(
-            services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
         logger.info("silentpushd stopped")
     }

@@ -4,10 +4,12 @@ import Testing
 @Suite struct APNsErrorBodyTests {
     @Test func writesWhatAPNsSends() {
         #expect(APNsErrorBody(APNsRejection(.badDeviceToken)).json == #"{"reason":"BadDeviceToken"}"#)
-        #expect(APNsErrorBody(APNsRejection(.unregistered, timestamp: 1_700_000_000_000)).json
-            == #"{"reason":"Unregistered","timestamp":1700000000000}"#)
-        #expect(APNsErrorBody(reason: "ProtocolError", detail: "a \"quoted\"\nline").json
-            == #"{"reason":"ProtocolError","detail":"a \"quoted\"\nline"}"#)
+        #expect(
+            APNsErrorBody(APNsRejection(.unregistered, timestamp: 1_700_000_000_000)).json
+                == #"{"reason":"Unregistered","timestamp":1700000000000}"#)
+        #expect(
+            APNsErrorBody(reason: "ProtocolError", detail: "a \"quoted\"\nline").json
+                == #"{"reason":"ProtocolError","detail":"a \"quoted\"\nline"}"#)
     }
 
     @Test func readsWhatItWritesAndIgnoresTheRest() throws {

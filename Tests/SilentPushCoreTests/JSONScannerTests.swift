@@ -27,7 +27,9 @@ import Testing
     }
 
     @Test func rejectsInvalidUTF8() {
-        for bytes: [UInt8] in [[0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF5, 0x80, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22],
+        ] {
             let valid = bytes.withUnsafeBufferPointer { buffer -> Bool in
                 var scanner = JSONScanner(buffer)
                 return (try? scanner.skipValue()) != nil
@@ -108,7 +110,8 @@ import Testing
     }
 
     @Test func parsesHeaderAndClaims() throws {
-        let token = try ProviderToken.parse(Self.jwt(header: #"{"alg":"ES256","kid":"ABC123DEFG"}"#, claims: #"{"iss":"DEF123GHIJ","iat":1437179036}"#))
+        let token = try ProviderToken.parse(
+            Self.jwt(header: #"{"alg":"ES256","kid":"ABC123DEFG"}"#, claims: #"{"iss":"DEF123GHIJ","iat":1437179036}"#))
         #expect(token.keyID == "ABC123DEFG")
         #expect(token.teamID == "DEF123GHIJ")
         #expect(token.issuedAt == 1_437_179_036)
@@ -202,7 +205,8 @@ import Testing
     }()
 
     @Test func topicsComeFromTheUIDAndTheExtension() throws {
-        let identity = ClientCertificateIdentity(subjectUID: "com.example.app", topicExtension: Self.extensionDER, development: false, production: false)
+        let identity = ClientCertificateIdentity(
+            subjectUID: "com.example.app", topicExtension: Self.extensionDER, development: false, production: false)
         #expect(identity.topics == ["com.example.app", "com.example.app.voip"])
         #expect(try identity.topic(for: "com.example.app.voip", environment: .sandbox) == "com.example.app.voip")
         #expect(throws: APNsReason.badTopic) { try identity.topic(for: "com.other", environment: .sandbox) }

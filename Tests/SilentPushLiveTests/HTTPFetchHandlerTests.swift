@@ -42,7 +42,8 @@ import Testing
     }
 
     /// A receiver whose default handler GETs `http://127.0.0.1:PORT/{kind}/{arg}` (1 s deadline).
-    static func withReceiver(origin: Origin, bodyLimit: Int = 10 * 1024 * 1024, _ body: (Receiver, TestPushClient) async throws -> Void) async throws {
+    static func withReceiver(origin: Origin, bodyLimit: Int = 10 * 1024 * 1024, _ body: (Receiver, TestPushClient) async throws -> Void) async throws
+    {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path) }
         try await Receiver.withTesting({

@@ -25,16 +25,20 @@ import Glibc
         let headers = SamplePush.headers(jwt: try DevProviderToken.make())
         try await connection.send(Self.handshake)
         let sent = ContinuousClock.now
-        try await connection.send([H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false),
-                                   H2Frame.data(streamID: 1, Array(SamplePush.payload.prefix(5)), endStream: false)])
+        try await connection.send([
+            H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false),
+            H2Frame.data(streamID: 1, Array(SamplePush.payload.prefix(5)), endStream: false),
+        ])
         let frames = try await connection.waitForFrames(timeout: .seconds(5)) { $0.contains { $0.kind == .rstStream } }
         let elapsed = ContinuousClock.now - sent
         let reset = try #require(frames.first { $0.kind == .rstStream }, "no RST_STREAM: \(frames)")
         #expect(reset.streamID == 1 && reset.errorCode == 0x8)  // CANCEL
         #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(2500), "reset after \(elapsed)")
         // The connection lives on: the next request is answered.
-        try await connection.send([H2Frame.post(streamID: 3, path: SamplePush.path, extra: headers, endStream: false),
-                                   H2Frame.data(streamID: 3, SamplePush.payload, endStream: true)])
+        try await connection.send([
+            H2Frame.post(streamID: 3, path: SamplePush.path, extra: headers, endStream: false),
+            H2Frame.data(streamID: 3, SamplePush.payload, endStream: true),
+        ])
         let answered = try await connection.waitForFrames { $0.contains { $0.kind == .headers && $0.streamID == 3 } }
         #expect(answered.contains { $0.kind == .headers && $0.streamID == 3 })
         #expect(try await Self.metric(admin, "silentpush_request_timeouts_total") == 1)
@@ -60,9 +64,12 @@ import Glibc
         let path = directory.appendingPathComponent("store.sqlite").path
         let (first, _, _, _) = try await SilentPushdProcessTests.start(store: path)
         defer { first.signal(SIGKILL) }
-        let second = try PeerProcess(try SilentPushdProcessTests.binary(), [
-            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", path,
-            "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey])
+        let second = try PeerProcess(
+            try SilentPushdProcessTests.binary(),
+            [
+                "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", path,
+                "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey,
+            ])
         let result = await second.wait(timeout: .seconds(30))
         #expect(result.status == 2)
         #expect(result.errorOutput.contains("in use by another process (pid \(first.pid))"), "\(result.errorOutput)")
@@ -80,22 +87,28 @@ import Glibc
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)
 
         let ready = SilentPushdProcessTests.readyFile()
-        let process = try PeerProcess("/bin/sh", [
-            "-c", #"ulimit -n 1024 && exec "$0" "$@""#, try SilentPushdProcessTests.binary(),
-            "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
-        ])
+        let process = try PeerProcess(
+            "/bin/sh",
+            [
+                "-c", #"ulimit -n 1024 && exec "$0" "$@""#, try SilentPushdProcessTests.binary(),
+                "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
+            ])
         defer { process.signal(SIGKILL) }
         var h2c = 0
         for _ in 0..<500 where h2c == 0 {
             if let data = FileManager.default.contents(atPath: ready),
-               let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int], let port = ports["h2c"] { h2c = port }
+                let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int], let port = ports["h2c"]
+            {
+                h2c = port
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         try #require(h2c != 0, "silentpushd did not start")
         let port = h2c
 
         let headers = SamplePush.headers(jwt: try DevProviderToken.make())
-        let request = Self.handshake + H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false).bytes
+        let request =
+            Self.handshake + H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false).bytes
             + H2Frame.data(streamID: 1, SamplePush.payload, endStream: true).bytes
         let outcomes = try await withThrowingTaskGroup(of: (String, RawH2Connection?).self) { group in
             for _ in 0..<3_000 {
@@ -108,7 +121,9 @@ import Glibc
                     if frames.contains(where: { $0.kind == .headers && $0.streamID == 1 }) { return ("served", connection) }
                     if let goAway = frames.first(where: { $0.kind == .goAway }) {
                         await connection.close()
-                        return (goAway.lastStreamID == 0 && goAway.debugData?.contains("ServiceUnavailable") == true ? "refused" : "other GOAWAY", nil)
+                        return (
+                            goAway.lastStreamID == 0 && goAway.debugData?.contains("ServiceUnavailable") == true ? "refused" : "other GOAWAY", nil
+                        )
                     }
                     await connection.close()
                     return (connection.isClosed ? "closed without GOAWAY" : "unanswered", nil)
@@ -140,16 +155,21 @@ extension HardeningLiveTests {
     /// clients leave.
     @Test func runningOutOfDescriptorsIsLoggedCountedAndRecoveredFrom() async throws {
         let ready = SilentPushdProcessTests.readyFile()
-        let process = try PeerProcess("/bin/sh", [
-            "-c", #"ulimit -n 256 && exec "$0" "$@""#, try SilentPushdProcessTests.binary(),
-            "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
-            "--max-connections", "5000",
-        ])
+        let process = try PeerProcess(
+            "/bin/sh",
+            [
+                "-c", #"ulimit -n 256 && exec "$0" "$@""#, try SilentPushdProcessTests.binary(),
+                "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
+                "--max-connections", "5000",
+            ])
         defer { process.signal(SIGKILL) }
         var ports: [String: Int] = [:]
         for _ in 0..<500 where ports["h2c"] == nil {
             if let data = FileManager.default.contents(atPath: ready),
-               let read = try? JSONSerialization.jsonObject(with: data) as? [String: Int] { ports = read }
+                let read = try? JSONSerialization.jsonObject(with: data) as? [String: Int]
+            {
+                ports = read
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
         let h2c = try #require(ports["h2c"]), admin = try #require(ports["admin"])

@@ -20,25 +20,34 @@ import Testing
         let jwt = try await Self.opensslToken()
         #expect(jwt.split(separator: ".").count == 3)
         try await Receiver.withTesting { receiver in
-            let ok = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/stderr", "-w", "%{http_code}",
-                "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: background",
-                "-H", "apns-priority: 5", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"])
+            let ok = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/stderr", "-w", "%{http_code}",
+                    "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app", "-H", "apns-push-type: background",
+                    "-H", "apns-priority: 5", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)",
+                ])
             #expect(ok.output == "200", "\(ok.errorOutput)")
 
             // The same token with its signature cut short is refused.
-            let broken = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "-H", "authorization: bearer \(jwt.dropLast(4))",
-                "-H", "apns-topic: com.example.app", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"])
+            let broken = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "-H", "authorization: bearer \(jwt.dropLast(4))",
+                    "-H", "apns-topic: com.example.app", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)",
+                ])
             #expect(broken.output == #"{"reason":"InvalidProviderToken"}"#)
         }
     }
 
     @Test func curlAnswersCarryApplesErrorShape() async throws {
         try await Receiver.withTesting { receiver in
-            let result = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "-D", "/dev/stderr",
-                "-H", "apns-topic: com.example.app", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"])
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "-D", "/dev/stderr",
+                    "-H", "apns-topic: com.example.app", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)",
+                ])
             #expect(result.output == #"{"reason":"MissingProviderToken"}"#)
             #expect(result.errorOutput.hasPrefix("HTTP/2 403"))
             #expect(result.errorOutput.contains("content-type: application/json"))
@@ -57,7 +66,8 @@ import Testing
             let lines = try await Self.aioapns([
                 "--port", "\(receiver.tlsPort!)", "--ca", DevCertificates.ca, "--key", DevCertificates.authKey,
                 "--key-id", "DEVKEY0001", "--team-id", "DEVTEAM001", "--topic", "com.example.app",
-                SamplePush.deviceToken, "abc", String(SamplePush.deviceToken.reversed())])
+                SamplePush.deviceToken, "abc", String(SamplePush.deviceToken.reversed()),
+            ])
             #expect(lines.count == 3)
             #expect(lines.first?["success"] as? Bool == true)
             #expect(lines.first?["status"] as? String == "200")
@@ -68,17 +78,21 @@ import Testing
 
     @Test func aioapnsWithAClientCertificate() async throws {
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-client-\(UUID().uuidString).pem")
-        let pem = try String(contentsOfFile: DevCertificates.clientCertificate, encoding: .utf8) + (try String(contentsOfFile: DevCertificates.clientKey, encoding: .utf8))
+        let pem =
+            try String(contentsOfFile: DevCertificates.clientCertificate, encoding: .utf8)
+            + (try String(contentsOfFile: DevCertificates.clientKey, encoding: .utf8))
         try pem.write(to: bundle, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: bundle) }
         try await Receiver.withTesting({ $0.clientCA = DevCertificates.ca }) { receiver in
             let good = try await Self.aioapns([
                 "--port", "\(receiver.tlsPort!)", "--ca", DevCertificates.ca, "--cert", bundle.path,
-                "--topic", "com.example.app", SamplePush.deviceToken])
+                "--topic", "com.example.app", SamplePush.deviceToken,
+            ])
             #expect(good.first?["status"] as? String == "200")
             let wrongTopic = try await Self.aioapns([
                 "--port", "\(receiver.tlsPort!)", "--ca", DevCertificates.ca, "--cert", bundle.path,
-                "--topic", "com.other.app", SamplePush.deviceToken])
+                "--topic", "com.other.app", SamplePush.deviceToken,
+            ])
             #expect(wrongTopic.first?["reason"] as? String == "BadTopic")
         }
     }
@@ -86,10 +100,13 @@ import Testing
     @Test func curlWithTheClientCertificateUsesItsTopics() async throws {
         try await Receiver.withTesting({ $0.clientCA = DevCertificates.ca }) { receiver in
             func push(topic: String, type: String) async throws -> PeerResult {
-                try await PeerProcess.run("curl", [
-                    "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.clientCertificate,
-                    "--key", DevCertificates.clientKey, "-w", " %{http_code}", "-H", "apns-topic: \(topic)", "-H", "apns-push-type: \(type)",
-                    "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)/3/device/\(String(repeating: "ab", count: 32))"])
+                try await PeerProcess.run(
+                    "curl",
+                    [
+                        "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.clientCertificate,
+                        "--key", DevCertificates.clientKey, "-w", " %{http_code}", "-H", "apns-topic: \(topic)", "-H", "apns-push-type: \(type)",
+                        "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)/3/device/\(String(repeating: "ab", count: 32))",
+                    ])
             }
             let voip = try await push(topic: "com.example.app.voip", type: "voip")
             #expect(voip.output == " 200")

@@ -124,7 +124,9 @@ import Testing
             let headers = SamplePush.headerList(jwt: try DevProviderToken.make())
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<500 {
-                    group.addTask { try await connection.send(H2Request(method: "POST", path: SamplePush.path, headers: headers, body: SamplePush.payload)).status }
+                    group.addTask {
+                        try await connection.send(H2Request(method: "POST", path: SamplePush.path, headers: headers, body: SamplePush.payload)).status
+                    }
                 }
                 return try await group.reduce(into: [Int]()) { $0.append($1) }
             }

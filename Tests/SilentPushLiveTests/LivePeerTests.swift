@@ -21,9 +21,12 @@ import Testing
 
     @Test func curlOverTLSWithTheDevCA() async throws {
         try await withReceiver { receiver in
-            let result = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "-D", "-", "-o", "/dev/null",
-                "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"] + Self.push())
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "-D", "-", "-o", "/dev/null",
+                    "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)",
+                ] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.hasPrefix("HTTP/2 200"))
             let id = try #require(result.output.split(separator: "\r\n").first { $0.hasPrefix("apns-id: ") }?.dropFirst(9))
@@ -33,9 +36,12 @@ import Testing
 
     @Test func curlOverH2CWithPriorKnowledgeEchoesTheApnsID() async throws {
         try await withReceiver { receiver in
-            let result = try await PeerProcess.run("curl", [
-                "-sS", "--http2-prior-knowledge", "-D", "-", "-o", "/dev/null", "-H", "apns-id: 123E4567-E89B-12D3-A456-4266554400A0",
-                "-d", "@\(Self.payload)", "http://127.0.0.1:\(receiver.h2cPort!)\(SamplePush.path)"] + Self.push())
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2-prior-knowledge", "-D", "-", "-o", "/dev/null", "-H", "apns-id: 123E4567-E89B-12D3-A456-4266554400A0",
+                    "-d", "@\(Self.payload)", "http://127.0.0.1:\(receiver.h2cPort!)\(SamplePush.path)",
+                ] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.hasPrefix("HTTP/2 200"))
             #expect(result.output.contains("apns-id: 123E4567-E89B-12D3-A456-4266554400A0"))
@@ -44,8 +50,11 @@ import Testing
 
     @Test func otherPathsAreBadPath() async throws {
         try await withReceiver { receiver in
-            let result = try await PeerProcess.run("curl", [
-                "-sS", "--http2-prior-knowledge", "-D", "/dev/stderr", "http://127.0.0.1:\(receiver.h2cPort!)/4/other"])
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2-prior-knowledge", "-D", "/dev/stderr", "http://127.0.0.1:\(receiver.h2cPort!)/4/other",
+                ])
             #expect(result.output == #"{"reason":"BadPath"}"#)
             #expect(result.errorOutput.hasPrefix("HTTP/2 404"))
             #expect(result.errorOutput.contains("content-type: application/json"))
@@ -54,9 +63,12 @@ import Testing
 
     @Test func aTLSClientThatOffersNoALPNIsServedH2() async throws {
         try await withReceiver { receiver in
-            let result = try await PeerProcess.run("curl", [
-                "-sS", "-v", "--http2-prior-knowledge", "--no-alpn", "--cacert", DevCertificates.ca, "-o", "/dev/null",
-                "-w", "%{http_version} %{http_code}", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"] + Self.push())
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "-v", "--http2-prior-knowledge", "--no-alpn", "--cacert", DevCertificates.ca, "-o", "/dev/null",
+                    "-w", "%{http_version} %{http_code}", "-d", "@\(Self.payload)", "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)",
+                ] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output == "2 200")
             #expect(!result.errorOutput.contains("ALPN: server accepted"))
@@ -76,15 +88,24 @@ import Testing
 
     @Test func opensslSelectsH2ThroughALPN() async throws {
         try await withReceiver { receiver in
-            let withALPN = try await PeerProcess.run("openssl", [
-                "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "h2", "-CAfile", DevCertificates.ca, "-verify_return_error"])
+            let withALPN = try await PeerProcess.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "h2", "-CAfile", DevCertificates.ca, "-verify_return_error",
+                ])
             #expect(withALPN.output.contains("ALPN protocol: h2"))
             #expect(withALPN.output.contains("Verify return code: 0 (ok)"))
-            let withoutALPN = try await PeerProcess.run("openssl", [
-                "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-CAfile", DevCertificates.ca])
+            let withoutALPN = try await PeerProcess.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-CAfile", DevCertificates.ca,
+                ])
             #expect(withoutALPN.output.contains("No ALPN negotiated"))
-            let http11Only = try await PeerProcess.run("openssl", [
-                "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "http/1.1", "-CAfile", DevCertificates.ca])
+            let http11Only = try await PeerProcess.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "http/1.1", "-CAfile", DevCertificates.ca,
+                ])
             #expect(http11Only.output.contains("No ALPN negotiated"))
         }
     }
@@ -93,7 +114,8 @@ import Testing
     func h2loadMultiplexes100StreamsOnOneConnection(tls: Bool) async throws {
         try await withReceiver { receiver in
             let url = tls ? "https://127.0.0.1:\(receiver.tlsPort!)" : "http://127.0.0.1:\(receiver.h2cPort!)"
-            let result = try await PeerProcess.run("h2load", ["-n", "2000", "-c", "1", "-m", "100", "-d", Self.payload, url + SamplePush.path] + Self.push())
+            let result = try await PeerProcess.run(
+                "h2load", ["-n", "2000", "-c", "1", "-m", "100", "-d", Self.payload, url + SamplePush.path] + Self.push())
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output.contains("requests: 2000 total, 2000 started, 2000 done, 2000 succeeded, 0 failed, 0 errored, 0 timeout"))
             #expect(result.output.contains("status codes: 2000 2xx"))
@@ -106,9 +128,12 @@ import Testing
             let big = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-big-\(UUID().uuidString).bin")
             try Data(repeating: 0x61, count: 200_000).write(to: big)
             defer { try? FileManager.default.removeItem(at: big) }
-            let result = try await PeerProcess.run("curl", [
-                "-sS", "--http2-prior-knowledge", "-w", " %{http_code}", "--data-binary", "@\(big.path)",
-                "http://127.0.0.1:\(receiver.h2cPort!)/3/device/abcdef"])
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2-prior-knowledge", "-w", " %{http_code}", "--data-binary", "@\(big.path)",
+                    "http://127.0.0.1:\(receiver.h2cPort!)/3/device/abcdef",
+                ])
             #expect(result.status == 0, "\(result.errorOutput)")
             #expect(result.output == #"{"reason":"PayloadTooLarge"} 413"#)
         }
@@ -117,17 +142,26 @@ import Testing
     @Test func mutualTLSRefusesCertificatesFromAnotherCA() async throws {
         try await withReceiver({ $0.clientCA = DevCertificates.ca }) { receiver in
             let url = "https://localhost:\(receiver.tlsPort!)\(SamplePush.path)"
-            let good = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.clientCertificate,
-                "--key", DevCertificates.clientKey, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url] + SamplePush.headerArguments(jwt: nil))
+            let good = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.clientCertificate,
+                    "--key", DevCertificates.clientKey, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url,
+                ] + SamplePush.headerArguments(jwt: nil))
             #expect(good.output == "200", "\(good.errorOutput)")
-            let other = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.otherClientCertificate,
-                "--key", DevCertificates.otherClientKey, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url])
+            let other = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", DevCertificates.otherClientCertificate,
+                    "--key", DevCertificates.otherClientKey, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url,
+                ])
             #expect(other.status != 0)
             #expect(other.output != "200")
-            let none = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url])
+            let none = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}", "-d", "@\(Self.payload)", url,
+                ])
             #expect(none.status != 0)
             #expect(none.output != "200")
         }

@@ -13,7 +13,8 @@ import Testing
     static let other = String(repeating: "ab", count: 32)
 
     @Test func theFileSetsClockProfileKeysAndRegisteredDevices() async throws {
-        let config = try Self.write("""
+        let config = try Self.write(
+            """
             {"clock": "manual", "profile": "fast", "deadline": 5, "maxConcurrentStreams": 50,
              "authKeys": ["DEVKEY0001:DEVTEAM001:\(DevCertificates.authKey)"],
              "deviceRegistry": "registeredOnly",
@@ -67,8 +68,11 @@ import Testing
         let config = try Self.write(json)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let binary = try SilentPushdProcessTests.binary()
-        let result = try await PeerProcess.run(binary, [
-            "--config", config, "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory"], timeout: .seconds(20))
+        let result = try await PeerProcess.run(
+            binary,
+            [
+                "--config", config, "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory",
+            ], timeout: .seconds(20))
         #expect(result.status == 2)
         #expect(result.errorOutput.hasPrefix("silentpushd: "), "\(result.errorOutput)")
         #expect(result.errorOutput.contains(message), "\(result.errorOutput)")

@@ -41,10 +41,13 @@ import Testing
                 let advanced = try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 420}"#)
                 #expect(advanced.status == 200)
             }
-            let curl = try await PeerProcess.run("curl", [
-                "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
-                "-H", "apns-id: \(Self.apnsID(minute))", "-d", #"{"aps":{"content-available":1}}"#,
-                "https://localhost:\(tls)\(SamplePush.path)"] + SamplePush.headerArguments(jwt: jwt))
+            let curl = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
+                    "-H", "apns-id: \(Self.apnsID(minute))", "-d", #"{"aps":{"content-available":1}}"#,
+                    "https://localhost:\(tls)\(SamplePush.path)",
+                ] + SamplePush.headerArguments(jwt: jwt))
             #expect(curl.output == "200", "\(curl.errorOutput)")
         }
         let listed = try await Self.admin(admin, "GET", "/v1/wakes?device=\(SamplePush.deviceToken)&topic=\(SamplePush.topic)")
@@ -265,9 +268,12 @@ import Testing
         let tokens = (1...50).map { String(format: "%064x", $0) } + ["abcd", "not-hex"]
         try Data(tokens.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: devices))
         let pushsend = try #require(BuiltProducts.path(of: "pushsend"))
-        let sent = try await PeerProcess.run(pushsend, [
-            "--url", "http://127.0.0.1:\(h2c)", "--devices", devices, "--count", "200", "--concurrency", "100", "--quiet",
-            DevCertificates.repositoryRoot + "/payloads/background.json"], timeout: .seconds(120))
+        let sent = try await PeerProcess.run(
+            pushsend,
+            [
+                "--url", "http://127.0.0.1:\(h2c)", "--devices", devices, "--count", "200", "--concurrency", "100", "--quiet",
+                DevCertificates.repositoryRoot + "/payloads/background.json",
+            ], timeout: .seconds(120))
         #expect(sent.status == 1)  // the two bad tokens
         #expect(sent.errorOutput.contains("sent 10400, accepted 10000, rejected 400 (400 BadDeviceToken: 400)"), "\(sent.errorOutput)")
         // Let every waiting push wake its app, and every fetch end.
@@ -286,7 +292,9 @@ import Testing
 
         let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
         #expect(metrics["silentpush_pushes_accepted_total"] == 10_000)
-        #expect(metrics[#"silentpush_pushes_rejected_total{reason="BadDeviceToken"}"#] == Double((stats["rejected"] as? [String: Int])?["BadDeviceToken"] ?? -1))
+        #expect(
+            metrics[#"silentpush_pushes_rejected_total{reason="BadDeviceToken"}"#]
+                == Double((stats["rejected"] as? [String: Int])?["BadDeviceToken"] ?? -1))
         #expect(metrics[#"silentpush_push_fates_total{fate="delivered"}"#] == Double(pushes["delivered"] ?? -1))
         #expect(metrics[#"silentpush_push_fates_total{fate="coalesced"}"#] == Double(pushes["coalesced"] ?? -1))
         #expect(metrics["silentpush_pending_slots"] == Double(pushes["pending"] ?? 0))

@@ -17,13 +17,17 @@ import Testing
     /// Starts silentpushd with every listener on port 0 and waits for its ready file.
     static func start(_ extra: [String] = [], store: String = "memory") async throws -> (PeerProcess, tls: Int, h2c: Int, admin: Int) {
         let ready = readyFile()
-        let process = try PeerProcess(try binary(), [
-            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready,
-            "--store", store, "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + extra)
+        let process = try PeerProcess(
+            try binary(),
+            [
+                "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready,
+                "--store", store, "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey,
+            ] + extra)
         for _ in 0..<500 {
             if let data = FileManager.default.contents(atPath: ready),
-               let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
-               let tls = ports["tls"], let h2c = ports["h2c"], let admin = ports["admin"] {
+                let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
+                let tls = ports["tls"], let h2c = ports["h2c"], let admin = ports["admin"]
+            {
                 try? FileManager.default.removeItem(atPath: ready)
                 return (process, tls, h2c, admin)
             }
@@ -40,8 +44,10 @@ import Testing
         try await connection.send(H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes)
         // Two requests whose bodies are still arriving when SIGTERM lands.
         let headers = SamplePush.headers(jwt: try DevProviderToken.make())
-        try await connection.send([H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false),
-                                   H2Frame.post(streamID: 3, path: SamplePush.path, extra: headers, endStream: false)])
+        try await connection.send([
+            H2Frame.post(streamID: 1, path: SamplePush.path, extra: headers, endStream: false),
+            H2Frame.post(streamID: 3, path: SamplePush.path, extra: headers, endStream: false),
+        ])
         try await connection.waitForFrames { $0.contains { $0.kind == .settings && $0.flags == 1 } }
         process.signal(SIGTERM)
         let frames = try await connection.waitForFrames { $0.contains { $0.kind == .goAway } }
@@ -50,8 +56,10 @@ import Testing
         #expect(goAway.lastStreamID == 3)
         #expect(!connection.isClosed)
 
-        try await connection.send([H2Frame.data(streamID: 1, SamplePush.payload, endStream: true),
-                                   H2Frame.data(streamID: 3, SamplePush.payload, endStream: true)])
+        try await connection.send([
+            H2Frame.data(streamID: 1, SamplePush.payload, endStream: true),
+            H2Frame.data(streamID: 3, SamplePush.payload, endStream: true),
+        ])
         let answered = try await connection.waitForFrames { Set($0.filter { $0.kind == .headers }.map(\.streamID)) == [1, 3] }
         #expect(Set(answered.filter { $0.kind == .headers }.map(\.streamID)) == [1, 3])
         // ":status: 200" is HPACK static index 8 (0x88), after any table-size update (0x20…).
@@ -64,9 +72,12 @@ import Testing
 
     @Test func sigtermWithNothingInFlightExitsZero() async throws {
         let (process, tls, _, _) = try await Self.start()
-        let curl = try await PeerProcess.run("curl", [
-            "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
-            "-d", #"{"aps":{"content-available":1}}"#, "https://localhost:\(tls)\(SamplePush.path)"] + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
+        let curl = try await PeerProcess.run(
+            "curl",
+            [
+                "-sS", "--http2", "--cacert", DevCertificates.ca, "-o", "/dev/null", "-w", "%{http_code}",
+                "-d", #"{"aps":{"content-available":1}}"#, "https://localhost:\(tls)\(SamplePush.path)",
+            ] + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
         #expect(curl.output == "200")
         process.signal(SIGTERM)
         let result = await process.wait(timeout: .seconds(10))
@@ -84,8 +95,10 @@ import Testing
         process.signal(SIGTERM)
         let log = await process.wait(timeout: .seconds(10)).errorOutput
         let start = try #require(log.split(separator: "\n").first { $0.contains("silentpushd listening") })
-        for key in ["listen.tls=127.0.0.1:", "listen.h2c=127.0.0.1:", "listen.admin=127.0.0.1:", "device.clock=system",
-                    "device.min_interval=", "device.deadline=", "store=memory"] {
+        for key in [
+            "listen.tls=127.0.0.1:", "listen.h2c=127.0.0.1:", "listen.admin=127.0.0.1:", "device.clock=system",
+            "device.min_interval=", "device.deadline=", "store=memory",
+        ] {
             #expect(start.contains(key), "\(start)")
         }
         #expect(log.contains("push.apns_id=\(answer.apnsID)"))
@@ -103,7 +116,10 @@ import Testing
         (["--client-ca", "/nonexistent/ca.pem"], "cannot read client CA '/nonexistent/ca.pem'"),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
         (["--auth-key", "bogus"], "--auth-key 'bogus' is not KEYID:TEAMID:PATH"),
-        (["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"], "cannot read key file '/nonexistent/AuthKey.p8' (check --auth-key K1:T1:/nonexistent/AuthKey.p8)"),
+        (
+            ["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"],
+            "cannot read key file '/nonexistent/AuthKey.p8' (check --auth-key K1:T1:/nonexistent/AuthKey.p8)"
+        ),
         (["--auth-key", "K1:T1:\(DevCertificates.serverCertificate)"], "not a PEM private key (.p8) or public key"),
         (["--environment", "staging"], "--environment 'staging' is not sandbox or production"),
         (["--rate-limit", "ten"], "--rate-limit 'ten' is not N/DURATION"),
@@ -132,9 +148,12 @@ import Testing
         (["--admin-token", "has space"], "--admin-token must be printable ASCII with no spaces"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
-        let result = try await PeerProcess.run(try Self.binary(), [
-            "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", "memory",
-            "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey] + arguments, timeout: .seconds(20))
+        let result = try await PeerProcess.run(
+            try Self.binary(),
+            [
+                "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", "memory",
+                "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey,
+            ] + arguments, timeout: .seconds(20))
         #expect(result.status == 2)
         let lines = result.errorOutput.split(separator: "\n")
         #expect(lines.count == 1, "\(result.errorOutput)")
@@ -147,7 +166,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         let made = try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", path])
         #expect(made.status == 0)
-        let result = try await PeerProcess.run(try Self.binary(), ["--listen-h2c", "127.0.0.1:0", "--listen", "off", "--admin", "off", "--store", "memory", "--auth-key", "K1:T1:\(path)"], timeout: .seconds(20))
+        let result = try await PeerProcess.run(
+            try Self.binary(),
+            ["--listen-h2c", "127.0.0.1:0", "--listen", "off", "--admin", "off", "--store", "memory", "--auth-key", "K1:T1:\(path)"],
+            timeout: .seconds(20))
         #expect(result.status == 2)
         #expect(result.errorOutput == "silentpushd: key file '\(path)': not an EC P-256 key (ES256 needs one) (check --auth-key K1:T1:\(path))\n")
     }
@@ -155,8 +177,11 @@ import Testing
     @Test func aPortInUseIsNamed() async throws {
         let (first, _, h2c, _) = try await Self.start()
         defer { first.signal(SIGKILL) }
-        let result = try await PeerProcess.run(try Self.binary(), [
-            "--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)", "--admin", "off", "--store", "memory"], timeout: .seconds(20))
+        let result = try await PeerProcess.run(
+            try Self.binary(),
+            [
+                "--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)", "--admin", "off", "--store", "memory",
+            ], timeout: .seconds(20))
         #expect(result.status == 2)
         #expect(result.errorOutput.contains("cannot listen on 127.0.0.1:\(h2c) (h2c)"), "\(result.errorOutput)")
     }

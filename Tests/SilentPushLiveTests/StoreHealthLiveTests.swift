@@ -29,7 +29,8 @@ import Testing
     }
 
     static func get(_ admin: Int, _ path: String) async throws -> Int {
-        let result = try await PeerProcess.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(admin)\(path)"], timeout: .seconds(30))
+        let result = try await PeerProcess.run(
+            "curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(admin)\(path)"], timeout: .seconds(30))
         return Int(result.output) ?? 0
     }
 

@@ -8,9 +8,12 @@ import Testing
     static func dom(of url: String) async throws -> String {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: profile) }
-        let result = try await PeerProcess.run("chromium", [
-            "--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=3000",
-            "--dump-dom", url], timeout: .seconds(60))
+        let result = try await PeerProcess.run(
+            "chromium",
+            [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=3000",
+                "--dump-dom", url,
+            ], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.errorOutput)")
         return result.output
     }

@@ -34,7 +34,8 @@ import Testing
         let connection = Self.connection(1)
         #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token()), connection: connection).status == 200)
         harness.advance(seconds: 30 * 60)
-        let other = harness.send(headers: SamplePush.headers(jwt: try harness.token(keyID: "OTHERTEAM1", teamID: "OTHERTEAM0")), connection: connection)
+        let other = harness.send(
+            headers: SamplePush.headers(jwt: try harness.token(keyID: "OTHERTEAM1", teamID: "OTHERTEAM0")), connection: connection)
         #expect(other.status == 403)
         #expect(other.reason == "UnrelatedKeyIdInToken")
     }

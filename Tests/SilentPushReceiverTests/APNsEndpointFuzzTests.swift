@@ -68,11 +68,13 @@ import Testing
                 case 0:
                     method = ["GET", "PUT", Self.randomText(&random, maxLength: 6)].randomElement(using: &random)!
                 case 1:
-                    let token: String = switch Int.random(in: 0..<3, using: &random) {
-                    case 0: String((0..<Int.random(in: 0...210, using: &random)).map { _ in "0123456789abcdefABCDEF".randomElement(using: &random)! })
-                    case 1: String(decoding: Self.mutate(Array(SamplePush.deviceToken.utf8), &random), as: UTF8.self)
-                    default: Self.randomText(&random, maxLength: 80)
-                    }
+                    let token: String =
+                        switch Int.random(in: 0..<3, using: &random) {
+                        case 0:
+                            String((0..<Int.random(in: 0...210, using: &random)).map { _ in "0123456789abcdefABCDEF".randomElement(using: &random)! })
+                        case 1: String(decoding: Self.mutate(Array(SamplePush.deviceToken.utf8), &random), as: UTF8.self)
+                        default: Self.randomText(&random, maxLength: 80)
+                        }
                     path = Bool.random(using: &random) ? "/3/device/" + token : Self.randomText(&random, maxLength: 30)
                 case 2, 3:
                     let index = Int.random(in: 0..<headers.count, using: &random)
@@ -89,13 +91,15 @@ import Testing
                 case 5:
                     body = Self.mutate(payloads.randomElement(using: &random)!, &random)
                 default:
-                    body = Bool.random(using: &random)
+                    body =
+                        Bool.random(using: &random)
                         ? (0..<Int.random(in: 0...6000, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
                         : Array(Self.randomText(&random, maxLength: 100).utf8)
                 }
             }
 
-            let response = harness.send(method: method, path: path, headers: headers, body: body, connection: connections.randomElement(using: &random)!)
+            let response = harness.send(
+                method: method, path: path, headers: headers, body: body, connection: connections.randomElement(using: &random)!)
             statuses[response.status, default: 0] += 1
             #expect(response.headers.first("apns-id").flatMap { UUID(uuidString: $0) } != nil)
             if response.status == 200 {

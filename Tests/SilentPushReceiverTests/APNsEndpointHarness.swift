@@ -41,8 +41,10 @@ final class APNsEndpointHarness: @unchecked Sendable {
     /// Seconds since the epoch the harness starts at.
     static let start: Int64 = 1_800_000_000
 
-    init(strict: Bool = false, environment: APNsEnvironment = .sandbox, mode: DeviceRegistry.Mode = .acceptOnFirstUse,
-         rateLimit: (Int, Duration)? = nil) throws {
+    init(
+        strict: Bool = false, environment: APNsEnvironment = .sandbox, mode: DeviceRegistry.Mode = .acceptOnFirstUse,
+        rateLimit: (Int, Duration)? = nil
+    ) throws {
         let clock = self.clock
         let devKey = DevCertificates.authKey
         let keys = try ProviderKeyRing(specs: [
@@ -67,9 +69,12 @@ final class APNsEndpointHarness: @unchecked Sendable {
     }
 
     /// A token for the harness clock.
-    func token(keyID: String = "DEVKEY0001", teamID: String = "DEVTEAM001", age: Int64 = 0, keyFile: String = DevCertificates.authKey,
-               algorithm: String = "ES256", der: Bool = false, iatAsString: Bool = false) throws -> String {
-        try DevProviderToken.make(issuedAt: now - age, keyID: keyID, teamID: teamID, keyFile: keyFile, algorithm: algorithm, der: der, iatAsString: iatAsString)
+    func token(
+        keyID: String = "DEVKEY0001", teamID: String = "DEVTEAM001", age: Int64 = 0, keyFile: String = DevCertificates.authKey,
+        algorithm: String = "ES256", der: Bool = false, iatAsString: Bool = false
+    ) throws -> String {
+        try DevProviderToken.make(
+            issuedAt: now - age, keyID: keyID, teamID: teamID, keyFile: keyFile, algorithm: algorithm, der: der, iatAsString: iatAsString)
     }
 
     /// Sends one request on `connection` (a fresh one by default) and returns the answer.
@@ -88,8 +93,10 @@ final class APNsEndpointHarness: @unchecked Sendable {
 
     /// A connection that presented `certificatePEM` as its client certificate.
     static func certificateConnection(_ certificatePEM: String) throws -> H2ConnectionInfo {
-        H2ConnectionInfo(id: 99, remoteAddress: "test", tls: TLSSessionInfo(
-            protocolVersion: "TLSv1.3", alpn: "h2", peerCertificateDER: try DevCertificates.der(ofPEM: certificatePEM)))
+        H2ConnectionInfo(
+            id: 99, remoteAddress: "test",
+            tls: TLSSessionInfo(
+                protocolVersion: "TLSv1.3", alpn: "h2", peerCertificateDER: try DevCertificates.der(ofPEM: certificatePEM)))
     }
 }
 

@@ -18,7 +18,10 @@ import Testing
 
         var testDescription: String { "\(name) → \(status) \(reason?.rawValue ?? "")" }
 
-        init(_ name: String, _ status: Int, _ reason: APNsReason?, strict: Bool = false, _ build: @escaping @Sendable (APNsEndpointHarness) throws -> Request) {
+        init(
+            _ name: String, _ status: Int, _ reason: APNsReason?, strict: Bool = false,
+            _ build: @escaping @Sendable (APNsEndpointHarness) throws -> Request
+        ) {
             self.name = name
             self.status = status
             self.reason = reason
@@ -60,9 +63,16 @@ import Testing
         // Accepted, and the boundaries on the accepted side.
         Case("a valid background push", 200, nil) { try push($0) },
         Case("collapse id of 64 bytes", 200, nil) { try push($0, setting("apns-collapse-id", String(repeating: "c", count: 64))) },
-        Case("payload of 4096 bytes", 200, nil) { var r = try push($0); r.body = payload(size: 4096); return r },
+        Case("payload of 4096 bytes", 200, nil) {
+            var r = try push($0); r.body = payload(size: 4096); return r
+        },
         Case("voip payload of 5120 bytes", 200, nil) {
-            var r = try push($0) { $0 = SamplePush.headers(jwt: nil).filter { $0.0 != "apns-topic" && $0.0 != "apns-push-type" } + [("apns-topic", voipTopic), ("apns-push-type", "voip")] }
+            var r = try push($0) {
+                $0 =
+                    SamplePush.headers(jwt: nil).filter { $0.0 != "apns-topic" && $0.0 != "apns-push-type" } + [
+                        ("apns-topic", voipTopic), ("apns-push-type", "voip"),
+                    ]
+            }
             r.headers.append(("authorization", "bearer \(try $0.token())"))
             r.body = payload(size: 5120)
             return r
@@ -71,7 +81,9 @@ import Testing
         Case("priority 5", 200, nil) { try push($0, setting("apns-priority", "5")) },
         Case("priority 10 on a background push (lenient)", 200, nil) { try push($0, setting("apns-priority", "10")) },
         Case("priority 10 on an alert push", 200, nil) {
-            var r = try push($0) { $0 = $0.filter { $0.0 != "apns-push-type" && $0.0 != "apns-priority" } + [("apns-push-type", "alert"), ("apns-priority", "10")] }
+            var r = try push($0) {
+                $0 = $0.filter { $0.0 != "apns-push-type" && $0.0 != "apns-priority" } + [("apns-push-type", "alert"), ("apns-priority", "10")]
+            }
             r.body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
             return r
         },
@@ -80,18 +92,26 @@ import Testing
         Case("DER signature (openssl dgst -sign)", 200, nil) { try push($0, setting("authorization", "bearer \(try $0.token(der: true))")) },
         Case("a given apns-id", 200, nil) { try push($0, setting("apns-id", "123e4567-e89b-12d3-a456-4266554400a0")) },
         Case("expiration 0", 200, nil) { try push($0, setting("apns-expiration", "0")) },
-        Case("client certificate, its topic", 200, nil) { _ in Request(headers: SamplePush.headers(jwt: nil), certificate: DevCertificates.clientCertificate) },
+        Case("client certificate, its topic", 200, nil) { _ in
+            Request(headers: SamplePush.headers(jwt: nil), certificate: DevCertificates.clientCertificate)
+        },
 
         // 400
         Case("collapse id of 65 bytes", 400, .badCollapseId) { try push($0, setting("apns-collapse-id", String(repeating: "c", count: 65))) },
-        Case("device token not hex", 400, .badDeviceToken) { var r = try push($0); r.path = "/3/device/" + String(repeating: "z", count: 64); return r },
-        Case("device token too short", 400, .badDeviceToken) { var r = try push($0); r.path = "/3/device/abcdef"; return r },
+        Case("device token not hex", 400, .badDeviceToken) {
+            var r = try push($0); r.path = "/3/device/" + String(repeating: "z", count: 64); return r
+        },
+        Case("device token too short", 400, .badDeviceToken) {
+            var r = try push($0); r.path = "/3/device/abcdef"; return r
+        },
         Case("expiration not a number", 400, .badExpirationDate) { try push($0, setting("apns-expiration", "tomorrow")) },
         Case("apns-id not a UUID", 400, .badMessageId) { try push($0, setting("apns-id", "not-a-uuid")) },
         Case("priority 7", 400, .badPriority) { try push($0, setting("apns-priority", "7")) },
         Case("priority 10 on a background push (strict)", 400, .badPriority, strict: true) { try push($0, setting("apns-priority", "10")) },
         Case("client certificate, another topic", 400, .badTopic) { _ in
-            Request(headers: SamplePush.headers(jwt: nil).map { $0.0 == "apns-topic" ? ($0.0, "com.other.app") : $0 }, certificate: DevCertificates.clientCertificate)
+            Request(
+                headers: SamplePush.headers(jwt: nil).map { $0.0 == "apns-topic" ? ($0.0, "com.other.app") : $0 },
+                certificate: DevCertificates.clientCertificate)
         },
         Case("token registered to another topic", 400, .deviceTokenNotForTopic) { harness in
             harness.endpoint.withDevices { $0.register(SamplePush.deviceToken, topics: ["com.example.other"]) }
@@ -100,19 +120,31 @@ import Testing
         Case("apns-topic twice", 400, .duplicateHeaders) { try push($0) { $0.append(("apns-topic", SamplePush.topic)) } },
         Case("unknown push type", 400, .invalidPushType) { try push($0, setting("apns-push-type", "fax")) },
         Case("voip push type, plain topic", 400, .invalidPushType) { try push($0, setting("apns-push-type", "voip")) },
-        Case("alert push type, voip topic", 400, .invalidPushType) { try push($0) { $0 = $0.map { $0.0 == "apns-topic" ? ($0.0, voipTopic) : $0.0 == "apns-push-type" ? ($0.0, "alert") : $0 } } },
+        Case("alert push type, voip topic", 400, .invalidPushType) {
+            try push($0) { $0 = $0.map { $0.0 == "apns-topic" ? ($0.0, voipTopic) : $0.0 == "apns-push-type" ? ($0.0, "alert") : $0 } }
+        },
         Case("background push carrying an alert (strict)", 400, .invalidPushType, strict: true) {
             var r = try push($0); r.body = Array(#"{"aps":{"content-available":1,"alert":"x"}}"#.utf8); return r
         },
-        Case("POST /3/device/", 400, .missingDeviceToken) { var r = try push($0); r.path = "/3/device/"; return r },
+        Case("POST /3/device/", 400, .missingDeviceToken) {
+            var r = try push($0); r.path = "/3/device/"; return r
+        },
         Case("no apns-topic", 400, .missingTopic) { try push($0, setting("apns-topic", nil)) },
         Case("client certificate with several topics, no apns-topic", 400, .missingTopic) { _ in
             Request(headers: SamplePush.headers(jwt: nil).filter { $0.0 != "apns-topic" }, certificate: DevCertificates.clientCertificate)
         },
-        Case("empty payload", 400, .payloadEmpty) { var r = try push($0); r.body = []; return r },
-        Case("payload not JSON", 400, .badRequestPayload) { var r = try push($0); r.body = Array(#"{"aps":{"content-available":1},"#.utf8); return r },
-        Case("payload a JSON array", 400, .badRequestPayload) { var r = try push($0); r.body = Array("[1,2]".utf8); return r },
-        Case("topic not among the key's", 400, .topicDisallowed) { try push($0, setting("authorization", "bearer \(try $0.token(keyID: "LIMITED001"))")) },
+        Case("empty payload", 400, .payloadEmpty) {
+            var r = try push($0); r.body = []; return r
+        },
+        Case("payload not JSON", 400, .badRequestPayload) {
+            var r = try push($0); r.body = Array(#"{"aps":{"content-available":1},"#.utf8); return r
+        },
+        Case("payload a JSON array", 400, .badRequestPayload) {
+            var r = try push($0); r.body = Array("[1,2]".utf8); return r
+        },
+        Case("topic not among the key's", 400, .topicDisallowed) {
+            try push($0, setting("authorization", "bearer \(try $0.token(keyID: "LIMITED001"))"))
+        },
 
         // 403
         Case("server certificate as client certificate (no topics)", 403, .badCertificate) { _ in
@@ -130,13 +162,21 @@ import Testing
         },
         Case("alg HS256", 403, .invalidProviderToken) { try push($0, setting("authorization", "bearer \(try $0.token(algorithm: "HS256"))")) },
         Case("unknown key id", 403, .invalidProviderToken) { try push($0, setting("authorization", "bearer \(try $0.token(keyID: "NOSUCHKEY1"))")) },
-        Case("team other than the key's", 403, .invalidProviderToken) { try push($0, setting("authorization", "bearer \(try $0.token(teamID: "OTHERTEAM0"))")) },
+        Case("team other than the key's", 403, .invalidProviderToken) {
+            try push($0, setting("authorization", "bearer \(try $0.token(teamID: "OTHERTEAM0"))"))
+        },
         Case("no authorization", 403, .missingProviderToken) { try push($0, setting("authorization", nil)) },
-        Case("production key on the sandbox", 403, .badEnvironmentKeyIdInToken) { try push($0, setting("authorization", "bearer \(try $0.token(keyID: "PRODKEY001"))")) },
+        Case("production key on the sandbox", 403, .badEnvironmentKeyIdInToken) {
+            try push($0, setting("authorization", "bearer \(try $0.token(keyID: "PRODKEY001"))"))
+        },
 
         // 404, 405
-        Case("another path", 404, .badPath) { var r = try push($0); r.path = "/3/devices/abc"; return r },
-        Case("GET", 405, .methodNotAllowed) { var r = try push($0); r.method = "GET"; return r },
+        Case("another path", 404, .badPath) {
+            var r = try push($0); r.path = "/3/devices/abc"; return r
+        },
+        Case("GET", 405, .methodNotAllowed) {
+            var r = try push($0); r.method = "GET"; return r
+        },
 
         // 410
         Case("unregistered token", 410, .unregistered) { harness in
@@ -149,7 +189,9 @@ import Testing
         },
 
         // 413
-        Case("payload of 4097 bytes", 413, .payloadTooLarge) { var r = try push($0); r.body = payload(size: 4097); return r },
+        Case("payload of 4097 bytes", 413, .payloadTooLarge) {
+            var r = try push($0); r.body = payload(size: 4097); return r
+        },
         Case("voip payload of 5121 bytes", 413, .payloadTooLarge) {
             var r = try push($0) { $0 = $0.map { $0.0 == "apns-topic" ? ($0.0, voipTopic) : $0.0 == "apns-push-type" ? ($0.0, "voip") : $0 } }
             r.body = payload(size: 5121)
@@ -201,11 +243,15 @@ import Testing
 
     @Test func everyReasonHasTheStatusOfSpecSection3() {
         let expected: [Int: Set<String>] = [
-            400: ["BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
-                  "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
-                  "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadRequestPayload"],
-            403: ["BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken",
-                  "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken"],
+            400: [
+                "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
+                "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
+                "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadRequestPayload",
+            ],
+            403: [
+                "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken",
+                "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken",
+            ],
             404: ["BadPath"], 405: ["MethodNotAllowed"], 410: ["ExpiredToken", "Unregistered"], 413: ["PayloadTooLarge"],
             429: ["TooManyProviderTokenUpdates", "TooManyRequests"], 500: ["InternalServerError"], 503: ["ServiceUnavailable", "Shutdown"],
         ]

@@ -8,10 +8,14 @@ import Testing
 @Suite struct AdminAccessTests {
     @Test func hostsThatNoDNSAnswerCanRebindPassAndNamesMustBeGiven() {
         let policy = AdminAccessPolicy(hosts: ["Silentpush.Staging.Example"])
-        for host in ["127.0.0.1:2199", "localhost:2199", "localhost", "[::1]:2199", "10.0.0.7", "app.localhost:80", "silentpush.staging.example:2199"] {
+        for host in [
+            "127.0.0.1:2199", "localhost:2199", "localhost", "[::1]:2199", "10.0.0.7", "app.localhost:80", "silentpush.staging.example:2199",
+        ] {
             #expect(policy.refusal(method: "GET", path: "/v1/stats", host: host, authorization: nil, contentType: nil) == nil, "\(host)")
         }
-        for host in ["attacker.example", "attacker.example:2199", "127.0.0.1.attacker.example", "localhost.attacker.example", "1.2.3.4.5", "300.1.1.1"] {
+        for host in [
+            "attacker.example", "attacker.example:2199", "127.0.0.1.attacker.example", "localhost.attacker.example", "1.2.3.4.5", "300.1.1.1",
+        ] {
             #expect(policy.refusal(method: "GET", path: "/v1/stats", host: host, authorization: nil, contentType: nil)?.status == 421, "\(host)")
         }
     }
@@ -19,9 +23,13 @@ import Testing
     @Test func stateChangesNeedJSON() {
         let policy = AdminAccessPolicy()
         for type in [nil, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"] {
-            #expect(policy.refusal(method: "POST", path: "/v1/clock/advance", host: "localhost", authorization: nil, contentType: type)?.status == 415)
+            #expect(
+                policy.refusal(method: "POST", path: "/v1/clock/advance", host: "localhost", authorization: nil, contentType: type)?.status == 415)
         }
-        #expect(policy.refusal(method: "PATCH", path: "/v1/devices/aa", host: "localhost", authorization: nil, contentType: "application/json; charset=utf-8") == nil)
+        #expect(
+            policy.refusal(
+                method: "PATCH", path: "/v1/devices/aa", host: "localhost", authorization: nil, contentType: "application/json; charset=utf-8") == nil
+        )
         #expect(policy.refusal(method: "GET", path: "/v1/clock", host: "localhost", authorization: nil, contentType: nil) == nil)
     }
 
@@ -48,7 +56,10 @@ import Testing
             let url = "http://127.0.0.1:\(port)/v1/clock/advance"
             let auth = ["-H", "authorization: Bearer s3cret"]
             #expect(try await curl(auth + ["-H", "content-type: text/plain", "--data", #"{"seconds":60}"#, url]) == "415")
-            #expect(try await curl(auth + ["-H", "host: rebound.attacker.example", "-H", "content-type: application/json", "--data", #"{"seconds":60}"#, url]) == "421")
+            #expect(
+                try await curl(
+                    auth + ["-H", "host: rebound.attacker.example", "-H", "content-type: application/json", "--data", #"{"seconds":60}"#, url])
+                    == "421")
             #expect(try await curl(["-H", "content-type: application/json", "--data", #"{"seconds":60}"#, url]) == "401")
             #expect(try await curl(auth + ["-H", "content-type: application/json", "--data", #"{"seconds":60}"#, url]) == "200")
             #expect(try await curl(["http://127.0.0.1:\(port)/healthz"]) == "200")

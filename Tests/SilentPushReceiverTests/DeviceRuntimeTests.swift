@@ -90,7 +90,8 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let command = #"cat > "$DIR/payload"; echo "$SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED" > "$DIR/env"; echo fetching; echo newData"#
+        let command =
+            #"cat > "$DIR/payload"; echo "$SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED" > "$DIR/env"; echo fetching; echo newData"#
         try await Receiver.withTesting({
             $0.wakeSettings = .fast
             $0.fetchHandler = .handler(ExecFetchHandler(command: "DIR='\(directory)'; " + command))
@@ -112,7 +113,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: pidFile) }
         try await Receiver.withTesting({
             $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(1))
-            $0.fetchHandler = .handler(ExecFetchHandler(command: "sleep 60 & echo $! > '\(pidFile)'; wait; echo newData", killGrace: .milliseconds(200)))
+            $0.fetchHandler = .handler(
+                ExecFetchHandler(command: "sleep 60 & echo $! > '\(pidFile)'; wait; echo newData", killGrace: .milliseconds(200)))
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             defer { Task { await client.close() } }
@@ -121,8 +123,10 @@ import Testing
             await receiver.settle()
             let wake = try #require(try receiver.wakes().first)
             #expect(wake.result == "failed" && wake.reason == "deadlineExceeded")
-            let pid = try #require(Int32(String(decoding: FileManager.default.contents(atPath: pidFile) ?? Data(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)))
+            let pid = try #require(
+                Int32(
+                    String(decoding: FileManager.default.contents(atPath: pidFile) ?? Data(), as: UTF8.self)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)))
             var gone = false
             for _ in 0..<100 where !gone {
                 gone = kill(pid, 0) != 0
@@ -238,7 +242,8 @@ import Testing
         }
         try await Receiver.withTesting({
             $0.clock = .system
-            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(2), deadline: .milliseconds(300))  // 2 s: the second push surely waits, however loaded the machine
+            // 2 s: the second push surely waits, however loaded the machine.
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(2), deadline: .milliseconds(300))
             $0.fetchHandler = .handler(handler)
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)

@@ -32,13 +32,15 @@ import Testing
     @Test func theCommandReadsThePayloadAndTheWakesVariables() async throws {
         let path = Self.temporaryPath("feed")
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let command = #"python3 -c 'import json, sys; print(json.load(sys.stdin)["feed"])' > "# + path
+        let command =
+            #"python3 -c 'import json, sys; print(json.load(sys.stdin)["feed"])' > "# + path
             + #"; echo "$SILENTPUSH_TOKEN $SILENTPUSH_TOPIC $SILENTPUSH_APNS_ID $SILENTPUSH_PRIORITY $SILENTPUSH_COALESCED" >> "# + path
             + "; echo newData"
         #expect(await ExecFetchHandler(command: command).fetch(Self.wake) == .newData)
         let written = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-        #expect(written == "sports\n\(SamplePush.deviceToken) com.example.app 00000000-0000-4000-8000-000000000007 5 "
-            + "00000000-0000-4000-8000-000000000005,00000000-0000-4000-8000-000000000006\n")
+        #expect(
+            written == "sports\n\(SamplePush.deviceToken) com.example.app 00000000-0000-4000-8000-000000000007 5 "
+                + "00000000-0000-4000-8000-000000000005,00000000-0000-4000-8000-000000000006\n")
     }
 
     @Test func aCommandPastItsDeadlineLosesItsWholeProcessGroup() async throws {
@@ -50,8 +52,10 @@ import Testing
         let fetch = Task { await handler.fetch(Self.wake) }
         var group: pid_t = 0
         for _ in 0..<200 where group == 0 {
-            group = pid_t(String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
-                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            group =
+                pid_t(
+                    String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+                        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             if group == 0 { try await Task.sleep(for: .milliseconds(10)) }
         }
         try await Task.sleep(for: .milliseconds(200))  // let the children start

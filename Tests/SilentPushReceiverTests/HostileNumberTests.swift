@@ -66,8 +66,10 @@ import Testing
     }
 
     /// These trapped the authenticator (`-9223372036854775808`) or overflowed its comparisons.
-    @Test(arguments: ["-9223372036854775808", "9223372036854775807", "\"-9223372036854775808\"", "1e999", "-1e999",
-                      "253402300800", "-1", "1e300", "true", "null", "\"soon\""])
+    @Test(arguments: [
+        "-9223372036854775808", "9223372036854775807", "\"-9223372036854775808\"", "1e999", "-1e999",
+        "253402300800", "-1", "1e300", "true", "null", "\"soon\"",
+    ])
     func iatOutsideTheSaneRangeIsInvalidProviderToken(iat: String) throws {
         let harness = try APNsEndpointHarness()
         let answer = harness.send(headers: SamplePush.headers(jwt: try DevProviderToken.make(iatJSON: iat)))

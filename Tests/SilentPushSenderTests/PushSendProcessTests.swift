@@ -36,7 +36,8 @@ import Testing
         try await Receiver.withTesting { receiver in
             let result = try await Self.run([
                 "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--device", "abcd",
-                "--device", Self.other, "--device", String(repeating: "z", count: 64), "--concurrency", "4", Self.payload])
+                "--device", Self.other, "--device", String(repeating: "z", count: 64), "--concurrency", "4", Self.payload,
+            ])
             #expect(result.status == 1)
             let lines = result.output.split(separator: "\n")
             #expect(lines.count == 4)
@@ -49,8 +50,10 @@ import Testing
 
     @Test func jsonLinesParse() async throws {
         try await Receiver.withTesting { receiver in
-            let result = try await Self.run([
-                "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--device", "abcd", "--json", "-"],
+            let result = try await Self.run(
+                [
+                    "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--device", "abcd", "--json", "-",
+                ],
                 input: #"{"aps":{"content-available":1}}"#)
             #expect(result.status == 1)
             let objects = try result.output.split(separator: "\n").map {
@@ -67,13 +70,15 @@ import Testing
         try await Receiver.withTesting { receiver in
             let port = receiver.tlsPort!
             let trusted = try await Self.run([
-                "--url", "https://localhost:\(port)", "--cacert", DevCertificates.ca, "--device", SamplePush.deviceToken, Self.payload])
+                "--url", "https://localhost:\(port)", "--cacert", DevCertificates.ca, "--device", SamplePush.deviceToken, Self.payload,
+            ])
             #expect(trusted.status == 0, "\(trusted.errorOutput)")
             let untrusted = try await Self.run(["--url", "https://localhost:\(port)", "--device", SamplePush.deviceToken, Self.payload])
             #expect(untrusted.status == 2)
             #expect(untrusted.errorOutput.hasPrefix("pushsend: cannot set up HTTP/2 with localhost:\(port)"), "\(untrusted.errorOutput)")
             let insecure = try await Self.run([
-                "--url", "https://localhost:\(port)", "--insecure", "--device", SamplePush.deviceToken, Self.payload])
+                "--url", "https://localhost:\(port)", "--insecure", "--device", SamplePush.deviceToken, Self.payload,
+            ])
             #expect(insecure.status == 0, "\(insecure.errorOutput)")
         }
     }
@@ -83,7 +88,8 @@ import Testing
             let result = try await Self.run([
                 "--url", "https://localhost:\(receiver.tlsPort!)", "--cacert", DevCertificates.ca,
                 "--cert", DevCertificates.clientCertificate, "--cert-key", DevCertificates.clientKey,
-                "--device", SamplePush.deviceToken, Self.payload])
+                "--device", SamplePush.deviceToken, Self.payload,
+            ])
             #expect(result.status == 0, "\(result.errorOutput)")
         }
     }
@@ -93,7 +99,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: rsa) }
         #expect(try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", rsa]).status == 0)
         let cases: [([String], String)] = [
-            (["--key", "/nonexistent/AuthKey.p8", "--key-id", "K", "--team-id", "T"], "pushsend: cannot read key file '/nonexistent/AuthKey.p8' (check --key)"),
+            (
+                ["--key", "/nonexistent/AuthKey.p8", "--key-id", "K", "--team-id", "T"],
+                "pushsend: cannot read key file '/nonexistent/AuthKey.p8' (check --key)"
+            ),
             (["--key", rsa, "--key-id", "K", "--team-id", "T"], "pushsend: key file '\(rsa)': not an EC P-256 key (ES256 needs one) (check --key)"),
             (["--url", "http://127.0.0.1:1"], "pushsend: cannot connect to 127.0.0.1:1"),
             (["--bogus"], "pushsend: Unknown option '--bogus'"),

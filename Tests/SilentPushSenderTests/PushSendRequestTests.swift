@@ -18,12 +18,13 @@ import Testing
         return options
     }
 
-    @Test(arguments: [
-        (false, nil, "api.sandbox.push.apple.com", 443, "api.sandbox.push.apple.com"),
-        (false, 2197, "api.sandbox.push.apple.com", 2197, "api.sandbox.push.apple.com:2197"),
-        (true, nil, "api.push.apple.com", 443, "api.push.apple.com"),
-        (true, 2197, "api.push.apple.com", 2197, "api.push.apple.com:2197"),
-    ] as [(Bool, Int?, String, Int, String)])
+    @Test(
+        arguments: [
+            (false, nil, "api.sandbox.push.apple.com", 443, "api.sandbox.push.apple.com"),
+            (false, 2197, "api.sandbox.push.apple.com", 2197, "api.sandbox.push.apple.com:2197"),
+            (true, nil, "api.push.apple.com", 443, "api.push.apple.com"),
+            (true, 2197, "api.push.apple.com", 2197, "api.push.apple.com:2197"),
+        ] as [(Bool, Int?, String, Int, String)])
     func applesHostsAndTheRequestForThem(production: Bool, port: Int?, host: String, expectedPort: Int, authority: String) throws {
         let configuration = try Self.options {
             if production { $0.production = true } else { $0.sandbox = true }
@@ -136,8 +137,14 @@ import Testing
 
     @Test(arguments: [
         ("not json", "the payload is not a JSON object"),
-        (#"{"aps":{"alert":"hi","content-available":1}}"#, "a background push must not carry an alert, badge or sound (send it with --push-type alert, or send it anyway with --no-validate)"),
-        (#"{"aps":{"content-available":1},"x":""# + String(repeating: "a", count: 4100) + #""}"#, "the payload is 4138 bytes; APNs takes at most 4096 for a background push"),
+        (
+            #"{"aps":{"alert":"hi","content-available":1}}"#,
+            "a background push must not carry an alert, badge or sound (send it with --push-type alert, or send it anyway with --no-validate)"
+        ),
+        (
+            #"{"aps":{"content-available":1},"x":""# + String(repeating: "a", count: 4100) + #""}"#,
+            "the payload is 4138 bytes; APNs takes at most 4096 for a background push"
+        ),
     ])
     func aPayloadAPNsWouldRefuseIsStoppedUnlessToldOtherwise(payload: String, message: String) throws {
         let options = try Self.options {

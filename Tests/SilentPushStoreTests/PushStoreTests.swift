@@ -10,8 +10,10 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path
     }
 
-    static func push(_ id: UInt64, token: String = "aa", topic: String = "com.example.app", fate: PushFate = .pending, generation: UInt32? = 0,
-                     replaced: UInt64? = nil) -> PushRecord {
+    static func push(
+        _ id: UInt64, token: String = "aa", topic: String = "com.example.app", fate: PushFate = .pending, generation: UInt32? = 0,
+        replaced: UInt64? = nil
+    ) -> PushRecord {
         PushRecord(
             id: id, apnsID: "00000000-0000-4000-8000-\(String(format: "%012d", id))", deviceToken: token, topic: topic,
             pushType: "background", priority: 5, receivedAt: 1_000 + Int64(id), expiresAt: nil, collapseID: nil,
@@ -26,7 +28,8 @@ import Testing
             let store = try PushStore.open(.file(path))
             try await store.write([
                 .insertPush(Self.push(1)), .insertPush(Self.push(2)),
-                .insertWake(WakeRecord(id: 7, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
+                .insertWake(
+                    WakeRecord(id: 7, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
                 .setFate(push: 2, fate: .delivered(wakeID: 7), generation: nil),
                 .closeGeneration(head: 2, fate: .delivered(wakeID: 7)),
                 .setDevice(token: "aa", state: DeviceState(lowPowerMode: true, hourlyBudget: 3)),
@@ -92,7 +95,9 @@ import Testing
         #expect(try store.pushes().map(\.fate) == [.pending, waiting, .pending, waiting])
         #expect(try store.pushes(deviceToken: "aa", limit: 2).map(\.fate) == [.pending, waiting])
         #expect(try store.counts().pushes == ["pending": 2, "coalescedWaiting": 2])
-        try await store.write([.setFate(push: 4, fate: .delivered(wakeID: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(wakeID: 5))])
+        try await store.write([
+            .setFate(push: 4, fate: .delivered(wakeID: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(wakeID: 5)),
+        ])
         #expect(try store.coalescedAPNsIDs(wakeID: 5) == [Self.push(1).apnsID, Self.push(3).apnsID])
         #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate == .coalesced(wakeID: 5))
         #expect(try store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
@@ -102,7 +107,8 @@ import Testing
         // A version-3 store (slots found by device, topic and generation) migrated to chains.
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        try FileManager.default.createDirectory(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
         let old = try DatabaseQueue(path: path)
         try await old.write { db in
             try db.execute(sql: PushStoreTests.version3Schema)
@@ -111,17 +117,20 @@ import Testing
                 (3, "aa", "coalesced", nil, 1), (4, "bb", "coalesced", nil, 1), (5, "aa", "coalesced", nil, 1),
                 (6, "aa", "pending", nil, 1), (7, "bb", "pending", nil, 1),
             ] as [(Int, String, String, Int?, Int)] {
-                try db.execute(sql: """
-                    INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, payload, fate, wake_id, generation)
-                    VALUES (?, ?, ?, 'com.example.app', 'background', 5, 0, x'', ?, ?, ?)
-                    """, arguments: [id, "id-\(id)", token, fate, wake, generation])
+                try db.execute(
+                    sql: """
+                        INSERT INTO pushes (id, apns_id, device_token, topic, push_type, priority, received_at, payload, fate, wake_id, generation)
+                        VALUES (?, ?, ?, 'com.example.app', 'background', 5, 0, x'', ?, ?, ?)
+                        """, arguments: [id, "id-\(id)", token, fate, wake, generation])
             }
         }
         try old.close()
         let store = try PushStore.open(.file(path))
         let replaced = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.replaced) })
         #expect(replaced == [1: nil, 2: nil, 3: nil, 4: nil, 5: 3, 6: 5, 7: 4])
-        try await store.write([.setFate(push: 6, fate: .delivered(wakeID: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(wakeID: 2))])
+        try await store.write([
+            .setFate(push: 6, fate: .delivered(wakeID: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(wakeID: 2)),
+        ])
         #expect(try store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
         #expect(try store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
     }
@@ -141,11 +150,12 @@ import Testing
             6: ids.apnsID(pushID: 1),  // a receiver-made id sent again by the provider
             7: ids.apnsID(pushID: 7),
         ]
-        try await store.write(apnsIDs.sorted { $0.key < $1.key }.map { id, apnsID in
-            var push = Self.push(id)
-            push.apnsID = apnsID
-            return .insertPush(push)
-        })
+        try await store.write(
+            apnsIDs.sorted { $0.key < $1.key }.map { id, apnsID in
+                var push = Self.push(id)
+                push.apnsID = apnsID
+                return .insertPush(push)
+            })
         #expect(try store.push(apnsID: ids.apnsID(pushID: 7))?.id == 7)
         #expect(try store.push(apnsID: ids.apnsID(pushID: 1))?.id == 6)
         #expect(try store.push(apnsID: provider)?.id == 5)
@@ -225,11 +235,13 @@ import Testing
             try await store.write([
                 .insertPush(Self.push(1, fate: .coalesced(wakeID: nil), generation: 0)),
                 .insertPush(Self.push(2, replaced: 1)),
-                .insertWake(WakeRecord(id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
+                .insertWake(
+                    WakeRecord(id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
                 .setFate(push: 2, fate: .delivered(wakeID: 1), generation: nil),
                 .closeGeneration(head: 2, fate: .delivered(wakeID: 1)),
                 .finishWake(id: 1, finishedAt: 6_000, result: "newData", reason: nil),
-                .insertWake(WakeRecord(id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1, startedAt: 905_000, deadline: 935_000)),
+                .insertWake(
+                    WakeRecord(id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1, startedAt: 905_000, deadline: 935_000)),
                 .insertPush(Self.push(4, fate: .rejected(reason: "BadDeviceToken"), generation: nil)),
                 .setUnregistered(token: "bb", at: 7_000),
                 .setManualClock(at: 2_000_000),

@@ -13,7 +13,8 @@ import Testing
     @Test func aRequestWhoseBodyNeverEndsIsResetAfterItsDeadlineAndOthersLiveOn() throws {
         let raw = RawServer()
         _ = raw.handshake()
-        _ = Self.feed(raw, [H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false), H2Frame.data(streamID: 1, [1, 2], endStream: false)], at: 1_000)
+        _ = Self.feed(
+            raw, [H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false), H2Frame.data(streamID: 1, [1, 2], endStream: false)], at: 1_000)
         _ = Self.feed(raw, [H2Frame.post(streamID: 3, path: "/3/device/aa", endStream: false)], at: 5_000)
         // Before the deadline of either: nothing happens.
         #expect(raw.server.resetIncompleteRequests(openedAtOrBefore: 999) == 0)
@@ -49,7 +50,12 @@ import Testing
     @Test func aClientThatNeverFinishesABodyAlreadyAnsweredIsReset() throws {
         let raw = RawServer(settings: H2Settings(maxBodySize: 4))
         _ = raw.handshake()
-        let refused = Self.feed(raw, [H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false), H2Frame.data(streamID: 1, Array(repeating: 1, count: 8), endStream: false)], at: 10)
+        let refused = Self.feed(
+            raw,
+            [
+                H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
+                H2Frame.data(streamID: 1, Array(repeating: 1, count: 8), endStream: false),
+            ], at: 10)
         #expect(refused.contains { $0.kind == .headers && $0.streamID == 1 })  // 413, sent early
         #expect(raw.server.resetIncompleteRequests(openedAtOrBefore: 10) == 1)
         #expect(raw.output().contains { $0.kind == .rstStream && $0.streamID == 1 })

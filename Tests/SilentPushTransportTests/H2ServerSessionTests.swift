@@ -7,14 +7,17 @@ import Testing
     @Test func requestAndResponseRoundTrip() throws {
         let pair = H2SessionPair()
         pair.answer = { request in
-            H2Response(status: 200, headers: ["apns-id": "ABC", "x-echo": request.headers.values("x-dup").joined(separator: ",")],
-                       body: request.body.reversed())
+            H2Response(
+                status: 200, headers: ["apns-id": "ABC", "x-echo": request.headers.values("x-dup").joined(separator: ",")],
+                body: request.body.reversed())
         }
         var result: Result<H2Response, H2ClientError>?
-        pair.client.submit(H2Request(
-            method: "POST", path: "/3/device/aa", authority: "localhost",
-            headers: [("apns-topic", "com.example.app"), ("x-dup", "1"), ("apns-push-type", "background"), ("x-dup", "2")],
-            body: Array("hello".utf8))) { result = $0 }
+        pair.client.submit(
+            H2Request(
+                method: "POST", path: "/3/device/aa", authority: "localhost",
+                headers: [("apns-topic", "com.example.app"), ("x-dup", "1"), ("apns-push-type", "background"), ("x-dup", "2")],
+                body: Array("hello".utf8))
+        ) { result = $0 }
         pair.pump()
 
         let request = try #require(pair.requests.first)
@@ -82,8 +85,10 @@ import Testing
     @Test func bodyOverTheCapIsRefusedWhileStreaming() throws {
         let raw = RawServer(settings: H2Settings(maxBodySize: 100))
         _ = raw.handshake()
-        var out = raw.feed([H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
-                            H2Frame.data(streamID: 1, [UInt8](repeating: 7, count: 60), endStream: false)])
+        var out = raw.feed([
+            H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
+            H2Frame.data(streamID: 1, [UInt8](repeating: 7, count: 60), endStream: false),
+        ])
         #expect(raw.refusals.isEmpty)
         #expect(!out.contains { $0.kind == .headers })
         // Crossing the cap: answered at once, before the request ends.
@@ -92,8 +97,10 @@ import Testing
         #expect(out.contains { $0.kind == .headers && $0.streamID == 1 })
         #expect(out.contains { $0.kind == .data && $0.streamID == 1 && $0.flags & H2Frame.Flag.endStream != 0 })
         // The rest is dropped, never delivered, and the connection carries on.
-        out = raw.feed([H2Frame.data(streamID: 1, [UInt8](repeating: 7, count: 60), endStream: true),
-                        H2Frame.post(streamID: 3, path: "/3/device/bb", endStream: true)])
+        out = raw.feed([
+            H2Frame.data(streamID: 1, [UInt8](repeating: 7, count: 60), endStream: true),
+            H2Frame.post(streamID: 3, path: "/3/device/bb", endStream: true),
+        ])
         #expect(raw.requests.map(\.streamID) == [3])
         #expect(!out.contains { $0.kind == .goAway })
     }
@@ -101,8 +108,10 @@ import Testing
     @Test func bodyAtTheCapIsAccepted() throws {
         let raw = RawServer(settings: H2Settings(maxBodySize: 100))
         _ = raw.handshake()
-        _ = raw.feed([H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
-                      H2Frame.data(streamID: 1, [UInt8](repeating: 7, count: 100), endStream: true)])
+        _ = raw.feed([
+            H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
+            H2Frame.data(streamID: 1, [UInt8](repeating: 7, count: 100), endStream: true),
+        ])
         #expect(raw.refusals.isEmpty)
         #expect(raw.requests.first?.body.count == 100)
     }
@@ -114,9 +123,10 @@ import Testing
         let settings = try #require(first.first { $0.kind == .settings && $0.flags == 0 })
         // SETTINGS_MAX_CONCURRENT_STREAMS (0x3) = 2 is announced.
         #expect(settings.payload.count % 6 == 0)
-        #expect(stride(from: 0, to: settings.payload.count, by: 6).contains {
-            settings.payload[$0 + 1] == 0x3 && Array(settings.payload[($0 + 2)..<($0 + 6)]) == [0, 0, 0, 2]
-        })
+        #expect(
+            stride(from: 0, to: settings.payload.count, by: 6).contains {
+                settings.payload[$0 + 1] == 0x3 && Array(settings.payload[($0 + 2)..<($0 + 6)]) == [0, 0, 0, 2]
+            })
         let out = raw.feed((0..<3).map { H2Frame.post(streamID: UInt32(1 + 2 * $0), path: "/3/device/aa", endStream: false) })
         let reset = try #require(out.first { $0.kind == .rstStream })
         #expect(reset.streamID == 5)
@@ -179,8 +189,10 @@ import Testing
         let raw = RawServer()
         raw.answerImmediately = false
         _ = raw.handshake()
-        _ = raw.feed([H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
-                      H2Frame.post(streamID: 3, path: "/3/device/bb", endStream: true)])
+        _ = raw.feed([
+            H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: false),
+            H2Frame.post(streamID: 3, path: "/3/device/bb", endStream: true),
+        ])
         raw.server.shutdown()
         let out = raw.output()
         let goAway = try #require(out.first { $0.kind == .goAway })

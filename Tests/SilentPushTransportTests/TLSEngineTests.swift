@@ -93,15 +93,19 @@ import Testing
         var mutual = Self.server
         mutual.clientCAFile = DevCertificates.ca
 
-        var good = try Pair(server: mutual, client: TLSClientConfiguration(
-            caFile: DevCertificates.ca, certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey))
+        var good = try Pair(
+            server: mutual,
+            client: TLSClientConfiguration(
+                caFile: DevCertificates.ca, certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey))
         good.pump()
         #expect(good.serverError == nil)
         let der = try #require(good.server.sessionInfo?.peerCertificateDER)
         #expect(der.count > 300)
 
-        var other = try Pair(server: mutual, client: TLSClientConfiguration(
-            caFile: DevCertificates.ca, certificateFile: DevCertificates.otherClientCertificate, privateKeyFile: DevCertificates.otherClientKey))
+        var other = try Pair(
+            server: mutual,
+            client: TLSClientConfiguration(
+                caFile: DevCertificates.ca, certificateFile: DevCertificates.otherClientCertificate, privateKeyFile: DevCertificates.otherClientKey))
         other.pump()
         #expect(other.server.sessionInfo == nil)
         #expect(other.serverError != nil)
@@ -114,10 +118,12 @@ import Testing
 
     @Test func missingFilesAreNamedInTheError() {
         #expect {
-            _ = try TLSContext.server(TLSServerConfiguration(certificateChainFile: "/nonexistent/cert.pem", privateKeyFile: DevCertificates.serverKey))
+            _ = try TLSContext.server(
+                TLSServerConfiguration(certificateChainFile: "/nonexistent/cert.pem", privateKeyFile: DevCertificates.serverKey))
         } throws: { "\($0)".contains("/nonexistent/cert.pem") }
         #expect {
-            _ = try TLSContext.server(TLSServerConfiguration(certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.clientKey))
+            _ = try TLSContext.server(
+                TLSServerConfiguration(certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.clientKey))
         } throws: { "\($0)".contains(DevCertificates.clientKey) }
     }
 }
