@@ -25,6 +25,7 @@ public final class DeviceRuntime: PushSink, Sendable {
     let metrics: DeviceMetrics
     let logger: Logger
     private let state: Mutex<State>
+    private let outbox = Mutex(Outbox())
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
     private let nextPushID: Atomic<UInt64>
     let advancing = Mutex(false)
@@ -52,9 +53,14 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     private struct State {
         var recorder: DeviceRecorder
-        /// Store writes taken from the recorder while another thread hands earlier ones to
-        /// the store: that thread hands these over too, so they reach it in order.
-        var outbox: [Write] = []
+    }
+
+    /// Store writes taken from the recorder while another thread hands earlier ones to the
+    /// store: that thread hands these over too, so they reach the store in the recorder's
+    /// order. Its own lock, taken inside the recorder's when a step ends and alone by the
+    /// thread handing over, so that thread never waits for the policy.
+    private struct Outbox {
+        var writes: [Write] = []
         var handingOver = false
     }
 
@@ -101,11 +107,14 @@ public final class DeviceRuntime: PushSink, Sendable {
             if !actions.changes.isEmpty {
                 let taken = Write(changes: actions.changes, completion: actions.completion)
                 actions.changes = []
-                if state.handingOver {
-                    state.outbox.append(taken)
-                } else {
-                    state.handingOver = true
-                    write = taken
+                // Queued or taken while the recorder's lock holds: the order is the recorder's.
+                write = outbox.withLock { outbox in
+                    if outbox.handingOver {
+                        outbox.writes.append(taken)
+                        return nil
+                    }
+                    outbox.handingOver = true
+                    return taken
                 }
             }
             return (result, actions, write)
@@ -118,10 +127,10 @@ public final class DeviceRuntime: PushSink, Sendable {
     private func handOver(_ write: Write) {
         store.write(write.changes, completion: write.completion)
         while true {
-            let more = state.withLock { state -> [Write] in
-                if state.outbox.isEmpty { state.handingOver = false }
-                defer { state.outbox = [] }
-                return state.outbox
+            let more = outbox.withLock { outbox -> [Write] in
+                if outbox.writes.isEmpty { outbox.handingOver = false }
+                defer { outbox.writes = [] }
+                return outbox.writes
             }
             if more.isEmpty { return }
             for write in more { store.write(write.changes, completion: write.completion) }
