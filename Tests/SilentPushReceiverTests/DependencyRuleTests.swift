@@ -46,4 +46,37 @@ import Testing
             #expect(imports.allSatisfy { $0 == "Synchronization" }, "\(file.path) imports \(imports)")
         }
     }
+
+    /// Each library module imports only the modules below it (its row in docs/architecture.md).
+    @Test(arguments: [
+        ("SilentPushStore", ["SilentPushCore", "GRDB", "GRDBSQLite", "Foundation", "Synchronization", "Glibc", "Darwin", "Dispatch"]),
+        ("SilentPushTransport", [
+            "SilentPushCore", "CNghttp2", "COpenSSL", "NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "Logging", "ServiceLifecycle",
+            "Foundation", "Synchronization", "Glibc", "Darwin",
+        ]),
+    ])
+    func aModuleImportsOnlyWhatIsBelowIt(module: String, allowed: [String]) {
+        let files = Self.swiftFiles(under: "Sources/\(module)")
+        #expect(!files.isEmpty)
+        for file in files {
+            let extra = Self.imports(file.text).filter { !allowed.contains($0) }
+            #expect(extra.isEmpty, "\(file.path) imports \(extra)")
+        }
+    }
+
+    /// Long-lived work runs in `Service`s' child tasks: no dispatch queue anywhere, and no
+    /// unstructured task on the receiver's side (the store, the transport, the receiver).
+    @Test func noDispatchQueueAndNoUnstructuredTaskOnTheReceiverSide() {
+        for file in Self.swiftFiles(under: "Sources") {
+            #expect(!file.text.contains("DispatchQueue"), "\(file.path) uses a DispatchQueue")
+        }
+        let receiverSide = ["SilentPushStore", "SilentPushTransport", "SilentPushReceiver"].flatMap { Self.swiftFiles(under: "Sources/\($0)") }
+        #expect(receiverSide.count > 20)
+        for file in receiverSide {
+            let code = file.text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }.joined(separator: "\n")
+            // `Task {`, `Task(priority:)`, `Task.detached`; a task group's `addTask {` is structured.
+            let unstructured = code.range(of: #"(?<![A-Za-z])Task( \{|\(|\.detached)"#, options: .regularExpression)
+            #expect(unstructured == nil, "\(file.path) starts an unstructured task")
+        }
+    }
 }
