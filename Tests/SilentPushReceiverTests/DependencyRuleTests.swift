@@ -50,10 +50,13 @@ import Testing
     /// Each library module imports only the modules below it (its row in docs/architecture.md).
     @Test(arguments: [
         ("SilentPushStore", ["SilentPushCore", "GRDB", "GRDBSQLite", "Foundation", "Synchronization", "Glibc", "Darwin", "Dispatch"]),
-        ("SilentPushTransport", [
-            "SilentPushCore", "CNghttp2", "COpenSSL", "NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "Logging", "ServiceLifecycle",
-            "Foundation", "Synchronization", "Glibc", "Darwin",
-        ]),
+        (
+            "SilentPushTransport",
+            [
+                "SilentPushCore", "CNghttp2", "COpenSSL", "NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "Logging", "ServiceLifecycle",
+                "Foundation", "Synchronization", "Glibc", "Darwin",
+            ]
+        ),
     ])
     func aModuleImportsOnlyWhatIsBelowIt(module: String, allowed: [String]) {
         let files = Self.swiftFiles(under: "Sources/\(module)")
