@@ -26,9 +26,17 @@ struct ChildProcess {
     /// Bytes of stderr kept.
     static let errorLimit = 4 * 1024
 
-    /// A command that could not be started.
-    struct SpawnError: Error, CustomStringConvertible {
-        let description: String
+    /// A command that could not be started (an errno from the system).
+    enum SpawnError: Error, CustomStringConvertible {
+        case pipe(Int32)
+        case spawn(Int32)
+
+        var description: String {
+            switch self {
+            case .pipe(let code): "cannot make a pipe: \(String(cString: strerror(code)))"
+            case .spawn(let code): "cannot run /bin/sh: \(String(cString: strerror(code)))"
+            }
+        }
     }
 
     /// Runs `/bin/sh -c command`.
@@ -93,7 +101,7 @@ struct ChildProcess {
             guard made == 0 else {
                 let error = errno
                 for fd in pipes where fd >= 0 { close(fd) }
-                throw SpawnError(description: "cannot make a pipe: \(String(cString: strerror(error)))")
+                throw SpawnError.pipe(error)
             }
         }
         for fd in pipes { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
@@ -134,7 +142,7 @@ struct ChildProcess {
         let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &arguments, &variables)
         guard spawned == 0 else {
             for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
-            throw SpawnError(description: "cannot run /bin/sh: \(String(cString: strerror(spawned)))")
+            throw SpawnError.spawn(spawned)
         }
         return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
     }

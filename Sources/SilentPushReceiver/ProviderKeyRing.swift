@@ -12,7 +12,7 @@ package struct ProviderKeyRing: Sendable {
             do {
                 key = try ES256Key.load(file: spec.path)
             } catch {
-                throw ReceiverStartError("\(error) (check --auth-key \(spec))")
+                throw ReceiverStartError.authKey(spec: "\(spec)", reason: "\(error)")
             }
             keys[spec.keyID] = (ProviderKey(keyID: spec.keyID, teamID: spec.teamID, environment: spec.environment), key)
         }

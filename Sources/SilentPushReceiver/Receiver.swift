@@ -48,14 +48,14 @@ public final class Receiver: Service, Sendable {
                         certificateChainFile: configuration.tlsCertificate, privateKeyFile: configuration.tlsKey,
                         clientCAFile: configuration.clientCA))
             } catch {
-                throw ReceiverStartError("\(error) (check --tls-cert, --tls-key and --client-ca)")
+                throw ReceiverStartError.tls("\(error)")
             }
             listeners.append(H2Listener(name: "tls", host: address.host, port: address.port, tls: tls))
         }
         if let address = configuration.listenH2C {
             listeners.append(H2Listener(name: "h2c", host: address.host, port: address.port, tls: nil))
         }
-        guard !listeners.isEmpty else { throw ReceiverStartError("no listener: give --listen or --listen-h2c") }
+        guard !listeners.isEmpty else { throw ReceiverStartError.noListener }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
 
         let registry = PrometheusCollectorRegistry()
@@ -81,7 +81,7 @@ public final class Receiver: Service, Sendable {
                 handler: handler, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? httpClient?.syncShutdown()
-            throw ReceiverStartError("\(error) (check --store)")
+            throw ReceiverStartError.store("\(error)")
         }
         let endpoint = APNsEndpoint(
             settings: .init(
@@ -146,7 +146,7 @@ public final class Receiver: Service, Sendable {
                 try await group.waitForAll()
             }
         } catch {
-            readiness.settle(.failure(error is ReceiverStartError ? error : ReceiverStartError("\(error)")))
+            readiness.settle(.failure(error is ReceiverStartError ? error : ReceiverStartError.serving("\(error)")))
             await device.shutdown(grace: .zero)
             try? await httpClient?.shutdown()
             try? device.store.close()
@@ -154,7 +154,7 @@ public final class Receiver: Service, Sendable {
             if case .failure(let failure)? = readiness.result { throw failure }
             throw error
         }
-        readiness.settle(.failure(ReceiverStartError("the receiver stopped before its listeners were bound")))
+        readiness.settle(.failure(ReceiverStartError.stoppedBeforeReady))
         try? await httpClient?.shutdown()
         do {
             try device.store.close()
@@ -179,7 +179,7 @@ public final class Receiver: Service, Sendable {
                 try Self.writeReadyFile(Self.readyJSON(ports), to: path)
             } catch {
                 logger.error("cannot write the ready file '\(path)': \(error.localizedDescription)")
-                readiness.settle(.failure(ReceiverStartError("cannot write the ready file '\(path)': \(error.localizedDescription)")))
+                readiness.settle(.failure(ReceiverStartError.readyFile(path: path, reason: error.localizedDescription)))
                 return
             }
         }
@@ -290,11 +290,32 @@ public final class Receiver: Service, Sendable {
 }
 
 /// The receiver could not start; the message says what to fix.
-public struct ReceiverStartError: Error, CustomStringConvertible, Sendable {
-    /// One line.
-    public let description: String
+public enum ReceiverStartError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// No listener is configured.
+    case noListener
+    /// The TLS certificate, key or client CA could not be loaded.
+    case tls(String)
+    /// A provider key (`--auth-key SPEC`) could not be loaded.
+    case authKey(spec: String, reason: String)
+    /// The store could not be opened, or what it holds could not be read back.
+    case store(String)
+    /// A listener could not be bound, or a child service failed.
+    case serving(String)
+    /// The ready file could not be written.
+    case readyFile(path: String, reason: String)
+    /// The receiver stopped before every listener was bound.
+    case stoppedBeforeReady
 
-    init(_ description: String) {
-        self.description = description
+    /// One line: what failed and what to check.
+    public var description: String {
+        switch self {
+        case .noListener: "no listener: give --listen or --listen-h2c"
+        case .tls(let reason): "\(reason) (check --tls-cert, --tls-key and --client-ca)"
+        case .authKey(let spec, let reason): "\(reason) (check --auth-key \(spec))"
+        case .store(let reason): "\(reason) (check --store)"
+        case .serving(let reason): reason
+        case .readyFile(let path, let reason): "cannot write the ready file '\(path)': \(reason)"
+        case .stoppedBeforeReady: "the receiver stopped before its listeners were bound"
+        }
     }
 }

@@ -54,7 +54,7 @@ public final class PushStore: Sendable {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                throw PushStoreError(description: "cannot open the store '\(path)': \(error)")
+                throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
             }
             lock = try StoreLock.acquire(beside: path)
             do {
@@ -71,7 +71,7 @@ public final class PushStore: Sendable {
                 database = try DatabasePool(path: path, configuration: configuration)
                 checkpointer = try DatabaseQueue(path: path, configuration: configuration)
             } catch {
-                throw PushStoreError(description: "cannot open the store '\(path)': \(error)")
+                throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
             }
         }
         try Self.migrator.migrate(database)
@@ -138,8 +138,24 @@ public final class PushStore: Sendable {
     /// rejections.
 }
 
-/// The store could not be opened; the message names the path.
-public struct PushStoreError: Error, CustomStringConvertible, Sendable {
-    /// One line.
-    public let description: String
+/// Why the store cannot be used; the description names the path and the fix.
+public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// SQLite could not open or migrate the file (or make its directory).
+    case cannotOpen(path: String, reason: String)
+    /// The lock file beside the store could not be opened or locked.
+    case cannotLock(path: String, reason: String)
+    /// Another process holds the store (`pid`, when the system says which).
+    case inUse(path: String, pid: Int32?)
+    /// The store was closed: nothing more is written.
+    case closed
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the store '\(path)': \(reason)"
+        case .cannotLock(let path, let reason): "cannot lock the store '\(path)': \(reason)"
+        case .inUse(let path, let pid):
+            "the store '\(path)' is in use by \(pid.map { "another process (pid \($0))" } ?? "another process"); stop it, or give this receiver another --store"
+        case .closed: "the store is closed"
+        }
+    }
 }

@@ -47,7 +47,7 @@ final class StoreLock: Sendable {
             }
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
-                throw PushStoreError(description: "cannot open the store's lock file '\(path)': \(String(cString: strerror(errno)))")
+                throw PushStoreError.cannotLock(path: storePath, reason: "cannot open its lock file '\(path)': \(String(cString: strerror(errno)))")
             }
             var lock = flock()
             lock.l_type = Int16(F_WRLCK)
@@ -60,10 +60,9 @@ final class StoreLock: Sendable {
                 let pid = fcntl(descriptor, F_GETLK, &holder) == 0 && holder.l_type != Int16(F_UNLCK) ? holder.l_pid : 0
                 close(descriptor)
                 guard reason == EAGAIN || reason == EACCES else {
-                    throw PushStoreError(description: "cannot lock the store '\(storePath)': \(String(cString: strerror(reason)))")
+                    throw PushStoreError.cannotLock(path: storePath, reason: String(cString: strerror(reason)))
                 }
-                let who = pid > 0 ? "another process (pid \(pid))" : "another process"
-                throw PushStoreError(description: "the store '\(storePath)' is in use by \(who); stop it, or give this receiver another --store")
+                throw PushStoreError.inUse(path: storePath, pid: pid > 0 ? Int32(pid) : nil)
             }
             // For people and scripts: the pid of the holder, as in a pid file.
             let text = "\(getpid())\n"

@@ -75,7 +75,7 @@ final class StoreWriter: Sendable {
         switch next {
         case .drain: database.asyncWriteWithoutTransaction { db in self.drain(db) }
         case .join: break
-        case .refuse: completion(.failure(PushStoreError(description: "the store is closed")))
+        case .refuse: completion(.failure(PushStoreError.closed))
         }
     }
 

@@ -3,9 +3,25 @@ import NIOCore
 import NIOPosix
 
 /// A client connection could not be made.
-public struct H2ConnectError: Error, CustomStringConvertible, Sendable {
+public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The TCP connection (or its TLS) could not be made.
+    case cannotConnect(host: String, port: Int, reason: String)
+    /// HTTP/2 could not start on the connection.
+    case cannotStartHTTP2(host: String, port: Int, reason: String)
+    /// The connection closed before HTTP/2 started.
+    case closedBeforeHTTP2
+    /// The server closed the connection during the TLS handshake.
+    case closedDuringHandshake
+
     /// One line naming the host and what failed.
-    public let description: String
+    public var description: String {
+        switch self {
+        case .cannotConnect(let host, let port, let reason): "cannot connect to \(host):\(port): \(reason)"
+        case .cannotStartHTTP2(let host, let port, let reason): "cannot set up HTTP/2 with \(host):\(port): \(reason)"
+        case .closedBeforeHTTP2: "the connection closed before HTTP/2 started"
+        case .closedDuringHandshake: "the server closed the connection during the TLS handshake"
+        }
+    }
 }
 
 /// One client HTTP/2 connection (TLS with ALPN h2, or h2c with prior knowledge) carrying
@@ -54,17 +70,17 @@ public final class H2ClientConnection: Sendable {
                 }
                 .connect(host: host, port: port).get()
         } catch {
-            throw H2ConnectError(description: "cannot connect to \(host):\(port): \(error)")
+            throw H2ConnectError.cannotConnect(host: host, port: port, reason: "\(error)")
         }
         guard let (handler, ready) = made.withLockedValue({ $0 }) else {
-            throw H2ConnectError(description: "cannot connect to \(host):\(port): the connection was not set up")
+            throw H2ConnectError.cannotConnect(host: host, port: port, reason: "the connection was not set up")
         }
         let info: TLSSessionInfo?
         do {
             info = try await ready.get()
         } catch {
             try? await channel.close()
-            throw H2ConnectError(description: "cannot set up HTTP/2 with \(host):\(port): \(error)")
+            throw H2ConnectError.cannotStartHTTP2(host: host, port: port, reason: "\(error)")
         }
         let defaultPort = tls == nil ? 80 : 443
         return H2ClientConnection(
@@ -165,7 +181,7 @@ extension H2ClientConnection {
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
-            ready?.fail(H2ConnectError(description: "the connection closed before HTTP/2 started"))
+            ready?.fail(H2ConnectError.closedBeforeHTTP2)
             ready = nil
             self.context = nil
         }
@@ -214,7 +230,7 @@ extension H2ClientConnection {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            ready?.fail(H2ConnectError(description: "the server closed the connection during the TLS handshake"))
+            ready?.fail(H2ConnectError.closedDuringHandshake)
             ready = nil
             session.close(reason: session.goAway.map { $0.debugData })
             context.fireChannelInactive()

@@ -109,7 +109,7 @@ public final class H2Server: Service, Sendable {
                 do {
                     channel = try await bootstrap.bind(host: listener.host, port: listener.port).get()
                 } catch {
-                    throw H2ServerError(description: "cannot listen on \(listener.host):\(listener.port) (\(listener.name)): \(error)")
+                    throw H2ServerError.cannotListen(host: listener.host, port: listener.port, listener: listener.name, reason: "\(error)")
                 }
                 channels.append(channel)
                 ports.append((listener.name, channel.localAddress?.port ?? listener.port))
@@ -167,7 +167,14 @@ public final class H2Server: Service, Sendable {
 }
 
 /// A server that could not start.
-public struct H2ServerError: Error, CustomStringConvertible, Sendable {
+public enum H2ServerError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// Binding `host:port` for the listener called `listener` failed.
+    case cannotListen(host: String, port: Int, listener: String, reason: String)
+
     /// One line naming what failed.
-    public let description: String
+    public var description: String {
+        switch self {
+        case .cannotListen(let host, let port, let listener, let reason): "cannot listen on \(host):\(port) (\(listener)): \(reason)"
+        }
+    }
 }

@@ -1,9 +1,25 @@
 import COpenSSL
 
 /// A TLS failure on one connection (handshake refused, bad record, …).
-public struct TLSError: Error, CustomStringConvertible, Sendable {
+public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The connection's `SSL` could not be made.
+    case setUp(String)
+    /// The handshake failed (a certificate refused, no shared protocol, …).
+    case handshake(String)
+    /// Reading application data failed.
+    case read(String)
+    /// Writing application data failed.
+    case write(String)
+
     /// What went wrong, with OpenSSL's own words.
-    public let description: String
+    public var description: String {
+        switch self {
+        case .setUp(let why): "cannot create a TLS connection: \(why)"
+        case .handshake(let why): "TLS handshake failed: \(why)"
+        case .read(let why): "TLS read failed: \(why)"
+        case .write(let why): "TLS write failed: \(why)"
+        }
+    }
 }
 
 /// One TLS connection through OpenSSL memory BIOs: ciphertext in, plaintext out, and the
@@ -33,7 +49,7 @@ public final class TLSEngine {
     public init(context: TLSContext, serverName: String? = nil) throws {
         guard let ssl = SSL_new(context.context),
             let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem())
-        else { throw TLSError(description: "cannot create a TLS connection: \(OpenSSLError.drain())") }
+        else { throw TLSError.setUp(OpenSSLError.drain()) }
         self.ssl = ssl
         self.readBIO = readBIO
         self.writeBIO = writeBIO
@@ -88,7 +104,7 @@ public final class TLSEngine {
             switch SSL_get_error(ssl, count) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .open
             case SSL_ERROR_ZERO_RETURN: return .closed
-            default: throw TLSError(description: "TLS read failed: \(Self.failure())")
+            default: throw TLSError.read(Self.failure())
             }
         }
     }
@@ -100,7 +116,7 @@ public final class TLSEngine {
             ERR_clear_error()
             let chunk = min(bytes.count - offset, 16 * 1024)
             let written = SSL_write(ssl, bytes.baseAddress! + offset, Int32(chunk))
-            guard written > 0 else { throw TLSError(description: "TLS write failed: \(Self.failure())") }
+            guard written > 0 else { throw TLSError.write(Self.failure()) }
             offset += Int(written)
         }
     }
@@ -131,7 +147,7 @@ public final class TLSEngine {
         guard result == 1 else {
             switch SSL_get_error(ssl, result) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return false
-            default: throw TLSError(description: "TLS handshake failed: \(Self.failure())")
+            default: throw TLSError.handshake(Self.failure())
             }
         }
         var alpnData: UnsafePointer<UInt8>?
