@@ -40,7 +40,7 @@ let package = Package(
             swiftSettings: [
                 // The wake policy and the validators are generic or called per request from
                 // other modules: without their bodies there, they run unspecialised, and
-                // generic-metadata lookups took a quarter of the policy's time (perf).
+                // generic-metadata lookups dominate the policy's time.
                 .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
             ]
         ),
@@ -65,9 +65,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: [
-                // nghttp2 calls back into class state for every header and frame; dynamic
-                // exclusivity checks cost ~6% of the request path (measured with perf, see
-                // docs/benchmarks.md). Debug builds, and so the tests, keep them.
+                // nghttp2 calls back into class state for every header and frame, each with a
+                // dynamic exclusivity check. Debug builds, and so the tests, keep them.
                 .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
             ]
         ),
@@ -124,8 +123,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             // jemalloc's thread caches: records are built on the event loop and freed on the
-            // store's writer, which under glibc malloc contends on the event loop's arena
-            // (paired runs: about 7% less CPU per push; docs/benchmarks.md).
+            // store's writer, which under glibc malloc contend on the event loop's arena.
             linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
 

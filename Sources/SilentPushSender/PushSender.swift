@@ -80,8 +80,8 @@ public struct PushSender: Sendable {
         let began = ContinuousClock.now
         let progress = configuration.progress ? Task { await self.showProgress(state, total: total) } : nil
         // Each stream's next push is sent from its answer's callback, on the connection's
-        // event loop: no hop to the task pool and back per push (perf: those thread switches
-        // were most of the client's time).
+        // event loop: no hop to the task pool and back per push, whose thread switches would
+        // be most of the client's time.
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let finished = Atomic<Int>(0)
             let streams = max(1, min(configuration.concurrency, total))

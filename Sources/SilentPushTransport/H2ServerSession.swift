@@ -79,9 +79,8 @@ public final class H2ServerSession {
         defer { nghttp2_option_del(option) }
         // No priority tree of closed streams: APNs clients do not use priorities.
         nghttp2_option_set_no_closed_streams(option, 1)
-        // Answers carry a fresh apns-id each time: indexing them only churns the HPACK
-        // table (nghttp2's search and eviction were ~6% of the request path), so responses
-        // are sent as literals.
+        // Answers carry a fresh apns-id each time: indexing them would only churn the HPACK
+        // table (a search and an eviction per answer), so responses are sent as literals.
         nghttp2_option_set_max_deflate_dynamic_table_size(option, 0)
         nghttp2_session_server_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
 
