@@ -2,13 +2,13 @@ import Foundation
 
 /// The admin API's access rules as plain values, testable without a listener (see
 /// `AdminGuard`, which applies them to each request).
-struct AdminAccessPolicy: Sendable {
+package struct AdminAccessPolicy: Sendable {
     /// Host names accepted besides IP addresses and `localhost` (`--admin-host`), lower-case.
     var hosts: Set<String>
     /// The bearer token every route but the health probes needs (`--admin-token`).
     var token: String?
 
-    init(hosts: [String] = [], token: String? = nil) {
+    package init(hosts: [String] = [], token: String? = nil) {
         self.hosts = Set(hosts.map { $0.lowercased() })
         self.token = token
     }
@@ -18,7 +18,8 @@ struct AdminAccessPolicy: Sendable {
     static let openPaths: Set<String> = ["/healthz", "/readyz", "/"]
 
     /// Why a request is refused, as an HTTP status and one line; nil when it may pass.
-    func refusal(method: String, path: String, host: String?, authorization: String?, contentType: String?) -> (status: Int, message: String)? {
+    package func refusal(method: String, path: String, host: String?, authorization: String?, contentType: String?) -> (status: Int, message: String)?
+    {
         if let host, !isAllowed(host: host) {
             return (
                 421,

@@ -1,14 +1,14 @@
 import SilentPushCore
 
 /// Builds GOAWAY frames whose debug data is `{"reason":"…"}`, as APNs sends them.
-enum H2GoAway {
+package enum H2GoAway {
     /// The JSON debug data for `reason`, with an optional human-readable `detail`.
-    static func debugData(reason: String, detail: String? = nil) -> [UInt8] {
+    package static func debugData(reason: String, detail: String? = nil) -> [UInt8] {
         APNsErrorBody(reason: reason, detail: detail).bytes
     }
 
     /// A whole GOAWAY frame, for when nghttp2 can no longer send one itself.
-    static func frame(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) -> [UInt8] {
+    package static func frame(lastStreamID: Int32, errorCode: UInt32, debugData: [UInt8]) -> [UInt8] {
         let length = 8 + debugData.count
         var bytes: [UInt8] = []
         bytes.reserveCapacity(9 + length)
@@ -28,7 +28,7 @@ enum H2GoAway {
     }
 
     /// RFC 9113 §7 error-code names, in the UpperCamelCase of APNs' reasons.
-    static func reason(forErrorCode code: UInt32) -> String {
+    package static func reason(forErrorCode code: UInt32) -> String {
         switch code {
         case 0x0: return "NoError"
         case 0x1: return "ProtocolError"

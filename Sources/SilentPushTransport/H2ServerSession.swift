@@ -277,7 +277,7 @@ public final class H2ServerSession {
     /// Streams refused past the limit, with no request completing between them, before the
     /// connection is ended with ENHANCE_YOUR_CALM. A client that opened streams before our
     /// SETTINGS arrived is refused fewer than the limit once.
-    static func refusedPastLimitTolerance(_ limit: UInt32) -> Int { max(100, 2 * Int(limit)) }
+    package static func refusedPastLimitTolerance(_ limit: UInt32) -> Int { max(100, 2 * Int(limit)) }
 
     /// Runs `body` with the session behind nghttp2's user data. The session owns the
     /// nghttp2 session, so it outlives every callback: no retain/release per call (there

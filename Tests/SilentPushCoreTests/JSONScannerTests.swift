@@ -1,5 +1,5 @@
 import Foundation
-@testable import SilentPushCore
+import SilentPushCore
 import Testing
 
 @Suite struct JSONScannerTests {

@@ -1,6 +1,6 @@
 import Foundation
 import SilentPushCore
-@testable import SilentPushReceiver
+import SilentPushReceiver
 import SilentPushTesting
 import SilentPushTransport
 import Testing

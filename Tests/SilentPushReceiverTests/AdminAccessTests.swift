@@ -1,4 +1,4 @@
-@testable import SilentPushReceiver
+import SilentPushReceiver
 import SilentPushTesting
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import SilentPushCore
-@testable import SilentPushReceiver
+import SilentPushReceiver
 import SilentPushTesting
 import Testing
 

@@ -1,5 +1,5 @@
 import SilentPushTesting
-@testable import SilentPushTransport
+import SilentPushTransport
 import Testing
 
 /// Limits that keep one client from holding or flooding a shared receiver, on the session

@@ -1,5 +1,5 @@
 import SilentPushTesting
-@testable import SilentPushTransport
+import SilentPushTransport
 import Testing
 
 /// The server and client sessions driven in memory: bytes in, bytes out, no socket.

@@ -1,5 +1,5 @@
 import SilentPushTesting
-@testable import SilentPushTransport
+import SilentPushTransport
 
 /// A client session and a server session joined in memory: bytes move only when `pump`
 /// is called, so tests see exactly what each side sent.

@@ -1,5 +1,5 @@
 import SilentPushTesting
-@testable import SilentPushTransport
+import SilentPushTransport
 import Testing
 
 /// Two TLS engines joined in memory: handshake, ALPN, client certificates, host names.
