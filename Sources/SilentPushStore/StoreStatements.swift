@@ -35,6 +35,12 @@ final class StoreStatements: @unchecked Sendable {
         }
     }
 
+    /// Finalizes every prepared statement (before the connection closes); they are prepared
+    /// again if used after.
+    func finalize() {
+        (insertPush, setFate, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil, nil)
+    }
+
     /// Applies one change in `db`'s open transaction.
     func apply(_ change: StoreChange, _ db: Database) throws {
         switch change {

@@ -82,8 +82,9 @@ final class StoreWriter: Sendable {
     /// Stops taking writes, lets a commit under way finish, and closes both connections.
     func close() throws {
         queue.withLock { $0.phase = .closed }
-        // The writer runs one block at a time: this one runs after the last drain.
-        database.writeWithoutTransaction { _ in }
+        // The writer runs one block at a time: this one runs after the last drain. Its
+        // prepared statements go first: SQLite will not close a connection that has any.
+        database.writeWithoutTransaction { _ in statements.finalize() }
         try checkpointer?.close()
         try database.close()
     }

@@ -292,3 +292,17 @@ import Testing
         #expect(try store.coalescedAPNsIDs(wakeID: 9) == [replaced])
     }
 }
+
+@Suite struct PushStoreCloseTests {
+    @Test func aStoreThatWroteClosesAndOpensAgain() async throws {
+        let path = PushStoreTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let store = try PushStore.open(.file(path))
+        try await store.write([.insertPush(PushStoreTests.push(1)), .setFate(push: 1, fate: .expired, generation: nil)])
+        _ = try store.push(apnsID: PushStoreTests.push(1).apnsID)
+        try store.close()
+        await #expect(throws: PushStoreError.closed) { try await store.write([.insertPush(PushStoreTests.push(2))]) }
+        let again = try PushStore.open(.file(path))
+        #expect(try again.push(apnsID: PushStoreTests.push(1).apnsID)?.fate == .expired)
+    }
+}
