@@ -4,7 +4,7 @@ import SilentPushCore
 /// The device side's metrics (swift-metrics; `silentpushd` exports them at the admin API's
 /// `GET /metrics`). Labels are bounded sets — results, fates, Apple's reasons, drop reasons —
 /// never a device token or an apns-id. Counters start at zero with each process.
-struct DeviceMetrics: Sendable {
+final class DeviceMetrics: Sendable {
     private let factory: any MetricsFactory
     private let accepted: Counter
     private let fetchResults: [String: Counter]

@@ -102,23 +102,26 @@ struct DeviceRecorder {
     /// it can never wake the app and is recorded dropped as it is). `completion` runs once
     /// its row is committed. Returns false, doing nothing, while stopping.
     mutating func receive(
-        _ record: PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
+        _ record: consuming PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
         completion: @escaping PushStore.Completion
     ) -> Bool {
         guard case .running = lifecycle else { return false }
         actions.completion = completion
-        // The push's own row first; the fate its actions give it is filled in after them.
+        guard let incoming else {
+            if case .dropped(let reason) = record.fate { actions.metrics.dropped(reason) }
+            actions.changes.append(.insertPush(record))
+            apply(policy.advance(to: now))
+            return true
+        }
+        // The push's own row comes first, written with the fate its actions give it: its slot
+        // is held by a placeholder meanwhile, so the record is moved, not copied.
         let row = actions.changes.count
         actions.changes.reserveCapacity(row + 4)  // the row, a wake, its push's fate, the slot's close
-        actions.changes.append(.insertPush(record))
-        if let incoming {
-            var inserting: PushRecord? = record
-            apply(policy.receive(incoming, for: App(device: record.deviceToken, topic: record.topic), now: now), inserting: &inserting)
-            if let inserting { actions.changes[row] = .insertPush(inserting) }
-        } else {
-            if case .dropped(let reason) = record.fate { actions.metrics.dropped(reason) }
-            apply(policy.advance(to: now))
-        }
+        actions.changes.append(.probe(at: 0))
+        let app = App(device: record.deviceToken, topic: record.topic)
+        var inserting: PushRecord? = consume record
+        apply(policy.receive(incoming, for: app, now: now), inserting: &inserting)
+        if let pushRow = inserting.take() { actions.changes[row] = .insertPush(pushRow) }
         return true
     }
 

@@ -184,7 +184,8 @@ public final class DeviceRuntime: PushSink, Sendable {
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
         let neverWakes = Self.neverWakesReason(push)
-        let recorded: PushStore.Completion = { [logger, metrics, apnsID = push.apnsID] result in
+        // Captures the runtime, not its logger and metrics: one reference to retain per push.
+        let recorded: PushStore.Completion = { [self, apnsID = push.apnsID] result in
             switch result {
             case .success: metrics.accepted()
             case .failure(let error):
