@@ -1,10 +1,38 @@
 import COpenSSL
 import Foundation
 
-/// A key that cannot be used for ES256; the message names the file and what is wrong.
-public struct ES256KeyError: Error, CustomStringConvertible, Sendable {
+/// A key that cannot be used for ES256, or a signature that could not be made.
+public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The file could not be read.
+    case unreadable(path: String)
+    /// What is wrong with the key in this file.
+    case inFile(path: String, problem: ES256KeyError)
+    /// Not a PEM private key (.p8) or public key.
+    case notPEM
+    /// A key, but not on the P-256 curve.
+    case notP256
+    /// Signing needs the private key.
+    case publicKeyCannotSign
+    case outOfMemory
+    /// OpenSSL could not sign (its words).
+    case signingFailed(String)
+    case malformedSignature
+    case cannotEncodeSignature
+
     /// One line for a user.
-    public let description: String
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read key file '\(path)'"
+        case .inFile(let path, let problem): "key file '\(path)': \(problem)"
+        case .notPEM: "not a PEM private key (.p8) or public key"
+        case .notP256: "not an EC P-256 key (ES256 needs one)"
+        case .publicKeyCannotSign: "a public key cannot sign"
+        case .outOfMemory: "out of memory"
+        case .signingFailed(let why): "signing failed: \(why)"
+        case .malformedSignature: "signing gave a malformed signature"
+        case .cannotEncodeSignature: "cannot encode the signature"
+        }
+    }
 }
 
 /// An EC P-256 key for provider tokens (ES256): a `.p8` private key (PKCS#8 PEM, as Apple
@@ -27,12 +55,12 @@ public final class ES256Key: @unchecked Sendable {
     /// Loads a PEM file; throws naming the file when it is missing, not PEM, or not P-256.
     public static func load(file path: String) throws -> ES256Key {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ES256KeyError(description: "cannot read key file '\(path)'")
+            throw ES256KeyError.unreadable(path: path)
         }
         do {
             return try ES256Key(pem: Array(data))
         } catch let error as ES256KeyError {
-            throw ES256KeyError(description: "key file '\(path)': \(error.description)")
+            throw ES256KeyError.inFile(path: path, problem: error)
         }
     }
 
@@ -50,7 +78,7 @@ public final class ES256Key: @unchecked Sendable {
         }
         _ = OpenSSLError.drain()
         guard let (key, canSign) = loaded else {
-            throw ES256KeyError(description: "not a PEM private key (.p8) or public key")
+            throw ES256KeyError.notPEM
         }
         var group = [CChar](repeating: 0, count: 64)
         var length = 0
@@ -60,7 +88,7 @@ public final class ES256Key: @unchecked Sendable {
             && String(decoding: group.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self) == "prime256v1"
         guard isP256 else {
             EVP_PKEY_free(key)
-            throw ES256KeyError(description: "not an EC P-256 key (ES256 needs one)")
+            throw ES256KeyError.notP256
         }
         self.init(key: key, canSign: canSign)
     }
@@ -78,19 +106,19 @@ public final class ES256Key: @unchecked Sendable {
 
     /// Signs `message` (SHA-256); returns raw r‖s, 64 bytes, as JWS wants.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
-        guard canSign else { throw ES256KeyError(description: "a public key cannot sign") }
-        guard let context = EVP_MD_CTX_new() else { throw ES256KeyError(description: "out of memory") }
+        guard canSign else { throw ES256KeyError.publicKeyCannotSign }
+        guard let context = EVP_MD_CTX_new() else { throw ES256KeyError.outOfMemory }
         defer { EVP_MD_CTX_free(context) }
         var length = 0
         guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key) == 1,
             EVP_DigestSign(context, nil, &length, message, message.count) == 1
-        else { throw ES256KeyError(description: "signing failed: \(OpenSSLError.drain())") }
+        else { throw ES256KeyError.signingFailed(OpenSSLError.drain()) }
         var der = [UInt8](repeating: 0, count: length)
         guard EVP_DigestSign(context, &der, &length, message, message.count) == 1 else {
-            throw ES256KeyError(description: "signing failed: \(OpenSSLError.drain())")
+            throw ES256KeyError.signingFailed(OpenSSLError.drain())
         }
         guard let raw = Self.rawSignature(der: Array(der.prefix(length))) else {
-            throw ES256KeyError(description: "signing gave a malformed signature")
+            throw ES256KeyError.malformedSignature
         }
         return raw
     }
@@ -98,7 +126,7 @@ public final class ES256Key: @unchecked Sendable {
     /// Signs as `openssl dgst -sha256 -sign` does: a DER signature.
     public func signDER(_ message: [UInt8]) throws -> [UInt8] {
         guard let der = Self.derSignature(raw: try sign(message)) else {
-            throw ES256KeyError(description: "cannot encode the signature")
+            throw ES256KeyError.cannotEncodeSignature
         }
         return der
     }

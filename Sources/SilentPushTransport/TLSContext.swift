@@ -1,17 +1,40 @@
 import CNghttp2
 import COpenSSL
 
-/// A configuration problem with TLS material: the message names the file and what to fix.
-public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable {
-    /// One line, ready for a user.
-    public let description: String
+/// A configuration problem with TLS material: which, the file, and OpenSSL's words.
+public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What could not be done; the raw value is the start of the message.
+    public enum Problem: String, Sendable {
+        case certificate = "cannot use TLS certificate"
+        case privateKey = "cannot use TLS private key"
+        case keyMismatch = "TLS private key does not match the certificate"
+        case clientCA = "cannot read client CA"
+        case alpn = "cannot set ALPN"
+        case caFile = "cannot read CA file"
+        case clientCertificate = "cannot use client certificate"
+        case clientKey = "cannot use client certificate key"
+        case clientKeyMismatch = "client key does not match the certificate"
+        case context = "cannot create a TLS context"
+    }
 
-    init(_ what: String, path: String? = nil) {
-        let detail = OpenSSLError.drain()
-        var message = what
+    public let problem: Problem
+    /// The file concerned, if one is.
+    public let path: String?
+    /// OpenSSL's error queue, drained when the error was made.
+    public let detail: String
+
+    init(_ problem: Problem, path: String? = nil) {
+        self.problem = problem
+        self.path = path
+        detail = OpenSSLError.drain()
+    }
+
+    /// One line, ready for a user.
+    public var description: String {
+        var message = problem.rawValue
         if let path { message += " '\(path)'" }
         if !detail.isEmpty { message += ": \(detail)" }
-        description = message
+        return message
     }
 }
 
@@ -76,13 +99,13 @@ public final class TLSContext: @unchecked Sendable {
         let tls = TLSContext(context: context, isServer: true, verifiesPeer: configuration.clientCAFile != nil)
         SSL_CTX_set_options(context, copenssl_op_cipher_server_preference())
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateChainFile) == 1 else {
-            throw TLSConfigurationError("cannot use TLS certificate", path: configuration.certificateChainFile)
+            throw TLSConfigurationError(.certificate, path: configuration.certificateChainFile)
         }
         guard SSL_CTX_use_PrivateKey_file(context, configuration.privateKeyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw TLSConfigurationError("cannot use TLS private key", path: configuration.privateKeyFile)
+            throw TLSConfigurationError(.privateKey, path: configuration.privateKeyFile)
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw TLSConfigurationError("TLS private key does not match the certificate", path: configuration.privateKeyFile)
+            throw TLSConfigurationError(.keyMismatch, path: configuration.privateKeyFile)
         }
         SSL_CTX_set_alpn_select_cb(
             context,
@@ -96,7 +119,7 @@ public final class TLSContext: @unchecked Sendable {
             }, nil)
         if let caFile = configuration.clientCAFile {
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                throw TLSConfigurationError("cannot read client CA", path: caFile)
+                throw TLSConfigurationError(.clientCA, path: caFile)
             }
             if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(context, names) }
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
@@ -112,14 +135,14 @@ public final class TLSContext: @unchecked Sendable {
         let tls = TLSContext(context: context, isServer: false, verifiesPeer: !configuration.insecure)
         let protocols: [UInt8] = [2] + Array("h2".utf8)
         guard SSL_CTX_set_alpn_protos(context, protocols, UInt32(protocols.count)) == 0 else {
-            throw TLSConfigurationError("cannot set ALPN")
+            throw TLSConfigurationError(.alpn)
         }
         if configuration.insecure {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         } else {
             if let caFile = configuration.caFile {
                 guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                    throw TLSConfigurationError("cannot read CA file", path: caFile)
+                    throw TLSConfigurationError(.caFile, path: caFile)
                 }
             } else {
                 SSL_CTX_set_default_verify_paths(context)
@@ -128,21 +151,21 @@ public final class TLSContext: @unchecked Sendable {
         }
         if let certificate = configuration.certificateFile {
             guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
-                throw TLSConfigurationError("cannot use client certificate", path: certificate)
+                throw TLSConfigurationError(.clientCertificate, path: certificate)
             }
             let keyFile = configuration.privateKeyFile ?? certificate
             guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
-                throw TLSConfigurationError("cannot use client certificate key", path: keyFile)
+                throw TLSConfigurationError(.clientKey, path: keyFile)
             }
             guard SSL_CTX_check_private_key(context) == 1 else {
-                throw TLSConfigurationError("client key does not match the certificate", path: keyFile)
+                throw TLSConfigurationError(.clientKeyMismatch, path: keyFile)
             }
         }
         return tls
     }
 
     private static func makeContext(method: OpaquePointer?) throws -> OpaquePointer {
-        guard let context = SSL_CTX_new(method) else { throw TLSConfigurationError("cannot create a TLS context") }
+        guard let context = SSL_CTX_new(method) else { throw TLSConfigurationError(.context) }
         // HTTP/2 requires TLS 1.2 or later, without compression or renegotiation (RFC 9113 §9.2).
         SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
         SSL_CTX_set_options(context, copenssl_op_no_compression() | copenssl_op_no_renegotiation())
