@@ -199,8 +199,14 @@ import Testing
 
 /// `--fetch-exec` in the `silentpushd` process: descriptors and children counted from outside.
 @Suite struct SilentPushdExecTests {
+    /// Open descriptors other than sockets: what a wake could leak (pipes, files). Sockets
+    /// come and go with the test's own admin and HTTP/2 connections (keep-alive).
     static func descriptors(of pid: Int32) -> Int {
-        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).count
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []
+        return entries.filter { entry in
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(entry)")) ?? ""
+            return !target.hasPrefix("socket:")
+        }.count
     }
 
     static func children(of pid: Int32) -> [String] {
