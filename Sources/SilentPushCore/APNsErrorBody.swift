@@ -1,29 +1,29 @@
 /// The JSON APNs puts in an error response's body and in a GOAWAY's debug data:
 /// `{"reason":"BadDeviceToken"}`, with `timestamp` (ms) for 410 Unregistered. `detail` is
 /// SilentPush's own, human-readable addition to a GOAWAY; Apple sends none.
-public struct APNsErrorBody: Sendable, Equatable {
+package struct APNsErrorBody: Sendable, Equatable {
     /// Apple's reason string (`APNsReason.rawValue`, or a GOAWAY's error name).
-    public var reason: String
+    package var reason: String
     /// When the device token stopped being valid, ms since the epoch (410 only).
-    public var timestamp: Int64?
+    package var timestamp: Int64?
     /// What happened, in words.
-    public var detail: String?
+    package var detail: String?
 
     /// A body.
-    public init(reason: String, timestamp: Int64? = nil, detail: String? = nil) {
+    package init(reason: String, timestamp: Int64? = nil, detail: String? = nil) {
         self.reason = reason
         self.timestamp = timestamp
         self.detail = detail
     }
 
     /// The body for a rejection.
-    public init(_ rejection: APNsRejection) {
+    package init(_ rejection: APNsRejection) {
         self.init(reason: rejection.reason.rawValue, timestamp: rejection.timestamp)
     }
 
     /// Reads a body; nil unless it is a JSON object with a string `reason`. Other members
     /// are ignored.
-    public init?(parsing bytes: [UInt8]) {
+    package init?(parsing bytes: [UInt8]) {
         let parsed = bytes.withUnsafeBufferPointer { buffer -> (reason: String?, timestamp: Int64?, detail: String?)? in
             var reason: String?
             var timestamp: Int64?
@@ -49,7 +49,7 @@ public struct APNsErrorBody: Sendable, Equatable {
     }
 
     /// The JSON text: members in the order APNs sends them.
-    public var json: String {
+    package var json: String {
         var text = #"{"reason":"#
         JSONString.append(reason, to: &text)
         if let timestamp { text += #","timestamp":"# + String(timestamp) }
@@ -61,5 +61,5 @@ public struct APNsErrorBody: Sendable, Equatable {
     }
 
     /// The JSON as UTF-8 bytes.
-    public var bytes: [UInt8] { Array(json.utf8) }
+    package var bytes: [UInt8] { Array(json.utf8) }
 }

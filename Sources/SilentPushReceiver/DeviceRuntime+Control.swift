@@ -107,14 +107,4 @@ extension DeviceRuntime {
         endFetches()
         try? await store.flush()
     }
-
-    /// Runs `body` for at most `timeout` of real time.
-    private func waitAtMost(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await body() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
 }

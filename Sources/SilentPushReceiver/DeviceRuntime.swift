@@ -317,8 +317,13 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// Waits until wake `wakeID` ends, or `timeout` of real time passes.
     func waitForWake(_ wakeID: UInt64, timeout: Duration) async {
+        await waitAtMost(timeout) { await self.wakeEnded(wakeID) }
+    }
+
+    /// Runs `body` for at most `timeout` of real time (it is cancelled then).
+    func waitAtMost(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.wakeEnded(wakeID) }
+            group.addTask { await body() }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
