@@ -52,8 +52,11 @@ public final class RawH2Connection: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while clock.now < deadline {
-            let frames = self.frames
-            if condition(frames) || isClosed { return frames }
+            // Bytes and the close read together: a close seen after a separate read of the
+            // bytes could hide the last frames (a GOAWAY) that arrived in between.
+            let (bytes, closed) = received.withLockedValue { ($0.bytes, $0.closed) }
+            let frames = H2Frame.parse(bytes).frames
+            if condition(frames) || closed { return frames }
             try await Task.sleep(for: .milliseconds(5))
         }
         return frames
