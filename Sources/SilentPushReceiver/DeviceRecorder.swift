@@ -235,25 +235,27 @@ struct DeviceRecorder {
     /// Ends every wake still running at `now` (a shutdown's grace is over): each is recorded
     /// failed, `deadlineExceeded` if past its deadline, else `shutdown`, and its task cancelled.
     mutating func cutRunning(now: DeviceInstant) {
-        for (wakeID, wake) in running {
+        for wakeID in Array(running.keys) {
+            guard let wake = end(wakeID, cancelling: true) else { continue }
             // Timers no longer fire while stopping: a wake past its deadline overran.
             let overran = now >= wake.start.deadline
             actions.changes.append(
                 .finishWake(
                     id: wakeID, finishedAt: min(now, wake.start.deadline).millisecondsSinceEpoch,
                     result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
-            actions.cancels.append(wake.cancellation)
-            actions.resumes.append(contentsOf: wake.waiters.values)
         }
-        running = [:]
     }
 
     // MARK: - Policy actions
 
-    /// The wake left `running`: its waiters are resumed.
-    private mutating func end(_ wakeID: UInt64) {
-        guard let wake = running.removeValue(forKey: wakeID) else { return }
+    /// The wake leaves `running`: its waiters are resumed and, when `cancelling`, its
+    /// handler is cancelled. Returns it, if it was running.
+    @discardableResult
+    private mutating func end(_ wakeID: UInt64, cancelling: Bool = false) -> Running? {
+        guard let wake = running.removeValue(forKey: wakeID) else { return nil }
         actions.resumes.append(contentsOf: wake.waiters.values)
+        if cancelling { actions.cancels.append(wake.cancellation) }
+        return wake
     }
 
     private mutating func apply(_ policyActions: [Action]) {
@@ -320,13 +322,11 @@ struct DeviceRecorder {
                 actions.metrics.dropped(reason, count: 1 + coalesced)
                 if generation != nil { close(push, .dropped(reason: reason)) }
             case .cancelWake(let wakeID, _):
-                guard let wake = running.removeValue(forKey: wakeID) else { continue }
+                guard let wake = end(wakeID, cancelling: true) else { continue }
                 actions.changes.append(
                     .finishWake(
                         id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
                         result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
-                actions.cancels.append(wake.cancellation)
-                actions.resumes.append(contentsOf: wake.waiters.values)
             }
         }
     }

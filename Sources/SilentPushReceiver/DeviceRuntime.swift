@@ -24,7 +24,7 @@ public final class DeviceRuntime: PushSink, Sendable {
     let handler: any FetchHandler
     let metrics: DeviceMetrics
     let logger: Logger
-    private let state: Mutex<State>
+    private let recorder: Mutex<DeviceRecorder>
     private let outbox = Mutex(Outbox())
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
     private let nextPushID: Atomic<UInt64>
@@ -49,10 +49,6 @@ public final class DeviceRuntime: PushSink, Sendable {
         /// The wake, when its push was in hand; else it is read from the store.
         var wake: Wake?
         var cancellation: AsyncSignal
-    }
-
-    private struct State {
-        var recorder: DeviceRecorder
     }
 
     /// Store writes taken from the recorder while another thread hands earlier ones to the
@@ -81,7 +77,7 @@ public final class DeviceRuntime: PushSink, Sendable {
         self.handler = handler
         self.metrics = metrics
         self.logger = logger
-        state = Mutex(State(recorder: recorder))
+        self.recorder = Mutex(recorder)
         self.nextPushID = Atomic(nextPushID)
         (fetches, fetchQueue) = AsyncStream.makeStream(of: Fetch.self)
     }
@@ -100,9 +96,9 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// The locked half of `modify`: steps the recorder and hands its store changes over.
     private func step<Result>(_ body: (inout DeviceRecorder, DeviceInstant) -> Result) -> (Result, DeviceRecorder.Actions) {
-        let (result, actions, write) = state.withLock { state in
-            let result = body(&state.recorder, clock.now)
-            var actions = state.recorder.takeActions()
+        let (result, actions, write) = recorder.withLock { recorder in
+            let result = body(&recorder, clock.now)
+            var actions = recorder.takeActions()
             var write: Write?
             if !actions.changes.isEmpty {
                 let taken = Write(changes: actions.changes, completion: actions.completion)
@@ -331,17 +327,17 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     private func wakeEnded(_ wakeID: UInt64) async {
-        let token = state.withLock { $0.recorder.makeWaiterToken() }
+        let token = recorder.withLock { $0.makeWaiterToken() }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let registered = state.withLock { state -> Bool in
+                let registered = recorder.withLock { recorder -> Bool in
                     guard !Task.isCancelled else { return false }
-                    return state.recorder.addWaiter(continuation, token: token, for: wakeID)
+                    return recorder.addWaiter(continuation, token: token, for: wakeID)
                 }
                 if !registered { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.recorder.removeWaiter(token: token, for: wakeID) }?.resume()
+            recorder.withLock { $0.removeWaiter(token: token, for: wakeID) }?.resume()
         }
     }
 
@@ -364,7 +360,7 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// Reads the recorder under the lock.
     func inspect<Result>(_ body: (DeviceRecorder) -> Result) -> Result {
-        state.withLock { body($0.recorder) }
+        recorder.withLock { body($0) }
     }
 }
 
