@@ -148,13 +148,17 @@ public final class Receiver: Service, Sendable {
         } catch {
             readiness.settle(.failure(error is ReceiverStartError ? error : ReceiverStartError.serving("\(error)")))
             await device.shutdown(grace: .zero)
-            try? await httpClient?.shutdown()
-            try? device.store.close()
+            await release()
             // The failure that stopped it first (a cancelled sibling only followed from it).
             if case .failure(let failure)? = readiness.result { throw failure }
             throw error
         }
         readiness.settle(.failure(ReceiverStartError.stoppedBeforeReady))
+        await release()
+    }
+
+    /// Once every child has stopped: the fetch handlers' HTTP client, then the store.
+    private func release() async {
         try? await httpClient?.shutdown()
         do {
             try device.store.close()
