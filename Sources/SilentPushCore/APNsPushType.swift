@@ -3,7 +3,9 @@ public enum APNsPushType: String, Sendable, CaseIterable {
     case alert, background, complication, controls, fileprovider, liveactivity, location, mdm, pushtotalk, voip, widgets
 
     /// The suffix the topic must end with (after the bundle id); nil: the plain bundle id.
-    public var topicSuffix: String? {
+    public var topicSuffix: String? { staticSuffix.map { "\($0)" } }
+
+    private var staticSuffix: StaticString? {
         switch self {
         case .alert, .background, .mdm: return nil
         case .voip: return ".voip"
@@ -25,23 +27,37 @@ public enum APNsPushType: String, Sendable, CaseIterable {
     /// MDM topics are the device's MDM topic and are not checked.
     public func accepts(topic: String) -> Bool {
         if self == .mdm { return true }
-        if let suffix = topicSuffix { return Self.hasSuffix(topic, suffix) && topic.utf8.count > suffix.utf8.count }
-        return Self.suffixedType(of: topic) == nil
+        return Self.withBytes(of: topic) { topic in
+            if let suffix = staticSuffix { return topic.count > suffix.utf8CodeUnitCount && Self.ends(topic, with: suffix) }
+            return Self.suffixedType(of: topic) == nil
+        }
     }
 
     /// The type whose suffix `topic` ends with, if any.
     static func suffixedType(of topic: String) -> APNsPushType? {
-        suffixed.first { hasSuffix(topic, $0.suffix) }?.type
+        withBytes(of: topic) { suffixedType(of: $0) }
     }
 
-    private static let suffixed: [(type: APNsPushType, suffix: String)] = allCases.compactMap { type in type.topicSuffix.map { (type, $0) } }
+    private static func suffixedType(of topic: UnsafeBufferPointer<UInt8>) -> APNsPushType? {
+        for type in allCases {
+            if let suffix = type.staticSuffix, ends(topic, with: suffix) { return type }
+        }
+        return nil
+    }
 
-    /// Byte-wise: `String.hasSuffix` compares Unicode-aware and costs far more.
-    private static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
-        let text = text.utf8
-        let suffix = suffix.utf8
-        guard text.count >= suffix.count else { return false }
-        return text.suffix(suffix.count).elementsEqual(suffix)
+    // Byte-wise on the topic's contiguous UTF-8: this runs on every request, and
+    // `String.hasSuffix` compares Unicode-aware while the UTF-8 view's `suffix(_:)` walks
+    // indices, each several times the cost of the loop.
+    private static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        text.utf8.withContiguousStorageIfAvailable(body) ?? Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    private static func ends(_ text: UnsafeBufferPointer<UInt8>, with suffix: StaticString) -> Bool {
+        let count = suffix.utf8CodeUnitCount
+        guard text.count >= count else { return false }
+        let start = text.count - count
+        for index in 0..<count where text[start + index] != suffix.utf8Start[index] { return false }
+        return true
     }
 }
 

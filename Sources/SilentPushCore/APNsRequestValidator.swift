@@ -13,16 +13,25 @@ public struct APNsRequestValidator: Sendable {
     public static let deviceTokenHexLength = 64...200
     /// Whether `token` has a device token's shape: an even number of hex digits, 64 to 200.
     public static func isValidDeviceToken(_ token: some StringProtocol) -> Bool {
-        let utf8 = token.utf8
-        let count = utf8.count
-        guard deviceTokenHexLength.contains(count), count % 2 == 0 else { return false }
-        return allBytes(of: token, satisfy: APNsHeaders.isHexDigit)
+        deviceTokenShape(token) != nil
     }
 
-    /// Whether every byte of `string` satisfies `predicate`; a native string's bytes are
-    /// contiguous, so this is a plain loop rather than the UTF-8 view's iterator.
-    private static func allBytes(of string: some StringProtocol, satisfy predicate: (UInt8) -> Bool) -> Bool {
-        string.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? string.utf8.allSatisfy(predicate)
+    /// A device token's shape in one pass over its bytes: nil when it is not one, else
+    /// whether it has upper-case digits (the token is stored lower-case). Runs on every request.
+    private static func deviceTokenShape(_ token: some StringProtocol) -> Bool? {
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool? {
+            guard deviceTokenHexLength.contains(bytes.count), bytes.count % 2 == 0 else { return nil }
+            var hasUpperCase = false
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUpperCase = true
+                default: return nil
+                }
+            }
+            return hasUpperCase
+        }
+        return token.utf8.withContiguousStorageIfAvailable(scan) ?? Array(token.utf8).withUnsafeBufferPointer(scan)
     }
 
     /// `apns-collapse-id` is at most this many bytes.
@@ -35,7 +44,7 @@ public struct APNsRequestValidator: Sendable {
         deviceToken: Substring, topic: String, headers: APNsHeaders, apnsID: String,
         body: [UInt8]
     ) throws(APNsReason) -> ValidatedPush {
-        guard Self.isValidDeviceToken(deviceToken) else { throw .badDeviceToken }
+        guard let hasUpperCase = Self.deviceTokenShape(deviceToken) else { throw .badDeviceToken }
 
         if let collapseID = headers.collapseID, collapseID.utf8.count > Self.maximumCollapseIDLength {
             throw .badCollapseId
@@ -89,7 +98,6 @@ public struct APNsRequestValidator: Sendable {
             }
         }
 
-        let hasUpperCase = !Self.allBytes(of: deviceToken, satisfy: { $0 < UInt8(ascii: "A") || $0 > UInt8(ascii: "F") })
         return ValidatedPush(
             deviceToken: hasUpperCase ? deviceToken.lowercased() : String(deviceToken), topic: topic, pushType: pushType, priority: priority,
             expiration: expiration, collapseID: headers.collapseID, apnsID: apnsID, payload: payload,

@@ -42,10 +42,35 @@ public struct ProviderTokenAuthenticator: Sendable {
         authorization: Substring?, connection: ProviderTokenConnectionState, now: Int64
     ) throws(APNsReason) -> VerifiedProviderToken? {
         guard let authorization, let current = connection.current, let token = connection.currentToken,
-            Self.isBearer(authorization), authorization.dropFirst(7) == token
+            Self.isBearer(authorization), Self.sameBytes(authorization.dropFirst(7), token)
         else { return nil }
         try checkAge(current, now: now)
         return current
+    }
+
+    /// Byte equality, eight bytes at a time: the connection's token (a few hundred bytes) is
+    /// compared on every request, and `==` on substrings compares Unicode-aware.
+    static func sameBytes(_ text: Substring, _ other: Substring) -> Bool {
+        let equal = text.utf8.withContiguousStorageIfAvailable { text in
+            other.utf8.withContiguousStorageIfAvailable { other in equalBytes(UnsafeRawBufferPointer(text), UnsafeRawBufferPointer(other)) }
+        }
+        return equal.flatMap { $0 } ?? text.utf8.elementsEqual(other.utf8)
+    }
+
+    private static func equalBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        var offset = 0
+        while offset + 8 <= a.count {
+            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) {
+                return false
+            }
+            offset += 8
+        }
+        while offset < a.count {
+            if a[offset] != b[offset] { return false }
+            offset += 1
+        }
+        return true
     }
 
     /// Whether the header starts with `bearer ` (the scheme in any case), by bytes.
