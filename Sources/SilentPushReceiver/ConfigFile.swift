@@ -50,83 +50,87 @@ public struct ConfigFile: Sendable {
     static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry"]
 
     /// Reads and checks `path`; throws one line naming the file, the key and the fix.
-    public static func load(_ path: String) throws -> ConfigFile {
+    public static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigFileError("cannot read the config file '\(path)'")
+            throw ConfigFileError.unreadable(path: path)
         }
         return try parse(data, path: path)
     }
 
     /// Checks a config file's bytes; `path` names it in messages.
-    package static func parse(_ data: Data, path: String) throws -> ConfigFile {
+    package static func parse(_ data: Data, path: String) throws(ConfigFileError) -> ConfigFile {
         let root: JSONValue
         do {
             root = try JSONDecoder().decode(JSONValue.self, from: data)
         } catch {
-            throw ConfigFileError("the config file '\(path)' is not JSON")
+            throw ConfigFileError.notJSON(path: path)
         }
-        guard case .object(let fields) = root else { throw ConfigFileError("the config file '\(path)' must hold a JSON object") }
+        guard case .object(let fields) = root else { throw ConfigFileError.notAnObject(path: path) }
         var file = ConfigFile(path: path)
         for (key, value) in fields {
             if let (flag, kind) = flags[key] {
-                file.arguments += try arguments(flag: flag, kind: kind, value: value, at: "\(path): \(key)")
+                file.arguments += try arguments(flag: flag, kind: kind, value: value, path: path, key: key)
                 continue
             }
             switch key {
             case "fetchHandlers":
                 guard case .object(let topics) = value else {
-                    throw ConfigFileError("\(path): fetchHandlers must map topics to handlers")
+                    throw ConfigFileError.invalidValue(path: path, key: "fetchHandlers", expected: "an object from topics to handlers")
                 }
                 for (topic, handler) in topics {
-                    file.topicFetchHandlers[topic] = try fetchHandler(handler, at: "\(path): fetchHandlers.\(topic)")
+                    file.topicFetchHandlers[topic] = try fetchHandler(handler, path: path, key: "fetchHandlers.\(topic)")
                 }
             case "devices":
-                guard case .array(let devices) = value else { throw ConfigFileError("\(path): devices must be a list") }
+                guard case .array(let devices) = value else { throw ConfigFileError.invalidValue(path: path, key: "devices", expected: "a list") }
                 for device in devices {
                     guard case .string(let token)? = device["token"], APNsRequestValidator.isValidDeviceToken(token) else {
-                        throw ConfigFileError("\(path): each of devices needs a \"token\" of 64 to 200 hex digits")
+                        throw ConfigFileError.invalidDeviceToken(path: path)
                     }
                     var topics: [String] = []
                     switch device["topics"] {
                     case nil: break
                     case .array(let list)?:
-                        topics = try list.map { topic in
-                            guard case .string(let name) = topic else { throw ConfigFileError("\(path): devices[].topics must be strings") }
-                            return name
+                        for topic in list {
+                            guard case .string(let name) = topic else {
+                                throw ConfigFileError.invalidValue(path: path, key: "devices[].topics", expected: "strings")
+                            }
+                            topics.append(name)
                         }
-                    default: throw ConfigFileError("\(path): devices[].topics must be a list of topics")
+                    default: throw ConfigFileError.invalidValue(path: path, key: "devices[].topics", expected: "a list of topics")
                     }
                     file.registeredDevices[token.lowercased(), default: []] += topics
                 }
             case "deviceRegistry":
                 guard case .string(let text) = value, let mode = DeviceRegistry.Mode(rawValue: text) else {
-                    throw ConfigFileError("\(path): deviceRegistry must be \"acceptOnFirstUse\" or \"registeredOnly\"")
+                    throw ConfigFileError.invalidValue(path: path, key: "deviceRegistry", expected: #""acceptOnFirstUse" or "registeredOnly""#)
                 }
                 file.deviceRegistryMode = mode
             default:
-                let known = (Array(flags.keys) + otherKeys).sorted().joined(separator: ", ")
-                throw ConfigFileError("\(path): unknown key '\(key)' (keys: \(known))")
+                throw ConfigFileError.unknownKey(path: path, key: key, known: (Array(flags.keys) + otherKeys).sorted())
             }
         }
         return file
     }
 
-    private static func arguments(flag: String, kind: Kind, value: JSONValue, at place: String) throws -> [String] {
+    private static func arguments(flag: String, kind: Kind, value: JSONValue, path: String, key: String) throws(ConfigFileError) -> [String] {
+        func invalid(_ expected: String) -> ConfigFileError { .invalidValue(path: path, key: key, expected: expected) }
         switch (kind, value) {
         case (.text, .string(let text)), (.duration, .string(let text)): return [flag, text]
         case (.number, .int(let number)): return [flag, String(number)]
         case (.duration, .int(let seconds)): return [flag, "\(seconds)s"]
         case (.flag, .bool(let on)): return on ? [flag] : []
         case (.list, .array(let items)):
-            return try items.flatMap { item -> [String] in
-                guard case .string(let text) = item else { throw ConfigFileError("\(place) must be a list of strings") }
-                return [flag, text]
+            var arguments: [String] = []
+            for item in items {
+                guard case .string(let text) = item else { throw invalid("a list of strings") }
+                arguments += [flag, text]
             }
-        case (.text, _): throw ConfigFileError("\(place) must be a string")
-        case (.number, _): throw ConfigFileError("\(place) must be a whole number")
-        case (.duration, _): throw ConfigFileError("\(place) must be a duration such as \"30s\" or \"15m\", or a number of seconds")
-        case (.flag, _): throw ConfigFileError("\(place) must be true or false")
-        case (.list, _): throw ConfigFileError("\(place) must be a list of strings")
+            return arguments
+        case (.text, _): throw invalid("a string")
+        case (.number, _): throw invalid("a whole number")
+        case (.duration, _): throw invalid(#"a duration such as "30s" or "15m", or a number of seconds"#)
+        case (.flag, _): throw invalid("true or false")
+        case (.list, _): throw invalid("a list of strings")
         }
     }
 
@@ -146,10 +150,10 @@ public struct ConfigFile: Sendable {
         if let deviceRegistryMode { configuration.deviceRegistryMode = deviceRegistryMode }
     }
 
-    static func fetchHandler(_ value: JSONValue, at place: String) throws -> FetchHandlerChoice {
+    static func fetchHandler(_ value: JSONValue, path: String, key: String) throws(ConfigFileError) -> FetchHandlerChoice {
         let shapes = #"{"exec": COMMAND}, {"url": TEMPLATE} or {"noData": true}"#
         guard case .object(let fields) = value, fields.count == 1, let (kind, argument) = fields.first else {
-            throw ConfigFileError("\(place) must be one of \(shapes)")
+            throw ConfigFileError.invalidValue(path: path, key: key, expected: "one of \(shapes)")
         }
         switch (kind, argument) {
         case ("exec", .string(let command)) where !command.trimmingCharacters(in: .whitespaces).isEmpty:
@@ -158,22 +162,12 @@ public struct ConfigFile: Sendable {
             do {
                 return .url(try FetchURLTemplate(template))
             } catch {
-                throw ConfigFileError("\(place): \(error)")
+                throw ConfigFileError.invalidValue(path: path, key: key, expected: "a URL template (\(error))")
             }
         case ("noData", .bool(true)):
             return .noData
         default:
-            throw ConfigFileError("\(place) must be one of \(shapes)")
+            throw ConfigFileError.invalidValue(path: path, key: key, expected: "one of \(shapes)")
         }
-    }
-}
-
-/// A config file that cannot be used; the message names the file and what to fix.
-public struct ConfigFileError: Error, CustomStringConvertible, Sendable {
-    /// One line.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

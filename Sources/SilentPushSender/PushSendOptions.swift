@@ -124,11 +124,13 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         let devices = try readDevices()
 
         let topic = self.topic ?? (local ? Self.developmentTopic : nil)
-        guard let topic, !topic.isEmpty else { throw PushSendError("give --topic (your app's bundle id) when pushing to Apple") }
+        guard let topic, !topic.isEmpty else { throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple") }
         let type: APNsPushType
         if let pushType {
             guard let parsed = APNsPushType(rawValue: pushType) else {
-                throw PushSendError("--push-type '\(pushType)' is not one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw PushSendError.invalidValue(
+                    option: "--push-type", value: "'\(pushType)'", expected: "one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
             }
             type = parsed
         } else {
@@ -137,27 +139,35 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         }
         if validate, let problem = APNsPushRequest.payloadProblem(payload, pushType: type) {
             let fix = problem.hasPrefix("a background push") ? "send it with --push-type alert" : "fix the payload"
-            throw PushSendError("\(problem) (\(fix), or send it anyway with --no-validate)")
+            throw PushSendError.invalidPayload(problem: problem, fix: fix)
         }
         var priorityValue: APNsPriority?
         if let priority {
-            guard let parsed = APNsPriority(rawValue: priority) else { throw PushSendError("--priority \(priority) is not 10, 5 or 1") }
+            guard let parsed = APNsPriority(rawValue: priority) else {
+                throw PushSendError.invalidValue(option: "--priority", value: "\(priority)", expected: "10, 5 or 1")
+            }
             priorityValue = parsed
         }
         if let apnsID, !APNsHeaders.isCanonicalUUID(apnsID) {
-            throw PushSendError("--apns-id '\(apnsID)' is not a UUID (8-4-4-4-12 hex digits)")
+            throw PushSendError.invalidValue(option: "--apns-id", value: "'\(apnsID)'", expected: "a UUID (8-4-4-4-12 hex digits)")
         }
         if let collapseID, collapseID.utf8.count > APNsRequestValidator.maximumCollapseIDLength {
-            throw PushSendError("--collapse-id is \(collapseID.utf8.count) bytes; APNs takes at most 64")
+            throw PushSendError.tooLong(option: "--collapse-id", bytes: collapseID.utf8.count, limit: APNsRequestValidator.maximumCollapseIDLength)
         }
-        if let expiration, expiration < 0 { throw PushSendError("--expiration must be 0 or seconds since the epoch") }
-        guard (1...100_000_000).contains(count) else { throw PushSendError("--count must be from 1 to 100000000") }
-        guard (1...100_000).contains(concurrency) else { throw PushSendError("--concurrency must be from 1 to 100000") }
-        guard (1...1_000).contains(connections) else { throw PushSendError("--connections must be from 1 to 1000") }
+        if let expiration, expiration < 0 {
+            throw PushSendError.invalidValue(option: "--expiration", value: "\(expiration)", expected: "0 or seconds since the epoch")
+        }
+        guard (1...100_000_000).contains(count) else { throw PushSendError.outOfRange(option: "--count", value: count, range: 1...100_000_000) }
+        guard (1...100_000).contains(concurrency) else {
+            throw PushSendError.outOfRange(option: "--concurrency", value: concurrency, range: 1...100_000)
+        }
+        guard (1...1_000).contains(connections) else {
+            throw PushSendError.outOfRange(option: "--connections", value: connections, range: 1...1_000)
+        }
         guard devices.count <= 100_000_000 / count else {
-            throw PushSendError("\(devices.count) devices × --count \(count) is more than 100000000 pushes in one run")
+            throw PushSendError.tooManyPushes(devices: devices.count, count: count, limit: 100_000_000)
         }
-        if json && quiet { throw PushSendError("give --json or --quiet, not both") }
+        if json && quiet { throw PushSendError.conflictingOptions("give --json or --quiet, not both") }
 
         var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
         if cacert == nil, url == nil, !sandbox, !production {
@@ -165,8 +175,8 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         }
         let authentication: PushSendConfiguration.Authentication
         if cert != nil || certKey != nil {
-            guard let cert else { throw PushSendError("--cert-key needs --cert") }
-            guard key == nil else { throw PushSendError("give --key or --cert, not both") }
+            guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
+            guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
             tls.certificateFile = cert
             tls.privateKeyFile = certKey ?? cert
             authentication = .certificate
@@ -184,14 +194,14 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
     func resolveTarget() throws -> APNsTarget {
         let chosen = [url != nil, sandbox, production].filter { $0 }.count
-        guard chosen <= 1 else { throw PushSendError("give one of --url, --sandbox or --production") }
-        if let port, !(1...65535).contains(port) { throw PushSendError("--port \(port) is not a port") }
+        guard chosen <= 1 else { throw PushSendError.conflictingOptions("give one of --url, --sandbox or --production") }
+        if let port, !(1...65535).contains(port) { throw PushSendError.outOfRange(option: "--port", value: port, range: 1...65535) }
         if sandbox { return .sandbox(port: port ?? 443) }
         if production { return .production(port: port ?? 443) }
-        if port != nil { throw PushSendError("--port goes with --sandbox or --production; put the port in --url") }
+        if port != nil { throw PushSendError.conflictingOptions("--port goes with --sandbox or --production; put the port in --url") }
         let text = url ?? Self.developmentURL
         guard let target = APNsTarget(url: text) else {
-            throw PushSendError("--url '\(text)' is not http://HOST:PORT or https://HOST:PORT")
+            throw PushSendError.invalidValue(option: "--url", value: "'\(text)'", expected: "http://HOST:PORT or https://HOST:PORT")
         }
         return target
     }
@@ -199,7 +209,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     func readPayload() throws -> [UInt8] {
         if payloadFile == "-" { return Array(standardInput()) }
         guard let data = FileManager.default.contents(atPath: payloadFile) else {
-            throw PushSendError("cannot read the payload file '\(payloadFile)'")
+            throw PushSendError.unreadableFile(what: "payload file", path: payloadFile)
         }
         return Array(data)
     }
@@ -208,12 +218,12 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         var tokens = devices
         if let devicesFile {
             guard let data = FileManager.default.contents(atPath: devicesFile) else {
-                throw PushSendError("cannot read the devices file '\(devicesFile)'")
+                throw PushSendError.unreadableFile(what: "devices file", path: devicesFile)
             }
             tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }
-        guard !tokens.isEmpty else { throw PushSendError("give --device TOKEN or --devices FILE") }
+        guard !tokens.isEmpty else { throw PushSendError.missingOption(need: "--device TOKEN or --devices FILE") }
         return tokens
     }
 
@@ -221,16 +231,18 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         let keyFile = key ?? environment["APNS_KEY"] ?? (local ? certificatesDirectory + "/AuthKey_\(Self.developmentKeyID).p8" : nil)
         let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (key == nil && local ? Self.developmentKeyID : nil)
         let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? Self.developmentTeamID : nil)
-        guard let keyFile else { throw PushSendError("give --key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
-        guard let keyID, !keyID.isEmpty else { throw PushSendError("give --key-id (or APNS_KEY_ID): the id of \(keyFile)") }
-        guard let teamID, !teamID.isEmpty else { throw PushSendError("give --team-id (or APNS_TEAM_ID): your team's id") }
+        guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
+        guard let keyID, !keyID.isEmpty else { throw PushSendError.missingOption(need: "--key-id (or APNS_KEY_ID): the id of \(keyFile)") }
+        guard let teamID, !teamID.isEmpty else { throw PushSendError.missingOption(need: "--team-id (or APNS_TEAM_ID): your team's id") }
         let key: ES256Key
         do {
             key = try ES256Key.load(file: keyFile)
         } catch {
-            throw PushSendError("\(error) (check --key)")
+            throw PushSendError.unusableKey(problem: "\(error)")
         }
-        guard key.canSign else { throw PushSendError("key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key (check --key)") }
+        guard key.canSign else {
+            throw PushSendError.unusableKey(problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key")
+        }
         return ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
     }
 }

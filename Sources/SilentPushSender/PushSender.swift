@@ -53,13 +53,13 @@ public struct PushSender: Sendable {
         do {
             tls = configuration.target.scheme == "https" ? try TLSContext.client(configuration.tls) : nil
         } catch {
-            throw PushSendError("\(error) (check --cacert, --cert and --cert-key)")
+            throw PushSendError.tlsSetup(problem: "\(error)")
         }
         if case .token(let signer) = configuration.authentication {
             do {
                 _ = try signer.token()
             } catch {
-                throw PushSendError("cannot sign a provider token with key \(signer.keyID): \(error) (check --key)")
+                throw PushSendError.signing(keyID: signer.keyID, problem: "\(error)")
             }
         }
         var connections: [H2ClientConnection] = []
@@ -71,7 +71,7 @@ public struct PushSender: Sendable {
             }
         } catch {
             for connection in connections { await connection.close() }
-            throw PushSendError("\(error) (check --url, --sandbox/--production and --port; is the receiver running?)")
+            throw PushSendError.connection(problem: "\(error)")
         }
 
         let total = configuration.devices.count * configuration.count
@@ -250,15 +250,5 @@ final class RunState: Sendable {
                 sent: tally.latencies.count, accepted: tally.accepted, rejected: tally.rejected, errors: tally.errors,
                 latencies: tally.latencies.sorted(), elapsed: elapsed)
         }
-    }
-}
-
-/// What a run could not do; `pushsend` prints it and exits 2.
-public struct PushSendError: Error, CustomStringConvertible, Sendable {
-    /// One line that says what to fix.
-    public let description: String
-
-    public init(_ description: String) {
-        self.description = description
     }
 }

@@ -1,0 +1,28 @@
+/// A config file that cannot be used; its description is one line naming the file, the key
+/// and what to fix.
+public enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The file cannot be read.
+    case unreadable(path: String)
+    /// The file is not JSON.
+    case notJSON(path: String)
+    /// The file's JSON is not an object.
+    case notAnObject(path: String)
+    /// A key that is neither a flag's nor one of the other keys; `known` lists them all.
+    case unknownKey(path: String, key: String, known: [String])
+    /// A key's value is not what it takes; `key` is its place in the file
+    /// (`fetchHandlers.com.example.app`, `devices[].topics`).
+    case invalidValue(path: String, key: String, expected: String)
+    /// A device without a token of 64 to 200 hex digits.
+    case invalidDeviceToken(path: String)
+
+    public var description: String {
+        switch self {
+        case .unreadable(let path): "cannot read the config file '\(path)'"
+        case .notJSON(let path): "the config file '\(path)' is not JSON"
+        case .notAnObject(let path): "the config file '\(path)' must hold a JSON object"
+        case .unknownKey(let path, let key, let known): "\(path): unknown key '\(key)' (keys: \(known.joined(separator: ", ")))"
+        case .invalidValue(let path, let key, let expected): "\(path): \(key) must be \(expected)"
+        case .invalidDeviceToken(let path): "\(path): each of devices needs a \"token\" of 64 to 200 hex digits"
+        }
+    }
+}

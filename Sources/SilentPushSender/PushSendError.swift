@@ -1,0 +1,45 @@
+/// What a run could not do; `pushsend` prints it, one line that says what to fix, and exits 2.
+public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// A needed option is missing; `need` names it and what it holds.
+    case missingOption(need: String)
+    /// An option's value is not one it takes.
+    case invalidValue(option: String, value: String, expected: String)
+    /// A number outside the range an option takes.
+    case outOfRange(option: String, value: Int, range: ClosedRange<Int>)
+    /// A value longer than APNs takes.
+    case tooLong(option: String, bytes: Int, limit: Int)
+    /// Options that do not go together, or one that needs another.
+    case conflictingOptions(String)
+    /// The run would send more pushes than one run may: devices × `--count`.
+    case tooManyPushes(devices: Int, count: Int, limit: Int)
+    /// A file an option names cannot be read.
+    case unreadableFile(what: String, path: String)
+    /// The payload would be refused by APNs, and `--no-validate` was not given.
+    case invalidPayload(problem: String, fix: String)
+    /// The key file cannot sign provider tokens.
+    case unusableKey(problem: String)
+    /// TLS cannot be set up with the given CA and client certificate.
+    case tlsSetup(problem: String)
+    /// A provider token cannot be signed with the key.
+    case signing(keyID: String, problem: String)
+    /// The target does not answer.
+    case connection(problem: String)
+
+    public var description: String {
+        switch self {
+        case .missingOption(let need): "give \(need)"
+        case .invalidValue(let option, let value, let expected): "\(option) \(value) is not \(expected)"
+        case .outOfRange(let option, let value, let range): "\(option) must be from \(range.lowerBound) to \(range.upperBound), not \(value)"
+        case .tooLong(let option, let bytes, let limit): "\(option) is \(bytes) bytes; APNs takes at most \(limit)"
+        case .conflictingOptions(let rule): rule
+        case .tooManyPushes(let devices, let count, let limit):
+            "\(devices) devices × --count \(count) is more than \(limit) pushes in one run"
+        case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'"
+        case .invalidPayload(let problem, let fix): "\(problem) (\(fix), or send it anyway with --no-validate)"
+        case .unusableKey(let problem): "\(problem) (check --key)"
+        case .tlsSetup(let problem): "\(problem) (check --cacert, --cert and --cert-key)"
+        case .signing(let keyID, let problem): "cannot sign a provider token with key \(keyID): \(problem) (check --key)"
+        case .connection(let problem): "\(problem) (check --url, --sandbox/--production and --port; is the receiver running?)"
+        }
+    }
+}

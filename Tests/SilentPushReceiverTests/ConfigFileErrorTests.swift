@@ -1,0 +1,58 @@
+import Foundation
+import SilentPushReceiver
+import Testing
+
+/// Each bad config file gives its own typed error, whose description names the file, the key
+/// and what the key takes.
+@Suite struct ConfigFileErrorTests {
+    static let path = "/etc/silentpushd.json"
+
+    static func parse(_ json: String) throws(ConfigFileError) -> ConfigFile {
+        try ConfigFile.parse(Data(json.utf8), path: path)
+    }
+
+    @Test(arguments: [
+        ("not json", ConfigFileError.notJSON(path: path)),
+        ("[1]", .notAnObject(path: path)),
+        (#"{"strict": "yes"}"#, .invalidValue(path: path, key: "strict", expected: "true or false")),
+        (#"{"clock": 5}"#, .invalidValue(path: path, key: "clock", expected: "a string")),
+        (#"{"maxFetches": "many"}"#, .invalidValue(path: path, key: "maxFetches", expected: "a whole number")),
+        (#"{"devices": {}}"#, .invalidValue(path: path, key: "devices", expected: "a list")),
+        (#"{"devices": [{"token": "xyz"}]}"#, .invalidDeviceToken(path: path)),
+        (
+            #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "topics": [1]}]}"#,
+            .invalidValue(path: path, key: "devices[].topics", expected: "strings")
+        ),
+    ])
+    func aBadFileGivesItsCase(json: String, expected: ConfigFileError) {
+        #expect(throws: expected) { try Self.parse(json) }
+    }
+
+    @Test func anUnknownKeyListsTheKnownOnes() {
+        #expect {
+            try Self.parse(#"{"colour": "red"}"#)
+        } throws: { error in
+            guard case .unknownKey(path: Self.path, key: "colour", let known) = error as? ConfigFileError else { return false }
+            return known.contains("maxFetches") && known.contains("fetchHandlers") && known == known.sorted()
+                && "\(error)".hasPrefix("\(Self.path): unknown key 'colour' (keys: ")
+        }
+    }
+
+    @Test func aFetchHandlerOfNoKnownShapeIsNamedByTopic() {
+        #expect {
+            try Self.parse(#"{"fetchHandlers": {"com.example.app": {"ftp": "x"}}}"#)
+        } throws: { error in
+            guard case .invalidValue(path: Self.path, key: "fetchHandlers.com.example.app", let expected) = error as? ConfigFileError else {
+                return false
+            }
+            return expected.hasPrefix("one of ")
+        }
+    }
+
+    @Test func anUnreadableFileIsNamed() {
+        #expect(throws: ConfigFileError.unreadable(path: "/nonexistent/silentpushd.json")) {
+            try ConfigFile.load("/nonexistent/silentpushd.json")
+        }
+        #expect("\(ConfigFileError.unreadable(path: "/x.json"))" == "cannot read the config file '/x.json'")
+    }
+}
