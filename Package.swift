@@ -36,13 +36,7 @@ let package = Package(
 
         // Pure logic: no C module, no NIO, no SQLite.
         .target(
-            name: "SilentPushCore",
-            swiftSettings: [
-                // The wake policy and the validators are generic or called per request from
-                // other modules: without their bodies there, they run unspecialised, and
-                // generic-metadata lookups dominate the policy's time.
-                .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))
-            ]
+            name: "SilentPushCore"
         ),
 
         // The durable record: pushes, wakes, devices in SQLite (GRDB), group-committed.
@@ -63,11 +57,6 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: [
-                // nghttp2 calls back into class state for every header and frame, each with a
-                // dynamic exclusivity check. Debug builds, and so the tests, keep them.
-                .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
             ]
         ),
 

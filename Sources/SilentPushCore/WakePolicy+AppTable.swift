@@ -5,21 +5,23 @@ extension WakePolicy {
     /// Each app is stored once: a `Dictionary` from app to index keeps a second copy of
     /// every key, and with 100,000 apps that copy (in a table sized for twice as many) was
     /// 8 MB of the receiver's memory.
-    struct AppTable {
-        private(set) var apps: [App] = []
+    @usableFromInline struct AppTable: Sendable {
+        @usableFromInline var apps: [App] = []
         /// Index + 1 of the app whose probe sequence passes here; 0: empty. A power of
         /// two in size, kept at most half full so probe sequences stay short.
-        private var buckets = [Int32](repeating: 0, count: 16)
+        @usableFromInline var buckets = [Int32](repeating: 0, count: 16)
 
-        var count: Int { apps.count }
+        @inlinable init() {}
 
-        subscript(index: Int) -> App { apps[index] }
+        @inlinable var count: Int { apps.count }
+
+        @inlinable subscript(index: Int) -> App { apps[index] }
 
         /// The index of `app`, if it was added.
-        func index(of app: App) -> Int? { find(app).index }
+        @inlinable func index(of app: App) -> Int? { find(app).index }
 
         /// The index of `app`, adding it first if it is new.
-        mutating func insert(_ app: App) -> (index: Int, inserted: Bool) {
+        @inlinable mutating func insert(_ app: App) -> (index: Int, inserted: Bool) {
             let (bucket, found) = find(app)
             if let found { return (found, false) }
             apps.append(app)
@@ -30,7 +32,7 @@ extension WakePolicy {
 
         /// Walks `app`'s probe sequence: its index if it is there, else the empty bucket
         /// where it would go.
-        private func find(_ app: App) -> (bucket: Int, index: Int?) {
+        @inlinable func find(_ app: App) -> (bucket: Int, index: Int?) {
             let mask = buckets.count - 1
             var bucket = app.hashValue & mask
             while true {
@@ -41,7 +43,7 @@ extension WakePolicy {
             }
         }
 
-        private mutating func grow() {
+        @inlinable mutating func grow() {
             buckets = [Int32](repeating: 0, count: buckets.count * 2)
             let mask = buckets.count - 1
             for (index, app) in apps.enumerated() {

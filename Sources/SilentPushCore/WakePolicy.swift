@@ -13,65 +13,67 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     public var settings: WakeSettings
 
     /// Each app at its dense index: hashed once per event; everything else works on indices.
-    private var apps = AppTable()
-    private var states: [AppState] = []
-    private var devices: [App.Device: DeviceRecord] = [:]
-    private var timers = TimerHeap()
-    private var waitingForSlot: [Int32] = []
-    private var waitingHead = 0
-    private var runningFetches = 0
-    /// Apps whose slot holds a push.
-    public private(set) var pendingSlotCount = 0
-    private var nextWakeID: UInt64 = 1
-    private var actions: [WakeAction<App, Instant>] = []
+    @usableFromInline var apps = AppTable()
+    @usableFromInline var states: [AppState] = []
+    @usableFromInline var devices: [App.Device: DeviceRecord] = [:]
+    @usableFromInline var timers = TimerHeap()
+    @usableFromInline var waitingForSlot: [Int32] = []
+    @usableFromInline var waitingHead = 0
+    @usableFromInline var runningFetches = 0
+    @usableFromInline var _pendingSlotCount = 0
+    @usableFromInline var nextWakeID: UInt64 = 1
+    @usableFromInline var actions: [WakeAction<App, Instant>] = []
 
-    private static var hour: Duration { .seconds(3600) }
+    @inlinable static var hour: Duration { .seconds(3600) }
 
     /// A policy with no app yet; wakes are numbered from `firstWakeID` (a restarted
     /// receiver numbers on from its store).
-    public init(settings: WakeSettings = WakeSettings(), firstWakeID: UInt64 = 1) {
+    @inlinable public init(settings: WakeSettings = WakeSettings(), firstWakeID: UInt64 = 1) {
         self.settings = settings
         self.nextWakeID = max(firstWakeID, 1)
     }
 
     // MARK: - Queries
 
+    /// Apps whose slot holds a push.
+    @inlinable public var pendingSlotCount: Int { _pendingSlotCount }
+
     /// When `advance(to:)` should next be called; nil: no timer.
-    public var nextDeadline: Instant? { timers.peek?.at }
+    @inlinable public var nextDeadline: Instant? { timers.peek?.at }
 
     /// Apps the policy holds state for.
-    public var appCount: Int { apps.count }
+    @inlinable public var appCount: Int { apps.count }
 
     /// Timers held, stale ones included (each costs memory until its time comes).
-    public var timerCount: Int { timers.count }
+    @inlinable public var timerCount: Int { timers.count }
 
-    private func state(of app: App) -> AppState? { apps.index(of: app).map { states[$0] } }
+    @inlinable func state(of app: App) -> AppState? { apps.index(of: app).map { states[$0] } }
 
-    private mutating func index(of app: App) -> Int {
+    @inlinable mutating func index(of app: App) -> Int {
         let (index, inserted) = apps.insert(app)
         if inserted { states.append(AppState()) }
         return index
     }
 
     /// Fetches running now.
-    public var runningFetchCount: Int { runningFetches }
+    @inlinable public var runningFetchCount: Int { runningFetches }
 
     /// The push waiting in `app`'s slot, if any.
-    public func pendingPush(of app: App) -> UInt64? { state(of: app)?.pending?.push }
+    @inlinable public func pendingPush(of app: App) -> UInt64? { state(of: app)?.pending?.push }
 
     /// Whether `app` has a fetch running.
-    public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
+    @inlinable public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
 
     /// The earliest instant `app` may start its next wake (nil: never woken).
-    public func nextAllowedWake(of app: App) -> Instant? { state(of: app)?.nextAllowed }
+    @inlinable public func nextAllowedWake(of app: App) -> Instant? { state(of: app)?.nextAllowed }
 
     /// `device`'s state.
-    public func deviceState(_ device: App.Device) -> DeviceState { devices[device]?.state ?? DeviceState() }
+    @inlinable public func deviceState(_ device: App.Device) -> DeviceState { devices[device]?.state ?? DeviceState() }
 
     // MARK: - Events
 
     /// A push arrived for `app` (already accepted by APNs).
-    public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
+    @inlinable public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let device = deviceState(app.device)
         if device.forceQuit {
@@ -84,7 +86,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation))
                 states[slot].coalesced += 1
             } else {
-                pendingSlotCount += 1
+                _pendingSlotCount += 1
             }
             states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: push.expiresAt)
             evaluate(slot, now: now, announcePending: true)
@@ -94,7 +96,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// The app's fetch handler answered. Returns false, with no effect on the app, when the
     /// wake was already cancelled at its deadline: a late result is ignored.
-    public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
+    @inlinable public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
         fireTimers(upTo: now)
         guard let slot = apps.index(of: app), states[slot].runningWake == wakeID, wakeID != 0 else {
             return (false, takeActions())
@@ -109,7 +111,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// `device`'s state changed. Turning force-quit on or Background App Refresh off drops
     /// the pushes waiting in its apps' slots; lifting a restriction lets them wake.
     /// (Scans the apps: device changes are rare, admin-driven events.)
-    public mutating func setDeviceState(_ new: DeviceState, for device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+    @inlinable public mutating func setDeviceState(_ new: DeviceState, for device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let old = deviceState(device)
         var record = devices[device] ?? DeviceRecord()
@@ -137,7 +139,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Puts back an app as a restarted receiver found it in its store: the slot generation
     /// to go on from, when its next wake may start, and the push waiting in its slot. The
     /// push is looked at at once: it may wake the app now, or have expired meanwhile.
-    public mutating func restore(
+    @inlinable public mutating func restore(
         app: App, generation: UInt32, nextAllowed: Instant?, pending: IncomingPush<Instant>?, now: Instant
     ) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
@@ -145,7 +147,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].generation = generation
         states[slot].nextAllowed = nextAllowed
         if let pending {
-            if states[slot].pending == nil { pendingSlotCount += 1 }
+            if states[slot].pending == nil { _pendingSlotCount += 1 }
             states[slot].pending = Pending(push: pending.id, priority: pending.priority, expiresAt: pending.expiresAt)
             evaluate(slot, now: now, announcePending: false)
         }
@@ -153,7 +155,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Fires every timer due at or before `now`, each at its own instant, in order.
-    public mutating func advance(to now: Instant) -> [WakeAction<App, Instant>] {
+    @inlinable public mutating func advance(to now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         return takeActions()
     }
@@ -162,13 +164,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// Hands the actions over. (Not `removeAll(keepingCapacity:)`: the caller now shares the
     /// buffer, so keeping its capacity would copy it, however large it once grew.)
-    private mutating func takeActions() -> [WakeAction<App, Instant>] {
+    @inlinable mutating func takeActions() -> [WakeAction<App, Instant>] {
         let taken = actions
         actions = []
         return taken
     }
 
-    private mutating func fireTimers(upTo now: Instant) {
+    @inlinable mutating func fireTimers(upTo now: Instant) {
         while let entry = timers.peek, entry.at <= now {
             timers.pop()
             let slot = Int(entry.slot)
@@ -185,7 +187,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Starts the app's pending push if it can wake now, else expires it or arms a timer.
-    private mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool) {
+    @inlinable mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool) {
         guard let pending = states[slot].pending else { return }
         let app = apps[slot]
         guard states[slot].runningWake == 0 else {
@@ -227,7 +229,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Makes the app's evaluation timer fire at `at` (never: nil). A live timer already set
     /// for `at` is kept: a stream of pushes to a waiting app leaves one heap entry, not one
     /// per push (they would wait there, stale, until their time, 15 minutes on).
-    private mutating func arm(_ slot: Int, at: Instant?) {
+    @inlinable mutating func arm(_ slot: Int, at: Instant?) {
         if let at, states[slot].armedAt == at { return }
         states[slot].timerStamp &+= 1
         states[slot].armedAt = at
@@ -236,24 +238,24 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// Empties the app's slot and opens its next generation; returns the generation closed
     /// and how many pushes were coalesced in it.
-    private mutating func closeSlot(_ slot: Int) -> (generation: UInt32, coalesced: Int) {
+    @inlinable mutating func closeSlot(_ slot: Int) -> (generation: UInt32, coalesced: Int) {
         let closed = (states[slot].generation, Int(states[slot].coalesced))
         states[slot].pending = nil
         states[slot].coalesced = 0
-        pendingSlotCount -= 1
+        _pendingSlotCount -= 1
         states[slot].generation &+= 1
         disarm(slot)
         return closed
     }
 
     /// Makes the app's evaluation timer stale.
-    private mutating func disarm(_ slot: Int) {
+    @inlinable mutating func disarm(_ slot: Int) {
         states[slot].timerStamp &+= 1
         states[slot].armedAt = nil
     }
 
     /// When the pending push may wake the app: nil while its priority keeps it waiting.
-    private func earliestWake(_ slot: Int, _ pending: Pending, now: Instant) -> Instant? {
+    @inlinable func earliestWake(_ slot: Int, _ pending: Pending, now: Instant) -> Instant? {
         let device = devices.isEmpty ? nil : devices[apps[slot].device]
         switch pending.priority {
         case .low: return nil  // never wakes the device; rides the next wake
@@ -271,7 +273,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         return at
     }
 
-    private mutating func startWake(_ slot: Int, _ pending: Pending, now: Instant) {
+    @inlinable mutating func startWake(_ slot: Int, _ pending: Pending, now: Instant) {
         let app = apps[slot]
         let wakeID = nextWakeID
         nextWakeID += 1
@@ -295,7 +297,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// The handler ran past its deadline: cancel it and double the app's next interval.
-    private mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant) {
+    @inlinable mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant) {
         actions.append(.cancelWake(wakeID: wakeID, app: apps[slot]))
         states[slot].runningWake = 0
         states[slot].nextAllowed = states[slot].nextAllowed.map { $0.advanced(by: settings.minimumInterval) }
@@ -305,7 +307,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Starts apps that were ready but found every fetch slot taken, first come first served.
-    private mutating func startWaiting(now: Instant) {
+    @inlinable mutating func startWaiting(now: Instant) {
         while waitingHead < waitingForSlot.count, settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
             let slot = Int(waitingForSlot[waitingHead])
             waitingHead += 1
@@ -321,60 +323,80 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 }
 
 extension WakePolicy {
-    struct Pending {
-        var push: UInt64
-        var priority: APNsPriority
-        var expiresAt: Instant?
+    @usableFromInline struct Pending: Sendable {
+        @usableFromInline var push: UInt64
+        @usableFromInline var priority: APNsPriority
+        @usableFromInline var expiresAt: Instant?
+
+        @inlinable init(push: UInt64, priority: APNsPriority, expiresAt: Instant?) {
+            self.push = push
+            self.priority = priority
+            self.expiresAt = expiresAt
+        }
     }
 
-    struct AppState {
-        var pending: Pending?
-        var nextAllowed: Instant?
-        var runningWake: UInt64 = 0
-        var generation: UInt32 = 0
+    @usableFromInline struct AppState: Sendable {
+        @usableFromInline var pending: Pending?
+        @usableFromInline var nextAllowed: Instant?
+        @usableFromInline var runningWake: UInt64 = 0
+        @usableFromInline var generation: UInt32 = 0
         /// Pushes coalesced in this generation: they share the fate of whatever closes it.
-        var coalesced: UInt32 = 0
+        @usableFromInline var coalesced: UInt32 = 0
         /// Timers armed with an older stamp are stale.
-        var timerStamp: UInt32 = 0
+        @usableFromInline var timerStamp: UInt32 = 0
         /// When the live evaluation timer fires, if one is armed.
-        var armedAt: Instant?
-        var waitingForSlot = false
+        @usableFromInline var armedAt: Instant?
+        @usableFromInline var waitingForSlot = false
+
+        @inlinable init() {}
     }
 
-    struct DeviceRecord {
-        var state = DeviceState()
+    @usableFromInline struct DeviceRecord: Sendable {
+        @usableFromInline var state = DeviceState()
         /// Wake starts in the last hour, kept while the device has a budget.
-        var wakeTimes: [Instant] = []
+        @usableFromInline var wakeTimes: [Instant] = []
+
+        @inlinable init() {}
     }
 
-    enum TimerKind: UInt8 {
+    @usableFromInline enum TimerKind: UInt8, Sendable {
         case evaluate
         case deadline
     }
 
     /// A binary min-heap of timers, ties broken by insertion order.
-    struct TimerHeap {
-        struct Entry {
-            var at: Instant
-            var sequence: UInt64
+    @usableFromInline struct TimerHeap: Sendable {
+        @usableFromInline struct Entry: Sendable {
+            @usableFromInline var at: Instant
+            @usableFromInline var sequence: UInt64
             /// The app's index.
-            var slot: Int32
-            var kind: TimerKind
+            @usableFromInline var slot: Int32
+            @usableFromInline var kind: TimerKind
             /// The app's timer stamp (evaluate) or the wake id (deadline).
-            var value: UInt64
+            @usableFromInline var value: UInt64
 
-            func precedes(_ other: Entry) -> Bool {
+            @inlinable init(at: Instant, sequence: UInt64, slot: Int32, kind: TimerKind, value: UInt64) {
+                self.at = at
+                self.sequence = sequence
+                self.slot = slot
+                self.kind = kind
+                self.value = value
+            }
+
+            @inlinable func precedes(_ other: Entry) -> Bool {
                 at < other.at || (at == other.at && sequence < other.sequence)
             }
         }
 
-        private var entries: [Entry] = []
-        private var sequence: UInt64 = 0
+        @usableFromInline var entries: [Entry] = []
+        @usableFromInline var sequence: UInt64 = 0
 
-        var peek: Entry? { entries.first }
-        var count: Int { entries.count }
+        @inlinable init() {}
 
-        mutating func push(at: Instant, slot: Int32, kind: TimerKind, value: UInt64) {
+        @inlinable var peek: Entry? { entries.first }
+        @inlinable var count: Int { entries.count }
+
+        @inlinable mutating func push(at: Instant, slot: Int32, kind: TimerKind, value: UInt64) {
             sequence += 1
             entries.append(Entry(at: at, sequence: sequence, slot: slot, kind: kind, value: value))
             var child = entries.count - 1
@@ -386,7 +408,7 @@ extension WakePolicy {
             }
         }
 
-        mutating func pop() {
+        @inlinable mutating func pop() {
             guard !entries.isEmpty else { return }
             let last = entries.removeLast()
             guard !entries.isEmpty else { return }

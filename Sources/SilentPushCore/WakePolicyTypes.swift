@@ -44,7 +44,7 @@ public struct DeviceState: Sendable, Equatable {
         self.hourlyBudget = hourlyBudget
     }
 
-    var isDefault: Bool { self == DeviceState() }
+    @inlinable var isDefault: Bool { self == DeviceState() }
 }
 
 /// A push as the policy sees it: a reference (the payload lives in the store), its
@@ -80,6 +80,19 @@ public struct WakeStart<App: WakeApp, Instant: Sendable & Equatable>: Sendable, 
     public var coalescedCount: Int
     public var startedAt: Instant
     public var deadline: Instant
+
+    /// A wake to run.
+    @inlinable public init(
+        wakeID: UInt64, app: App, push: UInt64, generation: UInt32, coalescedCount: Int, startedAt: Instant, deadline: Instant
+    ) {
+        self.wakeID = wakeID
+        self.app = app
+        self.push = push
+        self.generation = generation
+        self.coalescedCount = coalescedCount
+        self.startedAt = startedAt
+        self.deadline = deadline
+    }
 }
 
 /// What the runtime must do; the policy itself never sleeps or does I/O.

@@ -200,10 +200,11 @@ package final class APNsEndpoint: H2Service {
 
 extension APNsEndpoint {
     /// What one connection has established: its client certificate's identity, or the
-    /// provider-token rules' state. Touched only on the connection's event loop.
+    /// provider-token rules' state. Touched only on the connection's event loop, one request
+    /// at a time: the per-request exclusivity checks are skipped.
     final class ConnectionState {
         let certificate: ClientCertificateIdentity?
-        var tokens = ProviderTokenConnectionState()
+        @exclusivity(unchecked) var tokens = ProviderTokenConnectionState()
 
         init(certificate: ClientCertificateIdentity?) {
             self.certificate = certificate

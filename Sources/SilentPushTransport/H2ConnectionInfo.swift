@@ -43,8 +43,9 @@ public struct TLSSessionInfo: Sendable, Equatable {
 /// handed to the service one after another on the connection's event loop, so the service
 /// may read and write `value` there without a lock; never touch it from elsewhere.
 public final class H2ApplicationState: @unchecked Sendable {
-    /// The application's state, set on first use.
-    public var value: AnyObject?
+    /// The application's state, set on first use. Used on the connection's event loop only,
+    /// on every request: it skips the exclusivity checks.
+    @exclusivity(unchecked) public var value: AnyObject?
 
     init() {}
 }
