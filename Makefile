@@ -17,9 +17,11 @@ run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product pushsend
 	.build/$(CONFIG)/silentpushd $(ARGS)
 
+# Last, another package depends on SilentPush by version and runs its tests (Examples/ConsumerPackage).
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	SWIFT=$(SWIFT) scripts/test-consumer-package.sh
 
 build: deps-build
 	$(SWIFT) build -c $(CONFIG)
@@ -60,4 +62,4 @@ deps:
 	@scripts/install-python-packages.sh $(PYTHON_PACKAGES)
 
 clean:
-	rm -rf .build .silentpush
+	rm -rf .build .build-consumer Examples/ConsumerPackage/.build .silentpush

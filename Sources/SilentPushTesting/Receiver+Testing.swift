@@ -6,21 +6,23 @@ extension Receiver {
     /// Runs a receiver in-process (by default `ReceiverConfiguration.testing()`: both
     /// listeners on 127.0.0.1:0 with the dev certificates), calls `body` with it once every
     /// listener is bound, and shuts it down gracefully afterwards, whether `body` returned or
-    /// threw.
+    /// threw. It logs through `logger`: by default `Logger.silentPushTesting`, at `warning`
+    /// unless `SILENTPUSH_LOG_LEVEL` asks for more.
     public static func withTesting<Result>(
         _ configure: (inout ReceiverConfiguration) -> Void = { _ in },
+        logger: Logger = .silentPushTesting,
         _ body: (Receiver) async throws -> Result
     ) async throws -> Result {
         var configuration = ReceiverConfiguration.testing()
         configure(&configuration)
-        let receiver = try Receiver(configuration)
+        let receiver = try Receiver(configuration, logger: logger)
         return try await receiver.whileRunning(body)
     }
 
     /// Runs this receiver in a service group of its own, calls `body` once every listener is
     /// bound, then shuts it down gracefully and waits until it has stopped.
     public func whileRunning<Result>(_ body: (Receiver) async throws -> Result) async throws -> Result {
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [self], logger: Logger(label: "silentpush.testing")))
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [self], logger: .silentPushTesting))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             let outcome: Swift.Result<Result, any Error>

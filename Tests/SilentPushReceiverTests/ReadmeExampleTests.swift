@@ -1,3 +1,4 @@
+import Foundation
 import SilentPushReceiver
 import SilentPushTesting
 import Testing
@@ -13,6 +14,20 @@ import Testing
             try await receiver.advanceClock(by: .seconds(15 * 60))
             await receiver.settle()
             #expect(try receiver.wakes().map(\.result) == ["newData", "newData"])
+        }
+    }
+
+    /// The README's `Package.swift` lines are the consumer package's, which `make test` builds
+    /// against a tagged copy of this checkout.
+    @Test func theReadmesDependencyLinesAreTheConsumerPackages() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let consumer = try String(contentsOf: root.appendingPathComponent("Examples/ConsumerPackage/Package.swift"), encoding: .utf8)
+        for line in [
+            #".product(name: "SilentPushReceiver", package: "SilentPush")"#, #".product(name: "SilentPushTesting", package: "SilentPush")"#,
+            #"from: "0.1.0")"#,
+        ] {
+            #expect(readme.contains(line) && consumer.contains(line), "\(line)")
         }
     }
 }
