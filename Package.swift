@@ -6,7 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "silentpushd", targets: ["silentpushd"]),
-        .library(name: "SilentPushReceiver", targets: ["SilentPushReceiver", "SilentPushStore", "SilentPushCore"]),
+        .library(name: "SilentPushReceiver", targets: ["SilentPushReceiver"]),
+        .library(name: "SilentPushCore", targets: ["SilentPushCore"]),
         .executable(name: "pushsend", targets: ["pushsend"]),
         .library(name: "SilentPushTesting", targets: ["SilentPushTesting"]),
     ],
@@ -104,6 +105,18 @@ let package = Package(
             ]
         ),
 
+        // SilentPush's own test helpers (raw HTTP/2 frames, peer processes, built products):
+        // not a product, so no app's tests see them.
+        .target(
+            name: "SilentPushTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ],
+            path: "Tests/SilentPushTestSupport"
+        ),
+
         .executableTarget(
             name: "silentpushd",
             dependencies: [
@@ -167,15 +180,21 @@ let package = Package(
             name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SilentPushSenderTests",
-            dependencies: ["SilentPushSender", "SilentPushCore", "SilentPushTransport", "SilentPushReceiver", "SilentPushTesting", "SilentPushStore"]
+            dependencies: [
+                "SilentPushTestSupport", "SilentPushSender", "SilentPushCore", "SilentPushTransport", "SilentPushReceiver", "SilentPushTesting",
+                "SilentPushStore",
+            ]
         ),
         .testTarget(
             name: "SilentPushReceiverTests",
-            dependencies: ["SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore", "SilentPushFuzzTargets"]
+            dependencies: [
+                "SilentPushTestSupport", "SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore", "SilentPushFuzzTargets",
+            ]
         ),
         .testTarget(
             name: "SilentPushTransportTests",
             dependencies: [
+                "SilentPushTestSupport",
                 "SilentPushTransport",
                 "SilentPushTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,6 +204,7 @@ let package = Package(
         .testTarget(
             name: "SilentPushLiveTests",
             dependencies: [
+                "SilentPushTestSupport",
                 "SilentPushReceiver",
                 "SilentPushStore",
                 "SilentPushCore",

@@ -9,7 +9,7 @@ extension DeviceRuntime {
     /// number on. Wakes that were running when that run stopped are recorded `failed`
     /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
     /// Fetch handlers and system-clock timers run while `run()` does.
-    public static func open(
+    package static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), metrics: any MetricsFactory = NOOPMetricsHandler.instance,
         logger: Logger = Logger(label: "silentpushd.device")

@@ -18,7 +18,7 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// Intervals, deadline, fetch cap.
     public let settings: WakeSettings
     /// The durable record.
-    public let store: PushStore
+    package let store: PushStore
     /// How long a graceful shutdown lets running fetches answer.
     public let shutdownGrace: Duration
     let handler: any FetchHandler

@@ -64,7 +64,7 @@ public final class Receiver: Service, Sendable {
         let device: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
         do {
-            let store = try PushStore.open(configuration.store)
+            let store = try PushStore.open(configuration.store.pushStoreLocation)
             unregistered = try store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {

@@ -15,7 +15,7 @@ public struct ReceiverConfiguration: Sendable {
     /// CA for client certificates (`--client-ca`); nil: none asked for.
     public var clientCA: String?
     /// HTTP/2 limits.
-    public var settings: H2Settings
+    package var settings: H2Settings
     /// A connection on which nothing is read or answered for this long, with no request
     /// waiting for its answer, gets GOAWAY IdleTimeout (`--idle-timeout`; zero: never).
     public var idleTimeout: Duration
@@ -49,7 +49,7 @@ public struct ReceiverConfiguration: Sendable {
     /// `authorization: Bearer <token>` (`--admin-token`).
     public var adminToken: String?
     /// Where pushes, wakes and device state are recorded (`--store`).
-    public var store: PushStore.Location
+    public var store: StoreLocation
     /// The device clock (`--clock`).
     public var clock: DeviceClock.Mode
     /// Minimum interval, deadline and fetch cap (`--profile`, `--min-interval`, `--deadline`).
@@ -91,5 +91,22 @@ public struct ReceiverConfiguration: Sendable {
         fetchHandler = .noData
         topicFetchHandlers = [:]
         fetchBodyLimit = 10 * 1024 * 1024
+    }
+}
+
+extension ReceiverConfiguration {
+    /// Where a receiver records pushes, wakes and device state.
+    public enum StoreLocation: Sendable, Equatable {
+        /// A SQLite file, created with its directory when missing; it survives restarts.
+        case file(String)
+        /// In memory, gone with the process (`--store memory`, tests).
+        case memory
+
+        var pushStoreLocation: PushStore.Location {
+            switch self {
+            case .file(let path): .file(path)
+            case .memory: .memory
+            }
+        }
     }
 }

@@ -1,41 +1,5 @@
 import SilentPushCore
 
-/// What happened to a push (SPEC §4: every push has one fate).
-public enum PushFate: Sendable, Equatable {
-    /// Waiting in its app's slot.
-    case pending
-    /// Delivered by this wake.
-    case delivered(wakeID: UInt64)
-    /// Replaced in the slot; rides the wake that delivers its successor (nil until then).
-    case coalesced(wakeID: UInt64?)
-    /// Its time-to-live ran out before a wake could deliver it.
-    case expired
-    /// It never reaches the app, for this reason.
-    case dropped(reason: String)
-    /// APNs refused it with this reason (an Apple reason string); it never reached the device.
-    case rejected(reason: String)
-
-    /// The kinds of fate, without what each carries.
-    public enum Kind: String, Sendable, CaseIterable {
-        case pending, delivered, coalesced, expired, dropped, rejected
-    }
-
-    /// Which kind of fate this is.
-    public var kind: Kind {
-        switch self {
-        case .pending: .pending
-        case .delivered: .delivered
-        case .coalesced: .coalesced
-        case .expired: .expired
-        case .dropped: .dropped
-        case .rejected: .rejected
-        }
-    }
-
-    /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped, rejected.
-    public var name: String { kind.rawValue }
-}
-
 /// A push as stored: what APNs accepted and what became of it.
 public struct PushRecord: Sendable, Equatable {
     /// The policy's reference (unique per store).
@@ -80,43 +44,6 @@ public struct PushRecord: Sendable, Equatable {
         self.fate = fate
         self.generation = generation
         self.replaced = replaced
-    }
-}
-
-/// A wake as stored, with its timings and result.
-public struct WakeRecord: Sendable, Equatable {
-    public var id: UInt64
-    public var deviceToken: String
-    public var topic: String
-    /// The push it delivered.
-    public var pushID: UInt64
-    /// That push's `apns-id` (filled in by reads).
-    public var apnsID: String?
-    public var generation: UInt32
-    /// Device-clock ms.
-    public var startedAt: Int64
-    public var deadline: Int64
-    public var finishedAt: Int64?
-    /// newData, noData or failed; nil while running.
-    public var result: String?
-    public var reason: String?
-
-    /// A record.
-    public init(
-        id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
-        deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil, apnsID: String? = nil
-    ) {
-        self.apnsID = apnsID
-        self.id = id
-        self.deviceToken = deviceToken
-        self.topic = topic
-        self.pushID = pushID
-        self.generation = generation
-        self.startedAt = startedAt
-        self.deadline = deadline
-        self.finishedAt = finishedAt
-        self.result = result
-        self.reason = reason
     }
 }
 

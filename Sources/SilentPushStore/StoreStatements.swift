@@ -1,5 +1,6 @@
 import GRDB
 import GRDBSQLite
+import SilentPushCore
 
 /// The writer's statements for the changes every push makes, prepared once and bound
 /// through SQLite's own API: no argument arrays and no cache lookup keyed by SQL text per

@@ -1,3 +1,4 @@
+import SilentPushCore
 /// A push's fate as the `pushes` table holds it, in its `fate`, `wake_id` and `reason`
 /// columns: the one mapping between `PushFate` and SQL, both ways.
 struct StoredFate: Equatable {

@@ -51,7 +51,7 @@ public enum SamplePush {
     }
 
     /// The same as the transport's header list.
-    public static func headerList(jwt: String?) -> H2HeaderList {
+    package static func headerList(jwt: String?) -> H2HeaderList {
         H2HeaderList(headers(jwt: jwt).map { (name: $0.0, value: $0.1) })
     }
 

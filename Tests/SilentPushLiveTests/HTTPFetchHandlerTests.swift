@@ -2,6 +2,7 @@ import Foundation
 import SilentPushCore
 import SilentPushReceiver
 import SilentPushStore
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 

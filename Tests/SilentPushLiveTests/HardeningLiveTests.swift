@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import SilentPushReceiver
+import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import SilentPushCore
 import SilentPushStore
+import SilentPushTestSupport
 import SilentPushTesting
 import Synchronization
 import Testing

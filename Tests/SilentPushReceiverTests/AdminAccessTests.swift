@@ -1,4 +1,5 @@
 import SilentPushReceiver
+import SilentPushTestSupport
 import SilentPushTesting
 import Foundation
 import Testing

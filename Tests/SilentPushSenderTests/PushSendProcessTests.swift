@@ -3,6 +3,7 @@ import SilentPushCore
 import SilentPushReceiver
 import SilentPushSender
 import SilentPushStore
+import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
 import Testing

@@ -1,3 +1,4 @@
+import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
 
