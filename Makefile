@@ -3,6 +3,8 @@
 
 SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 CONFIG ?= debug
+# Extra flags for make test's build and test, e.g. CI's "-Xswiftc -warnings-as-errors".
+SWIFT_FLAGS ?=
 
 # Build: C libraries for nghttp2, OpenSSL, SQLite and jemalloc (silentpushd's allocator). Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev libjemalloc-dev openssl ca-certificates
@@ -19,8 +21,8 @@ run: deps-build
 
 # Last, another package depends on SilentPush by version and runs its tests (Examples/ConsumerPackage).
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test $(SWIFT_FLAGS)
 	SWIFT=$(SWIFT) scripts/test-consumer-package.sh
 
 build: deps-build

@@ -20,6 +20,17 @@ public enum FetchResult: Sendable, Equatable {
         return nil
     }
 
+    /// A result as stored: its `name` and, for a failure, its `reason`; nil for a name that
+    /// is none of the three.
+    public init?(name: String, reason: String?) {
+        switch name {
+        case "newData": self = .newData
+        case "noData": self = .noData
+        case "failed": self = .failed(reason: reason ?? "failed")
+        default: return nil
+        }
+    }
+
     /// The handler ran past its deadline and was cancelled.
     public static let deadlineExceeded = FetchResult.failed(reason: "deadlineExceeded")
 

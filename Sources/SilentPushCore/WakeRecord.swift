@@ -12,14 +12,15 @@ public struct WakeRecord: Sendable, Equatable {
     public var startedAt: Int64
     public var deadline: Int64
     public var finishedAt: Int64?
-    /// newData, noData or failed; nil while running.
-    public var result: String?
-    public var reason: String?
+    /// What the fetch handler reported (a failure with its reason); nil while it runs.
+    public var result: FetchResult?
+    /// Why it failed; nil unless it failed.
+    public var reason: String? { result?.reason }
 
     /// A record.
     public init(
         id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
-        deadline: Int64, finishedAt: Int64? = nil, result: String? = nil, reason: String? = nil, apnsID: String? = nil
+        deadline: Int64, finishedAt: Int64? = nil, result: FetchResult? = nil, apnsID: String? = nil
     ) {
         self.apnsID = apnsID
         self.id = id
@@ -31,6 +32,5 @@ public struct WakeRecord: Sendable, Equatable {
         self.deadline = deadline
         self.finishedAt = finishedAt
         self.result = result
-        self.reason = reason
     }
 }

@@ -331,7 +331,7 @@ package struct AdminAPI: Sendable {
             ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline))),
             ("finishedAt", .string(wake.finishedAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0) })),
             ("durationMs", .int(wake.finishedAt.map { $0 - wake.startedAt })),
-            ("result", .string(wake.result)),
+            ("result", .string(wake.result?.name)),
             ("reason", .string(wake.reason)),
         ])
     }

@@ -69,7 +69,8 @@ extension PushStore {
             id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
             pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
             startedAt: row["started_at"], deadline: row["deadline"], finishedAt: row["finished_at"],
-            result: row["result"], reason: row["reason"], apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
+            result: (row["result"] as String?).flatMap { FetchResult(name: $0, reason: row["reason"]) },
+            apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
     }
 
     /// Every device whose state was set.

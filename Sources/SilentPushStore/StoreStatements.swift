@@ -98,7 +98,7 @@ final class StoreStatements: @unchecked Sendable {
                 bind(wake.startedAt)
                 bind(wake.deadline)
                 bind(wake.finishedAt)
-                bind(wake.result)
+                bind(wake.result?.name)
                 bind(wake.reason)
             }
         case .finishWake(let id, let finishedAt, let result, let reason):

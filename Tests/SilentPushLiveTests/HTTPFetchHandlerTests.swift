@@ -76,20 +76,20 @@ import Testing
         try origin.write("news", #"{"headline":"one"}"#)
         try await Self.withReceiver(origin: origin) { receiver, client in
             let first = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
-            #expect(first.result == "newData", "\(first)")
+            #expect(first.result == .newData, "\(first)")
             let url = "http://127.0.0.1:\(origin.port)/feed/news"
             let stored = try #require(try receiver.device.store.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
             #expect(receiver.device.store.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
             #expect(stored.etag != nil && stored.lastModified != nil && stored.contentType == "application/json")
 
             let second = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
-            #expect(second.result == "noData", "\(second)")
+            #expect(second.result == .noData, "\(second)")
             #expect(origin.log.contains("if-none-match=\(stored.etag!)"), "\(origin.log)")
             #expect(origin.log.contains("if-modified-since=\(stored.lastModified!)"))
 
             try origin.write("news", #"{"headline":"two"}"#)
             let third = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
-            #expect(third.result == "newData", "\(third)")
+            #expect(third.result == .newData, "\(third)")
             let latest = try #require(try receiver.device.store.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
             #expect(receiver.device.store.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
             #expect(latest.changedAt == third.startedAt)
@@ -101,17 +101,17 @@ import Testing
         defer { origin.stop() }
         try await Self.withReceiver(origin: origin, bodyLimit: 1_000_000) { receiver, client in
             let unavailable = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "503")
-            #expect(unavailable.result == "failed" && unavailable.reason == "HTTP 503 from http://127.0.0.1:\(origin.port)/status/503")
+            #expect(unavailable.result?.name == "failed" && unavailable.reason == "HTTP 503 from http://127.0.0.1:\(origin.port)/status/503")
             let missing = try await Self.wake(receiver, client, app: 2, kind: "status", arg: "404")
-            #expect(missing.result == "failed" && missing.reason?.hasPrefix("HTTP 404") == true)
+            #expect(missing.result?.name == "failed" && missing.reason?.hasPrefix("HTTP 404") == true)
             let big = try await Self.wake(receiver, client, app: 3, kind: "big", arg: "2000000")
-            #expect(big.result == "failed" && big.reason == "the body is over 1000000 bytes", "\(big)")
+            #expect(big.result?.name == "failed" && big.reason == "the body is over 1000000 bytes", "\(big)")
             let redirected = try await Self.wake(receiver, client, app: 4, kind: "redirect", arg: "3")
-            #expect(redirected.result == "newData", "\(redirected)")
+            #expect(redirected.result == .newData, "\(redirected)")
             let loop = try await Self.wake(receiver, client, app: 5, kind: "redirect", arg: "9")
-            #expect(loop.result == "failed" && loop.reason?.hasPrefix("more than 5 redirects") == true, "\(loop)")
+            #expect(loop.result?.name == "failed" && loop.reason?.hasPrefix("more than 5 redirects") == true, "\(loop)")
             let refused = try await Self.wake(receiver, client, app: 6, kind: "status", arg: "200")
-            #expect(refused.result == "newData")
+            #expect(refused.result == .newData)
         }
     }
 
@@ -120,7 +120,7 @@ import Testing
         defer { origin.stop() }
         try await Self.withReceiver(origin: origin) { receiver, client in
             let slow = try await Self.wake(receiver, client, app: 1, kind: "slow", arg: "10")
-            #expect(slow.result == "failed" && slow.reason == "deadlineExceeded", "\(slow)")
+            #expect(slow.result?.name == "failed" && slow.reason == "deadlineExceeded", "\(slow)")
             var cancelled = false
             for _ in 0..<300 where !cancelled {
                 cancelled = origin.log.contains("slow cancelled")
@@ -136,7 +136,7 @@ import Testing
         defer { origin.stop() }
         try await Self.withReceiver(origin: origin) { receiver, client in
             let wake = try await Self.wake(receiver, client, app: 1, kind: "drop", arg: "now")
-            #expect(wake.result == "failed" && wake.reason?.hasPrefix("GET http://127.0.0.1:\(origin.port)/drop/now: ") == true, "\(wake)")
+            #expect(wake.result?.name == "failed" && wake.reason?.hasPrefix("GET http://127.0.0.1:\(origin.port)/drop/now: ") == true, "\(wake)")
         }
     }
 }

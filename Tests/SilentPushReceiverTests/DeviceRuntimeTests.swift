@@ -33,7 +33,7 @@ import Testing
             let wakes = try receiver.wakes()
             #expect(wakes.map { Self.minutes(from: start, to: $0.startedAt) } == [0, 15, 30, 45, 60, 75, 90])
             #expect(wakes.map(\.apnsID) == [0, 14, 28, 42, 56, 70, 84].map(Self.apnsID))
-            #expect(wakes.allSatisfy { $0.result == "noData" })
+            #expect(wakes.allSatisfy { $0.result == .noData })
             for (coalesced, wake) in zip([7, 21, 35, 49, 63, 77], wakes.dropFirst()) {
                 #expect(try receiver.fate(of: Self.apnsID(coalesced)) == .coalesced(wakeID: wake.id))
                 #expect(try receiver.coalesced(into: wake.id) == [Self.apnsID(coalesced)])
@@ -71,7 +71,7 @@ import Testing
             let sawCancellation = cancelled.load(ordering: .relaxed)
             #expect(sawCancellation)
             let wake = try #require(try receiver.wakes().first)
-            #expect(wake.result == "failed")
+            #expect(wake.result?.name == "failed")
             #expect(wake.reason == "deadlineExceeded")
             #expect(wake.finishedAt == wake.deadline)
             #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered(wakeID: wake.id))
@@ -102,7 +102,7 @@ import Testing
             #expect(try await client.push(payload, apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
             let wake = try #require(try receiver.wakes().first)
-            #expect(wake.result == "newData", "\(wake)")
+            #expect(wake.result == .newData, "\(wake)")
             #expect(FileManager.default.contents(atPath: directory + "/payload") == Data(payload.utf8))
             #expect(String(decoding: FileManager.default.contents(atPath: directory + "/env") ?? Data(), as: UTF8.self) == "\(Self.apnsID(1)) 5 \n")
         }
@@ -122,7 +122,7 @@ import Testing
             try await receiver.advanceClock(by: .seconds(5))
             await receiver.settle()
             let wake = try #require(try receiver.wakes().first)
-            #expect(wake.result == "failed" && wake.reason == "deadlineExceeded")
+            #expect(wake.result?.name == "failed" && wake.reason == "deadlineExceeded")
             let pid = try #require(
                 Int32(
                     String(decoding: FileManager.default.contents(atPath: pidFile) ?? Data(), as: UTF8.self)
@@ -194,7 +194,7 @@ import Testing
             await receiver.settle()
             let wakes = try receiver.device.store.wakes(limit: 2 * apps)
             #expect(wakes.count == 2 * apps)
-            #expect(wakes.allSatisfy { $0.result == "noData" && $0.finishedAt == $0.startedAt })
+            #expect(wakes.allSatisfy { $0.result == .noData && $0.finishedAt == $0.startedAt })
             #expect(try receiver.device.store.counts().pushes == ["delivered": 2 * apps])
         }
     }
@@ -259,7 +259,7 @@ import Testing
                 if wake?.result == nil { try await Task.sleep(for: .milliseconds(10)) }
             }
             #expect(wake?.id == 2)
-            #expect(wake?.result == "failed" && wake?.reason == "deadlineExceeded")
+            #expect(wake?.result == .deadlineExceeded)
             let startedAt = try #require(wake?.startedAt)
             #expect(wake?.finishedAt == startedAt + 300)
         }
@@ -284,7 +284,7 @@ import Testing
         }
         let store = try PushStore.open(.file(path))
         let wake = try #require(try store.wakes().first)
-        #expect(wake.result == "failed" && wake.reason == "shutdown")
+        #expect(wake.result?.name == "failed" && wake.reason == "shutdown")
         #expect(try store.push(apnsID: Self.apnsID(2))?.fate == .pending)
         #expect(try store.unfinishedWakes().isEmpty)
     }

@@ -13,7 +13,7 @@ import Testing
             #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
             try await receiver.advanceClock(by: .seconds(15 * 60))
             await receiver.settle()
-            #expect(try receiver.wakes().map(\.result) == ["newData", "newData"])
+            #expect(try receiver.wakes().map(\.result) == [.newData, .newData])
         }
     }
 

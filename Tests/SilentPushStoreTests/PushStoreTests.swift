@@ -251,7 +251,7 @@ import Testing
         let store = try PushStore.open(.file(path))
         #expect(try store.coalescedAPNsIDs(wakeID: 1) == [Self.push(1).apnsID])
         #expect(try store.wake(id: 1)?.apnsID == Self.push(2).apnsID)
-        #expect(try store.wake(id: 1)?.result == "newData")
+        #expect(try store.wake(id: 1)?.result == .newData)
         #expect(try store.unfinishedWakes().map(\.id) == [2])
         let last = try #require(try store.lastWakes().first)
         #expect(last.deviceToken == "aa" && last.startedAt == 905_000 && last.generation == 1)

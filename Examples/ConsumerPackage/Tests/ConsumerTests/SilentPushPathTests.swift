@@ -23,6 +23,6 @@ import Testing
             Issue.record("the second push was not delivered after 15 minutes")
             return
         }
-        #expect(try receiver.wakes().map(\.result) == ["newData", "newData"])
+        #expect(try receiver.wakes().map(\.result) == [.newData, .newData])
     }
 }
