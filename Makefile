@@ -12,7 +12,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build lint format deps deps-build bench bench-apns bench-policy bench-pushsend fuzz certs clean
+.PHONY: run test build lint format docs deps deps-build bench bench-apns bench-policy bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -35,6 +35,10 @@ lint:
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(wildcard $(FORMATTED))
+
+# DocC for the library products (swift-docc-plugin); fails on any DocC warning.
+docs: deps-build
+	SWIFT=$(SWIFT) scripts/docs.sh
 
 bench: deps
 	Benchmarks/h2load-vs-nghttpd.sh

@@ -14,8 +14,12 @@ public struct ClientCertificateIdentity: Sendable, Equatable {
     public var environments: Set<APNsEnvironment>
 
     /// From the certificate's parts (read by the transport).
-    /// - Parameter topicExtension: the extension's value (DER: a SEQUENCE alternating a
-    ///   UTF8String topic and a SEQUENCE of its push types).
+    /// - Parameters:
+    ///   - subjectUID: the subject's UID: the app's bundle id.
+    ///   - topicExtension: the extension's value (DER: a SEQUENCE alternating a UTF8String
+    ///     topic and a SEQUENCE of its push types).
+    ///   - development: whether it carries the development-environment extension.
+    ///   - production: whether it carries the production-environment extension.
     public init(subjectUID: String?, topicExtension: [UInt8]?, development: Bool, production: Bool) {
         var topics: [String] = []
         if let subjectUID, !subjectUID.isEmpty { topics.append(subjectUID) }

@@ -95,6 +95,9 @@ public struct ProviderTokenAuthenticator: Sendable {
     /// Checks the `authorization` header of one request on a connection.
     ///
     /// - Parameters:
+    ///   - authorization: the header's value, if the request has one.
+    ///   - connection: the connection's token state, updated when its token changes.
+    ///   - now: seconds since the epoch on the system clock.
     ///   - lookupKey: the registered key for a `kid`, if any.
     ///   - verify: whether the token's signature is good for the key.
     ///   - cache: verified tokens, shared across connections (the caller guards it).

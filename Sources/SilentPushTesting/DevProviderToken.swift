@@ -15,6 +15,11 @@ public enum DevProviderToken {
 
     /// A JWT `header.claims.signature`.
     /// - Parameters:
+    ///   - issuedAt: the `iat` claim, seconds since the epoch.
+    ///   - keyID: the header's `kid`.
+    ///   - teamID: the `iss` claim.
+    ///   - keyFile: the `.p8` key to sign with.
+    ///   - algorithm: the header's `alg` (APNs takes only `ES256`).
     ///   - der: sign with a DER signature (as `openssl dgst -sign` does) instead of JOSE r‖s.
     ///   - iatAsString: send `iat` as a numeric string (as some client libraries do).
     ///   - iatJSON: the claim's JSON text as is (`1767225600.25`, `1.7e9`), instead of `issuedAt`.
