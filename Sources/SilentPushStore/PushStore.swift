@@ -85,6 +85,16 @@ public final class PushStore: Sendable {
     /// Transactions committed so far (each may carry many writes).
     public var commitCount: Int { writer.commitCount }
 
+    /// Transactions the writer has ended (committed or failed): pass it to
+    /// `waitForTransaction(after:)`.
+    package var transactionsEnded: Int { writer.commitWatch.count }
+
+    /// Returns once more than `count` transactions have ended (see `transactionsEnded`), or
+    /// the task is cancelled: a reader waits for new records without polling.
+    package func waitForTransaction(after count: Int) async {
+        await writer.commitWatch.wait(after: count)
+    }
+
     /// Queues `changes`; `completion` runs on the writer once they are committed.
     public func write(_ changes: [StoreChange], completion: @escaping Completion) {
         writer.enqueue(changes, completion: completion)

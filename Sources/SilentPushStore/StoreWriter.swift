@@ -44,6 +44,8 @@ final class StoreWriter: Sendable {
     private let queue = Mutex(Queue())
     private let statements = StoreStatements()
     private let commits = Atomic<Int>(0)
+    /// Readers waiting for the next transaction to end.
+    let commitWatch = CommitWatch()
     /// Whether the last commit succeeded (see `PushStore+Health.swift`).
     let writable = Atomic<Bool>(true)
     let writabilityObserver = Mutex<(@Sendable (_ writable: Bool, _ error: (any Error)?) -> Void)?>(nil)
@@ -119,6 +121,7 @@ final class StoreWriter: Sendable {
             }
             noteCommit(result)
             for entry in batch { entry.completion(result) }
+            commitWatch.transactionEnded()
         }
     }
 

@@ -20,18 +20,39 @@ extension Receiver {
         try device.store.push(apnsID: apnsID)?.fate
     }
 
-    /// Waits (on the system clock, checking every 10 ms) until the push's fate satisfies
-    /// `condition`, for at most `timeout`; returns the last fate seen.
+    /// Waits until the push's fate satisfies `condition`, for at most `timeout` of real
+    /// time, and returns the last fate seen. The fate is read again as each of the store's
+    /// transactions ends, not polled.
     @discardableResult
     public func waitForFate(
         of apnsID: String, timeout: Duration = .seconds(10), until condition: (PushFate?) -> Bool
     ) async throws -> PushFate? {
-        let clock = ContinuousClock()
-        let end = clock.now.advanced(by: timeout)
+        let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
+            let seen = device.store.transactionsEnded
             let fate = try fate(of: apnsID)
-            if condition(fate) || clock.now >= end { return fate }
-            try await Task.sleep(for: .milliseconds(10))
+            if condition(fate) || ContinuousClock.now >= deadline { return fate }
+            await waitForTransaction(after: seen, until: deadline)
+        }
+    }
+
+    /// Waits until the push with this `apns-id` has a fate of `kind` (`.delivered`, say,
+    /// whichever wake delivers it) and returns it; throws ``FateWaitTimeout``, with the last
+    /// fate seen, when `timeout` of real time passes first.
+    @discardableResult
+    public func fate(of apnsID: String, becomes kind: PushFate.Kind, within timeout: Duration = .seconds(10)) async throws -> PushFate {
+        let fate = try await waitForFate(of: apnsID, timeout: timeout) { $0?.kind == kind }
+        guard let fate, fate.kind == kind else { throw FateWaitTimeout(apnsID: apnsID, expected: kind, last: fate, waited: timeout) }
+        return fate
+    }
+
+    private func waitForTransaction(after count: Int, until deadline: ContinuousClock.Instant) async {
+        let store = device.store
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await store.waitForTransaction(after: count) }
+            group.addTask { try? await Task.sleep(until: deadline) }
+            await group.next()
+            group.cancelAll()
         }
     }
 

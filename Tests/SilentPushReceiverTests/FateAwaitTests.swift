@@ -1,0 +1,52 @@
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTesting
+import Testing
+
+/// A test awaits a fate instead of polling for it: the wait ends when the transaction that
+/// records it ends, and a fate that does not come in time is an error naming the last one.
+@Suite struct FateAwaitTests {
+    static let first = "00000000-0000-4000-8000-0000000000a1"
+    static let second = "00000000-0000-4000-8000-0000000000a2"
+
+    @Test func awaitingDeliveryEndsWhenTheWakeIsRecorded() async throws {
+        try await Receiver.withTesting({ $0.fetchHandler = .swift { _ in .newData } }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await client.push(apnsID: Self.first)
+            try await client.push(apnsID: Self.second)
+            let delivered = try await receiver.fate(of: Self.first, becomes: .delivered, within: .seconds(5))
+            #expect(delivered.kind == .delivered)
+            #expect(try receiver.fate(of: Self.second) == .pending)
+
+            // The clock moves while the test already waits: the wait ends on that wake's record.
+            async let moved: Void = {
+                try await Task.sleep(for: .milliseconds(50))
+                try await receiver.advanceClock(by: .seconds(15 * 60))
+            }()
+            let second = try await receiver.fate(of: Self.second, becomes: .delivered, within: .seconds(5))
+            try await moved
+            guard case .delivered(let wakeID) = second, case .delivered(let firstWake) = delivered else {
+                Issue.record("not delivered: \(second)")
+                return
+            }
+            #expect(wakeID != firstWake)
+        }
+    }
+
+    @Test func aFateThatDoesNotComeIsATimeoutNamingTheLastOne() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await client.push(apnsID: Self.first)
+            try await client.push(apnsID: Self.second)
+            let clock = ContinuousClock()
+            let started = clock.now
+            await #expect(throws: FateWaitTimeout(apnsID: Self.second, expected: .expired, last: .pending, waited: .milliseconds(200))) {
+                try await receiver.fate(of: Self.second, becomes: .expired, within: .milliseconds(200))
+            }
+            #expect(clock.now - started >= .milliseconds(200))
+            await #expect(throws: FateWaitTimeout.self) {
+                try await receiver.fate(of: "00000000-0000-4000-8000-0000000000ff", becomes: .pending, within: .milliseconds(50))
+            }
+        }
+    }
+}
