@@ -103,7 +103,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            ]
+            ],
+            // The development CA, certificates and provider-token key: the repository's certs/.
+            resources: [.copy("Resources/certs")]
         ),
 
         // SilentPush's own test helpers (raw HTTP/2 frames, peer processes, built products):

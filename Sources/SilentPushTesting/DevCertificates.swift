@@ -1,16 +1,10 @@
 import Foundation
 
-/// Paths of the development material in the repository's `certs/` (TESTING ONLY).
+/// Paths of the development material (TESTING ONLY): the CA, the receiver's and clients'
+/// certificates and the provider-token key, shipped as this library's resources.
 public enum DevCertificates {
-    /// The repository's `certs/` directory, found from this source file's location.
-    public static let directory: String = {
-        var components = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(3)  // SilentPushTesting/DevCertificates.swift, Sources
-        return components.joined(separator: "/") + "/certs"
-    }()
-
-    /// The repository root (where `certs/` and `payloads/` are).
-    public static var repositoryRoot: String { String(directory.dropLast("/certs".count)) }
+    /// The directory holding them, in this library's resource bundle.
+    public static let directory: String = Bundle.module.bundleURL.appendingPathComponent("certs").path
 
     /// The dev CA that signed the server and client certificates.
     public static var ca: String { directory + "/ca.pem" }

@@ -7,7 +7,7 @@ import Testing
 
 /// Third-party APNs clients, unmodified, against the receiver over TLS with the dev CA.
 @Suite(.serialized) struct LiveAPNsClientTests {
-    static let root = DevCertificates.repositoryRoot
+    static let root = Repository.root
     static let payload = root + "/payloads/background.json"
 
     /// A token made by the openssl CLI as in Apple's recipe: `openssl dgst -sha256 -sign` (DER).

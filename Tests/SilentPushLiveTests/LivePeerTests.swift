@@ -7,7 +7,7 @@ import Testing
 
 /// The receiver on 127.0.0.1:0, in-process, against independent HTTP/2 peers.
 @Suite(.serialized) struct LivePeerTests {
-    static let payload = DevCertificates.repositoryRoot + "/payloads/background.json"
+    static let payload = Repository.root + "/payloads/background.json"
 
     /// curl/nghttp/h2load header arguments of a valid background push.
     static func push() throws -> [String] { SamplePush.headerArguments(jwt: try DevProviderToken.make()) }

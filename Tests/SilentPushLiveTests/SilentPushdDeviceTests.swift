@@ -279,7 +279,7 @@ import Testing
             pushsend,
             [
                 "--url", "http://127.0.0.1:\(h2c)", "--devices", devices, "--count", "200", "--concurrency", "100", "--quiet",
-                DevCertificates.repositoryRoot + "/payloads/background.json",
+                Repository.root + "/payloads/background.json",
             ], timeout: .seconds(120))
         #expect(sent.status == 1)  // the two bad tokens
         #expect(sent.errorOutput.contains("sent 10400, accepted 10000, rejected 400 (400 BadDeviceToken: 400)"), "\(sent.errorOutput)")

@@ -1,11 +1,12 @@
 import Foundation
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
 /// The layering rules of the architecture, checked on the sources themselves.
 @Suite struct DependencyRuleTests {
     static func swiftFiles(under directory: String) -> [(path: String, text: String)] {
-        let root = DevCertificates.repositoryRoot + "/" + directory
+        let root = Repository.root + "/" + directory
         let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
         return files.filter { $0.hasSuffix(".swift") }.compactMap { relative in
             let path = root + "/" + relative

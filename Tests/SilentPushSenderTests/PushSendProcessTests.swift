@@ -14,7 +14,7 @@ import Testing
         try #require(BuiltProducts.path(of: "pushsend"), "pushsend is not built: run `swift build` (make test does)")
     }
 
-    static let payload = DevCertificates.repositoryRoot + "/payloads/background.json"
+    static let payload = Repository.root + "/payloads/background.json"
     static let other = String(repeating: "ab", count: 32)
 
     static func run(_ arguments: [String], input: String = "") async throws -> PeerResult {
