@@ -13,15 +13,15 @@ import SilentPushCore
 ///  "deviceRegistry": "registeredOnly",
 ///  "devices": [{"token": "0123…cdef", "topics": ["com.example.news"]}]}
 /// ```
-public struct ConfigFile: Sendable {
+package struct ConfigFile: Sendable {
     /// The file's flag keys as `silentpushd` arguments, to be parsed before the command line's.
-    public private(set) var arguments: [String] = []
+    package private(set) var arguments: [String] = []
     /// What no flag expresses.
-    public private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
-    public private(set) var registeredDevices: [String: [String]] = [:]
-    public private(set) var deviceRegistryMode: DeviceRegistry.Mode?
+    package private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
+    package private(set) var registeredDevices: [String: [String]] = [:]
+    package private(set) var deviceRegistryMode: DeviceRegistry.Mode?
     /// The path read.
-    public let path: String
+    package let path: String
 
     package enum Kind {
         case text
@@ -50,7 +50,7 @@ public struct ConfigFile: Sendable {
     static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry"]
 
     /// Reads and checks `path`; throws one line naming the file, the key and the fix.
-    public static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
+    package static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigFileError.unreadable(path: path)
         }
@@ -135,7 +135,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// Rewrites a flag's name in a parser's message as the file's key.
-    public func describing(_ message: String) -> String {
+    package func describing(_ message: String) -> String {
         var text = message
         for (key, entry) in Self.flags where text.contains(entry.flag) {
             text = text.replacingOccurrences(of: "'\(entry.flag)'", with: key).replacingOccurrences(of: entry.flag, with: key)
@@ -144,7 +144,7 @@ public struct ConfigFile: Sendable {
     }
 
     /// Applies what no flag expresses: per-topic handlers, registered devices, registry mode.
-    public func apply(to configuration: inout ReceiverConfiguration) {
+    package func apply(to configuration: inout ReceiverConfiguration) {
         configuration.topicFetchHandlers.merge(topicFetchHandlers) { $1 }
         configuration.registeredDevices.merge(registeredDevices) { $0 + $1 }
         if let deviceRegistryMode { configuration.deviceRegistryMode = deviceRegistryMode }

@@ -1,6 +1,6 @@
 /// A config file that cannot be used; its description is one line naming the file, the key
 /// and what to fix.
-public enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file cannot be read.
     case unreadable(path: String)
     /// The file is not JSON.
@@ -15,7 +15,7 @@ public enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible
     /// A device without a token of 64 to 200 hex digits.
     case invalidDeviceToken(path: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path): "cannot read the config file '\(path)'"
         case .notJSON(let path): "the config file '\(path)' is not JSON"

@@ -3,7 +3,7 @@ import SilentPushCore
 /// A JSON value as the admin API and the config file read it, and the admin API writes it.
 /// Rendering keeps field order (what a person reads first comes first); decoding keeps types
 /// exact, so `"forceQuit": 1` is a wrong type rather than `true`.
-public enum JSONValue: Sendable, Equatable {
+package enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -12,7 +12,7 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([(String, JSONValue)])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
         case let (.bool(a), .bool(b)): a == b
@@ -31,13 +31,13 @@ public enum JSONValue: Sendable, Equatable {
     static func int(_ value: Int64?) -> JSONValue { value.map(JSONValue.int) ?? .null }
 
     /// The field `key` of an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case .object(let fields) = self else { return nil }
         return fields.first { $0.0 == key }?.1
     }
 
     /// The JSON text.
-    public var rendered: String {
+    package var rendered: String {
         var text = ""
         render(into: &text)
         return text
@@ -72,7 +72,7 @@ public enum JSONValue: Sendable, Equatable {
 }
 
 extension JSONValue: Decodable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         if var array = try? decoder.unkeyedContainer() {
             var values: [JSONValue] = []
             while !array.isAtEnd { values.append(try array.decode(JSONValue.self)) }
