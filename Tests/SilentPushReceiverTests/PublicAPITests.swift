@@ -90,6 +90,8 @@ import Testing
         var maps: [String] = []
         while let path = enumerator.nextObject() as? String {
             if enumerator.level > depth { enumerator.skipDescendants() }
+            // Plugin tools' builds (`*-tool.build`) map the same modules again.
+            if path.hasSuffix("-tool.build") { enumerator.skipDescendants() }
             if path.hasSuffix("/module.modulemap") || path == "module.modulemap" { maps.append(directory + "/" + path) }
         }
         return maps

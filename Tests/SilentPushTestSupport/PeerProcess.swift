@@ -19,83 +19,173 @@ public struct PeerResult: Sendable {
 
 /// Runs independent peers (curl, nghttp, h2load, openssl, silentpushd itself) as real
 /// processes, with a time limit, so live tests talk to the receiver the way users do.
+///
+/// Spawned with `posix_spawn`, not Foundation's `Process`: on Linux its `run()` now and then
+/// reads past a buffer while it lists `/proc/self/fd` and crashes the whole test run
+/// (swift-corelibs-foundation #5472, seen here in CI with Swift 6.3.1).
 public final class PeerProcess: @unchecked Sendable {
-    private let process = Process()
-    private let stdoutPipe = Pipe()
-    private let stderrPipe = Pipe()
+    /// The process id.
+    public let pid: Int32
     private let lock = NSLock()
     private var stdoutBytes: [UInt8] = []
     private var stderrBytes: [UInt8] = []
+    private var reaped: (status: Int32, timedOut: Bool)?
     private let readers = DispatchGroup()
+
+    /// A program that could not be started (an errno from the system).
+    public struct SpawnError: Error, CustomStringConvertible {
+        public var program: String
+        public var code: Int32
+        public var description: String { "cannot run \(program): \(String(cString: strerror(code)))" }
+    }
+
+    // A peer that exits before reading its input must not take the test runner with it.
+    private static let ignoringSIGPIPE: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 
     /// Starts `program` (a path, or a name looked up in PATH) with `arguments`, writing
     /// `input` to its standard input and closing it.
     public init(_ program: String, _ arguments: [String], input: [UInt8] = [], environment: [String: String]? = nil) throws {
-        if program.contains("/") {
-            process.executableURL = URL(fileURLWithPath: program)
-            process.arguments = arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [program] + arguments
+        Self.ignoringSIGPIPE
+        let executable = program.contains("/") ? program : "/usr/bin/env"
+        let words = program.contains("/") ? [program] + arguments : [executable, program] + arguments
+        var variables = ProcessInfo.processInfo.environment
+        if let environment { variables.merge(environment) { $1 } }
+
+        var fds = [Int32](repeating: -1, count: 6)
+        for index in stride(from: 0, to: 6, by: 2) {
+            guard fds.withUnsafeMutableBufferPointer({ pipe($0.baseAddress! + index) }) == 0 else {
+                let code = errno
+                for fd in fds where fd >= 0 { close(fd) }
+                throw SpawnError(program: program, code: code)
+            }
         }
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        let (stdinRead, stdinWrite, stdoutRead, stdoutWrite, stderrRead, stderrWrite) = (fds[0], fds[1], fds[2], fds[3], fds[4], fds[5])
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
+        // Nothing else of the test process leaks into the peer: a socket it held open would
+        // keep a connection alive that a test expects to see closed. (glibc ignores a close
+        // of a descriptor that another thread closed meanwhile.)
+        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for fd in open.compactMap({ Int32($0) }) where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
+            posix_spawn_file_actions_addclose(&actions, fd)
         }
-        let stdinPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-        process.standardError = stderrPipe
-        try process.run()
-        for (pipe, isStdout) in [(stdoutPipe, true), (stderrPipe, false)] {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
+
+        var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        var environ: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (arguments + environ).forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, &arguments, &environ)
+        for fd in [stdinRead, stdoutWrite, stderrWrite] { close(fd) }
+        guard spawned == 0 else {
+            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
+            throw SpawnError(program: program, code: spawned)
+        }
+        self.pid = pid
+
+        for (fd, isStdout) in [(stdoutRead, true), (stderrRead, false)] {
             readers.enter()
             Thread.detachNewThread { [self] in
-                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                var bytes: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+                    if count > 0 {
+                        bytes += buffer[0..<count]
+                    } else if count < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+                close(fd)
                 lock.withLock {
-                    if isStdout { stdoutBytes = Array(data) } else { stderrBytes = Array(data) }
+                    if isStdout { stdoutBytes = bytes } else { stderrBytes = bytes }
                 }
                 readers.leave()
             }
         }
         Thread.detachNewThread {
-            if !input.isEmpty { try? stdinPipe.fileHandleForWriting.write(contentsOf: Data(input)) }
-            try? stdinPipe.fileHandleForWriting.close()
+            input.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = write(stdinWrite, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written > 0 {
+                        offset += written
+                    } else if written < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        break
+                    }
+                }
+            }
+            close(stdinWrite)
         }
     }
 
-    /// The process id.
-    public var pid: Int32 { process.processIdentifier }
-
-    /// Sends `signal` (e.g. SIGTERM).
+    /// Sends `signal` (e.g. SIGTERM), unless the process was already reaped.
     public func signal(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        lock.withLock {
+            if reaped == nil { _ = kill(pid, signal) }
+        }
     }
 
     /// Waits for the exit, killing the process after `timeout`.
     public func wait(timeout: Duration = .seconds(60)) async -> PeerResult {
-        let process = self.process
-        let timedOut = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            Thread.detachNewThread {
-                let limit = Date().addingTimeInterval(Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18)
-                var killed = false
-                while process.isRunning {
-                    if Date() > limit {
-                        process.terminate()
-                        Thread.sleep(forTimeInterval: 0.5)
-                        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                        killed = true
-                        break
-                    }
-                    Thread.sleep(forTimeInterval: 0.005)
-                }
-                process.waitUntilExit()
-                continuation.resume(returning: killed)
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<(status: Int32, timedOut: Bool), Never>) in
+            Thread.detachNewThread { [self] in
+                continuation.resume(returning: reap(timeout: timeout))
             }
         }
         readers.wait()
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return lock.withLock {
-            PeerResult(status: status, stdout: stdoutBytes, stderr: stderrBytes, timedOut: timedOut)
+            PeerResult(status: outcome.status, stdout: stdoutBytes, stderr: stderrBytes, timedOut: outcome.timedOut)
         }
+    }
+
+    /// Polls for the exit; past `timeout`, SIGTERM, then SIGKILL half a second later.
+    private func reap(timeout: Duration) -> (status: Int32, timedOut: Bool) {
+        if let reaped = lock.withLock({ reaped }) { return reaped }
+        let clock = ContinuousClock()
+        let limit = clock.now.advanced(by: timeout)
+        var killedAt: ContinuousClock.Instant?
+        var status: Int32 = 0
+        while true {
+            let done = lock.withLock { () -> Bool in
+                let result = waitpid(pid, &status, WNOHANG)
+                guard result == pid || (result < 0 && errno != EINTR) else { return false }
+                reaped = (Self.exitStatus(status), killedAt != nil)
+                return true
+            }
+            if done { return lock.withLock { reaped! } }
+            let now = clock.now
+            if let killedAt {
+                if now > killedAt.advanced(by: .milliseconds(500)) { _ = kill(pid, SIGKILL) }
+            } else if now > limit {
+                _ = kill(pid, SIGTERM)
+                killedAt = now
+            }
+            usleep(5000)
+        }
+    }
+
+    /// The exit code, or 128 + the signal that ended it.
+    private static func exitStatus(_ status: Int32) -> Int32 {
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
     /// Runs `program` to completion.
