@@ -113,6 +113,7 @@ let package = Package(
         .target(
             name: "SilentPushTestSupport",
             dependencies: [
+                "SilentPushReceiver",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -26,22 +26,10 @@ struct ChildProcess {
     /// Bytes of stderr kept.
     static let errorLimit = 4 * 1024
 
-    /// A command that could not be started (an errno from the system).
-    enum SpawnError: Error, CustomStringConvertible {
-        case pipe(Int32)
-        case spawn(Int32)
-
-        var description: String {
-            switch self {
-            case .pipe(let code): "cannot make a pipe: \(String(cString: strerror(code)))"
-            case .spawn(let code): "cannot run /bin/sh: \(String(cString: strerror(code)))"
-            }
-        }
-    }
-
     /// Runs `/bin/sh -c command`.
     static func run(command: String, environment: [String: String], input: [UInt8], killGrace: Duration) async throws -> Outcome {
-        let child = try spawn(command: command, environment: environment)
+        let child = try ProcessSpawner.spawn(
+            "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: false)
         let control = Control()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
@@ -78,77 +66,9 @@ struct ChildProcess {
             if at != 0, ChildProcess.monotonicNanoseconds() >= at { kill(-pid, SIGKILL) }
         }
     }
-
-    struct Spawned: Sendable {
-        let pid: pid_t
-        let stdin: Int32
-        let stdout: Int32
-        let stderr: Int32
-    }
-
-    /// Held from making a child's pipes until it is spawned, so no other child of ours
-    /// inherits them before they are marked close-on-exec (Glibc's module has no `pipe2`).
-    private static let spawning = Mutex(())
-
-    private static func spawn(command: String, environment: [String: String]) throws -> Spawned {
-        try spawning.withLock { _ in try spawnLocked(command: command, environment: environment) }
-    }
-
-    private static func spawnLocked(command: String, environment: [String: String]) throws -> Spawned {
-        var pipes: [Int32] = Array(repeating: -1, count: 6)
-        for index in stride(from: 0, to: 6, by: 2) {
-            let made = pipes.withUnsafeMutableBufferPointer { pipe($0.baseAddress! + index) }
-            guard made == 0 else {
-                let error = errno
-                for fd in pipes where fd >= 0 { close(fd) }
-                throw SpawnError.pipe(error)
-            }
-        }
-        for fd in pipes { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let (stdinRead, stdinWrite, stdoutRead, stdoutWrite, stderrRead, stderrWrite) = (pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5])
-        defer {
-            close(stdinRead)
-            close(stdoutWrite)
-            close(stderrWrite)
-        }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
-
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, so the deadline reaches everything it starts; default
-        // signal handling and mask, since the receiver ignores SIGPIPE and exec keeps that.
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        var mask = sigset_t()
-        sigemptyset(&mask)
-        posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        posix_spawnattr_setpgroup(&attributes, 0)
-
-        let words: [String] = ["/bin/sh", "-c", command]
-        var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        var variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (arguments + variables).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &arguments, &variables)
-        guard spawned == 0 else {
-            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
-            throw SpawnError.spawn(spawned)
-        }
-        return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
-    }
 }
 
-extension ChildProcess.Spawned {
+extension ProcessSpawner.Spawned {
     /// Feeds stdin, reads stdout and stderr until the shell has exited, reaps it, kills
     /// what it left in its group and closes every descriptor.
     func collect(input: [UInt8], control: ChildProcess.Control) -> ChildProcess.Outcome {

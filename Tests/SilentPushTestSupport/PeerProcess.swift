@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushReceiver
 
 /// What an external program did.
 public struct PeerResult: Sendable {
@@ -20,9 +21,9 @@ public struct PeerResult: Sendable {
 /// Runs independent peers (curl, nghttp, h2load, openssl, silentpushd itself) as real
 /// processes, with a time limit, so live tests talk to the receiver the way users do.
 ///
-/// Spawned with `posix_spawn`, not Foundation's `Process`: on Linux its `run()` now and then
-/// reads past a buffer while it lists `/proc/self/fd` and crashes the whole test run
-/// (swift-corelibs-foundation #5472, seen here in CI with Swift 6.3.1).
+/// Started by `ProcessSpawner` (not Foundation's `Process`, which crashed a test run), with
+/// every other descriptor of the test process closed in the peer: a socket it held open
+/// would keep a connection alive that a test expects to see closed.
 public final class PeerProcess: @unchecked Sendable {
     /// The process id.
     public let pid: Int32
@@ -31,13 +32,6 @@ public final class PeerProcess: @unchecked Sendable {
     private var stderrBytes: [UInt8] = []
     private var reaped: (status: Int32, timedOut: Bool)?
     private let readers = DispatchGroup()
-
-    /// A program that could not be started (an errno from the system).
-    public struct SpawnError: Error, CustomStringConvertible {
-        public var program: String
-        public var code: Int32
-        public var description: String { "cannot run \(program): \(String(cString: strerror(code)))" }
-    }
 
     // A peer that exits before reading its input must not take the test runner with it.
     private static let ignoringSIGPIPE: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
@@ -51,50 +45,10 @@ public final class PeerProcess: @unchecked Sendable {
         var variables = ProcessInfo.processInfo.environment
         if let environment { variables.merge(environment) { $1 } }
 
-        var fds = [Int32](repeating: -1, count: 6)
-        for index in stride(from: 0, to: 6, by: 2) {
-            guard fds.withUnsafeMutableBufferPointer({ pipe($0.baseAddress! + index) }) == 0 else {
-                let code = errno
-                for fd in fds where fd >= 0 { close(fd) }
-                throw SpawnError(program: program, code: code)
-            }
-        }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        let (stdinRead, stdinWrite, stdoutRead, stdoutWrite, stderrRead, stderrWrite) = (fds[0], fds[1], fds[2], fds[3], fds[4], fds[5])
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
-        posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
-        // Nothing else of the test process leaks into the peer: a socket it held open would
-        // keep a connection alive that a test expects to see closed. (glibc ignores a close
-        // of a descriptor that another thread closed meanwhile.)
-        let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        for fd in open.compactMap({ Int32($0) }) where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
-            posix_spawn_file_actions_addclose(&actions, fd)
-        }
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF))
-
-        var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        var environ: [UnsafeMutablePointer<CChar>?] = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (arguments + environ).forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, &attributes, &arguments, &environ)
-        for fd in [stdinRead, stdoutWrite, stderrWrite] { close(fd) }
-        guard spawned == 0 else {
-            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
-            throw SpawnError(program: program, code: spawned)
-        }
-        self.pid = pid
+        let spawned = try ProcessSpawner.spawn(
+            executable, arguments: words, environment: variables, ownProcessGroup: false, closingInherited: true)
+        pid = spawned.pid
+        let (stdinWrite, stdoutRead, stderrRead) = (spawned.stdin, spawned.stdout, spawned.stderr)
 
         for (fd, isStdout) in [(stdoutRead, true), (stderrRead, false)] {
             readers.enter()
