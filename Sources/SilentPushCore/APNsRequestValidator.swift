@@ -82,7 +82,7 @@ public struct APNsRequestValidator: Sendable {
         }
         guard pushType.accepts(topic: topic) else { throw .invalidPushType }
 
-        var neverWakesReason: String?
+        var neverWakesReason: DropReason?
         if pushType == .background {
             if priority == .high {
                 // Apple calls this an error, yet APNs accepts it and the app is woken.
@@ -94,7 +94,7 @@ public struct APNsRequestValidator: Sendable {
                 warnings.append("background push carries an alert, badge or sound")
             }
             if !payload.contentAvailable {
-                neverWakesReason = "background push without content-available: 1"
+                neverWakesReason = .backgroundWithoutContentAvailable
             }
         }
 

@@ -22,11 +22,15 @@ public struct ProviderTokenConnectionState: Sendable {
 /// seconds since the epoch). A verified token is cached, so its signature is checked once.
 public struct ProviderTokenAuthenticator: Sendable {
     /// A token older than this is ExpiredProviderToken.
-    public static let tokenLifetime: Int64 = 3600
+    public static let tokenLifetime = Duration.seconds(lifetimeSeconds)
     /// A connection may switch to a new token at most this often.
-    public static let minimumSwitchInterval: Int64 = 1200
+    public static let minimumSwitchInterval = Duration.seconds(switchSeconds)
     /// An `iat` further in the future than this is InvalidProviderToken.
-    public static let allowedClockSkew: Int64 = 300
+    public static let allowedClockSkew = Duration.seconds(skewSeconds)
+    // The same in seconds, for arithmetic on `iat` (seconds since the epoch).
+    private static let lifetimeSeconds: Int64 = 3600
+    private static let switchSeconds: Int64 = 1200
+    private static let skewSeconds: Int64 = 300
 
     /// The receiver's environment (keys limited to the other one are refused).
     public var environment: APNsEnvironment
@@ -88,8 +92,8 @@ public struct ProviderTokenAuthenticator: Sendable {
     }
 
     private func checkAge(_ token: VerifiedProviderToken, now: Int64) throws(APNsReason) {
-        guard token.issuedAt <= now + Self.allowedClockSkew else { throw .invalidProviderToken }
-        guard now - token.issuedAt <= Self.tokenLifetime else { throw .expiredProviderToken }
+        guard token.issuedAt <= now + Self.skewSeconds else { throw .invalidProviderToken }
+        guard now - token.issuedAt <= Self.lifetimeSeconds else { throw .expiredProviderToken }
     }
 
     /// Checks the `authorization` header of one request on a connection.
@@ -130,7 +134,7 @@ public struct ProviderTokenAuthenticator: Sendable {
 
         if connection.currentToken != jwt {
             if let team = connection.teamID, team != verified.key.teamID { throw .unrelatedKeyIdInToken }
-            if connection.current != nil, now - connection.adoptedAt < Self.minimumSwitchInterval {
+            if connection.current != nil, now - connection.adoptedAt < Self.switchSeconds {
                 throw .tooManyProviderTokenUpdates
             }
             connection.teamID = verified.key.teamID

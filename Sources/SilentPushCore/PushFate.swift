@@ -1,35 +1,83 @@
-/// What happened to a push (SPEC §4: every push has one fate).
-public enum PushFate: Sendable, Equatable {
-    /// Waiting in its app's slot.
-    case pending
-    /// Delivered by this wake.
-    case delivered(wakeID: UInt64)
-    /// Replaced in the slot; rides the wake that delivers its successor (nil until then).
-    case coalesced(wakeID: UInt64?)
-    /// Its time-to-live ran out before a wake could deliver it.
-    case expired
-    /// It never reaches the app, for this reason.
-    case dropped(reason: String)
-    /// APNs refused it with this reason (an Apple reason string); it never reached the device.
-    case rejected(reason: String)
-
-    /// The kinds of fate, without what each carries.
+/// What happened to a push (every push has one fate).
+///
+/// Two fates are equal when their kinds and reasons are: the wake that delivered a push is
+/// a property, ``wakeID``, not part of equality, so a test can write
+/// `#expect(fate == .delivered)` without knowing the wake's id.
+public struct PushFate: Sendable, Hashable, CustomStringConvertible {
+    /// The kinds of fate.
     public enum Kind: String, Sendable, CaseIterable {
-        case pending, delivered, coalesced, expired, dropped, rejected
+        /// Waiting in its app's slot.
+        case pending
+        /// Delivered by a wake.
+        case delivered
+        /// Replaced in its app's slot: it rides the wake that delivers its successor.
+        case coalesced
+        /// Its time-to-live ran out before a wake could deliver it.
+        case expired
+        /// It never reaches the app (see ``PushFate/dropReason``).
+        case dropped
+        /// APNs refused it (see ``PushFate/rejection``); it never reached the device.
+        case rejected
     }
 
     /// Which kind of fate this is.
-    public var kind: Kind {
-        switch self {
-        case .pending: .pending
-        case .delivered: .delivered
-        case .coalesced: .coalesced
-        case .expired: .expired
-        case .dropped: .dropped
-        case .rejected: .rejected
-        }
+    public let kind: Kind
+    /// The wake that delivered the push: set for `delivered`, and for `coalesced` once its
+    /// successor's wake has started.
+    public let wakeID: UInt64?
+    /// Why a dropped push never reaches the app.
+    public let dropReason: DropReason?
+    /// APNs's reason for refusing a rejected push.
+    public let rejection: APNsReason?
+
+    private init(_ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil) {
+        self.kind = kind
+        self.wakeID = wakeID
+        self.dropReason = dropReason
+        self.rejection = rejection
     }
+
+    /// Waiting in its app's slot.
+    public static let pending = PushFate(.pending)
+    /// Delivered, by whichever wake.
+    public static let delivered = PushFate(.delivered)
+    /// Coalesced, into whichever wake (or none yet).
+    public static let coalesced = PushFate(.coalesced)
+    /// Expired before a wake could deliver it.
+    public static let expired = PushFate(.expired)
+
+    /// Dropped, for `reason`.
+    public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped, dropReason: reason) }
+    /// Refused by APNs with `reason`.
+    public static func rejected(_ reason: APNsReason) -> PushFate { PushFate(.rejected, rejection: reason) }
+    /// Delivered by wake `wakeID`.
+    package static func delivered(by wakeID: UInt64) -> PushFate { PushFate(.delivered, wakeID: wakeID) }
+    /// Coalesced into wake `wakeID` (nil while its successor waits).
+    package static func coalesced(into wakeID: UInt64?) -> PushFate { PushFate(.coalesced, wakeID: wakeID) }
+    /// A dropped push whose stored reason this version cannot read.
+    package static let droppedForUnknownReason = PushFate(.dropped)
+    /// A rejected push whose stored reason this version cannot read.
+    package static let rejectedForUnknownReason = PushFate(.rejected)
 
     /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped, rejected.
     public var name: String { kind.rawValue }
+
+    public var description: String {
+        switch kind {
+        case .pending, .expired: name
+        case .delivered, .coalesced: wakeID.map { "\(name) (wake \($0))" } ?? name
+        case .dropped: dropReason.map { "dropped: \($0)" } ?? name
+        case .rejected: rejection.map { "rejected: \($0.rawValue)" } ?? name
+        }
+    }
+
+    public static func == (lhs: PushFate, rhs: PushFate) -> Bool {
+        lhs.kind == rhs.kind && lhs.dropReason == rhs.dropReason && lhs.rejection == rhs.rejection
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(dropReason)
+        hasher.combine(rejection)
+    }
 }

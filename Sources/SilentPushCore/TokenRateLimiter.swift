@@ -3,16 +3,18 @@
 public struct TokenRateLimiter: Sendable {
     /// Pushes allowed per window.
     public let limit: Int
-    /// The window, in ms.
-    public let windowMilliseconds: Int64
+    /// The window in which `limit` pushes are allowed.
+    public let window: Duration
+    /// `window` in ms, at least 1.
+    private let windowMilliseconds: Int64
     private var buckets: [String: (tokens: Double, at: Int64)] = [:]
 
     /// A limiter of `limit` pushes per `window`.
     public init(limit: Int, window: Duration) {
-        precondition(limit > 0)
-        self.limit = limit
-        let parts = window.components
-        windowMilliseconds = max(1, parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000)
+        // Both come from flags or a config file: held in range rather than trapped on.
+        self.limit = max(1, limit)
+        self.window = window
+        windowMilliseconds = max(1, window.nanosecondCount / 1_000_000)
     }
 
     /// Takes one push for `token` at `now` (ms), or throws TooManyRequests.

@@ -22,5 +22,5 @@ public struct ValidatedPush: Sendable {
     public var warnings: [String]
     /// Why this push, though accepted, can never wake the app (a background push without
     /// content-available); nil when it can.
-    public var neverWakesReason: String?
+    public var neverWakesReason: DropReason?
 }

@@ -77,9 +77,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         fireTimers(upTo: now)
         let device = deviceState(app.device)
         if device.forceQuit {
-            actions.append(.dropped(push: push.id, app: app, reason: "app force-quit", generation: nil, coalesced: 0))
+            actions.append(.dropped(push: push.id, app: app, reason: .forceQuit, generation: nil, coalesced: 0))
         } else if !device.backgroundRefresh {
-            actions.append(.dropped(push: push.id, app: app, reason: "Background App Refresh off", generation: nil, coalesced: 0))
+            actions.append(.dropped(push: push.id, app: app, reason: .backgroundAppRefreshOff, generation: nil, coalesced: 0))
         } else {
             let slot = index(of: app)
             if let old = states[slot].pending {
@@ -119,10 +119,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if new.hourlyBudget == nil { record.wakeTimes = [] }
         devices[device] = new.isDefault && record.wakeTimes.isEmpty ? nil : record
 
-        let dropReason =
+        let dropReason: DropReason? =
             new.forceQuit && !old.forceQuit
-            ? "app force-quit"
-            : !new.backgroundRefresh && old.backgroundRefresh ? "Background App Refresh off" : nil
+            ? .forceQuit
+            : !new.backgroundRefresh && old.backgroundRefresh ? .backgroundAppRefreshOff : nil
         for slot in 0..<apps.count where apps[slot].device == device {
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {

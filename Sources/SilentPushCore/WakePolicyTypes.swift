@@ -108,7 +108,7 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     case expired(push: UInt64, app: App, generation: UInt32, coalesced: Int)
     /// The push never reaches the app. With a generation, it was waiting in the slot and
     /// the generation is closed: the `coalesced` pushes in it share its fate.
-    case dropped(push: UInt64, app: App, reason: String, generation: UInt32?, coalesced: Int)
+    case dropped(push: UInt64, app: App, reason: DropReason, generation: UInt32?, coalesced: Int)
     /// The wake's handler passed its deadline: cancel it; it failed with deadlineExceeded,
     /// and the app's next interval is doubled.
     case cancelWake(wakeID: UInt64, app: App)

@@ -8,19 +8,23 @@ public struct WakeRecord: Sendable, Equatable {
     /// That push's `apns-id` (filled in by reads).
     public var apnsID: String?
     public var generation: UInt32
-    /// Device-clock ms.
-    public var startedAt: Int64
-    public var deadline: Int64
-    public var finishedAt: Int64?
+    /// When the wake started, on the device clock (stored to the millisecond).
+    public var startedAt: DeviceInstant
+    /// When its fetch handler is cancelled.
+    public var deadline: DeviceInstant
+    /// When its fetch handler answered, or was cancelled; nil while it runs.
+    public var finishedAt: DeviceInstant?
     /// What the fetch handler reported (a failure with its reason); nil while it runs.
     public var result: FetchResult?
     /// Why it failed; nil unless it failed.
     public var reason: String? { result?.reason }
+    /// How long the fetch handler ran; nil while it runs.
+    public var duration: Duration? { finishedAt.map { startedAt.duration(to: $0) } }
 
     /// A record.
     public init(
-        id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: Int64,
-        deadline: Int64, finishedAt: Int64? = nil, result: FetchResult? = nil, apnsID: String? = nil
+        id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: DeviceInstant,
+        deadline: DeviceInstant, finishedAt: DeviceInstant? = nil, result: FetchResult? = nil, apnsID: String? = nil
     ) {
         self.apnsID = apnsID
         self.id = id

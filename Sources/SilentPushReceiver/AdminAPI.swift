@@ -310,10 +310,10 @@ package struct AdminAPI: Sendable {
             ("collapseId", .string(push.collapseID)),
             ("fate", .string(push.fate.name)),
         ]
-        switch push.fate {
-        case .delivered(let wake): fields.append(("wakeId", .int(Int64(bitPattern: wake))))
-        case .coalesced(let wake): fields.append(("wakeId", .int(wake.map { Int64(bitPattern: $0) })))
-        case .dropped(let reason), .rejected(let reason): fields.append(("reason", .string(reason)))
+        switch push.fate.kind {
+        case .delivered, .coalesced: fields.append(("wakeId", .int(push.fate.wakeID.map { Int64(bitPattern: $0) })))
+        case .dropped: fields.append(("reason", .string(push.fate.dropReason?.description)))
+        case .rejected: fields.append(("reason", .string(push.fate.rejection?.rawValue)))
         case .pending, .expired: break
         }
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
@@ -327,10 +327,10 @@ package struct AdminAPI: Sendable {
             ("topic", .string(wake.topic)),
             ("apnsId", .string(wake.apnsID)),
             ("coalesced", .array(coalesced.map(JSONValue.string))),
-            ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt))),
-            ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline))),
-            ("finishedAt", .string(wake.finishedAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0) })),
-            ("durationMs", .int(wake.finishedAt.map { $0 - wake.startedAt })),
+            ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt.millisecondsSinceEpoch))),
+            ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline.millisecondsSinceEpoch))),
+            ("finishedAt", .string(wake.finishedAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) })),
+            ("durationMs", .int(wake.finishedAt.map { $0.millisecondsSinceEpoch - wake.startedAt.millisecondsSinceEpoch })),
             ("result", .string(wake.result?.name)),
             ("reason", .string(wake.reason)),
         ])

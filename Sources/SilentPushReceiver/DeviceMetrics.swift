@@ -52,9 +52,9 @@ final class DeviceMetrics: Sendable {
     }
 
     /// Pushes dropped for `reason` (a short fixed set: force-quit, refresh off, never wakes).
-    func dropped(_ reason: String, count: Int = 1) {
+    func dropped(_ reason: DropReason, count: Int = 1) {
         guard count > 0 else { return }
-        Counter(label: "silentpush_push_drops_total", dimensions: [("reason", reason)], factory: factory).increment(by: count)
+        Counter(label: "silentpush_push_drops_total", dimensions: [("reason", reason.description)], factory: factory).increment(by: count)
     }
 
     /// Counts what one step of the device side did.
@@ -73,7 +73,7 @@ final class DeviceMetrics: Sendable {
         var delivered = 0
         var coalesced = 0
         var expired = 0
-        var dropped: [(reason: String, count: Int)] = []
+        var dropped: [(reason: DropReason, count: Int)] = []
         /// The pending-slots gauge's new value, when it moved.
         var pendingSlots: Int?
 
@@ -81,7 +81,7 @@ final class DeviceMetrics: Sendable {
             wakesStarted == 0 && delivered == 0 && coalesced == 0 && expired == 0 && dropped.isEmpty && pendingSlots == nil
         }
 
-        mutating func dropped(_ reason: String, count: Int = 1) {
+        mutating func dropped(_ reason: DropReason, count: Int = 1) {
             dropped.append((reason, count))
         }
     }

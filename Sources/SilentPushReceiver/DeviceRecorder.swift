@@ -108,7 +108,7 @@ struct DeviceRecorder {
         guard case .running = lifecycle else { return false }
         actions.completion = completion
         guard let incoming else {
-            if case .dropped(let reason) = record.fate { actions.metrics.dropped(reason) }
+            if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
             actions.changes.append(.insertPush(record))
             apply(policy.advance(to: now))
             return true
@@ -291,17 +291,16 @@ struct DeviceRecorder {
                 if inserting != nil {
                     inserting?.replaced = push
                 } else {
-                    settle(push, .coalesced(wakeID: nil), generation: generation)
+                    settle(push, .coalesced, generation: generation)
                 }
             case .startWake(let start):
                 actions.changes.append(
                     .insertWake(
                         WakeRecord(
                             id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
-                            generation: start.generation, startedAt: start.startedAt.millisecondsSinceEpoch,
-                            deadline: start.deadline.millisecondsSinceEpoch)))
-                settle(start.push, .delivered(wakeID: start.wakeID), generation: nil)
-                close(start.push, .delivered(wakeID: start.wakeID))
+                            generation: start.generation, startedAt: start.startedAt, deadline: start.deadline)))
+                settle(start.push, .delivered(by: start.wakeID), generation: nil)
+                close(start.push, .delivered(by: start.wakeID))
                 let wake = Running(start: start)
                 running[start.wakeID] = wake
                 // The push in hand, with nothing coalesced, needs no read from the store.
@@ -318,9 +317,9 @@ struct DeviceRecorder {
                 actions.metrics.expired += 1 + coalesced
                 close(push, .expired)
             case .dropped(let push, _, let reason, let generation, let coalesced):
-                settle(push, .dropped(reason: reason), generation: nil)
+                settle(push, .dropped(reason), generation: nil)
                 actions.metrics.dropped(reason, count: 1 + coalesced)
-                if generation != nil { close(push, .dropped(reason: reason)) }
+                if generation != nil { close(push, .dropped(reason)) }
             case .cancelWake(let wakeID, _):
                 guard let wake = end(wakeID, cancelling: true) else { continue }
                 actions.changes.append(
@@ -338,6 +337,6 @@ extension Wake {
         self.init(
             id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
             payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: coalesced,
-            startedAt: start.startedAt.millisecondsSinceEpoch, deadline: start.deadline.millisecondsSinceEpoch)
+            startedAt: start.startedAt, deadline: start.deadline)
     }
 }

@@ -30,7 +30,7 @@ extension DeviceRuntime {
         for wake in try store.unfinishedWakes() {
             changes.append(
                 .finishWake(
-                    id: wake.id, finishedAt: min(now.millisecondsSinceEpoch, wake.deadline), result: "failed",
+                    id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: "failed",
                     reason: "interrupted: the receiver stopped during the fetch"))
         }
 
@@ -44,7 +44,7 @@ extension DeviceRuntime {
             var app = apps[key] ?? (nil, 0, nil)
             if let older = app.pending {
                 // Only one push can wait per app; an older one left pending is coalesced.
-                changes.append(.setFate(push: older.id, fate: .coalesced(wakeID: nil), generation: nil))
+                changes.append(.setFate(push: older.id, fate: .coalesced, generation: nil))
                 if push.replaced == nil { changes.append(.setReplaced(push: push.id, replaced: older.id)) }
             }
             app.pending = push

@@ -196,7 +196,7 @@ public final class DeviceRuntime: PushSink, Sendable {
                 id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, pushType: push.pushType.rawValue,
                 priority: push.priority.rawValue, receivedAt: now.millisecondsSinceEpoch, expiresAt: expiresAt?.millisecondsSinceEpoch,
                 collapseID: push.collapseID, payload: push.body, warnings: push.warnings,
-                fate: neverWakes.map { .dropped(reason: $0) } ?? .pending)
+                fate: neverWakes.map { .dropped($0) } ?? .pending)
             let incoming = neverWakes == nil ? IncomingPush(id: id, priority: push.priority, expiresAt: expiresAt) : nil
             return recorder.receive(record, incoming: incoming, now: now, completion: recorded)
         }
@@ -215,7 +215,7 @@ public final class DeviceRuntime: PushSink, Sendable {
                 PushRecord(
                     id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
                     receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
-                    fate: .rejected(reason: reason.rawValue)))
+                    fate: .rejected(reason)))
         }
         guard queued else { return }
         metrics.rejected(reason)
@@ -233,12 +233,10 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     /// Why a push accepted by APNs can never start a background fetch.
-    static func neverWakesReason(_ push: ValidatedPush) -> String? {
+    static func neverWakesReason(_ push: ValidatedPush) -> DropReason? {
         if let reason = push.neverWakesReason { return reason }
-        guard push.pushType == .background || push.pushType == .alert else {
-            return "apns-push-type \(push.pushType.rawValue) does not start a background fetch"
-        }
-        return push.payload.contentAvailable ? nil : "no content-available: 1, so the app is not woken"
+        guard push.pushType == .background || push.pushType == .alert else { return .pushTypeNeverWakes(push.pushType) }
+        return push.payload.contentAvailable ? nil : .noContentAvailable
     }
 
     // MARK: - Wakes

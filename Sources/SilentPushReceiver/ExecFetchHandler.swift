@@ -31,7 +31,7 @@ public struct ExecFetchHandler: FetchHandler {
             "SILENTPUSH_PRIORITY": String(wake.priority.rawValue),
             "SILENTPUSH_COALESCED": wake.coalescedAPNsIDs.joined(separator: ","),
             "SILENTPUSH_WAKE_ID": String(wake.id),
-            "SILENTPUSH_DEADLINE": ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline),
+            "SILENTPUSH_DEADLINE": ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline.millisecondsSinceEpoch),
         ]
     }
 

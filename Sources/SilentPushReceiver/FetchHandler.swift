@@ -15,15 +15,17 @@ public struct Wake: Sendable, Equatable {
     public var priority: APNsPriority
     /// The `apns-id`s of the pushes it replaced in the app's slot, oldest first.
     public var coalescedAPNsIDs: [String]
-    /// Device-clock ms since the epoch.
-    public var startedAt: Int64
-    /// Device-clock ms since the epoch: past it the handler is cancelled.
-    public var deadline: Int64
+    /// When the wake started, on the device clock.
+    public var startedAt: DeviceInstant
+    /// Past it, on the device clock, the handler is cancelled.
+    public var deadline: DeviceInstant
+    /// The time the handler has: from the start to the deadline (about 30 s on iOS).
+    public var timeLimit: Duration { startedAt.duration(to: deadline) }
 
     /// A wake.
     public init(
         id: UInt64, deviceToken: String, topic: String, apnsID: String, payload: [UInt8], priority: APNsPriority,
-        coalescedAPNsIDs: [String], startedAt: Int64, deadline: Int64
+        coalescedAPNsIDs: [String], startedAt: DeviceInstant, deadline: DeviceInstant
     ) {
         self.id = id
         self.deviceToken = deviceToken

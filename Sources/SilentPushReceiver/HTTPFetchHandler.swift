@@ -57,10 +57,10 @@ public struct HTTPFetchHandler: FetchHandler {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
             let response = try await client.execute(
-                request, timeout: .seconds(Int64(min(max(1, (wake.deadline - wake.startedAt) / 1000 + 5), 86_400 * 365))))
+                request, timeout: .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)))
             switch response.status.code {
             case 304:
-                try await remember(previous, fetchedAt: wake.startedAt)
+                try await remember(previous, fetchedAt: wake.startedAt.millisecondsSinceEpoch)
                 return .noData
             case 200..<300:
                 let body: ByteBuffer
@@ -93,7 +93,8 @@ public struct HTTPFetchHandler: FetchHandler {
                     deviceToken: wake.deviceToken, topic: wake.topic, url: url,
                     etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"),
                     contentType: response.headers.first(name: "Content-Type"), sha256: sha256, size: body.count,
-                    fetchedAt: wake.startedAt, changedAt: changed ? wake.startedAt : previous?.changedAt ?? wake.startedAt))
+                    fetchedAt: wake.startedAt.millisecondsSinceEpoch,
+                    changedAt: changed ? wake.startedAt.millisecondsSinceEpoch : previous?.changedAt ?? wake.startedAt.millisecondsSinceEpoch))
         ])
         return changed ? .newData : .noData
     }

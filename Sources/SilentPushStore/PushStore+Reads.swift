@@ -68,7 +68,9 @@ extension PushStore {
         WakeRecord(
             id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
             pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
-            startedAt: row["started_at"], deadline: row["deadline"], finishedAt: row["finished_at"],
+            startedAt: DeviceInstant(millisecondsSinceEpoch: row["started_at"]),
+            deadline: DeviceInstant(millisecondsSinceEpoch: row["deadline"]),
+            finishedAt: (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
             result: (row["result"] as String?).flatMap { FetchResult(name: $0, reason: row["reason"]) },
             apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
     }
@@ -229,7 +231,7 @@ extension PushStore {
             pushType: row["push_type"], priority: row["priority"], receivedAt: row["received_at"], expiresAt: row["expires_at"],
             collapseID: row["collapse_id"], payload: Array(payload),
             warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [],
-            fate: replacedLater ? .coalesced(wakeID: nil) : stored.fate,
+            fate: replacedLater ? .coalesced : stored.fate,
             generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
     }
 

@@ -95,9 +95,9 @@ final class StoreStatements: @unchecked Sendable {
                 bind(wake.topic)
                 bind(Int64(bitPattern: wake.pushID))
                 bind(Int64(wake.generation))
-                bind(wake.startedAt)
-                bind(wake.deadline)
-                bind(wake.finishedAt)
+                bind(wake.startedAt.millisecondsSinceEpoch)
+                bind(wake.deadline.millisecondsSinceEpoch)
+                bind(wake.finishedAt?.millisecondsSinceEpoch)
                 bind(wake.result?.name)
                 bind(wake.reason)
             }

@@ -9,15 +9,12 @@ struct StoredFate: Equatable {
     /// The columns for `fate`.
     init(_ fate: PushFate) {
         kind = fate.kind
-        switch fate {
-        case .pending, .expired: break
-        case .delivered(let wake): wakeID = Int64(bitPattern: wake)
-        case .coalesced(let wake): wakeID = wake.map { Int64(bitPattern: $0) }
-        case .dropped(let why), .rejected(let why): reason = why
-        }
+        wakeID = fate.wakeID.map { Int64(bitPattern: $0) }
+        reason = fate.dropReason?.description ?? fate.rejection?.rawValue
     }
 
-    /// The columns as read; an unknown `fate` text reads as pending (a newer version's row).
+    /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
+    /// none (a newer version's row).
     init(fate: String, wakeID: Int64?, reason: String?) {
         kind = PushFate.Kind(rawValue: fate) ?? .pending
         self.wakeID = wakeID
@@ -28,11 +25,11 @@ struct StoredFate: Equatable {
     var fate: PushFate {
         switch kind {
         case .pending: .pending
-        case .delivered: .delivered(wakeID: UInt64(bitPattern: wakeID ?? 0))
-        case .coalesced: .coalesced(wakeID: wakeID.map { UInt64(bitPattern: $0) })
+        case .delivered: .delivered(by: UInt64(bitPattern: wakeID ?? 0))
+        case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) })
         case .expired: .expired
-        case .dropped: .dropped(reason: reason ?? "")
-        case .rejected: .rejected(reason: reason ?? "")
+        case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason
+        case .rejected: reason.flatMap(APNsReason.init(rawValue:)).map(PushFate.rejected) ?? .rejectedForUnknownReason
         }
     }
 

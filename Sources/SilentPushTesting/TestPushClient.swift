@@ -29,27 +29,38 @@ public final class TestPushClient: Sendable {
 
     /// Sends one push and returns APNs' answer. By default a silent background push
     /// (`{"aps":{"content-available":1}}`, priority 5) to `SamplePush.deviceToken` on the dev topic.
+    ///
+    /// - Parameters:
+    ///   - priority: `apns-priority`; nil sends none (APNs then assumes 10).
+    ///   - pushType: `apns-push-type`; nil sends none.
+    ///   - expiration: `apns-expiration`, seconds since the epoch; 0 means "deliver now or never".
+    ///   - rawHeaders: headers sent exactly as given, replacing any of the same name the
+    ///     typed parameters would send: for asserting how the receiver answers a malformed
+    ///     value, such as `["apns-priority": "7"]`.
     @discardableResult
     public func push(
         _ payload: String = #"{"aps":{"content-available":1}}"#,
         to deviceToken: String = SamplePush.deviceToken, topic: String = SamplePush.topic,
-        priority: Int? = 5, pushType: String? = "background", expiration: Int64? = nil,
-        apnsID: String? = nil, collapseID: String? = nil
+        priority: APNsPriority? = .normal, pushType: APNsPushType? = .background, expiration: Int64? = nil,
+        apnsID: String? = nil, collapseID: String? = nil, rawHeaders: KeyValuePairs<String, String> = [:]
     ) async throws -> TestPushResponse {
         var headers: [(name: String, value: String)] = [("authorization", "bearer \(jwt)"), ("apns-topic", topic)]
-        if let pushType { headers.append(("apns-push-type", pushType)) }
-        if let priority { headers.append(("apns-priority", String(priority))) }
+        if let pushType { headers.append(("apns-push-type", pushType.rawValue)) }
+        if let priority { headers.append(("apns-priority", String(priority.rawValue))) }
         if let expiration { headers.append(("apns-expiration", String(expiration))) }
         if let apnsID { headers.append(("apns-id", apnsID)) }
         if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        for (name, value) in rawHeaders {
+            let name = name.lowercased()
+            headers.removeAll { $0.name == name }
+            headers.append((name, value))
+        }
         let response = try await connection.send(
             H2Request(
                 method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
-        let reason =
-            response.body.isEmpty
-            ? nil
-            : APNsErrorBody(parsing: response.body)?.reason
-        return TestPushResponse(status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: reason)
+        let reason = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)?.reason
+        return TestPushResponse(
+            status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: reason.flatMap(APNsReason.init(rawValue:)))
     }
 
     /// Closes the connection.
@@ -64,8 +75,8 @@ public struct TestPushResponse: Sendable, Equatable {
     public var status: Int
     /// The `apns-id` answered.
     public var apnsID: String
-    /// Apple's reason for an error.
-    public var reason: String?
+    /// Apple's reason for an error; nil for a success.
+    public var reason: APNsReason?
 }
 
 /// Why a test client could not connect.

@@ -14,7 +14,7 @@ import Testing
         case delivered(at: Int64)
         case coalesced(intoWakeAt: Int64)
         case expired
-        case dropped(String)
+        case dropped(DropReason)
 
         var description: String {
             switch self {
@@ -210,9 +210,9 @@ import Testing
         scenario.push(Self.app, at: 0)
         let waiting = scenario.push(Self.app, at: 60)
         scenario.setDevice("d1", DeviceState(forceQuit: true), at: 120)
-        #expect(scenario.fates[waiting] == .dropped("app force-quit"))
+        #expect(scenario.fates[waiting] == .dropped(.forceQuit))
         let later = scenario.push(Self.app, at: 20 * Self.minute)
-        #expect(scenario.fates[later] == .dropped("app force-quit"))
+        #expect(scenario.fates[later] == .dropped(.forceQuit))
         scenario.setDevice("d1", DeviceState(forceQuit: false), at: 21 * Self.minute)
         let launched = scenario.push(Self.app, at: 22 * Self.minute)
         #expect(scenario.fates[launched] == .delivered(at: 22 * Self.minute))
@@ -222,7 +222,7 @@ import Testing
         let scenario = Scenario(WakeSettings())
         scenario.setDevice("d1", DeviceState(backgroundRefresh: false), at: 0)
         let push = scenario.push(Self.app, at: 10)
-        #expect(scenario.fates[push] == .dropped("Background App Refresh off"))
+        #expect(scenario.fates[push] == .dropped(.backgroundAppRefreshOff))
         #expect(scenario.wakes.isEmpty)
         // Another device is not affected.
         let elsewhere = scenario.push(App(device: "d2", topic: "com.example.app"), at: 10)

@@ -28,9 +28,9 @@ import Testing
         let client = try await TestPushClient.connect(port: h2c)
         #expect(try await client.push().status == 200)
         let unknown = try await client.push(to: Self.other)
-        #expect(unknown.status == 400 && unknown.reason == "BadDeviceToken")
+        #expect(unknown.status == 400 && unknown.reason == .badDeviceToken)
         let wrongTopic = try await client.push(topic: "com.example.other")
-        #expect(wrongTopic.status == 400 && wrongTopic.reason == "DeviceTokenNotForTopic")
+        #expect(wrongTopic.status == 400 && wrongTopic.reason == .deviceTokenNotForTopic)
         // fast: the second push wakes the app one second after the first.
         #expect(try await client.push().status == 200)
         #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 1}"#).status == 200)

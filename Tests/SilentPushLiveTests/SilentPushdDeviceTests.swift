@@ -319,7 +319,7 @@ import Testing
         #expect(try await client.push().status == 200)  // wakes the app
         #expect(try await client.push().status == 200)  // waits in the slot…
         #expect(try await client.push(expiration: 0).status == 200)  // …replaced by one that must go now: expires
-        #expect(try await client.push(#"{"aps":{"alert":"hi"}}"#, pushType: "alert").status == 200)  // never wakes
+        #expect(try await client.push(#"{"aps":{"alert":"hi"}}"#, pushType: .alert).status == 200)  // never wakes
         let patched = try await SilentPushdDeviceTests.admin(
             admin, "PATCH", "/v1/devices/\(SamplePush.deviceToken)", body: #"{"forceQuit": true}"#)
         #expect(patched.status == 200)

@@ -49,7 +49,7 @@ import Testing
         defer { Task { await client.close() } }
         var accepted: [String] = []
 
-        let before = try await client.push(priority: 5)
+        let before = try await client.push(priority: .normal)
         #expect(before.status == 200)
         accepted.append(before.apnsID)
         #expect(try await Self.get(admin, "/readyz") == 200)
@@ -59,20 +59,20 @@ import Testing
         _ = try await PeerProcess.run("/bin/sh", ["-c", "cat /dev/zero > '\(filler)'"], timeout: .seconds(60))
         var refused: TestPushResponse?
         for _ in 0..<20_000 where refused == nil {
-            let answer = try await client.push(priority: 5)
+            let answer = try await client.push(priority: .normal)
             if answer.status == 200 { accepted.append(answer.apnsID) } else { refused = answer }
         }
         let firstRefusal = try #require(refused, "the store took 20,000 pushes on a full disk")
-        #expect(firstRefusal.status == 503 && firstRefusal.reason == "ServiceUnavailable", "\(firstRefusal)")
-        let again = try await client.push(priority: 5)
-        #expect(again.status == 503 && again.reason == "ServiceUnavailable", "\(again)")
+        #expect(firstRefusal.status == 503 && firstRefusal.reason == .serviceUnavailable, "\(firstRefusal)")
+        let again = try await client.push(priority: .normal)
+        #expect(again.status == 503 && again.reason == .serviceUnavailable, "\(again)")
         #expect(try await Self.get(admin, "/readyz") == 503)
         #expect(try await Self.get(admin, "/healthz") == 200)
 
         try FileManager.default.removeItem(atPath: filler)
         var recovered = false
         for _ in 0..<50 where !recovered {
-            let answer = try await client.push(priority: 5)
+            let answer = try await client.push(priority: .normal)
             if answer.status == 200 {
                 recovered = true
                 accepted.append(answer.apnsID)

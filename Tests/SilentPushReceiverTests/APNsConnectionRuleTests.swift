@@ -137,7 +137,7 @@ import Testing
         let response = harness.send(headers: SamplePush.headers(jwt: try harness.token()), body: Array(#"{"aps":{},"feed":"x"}"#.utf8))
         #expect(response.status == 200)
         let push = try #require(harness.sink.accepted.first)
-        #expect(push.neverWakesReason == "background push without content-available: 1")
+        #expect(push.neverWakesReason == .backgroundWithoutContentAvailable)
         #expect(push.payload.customValue("feed") == "x")
     }
 }

@@ -10,7 +10,7 @@ import Testing
         id: 7, deviceToken: SamplePush.deviceToken, topic: SamplePush.topic, apnsID: "00000000-0000-4000-8000-000000000007",
         payload: Array(#"{"aps":{"content-available":1},"feed":"sports"}"#.utf8), priority: .normal,
         coalescedAPNsIDs: ["00000000-0000-4000-8000-000000000005", "00000000-0000-4000-8000-000000000006"],
-        startedAt: 0, deadline: 30_000)
+        startedAt: DeviceInstant(millisecondsSinceEpoch: 0), deadline: DeviceInstant(millisecondsSinceEpoch: 30_000))
 
     static func temporaryPath(_ name: String) -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)-\(name)").path

@@ -25,7 +25,8 @@ import Testing
             try await receiver.advanceClock(by: Self.minute * 15)
             await receiver.settle()
             let wake = try #require(try receiver.wakes().last)
-            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .delivered(wakeID: wake.id))
+            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .delivered)
+            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002")?.wakeID == wake.id)
         }
     }
 

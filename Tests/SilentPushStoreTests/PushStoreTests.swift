@@ -29,16 +29,19 @@ import Testing
             try await store.write([
                 .insertPush(Self.push(1)), .insertPush(Self.push(2)),
                 .insertWake(
-                    WakeRecord(id: 7, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
-                .setFate(push: 2, fate: .delivered(wakeID: 7), generation: nil),
-                .closeGeneration(head: 2, fate: .delivered(wakeID: 7)),
+                    WakeRecord(
+                        id: 7, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: .init(millisecondsSinceEpoch: 5_000),
+                        deadline: .init(millisecondsSinceEpoch: 35_000))),
+                .setFate(push: 2, fate: .delivered(by: 7), generation: nil),
+                .closeGeneration(head: 2, fate: .delivered(by: 7)),
                 .setDevice(token: "aa", state: DeviceState(lowPowerMode: true, hourlyBudget: 3)),
             ])
-            try await store.write([.setFate(push: 1, fate: .coalesced(wakeID: nil), generation: 0)])
+            try await store.write([.setFate(push: 1, fate: .coalesced, generation: 0)])
         }
         let store = try PushStore.open(.file(path))
         let delivered = try #require(try store.push(apnsID: Self.push(2).apnsID))
-        #expect(delivered.fate == .delivered(wakeID: 7))
+        #expect(delivered.fate == .delivered)
+        #expect(delivered.fate.wakeID == 7)
         #expect(delivered.warnings == ["a warning"])
         #expect(delivered.payload == Self.push(2).payload)
         #expect(try store.pushes(deviceToken: "aa").map(\.id) == [2, 1])
@@ -50,33 +53,38 @@ import Testing
     @Test func aClosedGenerationGivesItsCoalescedPushesItsFate() async throws {
         let store = try PushStore.open(.memory)
         try await store.write([
-            .insertPush(Self.push(1, fate: .coalesced(wakeID: nil), generation: 3)),
-            .insertPush(Self.push(2, fate: .coalesced(wakeID: nil), generation: 3, replaced: 1)),
-            .insertPush(Self.push(3, fate: .coalesced(wakeID: nil), generation: 4)),
-            .insertPush(Self.push(4, topic: "com.example.other", fate: .coalesced(wakeID: nil), generation: 3)),
+            .insertPush(Self.push(1, fate: .coalesced, generation: 3)),
+            .insertPush(Self.push(2, fate: .coalesced, generation: 3, replaced: 1)),
+            .insertPush(Self.push(3, fate: .coalesced, generation: 4)),
+            .insertPush(Self.push(4, topic: "com.example.other", fate: .coalesced, generation: 3)),
             .insertPush(Self.push(5, fate: .pending, generation: 3, replaced: 2)),
             .insertPush(Self.push(6, fate: .pending, generation: 4, replaced: 3)),
             // A chain stops at a push whose generation closed before.
-            .insertPush(Self.push(7, fate: .coalesced(wakeID: 1), generation: 2)),
-            .insertPush(Self.push(8, fate: .coalesced(wakeID: nil), generation: 5, replaced: 7)),
+            .insertPush(Self.push(7, fate: .coalesced(into: 1), generation: 2)),
+            .insertPush(Self.push(8, fate: .coalesced, generation: 5, replaced: 7)),
             .insertPush(Self.push(9, fate: .pending, generation: 5, replaced: 8)),
         ])
         try await store.write([
-            .setFate(push: 5, fate: .delivered(wakeID: 9), generation: nil),
-            .closeGeneration(head: 5, fate: .delivered(wakeID: 9)),
+            .setFate(push: 5, fate: .delivered(by: 9), generation: nil),
+            .closeGeneration(head: 5, fate: .delivered(by: 9)),
             .setFate(push: 6, fate: .expired, generation: nil),
             .closeGeneration(head: 6, fate: .expired),
-            .setFate(push: 9, fate: .dropped(reason: "app force-quit"), generation: nil),
-            .closeGeneration(head: 9, fate: .dropped(reason: "app force-quit")),
+            .setFate(push: 9, fate: .dropped(.forceQuit), generation: nil),
+            .closeGeneration(head: 9, fate: .dropped(.forceQuit)),
         ])
         let fates = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.fate) })
-        #expect(fates[1] == .coalesced(wakeID: 9))
-        #expect(fates[2] == .coalesced(wakeID: 9))
+        #expect(fates[1] == .coalesced)
+        #expect(fates[1]?.wakeID == 9)
+        #expect(fates[2] == .coalesced)
+        #expect(fates[2]?.wakeID == 9)
         #expect(fates[3] == .expired)
-        #expect(fates[4] == .coalesced(wakeID: nil))  // another app's slot
-        #expect(fates[5] == .delivered(wakeID: 9))
-        #expect(fates[7] == .coalesced(wakeID: 1))
-        #expect(fates[8] == .dropped(reason: "app force-quit"))
+        #expect(fates[4] == .coalesced)  // another app's slot
+        #expect(fates[4]?.wakeID == nil)
+        #expect(fates[5] == .delivered)
+        #expect(fates[5]?.wakeID == 9)
+        #expect(fates[7] == .coalesced)
+        #expect(fates[7]?.wakeID == 1)
+        #expect(fates[8] == .dropped(.forceQuit))
         #expect(try store.coalescedAPNsIDs(wakeID: 9) == [Self.push(1).apnsID, Self.push(2).apnsID])
     }
 
@@ -90,16 +98,17 @@ import Testing
             .insertPush(Self.push(3, replaced: 1)),
             .insertPush(Self.push(4, replaced: 3)),
         ])
-        let waiting = PushFate.coalesced(wakeID: nil)
+        let waiting = PushFate.coalesced
         #expect(try [1, 2, 3, 4].map { try store.push(apnsID: Self.push($0).apnsID)?.fate } == [waiting, .pending, waiting, .pending])
         #expect(try store.pushes().map(\.fate) == [.pending, waiting, .pending, waiting])
         #expect(try store.pushes(deviceToken: "aa", limit: 2).map(\.fate) == [.pending, waiting])
         #expect(try store.counts().pushes == ["pending": 2, "coalescedWaiting": 2])
         try await store.write([
-            .setFate(push: 4, fate: .delivered(wakeID: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(wakeID: 5)),
+            .setFate(push: 4, fate: .delivered(by: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(by: 5)),
         ])
         #expect(try store.coalescedAPNsIDs(wakeID: 5) == [Self.push(1).apnsID, Self.push(3).apnsID])
-        #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate == .coalesced(wakeID: 5))
+        #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate == .coalesced)
+        #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate.wakeID == 5)
         #expect(try store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
     }
 
@@ -129,7 +138,7 @@ import Testing
         let replaced = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.replaced) })
         #expect(replaced == [1: nil, 2: nil, 3: nil, 4: nil, 5: 3, 6: 5, 7: 4])
         try await store.write([
-            .setFate(push: 6, fate: .delivered(wakeID: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(wakeID: 2)),
+            .setFate(push: 6, fate: .delivered(by: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(by: 2)),
         ])
         #expect(try store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
         #expect(try store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
@@ -233,16 +242,20 @@ import Testing
         do {
             let store = try PushStore.open(.file(path))
             try await store.write([
-                .insertPush(Self.push(1, fate: .coalesced(wakeID: nil), generation: 0)),
+                .insertPush(Self.push(1, fate: .coalesced, generation: 0)),
                 .insertPush(Self.push(2, replaced: 1)),
                 .insertWake(
-                    WakeRecord(id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: 5_000, deadline: 35_000)),
-                .setFate(push: 2, fate: .delivered(wakeID: 1), generation: nil),
-                .closeGeneration(head: 2, fate: .delivered(wakeID: 1)),
+                    WakeRecord(
+                        id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 2, generation: 0, startedAt: .init(millisecondsSinceEpoch: 5_000),
+                        deadline: .init(millisecondsSinceEpoch: 35_000))),
+                .setFate(push: 2, fate: .delivered(by: 1), generation: nil),
+                .closeGeneration(head: 2, fate: .delivered(by: 1)),
                 .finishWake(id: 1, finishedAt: 6_000, result: "newData", reason: nil),
                 .insertWake(
-                    WakeRecord(id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1, startedAt: 905_000, deadline: 935_000)),
-                .insertPush(Self.push(4, fate: .rejected(reason: "BadDeviceToken"), generation: nil)),
+                    WakeRecord(
+                        id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1,
+                        startedAt: .init(millisecondsSinceEpoch: 905_000), deadline: .init(millisecondsSinceEpoch: 935_000))),
+                .insertPush(Self.push(4, fate: .rejected(.badDeviceToken), generation: nil)),
                 .setUnregistered(token: "bb", at: 7_000),
                 .setManualClock(at: 2_000_000),
                 .setManualClock(at: 1_000_000),  // never back
@@ -255,7 +268,7 @@ import Testing
         #expect(try store.unfinishedWakes().map(\.id) == [2])
         let last = try #require(try store.lastWakes().first)
         #expect(last.deviceToken == "aa" && last.startedAt == 905_000 && last.generation == 1)
-        #expect(try store.push(apnsID: Self.push(4).apnsID)?.fate == .rejected(reason: "BadDeviceToken"))
+        #expect(try store.push(apnsID: Self.push(4).apnsID)?.fate == .rejected(.badDeviceToken))
         #expect(try store.deviceRecords()["bb"]?.unregisteredAt == 7_000)
         #expect(try store.latestDeviceTime() == 2_000_000)
     }
@@ -273,21 +286,27 @@ import Testing
             .insertPush(PushStoreTests.push(4, token: "bb")),
         ])
         let replaced = PushStoreTests.push(1).apnsID
-        #expect(try store.push(apnsID: replaced)?.fate == .coalesced(wakeID: nil))
+        #expect(try store.push(apnsID: replaced)?.fate == .coalesced)
+        #expect(try store.push(apnsID: replaced)?.fate.wakeID == nil)
         #expect(try store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate == .pending)
         // A page of the newest push alone, and one that holds both.
         #expect(try store.pushes(deviceToken: "aa", limit: 1).map(\.fate) == [.pending])
-        #expect(try store.pushes(deviceToken: "aa").map(\.fate) == [.pending, .coalesced(wakeID: nil)])
+        #expect(try store.pushes(deviceToken: "aa").map(\.fate) == [.pending, .coalesced])
         #expect(try store.pushes().map(\.id) == [4, 3, 2, 1])
-        #expect(try store.pushes().last?.fate == .coalesced(wakeID: nil))
+        #expect(try store.pushes().last?.fate == .coalesced)
+        #expect(try store.pushes().last?.fate.wakeID == nil)
         #expect(try store.counts().pushes == ["pending": 3, "coalescedWaiting": 1])
         // Once its generation closes, the row itself says so.
         try await store.write([
-            .insertWake(WakeRecord(id: 9, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 0, startedAt: 5_000, deadline: 35_000)),
-            .setFate(push: 3, fate: .delivered(wakeID: 9), generation: nil),
-            .closeGeneration(head: 3, fate: .delivered(wakeID: 9)),
+            .insertWake(
+                WakeRecord(
+                    id: 9, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 0, startedAt: .init(millisecondsSinceEpoch: 5_000),
+                    deadline: .init(millisecondsSinceEpoch: 35_000))),
+            .setFate(push: 3, fate: .delivered(by: 9), generation: nil),
+            .closeGeneration(head: 3, fate: .delivered(by: 9)),
         ])
-        #expect(try store.push(apnsID: replaced)?.fate == .coalesced(wakeID: 9))
+        #expect(try store.push(apnsID: replaced)?.fate == .coalesced)
+        #expect(try store.push(apnsID: replaced)?.fate.wakeID == 9)
         #expect(try store.counts().pushes == ["pending": 2, "delivered": 1, "coalesced": 1])
         #expect(try store.coalescedAPNsIDs(wakeID: 9) == [replaced])
     }

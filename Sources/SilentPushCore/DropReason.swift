@@ -1,0 +1,44 @@
+/// Why a push that APNs accepted never reaches the app.
+///
+/// ``description`` is the text the store, the admin API and the metrics' `reason` label
+/// carry; ``init(description:)`` reads it back.
+public enum DropReason: Sendable, Hashable, CustomStringConvertible {
+    /// The user force-quit the app from the app switcher: iOS launches it for nothing in
+    /// the background until it is opened again.
+    case forceQuit
+    /// Background App Refresh is off, for the app or the device.
+    case backgroundAppRefreshOff
+    /// A `background` push without `content-available: 1`: there is nothing to wake the app for.
+    case backgroundWithoutContentAvailable
+    /// A push of another type (an alert, say) without `content-available: 1`.
+    case noContentAvailable
+    /// A push type that never starts a background fetch (`voip`, `complication`, …).
+    case pushTypeNeverWakes(APNsPushType)
+
+    public var description: String {
+        switch self {
+        case .forceQuit: "app force-quit"
+        case .backgroundAppRefreshOff: "Background App Refresh off"
+        case .backgroundWithoutContentAvailable: "background push without content-available: 1"
+        case .noContentAvailable: "no content-available: 1, so the app is not woken"
+        case .pushTypeNeverWakes(let type): "apns-push-type \(type.rawValue) does not start a background fetch"
+        }
+    }
+
+    /// The reason `description` names; nil for text no version of SilentPush writes.
+    public init?(description: String) {
+        switch description {
+        case "app force-quit": self = .forceQuit
+        case "Background App Refresh off": self = .backgroundAppRefreshOff
+        case "background push without content-available: 1": self = .backgroundWithoutContentAvailable
+        case "no content-available: 1, so the app is not woken": self = .noContentAvailable
+        default:
+            let prefix = "apns-push-type ", suffix = " does not start a background fetch"
+            guard description.hasPrefix(prefix), description.hasSuffix(suffix),
+                description.count > prefix.count + suffix.count,
+                let type = APNsPushType(rawValue: String(description.dropFirst(prefix.count).dropLast(suffix.count)))
+            else { return nil }
+            self = .pushTypeNeverWakes(type)
+        }
+    }
+}
