@@ -12,7 +12,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # Third-party APNs client libraries the live tests drive (module=package).
 PYTHON_PACKAGES := aioapns=aioapns
 
-.PHONY: run test build lint format docs deps deps-build bench bench-apns bench-policy bench-pushsend fuzz certs clean
+.PHONY: run test build lint format docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -43,11 +43,16 @@ docs: deps-build
 bench: deps
 	Benchmarks/h2load-vs-nghttpd.sh
 
+# The Benchmarks package (Benchmarks/Package.swift) depends on this one by path.
 bench-apns: deps-build
-	$(SWIFT) run -c release APNsRequestBenchmark
+	$(SWIFT) run --package-path Benchmarks -c release APNsRequestBenchmark
 
 bench-policy: deps-build
-	$(SWIFT) run -c release WakePolicyBenchmark
+	$(SWIFT) run --package-path Benchmarks -c release WakePolicyBenchmark
+
+# Builds the Benchmarks package (debug), so CI notices when a change breaks it.
+bench-build: deps-build
+	$(SWIFT) build --package-path Benchmarks $(SWIFT_FLAGS)
 
 bench-pushsend: deps
 	Benchmarks/pushsend-vs-h2load.sh

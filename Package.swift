@@ -158,27 +158,6 @@ let package = Package(
             path: "Fuzz/Driver"
         ),
 
-        .executableTarget(
-            name: "APNsRequestBenchmark",
-            dependencies: ["SilentPushCore", "SilentPushReceiver", "SilentPushStore", "SilentPushTesting", "SilentPushTransport"],
-            path: "Benchmarks/APNsRequestBenchmark"
-        ),
-
-        .executableTarget(
-            name: "H2FixedResponseServer",
-            dependencies: [
-                "SilentPushCore", "SilentPushTesting", "SilentPushTransport",
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Benchmarks/H2FixedResponseServer"
-        ),
-
-        .executableTarget(
-            name: "WakePolicyBenchmark",
-            dependencies: ["SilentPushCore"],
-            path: "Benchmarks/WakePolicyBenchmark"
-        ),
-
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
         .testTarget(
             name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -143,8 +143,8 @@ if [[ " $PARTS " == *" h2c "* ]]; then
 fi
 
 if [[ " $PARTS " == *" transport "* ]]; then
-  swift build -c release --product H2FixedResponseServer >&2
-  .build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" & tr_pid=$!; pids+=($tr_pid)
+  swift build --package-path Benchmarks -c release --product H2FixedResponseServer >&2
+  Benchmarks/.build/release/H2FixedResponseServer "$work/transport.json" "$THREADS" & tr_pid=$!; pids+=($tr_pid)
   ref_port=$(free_port)
   nghttpd -n "$THREADS" --no-tls -d "$work/docroot" "$ref_port" >/dev/null 2>&1 & ref_pid=$!; pids+=($ref_pid)
   wait_for "$work/transport.json"; sleep 0.3

@@ -31,12 +31,18 @@ public final class TestPushClient: Sendable {
     /// (`{"aps":{"content-available":1}}`, priority 5) to `SamplePush.deviceToken` on the dev topic.
     ///
     /// - Parameters:
+    ///   - payload: The JSON payload, sent as given.
+    ///   - deviceToken: The device token in the path.
+    ///   - topic: `apns-topic`.
     ///   - priority: `apns-priority`; nil sends none (APNs then assumes 10).
     ///   - pushType: `apns-push-type`; nil sends none.
     ///   - expiration: `apns-expiration`, seconds since the epoch; 0 means "deliver now or never".
+    ///   - apnsID: `apns-id`; nil lets the receiver make one.
+    ///   - collapseID: `apns-collapse-id`.
     ///   - rawHeaders: headers sent exactly as given, replacing any of the same name the
     ///     typed parameters would send: for asserting how the receiver answers a malformed
     ///     value, such as `["apns-priority": "7"]`.
+    /// - Returns: The status, the `apns-id` and, for an error, Apple's reason.
     @discardableResult
     public func push(
         _ payload: String = #"{"aps":{"content-available":1}}"#,

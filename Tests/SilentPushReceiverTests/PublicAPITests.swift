@@ -10,6 +10,8 @@ import Testing
     static let products = ["SilentPushReceiver", "SilentPushTesting", "SilentPushCore"]
     static let internalModules = ["SilentPushTransport", "SilentPushStore", "SilentPushTestSupport"]
     static let ownHelpers: Set<String> = ["RawH2Connection", "H2Frame", "PeerProcess", "PeerResult", "BuiltProducts"]
+    /// The benchmarks' handles: `@_spi(Benchmarks)`, so not part of the public surface.
+    static let benchmarkHandles: Set<String> = ["APNsRequestDriver", "FixedResponseServer", "ProviderTokenVerifier"]
 
     struct PublicSymbol {
         var module: String
@@ -30,6 +32,8 @@ import Testing
         let symbols = try await Self.publicSymbols()
         let helpers = symbols.filter { Self.ownHelpers.contains(String($0.path.prefix { $0 != "." })) }
         #expect(helpers.isEmpty, "\(helpers.map(\.path))")
+        let handles = symbols.filter { Self.benchmarkHandles.contains(String($0.path.prefix { $0 != "." })) }
+        #expect(handles.isEmpty, "benchmark SPI in the public surface: \(handles.map(\.path))")
     }
 
     /// Every public symbol of the product modules, with the USRs its declaration refers to.

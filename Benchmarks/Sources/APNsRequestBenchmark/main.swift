@@ -3,24 +3,9 @@
 // verification. Each figure is the best of several timed runs, printed beside a reference
 // measured in the same run. Build with -c release (make bench-apns).
 import Foundation
-import SilentPushStore
-import Synchronization
 import SilentPushCore
-import SilentPushReceiver
+@_spi(Benchmarks) import SilentPushReceiver
 import SilentPushTesting
-import SilentPushTransport
-
-final class NullResponses: H2ResponseSink, Sendable {
-    private let accepted = Atomic<Int>(0)
-    var count: Int { accepted.load(ordering: .relaxed) }
-    func respond(streamID: Int32, response: H2Response) {
-        if response.status == 200 { accepted.add(1, ordering: .relaxed) }
-    }
-}
-
-struct Discard: PushSink {
-    func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) { completion(.success(())) }
-}
 
 /// Best nanoseconds per iteration over `rounds` runs of `iterations`.
 func measure(_ iterations: Int, rounds: Int = 7, _ body: () -> Void) -> Double {
@@ -42,20 +27,13 @@ func row(_ name: String, _ nanoseconds: Double, reference: Double, referenceName
     print(label + String(format: "%9.0f ns  %6.2f× ", nanoseconds, ratio) + referenceName)
 }
 
-let endpoint = APNsEndpoint(
-    settings: .init(), keys: try ProviderKeyRing(specs: [.development(certificatesDirectory: DevCertificates.directory)]), sink: Discard())
 let jwt = try DevProviderToken.make()
-let headers = SamplePush.headerList(jwt: jwt)
-let connection = H2ConnectionInfo(id: 1, remoteAddress: "bench", tls: nil)
-let responses = NullResponses()
-func push() {
-    // Stream ids do not matter to the endpoint; the writer answers a sink that counts.
-    endpoint.handle(
-        H2Request(streamID: 1, method: "POST", path: SamplePush.path, headers: headers, body: SamplePush.payload, connection: connection),
-        writer: H2ResponseWriter(streamID: 1, sink: responses))
-}
+let authKey = AuthKeySpec.development(certificatesDirectory: DevCertificates.directory)
+let headers = SamplePush.headers(jwt: jwt)
+let endpoint = try APNsRequestDriver(authKey: authKey, headers: headers, body: SamplePush.payload, sink: .discard)
+func push() { endpoint.push(path: SamplePush.path) }
 push()
-precondition(responses.count == 1, "the benchmark push was not accepted")
+precondition(endpoint.acceptedCount == 1, "the benchmark push was not accepted")
 
 // Reference: parsing the same 32-byte payload with Foundation's JSONSerialization.
 let payloadData = Data(SamplePush.payload)
@@ -66,41 +44,29 @@ let perRequest = measure(100_000) { push() }
 row("validation + cached-token auth, one request", perRequest, reference: jsonReference, referenceName: "of the reference")
 
 // Uncached: parse the JWT and check its ES256 signature, against the bare verification.
-let key = try ES256Key.load(file: DevCertificates.authKey)
-let token = try ProviderToken.parse(Substring(jwt))
-let derSignature = try key.signDER(token.signingInput)
-let bareVerify = measure(2_000) { _ = key.verify(signature: derSignature, message: token.signingInput) }
+let verifier = try ProviderTokenVerifier(keyFile: DevCertificates.authKey)
+let derSignature = try verifier.signDER(signingInputOf: jwt)
+let bareVerify = measure(2_000) { _ = try! verifier.verify(derSignature: derSignature, of: jwt) }
 row("ES256 verify, DER signature (reference)", bareVerify, reference: bareVerify, referenceName: "reference")
-let uncached = measure(2_000) {
-    let parsed = try! ProviderToken.parse(Substring(jwt))
-    _ = key.verify(signature: parsed.signature, message: parsed.signingInput)
-}
+let uncached = measure(2_000) { _ = try! verifier.verify(jwt: jwt) }
 row("uncached token: parse + ES256 verify of r||s", uncached, reference: bareVerify, referenceName: "of the reference")
 // The device side as silentpushd runs it: the wake policy on the system clock and the
 // push queued for the SQLite file's writer (its commit runs on the writer's thread and is
 // not timed here), over 20,000 device tokens.
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-bench-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: directory) }
-let store = try PushStore.open(.file(directory.appendingPathComponent("store.sqlite").path))
-let device = try DeviceRuntime.open(store: store, clock: .system, settings: WakeSettings())
-let deviceEndpoint = APNsEndpoint(
-    settings: .init(), keys: try ProviderKeyRing(specs: [.development(certificatesDirectory: DevCertificates.directory)]), sink: device)
+let device = try APNsRequestDriver(
+    authKey: authKey, headers: headers, body: SamplePush.payload, sink: .device(storePath: directory.appendingPathComponent("store.sqlite").path))
 let devicePaths = (0..<20_000).map { "/3/device/" + String(repeating: String(format: "%08x", $0), count: 8) }
-let nextPath = Mutex(0)
-let deviceResponses = NullResponses()
-func devicePush() {
-    let path = nextPath.withLock { next in
-        next = (next + 1) % devicePaths.count
-        return devicePaths[next]
-    }
-    deviceEndpoint.handle(
-        H2Request(streamID: 1, method: "POST", path: path, headers: headers, body: SamplePush.payload, connection: connection),
-        writer: H2ResponseWriter(streamID: 1, sink: deviceResponses))
+var nextPath = 0
+@MainActor func devicePush() {
+    nextPath = (nextPath + 1) % devicePaths.count
+    device.push(path: devicePaths[nextPath])
 }
 for _ in 0..<devicePaths.count { devicePush() }  // every app woken once: the rest wait and coalesce
 let withDevice = measure(20_000) { devicePush() }
 row("the same + device side (policy, store queue)", withDevice, reference: jsonReference, referenceName: "of the reference")
-await device.shutdown(grace: Duration.seconds(5))
-precondition(deviceResponses.count == 20_000 + 7 * 20_000, "not every push was recorded: \(deviceResponses.count)")
+await device.shutdown()
+precondition(device.acceptedCount == 20_000 + 7 * 20_000, "not every push was recorded: \(device.acceptedCount)")
 
 print(String(format: "per-request target: under 5 µs — measured %.2f µs", perRequest / 1000))
