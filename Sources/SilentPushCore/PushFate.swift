@@ -29,12 +29,18 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public let dropReason: DropReason?
     /// APNs's reason for refusing a rejected push.
     public let rejection: APNsReason?
+    /// What holds a pending push, as the wake policy last said (not part of equality).
+    public let waitReason: WaitReason<DeviceInstant>?
 
-    private init(_ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil) {
+    private init(
+        _ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil,
+        waitReason: WaitReason<DeviceInstant>? = nil
+    ) {
         self.kind = kind
         self.wakeID = wakeID
         self.dropReason = dropReason
         self.rejection = rejection
+        self.waitReason = waitReason
     }
 
     /// Waiting in its app's slot.
@@ -50,6 +56,8 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped, dropReason: reason) }
     /// Refused by APNs with `reason`.
     public static func rejected(_ reason: APNsReason) -> PushFate { PushFate(.rejected, rejection: reason) }
+    /// Pending, held by `why`.
+    package static func pending(_ why: WaitReason<DeviceInstant>?) -> PushFate { PushFate(.pending, waitReason: why) }
     /// Delivered by wake `wakeID`.
     package static func delivered(by wakeID: UInt64) -> PushFate { PushFate(.delivered, wakeID: wakeID) }
     /// Coalesced into wake `wakeID` (nil while its successor waits).

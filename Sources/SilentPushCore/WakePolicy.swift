@@ -24,7 +24,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @usableFromInline var nextWakeID: UInt64 = 1
     @usableFromInline var actions: [WakeAction<App, Instant>] = []
 
-    @inlinable static var hour: Duration { .seconds(3600) }
+    @inlinable static var day: Duration { .seconds(86_400) }
 
     /// A policy with no app yet; wakes are numbered from `firstWakeID` (a restarted
     /// receiver numbers on from its store).
@@ -75,7 +75,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// A push arrived for `app` (already accepted by APNs).
     @inlinable public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
-        let device = deviceState(app.device)
+        let device = settings.throttling == .off ? DeviceState() : deviceState(app.device)
         if device.forceQuit {
             actions.append(.dropped(push: push.id, app: app, reason: .forceQuit, generation: nil, coalesced: 0))
         } else if !device.backgroundRefresh {
@@ -116,20 +116,21 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         let old = deviceState(device)
         var record = devices[device] ?? DeviceRecord()
         record.state = new
-        if new.hourlyBudget == nil { record.wakeTimes = [] }
-        devices[device] = new.isDefault && record.wakeTimes.isEmpty ? nil : record
+        devices[device] = new.isDefault && record.launches.isEmpty ? nil : record
 
         let dropReason: DropReason? =
-            new.forceQuit && !old.forceQuit
-            ? .forceQuit
-            : !new.backgroundRefresh && old.backgroundRefresh ? .backgroundAppRefreshOff : nil
+            settings.throttling == .off
+            ? nil
+            : new.forceQuit && !old.forceQuit
+                ? .forceQuit
+                : !new.backgroundRefresh && old.backgroundRefresh ? .backgroundAppRefreshOff : nil
         for slot in 0..<apps.count where apps[slot].device == device {
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
                 let (generation, coalesced) = closeSlot(slot)
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: reason, generation: generation, coalesced: coalesced))
             } else {
-                evaluate(slot, now: now, announcePending: false)
+                evaluate(slot, now: now, announcePending: true)
             }
         }
         startWaiting(now: now)
@@ -187,22 +188,23 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Starts the app's pending push if it can wake now, else expires it or arms a timer.
+    /// `announcePending` says the push's `.pending` action (with why it waits) is due even
+    /// if the reason has not changed since it was last said.
     @inlinable mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool) {
         guard let pending = states[slot].pending else { return }
-        let app = apps[slot]
         guard states[slot].runningWake == 0 else {
-            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
+            announce(slot, pending, .fetchRunning, force: announcePending)
             // With a fetch running, only the pending push's expiry needs a timer.
             arm(slot, at: pending.expiresAt)
             return
         }
-        let ready = earliestWake(slot, pending, now: now)
-        if let ready, ready <= now {
+        let readiness = readiness(slot, pending, now: now)
+        if case .now = readiness {
             if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
                 startWake(slot, pending, now: now)
                 return
             }
-            if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
+            announce(slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending)
             if !states[slot].waitingForSlot {
                 states[slot].waitingForSlot = true
                 waitingForSlot.append(Int32(slot))
@@ -211,11 +213,20 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         }
         if let expiresAt = pending.expiresAt, expiresAt <= now {
             let (generation, coalesced) = closeSlot(slot)
-            actions.append(.expired(push: pending.push, app: app, generation: generation, coalesced: coalesced))
+            actions.append(.expired(push: pending.push, app: apps[slot], generation: generation, coalesced: coalesced))
             return
         }
-        if announcePending { actions.append(.pending(push: pending.push, app: app, generation: states[slot].generation)) }
-        // Wake at `ready`, or expire first; a priority-1 or deferred push only expires.
+        // Wake at `ready`, or expire first; a held push only expires.
+        let ready: Instant?
+        switch readiness {
+        case .now: return
+        case .at(let at, let why):
+            ready = at
+            announce(slot, pending, why, force: announcePending)
+        case .held(let why):
+            ready = nil
+            announce(slot, pending, why, force: announcePending)
+        }
         let at: Instant? =
             switch (ready, pending.expiresAt) {
             case let (ready?, expires?): min(ready, expires)
@@ -224,6 +235,28 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             case (nil, nil): nil
             }
         arm(slot, at: at)
+    }
+
+    /// Says why the push waits: when asked to, or when the reason is not the one last said.
+    @inlinable mutating func announce(_ slot: Int, _ pending: Pending, _ why: WaitReason<Instant>, force: Bool) {
+        let code = Self.code(of: why)
+        guard force || states[slot].waitCode != code else { return }
+        states[slot].waitCode = code
+        actions.append(.pending(push: pending.push, app: apps[slot], generation: states[slot].generation, why: why))
+    }
+
+    /// A reason's rule in one byte (0: none said yet), to notice when it changes.
+    @inlinable static func code(of why: WaitReason<Instant>) -> UInt8 {
+        switch why {
+        case .minimumInterval: 1
+        case .dailyBudget: 2
+        case .lowPowerMode: 3
+        case .battery: 4
+        case .thermal(let state): 5 + UInt8(state.order)
+        case .priority1: 9
+        case .fetchSlots: 10
+        case .fetchRunning: 11
+        }
     }
 
     /// Makes the app's evaluation timer fire at `at` (never: nil). A live timer already set
@@ -242,6 +275,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         let closed = (states[slot].generation, Int(states[slot].coalesced))
         states[slot].pending = nil
         states[slot].coalesced = 0
+        states[slot].waitCode = 0
         _pendingSlotCount -= 1
         states[slot].generation &+= 1
         disarm(slot)
@@ -254,23 +288,54 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].armedAt = nil
     }
 
-    /// When the pending push may wake the app: nil while its priority keeps it waiting.
-    @inlinable func earliestWake(_ slot: Int, _ pending: Pending, now: Instant) -> Instant? {
+    /// Whether the pending push may wake the app now, from when, or not until something
+    /// changes, and why.
+    @usableFromInline enum Readiness {
+        case now
+        case at(Instant, WaitReason<Instant>)
+        case held(WaitReason<Instant>)
+    }
+
+    /// The rules in the order iOS's documentation gives them weight: a push held by the
+    /// device's state waits for that state to change; otherwise the later of the app's
+    /// interval and the device's budget says when.
+    @inlinable func readiness(_ slot: Int, _ pending: Pending, now: Instant) -> Readiness {
+        if pending.priority == .low { return .held(.priority1) }  // never wakes the device; rides the next wake
+        guard settings.throttling == .on else { return .now }
         let device = devices.isEmpty ? nil : devices[apps[slot].device]
-        switch pending.priority {
-        case .low: return nil  // never wakes the device; rides the next wake
-        case .normal where device?.state.lowPowerMode == true: return nil
-        default: break
-        }
-        var at = states[slot].nextAllowed.map { max($0, now) } ?? now
-        if let budget = device?.state.hourlyBudget {
-            let recent = device!.wakeTimes.filter { $0.advanced(by: Self.hour) > now }
-            if recent.count >= budget {
-                // Wait until enough of the last hour's wakes age out.
-                at = max(at, budget == 0 ? now.advanced(by: Self.hour * 24 * 365) : recent[recent.count - budget].advanced(by: Self.hour))
+        if let state = device?.state {
+            if state.debuggerAttached { return .now }
+            if state.thermalState == .critical { return .held(.thermal(.critical)) }
+            if pending.priority == .normal {
+                if state.lowPowerMode { return .held(.lowPowerMode) }
+                if state.thermalState >= .serious { return .held(.thermal(state.thermalState)) }
+                if state.batteryLevel < settings.batteryThreshold, !state.charging {
+                    return .held(.battery(level: state.batteryLevel, threshold: settings.batteryThreshold))
+                }
             }
         }
-        return at
+        var at = now
+        var why: WaitReason<Instant>?
+        if let next = states[slot].nextAllowed, next > now {
+            let interval = states[slot].overran ? settings.minimumInterval * 2 : settings.minimumInterval
+            at = next
+            why = .minimumInterval(lastWake: next.advanced(by: .zero - interval), interval: interval, until: next)
+        }
+        if let budget = device?.state.dailyBudget ?? settings.dailyBudget {
+            guard budget > 0 else { return .held(.dailyBudget(used: 0, budget: 0, until: nil)) }
+            let launches = device?.launches ?? []
+            let recent = launches.firstIndex { $0.advanced(by: Self.day) > now }.map { launches.count - $0 } ?? 0
+            if recent >= budget {
+                // Each launch's share comes back 24 hours after it.
+                let refill = launches[launches.count - budget].advanced(by: Self.day)
+                if refill > at {
+                    at = refill
+                    why = .dailyBudget(used: recent, budget: budget, until: refill)
+                }
+            }
+        }
+        if let why { return .at(at, why) }
+        return .now
     }
 
     @inlinable mutating func startWake(_ slot: Int, _ pending: Pending, now: Instant) {
@@ -286,13 +351,21 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                     deadline: deadline)))
         states[slot].runningWake = wakeID
         states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
+        states[slot].overran = false
         states[slot].waitingForSlot = false
+        states[slot].waitCode = 0
         runningFetches += 1
         timers.push(at: deadline, slot: Int32(slot), kind: .deadline, value: wakeID)
-        if !devices.isEmpty, var record = devices[app.device], record.state.hourlyBudget != nil {
-            record.wakeTimes.removeAll { $0.advanced(by: Self.hour) <= now }
-            record.wakeTimes.append(now)
-            devices[app.device] = record
+        if settings.dailyBudget != nil || !devices.isEmpty {
+            var record = devices[app.device]
+            if let budget = record?.state.dailyBudget ?? settings.dailyBudget, settings.throttling == .on, record?.state.debuggerAttached != true {
+                if record == nil { record = DeviceRecord() }
+                // Only the last `budget` launches can hold a push back.
+                record!.launches.removeAll { $0.advanced(by: Self.day) <= now }
+                if record!.launches.count >= max(budget, 1) { record!.launches.removeFirst(record!.launches.count - max(budget, 1) + 1) }
+                record!.launches.append(now)
+                devices[app.device] = record
+            }
         }
     }
 
@@ -301,6 +374,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         actions.append(.cancelWake(wakeID: wakeID, app: apps[slot]))
         states[slot].runningWake = 0
         states[slot].nextAllowed = states[slot].nextAllowed.map { $0.advanced(by: settings.minimumInterval) }
+        states[slot].overran = true
         runningFetches -= 1
         evaluate(slot, now: now, announcePending: false)
         startWaiting(now: now)
@@ -347,14 +421,19 @@ extension WakePolicy {
         /// When the live evaluation timer fires, if one is armed.
         @usableFromInline var armedAt: Instant?
         @usableFromInline var waitingForSlot = false
+        /// The last wake overran its deadline: the interval after it is doubled.
+        @usableFromInline var overran = false
+        /// The rule last said for the pending push (`WakePolicy.code(of:)`); 0: none yet.
+        @usableFromInline var waitCode: UInt8 = 0
 
         @inlinable init() {}
     }
 
     @usableFromInline struct DeviceRecord: Sendable {
         @usableFromInline var state = DeviceState()
-        /// Wake starts in the last hour, kept while the device has a budget.
-        @usableFromInline var wakeTimes: [Instant] = []
+        /// Background launches in the last 24 hours (at most the budget's worth), oldest
+        /// first, kept while the device has a budget.
+        @usableFromInline var launches: [Instant] = []
 
         @inlinable init() {}
     }

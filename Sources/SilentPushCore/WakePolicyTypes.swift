@@ -5,27 +5,73 @@ public protocol WakeApp: Hashable, Sendable {
     var device: Device { get }
 }
 
-/// How long things take on the device (SPEC §4).
+/// How the device throttles background launches: a profile, with every number overridable.
+/// `docs/wake-policy.md` gives each number's source.
 public struct WakeSettings: Sendable, Equatable {
+    /// Which rules apply.
+    public enum Throttling: String, Sendable, CaseIterable {
+        /// Every rule: interval, budget, Low Power Mode, battery, thermal state.
+        case on
+        /// None of the throttling rules, as with Xcode's debugger attached. Force-quit and
+        /// Background App Refresh off still keep the app from being launched.
+        case debugger
+        /// The device plays no part: every push that can wake the app wakes it, one fetch at
+        /// a time per app (as the Simulator does).
+        case off
+    }
+
     /// Two wakes of one app start at least this far apart (wake start to wake start).
     public var minimumInterval: Duration
     /// A fetch handler still running this long after its wake started is cancelled.
     public var deadline: Duration
     /// Fetches running at once across all devices; nil: no cap.
     public var maximumConcurrentFetches: Int?
+    /// Background launches per device per 24 hours, refilled evenly over the day; nil: no
+    /// budget. A device's own `DeviceState.dailyBudget` overrides it.
+    public var dailyBudget: Int?
+    /// Below this battery level (%), when not charging, priority-5 wakes wait.
+    public var batteryThreshold: Int
+    /// Which rules apply.
+    public var throttling: Throttling
 
-    /// iOS-like defaults: 15 minutes between wakes, a 30 s deadline.
-    public init(minimumInterval: Duration = .seconds(15 * 60), deadline: Duration = .seconds(30), maximumConcurrentFetches: Int? = 64) {
+    /// A profile. The defaults are `ios`'s.
+    public init(
+        minimumInterval: Duration = .seconds(15 * 60), deadline: Duration = .seconds(30), maximumConcurrentFetches: Int? = 64,
+        dailyBudget: Int? = nil, batteryThreshold: Int = 20, throttling: Throttling = .on
+    ) {
         self.minimumInterval = minimumInterval
         self.deadline = deadline
         self.maximumConcurrentFetches = maximumConcurrentFetches
+        self.dailyBudget = dailyBudget
+        self.batteryThreshold = batteryThreshold
+        self.throttling = throttling
     }
 
+    /// The profile `ios` (the default): iOS as observed, 15 minutes between an app's wakes,
+    /// a 30 s deadline.
+    public static let ios = WakeSettings()
     /// The profile `fast`: 1 s between wakes, for tests that should not wait.
     public static let fast = WakeSettings(minimumInterval: .seconds(1))
+    /// The profile `debugger`: no throttling, as when the app runs from Xcode.
+    public static let debugger = WakeSettings(minimumInterval: .zero, throttling: .debugger)
+    /// The profile `strict`: Apple's guidance of two or three silent pushes an hour, as a
+    /// 20-minute interval and a budget of 72 launches a day per device.
+    public static let strict = WakeSettings(minimumInterval: .seconds(20 * 60), dailyBudget: 72)
+    /// The profile `off`: every push that can wake the app wakes it at once.
+    public static let off = WakeSettings(minimumInterval: .zero, throttling: .off)
+
+    /// The profiles by name: ios, fast, debugger, strict, off.
+    public static let profiles: [(name: String, settings: WakeSettings)] = [
+        ("ios", .ios), ("fast", .fast), ("debugger", .debugger), ("strict", .strict), ("off", .off),
+    ]
+
+    /// The profile called `name`.
+    public static func profile(named name: String) -> WakeSettings? {
+        profiles.first { $0.name == name }?.settings
+    }
 }
 
-/// A device's state (SPEC §4, §6), set through the admin API.
+/// A device's state (SPEC §4, §10), set through the admin API, the Swift API or the config file.
 public struct DeviceState: Sendable, Equatable {
     /// The user force-quit the app: no wakes, pushes dropped until it is launched again.
     public var forceQuit: Bool
@@ -33,15 +79,31 @@ public struct DeviceState: Sendable, Equatable {
     public var backgroundRefresh: Bool
     /// Low Power Mode defers priority-5 wakes.
     public var lowPowerMode: Bool
-    /// At most this many wakes per rolling hour across the device's apps; nil: no budget.
-    public var hourlyBudget: Int?
+    /// Background launches per 24 hours across the device's apps; nil: the profile's.
+    public var dailyBudget: Int?
+    /// Battery level, 0–100 %.
+    public var batteryLevel: Int
+    /// Charging: a low battery holds nothing while charging.
+    public var charging: Bool
+    /// Serious defers priority-5 wakes; critical defers every wake.
+    public var thermalState: ThermalState
+    /// Xcode's debugger is attached: no throttling for this device.
+    public var debuggerAttached: Bool
 
-    /// A device as it comes: app running, refresh on, no Low Power Mode, no budget.
-    public init(forceQuit: Bool = false, backgroundRefresh: Bool = true, lowPowerMode: Bool = false, hourlyBudget: Int? = nil) {
+    /// A device as it comes: app running, refresh on, no Low Power Mode, the profile's
+    /// budget, a full battery, nominal temperature, no debugger.
+    public init(
+        forceQuit: Bool = false, backgroundRefresh: Bool = true, lowPowerMode: Bool = false, dailyBudget: Int? = nil,
+        batteryLevel: Int = 100, charging: Bool = false, thermalState: ThermalState = .nominal, debuggerAttached: Bool = false
+    ) {
         self.forceQuit = forceQuit
         self.backgroundRefresh = backgroundRefresh
         self.lowPowerMode = lowPowerMode
-        self.hourlyBudget = hourlyBudget
+        self.dailyBudget = dailyBudget
+        self.batteryLevel = min(max(batteryLevel, 0), 100)
+        self.charging = charging
+        self.thermalState = thermalState
+        self.debuggerAttached = debuggerAttached
     }
 
     @inlinable var isDefault: Bool { self == DeviceState() }
@@ -97,8 +159,9 @@ public struct WakeStart<App: WakeApp, Instant: Sendable & Equatable>: Sendable, 
 
 /// What the runtime must do; the policy itself never sleeps or does I/O.
 public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, Equatable {
-    /// The push waits in its app's slot (generation `generation`).
-    case pending(push: UInt64, app: App, generation: UInt32)
+    /// The push waits in its app's slot (generation `generation`), for `why`. Sent again,
+    /// for the same push, when what holds it changes.
+    case pending(push: UInt64, app: App, generation: UInt32, why: WaitReason<Instant>)
     /// The push was replaced in the slot; it rides whatever closes `generation`.
     case coalesced(push: UInt64, app: App, generation: UInt32)
     /// Run a wake.

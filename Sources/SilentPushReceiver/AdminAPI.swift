@@ -188,7 +188,11 @@ package struct AdminAPI: Sendable {
             ("forceQuit", .bool(state.forceQuit)),
             ("backgroundRefresh", .bool(state.backgroundRefresh)),
             ("lowPowerMode", .bool(state.lowPowerMode)),
-            ("hourlyBudget", .int(state.hourlyBudget.map(Int64.init))),
+            ("dailyBudget", .int(state.dailyBudget.map(Int64.init))),
+            ("batteryLevel", .int(Int64(state.batteryLevel))),
+            ("charging", .bool(state.charging)),
+            ("thermalState", .string(state.thermalState.rawValue)),
+            ("debuggerAttached", .bool(state.debuggerAttached)),
             ("unregistered", .bool(unregisteredAt != nil)),
             ("unregisteredAt", unregisteredAt.map { .string(ISO8601Timestamp.string(millisecondsSinceEpoch: $0)) } ?? .null),
         ])
@@ -241,6 +245,12 @@ package struct AdminAPI: Sendable {
 
     // MARK: Bodies
 
+    /// The fields `PATCH /v1/devices/{token}` takes.
+    static let deviceFields = [
+        "forceQuit", "backgroundRefresh", "lowPowerMode", "dailyBudget", "batteryLevel", "charging", "thermalState", "debuggerAttached",
+        "unregistered",
+    ]
+
     /// A `PATCH /v1/devices/{token}` body applied to `state`: the new state, and the
     /// registration change if it asks for one. Throws 422 naming the field.
     package static func devicePatch(_ fields: [(String, JSONValue)], to state: DeviceState) throws -> (DeviceState, unregistered: Bool?) {
@@ -252,15 +262,24 @@ package struct AdminAPI: Sendable {
             case ("backgroundRefresh", .bool(let flag)): state.backgroundRefresh = flag
             case ("lowPowerMode", .bool(let flag)): state.lowPowerMode = flag
             case ("unregistered", .bool(let flag)): unregistered = flag
-            case ("hourlyBudget", .null): state.hourlyBudget = nil
-            case ("hourlyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.hourlyBudget = Int(budget)
-            case ("hourlyBudget", _): throw AdminError(.unprocessableContent, "hourlyBudget must be a whole number from 0 to 1000000, or null")
-            case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _):
+            case ("charging", .bool(let flag)): state.charging = flag
+            case ("debuggerAttached", .bool(let flag)): state.debuggerAttached = flag
+            case ("dailyBudget", .null): state.dailyBudget = nil
+            case ("dailyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.dailyBudget = Int(budget)
+            case ("dailyBudget", _):
+                throw AdminError(.unprocessableContent, "dailyBudget must be a whole number from 0 to 1000000 (launches per 24 h), or null")
+            case ("batteryLevel", .int(let level)) where level >= 0 && level <= 100: state.batteryLevel = Int(level)
+            case ("batteryLevel", _): throw AdminError(.unprocessableContent, "batteryLevel must be a whole number from 0 to 100 (%)")
+            case ("thermalState", .string(let name)) where ThermalState(rawValue: name) != nil: state.thermalState = ThermalState(rawValue: name)!
+            case ("thermalState", _): throw AdminError(.unprocessableContent, "thermalState must be nominal, fair, serious or critical")
+            case ("hourlyBudget", _):
+                throw AdminError(.unprocessableContent, "hourlyBudget is now dailyBudget: background launches per 24 h (e.g. 24 × the old value)")
+            case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _), ("charging", _), ("debuggerAttached", _):
                 throw AdminError(.unprocessableContent, "\(key) must be true or false")
             default:
                 throw AdminError(
                     .unprocessableContent,
-                    "unknown field '\(key)' (fields: forceQuit, backgroundRefresh, lowPowerMode, hourlyBudget, unregistered)")
+                    "unknown field '\(key)' (fields: \(Self.deviceFields.joined(separator: ", ")))")
             }
         }
         return (state, unregistered)
@@ -316,8 +335,33 @@ package struct AdminAPI: Sendable {
         case .rejected: fields.append(("reason", .string(push.fate.rejection?.rawValue)))
         case .pending, .expired: break
         }
+        fields.append(("why", why(push.fate)))
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
         return .object(fields)
+    }
+
+    /// `{"rule", "text", "until"}`: the rule that decided the push's fate, for people and
+    /// programs. A pending push's comes from the wake policy; the others follow from the fate.
+    static func why(_ fate: PushFate) -> JSONValue {
+        func time(_ instant: DeviceInstant) -> String { ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch) }
+        let (rule, text, until): (String, String, DeviceInstant?) =
+            switch fate.kind {
+            case .pending:
+                if let wait = fate.waitReason { (wait.rule, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
+            case .delivered: ("woke", fate.wakeID.map { "delivered by wake \($0)" } ?? "delivered", nil)
+            case .coalesced:
+                ("replaced", fate.wakeID.map { "replaced in the app's slot; rode wake \($0)" } ?? "replaced in the app's slot by a newer push", nil)
+            case .expired: ("expired", "its apns-expiration passed before a wake could deliver it", nil)
+            case .dropped:
+                switch fate.dropReason {
+                case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)
+                case .backgroundAppRefreshOff?: ("backgroundRefreshOff", "dropped: Background App Refresh off", nil)
+                case let reason?: ("neverWakes", "dropped: \(reason)", nil)
+                case nil: ("dropped", "dropped", nil)
+                }
+            case .rejected: ("rejected", "rejected by APNs: \(fate.rejection?.rawValue ?? "unknown reason")", nil)
+            }
+        return .object([("rule", .string(rule)), ("text", .string(text)), ("until", .string(until.map(time)))])
     }
 
     static func json(_ wake: WakeRecord, coalesced: [String]) -> JSONValue {

@@ -26,6 +26,8 @@ package struct ConfigFile: Sendable {
     package enum Kind {
         case text
         case number
+        /// A whole number, or null for none.
+        case numberOrNone
         case duration
         case flag
         case list
@@ -42,6 +44,7 @@ package struct ConfigFile: Sendable {
         "authKeys": ("--auth-key", .list), "environment": ("--environment", .text), "strict": ("--strict", .flag),
         "rateLimit": ("--rate-limit", .text), "store": ("--store", .text), "clock": ("--clock", .text),
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),
+        "dailyBudget": ("--daily-budget", .numberOrNone), "batteryThreshold": ("--battery-threshold", .number),
         "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
         "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
     ]
@@ -116,7 +119,8 @@ package struct ConfigFile: Sendable {
         func invalid(_ expected: String) -> ConfigFileError { .invalidValue(path: path, key: key, expected: expected) }
         switch (kind, value) {
         case (.text, .string(let text)), (.duration, .string(let text)): return [flag, text]
-        case (.number, .int(let number)): return [flag, String(number)]
+        case (.number, .int(let number)), (.numberOrNone, .int(let number)): return [flag, String(number)]
+        case (.numberOrNone, .null): return [flag, "none"]
         case (.duration, .int(let seconds)): return [flag, "\(seconds)s"]
         case (.flag, .bool(let on)): return on ? [flag] : []
         case (.list, .array(let items)):
@@ -128,6 +132,7 @@ package struct ConfigFile: Sendable {
             return arguments
         case (.text, _): throw invalid("a string")
         case (.number, _): throw invalid("a whole number")
+        case (.numberOrNone, _): throw invalid("a whole number, or null for none")
         case (.duration, _): throw invalid(#"a duration such as "30s" or "15m", or a number of seconds"#)
         case (.flag, _): throw invalid("true or false")
         case (.list, _): throw invalid("a list of strings")

@@ -283,8 +283,8 @@ struct DeviceRecorder {
         }
         for action in policyActions {
             switch action {
-            case .pending(let push, _, let generation):
-                settle(push, .pending, generation: generation)
+            case .pending(let push, _, let generation, let why):
+                settle(push, .pending(why), generation: generation)
             case .coalesced(let push, _, let generation):
                 // Only an arriving push replaces the one waiting: it heads the slot's chain,
                 // which records the coalescing; the replaced push's row is left as it is.

@@ -116,6 +116,19 @@ extension PushStore {
             // One row that `probe()` rewrites: a real write, to tell whether the store takes any.
             try db.execute(sql: "CREATE TABLE health (id INTEGER PRIMARY KEY CHECK (id = 1), probed_at INTEGER NOT NULL)")
         }
+        migrator.registerMigration("v8") { db in
+            // The device as iOS documents it. The hourly budget becomes a daily one of the
+            // same rate (hourly_budget stays, unread, for older versions).
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN daily_budget INTEGER;
+                    ALTER TABLE devices ADD COLUMN battery_level INTEGER NOT NULL DEFAULT 100;
+                    ALTER TABLE devices ADD COLUMN charging INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE devices ADD COLUMN thermal_state TEXT NOT NULL DEFAULT 'nominal';
+                    ALTER TABLE devices ADD COLUMN debugger_attached INTEGER NOT NULL DEFAULT 0;
+                    UPDATE devices SET daily_budget = MIN(hourly_budget, 1000000) * 24 WHERE hourly_budget IS NOT NULL;
+                    """)
+        }
         return migrator
     }()
 }

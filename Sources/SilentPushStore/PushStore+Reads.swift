@@ -75,6 +75,11 @@ extension PushStore {
             apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
     }
 
+    /// A stored budget, held in range (the file may have been edited).
+    private static func budget(_ value: Int64?) -> Int? {
+        value.map { Int(min(max($0, 0), 1_000_000_000)) }
+    }
+
     /// Every device whose state was set.
     public func devices() throws -> [String: DeviceState] {
         try deviceRecords().mapValues(\.state)
@@ -87,7 +92,9 @@ extension PushStore {
             for row in try Row.fetchAll(db, sql: "SELECT * FROM devices") {
                 let state = DeviceState(
                     forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
-                    lowPowerMode: row["low_power_mode"], hourlyBudget: row["hourly_budget"])
+                    lowPowerMode: row["low_power_mode"], dailyBudget: Self.budget(row["daily_budget"]),
+                    batteryLevel: Int(clamping: min(max(row["battery_level"] as Int64, 0), 100)), charging: row["charging"],
+                    thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"])
                 devices[row["device_token"]] = (state, row["unregistered_at"])
             }
             return devices

@@ -144,13 +144,19 @@ final class StoreStatements: @unchecked Sendable {
         case .setDevice(let token, let state):
             try db.cachedStatement(
                 sql: """
-                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget)
-                    VALUES (?, ?, ?, ?, ?)
+                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, daily_budget,
+                                         battery_level, charging, thermal_state, debugger_attached)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
                         background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
-                        hourly_budget = excluded.hourly_budget
+                        daily_budget = excluded.daily_budget, battery_level = excluded.battery_level,
+                        charging = excluded.charging, thermal_state = excluded.thermal_state,
+                        debugger_attached = excluded.debugger_attached
                     """
-            ).execute(arguments: [token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.hourlyBudget])
+            ).execute(arguments: [
+                token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.dailyBudget, state.batteryLevel, state.charging,
+                state.thermalState.rawValue, state.debuggerAttached,
+            ])
         case .setContent(let content):
             try db.cachedStatement(
                 sql: """

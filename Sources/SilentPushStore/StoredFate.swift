@@ -1,6 +1,7 @@
 import SilentPushCore
 /// A push's fate as the `pushes` table holds it, in its `fate`, `wake_id` and `reason`
-/// columns: the one mapping between `PushFate` and SQL, both ways.
+/// columns: the one mapping between `PushFate` and SQL, both ways. `reason` holds why a
+/// push was dropped or rejected, or what holds a pending one (`WaitReason.stored`).
 struct StoredFate: Equatable {
     var kind: PushFate.Kind
     var wakeID: Int64?
@@ -10,7 +11,7 @@ struct StoredFate: Equatable {
     init(_ fate: PushFate) {
         kind = fate.kind
         wakeID = fate.wakeID.map { Int64(bitPattern: $0) }
-        reason = fate.dropReason?.description ?? fate.rejection?.rawValue
+        reason = fate.dropReason?.description ?? fate.rejection?.rawValue ?? fate.waitReason?.stored
     }
 
     /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
@@ -24,7 +25,7 @@ struct StoredFate: Equatable {
     /// The fate the columns hold.
     var fate: PushFate {
         switch kind {
-        case .pending: .pending
+        case .pending: .pending(reason.flatMap(WaitReason.init(stored:)))
         case .delivered: .delivered(by: UInt64(bitPattern: wakeID ?? 0))
         case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) })
         case .expired: .expired

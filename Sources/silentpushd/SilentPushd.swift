@@ -105,8 +105,22 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device clock: system, or manual (moved only by POST /v1/clock/advance).", valueName: "clock"))
     var clock = "system"
 
-    @Option(help: ArgumentHelp("Wake timings: ios (15m between wakes, 30s deadline) or fast (1s between wakes).", valueName: "profile"))
+    @Option(
+        help: ArgumentHelp(
+            "The device's throttling: ios (as observed: 15m between wakes, 30s deadline), fast (1s between wakes), debugger (no throttling), strict (Apple's two or three an hour) or off (every push wakes).",
+            valueName: "profile"))
     var profile = "ios"
+
+    @Option(
+        name: .customLong("daily-budget"),
+        help: ArgumentHelp(
+            "Background launches per device per 24 hours, refilled evenly (overrides --profile; 'none' for no budget).", valueName: "n"))
+    var dailyBudget: String?
+
+    @Option(
+        name: .customLong("battery-threshold"),
+        help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
+    var batteryThreshold: Int?
 
     @Option(
         name: .customLong("min-interval"),
@@ -213,10 +227,23 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.store = store == "memory" ? .memory : .file(store)
         guard let clock = DeviceClock.Mode(rawValue: clock) else { throw ValidationError("--clock '\(clock)' is not system or manual") }
         configuration.clock = clock
-        switch profile {
-        case "ios": configuration.wakeSettings = WakeSettings()
-        case "fast": configuration.wakeSettings = .fast
-        default: throw ValidationError("--profile '\(profile)' is not ios or fast")
+        guard let settings = WakeSettings.profile(named: profile) else {
+            throw ValidationError("--profile '\(profile)' is not \(WakeSettings.profiles.map(\.name).joined(separator: ", "))")
+        }
+        configuration.wakeSettings = settings
+        if let dailyBudget {
+            if dailyBudget == "none" {
+                configuration.wakeSettings.dailyBudget = nil
+            } else {
+                guard let budget = Int(dailyBudget), (0...1_000_000).contains(budget) else {
+                    throw ValidationError("--daily-budget must be a whole number from 0 to 1000000, or none")
+                }
+                configuration.wakeSettings.dailyBudget = budget
+            }
+        }
+        if let batteryThreshold {
+            guard (0...100).contains(batteryThreshold) else { throw ValidationError("--battery-threshold must be from 0 to 100 (percent)") }
+            configuration.wakeSettings.batteryThreshold = batteryThreshold
         }
         if let minInterval {
             let interval = try Self.duration(minInterval, flag: "--min-interval", atMost: .days(365))

@@ -61,13 +61,22 @@ import Testing
             let fate = try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(coalesced))").json
             #expect(fate["fate"] as? String == "coalesced")
             #expect(fate["wakeId"] as? Int == wake["id"] as? Int)
+            #expect((fate["why"] as? [String: Any])?["rule"] as? String == "replaced")
         }
-        #expect(try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json["fate"] as? String == "pending")
+        let waiting = try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json
+        #expect(waiting["fate"] as? String == "pending")
+        // Why it waits, with the numbers: the wake at minute 90, 15 minutes, until minute 105.
+        let why = try #require(waiting["why"] as? [String: Any])
+        #expect(why["rule"] as? String == "minimumInterval")
+        #expect(try (Self.milliseconds(why["until"]) - start) / 60_000 == 105)
+        #expect((why["text"] as? String)?.hasPrefix("waiting: next wake at ") == true, "\(why)")
+        #expect((why["text"] as? String)?.contains("(15 min after the wake at ") == true, "\(why)")
         #expect(try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 780}"#).status == 200)  // minute 104
         #expect(try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json["fate"] as? String == "pending")
         #expect(try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 60}"#).status == 200)  // minute 105
         let delivered = try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(91))").json
         #expect(delivered["fate"] as? String == "delivered")
+        #expect((delivered["why"] as? [String: Any])?["rule"] as? String == "woke")
         let last = try #require((try await Self.admin(admin, "GET", "/v1/wakes").json["wakes"] as? [[String: Any]])?.first)
         #expect(last["id"] as? Int == delivered["wakeId"] as? Int)
         #expect((try Self.milliseconds(last["startedAt"]) - start) / 60_000 == 105)
@@ -84,8 +93,12 @@ import Testing
             ("[1,2]", 422, "must be a JSON object"),
             (#"{"forceQuit": "yes"}"#, 422, "forceQuit must be true or false"),
             (#"{"lowPowerMode": 1}"#, 422, "lowPowerMode must be true or false"),
-            (#"{"hourlyBudget": -1}"#, 422, "hourlyBudget must be a whole number"),
-            (#"{"hourlyBudget": 2.5}"#, 422, "hourlyBudget must be a whole number"),
+            (#"{"dailyBudget": -1}"#, 422, "dailyBudget must be a whole number"),
+            (#"{"dailyBudget": 2.5}"#, 422, "dailyBudget must be a whole number"),
+            (#"{"hourlyBudget": 2}"#, 422, "hourlyBudget is now dailyBudget"),
+            (#"{"batteryLevel": 101}"#, 422, "batteryLevel must be a whole number from 0 to 100"),
+            (#"{"thermalState": "toasty"}"#, 422, "thermalState must be nominal, fair, serious or critical"),
+            (#"{"charging": "yes"}"#, 422, "charging must be true or false"),
             (#"{"backgroundRefresh": false, "colour": "red"}"#, 422, "unknown field 'colour'"),
         ] {
             let answer = try await Self.admin(admin, "PATCH", device, body: body)
@@ -103,9 +116,13 @@ import Testing
         #expect(try await Self.admin(admin, "GET", "/v1/pushes?limit=0").status == 422)
         #expect(try await Self.admin(admin, "GET", "/healthz").json["status"] as? String == "ok")
 
-        let changed = try await Self.admin(admin, "PATCH", device, body: #"{"lowPowerMode": true, "hourlyBudget": 4, "unregistered": true}"#)
+        let changed = try await Self.admin(
+            admin, "PATCH", device,
+            body: #"{"lowPowerMode": true, "dailyBudget": 4, "batteryLevel": 15, "thermalState": "fair", "unregistered": true}"#)
         #expect(changed.status == 200)
-        #expect(changed.json["lowPowerMode"] as? Bool == true && changed.json["hourlyBudget"] as? Int == 4)
+        #expect(changed.json["lowPowerMode"] as? Bool == true && changed.json["dailyBudget"] as? Int == 4)
+        #expect(changed.json["batteryLevel"] as? Int == 15 && changed.json["thermalState"] as? String == "fair")
+        #expect(changed.json["charging"] as? Bool == false && changed.json["debuggerAttached"] as? Bool == false)
         #expect(changed.json["unregistered"] as? Bool == true)
     }
 

@@ -17,6 +17,15 @@ import Testing
             let delivered = try await receiver.fate(of: Self.first, becomes: .delivered, within: .seconds(5))
             #expect(delivered.kind == .delivered)
             #expect(try receiver.fate(of: Self.second) == .pending)
+            // Why it waits is a typed value: the interval from the first wake, once its fetch
+            // has ended (while it runs, the push waits for it: `fetchRunning`).
+            await receiver.settle()
+            let firstWake = try #require(try receiver.wakes().first)
+            let why = try #require(try receiver.fate(of: Self.second)?.waitReason)
+            #expect(
+                why
+                    == .minimumInterval(
+                        lastWake: firstWake.startedAt, interval: .seconds(15 * 60), until: firstWake.startedAt.advanced(by: .seconds(15 * 60))))
 
             // The clock moves while the test already waits: the wait ends on that wake's record.
             async let moved: Void = {

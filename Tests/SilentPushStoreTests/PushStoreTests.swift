@@ -34,7 +34,10 @@ import Testing
                         deadline: .init(millisecondsSinceEpoch: 35_000))),
                 .setFate(push: 2, fate: .delivered(by: 7), generation: nil),
                 .closeGeneration(head: 2, fate: .delivered(by: 7)),
-                .setDevice(token: "aa", state: DeviceState(lowPowerMode: true, hourlyBudget: 3)),
+                .setDevice(
+                    token: "aa",
+                    state: DeviceState(
+                        lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true)),
             ])
             try await store.write([.setFate(push: 1, fate: .coalesced, generation: 0)])
         }
@@ -46,7 +49,9 @@ import Testing
         #expect(delivered.payload == Self.push(2).payload)
         #expect(try store.pushes(deviceToken: "aa").map(\.id) == [2, 1])
         #expect(try store.wakes(deviceToken: "aa").first?.pushID == 2)
-        #expect(try store.devices()["aa"] == DeviceState(lowPowerMode: true, hourlyBudget: 3))
+        #expect(
+            try store.devices()["aa"]
+                == DeviceState(lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true))
         #expect(try store.lastIDs() == (push: 2, wake: 7))
     }
 

@@ -1,0 +1,53 @@
+extension WaitReason where Instant == DeviceInstant {
+    /// The reason in one short line of text, as the store keeps it: the rule, then its
+    /// numbers, `:`-separated (instants in ms since the epoch).
+    public var stored: String {
+        switch self {
+        case .minimumInterval(_, let interval, let until):
+            "minimumInterval:\(until.millisecondsSinceEpoch):\(interval.nanosecondCount / 1_000_000)"
+        case .dailyBudget(let used, let budget, let until): "dailyBudget:\(until.map { String($0.millisecondsSinceEpoch) } ?? ""):\(used):\(budget)"
+        case .lowPowerMode: "lowPowerMode"
+        case .battery(let level, let threshold): "battery:\(level):\(threshold)"
+        case .thermal(let state): "thermal:\(state.rawValue)"
+        case .priority1: "priority1"
+        case .fetchSlots(let running, let cap): "fetchSlots:\(running):\(cap)"
+        case .fetchRunning: "fetchRunning"
+        }
+    }
+
+    /// The reason `stored` wrote; nil for text it cannot have written (every number is
+    /// range-checked: the text comes from a file).
+    public init?(stored text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        func number(_ index: Int, in range: ClosedRange<Int64>) -> Int64? {
+            guard index < parts.count, let value = Int64(parts[index]), range.contains(value) else { return nil }
+            return value
+        }
+        let milliseconds: ClosedRange<Int64> = 0...(Int64.max / 1_000_000)
+        let count: ClosedRange<Int64> = 0...1_000_000_000
+        switch (parts.first, parts.count) {
+        case ("minimumInterval", 3):
+            guard let until = number(1, in: milliseconds), let interval = number(2, in: milliseconds) else { return nil }
+            let untilInstant = DeviceInstant(millisecondsSinceEpoch: until)
+            let duration = Duration.milliseconds(interval)
+            self = .minimumInterval(lastWake: untilInstant.advanced(by: .zero - duration), interval: duration, until: untilInstant)
+        case ("dailyBudget", 4):
+            let until = parts[1].isEmpty ? nil : number(1, in: milliseconds)
+            guard until != nil || parts[1].isEmpty, let used = number(2, in: count), let budget = number(3, in: count) else { return nil }
+            self = .dailyBudget(used: Int(used), budget: Int(budget), until: until.map(DeviceInstant.init(millisecondsSinceEpoch:)))
+        case ("lowPowerMode", 1): self = .lowPowerMode
+        case ("battery", 3):
+            guard let level = number(1, in: 0...100), let threshold = number(2, in: 0...100) else { return nil }
+            self = .battery(level: Int(level), threshold: Int(threshold))
+        case ("thermal", 2):
+            guard let state = ThermalState(rawValue: String(parts[1])) else { return nil }
+            self = .thermal(state)
+        case ("priority1", 1): self = .priority1
+        case ("fetchSlots", 3):
+            guard let running = number(1, in: count), let cap = number(2, in: count) else { return nil }
+            self = .fetchSlots(running: Int(running), cap: Int(cap))
+        case ("fetchRunning", 1): self = .fetchRunning
+        default: return nil
+        }
+    }
+}

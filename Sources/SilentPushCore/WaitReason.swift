@@ -1,0 +1,71 @@
+/// Why a push waits in its app's slot instead of waking the app now: the rule that holds it
+/// and that rule's numbers, as the wake policy decided it. ``until`` is when the rule stops
+/// holding, when the policy knows (a clock time, not a device change).
+public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
+    /// The app's last wake started at `lastWake`; the next may start `interval` later, at `until`.
+    case minimumInterval(lastWake: Instant?, interval: Duration, until: Instant)
+    /// The device's budget of background launches is spent: `used` of `budget` in the
+    /// last 24 hours; the oldest of them ages out at `until` (nil: a budget of 0).
+    case dailyBudget(used: Int, budget: Int, until: Instant?)
+    /// Low Power Mode holds priority-5 wakes.
+    case lowPowerMode
+    /// The battery is below `threshold` % and not charging: priority-5 wakes wait.
+    case battery(level: Int, threshold: Int)
+    /// The device is hot: serious holds priority-5 wakes, critical every wake.
+    case thermal(ThermalState)
+    /// Priority 1 never wakes the device; the push rides the app's next wake.
+    case priority1
+    /// Every fetch slot is taken (`running` of `cap`): the app starts when one frees.
+    case fetchSlots(running: Int, cap: Int)
+    /// A fetch of this app is running; one fetch at a time per app.
+    case fetchRunning
+
+    /// The rule's name, as the admin API's `why.rule` carries it.
+    public var rule: String {
+        switch self {
+        case .minimumInterval: "minimumInterval"
+        case .dailyBudget: "dailyBudget"
+        case .lowPowerMode: "lowPowerMode"
+        case .battery: "battery"
+        case .thermal: "thermal"
+        case .priority1: "priority1"
+        case .fetchSlots, .fetchRunning: "fetchSlots"
+        }
+    }
+
+    /// When the rule stops holding by itself; nil when only a change of the device (or
+    /// another wake) ends it.
+    public var until: Instant? {
+        switch self {
+        case .minimumInterval(_, _, let until): until
+        case .dailyBudget(_, _, let until): until
+        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning: nil
+        }
+    }
+
+    /// One line for people, with the numbers; `time` writes an instant.
+    public func text(time: (Instant) -> String) -> String {
+        switch self {
+        case .minimumInterval(let last, let interval, let until):
+            let after = last.map { " (\(Self.words(interval)) after the wake at \(time($0)))" } ?? ""
+            return "waiting: next wake at \(time(until))\(after)"
+        case .dailyBudget(let used, let budget, let until?):
+            return "waiting: budget \(used)/\(budget) used in 24 h, next refill at \(time(until))"
+        case .dailyBudget:
+            return "waiting: a daily budget of 0 launches"
+        case .lowPowerMode: return "deferred: Low Power Mode holds priority-5 wakes"
+        case .battery(let level, let threshold): return "deferred: battery \(level) % and not charging (below \(threshold) %)"
+        case .thermal(let state): return "deferred: thermal state \(state.rawValue)"
+        case .priority1: return "waiting: priority 1 never wakes the device; it rides the next wake"
+        case .fetchSlots(let running, let cap): return "waiting: all \(cap) fetch slots busy (\(running) running)"
+        case .fetchRunning: return "waiting: the app's previous fetch is still running"
+        }
+    }
+
+    static func words(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        if seconds >= 3600, seconds % 3600 == 0 { return "\(seconds / 3600) h" }
+        if seconds >= 60, seconds % 60 == 0 { return "\(seconds / 60) min" }
+        return "\(seconds) s"
+    }
+}

@@ -1,0 +1,160 @@
+import SilentPushCore
+import Testing
+
+/// The factors iOS documents beyond the interval: the daily budget, battery, thermal state,
+/// the debugger and the profiles, each with the reason the policy gives for a waiting push.
+@Suite struct DeviceRealismTests {
+    typealias Scenario = WakePolicyTests.Scenario
+    typealias App = WakePolicyTests.App
+    static let app = WakePolicyTests.app
+    static let minute: Int64 = 60
+    static let hour: Int64 = 3600
+    static let day: Int64 = 86_400
+
+    /// The seed example: pushes at minutes 0, 7, 14, …, 91.
+    static func seedPushes(_ scenario: Scenario) -> [Int64: UInt64] {
+        var pushes: [Int64: UInt64] = [:]
+        for minute in stride(from: Int64(0), through: 91, by: 7) {
+            pushes[minute] = scenario.push(app, at: minute * Self.minute)
+        }
+        scenario.advance(to: 104 * Self.minute)
+        return pushes
+    }
+
+    @Test func theSeedExampleUnderIOSWaitsOutTheIntervalAndSaysSo() throws {
+        let scenario = Scenario(.ios)
+        let pushes = Self.seedPushes(scenario)
+        #expect(scenario.wakes.map { Scenario.seconds($0.startedAt) / Self.minute } == [0, 15, 30, 45, 60, 75, 90])
+        let last = try #require(pushes[91])
+        #expect(scenario.fates[last] == .pending)
+        #expect(
+            scenario.whys[last]
+                == .minimumInterval(lastWake: Scenario.at(90 * Self.minute), interval: .seconds(15 * 60), until: Scenario.at(105 * Self.minute)))
+        #expect(scenario.whys[last]?.until == Scenario.at(105 * Self.minute))
+    }
+
+    @Test(arguments: ["profile", "device"])
+    func withTheDebuggerAttachedEveryPushWakes(_ how: String) {
+        let scenario = Scenario(how == "profile" ? .debugger : .ios)
+        if how == "device" { scenario.setDevice("d1", DeviceState(lowPowerMode: true, debuggerAttached: true), at: 0) }
+        let pushes = Self.seedPushes(scenario)
+        #expect(scenario.wakes.count == 14)
+        for (minute, push) in pushes { #expect(scenario.fates[push] == .delivered(at: minute * Self.minute), "push of minute \(minute)") }
+    }
+
+    @Test func theDailyBudgetSpansTheDevicesAppsOverThreeDays() {
+        // 1 s between wakes: only the budget holds pushes back.
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(1), dailyBudget: 3))
+        let apps = [App(device: "d1", topic: "com.example.a"), App(device: "d1", topic: "com.example.b")]
+        var held: [UInt64] = []
+        // Every hour for three days, a push to each app of the device.
+        for hour in 0..<(3 * 24) as Range<Int64> {
+            for (index, app) in apps.enumerated() {
+                let push = scenario.push(app, at: hour * Self.hour + Int64(index))
+                if scenario.fates[push] == .pending { held.append(push) }
+            }
+        }
+        scenario.advance(to: 3 * Self.day - 1)
+        let starts = scenario.wakes.map { Scenario.seconds($0.startedAt) }
+        // No 24-hour window holds more than three launches across the device's apps...
+        for start in starts {
+            #expect(starts.filter { $0 >= start && $0 < start + Self.day }.count <= 3, "window from \(start)")
+        }
+        // ...and the budget is used, not starved: three launches a day, each 24 h after the one it replaces.
+        #expect(starts.count == 9)
+        #expect(zip(starts, starts.dropFirst(3)).allSatisfy { $1 - $0 == Self.day })
+        // A held push says whose budget and when it refills.
+        let first = held.first!
+        #expect(scenario.whys[first] == .dailyBudget(used: 3, budget: 3, until: Scenario.at(Self.day)))
+        // Another device has its own budget.
+        #expect(scenario.fates[scenario.push(App(device: "d2", topic: "com.example.a"), at: 3 * Self.day + 10)] == .delivered(at: 3 * Self.day + 10))
+    }
+
+    @Test func aDevicesOwnBudgetOverridesTheProfilesAndZeroHoldsEverything() {
+        let scenario = Scenario(.strict)
+        scenario.setDevice("d1", DeviceState(dailyBudget: 0), at: 0)
+        let push = scenario.push(Self.app, at: 10)
+        #expect(scenario.fates[push] == .pending && scenario.whys[push] == .dailyBudget(used: 0, budget: 0, until: nil))
+        scenario.setDevice("d1", DeviceState(dailyBudget: 1), at: 20)
+        #expect(scenario.fates[push] == .delivered(at: 20))
+    }
+
+    @Test func aLowBatteryHoldsPriorityFiveUntilCharging() {
+        let scenario = Scenario(.ios)
+        let other = App(device: "d1", topic: "com.example.other")
+        scenario.setDevice("d1", DeviceState(batteryLevel: 15), at: 0)
+        let five = scenario.push(Self.app, at: 10, priority: .normal)
+        let ten = scenario.push(other, at: 10, priority: .high)
+        #expect(scenario.fates[five] == .pending && scenario.whys[five] == .battery(level: 15, threshold: 20))
+        #expect(scenario.fates[ten] == .delivered(at: 10))
+        scenario.advance(to: 2 * Self.hour)
+        #expect(scenario.fates[five] == .pending)
+        scenario.setDevice("d1", DeviceState(batteryLevel: 15, charging: true), at: 2 * Self.hour)
+        #expect(scenario.fates[five] == .delivered(at: 2 * Self.hour))
+    }
+
+    @Test func theBatteryThresholdIsASetting() {
+        let scenario = Scenario(WakeSettings(batteryThreshold: 50))
+        scenario.setDevice("d1", DeviceState(batteryLevel: 40), at: 0)
+        let push = scenario.push(Self.app, at: 10, priority: .normal)
+        #expect(scenario.whys[push] == .battery(level: 40, threshold: 50))
+        scenario.setDevice("d1", DeviceState(batteryLevel: 50), at: 20)
+        #expect(scenario.fates[push] == .delivered(at: 20))
+    }
+
+    @Test func seriousHeatHoldsPriorityFiveAndCriticalHoldsEverything() {
+        let scenario = Scenario(.ios)
+        let other = App(device: "d1", topic: "com.example.other")
+        scenario.setDevice("d1", DeviceState(thermalState: .serious), at: 0)
+        let five = scenario.push(Self.app, at: 10, priority: .normal)
+        #expect(scenario.fates[five] == .pending && scenario.whys[five] == .thermal(.serious))
+        scenario.setDevice("d1", DeviceState(thermalState: .critical), at: 20)
+        #expect(scenario.whys[five] == .thermal(.critical))
+        let ten = scenario.push(other, at: 30, priority: .high)
+        #expect(scenario.fates[ten] == .pending && scenario.whys[ten] == .thermal(.critical))
+        scenario.setDevice("d1", DeviceState(thermalState: .fair), at: 40)
+        #expect(scenario.fates[five] == .delivered(at: 40))
+        #expect(scenario.fates[ten] == .delivered(at: 40))
+    }
+
+    @Test func strictKeepsToTwoOrThreeAnHour() {
+        let scenario = Scenario(.strict)
+        for minute in stride(from: Int64(0), to: 120, by: 5) { scenario.push(Self.app, at: minute * Self.minute) }
+        scenario.advance(to: 119 * Self.minute)
+        let starts = scenario.wakes.map { Scenario.seconds($0.startedAt) / Self.minute }
+        #expect(starts == [0, 20, 40, 60, 80, 100])
+    }
+
+    @Test func offIgnoresTheDevice() {
+        let scenario = Scenario(.off)
+        scenario.setDevice("d1", DeviceState(forceQuit: true, lowPowerMode: true, thermalState: .critical), at: 0)
+        let first = scenario.push(Self.app, at: 10, priority: .normal)
+        let second = scenario.push(Self.app, at: 11, priority: .normal)
+        #expect(scenario.fates[first] == .delivered(at: 10))
+        #expect(scenario.fates[second] == .delivered(at: 11))
+    }
+
+    @Test func aFullFetchCapSaysSo() {
+        var settings = WakeSettings.fast
+        settings.maximumConcurrentFetches = 1
+        let scenario = Scenario(settings)
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        let waiting = scenario.push(App(device: "d2", topic: "com.example.app"), at: 1)
+        #expect(scenario.fates[waiting] == .pending && scenario.whys[waiting] == .fetchSlots(running: 1, cap: 1))
+    }
+
+    @Test func aStoredReasonReadsBack() {
+        let reasons: [WaitReason<DeviceInstant>] = [
+            .minimumInterval(
+                lastWake: DeviceInstant(millisecondsSinceEpoch: 1_000), interval: .seconds(900), until: DeviceInstant(millisecondsSinceEpoch: 901_000)
+            ),
+            .dailyBudget(used: 3, budget: 3, until: DeviceInstant(millisecondsSinceEpoch: 5)), .dailyBudget(used: 0, budget: 0, until: nil),
+            .lowPowerMode, .battery(level: 15, threshold: 20), .thermal(.critical), .priority1, .fetchSlots(running: 64, cap: 64), .fetchRunning,
+        ]
+        for reason in reasons { #expect(WaitReason(stored: reason.stored) == reason, "\(reason.stored)") }
+        for text in ["", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "nonsense"] {
+            #expect(WaitReason<DeviceInstant>(stored: text) == nil, "\(text)")
+        }
+    }
+}
