@@ -31,16 +31,20 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public let rejection: APNsReason?
     /// What holds a pending push, as the wake policy last said (not part of equality).
     public let waitReason: WaitReason<DeviceInstant>?
+    /// A coalesced push was replaced at APNs, in its one-slot storage for an offline
+    /// device, not on the device (not part of equality).
+    public let coalescedByAPNs: Bool
 
     private init(
         _ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil,
-        waitReason: WaitReason<DeviceInstant>? = nil
+        waitReason: WaitReason<DeviceInstant>? = nil, coalescedByAPNs: Bool = false
     ) {
         self.kind = kind
         self.wakeID = wakeID
         self.dropReason = dropReason
         self.rejection = rejection
         self.waitReason = waitReason
+        self.coalescedByAPNs = coalescedByAPNs
     }
 
     /// Waiting in its app's slot.
@@ -61,7 +65,9 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     /// Delivered by wake `wakeID`.
     package static func delivered(by wakeID: UInt64) -> PushFate { PushFate(.delivered, wakeID: wakeID) }
     /// Coalesced into wake `wakeID` (nil while its successor waits).
-    package static func coalesced(into wakeID: UInt64?) -> PushFate { PushFate(.coalesced, wakeID: wakeID) }
+    package static func coalesced(into wakeID: UInt64?, byAPNs: Bool = false) -> PushFate {
+        PushFate(.coalesced, wakeID: wakeID, coalescedByAPNs: byAPNs)
+    }
     /// A dropped push whose stored reason this version cannot read.
     package static let droppedForUnknownReason = PushFate(.dropped)
     /// A rejected push whose stored reason this version cannot read.

@@ -12,6 +12,7 @@ extension WaitReason where Instant == DeviceInstant {
         case .priority1: "priority1"
         case .fetchSlots(let running, let cap): "fetchSlots:\(running):\(cap)"
         case .fetchRunning: "fetchRunning"
+        case .offline: "offline"
         }
     }
 
@@ -47,6 +48,7 @@ extension WaitReason where Instant == DeviceInstant {
             guard let running = number(1, in: count), let cap = number(2, in: count) else { return nil }
             self = .fetchSlots(running: Int(running), cap: Int(cap))
         case ("fetchRunning", 1): self = .fetchRunning
+        case ("offline", 1): self = .offline
         default: return nil
         }
     }

@@ -19,6 +19,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     case fetchSlots(running: Int, cap: Int)
     /// A fetch of this app is running; one fetch at a time per app.
     case fetchRunning
+    /// The device is offline: APNs holds the push until it reconnects.
+    case offline
 
     /// The rule's name, as the admin API's `why.rule` carries it.
     public var rule: String {
@@ -30,6 +32,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .thermal: "thermal"
         case .priority1: "priority1"
         case .fetchSlots, .fetchRunning: "fetchSlots"
+        case .offline: "offline"
         }
     }
 
@@ -39,7 +42,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         switch self {
         case .minimumInterval(_, _, let until): until
         case .dailyBudget(_, _, let until): until
-        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning: nil
+        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline: nil
         }
     }
 
@@ -59,6 +62,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .priority1: return "waiting: priority 1 never wakes the device; it rides the next wake"
         case .fetchSlots(let running, let cap): return "waiting: all \(cap) fetch slots busy (\(running) running)"
         case .fetchRunning: return "waiting: the app's previous fetch is still running"
+        case .offline: return "held at APNs: the device is offline; APNs delivers its latest push for the app on reconnect"
         }
     }
 

@@ -82,13 +82,20 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             actions.append(.dropped(push: push.id, app: app, reason: .backgroundAppRefreshOff, generation: nil, coalesced: 0))
         } else {
             let slot = index(of: app)
+            let offline = device.network == .offline
             if let old = states[slot].pending {
-                actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation))
+                actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation, atAPNs: offline))
                 states[slot].coalesced += 1
             } else {
                 _pendingSlotCount += 1
             }
-            states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: push.expiresAt)
+            // APNs keeps a push for an offline device up to its expiry, or its storage limit.
+            var expiresAt = push.expiresAt
+            if offline {
+                let limit = now.advanced(by: settings.apnsStorageLimit)
+                expiresAt = expiresAt.map { min($0, limit) } ?? limit
+            }
+            states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: expiresAt)
             evaluate(slot, now: now, announcePending: true)
         }
         return takeActions()
@@ -256,6 +263,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .priority1: 9
         case .fetchSlots: 10
         case .fetchRunning: 11
+        case .offline: 12
         }
     }
 
@@ -300,9 +308,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// device's state waits for that state to change; otherwise the later of the app's
     /// interval and the device's budget says when.
     @inlinable func readiness(_ slot: Int, _ pending: Pending, now: Instant) -> Readiness {
+        guard settings.throttling != .off else { return pending.priority == .low ? .held(.priority1) : .now }
+        let device = devices.isEmpty ? nil : devices[apps[slot].device]
+        if device?.state.network == .offline { return .held(.offline) }  // not even a debugger reaches it
         if pending.priority == .low { return .held(.priority1) }  // never wakes the device; rides the next wake
         guard settings.throttling == .on else { return .now }
-        let device = devices.isEmpty ? nil : devices[apps[slot].device]
         if let state = device?.state {
             if state.debuggerAttached { return .now }
             if state.thermalState == .critical { return .held(.thermal(.critical)) }

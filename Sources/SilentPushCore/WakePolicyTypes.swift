@@ -33,6 +33,10 @@ public struct WakeSettings: Sendable, Equatable {
     public var batteryThreshold: Int
     /// Which rules apply.
     public var throttling: Throttling
+    /// How long APNs keeps a push for an offline device when its `apns-expiration` does not
+    /// say (Apple: "If you don't specify an expiration, APNs stores the notification for up
+    /// to 30 days" — a limit, kept as a setting).
+    public var apnsStorageLimit: Duration = .seconds(30 * 86_400)
 
     /// A profile. The defaults are `ios`'s.
     public init(
@@ -89,12 +93,22 @@ public struct DeviceState: Sendable, Equatable {
     public var thermalState: ThermalState
     /// Xcode's debugger is attached: no throttling for this device.
     public var debuggerAttached: Bool
+    /// Whether the device can be reached. Offline, nothing is delivered: APNs keeps the
+    /// latest push per app (up to its expiry, or 30 days) and delivers it on reconnect.
+    public var network: Network
+
+    /// A device's network.
+    public enum Network: String, Sendable, CaseIterable {
+        case online
+        case offline
+    }
 
     /// A device as it comes: app running, refresh on, no Low Power Mode, the profile's
     /// budget, a full battery, nominal temperature, no debugger.
     public init(
         forceQuit: Bool = false, backgroundRefresh: Bool = true, lowPowerMode: Bool = false, dailyBudget: Int? = nil,
-        batteryLevel: Int = 100, charging: Bool = false, thermalState: ThermalState = .nominal, debuggerAttached: Bool = false
+        batteryLevel: Int = 100, charging: Bool = false, thermalState: ThermalState = .nominal, debuggerAttached: Bool = false,
+        network: Network = .online
     ) {
         self.forceQuit = forceQuit
         self.backgroundRefresh = backgroundRefresh
@@ -104,6 +118,7 @@ public struct DeviceState: Sendable, Equatable {
         self.charging = charging
         self.thermalState = thermalState
         self.debuggerAttached = debuggerAttached
+        self.network = network
     }
 
     @inlinable var isDefault: Bool { self == DeviceState() }
@@ -162,8 +177,9 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     /// The push waits in its app's slot (generation `generation`), for `why`. Sent again,
     /// for the same push, when what holds it changes.
     case pending(push: UInt64, app: App, generation: UInt32, why: WaitReason<Instant>)
-    /// The push was replaced in the slot; it rides whatever closes `generation`.
-    case coalesced(push: UInt64, app: App, generation: UInt32)
+    /// The push was replaced in the slot; it rides whatever closes `generation`. `atAPNs`:
+    /// replaced while the device was offline, in APNs's one-slot storage for the app.
+    case coalesced(push: UInt64, app: App, generation: UInt32, atAPNs: Bool)
     /// Run a wake.
     case startWake(WakeStart<App, Instant>)
     /// The slot's push expired before a wake could deliver it; the generation is closed, and

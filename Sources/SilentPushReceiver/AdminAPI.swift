@@ -193,6 +193,7 @@ package struct AdminAPI: Sendable {
             ("charging", .bool(state.charging)),
             ("thermalState", .string(state.thermalState.rawValue)),
             ("debuggerAttached", .bool(state.debuggerAttached)),
+            ("network", .string(state.network.rawValue)),
             ("unregistered", .bool(unregisteredAt != nil)),
             ("unregisteredAt", unregisteredAt.map { .string(ISO8601Timestamp.string(millisecondsSinceEpoch: $0)) } ?? .null),
         ])
@@ -248,7 +249,7 @@ package struct AdminAPI: Sendable {
     /// The fields `PATCH /v1/devices/{token}` takes.
     static let deviceFields = [
         "forceQuit", "backgroundRefresh", "lowPowerMode", "dailyBudget", "batteryLevel", "charging", "thermalState", "debuggerAttached",
-        "unregistered",
+        "network", "unregistered",
     ]
 
     /// A `PATCH /v1/devices/{token}` body applied to `state`: the new state, and the
@@ -272,6 +273,8 @@ package struct AdminAPI: Sendable {
             case ("batteryLevel", _): throw AdminError(.unprocessableContent, "batteryLevel must be a whole number from 0 to 100 (%)")
             case ("thermalState", .string(let name)) where ThermalState(rawValue: name) != nil: state.thermalState = ThermalState(rawValue: name)!
             case ("thermalState", _): throw AdminError(.unprocessableContent, "thermalState must be nominal, fair, serious or critical")
+            case ("network", .string(let name)) where DeviceState.Network(rawValue: name) != nil: state.network = DeviceState.Network(rawValue: name)!
+            case ("network", _): throw AdminError(.unprocessableContent, "network must be online or offline")
             case ("hourlyBudget", _):
                 throw AdminError(.unprocessableContent, "hourlyBudget is now dailyBudget: background launches per 24 h (e.g. 24 × the old value)")
             case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _), ("charging", _), ("debuggerAttached", _):
@@ -349,6 +352,12 @@ package struct AdminAPI: Sendable {
             case .pending:
                 if let wait = fate.waitReason { (wait.rule, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
             case .delivered: ("woke", fate.wakeID.map { "delivered by wake \($0)" } ?? "delivered", nil)
+            case .coalesced where fate.coalescedByAPNs:
+                (
+                    "apnsStorage",
+                    "replaced at APNs while the device was offline (APNs keeps one push per app)"
+                        + (fate.wakeID.map { "; rode wake \($0)" } ?? ""), nil
+                )
             case .coalesced:
                 ("replaced", fate.wakeID.map { "replaced in the app's slot; rode wake \($0)" } ?? "replaced in the app's slot by a newer push", nil)
             case .expired: ("expired", "its apns-expiration passed before a wake could deliver it", nil)

@@ -285,14 +285,16 @@ struct DeviceRecorder {
             switch action {
             case .pending(let push, _, let generation, let why):
                 settle(push, .pending(why), generation: generation)
-            case .coalesced(let push, _, let generation):
+            case .coalesced(let push, _, let generation, let atAPNs):
                 // Only an arriving push replaces the one waiting: it heads the slot's chain,
-                // which records the coalescing; the replaced push's row is left as it is.
+                // which records the coalescing; the replaced push's row is left as it is,
+                // unless APNs replaced it (offline), which its row says.
                 if inserting != nil {
                     inserting?.replaced = push
                 } else {
                     settle(push, .coalesced, generation: generation)
                 }
+                if atAPNs { actions.changes.append(.setCoalescedByAPNs(push: push)) }
             case .startWake(let start):
                 actions.changes.append(
                     .insertWake(

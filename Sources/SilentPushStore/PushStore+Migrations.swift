@@ -129,6 +129,15 @@ extension PushStore {
                     UPDATE devices SET daily_budget = MIN(hourly_budget, 1000000) * 24 WHERE hourly_budget IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v9") { db in
+            // Offline devices. 1 marks a push replaced at APNs (its one-slot storage), not on
+            // the device; other rows never write the column, so it costs them nothing.
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN network TEXT NOT NULL DEFAULT 'online';
+                    ALTER TABLE pushes ADD COLUMN apns_storage INTEGER;
+                    """)
+        }
         return migrator
     }()
 }

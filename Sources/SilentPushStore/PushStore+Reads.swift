@@ -94,7 +94,8 @@ extension PushStore {
                     forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
                     lowPowerMode: row["low_power_mode"], dailyBudget: Self.budget(row["daily_budget"]),
                     batteryLevel: Int(clamping: min(max(row["battery_level"] as Int64, 0), 100)), charging: row["charging"],
-                    thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"])
+                    thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"],
+                    network: DeviceState.Network(rawValue: row["network"]) ?? .online)
                 devices[row["device_token"]] = (state, row["unregistered_at"])
             }
             return devices
@@ -233,12 +234,16 @@ extension PushStore {
         let payload: Data = row["payload"]
         let generation: Int64? = row["generation"]
         let replaced: Int64? = row["replaced"]
+        var fate = replacedLater ? .coalesced : stored.fate
+        if fate.kind == .coalesced, row.hasColumn("apns_storage"), (row["apns_storage"] as Int64?) == 1 {
+            fate = .coalesced(into: fate.wakeID, byAPNs: true)
+        }
         return PushRecord(
             id: UInt64(bitPattern: row["id"]), apnsID: row["apns_id"], deviceToken: row["device_token"], topic: row["topic"],
             pushType: row["push_type"], priority: row["priority"], receivedAt: row["received_at"], expiresAt: row["expires_at"],
             collapseID: row["collapse_id"], payload: Array(payload),
             warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [],
-            fate: replacedLater ? .coalesced : stored.fate,
+            fate: fate,
             generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
     }
 

@@ -94,6 +94,8 @@ public enum StoreChange: Sendable, Equatable {
     case closeGeneration(head: UInt64, fate: PushFate)
     /// `push` replaced `replaced` in its app's slot (a restart found both pending).
     case setReplaced(push: UInt64, replaced: UInt64)
+    /// `push` was replaced at APNs (the device was offline), not on the device.
+    case setCoalescedByAPNs(push: UInt64)
     /// A wake started.
     case insertWake(WakeRecord)
     /// A wake ended.

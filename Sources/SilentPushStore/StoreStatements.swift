@@ -145,18 +145,20 @@ final class StoreStatements: @unchecked Sendable {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, daily_budget,
-                                         battery_level, charging, thermal_state, debugger_attached)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         battery_level, charging, thermal_state, debugger_attached, network)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
                         background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
                         daily_budget = excluded.daily_budget, battery_level = excluded.battery_level,
                         charging = excluded.charging, thermal_state = excluded.thermal_state,
-                        debugger_attached = excluded.debugger_attached
+                        debugger_attached = excluded.debugger_attached, network = excluded.network
                     """
             ).execute(arguments: [
                 token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.dailyBudget, state.batteryLevel, state.charging,
-                state.thermalState.rawValue, state.debuggerAttached,
+                state.thermalState.rawValue, state.debuggerAttached, state.network.rawValue,
             ])
+        case .setCoalescedByAPNs(let push):
+            try db.cachedStatement(sql: "UPDATE pushes SET apns_storage = 1 WHERE id = ?").execute(arguments: [Int64(bitPattern: push)])
         case .setContent(let content):
             try db.cachedStatement(
                 sql: """

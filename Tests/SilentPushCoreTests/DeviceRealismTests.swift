@@ -151,10 +151,56 @@ import Testing
             ),
             .dailyBudget(used: 3, budget: 3, until: DeviceInstant(millisecondsSinceEpoch: 5)), .dailyBudget(used: 0, budget: 0, until: nil),
             .lowPowerMode, .battery(level: 15, threshold: 20), .thermal(.critical), .priority1, .fetchSlots(running: 64, cap: 64), .fetchRunning,
+            .offline,
         ]
         for reason in reasons { #expect(WaitReason(stored: reason.stored) == reason, "\(reason.stored)") }
         for text in ["", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "nonsense"] {
             #expect(WaitReason<DeviceInstant>(stored: text) == nil, "\(text)")
         }
+    }
+
+    @Test func offlineAPNsKeepsTheLatestPushAndDeliversItOnReconnect() {
+        let scenario = Scenario(.ios)
+        scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
+        let first = scenario.push(Self.app, at: 10)
+        #expect(scenario.fates[first] == .pending && scenario.whys[first] == .offline)
+        let second = scenario.push(Self.app, at: 20)
+        let third = scenario.push(Self.app, at: 30)
+        scenario.advance(to: 2 * Self.hour)
+        #expect(scenario.wakes.isEmpty)
+        #expect(scenario.whys[third] == .offline)
+        scenario.setDevice("d1", DeviceState(network: .online), at: 2 * Self.hour)
+        #expect(scenario.fates[third] == .delivered(at: 2 * Self.hour))
+        #expect(scenario.fates[first] == .coalesced(intoWakeAt: 2 * Self.hour))
+        #expect(scenario.fates[second] == .coalesced(intoWakeAt: 2 * Self.hour))
+        #expect(scenario.coalescedAtAPNs == [first, second])
+    }
+
+    @Test func aPushExpiresAtAPNsWhileTheDeviceIsOffline() {
+        let scenario = Scenario(.ios)
+        scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
+        let short = scenario.push(Self.app, at: 10, expiresIn: 60)
+        scenario.advance(to: 71)
+        #expect(scenario.fates[short] == .expired)
+        // Without an expiry, APNs keeps it 30 days.
+        let kept = scenario.push(Self.app, at: 100)
+        scenario.advance(to: 100 + 30 * Self.day - 1)
+        #expect(scenario.fates[kept] == .pending && scenario.whys[kept] == .offline)
+        scenario.advance(to: 100 + 30 * Self.day)
+        #expect(scenario.fates[kept] == .expired)
+        // apns-expiration 0: APNs does not store it at all.
+        let now = scenario.push(Self.app, at: 31 * Self.day, expiresIn: 0)
+        #expect(scenario.fates[now] == .expired)
+        scenario.setDevice("d1", DeviceState(network: .online), at: 31 * Self.day + 1)
+        #expect(scenario.wakes.isEmpty)
+    }
+
+    @Test func offlineHoldsEvenWithTheDebuggerAttached() {
+        let scenario = Scenario(.debugger)
+        scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
+        let push = scenario.push(Self.app, at: 10)
+        #expect(scenario.whys[push] == .offline)
+        scenario.setDevice("d1", DeviceState(network: .online), at: 20)
+        #expect(scenario.fates[push] == .delivered(at: 20))
     }
 }

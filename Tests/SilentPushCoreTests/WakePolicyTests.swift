@@ -34,6 +34,8 @@ import Testing
         var fates: [UInt64: Fate] = [:]
         /// What the policy last said holds each pending push.
         var whys: [UInt64: WaitReason<DeviceInstant>] = [:]
+        /// Pushes replaced at APNs (the device offline), not on the device.
+        var coalescedAtAPNs: Set<UInt64> = []
         var wakes: [WakeStart<App, DeviceInstant>] = []
         var cancelled: [UInt64] = []
         var completeImmediately = true
@@ -87,8 +89,9 @@ import Testing
                 case .pending(let push, _, _, let why):
                     fates[push] = .pending
                     whys[push] = why
-                case .coalesced(let push, let app, let generation):
+                case .coalesced(let push, let app, let generation, let atAPNs):
                     fates[push] = .pending
+                    if atAPNs { coalescedAtAPNs.insert(push) }
                     coalesced[key(app, generation), default: []].append(push)
                 case .startWake(let wake):
                     let at = Self.seconds(wake.startedAt)

@@ -99,6 +99,7 @@ import Testing
             (#"{"batteryLevel": 101}"#, 422, "batteryLevel must be a whole number from 0 to 100"),
             (#"{"thermalState": "toasty"}"#, 422, "thermalState must be nominal, fair, serious or critical"),
             (#"{"charging": "yes"}"#, 422, "charging must be true or false"),
+            (#"{"network": "wifi"}"#, 422, "network must be online or offline"),
             (#"{"backgroundRefresh": false, "colour": "red"}"#, 422, "unknown field 'colour'"),
         ] {
             let answer = try await Self.admin(admin, "PATCH", device, body: body)
@@ -123,6 +124,7 @@ import Testing
         #expect(changed.json["lowPowerMode"] as? Bool == true && changed.json["dailyBudget"] as? Int == 4)
         #expect(changed.json["batteryLevel"] as? Int == 15 && changed.json["thermalState"] as? String == "fair")
         #expect(changed.json["charging"] as? Bool == false && changed.json["debuggerAttached"] as? Bool == false)
+        #expect(changed.json["network"] as? String == "online")
         #expect(changed.json["unregistered"] as? Bool == true)
     }
 

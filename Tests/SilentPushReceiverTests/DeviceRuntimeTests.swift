@@ -238,6 +238,44 @@ import Testing
         }
     }
 
+    @Test func offlineAPNsKeepsTheLatestPushDeliversItOnReconnectAndExpiresWhatRunsOut() async throws {
+        try await Receiver.withTesting({ $0.fetchHandler = .swift { _ in .newData } }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            try await receiver.setDeviceState(DeviceState(network: .offline))
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
+            #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)
+            await receiver.settle()
+            let held = try #require(try receiver.fate(of: Self.apnsID(3)))
+            #expect(held == .pending && held.waitReason == .offline)
+            try await receiver.advanceClock(by: .seconds(3600))
+            #expect(try receiver.wakes().isEmpty)
+
+            try await receiver.setDeviceState(DeviceState(network: .online))
+            await receiver.settle()
+            let wake = try #require(try receiver.wakes().first)
+            let delivered = try #require(try receiver.fate(of: Self.apnsID(3)))
+            #expect(delivered == .delivered && delivered.wakeID == wake.id)
+            for id in [1, 2] {
+                let fate = try #require(try receiver.fate(of: Self.apnsID(id)))
+                #expect(fate == .coalesced && fate.coalescedByAPNs && fate.wakeID == wake.id, "push \(id): \(fate)")
+            }
+
+            // A push whose expiry passes while the device is offline expires at APNs.
+            // (apns-expiration is read on the system clock, as a time-to-live: 60 s.)
+            try await receiver.setDeviceState(DeviceState(network: .offline))
+            let inAMinute = Int64(DeviceClock.systemNow.millisecondsSinceEpoch / 1000) + 60
+            #expect(try await client.push(expiration: inAMinute, apnsID: Self.apnsID(4)).status == 200)
+            try await receiver.advanceClock(by: .seconds(120))
+            await receiver.settle()
+            #expect(try receiver.fate(of: Self.apnsID(4)) == .expired)
+            try await receiver.setDeviceState(DeviceState(network: .online))
+            await receiver.settle()
+            #expect(try receiver.wakes().count == 1)
+        }
+    }
+
     @Test func advancingTheSystemClockIsRefused() async throws {
         _ = try await Receiver.withTesting({ $0.clock = .system }) { receiver in
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }

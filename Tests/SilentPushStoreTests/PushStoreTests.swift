@@ -37,7 +37,8 @@ import Testing
                 .setDevice(
                     token: "aa",
                     state: DeviceState(
-                        lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true)),
+                        lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true,
+                        network: .offline)),
             ])
             try await store.write([.setFate(push: 1, fate: .coalesced, generation: 0)])
         }
@@ -51,7 +52,9 @@ import Testing
         #expect(try store.wakes(deviceToken: "aa").first?.pushID == 2)
         #expect(
             try store.devices()["aa"]
-                == DeviceState(lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true))
+                == DeviceState(
+                    lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true,
+                    network: .offline))
         #expect(try store.lastIDs() == (push: 2, wake: 7))
     }
 
@@ -137,6 +140,7 @@ import Testing
                         VALUES (?, ?, ?, 'com.example.app', 'background', 5, 0, x'', ?, ?, ?)
                         """, arguments: [id, "id-\(id)", token, fate, wake, generation])
             }
+            try db.execute(sql: "INSERT INTO devices VALUES ('aa', 0, 1, 1, 2, NULL)")  // an hourly budget of 2
         }
         try old.close()
         let store = try PushStore.open(.file(path))
@@ -147,6 +151,8 @@ import Testing
         ])
         #expect(try store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
         #expect(try store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
+        // Migration v8: the hourly budget becomes a daily one of the same rate.
+        #expect(try store.devices()["aa"] == DeviceState(lowPowerMode: true, dailyBudget: 48))
     }
 
     @Test func pushesAreFoundByAPNsIDWithAnIndexEntryOnlyWhenTheIDDoesNotCarryThem() async throws {
