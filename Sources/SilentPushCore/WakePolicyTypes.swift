@@ -33,9 +33,9 @@ public struct WakeSettings: Sendable, Equatable {
     public var batteryThreshold: Int
     /// Which rules apply.
     public var throttling: Throttling
-    /// How long APNs keeps a push for an offline device when its `apns-expiration` does not
-    /// say (Apple: "If you don't specify an expiration, APNs stores the notification for up
-    /// to 30 days" — a limit, kept as a setting).
+    /// The longest APNs keeps a push for an offline device (Apple: it "may store the
+    /// notification for 30 days or less, depending on the date you specify in the
+    /// `apns-expiration` header").
     public var apnsStorageLimit: Duration = .seconds(30 * 86_400)
 
     /// A profile. The defaults are `ios`'s.
