@@ -308,8 +308,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// device's state waits for that state to change; otherwise the later of the app's
     /// interval and the device's budget says when.
     @inlinable func readiness(_ slot: Int, _ pending: Pending, now: Instant) -> Readiness {
+        readiness(states[slot], device: apps[slot].device, pending, now: now)
+    }
+
+    /// The same for an app in state `app` on `deviceID` (also one the policy has not seen).
+    @inlinable func readiness(_ app: AppState, device deviceID: App.Device, _ pending: Pending, now: Instant) -> Readiness {
         guard settings.throttling != .off else { return pending.priority == .low ? .held(.priority1) : .now }
-        let device = devices.isEmpty ? nil : devices[apps[slot].device]
+        let device = devices.isEmpty ? nil : devices[deviceID]
         if device?.state.network == .offline { return .held(.offline) }  // not even a debugger reaches it
         if pending.priority == .low { return .held(.priority1) }  // never wakes the device; rides the next wake
         guard settings.throttling == .on else { return .now }
@@ -326,8 +331,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         }
         var at = now
         var why: WaitReason<Instant>?
-        if let next = states[slot].nextAllowed, next > now {
-            let interval = states[slot].overran ? settings.minimumInterval * 2 : settings.minimumInterval
+        if let next = app.nextAllowed, next > now {
+            let interval = app.overran ? settings.minimumInterval * 2 : settings.minimumInterval
             at = next
             why = .minimumInterval(lastWake: next.advanced(by: .zero - interval), interval: interval, until: next)
         }

@@ -41,6 +41,9 @@ package struct AdminAPI: Sendable {
         router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
         router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
         router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
+        router.get("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
+            try self.forecast(context.parameters.require("token"), topic: context.parameters.require("topic"), query: request.uri.queryParameters)
+        }
         router.patch("/v1/devices/{token}") { request, context in
             try await self.patchDevice(context.parameters.require("token"), body: request.body.collect(upTo: Self.maximumBodySize))
         }
@@ -175,6 +178,38 @@ package struct AdminAPI: Sendable {
 
     private func device(_ token: String) -> Response {
         Self.respond(.ok, deviceJSON(token.lowercased()))
+    }
+
+    /// If a push came now: when it would wake the app, and why not sooner. Changes nothing.
+    private func forecast(_ token: String, topic: String, query: Parameters) -> Response {
+        let token = token.lowercased()
+        guard APNsRequestValidator.isValidDeviceToken(token) else {
+            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
+        }
+        let priority: APNsPriority
+        switch query.get("priority") {
+        case nil: priority = .normal
+        case let text?:
+            guard let value = Int(text), let parsed = APNsPriority(rawValue: value) else {
+                return Self.error(.unprocessableContent, "priority must be 1, 5 or 10")
+            }
+            priority = parsed
+        }
+        let now = runtime.clock.now
+        let forecast = runtime.forecast(device: token, topic: topic, priority: priority)
+        let why: JSONValue =
+            switch forecast {
+            case .wakes(_, let wait?), .waits(let wait): Self.why(wait)
+            case .wakes(let at, nil):
+                Self.whyObject("woke", at == now ? "a push now would wake the app at once" : "a push now would wake the app", nil)
+            case .dropped(let reason): Self.why(.dropped(reason))
+            }
+        return Self.respond(
+            .ok,
+            .object([
+                ("deviceToken", .string(token)), ("topic", .string(topic)), ("priority", .int(Int64(priority.rawValue))),
+                ("now", .string(Self.time(now))), ("wakeAt", .string(forecast.wakeAt.map(Self.time))), ("why", why),
+            ]))
     }
 
     private func deviceJSON(_ token: String) -> JSONValue {
@@ -346,7 +381,6 @@ package struct AdminAPI: Sendable {
     /// `{"rule", "text", "until"}`: the rule that decided the push's fate, for people and
     /// programs. A pending push's comes from the wake policy; the others follow from the fate.
     static func why(_ fate: PushFate) -> JSONValue {
-        func time(_ instant: DeviceInstant) -> String { ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch) }
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
@@ -370,7 +404,21 @@ package struct AdminAPI: Sendable {
                 }
             case .rejected: ("rejected", "rejected by APNs: \(fate.rejection?.rawValue ?? "unknown reason")", nil)
             }
-        return .object([("rule", .string(rule)), ("text", .string(text)), ("until", .string(until.map(time)))])
+        return whyObject(rule, text, until)
+    }
+
+    /// `{"rule", "text", "until"}` for what holds a push.
+    static func why(_ wait: WaitReason<DeviceInstant>) -> JSONValue {
+        whyObject(wait.rule, wait.text(time: time), wait.until)
+    }
+
+    static func whyObject(_ rule: String, _ text: String, _ until: DeviceInstant?) -> JSONValue {
+        .object([("rule", .string(rule)), ("text", .string(text)), ("until", .string(until.map(time)))])
+    }
+
+    /// A device instant as the admin API writes times.
+    static func time(_ instant: DeviceInstant) -> String {
+        ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch)
     }
 
     static func json(_ wake: WakeRecord, coalesced: [String]) -> JSONValue {

@@ -79,6 +79,13 @@ extension DeviceRuntime {
         inspect { $0.policy.deviceState(device) }
     }
 
+    /// If a push of `priority` came now for `topic` on `device`: when it would wake the app,
+    /// and what holds it until then. Changes nothing.
+    public func forecast(device: String, topic: String, priority: APNsPriority = .normal) -> WakeForecast<DeviceInstant> {
+        let now = clock.now
+        return inspect { $0.policy.forecast(for: AppKey(device: device, topic: topic), priority: priority, now: now) }
+    }
+
     /// Waits until no fetch is running (giving each at most `timeout` of real time) and
     /// every change so far is committed.
     public func settle(timeout: Duration) async {

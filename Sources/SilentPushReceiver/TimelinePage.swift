@@ -24,6 +24,7 @@ enum TimelinePage {
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
           .result-running { background: #fb3; color: #222; }
           ol.wakes { margin: .3em 0 0; padding-left: 1.4em; font-size: 12px; }
+          p.waiting { margin: .2em 0 0; font-size: 12px; color: #8a5a00; }
           .legend span { display: inline-block; margin-right: 1em; }
           .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: .3em; vertical-align: -1px; }
         </style>
@@ -82,7 +83,7 @@ enum TimelinePage {
             html += `<section class="app" data-device="${esc(a.device)}" data-topic="${esc(a.topic)}">`;
             html += `<h2>${esc(a.device.substring(0, 16))}… ${esc(a.topic)}</h2><div class="lane">`;
             for (const p of a.pushes) {
-              const note = p.fate + (p.wakeId != null ? " into wake " + p.wakeId : "") + (p.reason ? ": " + p.reason : "");
+              const note = p.why ? p.why.text : p.fate + (p.wakeId != null ? " into wake " + p.wakeId : "") + (p.reason ? ": " + p.reason : "");
               html += `<span class="push fate-${esc(p.fate)}" data-apns-id="${esc(p.apnsId)}" style="left:${x(time(p.receivedAt))}"` +
                       ` title="${esc(p.apnsId)} at ${clockText(time(p.receivedAt))}, ${esc(note)}"></span>`;
             }
@@ -99,7 +100,13 @@ enum TimelinePage {
                       `${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}, delivered ${esc(w.apnsId)}` +
                       `${w.coalesced.length ? ", coalesced " + w.coalesced.map(esc).join(", ") : ""}</li>`;
             }
-            html += `</ol></section>`;
+            html += `</ol>`;
+            // Why what waits, waits: the rule the device applied, with its numbers.
+            for (const p of a.pushes.filter(p => p.fate === "pending" && p.why)) {
+              html += `<p class="waiting" data-apns-id="${esc(p.apnsId)}" data-why-rule="${esc(p.why.rule)}">` +
+                      `${esc(p.apnsId)}: ${esc(p.why.text)}</p>`;
+            }
+            html += `</section>`;
           }
           document.getElementById("apps").innerHTML = html || "<p>No pushes yet.</p>";
         }

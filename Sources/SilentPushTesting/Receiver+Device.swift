@@ -15,6 +15,14 @@ extension Receiver {
         await device.settle(timeout: timeout)
     }
 
+    /// If a push of `priority` came now for `topic` on `deviceToken`: when it would wake the
+    /// app, and what holds it until then. Changes nothing.
+    public func forecast(
+        for deviceToken: String = SamplePush.deviceToken, topic: String = SamplePush.topic, priority: APNsPriority = .normal
+    ) -> WakeForecast<DeviceInstant> {
+        device.forecast(device: deviceToken, topic: topic, priority: priority)
+    }
+
     /// The fate of the push with this `apns-id`, once committed; nil if unknown.
     public func fate(of apnsID: String) throws -> PushFate? {
         try device.store.push(apnsID: apnsID)?.fate

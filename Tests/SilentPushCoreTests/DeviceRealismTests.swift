@@ -203,4 +203,27 @@ import Testing
         scenario.setDevice("d1", DeviceState(network: .online), at: 20)
         #expect(scenario.fates[push] == .delivered(at: 20))
     }
+
+    @Test func theForecastSaysWhenAndWhyAndChangesNothing() {
+        let scenario = Scenario(.ios)
+        let now = Scenario.at
+        #expect(scenario.policy.forecast(for: Self.app, priority: .normal, now: now(0)) == .wakes(at: now(0), after: nil))
+        scenario.push(Self.app, at: 0)
+        let deadline = scenario.policy.nextDeadline
+        let forecast = scenario.policy.forecast(for: Self.app, priority: .normal, now: now(60))
+        #expect(
+            forecast
+                == .wakes(
+                    at: now(15 * Self.minute),
+                    after: .minimumInterval(lastWake: now(0), interval: .seconds(15 * 60), until: now(15 * Self.minute))))
+        #expect(forecast.wakeAt == now(15 * Self.minute))
+        // Nothing changed: no slot filled, no timer armed, the same wake comes next.
+        #expect(scenario.policy.pendingSlotCount == 0 && scenario.policy.nextDeadline == deadline)
+        #expect(scenario.policy.forecast(for: Self.app, priority: .low, now: now(60)) == .waits(.priority1))
+        scenario.setDevice("d1", DeviceState(lowPowerMode: true), at: 70)
+        #expect(scenario.policy.forecast(for: Self.app, priority: .normal, now: now(80)) == .waits(.lowPowerMode))
+        scenario.setDevice("d1", DeviceState(forceQuit: true), at: 90)
+        #expect(scenario.policy.forecast(for: Self.app, priority: .high, now: now(100)) == .dropped(.forceQuit))
+        #expect(scenario.wakes.count == 1)
+    }
 }

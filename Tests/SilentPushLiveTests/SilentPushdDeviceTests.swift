@@ -109,6 +109,11 @@ import Testing
         let after = try await Self.admin(admin, "GET", device)
         #expect(NSDictionary(dictionary: after.json) == NSDictionary(dictionary: before.json))
         #expect(try await Self.admin(admin, "PATCH", "/v1/devices/xyz", body: "{}").status == 422)
+        let forecast = try await Self.admin(admin, "GET", "\(device)/apps/\(SamplePush.topic)/forecast?priority=10")
+        #expect(forecast.status == 200 && forecast.json["wakeAt"] as? String != nil, "\(forecast.json)")
+        #expect((forecast.json["why"] as? [String: Any])?["rule"] as? String == "woke")
+        #expect(try await Self.admin(admin, "GET", "\(device)/apps/\(SamplePush.topic)/forecast?priority=7").status == 422)
+        #expect(try await Self.admin(admin, "GET", "/v1/devices/xyz/apps/\(SamplePush.topic)/forecast").status == 422)
 
         let advance = try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 60}"#)
         #expect(advance.status == 409)

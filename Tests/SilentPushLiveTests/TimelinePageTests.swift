@@ -29,9 +29,13 @@ import Testing
             #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(n)).status == 200)
             #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": \#(advance)}"#).status == 200)
         }
+        // The fourth arrives 6 minutes after the last wake: it waits, and the page says why.
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(4)).status == 200)
         await client.close()
 
         let page = try await Self.dom(of: "http://127.0.0.1:\(admin)/")
+        #expect(page.contains(#"class="waiting" data-apns-id="\#(SilentPushdDeviceTests.apnsID(4))" data-why-rule="minimumInterval""#))
+        #expect(page.contains("waiting: next wake at"), "\(page.prefix(3000))")
         #expect(page.contains("SilentPush timeline"))
         #expect(page.contains(#"data-wake-id="1""#) && page.contains(#"data-wake-id="2""#), "\(page.prefix(2000))")
         #expect(!page.contains(#"data-wake-id="3""#))

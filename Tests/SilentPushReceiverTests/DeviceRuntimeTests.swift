@@ -276,6 +276,22 @@ import Testing
         }
     }
 
+    @Test func theForecastFollowsTheDevice() async throws {
+        try await Receiver.withTesting { receiver in
+            let start = receiver.device.clock.now
+            #expect(receiver.forecast() == .wakes(at: start, after: nil))
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            await receiver.settle()
+            let wake = try #require(try receiver.wakes().first)
+            #expect(receiver.forecast().wakeAt?.millisecondsSinceEpoch == wake.startedAt.advanced(by: .seconds(15 * 60)).millisecondsSinceEpoch)
+            try await receiver.setDeviceState(DeviceState(batteryLevel: 10))
+            #expect(receiver.forecast() == .waits(.battery(level: 10, threshold: 20)))
+            #expect(receiver.forecast(priority: .high).wakeAt != nil)
+        }
+    }
+
     @Test func advancingTheSystemClockIsRefused() async throws {
         _ = try await Receiver.withTesting({ $0.clock = .system }) { receiver in
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
