@@ -13,6 +13,7 @@ extension WaitReason where Instant == DeviceInstant {
         case .fetchSlots(let running, let cap): "fetchSlots:\(running):\(cap)"
         case .fetchRunning: "fetchRunning"
         case .offline: "offline"
+        case .rebootWarmup(let until): "rebootWarmup:\(until.millisecondsSinceEpoch)"
         }
     }
 
@@ -49,6 +50,9 @@ extension WaitReason where Instant == DeviceInstant {
             self = .fetchSlots(running: Int(running), cap: Int(cap))
         case ("fetchRunning", 1): self = .fetchRunning
         case ("offline", 1): self = .offline
+        case ("rebootWarmup", 2):
+            guard let until = number(1, in: milliseconds) else { return nil }
+            self = .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: until))
         default: return nil
         }
     }

@@ -21,6 +21,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     case fetchRunning
     /// The device is offline: APNs holds the push until it reconnects.
     case offline
+    /// The device restarted: no background launch starts before `until`.
+    case rebootWarmup(until: Instant)
 
     /// The rule's name, as the admin API's `why.rule` carries it.
     public var rule: String {
@@ -33,6 +35,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .priority1: "priority1"
         case .fetchSlots, .fetchRunning: "fetchSlots"
         case .offline: "offline"
+        case .rebootWarmup: "rebootWarmup"
         }
     }
 
@@ -40,7 +43,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// another wake) ends it.
     public var until: Instant? {
         switch self {
-        case .minimumInterval(_, _, let until): until
+        case .minimumInterval(_, _, let until), .rebootWarmup(let until): until
         case .dailyBudget(_, _, let until): until
         case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline: nil
         }
@@ -63,6 +66,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .fetchSlots(let running, let cap): return "waiting: all \(cap) fetch slots busy (\(running) running)"
         case .fetchRunning: return "waiting: the app's previous fetch is still running"
         case .offline: return "held at APNs: the device is offline; APNs delivers its latest push for the app on reconnect"
+        case .rebootWarmup(let until): return "waiting: the device restarted; no background launch before \(time(until))"
         }
     }
 

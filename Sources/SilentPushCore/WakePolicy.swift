@@ -123,7 +123,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         let old = deviceState(device)
         var record = devices[device] ?? DeviceRecord()
         record.state = new
-        devices[device] = new.isDefault && record.launches.isEmpty ? nil : record
+        devices[device] = new.isDefault && record.launches.isEmpty && record.warmUntil == nil ? nil : record
 
         let dropReason: DropReason? =
             settings.throttling == .off
@@ -141,6 +141,20 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             }
         }
         startWaiting(now: now)
+        return takeActions()
+    }
+
+    /// `device` restarted at `now`: no background launch starts during the warm-up
+    /// (`settings.rebootWarmup`); the pushes waiting in its apps' slots say so and wait it out.
+    /// (Scans the apps, as a device change does.)
+    @inlinable public mutating func reboot(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        var record = devices[device] ?? DeviceRecord()
+        record.warmUntil = now.advanced(by: settings.rebootWarmup)
+        devices[device] = record
+        for slot in 0..<apps.count where apps[slot].device == device && states[slot].pending != nil {
+            evaluate(slot, now: now, announcePending: true)
+        }
         return takeActions()
     }
 
@@ -264,6 +278,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .fetchSlots: 10
         case .fetchRunning: 11
         case .offline: 12
+        case .rebootWarmup: 13
         }
     }
 
@@ -335,6 +350,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             let interval = app.overran ? settings.minimumInterval * 2 : settings.minimumInterval
             at = next
             why = .minimumInterval(lastWake: next.advanced(by: .zero - interval), interval: interval, until: next)
+        }
+        if let warm = device?.warmUntil, warm > now, warm > at {
+            at = warm
+            why = .rebootWarmup(until: warm)
         }
         if let budget = device?.state.dailyBudget ?? settings.dailyBudget {
             guard budget > 0 else { return .held(.dailyBudget(used: 0, budget: 0, until: nil)) }
@@ -449,6 +468,8 @@ extension WakePolicy {
         /// Background launches in the last 24 hours (at most the budget's worth), oldest
         /// first, kept while the device has a budget.
         @usableFromInline var launches: [Instant] = []
+        /// After a restart, no background launch before this.
+        @usableFromInline var warmUntil: Instant?
 
         @inlinable init() {}
     }

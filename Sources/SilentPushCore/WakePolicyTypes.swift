@@ -37,6 +37,8 @@ public struct WakeSettings: Sendable, Equatable {
     /// notification for 30 days or less, depending on the date you specify in the
     /// `apns-expiration` header").
     public var apnsStorageLimit: Duration = .seconds(30 * 86_400)
+    /// After a (simulated) restart, no background launch starts for this long (0: none).
+    public var rebootWarmup: Duration = .zero
 
     /// A profile. The defaults are `ios`'s.
     public init(

@@ -41,6 +41,7 @@ package struct AdminAPI: Sendable {
         router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
         router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
         router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
+        router.post("/v1/devices/{token}/reboot") { _, context in try await self.reboot(context.parameters.require("token")) }
         router.get("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
             try self.forecast(context.parameters.require("token"), topic: context.parameters.require("topic"), query: request.uri.queryParameters)
         }
@@ -178,6 +179,20 @@ package struct AdminAPI: Sendable {
 
     private func device(_ token: String) -> Response {
         Self.respond(.ok, deviceJSON(token.lowercased()))
+    }
+
+    /// Restarts the device: no background launch during the warm-up.
+    private func reboot(_ token: String) async -> Response {
+        let token = token.lowercased()
+        guard APNsRequestValidator.isValidDeviceToken(token) else {
+            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
+        }
+        return await Self.answering {
+            let until = try await runtime.reboot(token)
+            guard case .object(var fields) = deviceJSON(token) else { return deviceJSON(token) }
+            fields.append(("warmUpUntil", .string(Self.time(until))))
+            return .object(fields)
+        }
     }
 
     /// If a push came now: when it would wake the app, and why not sooner. Changes nothing.

@@ -174,6 +174,15 @@ struct DeviceRecorder {
         apply(policy.setDeviceState(new, for: device, now: now))
     }
 
+    /// `device` restarted (see `WakePolicy.reboot`).
+    mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
+        actions.completion = completion
+        // The device's row, rewritten as it is: the completion runs after a commit, and a
+        // restart with nothing waiting changes nothing else.
+        actions.changes.append(.setDevice(token: device, state: policy.deviceState(device)))
+        apply(policy.reboot(device, now: now))
+    }
+
     /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
     mutating func restore(app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant) {
         apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now))

@@ -74,6 +74,19 @@ extension DeviceRuntime {
         }
     }
 
+    /// Restarts `device`: no background launch starts during the warm-up (`--reboot-warmup`).
+    /// Returns the warm-up's end, once what it changed is committed.
+    @discardableResult
+    public func reboot(_ device: String) async throws -> DeviceInstant {
+        let now = clock.now
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            modify { recorder, now in
+                recorder.reboot(device, now: now) { continuation.resume(with: $0) }
+            }
+        }
+        return now.advanced(by: settings.rebootWarmup)
+    }
+
     /// `device`'s state as the policy holds it.
     public func deviceState(of device: String) -> DeviceState {
         inspect { $0.policy.deviceState(device) }

@@ -15,6 +15,13 @@ extension Receiver {
         await device.settle(timeout: timeout)
     }
 
+    /// Restarts the device: no background launch starts during the warm-up
+    /// (`WakeSettings.rebootWarmup`). Returns when the warm-up ends.
+    @discardableResult
+    public func reboot(_ deviceToken: String = SamplePush.deviceToken) async throws -> DeviceInstant {
+        try await device.reboot(deviceToken)
+    }
+
     /// If a push of `priority` came now for `topic` on `deviceToken`: when it would wake the
     /// app, and what holds it until then. Changes nothing.
     public func forecast(

@@ -118,6 +118,11 @@ struct SilentPushd: AsyncParsableCommand {
     var dailyBudget: String?
 
     @Option(
+        name: .customLong("reboot-warmup"),
+        help: ArgumentHelp("After POST /v1/devices/{token}/reboot, no background launch for this long (default 0).", valueName: "duration"))
+    var rebootWarmup: String?
+
+    @Option(
         name: .customLong("battery-threshold"),
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
     var batteryThreshold: Int?
@@ -240,6 +245,11 @@ struct SilentPushd: AsyncParsableCommand {
                 }
                 configuration.wakeSettings.dailyBudget = budget
             }
+        }
+        if let rebootWarmup {
+            let warmup = try Self.duration(rebootWarmup, flag: "--reboot-warmup", atMost: .days(1))
+            guard warmup >= .zero else { throw ValidationError("--reboot-warmup must not be negative") }
+            configuration.wakeSettings.rebootWarmup = warmup
         }
         if let batteryThreshold {
             guard (0...100).contains(batteryThreshold) else { throw ValidationError("--battery-threshold must be from 0 to 100 (percent)") }

@@ -151,7 +151,7 @@ import Testing
             ),
             .dailyBudget(used: 3, budget: 3, until: DeviceInstant(millisecondsSinceEpoch: 5)), .dailyBudget(used: 0, budget: 0, until: nil),
             .lowPowerMode, .battery(level: 15, threshold: 20), .thermal(.critical), .priority1, .fetchSlots(running: 64, cap: 64), .fetchRunning,
-            .offline,
+            .offline, .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: 7)),
         ]
         for reason in reasons { #expect(WaitReason(stored: reason.stored) == reason, "\(reason.stored)") }
         for text in ["", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "nonsense"] {
@@ -225,5 +225,29 @@ import Testing
         scenario.setDevice("d1", DeviceState(forceQuit: true), at: 90)
         #expect(scenario.policy.forecast(for: Self.app, priority: .high, now: now(100)) == .dropped(.forceQuit))
         #expect(scenario.wakes.count == 1)
+    }
+
+    @Test func noLaunchDuringARebootsWarmUp() {
+        var settings = WakeSettings.fast
+        settings.rebootWarmup = .seconds(10 * 60)
+        let scenario = Scenario(settings)
+        let other = App(device: "d2", topic: "com.example.app")
+        scenario.apply(scenario.policy.reboot("d1", now: Scenario.at(0)))
+        let push = scenario.push(Self.app, at: 60, priority: .high)
+        #expect(scenario.fates[push] == .pending && scenario.whys[push] == .rebootWarmup(until: Scenario.at(600)))
+        // Another device did not restart.
+        #expect(scenario.fates[scenario.push(other, at: 60)] == .delivered(at: 60))
+        scenario.advance(to: 599)
+        #expect(scenario.fates[push] == .pending)
+        scenario.advance(to: 600)
+        #expect(scenario.fates[push] == .delivered(at: 600))
+        // A push waiting when the device restarts waits out the warm-up too, and says so.
+        scenario.completeImmediately = true
+        let waiting = scenario.push(Self.app, at: 700, priority: .low)
+        scenario.apply(scenario.policy.reboot("d1", now: Scenario.at(710)))
+        #expect(scenario.whys[waiting] == .priority1)  // priority 1 never wakes anyway
+        let next = scenario.push(Self.app, at: 720, priority: .high)
+        #expect(scenario.whys[next] == .rebootWarmup(until: Scenario.at(1_310)))
+        #expect(scenario.policy.forecast(for: Self.app, priority: .high, now: Scenario.at(720)).wakeAt == Scenario.at(1_310))
     }
 }

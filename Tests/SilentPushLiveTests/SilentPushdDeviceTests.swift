@@ -114,6 +114,9 @@ import Testing
         #expect((forecast.json["why"] as? [String: Any])?["rule"] as? String == "woke")
         #expect(try await Self.admin(admin, "GET", "\(device)/apps/\(SamplePush.topic)/forecast?priority=7").status == 422)
         #expect(try await Self.admin(admin, "GET", "/v1/devices/xyz/apps/\(SamplePush.topic)/forecast").status == 422)
+        let rebooted = try await Self.admin(admin, "POST", "\(device)/reboot", body: "{}")
+        #expect(rebooted.status == 200 && rebooted.json["warmUpUntil"] as? String != nil, "\(rebooted.json)")
+        #expect(try await Self.admin(admin, "POST", "/v1/devices/xyz/reboot", body: "{}").status == 422)
 
         let advance = try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 60}"#)
         #expect(advance.status == 409)

@@ -128,6 +128,7 @@ import Testing
         (["--profile", "slow"], "--profile 'slow' is not ios, fast, debugger, strict, off"),
         (["--daily-budget", "lots"], "--daily-budget must be a whole number from 0 to 1000000, or none"),
         (["--battery-threshold", "101"], "--battery-threshold must be from 0 to 100 (percent)"),
+        (["--reboot-warmup", "2d"], "--reboot-warmup"),
         (["--min-interval", "often"], "--min-interval 'often' is not a duration"),
         (["--deadline", "0s"], "--deadline must be more than 0"),
         (["--admin", "localhost"], "--admin 'localhost' is not HOST:PORT"),

@@ -292,6 +292,22 @@ import Testing
         }
     }
 
+    @Test func aRebootHoldsLaunchesForTheWarmUp() async throws {
+        try await Receiver.withTesting({ $0.wakeSettings.rebootWarmup = .seconds(300) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let until = try await receiver.reboot()
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            await receiver.settle()
+            let held = try #require(try receiver.fate(of: Self.apnsID(1)))
+            #expect(held == .pending && held.waitReason?.rule == "rebootWarmup")
+            #expect(held.waitReason?.until?.millisecondsSinceEpoch == until.millisecondsSinceEpoch)
+            try await receiver.advanceClock(by: .seconds(300))
+            await receiver.settle()
+            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
+        }
+    }
+
     @Test func advancingTheSystemClockIsRefused() async throws {
         _ = try await Receiver.withTesting({ $0.clock = .system }) { receiver in
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
