@@ -14,6 +14,7 @@ extension WaitReason where Instant == DeviceInstant {
         case .fetchRunning: "fetchRunning"
         case .offline: "offline"
         case .rebootWarmup(let until): "rebootWarmup:\(until.millisecondsSinceEpoch)"
+        case .appUsage(let opened, let threshold): "appUsage:\(opened.millisecondsSinceEpoch):\(threshold.nanosecondCount / 1_000_000)"
         }
     }
 
@@ -50,6 +51,9 @@ extension WaitReason where Instant == DeviceInstant {
             self = .fetchSlots(running: Int(running), cap: Int(cap))
         case ("fetchRunning", 1): self = .fetchRunning
         case ("offline", 1): self = .offline
+        case ("appUsage", 3):
+            guard let opened = number(1, in: milliseconds), let threshold = number(2, in: milliseconds) else { return nil }
+            self = .appUsage(lastOpened: DeviceInstant(millisecondsSinceEpoch: opened), threshold: .milliseconds(threshold))
         case ("rebootWarmup", 2):
             guard let until = number(1, in: milliseconds) else { return nil }
             self = .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: until))

@@ -23,6 +23,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     case offline
     /// The device restarted: no background launch starts before `until`.
     case rebootWarmup(until: Instant)
+    /// The user has not opened the app since `lastOpened`, longer than `threshold`: it is
+    /// not launched in the background until it is opened again.
+    case appUsage(lastOpened: Instant, threshold: Duration)
 
     /// The rule's name, as the admin API's `why.rule` carries it.
     public var rule: String {
@@ -36,6 +39,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .fetchSlots, .fetchRunning: "fetchSlots"
         case .offline: "offline"
         case .rebootWarmup: "rebootWarmup"
+        case .appUsage: "appUsage"
         }
     }
 
@@ -45,7 +49,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         switch self {
         case .minimumInterval(_, _, let until), .rebootWarmup(let until): until
         case .dailyBudget(_, _, let until): until
-        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline: nil
+        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage: nil
         }
     }
 
@@ -67,6 +71,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .fetchRunning: return "waiting: the app's previous fetch is still running"
         case .offline: return "held at APNs: the device is offline; APNs delivers its latest push for the app on reconnect"
         case .rebootWarmup(let until): return "waiting: the device restarted; no background launch before \(time(until))"
+        case .appUsage(let opened, let threshold):
+            return "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold)) ago; it is launched again once opened"
         }
     }
 

@@ -16,6 +16,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @usableFromInline var apps = AppTable()
     @usableFromInline var states: [AppState] = []
     @usableFromInline var devices: [App.Device: DeviceRecord] = [:]
+    /// When each app was last opened, for the apps whose usage was set (few: kept apart).
+    @usableFromInline var lastOpened: [App: Instant] = [:]
     @usableFromInline var timers = TimerHeap()
     @usableFromInline var waitingForSlot: [Int32] = []
     @usableFromInline var waitingHead = 0
@@ -143,6 +145,22 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         startWaiting(now: now)
         return takeActions()
     }
+
+    /// The user opened `app` at `opened` (nil: usage unknown, which counts as in use).
+    /// Apps not opened for a day, a week, are launched at twice, four times the interval;
+    /// past `settings.appUsageThreshold`, not at all. Its waiting push is looked at again.
+    @inlinable public mutating func setLastOpened(_ opened: Instant?, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        lastOpened[app] = opened
+        if let slot = apps.index(of: app), states[slot].pending != nil {
+            evaluate(slot, now: now, announcePending: true)
+            startWaiting(now: now)
+        }
+        return takeActions()
+    }
+
+    /// When `app` was last opened, if known.
+    @inlinable public func lastOpened(_ app: App) -> Instant? { lastOpened[app] }
 
     /// `device` restarted at `now`: no background launch starts during the warm-up
     /// (`settings.rebootWarmup`); the pushes waiting in its apps' slots say so and wait it out.
@@ -279,6 +297,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .fetchRunning: 11
         case .offline: 12
         case .rebootWarmup: 13
+        case .appUsage: 14
         }
     }
 
@@ -323,13 +342,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// device's state waits for that state to change; otherwise the later of the app's
     /// interval and the device's budget says when.
     @inlinable func readiness(_ slot: Int, _ pending: Pending, now: Instant) -> Readiness {
-        readiness(states[slot], device: apps[slot].device, pending, now: now)
+        readiness(states[slot], of: apps[slot], pending, now: now)
     }
 
-    /// The same for an app in state `app` on `deviceID` (also one the policy has not seen).
-    @inlinable func readiness(_ app: AppState, device deviceID: App.Device, _ pending: Pending, now: Instant) -> Readiness {
+    /// The same for `key` in state `app` (also an app the policy has not seen).
+    @inlinable func readiness(_ app: AppState, of key: App, _ pending: Pending, now: Instant) -> Readiness {
         guard settings.throttling != .off else { return pending.priority == .low ? .held(.priority1) : .now }
-        let device = devices.isEmpty ? nil : devices[deviceID]
+        let device = devices.isEmpty ? nil : devices[key.device]
         if device?.state.network == .offline { return .held(.offline) }  // not even a debugger reaches it
         if pending.priority == .low { return .held(.priority1) }  // never wakes the device; rides the next wake
         guard settings.throttling == .on else { return .now }
@@ -344,12 +363,26 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 }
             }
         }
+        // App usage: an app not opened for a while is launched less, then not at all.
+        var usage = 1
+        if !lastOpened.isEmpty, let opened = lastOpened[key] {
+            let unused = opened.duration(to: now)
+            if let threshold = settings.appUsageThreshold, unused >= threshold {
+                return .held(.appUsage(lastOpened: opened, threshold: threshold))
+            }
+            usage = unused < Self.day ? 1 : unused < Self.day * 7 ? 2 : 4
+        }
         var at = now
         var why: WaitReason<Instant>?
-        if let next = app.nextAllowed, next > now {
-            let interval = app.overran ? settings.minimumInterval * 2 : settings.minimumInterval
-            at = next
-            why = .minimumInterval(lastWake: next.advanced(by: .zero - interval), interval: interval, until: next)
+        if let allowed = app.nextAllowed {
+            let base = app.overran ? settings.minimumInterval * 2 : settings.minimumInterval
+            let lastWake = allowed.advanced(by: .zero - base)
+            let interval = base * usage
+            let next = lastWake.advanced(by: interval)
+            if next > now {
+                at = next
+                why = .minimumInterval(lastWake: lastWake, interval: interval, until: next)
+            }
         }
         if let warm = device?.warmUntil, warm > now, warm > at {
             at = warm

@@ -39,6 +39,10 @@ public struct WakeSettings: Sendable, Equatable {
     public var apnsStorageLimit: Duration = .seconds(30 * 86_400)
     /// After a (simulated) restart, no background launch starts for this long (0: none).
     public var rebootWarmup: Duration = .zero
+    /// An app not opened for this long is not launched in the background at all; nil: no
+    /// limit. (Opened within a day: the interval as set; within a week: twice; older: four
+    /// times.)
+    public var appUsageThreshold: Duration? = .seconds(14 * 86_400)
 
     /// A profile. The defaults are `ios`'s.
     public init(

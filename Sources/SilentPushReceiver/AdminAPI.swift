@@ -41,6 +41,13 @@ package struct AdminAPI: Sendable {
         router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
         router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
         router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
+        router.get("/v1/devices/{token}/apps/{topic}") { _, context in
+            try self.app(context.parameters.require("token"), topic: context.parameters.require("topic"))
+        }
+        router.patch("/v1/devices/{token}/apps/{topic}") { request, context in
+            let body = try await request.body.collect(upTo: Self.maximumBodySize)
+            return try await self.patchApp(context.parameters.require("token"), topic: context.parameters.require("topic"), body: body)
+        }
         router.post("/v1/devices/{token}/reboot") { _, context in try await self.reboot(context.parameters.require("token")) }
         router.get("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
             try self.forecast(context.parameters.require("token"), topic: context.parameters.require("topic"), query: request.uri.queryParameters)
@@ -179,6 +186,59 @@ package struct AdminAPI: Sendable {
 
     private func device(_ token: String) -> Response {
         Self.respond(.ok, deviceJSON(token.lowercased()))
+    }
+
+    private func app(_ token: String, topic: String) -> Response {
+        let token = token.lowercased()
+        guard APNsRequestValidator.isValidDeviceToken(token) else {
+            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
+        }
+        return Self.respond(.ok, appJSON(token, topic: topic))
+    }
+
+    private func appJSON(_ token: String, topic: String) -> JSONValue {
+        .object([
+            ("deviceToken", .string(token)), ("topic", .string(topic)),
+            ("lastOpenedAt", .string(runtime.lastOpened(device: token, topic: topic).map(Self.time))),
+        ])
+    }
+
+    /// `{"opened": true}` (opened now) or `{"lastOpenedAt": time|null}`.
+    private func patchApp(_ token: String, topic: String, body: ByteBuffer) async -> Response {
+        let token = token.lowercased()
+        guard APNsRequestValidator.isValidDeviceToken(token) else {
+            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
+        }
+        return await Self.answering {
+            let fields = try Self.object(body)
+            guard fields.count == 1, let (key, value) = fields.first else {
+                throw AdminError(.unprocessableContent, #"give {"opened": true} or {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null)"#)
+            }
+            switch (key, value) {
+            case ("opened", .bool(true)):
+                try await runtime.setLastOpened(device: token, topic: topic)
+            case ("lastOpenedAt", .null):
+                try await runtime.clearLastOpened(device: token, topic: topic)
+            case ("lastOpenedAt", .string(let text)):
+                guard let at = Self.instant(text) else {
+                    throw AdminError(.unprocessableContent, "lastOpenedAt must be an ISO 8601 time such as 2026-11-22T04:42:47Z, or null")
+                }
+                try await runtime.setLastOpened(at, device: token, topic: topic)
+            default:
+                throw AdminError(.unprocessableContent, #"give {"opened": true} or {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null)"#)
+            }
+            return appJSON(token, topic: topic)
+        }
+    }
+
+    /// An ISO 8601 time (with or without fractional seconds) between 1970 and 2262.
+    static func instant(_ text: String) -> DeviceInstant? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
+        let seconds = date.timeIntervalSince1970
+        guard seconds >= 0, seconds < 9_000_000_000 else { return nil }
+        return DeviceInstant(millisecondsSinceEpoch: Int64(seconds * 1000))
     }
 
     /// Restarts the device: no background launch during the warm-up.

@@ -45,7 +45,7 @@ package struct ConfigFile: Sendable {
         "rateLimit": ("--rate-limit", .text), "store": ("--store", .text), "clock": ("--clock", .text),
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),
         "dailyBudget": ("--daily-budget", .numberOrNone), "batteryThreshold": ("--battery-threshold", .number),
-        "rebootWarmup": ("--reboot-warmup", .duration),
+        "rebootWarmup": ("--reboot-warmup", .duration), "appUsageThreshold": ("--app-usage-threshold", .duration),
         "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
         "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
     ]

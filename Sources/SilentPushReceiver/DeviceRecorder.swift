@@ -174,6 +174,13 @@ struct DeviceRecorder {
         apply(policy.setDeviceState(new, for: device, now: now))
     }
 
+    /// The user opened the app at `opened` (see `WakePolicy.setLastOpened`).
+    mutating func setLastOpened(_ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) {
+        actions.completion = completion
+        actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
+        apply(policy.setLastOpened(opened, for: app, now: now))
+    }
+
     /// `device` restarted (see `WakePolicy.reboot`).
     mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
         actions.completion = completion

@@ -74,6 +74,31 @@ extension DeviceRuntime {
         }
     }
 
+    /// The user opened `topic`'s app on `device` at `opened` (nil: now). An app not opened
+    /// for a while is launched less, then not at all (`WakeSettings.appUsageThreshold`).
+    /// Returns once the change is committed.
+    public func setLastOpened(_ opened: DeviceInstant? = nil, device: String, topic: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            modify { recorder, now in
+                recorder.setLastOpened(opened ?? now, for: AppKey(device: device, topic: topic), now: now) { continuation.resume(with: $0) }
+            }
+        }
+    }
+
+    /// Forgets when the app was last opened: its usage is unknown, which counts as in use.
+    public func clearLastOpened(device: String, topic: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            modify { recorder, now in
+                recorder.setLastOpened(nil, for: AppKey(device: device, topic: topic), now: now) { continuation.resume(with: $0) }
+            }
+        }
+    }
+
+    /// When the user last opened `topic`'s app on `device`, if known.
+    public func lastOpened(device: String, topic: String) -> DeviceInstant? {
+        inspect { $0.policy.lastOpened(AppKey(device: device, topic: topic)) }
+    }
+
     /// Restarts `device`: no background launch starts during the warm-up (`--reboot-warmup`).
     /// Returns the warm-up's end, once what it changed is committed.
     @discardableResult

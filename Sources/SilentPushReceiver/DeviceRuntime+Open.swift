@@ -27,6 +27,10 @@ extension DeviceRuntime {
         for (token, device) in try store.deviceRecords() where device.state != DeviceState() {
             _ = policy.setDeviceState(device.state, for: token, now: now)
         }
+        for app in try store.appUsage() {
+            _ = policy.setLastOpened(
+                DeviceInstant(millisecondsSinceEpoch: app.lastOpenedAt), for: AppKey(device: app.deviceToken, topic: app.topic), now: now)
+        }
         for wake in try store.unfinishedWakes() {
             changes.append(
                 .finishWake(

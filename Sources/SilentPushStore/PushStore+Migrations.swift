@@ -138,6 +138,14 @@ extension PushStore {
                     ALTER TABLE pushes ADD COLUMN apns_storage INTEGER;
                     """)
         }
+        migrator.registerMigration("v10") { db in
+            // App usage: when the user last opened each app (device-clock ms).
+            try db.execute(
+                sql: """
+                    CREATE TABLE apps (device_token TEXT NOT NULL, topic TEXT NOT NULL, last_opened_at INTEGER,
+                                       PRIMARY KEY (device_token, topic))
+                    """)
+        }
         return migrator
     }()
 }

@@ -127,6 +127,15 @@ extension PushStore {
             arguments: [Int64(bitPattern: wakeID)])
     }
 
+    /// When the user last opened each app whose usage was set (device-clock ms).
+    public func appUsage() throws -> [(deviceToken: String, topic: String, lastOpenedAt: Int64)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT device_token, topic, last_opened_at FROM apps WHERE last_opened_at IS NOT NULL").map {
+                ($0["device_token"], $0["topic"], $0["last_opened_at"])
+            }
+        }
+    }
+
     /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
     /// closed, so a restarted receiver keeps the minimum interval and numbers on.
     public func lastWakes() throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {

@@ -96,6 +96,8 @@ public enum StoreChange: Sendable, Equatable {
     case setReplaced(push: UInt64, replaced: UInt64)
     /// `push` was replaced at APNs (the device was offline), not on the device.
     case setCoalescedByAPNs(push: UInt64)
+    /// The user last opened the app at `at` (device-clock ms; nil: unknown).
+    case setLastOpened(deviceToken: String, topic: String, at: Int64?)
     /// A wake started.
     case insertWake(WakeRecord)
     /// A wake ended.

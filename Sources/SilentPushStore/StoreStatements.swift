@@ -157,6 +157,13 @@ final class StoreStatements: @unchecked Sendable {
                 token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.dailyBudget, state.batteryLevel, state.charging,
                 state.thermalState.rawValue, state.debuggerAttached, state.network.rawValue,
             ])
+        case .setLastOpened(let token, let topic, let at):
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO apps (device_token, topic, last_opened_at) VALUES (?, ?, ?)
+                    ON CONFLICT(device_token, topic) DO UPDATE SET last_opened_at = excluded.last_opened_at
+                    """
+            ).execute(arguments: [token, topic, at])
         case .setCoalescedByAPNs(let push):
             try db.cachedStatement(sql: "UPDATE pushes SET apns_storage = 1 WHERE id = ?").execute(arguments: [Int64(bitPattern: push)])
         case .setContent(let content):

@@ -15,6 +15,15 @@ extension Receiver {
         await device.settle(timeout: timeout)
     }
 
+    /// The user opens the app (at `opened`; nil: now). Apps not opened for a day or a week
+    /// are launched at twice or four times the interval; past `WakeSettings.appUsageThreshold`,
+    /// not at all.
+    public func openApp(
+        _ topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken, at opened: DeviceInstant? = nil
+    ) async throws {
+        try await device.setLastOpened(opened, device: deviceToken, topic: topic)
+    }
+
     /// Restarts the device: no background launch starts during the warm-up
     /// (`WakeSettings.rebootWarmup`). Returns when the warm-up ends.
     @discardableResult

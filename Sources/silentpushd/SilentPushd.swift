@@ -118,6 +118,12 @@ struct SilentPushd: AsyncParsableCommand {
     var dailyBudget: String?
 
     @Option(
+        name: .customLong("app-usage-threshold"),
+        help: ArgumentHelp(
+            "An app not opened for this long is not launched in the background (default 14d; 'none': no limit).", valueName: "duration"))
+    var appUsageThreshold: String?
+
+    @Option(
         name: .customLong("reboot-warmup"),
         help: ArgumentHelp("After POST /v1/devices/{token}/reboot, no background launch for this long (default 0).", valueName: "duration"))
     var rebootWarmup: String?
@@ -244,6 +250,15 @@ struct SilentPushd: AsyncParsableCommand {
                     throw ValidationError("--daily-budget must be a whole number from 0 to 1000000, or none")
                 }
                 configuration.wakeSettings.dailyBudget = budget
+            }
+        }
+        if let appUsageThreshold {
+            if appUsageThreshold == "none" {
+                configuration.wakeSettings.appUsageThreshold = nil
+            } else {
+                let threshold = try Self.duration(appUsageThreshold, flag: "--app-usage-threshold", atMost: .days(3650))
+                guard threshold > .zero else { throw ValidationError("--app-usage-threshold must be more than 0 (e.g. 14d), or none") }
+                configuration.wakeSettings.appUsageThreshold = threshold
             }
         }
         if let rebootWarmup {

@@ -152,6 +152,7 @@ import Testing
             .dailyBudget(used: 3, budget: 3, until: DeviceInstant(millisecondsSinceEpoch: 5)), .dailyBudget(used: 0, budget: 0, until: nil),
             .lowPowerMode, .battery(level: 15, threshold: 20), .thermal(.critical), .priority1, .fetchSlots(running: 64, cap: 64), .fetchRunning,
             .offline, .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: 7)),
+            .appUsage(lastOpened: DeviceInstant(millisecondsSinceEpoch: 3), threshold: .seconds(14 * 86_400)),
         ]
         for reason in reasons { #expect(WaitReason(stored: reason.stored) == reason, "\(reason.stored)") }
         for text in ["", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "nonsense"] {
@@ -249,5 +250,46 @@ import Testing
         let next = scenario.push(Self.app, at: 720, priority: .high)
         #expect(scenario.whys[next] == .rebootWarmup(until: Scenario.at(1_310)))
         #expect(scenario.policy.forecast(for: Self.app, priority: .high, now: Scenario.at(720)).wakeAt == Scenario.at(1_310))
+    }
+
+    @Test func appsNotOpenedForAWhileAreLaunchedLessThenNotAtAll() {
+        let scenario = Scenario(.ios)
+        let start = 20 * Self.day
+        let interval = Int64(15 * 60)
+        func open(daysAgo: Int64, at seconds: Int64) {
+            scenario.stepTimers(before: seconds)
+            scenario.apply(scenario.policy.setLastOpened(Scenario.at(seconds - daysAgo * Self.day), for: Self.app, now: Scenario.at(seconds)))
+        }
+        // Opened today: the interval as set.
+        open(daysAgo: 0, at: start)
+        scenario.push(Self.app, at: start)
+        let today = scenario.push(Self.app, at: start + 60)
+        #expect(scenario.whys[today]?.until == Scenario.at(start + interval))
+        scenario.advance(to: start + interval)
+        #expect(scenario.fates[today] == .delivered(at: start + interval))
+        // Last opened two days ago: twice the interval after the last wake, and it says so.
+        open(daysAgo: 2, at: start + interval + 10)
+        let twoDays = scenario.push(Self.app, at: start + interval + 20)
+        #expect(
+            scenario.whys[twoDays]
+                == .minimumInterval(
+                    lastWake: Scenario.at(start + interval), interval: .seconds(2 * interval), until: Scenario.at(start + 3 * interval)))
+        // Ten days ago: four times.
+        open(daysAgo: 10, at: start + interval + 30)
+        #expect(scenario.whys[twoDays]?.until == Scenario.at(start + 5 * interval))
+        scenario.advance(to: start + 5 * interval)
+        #expect(scenario.fates[twoDays] == .delivered(at: start + 5 * interval))
+        // Fifteen days ago, past the 14-day threshold: not launched until opened.
+        let lastOpened = Scenario.at(start + 5 * interval + 10 - 15 * Self.day)
+        open(daysAgo: 15, at: start + 5 * interval + 10)
+        let stale = scenario.push(Self.app, at: start + 7 * interval)
+        #expect(scenario.whys[stale] == .appUsage(lastOpened: lastOpened, threshold: .seconds(14 * Self.day)))
+        scenario.advance(to: start + 20 * interval)
+        #expect(scenario.fates[stale] == .pending)
+        open(daysAgo: 0, at: start + 20 * interval)
+        #expect(scenario.fates[stale] == .delivered(at: start + 20 * interval))
+        // Another app on the device is not affected.
+        let other = App(device: "d1", topic: "com.example.other")
+        #expect(scenario.fates[scenario.push(other, at: start + 20 * interval + 1)] == .delivered(at: start + 20 * interval + 1))
     }
 }

@@ -117,6 +117,15 @@ import Testing
         let rebooted = try await Self.admin(admin, "POST", "\(device)/reboot", body: "{}")
         #expect(rebooted.status == 200 && rebooted.json["warmUpUntil"] as? String != nil, "\(rebooted.json)")
         #expect(try await Self.admin(admin, "POST", "/v1/devices/xyz/reboot", body: "{}").status == 422)
+        let app = "\(device)/apps/\(SamplePush.topic)"
+        #expect(try await Self.admin(admin, "GET", app).json["lastOpenedAt"] is NSNull)
+        let opened = try await Self.admin(admin, "PATCH", app, body: #"{"lastOpenedAt": "2026-01-02T03:04:05Z"}"#)
+        #expect(opened.status == 200 && opened.json["lastOpenedAt"] as? String == "2026-01-02T03:04:05.000Z", "\(opened.json)")
+        #expect(try await Self.admin(admin, "PATCH", app, body: #"{"opened": true}"#).json["lastOpenedAt"] as? String != nil)
+        for body in [#"{"lastOpenedAt": "yesterday"}"#, #"{"opened": "yes"}"#, "{}"] {
+            let answer = try await Self.admin(admin, "PATCH", app, body: body)
+            #expect(answer.status == 422 && (answer.json["error"] as? String)?.contains("lastOpenedAt") == true, "\(body): \(answer.json)")
+        }
 
         let advance = try await Self.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 60}"#)
         #expect(advance.status == 409)

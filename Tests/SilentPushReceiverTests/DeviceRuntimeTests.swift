@@ -308,6 +308,22 @@ import Testing
         }
     }
 
+    @Test func anAppNotOpenedForWeeksIsNotLaunchedUntilOpened() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            try await receiver.openApp(at: receiver.device.clock.now.advanced(by: .seconds(-15 * 86_400)))
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            await receiver.settle()
+            let held = try #require(try receiver.fate(of: Self.apnsID(1)))
+            #expect(held == .pending && held.waitReason?.rule == "appUsage")
+            try await receiver.openApp()
+            await receiver.settle()
+            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
+            #expect(receiver.device.lastOpened(device: SamplePush.deviceToken, topic: SamplePush.topic) != nil)
+        }
+    }
+
     @Test func advancingTheSystemClockIsRefused() async throws {
         _ = try await Receiver.withTesting({ $0.clock = .system }) { receiver in
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
