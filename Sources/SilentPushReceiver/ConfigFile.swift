@@ -11,7 +11,8 @@ import SilentPushCore
 ///  "fetchHandlers": {"com.example.news": {"url": "http://127.0.0.1:8080/news/{token}"},
 ///                    "com.example.mail": {"exec": "./fetch-mail.sh"}},
 ///  "deviceRegistry": "registeredOnly",
-///  "devices": [{"token": "0123…cdef", "topics": ["com.example.news"]}]}
+///  "devices": [{"token": "0123…cdef", "topics": ["com.example.news"],
+///               "state": {"lowPowerMode": true, "batteryLevel": 15}}]}
 /// ```
 package struct ConfigFile: Sendable {
     /// The file's flag keys as `silentpushd` arguments, to be parsed before the command line's.
@@ -19,6 +20,8 @@ package struct ConfigFile: Sendable {
     /// What no flag expresses.
     package private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
     package private(set) var registeredDevices: [String: [String]] = [:]
+    /// Device state set at start (the admin API's `PATCH /v1/devices/{token}` fields).
+    package private(set) var deviceStates: [String: DeviceState] = [:]
     package private(set) var deviceRegistryMode: DeviceRegistry.Mode?
     /// The path read.
     package let path: String
@@ -103,6 +106,28 @@ package struct ConfigFile: Sendable {
                     default: throw ConfigFileError.invalidValue(path: path, key: "devices[].topics", expected: "a list of topics")
                     }
                     file.registeredDevices[token.lowercased(), default: []] += topics
+                    switch device["state"] {
+                    case nil: break
+                    case .object(let fields)?:
+                        do {
+                            let (state, unregistered) = try AdminAPI.devicePatch(fields, to: DeviceState())
+                            guard unregistered == nil else {
+                                throw AdminError(.unprocessableContent, "unregistered is not a state to start in")
+                            }
+                            file.deviceStates[token.lowercased()] = state
+                        } catch let error as AdminError {
+                            // The admin API's messages start with the field: "batteryLevel must be …".
+                            if let range = error.message.range(of: " must be "), !error.message[..<range.lowerBound].contains(" ") {
+                                throw ConfigFileError.invalidValue(
+                                    path: path, key: "devices[].state.\(error.message[..<range.lowerBound])",
+                                    expected: String(error.message[range.upperBound...]))
+                            }
+                            throw ConfigFileError.invalidValue(path: path, key: "devices[].state", expected: "device fields: \(error.message)")
+                        } catch {
+                            throw ConfigFileError.invalidValue(path: path, key: "devices[].state", expected: "device fields")
+                        }
+                    default: throw ConfigFileError.invalidValue(path: path, key: "devices[].state", expected: "an object of device fields")
+                    }
                 }
             case "deviceRegistry":
                 guard case .string(let text) = value, let mode = DeviceRegistry.Mode(rawValue: text) else {
@@ -153,6 +178,7 @@ package struct ConfigFile: Sendable {
     package func apply(to configuration: inout ReceiverConfiguration) {
         configuration.topicFetchHandlers.merge(topicFetchHandlers) { $1 }
         configuration.registeredDevices.merge(registeredDevices) { $0 + $1 }
+        configuration.deviceStates.merge(deviceStates) { $1 }
         if let deviceRegistryMode { configuration.deviceRegistryMode = deviceRegistryMode }
     }
 

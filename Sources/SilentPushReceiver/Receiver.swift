@@ -109,6 +109,9 @@ public final class Receiver: Service, Sendable {
     /// committed; the admin listener closes last, so scripts can read fates until the end.
     public func run() async throws {
         do {
+            for (token, state) in configuration.deviceStates where device.deviceState(of: token) != state {
+                try await device.setDeviceState(state, for: token)
+            }
             let server = try await H2Server.bind(
                 listeners: listeners, settings: configuration.settings, service: endpoint,
                 limits: Self.connectionLimits(configuration, logger: logger), shutdownGrace: TimeAmount(configuration.shutdownGrace),

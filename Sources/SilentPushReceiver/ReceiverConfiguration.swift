@@ -39,6 +39,8 @@ public struct ReceiverConfiguration: Sendable {
     public var deviceRegistryMode: DeviceRegistry.Mode
     /// Device tokens registered at start, with the topics each may receive (empty: any).
     public var registeredDevices: [String: [String]]
+    /// Device state set at start, over what the store held (battery, network, …).
+    public var deviceStates: [String: DeviceState] = [:]
     /// An optional per-device-token limit (`--rate-limit N/DURATION`): 429 TooManyRequests past it.
     public var rateLimit: (limit: Int, window: Duration)?
     /// The admin API's HTTP/1.1 listener (`--admin`); nil disables it.

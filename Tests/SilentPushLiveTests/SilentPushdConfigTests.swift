@@ -19,12 +19,16 @@ import Testing
             {"clock": "manual", "profile": "fast", "deadline": 5, "maxConcurrentStreams": 50,
              "authKeys": ["DEVKEY0001:DEVTEAM001:\(DevCertificates.authKey)"],
              "deviceRegistry": "registeredOnly",
-             "devices": [{"token": "\(SamplePush.deviceToken)", "topics": ["com.example.app"]}]}
+             "devices": [{"token": "\(SamplePush.deviceToken)", "topics": ["com.example.app"]},
+                         {"token": "\(Self.other.uppercased().dropLast(2))cd", "state": {"thermalState": "serious", "batteryLevel": 12}}]}
             """)
         defer { try? FileManager.default.removeItem(atPath: config) }
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--config", config])
         defer { process.signal(SIGKILL) }
         #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["clock"] as? String == "manual")
+        // A device can start in a state.
+        let hot = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/devices/\(Self.other.dropLast(2))cd").json
+        #expect(hot["thermalState"] as? String == "serious" && hot["batteryLevel"] as? Int == 12, "\(hot)")
         let client = try await TestPushClient.connect(port: h2c)
         #expect(try await client.push().status == 200)
         let unknown = try await client.push(to: Self.other)

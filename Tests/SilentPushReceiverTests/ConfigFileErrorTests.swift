@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushCore
 import SilentPushReceiver
 import Testing
 
@@ -22,6 +23,18 @@ import Testing
         (
             #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "topics": [1]}]}"#,
             .invalidValue(path: path, key: "devices[].topics", expected: "strings")
+        ),
+        (
+            #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "state": {"batteryLevel": 120}}]}"#,
+            .invalidValue(path: path, key: "devices[].state.batteryLevel", expected: "a whole number from 0 to 100 (%)")
+        ),
+        (
+            #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "state": {"mood": "happy"}}]}"#,
+            .invalidValue(
+                path: path, key: "devices[].state",
+                expected:
+                    "device fields: unknown field 'mood' (fields: forceQuit, backgroundRefresh, lowPowerMode, dailyBudget, batteryLevel, charging, thermalState, debuggerAttached, network, unregistered)"
+            )
         ),
     ])
     func aBadFileGivesItsCase(json: String, expected: ConfigFileError) {
@@ -47,6 +60,14 @@ import Testing
             }
             return expected.hasPrefix("one of ")
         }
+    }
+
+    @Test func devicesCanStartInAState() throws {
+        let token = String(repeating: "ab", count: 32)
+        let file = try Self.parse(#"{"devices": [{"token": "\#(token)", "state": {"network": "offline", "batteryLevel": 15}}]}"#)
+        var configuration = ReceiverConfiguration()
+        file.apply(to: &configuration)
+        #expect(configuration.deviceStates[token] == DeviceState(batteryLevel: 15, network: .offline))
     }
 
     @Test func anUnreadableFileIsNamed() {
