@@ -25,6 +25,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     case adminBody
     /// Bytes after the client preface into a server HTTP/2 session.
     case h2Session
+    /// Text the store keeps and reads back (a file anyone may edit): wait and drop reasons,
+    /// and the admin API's times.
+    case storedText
 
     /// Runs one input.
     package func run(_ input: UnsafeRawBufferPointer) {
@@ -36,6 +39,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .config: Self.config(input)
         case .adminBody: Self.adminBody(input)
         case .h2Session: Self.h2Session(input)
+        case .storedText: Self.storedText(input)
         }
     }
 
@@ -108,6 +112,16 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         if let span = try? AdminAPI.advanceSpan(fields) {
             _ = DeviceInstant(secondsSinceEpoch: 1_767_225_600).advanced(by: span)
         }
+    }
+
+    static func storedText(_ input: UnsafeRawBufferPointer) {
+        let text = String(decoding: input, as: UTF8.self)
+        if let reason = WaitReason<DeviceInstant>(stored: text) {
+            _ = reason.text { "\($0.millisecondsSinceEpoch)" }
+            precondition(WaitReason(stored: reason.stored) == reason, "a stored reason does not read back")
+        }
+        _ = DropReason(description: text)
+        _ = AdminAPI.instant(text)
     }
 
     static func h2Session(_ input: UnsafeRawBufferPointer) {

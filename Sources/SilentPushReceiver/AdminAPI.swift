@@ -232,7 +232,7 @@ package struct AdminAPI: Sendable {
     }
 
     /// An ISO 8601 time (with or without fractional seconds) between 1970 and 2262.
-    static func instant(_ text: String) -> DeviceInstant? {
+    package static func instant(_ text: String) -> DeviceInstant? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
