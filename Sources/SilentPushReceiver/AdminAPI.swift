@@ -189,10 +189,7 @@ package struct AdminAPI: Sendable {
     }
 
     private func app(_ token: String, topic: String) -> Response {
-        let token = token.lowercased()
-        guard APNsRequestValidator.isValidDeviceToken(token) else {
-            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
-        }
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return Self.respond(.ok, appJSON(token, topic: topic))
     }
 
@@ -205,10 +202,7 @@ package struct AdminAPI: Sendable {
 
     /// `{"opened": true}` (opened now) or `{"lastOpenedAt": time|null}`.
     private func patchApp(_ token: String, topic: String, body: ByteBuffer) async -> Response {
-        let token = token.lowercased()
-        guard APNsRequestValidator.isValidDeviceToken(token) else {
-            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
-        }
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
             let fields = try Self.object(body)
             guard fields.count == 1, let (key, value) = fields.first else {
@@ -241,12 +235,17 @@ package struct AdminAPI: Sendable {
         return DeviceInstant(millisecondsSinceEpoch: Int64(seconds * 1000))
     }
 
+    /// A device token from a path, lower-cased; nil unless 64 to 200 hex digits.
+    static func deviceToken(_ text: String) -> String? {
+        let token = text.lowercased()
+        return APNsRequestValidator.isValidDeviceToken(token) ? token : nil
+    }
+
+    static var badDeviceToken: Response { error(.unprocessableContent, "the device token must be 64 to 200 hex digits") }
+
     /// Restarts the device: no background launch during the warm-up.
     private func reboot(_ token: String) async -> Response {
-        let token = token.lowercased()
-        guard APNsRequestValidator.isValidDeviceToken(token) else {
-            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
-        }
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
             let until = try await runtime.reboot(token)
             guard case .object(var fields) = deviceJSON(token) else { return deviceJSON(token) }
@@ -257,10 +256,7 @@ package struct AdminAPI: Sendable {
 
     /// If a push came now: when it would wake the app, and why not sooner. Changes nothing.
     private func forecast(_ token: String, topic: String, query: Parameters) -> Response {
-        let token = token.lowercased()
-        guard APNsRequestValidator.isValidDeviceToken(token) else {
-            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
-        }
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         let priority: APNsPriority
         switch query.get("priority") {
         case nil: priority = .normal
@@ -310,10 +306,7 @@ package struct AdminAPI: Sendable {
     }
 
     private func patchDevice(_ token: String, body: ByteBuffer) async -> Response {
-        let token = token.lowercased()
-        guard APNsRequestValidator.isValidDeviceToken(token) else {
-            return Self.error(.unprocessableContent, "the device token must be 64 to 200 hex digits")
-        }
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
             let (state, unregistered) = try Self.devicePatch(Self.object(body), to: runtime.deviceState(of: token))
             if state != runtime.deviceState(of: token) { try await runtime.setDeviceState(state, for: token) }

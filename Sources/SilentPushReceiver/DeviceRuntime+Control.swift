@@ -64,13 +64,19 @@ extension DeviceRuntime {
         }
     }
 
+    /// Runs `body` on the recorder with a completion, and returns once what it changed is
+    /// committed.
+    private func committing(_ body: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> Void) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            modify { recorder, now in body(&recorder, now) { continuation.resume(with: $0) } }
+        }
+    }
+
     /// Sets `device`'s state (SPEC §4): dropping or releasing the pushes waiting in its
     /// apps' slots. Returns once the change is committed.
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            modify { recorder, now in
-                recorder.setDeviceState(new, for: device, now: now) { continuation.resume(with: $0) }
-            }
+        try await committing { recorder, now, completion in
+            recorder.setDeviceState(new, for: device, now: now, completion: completion)
         }
     }
 
@@ -78,19 +84,15 @@ extension DeviceRuntime {
     /// for a while is launched less, then not at all (`WakeSettings.appUsageThreshold`).
     /// Returns once the change is committed.
     public func setLastOpened(_ opened: DeviceInstant? = nil, device: String, topic: String) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            modify { recorder, now in
-                recorder.setLastOpened(opened ?? now, for: AppKey(device: device, topic: topic), now: now) { continuation.resume(with: $0) }
-            }
+        try await committing { recorder, now, completion in
+            recorder.setLastOpened(opened ?? now, for: AppKey(device: device, topic: topic), now: now, completion: completion)
         }
     }
 
     /// Forgets when the app was last opened: its usage is unknown, which counts as in use.
     public func clearLastOpened(device: String, topic: String) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            modify { recorder, now in
-                recorder.setLastOpened(nil, for: AppKey(device: device, topic: topic), now: now) { continuation.resume(with: $0) }
-            }
+        try await committing { recorder, now, completion in
+            recorder.setLastOpened(nil, for: AppKey(device: device, topic: topic), now: now, completion: completion)
         }
     }
 
@@ -104,10 +106,8 @@ extension DeviceRuntime {
     @discardableResult
     public func reboot(_ device: String) async throws -> DeviceInstant {
         let now = clock.now
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            modify { recorder, now in
-                recorder.reboot(device, now: now) { continuation.resume(with: $0) }
-            }
+        try await committing { recorder, now, completion in
+            recorder.reboot(device, now: now, completion: completion)
         }
         return now.advanced(by: settings.rebootWarmup)
     }
