@@ -1,7 +1,7 @@
 extension WaitReason where Instant == DeviceInstant {
     /// The reason in one short line of text, as the store keeps it: the rule, then its
     /// numbers, `:`-separated (instants in ms since the epoch).
-    public var stored: String {
+    package var stored: String {
         switch self {
         case .minimumInterval(_, let interval, let until):
             "minimumInterval:\(until.millisecondsSinceEpoch):\(interval.nanosecondCount / 1_000_000)"
@@ -20,7 +20,7 @@ extension WaitReason where Instant == DeviceInstant {
 
     /// The reason `stored` wrote; nil for text it cannot have written (every number is
     /// range-checked: the text comes from a file).
-    public init?(stored text: String) {
+    package init?(stored text: String) {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         func number(_ index: Int, in range: ClosedRange<Int64>) -> Int64? {
             guard index < parts.count, let value = Int64(parts[index]), range.contains(value) else { return nil }
