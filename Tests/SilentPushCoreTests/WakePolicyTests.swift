@@ -139,6 +139,9 @@ import Testing
             #expect(scenario.fates[pushes[pushMinute]!] == .coalesced(intoWakeAt: wakeMinute * Self.minute), "push of minute \(pushMinute)")
         }
         #expect(scenario.fates[pushes[91]!] == .pending)
+        #expect(
+            scenario.whys[pushes[91]!]
+                == .minimumInterval(lastWake: Scenario.at(90 * Self.minute), interval: .seconds(15 * 60), until: Scenario.at(105 * Self.minute)))
         #expect(scenario.policy.nextDeadline == Scenario.at(105 * Self.minute))
         scenario.advance(to: 105 * Self.minute)
         #expect(scenario.fates[pushes[91]!] == .delivered(at: 105 * Self.minute))
@@ -150,6 +153,8 @@ import Testing
         #expect(scenario.fates[ids[0]] == .delivered(at: 0))
         #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .pending })
         #expect(scenario.fates[ids[9]] == .pending)
+        let interval = WaitReason.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(15 * 60), until: Scenario.at(15 * Self.minute))
+        #expect(ids[1...9].allSatisfy { scenario.whys[$0] == interval })
         #expect(scenario.policy.pendingPush(of: Self.app) == ids[9])
         scenario.advance(to: 15 * Self.minute)
         #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .coalesced(intoWakeAt: 15 * Self.minute) })
@@ -248,6 +253,10 @@ import Testing
         #expect(!scenario.complete(wake, at: 40))
         scenario.completeImmediately = true
         let next = scenario.push(Self.app, at: 60)
+        // The overrun doubled the interval, and the reason says so.
+        #expect(
+            scenario.whys[next]
+                == .minimumInterval(lastWake: Scenario.at(0), interval: .seconds(30 * 60), until: Scenario.at(30 * Self.minute)))
         scenario.advance(to: 29 * Self.minute)
         #expect(scenario.fates[next] == .pending)
         scenario.advance(to: 30 * Self.minute)
@@ -259,7 +268,7 @@ import Testing
         scenario.completeImmediately = false
         scenario.push(Self.app, at: 0)
         let push = scenario.push(Self.app, at: 5)
-        #expect(scenario.fates[push] == .pending)
+        #expect(scenario.fates[push] == .pending && scenario.whys[push] == .fetchRunning)
         scenario.advance(to: 10)
         #expect(scenario.wakes.count == 1)
         scenario.complete(try #require(scenario.wakes.first), at: 12)
@@ -276,6 +285,7 @@ import Testing
         let second = scenario.push(b, at: 1)
         let third = scenario.push(c, at: 2)
         #expect(scenario.fates[second] == .pending && scenario.fates[third] == .pending)
+        #expect(scenario.whys[second] == .fetchSlots(running: 1, cap: 1) && scenario.whys[third] == .fetchSlots(running: 1, cap: 1))
         #expect(scenario.policy.runningFetchCount == 1)
         scenario.complete(try #require(scenario.wakes.first), at: 3)
         #expect(scenario.fates[second] == .delivered(at: 3))

@@ -82,6 +82,20 @@ import Testing
         #expect((try Self.milliseconds(last["startedAt"]) - start) / 60_000 == 105)
     }
 
+    @Test(arguments: [("ios", 1), ("debugger", 3), ("strict", 1)])
+    func theProfileDecidesHowOftenTheAppWakes(profile: String, wakes: Int) async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--profile", profile])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        for n in 1...3 { #expect(try await client.push(apnsID: Self.apnsID(n)).status == 200) }
+        await client.close()
+        let listed = try await Self.admin(admin, "GET", "/v1/wakes").json["wakes"] as? [[String: Any]] ?? []
+        #expect(listed.count == wakes, "\(profile): \(listed)")
+        let last = try await Self.admin(admin, "GET", "/v1/pushes/\(Self.apnsID(3))").json
+        let rule = (last["why"] as? [String: Any])?["rule"] as? String
+        #expect(rule == (wakes == 3 ? "woke" : "minimumInterval"), "\(profile): \(last)")
+    }
+
     @Test func badAdminRequestsAreRefusedAndChangeNothing() async throws {
         let (process, _, _, admin) = try await SilentPushdProcessTests.start()  // system clock
         defer { process.signal(SIGKILL) }

@@ -40,6 +40,8 @@ import Testing
                 #expect(try receiver.coalesced(into: wake.id) == [Self.apnsID(coalesced)])
             }
             #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
+            let why = try #require(try receiver.fate(of: Self.apnsID(91))?.waitReason)
+            #expect(why.rule == "minimumInterval" && why.until.map { Self.minutes(from: start, to: $0) } == 105)
             try await receiver.advanceClock(by: Self.minute * 13)  // minute 104
             #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
             try await receiver.advanceClock(by: Self.minute)  // minute 105
@@ -83,6 +85,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
             try await receiver.advanceClock(by: Self.minute * 28)  // minute 29
             #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(2))?.waitReason?.rule == "minimumInterval")
             try await receiver.advanceClock(by: Self.minute)  // minute 30
             #expect(try receiver.wakes().count == 2)
             #expect(try receiver.fate(of: Self.apnsID(2)) == .delivered)
@@ -161,6 +164,7 @@ import Testing
             #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced)
             #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
             #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason?.rule == "minimumInterval")
             #expect(try receiver.device.store.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
             return receiver.device.clock.now
         }
