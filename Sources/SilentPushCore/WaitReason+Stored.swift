@@ -15,6 +15,7 @@ extension WaitReason where Instant == DeviceInstant {
         case .offline: "offline"
         case .rebootWarmup(let until): "rebootWarmup:\(until.millisecondsSinceEpoch)"
         case .appUsage(let opened, let threshold): "appUsage:\(opened.millisecondsSinceEpoch):\(threshold.nanosecondCount / 1_000_000)"
+        case .appShare(let used, let share, let budget, let until): "appShare:\(until.millisecondsSinceEpoch):\(used):\(share):\(budget)"
         }
     }
 
@@ -54,6 +55,11 @@ extension WaitReason where Instant == DeviceInstant {
         case ("appUsage", 3):
             guard let opened = number(1, in: milliseconds), let threshold = number(2, in: milliseconds) else { return nil }
             self = .appUsage(lastOpened: DeviceInstant(millisecondsSinceEpoch: opened), threshold: .milliseconds(threshold))
+        case ("appShare", 5):
+            guard let until = number(1, in: milliseconds), let used = number(2, in: count), let share = number(3, in: count),
+                let budget = number(4, in: count)
+            else { return nil }
+            self = .appShare(used: Int(used), share: Int(share), budget: Int(budget), until: DeviceInstant(millisecondsSinceEpoch: until))
         case ("rebootWarmup", 2):
             guard let until = number(1, in: milliseconds) else { return nil }
             self = .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: until))

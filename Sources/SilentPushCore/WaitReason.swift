@@ -26,6 +26,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// The user has not opened the app since `lastOpened`, longer than `threshold`: it is
     /// not launched in the background until it is opened again.
     case appUsage(lastOpened: Instant, threshold: Duration)
+    /// An app not opened for a day (a week) gets half (a quarter) of the device's daily
+    /// budget: it used `used` of its `share` of `budget` in 24 hours; the oldest ages out at `until`.
+    case appShare(used: Int, share: Int, budget: Int, until: Instant)
 
     /// The rule's name, as the admin API's `why.rule` carries it.
     public var rule: String {
@@ -39,7 +42,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .fetchSlots, .fetchRunning: "fetchSlots"
         case .offline: "offline"
         case .rebootWarmup: "rebootWarmup"
-        case .appUsage: "appUsage"
+        case .appUsage, .appShare: "appUsage"
         }
     }
 
@@ -47,7 +50,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// another wake) ends it.
     public var until: Instant? {
         switch self {
-        case .minimumInterval(_, _, let until), .rebootWarmup(let until): until
+        case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until): until
         case .dailyBudget(_, _, let until): until
         case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage: nil
         }
@@ -73,6 +76,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .rebootWarmup(let until): return "waiting: the device restarted; no background launch before \(time(until))"
         case .appUsage(let opened, let threshold):
             return "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold)) ago; it is launched again once opened"
+        case .appShare(let used, let share, let budget, let until):
+            return
+                "waiting: the app, little used, has had \(used) of its \(share) launches (of the device's \(budget)) in 24 h; next at \(time(until))"
         }
     }
 

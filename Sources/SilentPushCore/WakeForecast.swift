@@ -29,7 +29,7 @@ extension WakePolicy {
         let slot = apps.index(of: app)
         if let slot, states[slot].runningWake != 0 { return .waits(.fetchRunning) }
         let pending = Pending(push: 0, priority: priority, expiresAt: nil)
-        switch readiness(slot.map { states[$0] } ?? AppState(), of: app, pending, now: now) {
+        switch readiness(slot.map { states[$0] } ?? AppState(), of: app, at: slot, pending, now: now) {
         case .now:
             if let cap = settings.maximumConcurrentFetches, runningFetches >= cap {
                 return .waits(.fetchSlots(running: runningFetches, cap: cap))

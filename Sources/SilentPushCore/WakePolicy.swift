@@ -298,6 +298,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .offline: 12
         case .rebootWarmup: 13
         case .appUsage: 14
+        case .appShare: 15
         }
     }
 
@@ -342,11 +343,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// device's state waits for that state to change; otherwise the later of the app's
     /// interval and the device's budget says when.
     @inlinable func readiness(_ slot: Int, _ pending: Pending, now: Instant) -> Readiness {
-        readiness(states[slot], of: apps[slot], pending, now: now)
+        readiness(states[slot], of: apps[slot], at: slot, pending, now: now)
     }
 
-    /// The same for `key` in state `app` (also an app the policy has not seen).
-    @inlinable func readiness(_ app: AppState, of key: App, _ pending: Pending, now: Instant) -> Readiness {
+    /// The same for `key` in state `app` at index `slot` (nil: an app the policy has not seen).
+    @inlinable func readiness(_ app: AppState, of key: App, at slot: Int?, _ pending: Pending, now: Instant) -> Readiness {
         guard settings.throttling != .off else { return pending.priority == .low ? .held(.priority1) : .now }
         let device = devices.isEmpty ? nil : devices[key.device]
         if device?.state.network == .offline { return .held(.offline) }  // not even a debugger reaches it
@@ -391,13 +392,26 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if let budget = device?.state.dailyBudget ?? settings.dailyBudget {
             guard budget > 0 else { return .held(.dailyBudget(used: 0, budget: 0, until: nil)) }
             let launches = device?.launches ?? []
-            let recent = launches.firstIndex { $0.advanced(by: Self.day) > now }.map { launches.count - $0 } ?? 0
+            let first = launches.firstIndex { $0.at.advanced(by: Self.day) > now } ?? launches.count
+            let recent = launches.count - first
             if recent >= budget {
                 // Each launch's share comes back 24 hours after it.
-                let refill = launches[launches.count - budget].advanced(by: Self.day)
+                let refill = launches[launches.count - budget].at.advanced(by: Self.day)
                 if refill > at {
                     at = refill
                     why = .dailyBudget(used: recent, budget: budget, until: refill)
+                }
+            }
+            // An app used less gets its share of the budget: a half, a quarter.
+            if usage > 1, let slot {
+                let share = max(1, budget / usage)
+                let mine = launches[first...].filter { $0.slot == Int32(slot) }
+                if mine.count >= share {
+                    let refill = mine[mine.count - share].at.advanced(by: Self.day)
+                    if refill > at {
+                        at = refill
+                        why = .appShare(used: mine.count, share: share, budget: budget, until: refill)
+                    }
                 }
             }
         }
@@ -428,9 +442,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             if let budget = record?.state.dailyBudget ?? settings.dailyBudget, settings.throttling == .on, record?.state.debuggerAttached != true {
                 if record == nil { record = DeviceRecord() }
                 // Only the last `budget` launches can hold a push back.
-                record!.launches.removeAll { $0.advanced(by: Self.day) <= now }
+                record!.launches.removeAll { $0.at.advanced(by: Self.day) <= now }
                 if record!.launches.count >= max(budget, 1) { record!.launches.removeFirst(record!.launches.count - max(budget, 1) + 1) }
-                record!.launches.append(now)
+                record!.launches.append(Launch(at: now, slot: Int32(slot)))
                 devices[app.device] = record
             }
         }
@@ -500,11 +514,22 @@ extension WakePolicy {
         @usableFromInline var state = DeviceState()
         /// Background launches in the last 24 hours (at most the budget's worth), oldest
         /// first, kept while the device has a budget.
-        @usableFromInline var launches: [Instant] = []
+        @usableFromInline var launches: [Launch] = []
         /// After a restart, no background launch before this.
         @usableFromInline var warmUntil: Instant?
 
         @inlinable init() {}
+    }
+
+    /// A background launch: when, and which app (its index).
+    @usableFromInline struct Launch: Sendable {
+        @usableFromInline var at: Instant
+        @usableFromInline var slot: Int32
+
+        @inlinable init(at: Instant, slot: Int32) {
+            self.at = at
+            self.slot = slot
+        }
     }
 
     @usableFromInline enum TimerKind: UInt8, Sendable {

@@ -153,6 +153,7 @@ import Testing
             .lowPowerMode, .battery(level: 15, threshold: 20), .thermal(.critical), .priority1, .fetchSlots(running: 64, cap: 64), .fetchRunning,
             .offline, .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: 7)),
             .appUsage(lastOpened: DeviceInstant(millisecondsSinceEpoch: 3), threshold: .seconds(14 * 86_400)),
+            .appShare(used: 4, share: 4, budget: 8, until: DeviceInstant(millisecondsSinceEpoch: 9)),
         ]
         for reason in reasons { #expect(WaitReason(stored: reason.stored) == reason, "\(reason.stored)") }
         for text in ["", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "nonsense"] {
@@ -291,5 +292,27 @@ import Testing
         // Another app on the device is not affected.
         let other = App(device: "d1", topic: "com.example.other")
         #expect(scenario.fates[scenario.push(other, at: start + 20 * interval + 1)] == .delivered(at: start + 20 * interval + 1))
+    }
+
+    @Test func anAppUsedLessGetsItsShareOfTheBudget() {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(1), dailyBudget: 8))
+        let used = App(device: "d1", topic: "com.example.used")
+        let idle = App(device: "d1", topic: "com.example.idle")
+        // Opened two days ago: half the device's budget, 4 of 8.
+        scenario.apply(scenario.policy.setLastOpened(Scenario.at(-2 * Self.day), for: idle, now: Scenario.at(0)))
+        var held: UInt64?
+        for minute in 0..<6 as Range<Int64> {
+            let push = scenario.push(idle, at: minute * Self.minute)
+            if scenario.fates[push] == .pending, held == nil { held = push }
+        }
+        #expect(scenario.wakes.count == 4)
+        let waiting = held!
+        #expect(scenario.whys[waiting] == .appShare(used: 4, share: 4, budget: 8, until: Scenario.at(Self.day)))
+        // The device's other app still has the rest of the budget.
+        for minute in 10..<14 as Range<Int64> {
+            #expect(scenario.fates[scenario.push(used, at: minute * Self.minute)] == .delivered(at: minute * Self.minute))
+        }
+        let over = scenario.push(used, at: 20 * Self.minute)
+        #expect(scenario.whys[over] == .dailyBudget(used: 8, budget: 8, until: Scenario.at(Self.day)))
     }
 }
