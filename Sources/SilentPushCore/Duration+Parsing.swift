@@ -1,9 +1,9 @@
 extension Duration {
-    /// Parses durations as the command line writes them: `500ms`, `30s`, `15m`, `2h`, `1.5s`;
+    /// Parses durations as the command line writes them: `500ms`, `30s`, `15m`, `2h`, `14d`, `1.5s`;
     /// a bare number is seconds. Nil for anything else, a negative value, or one longer than
     /// 292 years.
     public init?(parsing text: String) {
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
+        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
         var scale = 1.0
         for unit in units where text.hasSuffix(unit.suffix) {

@@ -49,6 +49,7 @@ package struct ConfigFile: Sendable {
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),
         "dailyBudget": ("--daily-budget", .numberOrNone), "batteryThreshold": ("--battery-threshold", .number),
         "rebootWarmup": ("--reboot-warmup", .duration), "appUsageThreshold": ("--app-usage-threshold", .duration),
+        "apnsStorageLimit": ("--apns-storage-limit", .duration),
         "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
         "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
     ]

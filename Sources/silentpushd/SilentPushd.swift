@@ -124,6 +124,11 @@ struct SilentPushd: AsyncParsableCommand {
     var appUsageThreshold: String?
 
     @Option(
+        name: .customLong("apns-storage-limit"),
+        help: ArgumentHelp("The longest APNs keeps a push for an offline device (default 30d).", valueName: "duration"))
+    var apnsStorageLimit: String?
+
+    @Option(
         name: .customLong("reboot-warmup"),
         help: ArgumentHelp("After POST /v1/devices/{token}/reboot, no background launch for this long (default 0).", valueName: "duration"))
     var rebootWarmup: String?
@@ -261,6 +266,11 @@ struct SilentPushd: AsyncParsableCommand {
                 configuration.wakeSettings.appUsageThreshold = threshold
             }
         }
+        if let apnsStorageLimit {
+            let limit = try Self.duration(apnsStorageLimit, flag: "--apns-storage-limit", atMost: .days(365))
+            guard limit >= .zero else { throw ValidationError("--apns-storage-limit must not be negative") }
+            configuration.wakeSettings.apnsStorageLimit = limit
+        }
         if let rebootWarmup {
             let warmup = try Self.duration(rebootWarmup, flag: "--reboot-warmup", atMost: .days(1))
             guard warmup >= .zero else { throw ValidationError("--reboot-warmup must not be negative") }
@@ -328,7 +338,7 @@ struct SilentPushd: AsyncParsableCommand {
 
     static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
         guard let duration = Duration(parsing: text) else {
-            throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m)")
+            throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)")
         }
         guard duration <= limit else {
             throw ValidationError("\(flag) '\(text)' is longer than \(Int(limit.components.seconds / 86400)) day(s)")

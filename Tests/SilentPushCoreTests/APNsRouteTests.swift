@@ -55,7 +55,7 @@ import Testing
 @Suite struct DurationParsingTests {
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("15m", .seconds(900)),
-        ("2h", .seconds(7200)), ("1.5s", .milliseconds(1500)), ("45", .seconds(45)), ("0", .zero),
+        ("2h", .seconds(7200)), ("14d", .seconds(14 * 86_400)), ("1.5s", .milliseconds(1500)), ("45", .seconds(45)), ("0", .zero),
     ])
     func parses(text: String, expected: Duration) {
         #expect(Duration(parsing: text) == expected)
@@ -67,7 +67,7 @@ import Testing
     }
 
     /// Past 292 years a duration has no Int64 nanoseconds: refused, not trapped on later.
-    @Test(arguments: ["", "abc", "-1s", "10x", "ms", "1e400s", "nan", "inf", "9223372037s", "153722868m", "2562048h", "1e18ms"])
+    @Test(arguments: ["", "abc", "-1s", "10x", "ms", "1e400s", "nan", "inf", "9223372037s", "153722868m", "2562048h", "106752d", "1e18ms"])
     func rejects(text: String) {
         #expect(Duration(parsing: text) == nil)
     }

@@ -55,7 +55,7 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"idleTimeout": "soon"}"#, ": idleTimeout 'soon' is not a duration (e.g. 500ms, 30s, 15m)"),
+        (#"{"idleTimeout": "soon"}"#, ": idleTimeout 'soon' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)"),
         (#"{"clock": 5}"#, ": clock must be a string"),
         (#"{"clock": "sundial"}"#, ": clock 'sundial' is not system or manual"),
         (#"{"strict": "yes"}"#, ": strict must be true or false"),
