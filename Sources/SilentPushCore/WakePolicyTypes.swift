@@ -26,7 +26,7 @@ public struct WakeSettings: Sendable, Equatable {
     public var deadline: Duration
     /// Fetches running at once across all devices; nil: no cap.
     public var maximumConcurrentFetches: Int?
-    /// Background launches per device per 24 hours, refilled evenly over the day; nil: no
+    /// Background launches per device per rolling 24 hours (each comes back 24 hours after it); nil: no
     /// budget. A device's own `DeviceState.dailyBudget` overrides it.
     public var dailyBudget: Int?
     /// Below this battery level (%), when not charging, priority-5 wakes wait.

@@ -21,13 +21,13 @@ public struct ProviderTokenVerifier: Sendable {
         return key.verify(signature: token.signature, message: token.signingInput)
     }
 
-    /// A DER signature of `jwt`'s signing input, for `verify(derSignature:of:)`.
-    public func signDER(signingInputOf jwt: String) throws -> [UInt8] {
-        try key.signDER(ProviderToken.parse(Substring(jwt)).signingInput)
+    /// A DER signature of `message`, for `verify(derSignature:message:)`.
+    public func signDER(_ message: [UInt8]) throws -> [UInt8] {
+        try key.signDER(message)
     }
 
-    /// Checks a DER signature of `jwt`'s signing input: the bare cost of ES256.
-    public func verify(derSignature: [UInt8], of jwt: String) throws -> Bool {
-        key.verify(signature: derSignature, message: try ProviderToken.parse(Substring(jwt)).signingInput)
+    /// Checks a DER signature of `message`: the bare cost of ES256, with no parsing.
+    public func verify(derSignature: [UInt8], message: [UInt8]) -> Bool {
+        key.verify(signature: derSignature, message: message)
     }
 }

@@ -114,7 +114,7 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("daily-budget"),
         help: ArgumentHelp(
-            "Background launches per device per 24 hours, refilled evenly (overrides --profile; 'none' for no budget).", valueName: "n"))
+            "Background launches per device per rolling 24 hours (overrides --profile; 'none' for no budget).", valueName: "n"))
     var dailyBudget: String?
 
     @Option(
@@ -267,14 +267,11 @@ struct SilentPushd: AsyncParsableCommand {
             }
         }
         if let apnsStorageLimit {
-            let limit = try Self.duration(apnsStorageLimit, flag: "--apns-storage-limit", atMost: .days(365))
-            guard limit >= .zero else { throw ValidationError("--apns-storage-limit must not be negative") }
-            configuration.wakeSettings.apnsStorageLimit = limit
+            configuration.wakeSettings.apnsStorageLimit = try Self.duration(apnsStorageLimit, flag: "--apns-storage-limit", atMost: .days(365))
         }
         if let rebootWarmup {
-            let warmup = try Self.duration(rebootWarmup, flag: "--reboot-warmup", atMost: .days(1))
-            guard warmup >= .zero else { throw ValidationError("--reboot-warmup must not be negative") }
-            configuration.wakeSettings.rebootWarmup = warmup
+            // Duration(parsing:) refuses negative spans, so only the bound needs checking.
+            configuration.wakeSettings.rebootWarmup = try Self.duration(rebootWarmup, flag: "--reboot-warmup", atMost: .days(1))
         }
         if let batteryThreshold {
             guard (0...100).contains(batteryThreshold) else { throw ValidationError("--battery-threshold must be from 0 to 100 (percent)") }
