@@ -30,19 +30,19 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// budget: it used `used` of its `share` of `budget` in 24 hours; the oldest ages out at `until`.
     case appShare(used: Int, share: Int, budget: Int, until: Instant)
 
-    /// The rule's name, as the admin API's `why.rule` carries it.
-    public var rule: String {
+    /// The rule that holds the push (its name is the admin API's `why.rule`).
+    public var rule: WaitRule {
         switch self {
-        case .minimumInterval: "minimumInterval"
-        case .dailyBudget: "dailyBudget"
-        case .lowPowerMode: "lowPowerMode"
-        case .battery: "battery"
-        case .thermal: "thermal"
-        case .priority1: "priority1"
-        case .fetchSlots, .fetchRunning: "fetchSlots"
-        case .offline: "offline"
-        case .rebootWarmup: "rebootWarmup"
-        case .appUsage, .appShare: "appUsage"
+        case .minimumInterval: .minimumInterval
+        case .dailyBudget: .dailyBudget
+        case .lowPowerMode: .lowPowerMode
+        case .battery: .battery
+        case .thermal: .thermal
+        case .priority1: .priority1
+        case .fetchSlots, .fetchRunning: .fetchSlots
+        case .offline: .offline
+        case .rebootWarmup: .rebootWarmup
+        case .appUsage, .appShare: .appUsage
         }
     }
 

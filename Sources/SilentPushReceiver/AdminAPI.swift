@@ -452,7 +452,7 @@ package struct AdminAPI: Sendable {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
-                if let wait = fate.waitReason { (wait.rule, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
+                if let wait = fate.waitReason { (wait.rule.rawValue, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
             case .delivered: ("woke", fate.wakeID.map { "delivered by wake \($0)" } ?? "delivered", nil)
             case .coalesced where fate.coalescedByAPNs:
                 (
@@ -477,7 +477,7 @@ package struct AdminAPI: Sendable {
 
     /// `{"rule", "text", "until"}` for what holds a push.
     static func why(_ wait: WaitReason<DeviceInstant>) -> JSONValue {
-        whyObject(wait.rule, wait.text(time: time), wait.until)
+        whyObject(wait.rule.rawValue, wait.text(time: time), wait.until)
     }
 
     static func whyObject(_ rule: String, _ text: String, _ until: DeviceInstant?) -> JSONValue {

@@ -39,7 +39,10 @@ struct DeviceRecorder {
         var changes: [StoreChange] = []
         /// Called once `changes` are committed: the caller of the event, or (by default)
         /// the runtime's logging of a failure. One event per step, so one caller at most.
-        var completion: PushStore.Completion
+        private(set) var completion: PushStore.Completion
+        /// A caller waits for `completion`: it is handed to the store even when the step
+        /// changed nothing, and runs once what was queued before is committed.
+        private(set) var awaitsCommit = false
         /// Fetches to start; with the `Wake` when the push was in hand, and the signal that
         /// cancels the handler.
         var runs: [(start: Start, wake: Wake?, cancellation: AsyncSignal)] = []
@@ -53,6 +56,12 @@ struct DeviceRecorder {
 
         init(completion: @escaping PushStore.Completion) {
             self.completion = completion
+        }
+
+        /// The event's caller waits for its changes with `completion`.
+        mutating func observe(_ completion: @escaping PushStore.Completion) {
+            self.completion = completion
+            awaitsCommit = true
         }
 
         var isEmpty: Bool {
@@ -106,7 +115,7 @@ struct DeviceRecorder {
         completion: @escaping PushStore.Completion
     ) -> Bool {
         guard case .running = lifecycle else { return false }
-        actions.completion = completion
+        actions.observe(completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
             actions.changes.append(.insertPush(record))
@@ -169,24 +178,21 @@ struct DeviceRecorder {
 
     /// `device`'s state changed; `completion` runs once the change is committed.
     mutating func setDeviceState(_ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.completion = completion
+        actions.observe(completion)
         actions.changes.append(.setDevice(token: device, state: new))
         apply(policy.setDeviceState(new, for: device, now: now))
     }
 
     /// The user opened the app at `opened` (see `WakePolicy.setLastOpened`).
     mutating func setLastOpened(_ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.completion = completion
+        actions.observe(completion)
         actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
         apply(policy.setLastOpened(opened, for: app, now: now))
     }
 
     /// `device` restarted (see `WakePolicy.reboot`).
     mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.completion = completion
-        // The device's row, rewritten as it is: the completion runs after a commit, and a
-        // restart with nothing waiting changes nothing else.
-        actions.changes.append(.setDevice(token: device, state: policy.deviceState(device)))
+        actions.observe(completion)
         apply(policy.reboot(device, now: now))
     }
 

@@ -100,7 +100,9 @@ public final class DeviceRuntime: PushSink, Sendable {
             let result = body(&recorder, clock.now)
             var actions = recorder.takeActions()
             var write: Write?
-            if !actions.changes.isEmpty {
+            if !actions.changes.isEmpty || actions.awaitsCommit {
+                // A caller that changed nothing still waits: an empty write commits nothing
+                // and completes once what was queued before it has.
                 let taken = Write(changes: actions.changes, completion: actions.completion)
                 actions.changes = []
                 // Queued or taken while the recorder's lock holds: the order is the recorder's.

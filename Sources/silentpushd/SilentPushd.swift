@@ -248,22 +248,18 @@ struct SilentPushd: AsyncParsableCommand {
         }
         configuration.wakeSettings = settings
         if let dailyBudget {
-            if dailyBudget == "none" {
-                configuration.wakeSettings.dailyBudget = nil
-            } else {
-                guard let budget = Int(dailyBudget), (0...1_000_000).contains(budget) else {
+            configuration.wakeSettings.dailyBudget = try Self.noneOr(dailyBudget) { text in
+                guard let budget = Int(text), (0...1_000_000).contains(budget) else {
                     throw ValidationError("--daily-budget must be a whole number from 0 to 1000000, or none")
                 }
-                configuration.wakeSettings.dailyBudget = budget
+                return budget
             }
         }
         if let appUsageThreshold {
-            if appUsageThreshold == "none" {
-                configuration.wakeSettings.appUsageThreshold = nil
-            } else {
-                let threshold = try Self.duration(appUsageThreshold, flag: "--app-usage-threshold", atMost: .days(3650))
+            configuration.wakeSettings.appUsageThreshold = try Self.noneOr(appUsageThreshold) { text in
+                let threshold = try Self.duration(text, flag: "--app-usage-threshold", atMost: .days(3650))
                 guard threshold > .zero else { throw ValidationError("--app-usage-threshold must be more than 0 (e.g. 14d), or none") }
-                configuration.wakeSettings.appUsageThreshold = threshold
+                return threshold
             }
         }
         if let apnsStorageLimit {
@@ -331,6 +327,11 @@ struct SilentPushd: AsyncParsableCommand {
             throw ValidationError("\(flag) '\(text)' is not HOST:PORT (e.g. 127.0.0.1:2197, [::1]:0) or 'off'")
         }
         return address
+    }
+
+    /// nil for `none` (the setting switched off), else the value `parse` reads.
+    static func noneOr<Value>(_ text: String, _ parse: (String) throws -> Value) throws -> Value? {
+        text == "none" ? nil : try parse(text)
     }
 
     static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {

@@ -26,11 +26,11 @@ import Testing
         let pushes = Self.seedPushes(scenario)
         #expect(scenario.wakes.map { Scenario.seconds($0.startedAt) / Self.minute } == [0, 15, 30, 45, 60, 75, 90])
         let last = try #require(pushes[91])
-        #expect(scenario.fates[last] == .pending)
         #expect(
-            scenario.whys[last]
-                == .minimumInterval(lastWake: Scenario.at(90 * Self.minute), interval: .seconds(15 * 60), until: Scenario.at(105 * Self.minute)))
-        #expect(scenario.whys[last]?.until == Scenario.at(105 * Self.minute))
+            scenario.fates[last]
+                == .pending(
+                    .minimumInterval(lastWake: Scenario.at(90 * Self.minute), interval: .seconds(15 * 60), until: Scenario.at(105 * Self.minute))))
+        #expect(scenario.why(last)?.until == Scenario.at(105 * Self.minute))
     }
 
     @Test(arguments: ["profile", "device"])
@@ -46,12 +46,12 @@ import Testing
         // 1 s between wakes: only the budget holds pushes back.
         let scenario = Scenario(WakeSettings(minimumInterval: .seconds(1), dailyBudget: 3))
         let apps = [App(device: "d1", topic: "com.example.a"), App(device: "d1", topic: "com.example.b")]
-        var held: [UInt64] = []
+        var held: [WaitReason<DeviceInstant>] = []
         // Every hour for three days, a push to each app of the device.
         for hour in 0..<(3 * 24) as Range<Int64> {
             for (index, app) in apps.enumerated() {
                 let push = scenario.push(app, at: hour * Self.hour + Int64(index))
-                if scenario.fates[push] == .pending { held.append(push) }
+                if let why = scenario.why(push) { held.append(why) }
             }
         }
         scenario.advance(to: 3 * Self.day - 1)
@@ -64,8 +64,7 @@ import Testing
         #expect(starts.count == 9)
         #expect(zip(starts, starts.dropFirst(3)).allSatisfy { $1 - $0 == Self.day })
         // A held push says whose budget and when it refills.
-        let first = held.first!
-        #expect(scenario.whys[first] == .dailyBudget(used: 3, budget: 3, until: Scenario.at(Self.day)))
+        #expect(held.first == .dailyBudget(used: 3, budget: 3, until: Scenario.at(Self.day)))
         // Another device has its own budget.
         #expect(scenario.fates[scenario.push(App(device: "d2", topic: "com.example.a"), at: 3 * Self.day + 10)] == .delivered(at: 3 * Self.day + 10))
     }
@@ -74,7 +73,7 @@ import Testing
         let scenario = Scenario(.strict)
         scenario.setDevice("d1", DeviceState(dailyBudget: 0), at: 0)
         let push = scenario.push(Self.app, at: 10)
-        #expect(scenario.fates[push] == .pending && scenario.whys[push] == .dailyBudget(used: 0, budget: 0, until: nil))
+        #expect(scenario.fates[push] == .pending(.dailyBudget(used: 0, budget: 0, until: nil)))
         scenario.setDevice("d1", DeviceState(dailyBudget: 1), at: 20)
         #expect(scenario.fates[push] == .delivered(at: 20))
     }
@@ -85,10 +84,10 @@ import Testing
         scenario.setDevice("d1", DeviceState(batteryLevel: 15), at: 0)
         let five = scenario.push(Self.app, at: 10, priority: .normal)
         let ten = scenario.push(other, at: 10, priority: .high)
-        #expect(scenario.fates[five] == .pending && scenario.whys[five] == .battery(level: 15, threshold: 20))
+        #expect(scenario.fates[five] == .pending(.battery(level: 15, threshold: 20)))
         #expect(scenario.fates[ten] == .delivered(at: 10))
         scenario.advance(to: 2 * Self.hour)
-        #expect(scenario.fates[five] == .pending)
+        #expect(scenario.fates[five] == .pending(.battery(level: 15, threshold: 20)))
         scenario.setDevice("d1", DeviceState(batteryLevel: 15, charging: true), at: 2 * Self.hour)
         #expect(scenario.fates[five] == .delivered(at: 2 * Self.hour))
     }
@@ -97,7 +96,7 @@ import Testing
         let scenario = Scenario(WakeSettings(batteryThreshold: 50))
         scenario.setDevice("d1", DeviceState(batteryLevel: 40), at: 0)
         let push = scenario.push(Self.app, at: 10, priority: .normal)
-        #expect(scenario.whys[push] == .battery(level: 40, threshold: 50))
+        #expect(scenario.fates[push] == .pending(.battery(level: 40, threshold: 50)))
         scenario.setDevice("d1", DeviceState(batteryLevel: 50), at: 20)
         #expect(scenario.fates[push] == .delivered(at: 20))
     }
@@ -107,11 +106,11 @@ import Testing
         let other = App(device: "d1", topic: "com.example.other")
         scenario.setDevice("d1", DeviceState(thermalState: .serious), at: 0)
         let five = scenario.push(Self.app, at: 10, priority: .normal)
-        #expect(scenario.fates[five] == .pending && scenario.whys[five] == .thermal(.serious))
+        #expect(scenario.fates[five] == .pending(.thermal(.serious)))
         scenario.setDevice("d1", DeviceState(thermalState: .critical), at: 20)
-        #expect(scenario.whys[five] == .thermal(.critical))
+        #expect(scenario.fates[five] == .pending(.thermal(.critical)))
         let ten = scenario.push(other, at: 30, priority: .high)
-        #expect(scenario.fates[ten] == .pending && scenario.whys[ten] == .thermal(.critical))
+        #expect(scenario.fates[ten] == .pending(.thermal(.critical)))
         scenario.setDevice("d1", DeviceState(thermalState: .fair), at: 40)
         #expect(scenario.fates[five] == .delivered(at: 40))
         #expect(scenario.fates[ten] == .delivered(at: 40))
@@ -141,7 +140,7 @@ import Testing
         scenario.completeImmediately = false
         scenario.push(Self.app, at: 0)
         let waiting = scenario.push(App(device: "d2", topic: "com.example.app"), at: 1)
-        #expect(scenario.fates[waiting] == .pending && scenario.whys[waiting] == .fetchSlots(running: 1, cap: 1))
+        #expect(scenario.fates[waiting] == .pending(.fetchSlots(running: 1, cap: 1)))
     }
 
     @Test func aStoredReasonReadsBack() {
@@ -165,17 +164,16 @@ import Testing
         let scenario = Scenario(.ios)
         scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
         let first = scenario.push(Self.app, at: 10)
-        #expect(scenario.fates[first] == .pending && scenario.whys[first] == .offline)
+        #expect(scenario.fates[first] == .pending(.offline))
         let second = scenario.push(Self.app, at: 20)
         let third = scenario.push(Self.app, at: 30)
         scenario.advance(to: 2 * Self.hour)
         #expect(scenario.wakes.isEmpty)
-        #expect(scenario.whys[third] == .offline)
+        #expect(scenario.fates[third] == .pending(.offline))
         scenario.setDevice("d1", DeviceState(network: .online), at: 2 * Self.hour)
         #expect(scenario.fates[third] == .delivered(at: 2 * Self.hour))
-        #expect(scenario.fates[first] == .coalesced(intoWakeAt: 2 * Self.hour))
-        #expect(scenario.fates[second] == .coalesced(intoWakeAt: 2 * Self.hour))
-        #expect(scenario.coalescedAtAPNs == [first, second])
+        #expect(scenario.fates[first] == .coalesced(intoWakeAt: 2 * Self.hour, atAPNs: true))
+        #expect(scenario.fates[second] == .coalesced(intoWakeAt: 2 * Self.hour, atAPNs: true))
     }
 
     @Test func aPushExpiresAtAPNsWhileTheDeviceIsOffline() {
@@ -187,7 +185,7 @@ import Testing
         // Without an expiry, APNs keeps it 30 days.
         let kept = scenario.push(Self.app, at: 100)
         scenario.advance(to: 100 + 30 * Self.day - 1)
-        #expect(scenario.fates[kept] == .pending && scenario.whys[kept] == .offline)
+        #expect(scenario.fates[kept] == .pending(.offline))
         scenario.advance(to: 100 + 30 * Self.day)
         #expect(scenario.fates[kept] == .expired)
         // apns-expiration 0: APNs does not store it at all.
@@ -201,7 +199,7 @@ import Testing
         let scenario = Scenario(.debugger)
         scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
         let push = scenario.push(Self.app, at: 10)
-        #expect(scenario.whys[push] == .offline)
+        #expect(scenario.fates[push] == .pending(.offline))
         scenario.setDevice("d1", DeviceState(network: .online), at: 20)
         #expect(scenario.fates[push] == .delivered(at: 20))
     }
@@ -236,20 +234,20 @@ import Testing
         let other = App(device: "d2", topic: "com.example.app")
         scenario.apply(scenario.policy.reboot("d1", now: Scenario.at(0)))
         let push = scenario.push(Self.app, at: 60, priority: .high)
-        #expect(scenario.fates[push] == .pending && scenario.whys[push] == .rebootWarmup(until: Scenario.at(600)))
+        #expect(scenario.fates[push] == .pending(.rebootWarmup(until: Scenario.at(600))))
         // Another device did not restart.
         #expect(scenario.fates[scenario.push(other, at: 60)] == .delivered(at: 60))
         scenario.advance(to: 599)
-        #expect(scenario.fates[push] == .pending)
+        #expect(scenario.fates[push] == .pending(.rebootWarmup(until: Scenario.at(600))))
         scenario.advance(to: 600)
         #expect(scenario.fates[push] == .delivered(at: 600))
         // A push waiting when the device restarts waits out the warm-up too, and says so.
         scenario.completeImmediately = true
         let waiting = scenario.push(Self.app, at: 700, priority: .low)
         scenario.apply(scenario.policy.reboot("d1", now: Scenario.at(710)))
-        #expect(scenario.whys[waiting] == .priority1)  // priority 1 never wakes anyway
+        #expect(scenario.fates[waiting] == .pending(.priority1))  // priority 1 never wakes anyway
         let next = scenario.push(Self.app, at: 720, priority: .high)
-        #expect(scenario.whys[next] == .rebootWarmup(until: Scenario.at(1_310)))
+        #expect(scenario.fates[next] == .pending(.rebootWarmup(until: Scenario.at(1_310))))
         #expect(scenario.policy.forecast(for: Self.app, priority: .high, now: Scenario.at(720)).wakeAt == Scenario.at(1_310))
     }
 
@@ -265,28 +263,29 @@ import Testing
         open(daysAgo: 0, at: start)
         scenario.push(Self.app, at: start)
         let today = scenario.push(Self.app, at: start + 60)
-        #expect(scenario.whys[today]?.until == Scenario.at(start + interval))
+        #expect(scenario.why(today)?.until == Scenario.at(start + interval))
         scenario.advance(to: start + interval)
         #expect(scenario.fates[today] == .delivered(at: start + interval))
         // Last opened two days ago: twice the interval after the last wake, and it says so.
         open(daysAgo: 2, at: start + interval + 10)
         let twoDays = scenario.push(Self.app, at: start + interval + 20)
         #expect(
-            scenario.whys[twoDays]
-                == .minimumInterval(
-                    lastWake: Scenario.at(start + interval), interval: .seconds(2 * interval), until: Scenario.at(start + 3 * interval)))
+            scenario.fates[twoDays]
+                == .pending(
+                    .minimumInterval(
+                        lastWake: Scenario.at(start + interval), interval: .seconds(2 * interval), until: Scenario.at(start + 3 * interval))))
         // Ten days ago: four times.
         open(daysAgo: 10, at: start + interval + 30)
-        #expect(scenario.whys[twoDays]?.until == Scenario.at(start + 5 * interval))
+        #expect(scenario.why(twoDays)?.until == Scenario.at(start + 5 * interval))
         scenario.advance(to: start + 5 * interval)
         #expect(scenario.fates[twoDays] == .delivered(at: start + 5 * interval))
         // Fifteen days ago, past the 14-day threshold: not launched until opened.
         let lastOpened = Scenario.at(start + 5 * interval + 10 - 15 * Self.day)
         open(daysAgo: 15, at: start + 5 * interval + 10)
         let stale = scenario.push(Self.app, at: start + 7 * interval)
-        #expect(scenario.whys[stale] == .appUsage(lastOpened: lastOpened, threshold: .seconds(14 * Self.day)))
+        #expect(scenario.fates[stale] == .pending(.appUsage(lastOpened: lastOpened, threshold: .seconds(14 * Self.day))))
         scenario.advance(to: start + 20 * interval)
-        #expect(scenario.fates[stale] == .pending)
+        #expect(scenario.fates[stale] == .pending(.appUsage(lastOpened: lastOpened, threshold: .seconds(14 * Self.day))))
         open(daysAgo: 0, at: start + 20 * interval)
         #expect(scenario.fates[stale] == .delivered(at: start + 20 * interval))
         // Another app on the device is not affected.
@@ -300,19 +299,18 @@ import Testing
         let idle = App(device: "d1", topic: "com.example.idle")
         // Opened two days ago: half the device's budget, 4 of 8.
         scenario.apply(scenario.policy.setLastOpened(Scenario.at(-2 * Self.day), for: idle, now: Scenario.at(0)))
-        var held: UInt64?
+        var held: WaitReason<DeviceInstant>?
         for minute in 0..<6 as Range<Int64> {
             let push = scenario.push(idle, at: minute * Self.minute)
-            if scenario.fates[push] == .pending, held == nil { held = push }
+            if held == nil { held = scenario.why(push) }
         }
         #expect(scenario.wakes.count == 4)
-        let waiting = held!
-        #expect(scenario.whys[waiting] == .appShare(used: 4, share: 4, budget: 8, until: Scenario.at(Self.day)))
+        #expect(held == .appShare(used: 4, share: 4, budget: 8, until: Scenario.at(Self.day)))
         // The device's other app still has the rest of the budget.
         for minute in 10..<14 as Range<Int64> {
             #expect(scenario.fates[scenario.push(used, at: minute * Self.minute)] == .delivered(at: minute * Self.minute))
         }
         let over = scenario.push(used, at: 20 * Self.minute)
-        #expect(scenario.whys[over] == .dailyBudget(used: 8, budget: 8, until: Scenario.at(Self.day)))
+        #expect(scenario.fates[over] == .pending(.dailyBudget(used: 8, budget: 8, until: Scenario.at(Self.day))))
     }
 }

@@ -8,19 +8,24 @@ import Testing
         var topic: String
     }
 
+    /// A push's fate with its reason, so no test can assert one without the other.
     enum Fate: Equatable, CustomStringConvertible {
-        case pending
+        /// Waiting, for the reason the policy last gave.
+        case pending(WaitReason<DeviceInstant>)
         /// Delivered by the wake that started at this many seconds.
         case delivered(at: Int64)
-        case coalesced(intoWakeAt: Int64)
+        /// Replaced in its slot; it rides the wake that started at this many seconds (nil:
+        /// its successor still waits), replaced at APNs for an offline device or on the device.
+        case coalesced(intoWakeAt: Int64?, atAPNs: Bool = false)
+        /// Its expiry passed before a wake could deliver it.
         case expired
         case dropped(DropReason)
 
         var description: String {
             switch self {
-            case .pending: "pending"
+            case .pending(let why): "pending(\(why.rule))"
             case .delivered(let at): "delivered@\(at)s"
-            case .coalesced(let at): "coalesced@\(at)s"
+            case .coalesced(let at, let atAPNs): "coalesced@\(at.map { "\($0)s" } ?? "-")\(atAPNs ? " at APNs" : "")"
             case .expired: "expired"
             case .dropped(let reason): "dropped(\(reason))"
             }
@@ -32,15 +37,16 @@ import Testing
     final class Scenario {
         var policy: WakePolicy<App, DeviceInstant>
         var fates: [UInt64: Fate] = [:]
-        /// What the policy last said holds each pending push.
-        var whys: [UInt64: WaitReason<DeviceInstant>] = [:]
-        /// Pushes replaced at APNs (the device offline), not on the device.
-        var coalescedAtAPNs: Set<UInt64> = []
         var wakes: [WakeStart<App, DeviceInstant>] = []
         var cancelled: [UInt64] = []
         var completeImmediately = true
         private var coalesced: [String: [UInt64]] = [:]
         private var nextID: UInt64 = 0
+
+        /// What the policy last said holds a pending push.
+        func why(_ push: UInt64) -> WaitReason<DeviceInstant>? {
+            if case .pending(let why) = fates[push] { why } else { nil }
+        }
 
         init(_ settings: WakeSettings) {
             policy = WakePolicy(settings: settings)
@@ -87,11 +93,9 @@ import Testing
             for action in actions {
                 switch action {
                 case .pending(let push, _, _, let why):
-                    fates[push] = .pending
-                    whys[push] = why
+                    fates[push] = .pending(why)
                 case .coalesced(let push, let app, let generation, let atAPNs):
-                    fates[push] = .pending
-                    if atAPNs { coalescedAtAPNs.insert(push) }
+                    fates[push] = .coalesced(intoWakeAt: nil, atAPNs: atAPNs)
                     coalesced[key(app, generation), default: []].append(push)
                 case .startWake(let wake):
                     let at = Self.seconds(wake.startedAt)
@@ -99,7 +103,10 @@ import Testing
                     fates[wake.push] = .delivered(at: at)
                     let riding = coalesced.removeValue(forKey: key(wake.app, wake.generation)) ?? []
                     #expect(wake.coalescedCount == riding.count, "pushes coalesced into the wake")
-                    for push in riding { fates[push] = .coalesced(intoWakeAt: at) }
+                    for push in riding {
+                        guard case .coalesced(_, let atAPNs) = fates[push] else { continue }
+                        fates[push] = .coalesced(intoWakeAt: at, atAPNs: atAPNs)
+                    }
                     if completeImmediately { complete(wake, at: at) }
                 case .expired(let push, let app, let generation, let count):
                     fates[push] = .expired
@@ -138,10 +145,10 @@ import Testing
         for (pushMinute, wakeMinute) in zip([7, 21, 35, 49, 63, 77] as [Int64], [15, 30, 45, 60, 75, 90] as [Int64]) {
             #expect(scenario.fates[pushes[pushMinute]!] == .coalesced(intoWakeAt: wakeMinute * Self.minute), "push of minute \(pushMinute)")
         }
-        #expect(scenario.fates[pushes[91]!] == .pending)
         #expect(
-            scenario.whys[pushes[91]!]
-                == .minimumInterval(lastWake: Scenario.at(90 * Self.minute), interval: .seconds(15 * 60), until: Scenario.at(105 * Self.minute)))
+            scenario.fates[pushes[91]!]
+                == .pending(
+                    .minimumInterval(lastWake: Scenario.at(90 * Self.minute), interval: .seconds(15 * 60), until: Scenario.at(105 * Self.minute))))
         #expect(scenario.policy.nextDeadline == Scenario.at(105 * Self.minute))
         scenario.advance(to: 105 * Self.minute)
         #expect(scenario.fates[pushes[91]!] == .delivered(at: 105 * Self.minute))
@@ -151,10 +158,9 @@ import Testing
         let scenario = Scenario(WakeSettings())
         let ids = (0..<10).map { _ in scenario.push(Self.app, at: 0) }
         #expect(scenario.fates[ids[0]] == .delivered(at: 0))
-        #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .pending })
-        #expect(scenario.fates[ids[9]] == .pending)
         let interval = WaitReason.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(15 * 60), until: Scenario.at(15 * Self.minute))
-        #expect(ids[1...9].allSatisfy { scenario.whys[$0] == interval })
+        #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .coalesced(intoWakeAt: nil) })
+        #expect(scenario.fates[ids[9]] == .pending(interval))
         #expect(scenario.policy.pendingPush(of: Self.app) == ids[9])
         scenario.advance(to: 15 * Self.minute)
         #expect(ids[1...8].allSatisfy { scenario.fates[$0] == .coalesced(intoWakeAt: 15 * Self.minute) })
@@ -196,7 +202,7 @@ import Testing
         let quiet = scenario.push(Self.app, at: 0, priority: .low)
         scenario.advance(to: 60 * Self.minute)
         #expect(scenario.wakes.isEmpty)
-        #expect(scenario.fates[quiet] == .pending && scenario.whys[quiet] == .priority1)
+        #expect(scenario.fates[quiet] == .pending(.priority1))
         let loud = scenario.push(Self.app, at: 61 * Self.minute, priority: .high)
         #expect(scenario.fates[loud] == .delivered(at: 61 * Self.minute))
         #expect(scenario.fates[quiet] == .coalesced(intoWakeAt: 61 * Self.minute))
@@ -208,10 +214,10 @@ import Testing
         scenario.setDevice("d1", DeviceState(lowPowerMode: true), at: 0)
         let five = scenario.push(Self.app, at: 10, priority: .normal)
         let ten = scenario.push(other, at: 10, priority: .high)
-        #expect(scenario.fates[five] == .pending && scenario.whys[five] == .lowPowerMode)
+        #expect(scenario.fates[five] == .pending(.lowPowerMode))
         #expect(scenario.fates[ten] == .delivered(at: 10))
         scenario.advance(to: 60 * Self.minute)
-        #expect(scenario.fates[five] == .pending)
+        #expect(scenario.fates[five] == .pending(.lowPowerMode))
         scenario.setDevice("d1", DeviceState(lowPowerMode: false), at: 61 * Self.minute)
         #expect(scenario.fates[five] == .delivered(at: 61 * Self.minute))
     }
@@ -254,11 +260,10 @@ import Testing
         scenario.completeImmediately = true
         let next = scenario.push(Self.app, at: 60)
         // The overrun doubled the interval, and the reason says so.
-        #expect(
-            scenario.whys[next]
-                == .minimumInterval(lastWake: Scenario.at(0), interval: .seconds(30 * 60), until: Scenario.at(30 * Self.minute)))
+        let doubled = WaitReason.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(30 * 60), until: Scenario.at(30 * Self.minute))
+        #expect(scenario.fates[next] == .pending(doubled))
         scenario.advance(to: 29 * Self.minute)
-        #expect(scenario.fates[next] == .pending)
+        #expect(scenario.fates[next] == .pending(doubled))
         scenario.advance(to: 30 * Self.minute)
         #expect(scenario.fates[next] == .delivered(at: 30 * Self.minute))
     }
@@ -268,7 +273,7 @@ import Testing
         scenario.completeImmediately = false
         scenario.push(Self.app, at: 0)
         let push = scenario.push(Self.app, at: 5)
-        #expect(scenario.fates[push] == .pending && scenario.whys[push] == .fetchRunning)
+        #expect(scenario.fates[push] == .pending(.fetchRunning))
         scenario.advance(to: 10)
         #expect(scenario.wakes.count == 1)
         scenario.complete(try #require(scenario.wakes.first), at: 12)
@@ -284,12 +289,12 @@ import Testing
         scenario.push(a, at: 0)
         let second = scenario.push(b, at: 1)
         let third = scenario.push(c, at: 2)
-        #expect(scenario.fates[second] == .pending && scenario.fates[third] == .pending)
-        #expect(scenario.whys[second] == .fetchSlots(running: 1, cap: 1) && scenario.whys[third] == .fetchSlots(running: 1, cap: 1))
+        #expect(scenario.fates[second] == .pending(.fetchSlots(running: 1, cap: 1)))
+        #expect(scenario.fates[third] == .pending(.fetchSlots(running: 1, cap: 1)))
         #expect(scenario.policy.runningFetchCount == 1)
         scenario.complete(try #require(scenario.wakes.first), at: 3)
         #expect(scenario.fates[second] == .delivered(at: 3))
-        #expect(scenario.fates[third] == .pending)
+        #expect(scenario.fates[third] == .pending(.fetchSlots(running: 1, cap: 1)))
         scenario.complete(scenario.wakes[1], at: 4)
         #expect(scenario.fates[third] == .delivered(at: 4))
     }

@@ -41,9 +41,10 @@ import Testing
             }
             #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
             let why = try #require(try receiver.fate(of: Self.apnsID(91))?.waitReason)
-            #expect(why.rule == "minimumInterval" && why.until.map { Self.minutes(from: start, to: $0) } == 105)
+            #expect(why.rule == .minimumInterval && why.until.map { Self.minutes(from: start, to: $0) } == 105)
             try await receiver.advanceClock(by: Self.minute * 13)  // minute 104
             #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(91))?.waitReason == why)
             try await receiver.advanceClock(by: Self.minute)  // minute 105
             await receiver.settle()
             let last = try #require(try receiver.wakes().last)
@@ -85,7 +86,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
             try await receiver.advanceClock(by: Self.minute * 28)  // minute 29
             #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
-            #expect(try receiver.fate(of: Self.apnsID(2))?.waitReason?.rule == "minimumInterval")
+            #expect(try receiver.fate(of: Self.apnsID(2))?.waitReason?.rule == .minimumInterval)
             try await receiver.advanceClock(by: Self.minute)  // minute 30
             #expect(try receiver.wakes().count == 2)
             #expect(try receiver.fate(of: Self.apnsID(2)) == .delivered)
@@ -164,7 +165,7 @@ import Testing
             #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced)
             #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
             #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
-            #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason?.rule == "minimumInterval")
+            #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason?.rule == .minimumInterval)
             #expect(try receiver.device.store.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
             return receiver.device.clock.now
         }
@@ -173,9 +174,15 @@ import Testing
             #expect(receiver.device.deviceState(of: other) == DeviceState(lowPowerMode: true))
             #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced)
             #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(2))?.coalescedByAPNs == false)
+            // The restored push says again what holds it: the interval from the wake before the restart.
+            let restored = try #require(try receiver.fate(of: Self.apnsID(3)))
+            #expect(restored == .pending)
+            #expect(restored.waitReason?.rule == .minimumInterval)
+            #expect(restored.waitReason?.until?.millisecondsSinceEpoch == clockBefore.advanced(by: Self.minute * 10).millisecondsSinceEpoch)
             try await receiver.advanceClock(by: Self.minute * 9)  // minute 14
             #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
+            #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason == restored.waitReason)
             try await receiver.advanceClock(by: Self.minute)  // minute 15
             await receiver.settle()
             let wakes = try receiver.wakes()
@@ -296,6 +303,41 @@ import Testing
         }
     }
 
+    /// Three days on the manual clock, a push every two hours, a budget of 3 a day: three
+    /// launches, then each held push says when the oldest launch ages out, and goes then.
+    @Test func theDailyBudgetOverThreeDaysOnTheManualClock() async throws {
+        try await Receiver.withTesting({ $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60), dailyBudget: 3) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let start = receiver.device.clock.now
+            let hour = Duration.seconds(3600)
+            func hours(_ instant: DeviceInstant?) -> Int64? { instant.map { ($0.millisecondsSinceEpoch - start.millisecondsSinceEpoch) / 3_600_000 } }
+            var held: [Int: WaitReason<DeviceInstant>] = [:]
+            for push in 0..<36 {
+                if push > 0 { try await receiver.advanceClock(by: hour * 2) }
+                #expect(try await client.push(apnsID: Self.apnsID(push)).status == 200)
+                await receiver.settle()
+                let fate = try #require(try receiver.fate(of: Self.apnsID(push)))
+                if fate == .pending { held[push] = try #require(fate.waitReason) }
+            }
+            let wakes = try receiver.wakes()
+            #expect(wakes.map { hours($0.startedAt) } == [0, 2, 4, 24, 26, 28, 48, 50, 52])
+            // The push at hour 6 waited for the launch of hour 0 to age out, at hour 24...
+            guard case .dailyBudget(used: 3, budget: 3, let until)? = held[3] else { Issue.record("\(String(describing: held[3]))"); return }
+            #expect(hours(until) == 24)
+            // ...was replaced by later pushes; the one of hour 22 went at hour 24, the others rode it.
+            #expect(try receiver.fate(of: Self.apnsID(3)) == .coalesced)
+            #expect(try receiver.fate(of: Self.apnsID(3))?.wakeID == wakes[3].id)
+            #expect(try receiver.fate(of: Self.apnsID(11)) == .delivered)
+            #expect(try receiver.fate(of: Self.apnsID(11))?.wakeID == wakes[3].id)
+            // The last, at hour 70, waits for hour 72, as its reason says.
+            let last = try #require(try receiver.fate(of: Self.apnsID(35)))
+            #expect(last == .pending)
+            guard case .dailyBudget(used: 3, budget: 3, let until)? = last.waitReason else { Issue.record("\(last)"); return }
+            #expect(hours(until) == 72)
+        }
+    }
+
     @Test func aRebootHoldsLaunchesForTheWarmUp() async throws {
         try await Receiver.withTesting({ $0.wakeSettings.rebootWarmup = .seconds(300) }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
@@ -304,7 +346,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
             let held = try #require(try receiver.fate(of: Self.apnsID(1)))
-            #expect(held == .pending && held.waitReason?.rule == "rebootWarmup")
+            #expect(held == .pending && held.waitReason?.rule == .rebootWarmup)
             #expect(held.waitReason?.until?.millisecondsSinceEpoch == until.millisecondsSinceEpoch)
             try await receiver.advanceClock(by: .seconds(300))
             await receiver.settle()
@@ -320,7 +362,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
             let held = try #require(try receiver.fate(of: Self.apnsID(1)))
-            #expect(held == .pending && held.waitReason?.rule == "appUsage")
+            #expect(held == .pending && held.waitReason?.rule == .appUsage)
             try await receiver.openApp()
             await receiver.settle()
             #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
@@ -350,6 +392,9 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
             #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            // While the first fetch runs the push waits for it; after, for the interval.
+            let rule = try receiver.fate(of: Self.apnsID(2))?.waitReason?.rule
+            #expect(rule == .fetchSlots || rule == .minimumInterval, "\(String(describing: rule))")
             let fate = try await receiver.waitForFate(of: Self.apnsID(2)) { $0 != .pending }
             #expect(fate == .delivered)
             #expect(fate?.wakeID == 2)
@@ -385,7 +430,9 @@ import Testing
         let store = try PushStore.open(.file(path))
         let wake = try #require(try store.wakes().first)
         #expect(wake.result?.name == "failed" && wake.reason == "shutdown")
-        #expect(try store.push(apnsID: Self.apnsID(2))?.fate == .pending)
+        let kept = try #require(try store.push(apnsID: Self.apnsID(2))?.fate)
+        #expect(kept == .pending)
+        #expect(kept.waitReason == .fetchRunning)
         #expect(try store.unfinishedWakes().isEmpty)
     }
 }

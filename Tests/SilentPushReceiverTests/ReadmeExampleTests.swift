@@ -10,7 +10,10 @@ import Testing
             let client = try await TestPushClient.connect(to: receiver)
             try await client.push(apnsID: "00000000-0000-4000-8000-000000000001")
             try await client.push(apnsID: "00000000-0000-4000-8000-000000000002")
-            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
+            await receiver.settle()
+            let second = try receiver.fate(of: "00000000-0000-4000-8000-000000000002")
+            #expect(second == .pending)
+            #expect(second?.waitReason?.rule == .minimumInterval)  // and until when: second?.waitReason?.until
             try await receiver.advanceClock(by: .seconds(15 * 60))
             await receiver.settle()
             #expect(try receiver.wakes().map(\.result) == [.newData, .newData])

@@ -21,6 +21,10 @@ import Testing
             replaced: replaced)
     }
 
+    /// A reason the policy gives for a waiting push, as tests write it.
+    static let held = WaitReason<DeviceInstant>.minimumInterval(
+        lastWake: DeviceInstant(millisecondsSinceEpoch: 1_000), interval: .seconds(900), until: DeviceInstant(millisecondsSinceEpoch: 901_000))
+
     @Test func whatIsWrittenIsThereAfterReopening() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
@@ -104,13 +108,16 @@ import Testing
             .insertPush(Self.push(1)),
             .insertPush(Self.push(2, token: "bb")),  // another app, alone in its slot
             .insertPush(Self.push(3, replaced: 1)),
-            .insertPush(Self.push(4, replaced: 3)),
+            .insertPush(Self.push(4, fate: .pending(Self.held), replaced: 3)),
         ])
         let waiting = PushFate.coalesced
         #expect(try [1, 2, 3, 4].map { try store.push(apnsID: Self.push($0).apnsID)?.fate } == [waiting, .pending, waiting, .pending])
         #expect(try store.pushes().map(\.fate) == [.pending, waiting, .pending, waiting])
         #expect(try store.pushes(deviceToken: "aa", limit: 2).map(\.fate) == [.pending, waiting])
         #expect(try store.counts().pushes == ["pending": 2, "coalescedWaiting": 2])
+        // The pending push keeps the reason the policy gave; the one written without has none.
+        #expect(try store.push(apnsID: Self.push(4).apnsID)?.fate.waitReason == Self.held)
+        #expect(try store.push(apnsID: Self.push(2).apnsID)?.fate.waitReason == nil)
         try await store.write([
             .setFate(push: 4, fate: .delivered(by: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(by: 5)),
         ])
@@ -293,19 +300,25 @@ import Testing
         try await store.write([
             .insertPush(PushStoreTests.push(1)),
             .insertPush(PushStoreTests.push(2, token: "bb")),
-            .insertPush(PushStoreTests.push(3, replaced: 1)),
+            .insertPush(PushStoreTests.push(3, fate: .pending(PushStoreTests.held), replaced: 1)),
             .insertPush(PushStoreTests.push(4, token: "bb")),
+            .setCoalescedByAPNs(push: 1),
         ])
         let replaced = PushStoreTests.push(1).apnsID
         #expect(try store.push(apnsID: replaced)?.fate == .coalesced)
         #expect(try store.push(apnsID: replaced)?.fate.wakeID == nil)
+        #expect(try store.push(apnsID: replaced)?.fate.coalescedByAPNs == true)
         #expect(try store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate == .pending)
-        // A page of the newest push alone, and one that holds both.
+        #expect(try store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate.waitReason == PushStoreTests.held)
+        // A page of the newest push alone, and one that holds both: each with its reason.
         #expect(try store.pushes(deviceToken: "aa", limit: 1).map(\.fate) == [.pending])
+        #expect(try store.pushes(deviceToken: "aa", limit: 1).map(\.fate.waitReason) == [PushStoreTests.held])
         #expect(try store.pushes(deviceToken: "aa").map(\.fate) == [.pending, .coalesced])
+        #expect(try store.pushes(deviceToken: "aa").map(\.fate.coalescedByAPNs) == [false, true])
         #expect(try store.pushes().map(\.id) == [4, 3, 2, 1])
         #expect(try store.pushes().last?.fate == .coalesced)
         #expect(try store.pushes().last?.fate.wakeID == nil)
+        #expect(try store.pushes().last?.fate.coalescedByAPNs == true)
         #expect(try store.counts().pushes == ["pending": 3, "coalescedWaiting": 1])
         // Once its generation closes, the row itself says so.
         try await store.write([
@@ -318,6 +331,7 @@ import Testing
         ])
         #expect(try store.push(apnsID: replaced)?.fate == .coalesced)
         #expect(try store.push(apnsID: replaced)?.fate.wakeID == 9)
+        #expect(try store.push(apnsID: replaced)?.fate.coalescedByAPNs == true)
         #expect(try store.counts().pushes == ["pending": 2, "delivered": 1, "coalesced": 1])
         #expect(try store.coalescedAPNsIDs(wakeID: 9) == [replaced])
     }

@@ -1,0 +1,24 @@
+/// The rule that holds a waiting push: the name a ``WaitReason`` goes by, and the admin API's
+/// `why.rule` for a pending push (raw values are those names).
+public enum WaitRule: String, Sendable, CaseIterable {
+    /// The minimum interval between one app's wakes (doubled after an overrun, scaled by app usage).
+    case minimumInterval
+    /// The device's daily budget of background launches.
+    case dailyBudget
+    /// Low Power Mode holds priority-5 wakes.
+    case lowPowerMode
+    /// A low battery, not charging, holds priority-5 wakes.
+    case battery
+    /// A hot device holds priority-5 wakes (serious) or all (critical).
+    case thermal
+    /// Priority 1 never wakes the device.
+    case priority1
+    /// The fetch slots: the device's cap on concurrent fetches, or the app's own running fetch.
+    case fetchSlots
+    /// The device is offline: APNs holds the push.
+    case offline
+    /// The device restarted and is warming up.
+    case rebootWarmup
+    /// The app is rarely or no longer opened: its share of the budget, or no launch at all.
+    case appUsage
+}
