@@ -16,6 +16,13 @@ extension WaitReason where Instant == DeviceInstant {
         case .rebootWarmup(let until): "rebootWarmup:\(until.millisecondsSinceEpoch)"
         case .appUsage(let opened, let threshold): "appUsage:\(opened.millisecondsSinceEpoch):\(threshold.nanosecondCount / 1_000_000)"
         case .appShare(let used, let share, let budget, let until): "appShare:\(until.millisecondsSinceEpoch):\(used):\(share):\(budget)"
+        case .earliestBegin(let until): "earliestBegin:\(until.millisecondsSinceEpoch)"
+        case .forceQuit: "forceQuit"
+        case .backgroundRefreshOff: "backgroundRefreshOff"
+        case .deviceInUse: "deviceInUse"
+        case .externalPower: "externalPower"
+        case .taskPenalty(let until): "taskPenalty:\(until.millisecondsSinceEpoch)"
+        case .continuedSlots(let running, let capacity): "continuedSlots:\(running):\(capacity)"
         }
     }
 
@@ -63,6 +70,19 @@ extension WaitReason where Instant == DeviceInstant {
         case ("rebootWarmup", 2):
             guard let until = number(1, in: milliseconds) else { return nil }
             self = .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: until))
+        case ("earliestBegin", 2):
+            guard let until = number(1, in: milliseconds) else { return nil }
+            self = .earliestBegin(until: DeviceInstant(millisecondsSinceEpoch: until))
+        case ("forceQuit", 1): self = .forceQuit
+        case ("backgroundRefreshOff", 1): self = .backgroundRefreshOff
+        case ("deviceInUse", 1): self = .deviceInUse
+        case ("externalPower", 1): self = .externalPower
+        case ("taskPenalty", 2):
+            guard let until = number(1, in: milliseconds) else { return nil }
+            self = .taskPenalty(until: DeviceInstant(millisecondsSinceEpoch: until))
+        case ("continuedSlots", 3):
+            guard let running = number(1, in: count), let capacity = number(2, in: count) else { return nil }
+            self = .continuedSlots(running: Int(running), capacity: Int(capacity))
         default: return nil
         }
     }

@@ -29,6 +29,21 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// An app not opened for a day (a week) gets half (a quarter) of the device's daily
     /// budget: it used `used` of its `share` of `budget` in 24 hours; the oldest ages out at `until`.
     case appShare(used: Int, share: Int, budget: Int, until: Instant)
+    /// A task: its `earliestBeginDate` is `until`.
+    case earliestBegin(until: Instant)
+    /// A task: the user force-quit the app; nothing is launched until it is opened.
+    case forceQuit
+    /// A task: Background App Refresh is off.
+    case backgroundRefreshOff
+    /// A processing task: it runs only while the device is idle.
+    case deviceInUse
+    /// A processing task that requires external power: the device is not charging.
+    case externalPower
+    /// A task: an earlier task of the app never completed and was terminated; its launches
+    /// are deferred until `until`.
+    case taskPenalty(until: Instant)
+    /// A continued task: `running` of the device's `capacity` continued tasks run already.
+    case continuedSlots(running: Int, capacity: Int)
 
     /// The rule that holds the push (its name is the admin API's `why.rule`).
     public var rule: WaitRule {
@@ -43,6 +58,13 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .offline: .offline
         case .rebootWarmup: .rebootWarmup
         case .appUsage, .appShare: .appUsage
+        case .earliestBegin: .earliestBegin
+        case .forceQuit: .forceQuit
+        case .backgroundRefreshOff: .backgroundRefreshOff
+        case .deviceInUse: .idle
+        case .externalPower: .externalPower
+        case .taskPenalty: .taskPenalty
+        case .continuedSlots: .continuedSlots
         }
     }
 
@@ -50,9 +72,13 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// another wake) ends it.
     public var until: Instant? {
         switch self {
-        case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until): until
+        case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until), .earliestBegin(let until),
+            .taskPenalty(let until):
+            until
         case .dailyBudget(_, _, let until): until
-        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage: nil
+        case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage, .forceQuit, .backgroundRefreshOff,
+            .deviceInUse, .externalPower, .continuedSlots:
+            nil
         }
     }
 
@@ -79,6 +105,14 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .appShare(let used, let share, let budget, let until):
             return
                 "waiting: the app, little used, has had \(used) of its \(share) launches (of the device's \(budget)) in 24 h; next at \(time(until))"
+        case .earliestBegin(let until): return "waiting: earliestBeginDate is \(time(until))"
+        case .forceQuit: return "held: the app was force-quit; nothing is launched until the user opens it"
+        case .backgroundRefreshOff: return "held: Background App Refresh is off"
+        case .deviceInUse: return "waiting: processing tasks run only while the device is idle"
+        case .externalPower: return "waiting: the task requires external power and the device is not charging"
+        case .taskPenalty(let until): return "deferred: an earlier task never completed and was terminated; launches wait until \(time(until))"
+        case .continuedSlots(let running, let capacity):
+            return "queued: \(running) of the device's \(capacity) continued tasks are running"
         }
     }
 

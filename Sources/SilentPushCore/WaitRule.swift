@@ -1,5 +1,5 @@
-/// The rule that holds a waiting push: the name a ``WaitReason`` goes by, and the admin API's
-/// `why.rule` for a pending push (raw values are those names).
+/// The rule that holds a waiting push or task request: the name a ``WaitReason`` goes by,
+/// and the admin API's `why.rule` (raw values are those names).
 public enum WaitRule: String, Sendable, CaseIterable {
     /// The minimum interval between one app's wakes (doubled after an overrun, scaled by app usage).
     case minimumInterval
@@ -21,4 +21,18 @@ public enum WaitRule: String, Sendable, CaseIterable {
     case rebootWarmup
     /// The app is rarely or no longer opened: its share of the budget, or no launch at all.
     case appUsage
+    /// A task's `earliestBeginDate` has not come.
+    case earliestBegin
+    /// A task of a force-quit app.
+    case forceQuit
+    /// A task while Background App Refresh is off.
+    case backgroundRefreshOff
+    /// A processing task waits for the device to be idle.
+    case idle
+    /// A processing task that requires external power waits for charging.
+    case externalPower
+    /// The app's tasks are deferred after one was terminated.
+    case taskPenalty
+    /// A continued task is queued behind the device's running ones.
+    case continuedSlots
 }

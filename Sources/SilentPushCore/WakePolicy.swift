@@ -25,14 +25,19 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @usableFromInline var _pendingSlotCount = 0
     @usableFromInline var nextWakeID: UInt64 = 1
     @usableFromInline var actions: [WakeAction<App, Instant>] = []
+    /// Background task requests and runs, by app index: only apps that submitted any.
+    @usableFromInline var tasks: [Int32: AppTasks] = [:]
+    @usableFromInline var tasksWaitingForSlot: [Int32] = []
+    @usableFromInline var nextTaskRunID: UInt64 = 1
 
     @inlinable static var day: Duration { .seconds(86_400) }
 
     /// A policy with no app yet; wakes are numbered from `firstWakeID` (a restarted
     /// receiver numbers on from its store).
-    @inlinable public init(settings: WakeSettings = WakeSettings(), firstWakeID: UInt64 = 1) {
+    @inlinable public init(settings: WakeSettings = WakeSettings(), firstWakeID: UInt64 = 1, firstTaskRunID: UInt64 = 1) {
         self.settings = settings
         self.nextWakeID = max(firstWakeID, 1)
+        self.nextTaskRunID = max(firstTaskRunID, 1)
     }
 
     // MARK: - Queries
@@ -142,6 +147,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 evaluate(slot, now: now, announcePending: true)
             }
         }
+        if !tasks.isEmpty { deviceChangedForTasks(device, from: old, to: new, now: now) }
         startWaiting(now: now)
         return takeActions()
     }
@@ -152,8 +158,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable public mutating func setLastOpened(_ opened: Instant?, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         lastOpened[app] = opened
-        if let slot = apps.index(of: app), states[slot].pending != nil {
+        if let slot = apps.index(of: app), states[slot].pending != nil || tasks[Int32(slot)] != nil {
             evaluate(slot, now: now, announcePending: true)
+            evaluateTasks(slot, now: now, announce: true)
             startWaiting(now: now)
         }
         return takeActions()
@@ -172,6 +179,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         devices[device] = record
         for slot in 0..<apps.count where apps[slot].device == device && states[slot].pending != nil {
             evaluate(slot, now: now, announcePending: true)
+        }
+        for slot in tasks.keys.sorted() where apps[Int(slot)].device == device {
+            evaluateTasks(Int(slot), now: now, announce: true)
         }
         return takeActions()
     }
@@ -220,6 +230,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 evaluate(slot, now: entry.at, announcePending: false)
             case .deadline where states[slot].runningWake == entry.value:
                 overran(slot, wakeID: entry.value, now: entry.at)
+            case .taskEvaluate where tasks[entry.slot]?.timerStamp == UInt32(truncatingIfNeeded: entry.value):
+                tasks[entry.slot]?.armedAt = nil
+                evaluateTasks(slot, now: entry.at, announce: false)
+            case .taskDeadline:
+                expireTask(slot, runID: entry.value, now: entry.at)
+            case .taskGrace:
+                terminateTask(slot, runID: entry.value, now: entry.at)
             default:
                 continue  // superseded
             }
@@ -299,6 +316,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .rebootWarmup: 13
         case .appUsage: 14
         case .appShare: 15
+        case .earliestBegin: 16
+        case .forceQuit: 17
+        case .backgroundRefreshOff: 18
+        case .deviceInUse: 19
+        case .externalPower: 20
+        case .taskPenalty: 21
+        case .continuedSlots: 22
         }
     }
 
@@ -364,23 +388,46 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 }
             }
         }
-        // App usage: an app not opened for a while is launched less, then not at all.
-        var usage = 1
-        if !lastOpened.isEmpty, let opened = lastOpened[key] {
-            let unused = opened.duration(to: now)
-            if let threshold = settings.appUsageThreshold, unused >= threshold {
-                return .held(.appUsage(lastOpened: opened, threshold: threshold))
-            }
-            usage = unused < Self.day ? 1 : unused < Self.day * 7 ? 2 : 4
+        let usage: Int
+        switch usageFactor(of: key, now: now) {
+        case .success(let factor): usage = factor
+        case .failure(let held): return .held(held.reason)
         }
-        var at = now
-        var why: WaitReason<Instant>?
-        if let allowed = app.nextAllowed {
+        return scheduled(app, of: key, at: slot, device: device, usage: usage, interval: true, from: now, why: nil, now: now)
+    }
+
+    /// A reason that holds a launch outright (as `Result`'s failure).
+    @usableFromInline struct Held: Error {
+        @usableFromInline var reason: WaitReason<Instant>
+        @inlinable init(_ reason: WaitReason<Instant>) { self.reason = reason }
+    }
+
+    /// App usage: an app not opened for a while is launched less (the factor its interval is
+    /// multiplied by, its budget share divided by), then not at all.
+    @inlinable func usageFactor(of key: App, now: Instant) -> Result<Int, Held> {
+        guard !lastOpened.isEmpty, let opened = lastOpened[key] else { return .success(1) }
+        let unused = opened.duration(to: now)
+        if let threshold = settings.appUsageThreshold, unused >= threshold {
+            return .failure(Held(.appUsage(lastOpened: opened, threshold: threshold)))
+        }
+        return .success(unused < Self.day ? 1 : unused < Self.day * 7 ? 2 : 4)
+    }
+
+    /// When the device's schedule lets `key` launch, starting from `start` (held so far for
+    /// `initial`): the app's interval since its last launch (when `interval`), the reboot
+    /// warm-up, and the daily budget with the app's share of it.
+    @inlinable func scheduled(
+        _ app: AppState, of key: App, at slot: Int?, device: DeviceRecord?, usage: Int, interval: Bool, from start: Instant,
+        why initial: WaitReason<Instant>?, now: Instant
+    ) -> Readiness {
+        var at = start
+        var why = initial
+        if interval, let allowed = app.nextAllowed {
             let base = app.overran ? settings.minimumInterval * 2 : settings.minimumInterval
             let lastWake = allowed.advanced(by: .zero - base)
             let interval = base * usage
             let next = lastWake.advanced(by: interval)
-            if next > now {
+            if next > at {
                 at = next
                 why = .minimumInterval(lastWake: lastWake, interval: interval, until: next)
             }
@@ -437,15 +484,20 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].waitCode = 0
         runningFetches += 1
         timers.push(at: deadline, slot: Int32(slot), kind: .deadline, value: wakeID)
+        recordLaunch(slot, of: app.device, now: now)
+    }
+
+    /// Counts a background launch of the app at `slot` against its device's daily budget.
+    @inlinable mutating func recordLaunch(_ slot: Int, of device: App.Device, now: Instant) {
         if settings.dailyBudget != nil || !devices.isEmpty {
-            var record = devices[app.device]
+            var record = devices[device]
             if let budget = record?.state.dailyBudget ?? settings.dailyBudget, settings.throttling == .on, record?.state.debuggerAttached != true {
                 if record == nil { record = DeviceRecord() }
                 // Only the last `budget` launches can hold a push back.
                 record!.launches.removeAll { $0.at.advanced(by: Self.day) <= now }
                 if record!.launches.count >= max(budget, 1) { record!.launches.removeFirst(record!.launches.count - max(budget, 1) + 1) }
                 record!.launches.append(Launch(at: now, slot: Int32(slot)))
-                devices[app.device] = record
+                devices[device] = record
             }
         }
     }
@@ -474,6 +526,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             waitingForSlot.removeAll(keepingCapacity: true)
             waitingHead = 0
         }
+        if !tasksWaitingForSlot.isEmpty { startWaitingTasks(now: now) }
     }
 }
 
@@ -535,6 +588,12 @@ extension WakePolicy {
     @usableFromInline enum TimerKind: UInt8, Sendable {
         case evaluate
         case deadline
+        /// The app's pending task requests are looked at again (value: its tasks' timer stamp).
+        case taskEvaluate
+        /// A task run's time is up (value: the run id).
+        case taskDeadline
+        /// A task run's grace after its expiration handler is over (value: the run id).
+        case taskGrace
     }
 
     /// A binary min-heap of timers, ties broken by insertion order.

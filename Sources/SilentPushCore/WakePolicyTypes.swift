@@ -43,6 +43,21 @@ public struct WakeSettings: Sendable, Equatable {
     /// limit. (Opened within a day: the interval as set; within a week: twice; older: four
     /// times.)
     public var appUsageThreshold: Duration? = .seconds(14 * 86_400)
+    /// How long a refresh task runs before its expiration handler is called (Apple: "up to
+    /// 30 seconds").
+    public var refreshTaskTime: Duration = .seconds(30)
+    /// How long a processing task runs before its expiration handler is called (Apple:
+    /// "several minutes"; *assumed* 5 minutes).
+    public var processingTaskTime: Duration = .seconds(5 * 60)
+    /// After its expiration handler is called, how long a task has to complete before it is
+    /// terminated (*assumed*: Apple gives no figure).
+    public var taskExpirationGrace: Duration = .seconds(5)
+    /// After a task is terminated for never completing, the app's later task launches are
+    /// deferred this long (*assumed*: Apple says only that they are deferred).
+    public var taskTerminationPenalty: Duration = .seconds(60 * 60)
+    /// Continued tasks (`BGContinuedProcessingTask`) running at once per device; more queue
+    /// or fail (*assumed*: Apple says only that the system limits them).
+    public var continuedTaskCapacity: Int = 2
 
     /// A profile. The defaults are `ios`'s.
     public init(
@@ -102,6 +117,8 @@ public struct DeviceState: Sendable, Equatable {
     /// Whether the device can be reached. Offline, nothing is delivered: APNs keeps the
     /// latest push per app (up to its expiry, or 30 days) and delivers it on reconnect.
     public var network: Network
+    /// The device is idle (not in use): processing tasks run only then.
+    public var idle: Bool
 
     /// A device's network.
     public enum Network: String, Sendable, CaseIterable {
@@ -110,11 +127,11 @@ public struct DeviceState: Sendable, Equatable {
     }
 
     /// A device as it comes: app running, refresh on, no Low Power Mode, the profile's
-    /// budget, a full battery, nominal temperature, no debugger.
+    /// budget, a full battery, nominal temperature, no debugger, online, in use (not idle).
     public init(
         forceQuit: Bool = false, backgroundRefresh: Bool = true, lowPowerMode: Bool = false, dailyBudget: Int? = nil,
         batteryLevel: Int = 100, charging: Bool = false, thermalState: ThermalState = .nominal, debuggerAttached: Bool = false,
-        network: Network = .online
+        network: Network = .online, idle: Bool = false
     ) {
         self.forceQuit = forceQuit
         self.backgroundRefresh = backgroundRefresh
@@ -125,6 +142,7 @@ public struct DeviceState: Sendable, Equatable {
         self.thermalState = thermalState
         self.debuggerAttached = debuggerAttached
         self.network = network
+        self.idle = idle
     }
 
     @inlinable var isDefault: Bool { self == DeviceState() }
@@ -197,4 +215,18 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     /// The wake's handler passed its deadline: cancel it; it failed with deadlineExceeded,
     /// and the app's next interval is doubled.
     case cancelWake(wakeID: UInt64, app: App)
+    /// The task request waits, for `why`. Sent again when what holds it changes.
+    case taskPending(request: UInt64, app: App, why: WaitReason<Instant>)
+    /// Run a task: call the app's task handler.
+    case startTask(TaskStart<App, Instant>)
+    /// The task's time is up (at `at`): call its expiration handler. It has
+    /// `WakeSettings.taskExpirationGrace` to complete before it is terminated.
+    case expireTask(runID: UInt64, app: App, at: Instant)
+    /// The task never completed after its expiration handler: stop it (its run ends
+    /// `terminated`, in the `.taskEnded` that follows).
+    case terminateTask(runID: UInt64, app: App)
+    /// The task's run ended so, at `at`.
+    case taskEnded(runID: UInt64, app: App, outcome: TaskOutcome, at: Instant)
+    /// A pending request ended without running: cancelled, or replaced by a newer one.
+    case taskRequestEnded(request: UInt64, app: App, outcome: TaskOutcome, at: Instant)
 }

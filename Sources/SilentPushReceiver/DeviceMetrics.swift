@@ -12,6 +12,8 @@ final class DeviceMetrics: Sendable {
     private let fetchDuration: CoreMetrics.Timer
     private let wakesStarted: Counter
     private let pendingSlots: Gauge
+    private let taskRunsStarted: Counter
+    private let taskOutcomes: [TaskOutcome: Counter]
 
     /// Metrics made by `factory` (each receiver has its own registry, so in-process tests
     /// never share one).
@@ -29,6 +31,11 @@ final class DeviceMetrics: Sendable {
         fetchDuration = CoreMetrics.Timer(label: "silentpush_fetch_duration_seconds", dimensions: [], factory: factory)
         wakesStarted = Counter(label: "silentpush_wakes_started_total", dimensions: [], factory: factory)
         pendingSlots = Gauge(label: "silentpush_pending_slots", dimensions: [], factory: factory)
+        taskRunsStarted = Counter(label: "silentpush_task_runs_started_total", dimensions: [], factory: factory)
+        taskOutcomes = Dictionary(
+            uniqueKeysWithValues: TaskOutcome.allCases.map {
+                ($0, Counter(label: "silentpush_task_outcomes_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
+            })
     }
 
     /// A wake ended with `result`, its handler having run for `duration` (real time).
@@ -65,6 +72,8 @@ final class DeviceMetrics: Sendable {
         fate("expired", count: events.expired)
         for (reason, count) in events.dropped { dropped(reason, count: count) }
         if let slots = events.pendingSlots { pendingSlots.record(slots) }
+        if events.taskRunsStarted > 0 { taskRunsStarted.increment(by: events.taskRunsStarted) }
+        for outcome in events.taskOutcomes { taskOutcomes[outcome]?.increment() }
     }
 
     /// What one step of the device side did, counted after its lock is released.
@@ -76,9 +85,17 @@ final class DeviceMetrics: Sendable {
         var dropped: [(reason: DropReason, count: Int)] = []
         /// The pending-slots gauge's new value, when it moved.
         var pendingSlots: Int?
+        var taskRunsStarted = 0
+        /// Task runs and requests that ended, by outcome.
+        var taskOutcomes: [TaskOutcome] = []
 
         var isEmpty: Bool {
             wakesStarted == 0 && delivered == 0 && coalesced == 0 && expired == 0 && dropped.isEmpty && pendingSlots == nil
+                && taskRunsStarted == 0 && taskOutcomes.isEmpty
+        }
+
+        mutating func taskEnded(_ outcome: TaskOutcome) {
+            taskOutcomes.append(outcome)
         }
 
         mutating func dropped(_ reason: DropReason, count: Int = 1) {

@@ -53,6 +53,12 @@ struct DeviceRecorder {
         var metrics = DeviceMetrics.Events()
         /// The earliest policy deadline, when it moved before the timer armed (system clock).
         var armTimer: DeviceInstant?
+        /// Background task runs to start, to expire (expiration handler, then cancellation),
+        /// to terminate, and that ended.
+        var taskRuns: [BackgroundTask] = []
+        var taskExpirations: [BackgroundTask] = []
+        var taskTerminations: [BackgroundTask] = []
+        var tasksEnded: [BackgroundTask] = []
 
         init(completion: @escaping PushStore.Completion) {
             self.completion = completion
@@ -66,11 +72,14 @@ struct DeviceRecorder {
 
         var isEmpty: Bool {
             changes.isEmpty && runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && armTimer == nil
+                && taskRuns.isEmpty && taskExpirations.isEmpty && taskTerminations.isEmpty && tasksEnded.isEmpty
         }
     }
 
     private(set) var policy: Policy
     private(set) var running: [UInt64: Running] = [:]
+    /// Background task runs in progress, by run id.
+    private(set) var runningTasks: [UInt64: BackgroundTask] = [:]
     private(set) var lifecycle = Lifecycle.running
     /// When the system-clock timer fires next; nil: not armed (or a manual clock).
     private var armedTimer: DeviceInstant?
@@ -196,6 +205,69 @@ struct DeviceRecorder {
         apply(policy.reboot(device, now: now))
     }
 
+    // MARK: Background tasks
+
+    /// The app submitted a task request (`record`, declared as `declaration`). Returns
+    /// Apple's error when it is refused; nothing is recorded then. `completion` runs once
+    /// the accepted request is committed.
+    mutating func submitTask(
+        _ record: TaskRequestRecord, declaration: AppDeclaration?, now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> TaskSubmitError? {
+        guard case .running = lifecycle else { return .unavailable }
+        let app = App(device: record.deviceToken, topic: record.topic)
+        let (error, policyActions) = policy.submitTask(record.request, for: app, declaration: declaration, now: now)
+        if error == nil {
+            actions.observe(completion)
+            actions.changes.append(.insertTaskRequest(record))
+        }
+        apply(policyActions)
+        return error
+    }
+
+    /// The app cancelled its request `identifier` (nil: every request). Returns how many
+    /// were pending.
+    mutating func cancelTasks(identifier: String?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Int {
+        actions.observe(completion)
+        if let identifier {
+            let (found, policyActions) = policy.cancelTask(identifier: identifier, for: app, now: now)
+            apply(policyActions)
+            return found ? 1 : 0
+        }
+        let count = policy.pendingTasks(of: app).count
+        apply(policy.cancelAllTasks(for: app, now: now))
+        return count
+    }
+
+    /// The debugger launches (`expire` false) or expires the task `identifier`. Returns
+    /// whether there was one to launch (pending) or to expire (running).
+    mutating func simulateTask(
+        _ identifier: String, expire: Bool, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> Bool {
+        actions.observe(completion)
+        let (found, policyActions) =
+            expire
+            ? policy.simulateTaskExpiration(identifier: identifier, for: app, now: now)
+            : policy.simulateTaskLaunch(identifier: identifier, for: app, now: now)
+        apply(policyActions)
+        return found
+    }
+
+    /// What a running task's handler reported.
+    mutating func taskReport(_ report: BackgroundTask.Report, runID: UInt64, app: App, now: DeviceInstant) {
+        switch report {
+        case .completed(let success):
+            apply(policy.taskCompleted(runID: runID, app: app, success: success, now: now).actions)
+        case .progress(let completed, let total):
+            guard policy.taskProgress(runID: runID, app: app, completed: completed, total: total) else { return }
+            actions.changes.append(.setTaskProgress(id: runID, completed: max(0, min(completed, total)), total: max(0, total)))
+        }
+    }
+
+    /// Puts back a request a restarted receiver found pending.
+    mutating func restoreTask(_ record: TaskRequestRecord, now: DeviceInstant) {
+        apply(policy.restoreTask(record.request, for: App(device: record.deviceToken, topic: record.topic), now: now))
+    }
+
     /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
     mutating func restore(app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant) {
         apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now))
@@ -231,21 +303,42 @@ struct DeviceRecorder {
         /// Before the next timer, these running wakes reach their deadline: give their
         /// handlers time to answer, then step again.
         case wait([UInt64])
+        /// Before the next timer, these task runs may expire or be terminated: give their
+        /// handlers time to end, then step again.
+        case waitTasks([BackgroundTask])
         /// The clock reached the target.
         case done
     }
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake
     /// not yet `waited` for would pass its deadline there.
-    mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>) -> AdvanceStep {
+    mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<UInt64> = []) -> AdvanceStep {
         guard let next = policy.nextDeadline, next <= target else {
             advance(to: target)
             return .done
         }
         let due = running.values.filter { $0.start.deadline <= next && !waited.contains($0.start.wakeID) }
         if !due.isEmpty { return .wait(due.map(\.start.wakeID)) }
+        // A task about to expire or be terminated: its handler first gets real time to end.
+        let dueTasks = runningTasks.values.filter { task in
+            guard !waitedTasks.contains(task.runID) else { return false }
+            if task.isExpired { return true }  // its grace ends at the next timer or later
+            return task.deadline.map { $0 <= next } ?? false
+        }
+        if !dueTasks.isEmpty { return .waitTasks(dueTasks) }
         advance(to: next)
         return .fired(to: next)
+    }
+
+    /// Ends every task run still running at `now` (the receiver stops): each is recorded
+    /// `terminated` and its handler stopped, as a device shutting down ends it.
+    mutating func cutRunningTasks(now: DeviceInstant) {
+        for (runID, task) in runningTasks {
+            actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: .terminated))
+            actions.taskTerminations.append(task)
+            actions.tasksEnded.append(task)
+        }
+        runningTasks = [:]
     }
 
     /// Stops taking pushes and starting wakes; returns the wakes still running.
@@ -350,6 +443,34 @@ struct DeviceRecorder {
                     .finishWake(
                         id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
                         result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
+            case .taskPending(let request, _, let why):
+                actions.changes.append(.setTaskRequest(id: request, state: .pending, why: why.stored, at: nil))
+            case .startTask(let start):
+                actions.changes.append(
+                    .setTaskRequest(id: start.request.id, state: .launched, why: nil, at: start.startedAt.millisecondsSinceEpoch))
+                actions.changes.append(
+                    .insertTaskRun(
+                        TaskRunRecord(
+                            id: start.runID, requestID: start.request.id, deviceToken: start.app.device, topic: start.app.topic,
+                            identifier: start.request.identifier, kind: start.request.kind, startedAt: start.startedAt,
+                            deadline: start.deadline, simulated: start.simulated)))
+                let task = BackgroundTask(start)
+                runningTasks[start.runID] = task
+                actions.taskRuns.append(task)
+                actions.metrics.taskRunsStarted += 1
+            case .expireTask(let runID, _, let at):
+                actions.changes.append(.expireTaskRun(id: runID, at: at.millisecondsSinceEpoch))
+                if let task = runningTasks[runID] { actions.taskExpirations.append(task) }
+            case .terminateTask(let runID, _):
+                if let task = runningTasks[runID] { actions.taskTerminations.append(task) }
+            case .taskEnded(let runID, _, let outcome, let at):
+                actions.changes.append(.finishTaskRun(id: runID, at: at.millisecondsSinceEpoch, outcome: outcome))
+                if let task = runningTasks.removeValue(forKey: runID) { actions.tasksEnded.append(task) }
+                actions.metrics.taskEnded(outcome)
+            case .taskRequestEnded(let request, _, let outcome, let at):
+                actions.changes.append(
+                    .setTaskRequest(id: request, state: outcome == .replaced ? .replaced : .cancelled, why: nil, at: at.millisecondsSinceEpoch))
+                actions.metrics.taskEnded(outcome)
             }
         }
     }

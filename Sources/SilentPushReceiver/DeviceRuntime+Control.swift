@@ -1,5 +1,6 @@
 import SilentPushCore
 import SilentPushStore
+import Synchronization
 
 /// Why the device clock could not be moved.
 public enum DeviceClockError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -40,13 +41,14 @@ extension DeviceRuntime {
         let target = clock.now.advanced(by: duration)
         guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
+        var waitedTasks: Set<UInt64> = []
         while true {
             let step = modify { recorder, _ in
-                let step = recorder.advanceStep(toward: target, waited: waited)
+                let step = recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
                 switch step {
                 case .fired(let to): clock.set(to)
                 case .done: clock.set(target)
-                case .wait: break
+                case .wait, .waitTasks: break
                 }
                 return step
             }
@@ -60,16 +62,33 @@ extension DeviceRuntime {
             case .wait(let wakes):
                 await waitForWakes(wakes, timeout: settings.deadline)
                 waited.formUnion(wakes)
+            case .waitTasks(let tasks):
+                await withTaskGroup(of: Void.self) { group in
+                    for task in tasks {
+                        // Before its expiry, as long as its time (30 s at most); before its
+                        // termination, its grace.
+                        let limit = task.isExpired ? settings.taskExpirationGrace : min(task.timeLimit, settings.deadline)
+                        group.addTask { await self.waitAtMost(limit) { await task.settled.wait() } }
+                    }
+                }
+                waitedTasks.formUnion(tasks.map(\.runID))
             }
         }
     }
 
-    /// Runs `body` on the recorder with a completion, and returns once what it changed is
-    /// committed.
-    private func committing(_ body: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> Void) async throws {
+    /// Runs `body` on the recorder with a completion, and returns what it returned once what
+    /// it changed is committed.
+    @discardableResult
+    func committing<Result: Sendable>(
+        _ body: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> Result
+    ) async throws -> Result {
+        let answer = Mutex<Result?>(nil)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            modify { recorder, now in body(&recorder, now) { continuation.resume(with: $0) } }
+            // The body returns before this task goes on, however soon the commit resumes it.
+            let result = modify { recorder, now in body(&recorder, now) { continuation.resume(with: $0) } }
+            answer.withLock { $0 = result }
         }
+        return answer.withLock { $0! }
     }
 
     /// Sets `device`'s state (SPEC §4): dropping or releasing the pushes waiting in its
@@ -133,6 +152,11 @@ extension DeviceRuntime {
             await waitForWakes(running, timeout: timeout)
             if inspect({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
         }
+        // Task handlers that are done, or that finish within the timeout.
+        let tasks = inspect { Array($0.runningTasks.values) }
+        await withTaskGroup(of: Void.self) { group in
+            for task in tasks { group.addTask { await self.waitAtMost(timeout) { await task.settled.wait() } } }
+        }
         // Handlers of wakes cancelled at their deadline may still be unwinding.
         await waitAtMost(timeout) { await self.handlersIdle() }
         try? await store.flush()
@@ -148,7 +172,10 @@ extension DeviceRuntime {
     public func shutdown(grace: Duration) async {
         let running = modify { recorder, _ in recorder.beginShutdown() }
         await waitForWakes(running, timeout: grace)
-        modify { recorder, now in recorder.cutRunning(now: now) }
+        modify { recorder, now in
+            recorder.cutRunning(now: now)
+            recorder.cutRunningTasks(now: now)
+        }
         endFetches()
         try? await store.flush()
     }

@@ -5,23 +5,24 @@ import SilentPushStore
 
 extension DeviceRuntime {
     /// Opens the device side on `store`, putting back what a previous run left: device
-    /// states, each app's pending push, slot generation and minimum interval, and ids that
-    /// number on. Wakes that were running when that run stopped are recorded `failed`
+    /// states, each app's pending push, slot generation and minimum interval, pending task
+    /// requests, and ids that number on. Wakes that were running when that run stopped are recorded `failed`
     /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
     /// Fetch handlers and system-clock timers run while `run()` does.
     package static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
-        handler: any FetchHandler = NoDataFetchHandler(), metrics: any MetricsFactory = NOOPMetricsHandler.instance,
-        logger: Logger = Logger(label: "silentpushd.device")
+        handler: any FetchHandler = NoDataFetchHandler(), declarations: [String: AppDeclaration] = [:],
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
     ) throws -> DeviceRuntime {
         let ids = try store.lastIDs()
+        let taskIDs = try store.lastTaskIDs()
         var start = DeviceClock.systemNow
         if mode == .manual, let latest = try store.latestDeviceTime() {
             start = max(start, DeviceInstant(millisecondsSinceEpoch: latest))
         }
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
-        var policy = DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1)
+        var policy = DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1, firstTaskRunID: taskIDs.run + 1)
         var changes: [StoreChange] = []
 
         for (token, device) in try store.deviceRecords() where device.state != DeviceState() {
@@ -36,6 +37,11 @@ extension DeviceRuntime {
                 .finishWake(
                     id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: "failed",
                     reason: "interrupted: the receiver stopped during the fetch"))
+        }
+        // A task run the previous process did not see end ended with it, as on a device that shut down.
+        for run in try store.unfinishedTaskRuns() {
+            changes.append(
+                .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .terminated))
         }
 
         var apps: [AppKey: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
@@ -68,9 +74,11 @@ extension DeviceRuntime {
             }
             recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
         }
+        for request in try store.pendingTaskRequests() { recorder.restoreTask(request, now: now) }
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
-            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, logger: logger)
+            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTaskRequestID: taskIDs.request + 1,
+            declarations: declarations, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modify { _, _ in }
         store.observeWritability { [logger] writable, error in

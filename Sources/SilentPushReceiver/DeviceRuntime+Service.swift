@@ -18,8 +18,11 @@ extension DeviceRuntime: Service {
                 if clock.mode == .system {
                     group.addTask { await self.runTimer() }
                 }
-                for await fetch in fetches {
-                    group.addTask { await self.runWake(fetch) }
+                for await work in fetches {
+                    switch work {
+                    case .wake(let fetch): group.addTask { await self.runWake(fetch) }
+                    case .task(let task): group.addTask { await self.runTask(task) }
+                    }
                 }
                 // The fetch queue ends at shutdown; the timer stops with it.
                 group.cancelAll()

@@ -28,19 +28,29 @@ public final class DeviceRuntime: PushSink, Sendable {
     private let outbox = Mutex(Outbox())
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
     private let nextPushID: Atomic<UInt64>
+    /// The next task request's id.
+    let nextTaskRequestID: Atomic<UInt64>
     let advancing = Mutex(false)
     /// Handler tasks running, and who waits for there to be none.
     private let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
     /// Raised when the policy's next deadline moves before the armed timer.
     let timerMoved = AsyncSignal()
-    /// Fetches for `run()` to start, and the end of them at shutdown.
-    let fetches: AsyncStream<Fetch>
-    private let fetchQueue: AsyncStream<Fetch>.Continuation
+    /// Fetches and task runs for `run()` to start, and the end of them at shutdown.
+    let fetches: AsyncStream<Work>
+    let fetchQueue: AsyncStream<Work>.Continuation
+    /// Which apps may submit which background tasks, by topic.
+    let declarations: [String: AppDeclaration]
 
     /// An app on a device, as the policy keys it.
     struct AppKey: WakeApp {
         var device: String
         var topic: String
+    }
+
+    /// What `run()` starts as a child task: a wake's fetch, or a background task's run.
+    enum Work: Sendable {
+        case wake(Fetch)
+        case task(BackgroundTask)
     }
 
     /// A fetch for `run()` to start.
@@ -68,8 +78,10 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     init(
         store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
-        metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, logger: Logger
+        metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, nextTaskRequestID: UInt64, declarations: [String: AppDeclaration],
+        logger: Logger
     ) {
+        self.nextTaskRequestID = Atomic(nextTaskRequestID)
         self.store = store
         self.shutdownGrace = shutdownGrace
         self.clock = clock
@@ -79,7 +91,8 @@ public final class DeviceRuntime: PushSink, Sendable {
         self.logger = logger
         self.recorder = Mutex(recorder)
         self.nextPushID = Atomic(nextPushID)
-        (fetches, fetchQueue) = AsyncStream.makeStream(of: Fetch.self)
+        (fetches, fetchQueue) = AsyncStream.makeStream(of: Work.self)
+        self.declarations = declarations
     }
 
     // MARK: - The one way in
@@ -147,9 +160,13 @@ public final class DeviceRuntime: PushSink, Sendable {
             for cancellation in actions.cancels { cancellation.raise() }
             for waiter in actions.resumes { waiter.resume() }
             if actions.armTimer != nil { timerMoved.raise() }
+            for task in actions.taskExpirations { task.expire() }
+            for task in actions.taskTerminations { task.termination.raise() }
+            for task in actions.tasksEnded { task.settled.open() }
+            for task in actions.taskRuns { startTask(task) }
             for run in actions.runs {
                 guard let result = handler.immediateResult(topic: run.start.app.topic) else {
-                    fetchQueue.yield(Fetch(start: run.start, wake: run.wake, cancellation: run.cancellation))
+                    fetchQueue.yield(.wake(Fetch(start: run.start, wake: run.wake, cancellation: run.cancellation)))
                     continue
                 }
                 // Ends as it starts: no task, no read of its push.
@@ -245,6 +262,19 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// Runs one wake's handler (a child task of `run()`), racing its cancellation.
     func runWake(_ fetch: Fetch) async {
+        await countingHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.runHandler(fetch) }
+                group.addTask { await fetch.cancellation.wait() }
+                await group.next()
+                group.cancelAll()
+                await group.waitForAll()
+            }
+        }
+    }
+
+    /// Runs `body`, a handler's task, counted so a shutdown can wait for none to be left.
+    func countingHandler(_ body: () async -> Void) async {
         handlers.withLock { $0.running += 1 }
         defer {
             let idle = handlers.withLock { handlers -> [AsyncSignal] in
@@ -255,13 +285,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             }
             for waiter in idle { waiter.raise() }
         }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.runHandler(fetch) }
-            group.addTask { await fetch.cancellation.wait() }
-            await group.next()
-            group.cancelAll()
-            await group.waitForAll()
-        }
+        await body()
     }
 
     private func runHandler(_ fetch: Fetch) async {

@@ -50,23 +50,40 @@ public protocol FetchHandler: Sendable {
     /// (nil, the default: call `fetch`). The device side then ends the wake as it starts it,
     /// with no task and no read of its push.
     func immediateResult(topic: String) -> FetchResult?
+
+    /// Runs one background task (BackgroundTasks framework): call
+    /// `task.setTaskCompleted(success:)` when done. The default completes it at once, with
+    /// success: an app with nothing to do in the background.
+    func runTask(_ task: BackgroundTask) async
 }
 
 extension FetchHandler {
     public func immediateResult(topic: String) -> FetchResult? { nil }
+
+    public func runTask(_ task: BackgroundTask) async {
+        task.setTaskCompleted(success: true)
+    }
 }
 
-/// A fetch handler made of a closure, for tests and embedders.
+/// A fetch handler made of closures, for tests and embedders.
 public struct ClosureFetchHandler: FetchHandler {
     private let body: @Sendable (Wake) async -> FetchResult
+    private let task: (@Sendable (BackgroundTask) async -> Void)?
 
-    /// A handler that runs `body`.
-    public init(_ body: @escaping @Sendable (Wake) async -> FetchResult) {
+    /// A handler that runs `body` for each wake, and `task` for each background task (nil:
+    /// each completes at once, with success).
+    public init(_ body: @escaping @Sendable (Wake) async -> FetchResult, task: (@Sendable (BackgroundTask) async -> Void)? = nil) {
         self.body = body
+        self.task = task
     }
 
     public func fetch(_ wake: Wake) async -> FetchResult {
         await body(wake)
+    }
+
+    public func runTask(_ task: BackgroundTask) async {
+        guard let body = self.task else { return task.setTaskCompleted(success: true) }
+        await body(task)
     }
 }
 

@@ -15,6 +15,15 @@ public enum FetchHandlerChoice: Sendable {
     public static func swift(_ body: @escaping @Sendable (Wake) async -> FetchResult) -> FetchHandlerChoice {
         .handler(ClosureFetchHandler(body))
     }
+
+    /// Swift closures for wakes and for background tasks. A task's handler calls
+    /// `setTaskCompleted(success:)`; on expiry its expiration handler is called and its Swift
+    /// task cancelled.
+    public static func swift(
+        fetch: @escaping @Sendable (Wake) async -> FetchResult = { _ in .noData }, task: @escaping @Sendable (BackgroundTask) async -> Void
+    ) -> FetchHandlerChoice {
+        .handler(ClosureFetchHandler(fetch, task: task))
+    }
 }
 
 /// Runs each wake with its topic's handler, or the default.
@@ -28,5 +37,9 @@ struct TopicFetchHandlers: FetchHandler {
 
     func immediateResult(topic: String) -> FetchResult? {
         (byTopic[topic] ?? fallback).immediateResult(topic: topic)
+    }
+
+    func runTask(_ task: BackgroundTask) async {
+        await (byTopic[task.topic] ?? fallback).runTask(task)
     }
 }

@@ -78,7 +78,7 @@ public final class Receiver: Service, Sendable {
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
             device = try DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
-                handler: handler, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+                handler: handler, declarations: configuration.apps, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? httpClient?.syncShutdown()
             throw ReceiverStartError.store("\(error)")

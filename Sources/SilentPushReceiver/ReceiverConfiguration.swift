@@ -62,6 +62,10 @@ public struct ReceiverConfiguration: Sendable {
     public var topicFetchHandlers: [String: FetchHandlerChoice]
     /// The largest body an HTTP fetch keeps (10 MB by default); a bigger one fails the fetch.
     public var fetchBodyLimit: Int
+    /// What each app (by topic) declares for background tasks: its permitted task
+    /// identifiers and background modes (the config file's `apps`). An app not here can
+    /// submit no task (`notPermitted`).
+    public var apps: [String: AppDeclaration]
 
     /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, admin on
     /// 127.0.0.1:2199, the dev certificates in `certificatesDirectory`, the store in
@@ -93,6 +97,7 @@ public struct ReceiverConfiguration: Sendable {
         fetchHandler = .noData
         topicFetchHandlers = [:]
         fetchBodyLimit = 10 * 1024 * 1024
+        apps = [:]
     }
 }
 

@@ -146,6 +146,24 @@ extension PushStore {
                                        PRIMARY KEY (device_token, topic))
                     """)
         }
+        migrator.registerMigration("v11") { db in
+            // Background tasks: requests and their runs; a device's idle state.
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN idle INTEGER NOT NULL DEFAULT 0;
+                    CREATE TABLE task_requests (
+                        id INTEGER PRIMARY KEY, device_token TEXT NOT NULL, topic TEXT NOT NULL, identifier TEXT NOT NULL,
+                        kind TEXT NOT NULL, earliest_begin INTEGER, requires_network INTEGER NOT NULL, requires_power INTEGER NOT NULL,
+                        strategy TEXT NOT NULL, submitted_at INTEGER NOT NULL, state TEXT NOT NULL, reason TEXT, ended_at INTEGER);
+                    CREATE INDEX task_requests_by_app ON task_requests (device_token, topic);
+                    CREATE TABLE task_runs (
+                        id INTEGER PRIMARY KEY, request_id INTEGER NOT NULL, device_token TEXT NOT NULL, topic TEXT NOT NULL,
+                        identifier TEXT NOT NULL, kind TEXT NOT NULL, started_at INTEGER NOT NULL, deadline INTEGER,
+                        simulated INTEGER NOT NULL, expired_at INTEGER, finished_at INTEGER, outcome TEXT,
+                        progress_completed INTEGER NOT NULL DEFAULT 0, progress_total INTEGER NOT NULL DEFAULT 0);
+                    CREATE INDEX task_runs_by_app ON task_runs (device_token, topic);
+                    """)
+        }
         return migrator
     }()
 }

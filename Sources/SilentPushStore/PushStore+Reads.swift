@@ -95,7 +95,7 @@ extension PushStore {
                     lowPowerMode: row["low_power_mode"], dailyBudget: Self.budget(row["daily_budget"]),
                     batteryLevel: Int(clamping: min(max(row["battery_level"] as Int64, 0), 100)), charging: row["charging"],
                     thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"],
-                    network: DeviceState.Network(rawValue: row["network"]) ?? .online)
+                    network: DeviceState.Network(rawValue: row["network"]) ?? .online, idle: row["idle"])
                 devices[row["device_token"]] = (state, row["unregistered_at"])
             }
             return devices

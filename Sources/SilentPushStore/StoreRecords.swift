@@ -112,6 +112,18 @@ public enum StoreChange: Sendable, Equatable {
     case setUnregistered(token: String, at: Int64?)
     /// A write that changes nothing anyone reads, to learn whether the store takes writes.
     case probe(at: Int64)
+    /// A background task request was submitted.
+    case insertTaskRequest(TaskRequestRecord)
+    /// A request's state changed: why it waits (pending), or how it left pending, at `at` (ms).
+    case setTaskRequest(id: UInt64, state: TaskRequestRecord.State, why: String?, at: Int64?)
+    /// A task run started.
+    case insertTaskRun(TaskRunRecord)
+    /// A run's expiration handler was called at `at` (ms).
+    case expireTaskRun(id: UInt64, at: Int64)
+    /// A run ended at `at` (ms).
+    case finishTaskRun(id: UInt64, at: Int64, outcome: TaskOutcome)
+    /// A continued task reported progress.
+    case setTaskProgress(id: UInt64, completed: Int64, total: Int64)
 }
 
 /// Totals over the store (the admin API's `GET /v1/stats`).

@@ -145,18 +145,57 @@ final class StoreStatements: @unchecked Sendable {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, daily_budget,
-                                         battery_level, charging, thermal_state, debugger_attached, network)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         battery_level, charging, thermal_state, debugger_attached, network, idle)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
                         background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
                         daily_budget = excluded.daily_budget, battery_level = excluded.battery_level,
                         charging = excluded.charging, thermal_state = excluded.thermal_state,
-                        debugger_attached = excluded.debugger_attached, network = excluded.network
+                        debugger_attached = excluded.debugger_attached, network = excluded.network, idle = excluded.idle
                     """
             ).execute(arguments: [
                 token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.dailyBudget, state.batteryLevel, state.charging,
-                state.thermalState.rawValue, state.debuggerAttached, state.network.rawValue,
+                state.thermalState.rawValue, state.debuggerAttached, state.network.rawValue, state.idle,
             ])
+        case .insertTaskRequest(let record):
+            let request = record.request
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO task_requests (id, device_token, topic, identifier, kind, earliest_begin, requires_network,
+                        requires_power, strategy, submitted_at, state, reason, ended_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                Int64(bitPattern: record.id), record.deviceToken, record.topic, request.identifier, request.kind.rawValue,
+                request.earliestBegin?.millisecondsSinceEpoch, request.requiresNetworkConnectivity, request.requiresExternalPower,
+                request.strategy.rawValue, record.submittedAt.millisecondsSinceEpoch, record.state.rawValue, record.why?.stored,
+                record.endedAt?.millisecondsSinceEpoch,
+            ])
+        case .setTaskRequest(let id, let state, let why, let at):
+            try db.cachedStatement(sql: "UPDATE task_requests SET state = ?, reason = ?, ended_at = ? WHERE id = ?")
+                .execute(arguments: [state.rawValue, why, at, Int64(bitPattern: id)])
+        case .insertTaskRun(let run):
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO task_runs (id, request_id, device_token, topic, identifier, kind, started_at, deadline, simulated,
+                        expired_at, finished_at, outcome, progress_completed, progress_total)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                Int64(bitPattern: run.id), Int64(bitPattern: run.requestID), run.deviceToken, run.topic, run.identifier, run.kind.rawValue,
+                run.startedAt.millisecondsSinceEpoch, run.deadline?.millisecondsSinceEpoch, run.simulated,
+                run.expiredAt?.millisecondsSinceEpoch, run.finishedAt?.millisecondsSinceEpoch, run.outcome?.rawValue, run.progressCompleted,
+                run.progressTotal,
+            ])
+        case .expireTaskRun(let id, let at):
+            try db.cachedStatement(sql: "UPDATE task_runs SET expired_at = ? WHERE id = ? AND expired_at IS NULL")
+                .execute(arguments: [at, Int64(bitPattern: id)])
+        case .finishTaskRun(let id, let at, let outcome):
+            try db.cachedStatement(sql: "UPDATE task_runs SET finished_at = ?, outcome = ? WHERE id = ? AND outcome IS NULL")
+                .execute(arguments: [at, outcome.rawValue, Int64(bitPattern: id)])
+        case .setTaskProgress(let id, let completed, let total):
+            try db.cachedStatement(sql: "UPDATE task_runs SET progress_completed = ?, progress_total = ? WHERE id = ?")
+                .execute(arguments: [completed, total, Int64(bitPattern: id)])
         case .setLastOpened(let token, let topic, let at):
             try db.cachedStatement(
                 sql: """

@@ -31,6 +31,25 @@ extension Receiver {
         try await device.reboot(deviceToken)
     }
 
+    /// The app submits a background task request (`BGTaskScheduler.submit`); throws Apple's
+    /// `TaskSubmitError` when iOS would refuse it. Returns the request's record, committed.
+    @discardableResult
+    public func submitTask(
+        _ submission: DeviceRuntime.TaskSubmission, topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken
+    ) async throws -> TaskRequestRecord {
+        try await device.submitTask(submission, device: deviceToken, topic: topic)
+    }
+
+    /// Task runs of `topic`'s app on `deviceToken`, oldest first.
+    public func taskRuns(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) throws -> [TaskRunRecord] {
+        try device.taskRuns(device: deviceToken, topic: topic).reversed()
+    }
+
+    /// The task requests of `topic`'s app on `deviceToken`, oldest first.
+    public func taskRequests(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) throws -> [TaskRequestRecord] {
+        try device.taskRequests(device: deviceToken, topic: topic).reversed()
+    }
+
     /// If a push of `priority` came now for `topic` on `deviceToken`: when it would wake the
     /// app, and what holds it until then. Changes nothing.
     public func forecast(

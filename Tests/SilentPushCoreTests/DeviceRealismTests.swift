@@ -153,9 +153,14 @@ import Testing
             .offline, .rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: 7)),
             .appUsage(lastOpened: DeviceInstant(millisecondsSinceEpoch: 3), threshold: .seconds(14 * 86_400)),
             .appShare(used: 4, share: 4, budget: 8, until: DeviceInstant(millisecondsSinceEpoch: 9)),
+            .earliestBegin(until: DeviceInstant(millisecondsSinceEpoch: 11)), .forceQuit, .backgroundRefreshOff, .deviceInUse, .externalPower,
+            .taskPenalty(until: DeviceInstant(millisecondsSinceEpoch: 13)), .continuedSlots(running: 2, capacity: 2),
         ]
         for reason in reasons { #expect(WaitReason(stored: reason.stored) == reason, "\(reason.stored)") }
-        for text in ["", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "nonsense"] {
+        for text in [
+            "", "battery:101:20", "thermal:toasty", "minimumInterval:-5:900", "dailyBudget:x:1:1", "fetchSlots:1", "earliestBegin:-1",
+            "continuedSlots:2", "nonsense",
+        ] {
             #expect(WaitReason<DeviceInstant>(stored: text) == nil, "\(text)")
         }
     }

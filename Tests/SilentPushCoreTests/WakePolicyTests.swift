@@ -40,6 +40,19 @@ import Testing
         var wakes: [WakeStart<App, DeviceInstant>] = []
         var cancelled: [UInt64] = []
         var completeImmediately = true
+        /// Task runs: each task completes (success) as it starts, unless false.
+        var completeTasksImmediately = true
+        var taskRuns: [TaskStart<App, DeviceInstant>] = []
+        /// What the policy last said holds each pending task request.
+        var taskWhys: [UInt64: WaitReason<DeviceInstant>] = [:]
+        /// How each run ended, by run id; how each request ended without running, by request id.
+        var runOutcomes: [UInt64: TaskOutcome] = [:]
+        var requestOutcomes: [UInt64: TaskOutcome] = [:]
+        /// Runs whose expiration handler was called, and runs terminated, in order.
+        var expiredRuns: [UInt64] = []
+        var terminatedRuns: [UInt64] = []
+        var declaration = AppDeclaration(
+            permittedTaskIdentifiers: ["refresh", "clean", "sync", "export.*"], backgroundModes: [.fetch, .processing])
         private var coalesced: [String: [UInt64]] = [:]
         private var nextID: UInt64 = 0
 
@@ -89,6 +102,32 @@ import Testing
             return accepted
         }
 
+        /// Submits a request; returns its id, or the error.
+        @discardableResult
+        func submit(
+            _ identifier: String, _ kind: BackgroundTaskKind, for app: App, at seconds: Int64, earliest: Int64? = nil, network: Bool = false,
+            power: Bool = false, strategy: TaskRequest<DeviceInstant>.Strategy = .queue
+        ) -> Result<UInt64, TaskSubmitError> {
+            stepTimers(before: seconds)
+            nextID += 1
+            let request = TaskRequest(
+                id: nextID, identifier: identifier, kind: kind, earliestBegin: earliest.map(Self.at), requiresNetworkConnectivity: network,
+                requiresExternalPower: power, strategy: strategy)
+            let (error, actions) = policy.submitTask(request, for: app, declaration: declaration, now: Self.at(seconds))
+            apply(actions)
+            return error.map { .failure($0) } ?? .success(nextID)
+        }
+
+        @discardableResult
+        func completeTask(_ start: TaskStart<App, DeviceInstant>, success: Bool, at seconds: Int64) -> Bool {
+            let (accepted, actions) = policy.taskCompleted(runID: start.runID, app: start.app, success: success, now: Self.at(seconds))
+            apply(actions)
+            return accepted
+        }
+
+        /// The run of request `request`, if it started.
+        func run(of request: UInt64) -> TaskStart<App, DeviceInstant>? { taskRuns.first { $0.request.id == request } }
+
         func apply(_ actions: [WakeAction<App, DeviceInstant>]) {
             for action in actions {
                 switch action {
@@ -120,6 +159,21 @@ import Testing
                     for push in riding { fates[push] = .dropped(reason) }
                 case .cancelWake(let wakeID, _):
                     cancelled.append(wakeID)
+                case .taskPending(let request, _, let why):
+                    taskWhys[request] = why
+                case .startTask(let start):
+                    taskRuns.append(start)
+                    taskWhys[start.request.id] = nil
+                    if completeTasksImmediately { completeTask(start, success: true, at: Self.seconds(start.startedAt)) }
+                case .expireTask(let runID, _, _):
+                    expiredRuns.append(runID)
+                case .terminateTask(let runID, _):
+                    terminatedRuns.append(runID)
+                case .taskEnded(let runID, _, let outcome, _):
+                    runOutcomes[runID] = outcome
+                case .taskRequestEnded(let request, _, let outcome, _):
+                    requestOutcomes[request] = outcome
+                    taskWhys[request] = nil
                 }
             }
         }

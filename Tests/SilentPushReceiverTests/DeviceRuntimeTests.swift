@@ -318,7 +318,10 @@ import Testing
                 #expect(try await client.push(apnsID: Self.apnsID(push)).status == 200)
                 await receiver.settle()
                 let fate = try #require(try receiver.fate(of: Self.apnsID(push)))
-                if fate == .pending { held[push] = try #require(fate.waitReason) }
+                if fate == .pending {
+                    let why = try #require(fate.waitReason)
+                    held[push] = why
+                }
             }
             let wakes = try receiver.wakes()
             #expect(wakes.map { hours($0.startedAt) } == [0, 2, 4, 24, 26, 28, 48, 50, 52])

@@ -1,0 +1,16 @@
+/// How a task request or run ended (raw values: the admin API's `outcome`).
+public enum TaskOutcome: String, Sendable, CaseIterable {
+    /// The handler called `setTaskCompleted(success: true)` in time.
+    case completed
+    /// The handler called `setTaskCompleted(success: false)` in time.
+    case failed
+    /// Time ran out, the expiration handler was called, and the task then completed.
+    case expired
+    /// The task never completed, even after its expiration handler: iOS terminated it, and
+    /// the app's later launches are deferred.
+    case terminated
+    /// The app cancelled the request before it ran.
+    case cancelled
+    /// A request with the same identifier replaced it before it ran.
+    case replaced
+}

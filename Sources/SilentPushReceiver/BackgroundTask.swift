@@ -1,0 +1,111 @@
+import SilentPushCore
+import Synchronization
+
+/// What a task handler gets for one run of a background task, as iOS hands a `BGTask` to the
+/// handler registered for its identifier: set ``expirationHandler``, do the work, and call
+/// ``setTaskCompleted(success:)`` once. When time runs out the expiration handler is called
+/// and the handler's Swift task is cancelled; a run that never completes is terminated after
+/// a grace period, and the app's later task launches are deferred.
+public final class BackgroundTask: Sendable {
+    /// The run's id, as the admin API's `/v1/task-runs` reports it.
+    public let runID: UInt64
+    public let deviceToken: String
+    public let topic: String
+    /// The task identifier the request was submitted with.
+    public let identifier: String
+    public let kind: BackgroundTaskKind
+    /// When the run started, on the device clock.
+    public let startedAt: DeviceInstant
+    /// When the expiration handler is due, on the device clock; nil for a continued task.
+    public let deadline: DeviceInstant?
+    /// Launched by `simulate-launch` rather than by the scheduler.
+    public let simulated: Bool
+
+    /// What the device side hears from the handler.
+    enum Report: Sendable {
+        case completed(success: Bool)
+        case progress(completed: Int64, total: Int64)
+    }
+
+    private struct State {
+        var expirationHandler: (@Sendable () -> Void)?
+        var expired = false
+        var completed = false
+        var reports: (@Sendable (Report) -> Void)?
+    }
+
+    private let state = Mutex(State())
+    /// Raised once the run expires: the runtime cancels the handler's task then.
+    let expiration = AsyncSignal()
+    /// Raised when the run is terminated (it never completed after expiring).
+    let termination = AsyncSignal()
+    /// Opened when the run ends or its handler returns: a manual-clock advance about to
+    /// expire or terminate it, and `settle()`, wait for this first.
+    let settled = AsyncLatch()
+
+    init(_ start: TaskStart<DeviceRuntime.AppKey, DeviceInstant>) {
+        runID = start.runID
+        deviceToken = start.app.device
+        topic = start.app.topic
+        identifier = start.request.identifier
+        kind = start.request.kind
+        startedAt = start.startedAt
+        deadline = start.deadline
+        simulated = start.simulated
+    }
+
+    /// Called once when the system expires the task (its time is up, the debugger's
+    /// `simulate-expiration`, or a continued task stopped under resource pressure). Set after
+    /// the expiry, it is called at once.
+    public var expirationHandler: (@Sendable () -> Void)? {
+        get { state.withLock { $0.expirationHandler } }
+        set {
+            let callNow = state.withLock { state -> Bool in
+                state.expirationHandler = newValue
+                return state.expired
+            }
+            if callNow { newValue?() }
+        }
+    }
+
+    /// The time the run has before its expiration handler (nil deadline: none, as for a
+    /// continued task).
+    var timeLimit: Duration { deadline.map { startedAt.duration(to: $0) } ?? .zero }
+
+    /// Whether the task has expired.
+    public var isExpired: Bool { state.withLock { $0.expired } }
+
+    /// Ends the run (`BGTask.setTaskCompleted(success:)`); later calls are ignored.
+    public func setTaskCompleted(success: Bool) {
+        let reports = state.withLock { state -> (@Sendable (Report) -> Void)? in
+            guard !state.completed else { return nil }
+            state.completed = true
+            return state.reports
+        }
+        reports?(.completed(success: success))
+    }
+
+    /// A continued task's progress (`BGContinuedProcessingTask.progress`): `completed` of
+    /// `total` units. Under resource pressure the run with the least progress is stopped first.
+    public func updateProgress(completed: Int64, total: Int64) {
+        let reports = state.withLock { $0.completed ? nil : $0.reports }
+        reports?(.progress(completed: completed, total: total))
+    }
+
+    /// Connects the run to the device side before its handler starts.
+    func connect(_ reports: @escaping @Sendable (Report) -> Void) {
+        state.withLock { $0.reports = reports }
+    }
+
+    /// The system expires the run: the expiration handler is called, then the handler's task
+    /// is cancelled.
+    func expire() {
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            guard !state.expired else { return nil }
+            state.expired = true
+            return state.expirationHandler
+        }
+        handler?()
+        expiration.raise()
+    }
+}

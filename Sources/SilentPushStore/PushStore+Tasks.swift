@@ -1,0 +1,95 @@
+import GRDB
+import SilentPushCore
+
+extension PushStore {
+    /// Task requests, newest first, for a device and/or topic; only pending ones when `pendingOnly`.
+    public func taskRequests(
+        deviceToken: String? = nil, topic: String? = nil, pendingOnly: Bool = false, limit: Int = 100
+    ) throws
+        -> [TaskRequestRecord]
+    {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM task_requests WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                        AND (?3 = 0 OR state = 'pending')
+                    ORDER BY id DESC LIMIT ?4
+                    """, arguments: [deviceToken, topic, pendingOnly, limit]
+            ).compactMap(Self.taskRequest)
+        }
+    }
+
+    /// Every pending request, oldest first: what a restarted receiver puts back.
+    public func pendingTaskRequests() throws -> [TaskRequestRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM task_requests WHERE state = 'pending' ORDER BY id").compactMap(Self.taskRequest)
+        }
+    }
+
+    /// Task runs, newest first, for a device and/or topic.
+    public func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [TaskRunRecord] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM task_runs WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                    ORDER BY id DESC LIMIT ?3
+                    """, arguments: [deviceToken, topic, limit]
+            ).compactMap(Self.taskRun)
+        }
+    }
+
+    /// The run with this id.
+    public func taskRun(id: UInt64) throws -> TaskRunRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM task_runs WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.taskRun)
+        }
+    }
+
+    /// Runs with no outcome: a receiver that stopped without recording one ended them.
+    public func unfinishedTaskRuns() throws -> [TaskRunRecord] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM task_runs WHERE outcome IS NULL ORDER BY id").compactMap(Self.taskRun)
+        }
+    }
+
+    /// The highest request and run ids, so a restarted receiver numbers on.
+    public func lastTaskIDs() throws -> (request: UInt64, run: UInt64) {
+        try database.read { db in
+            let request = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task_requests") ?? 0
+            let run = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task_runs") ?? 0
+            return (UInt64(bitPattern: request), UInt64(bitPattern: run))
+        }
+    }
+
+    /// A row as a record; nil for a row no version wrote (an unknown kind or state).
+    private static func taskRequest(_ row: Row) -> TaskRequestRecord? {
+        guard let kind = BackgroundTaskKind(rawValue: row["kind"]), let state = TaskRequestRecord.State(rawValue: row["state"]) else {
+            return nil
+        }
+        let request = TaskRequest(
+            id: UInt64(bitPattern: row["id"]), identifier: row["identifier"], kind: kind,
+            earliestBegin: (row["earliest_begin"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
+            requiresNetworkConnectivity: row["requires_network"], requiresExternalPower: row["requires_power"],
+            strategy: TaskRequest<DeviceInstant>.Strategy(rawValue: row["strategy"]) ?? .queue)
+        return TaskRequestRecord(
+            deviceToken: row["device_token"], topic: row["topic"], request: request,
+            submittedAt: DeviceInstant(millisecondsSinceEpoch: row["submitted_at"]), state: state,
+            why: (row["reason"] as String?).flatMap(WaitReason.init(stored:)),
+            endedAt: (row["ended_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)))
+    }
+
+    private static func taskRun(_ row: Row) -> TaskRunRecord? {
+        guard let kind = BackgroundTaskKind(rawValue: row["kind"]) else { return nil }
+        let outcome: String? = row["outcome"]
+        return TaskRunRecord(
+            id: UInt64(bitPattern: row["id"]), requestID: UInt64(bitPattern: row["request_id"]), deviceToken: row["device_token"],
+            topic: row["topic"], identifier: row["identifier"], kind: kind, startedAt: DeviceInstant(millisecondsSinceEpoch: row["started_at"]),
+            deadline: (row["deadline"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)), simulated: row["simulated"],
+            expiredAt: (row["expired_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
+            finishedAt: (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
+            outcome: outcome.flatMap(TaskOutcome.init(rawValue:)), progressCompleted: max(0, row["progress_completed"]),
+            progressTotal: max(0, row["progress_total"]))
+    }
+}

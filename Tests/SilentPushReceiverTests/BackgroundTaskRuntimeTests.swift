@@ -1,0 +1,168 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import SilentPushTesting
+import Synchronization
+import Testing
+
+/// Background tasks in-process: a receiver on the manual clock, requests submitted through the
+/// Swift API, handlers run, expired and terminated, and every request and run in the store.
+@Suite struct BackgroundTaskRuntimeTests {
+    static let declaration = AppDeclaration(
+        permittedTaskIdentifiers: ["com.example.refresh", "com.example.clean"], backgroundModes: [.fetch, .processing])
+
+    static func configure(_ handler: FetchHandlerChoice) -> (inout ReceiverConfiguration) -> Void {
+        { configuration in
+            configuration.apps = [SamplePush.topic: Self.declaration]
+            configuration.fetchHandler = handler
+        }
+    }
+
+    @Test func aRefreshRunsAtItsEarliestBeginDateAndItsRunIsRecorded() async throws {
+        let ran = Atomic(0)
+        try await Receiver.withTesting(
+            Self.configure(
+                .swift(task: { task in
+                    ran.add(1, ordering: .relaxed)
+                    task.setTaskCompleted(success: true)
+                }))
+        ) { receiver in
+            let start = receiver.device.clock.now
+            let request = try await receiver.submitTask(
+                .init(identifier: "com.example.refresh", kind: .refresh, earliestBegin: start.advanced(by: .seconds(3600))))
+            #expect(request.state == .pending)
+            #expect(request.why?.rule == .earliestBegin)
+            #expect(request.why?.until?.millisecondsSinceEpoch == start.advanced(by: .seconds(3600)).millisecondsSinceEpoch)
+            try await receiver.advanceClock(by: .seconds(3599))
+            await receiver.settle()
+            #expect(try receiver.taskRuns().isEmpty)
+            try await receiver.advanceClock(by: .seconds(1))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .completed && run.kind == .refresh && run.identifier == "com.example.refresh")
+            #expect(run.startedAt.millisecondsSinceEpoch == start.advanced(by: .seconds(3600)).millisecondsSinceEpoch)
+            #expect(run.deadline == run.startedAt.advanced(by: .seconds(30)))
+            #expect(ran.load(ordering: .relaxed) == 1)
+            let after = try #require(try receiver.taskRequests().first)
+            #expect(after.state == .launched && after.why == nil)
+        }
+    }
+
+    @Test func refusalsAreApplesErrors() async throws {
+        try await Receiver.withTesting(Self.configure(.noData)) { receiver in
+            await #expect(throws: TaskSubmitError.notPermitted) {
+                try await receiver.submitTask(.init(identifier: "com.example.other", kind: .refresh))
+            }
+            await #expect(throws: TaskSubmitError.notPermitted) {
+                try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh), topic: "com.example.undeclared")
+            }
+            try await receiver.setDeviceState(DeviceState(backgroundRefresh: false))
+            await #expect(throws: TaskSubmitError.unavailable) {
+                try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            }
+            #expect(try receiver.taskRequests().isEmpty)
+        }
+    }
+
+    @Test func theSwiftHandlersExpirationPathRunsAndItsLateCompletionIsExpired() async throws {
+        let expirations = Atomic(0)
+        let configure = Self.configure(
+            .swift(task: { task in
+                task.expirationHandler = { expirations.add(1, ordering: .relaxed) }
+                try? await Task.sleep(for: .seconds(3600))  // cancelled on expiry
+                task.setTaskCompleted(success: false)
+            }))
+        // 2 s for a refresh: crossing it, the handler gets those 2 s of real time first.
+        try await Receiver.withTesting({
+            configure(&$0)
+            $0.wakeSettings.refreshTaskTime = .seconds(2)
+        }) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(3))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(expirations.load(ordering: .relaxed) == 1)
+            #expect(run.expiredAt == run.deadline)
+            #expect(run.outcome == .expired)
+        }
+    }
+
+    /// Its handler returns without calling `setTaskCompleted`.
+    @Test func aRunThatNeverCompletesIsTerminatedAndTheAppsNextRequestWaits() async throws {
+        try await Receiver.withTesting(Self.configure(.swift(task: { _ in }))) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(40))  // 30 s, then 5 s of grace
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .terminated)
+            #expect(run.finishedAt == run.deadline?.advanced(by: .seconds(5)))
+            let next = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            let penaltyEnd = try #require(run.finishedAt).advanced(by: .seconds(3600))
+            #expect(next.why == .taskPenalty(until: penaltyEnd))
+        }
+    }
+
+    @Test func theDebuggersCommandsLaunchAndExpire() async throws {
+        try await Receiver.withTesting(
+            Self.configure(
+                .swift(task: { task in
+                    task.expirationHandler = { task.setTaskCompleted(success: true) }
+                    try? await Task.sleep(for: .seconds(3600))
+                }))
+        ) { receiver in
+            let start = receiver.device.clock.now
+            try await receiver.submitTask(
+                .init(identifier: "com.example.refresh", kind: .refresh, earliestBegin: start.advanced(by: .seconds(86_400))))
+            let device = SamplePush.deviceToken, topic = SamplePush.topic
+            #expect(try await receiver.device.simulateTaskLaunch(identifier: "com.example.clean", device: device, topic: topic) == false)
+            #expect(try await receiver.device.simulateTaskLaunch(identifier: "com.example.refresh", device: device, topic: topic))
+            #expect(try await receiver.device.simulateTaskExpiration(identifier: "com.example.refresh", device: device, topic: topic))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.simulated && run.outcome == .expired)
+            #expect(run.startedAt.millisecondsSinceEpoch == start.millisecondsSinceEpoch)
+        }
+    }
+
+    @Test func processingWaitsForAnIdleChargingDevice() async throws {
+        try await Receiver.withTesting(Self.configure(.noData)) { receiver in
+            let request = try await receiver.submitTask(.init(identifier: "com.example.clean", kind: .processing, requiresExternalPower: true))
+            #expect(request.why == .externalPower)
+            try await receiver.setDeviceState(DeviceState(charging: true))
+            #expect(try receiver.taskRequests().first?.why == .deviceInUse)
+            try await receiver.setDeviceState(DeviceState(charging: true, idle: true))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.kind == .processing && run.outcome == .completed)
+            #expect(run.deadline == run.startedAt.advanced(by: .seconds(300)))
+        }
+    }
+
+    @Test func aRestartPutsBackPendingRequestsAndEndsTheRunsItCut() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tasks-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            Self.configure(.swift(task: { _ in try? await Task.sleep(for: .seconds(3600)) }))(&$0)
+            $0.store = .file(path)
+            $0.shutdownGrace = .milliseconds(100)
+        }
+        let waitingUntil = try await Receiver.withTesting(configure) { receiver in
+            let now = receiver.device.clock.now
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))  // runs, hangs
+            let clean = try await receiver.submitTask(.init(identifier: "com.example.clean", kind: .processing))  // waits for idle
+            #expect(clean.why == .deviceInUse)
+            return now
+        }
+        _ = waitingUntil
+        try await Receiver.withTesting(configure) { receiver in
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .terminated)
+            let pending = try receiver.taskRequests().filter { $0.state == .pending }
+            #expect(pending.map(\.request.identifier) == ["com.example.clean"])
+            #expect(pending.first?.why == .deviceInUse)
+            try await receiver.setDeviceState(DeviceState(idle: true))
+            #expect(try receiver.taskRuns().count == 2)
+        }
+    }
+}
