@@ -64,6 +64,21 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         return url
     }
 
+    /// The URL for what has no payload (a background task): `{token}` and `{topic}` only.
+    public func expand(token: String, topic: String) throws(Problem) -> String {
+        var url = ""
+        for part in parts {
+            switch part {
+            case .literal(let text): url += text
+            case .token: url += Self.escape(token)
+            case .topic: url += Self.escape(topic)
+            case .payloadKey(let key):
+                throw Problem(description: "a background task has no payload to fill {\(key)} in \(description)")
+            }
+        }
+        return url
+    }
+
     /// Percent-encodes everything but RFC 3986's unreserved characters.
     public static func escape(_ text: String) -> String {
         var escaped = ""

@@ -387,7 +387,8 @@ extension WakePolicy {
     }
 
     /// `device` changed: resource pressure stops continued tasks (serious heat the one with
-    /// the least progress, critical all of them), and every request of its apps is looked at again.
+    /// the least progress, critical all of them), a device in use again stops processing
+    /// tasks, and every request of its apps is looked at again.
     @inlinable mutating func deviceChangedForTasks(_ device: App.Device, from old: DeviceState, to new: DeviceState, now: Instant) {
         let keys = tasks.keys.sorted().filter { apps[Int($0)].device == device }
         if settings.throttling != .off, new.thermalState > old.thermalState, new.thermalState >= .serious {
@@ -400,6 +401,15 @@ extension WakePolicy {
             continued.sort { $0.run.progress < $1.run.progress || ($0.run.progress == $1.run.progress && $0.run.start.runID < $1.run.start.runID) }
             for (slot, run) in new.thermalState == .critical ? continued[...] : continued.prefix(1) {
                 expireTask(slot, runID: run.start.runID, now: now)
+            }
+        }
+        // Apple: "The system terminates any background processing tasks running when the user
+        // starts using the device"; each is expired first, as its expiration handler is due.
+        if old.idle, !new.idle, settings.throttling != .off {
+            for key in keys {
+                for run in tasks[key]?.running ?? [] where run.start.request.kind == .processing && !run.start.simulated {
+                    expireTask(Int(key), runID: run.start.runID, now: now)
+                }
             }
         }
         for key in keys { evaluateTasks(Int(key), now: now, announce: true) }

@@ -62,6 +62,7 @@ package struct AdminAPI: Sendable {
         router.post("/v1/clock/advance") { request, _ in
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
         }
+        addTaskRoutes(to: router)
         return router
     }
 
@@ -161,7 +162,7 @@ package struct AdminAPI: Sendable {
 
     /// `200` with what `body` makes, or the status and message of what it threw (a store
     /// failure is a 500).
-    private static func answering(_ body: () async throws -> JSONValue) async -> Response {
+    static func answering(_ body: () async throws -> JSONValue) async -> Response {
         do {
             return respond(.ok, try await body())
         } catch let error as AdminError {
@@ -171,7 +172,7 @@ package struct AdminAPI: Sendable {
         }
     }
 
-    private static func filter(_ query: Parameters) throws -> (device: String?, topic: String?, limit: Int) {
+    static func filter(_ query: Parameters) throws -> (device: String?, topic: String?, limit: Int) {
         var limit = 100
         if let text = query.get("limit") {
             guard let value = Int(text), (1...1000).contains(value) else {
@@ -300,6 +301,7 @@ package struct AdminAPI: Sendable {
             ("thermalState", .string(state.thermalState.rawValue)),
             ("debuggerAttached", .bool(state.debuggerAttached)),
             ("network", .string(state.network.rawValue)),
+            ("idle", .bool(state.idle)),
             ("unregistered", .bool(unregisteredAt != nil)),
             ("unregisteredAt", unregisteredAt.map { .string(ISO8601Timestamp.string(millisecondsSinceEpoch: $0)) } ?? .null),
         ])
@@ -352,7 +354,7 @@ package struct AdminAPI: Sendable {
     /// The fields `PATCH /v1/devices/{token}` takes.
     static let deviceFields = [
         "forceQuit", "backgroundRefresh", "lowPowerMode", "dailyBudget", "batteryLevel", "charging", "thermalState", "debuggerAttached",
-        "network", "unregistered",
+        "network", "idle", "unregistered",
     ]
 
     /// A `PATCH /v1/devices/{token}` body applied to `state`: the new state, and the
@@ -368,6 +370,7 @@ package struct AdminAPI: Sendable {
             case ("unregistered", .bool(let flag)): unregistered = flag
             case ("charging", .bool(let flag)): state.charging = flag
             case ("debuggerAttached", .bool(let flag)): state.debuggerAttached = flag
+            case ("idle", .bool(let flag)): state.idle = flag
             case ("dailyBudget", .null): state.dailyBudget = nil
             case ("dailyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.dailyBudget = Int(budget)
             case ("dailyBudget", _):
@@ -380,7 +383,8 @@ package struct AdminAPI: Sendable {
             case ("network", _): throw AdminError(.unprocessableContent, "network must be online or offline")
             case ("hourlyBudget", _):
                 throw AdminError(.unprocessableContent, "hourlyBudget is now dailyBudget: background launches per 24 h (e.g. 24 × the old value)")
-            case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _), ("charging", _), ("debuggerAttached", _):
+            case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _), ("charging", _), ("debuggerAttached", _),
+                ("idle", _):
                 throw AdminError(.unprocessableContent, "\(key) must be true or false")
             default:
                 throw AdminError(

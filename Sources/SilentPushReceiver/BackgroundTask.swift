@@ -55,8 +55,9 @@ public final class BackgroundTask: Sendable {
     }
 
     /// Called once when the system expires the task (its time is up, the debugger's
-    /// `simulate-expiration`, or a continued task stopped under resource pressure). Set after
-    /// the expiry, it is called at once.
+    /// `simulate-expiration`, a continued task stopped under resource pressure, a processing
+    /// task when the device stops being idle). Set after the expiry, it is called at once.
+    /// A run with none is completed, unsuccessfully, when it expires.
     public var expirationHandler: (@Sendable () -> Void)? {
         get { state.withLock { $0.expirationHandler } }
         set {
@@ -71,6 +72,17 @@ public final class BackgroundTask: Sendable {
     /// The time the run has before its expiration handler (nil deadline: none, as for a
     /// continued task).
     var timeLimit: Duration { deadline.map { startedAt.duration(to: $0) } ?? .zero }
+
+    /// The run as JSON: what an `exec` command reads on stdin and an `http` handler is POSTed.
+    var json: JSONValue {
+        .object([
+            ("runId", .int(Int64(bitPattern: runID))), ("deviceToken", .string(deviceToken)), ("topic", .string(topic)),
+            ("identifier", .string(identifier)), ("kind", .string(kind.rawValue)),
+            ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: startedAt.millisecondsSinceEpoch))),
+            ("deadline", .string(deadline.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) })),
+            ("simulated", .bool(simulated)),
+        ])
+    }
 
     /// Whether the task has expired.
     public var isExpired: Bool { state.withLock { $0.expired } }
@@ -99,13 +111,18 @@ public final class BackgroundTask: Sendable {
 
     /// The system expires the run: the expiration handler is called, then the handler's task
     /// is cancelled.
+    /// Without an expiration handler the run is completed, unsuccessfully, at once (Apple:
+    /// "Not setting an expiration handler results in the system marking your task as complete
+    /// and unsuccessful instead of sending a warning").
     func expire() {
-        let handler = state.withLock { state -> (@Sendable () -> Void)? in
-            guard !state.expired else { return nil }
+        let (first, handler) = state.withLock { state -> (Bool, (@Sendable () -> Void)?) in
+            guard !state.expired else { return (false, nil) }
             state.expired = true
-            return state.expirationHandler
+            return (true, state.expirationHandler)
         }
+        guard first else { return }
         handler?()
         expiration.raise()
+        if handler == nil { setTaskCompleted(success: false) }
     }
 }

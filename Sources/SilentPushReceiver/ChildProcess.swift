@@ -27,7 +27,11 @@ struct ChildProcess {
     static let errorLimit = 4 * 1024
 
     /// Runs `/bin/sh -c command`.
-    static func run(command: String, environment: [String: String], input: [UInt8], killGrace: Duration) async throws -> Outcome {
+    /// `onOutputLine` hears each line the command writes to stdout, as it is written.
+    static func run(
+        command: String, environment: [String: String], input: [UInt8], killGrace: Duration,
+        onOutputLine: (@Sendable (Substring) -> Void)? = nil
+    ) async throws -> Outcome {
         let child = try ProcessSpawner.spawn(
             "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: false)
         let control = Control()
@@ -35,7 +39,7 @@ struct ChildProcess {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 // Blocking I/O and waitpid belong on their own thread, not the cooperative pool.
                 Thread.detachNewThread {
-                    continuation.resume(returning: child.collect(input: input, control: control))
+                    continuation.resume(returning: child.collect(input: input, control: control, onOutputLine: onOutputLine))
                 }
             }
         } onCancel: {
@@ -71,7 +75,7 @@ struct ChildProcess {
 extension ProcessSpawner.Spawned {
     /// Feeds stdin, reads stdout and stderr until the shell has exited, reaps it, kills
     /// what it left in its group and closes every descriptor.
-    func collect(input: [UInt8], control: ChildProcess.Control) -> ChildProcess.Outcome {
+    func collect(input: [UInt8], control: ChildProcess.Control, onOutputLine: (@Sendable (Substring) -> Void)? = nil) -> ChildProcess.Outcome {
         // The payload (at most a few KiB) fits the pipe's buffer: this cannot block. A
         // command that never reads it gets EPIPE here, not SIGPIPE (the receiver ignores it).
         input.withUnsafeBytes { bytes in
@@ -90,6 +94,7 @@ extension ProcessSpawner.Spawned {
         var status: Int32 = 0
         var exited = false
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var partialLine: [UInt8] = []
         while !open.isEmpty {
             var polled = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             // A background child may hold the pipes open after the shell is gone: once it
@@ -110,6 +115,7 @@ extension ProcessSpawner.Spawned {
                 }
                 if entry.fd == stdout {
                     Self.appendTail(&output, buffer[0..<count], limit: ChildProcess.outputLimit)
+                    if let onOutputLine { Self.lines(buffer[0..<count], partial: &partialLine, to: onOutputLine) }
                 } else {
                     Self.appendTail(&errorOutput, buffer[0..<count], limit: ChildProcess.errorLimit)
                 }
@@ -128,6 +134,17 @@ extension ProcessSpawner.Spawned {
         close(stderr)
         let termination: ChildProcess.Termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         return ChildProcess.Outcome(termination: termination, output: output, errorOutput: errorOutput)
+    }
+
+    /// Calls `handler` for each complete line in `partial` + `bytes`, keeping the rest (at
+    /// most 4 KiB of one line) for the next read.
+    private static func lines(_ bytes: ArraySlice<UInt8>, partial: inout [UInt8], to handler: (Substring) -> Void) {
+        partial.append(contentsOf: bytes)
+        while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
+            handler(Substring(String(decoding: partial[..<newline], as: UTF8.self)))
+            partial.removeFirst(newline + 1)
+        }
+        if partial.count > 4096 { partial.removeAll() }
     }
 
     private static func appendTail(_ kept: inout [UInt8], _ bytes: ArraySlice<UInt8>, limit: Int) {

@@ -12,7 +12,9 @@ import SilentPushCore
 ///                    "com.example.mail": {"exec": "./fetch-mail.sh"}},
 ///  "deviceRegistry": "registeredOnly",
 ///  "devices": [{"token": "0123…cdef", "topics": ["com.example.news"],
-///               "state": {"lowPowerMode": true, "batteryLevel": 15}}]}
+///               "state": {"lowPowerMode": true, "batteryLevel": 15}}],
+///  "apps": {"com.example.news": {"permittedTaskIdentifiers": ["com.example.news.refresh"],
+///                                "backgroundModes": ["fetch", "remote-notification"]}}}
 /// ```
 package struct ConfigFile: Sendable {
     /// The file's flag keys as `silentpushd` arguments, to be parsed before the command line's.
@@ -23,6 +25,8 @@ package struct ConfigFile: Sendable {
     /// Device state set at start (the admin API's `PATCH /v1/devices/{token}` fields).
     package private(set) var deviceStates: [String: DeviceState] = [:]
     package private(set) var deviceRegistryMode: DeviceRegistry.Mode?
+    /// What each app declares for background tasks, by topic.
+    package private(set) var apps: [String: AppDeclaration] = [:]
     /// The path read.
     package let path: String
 
@@ -55,7 +59,7 @@ package struct ConfigFile: Sendable {
     ]
 
     /// The other keys.
-    static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry"]
+    static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry", "apps"]
 
     /// Reads and checks `path`; throws one line naming the file, the key and the fix.
     package static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
@@ -130,6 +134,13 @@ package struct ConfigFile: Sendable {
                     default: throw ConfigFileError.invalidValue(path: path, key: "devices[].state", expected: "an object of device fields")
                     }
                 }
+            case "apps":
+                guard case .object(let topics) = value else {
+                    throw ConfigFileError.invalidValue(path: path, key: "apps", expected: "an object from topics to app declarations")
+                }
+                for (topic, declaration) in topics {
+                    file.apps[topic] = try appDeclaration(declaration, path: path, key: "apps.\(topic)")
+                }
             case "deviceRegistry":
                 guard case .string(let text) = value, let mode = DeviceRegistry.Mode(rawValue: text) else {
                     throw ConfigFileError.invalidValue(path: path, key: "deviceRegistry", expected: #""acceptOnFirstUse" or "registeredOnly""#)
@@ -181,6 +192,44 @@ package struct ConfigFile: Sendable {
         configuration.registeredDevices.merge(registeredDevices) { $0 + $1 }
         configuration.deviceStates.merge(deviceStates) { $1 }
         if let deviceRegistryMode { configuration.deviceRegistryMode = deviceRegistryMode }
+        configuration.apps.merge(apps) { $1 }
+    }
+
+    /// `{"permittedTaskIdentifiers": [String], "backgroundModes": ["fetch" | "processing" | "remote-notification"]}`.
+    static func appDeclaration(_ value: JSONValue, path: String, key: String) throws(ConfigFileError) -> AppDeclaration {
+        guard case .object(let fields) = value else {
+            throw ConfigFileError.invalidValue(path: path, key: key, expected: #"{"permittedTaskIdentifiers": […], "backgroundModes": […]}"#)
+        }
+        var declaration = AppDeclaration(permittedTaskIdentifiers: [], backgroundModes: [])
+        for (field, item) in fields {
+            switch field {
+            case "permittedTaskIdentifiers":
+                guard case .array(let list) = item else {
+                    throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "a list of task identifiers")
+                }
+                for entry in list {
+                    guard case .string(let identifier) = entry, !identifier.isEmpty else {
+                        throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "a list of task identifiers")
+                    }
+                    declaration.permittedTaskIdentifiers.append(identifier)
+                }
+            case "backgroundModes":
+                let modes = BackgroundMode.allCases.map(\.rawValue).joined(separator: ", ")
+                guard case .array(let list) = item else {
+                    throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "a list of background modes (\(modes))")
+                }
+                for entry in list {
+                    guard case .string(let name) = entry, let mode = BackgroundMode(rawValue: name) else {
+                        throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "a list of background modes (\(modes))")
+                    }
+                    declaration.backgroundModes.insert(mode)
+                }
+            default:
+                throw ConfigFileError.invalidValue(
+                    path: path, key: "\(key).\(field)", expected: "no such field (fields: permittedTaskIdentifiers, backgroundModes)")
+            }
+        }
+        return declaration
     }
 
     static func fetchHandler(_ value: JSONValue, path: String, key: String) throws(ConfigFileError) -> FetchHandlerChoice {

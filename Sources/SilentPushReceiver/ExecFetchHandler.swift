@@ -6,16 +6,26 @@ import SilentPushCore
 /// The last line it prints is the result (`newData`, `noData`, `failed [reason]`); anything
 /// else, or a non-zero exit, is `failed`, with the exit status and the tail of its stderr as
 /// the reason. At the deadline the whole group gets SIGTERM, then SIGKILL after `killGrace`.
+///
+/// A background task runs the same command with the task in `SILENTPUSH_TASK_*` variables and
+/// its JSON on stdin. Exit 0 is `setTaskCompleted(success: true)`, another status `false`.
+/// SIGTERM is the expiration handler: a command that then exits has completed (late); one
+/// still running after `taskKillGrace` is killed and never completed (terminated). A
+/// continued task reports progress with stdout lines `progress N/M`.
 public struct ExecFetchHandler: FetchHandler {
     /// The shell command.
     public var command: String
     /// How long a cancelled command has between SIGTERM and SIGKILL.
     public var killGrace: Duration
+    /// How long an expired task's command has between SIGTERM and SIGKILL (the policy's
+    /// `taskExpirationGrace`).
+    public var taskKillGrace: Duration
 
     /// A handler running `command`.
-    public init(command: String, killGrace: Duration = .seconds(2)) {
+    public init(command: String, killGrace: Duration = .seconds(2), taskKillGrace: Duration = .seconds(5)) {
         self.command = command
         self.killGrace = killGrace
+        self.taskKillGrace = taskKillGrace
         Self.ignoreBrokenPipes
     }
 
@@ -33,6 +43,50 @@ public struct ExecFetchHandler: FetchHandler {
             "SILENTPUSH_WAKE_ID": String(wake.id),
             "SILENTPUSH_DEADLINE": ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline.millisecondsSinceEpoch),
         ]
+    }
+
+    /// The variables a task's command sees besides the receiver's own environment.
+    public static func environment(of task: BackgroundTask) -> [String: String] {
+        [
+            "SILENTPUSH_TOKEN": task.deviceToken,
+            "SILENTPUSH_TOPIC": task.topic,
+            "SILENTPUSH_TASK_IDENTIFIER": task.identifier,
+            "SILENTPUSH_TASK_KIND": task.kind.rawValue,
+            "SILENTPUSH_TASK_RUN_ID": String(task.runID),
+            "SILENTPUSH_TASK_DEADLINE": task.deadline.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) } ?? "",
+            "SILENTPUSH_TASK_SIMULATED": task.simulated ? "1" : "0",
+        ]
+    }
+
+    public func runTask(_ task: BackgroundTask) async {
+        // SIGTERM, on cancellation, is the command's expiration handler.
+        task.expirationHandler = {}
+        let outcome: ChildProcess.Outcome
+        do {
+            outcome = try await ChildProcess.run(
+                command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: task)) { $1 },
+                input: Array(task.json.rendered.utf8), killGrace: taskKillGrace
+            ) { line in
+                if let (completed, total) = Self.progress(line) { task.updateProgress(completed: completed, total: total) }
+            }
+        } catch {
+            return task.setTaskCompleted(success: false)
+        }
+        switch outcome.termination {
+        case .exited(let status): task.setTaskCompleted(success: status == 0)
+        case .signaled: break  // killed: it never completed
+        }
+    }
+
+    /// `progress N/M` (whole numbers, 0 ≤ N ≤ M): a continued task's progress.
+    static func progress(_ line: Substring) -> (Int64, Int64)? {
+        let words = line.split(separator: " ")
+        guard words.count == 2, words[0] == "progress" else { return nil }
+        let numbers = words[1].split(separator: "/")
+        guard numbers.count == 2, let completed = Int64(numbers[0]), let total = Int64(numbers[1]), completed >= 0, total >= completed else {
+            return nil
+        }
+        return (completed, total)
     }
 
     public func fetch(_ wake: Wake) async -> FetchResult {

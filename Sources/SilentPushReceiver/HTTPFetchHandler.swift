@@ -1,3 +1,4 @@
+import Foundation
 import AsyncHTTPClient
 import NIOCore
 import NIOHTTP1
@@ -79,6 +80,38 @@ public struct HTTPFetchHandler: FetchHandler {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(url)")
             }
             return .failed(reason: "GET \(url): \(error)")
+        }
+    }
+
+    /// A background task: POSTs the run's JSON to the template (`{token}` and `{topic}` filled
+    /// in); a 2xx answer `{"success": true|false}` completes it. Expiry cancels the request
+    /// and completes the run unsuccessfully, as an expiration handler that cancels its work
+    /// does; anything else answered completes it unsuccessfully.
+    public func runTask(_ task: BackgroundTask) async {
+        // Expiry cancels the request; the catch below then completes the run unsuccessfully.
+        task.expirationHandler = {}
+        let url: String
+        do {
+            url = try template.expand(token: task.deviceToken, topic: task.topic)
+        } catch {
+            return task.setTaskCompleted(success: false)
+        }
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "User-Agent", value: "silentpushd")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: task.json.rendered))
+        do {
+            let limit = task.deadline.map { min(max(1, task.startedAt.duration(to: $0).components.seconds + 5), 86_400) } ?? 86_400
+            let response = try await client.execute(request, timeout: .seconds(limit))
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            guard (200..<300).contains(response.status.code),
+                case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)),
+                case .bool(let success)? = fields.first(where: { $0.0 == "success" })?.1
+            else { return task.setTaskCompleted(success: false) }
+            task.setTaskCompleted(success: success)
+        } catch {
+            task.setTaskCompleted(success: false)
         }
     }
 

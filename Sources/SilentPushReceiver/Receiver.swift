@@ -69,7 +69,7 @@ public final class Receiver: Service, Sendable {
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
                 case .noData: NoDataFetchHandler()
-                case .exec(let command): ExecFetchHandler(command: command)
+                case .exec(let command): ExecFetchHandler(command: command, taskKillGrace: configuration.wakeSettings.taskExpirationGrace)
                 case .url(let template):
                     HTTPFetchHandler(template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store)
                 case .handler(let handler): handler

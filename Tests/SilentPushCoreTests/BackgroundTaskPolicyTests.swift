@@ -111,6 +111,18 @@ import Testing
         #expect(scenario.run(of: other) != nil)
     }
 
+    @Test func aDeviceInUseAgainStopsItsProcessingTasksButNotRefreshes() throws {
+        let scenario = Scenario(.ios)
+        scenario.completeTasksImmediately = false
+        scenario.setDevice("d1", DeviceState(idle: true), at: 0)
+        let clean = try #require(Self.id(scenario.submit("clean", .processing, for: Self.app, at: 1)))
+        let refresh = try #require(Self.id(scenario.submit("refresh", .refresh, for: App(device: "d1", topic: "other"), at: 1)))
+        let processing = try #require(scenario.run(of: clean)), refreshing = try #require(scenario.run(of: refresh))
+        scenario.setDevice("d1", DeviceState(), at: 10)
+        #expect(scenario.expiredRuns == [processing.runID])
+        #expect(!scenario.expiredRuns.contains(refreshing.runID))
+    }
+
     @Test func expiryCallsTheExpirationHandlerAndALateCompletionIsExpired() throws {
         let scenario = Scenario(.ios)
         scenario.completeTasksImmediately = false

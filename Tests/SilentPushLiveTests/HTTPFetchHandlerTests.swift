@@ -71,7 +71,7 @@ import Testing
     }
 
     @Test func aFeedIsNewThenNotModifiedThenNewAgain() async throws {
-        let origin = try await Origin()
+        let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         try origin.write("news", #"{"headline":"one"}"#)
         try await Self.withReceiver(origin: origin) { receiver, client in
@@ -97,7 +97,7 @@ import Testing
     }
 
     @Test func failuresAreFailedWithTheirReason() async throws {
-        let origin = try await Origin()
+        let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         try await Self.withReceiver(origin: origin, bodyLimit: 1_000_000) { receiver, client in
             let unavailable = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "503")
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func anOriginSlowerThanTheDeadlineIsCancelled() async throws {
-        let origin = try await Origin()
+        let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         try await Self.withReceiver(origin: origin) { receiver, client in
             let slow = try await Self.wake(receiver, client, app: 1, kind: "slow", arg: "10")
@@ -132,7 +132,7 @@ import Testing
     }
 
     @Test func aConnectionClosedWithoutAnAnswerIsFailed() async throws {
-        let origin = try await Origin()
+        let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         try await Self.withReceiver(origin: origin) { receiver, client in
             let wake = try await Self.wake(receiver, client, app: 1, kind: "drop", arg: "now")
@@ -178,5 +178,45 @@ import Testing
         #expect(body.output == #"{"score":"2-1"}"#)
         let sha = try #require(content["sha256"] as? String)
         #expect(FileManager.default.fileExists(atPath: origin.root + "/store/contents/" + sha))
+    }
+}
+
+/// Background tasks with the http handler, against the same origin: the run's JSON POSTed,
+/// the answer's `success` completing it, expiry cancelling the request.
+@Suite struct HTTPTaskHandlerTests {
+    /// A receiver whose tasks POST to `http://127.0.0.1:PORT/task/PATH` (1 s for a refresh).
+    static func withTaskReceiver(origin: HTTPFetchHandlerTests.Origin, path: String, _ body: (Receiver) async throws -> Void) async throws {
+        try await Receiver.withTesting({
+            $0.wakeSettings.refreshTaskTime = .seconds(1)
+            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/task/\(path)?topic={topic}"))
+            $0.apps = [SamplePush.topic: AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])]
+        }) { receiver in try await body(receiver) }
+    }
+
+    @Test(arguments: [("success", TaskOutcome.completed), ("fail", .failed)])
+    func aTaskIsPostedAndItsAnswerCompletesIt(path: String, outcome: TaskOutcome) async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try await Self.withTaskReceiver(origin: origin, path: path) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == outcome)
+            #expect(origin.log.contains("POST /task/\(path) identifier=com.example.refresh"), "\(origin.log)")
+        }
+    }
+
+    @Test func expiryCancelsATasksRequestAndCompletesItUnsuccessfully() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try await Self.withTaskReceiver(origin: origin, path: "slow/60") { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(2))  // its 1 s of real time, then expiry
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .expired)
+            for _ in 0..<100 where !origin.log.contains("slow task cancelled") { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(origin.log.contains("slow task cancelled"), "\(origin.log)")
+        }
     }
 }

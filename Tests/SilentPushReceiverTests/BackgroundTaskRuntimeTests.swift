@@ -88,9 +88,9 @@ import Testing
         }
     }
 
-    /// Its handler returns without calling `setTaskCompleted`.
+    /// Its handler sets an expiration handler that does nothing, and never calls `setTaskCompleted`.
     @Test func aRunThatNeverCompletesIsTerminatedAndTheAppsNextRequestWaits() async throws {
-        try await Receiver.withTesting(Self.configure(.swift(task: { _ in }))) { receiver in
+        try await Receiver.withTesting(Self.configure(.swift(task: { task in task.expirationHandler = {} }))) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(40))  // 30 s, then 5 s of grace
             await receiver.settle()
@@ -100,6 +100,21 @@ import Testing
             let next = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             let penaltyEnd = try #require(run.finishedAt).advanced(by: .seconds(3600))
             #expect(next.why == .taskPenalty(until: penaltyEnd))
+        }
+    }
+
+    /// Apple: "Not setting an expiration handler results in the system marking your task as
+    /// complete and unsuccessful".
+    @Test func aRunWithoutAnExpirationHandlerIsCompletedUnsuccessfullyWhenItExpires() async throws {
+        try await Receiver.withTesting(Self.configure(.swift(task: { _ in }))) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(40))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .expired)
+            #expect(run.finishedAt == run.deadline)
+            let next = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            #expect(next.why?.rule == .minimumInterval)  // the app's interval from the last launch, no penalty
         }
     }
 
@@ -163,6 +178,61 @@ import Testing
             #expect(pending.first?.why == .deviceInUse)
             try await receiver.setDeviceState(DeviceState(idle: true))
             #expect(try receiver.taskRuns().count == 2)
+        }
+    }
+
+    /// An exec handler: exit status as success, SIGTERM as the expiration handler, SIGKILL
+    /// after the grace, `progress N/M` lines.
+    static func exec(_ command: String) -> (inout ReceiverConfiguration) -> Void {
+        { configuration in
+            Self.configure(.exec(command))(&configuration)
+            configuration.wakeSettings.refreshTaskTime = .seconds(1)
+            configuration.wakeSettings.taskExpirationGrace = .seconds(1)
+            configuration.apps[SamplePush.topic]?.permittedTaskIdentifiers.append("com.example.export.*")
+        }
+    }
+
+    @Test(arguments: [("exit 0", TaskOutcome.completed), ("exit 3", .failed)])
+    func anExecTasksExitStatusCompletesIt(command: String, outcome: TaskOutcome) async throws {
+        try await Receiver.withTesting(Self.exec(command)) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            await receiver.settle()
+            #expect(try receiver.taskRuns().first?.outcome == outcome)
+        }
+    }
+
+    @Test func anExecTaskThatExitsOnSIGTERMHasExpired() async throws {
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("term-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: marker) }
+        let command = "trap 'echo \"$SILENTPUSH_TASK_IDENTIFIER\" > \(marker); exit 0' TERM; sleep 60 & wait"
+        try await Receiver.withTesting(Self.exec(command)) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .milliseconds(1_500))  // past its 1 s, not its grace
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .expired)
+            #expect(String(decoding: FileManager.default.contents(atPath: marker) ?? Data(), as: UTF8.self) == "com.example.refresh\n")
+        }
+    }
+
+    @Test func anExecTaskThatIgnoresSIGTERMIsKilledAndTerminated() async throws {
+        try await Receiver.withTesting(Self.exec("trap '' TERM; sleep 60")) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(3))  // its 1 s, then 1 s of grace
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .terminated)
+            #expect(run.finishedAt == run.deadline?.advanced(by: .seconds(1)))
+        }
+    }
+
+    @Test func aContinuedExecTaskReportsProgress() async throws {
+        try await Receiver.withTesting(Self.exec("echo progress 3/10; sleep 0.1; echo progress 7/10; exit 0")) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.export.video", kind: .continued))
+            await receiver.settle()
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .completed && run.kind == .continued && run.deadline == nil)
+            #expect(run.progressCompleted == 7 && run.progressTotal == 10)
         }
     }
 }

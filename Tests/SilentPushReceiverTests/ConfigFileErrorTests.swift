@@ -33,7 +33,7 @@ import Testing
             .invalidValue(
                 path: path, key: "devices[].state",
                 expected:
-                    "device fields: unknown field 'mood' (fields: forceQuit, backgroundRefresh, lowPowerMode, dailyBudget, batteryLevel, charging, thermalState, debuggerAttached, network, unregistered)"
+                    "device fields: unknown field 'mood' (fields: forceQuit, backgroundRefresh, lowPowerMode, dailyBudget, batteryLevel, charging, thermalState, debuggerAttached, network, idle, unregistered)"
             )
         ),
     ])
@@ -68,6 +68,24 @@ import Testing
         var configuration = ReceiverConfiguration()
         file.apply(to: &configuration)
         #expect(configuration.deviceStates[token] == DeviceState(batteryLevel: 15, network: .offline))
+    }
+
+    @Test func appsDeclareTheirTasksAndABadDeclarationIsNamed() throws {
+        let file = try Self.parse(
+            #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["com.example.app.refresh"], "backgroundModes": ["fetch", "remote-notification"]}}}"#
+        )
+        var configuration = ReceiverConfiguration()
+        file.apply(to: &configuration)
+        #expect(
+            configuration.apps["com.example.app"]
+                == AppDeclaration(permittedTaskIdentifiers: ["com.example.app.refresh"], backgroundModes: [.fetch, .remoteNotification]))
+        #expect {
+            try Self.parse(#"{"apps": {"com.example.app": {"backgroundModes": ["audio"]}}}"#)
+        } throws: { error in
+            guard case .invalidValue(path: Self.path, key: "apps.com.example.app.backgroundModes", let expected) = error as? ConfigFileError
+            else { return false }
+            return expected.contains("fetch, processing, remote-notification")
+        }
     }
 
     @Test func anUnreadableFileIsNamed() {

@@ -14,8 +14,12 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
     GET /big/N             N bytes
     GET /redirect/N        302 to /redirect/N-1; /redirect/0 answers 200
     GET /drop/X            closes the connection without an answer
+    POST /task/success     a background task's run: logs "POST PATH identifier=ID", answers {"success": true}
+    POST /task/fail        the same, answering {"success": false}
+    POST /task/slow/S      answers {"success": true} after S seconds; notices a client that goes away
 """
 import hashlib
+import json
 import os
 import select
 import socket
@@ -88,6 +92,37 @@ class Origin(BaseHTTPRequestHandler):
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
+        self.send(404, b"not found\n")
+
+    def wait(self, seconds):
+        """Waits `seconds`; False if the client went away meanwhile."""
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            readable, _, _ = select.select([self.connection], [], [], 0.05)
+            if readable and self.connection.recv(1, 0x2) == b"":  # MSG_PEEK: EOF means the client left
+                return False
+        return True
+
+    def do_POST(self):
+        url = urlparse(self.path)
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        try:
+            identifier = json.loads(body).get("identifier")
+        except ValueError:
+            identifier = None
+        log(f"POST {url.path} identifier={identifier}")
+        parts = url.path.strip("/").split("/")
+        answer = {"Content-Type": "application/json"}
+        if parts[:2] == ["task", "success"]:
+            return self.send(200, b'{"success": true}', answer)
+        if parts[:2] == ["task", "fail"]:
+            return self.send(200, b'{"success": false}', answer)
+        if parts[:2] == ["task", "slow"] and len(parts) == 3:
+            if not self.wait(float(parts[2])):
+                log("slow task cancelled")
+                self.close_connection = True
+                return
+            return self.send(200, b'{"success": true}', answer)
         self.send(404, b"not found\n")
 
 

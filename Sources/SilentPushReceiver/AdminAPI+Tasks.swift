@@ -1,0 +1,212 @@
+import Foundation
+import Hummingbird
+import NIOCore
+import SilentPushCore
+
+/// Background tasks in the admin API (SPEC §11): submit, list and cancel an app's requests,
+/// the debugger's launch and expiration, and the runs.
+extension AdminAPI {
+    func addTaskRoutes(to router: Router<BasicRequestContext>) {
+        let tasks = "/v1/devices/{token}/apps/{topic}/tasks"
+        router.post(RouterPath(tasks)) { request, context in
+            let body = try await request.body.collect(upTo: Self.maximumBodySize)
+            return try await self.submitTask(context.parameters.require("token"), topic: context.parameters.require("topic"), body: body)
+        }
+        router.get(RouterPath(tasks)) { _, context in
+            try self.listTasks(context.parameters.require("token"), topic: context.parameters.require("topic"))
+        }
+        router.delete(RouterPath(tasks)) { _, context in
+            try await self.cancelTasks(context.parameters.require("token"), topic: context.parameters.require("topic"), identifier: nil)
+        }
+        router.delete(RouterPath(tasks + "/{identifier}")) { _, context in
+            try await self.cancelTasks(
+                context.parameters.require("token"), topic: context.parameters.require("topic"),
+                identifier: context.parameters.require("identifier"))
+        }
+        router.post(RouterPath(tasks + "/{identifier}/simulate-launch")) { _, context in
+            try await self.simulate(
+                context.parameters.require("token"), topic: context.parameters.require("topic"),
+                identifier: context.parameters.require("identifier"), expire: false)
+        }
+        router.post(RouterPath(tasks + "/{identifier}/simulate-expiration")) { _, context in
+            try await self.simulate(
+                context.parameters.require("token"), topic: context.parameters.require("topic"),
+                identifier: context.parameters.require("identifier"), expire: true)
+        }
+        router.get("/v1/task-runs") { request, _ in await self.taskRuns(request.uri.queryParameters) }
+    }
+
+    /// The fields `POST …/tasks` takes.
+    static let taskFields = ["identifier", "kind", "earliestBeginDate", "requiresNetworkConnectivity", "requiresExternalPower", "strategy"]
+
+    /// `{"identifier", "kind", "earliestBeginDate"?, "requiresNetworkConnectivity"?,
+    /// "requiresExternalPower"?, "strategy"?}` → 201 with the request, or Apple's error.
+    private func submitTask(_ token: String, topic: String, body: ByteBuffer) async -> Response {
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        let submission: DeviceRuntime.TaskSubmission
+        do {
+            submission = try Self.taskSubmission(Self.object(body))
+        } catch let error as AdminError {
+            return Self.error(error.status, error.message)
+        } catch {
+            return Self.error(.badRequest, "\(error)")
+        }
+        do {
+            let record = try await runtime.submitTask(submission, device: token, topic: topic)
+            return Self.respond(.created, Self.json(record))
+        } catch let refusal as TaskSubmitError {
+            // 403 for what the app did not declare; 409 for what the device's state refuses.
+            let status: HTTPResponse.Status = refusal == .notPermitted ? .forbidden : .conflict
+            let hint =
+                refusal == .notPermitted && runtime.declarations[topic] == nil
+                ? " (no app is declared for \(topic): add it under apps in the config file, with its permittedTaskIdentifiers and backgroundModes)"
+                : ""
+            return Self.respond(
+                status,
+                .object([
+                    ("error", .string(refusal.description + hint)), ("code", .string(refusal.rawValue)),
+                    ("errorCode", .int(Int64(refusal.code))),
+                ]))
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    /// A submission from a request body; 422 naming the field that is wrong.
+    package static func taskSubmission(_ fields: [(String, JSONValue)]) throws -> DeviceRuntime.TaskSubmission {
+        var identifier: String?
+        var kind: BackgroundTaskKind?
+        var submission = DeviceRuntime.TaskSubmission(identifier: "", kind: .refresh)
+        for (key, value) in fields {
+            switch (key, value) {
+            case ("identifier", .string(let text)) where !text.isEmpty && text.utf8.count <= 200 && !text.contains("/"):
+                identifier = text
+            case ("identifier", _): throw AdminError(.unprocessableContent, "identifier must be a task identifier (1 to 200 characters, no /)")
+            case ("kind", .string(let text)) where BackgroundTaskKind(rawValue: text) != nil: kind = BackgroundTaskKind(rawValue: text)
+            case ("kind", _): throw AdminError(.unprocessableContent, "kind must be refresh, processing or continued")
+            case ("earliestBeginDate", .null): submission.earliestBegin = nil
+            case ("earliestBeginDate", .string(let text)) where instant(text) != nil: submission.earliestBegin = instant(text)
+            case ("earliestBeginDate", _):
+                throw AdminError(.unprocessableContent, "earliestBeginDate must be an ISO 8601 time such as 2026-11-22T04:42:47Z, or null")
+            case ("requiresNetworkConnectivity", .bool(let flag)): submission.requiresNetworkConnectivity = flag
+            case ("requiresExternalPower", .bool(let flag)): submission.requiresExternalPower = flag
+            case ("requiresNetworkConnectivity", _), ("requiresExternalPower", _):
+                throw AdminError(.unprocessableContent, "\(key) must be true or false")
+            case ("strategy", .string(let text)) where TaskRequest<DeviceInstant>.Strategy(rawValue: text) != nil:
+                submission.strategy = TaskRequest<DeviceInstant>.Strategy(rawValue: text)!
+            case ("strategy", _): throw AdminError(.unprocessableContent, "strategy must be queue or fail")
+            default:
+                throw AdminError(.unprocessableContent, "unknown field '\(key)' (fields: \(taskFields.joined(separator: ", ")))")
+            }
+        }
+        guard let identifier else { throw AdminError(.unprocessableContent, "give the task's identifier") }
+        guard let kind else { throw AdminError(.unprocessableContent, "give the task's kind: refresh, processing or continued") }
+        if kind != .processing, submission.requiresNetworkConnectivity || submission.requiresExternalPower {
+            throw AdminError(.unprocessableContent, "requiresNetworkConnectivity and requiresExternalPower are for processing tasks")
+        }
+        submission.identifier = identifier
+        submission.kind = kind
+        return submission
+    }
+
+    /// The app's pending requests, oldest first, each with why it waits.
+    private func listTasks(_ token: String, topic: String) -> Response {
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        do {
+            let pending = try runtime.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
+            return Self.respond(.ok, .object([("requests", .array(pending.map(Self.json)))]))
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    private func cancelTasks(_ token: String, topic: String, identifier: String?) async -> Response {
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        do {
+            let count = try await runtime.cancelTasks(identifier: identifier, device: token, topic: topic)
+            if let identifier, count == 0 { return Self.error(.notFound, "no request \(identifier) is pending for \(topic) on this device") }
+            return Self.respond(.ok, .object([("cancelled", .int(Int64(count)))]))
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    private func simulate(_ token: String, topic: String, identifier: String, expire: Bool) async -> Response {
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        do {
+            let found =
+                expire
+                ? try await runtime.simulateTaskExpiration(identifier: identifier, device: token, topic: topic)
+                : try await runtime.simulateTaskLaunch(identifier: identifier, device: token, topic: topic)
+            guard found else {
+                return Self.error(
+                    .notFound,
+                    expire
+                        ? "no task \(identifier) of \(topic) is running (and not yet expired) on this device"
+                        : "no request \(identifier) of \(topic) is pending on this device")
+            }
+            let run = try runtime.taskRuns(device: token, topic: topic, limit: 50).first { $0.identifier == identifier }
+            return Self.respond(.ok, run.map { Self.json($0) } ?? .object([]))
+        } catch {
+            return Self.error(.internalServerError, "store: \(error)")
+        }
+    }
+
+    /// `GET /v1/task-runs?device=&topic=&limit=`: runs, newest first.
+    private func taskRuns(_ query: Parameters) async -> Response {
+        await Self.answering {
+            let filter = try Self.filter(query)
+            let runs = try runtime.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
+            return .object([("runs", .array(runs.map { Self.json($0) }))])
+        }
+    }
+
+    static func json(_ record: TaskRequestRecord) -> JSONValue {
+        let request = record.request
+        return .object([
+            ("id", .int(Int64(bitPattern: record.id))), ("deviceToken", .string(record.deviceToken)), ("topic", .string(record.topic)),
+            ("identifier", .string(request.identifier)), ("kind", .string(request.kind.rawValue)),
+            ("earliestBeginDate", .string(request.earliestBegin.map(time))),
+            ("requiresNetworkConnectivity", .bool(request.requiresNetworkConnectivity)),
+            ("requiresExternalPower", .bool(request.requiresExternalPower)), ("strategy", .string(request.strategy.rawValue)),
+            ("submittedAt", .string(time(record.submittedAt))), ("state", .string(record.state.rawValue)),
+            ("endedAt", .string(record.endedAt.map(time))), ("why", why(record)),
+        ])
+    }
+
+    /// What holds a pending request, or how it left pending.
+    static func why(_ record: TaskRequestRecord) -> JSONValue {
+        switch record.state {
+        case .pending: record.why.map(why) ?? whyObject("pending", "waiting", nil)
+        case .launched: whyObject("launched", "it ran: see its run", nil)
+        case .cancelled: whyObject("cancelled", "the app cancelled it", nil)
+        case .replaced: whyObject("replaced", "a request with the same identifier replaced it", nil)
+        }
+    }
+
+    static func json(_ run: TaskRunRecord) -> JSONValue {
+        .object([
+            ("id", .int(Int64(bitPattern: run.id))), ("requestId", .int(Int64(bitPattern: run.requestID))),
+            ("deviceToken", .string(run.deviceToken)), ("topic", .string(run.topic)), ("identifier", .string(run.identifier)),
+            ("kind", .string(run.kind.rawValue)), ("startedAt", .string(time(run.startedAt))), ("deadline", .string(run.deadline.map(time))),
+            ("simulated", .bool(run.simulated)), ("expiredAt", .string(run.expiredAt.map(time))),
+            ("finishedAt", .string(run.finishedAt.map(time))), ("outcome", .string(run.outcome?.rawValue)),
+            ("progress", .object([("completed", .int(run.progressCompleted)), ("total", .int(run.progressTotal))])),
+            ("why", why(run)),
+        ])
+    }
+
+    /// How a run ended, in words.
+    static func why(_ run: TaskRunRecord) -> JSONValue {
+        let text: String =
+            switch run.outcome {
+            case nil: run.expiredAt == nil ? "running" : "expired: its expiration handler was called; it has a grace period to complete"
+            case .completed?: "the handler called setTaskCompleted(success: true)"
+            case .failed?: "the handler called setTaskCompleted(success: false)"
+            case .expired?: "its time ran out; it completed after its expiration handler"
+            case .terminated?: "it never completed, even after its expiration handler: terminated, and the app's task launches are deferred"
+            case .cancelled?, .replaced?: "it never ran"
+            }
+        return whyObject(run.outcome?.rawValue ?? (run.expiredAt == nil ? "running" : "expiring"), text, nil)
+    }
+}
