@@ -1,7 +1,8 @@
-/// The live timeline at the admin listener's `/`: per device and app, pushes and wakes over
-/// device time — delivered, coalesced, pending, expired, dropped, rejected, and each wake's
-/// result — refreshed every second from the admin API itself (`/v1/pushes`, `/v1/wakes`,
-/// `/v1/clock`). One self-contained page: no script or style from elsewhere.
+/// The live timeline at the admin listener's `/`: per device and app, pushes, wakes and
+/// background task runs over device time — delivered, coalesced, pending, expired, dropped,
+/// rejected, each wake's result and each run's kind and outcome — refreshed every second from
+/// the admin API itself (`/v1/pushes`, `/v1/wakes`, `/v1/task-runs`, `/v1/clock`). One
+/// self-contained page: no script or style from elsewhere.
 enum TimelinePage {
     static let html = #"""
         <!doctype html>
@@ -23,6 +24,10 @@ enum TimelinePage {
           .fate-expired { background: #999; } .fate-dropped { background: #d55; } .fate-rejected { background: #a3a; }
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
           .result-running { background: #fb3; color: #222; }
+          .task { position: absolute; top: 24px; height: 18px; min-width: 30px; border-radius: 9px; font-size: 11px; color: #fff;
+                  white-space: nowrap; padding: 0 4px; box-sizing: border-box; border: 2px solid #fff; }
+          .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; }
+          .outcome-expired { background: #c80; } .outcome-running { background: #fb3; color: #222; }
           ol.wakes { margin: .3em 0 0; padding-left: 1.4em; font-size: 12px; }
           p.waiting { margin: .2em 0 0; font-size: 12px; color: #8a5a00; }
           .legend span { display: inline-block; margin-right: 1em; }
@@ -50,33 +55,34 @@ enum TimelinePage {
 
         async function refresh() {
           try {
-            const [pushes, wakes, clock] = await Promise.all(
-              ["/v1/pushes?limit=1000", "/v1/wakes?limit=1000", "/v1/clock"].map(url => fetch(url, {headers}).then(r => {
+            const [pushes, wakes, runs, clock] = await Promise.all(
+              ["/v1/pushes?limit=1000", "/v1/wakes?limit=1000", "/v1/task-runs?limit=1000", "/v1/clock"].map(url => fetch(url, {headers}).then(r => {
                 if (!r.ok) throw new Error(r.status === 401 ? "401: open this page as /#token=TOKEN (the --admin-token)" : "HTTP " + r.status);
                 return r.json();
               })));
-            render(pushes.pushes, wakes.wakes, clock);
+            render(pushes.pushes, wakes.wakes, runs.runs, clock);
           } catch (error) {
             document.getElementById("status").textContent = "cannot reach the admin API: " + error;
           }
         }
 
-        function render(pushes, wakes, clock) {
+        function render(pushes, wakes, runs, clock) {
           const now = time(clock.now);
           const apps = new Map();
           const app = (device, topic) => {
             const key = (device || "?") + " " + (topic || "?");
-            if (!apps.has(key)) apps.set(key, {device: device || "?", topic: topic || "?", pushes: [], wakes: []});
+            if (!apps.has(key)) apps.set(key, {device: device || "?", topic: topic || "?", pushes: [], wakes: [], runs: []});
             return apps.get(key);
           };
           for (const push of pushes) app(push.deviceToken, push.topic).pushes.push(push);
           for (const wake of wakes) app(wake.deviceToken, wake.topic).wakes.push(wake);
-          const times = pushes.map(p => time(p.receivedAt)).concat(wakes.map(w => time(w.startedAt)));
+          for (const run of runs) app(run.deviceToken, run.topic).runs.push(run);
+          const times = pushes.map(p => time(p.receivedAt)).concat(wakes.map(w => time(w.startedAt)), runs.map(t => time(t.startedAt)));
           const start = times.length ? Math.min(...times) : now;
           const end = Math.max(now, ...times, start + 1000);
           const x = ms => (100 * (ms - start) / (end - start)).toFixed(3) + "%";
           document.getElementById("status").textContent =
-            `device clock (${clock.clock}) ${clock.now} — ${pushes.length} pushes, ${wakes.length} wakes, ` +
+            `device clock (${clock.clock}) ${clock.now} — ${pushes.length} pushes, ${wakes.length} wakes, ${runs.length} task runs, ` +
             `${clockText(start)} to ${clockText(end)}`;
           let html = "";
           for (const a of [...apps.values()].sort((l, r) => (l.device + l.topic).localeCompare(r.device + r.topic))) {
@@ -94,11 +100,22 @@ enum TimelinePage {
                       ` style="left:${x(time(w.startedAt))};width:calc(${x(finished)} - ${x(time(w.startedAt))})"` +
                       ` title="wake ${w.id}: ${esc(result)}${w.reason ? " (" + esc(w.reason) + ")" : ""}">W${w.id}</div>`;
             }
+            for (const t of a.runs) {
+              const outcome = t.outcome || "running";
+              const finished = t.finishedAt ? time(t.finishedAt) : now;
+              html += `<div class="task outcome-${esc(outcome)}" data-run-id="${t.id}" data-kind="${esc(t.kind)}" data-outcome="${esc(outcome)}"` +
+                      ` style="left:${x(time(t.startedAt))};width:calc(${x(finished)} - ${x(time(t.startedAt))})"` +
+                      ` title="${esc(t.kind)} task ${esc(t.identifier)}, run ${t.id}: ${esc(t.why.text)}">T${t.id}</div>`;
+            }
             html += `</div><ol class="wakes">`;
             for (const w of a.wakes.slice().sort((l, r) => l.id - r.id)) {
               html += `<li class="wake-item" data-wake-id="${w.id}">wake ${w.id} at ${clockText(time(w.startedAt))}: ` +
                       `${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}, delivered ${esc(w.apnsId)}` +
                       `${w.coalesced.length ? ", coalesced " + w.coalesced.map(esc).join(", ") : ""}</li>`;
+            }
+            for (const t of a.runs.slice().sort((l, r) => l.id - r.id)) {
+              html += `<li class="task-item" data-run-id="${t.id}">${esc(t.kind)} task ${esc(t.identifier)}, run ${t.id} at ` +
+                      `${clockText(time(t.startedAt))}${t.simulated ? " (simulated)" : ""}: ${esc(t.outcome || "running")} — ${esc(t.why.text)}</li>`;
             }
             html += `</ol>`;
             // Why what waits, waits: the rule the device applied, with its numbers.

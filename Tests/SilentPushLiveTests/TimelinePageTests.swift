@@ -43,4 +43,23 @@ import Testing
         #expect(page.contains(#"class="push fate-coalesced" data-apns-id="\#(SilentPushdDeviceTests.apnsID(2))""#))
         #expect(page.contains(#"data-result="noData""#))
     }
+
+    @Test func taskRunsAreDrawnWithTheirKindAndOutcome() async throws {
+        try #require(PeerProcess.isInstalled("chromium"), "chromium is not installed: run `make test` (it installs it)")
+        let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["com.example.app.refresh"], "backgroundModes": ["fetch"]}}}"#
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let tasks = "/v1/devices/\(String(repeating: "ab", count: 32))/apps/com.example.app/tasks"
+        let submitted = try await SilentPushdDeviceTests.admin(
+            admin, "POST", tasks, body: #"{"identifier": "com.example.app.refresh", "kind": "refresh"}"#)
+        #expect(submitted.status == 201)
+        let page = try await Self.dom(of: "http://127.0.0.1:\(admin)/")
+        #expect(
+            page.contains(#"class="task outcome-completed" data-run-id="1" data-kind="refresh" data-outcome="completed""#), "\(page.prefix(3000))")
+        #expect(page.contains("refresh task com.example.app.refresh, run 1 at"))
+        #expect(page.contains("1 task runs"))
+    }
 }

@@ -235,4 +235,41 @@ import Testing
             #expect(run.progressCompleted == 7 && run.progressTotal == 10)
         }
     }
+
+    /// A day on the manual clock: a push every two hours and a refresh kept scheduled an hour
+    /// ahead, on a budget of 6 launches a day. Both kinds share it.
+    @Test func pushesAndTasksShareTheBudgetOverADayOnTheManualClock() async throws {
+        try await Receiver.withTesting({
+            Self.configure(.noData)(&$0)
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60), dailyBudget: 6)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let start = receiver.device.clock.now
+            var heldByBudget = (tasks: 0, pushes: 0)
+            var runs = 0
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh, earliestBegin: start.advanced(by: .seconds(3600))))
+            for halfHour in 0..<48 {
+                if halfHour > 0 { try await receiver.advanceClock(by: .seconds(1800)) }
+                let now = receiver.device.clock.now
+                if try receiver.taskRuns().count > runs {
+                    runs = try receiver.taskRuns().count
+                    try await receiver.submitTask(
+                        .init(identifier: "com.example.refresh", kind: .refresh, earliestBegin: now.advanced(by: .seconds(3600))))
+                }
+                if try receiver.taskRequests().last?.why?.rule == .dailyBudget { heldByBudget.tasks += 1 }
+                if halfHour % 4 == 0 {
+                    let apnsID = "00000000-0000-4000-8000-" + String(format: "%012d", halfHour + 1)
+                    #expect(try await client.push(apnsID: apnsID).status == 200)
+                    await receiver.settle()
+                    if try receiver.fate(of: apnsID)?.waitReason?.rule == .dailyBudget { heldByBudget.pushes += 1 }
+                }
+            }
+            await receiver.settle()
+            let wakes = try receiver.wakes().count
+            #expect(wakes + runs == 6, "\(wakes) wakes, \(runs) task runs")
+            #expect(wakes > 0 && runs > 0)
+            #expect(heldByBudget.tasks > 0 && heldByBudget.pushes > 0)
+        }
+    }
 }

@@ -1,0 +1,95 @@
+import Foundation
+import SilentPushTestSupport
+import Testing
+
+/// `docs/background-tasks.md`'s walkthrough, as written there: its config file and its shell
+/// blocks, run with bash and curl against a `silentpushd` started with that config.
+@Suite struct BackgroundTaskWalkthroughTests {
+    /// The fenced blocks of `language` in the document's walkthrough section, in order.
+    static func blocks(_ language: String) throws -> [String] {
+        let document = try String(contentsOfFile: Repository.root + "/docs/background-tasks.md", encoding: .utf8)
+        let section = try #require(document.range(of: "## Walkthrough")).upperBound
+        var blocks: [String] = []
+        var rest = document[section...]
+        while let open = rest.range(of: "```\(language)\n") {
+            let body = rest[open.upperBound...]
+            guard let close = body.range(of: "```") else { break }
+            blocks.append(String(body[..<close.lowerBound]))
+            rest = body[close.upperBound...]
+        }
+        return blocks
+    }
+
+    @Test func theWalkthroughRunsAsWritten() async throws {
+        let config = try #require(try Self.blocks("json").first)
+        let scripts = try Self.blocks("sh").filter { !$0.hasPrefix("silentpushd ") }
+        #expect(scripts.count == 2)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path])
+        defer { process.signal(SIGKILL) }
+
+        // One shell, as a reader runs them: the second block uses the first's variables.
+        let result = try await PeerProcess.run(
+            "bash", ["-euo", "pipefail", "-c", scripts[0] + "echo ----\n" + scripts[1]], environment: ["ADMIN": "http://127.0.0.1:\(admin)"],
+            timeout: .seconds(60))
+        let parts = result.output.components(separatedBy: "----\n")
+        #expect(parts.count == 2, "\(result.output)\(result.errorOutput)")
+        let lines = (parts.first ?? "").split(separator: "\n")
+        #expect(lines.count == 2, "\(result.output)")
+        // Submitted: pending for its earliest begin date; an hour later, held by the setting.
+        #expect(lines.first?.contains(#""state":"pending""#) == true, "\(result.output)")
+        #expect(lines.first?.contains(#""rule":"earliestBegin""#) == true, "\(result.output)")
+        #expect(lines.last?.contains(#""rule":"backgroundRefreshOff""#) == true, "\(result.output)")
+        #expect(lines.last?.contains(#""text":"held: Background App Refresh is off""#) == true, "\(result.output)")
+        // Turned on again: it ran.
+        let runs = parts.last ?? ""
+        #expect(runs.contains(#""outcome":"completed""#), "\(result.output)")
+        #expect(runs.contains(#""identifier":"com.example.app.refresh""#), "\(result.output)")
+    }
+
+    @Test func theTaskRoutesAnswerWithApplesErrorNames() async throws {
+        let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a", "b", "clean"], "backgroundModes": ["fetch", "processing"]}}}"#
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let device = "/v1/devices/" + String(repeating: "ab", count: 32)
+        let tasks = device + "/apps/com.example.app/tasks"
+        func call(_ method: String, _ path: String, _ body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+            try await SilentPushdDeviceTests.admin(admin, method, path, body: body)
+        }
+
+        let undeclared = try await call("POST", tasks, #"{"identifier": "z", "kind": "refresh"}"#)
+        #expect(undeclared.status == 403 && undeclared.json["code"] as? String == "notPermitted" && undeclared.json["errorCode"] as? Int == 3)
+        #expect(try await call("POST", tasks, #"{"identifier": "a", "kind": "sometimes"}"#).status == 422)
+        #expect(try await call("POST", tasks, #"{"identifier": "a", "kind": "refresh", "requiresExternalPower": true}"#).status == 422)
+        let first = try await call("POST", tasks, #"{"identifier": "a", "kind": "refresh", "earliestBeginDate": "2200-01-01T00:00:00Z"}"#)
+        #expect(first.status == 201 && first.json["state"] as? String == "pending")
+        let second = try await call("POST", tasks, #"{"identifier": "b", "kind": "refresh"}"#)
+        #expect(second.status == 409 && second.json["code"] as? String == "tooManyPendingTaskRequests" && second.json["errorCode"] as? Int == 2)
+        #expect((try await call("GET", tasks).json["requests"] as? [[String: Any]])?.map { $0["identifier"] as? String } == ["a"])
+
+        #expect(try await call("POST", tasks + "/a/simulate-expiration", "{}").status == 404)  // not running
+        let launched = try await call("POST", tasks + "/a/simulate-launch", "{}")
+        #expect(launched.status == 200 && launched.json["simulated"] as? Bool == true && launched.json["outcome"] as? String == "completed")
+        #expect(try await call("DELETE", tasks + "/a", "{}").status == 404)  // no longer pending
+
+        let clean = try await call("POST", tasks, #"{"identifier": "clean", "kind": "processing"}"#)
+        #expect((clean.json["why"] as? [String: Any])?["rule"] as? String == "idle")
+        let cancelled = try await call("DELETE", tasks, "{}")
+        #expect(cancelled.status == 200 && cancelled.json["cancelled"] as? Int == 1)
+
+        #expect(try await call("PATCH", device, #"{"backgroundRefresh": false}"#).status == 200)
+        let unavailable = try await call("POST", tasks, #"{"identifier": "a", "kind": "refresh"}"#)
+        #expect(unavailable.status == 409 && unavailable.json["code"] as? String == "unavailable")
+        let runs = try #require(try await call("GET", "/v1/task-runs?topic=com.example.app").json["runs"] as? [[String: Any]])
+        #expect(runs.count == 1 && runs.first?["identifier"] as? String == "a")
+        let metrics = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"])
+        #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="completed"} 1"#), "\(metrics.output)")
+        #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="cancelled"} 1"#))
+        #expect(metrics.output.contains("silentpush_task_runs_started_total 1"))
+    }
+}
