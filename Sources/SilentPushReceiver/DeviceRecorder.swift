@@ -228,6 +228,7 @@ struct DeviceRecorder {
     /// were pending.
     mutating func cancelTasks(identifier: String?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Int {
         actions.observe(completion)
+        guard case .running = lifecycle else { return 0 }
         if let identifier {
             let (found, policyActions) = policy.cancelTask(identifier: identifier, for: app, now: now)
             apply(policyActions)
@@ -244,6 +245,7 @@ struct DeviceRecorder {
         _ identifier: String, expire: Bool, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Bool {
         actions.observe(completion)
+        guard case .running = lifecycle else { return false }
         let (found, policyActions) =
             expire
             ? policy.simulateTaskExpiration(identifier: identifier, for: app, now: now)
@@ -254,6 +256,8 @@ struct DeviceRecorder {
 
     /// What a running task's handler reported.
     mutating func taskReport(_ report: BackgroundTask.Report, runID: UInt64, app: App, now: DeviceInstant) {
+        // Stopping, the runs still going were recorded ended (`cutRunningTasks`).
+        guard case .running = lifecycle else { return }
         switch report {
         case .completed(let success):
             apply(policy.taskCompleted(runID: runID, app: app, success: success, now: now).actions)
