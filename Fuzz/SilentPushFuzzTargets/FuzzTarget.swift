@@ -109,6 +109,11 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     static func adminBody(_ input: UnsafeRawBufferPointer) {
         guard let fields = try? AdminAPI.object(ByteBuffer(bytes: input)) else { return }
         _ = try? AdminAPI.devicePatch(fields, to: DeviceState())
+        _ = try? AdminAPI.taskSubmission(fields)
+        if let rule = try? FaultRule(json: fields) {
+            precondition(FaultAction(description: rule.action.description) == rule.action, "a fault action does not read back")
+            _ = rule.json.rendered
+        }
         if let span = try? AdminAPI.advanceSpan(fields) {
             _ = DeviceInstant(secondsSinceEpoch: 1_767_225_600).advanced(by: span)
         }
@@ -121,6 +126,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             precondition(WaitReason(stored: reason.stored) == reason, "a stored reason does not read back")
         }
         _ = DropReason(description: text)
+        if let action = FaultAction(description: text) {
+            precondition(FaultAction(description: action.description) == action, "a fault action does not read back")
+        }
         _ = AdminAPI.instant(text)
     }
 
@@ -164,6 +172,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     final class DiscardingSink: H2ResponseSink {
         func respond(streamID: Int32, response: H2Response) {}
+        func respond(streamID: Int32, response: H2Response, after delay: Duration) {}
+        func goAway(reason: String) {}
+        func closeConnection() {}
     }
 
     final class AcceptingSink: PushSink {

@@ -18,6 +18,8 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
         case dropped
         /// APNs refused it (see ``PushFate/rejection``); it never reached the device.
         case rejected
+        /// A fault rule answered it (see ``PushFate/injection``); it never reached the device.
+        case injected
     }
 
     /// Which kind of fate this is.
@@ -34,10 +36,14 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     /// A coalesced push was replaced at APNs, in its one-slot storage for an offline
     /// device, not on the device (not part of equality).
     public let coalescedByAPNs: Bool
+    /// What the fault rule that answered an injected push did.
+    public let injection: FaultAction?
+    /// The fault rule that answered an injected push (not part of equality).
+    public let faultRule: UInt64?
 
     private init(
         _ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil,
-        waitReason: WaitReason<DeviceInstant>? = nil, coalescedByAPNs: Bool = false
+        waitReason: WaitReason<DeviceInstant>? = nil, coalescedByAPNs: Bool = false, injection: FaultAction? = nil, faultRule: UInt64? = nil
     ) {
         self.kind = kind
         self.wakeID = wakeID
@@ -45,6 +51,8 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
         self.rejection = rejection
         self.waitReason = waitReason
         self.coalescedByAPNs = coalescedByAPNs
+        self.injection = injection
+        self.faultRule = faultRule
     }
 
     /// Waiting in its app's slot.
@@ -60,6 +68,14 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped, dropReason: reason) }
     /// Refused by APNs with `reason`.
     public static func rejected(_ reason: APNsReason) -> PushFate { PushFate(.rejected, rejection: reason) }
+    /// Answered by a fault rule doing `action`, whichever rule.
+    public static func injected(_ action: FaultAction) -> PushFate { PushFate(.injected, injection: action) }
+    /// Answered by fault rule `rule` doing `action`.
+    package static func injected(by rule: UInt64, _ action: FaultAction) -> PushFate {
+        PushFate(.injected, injection: action, faultRule: rule)
+    }
+    /// An injected push whose stored action this version cannot read.
+    package static func injectedForUnknownAction(rule: UInt64?) -> PushFate { PushFate(.injected, faultRule: rule) }
     /// Pending, held by `why`.
     package static func pending(_ why: WaitReason<DeviceInstant>?) -> PushFate { PushFate(.pending, waitReason: why) }
     /// Delivered by wake `wakeID`.
@@ -73,7 +89,7 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     /// A rejected push whose stored reason this version cannot read.
     package static let rejectedForUnknownReason = PushFate(.rejected)
 
-    /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped, rejected.
+    /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped, rejected, injected.
     public var name: String { kind.rawValue }
 
     public var description: String {
@@ -82,16 +98,18 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
         case .delivered, .coalesced: wakeID.map { "\(name) (wake \($0))" } ?? name
         case .dropped: dropReason.map { "dropped: \($0)" } ?? name
         case .rejected: rejection.map { "rejected: \($0.rawValue)" } ?? name
+        case .injected: "injected" + (faultRule.map { " by rule \($0)" } ?? "") + (injection.map { ": \($0)" } ?? "")
         }
     }
 
     public static func == (lhs: PushFate, rhs: PushFate) -> Bool {
-        lhs.kind == rhs.kind && lhs.dropReason == rhs.dropReason && lhs.rejection == rhs.rejection
+        lhs.kind == rhs.kind && lhs.dropReason == rhs.dropReason && lhs.rejection == rhs.rejection && lhs.injection == rhs.injection
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(kind)
         hasher.combine(dropReason)
         hasher.combine(rejection)
+        hasher.combine(injection)
     }
 }

@@ -37,10 +37,17 @@ package final class APNsEndpoint: H2Service {
     private let awaitingAnswer = Atomic<Int>(0)
     /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
     private let now: @Sendable () -> Int64
+    /// Fault rules (`/v1/faults`), judged on the device clock; `faultCount` lets a request skip
+    /// the lock while there are none.
+    private let faults = Mutex(FaultTable())
+    private let faultCount = Atomic<Int>(0)
+    private let deviceNow: @Sendable () -> DeviceInstant
 
     package init(
-        settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds
+        settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds,
+        deviceNow: @escaping @Sendable () -> DeviceInstant = { DeviceInstant(millisecondsSinceEpoch: APNsEndpoint.systemMilliseconds()) }
     ) {
+        self.deviceNow = deviceNow
         validator = APNsRequestValidator(strict: settings.strict)
         authenticator = ProviderTokenAuthenticator(environment: settings.environment)
         environment = settings.environment
@@ -57,6 +64,7 @@ package final class APNsEndpoint: H2Service {
     // MARK: H2Service
 
     package func handle(_ request: H2Request, writer: H2ResponseWriter) {
+        var writer = writer
         var apnsID: String?
         var deviceToken: Substring?
         var topicHeader: String?
@@ -70,12 +78,25 @@ package final class APNsEndpoint: H2Service {
                 guard APNsHeaders.isCanonicalUUID(given) else { throw APNsRejection(.badMessageId) }
                 apnsID = given
             }
-            let topic = try authenticate(request, headers: headers)
+            let faulting = faultCount.load(ordering: .relaxed) > 0
+            let (topic, key) = try authenticate(request, headers: headers, identifyingKey: faulting)
             let id = apnsID ?? ids.apnsID(pushID: pushID)
             apnsID = id
+            if faulting,
+                let rule = fault(for: FaultRequest(device: String(token), topic: topic, team: key?.teamID, keyID: key?.keyID), on: request)
+            {
+                sink.faultApplied(rule.action)
+                if case .delay(let duration) = rule.action {
+                    // Handled and recorded as usual; only the answer waits.
+                    writer = writer.delayed(by: duration)
+                } else {
+                    return inject(rule, id: id, pushID: pushID, token: String(token), topic: topic, writer: writer)
+                }
+            }
             let push = try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: request.body)
             try admit(push)
             awaitingAnswer.add(1, ordering: .relaxed)
+            let writer = writer
             sink.submit(push, id: pushID) { result in
                 self.awaitingAnswer.subtract(1, ordering: .relaxed)
                 switch result {
@@ -107,6 +128,65 @@ package final class APNsEndpoint: H2Service {
     /// Requests handed to the device side and not answered yet (their commit is pending).
     package var requestsAwaitingAnswer: Int { awaitingAnswer.load(ordering: .relaxed) }
 
+    // MARK: Faults
+
+    /// Adds a fault rule; returns its id, nil when the table is full.
+    package func addFault(_ rule: FaultRule) -> UInt64? {
+        faults.withLock { table in
+            let id = table.add(rule)
+            faultCount.store(table.rules.count, ordering: .relaxed)
+            return id
+        }
+    }
+
+    /// Removes fault rule `id` (nil: every rule); false when there was none.
+    @discardableResult
+    package func removeFault(_ id: UInt64?) -> Bool {
+        faults.withLock { table in
+            defer { faultCount.store(table.rules.count, ordering: .relaxed) }
+            guard let id else {
+                table.removeAll()
+                return true
+            }
+            return table.remove(id)
+        }
+    }
+
+    /// The rules in force, with how often each applied.
+    package var faultRules: [FaultRule] { faults.withLock { $0.rules } }
+
+    /// The rule that answers this request, if one does. A GOAWAY rule lets its first
+    /// `afterStreams` matching requests on each connection through.
+    private func fault(for match: FaultRequest, on request: H2Request) -> FaultRule? {
+        let state = connectionState(request.connection)
+        let instant = deviceNow()
+        let draw = Double.random(in: 0..<1)
+        return faults.withLock { table in
+            guard let rule = table.match(match, now: instant, draw: draw) else { return nil }
+            if case .goAway(_, let after) = rule.action, state.faultStreams[rule.id, default: 0] < after {
+                state.faultStreams[rule.id, default: 0] += 1
+                return nil
+            }
+            return table.consume(rule.id)
+        }
+    }
+
+    /// Carries out `rule` for a request that would otherwise go on to validation, and records it.
+    private func inject(_ rule: FaultRule, id: String, pushID: UInt64, token: String, topic: String, writer: H2ResponseWriter) {
+        switch rule.action {
+        case .reason(let reason):
+            let timestamp: Int64? = reason == .unregistered || reason == .expiredToken ? now() : nil
+            writer.respond(Self.error(APNsRejection(reason, timestamp: timestamp), apnsID: id))
+        case .goAway(let reason, _):
+            writer.respond(Self.error(APNsRejection(reason), apnsID: id))
+            writer.goAway(reason: reason.rawValue)
+        case .reset:
+            writer.closeConnection()
+        case .delay: return  // not an answer of its own: see `handle`
+        }
+        sink.inject(id: pushID, apnsID: id, deviceToken: token, topic: topic, rule: rule.id, action: rule.action)
+    }
+
     // MARK: Registry access (tests, admin)
 
     package func withDevices<Result>(_ body: (inout DeviceRegistry) -> Result) -> Result {
@@ -131,10 +211,16 @@ package final class APNsEndpoint: H2Service {
 
     /// Settles who is sending and so the topic: the client certificate when the connection
     /// has one, else the provider token.
-    private func authenticate(_ request: H2Request, headers: APNsHeaders) throws(APNsReason) -> String {
+    /// The key comes back only when `identifyingKey` (fault rules match on it): copying it
+    /// costs every request.
+    private func authenticate(
+        _ request: H2Request, headers: APNsHeaders, identifyingKey: Bool
+    ) throws(APNsReason) -> (
+        topic: String, key: ProviderKey?
+    ) {
         let state = connectionState(request.connection)
         if let certificate = state.certificate {
-            return try certificate.topic(for: headers.topic, environment: environment)
+            return (try certificate.topic(for: headers.topic, environment: environment), nil)
         }
         let nowSeconds = now() / 1000
         let authorization = headers.authorization.map { Substring($0) }
@@ -153,7 +239,7 @@ package final class APNsEndpoint: H2Service {
         }
         guard let topic = headers.topic, !topic.isEmpty else { throw .missingTopic }
         guard verified.key.allows(topic: topic) else { throw .topicDisallowed }
-        return topic
+        return (topic, identifyingKey ? verified.key : nil)
     }
 
     private func admit(_ push: ValidatedPush) throws(APNsRejection) {
@@ -205,6 +291,8 @@ extension APNsEndpoint {
     final class ConnectionState {
         let certificate: ClientCertificateIdentity?
         @exclusivity(unchecked) var tokens = ProviderTokenConnectionState()
+        /// Requests each GOAWAY fault rule let through on this connection.
+        var faultStreams: [UInt64: Int] = [:]
 
         init(certificate: ClientCertificateIdentity?) {
             self.certificate = certificate

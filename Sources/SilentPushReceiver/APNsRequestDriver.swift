@@ -25,6 +25,9 @@ public final class APNsRequestDriver: Sendable {
         func respond(streamID: Int32, response: H2Response) {
             if response.status == 200 { accepted.add(1, ordering: .relaxed) }
         }
+        func respond(streamID: Int32, response: H2Response, after delay: Duration) { respond(streamID: streamID, response: response) }
+        func goAway(reason: String) {}
+        func closeConnection() {}
     }
 
     private struct Discard: PushSink {

@@ -63,6 +63,7 @@ package struct AdminAPI: Sendable {
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
         }
         addTaskRoutes(to: router)
+        addFaultRoutes(to: router)
         return router
     }
 
@@ -443,6 +444,9 @@ package struct AdminAPI: Sendable {
         case .delivered, .coalesced: fields.append(("wakeId", .int(push.fate.wakeID.map { Int64(bitPattern: $0) })))
         case .dropped: fields.append(("reason", .string(push.fate.dropReason?.description)))
         case .rejected: fields.append(("reason", .string(push.fate.rejection?.rawValue)))
+        case .injected:
+            fields.append(("faultRule", .int(push.fate.faultRule.map { Int64(bitPattern: $0) })))
+            fields.append(("reason", .string(push.fate.injection?.description)))
         case .pending, .expired: break
         }
         fields.append(("why", why(push.fate)))
@@ -475,6 +479,11 @@ package struct AdminAPI: Sendable {
                 case nil: ("dropped", "dropped", nil)
                 }
             case .rejected: ("rejected", "rejected by APNs: \(fate.rejection?.rawValue ?? "unknown reason")", nil)
+            case .injected:
+                (
+                    "injected",
+                    "answered by fault rule \(fate.faultRule.map(String.init) ?? "?"): \(fate.injection.map { "\($0)" } ?? "unknown action")", nil
+                )
             }
         return whyObject(rule, text, until)
     }

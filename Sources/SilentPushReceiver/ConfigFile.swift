@@ -27,6 +27,8 @@ package struct ConfigFile: Sendable {
     package private(set) var deviceRegistryMode: DeviceRegistry.Mode?
     /// What each app declares for background tasks, by topic.
     package private(set) var apps: [String: AppDeclaration] = [:]
+    /// Fault rules in force from the start.
+    package private(set) var faults: [FaultRule] = []
     /// The path read.
     package let path: String
 
@@ -59,7 +61,7 @@ package struct ConfigFile: Sendable {
     ]
 
     /// The other keys.
-    static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry", "apps"]
+    static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry", "apps", "faults"]
 
     /// Reads and checks `path`; throws one line naming the file, the key and the fix.
     package static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
@@ -134,6 +136,20 @@ package struct ConfigFile: Sendable {
                     default: throw ConfigFileError.invalidValue(path: path, key: "devices[].state", expected: "an object of device fields")
                     }
                 }
+            case "faults":
+                guard case .array(let rules) = value else {
+                    throw ConfigFileError.invalidValue(path: path, key: "faults", expected: "a list of fault rules")
+                }
+                for (index, rule) in rules.enumerated() {
+                    guard case .object(let fields) = rule else {
+                        throw ConfigFileError.invalidValue(path: path, key: "faults[\(index)]", expected: "a fault rule object")
+                    }
+                    do {
+                        file.faults.append(try FaultRule(json: fields))
+                    } catch {
+                        throw ConfigFileError.invalidValue(path: path, key: "faults[\(index)]", expected: "a fault rule: \(error.message)")
+                    }
+                }
             case "apps":
                 guard case .object(let topics) = value else {
                     throw ConfigFileError.invalidValue(path: path, key: "apps", expected: "an object from topics to app declarations")
@@ -193,6 +209,7 @@ package struct ConfigFile: Sendable {
         configuration.deviceStates.merge(deviceStates) { $1 }
         if let deviceRegistryMode { configuration.deviceRegistryMode = deviceRegistryMode }
         configuration.apps.merge(apps) { $1 }
+        configuration.faults += faults
     }
 
     /// `{"permittedTaskIdentifiers": [String], "backgroundModes": ["fetch" | "processing" | "remote-notification"]}`.

@@ -38,6 +38,18 @@ final class DeviceMetrics: Sendable {
             })
     }
 
+    /// A fault rule applied `action` (counted by kind: reason, goaway, reset, delay).
+    func faultApplied(_ action: FaultAction) {
+        let kind =
+            switch action {
+            case .reason: "reason"
+            case .goAway: "goaway"
+            case .reset: "reset"
+            case .delay: "delay"
+            }
+        Counter(label: "silentpush_faults_injected_total", dimensions: [("action", kind)], factory: factory).increment()
+    }
+
     /// A wake ended with `result`, its handler having run for `duration` (real time).
     func record(_ result: FetchResult, duration: Duration) {
         let kind = result == .deadlineExceeded ? "deadlineExceeded" : result.name

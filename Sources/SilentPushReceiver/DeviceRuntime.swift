@@ -246,6 +246,26 @@ public final class DeviceRuntime: PushSink, Sendable {
             ])
     }
 
+    public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {
+        let queued = modify { recorder, now in
+            recorder.reject(
+                PushRecord(
+                    id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic ?? "", pushType: "", priority: 0,
+                    receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
+                    fate: .injected(by: rule, action)))
+        }
+        guard queued else { return }
+        logger.debug(
+            "fault injected",
+            metadata: [
+                "push.apns_id": "\(apnsID)", "fault.rule": "\(rule)", "fault.action": "\(action)", "device.token": Self.shortened(deviceToken),
+            ])
+    }
+
+    public func faultApplied(_ action: FaultAction) {
+        metrics.faultApplied(action)
+    }
+
     /// A device token as logs show it: enough to tell devices apart, not the whole token.
     static func shortened(_ token: String) -> Logger.MetadataValue {
         token.count > 12 ? "\(token.prefix(8))…" : "\(token)"

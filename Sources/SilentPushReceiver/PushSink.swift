@@ -16,10 +16,20 @@ public protocol PushSink: Sendable {
     /// Notes a request APNs refused, recorded as `id`, so its fate (`rejected`) can be looked
     /// up by apns-id. The token and topic are what the request named, when it got that far.
     func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason)
+
+    /// Notes a request a fault rule answered (`rule` doing `action`), recorded as `id`.
+    func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction)
+
+    /// A fault rule applied `action` to a request (counted; `inject` records what it answered).
+    func faultApplied(_ action: FaultAction)
 }
 
 extension PushSink {
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
+
+    public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {}
+
+    public func faultApplied(_ action: FaultAction) {}
 
     /// Ids from one process-wide sequence, for sinks that keep no store.
     public func takePushID() -> UInt64 {

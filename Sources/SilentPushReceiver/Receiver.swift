@@ -87,7 +87,8 @@ public final class Receiver: Service, Sendable {
             settings: .init(
                 environment: configuration.environment, strict: configuration.strict,
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
-            keys: keys, sink: device)
+            keys: keys, sink: device, deviceNow: { [device] in device.clock.now })
+        for rule in configuration.faults { _ = endpoint.addFault(rule) }
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
@@ -280,6 +281,22 @@ public final class Receiver: Service, Sendable {
     public func withDevices<Result>(_ body: (inout DeviceRegistry) -> Result) -> Result {
         endpoint.withDevices(body)
     }
+
+    /// Adds a fault rule to the APNs endpoint (as `POST /v1/faults`); returns its id, nil
+    /// when the table is full.
+    @discardableResult
+    public func addFault(_ rule: FaultRule) -> UInt64? {
+        endpoint.addFault(rule)
+    }
+
+    /// Removes fault rule `id` (nil: every rule); false when there was none.
+    @discardableResult
+    public func removeFault(_ id: UInt64? = nil) -> Bool {
+        endpoint.removeFault(id)
+    }
+
+    /// The fault rules in force, each with how often it applied.
+    public var faultRules: [FaultRule] { endpoint.faultRules }
 
     /// Changes a provider key's standing (revoke it, limit its topics); cached tokens are
     /// judged again.

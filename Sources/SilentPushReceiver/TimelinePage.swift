@@ -22,6 +22,7 @@ enum TimelinePage {
                   color: #fff; white-space: nowrap; overflow: visible; padding: 0 3px; box-sizing: border-box; }
           .fate-delivered { background: #2a7; } .fate-coalesced { background: #8bd; } .fate-pending { background: #fb3; }
           .fate-expired { background: #999; } .fate-dropped { background: #d55; } .fate-rejected { background: #a3a; }
+          .fate-injected { background: #000; }
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
           .result-running { background: #fb3; color: #222; }
           .task { position: absolute; top: 24px; height: 18px; min-width: 30px; border-radius: 9px; font-size: 11px; color: #fff;
@@ -41,6 +42,7 @@ enum TimelinePage {
           <span><i class="fate-delivered"></i>delivered</span><span><i class="fate-coalesced"></i>coalesced</span>
           <span><i class="fate-pending"></i>pending</span><span><i class="fate-expired"></i>expired</span>
           <span><i class="fate-dropped"></i>dropped</span><span><i class="fate-rejected"></i>rejected</span>
+          <span><i class="fate-injected"></i>injected (a fault rule answered)</span>
         </div>
         <div id="apps"></div>
         <script>

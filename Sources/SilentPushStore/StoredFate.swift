@@ -1,7 +1,8 @@
 import SilentPushCore
 /// A push's fate as the `pushes` table holds it, in its `fate`, `wake_id` and `reason`
 /// columns: the one mapping between `PushFate` and SQL, both ways. `reason` holds why a
-/// push was dropped or rejected, or what holds a pending one (`WaitReason.stored`).
+/// push was dropped or rejected, what holds a pending one (`WaitReason.stored`), or what the
+/// fault rule that answered an injected one did; `wake_id` holds that rule's id.
 struct StoredFate: Equatable {
     var kind: PushFate.Kind
     var wakeID: Int64?
@@ -10,8 +11,8 @@ struct StoredFate: Equatable {
     /// The columns for `fate`.
     init(_ fate: PushFate) {
         kind = fate.kind
-        wakeID = fate.wakeID.map { Int64(bitPattern: $0) }
-        reason = fate.dropReason?.description ?? fate.rejection?.rawValue ?? fate.waitReason?.stored
+        wakeID = (fate.wakeID ?? fate.faultRule).map { Int64(bitPattern: $0) }
+        reason = fate.dropReason?.description ?? fate.rejection?.rawValue ?? fate.waitReason?.stored ?? fate.injection?.description
     }
 
     /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
@@ -31,6 +32,9 @@ struct StoredFate: Equatable {
         case .expired: .expired
         case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason
         case .rejected: reason.flatMap(APNsReason.init(rawValue:)).map(PushFate.rejected) ?? .rejectedForUnknownReason
+        case .injected:
+            reason.flatMap(FaultAction.init(description:)).map { PushFate.injected(by: UInt64(bitPattern: wakeID ?? 0), $0) }
+                ?? .injectedForUnknownAction(rule: wakeID.map { UInt64(bitPattern: $0) })
         }
     }
 

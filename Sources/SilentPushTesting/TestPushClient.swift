@@ -64,9 +64,10 @@ public final class TestPushClient: Sendable {
         let response = try await connection.send(
             H2Request(
                 method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
-        let reason = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)?.reason
+        let body = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)
         return TestPushResponse(
-            status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: reason.flatMap(APNsReason.init(rawValue:)))
+            status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: body.flatMap { APNsReason(rawValue: $0.reason) },
+            timestamp: body?.timestamp)
     }
 
     /// Closes the connection.
@@ -83,6 +84,8 @@ public struct TestPushResponse: Sendable, Equatable {
     public var apnsID: String
     /// Apple's reason for an error; nil for a success.
     public var reason: APNsReason?
+    /// For 410: when the token stopped being valid (ms since the epoch).
+    public var timestamp: Int64? = nil
 }
 
 /// Why a test client could not connect.

@@ -143,6 +143,15 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         context?.close(promise: nil)
     }
 
+    /// GOAWAY with `reason` after the answers queued: no new stream; closes once the open
+    /// ones are answered.
+    fileprivate func goAway(reason: String) {
+        guard let session else { return }
+        shutdownRequested = true
+        session.shutdown(reason: reason)
+        flushOutput()
+    }
+
     fileprivate func respond(streamID: Int32, response: H2Response) {
         guard let session else { return }
         lastActivity = .now()  // an answer is progress: the connection is not idle
@@ -266,6 +275,24 @@ extension H2ServerConnectionHandler {
         init(handler: H2ServerConnectionHandler, eventLoop: any EventLoop) {
             self.handler = handler
             self.eventLoop = eventLoop
+        }
+
+        func goAway(reason: String) {
+            // After the answers already in the inbox, so they go out before the GOAWAY.
+            eventLoop.execute {
+                self.drainInbox()
+                self.handler.goAway(reason: reason)
+            }
+        }
+
+        func closeConnection() {
+            eventLoop.execute { self.handler.forceClose() }
+        }
+
+        func respond(streamID: Int32, response: H2Response, after delay: Duration) {
+            eventLoop.scheduleTask(in: .nanoseconds(delay.nanosecondCount)) {
+                self.handler.respond(streamID: streamID, response: response)
+            }
         }
 
         func respond(streamID: Int32, response: H2Response) {

@@ -31,6 +31,16 @@ extension H2Service {
 public protocol H2ResponseSink: AnyObject, Sendable {
     /// Submit `response` on `streamID`; ignored when the stream is gone.
     func respond(streamID: Int32, response: H2Response)
+
+    /// Submit `response` on `streamID` once `delay` has passed (on the connection's event loop).
+    func respond(streamID: Int32, response: H2Response, after delay: Duration)
+
+    /// Sends GOAWAY with `{"reason": reason}` after what is queued: the connection takes no
+    /// new stream and closes once its open ones are answered.
+    func goAway(reason: String)
+
+    /// Closes the connection at once, answering nothing more.
+    func closeConnection()
 }
 
 /// Answers one request, once.
@@ -38,15 +48,37 @@ public struct H2ResponseWriter: Sendable {
     /// The stream this writer answers.
     public let streamID: Int32
     private let sink: any H2ResponseSink
+    /// How long the answer is held before it is sent.
+    public let delay: Duration
 
     /// A writer for `streamID` on `sink`.
-    public init(streamID: Int32, sink: any H2ResponseSink) {
+    public init(streamID: Int32, sink: any H2ResponseSink, delay: Duration = .zero) {
         self.streamID = streamID
         self.sink = sink
+        self.delay = delay
     }
 
-    /// Sends the answer; may be called from any thread.
+    /// This writer, holding its answer `delay` longer before sending it.
+    public func delayed(by delay: Duration) -> H2ResponseWriter {
+        H2ResponseWriter(streamID: streamID, sink: sink, delay: self.delay + delay)
+    }
+
+    /// Sends the answer (after the writer's delay, if any); may be called from any thread.
     public func respond(_ response: H2Response) {
-        sink.respond(streamID: streamID, response: response)
+        if delay > .zero {
+            sink.respond(streamID: streamID, response: response, after: delay)
+        } else {
+            sink.respond(streamID: streamID, response: response)
+        }
+    }
+
+    /// Sends GOAWAY with `reason` on the stream's connection, after what is queued.
+    public func goAway(reason: String) {
+        sink.goAway(reason: reason)
+    }
+
+    /// Closes the stream's connection at once.
+    public func closeConnection() {
+        sink.closeConnection()
     }
 }

@@ -10,7 +10,13 @@ final class APNsEndpointHarness: @unchecked Sendable {
     final class Responses: H2ResponseSink, @unchecked Sendable {
         let lock = NSLock()
         var byStream: [Int32: H2Response] = [:]
+        /// GOAWAY reasons sent, and whether the connection was closed.
+        var goAways: [String] = []
+        var closed = false
         func respond(streamID: Int32, response: H2Response) { lock.withLock { byStream[streamID] = response } }
+        func respond(streamID: Int32, response: H2Response, after delay: Duration) { respond(streamID: streamID, response: response) }
+        func goAway(reason: String) { lock.withLock { goAways.append(reason) } }
+        func closeConnection() { lock.withLock { closed = true } }
     }
 
     /// A sink that records, or refuses with a set reason.

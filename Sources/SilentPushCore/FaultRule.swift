@@ -1,0 +1,73 @@
+/// A fault to inject (SPEC §12): which requests it matches, how often, when, and what the
+/// APNs endpoint does with them.
+public struct FaultRule: Sendable, Equatable {
+    /// Which requests a rule matches: every field given must be equal (nil: any).
+    public struct Match: Sendable, Equatable {
+        public var device: String?
+        public var topic: String?
+        public var team: String?
+        public var keyID: String?
+
+        /// A match.
+        public init(device: String? = nil, topic: String? = nil, team: String? = nil, keyID: String? = nil) {
+            self.device = device
+            self.topic = topic
+            self.team = team
+            self.keyID = keyID
+        }
+
+        /// Whether `request` is one of these.
+        public func matches(_ request: FaultRequest) -> Bool {
+            (device == nil || device == request.device) && (topic == nil || topic == request.topic)
+                && (team == nil || team == request.team) && (keyID == nil || keyID == request.keyID)
+        }
+    }
+
+    /// Given by the table.
+    public var id: UInt64
+    public var match: Match
+    /// The share of matching requests it applies to (0 < fraction ≤ 1); nil: every one.
+    public var fraction: Double?
+    /// How many more times it applies; nil: no limit. A rule at 0 applies no more.
+    public var remaining: Int?
+    /// Device time it applies from and until (nil: always).
+    public var from: DeviceInstant?
+    public var until: DeviceInstant?
+    public var action: FaultAction
+    /// How many requests it applied to.
+    public var applied: Int = 0
+
+    /// A rule.
+    public init(
+        id: UInt64 = 0, match: Match = Match(), fraction: Double? = nil, count: Int? = nil, from: DeviceInstant? = nil, until: DeviceInstant? = nil,
+        action: FaultAction
+    ) {
+        self.id = id
+        self.match = match
+        self.fraction = fraction
+        self.remaining = count
+        self.from = from
+        self.until = until
+        self.action = action
+    }
+
+    /// Whether it still applies to anything.
+    public var isSpent: Bool { remaining == 0 }
+}
+
+/// What a fault rule can match in a request.
+public struct FaultRequest: Sendable, Equatable {
+    public var device: String
+    public var topic: String?
+    /// The provider token's team and key (nil for a certificate, or before auth).
+    public var team: String?
+    public var keyID: String?
+
+    /// A request.
+    public init(device: String, topic: String?, team: String?, keyID: String?) {
+        self.device = device
+        self.topic = topic
+        self.team = team
+        self.keyID = keyID
+    }
+}
