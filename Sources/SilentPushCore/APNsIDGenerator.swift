@@ -26,6 +26,17 @@ public struct APNsIDGenerator: Sendable {
         Self.format(high, (pushID & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000)  // RFC 4122 variant
     }
 
+    /// The `apns-unique-id` APNs answers in the development environment for the push the store
+    /// knows as `pushID`, sent with `apnsID`: a lower-case UUID whose second half carries the
+    /// push's id, as a generated apns-id does, and whose first half follows from the apns-id,
+    /// so the store can check a unique id it is asked for with nothing stored beside the push.
+    public static func uniqueID(apnsID: String, pushID: UInt64) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in apnsID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        let high = (mix(hash) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        return format(high, (pushID & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).lowercased()
+    }
+
     private static func mix(_ value: UInt64) -> UInt64 {
         var z = value &+ 0x9E37_79B9_7F4A_7C15
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

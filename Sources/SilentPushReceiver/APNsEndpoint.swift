@@ -97,10 +97,17 @@ package final class APNsEndpoint: H2Service {
             try admit(push)
             awaitingAnswer.add(1, ordering: .relaxed)
             let writer = writer
+            let development = environment == .sandbox
             sink.submit(push, id: pushID) { result in
                 self.awaitingAnswer.subtract(1, ordering: .relaxed)
                 switch result {
-                case .success: writer.respond(H2Response(status: 200, headers: H2HeaderList(name: "apns-id", value: id)))
+                case .success:
+                    // The development environment also names the push for Apple's delivery log.
+                    let headers: H2HeaderList =
+                        development
+                        ? [("apns-id", id), ("apns-unique-id", APNsIDGenerator.uniqueID(apnsID: id, pushID: pushID))]
+                        : H2HeaderList(name: "apns-id", value: id)
+                    writer.respond(H2Response(status: 200, headers: headers))
                 case .failure(let rejection): writer.respond(Self.error(rejection, apnsID: id))
                 }
             }

@@ -49,6 +49,7 @@ package struct AdminAPI: Sendable {
             return try await self.patchApp(context.parameters.require("token"), topic: context.parameters.require("topic"), body: body)
         }
         router.post("/v1/devices/{token}/reboot") { _, context in try await self.reboot(context.parameters.require("token")) }
+        router.post("/v1/devices/{token}/reinstall") { _, context in try await self.reinstall(context.parameters.require("token")) }
         router.get("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
             try self.forecast(context.parameters.require("token"), topic: context.parameters.require("topic"), query: request.uri.queryParameters)
         }
@@ -88,8 +89,9 @@ package struct AdminAPI: Sendable {
 
     private func push(_ apnsID: String) async -> Response {
         await Self.answering {
-            guard let push = try runtime.store.push(apnsID: apnsID) else {
-                throw AdminError(.notFound, "no push with apns-id \(apnsID)")
+            // An apns-id, or the apns-unique-id the development environment answered.
+            guard let push = try runtime.store.push(apnsID: apnsID) ?? runtime.store.push(uniqueID: apnsID) else {
+                throw AdminError(.notFound, "no push with apns-id (or apns-unique-id) \(apnsID)")
             }
             return Self.json(push)
         }
@@ -253,6 +255,18 @@ package struct AdminAPI: Sendable {
             guard case .object(var fields) = deviceJSON(token) else { return deviceJSON(token) }
             fields.append(("warmUpUntil", .string(Self.time(until))))
             return .object(fields)
+        }
+    }
+
+    /// The app deleted and installed again: a new token; the old one answers 410 Unregistered.
+    private func reinstall(_ token: String) async -> Response {
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        return await Self.answering {
+            let (fresh, at) = try await DeviceReinstall.reinstall(token, endpoint: endpoint, runtime: runtime)
+            return .object([
+                ("deviceToken", .string(fresh)), ("previousDeviceToken", .string(token)),
+                ("unregisteredAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: at))),
+            ])
         }
     }
 

@@ -282,6 +282,13 @@ public final class Receiver: Service, Sendable {
         endpoint.withDevices(body)
     }
 
+    /// The app on `token` is deleted and installed again: returns its new device token
+    /// (registered to the same topics, with the device's state); pushes to the old one get
+    /// `410 Unregistered` with the time of the change.
+    public func reinstall(_ token: String) async throws -> String {
+        try await DeviceReinstall.reinstall(token.lowercased(), endpoint: endpoint, runtime: device).token
+    }
+
     /// Adds a fault rule to the APNs endpoint (as `POST /v1/faults`); returns its id, nil
     /// when the table is full.
     @discardableResult

@@ -19,6 +19,16 @@ extension PushStore {
         }
     }
 
+    /// The push APNs answered with this `apns-unique-id` (development environment), found by
+    /// the id it carries and checked against the push's apns-id.
+    public func push(uniqueID: String) throws -> PushRecord? {
+        let text = uniqueID.lowercased()
+        guard let pushID = Self.apnsKey(text).pushID else { return nil }
+        let record = try database.read { db in try Self.push(id: pushID, db) }
+        guard let record, APNsIDGenerator.uniqueID(apnsID: record.apnsID, pushID: record.id) == text else { return nil }
+        return record
+    }
+
     /// Pushes, newest first, for a device and/or topic.
     public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [PushRecord] {
         try database.read { db in

@@ -67,7 +67,7 @@ public final class TestPushClient: Sendable {
         let body = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)
         return TestPushResponse(
             status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: body.flatMap { APNsReason(rawValue: $0.reason) },
-            timestamp: body?.timestamp)
+            timestamp: body?.timestamp, uniqueID: response.headers.first("apns-unique-id"))
     }
 
     /// Closes the connection.
@@ -86,6 +86,8 @@ public struct TestPushResponse: Sendable, Equatable {
     public var reason: APNsReason?
     /// For 410: when the token stopped being valid (ms since the epoch).
     public var timestamp: Int64? = nil
+    /// `apns-unique-id`, answered in the development environment.
+    public var uniqueID: String? = nil
 }
 
 /// Why a test client could not connect.

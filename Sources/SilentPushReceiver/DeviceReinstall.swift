@@ -1,0 +1,24 @@
+import Foundation
+import SilentPushCore
+
+/// The app deleted and installed again on a device: iOS gives it a new device token, and APNs
+/// answers the old one `410 Unregistered` with the time of the change.
+enum DeviceReinstall {
+    /// Gives `token`'s app a new token (registered to the same topics, the device's state
+    /// carried over) and unregisters the old one now. Returns the new token and the time (ms).
+    static func reinstall(_ token: String, endpoint: APNsEndpoint, runtime: DeviceRuntime) async throws -> (token: String, at: Int64) {
+        var random = SystemRandomNumberGenerator()
+        let fresh = (0..<4).map { _ in String(format: "%016llx", random.next() as UInt64) }.joined()
+        let at = APNsEndpoint.systemMilliseconds()
+        endpoint.withDevices { registry in
+            let topics = registry.entry(token).map { Array($0.topics).sorted() } ?? []
+            registry.register(fresh, topics: topics)
+            registry.unregister(token, at: at)
+        }
+        try await runtime.store.write([.setUnregistered(token: token, at: at)])
+        // The phone is the same: its battery, network and the rest carry over.
+        let state = runtime.deviceState(of: token)
+        if state != DeviceState() { try await runtime.setDeviceState(state, for: fresh) }
+        return (fresh, at)
+    }
+}

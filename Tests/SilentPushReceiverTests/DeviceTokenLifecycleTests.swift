@@ -1,0 +1,48 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTesting
+import Testing
+
+/// A token that changes with a reinstall, and the `apns-unique-id` of the development
+/// environment.
+@Suite struct DeviceTokenLifecycleTests {
+    @Test func theDevelopmentEnvironmentAnswersAUniqueIDThatFindsThePush() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let answer = try await client.push(apnsID: "00000000-0000-4000-8000-0000000000a1")
+            let uniqueID = try #require(answer.uniqueID)
+            #expect(uniqueID == uniqueID.lowercased() && UUID(uuidString: uniqueID) != nil)
+            #expect(uniqueID != answer.apnsID.lowercased())
+            await receiver.settle()
+            #expect(try receiver.device.store.push(uniqueID: uniqueID)?.apnsID == answer.apnsID)
+            // A unique id that carries the push's id but not its apns-id finds nothing.
+            let forged = "11111111" + uniqueID.dropFirst(8)
+            #expect(try receiver.device.store.push(uniqueID: String(forged)) == nil)
+        }
+    }
+
+    @Test func productionAnswersNoUniqueID() async throws {
+        try await Receiver.withTesting({ $0.environment = .production }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let answer = try await client.push()
+            #expect(answer.status == 200 && answer.uniqueID == nil)
+        }
+    }
+
+    @Test func aReinstallGivesANewTokenAndTheOldOneIsUnregistered() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            try await receiver.setDeviceState(DeviceState(batteryLevel: 15))
+            let fresh = try await receiver.reinstall(SamplePush.deviceToken)
+            #expect(fresh != SamplePush.deviceToken && fresh.count == 64 && fresh.allSatisfy(\.isHexDigit))
+            let old = try await client.push(to: SamplePush.deviceToken)
+            #expect(old.status == 410 && old.reason == .unregistered && old.timestamp != nil)
+            #expect(try await client.push(to: fresh).status == 200)
+            #expect(receiver.device.deviceState(of: fresh) == DeviceState(batteryLevel: 15))
+        }
+    }
+}
