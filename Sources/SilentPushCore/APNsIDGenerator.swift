@@ -34,7 +34,7 @@ public struct APNsIDGenerator: Sendable {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in apnsID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         let high = (mix(hash) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        return format(high, (pushID & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000).lowercased()
+        return format(high, (pushID & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000, pairs: lowerHexPairs)
     }
 
     private static func mix(_ value: UInt64) -> UInt64 {
@@ -44,15 +44,18 @@ public struct APNsIDGenerator: Sendable {
         return z ^ (z >> 31)
     }
 
-    /// Each byte's two upper-case hex digits, as one UInt16 in memory order.
-    private static let hexPairs: [UInt16] = (0..<256).map { byte in
-        let digits = Array("0123456789ABCDEF".utf8)
-        return UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xF]) << 8
+    /// Each byte's two upper-case (lower-case) hex digits, as one UInt16 in memory order.
+    private static let hexPairs = pairs("0123456789ABCDEF")
+    private static let lowerHexPairs = pairs("0123456789abcdef")
+
+    private static func pairs(_ alphabet: String) -> [UInt16] {
+        let digits = Array(alphabet.utf8)
+        return (0..<256).map { byte in UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xF]) << 8 }
     }
 
-    private static func format(_ high: UInt64, _ low: UInt64) -> String {
+    private static func format(_ high: UInt64, _ low: UInt64, pairs table: [UInt16] = hexPairs) -> String {
         String(unsafeUninitializedCapacity: 36) { out in
-            hexPairs.withUnsafeBufferPointer { pairs in
+            table.withUnsafeBufferPointer { pairs in
                 let raw = UnsafeMutableRawPointer(out.baseAddress!)
                 var position = 0
                 // Byte index → dash before it: 8-4-4-4-12 digits.

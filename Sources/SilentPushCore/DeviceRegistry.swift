@@ -42,6 +42,9 @@ public struct DeviceRegistry: Sendable {
     /// Tokens registered, unregistered or expired (not those merely accepted on first use).
     public var count: Int { entries.count }
 
+    /// Those tokens, with the topics each is registered for.
+    public var tokens: [(token: String, topics: Set<String>)] { entries.map { ($0.key, $0.value.topics) } }
+
     /// Registers `token` (lower-case hex) for `topics`, active.
     public mutating func register(_ token: String, topics: [String]) {
         entries[token.lowercased(), default: Entry(topics: [], state: .active)].topics.formUnion(topics)

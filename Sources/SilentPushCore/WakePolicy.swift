@@ -51,6 +51,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Apps the policy holds state for.
     @inlinable public var appCount: Int { apps.count }
 
+    /// Every app the policy has seen, in the order it first saw them.
+    public var knownApps: [App] { apps.apps }
+
+    /// The devices whose state was set (or that hold budget or warm-up records).
+    public var devicesWithState: [App.Device] { Array(devices.keys) }
+
     /// Timers held, stale ones included (each costs memory until its time comes).
     @inlinable public var timerCount: Int { timers.count }
 

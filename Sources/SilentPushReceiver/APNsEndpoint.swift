@@ -102,11 +102,9 @@ package final class APNsEndpoint: H2Service {
                 self.awaitingAnswer.subtract(1, ordering: .relaxed)
                 switch result {
                 case .success:
+                    var headers = H2HeaderList(name: "apns-id", value: id)
                     // The development environment also names the push for Apple's delivery log.
-                    let headers: H2HeaderList =
-                        development
-                        ? [("apns-id", id), ("apns-unique-id", APNsIDGenerator.uniqueID(apnsID: id, pushID: pushID))]
-                        : H2HeaderList(name: "apns-id", value: id)
+                    if development { headers.append(name: "apns-unique-id", value: APNsIDGenerator.uniqueID(apnsID: id, pushID: pushID)) }
                     writer.respond(H2Response(status: 200, headers: headers))
                 case .failure(let rejection): writer.respond(Self.error(rejection, apnsID: id))
                 }

@@ -61,12 +61,8 @@ extension AdminAPI {
                 refusal == .notPermitted && runtime.declarations[topic] == nil
                 ? " (no app is declared for \(topic): add it under apps in the config file, with its permittedTaskIdentifiers and backgroundModes)"
                 : ""
-            return Self.respond(
-                status,
-                .object([
-                    ("error", .string(refusal.description + hint)), ("code", .string(refusal.rawValue)),
-                    ("errorCode", .int(Int64(refusal.code))),
-                ]))
+            return Self.error(
+                status, refusal.description + hint, extra: [("code", .string(refusal.rawValue)), ("errorCode", .int(Int64(refusal.code)))])
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
         }

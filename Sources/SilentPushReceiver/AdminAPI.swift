@@ -24,6 +24,7 @@ package struct AdminAPI: Sendable {
     func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: AdminGuard(policy: access))
+        router.add(middleware: AdminNotFound())
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
@@ -40,6 +41,7 @@ package struct AdminAPI: Sendable {
         router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(context.parameters.require("apnsID")) }
         router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
         router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
+        router.get("/v1/devices") { request, _ in self.devices(request.uri.queryParameters) }
         router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
         router.get("/v1/devices/{token}/apps/{topic}") { _, context in
             try self.app(context.parameters.require("token"), topic: context.parameters.require("topic"))
@@ -97,11 +99,33 @@ package struct AdminAPI: Sendable {
         }
     }
 
+    /// `GET /v1/pushes?device=&topic=&fate=&from=&until=&cursor=&limit=`: newest first; `next`
+    /// is the cursor of the page after, null on the last.
     private func pushes(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let pushes = try runtime.store.pushes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
-            return .object([("pushes", .array(pushes.map(Self.json)))])
+            var pushQuery = PushQuery(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            if let text = query.get("fate") {
+                guard let kind = PushFate.Kind(rawValue: text) else {
+                    throw AdminError(
+                        .unprocessableContent, "fate must be one of \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                pushQuery.fate = kind
+            }
+            for (name, keyPath) in [("from", \PushQuery.from), ("until", \PushQuery.until)] {
+                guard let text = query.get(name) else { continue }
+                guard let instant = Self.instant(text) else {
+                    throw AdminError(.unprocessableContent, "\(name) must be an ISO 8601 device time such as 2026-11-22T04:42:47Z")
+                }
+                pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
+            }
+            if let text = query.get("cursor") {
+                guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
+                pushQuery.before = cursor
+            }
+            let pushes = try runtime.store.pushes(pushQuery)
+            let next: JSONValue = pushes.count == filter.limit ? pushes.last.map { .string(String($0.id)) } ?? .null : .null
+            return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
     }
 
@@ -183,13 +207,80 @@ package struct AdminAPI: Sendable {
             }
             limit = value
         }
-        return (query.get("device").map { $0.lowercased() }, query.get("topic"), limit)
+        var device: String?
+        if let text = query.get("device") {
+            guard let token = deviceToken(text) else {
+                throw AdminError(.unprocessableContent, "device must be a device token (64 to 200 hex digits)")
+            }
+            device = token
+        }
+        return (device, query.get("topic"), limit)
     }
 
     // MARK: Devices
 
+    /// The device states `GET /v1/devices?state=` selects by.
+    static let deviceStateNames = [
+        "forceQuit", "backgroundRefreshOff", "lowPowerMode", "charging", "debuggerAttached", "idle", "offline", "lowBattery", "hot",
+    ]
+
+    /// Whether `state` is in the state `name` names.
+    static func device(_ state: DeviceState, isIn name: String) -> Bool {
+        switch name {
+        case "forceQuit": state.forceQuit
+        case "backgroundRefreshOff": !state.backgroundRefresh
+        case "lowPowerMode": state.lowPowerMode
+        case "charging": state.charging
+        case "debuggerAttached": state.debuggerAttached
+        case "idle": state.idle
+        case "offline": state.network == .offline
+        case "lowBattery": state.batteryLevel < 20 && !state.charging
+        case "hot": state.thermalState >= .serious
+        default: false
+        }
+    }
+
+    /// `GET /v1/devices?topic=&state=&cursor=&limit=`: the devices known (pushed to, set, or
+    /// registered), by token; `next` is the cursor of the page after.
+    private func devices(_ query: Parameters) -> Response {
+        var limit = 100
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...1000).contains(value) else {
+                return Self.error(.unprocessableContent, "limit must be a whole number from 1 to 1000")
+            }
+            limit = value
+        }
+        let states = query.getAll("state")
+        if let unknown = states.first(where: { !Self.deviceStateNames.contains($0) }) {
+            return Self.error(.unprocessableContent, "state '\(unknown)' is not one of \(Self.deviceStateNames.joined(separator: ", "))")
+        }
+        var known = runtime.knownDevices()
+        for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
+        let topic = query.get("topic")
+        let cursor = query.get("cursor")
+        var page: [JSONValue] = []
+        var last: String?
+        var more = false
+        for token in known.keys.sorted() where cursor.map({ token > $0 }) ?? true {
+            let topics = known[token] ?? []
+            if let topic, !topics.contains(topic) { continue }
+            let state = runtime.deviceState(of: token)
+            guard states.allSatisfy({ Self.device(state, isIn: $0) }) else { continue }
+            if page.count == limit {
+                more = true
+                break
+            }
+            guard case .object(var fields) = deviceJSON(token) else { continue }
+            fields.append(("topics", .array(topics.sorted().map(JSONValue.string))))
+            page.append(.object(fields))
+            last = token
+        }
+        return Self.respond(.ok, .object([("devices", .array(page)), ("next", more ? .string(last) : .null)]))
+    }
+
     private func device(_ token: String) -> Response {
-        Self.respond(.ok, deviceJSON(token.lowercased()))
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        return Self.respond(.ok, deviceJSON(token))
     }
 
     private func app(_ token: String, topic: String) -> Response {
@@ -553,8 +644,17 @@ package struct AdminAPI: Sendable {
         return Response(status: status, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: buffer))
     }
 
-    static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        respond(status, .object([("error", .string(message))]))
+    /// An error as RFC 9457 problem details: `title` the status's phrase, `detail` what to fix
+    /// (also as `error`, the field older clients read), and any `extra` members.
+    static func error(_ status: HTTPResponse.Status, _ message: String, extra: [(String, JSONValue)] = []) -> Response {
+        let problem = JSONValue.object(
+            [
+                ("type", .string("about:blank")), ("title", .string(status.reasonPhrase)), ("status", .int(Int64(status.code))),
+                ("detail", .string(message)), ("error", .string(message)),
+            ] + extra)
+        var buffer = ByteBuffer(string: problem.rendered)
+        buffer.writeString("\n")
+        return Response(status: status, headers: [.contentType: "application/problem+json"], body: ResponseBody(byteBuffer: buffer))
     }
 }
 

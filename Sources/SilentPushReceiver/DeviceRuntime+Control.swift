@@ -131,6 +131,17 @@ extension DeviceRuntime {
         return now.advanced(by: settings.rebootWarmup)
     }
 
+    /// Every device the device side knows (it received a push for it, or its state was set),
+    /// with the topics of its apps.
+    public func knownDevices() -> [String: Set<String>] {
+        inspect { recorder in
+            var devices: [String: Set<String>] = [:]
+            for app in recorder.policy.knownApps { devices[app.device, default: []].insert(app.topic) }
+            for device in recorder.policy.devicesWithState where devices[device] == nil { devices[device] = [] }
+            return devices
+        }
+    }
+
     /// `device`'s state as the policy holds it.
     public func deviceState(of device: String) -> DeviceState {
         inspect { $0.policy.deviceState(device) }

@@ -41,6 +41,38 @@ extension PushStore {
         }
     }
 
+    /// The pushes `query` asks for, newest first. A fate of `pending` or `coalesced` is the
+    /// read model's (a replaced row still says `pending`), so those rows are read page by
+    /// page and kept by the fate every reader reports; at most `scanLimit` rows are looked at.
+    public func pushes(_ query: PushQuery, scanLimit: Int = 100_000) throws -> [PushRecord] {
+        let stored: String? =
+            switch query.fate {
+            case nil: nil
+            case .pending?, .coalesced?: "\(StoredFate.sql(.pending)), \(StoredFate.sql(.coalesced))"
+            case let kind?: StoredFate.sql(kind)
+            }
+        var found: [PushRecord] = []
+        var before = query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }
+        var scanned = 0
+        while found.count < query.limit, scanned < scanLimit {
+            let page = try database.read { db in
+                try Self.readPushes(
+                    db,
+                    """
+                    SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                        AND (?3 IS NULL OR received_at >= ?3) AND (?4 IS NULL OR received_at < ?4) AND (?5 IS NULL OR id < ?5)
+                        \(stored.map { "AND fate IN (\($0))" } ?? "")
+                    ORDER BY id DESC LIMIT ?6
+                    """, arguments: [query.deviceToken, query.topic, query.from, query.until, before, query.limit])
+            }
+            found += page.filter { query.fate == nil || $0.fate.kind == query.fate }
+            scanned += page.count
+            guard page.count == query.limit, let last = page.last else { break }
+            before = Int64(bitPattern: last.id)
+        }
+        return Array(found.prefix(query.limit))
+    }
+
     /// Rows still `pending`: what a restarted receiver puts back in the slots, with the
     /// pushes replaced in them (`PushRecord.replaced`). Reads the whole table (once, at
     /// start-up: an index would cost every push two writes).

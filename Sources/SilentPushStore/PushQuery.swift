@@ -1,0 +1,30 @@
+import SilentPushCore
+
+/// Which pushes `PushStore.pushes(_:)` reads: every filter given must hold, newest first,
+/// from `before` (a cursor: the id of the last push of the page before) down.
+public struct PushQuery: Sendable, Equatable {
+    public var deviceToken: String?
+    public var topic: String?
+    /// The fate, as every reader reports it (a pending row a later push replaced is coalesced).
+    public var fate: PushFate.Kind?
+    /// Received at or after `from` and before `until`, in device-clock ms.
+    public var from: Int64?
+    public var until: Int64?
+    /// Only pushes older than this id.
+    public var before: UInt64?
+    public var limit: Int
+
+    /// A query.
+    public init(
+        deviceToken: String? = nil, topic: String? = nil, fate: PushFate.Kind? = nil, from: Int64? = nil, until: Int64? = nil,
+        before: UInt64? = nil, limit: Int = 100
+    ) {
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.fate = fate
+        self.from = from
+        self.until = until
+        self.before = before
+        self.limit = limit
+    }
+}
