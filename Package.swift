@@ -181,6 +181,7 @@ let package = Package(
                 "SilentPushTransport",
                 "SilentPushTesting",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),

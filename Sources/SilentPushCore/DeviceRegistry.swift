@@ -45,6 +45,16 @@ public struct DeviceRegistry: Sendable {
     /// Those tokens, with the topics each is registered for.
     public var tokens: [(token: String, topics: Set<String>)] { entries.map { ($0.key, $0.value.topics) } }
 
+    /// Forgets `token`: it is neither registered nor unregistered any more.
+    public mutating func forget(_ token: String) {
+        entries[token.lowercased()] = nil
+    }
+
+    /// Forgets every token.
+    public mutating func forgetAll() {
+        entries = [:]
+    }
+
     /// Registers `token` (lower-case hex) for `topics`, active.
     public mutating func register(_ token: String, topics: [String]) {
         entries[token.lowercased(), default: Entry(topics: [], state: .active)].topics.formUnion(topics)

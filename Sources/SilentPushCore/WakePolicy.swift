@@ -51,8 +51,15 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Apps the policy holds state for.
     @inlinable public var appCount: Int { apps.count }
 
-    /// Every app the policy has seen, in the order it first saw them.
-    public var knownApps: [App] { apps.apps }
+    /// Every app the policy holds anything of (a push, a wake, usage, a task), in the order it
+    /// first saw them; a forgotten app is not among them.
+    public var knownApps: [App] {
+        apps.apps.indices.filter { slot in
+            let state = states[slot]
+            return state.pending != nil || state.nextAllowed != nil || state.runningWake != 0 || tasks[Int32(slot)] != nil
+                || lastOpened[apps[slot]] != nil
+        }.map { apps[$0] }
+    }
 
     /// The devices whose state was set (or that hold budget or warm-up records).
     public var devicesWithState: [App.Device] { Array(devices.keys) }
@@ -189,6 +196,37 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         for slot in tasks.keys.sorted() where apps[Int(slot)].device == device {
             evaluateTasks(Int(slot), now: now, announce: true)
         }
+        return takeActions()
+    }
+
+    /// Forgets `device`: its apps' waiting pushes, interval, budget, usage, task requests and
+    /// state, as if it was never seen. Running wakes are cancelled (`.cancelWake`) and task
+    /// runs terminated (`.terminateTask`, `.taskEnded`); what waited leaves no action, as its
+    /// records go with the device.
+    @inlinable public mutating func forget(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        for slot in 0..<apps.count where apps[slot].device == device {
+            let app = apps[slot]
+            if states[slot].pending != nil { _pendingSlotCount -= 1 }
+            if states[slot].runningWake != 0 {
+                actions.append(.cancelWake(wakeID: states[slot].runningWake, app: app))
+                runningFetches -= 1
+            }
+            var fresh = AppState()
+            fresh.timerStamp = states[slot].timerStamp &+ 1  // its timers go stale
+            fresh.generation = states[slot].generation &+ 1
+            states[slot] = fresh
+            lastOpened[app] = nil
+            if let appTasks = tasks.removeValue(forKey: Int32(slot)) {
+                for run in appTasks.running {
+                    if run.start.request.kind != .continued { runningFetches -= 1 }
+                    actions.append(.terminateTask(runID: run.start.runID, app: app))
+                    actions.append(.taskEnded(runID: run.start.runID, app: app, outcome: .terminated, at: now))
+                }
+            }
+        }
+        devices[device] = nil
+        startWaiting(now: now)
         return takeActions()
     }
 

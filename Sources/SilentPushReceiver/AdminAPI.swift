@@ -42,6 +42,8 @@ package struct AdminAPI: Sendable {
         router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
         router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
         router.get("/v1/devices") { request, _ in self.devices(request.uri.queryParameters) }
+        router.delete("/v1/devices/{token}") { _, context in try await self.forget(context.parameters.require("token")) }
+        router.post("/v1/reset") { _, _ in await self.reset() }
         router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
         router.get("/v1/devices/{token}/apps/{topic}") { _, context in
             try self.app(context.parameters.require("token"), topic: context.parameters.require("topic"))
@@ -346,6 +348,27 @@ package struct AdminAPI: Sendable {
             guard case .object(var fields) = deviceJSON(token) else { return deviceJSON(token) }
             fields.append(("warmUpUntil", .string(Self.time(until))))
             return .object(fields)
+        }
+    }
+
+    /// Forgets the device: its state, what waits for it and every record of it.
+    private func forget(_ token: String) async -> Response {
+        guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        return await Self.answering {
+            try await runtime.forget(device: token)
+            endpoint.withDevices { $0.forget(token) }
+            return .object([("deleted", .string(token))])
+        }
+    }
+
+    /// Forgets everything (for tests): devices, records, registrations and fault rules. The
+    /// clock stays where it is.
+    private func reset() async -> Response {
+        await Self.answering {
+            try await runtime.forget(device: nil)
+            endpoint.withDevices { $0.forgetAll() }
+            endpoint.removeFault(nil)
+            return .object([("reset", .bool(true))])
         }
     }
 

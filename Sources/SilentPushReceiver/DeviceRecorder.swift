@@ -205,6 +205,19 @@ struct DeviceRecorder {
         apply(policy.reboot(device, now: now))
     }
 
+    /// Forgets `device` (nil: every device), its records with it.
+    mutating func forget(_ device: String?, now: DeviceInstant, completion: @escaping PushStore.Completion) {
+        actions.observe(completion)
+        guard case .running = lifecycle else { return }
+        if let device {
+            apply(policy.forget(device, now: now))
+            actions.changes.append(.forgetDevice(token: device))
+        } else {
+            for device in Set(policy.knownApps.map(\.device)).union(policy.devicesWithState) { apply(policy.forget(device, now: now)) }
+            actions.changes.append(.forgetEverything)
+        }
+    }
+
     // MARK: Background tasks
 
     /// The app submitted a task request (`record`, declared as `declaration`). Returns

@@ -131,6 +131,12 @@ extension DeviceRuntime {
         return now.advanced(by: settings.rebootWarmup)
     }
 
+    /// Forgets `device` (nil: every device): what waits for it, its state, and every record of
+    /// it in the store; running wakes and task runs are stopped. Returns once committed.
+    public func forget(device: String?) async throws {
+        try await committing { recorder, now, completion in recorder.forget(device, now: now, completion: completion) }
+    }
+
     /// Every device the device side knows (it received a push for it, or its state was set),
     /// with the topics of its apps.
     public func knownDevices() -> [String: Set<String>] {

@@ -282,6 +282,21 @@ public final class Receiver: Service, Sendable {
         endpoint.withDevices(body)
     }
 
+    /// Forgets `token`'s device: its state, what waits for it, its registration and every
+    /// record of it (`DELETE /v1/devices/{token}`).
+    public func forget(device token: String) async throws {
+        try await device.forget(device: token.lowercased())
+        endpoint.withDevices { $0.forget(token) }
+    }
+
+    /// Forgets everything but the clock (`POST /v1/reset`): devices, records, registrations
+    /// and fault rules. For tests that share one receiver.
+    public func reset() async throws {
+        try await device.forget(device: nil)
+        endpoint.withDevices { $0.forgetAll() }
+        endpoint.removeFault(nil)
+    }
+
     /// The app on `token` is deleted and installed again: returns its new device token
     /// (registered to the same topics, with the device's state); pushes to the old one get
     /// `410 Unregistered` with the time of the change.

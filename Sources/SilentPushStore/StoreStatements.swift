@@ -193,6 +193,14 @@ final class StoreStatements: @unchecked Sendable {
         case .finishTaskRun(let id, let at, let outcome):
             try db.cachedStatement(sql: "UPDATE task_runs SET finished_at = ?, outcome = ? WHERE id = ? AND outcome IS NULL")
                 .execute(arguments: [at, outcome.rawValue, Int64(bitPattern: id)])
+        case .forgetDevice(let token):
+            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents"] {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE device_token = ?").execute(arguments: [token])
+            }
+        case .forgetEverything:
+            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents"] {
+                try db.execute(sql: "DELETE FROM \(table)")
+            }
         case .setTaskProgress(let id, let completed, let total):
             try db.cachedStatement(sql: "UPDATE task_runs SET progress_completed = ?, progress_total = ? WHERE id = ?")
                 .execute(arguments: [completed, total, Int64(bitPattern: id)])

@@ -4,9 +4,9 @@ import Synchronization
 
 /// Runs one server connection on its event loop: socket bytes through TLS (when the
 /// listener has it) into an `H2ServerSession`, requests to the `H2Service`, answers back.
-final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDelegate {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDelegate {
+    package typealias InboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     private let connectionID: UInt64
     private let tlsContext: TLSContext?
@@ -25,12 +25,17 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
     private var inRead = false
     private var flushScheduled = false
     private var shutdownRequested = false
+    /// Set while the output pump writes: a flush that NIO calls back into from inside it
+    /// (a write that turns the channel writable again) must not re-enter it; it asks for
+    /// another pass instead.
+    private var pumping = false
+    private var pumpAgain = false
     private var lastActivity = NIODeadline.now()
     private var timeoutCheck: Scheduled<Void>?
     /// Over `--max-connections`: the connection gets SETTINGS and GOAWAY, then is closed.
     private let refused: Bool
 
-    init(
+    package init(
         connectionID: UInt64, tlsContext: TLSContext?, settings: H2Settings, service: any H2Service,
         limits: H2ConnectionLimits, statistics: H2ServerStatistics, refused: Bool = false, logger: Logger,
         onClose: @escaping @Sendable (UInt64) -> Void
@@ -48,7 +53,7 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
 
     // MARK: Channel events
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         responder = Responder(handler: self, eventLoop: context.eventLoop)
         if let tlsContext {
@@ -65,13 +70,13 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         if context.channel.isActive { scheduleTimeoutCheck() }
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         scheduleTimeoutCheck()
         flushOutput()
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         timeoutCheck?.cancel()
         timeoutCheck = nil
         if let session { service.connectionClosed(session.connection) }
@@ -81,11 +86,11 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         lastActivity = .now()
         inRead = true
@@ -98,29 +103,29 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
         }
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         flushOutput()
         context.fireChannelReadComplete()
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable { flushOutput() }
         context.fireChannelWritabilityChanged()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         logger.debug("connection error", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
         context.close(promise: nil)
     }
 
     // MARK: Session delegate
 
-    func session(_ session: H2ServerSession, didReceive request: H2Request) {
+    package func session(_ session: H2ServerSession, didReceive request: H2Request) {
         guard let responder else { return }
         service.handle(request, writer: H2ResponseWriter(streamID: request.streamID, sink: responder))
     }
 
-    func session(_ session: H2ServerSession, didRefuse request: H2Request, problem: H2RequestProblem) {
+    package func session(_ session: H2ServerSession, didRefuse request: H2Request, problem: H2RequestProblem) {
         guard let responder else { return }
         service.refuse(request, problem: problem, writer: H2ResponseWriter(streamID: request.streamID, sink: responder))
     }
@@ -206,8 +211,17 @@ final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSessionDel
             output.writeCiphertext(context: context)  // handshake records
             return
         }
+        if pumping {
+            pumpAgain = true
+            return
+        }
+        pumping = true
+        defer { pumping = false }
         do {
-            try output.pump(session, context: context)
+            repeat {
+                pumpAgain = false
+                try output.pump(session, context: context)
+            } while pumpAgain && context.channel.isActive
         } catch {
             logger.debug("TLS write failed", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
             context.close(promise: nil)

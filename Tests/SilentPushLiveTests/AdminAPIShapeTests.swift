@@ -61,5 +61,14 @@ import Testing
             next = page.body["next"] as? String
         } while next != nil && seen.count < 20
         #expect(seen == [7, 5, 4, 3, 2, 1].map(SilentPushdDeviceTests.apnsID))
+
+        // Forget one device, then everything.
+        #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/devices/\(other)", body: "{}").status == 200)
+        let left = try #require(try await Self.curl(admin, "/v1/devices").body["devices"] as? [[String: Any]])
+        #expect(left.map { $0["deviceToken"] as? String } == [SamplePush.deviceToken])
+        #expect(try await Self.curl(admin, "/v1/pushes/\(SilentPushdDeviceTests.apnsID(6))").status == 404)
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/reset", body: "{}").status == 200)
+        #expect((try await Self.curl(admin, "/v1/pushes").body["pushes"] as? [[String: Any]])?.isEmpty == true)
+        #expect((try await Self.curl(admin, "/v1/devices").body["devices"] as? [[String: Any]])?.isEmpty == true)
     }
 }
