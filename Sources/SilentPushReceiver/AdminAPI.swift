@@ -39,8 +39,11 @@ package struct AdminAPI: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer())))
         }
         router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(context.parameters.require("apnsID")) }
-        router.get("/v1/pushes") { request, _ in await self.pushes(request.uri.queryParameters) }
-        router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters) }
+        router.get("/v1/pushes") { request, _ in
+            await self.pushes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
+        }
+        router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
+        }
         router.get("/v1/devices") { request, _ in self.devices(request.uri.queryParameters) }
         router.delete("/v1/devices/{token}") { _, context in try await self.forget(context.parameters.require("token")) }
         router.post("/v1/reset") { _, _ in await self.reset() }
@@ -103,36 +106,62 @@ package struct AdminAPI: Sendable {
 
     /// `GET /v1/pushes?device=&topic=&fate=&from=&until=&cursor=&limit=`: newest first; `next`
     /// is the cursor of the page after, null on the last.
-    private func pushes(_ query: Parameters) async -> Response {
-        await Self.answering {
+    private func pushes(_ query: Parameters, export: ExportFormat?) async -> Response {
+        if let export {
+            do {
+                return exportPushes(try pushQuery(query), as: export)
+            } catch let error as AdminError {
+                return Self.error(error.status, error.message)
+            } catch {
+                return Self.error(.internalServerError, "\(error)")
+            }
+        }
+        return await Self.answering {
             let filter = try Self.filter(query)
-            var pushQuery = PushQuery(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
-            if let text = query.get("fate") {
-                guard let kind = PushFate.Kind(rawValue: text) else {
-                    throw AdminError(
-                        .unprocessableContent, "fate must be one of \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
-                pushQuery.fate = kind
-            }
-            for (name, keyPath) in [("from", \PushQuery.from), ("until", \PushQuery.until)] {
-                guard let text = query.get(name) else { continue }
-                guard let instant = Self.instant(text) else {
-                    throw AdminError(.unprocessableContent, "\(name) must be an ISO 8601 device time such as 2026-11-22T04:42:47Z")
-                }
-                pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
-            }
-            if let text = query.get("cursor") {
-                guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
-                pushQuery.before = cursor
-            }
+            let pushQuery = try pushQuery(query)
             let pushes = try runtime.store.pushes(pushQuery)
             let next: JSONValue = pushes.count == filter.limit ? pushes.last.map { .string(String($0.id)) } ?? .null : .null
             return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
     }
 
-    private func wakes(_ query: Parameters) async -> Response {
-        await Self.answering {
+    /// The query of `GET /v1/pushes`'s parameters; 422 naming a wrong one.
+    private func pushQuery(_ query: Parameters) throws -> PushQuery {
+        let filter = try Self.filter(query)
+        var pushQuery = PushQuery(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+        if let text = query.get("fate") {
+            guard let kind = PushFate.Kind(rawValue: text) else {
+                throw AdminError(
+                    .unprocessableContent, "fate must be one of \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            pushQuery.fate = kind
+        }
+        for (name, keyPath) in [("from", \PushQuery.from), ("until", \PushQuery.until)] {
+            guard let text = query.get(name) else { continue }
+            guard let instant = Self.instant(text) else {
+                throw AdminError(.unprocessableContent, "\(name) must be an ISO 8601 device time such as 2026-11-22T04:42:47Z")
+            }
+            pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
+        }
+        if let text = query.get("cursor") {
+            guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
+            pushQuery.before = cursor
+        }
+        return pushQuery
+    }
+
+    private func wakes(_ query: Parameters, export: ExportFormat?) async -> Response {
+        if let export {
+            do {
+                let filter = try Self.filter(query)
+                return exportWakes(device: filter.device, topic: filter.topic, as: export)
+            } catch let error as AdminError {
+                return Self.error(error.status, error.message)
+            } catch {
+                return Self.error(.internalServerError, "\(error)")
+            }
+        }
+        return await Self.answering {
             let filter = try Self.filter(query)
             let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([

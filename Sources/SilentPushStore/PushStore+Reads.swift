@@ -83,15 +83,15 @@ extension PushStore {
     }
 
     /// Wakes, newest first, for a device and/or topic.
-    public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [WakeRecord] {
+    public func wakes(deviceToken: String? = nil, topic: String? = nil, before: UInt64? = nil, limit: Int = 100) throws -> [WakeRecord] {
         try database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
-                    WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2)
-                    ORDER BY wakes.id DESC LIMIT ?3
-                    """, arguments: [deviceToken, topic, limit]
+                    WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2) AND (?3 IS NULL OR wakes.id < ?3)
+                    ORDER BY wakes.id DESC LIMIT ?4
+                    """, arguments: [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, limit]
             ).map(Self.wake)
         }
     }

@@ -71,4 +71,44 @@ import Testing
         #expect((try await Self.curl(admin, "/v1/pushes").body["pushes"] as? [[String: Any]])?.isEmpty == true)
         #expect((try await Self.curl(admin, "/v1/devices").body["devices"] as? [[String: Any]])?.isEmpty == true)
     }
+
+    @Test func pushesAndWakesExportAsNDJSONAndCSVPastOnePage() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"])
+        defer { process.signal(SIGKILL) }
+        let devices = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: devices) }
+        try Data((1...2_500).map { String(format: "%064x", $0) }.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: devices))
+        let sent = try await PeerProcess.run(
+            BuiltProducts.path(of: "pushsend") ?? "pushsend",
+            [
+                "--url", "http://127.0.0.1:\(h2c)", "--devices", devices, "--concurrency", "100", "--quiet",
+                Repository.root + "/payloads/background.json",
+            ],
+            timeout: .seconds(120))
+        #expect(sent.status == 0, "\(sent.errorOutput)")
+        func export(_ path: String, _ accept: String) async throws -> (type: String, lines: [Substring]) {
+            let result = try await PeerProcess.run(
+                "curl", ["-sS", "-H", "accept: \(accept)", "-D", "/dev/stderr", "http://127.0.0.1:\(admin)\(path)"], timeout: .seconds(120))
+            let type = result.errorOutput.split(whereSeparator: \.isNewline).first { $0.lowercased().hasPrefix("content-type:") } ?? ""
+            return (String(type), result.output.split(separator: "\n"))
+        }
+        let ndjson = try await export("/v1/pushes", "application/x-ndjson")
+        #expect(ndjson.type.contains("application/x-ndjson"))
+        #expect(ndjson.lines.count == 2_500)
+        let parsed = ndjson.lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(parsed.count == 2_500 && Set(parsed.compactMap { $0["deviceToken"] as? String }).count == 2_500)
+        let csv = try await export("/v1/pushes?fate=delivered", "text/csv")
+        #expect(csv.type.contains("text/csv"))
+        #expect(csv.lines.first == "apnsId,deviceToken,topic,pushType,priority,receivedAt,expiresAt,collapseId,fate,wakeId,reason,why")
+        #expect(csv.lines.count == 2_501 && csv.lines.dropFirst().allSatisfy { $0.contains(",delivered,") })
+        // Each wake's handler ends at once with noData (the default).
+        var wakes: (type: String, lines: [Substring]) = ("", [])
+        for _ in 0..<100 {
+            wakes = try await export("/v1/wakes", "text/csv")
+            if wakes.lines.count == 2_501 { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(wakes.lines.first == "id,deviceToken,topic,apnsId,startedAt,deadline,finishedAt,result,reason,coalesced")
+        #expect(wakes.lines.count == 2_501)
+    }
 }

@@ -1,0 +1,100 @@
+import Hummingbird
+import NIOCore
+import SilentPushCore
+import SilentPushStore
+
+/// `GET /v1/pushes` and `GET /v1/wakes` with `Accept: application/x-ndjson` or `text/csv`:
+/// every match, newest first, streamed a page at a time, so memory stays bounded however
+/// many there are.
+extension AdminAPI {
+    /// How an export is written.
+    enum ExportFormat {
+        case ndjson
+        case csv
+
+        /// The format `accept` asks for; nil for JSON (a page).
+        init?(accept: String?) {
+            guard let accept else { return nil }
+            if accept.contains("application/x-ndjson") {
+                self = .ndjson
+            } else if accept.contains("text/csv") {
+                self = .csv
+            } else {
+                return nil
+            }
+        }
+
+        var contentType: String { self == .ndjson ? "application/x-ndjson" : "text/csv; charset=utf-8" }
+    }
+
+    /// Rows read per page while streaming.
+    static let exportPage = 1_000
+
+    static let pushColumns = [
+        "apnsId", "deviceToken", "topic", "pushType", "priority", "receivedAt", "expiresAt", "collapseId", "fate", "wakeId", "reason", "why",
+    ]
+    static let wakeColumns = ["id", "deviceToken", "topic", "apnsId", "startedAt", "deadline", "finishedAt", "result", "reason", "coalesced"]
+
+    /// Streams every push `query` matches (its limit is the page size).
+    func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
+        let store = runtime.store
+        return stream(format, columns: Self.pushColumns) { before in
+            var page = query
+            page.before = before
+            page.limit = Self.exportPage
+            let pushes = try store.pushes(page)
+            return (pushes.map(Self.json), pushes.count == Self.exportPage ? pushes.last?.id : nil)
+        }
+    }
+
+    /// Streams every wake of `device` and `topic`.
+    func exportWakes(device: String?, topic: String?, as format: ExportFormat) -> Response {
+        let store = runtime.store
+        return stream(format, columns: Self.wakeColumns) { before in
+            let wakes = try store.wakes(deviceToken: device, topic: topic, before: before, limit: Self.exportPage)
+            var rows: [JSONValue] = []
+            for wake in wakes { rows.append(Self.json(wake, coalesced: try store.coalescedAPNsIDs(wakeID: wake.id))) }
+            return (rows, wakes.count == Self.exportPage ? wakes.last?.id : nil)
+        }
+    }
+
+    /// Writes pages from `next` (given the cursor, it answers rows and the next cursor) until
+    /// it has none.
+    private func stream(
+        _ format: ExportFormat, columns: [String], next: @escaping @Sendable (UInt64?) throws -> ([JSONValue], UInt64?)
+    ) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: format.contentType],
+            body: ResponseBody { writer in
+                if format == .csv { try await writer.write(ByteBuffer(string: columns.joined(separator: ",") + "\n")) }
+                var cursor: UInt64?
+                repeat {
+                    let (rows, following) = try next(cursor)
+                    var text = ""
+                    for row in rows { text += format == .ndjson ? row.rendered + "\n" : Self.csvLine(row, columns: columns) }
+                    if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+                    cursor = following
+                } while cursor != nil
+                try await writer.finish(nil)
+            })
+    }
+
+    /// One CSV line (RFC 4180): each column's value, quoted when it needs to be; objects
+    /// (`why`) as their `text`, arrays (`coalesced`) joined with spaces.
+    static func csvLine(_ row: JSONValue, columns: [String]) -> String {
+        columns.map { column -> String in
+            let text: String =
+                switch row[column] {
+                case nil, .null?: ""
+                case .string(let value)?: value
+                case .int(let value)?: String(value)
+                case .double(let value)?: String(value)
+                case .bool(let value)?: value ? "true" : "false"
+                case .array(let values)?: values.map { if case .string(let text) = $0 { text } else { $0.rendered } }.joined(separator: " ")
+                case .object?: row[column]?["text"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+                }
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }.joined(separator: ",") + "\n"
+    }
+}
