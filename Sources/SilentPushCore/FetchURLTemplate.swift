@@ -48,32 +48,30 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
     /// The URL for one push; a `{name}` the payload lacks (or holds as an object, array or
     /// null) is a problem that names it.
     public func expand(token: String, topic: String, payload: APNsPayload) throws(Problem) -> String {
-        var url = ""
-        for part in parts {
-            switch part {
-            case .literal(let text): url += text
-            case .token: url += Self.escape(token)
-            case .topic: url += Self.escape(topic)
-            case .payloadKey(let key):
-                guard let value = payload.customValue(key) else {
-                    throw Problem(description: "the payload has no top-level string or number '\(key)' for {\(key)} in \(description)")
-                }
-                url += Self.escape(value)
+        try expand(token: token, topic: topic) { key throws(Problem) in
+            guard let value = payload.customValue(key) else {
+                throw Problem(description: "the payload has no top-level string or number '\(key)' for {\(key)} in \(description)")
             }
+            return value
         }
-        return url
     }
 
     /// The URL for what has no payload (a background task): `{token}` and `{topic}` only.
     public func expand(token: String, topic: String) throws(Problem) -> String {
+        try expand(token: token, topic: topic) { key throws(Problem) in
+            throw Problem(description: "a background task has no payload to fill {\(key)} in \(description)")
+        }
+    }
+
+    /// The URL with `{token}` and `{topic}` filled in, and each `{name}` with `value(name)`.
+    private func expand(token: String, topic: String, value: (String) throws(Problem) -> String) throws(Problem) -> String {
         var url = ""
         for part in parts {
             switch part {
             case .literal(let text): url += text
             case .token: url += Self.escape(token)
             case .topic: url += Self.escape(topic)
-            case .payloadKey(let key):
-                throw Problem(description: "a background task has no payload to fill {\(key)} in \(description)")
+            case .payloadKey(let key): url += Self.escape(try value(key))
             }
         }
         return url

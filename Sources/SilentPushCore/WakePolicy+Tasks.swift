@@ -226,11 +226,8 @@ extension WakePolicy {
             if !state.idle { return .held(.deviceInUse) }
         }
         if settings.throttling == .debugger || state.debuggerAttached { return soon }
-        if state.thermalState >= .serious { return .held(.thermal(state.thermalState)) }
-        if state.lowPowerMode { return .held(.lowPowerMode) }
-        if state.batteryLevel < settings.batteryThreshold, !state.charging {
-            return .held(.battery(level: state.batteryLevel, threshold: settings.batteryThreshold))
-        }
+        if state.thermalState == .critical { return .held(.thermal(.critical)) }
+        if let why = discretionaryHold(state) { return .held(why) }
         let usage: Int
         switch usageFactor(of: key, now: now) {
         case .success(let factor): usage = factor

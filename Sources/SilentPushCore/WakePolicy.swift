@@ -424,13 +424,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if let state = device?.state {
             if state.debuggerAttached { return .now }
             if state.thermalState == .critical { return .held(.thermal(.critical)) }
-            if pending.priority == .normal {
-                if state.lowPowerMode { return .held(.lowPowerMode) }
-                if state.thermalState >= .serious { return .held(.thermal(state.thermalState)) }
-                if state.batteryLevel < settings.batteryThreshold, !state.charging {
-                    return .held(.battery(level: state.batteryLevel, threshold: settings.batteryThreshold))
-                }
-            }
+            if pending.priority == .normal, let why = discretionaryHold(state) { return .held(why) }
         }
         let usage: Int
         switch usageFactor(of: key, now: now) {
@@ -438,6 +432,17 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .failure(let held): return .held(held.reason)
         }
         return scheduled(app, of: key, at: slot, device: device, usage: usage, interval: true, from: now, why: nil, now: now)
+    }
+
+    /// What of the device holds discretionary work (a priority-5 wake, a task): Low Power
+    /// Mode, heat from serious up, a low battery that is not charging.
+    @inlinable func discretionaryHold(_ state: DeviceState) -> WaitReason<Instant>? {
+        if state.lowPowerMode { return .lowPowerMode }
+        if state.thermalState >= .serious { return .thermal(state.thermalState) }
+        if state.batteryLevel < settings.batteryThreshold, !state.charging {
+            return .battery(level: state.batteryLevel, threshold: settings.batteryThreshold)
+        }
+        return nil
     }
 
     /// A reason that holds a launch outright (as `Result`'s failure).
