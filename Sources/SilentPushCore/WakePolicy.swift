@@ -204,8 +204,18 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// runs terminated (`.terminateTask`, `.taskEnded`); what waited leaves no action, as its
     /// records go with the device.
     @inlinable public mutating func forget(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+        forget(now: now) { $0 == device }
+    }
+
+    /// Forgets every device, in one pass over the apps (see `forget(_:now:)`).
+    @inlinable public mutating func forgetAll(now: Instant) -> [WakeAction<App, Instant>] {
+        forget(now: now) { _ in true }
+    }
+
+    /// Forgets the devices `forgetting` selects, in one pass over the apps.
+    @inlinable mutating func forget(now: Instant, _ forgetting: (App.Device) -> Bool) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
-        for slot in 0..<apps.count where apps[slot].device == device {
+        for slot in 0..<apps.count where forgetting(apps[slot].device) {
             let app = apps[slot]
             if states[slot].pending != nil { _pendingSlotCount -= 1 }
             if states[slot].runningWake != 0 {
@@ -225,7 +235,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 }
             }
         }
-        devices[device] = nil
+        devices = devices.filter { !forgetting($0.key) }
         startWaiting(now: now)
         return takeActions()
     }

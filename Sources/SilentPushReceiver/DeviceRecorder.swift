@@ -213,7 +213,7 @@ struct DeviceRecorder {
             apply(policy.forget(device, now: now))
             actions.changes.append(.forgetDevice(token: device))
         } else {
-            for device in Set(policy.knownApps.map(\.device)).union(policy.devicesWithState) { apply(policy.forget(device, now: now)) }
+            apply(policy.forgetAll(now: now))
             actions.changes.append(.forgetEverything)
         }
     }

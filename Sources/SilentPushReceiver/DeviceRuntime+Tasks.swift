@@ -57,9 +57,7 @@ extension DeviceRuntime {
                 metadata: ["task.identifier": "\(submission.identifier)", "task.error": "\(refusal.rawValue)", "app.topic": "\(topic)"])
             throw refusal
         }
-        guard let record = try store.taskRequests(deviceToken: device, topic: topic, limit: 1_000).first(where: { $0.id == id }) else {
-            throw TaskReadError(request: id)
-        }
+        guard let record = try store.taskRequest(id: id) else { throw TaskReadError(request: id) }
         return record
     }
 

@@ -20,6 +20,13 @@ extension PushStore {
         }
     }
 
+    /// The request with this id.
+    public func taskRequest(id: UInt64) throws -> TaskRequestRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM task_requests WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.taskRequest)
+        }
+    }
+
     /// Every pending request, oldest first: what a restarted receiver puts back.
     public func pendingTaskRequests() throws -> [TaskRequestRecord] {
         try database.read { db in
