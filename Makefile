@@ -9,10 +9,11 @@ SWIFT_FLAGS ?=
 # Build: C libraries for nghttp2, OpenSSL, SQLite and jemalloc (silentpushd's allocator). Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev libjemalloc-dev openssl ca-certificates
 PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
-# Third-party APNs client libraries the live tests drive (module=package).
-PYTHON_PACKAGES := aioapns=aioapns
+# Python packages the live tests use (module=package): an APNs client library, and
+# schemathesis, which tests the admin API against openapi.yaml.
+PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 
-.PHONY: run test build lint format docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
+.PHONY: run test build lint format openapi docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -32,6 +33,13 @@ build: deps-build
 FORMATTED := Sources Tests Benchmarks Fuzz Examples Package.swift
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(wildcard $(FORMATTED))
+	@scripts/install-python-packages.sh yaml=pyyaml
+	scripts/openapi.py --check
+
+# The admin API's document: openapi.yaml is the source; the server serves the Swift file made from it.
+openapi:
+	@scripts/install-python-packages.sh yaml=pyyaml
+	scripts/openapi.py
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(wildcard $(FORMATTED))

@@ -10,30 +10,36 @@ extension AdminAPI {
         let tasks = "/v1/devices/{token}/apps/{topic}/tasks"
         router.post(RouterPath(tasks)) { request, context in
             let body = try await request.body.collect(upTo: Self.maximumBodySize)
-            return try await self.submitTask(context.parameters.require("token"), topic: context.parameters.require("topic"), body: body)
+            return try await self.submitTask(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), body: body)
         }
         router.get(RouterPath(tasks)) { _, context in
-            try self.listTasks(context.parameters.require("token"), topic: context.parameters.require("topic"))
+            try self.listTasks(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.delete(RouterPath(tasks)) { _, context in
-            try await self.cancelTasks(context.parameters.require("token"), topic: context.parameters.require("topic"), identifier: nil)
+            try await self.cancelTasks(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), identifier: nil)
         }
         router.delete(RouterPath(tasks + "/{identifier}")) { _, context in
             try await self.cancelTasks(
-                context.parameters.require("token"), topic: context.parameters.require("topic"),
-                identifier: context.parameters.require("identifier"))
+                Self.parameter(context, "token"), topic: Self.parameter(context, "topic"),
+                identifier: Self.parameter(context, "identifier"))
         }
-        router.post(RouterPath(tasks + "/{identifier}/simulate-launch")) { _, context in
-            try await self.simulate(
-                context.parameters.require("token"), topic: context.parameters.require("topic"),
-                identifier: context.parameters.require("identifier"), expire: false)
+        router.post(RouterPath(tasks + "/{identifier}/simulate-launch")) { request, context in
+            try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
+            return try await self.simulate(
+                Self.parameter(context, "token"), topic: Self.parameter(context, "topic"),
+                identifier: Self.parameter(context, "identifier"), expire: false)
         }
-        router.post(RouterPath(tasks + "/{identifier}/simulate-expiration")) { _, context in
-            try await self.simulate(
-                context.parameters.require("token"), topic: context.parameters.require("topic"),
-                identifier: context.parameters.require("identifier"), expire: true)
+        router.post(RouterPath(tasks + "/{identifier}/simulate-expiration")) { request, context in
+            try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
+            return try await self.simulate(
+                Self.parameter(context, "token"), topic: Self.parameter(context, "topic"),
+                identifier: Self.parameter(context, "identifier"), expire: true)
         }
         router.get("/v1/task-runs") { request, _ in await self.taskRuns(request.uri.queryParameters) }
+    }
+
+    static var badTaskIdentifier: Response {
+        error(.unprocessableContent, "the task identifier must be 1 to 200 visible ASCII characters, no /, such as com.example.app.refresh")
     }
 
     /// The fields `POST …/tasks` takes.
@@ -43,6 +49,7 @@ extension AdminAPI {
     /// "requiresExternalPower"?, "strategy"?}` → 201 with the request, or Apple's error.
     private func submitTask(_ token: String, topic: String, body: ByteBuffer) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
         let submission: DeviceRuntime.TaskSubmission
         do {
             submission = try Self.taskSubmission(Self.object(body))
@@ -75,9 +82,9 @@ extension AdminAPI {
         var submission = DeviceRuntime.TaskSubmission(identifier: "", kind: .refresh)
         for (key, value) in fields {
             switch (key, value) {
-            case ("identifier", .string(let text)) where !text.isEmpty && text.utf8.count <= 200 && !text.contains("/"):
-                identifier = text
-            case ("identifier", _): throw AdminError(.unprocessableContent, "identifier must be a task identifier (1 to 200 characters, no /)")
+            case ("identifier", .string(let text)) where isName(text, maximumLength: 200): identifier = text
+            case ("identifier", _):
+                throw AdminError(.unprocessableContent, "identifier must be a task identifier (1 to 200 visible ASCII characters, no /)")
             case ("kind", .string(let text)) where BackgroundTaskKind(rawValue: text) != nil: kind = BackgroundTaskKind(rawValue: text)
             case ("kind", _): throw AdminError(.unprocessableContent, "kind must be refresh, processing or continued")
             case ("earliestBeginDate", .null): submission.earliestBegin = nil
@@ -108,6 +115,7 @@ extension AdminAPI {
     /// The app's pending requests, oldest first, each with why it waits.
     private func listTasks(_ token: String, topic: String) -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
         do {
             let pending = try runtime.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
             return Self.respond(.ok, .object([("requests", .array(pending.map(Self.json)))]))
@@ -118,6 +126,8 @@ extension AdminAPI {
 
     private func cancelTasks(_ token: String, topic: String, identifier: String?) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
+        if let identifier, !Self.isName(identifier, maximumLength: 200) { return Self.badTaskIdentifier }
         do {
             let count = try await runtime.cancelTasks(identifier: identifier, device: token, topic: topic)
             if let identifier, count == 0 { return Self.error(.notFound, "no request \(identifier) is pending for \(topic) on this device") }
@@ -129,6 +139,8 @@ extension AdminAPI {
 
     private func simulate(_ token: String, topic: String, identifier: String, expire: Bool) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
+        guard Self.isName(identifier, maximumLength: 200) else { return Self.badTaskIdentifier }
         do {
             let found =
                 expire

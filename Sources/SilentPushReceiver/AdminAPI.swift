@@ -23,8 +23,9 @@ package struct AdminAPI: Sendable {
 
     func router() -> Router<BasicRequestContext> {
         let router = Router()
-        router.add(middleware: AdminGuard(policy: access))
-        router.add(middleware: AdminNotFound())
+        let routes = AdminRouteTable()
+        router.add(middleware: AdminGuard(policy: access, routes: routes))
+        router.add(middleware: AdminProblemMiddleware(routes: routes))
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
@@ -38,30 +39,44 @@ package struct AdminAPI: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer())))
         }
-        router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(context.parameters.require("apnsID")) }
+        router.get("/v1/openapi.json") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: AdminOpenAPIDocument.json)))
+        }
+        router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(Self.parameter(context, "apnsID")) }
         router.get("/v1/pushes") { request, _ in
             await self.pushes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
         router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
         router.get("/v1/devices") { request, _ in self.devices(request.uri.queryParameters) }
-        router.delete("/v1/devices/{token}") { _, context in try await self.forget(context.parameters.require("token")) }
-        router.post("/v1/reset") { _, _ in await self.reset() }
-        router.get("/v1/devices/{token}") { _, context in try self.device(context.parameters.require("token")) }
+        router.delete("/v1/devices/{token}") { _, context in try await self.forget(Self.parameter(context, "token")) }
+        router.post("/v1/reset") { request, _ in
+            try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
+            return await self.reset()
+        }
+        router.get("/v1/devices/{token}") { _, context in try self.device(Self.parameter(context, "token")) }
         router.get("/v1/devices/{token}/apps/{topic}") { _, context in
-            try self.app(context.parameters.require("token"), topic: context.parameters.require("topic"))
+            try self.app(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.patch("/v1/devices/{token}/apps/{topic}") { request, context in
             let body = try await request.body.collect(upTo: Self.maximumBodySize)
-            return try await self.patchApp(context.parameters.require("token"), topic: context.parameters.require("topic"), body: body)
+            return try await self.patchApp(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), body: body)
         }
-        router.post("/v1/devices/{token}/reboot") { _, context in try await self.reboot(context.parameters.require("token")) }
-        router.post("/v1/devices/{token}/reinstall") { _, context in try await self.reinstall(context.parameters.require("token")) }
+        router.post("/v1/devices/{token}/reboot") { request, context in
+            try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
+            return try await self.reboot(Self.parameter(context, "token"))
+        }
+        router.post("/v1/devices/{token}/reinstall") { request, context in
+            try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
+            return try await self.reinstall(Self.parameter(context, "token"))
+        }
         router.get("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
-            try self.forecast(context.parameters.require("token"), topic: context.parameters.require("topic"), query: request.uri.queryParameters)
+            try self.forecast(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), query: request.uri.queryParameters)
         }
         router.patch("/v1/devices/{token}") { request, context in
-            try await self.patchDevice(context.parameters.require("token"), body: request.body.collect(upTo: Self.maximumBodySize))
+            try await self.patchDevice(Self.parameter(context, "token"), body: request.body.collect(upTo: Self.maximumBodySize))
         }
         router.get("/v1/stats") { _, _ in await self.stats() }
         router.get("/v1/contents") { request, _ in await self.contents(request.uri.queryParameters) }
@@ -72,6 +87,7 @@ package struct AdminAPI: Sendable {
         }
         addTaskRoutes(to: router)
         addFaultRoutes(to: router)
+        routes.set(router.routes)
         return router
     }
 
@@ -316,6 +332,7 @@ package struct AdminAPI: Sendable {
 
     private func app(_ token: String, topic: String) -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
         return Self.respond(.ok, appJSON(token, topic: topic))
     }
 
@@ -329,6 +346,7 @@ package struct AdminAPI: Sendable {
     /// `{"opened": true}` (opened now) or `{"lastOpenedAt": time|null}`.
     private func patchApp(_ token: String, topic: String, body: ByteBuffer) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
         return await Self.answering {
             let fields = try Self.object(body)
             guard fields.count == 1, let (key, value) = fields.first else {
@@ -351,20 +369,48 @@ package struct AdminAPI: Sendable {
         }
     }
 
-    /// An ISO 8601 time (with or without fractional seconds) between 1970 and 2262.
+    /// An RFC 3339 time; one before 1970 is read as 1970 and one after 2255 as 2255, the span
+    /// the device clock keeps (a filter or a window bound stays what it meant).
     package static func instant(_ text: String) -> DeviceInstant? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text) else { return nil }
-        let seconds = date.timeIntervalSince1970
-        guard seconds >= 0, seconds < 9_000_000_000 else { return nil }
-        return DeviceInstant(millisecondsSinceEpoch: Int64(seconds * 1000))
+        guard let milliseconds = ISO8601Timestamp.millisecondsSinceEpoch(parsing: text) else { return nil }
+        return DeviceInstant(millisecondsSinceEpoch: min(max(milliseconds, 0), latestInstant))
     }
+
+    /// The latest time the admin API takes: 9,000,000,000 seconds after 1970 (in 2255).
+    static let latestInstant: Int64 = 9_000_000_000_000 - 1
 
     /// A device token from a path, lower-cased; nil unless 64 to 200 hex digits.
     static func deviceToken(_ text: String) -> String? {
         let token = text.lowercased()
         return APNsRequestValidator.isValidDeviceToken(token) ? token : nil
+    }
+
+    /// A path parameter, percent-decoded (empty when its escapes are not UTF-8, which no
+    /// validation passes): the router hands them over as sent.
+    static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
+        try context.parameters.require(name).removingPercentEncoding ?? ""
+    }
+
+    /// Whether `text` can be an app's topic: its bundle ID, with any push-type suffix (1 to
+    /// 255 visible ASCII characters).
+    static func isTopic(_ text: String) -> Bool { isName(text, maximumLength: 255) }
+
+    /// Whether `text` is 1 to `maximumLength` visible ASCII characters other than `/`: the
+    /// shape of the topics and task identifiers a path can carry.
+    static func isName(_ text: String, maximumLength: Int) -> Bool {
+        !text.isEmpty && text.utf8.count <= maximumLength && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x2F }
+    }
+
+    static var badTopic: Response {
+        error(.unprocessableContent, "the topic must be the app's bundle ID, such as com.example.app (1 to 255 visible ASCII characters)")
+    }
+
+    /// A request that takes no fields has an empty body or `{}`; anything else is a mistake
+    /// worth saying (422), not something to ignore.
+    static func expectNoFields(_ body: ByteBuffer) throws {
+        guard body.readableBytes > 0 else { return }
+        let fields = try object(body)
+        if let first = fields.first { throw AdminError(.unprocessableContent, "this request takes no fields (got '\(first.0)'): send {}") }
     }
 
     static var badDeviceToken: Response { error(.unprocessableContent, "the device token must be 64 to 200 hex digits") }
@@ -416,6 +462,7 @@ package struct AdminAPI: Sendable {
     /// If a push came now: when it would wake the app, and why not sooner. Changes nothing.
     private func forecast(_ token: String, topic: String, query: Parameters) -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
+        guard Self.isTopic(topic) else { return Self.badTopic }
         let priority: APNsPriority
         switch query.get("priority") {
         case nil: priority = .normal

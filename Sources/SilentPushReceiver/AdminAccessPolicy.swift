@@ -29,7 +29,9 @@ package struct AdminAccessPolicy: Sendable {
         if let token, !Self.openPaths.contains(path), !Self.bearer(authorization, matches: token) {
             return (401, "this admin API needs 'authorization: Bearer <token>' with the token given to --admin-token")
         }
-        if ["POST", "PUT", "PATCH", "DELETE"].contains(method), !Self.isJSON(contentType) {
+        // A cross-site form or simple fetch can POST without asking first; DELETE it cannot
+        // (browsers preflight it, and this API grants no CORS), so DELETE needs no body.
+        if ["POST", "PUT", "PATCH"].contains(method), !Self.isJSON(contentType) {
             return (415, "send 'content-type: application/json' with requests that change state")
         }
         return nil

@@ -9,18 +9,33 @@ import Hummingbird
 ///   cross-site form or `fetch` without a CORS preflight cannot send: 415 otherwise;
 /// - with `--admin-token T`, `authorization: bearer T` is required (401 otherwise), but
 ///   for `/healthz` and `/readyz`, which probes call bare.
+///
+/// A method the path does not take is left to the router's 405, whatever its content type.
 struct AdminGuard<Context: RequestContext>: RouterMiddleware {
     let policy: AdminAccessPolicy
+    let routes: AdminRouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let method = request.method.rawValue
+        let routed = routes.methods(forPath: request.uri.path).contains(method)
         if let refusal = policy.refusal(
-            method: request.method.rawValue, path: request.uri.path, host: request.head.authority,
+            method: routed ? method : "GET", path: request.uri.path, host: request.head.authority,
             authorization: request.headers[.authorization], contentType: request.headers[.contentType])
         {
-            var response = AdminAPI.error(HTTPResponse.Status(code: refusal.status), refusal.message)
+            var response = AdminAPI.error(Self.status(refusal.status), refusal.message)
             if refusal.status == 401 { response.headers[.wwwAuthenticate] = #"Bearer realm="silentpushd""# }
             return response
         }
         return try await next(request, context)
+    }
+
+    /// The status with its reason phrase (a status made from a bare code has none).
+    static func status(_ code: Int) -> HTTPResponse.Status {
+        switch code {
+        case 401: .unauthorized
+        case 415: .unsupportedMediaType
+        case 421: .misdirectedRequest
+        default: HTTPResponse.Status(code: code)
+        }
     }
 }

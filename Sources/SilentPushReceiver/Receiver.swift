@@ -215,6 +215,12 @@ public final class Receiver: Service, Sendable {
             ])
     }
 
+    /// The admin API's routes, each as "METHOD /path/{parameter}": tests hold them against
+    /// the OpenAPI document.
+    package var adminRoutes: [String] {
+        AdminAPI(runtime: device, endpoint: endpoint, metrics: registry, beforeScrape: {}).router().routes.map { "\($0.method) \($0.path)" }
+    }
+
     /// The admin API over this receiver, its gauges read from `server` at scrape time.
     private func adminAPI(_ server: H2Server) -> AdminAPI {
         let transportCounters = TransportCounters(registry: registry, statistics: server.statistics)

@@ -1,0 +1,2929 @@
+// Made by scripts/openapi.py from openapi.yaml (`make openapi`); do not edit.
+
+/// The admin API's OpenAPI 3.1 document, served at `/v1/openapi.json`.
+enum AdminOpenAPIDocument {
+    static let json = #"""
+        {
+         "openapi": "3.1.0",
+         "info": {
+          "title": "silentpushd admin API",
+          "version": "1",
+          "summary": "Inspect and drive the simulated device behind silentpushd's APNs endpoint.",
+          "description": "The admin API of `silentpushd` (HTTP/1.1, by default on 127.0.0.1:2199): what became of\neach push, the wakes and background task runs, the devices' state, the manual clock and\nfault injection.\n\n- Times are ISO 8601 device times with milliseconds (`2026-11-22T04:42:47.000Z`).\n- Requests that change state (POST, PUT, PATCH) send `content-type: application/json`;\n  a browser cannot send that across origins without asking first.\n- With `--admin-token`, every route but `/`, `/healthz` and `/readyz` needs\n  `authorization: Bearer <token>`.\n- Errors are RFC 9457 problem details (`application/problem+json`): `detail` says what to\n  fix. `error` repeats it for older clients.\n- Lists are newest first. A paged list answers `next`: pass it as `cursor` for the page\n  after; it is null on the last page.\n- `GET /v1/pushes` and `GET /v1/wakes` stream every match as NDJSON or CSV when asked with\n  `Accept: application/x-ndjson` or `Accept: text/csv`.\n\n`make lint` checks that `Sources/SilentPushReceiver/AdminOpenAPIDocument.swift`, which\nserves this document at `/v1/openapi.json`, was made from it; the tests hold every route of\nthe server against it.\n"
+         },
+         "servers": [
+          {
+           "url": "http://127.0.0.1:2199"
+          }
+         ],
+         "security": [
+          {},
+          {
+           "bearer": []
+          }
+         ],
+         "tags": [
+          {
+           "name": "health"
+          },
+          {
+           "name": "records",
+           "description": "Pushes, wakes, fetched content and counts."
+          },
+          {
+           "name": "devices",
+           "description": "The simulated devices and their apps."
+          },
+          {
+           "name": "tasks",
+           "description": "BGTaskScheduler requests and runs."
+          },
+          {
+           "name": "faults",
+           "description": "Make the APNs endpoint fail on purpose."
+          },
+          {
+           "name": "clock"
+          }
+         ],
+         "paths": {
+          "/": {
+           "get": {
+            "tags": [
+             "health"
+            ],
+            "operationId": "timeline",
+            "summary": "The timeline page (HTML; it reads this API).",
+            "security": [
+             {}
+            ],
+            "responses": {
+             "200": {
+              "description": "The page.",
+              "content": {
+               "text/html": {
+                "schema": {
+                 "type": "string"
+                }
+               }
+              }
+             }
+            }
+           }
+          },
+          "/healthz": {
+           "get": {
+            "tags": [
+             "health"
+            ],
+            "operationId": "health",
+            "summary": "Liveness.",
+            "security": [
+             {}
+            ],
+            "responses": {
+             "200": {
+              "description": "The process answers.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "status"
+                 ],
+                 "properties": {
+                  "status": {
+                   "const": "ok"
+                  }
+                 }
+                }
+               }
+              }
+             }
+            }
+           }
+          },
+          "/readyz": {
+           "get": {
+            "tags": [
+             "health"
+            ],
+            "operationId": "ready",
+            "summary": "Readiness; 503 while the store cannot be written.",
+            "security": [
+             {}
+            ],
+            "responses": {
+             "200": {
+              "description": "Ready.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "status"
+                 ],
+                 "properties": {
+                  "status": {
+                   "const": "ready"
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "503": {
+              "description": "The store cannot be written.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "status",
+                  "error"
+                 ],
+                 "properties": {
+                  "status": {
+                   "const": "unavailable"
+                  },
+                  "error": {
+                   "type": "string"
+                  }
+                 }
+                }
+               }
+              }
+             }
+            }
+           }
+          },
+          "/metrics": {
+           "get": {
+            "tags": [
+             "health"
+            ],
+            "operationId": "metrics",
+            "summary": "Prometheus metrics.",
+            "responses": {
+             "200": {
+              "description": "The text exposition format.",
+              "content": {
+               "text/plain": {
+                "schema": {
+                 "type": "string"
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/openapi.json": {
+           "get": {
+            "tags": [
+             "health"
+            ],
+            "operationId": "openAPIDocument",
+            "summary": "This document.",
+            "responses": {
+             "200": {
+              "description": "The OpenAPI document.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "openapi",
+                  "paths"
+                 ]
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/pushes": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "listPushes",
+            "summary": "Pushes and their fates, newest first; or all of them as NDJSON or CSV.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/DeviceFilter"
+             },
+             {
+              "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "name": "fate",
+              "in": "query",
+              "schema": {
+               "$ref": "#/components/schemas/Fate"
+              }
+             },
+             {
+              "name": "from",
+              "in": "query",
+              "description": "Received at or after this device time.",
+              "schema": {
+               "type": "string",
+               "format": "date-time"
+              }
+             },
+             {
+              "name": "until",
+              "in": "query",
+              "description": "Received before this device time.",
+              "schema": {
+               "type": "string",
+               "format": "date-time"
+              }
+             },
+             {
+              "name": "cursor",
+              "in": "query",
+              "description": "The `next` of the page before.",
+              "schema": {
+               "type": "string",
+               "pattern": "^[0-9]{1,19}$"
+              }
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "A page of pushes (JSON), or every match (NDJSON, CSV).",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "pushes",
+                  "next"
+                 ],
+                 "properties": {
+                  "pushes": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/Push"
+                   }
+                  },
+                  "next": {
+                   "type": [
+                    "string",
+                    "null"
+                   ]
+                  }
+                 }
+                }
+               },
+               "application/x-ndjson": {
+                "schema": {
+                 "type": "string",
+                 "description": "One push (as in JSON) per line."
+                }
+               },
+               "text/csv": {
+                "schema": {
+                 "type": "string",
+                 "description": "A header line",
+                 "then one push per line.": null
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/pushes/{apnsID}": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "getPush",
+            "summary": "One push, by its apns-id or (development environment) its apns-unique-id.",
+            "parameters": [
+             {
+              "name": "apnsID",
+              "in": "path",
+              "required": true,
+              "schema": {
+               "type": "string",
+               "minLength": 1
+              }
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The push.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "$ref": "#/components/schemas/Push"
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/wakes": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "listWakes",
+            "summary": "Background launches for pushes, newest first; or all of them as NDJSON or CSV.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/DeviceFilter"
+             },
+             {
+              "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The latest wakes (JSON), or every match (NDJSON, CSV).",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "wakes"
+                 ],
+                 "properties": {
+                  "wakes": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/Wake"
+                   }
+                  }
+                 }
+                }
+               },
+               "application/x-ndjson": {
+                "schema": {
+                 "type": "string"
+                }
+               },
+               "text/csv": {
+                "schema": {
+                 "type": "string"
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/stats": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "stats",
+            "summary": "Counts of pushes by fate, drops and rejections by reason, wakes by result.",
+            "responses": {
+             "200": {
+              "description": "The counts.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "pushes",
+                  "dropped",
+                  "rejected",
+                  "wakes"
+                 ],
+                 "properties": {
+                  "pushes": {
+                   "$ref": "#/components/schemas/Counts"
+                  },
+                  "dropped": {
+                   "$ref": "#/components/schemas/Counts"
+                  },
+                  "rejected": {
+                   "$ref": "#/components/schemas/Counts"
+                  },
+                  "wakes": {
+                   "$ref": "#/components/schemas/Counts"
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/contents": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "listContents",
+            "summary": "What the fetch handlers fetched, newest first.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/DeviceFilter"
+             },
+             {
+              "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The contents.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "contents"
+                 ],
+                 "properties": {
+                  "contents": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/Content"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/contents/body": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "getContentBody",
+            "summary": "The latest body fetched for a device, topic and (optionally) URL, as served.",
+            "parameters": [
+             {
+              "name": "device",
+              "in": "query",
+              "required": true,
+              "schema": {
+               "$ref": "#/components/schemas/DeviceToken"
+              }
+             },
+             {
+              "name": "topic",
+              "in": "query",
+              "required": true,
+              "schema": {
+               "type": "string"
+              }
+             },
+             {
+              "name": "url",
+              "in": "query",
+              "schema": {
+               "type": "string"
+              }
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The body, with the origin's content type and ETag.",
+              "content": {
+               "*/*": {
+                "schema": {
+                 "type": "string"
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices": {
+           "get": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "listDevices",
+            "summary": "The devices known (pushed to, set or registered), by token.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "name": "state",
+              "in": "query",
+              "description": "Only devices in every state given.",
+              "style": "form",
+              "explode": true,
+              "schema": {
+               "type": "array",
+               "items": {
+                "enum": [
+                 "forceQuit",
+                 "backgroundRefreshOff",
+                 "lowPowerMode",
+                 "charging",
+                 "debuggerAttached",
+                 "idle",
+                 "offline",
+                 "lowBattery",
+                 "hot"
+                ]
+               }
+              }
+             },
+             {
+              "name": "cursor",
+              "in": "query",
+              "description": "The `next` of the page before (a device token).",
+              "schema": {
+               "type": "string"
+              }
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "A page of devices.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "devices",
+                  "next"
+                 ],
+                 "properties": {
+                  "devices": {
+                   "type": "array",
+                   "items": {
+                    "allOf": [
+                     {
+                      "$ref": "#/components/schemas/Device"
+                     },
+                     {
+                      "type": "object",
+                      "required": [
+                       "topics"
+                      ],
+                      "properties": {
+                       "topics": {
+                        "type": "array",
+                        "items": {
+                         "type": "string"
+                        }
+                       }
+                      }
+                     }
+                    ]
+                   }
+                  },
+                  "next": {
+                   "type": [
+                    "string",
+                    "null"
+                   ]
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}": {
+           "parameters": [
+            {
+             "$ref": "#/components/parameters/Token"
+            }
+           ],
+           "get": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "getDevice",
+            "summary": "A device's state (a device never seen has the default state).",
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Device"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "patch": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "patchDevice",
+            "summary": "Change a device's state; only the fields given change.",
+            "requestBody": {
+             "required": true,
+             "content": {
+              "application/json": {
+               "schema": {
+                "$ref": "#/components/schemas/DevicePatch"
+               }
+              }
+             }
+            },
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Device"
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "delete": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "forgetDevice",
+            "summary": "Forget a device, what waits for it and every record of it.",
+            "responses": {
+             "200": {
+              "description": "Forgotten.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "deleted"
+                 ],
+                 "properties": {
+                  "deleted": {
+                   "$ref": "#/components/schemas/DeviceToken"
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/reboot": {
+           "post": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "rebootDevice",
+            "summary": "Restart the device; no background launch during the warm-up.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/Token"
+             }
+            ],
+            "requestBody": {
+             "$ref": "#/components/requestBodies/Empty"
+            },
+            "responses": {
+             "200": {
+              "description": "The device, and when its warm-up ends.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "allOf": [
+                  {
+                   "$ref": "#/components/schemas/Device"
+                  },
+                  {
+                   "type": "object",
+                   "required": [
+                    "warmUpUntil"
+                   ],
+                   "properties": {
+                    "warmUpUntil": {
+                     "type": "string",
+                     "format": "date-time"
+                    }
+                   }
+                  }
+                 ]
+                }
+               }
+              }
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/reinstall": {
+           "post": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "reinstallApp",
+            "summary": "Delete and install the app again; the old token answers 410 Unregistered.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/Token"
+             }
+            ],
+            "requestBody": {
+             "$ref": "#/components/requestBodies/Empty"
+            },
+            "responses": {
+             "200": {
+              "description": "The new token.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "deviceToken",
+                  "previousDeviceToken",
+                  "unregisteredAt"
+                 ],
+                 "properties": {
+                  "deviceToken": {
+                   "$ref": "#/components/schemas/DeviceToken"
+                  },
+                  "previousDeviceToken": {
+                   "$ref": "#/components/schemas/DeviceToken"
+                  },
+                  "unregisteredAt": {
+                   "type": "string",
+                   "format": "date-time"
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}": {
+           "parameters": [
+            {
+             "$ref": "#/components/parameters/Token"
+            },
+            {
+             "$ref": "#/components/parameters/Topic"
+            }
+           ],
+           "get": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "getApp",
+            "summary": "When the user last opened the app.",
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/App"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "patch": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "patchApp",
+            "summary": "The user opens the app now, or last opened it at a time (or never).",
+            "requestBody": {
+             "required": true,
+             "content": {
+              "application/json": {
+               "schema": {
+                "oneOf": [
+                 {
+                  "type": "object",
+                  "required": [
+                   "opened"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                   "opened": {
+                    "const": true
+                   }
+                  }
+                 },
+                 {
+                  "type": "object",
+                  "required": [
+                   "lastOpenedAt"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                   "lastOpenedAt": {
+                    "type": [
+                     "string",
+                     "null"
+                    ],
+                    "format": "date-time"
+                   }
+                  }
+                 }
+                ]
+               }
+              }
+             }
+            },
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/App"
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}/forecast": {
+           "get": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "forecast",
+            "summary": "If a push came now, when it would wake the app and why not sooner. Changes nothing.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/Token"
+             },
+             {
+              "$ref": "#/components/parameters/Topic"
+             },
+             {
+              "name": "priority",
+              "in": "query",
+              "schema": {
+               "enum": [
+                "1",
+                "5",
+                "10"
+               ]
+              }
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The forecast.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "deviceToken",
+                  "topic",
+                  "priority",
+                  "now",
+                  "wakeAt",
+                  "why"
+                 ],
+                 "properties": {
+                  "deviceToken": {
+                   "$ref": "#/components/schemas/DeviceToken"
+                  },
+                  "topic": {
+                   "type": "string"
+                  },
+                  "priority": {
+                   "enum": [
+                    1,
+                    5,
+                    10
+                   ]
+                  },
+                  "now": {
+                   "type": "string",
+                   "format": "date-time"
+                  },
+                  "wakeAt": {
+                   "type": [
+                    "string",
+                    "null"
+                   ],
+                   "format": "date-time"
+                  },
+                  "why": {
+                   "$ref": "#/components/schemas/Why"
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}/tasks": {
+           "parameters": [
+            {
+             "$ref": "#/components/parameters/Token"
+            },
+            {
+             "$ref": "#/components/parameters/Topic"
+            }
+           ],
+           "post": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "submitTask",
+            "summary": "BGTaskScheduler.submit; a request with the same identifier replaces the pending one.",
+            "requestBody": {
+             "required": true,
+             "content": {
+              "application/json": {
+               "schema": {
+                "$ref": "#/components/schemas/TaskSubmission"
+               }
+              }
+             }
+            },
+            "responses": {
+             "201": {
+              "description": "The pending request.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "$ref": "#/components/schemas/TaskRequest"
+                }
+               }
+              }
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "403": {
+              "$ref": "#/components/responses/TaskRefused"
+             },
+             "409": {
+              "$ref": "#/components/responses/TaskRefused"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "get": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "listTasks",
+            "summary": "The app's pending requests, oldest first, each with why it waits.",
+            "responses": {
+             "200": {
+              "description": "The pending requests.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "requests"
+                 ],
+                 "properties": {
+                  "requests": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/TaskRequest"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "delete": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "cancelAllTasks",
+            "summary": "BGTaskScheduler.cancelAllTaskRequests.",
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Cancelled"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}/tasks/{identifier}": {
+           "delete": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "cancelTask",
+            "summary": "BGTaskScheduler.cancel(taskRequestWithIdentifier:).",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/Token"
+             },
+             {
+              "$ref": "#/components/parameters/Topic"
+             },
+             {
+              "$ref": "#/components/parameters/TaskIdentifier"
+             }
+            ],
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Cancelled"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}/tasks/{identifier}/simulate-launch": {
+           "post": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "simulateTaskLaunch",
+            "summary": "The debugger's _simulateLaunchForTaskWithIdentifier.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/Token"
+             },
+             {
+              "$ref": "#/components/parameters/Topic"
+             },
+             {
+              "$ref": "#/components/parameters/TaskIdentifier"
+             }
+            ],
+            "requestBody": {
+             "$ref": "#/components/requestBodies/Empty"
+            },
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/TaskRun"
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}/tasks/{identifier}/simulate-expiration": {
+           "post": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "simulateTaskExpiration",
+            "summary": "The debugger's _simulateExpirationForTaskWithIdentifier.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/Token"
+             },
+             {
+              "$ref": "#/components/parameters/Topic"
+             },
+             {
+              "$ref": "#/components/parameters/TaskIdentifier"
+             }
+            ],
+            "requestBody": {
+             "$ref": "#/components/requestBodies/Empty"
+            },
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/TaskRun"
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/task-runs": {
+           "get": {
+            "tags": [
+             "tasks"
+            ],
+            "operationId": "listTaskRuns",
+            "summary": "Background task runs, newest first.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/DeviceFilter"
+             },
+             {
+              "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The runs.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "runs"
+                 ],
+                 "properties": {
+                  "runs": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/TaskRunRecord"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/faults": {
+           "post": {
+            "tags": [
+             "faults"
+            ],
+            "operationId": "addFault",
+            "summary": "Add a fault rule; matching pushes are answered by its action (fate `injected`).",
+            "requestBody": {
+             "required": true,
+             "content": {
+              "application/json": {
+               "schema": {
+                "$ref": "#/components/schemas/FaultRuleInput"
+               }
+              }
+             }
+            },
+            "responses": {
+             "201": {
+              "description": "The rule.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "$ref": "#/components/schemas/FaultRule"
+                }
+               }
+              }
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "409": {
+              "$ref": "#/components/responses/Conflict"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "get": {
+            "tags": [
+             "faults"
+            ],
+            "operationId": "listFaults",
+            "summary": "The fault rules, oldest first.",
+            "responses": {
+             "200": {
+              "description": "The rules.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "faults"
+                 ],
+                 "properties": {
+                  "faults": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/FaultRule"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           },
+           "delete": {
+            "tags": [
+             "faults"
+            ],
+            "operationId": "removeAllFaults",
+            "summary": "Remove every fault rule.",
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Removed"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/faults/{id}": {
+           "delete": {
+            "tags": [
+             "faults"
+            ],
+            "operationId": "removeFault",
+            "summary": "Remove one fault rule.",
+            "parameters": [
+             {
+              "name": "id",
+              "in": "path",
+              "required": true,
+              "schema": {
+               "type": "string",
+               "pattern": "^[0-9]{1,19}$"
+              }
+             }
+            ],
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Removed"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/reset": {
+           "post": {
+            "tags": [
+             "devices"
+            ],
+            "operationId": "reset",
+            "summary": "Forget everything (for tests) \u2014 devices, records, registrations, fault rules. The clock stays.",
+            "requestBody": {
+             "$ref": "#/components/requestBodies/Empty"
+            },
+            "responses": {
+             "200": {
+              "description": "Everything forgotten.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "reset"
+                 ],
+                 "properties": {
+                  "reset": {
+                   "const": true
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/clock": {
+           "get": {
+            "tags": [
+             "clock"
+            ],
+            "operationId": "getClock",
+            "summary": "The device clock, system or manual, and its time.",
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Clock"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/clock/advance": {
+           "post": {
+            "tags": [
+             "clock"
+            ],
+            "operationId": "advanceClock",
+            "summary": "Move the manual clock forward; wakes, deadlines and expirations due meanwhile happen in order.",
+            "requestBody": {
+             "required": true,
+             "content": {
+              "application/json": {
+               "schema": {
+                "type": "object",
+                "required": [
+                 "seconds"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                 "seconds": {
+                  "type": "number",
+                  "minimum": 0,
+                  "maximum": 315360000
+                 }
+                }
+               }
+              }
+             }
+            },
+            "responses": {
+             "200": {
+              "$ref": "#/components/responses/Clock"
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "409": {
+              "$ref": "#/components/responses/Conflict"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          }
+         },
+         "components": {
+          "securitySchemes": {
+           "bearer": {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "The token given to `--admin-token`."
+           }
+          },
+          "parameters": {
+           "Token": {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "schema": {
+             "$ref": "#/components/schemas/DeviceToken"
+            },
+            "example": "abababababababababababababababababababababababababababababababab"
+           },
+           "Topic": {
+            "name": "topic",
+            "in": "path",
+            "required": true,
+            "description": "The app's bundle ID, with any push-type suffix (1 to 255 visible ASCII characters, no `/`).",
+            "schema": {
+             "type": "string",
+             "pattern": "^[!-.0-~]{1,255}$"
+            },
+            "example": "com.example.app"
+           },
+           "TaskIdentifier": {
+            "name": "identifier",
+            "in": "path",
+            "required": true,
+            "schema": {
+             "$ref": "#/components/schemas/TaskIdentifier"
+            },
+            "example": "com.example.app.refresh"
+           },
+           "DeviceFilter": {
+            "name": "device",
+            "in": "query",
+            "schema": {
+             "$ref": "#/components/schemas/DeviceToken"
+            }
+           },
+           "TopicFilter": {
+            "name": "topic",
+            "in": "query",
+            "schema": {
+             "type": "string"
+            }
+           },
+           "Limit": {
+            "name": "limit",
+            "in": "query",
+            "schema": {
+             "type": "integer",
+             "minimum": 1,
+             "maximum": 1000,
+             "default": 100
+            }
+           }
+          },
+          "requestBodies": {
+           "Empty": {
+            "description": "Nothing to say: `{}` (the content type is what counts).",
+            "required": true,
+            "content": {
+             "application/json": {
+              "schema": {
+               "type": "object",
+               "maxProperties": 0
+              }
+             }
+            }
+           }
+          },
+          "responses": {
+           "BadRequest": {
+            "description": "The body is not JSON.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "Unauthorized": {
+            "description": "--admin-token is set and the request did not send it.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "NotFound": {
+            "description": "No such record.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "Conflict": {
+            "description": "The request cannot apply now (see `detail`).",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "TooLarge": {
+            "description": "The body is over 64 KiB.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "NotJSON": {
+            "description": "A request that changes state did not say `content-type application/json`.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "MisdirectedRequest": {
+            "description": "The Host header names neither this listener nor one of `--admin-host`.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "Unprocessable": {
+            "description": "A field or parameter is wrong; `detail` names it.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "TaskRefused": {
+            "description": "BGTaskScheduler refused the request: 403 `notPermitted` (the app does not declare the\nidentifier or the background mode); 409 `unavailable`, `tooManyPendingTaskRequests` or\n`immediateRunIneligible`.\n",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "allOf": [
+                {
+                 "$ref": "#/components/schemas/Problem"
+                },
+                {
+                 "type": "object",
+                 "required": [
+                  "code",
+                  "errorCode"
+                 ],
+                 "properties": {
+                  "code": {
+                   "enum": [
+                    "unavailable",
+                    "tooManyPendingTaskRequests",
+                    "notPermitted",
+                    "immediateRunIneligible"
+                   ]
+                  },
+                  "errorCode": {
+                   "enum": [
+                    1,
+                    2,
+                    3,
+                    4
+                   ]
+                  }
+                 }
+                }
+               ]
+              }
+             }
+            }
+           },
+           "Device": {
+            "description": "The device.",
+            "content": {
+             "application/json": {
+              "schema": {
+               "$ref": "#/components/schemas/Device"
+              }
+             }
+            }
+           },
+           "App": {
+            "description": "The app on the device.",
+            "content": {
+             "application/json": {
+              "schema": {
+               "type": "object",
+               "required": [
+                "deviceToken",
+                "topic",
+                "lastOpenedAt"
+               ],
+               "properties": {
+                "deviceToken": {
+                 "$ref": "#/components/schemas/DeviceToken"
+                },
+                "topic": {
+                 "type": "string"
+                },
+                "lastOpenedAt": {
+                 "type": [
+                  "string",
+                  "null"
+                 ],
+                 "format": "date-time"
+                }
+               }
+              }
+             }
+            }
+           },
+           "Cancelled": {
+            "description": "How many pending requests were cancelled.",
+            "content": {
+             "application/json": {
+              "schema": {
+               "type": "object",
+               "required": [
+                "cancelled"
+               ],
+               "properties": {
+                "cancelled": {
+                 "type": "integer",
+                 "minimum": 0
+                }
+               }
+              }
+             }
+            }
+           },
+           "Removed": {
+            "description": "What was removed.",
+            "content": {
+             "application/json": {
+              "schema": {
+               "type": "object",
+               "required": [
+                "removed"
+               ],
+               "properties": {
+                "removed": {
+                 "type": "integer",
+                 "minimum": 0
+                }
+               }
+              }
+             }
+            }
+           },
+           "TaskRun": {
+            "description": "The run.",
+            "content": {
+             "application/json": {
+              "schema": {
+               "$ref": "#/components/schemas/TaskRunRecord"
+              }
+             }
+            }
+           },
+           "Clock": {
+            "description": "The clock.",
+            "content": {
+             "application/json": {
+              "schema": {
+               "type": "object",
+               "required": [
+                "clock",
+                "now"
+               ],
+               "properties": {
+                "clock": {
+                 "enum": [
+                  "system",
+                  "manual"
+                 ]
+                },
+                "now": {
+                 "type": "string",
+                 "format": "date-time"
+                }
+               }
+              }
+             }
+            }
+           }
+          },
+          "schemas": {
+           "DeviceToken": {
+            "description": "32 to 100 bytes in hex (either case; answers use lower case).",
+            "type": "string",
+            "pattern": "^([0-9a-fA-F]{2}){32,100}$"
+           },
+           "Fate": {
+            "enum": [
+             "pending",
+             "delivered",
+             "coalesced",
+             "expired",
+             "dropped",
+             "rejected",
+             "injected"
+            ]
+           },
+           "Problem": {
+            "description": "RFC 9457 problem details.",
+            "type": "object",
+            "required": [
+             "type",
+             "title",
+             "status",
+             "detail"
+            ],
+            "properties": {
+             "type": {
+              "type": "string"
+             },
+             "title": {
+              "type": "string"
+             },
+             "status": {
+              "type": "integer",
+              "minimum": 400,
+              "maximum": 599
+             },
+             "detail": {
+              "type": "string",
+              "minLength": 1
+             },
+             "error": {
+              "type": "string",
+              "description": "`detail` again, for clients written before problem details."
+             }
+            }
+           },
+           "Why": {
+            "description": "The rule that decided, in words, and until when it holds.",
+            "type": "object",
+            "required": [
+             "rule",
+             "text",
+             "until"
+            ],
+            "properties": {
+             "rule": {
+              "type": "string",
+              "minLength": 1
+             },
+             "text": {
+              "type": "string",
+              "minLength": 1
+             },
+             "until": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             }
+            }
+           },
+           "Push": {
+            "type": "object",
+            "required": [
+             "apnsId",
+             "deviceToken",
+             "topic",
+             "pushType",
+             "priority",
+             "receivedAt",
+             "expiresAt",
+             "collapseId",
+             "fate",
+             "why"
+            ],
+            "properties": {
+             "apnsId": {
+              "type": "string"
+             },
+             "deviceToken": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "topic": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "pushType": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "priority": {
+              "type": [
+               "integer",
+               "null"
+              ]
+             },
+             "receivedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "expiresAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "collapseId": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "fate": {
+              "$ref": "#/components/schemas/Fate"
+             },
+             "wakeId": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "description": "delivered, coalesced: the wake that delivered it."
+             },
+             "reason": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "dropped, rejected, injected: why."
+             },
+             "faultRule": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "description": "injected: the rule that answered it."
+             },
+             "why": {
+              "$ref": "#/components/schemas/Why"
+             },
+             "warnings": {
+              "type": "array",
+              "items": {
+               "type": "string"
+              }
+             }
+            }
+           },
+           "Wake": {
+            "type": "object",
+            "required": [
+             "id",
+             "deviceToken",
+             "topic",
+             "apnsId",
+             "coalesced",
+             "startedAt",
+             "deadline",
+             "finishedAt",
+             "durationMs",
+             "result",
+             "reason"
+            ],
+            "properties": {
+             "id": {
+              "type": "integer"
+             },
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "topic": {
+              "type": "string"
+             },
+             "apnsId": {
+              "type": "string",
+              "description": "The push delivered."
+             },
+             "coalesced": {
+              "description": "The pushes it replaced in the app's slot, which rode this wake.",
+              "type": "array",
+              "items": {
+               "type": "string"
+              }
+             },
+             "startedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "deadline": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "finishedAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "durationMs": {
+              "type": [
+               "integer",
+               "null"
+              ]
+             },
+             "result": {
+              "enum": [
+               "newData",
+               "noData",
+               "failed",
+               null
+              ]
+             },
+             "reason": {
+              "type": [
+               "string",
+               "null"
+              ]
+             }
+            }
+           },
+           "Content": {
+            "type": "object",
+            "required": [
+             "deviceToken",
+             "topic",
+             "url",
+             "sha256",
+             "size",
+             "fetchedAt",
+             "changedAt"
+            ],
+            "properties": {
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "topic": {
+              "type": "string"
+             },
+             "url": {
+              "type": "string"
+             },
+             "etag": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "lastModified": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "contentType": {
+              "type": [
+               "string",
+               "null"
+              ]
+             },
+             "sha256": {
+              "type": "string"
+             },
+             "size": {
+              "type": "integer",
+              "minimum": 0
+             },
+             "fetchedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "changedAt": {
+              "type": "string",
+              "format": "date-time"
+             }
+            }
+           },
+           "Counts": {
+            "type": "object",
+            "additionalProperties": {
+             "type": "integer",
+             "minimum": 0
+            }
+           },
+           "Device": {
+            "type": "object",
+            "required": [
+             "deviceToken",
+             "forceQuit",
+             "backgroundRefresh",
+             "lowPowerMode",
+             "dailyBudget",
+             "batteryLevel",
+             "charging",
+             "thermalState",
+             "debuggerAttached",
+             "network",
+             "idle",
+             "unregistered",
+             "unregisteredAt"
+            ],
+            "properties": {
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "forceQuit": {
+              "type": "boolean"
+             },
+             "backgroundRefresh": {
+              "type": "boolean"
+             },
+             "lowPowerMode": {
+              "type": "boolean"
+             },
+             "dailyBudget": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "minimum": 0
+             },
+             "batteryLevel": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 100
+             },
+             "charging": {
+              "type": "boolean"
+             },
+             "thermalState": {
+              "enum": [
+               "nominal",
+               "fair",
+               "serious",
+               "critical"
+              ]
+             },
+             "debuggerAttached": {
+              "type": "boolean"
+             },
+             "network": {
+              "enum": [
+               "online",
+               "offline"
+              ]
+             },
+             "idle": {
+              "type": "boolean"
+             },
+             "unregistered": {
+              "type": "boolean"
+             },
+             "unregisteredAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             }
+            }
+           },
+           "DevicePatch": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+             "forceQuit": {
+              "type": "boolean"
+             },
+             "backgroundRefresh": {
+              "type": "boolean"
+             },
+             "lowPowerMode": {
+              "type": "boolean"
+             },
+             "dailyBudget": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "minimum": 0,
+              "maximum": 1000000
+             },
+             "batteryLevel": {
+              "type": "integer",
+              "minimum": 0,
+              "maximum": 100
+             },
+             "charging": {
+              "type": "boolean"
+             },
+             "thermalState": {
+              "enum": [
+               "nominal",
+               "fair",
+               "serious",
+               "critical"
+              ]
+             },
+             "debuggerAttached": {
+              "type": "boolean"
+             },
+             "network": {
+              "enum": [
+               "online",
+               "offline"
+              ]
+             },
+             "idle": {
+              "type": "boolean"
+             },
+             "unregistered": {
+              "type": "boolean"
+             }
+            }
+           },
+           "TaskSubmission": {
+            "description": "A BGAppRefreshTaskRequest, BGProcessingTaskRequest or BGContinuedProcessingTaskRequest.\nOnly a processing task has `requiresNetworkConnectivity` and `requiresExternalPower`.\n",
+            "oneOf": [
+             {
+              "type": "object",
+              "required": [
+               "identifier",
+               "kind"
+              ],
+              "additionalProperties": false,
+              "properties": {
+               "identifier": {
+                "$ref": "#/components/schemas/TaskIdentifier"
+               },
+               "kind": {
+                "const": "processing"
+               },
+               "earliestBeginDate": {
+                "type": [
+                 "string",
+                 "null"
+                ],
+                "format": "date-time"
+               },
+               "requiresNetworkConnectivity": {
+                "type": "boolean"
+               },
+               "requiresExternalPower": {
+                "type": "boolean"
+               },
+               "strategy": {
+                "enum": [
+                 "queue",
+                 "fail"
+                ]
+               }
+              }
+             },
+             {
+              "type": "object",
+              "required": [
+               "identifier",
+               "kind"
+              ],
+              "additionalProperties": false,
+              "properties": {
+               "identifier": {
+                "$ref": "#/components/schemas/TaskIdentifier"
+               },
+               "kind": {
+                "enum": [
+                 "refresh",
+                 "continued"
+                ]
+               },
+               "earliestBeginDate": {
+                "type": [
+                 "string",
+                 "null"
+                ],
+                "format": "date-time"
+               },
+               "strategy": {
+                "enum": [
+                 "queue",
+                 "fail"
+                ],
+                "description": "continued tasks: wait for a slot, or fail at once."
+               }
+              }
+             }
+            ]
+           },
+           "TaskIdentifier": {
+            "description": "Such as com.example.app.refresh (1 to 200 visible ASCII characters, no `/`).",
+            "type": "string",
+            "pattern": "^[!-.0-~]{1,200}$"
+           },
+           "TaskRequest": {
+            "type": "object",
+            "required": [
+             "id",
+             "deviceToken",
+             "topic",
+             "identifier",
+             "kind",
+             "earliestBeginDate",
+             "requiresNetworkConnectivity",
+             "requiresExternalPower",
+             "strategy",
+             "submittedAt",
+             "state",
+             "endedAt",
+             "why"
+            ],
+            "properties": {
+             "id": {
+              "type": "integer"
+             },
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "topic": {
+              "type": "string"
+             },
+             "identifier": {
+              "type": "string"
+             },
+             "kind": {
+              "enum": [
+               "refresh",
+               "processing",
+               "continued"
+              ]
+             },
+             "earliestBeginDate": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "requiresNetworkConnectivity": {
+              "type": "boolean"
+             },
+             "requiresExternalPower": {
+              "type": "boolean"
+             },
+             "strategy": {
+              "enum": [
+               "queue",
+               "fail"
+              ]
+             },
+             "submittedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "state": {
+              "enum": [
+               "pending",
+               "launched",
+               "cancelled",
+               "replaced"
+              ]
+             },
+             "endedAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "why": {
+              "$ref": "#/components/schemas/Why"
+             }
+            }
+           },
+           "TaskRunRecord": {
+            "type": "object",
+            "required": [
+             "id",
+             "requestId",
+             "deviceToken",
+             "topic",
+             "identifier",
+             "kind",
+             "startedAt",
+             "deadline",
+             "simulated",
+             "expiredAt",
+             "finishedAt",
+             "outcome",
+             "progress",
+             "why"
+            ],
+            "properties": {
+             "id": {
+              "type": "integer"
+             },
+             "requestId": {
+              "type": "integer"
+             },
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "topic": {
+              "type": "string"
+             },
+             "identifier": {
+              "type": "string"
+             },
+             "kind": {
+              "enum": [
+               "refresh",
+               "processing",
+               "continued"
+              ]
+             },
+             "startedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "deadline": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "simulated": {
+              "type": "boolean"
+             },
+             "expiredAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "finishedAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "outcome": {
+              "enum": [
+               "completed",
+               "failed",
+               "expired",
+               "terminated",
+               "cancelled",
+               "replaced",
+               null
+              ]
+             },
+             "progress": {
+              "type": "object",
+              "required": [
+               "completed",
+               "total"
+              ],
+              "properties": {
+               "completed": {
+                "type": "integer",
+                "minimum": 0
+               },
+               "total": {
+                "type": "integer",
+                "minimum": 0
+               }
+              }
+             },
+             "why": {
+              "$ref": "#/components/schemas/Why"
+             }
+            }
+           },
+           "FaultMatch": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+             "device": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "topic": {
+              "type": "string",
+              "minLength": 1
+             },
+             "team": {
+              "type": "string",
+              "minLength": 1
+             },
+             "keyId": {
+              "type": "string",
+              "minLength": 1
+             }
+            }
+           },
+           "FaultAction": {
+            "oneOf": [
+             {
+              "type": "object",
+              "description": "Answer with an Apple reason and its status (410 Unregistered carries a timestamp).",
+              "required": [
+               "reason"
+              ],
+              "additionalProperties": false,
+              "properties": {
+               "reason": {
+                "$ref": "#/components/schemas/APNsReason"
+               }
+              }
+             },
+             {
+              "type": "object",
+              "description": "Send GOAWAY with the reason after this many more streams.",
+              "required": [
+               "goaway"
+              ],
+              "additionalProperties": false,
+              "properties": {
+               "goaway": {
+                "$ref": "#/components/schemas/APNsReason"
+               },
+               "afterStreams": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 1000000
+               }
+              }
+             },
+             {
+              "type": "object",
+              "description": "Drop the connection without an answer.",
+              "required": [
+               "reset"
+              ],
+              "additionalProperties": false,
+              "properties": {
+               "reset": {
+                "const": true
+               }
+              }
+             },
+             {
+              "type": "object",
+              "description": "Answer as usual, this many milliseconds late.",
+              "required": [
+               "delayMs"
+              ],
+              "additionalProperties": false,
+              "properties": {
+               "delayMs": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 60000
+               }
+              }
+             }
+            ]
+           },
+           "FaultRuleInput": {
+            "type": "object",
+            "required": [
+             "action"
+            ],
+            "additionalProperties": false,
+            "properties": {
+             "match": {
+              "$ref": "#/components/schemas/FaultMatch"
+             },
+             "fraction": {
+              "type": "number",
+              "exclusiveMinimum": 0,
+              "maximum": 1
+             },
+             "count": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 1000000000
+             },
+             "from": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "until": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "action": {
+              "$ref": "#/components/schemas/FaultAction"
+             }
+            }
+           },
+           "FaultRule": {
+            "type": "object",
+            "required": [
+             "id",
+             "match",
+             "fraction",
+             "count",
+             "from",
+             "until",
+             "action",
+             "applied"
+            ],
+            "properties": {
+             "id": {
+              "type": "integer"
+             },
+             "match": {
+              "type": "object",
+              "properties": {
+               "device": {
+                "type": [
+                 "string",
+                 "null"
+                ]
+               },
+               "topic": {
+                "type": [
+                 "string",
+                 "null"
+                ]
+               },
+               "team": {
+                "type": [
+                 "string",
+                 "null"
+                ]
+               },
+               "keyId": {
+                "type": [
+                 "string",
+                 "null"
+                ]
+               }
+              }
+             },
+             "fraction": {
+              "type": [
+               "number",
+               "null"
+              ]
+             },
+             "count": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "description": "Answers left; null for no limit."
+             },
+             "from": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "until": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "action": {
+              "$ref": "#/components/schemas/FaultAction"
+             },
+             "applied": {
+              "type": "integer",
+              "minimum": 0
+             }
+            }
+           },
+           "APNsReason": {
+            "enum": [
+             "BadCollapseId",
+             "BadDeviceToken",
+             "BadExpirationDate",
+             "BadMessageId",
+             "BadPriority",
+             "BadTopic",
+             "DeviceTokenNotForTopic",
+             "DuplicateHeaders",
+             "IdleTimeout",
+             "InvalidPushType",
+             "MissingDeviceToken",
+             "MissingTopic",
+             "PayloadEmpty",
+             "TopicDisallowed",
+             "BadRequestPayload",
+             "BadCertificate",
+             "BadCertificateEnvironment",
+             "ExpiredProviderToken",
+             "Forbidden",
+             "InvalidProviderToken",
+             "MissingProviderToken",
+             "UnrelatedKeyIdInToken",
+             "BadEnvironmentKeyIdInToken",
+             "BadPath",
+             "MethodNotAllowed",
+             "ExpiredToken",
+             "Unregistered",
+             "PayloadTooLarge",
+             "TooManyProviderTokenUpdates",
+             "TooManyRequests",
+             "InternalServerError",
+             "ServiceUnavailable",
+             "Shutdown"
+            ]
+           }
+          }
+         }
+        }
+        """#
+}

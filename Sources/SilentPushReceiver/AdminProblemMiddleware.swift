@@ -1,0 +1,59 @@
+import Hummingbird
+import Synchronization
+
+/// Every refusal the admin API makes is a problem document (RFC 9457) that says what to fix:
+/// a request a handler refuses (``AdminError``), a path it does not have (404), a method the
+/// path does not take (405, with `Allow`), a body too large (413).
+struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// The routes, filled in once the router has them all (the middleware comes first).
+    let routes: AdminRouteTable
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as AdminError {
+            return AdminAPI.error(error.status, error.message)
+        } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
+            let allowed = routes.methods(forPath: request.uri.path)
+            guard !allowed.isEmpty else {
+                return AdminAPI.error(
+                    .notFound,
+                    "no route \(request.method.rawValue) \(request.uri.path): the admin API's routes are /v1/… (docs/admin-api.md, or GET /v1/openapi.json)"
+                )
+            }
+            var response = AdminAPI.error(
+                .methodNotAllowed, "\(request.uri.path) takes \(allowed.joined(separator: ", ")), not \(request.method.rawValue)")
+            response.headers[.allow] = allowed.joined(separator: ", ")
+            return response
+        } catch let error as HTTPError {
+            return AdminAPI.error(error.status, error.body ?? error.status.reasonPhrase)
+        }
+    }
+}
+
+/// The admin API's routes as (method, path pattern), to tell "no such path" from "not with
+/// that method".
+final class AdminRouteTable: Sendable {
+    private let routes = Mutex<[(method: String, components: [String])]>([])
+
+    func set(_ descriptions: [Router<BasicRequestContext>.RouteDescription]) {
+        let table = descriptions.map { route in
+            (route.method.rawValue, route.path.description.split(separator: "/").map(String.init))
+        }
+        routes.withLock { $0 = table }
+    }
+
+    /// The methods some route takes at `path`, sorted; empty when no route has that path.
+    func methods(forPath path: String) -> [String] {
+        let components = path.split(separator: "/")
+        let methods = routes.withLock { routes in
+            routes.filter { route in
+                route.components.count == components.count
+                    && zip(route.components, components).allSatisfy { pattern, component in
+                        pattern.hasPrefix("{") || pattern == component
+                    }
+            }.map(\.method)
+        }
+        return Array(Set(methods)).sorted()
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import SilentPushReceiver
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// The served OpenAPI document against the router: every route is documented, and every
+/// documented operation is a route (schemathesis, in the live tests, checks the answers).
+@Suite struct AdminOpenAPITests {
+    static func curl(_ port: Int, _ arguments: [String]) async throws -> (status: Int, headers: String, body: String) {
+        let result = try await PeerProcess.run("curl", ["-sS", "-i"] + arguments.dropLast() + ["http://127.0.0.1:\(port)\(arguments.last!)"])
+        let parts = result.output.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return (status, head, parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    @Test func theDocumentHasEveryRouteAndNoOther() async throws {
+        try await Receiver(.testing()).whileRunning { receiver in
+            let port = try #require(receiver.adminPort)
+            let served = try await Self.curl(port, ["/v1/openapi.json"])
+            #expect(served.status == 200 && served.headers.lowercased().contains("content-type: application/json"))
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(served.body.utf8)) as? [String: Any])
+            #expect(document["openapi"] as? String == "3.1.0")
+            let paths = try #require(document["paths"] as? [String: [String: Any]])
+            let methods: Set<String> = ["get", "put", "post", "patch", "delete"]
+            let documented = Set(
+                paths.flatMap { path, item in item.keys.filter(methods.contains).map { "\($0.uppercased()) \(path)" } })
+            let routes = Set(receiver.adminRoutes)
+            #expect(routes.count > 30)
+            #expect(routes.subtracting(documented).isEmpty, "routes not in openapi.yaml: \(routes.subtracting(documented).sorted())")
+            #expect(documented.subtracting(routes).isEmpty, "documented but not routed: \(documented.subtracting(routes).sorted())")
+        }
+    }
+
+    @Test func aMethodThePathDoesNotTakeIs405WithAllow() async throws {
+        try await Receiver(.testing()).whileRunning { receiver in
+            let port = try #require(receiver.adminPort)
+            let put = try await Self.curl(port, ["-X", "PUT", "-H", "content-type: text/plain", "/v1/clock"])
+            #expect(put.status == 405, "\(put)")
+            #expect(put.headers.lowercased().contains("allow: get"))
+            #expect(put.body.contains(#""status":405"#) && put.body.contains("takes GET"))
+            let tasks = try await Self.curl(port, ["-X", "PATCH", "/v1/devices/\(String(repeating: "ab", count: 32))/apps/com.example.app/tasks"])
+            #expect(tasks.status == 405 && tasks.headers.lowercased().contains("allow: delete, get, post"), "\(tasks)")
+            #expect(try await Self.curl(port, ["/v1/nothing/here"]).status == 404)
+        }
+    }
+
+    @Test func requestsThatTakeNoFieldsSayWhenGivenSomeAndTopicsAreChecked() async throws {
+        try await Receiver(.testing()).whileRunning { receiver in
+            let port = try #require(receiver.adminPort)
+            let json = ["-H", "content-type: application/json"]
+            let token = String(repeating: "ab", count: 32)
+            let withField = try await Self.curl(port, ["-X", "POST"] + json + ["--data", #"{"now": true}"#, "/v1/devices/\(token)/reboot"])
+            #expect(withField.status == 422 && withField.body.contains("takes no fields"), "\(withField)")
+            #expect(try await Self.curl(port, ["-X", "POST"] + json + ["--data", "{}", "/v1/devices/\(token)/reboot"]).status == 200)
+            #expect(try await Self.curl(port, ["-X", "POST"] + json + ["/v1/reset"]).status == 200)
+            // A DELETE needs no content type: a browser cannot send one across sites unasked.
+            #expect(try await Self.curl(port, ["-X", "DELETE", "/v1/faults"]).status == 200)
+            let control = try await Self.curl(port, ["/v1/devices/\(token)/apps/%C2%84"])
+            #expect(control.status == 422 && control.body.contains("bundle ID"), "\(control)")
+            let odd = try await Self.curl(port, ["/v1/devices/\(String(repeating: "a", count: 65))"])
+            #expect(odd.status == 422, "an odd number of hex digits is not a token of whole bytes")
+        }
+    }
+}
