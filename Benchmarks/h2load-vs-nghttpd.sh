@@ -2,7 +2,8 @@
 # `make bench`: h2load against silentpushd and against nghttpd (nghttp2's own C server)
 # answering the same APNs requests, alternating, in one run. Prints each round's ratio and
 # the median over h2c and over TLS, latency p50/p99 at a fixed rate, and the receiver's
-# resident memory after a million pushes to 100,000 devices.
+# resident memory after a million pushes to 100,000 devices, and the store's size on disk after
+# a million pushes with and without retention (and what retention costs in throughput).
 #
 # silentpushd runs as a user runs it: a SQLite file store, the system clock, profile ios.
 # Every request is a real push: POST /3/device/<token> over 20,000 distinct tokens (h2load's
@@ -18,7 +19,9 @@
 #     connections with LATENCY_STREAMS [4] streams each: h2load's --rps sends each tick's
 #     requests in one burst, so many streams per connection measure its own queue
 #   RSS_PUSHES [1000000] to RSS_DEVICES [100000] for the memory run
-#   PARTS ["h2c tls latency rss"]: which parts to run; add "transport" for the HTTP/2
+#   STORE_PUSHES [1000000] in STORE_CHUNKS [4] to RSS_DEVICES devices for the store run, with
+#     no retention and with --retain-pushes STORE_RETAIN [100000], chunk by chunk alternating
+#   PARTS ["h2c tls latency rss store"]: which parts to run; add "transport" for the HTTP/2
 #     transport alone (H2FixedResponseServer: a fixed 200 + apns-id, no APNs, no device)
 #     against the same nghttpd over h2c, as the foundation measured it
 #   MIN_RATIO: if set, exit 1 when a median ratio is below it
@@ -27,7 +30,8 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3} REQUESTS=${REQUESTS:-200000} CLIENTS=${CLIENTS:-4} STREAMS=${STREAMS:-32}
 TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1} RATE=${RATE:-20000} RATE_SECONDS=${RATE_SECONDS:-10}
 LATENCY_CLIENTS=${LATENCY_CLIENTS:-10} LATENCY_STREAMS=${LATENCY_STREAMS:-4}
-RSS_PUSHES=${RSS_PUSHES:-1000000} RSS_DEVICES=${RSS_DEVICES:-100000} PARTS=${PARTS:-"h2c tls latency rss"}
+RSS_PUSHES=${RSS_PUSHES:-1000000} RSS_DEVICES=${RSS_DEVICES:-100000} PARTS=${PARTS:-"h2c tls latency rss store"}
+STORE_PUSHES=${STORE_PUSHES:-1000000} STORE_CHUNKS=${STORE_CHUNKS:-4} STORE_RETAIN=${STORE_RETAIN:-100000}
 for tool in h2load nghttpd python3 openssl curl; do
   command -v "$tool" >/dev/null || { echo "missing $tool: run 'make deps' (nghttp2-client, nghttp2-server, curl)" >&2; exit 2; }
 done
@@ -178,5 +182,54 @@ if [[ " $PARTS " == *" rss "* ]]; then
   echo "memory: RSS $(( rss_before / 1024 )) MB at start; after $RSS_PUSHES pushes to $RSS_DEVICES devices: RSS $(( rss / 1024 )) MB, peak $(( hwm / 1024 )) MB (pushes recorded: $stored)"
   [ "$stored" = "$RSS_PUSHES" ] || { echo "the store is missing pushes answered 200" >&2; exit 1; }
   stop "$spd_pid"
+fi
+if [[ " $PARTS " == *" store "* ]]; then
+  # The same million pushes to two receivers, one keeping everything and one keeping the
+  # newest STORE_RETAIN (its pruner runs every 10 s), a chunk to each in turn.
+  [ -s "$work/rss.paths" ] || paths "$RSS_DEVICES" > "$work/rss.paths"
+  store_bytes() { local total=0 f; for f in "$work/$1/store.sqlite" "$work/$1/store.sqlite-wal"; do
+    [ -f "$f" ] && total=$(( total + $(stat -c %s "$f") )); done; echo "$total"; }
+  start_silentpushd keep --listen off --listen-h2c 127.0.0.1:0 --retain none --retain-pushes none
+  keep_pid=$spd_pid keep_ready=$spd_ready
+  start_silentpushd pruned --listen off --listen-h2c 127.0.0.1:0 --retain-pushes "$STORE_RETAIN"
+  pruned_pid=$spd_pid pruned_ready=$spd_ready
+  uris http "$(ready_port "$keep_ready" h2c)" "$work/rss.paths" "$work/keep.uris"
+  uris http "$(ready_port "$pruned_ready" h2c)" "$work/rss.paths" "$work/pruned.uris"
+  chunk=$(( STORE_PUSHES / STORE_CHUNKS )) store_ratios=()
+  printf '%-7s %-6s %12s %14s %8s\n' store chunk keep-all "retain $STORE_RETAIN" ratio
+  for round in $(seq "$STORE_CHUNKS"); do
+    if (( round % 2 )); then keep=$(REQUESTS=$chunk measure "$work/keep.uris"); kept=$(REQUESTS=$chunk measure "$work/pruned.uris")
+    else kept=$(REQUESTS=$chunk measure "$work/pruned.uris"); keep=$(REQUESTS=$chunk measure "$work/keep.uris"); fi
+    store_ratios+=("$(ratio "$kept" "$keep")")
+    printf '%-7s %-6s %12.0f %14.0f %8s\n' store "$round" "$keep" "$kept" "${store_ratios[-1]}"
+  done
+  sleep 15  # a pruning pass and its vacuum
+  keep_stored=$(recorded "$keep_ready") pruned_stored=$(recorded "$pruned_ready")
+  keep_bytes=$(store_bytes keep) pruned_bytes=$(store_bytes pruned)
+  echo "store: throughput with retention / without, median over chunks: $(median "${store_ratios[@]}")"
+  echo "store: without retention, $STORE_PUSHES pushes take $(( keep_bytes / 1048576 )) MB on disk ($(( keep_bytes / keep_stored )) bytes per push; $keep_stored pushes kept)"
+  echo "store: with --retain-pushes $STORE_RETAIN, $(( pruned_bytes / 1048576 )) MB on disk ($pruned_stored pushes kept)"
+  ls -l "$work"/keep/store.sqlite* "$work"/pruned/store.sqlite* | awk '{print "  " $5, $NF}' 
+  [ "$keep_stored" = "$STORE_PUSHES" ] || { echo "the store is missing pushes answered 200" >&2; exit 1; }
+  # Export every one of them (pushsend export over the admin API's NDJSON stream): the
+  # receiver's peak RSS during the export (its high-water mark reset first) and pushsend's.
+  swift build -c release --product pushsend >&2
+  echo 5 > "/proc/$keep_pid/clear_refs" 2>/dev/null || true
+  export_rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$keep_pid/status")
+  export_out=$(python3 - "$(ready_port "$keep_ready" admin)" <<'PY'
+import resource, subprocess, sys, time
+started = time.monotonic()
+proc = subprocess.Popen([".build/release/pushsend", "export", "pushes", "--admin", f"http://127.0.0.1:{sys.argv[1]}"], stdout=subprocess.PIPE)
+lines = sum(1 for _ in proc.stdout)
+proc.wait()
+rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024
+print(lines, proc.returncode, f"{time.monotonic() - started:.1f}", rss)
+PY
+)
+  read -r export_lines export_status export_seconds export_client_mb <<<"$export_out"
+  export_hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$keep_pid/status")
+  echo "export: $export_lines pushes in ${export_seconds}s (exit $export_status); receiver RSS $(( export_rss_before / 1024 )) MB before, peak $(( export_hwm / 1024 )) MB during; pushsend peak RSS ${export_client_mb} MB"
+  [ "$export_lines" = "$STORE_PUSHES" ] || { echo "the export is missing pushes" >&2; exit 1; }
+  stop "$keep_pid"; stop "$pruned_pid"
 fi
 exit "$failed"

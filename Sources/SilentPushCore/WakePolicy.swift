@@ -81,6 +81,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// The push waiting in `app`'s slot, if any.
     @inlinable public func pendingPush(of app: App) -> UInt64? { state(of: app)?.pending?.push }
 
+    /// Every push waiting in a slot (one per app at most): what the store must keep pending.
+    public var pendingPushes: Set<UInt64> {
+        var pushes = Set<UInt64>(minimumCapacity: _pendingSlotCount)
+        for state in states { if let push = state.pending?.push { pushes.insert(push) } }
+        return pushes
+    }
+
     /// Whether `app` has a fetch running.
     @inlinable public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
 

@@ -2,6 +2,7 @@ import Hummingbird
 import NIOCore
 import SilentPushCore
 import SilentPushStore
+import Synchronization
 
 /// `GET /v1/pushes` and `GET /v1/wakes` with `Accept: application/x-ndjson` or `text/csv`:
 /// every match, newest first, streamed a page at a time, so memory stays bounded however
@@ -37,13 +38,11 @@ extension AdminAPI {
 
     /// Streams every push `query` matches (its limit is the page size).
     func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
-        let store = runtime.store
-        return stream(format, columns: Self.pushColumns) { before in
-            var page = query
-            page.before = before
-            page.limit = Self.exportPage
-            let pushes = try store.pushes(page)
-            return (pushes.map(Self.json), pushes.count == Self.exportPage ? pushes.last?.id : nil)
+        let export = Mutex(PushExport(runtime.store, query: query))
+        return stream(format, columns: Self.pushColumns) { _ in
+            // One page at a time, in order: the stream asks for the next once this is written.
+            guard let pushes = try export.withLock({ try $0.next(pageSize: Self.exportPage) }) else { return ([], nil) }
+            return (pushes.map(Self.json), 1)
         }
     }
 
@@ -52,9 +51,8 @@ extension AdminAPI {
         let store = runtime.store
         return stream(format, columns: Self.wakeColumns) { before in
             let wakes = try store.wakes(deviceToken: device, topic: topic, before: before, limit: Self.exportPage)
-            var rows: [JSONValue] = []
-            for wake in wakes { rows.append(Self.json(wake, coalesced: try store.coalescedAPNsIDs(wakeID: wake.id))) }
-            return (rows, wakes.count == Self.exportPage ? wakes.last?.id : nil)
+            let coalesced = try store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            return (wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }, wakes.count == Self.exportPage ? wakes.last?.id : nil)
         }
     }
 

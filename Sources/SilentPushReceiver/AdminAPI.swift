@@ -180,15 +180,8 @@ package struct AdminAPI: Sendable {
         return await Self.answering {
             let filter = try Self.filter(query)
             let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
-            return .object([
-                (
-                    "wakes",
-                    .array(
-                        try wakes.map { wake in
-                            Self.json(wake, coalesced: try runtime.store.coalescedAPNsIDs(wakeID: wake.id))
-                        })
-                )
-            ])
+            let coalesced = try runtime.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }))])
         }
     }
 

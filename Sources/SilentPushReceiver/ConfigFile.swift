@@ -52,6 +52,7 @@ package struct ConfigFile: Sendable {
         "adminHosts": ("--admin-host", .list), "adminToken": ("--admin-token", .text),
         "authKeys": ("--auth-key", .list), "environment": ("--environment", .text), "strict": ("--strict", .flag),
         "rateLimit": ("--rate-limit", .text), "store": ("--store", .text), "clock": ("--clock", .text),
+        "retain": ("--retain", .duration), "retainPushes": ("--retain-pushes", .numberOrNone),
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),
         "dailyBudget": ("--daily-budget", .numberOrNone), "batteryThreshold": ("--battery-threshold", .number),
         "rebootWarmup": ("--reboot-warmup", .duration), "appUsageThreshold": ("--app-usage-threshold", .duration),

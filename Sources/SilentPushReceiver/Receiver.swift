@@ -29,6 +29,8 @@ public final class Receiver: Service, Sendable {
     private let eventLoopGroup: any EventLoopGroup
     private let logger: Logger
     private let readiness = ReceiverReadiness()
+    /// Keeps the store within `configuration.retention`.
+    private let pruner: StorePruner
     /// The bound HTTP/2 server, while `run()` runs.
     private let server = Mutex<H2Server?>(nil)
 
@@ -93,6 +95,10 @@ public final class Receiver: Service, Sendable {
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
+        pruner = StorePruner(
+            store: device.store, retention: configuration.retention, now: { [device] in device.clock.now },
+            held: { [device] in device.inspect { $0.policy.pendingPushes } },
+            metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         self.configuration = configuration
         self.device = device
         self.endpoint = endpoint
@@ -134,7 +140,7 @@ public final class Receiver: Service, Sendable {
             } else {
                 becomeReady(server, adminPort: nil)
             }
-            services += [device, server]
+            services += [pruner, device, server]
             let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -213,6 +219,13 @@ public final class Receiver: Service, Sendable {
                 "device.deadline": "\(settings.deadline)",
                 "store": store,
             ])
+    }
+
+    /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
+    /// after moving the manual clock.
+    package func pruneStore() async throws -> (pushes: Int, wakes: Int) {
+        let pruned = try await pruner.pass()
+        return (pruned.pushes, pruned.wakes)
     }
 
     /// The admin API's routes, each as "METHOD /path/{parameter}": tests hold them against

@@ -52,6 +52,8 @@ public struct ReceiverConfiguration: Sendable {
     public var adminToken: String?
     /// Where pushes, wakes and device state are recorded (`--store`).
     public var store: StoreLocation
+    /// How much the store keeps (`--retain`, `--retain-pushes`).
+    public var retention: Retention
     /// The device clock (`--clock`).
     public var clock: DeviceClock.Mode
     /// Minimum interval, deadline and fetch cap (`--profile`, `--min-interval`, `--deadline`).
@@ -94,6 +96,7 @@ public struct ReceiverConfiguration: Sendable {
         adminHosts = []
         adminToken = nil
         store = .file(".silentpush/silentpush.sqlite")
+        retention = .default
         clock = .system
         wakeSettings = WakeSettings()
         fetchHandler = .noData
@@ -105,6 +108,29 @@ public struct ReceiverConfiguration: Sendable {
 
 extension ReceiverConfiguration {
     /// Where a receiver records pushes, wakes and device state.
+    /// How much the store keeps: pushes older than ``maximumAge`` (device time) or past the
+    /// newest ``maximumPushes`` are pruned in the background, with their wakes, and so are
+    /// finished task runs and requests. A pending push is never pruned: the device holds it.
+    public struct Retention: Sendable, Equatable {
+        /// How long a record is kept; nil keeps it whatever its age.
+        public var maximumAge: Duration?
+        /// How many of the newest pushes (and task runs, and task requests) are kept; nil: all.
+        public var maximumPushes: Int?
+
+        /// A retention.
+        public init(maximumAge: Duration?, maximumPushes: Int?) {
+            self.maximumAge = maximumAge
+            self.maximumPushes = maximumPushes
+        }
+
+        /// What a receiver keeps unless told otherwise: 7 days and 1,000,000 pushes, so one
+        /// left running holds a bounded store.
+        public static let `default` = Retention(maximumAge: .seconds(7 * 86_400), maximumPushes: 1_000_000)
+
+        /// Everything, for ever.
+        public static let keepEverything = Retention(maximumAge: nil, maximumPushes: nil)
+    }
+
     public enum StoreLocation: Sendable, Equatable {
         /// A SQLite file, created with its directory when missing; it survives restarts.
         case file(String)

@@ -149,6 +149,23 @@ extension PushStore {
         try database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
     }
 
+    /// The apns-ids coalesced into each of `wakeIDs`, oldest first, in one query (a page of
+    /// wakes reads them at once, not one query per wake).
+    public func coalescedAPNsIDs(wakeIDs: [UInt64]) throws -> [UInt64: [String]] {
+        guard !wakeIDs.isEmpty else { return [:] }
+        // Whole numbers only: the list is safe to write into the statement.
+        let list = wakeIDs.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
+        return try database.read { db in
+            var coalesced: [UInt64: [String]] = [:]
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT wake_id, apns_id FROM pushes WHERE wake_id IN (\(list)) AND fate = \(StoredFate.sql(.coalesced)) ORDER BY id")
+            while let row = try rows.next() {
+                coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
+            }
+            return coalesced
+        }
+    }
+
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the
     /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
     public func delivery(push id: UInt64, wakeID: UInt64) throws -> (push: PushRecord, coalesced: [String])? {
@@ -279,7 +296,7 @@ extension PushStore {
 
     /// A `pushes` row as a record; its fate as the row stores it, or coalesced when the
     /// read model found it `replacedLater`.
-    private static func push(_ row: Row, replacedLater: Bool = false) -> PushRecord {
+    static func push(_ row: Row, replacedLater: Bool = false) -> PushRecord {
         let stored = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"])
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]

@@ -64,6 +64,9 @@ public final class PushStore: Sendable {
                 configuration.prepareDatabase { db in
                     // Checkpoints run on their own connection (below), not in a commit.
                     try db.execute(sql: "PRAGMA synchronous = NORMAL; PRAGMA wal_autocheckpoint = 0")
+                    // A WAL that grew during a burst (or a pruning pass) shrinks back to 64 MiB
+                    // when it next starts over.
+                    try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
                     // The writer's page cache holds the indexes' hot pages (the default 2 MB
                     // made it re-read them); 4 MB kept the rate and resident memory; readers keep the default.
                     if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -4000") }
@@ -74,12 +77,24 @@ public final class PushStore: Sendable {
                 throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
             }
         }
+        if case .file = location { try Self.useIncrementalVacuum(database) }
         try Self.migrator.migrate(database)
         var contentsDirectory: String?
         if case .file(let path) = location {
             contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
         }
         return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory, lock: lock)
+    }
+
+    /// Pruned pages go back to the file system (`PRAGMA incremental_vacuum`) only in a
+    /// database made with incremental auto-vacuum: a store is rewritten once (VACUUM) to
+    /// become so, when new or made by an earlier version.
+    private static func useIncrementalVacuum(_ database: any DatabaseWriter) throws {
+        try database.writeWithoutTransaction { db in
+            guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
+            // In WAL mode the setting takes effect only through VACUUM, even in a new file.
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL; VACUUM")
+        }
     }
 
     /// Transactions committed so far (each may carry many writes).

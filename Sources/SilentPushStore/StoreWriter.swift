@@ -137,6 +137,19 @@ final class StoreWriter: Sendable {
         writabilityObserver.withLock { $0 }?(succeeded, failure)
     }
 
+    /// Copies the WAL into the database beside the writer, then cuts the file back to nothing
+    /// between two commits on the writer itself (a TRUNCATE checkpoint on another connection
+    /// would hold the write lock and fail the commits meanwhile): after a pruning pass whose
+    /// large WAL no further commit may come to reset.
+    func checkpointAndTruncate() async {
+        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
+        _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        checkpointing.store(false, ordering: .releasing)
+        _ = try? await database.writeWithoutTransaction { db in
+            if (try? db.checkpoint(.truncate)) != nil { self.walFrames.store(0, ordering: .relaxed) }
+        }
+    }
+
     private func checkpointInBackground() {
         guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
         checkpointer.asyncWriteWithoutTransaction { db in

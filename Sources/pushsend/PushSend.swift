@@ -4,12 +4,47 @@ import SilentPushCore
 import SilentPushSender
 import SilentPushTransport
 
-/// `pushsend`: signs and posts a payload to device tokens (SPEC §7). Parses flags into a
-/// `PushSendConfiguration` and runs a `PushSender`.
+/// `pushsend`: signs and posts a payload to device tokens (SPEC §7); `pushsend export` streams
+/// a receiver's records. Each subcommand parses flags and calls the library that does it.
 @main
 struct PushSend: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushsend",
+        abstract: "Sign and post push payloads over HTTP/2, to silentpushd or to Apple; export what a receiver recorded.",
+        discussion: "With no subcommand, pushsend sends (pushsend send --help).",
+        subcommands: [Send.self, Export.self],
+        defaultSubcommand: Send.self)
+
+    /// Usage, key and connection errors exit 2 with one line; rejections exit 1; help 0.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var runnable = command as? AsyncParsableCommand {
+                try await runnable.run()
+            } else {
+                try command.run()
+            }
+        } catch let code as ExitCode {
+            Foundation.exit(code.rawValue)
+        } catch {
+            if exitCode(for: error) == .success {
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let message = (error as? PushSendError)?.description ?? (error as? AdminExporter.Failure)?.description ?? message(for: error)
+            FileHandle.standardError.write(Data("pushsend: \(message)\n".utf8))
+            // An admin API that answered and refused is a result (1); the rest are usage (2).
+            if case .refused? = error as? AdminExporter.Failure { Foundation.exit(1) }
+            Foundation.exit(2)
+        }
+    }
+}
+
+/// `pushsend send` (the default): signs and posts a payload to device tokens. Parses flags
+/// into a `PushSendConfiguration` and runs a `PushSender`.
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
         abstract: "Sign (ES256 provider tokens) and post push payloads over HTTP/2, to silentpushd or to Apple.",
         discussion: """
             Examples:
@@ -41,27 +76,5 @@ struct PushSend: AsyncParsableCommand {
             FileHandle.standardError.write(Data((summary.text + "\n").utf8))
         }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
-    }
-
-    /// Usage, key and connection errors exit 2 with one line; rejections exit 1; help 0.
-    static func main() async {
-        do {
-            let command = try parseAsRoot()
-            guard let runnable = command as? PushSend else {
-                print(helpMessage())
-                return
-            }
-            try await runnable.run()
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            if exitCode(for: error) == .success {
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            let message = (error as? PushSendError)?.description ?? message(for: error)
-            FileHandle.standardError.write(Data("pushsend: \(message)\n".utf8))
-            Foundation.exit(2)
-        }
     }
 }

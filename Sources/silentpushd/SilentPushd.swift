@@ -102,6 +102,17 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where pushes, wakes and device state are recorded: a SQLite file, or 'memory'.", valueName: "path"))
     var store = ".silentpush/silentpush.sqlite"
 
+    @Option(
+        help: ArgumentHelp(
+            "How long the store keeps pushes, wakes and task runs (device time; pruned in the background); 'none' keeps them for ever.",
+            valueName: "duration"))
+    var retain = "7d"
+
+    @Option(
+        name: .customLong("retain-pushes"),
+        help: ArgumentHelp("How many of the newest pushes the store keeps (and task runs); 'none' for no limit.", valueName: "n"))
+    var retainPushes = "1000000"
+
     @Option(help: ArgumentHelp("The device clock: system, or manual (moved only by POST /v1/clock/advance).", valueName: "clock"))
     var clock = "system"
 
@@ -241,6 +252,18 @@ struct SilentPushd: AsyncParsableCommand {
             configuration.rateLimit = (limit, window)
         }
         configuration.store = store == "memory" ? .memory : .file(store)
+        configuration.retention = ReceiverConfiguration.Retention(
+            maximumAge: try Self.noneOr(retain) { text in
+                let age = try Self.duration(text, flag: "--retain", atMost: .days(36500))
+                guard age > .zero else { throw ValidationError("--retain must be more than 0 (e.g. 7d), or none") }
+                return age
+            },
+            maximumPushes: try Self.noneOr(retainPushes) { text in
+                guard let count = Int(text), (1...1_000_000_000).contains(count) else {
+                    throw ValidationError("--retain-pushes must be a whole number from 1 to 1000000000, or none")
+                }
+                return count
+            })
         guard let clock = DeviceClock.Mode(rawValue: clock) else { throw ValidationError("--clock '\(clock)' is not system or manual") }
         configuration.clock = clock
         guard let settings = WakeSettings.profile(named: profile) else {

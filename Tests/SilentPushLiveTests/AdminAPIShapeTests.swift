@@ -110,5 +110,27 @@ import Testing
         }
         #expect(wakes.lines.first == "id,deviceToken,topic,apnsId,startedAt,deadline,finishedAt,result,reason,coalesced")
         #expect(wakes.lines.count == 2_501)
+
+        // pushsend export wraps them: the same lines, to stdout or a file.
+        let pushsend = BuiltProducts.path(of: "pushsend") ?? "pushsend"
+        let adminURL = "http://127.0.0.1:\(admin)"
+        let exported = try await PeerProcess.run(pushsend, ["export", "pushes", "--admin", adminURL], timeout: .seconds(120))
+        #expect(exported.status == 0, "\(exported.errorOutput)")
+        #expect(exported.output.split(separator: "\n") == ndjson.lines)
+        let file = devices + ".csv"
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let toFile = try await PeerProcess.run(
+            pushsend, ["export", "wakes", "--admin", adminURL, "--format", "csv", "--output", file], timeout: .seconds(120))
+        #expect(toFile.status == 0 && toFile.output.isEmpty, "\(toFile.errorOutput)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n") == wakes.lines)
+        let one = try await PeerProcess.run(
+            pushsend, ["export", "pushes", "--admin", adminURL, "--device", String(format: "%064x", 7), "--format", "csv"], timeout: .seconds(60))
+        #expect(one.output.split(separator: "\n").count == 2 && one.output.contains(String(format: "%064x", 7)))
+        let refused = try await PeerProcess.run(pushsend, ["export", "pushes", "--admin", adminURL, "--fate", "lost"], timeout: .seconds(60))
+        #expect(refused.status == 1 && refused.errorOutput.contains("the admin API answered 422: fate must be one of"), "\(refused.errorOutput)")
+        let nobody = try await PeerProcess.run(pushsend, ["export", "wakes", "--admin", "http://127.0.0.1:1"], timeout: .seconds(60))
+        #expect(nobody.status == 2 && nobody.errorOutput.contains("cannot reach the admin API"), "\(nobody.errorOutput)")
+        let wrong = try await PeerProcess.run(pushsend, ["export", "wakes", "--fate", "delivered"], timeout: .seconds(60))
+        #expect(wrong.status == 2 && wrong.errorOutput.contains("--fate, --from and --until are for pushes"), "\(wrong.errorOutput)")
     }
 }

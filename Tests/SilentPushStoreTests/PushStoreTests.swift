@@ -320,6 +320,21 @@ import Testing
         #expect(try store.pushes().last?.fate.wakeID == nil)
         #expect(try store.pushes().last?.fate.coalescedByAPNs == true)
         #expect(try store.counts().pushes == ["pending": 3, "coalescedWaiting": 1])
+        // An export reads each row once, a page at a time, and says the same.
+        for size in [1, 2, 10] {
+            var export = PushExport(store, query: PushQuery())
+            var read: [PushRecord] = []
+            while let page = try export.next(pageSize: size) { read += page }
+            #expect(read.map(\.id) == [4, 3, 2, 1] && read.map(\.fate) == [.pending, .pending, .pending, .coalesced], "pages of \(size)")
+            var coalesced = PushExport(store, query: PushQuery(fate: .coalesced))
+            var found: [PushRecord] = []
+            while let page = try coalesced.next(pageSize: size) { found += page }
+            #expect(found.map(\.id) == [1])
+            var pending = PushExport(store, query: PushQuery(deviceToken: "aa", fate: .pending))
+            found = []
+            while let page = try pending.next(pageSize: size) { found += page }
+            #expect(found.map(\.id) == [3])
+        }
         // Once its generation closes, the row itself says so.
         try await store.write([
             .insertWake(

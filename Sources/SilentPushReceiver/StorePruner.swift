@@ -1,0 +1,107 @@
+import CoreMetrics
+import Logging
+import ServiceLifecycle
+import SilentPushCore
+import SilentPushStore
+
+/// Keeps the store within its retention (`--retain`, `--retain-pushes`): a pass every
+/// ``interval`` prunes in batches of ``batch`` pushes, each its own short transaction on the
+/// store's writer, so the group commit waits for one batch at most; then incremental vacuum
+/// gives the freed pages back, a few at a time.
+final class StorePruner: Service, Sendable {
+    /// Pushes (and task runs and requests) per transaction.
+    static let batch = 256
+    /// Pages per incremental-vacuum step (1 MiB of 4 KiB pages).
+    static let vacuumPages = 256
+    /// Pause between batches, so commits queued meanwhile go first.
+    static let pause = Duration.milliseconds(1)
+
+    private let store: PushStore
+    private let retention: ReceiverConfiguration.Retention
+    private let now: @Sendable () -> DeviceInstant
+    /// The pushes the device holds in its slots: pending, and kept whatever their age.
+    private let held: @Sendable () -> Set<UInt64>
+    private let interval: Duration
+    private let logger: Logger
+    private let pruned: [String: Counter]
+    private let batchDuration: CoreMetrics.Timer
+
+    init(
+        store: PushStore, retention: ReceiverConfiguration.Retention, interval: Duration = .seconds(10),
+        now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> Set<UInt64>, metrics: any MetricsFactory, logger: Logger
+    ) {
+        self.held = held
+        self.store = store
+        self.retention = retention
+        self.interval = interval
+        self.now = now
+        self.logger = logger
+        pruned = Dictionary(
+            uniqueKeysWithValues: ["pushes", "wakes", "task_runs", "task_requests"].map {
+                ($0, Counter(label: "silentpush_store_pruned_total", dimensions: [("table", $0)], factory: metrics))
+            })
+        batchDuration = CoreMetrics.Timer(label: "silentpush_store_prune_batch_seconds", dimensions: [], factory: metrics)
+    }
+
+    /// Passes until graceful shutdown; a store that fails is logged and tried again next pass.
+    func run() async throws {
+        guard retention.maximumAge != nil || retention.maximumPushes != nil else {
+            try? await gracefulShutdown()
+            return
+        }
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    _ = try await self.pass()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    self.logger.warning("cannot prune the store", metadata: ["error": "\(error)"])
+                }
+                try? await Task.sleep(for: self.interval)
+            }
+        }
+    }
+
+    /// Prunes until nothing more goes, then vacuums; returns what went.
+    func pass() async throws -> PushStore.Pruned {
+        var total = PushStore.Pruned()
+        // Read once a pass: a push replaced meanwhile is pruned by the next.
+        let held = held()
+        var after: Int64 = 0
+        while true {
+            let at = now().millisecondsSinceEpoch
+            let cutoff = retention.maximumAge.map { at - min($0.nanosecondCount / 1_000_000, at) }
+            let started = ContinuousClock.now
+            let batch = try await store.prune(
+                olderThan: cutoff, maximumCount: retention.maximumPushes, held: held, after: after, batch: Self.batch)
+            after = batch.lastExamined
+            batchDuration.recordNanoseconds((ContinuousClock.now - started).nanosecondCount)
+            total.pushes += batch.pushes
+            total.wakes += batch.wakes
+            total.taskRuns += batch.taskRuns
+            total.taskRequests += batch.taskRequests
+            for (table, count) in [
+                ("pushes", batch.pushes), ("wakes", batch.wakes), ("task_runs", batch.taskRuns), ("task_requests", batch.taskRequests),
+            ]
+            where count > 0 {
+                pruned[table]?.increment(by: Int64(count))
+            }
+            guard batch.examined == Self.batch || batch.taskRuns == Self.batch || batch.taskRequests == Self.batch else { break }
+            try await Task.sleep(for: Self.pause)
+        }
+        if total.total > 0 {
+            while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {
+                try await Task.sleep(for: Self.pause)
+            }
+            await store.checkpointAndTruncate()
+            logger.debug(
+                "pruned the store",
+                metadata: [
+                    "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
+                    "task_requests": "\(total.taskRequests)",
+                ])
+        }
+        return total
+    }
+}

@@ -1,0 +1,86 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// `pushsend export`: streams every push or wake a receiver recorded from its admin API
+/// (`GET /v1/pushes` or `/v1/wakes` with `Accept: application/x-ndjson` or `text/csv`),
+/// chunk by chunk as they arrive, so memory stays bounded however many there are.
+package struct AdminExporter: Sendable {
+    /// Which records.
+    package enum Records: String, Sendable, CaseIterable {
+        case pushes
+        case wakes
+    }
+
+    /// How they are written.
+    package enum Format: String, Sendable, CaseIterable {
+        case ndjson
+        case csv
+
+        var accept: String { self == .ndjson ? "application/x-ndjson" : "text/csv" }
+    }
+
+    /// Why an export stopped: one line that says what to fix.
+    package enum Failure: Error, CustomStringConvertible, Equatable {
+        /// The admin API refused the request (its status and `detail`).
+        case refused(status: Int, detail: String)
+        /// It cannot be reached.
+        case unreachable(url: String, problem: String)
+
+        package var description: String {
+            switch self {
+            case .refused(let status, let detail): "the admin API answered \(status): \(detail)"
+            case .unreachable(let url, let problem): "cannot reach the admin API at \(url): \(problem) (is silentpushd running? check --admin)"
+            }
+        }
+    }
+
+    package var admin: String
+    package var records: Records
+    package var format: Format
+    /// Query parameters: device, topic, fate, from, until (pushes; device and topic for wakes).
+    package var filters: [(name: String, value: String)]
+    package var token: String?
+
+    package init(admin: String, records: Records, format: Format, filters: [(name: String, value: String)], token: String?) {
+        self.admin = admin
+        self.records = records
+        self.format = format
+        self.filters = filters
+        self.token = token
+    }
+
+    /// The URL asked for.
+    package var url: String {
+        var components = URLComponents(string: admin.hasSuffix("/") ? String(admin.dropLast()) : admin) ?? URLComponents()
+        components.path += "/v1/\(records.rawValue)"
+        if !filters.isEmpty { components.queryItems = filters.map { URLQueryItem(name: $0.name, value: $0.value) } }
+        return components.string ?? admin
+    }
+
+    /// Streams the export into `write` a chunk at a time; returns the bytes written.
+    package func run(write: (Data) throws -> Void) async throws -> Int {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "accept", value: format.accept)
+        if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        let response: HTTPClientResponse
+        do {
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        } catch {
+            throw Failure.unreachable(url: url, problem: "\(error)")
+        }
+        guard response.status == .ok else {
+            let body = (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer()
+            let problem = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+            throw Failure.refused(
+                status: Int(response.status.code),
+                detail: problem?["detail"] as? String ?? String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        var written = 0
+        for try await chunk in response.body {
+            try write(Data(chunk.readableBytesView))
+            written += chunk.readableBytes
+        }
+        return written
+    }
+}

@@ -1,0 +1,173 @@
+import GRDB
+import SilentPushCore
+
+/// Pruning (`--retain`, `--retain-pushes`) in small batches, each its own short transaction on the
+/// writer, so group commits run between them; and incremental vacuum to give the space back.
+extension PushStore {
+    /// What one pruning batch removed.
+    package struct Pruned: Sendable, Equatable {
+        package var pushes = 0
+        package var wakes = 0
+        package var taskRuns = 0
+        package var taskRequests = 0
+        /// Pushes looked at, pruned or kept: a batch that looked at `batch` may have more after.
+        package var examined = 0
+        /// The last push id looked at: the next batch starts after it.
+        package var lastExamined: Int64 = 0
+
+        package init() {}
+
+        /// Rows removed in all.
+        package var total: Int { pushes + wakes + taskRuns + taskRequests }
+    }
+
+    /// Prunes what a batch of `batch` pushes (after id `after`) holds that is older than
+    /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
+    /// that delivered them; and up to `batch` finished task runs and requests by the same
+    /// rules. A pending push stays when it is one of `held` (the device holds it in a slot); a
+    /// pending push that a newer one replaced goes. A pending task request stays.
+    ///
+    /// Pushes are found by id, which follows arrival: the count limit keeps ids past
+    /// `max(id) - maximumCount`, and the age limit is found by a binary search of
+    /// `received_at` over ids, so a batch reads only the rows it examines.
+    package func prune(
+        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], after: Int64 = 0, batch: Int
+    ) async throws -> Pruned {
+        guard cutoff != nil || maximumCount != nil, batch > 0 else {
+            var nothing = Pruned()
+            nothing.lastExamined = after
+            return nothing
+        }
+        return try await database.write { db in
+            var pruned = Pruned()
+            pruned.lastExamined = after
+            if let boundary = try Self.boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff, db) {
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(sql: "SELECT id, fate, wake_id FROM pushes WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
+                    arguments: [after, boundary, batch])
+                pruned.examined = rows.count
+                pruned.lastExamined = rows.last?["id"] ?? after
+                let pending = PushFate.Kind.pending.rawValue
+                var newestWake: Int64?
+                var kept: [Int64] = []
+                for row in rows {
+                    let id: Int64 = row["id"]
+                    let fate: String = row["fate"]
+                    if fate == pending, held.contains(UInt64(bitPattern: id)) {
+                        kept.append(id)
+                    } else if fate == PushFate.Kind.delivered.rawValue || fate == PushFate.Kind.coalesced.rawValue,
+                        let wake = row["wake_id"] as Int64?
+                    {
+                        newestWake = max(newestWake ?? wake, wake)
+                    }
+                }
+                // One range delete (the rows are next to each other) but for the few kept;
+                // their ids are whole numbers, safe to write into the statement.
+                if kept.count < rows.count {
+                    let except = kept.isEmpty ? "" : " AND id NOT IN (\(kept.map(String.init).joined(separator: ",")))"
+                    try db.execute(sql: "DELETE FROM pushes WHERE id > ? AND id <= ?" + except, arguments: [after, pruned.lastExamined])
+                    pruned.pushes = db.changesCount
+                }
+                // The wakes that delivered them go too, once finished and once the push each
+                // delivered is gone; a coalesced push's wake goes with the push it delivered.
+                if let newestWake {
+                    try db.cachedStatement(sql: "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ?")
+                        .execute(arguments: [newestWake, pruned.lastExamined])
+                    pruned.wakes = db.changesCount
+                }
+            }
+            if let boundary = try Self.boundary(of: "task_runs", time: "started_at", maximumCount: maximumCount, cutoff: cutoff, db) {
+                try db.cachedStatement(
+                    sql: """
+                        DELETE FROM task_runs WHERE id IN
+                            (SELECT id FROM task_runs WHERE id <= ? AND finished_at IS NOT NULL ORDER BY id LIMIT ?)
+                        """
+                ).execute(arguments: [boundary, batch])
+                pruned.taskRuns = db.changesCount
+            }
+            if let boundary = try Self.boundary(of: "task_requests", time: "submitted_at", maximumCount: maximumCount, cutoff: cutoff, db) {
+                try db.cachedStatement(
+                    sql: """
+                        DELETE FROM task_requests WHERE id IN
+                            (SELECT id FROM task_requests WHERE id <= ? AND state != 'pending' ORDER BY id LIMIT ?)
+                        """
+                ).execute(arguments: [boundary, batch])
+                pruned.taskRequests = db.changesCount
+            }
+            return pruned
+        }
+    }
+
+    /// The highest id of `table` that may go: past the count limit, or (by a
+    /// binary search over ids, whose `time` column rises with them) older than `cutoff`.
+    /// Nil when nothing goes.
+    private static func boundary(
+        of table: String, time: String, maximumCount: Int?, cutoff: Int64?, _ db: Database
+    ) throws -> Int64? {
+        // Two queries: SQLite finds a lone min() or max() in the index, but both in one
+        // SELECT scan the table.
+        guard let low = try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(id) FROM \(table)")),
+            let high = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM \(table)"))
+        else { return nil }
+        var boundary: Int64?
+        if let maximum = maximumCount {
+            let (kept, overflow) = high.subtractingReportingOverflow(Int64(maximum))
+            if !overflow, kept >= low { boundary = kept }
+        }
+        if let cutoff {
+            // The last id whose row is older than the cutoff: rows from `low` to it are.
+            let next = try db.cachedStatement(sql: "SELECT id, \(time) AS at FROM \(table) WHERE id >= ? ORDER BY id LIMIT 1")
+            var (lower, upper) = (low, high)
+            var found: Int64?
+            while lower <= upper {
+                let middle = lower + (upper - lower) / 2
+                guard let probe = try Row.fetchOne(next, arguments: [middle]), let id = probe["id"] as Int64?,
+                    let at = probe["at"] as Int64?
+                else { break }
+                if at < cutoff {
+                    found = id
+                    lower = id + 1
+                } else {
+                    upper = middle - 1
+                }
+            }
+            if let found { boundary = max(boundary ?? found, found) }
+        }
+        return boundary
+    }
+
+    /// Gives up to `pages` free pages back to the file system (incremental auto-vacuum), but
+    /// only while more than an eighth of the file is free: SQLite reuses free pages for new
+    /// rows, so a store pruned as fast as it grows needs no vacuum (moving pages costs as much
+    /// as writing them); one that shrank, after a burst or a lower retention, gives the space
+    /// back. Returns the pages still to give back (0 too when none could be).
+    package func vacuumIncrementally(pages: Int) async throws -> Int {
+        try await database.writeWithoutTransaction { db in
+            func excess() throws -> Int {
+                let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                let total = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                return free - total / 8
+            }
+            let before = try excess()
+            guard before > 0 else { return 0 }
+            try db.execute(sql: "PRAGMA incremental_vacuum(\(min(max(1, pages), before)))")
+            let after = try excess()
+            return after < before ? max(after, 0) : 0
+        }
+    }
+
+    /// Checkpoints beside the writer, so the WAL that pruning wrote is copied into the
+    /// database and the file cut back, even when no push comes to trigger one.
+    package func checkpointAndTruncate() async {
+        await writer.checkpointAndTruncate()
+    }
+
+    /// Bytes the database takes on disk (pages in use and free, not the WAL).
+    package func databaseSize() async throws -> Int {
+        try await database.read { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            return pages * size
+        }
+    }
+}

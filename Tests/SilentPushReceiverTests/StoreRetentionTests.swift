@@ -1,0 +1,47 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTesting
+import Testing
+
+/// A receiver keeps its store within `retention`, by device time.
+@Suite struct StoreRetentionTests {
+    @Test func pushesPastTheRetentionGoWithTheirWakesButAPendingOneStays() async throws {
+        try await Receiver.withTesting({ $0.retention = .init(maximumAge: .seconds(86_400), maximumPushes: nil) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: ForgetAndResetTests.apnsID(1)).status == 200)  // wakes
+            await receiver.settle()
+            try await receiver.advanceClock(by: .seconds(3600))
+            #expect(try await client.push(apnsID: ForgetAndResetTests.apnsID(2)).status == 200)  // wakes an hour later
+            await receiver.settle()
+            try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
+            #expect(try await client.push(apnsID: ForgetAndResetTests.apnsID(3)).status == 200)  // held while Low Power Mode is on
+            await receiver.settle()
+            #expect(try await receiver.pruneStore() == (0, 0), "nothing is a day old yet")
+
+            try await receiver.advanceClock(by: .seconds(86_400 - 1800))
+            #expect(try await receiver.pruneStore() == (1, 1), "the first push is a day old, the second not yet")
+            #expect(try receiver.fate(of: ForgetAndResetTests.apnsID(1)) == nil)
+            #expect(try receiver.fate(of: ForgetAndResetTests.apnsID(2)) == .delivered)
+
+            try await receiver.advanceClock(by: .seconds(7 * 86_400))
+            #expect(try await receiver.pruneStore() == (1, 1))
+            #expect(try receiver.fate(of: ForgetAndResetTests.apnsID(3)) == .pending, "the device still holds it")
+            #expect(try receiver.wakes().isEmpty)
+        }
+    }
+
+    @Test func onlyTheNewestPushesAreKept() async throws {
+        try await Receiver.withTesting({ $0.retention = .init(maximumAge: nil, maximumPushes: 5) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            for n in 1...12 {
+                #expect(try await client.push(apnsID: ForgetAndResetTests.apnsID(n), rawHeaders: ["apns-priority": "3"]).status == 400)
+            }
+            await receiver.settle()
+            #expect(try await receiver.pruneStore().pushes == 7)
+            #expect(try receiver.device.store.pushes().map(\.apnsID) == (8...12).reversed().map(ForgetAndResetTests.apnsID))
+        }
+    }
+}

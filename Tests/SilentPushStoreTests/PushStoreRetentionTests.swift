@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import SilentPushCore
+import SilentPushStore
+import Testing
+
+/// Pruning by count and by age, in batches, with the wakes of the pushes pruned, and the
+/// space given back by incremental vacuum.
+@Suite struct PushStoreRetentionTests {
+    /// Pushes 1...count, each delivered by its own finished wake (1000 + id), but for the
+    /// `pending` ones, and wake `running`'s, which has not finished.
+    static func store(count: UInt64, pending: Set<UInt64>, running: UInt64? = nil, payload: Int = 40) async throws -> PushStore {
+        let store = try PushStore.open(.memory)
+        try await fill(store, count: count, pending: pending, running: running, payload: payload)
+        return store
+    }
+
+    static func fill(_ store: PushStore, count: UInt64, pending: Set<UInt64>, running: UInt64? = nil, payload: Int = 40) async throws {
+        var changes: [StoreChange] = []
+        for id in 1...count {
+            var push = PushStoreTests.push(id, fate: pending.contains(id) ? .pending : .delivered(by: 1000 + id))
+            push.payload = Array(repeating: UInt8(ascii: "x"), count: payload)
+            changes.append(.insertPush(push))
+            guard !pending.contains(id) else { continue }
+            changes.append(
+                .insertWake(
+                    WakeRecord(
+                        id: 1000 + id, deviceToken: "aa", topic: "com.example.app", pushID: id, generation: 0,
+                        startedAt: .init(millisecondsSinceEpoch: 1_000 + Int64(id)), deadline: .init(millisecondsSinceEpoch: 31_000 + Int64(id)))))
+            if id != running { changes.append(.finishWake(id: 1000 + id, finishedAt: 2_000 + Int64(id), result: "newData", reason: nil)) }
+        }
+        try await store.write(changes)
+    }
+
+    @Test func theNewestPushesAreKeptAndPendingOnesWhateverTheirAge() async throws {
+        let store = try await Self.store(count: 100, pending: [50, 51, 52], running: 20)
+        var removed = 0
+        var batches = 0
+        var after: Int64 = 0
+        while true {
+            let pruned = try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], after: after, batch: 16)
+            removed += pruned.pushes
+            after = pruned.lastExamined
+            batches += 1
+            if pruned.examined < 16 { break }
+        }
+        #expect(removed == 88 && batches == 6, "90 pushes are past the newest 10; 2 of them the device holds (51 was replaced)")
+        let kept = try store.pushes(deviceToken: "aa", limit: 1000).map(\.id)
+        #expect(kept == Array((91...100).reversed()) + [52, 50])
+        let wakes = try store.wakes(deviceToken: "aa", limit: 1000).map(\.id).sorted()
+        #expect(wakes == [1020] + Array(1091...1100), "a wake still running stays")
+        #expect(try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], batch: 16).total == 0)
+    }
+
+    @Test func pushesOlderThanTheCutoffGo() async throws {
+        let store = try await Self.store(count: 100, pending: [10])
+        // Push n arrived at 1000 + n ms.
+        let pruned = try await store.prune(olderThan: 1_060, maximumCount: nil, held: [10], batch: 1000)
+        #expect(pruned.pushes == 58 && pruned.wakes == 58)
+        #expect(try store.pushes(deviceToken: "aa", limit: 1000).map(\.id).sorted() == [10] + Array(60...100))
+        #expect(try await store.prune(olderThan: 1_000, maximumCount: nil, held: [10], batch: 1000).total == 0)
+    }
+
+    @Test func finishedTaskRunsAndRequestsGoToo() async throws {
+        let store = try PushStore.open(.memory)
+        var changes: [StoreChange] = []
+        for id in UInt64(1)...30 {
+            let request = TaskRequest<DeviceInstant>(id: id, identifier: "com.example.app.refresh", kind: .refresh)
+            changes.append(
+                .insertTaskRequest(
+                    TaskRequestRecord(
+                        deviceToken: "aa", topic: "com.example.app", request: request,
+                        submittedAt: .init(millisecondsSinceEpoch: Int64(id)), state: id == 3 ? .pending : .launched)))
+            changes.append(
+                .insertTaskRun(
+                    TaskRunRecord(
+                        id: id, requestID: id, deviceToken: "aa", topic: "com.example.app", identifier: "com.example.app.refresh", kind: .refresh,
+                        startedAt: .init(millisecondsSinceEpoch: Int64(id)), deadline: nil, simulated: false)))
+            if id != 5 { changes.append(.finishTaskRun(id: id, at: Int64(id) + 1, outcome: .completed)) }
+        }
+        try await store.write(changes)
+        let pruned = try await store.prune(olderThan: 21, maximumCount: nil, batch: 100)
+        #expect(pruned.taskRuns == 19 && pruned.taskRequests == 19, "1...20 but the run not finished and the request pending")
+        #expect(try store.taskRuns(deviceToken: "aa", topic: "com.example.app", limit: 100).map(\.id).sorted() == [5] + Array(21...30))
+    }
+
+    @Test func vacuumGivesTheSpaceBack() async throws {
+        let path = PushStoreTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let store = try PushStore.open(.file(path))
+        try await Self.fill(store, count: 3000, pending: [], payload: 2000)
+        let full = try await store.databaseSize()
+        var after: Int64 = 0
+        while true {
+            let pruned = try await store.prune(olderThan: nil, maximumCount: 100, after: after, batch: 256)
+            after = pruned.lastExamined
+            if pruned.examined < 256 { break }
+        }
+        #expect(try await store.databaseSize() >= full, "pruning alone frees pages inside the file")
+        while try await store.vacuumIncrementally(pages: 256) > 0 {}
+        let vacuumed = try await store.databaseSize()
+        #expect(vacuumed * 5 < full, "\(full) bytes, then \(vacuumed)")
+        #expect(try store.pushes(deviceToken: "aa", limit: 1000).count == 100)
+    }
+
+    @Test func aStoreMadeBeforeIsMadeIncrementalOnce() async throws {
+        let path = PushStoreTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
+        do {
+            let old = try DatabaseQueue(path: path)
+            try await old.write { try $0.execute(sql: "CREATE TABLE earlier (x INTEGER)") }
+            let mode = try await old.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }
+            #expect(mode == 0)
+        }
+        let store = try PushStore.open(.file(path))
+        try store.close()
+        let reopened = try DatabaseQueue(path: path)
+        let mode = try await reopened.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }
+        #expect(mode == 2)
+    }
+}
