@@ -39,40 +39,37 @@ extension AdminAPI {
     /// Streams every push `query` matches (its limit is the page size).
     func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
         let export = Mutex(PushExport(runtime.store, query: query))
-        return stream(format, columns: Self.pushColumns) { _ in
-            // One page at a time, in order: the stream asks for the next once this is written.
-            guard let pushes = try export.withLock({ try $0.next(pageSize: Self.exportPage) }) else { return ([], nil) }
-            return (pushes.map(Self.json), 1)
+        return stream(format, columns: Self.pushColumns) {
+            try export.withLock { try $0.next(pageSize: Self.exportPage) }.map { $0.map(Self.json) }
         }
     }
 
     /// Streams every wake of `device` and `topic`.
     func exportWakes(device: String?, topic: String?, as format: ExportFormat) -> Response {
         let store = runtime.store
-        return stream(format, columns: Self.wakeColumns) { before in
-            let wakes = try store.wakes(deviceToken: device, topic: topic, before: before, limit: Self.exportPage)
+        // The id of the last wake written; nil before the first page, and once the last is written.
+        let cursor = Mutex<(before: UInt64?, finished: Bool)>((nil, false))
+        return stream(format, columns: Self.wakeColumns) {
+            let before = cursor.withLock { $0 }
+            guard !before.finished else { return nil }
+            let wakes = try store.wakes(deviceToken: device, topic: topic, before: before.before, limit: Self.exportPage)
+            cursor.withLock { $0 = (wakes.last?.id, wakes.count < Self.exportPage) }
             let coalesced = try store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
-            return (wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }, wakes.count == Self.exportPage ? wakes.last?.id : nil)
+            return wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }
         }
     }
 
-    /// Writes pages from `next` (given the cursor, it answers rows and the next cursor) until
-    /// it has none.
-    private func stream(
-        _ format: ExportFormat, columns: [String], next: @escaping @Sendable (UInt64?) throws -> ([JSONValue], UInt64?)
-    ) -> Response {
+    /// Writes the pages `next` answers, in order, until it answers nil.
+    private func stream(_ format: ExportFormat, columns: [String], next: @escaping @Sendable () throws -> [JSONValue]?) -> Response {
         Response(
             status: .ok, headers: [.contentType: format.contentType],
             body: ResponseBody { writer in
                 if format == .csv { try await writer.write(ByteBuffer(string: columns.joined(separator: ",") + "\n")) }
-                var cursor: UInt64?
-                repeat {
-                    let (rows, following) = try next(cursor)
+                while let rows = try next() {
                     var text = ""
                     for row in rows { text += format == .ndjson ? row.rendered + "\n" : Self.csvLine(row, columns: columns) }
                     if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
-                    cursor = following
-                } while cursor != nil
+                }
                 try await writer.finish(nil)
             })
     }
