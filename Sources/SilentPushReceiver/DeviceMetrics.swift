@@ -14,6 +14,7 @@ final class DeviceMetrics: Sendable {
     private let pendingSlots: Gauge
     private let taskRunsStarted: Counter
     private let taskOutcomes: [TaskOutcome: Counter]
+    private let timerWakeups: Counter
 
     /// Metrics made by `factory` (each receiver has its own registry, so in-process tests
     /// never share one).
@@ -32,11 +33,16 @@ final class DeviceMetrics: Sendable {
         wakesStarted = Counter(label: "silentpush_wakes_started_total", dimensions: [], factory: factory)
         pendingSlots = Gauge(label: "silentpush_pending_slots", dimensions: [], factory: factory)
         taskRunsStarted = Counter(label: "silentpush_task_runs_started_total", dimensions: [], factory: factory)
+        timerWakeups = Counter(label: "silentpush_device_timer_wakeups_total", dimensions: [], factory: factory)
         taskOutcomes = Dictionary(
             uniqueKeysWithValues: TaskOutcome.allCases.map {
                 ($0, Counter(label: "silentpush_task_outcomes_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
             })
     }
+
+    /// The system-clock timer woke up: a deadline came, an earlier one was armed, or a second
+    /// passed with one armed. More than that means the timer spins.
+    func timerWokeUp() { timerWakeups.increment() }
 
     /// A fault rule applied `action` (counted by kind: reason, goaway, reset, delay).
     func faultApplied(_ action: FaultAction) {

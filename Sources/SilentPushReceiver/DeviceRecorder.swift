@@ -179,9 +179,11 @@ struct DeviceRecorder {
         apply(policy.advance(to: now))
     }
 
-    /// The system-clock timer for `at` fired.
+    /// The system-clock timer for `at` fired. Before `at` (the sleep ended early, or was cut
+    /// short to look at the clock again) the timer stays armed for it: re-arming would wake
+    /// the timer at once, which would find it early again, without end.
     mutating func timerFired(at: DeviceInstant, now: DeviceInstant) {
-        if armedTimer == at { armedTimer = nil }
+        if armedTimer == at, now >= at { armedTimer = nil }
         advance(to: now)
     }
 

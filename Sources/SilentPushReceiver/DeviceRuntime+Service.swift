@@ -39,17 +39,22 @@ extension DeviceRuntime: Service {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.timerMoved.wait() }
                 if let next {
-                    // At most an hour ahead: a timer that fires early re-arms for what is still due.
-                    let delay = min(max(.zero, DeviceClock.systemNow.duration(to: next)), .seconds(3600))
+                    // At most a second at a time: a sleep cut short (an earlier deadline was
+                    // armed) holds its memory until it would have ended.
+                    let delay = min(max(.zero, DeviceClock.systemNow.duration(to: next)), Self.longestTimerSleep)
                     group.addTask { try? await Task.sleep(for: delay) }
                 }
                 await group.next()
                 group.cancelAll()
             }
             if Task.isCancelled { return }
+            metrics.timerWokeUp()
             modify { recorder, now in
                 if let next { recorder.timerFired(at: next, now: now) } else { recorder.advance(to: now) }
             }
         }
     }
+
+    /// The longest the timer sleeps before it looks at the clock again.
+    static let longestTimerSleep = Duration.seconds(1)
 }

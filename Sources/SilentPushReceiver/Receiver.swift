@@ -228,6 +228,16 @@ public final class Receiver: Service, Sendable {
         return (pruned.pushes, pruned.wakes)
     }
 
+    /// One metric's value as `/metrics` shows it (`name` with its labels, as on the page), or
+    /// nil when the page has no such line. The device side's counters, for tests.
+    package func metric(_ name: String) -> Double? {
+        let page = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        for line in page.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+
     /// The admin API's routes, each as "METHOD /path/{parameter}": tests hold them against
     /// the OpenAPI document.
     package var adminRoutes: [String] {

@@ -413,6 +413,33 @@ import Testing
         }
     }
 
+    /// The timer sleeps until the next deadline (or a second at most) and fires it. A timer
+    /// that woke a little before its deadline once re-armed itself, woke again at once, and
+    /// spun from then on: a core busy and memory growing with every sleep it cut short.
+    @Test func onTheSystemClockTheTimerSleepsBetweenDeadlines() async throws {
+        try await Receiver.withTesting({
+            $0.clock = .system
+            $0.wakeSettings = WakeSettings(minimumInterval: .milliseconds(500))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            // Each push after the first waits half a second for the interval: three deadlines.
+            for n in 1...4 {
+                #expect(try await client.push(apnsID: Self.apnsID(n)).status == 200)
+                if n > 1 {
+                    let fate = try await receiver.waitForFate(of: Self.apnsID(n)) { $0 != .pending }
+                    #expect(fate == .delivered)
+                }
+            }
+            let before = try #require(receiver.metric("silentpush_device_timer_wakeups_total"))
+            try await Task.sleep(for: .seconds(2))
+            let after = try #require(receiver.metric("silentpush_device_timer_wakeups_total"))
+            // Nothing is due: at most one look at the clock a second (and one for the slack).
+            #expect(before <= 20, "the timer woke \(before) times for three deadlines")
+            #expect(after - before <= 3, "the timer woke \(after - before) times in 2 s with nothing due")
+        }
+    }
+
     @Test func aShutdownRecordsTheRunningFetchAndKeepsWhatWaits() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
