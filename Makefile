@@ -13,7 +13,7 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 
-.PHONY: run test build lint format openapi docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
+.PHONY: run test build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -43,6 +43,10 @@ openapi:
 
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(wildcard $(FORMATTED))
+
+# docs/timeline.png: the timeline page after a scripted run (headless Chromium).
+screenshot: deps
+	scripts/timeline-screenshot.sh
 
 # DocC for the library products (swift-docc-plugin); fails on any DocC warning.
 docs: deps-build

@@ -87,6 +87,7 @@ package struct AdminAPI: Sendable {
         }
         addTaskRoutes(to: router)
         addFaultRoutes(to: router)
+        addEventRoutes(to: router)
         routes.set(router.routes)
         return router
     }
@@ -116,7 +117,7 @@ package struct AdminAPI: Sendable {
             guard let push = try runtime.store.push(apnsID: apnsID) ?? runtime.store.push(uniqueID: apnsID) else {
                 throw AdminError(.notFound, "no push with apns-id (or apns-unique-id) \(apnsID)")
             }
-            return Self.json(push)
+            return Self.detailedJSON(push)
         }
     }
 
@@ -179,9 +180,15 @@ package struct AdminAPI: Sendable {
         }
         return await Self.answering {
             let filter = try Self.filter(query)
-            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            var before: UInt64?
+            if let text = query.get("cursor") {
+                guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
+                before = cursor
+            }
+            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, before: before, limit: filter.limit)
             let coalesced = try runtime.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
-            return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }))])
+            let next: JSONValue = wakes.count == filter.limit ? wakes.last.map { .string(String($0.id)) } ?? .null : .null
+            return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
         }
     }
 
@@ -648,6 +655,21 @@ package struct AdminAPI: Sendable {
         }
         fields.append(("why", why(push.fate)))
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
+        return .object(fields)
+    }
+
+    /// A push with what it was sent with: its APNs headers as the provider sent them (those
+    /// the receiver keeps: not `authorization`) and its payload as text.
+    static func detailedJSON(_ push: PushRecord) -> JSONValue {
+        guard case .object(var fields) = json(push) else { return json(push) }
+        var headers: [(String, JSONValue)] = [("apns-id", .string(push.apnsID))]
+        if !push.topic.isEmpty { headers.append(("apns-topic", .string(push.topic))) }
+        if !push.pushType.isEmpty { headers.append(("apns-push-type", .string(push.pushType))) }
+        if push.priority != 0 { headers.append(("apns-priority", .string(String(push.priority)))) }
+        if let expiresAt = push.expiresAt { headers.append(("apns-expiration", .string(String(expiresAt / 1000)))) }
+        if let collapseID = push.collapseID { headers.append(("apns-collapse-id", .string(collapseID))) }
+        fields.append(("headers", .object(headers)))
+        fields.append(("payload", .string(String(validating: push.payload, as: UTF8.self))))
         return .object(fields)
     }
 

@@ -377,18 +377,28 @@ enum AdminOpenAPIDocument {
               "$ref": "#/components/parameters/TopicFilter"
              },
              {
+              "name": "cursor",
+              "in": "query",
+              "description": "The `next` of the page before.",
+              "schema": {
+               "type": "string",
+               "pattern": "^[0-9]{1,19}$"
+              }
+             },
+             {
               "$ref": "#/components/parameters/Limit"
              }
             ],
             "responses": {
              "200": {
-              "description": "The latest wakes (JSON), or every match (NDJSON, CSV).",
+              "description": "A page of wakes (JSON), or every match (NDJSON, CSV).",
               "content": {
                "application/json": {
                 "schema": {
                  "type": "object",
                  "required": [
-                  "wakes"
+                  "wakes",
+                  "next"
                  ],
                  "properties": {
                   "wakes": {
@@ -396,6 +406,13 @@ enum AdminOpenAPIDocument {
                    "items": {
                     "$ref": "#/components/schemas/Wake"
                    }
+                  },
+                  "next": {
+                   "type": [
+                    "string",
+                    "null"
+                   ],
+                   "description": "The cursor of the page after; null on the last page."
                   }
                  }
                 }
@@ -1603,6 +1620,34 @@ enum AdminOpenAPIDocument {
             }
            }
           },
+          "/v1/events": {
+           "get": {
+            "tags": [
+             "records"
+            ],
+            "operationId": "events",
+            "summary": "Server-sent events that say when the record changed (the timeline listens to them).",
+            "description": "A `text/event-stream` that does not end until the receiver shuts down (or the client\ngoes). A `change` event comes at most four times a second, once what changed is\ncommitted, with `{\"changes\", \"clock\", \"now\"}`: `changes` counts the steps that changed\nthe record (pushes, wakes, task runs, device state); on the manual clock a move of the\nclock is a change too. A comment line comes every 15 s on a quiet stream.\n",
+            "responses": {
+             "200": {
+              "description": "The stream.",
+              "content": {
+               "text/event-stream": {
+                "schema": {
+                 "type": "string"
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
           "/v1/clock": {
            "get": {
             "tags": [
@@ -2157,6 +2202,20 @@ enum AdminOpenAPIDocument {
               "items": {
                "type": "string"
               }
+             },
+             "headers": {
+              "description": "One push (`GET /v1/pushes/{apnsID}`): the APNs headers it was sent with, as sent (not `authorization`).",
+              "type": "object",
+              "additionalProperties": {
+               "type": "string"
+              }
+             },
+             "payload": {
+              "description": "One push: its payload, as text (null if it is not UTF-8).",
+              "type": [
+               "string",
+               "null"
+              ]
              }
             }
            },

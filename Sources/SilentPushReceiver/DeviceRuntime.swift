@@ -35,6 +35,8 @@ public final class DeviceRuntime: PushSink, Sendable {
     private let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
     /// Raised when the policy's next deadline moves before the armed timer.
     let timerMoved = AsyncSignal()
+    /// Steps that changed the record: what the timeline's event stream watches.
+    private let changeCount = Atomic<UInt64>(0)
     /// Fetches and task runs for `run()` to start, and the end of them at shutdown.
     let fetches: AsyncStream<Work>
     let fetchQueue: AsyncStream<Work>.Continuation
@@ -113,6 +115,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             let result = body(&recorder, clock.now)
             var actions = recorder.takeActions()
             var write: Write?
+            if !actions.changes.isEmpty { changeCount.add(1, ordering: .relaxed) }
             if !actions.changes.isEmpty || actions.awaitsCommit {
                 // A caller that changed nothing still waits: an empty write commits nothing
                 // and completes once what was queued before it has.
@@ -133,6 +136,10 @@ public final class DeviceRuntime: PushSink, Sendable {
         if let write { handOver(write) }
         return (result, actions)
     }
+
+    /// How many steps have changed the record so far: it moves whenever a push, wake, task
+    /// run or device state is recorded (or will be: the change may not be committed yet).
+    var changes: UInt64 { changeCount.load(ordering: .relaxed) }
 
     /// Gives `write` to the store, then whatever other threads queued meanwhile.
     private func handOver(_ write: Write) {

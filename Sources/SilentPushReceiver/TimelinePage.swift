@@ -1,137 +1,634 @@
-/// The live timeline at the admin listener's `/`: per device and app, pushes, wakes and
-/// background task runs over device time — delivered, coalesced, pending, expired, dropped,
-/// rejected, each wake's result and each run's kind and outcome — refreshed every second from
-/// the admin API itself (`/v1/pushes`, `/v1/wakes`, `/v1/task-runs`, `/v1/clock`). One
-/// self-contained page: no script or style from elsewhere.
+/// The live timeline at the admin listener's `/`: a row per device and app over device time,
+/// with pushes (dots by fate, stacked where they crowd), wakes (bars by result) and
+/// background task runs (pills by outcome); a time axis and a "now" line; the devices' state
+/// as badges; a panel with everything about what was clicked. It reads the admin API itself
+/// and refreshes when `/v1/events` says something changed. One self-contained page: no
+/// script or style from elsewhere, no build step.
 enum TimelinePage {
     static let html = #"""
         <!doctype html>
         <html lang="en">
         <head>
         <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>SilentPush timeline</title>
         <style>
-          body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-          h1 { font-size: 1.3em; margin: 0 0 .2em; }
-          #status { color: #666; margin-bottom: 1em; }
-          .app { border: 1px solid #ddd; border-radius: 6px; padding: .6em .8em; margin-bottom: 1em; }
-          .app h2 { font-size: 1em; margin: 0 0 .4em; font-family: ui-monospace, monospace; }
-          .lane { position: relative; height: 46px; background: #fafafa; border-bottom: 1px solid #eee; margin-bottom: .4em; }
-          .push { position: absolute; top: 4px; width: 8px; height: 8px; margin-left: -4px; border-radius: 50%; }
-          .wake { position: absolute; top: 20px; height: 20px; min-width: 26px; border-radius: 3px; font-size: 11px;
-                  color: #fff; white-space: nowrap; overflow: visible; padding: 0 3px; box-sizing: border-box; }
+          :root { --label: 300px; }
+          * { box-sizing: border-box; }
+          body { font: 13px/1.4 system-ui, sans-serif; margin: 0; color: #222; }
+          header { padding: .8em 1.2em .4em; position: sticky; top: 0; background: #fff; z-index: 5; border-bottom: 1px solid #ddd; }
+          h1 { font-size: 1.2em; margin: 0 1em 0 0; display: inline-block; }
+          #status { color: #555; display: inline-block; }
+          #live { display: inline-block; width: 8px; height: 8px; border-radius: 50%; background: #bbb; margin-right: .3em; }
+          #live.on { background: #2a7; }
+          .controls { margin: .4em 0; display: flex; flex-wrap: wrap; gap: .4em; align-items: center; }
+          .controls label { color: #555; }
+          .controls select, .controls button { font: inherit; padding: 1px 6px; }
+          .legend { color: #444; font-size: 12px; }
+          .legend span { display: inline-block; margin-right: .9em; white-space: nowrap; }
+          .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: .3em; vertical-align: -1px; }
+          .legend i.bar { border-radius: 2px; width: 16px; }
+          .legend i.pill { border-radius: 5px; width: 16px; }
+          #axis { position: relative; height: 22px; margin-left: var(--label); border-bottom: 1px solid #bbb; overflow: hidden; cursor: grab; }
+          .tick { position: absolute; bottom: 0; font-size: 11px; color: #555; white-space: nowrap; transform: translateX(-50%); padding-bottom: 2px; }
+          .tick::after { content: ""; position: absolute; left: 50%; bottom: -1px; height: 5px; border-left: 1px solid #999; }
+          main { position: relative; padding-bottom: 45vh; }
+          #rows { position: relative; }
+          .row { display: flex; border-bottom: 1px solid #eee; }
+          .row.selected { background: #f3f7ff; }
+          .label { width: var(--label); flex: none; padding: 3px 6px 3px 1.2em; cursor: pointer; overflow: hidden; }
+          .label .name { font-family: ui-monospace, monospace; font-size: 12px; }
+          .label .topic { color: #555; font-size: 12px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+          .badge { display: inline-block; font-size: 10px; line-height: 14px; padding: 0 4px; border-radius: 7px; margin: 1px 2px 0 0;
+                   background: #eee; color: #333; white-space: nowrap; }
+          .badge.warn { background: #fde7c2; color: #7a4a00; } .badge.bad { background: #f8d0d0; color: #8a1c1c; }
+          .badge.info { background: #dbe8fb; color: #1b4a8a; }
+          .lane { position: relative; flex: 1; overflow: hidden; cursor: grab; }
+          .lane.dragging, #axis.dragging { cursor: grabbing; }
+          .push { position: absolute; width: 9px; height: 9px; margin-left: -4.5px; border-radius: 50%; border: 1px solid rgba(0,0,0,.25); cursor: pointer; }
+          .push.selected, .wake.selected, .task.selected { outline: 2px solid #000; outline-offset: 1px; }
+          .more { position: absolute; font-size: 10px; color: #555; margin-left: -6px; }
+          .wait { position: absolute; height: 0; border-top: 1px dashed #c98a00; pointer-events: none; }
+          .wake { position: absolute; height: 14px; min-width: 3px; border-radius: 2px; font-size: 10px; line-height: 14px; color: #fff;
+                  white-space: nowrap; overflow: hidden; padding: 0 2px; cursor: pointer; }
+          .task { position: absolute; height: 12px; min-width: 6px; border-radius: 6px; font-size: 10px; line-height: 12px; color: #fff;
+                  white-space: nowrap; overflow: hidden; padding: 0 3px; cursor: pointer; }
+          #now { position: absolute; top: 0; bottom: 0; border-left: 2px solid #e33; pointer-events: none; z-index: 3; }
+          #now span { position: absolute; top: 0; left: 3px; font-size: 10px; color: #e33; background: #fff; white-space: nowrap; }
           .fate-delivered { background: #2a7; } .fate-coalesced { background: #8bd; } .fate-pending { background: #fb3; }
           .fate-expired { background: #999; } .fate-dropped { background: #d55; } .fate-rejected { background: #a3a; }
           .fate-injected { background: #000; }
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
-          .result-running { background: #fb3; color: #222; }
-          .task { position: absolute; top: 24px; height: 18px; min-width: 30px; border-radius: 9px; font-size: 11px; color: #fff;
-                  white-space: nowrap; padding: 0 4px; box-sizing: border-box; border: 2px solid #fff; }
+          .result-deadlineExceeded { background: #b33; } .result-running { background: #fb3; color: #222; }
           .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; }
           .outcome-expired { background: #c80; } .outcome-running { background: #fb3; color: #222; }
-          ol.wakes { margin: .3em 0 0; padding-left: 1.4em; font-size: 12px; }
-          p.waiting { margin: .2em 0 0; font-size: 12px; color: #8a5a00; }
-          .legend span { display: inline-block; margin-right: 1em; }
-          .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: .3em; vertical-align: -1px; }
+          .outcome-cancelled, .outcome-replaced { background: #999; }
+          #older { margin: .6em 1.2em; }
+          #empty { padding: 1em 1.2em; color: #555; }
+          #panel { position: fixed; left: 0; right: 0; bottom: 0; max-height: 42vh; overflow: auto; background: #fff; z-index: 6;
+                   border-top: 2px solid #888; padding: .6em 1.2em 1em; box-shadow: 0 -2px 8px rgba(0,0,0,.12); }
+          #panel[hidden] { display: none; }
+          #panel h2 { font-size: 1.05em; margin: 0 0 .3em; }
+          #panel .close { float: right; }
+          #panel .why { font-size: 1.05em; margin: .2em 0 .5em; padding: .3em .5em; background: #f6f6f6; border-left: 4px solid #888; }
+          #panel table { border-collapse: collapse; margin: .3em 0; }
+          #panel td, #panel th { text-align: left; padding: 1px 10px 1px 0; vertical-align: top; }
+          #panel th { color: #555; font-weight: normal; }
+          #panel pre { background: #f6f6f6; padding: .4em; margin: .2em 0; overflow: auto; max-height: 14em; }
+          #panel a { color: #1b4a8a; cursor: pointer; text-decoration: underline; }
+          #panel .columns { display: flex; flex-wrap: wrap; gap: 2em; }
+          .mono { font-family: ui-monospace, monospace; }
         </style>
         </head>
         <body>
-        <h1>SilentPush timeline</h1>
-        <div id="status">loading…</div>
-        <div class="legend">
-          <span><i class="fate-delivered"></i>delivered</span><span><i class="fate-coalesced"></i>coalesced</span>
-          <span><i class="fate-pending"></i>pending</span><span><i class="fate-expired"></i>expired</span>
-          <span><i class="fate-dropped"></i>dropped</span><span><i class="fate-rejected"></i>rejected</span>
-          <span><i class="fate-injected"></i>injected (a fault rule answered)</span>
-        </div>
-        <div id="apps"></div>
+        <header>
+          <h1>SilentPush timeline</h1><span id="live" title="live: the page refreshes when the receiver records something"></span><span id="status">loading…</span>
+          <div class="controls">
+            <label>device <select id="filter-device"><option value="">all</option></select></label>
+            <label>app <select id="filter-topic"><option value="">all</option></select></label>
+            <label>fate <select id="filter-fate"><option value="">all</option></select></label>
+            <span>time</span>
+            <button id="zoom-in" title="zoom in (or ctrl + mouse wheel over the rows, or the wheel over the axis)">+</button>
+            <button id="zoom-out" title="zoom out">−</button>
+            <button id="pan-left" title="earlier (or drag the rows)">◀</button>
+            <button id="pan-right" title="later">▶</button>
+            <button id="fit" title="everything loaded, up to now, and follow what comes">fit</button>
+          </div>
+          <div class="legend">
+            pushes:
+            <span><i class="fate-delivered"></i>delivered</span><span><i class="fate-coalesced"></i>coalesced</span>
+            <span><i class="fate-pending"></i>pending (dashes: until when it waits)</span><span><i class="fate-expired"></i>expired</span>
+            <span><i class="fate-dropped"></i>dropped</span><span><i class="fate-rejected"></i>rejected</span>
+            <span><i class="fate-injected"></i>injected (a fault rule answered)</span>
+            wakes:
+            <span><i class="bar result-newData"></i>newData</span><span><i class="bar result-noData"></i>noData</span>
+            <span><i class="bar result-failed"></i>failed</span><span><i class="bar result-deadlineExceeded"></i>deadline exceeded</span>
+            <span><i class="bar result-running"></i>running</span>
+            task runs:
+            <span><i class="pill outcome-completed"></i>completed</span><span><i class="pill outcome-expired"></i>expired</span>
+            <span><i class="pill outcome-failed"></i>failed or terminated</span>
+          </div>
+          <div id="axis"></div>
+        </header>
+        <main>
+          <div id="rows"></div>
+          <div id="empty" hidden>No pushes yet.</div>
+          <button id="older" hidden>older pushes</button>
+        </main>
+        <aside id="panel" hidden></aside>
         <script>
         "use strict";
-        const time = iso => Date.parse(iso);
-        const clockText = ms => new Date(ms).toISOString().substring(11, 23);
-        const esc = text => String(text).replace(/[&<>"]/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}[c]));
+        const PAGE = 1000;
+        const FATES = ["pending", "delivered", "coalesced", "expired", "dropped", "rejected", "injected"];
+        const time = iso => iso == null ? null : Date.parse(iso);
+        const esc = text => String(text ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+        const $ = id => document.getElementById(id);
 
         // With --admin-token, open the page as /#token=TOKEN: the fragment never leaves the browser.
         const token = new URLSearchParams(location.hash.substring(1)).get("token");
         const headers = token ? {"authorization": "Bearer " + token} : {};
+        async function api(path) {
+          const response = await fetch(path, {headers});
+          if (!response.ok) throw new Error(response.status === 401 ? "401: open this page as /#token=TOKEN (the --admin-token)" : "HTTP " + response.status + " for " + path);
+          return response.json();
+        }
 
+        const state = {
+          pushes: new Map(), wakes: new Map(), runs: new Map(), devices: new Map(),
+          nextPushes: null, nextWakes: null, clock: {mode: "system", now: Date.now(), at: performance.now()},
+          view: null, follow: true, selected: null, filters: {device: "", topic: "", fate: ""},
+          topics: new Set(), tokens: new Set(),
+        };
+
+        // Device time now: on the system clock it runs on between events; on the manual one it stands.
+        const now = () => state.clock.mode === "system" ? state.clock.now + (performance.now() - state.clock.at) : state.clock.now;
+
+        function query(extra) {
+          const parameters = new URLSearchParams({limit: PAGE, ...extra});
+          for (const [name, value] of Object.entries({device: state.filters.device, topic: state.filters.topic})) if (value) parameters.set(name, value);
+          return parameters;
+        }
+
+        // The newest page of each, merged into what is loaded (older pages stay).
         async function refresh() {
-          try {
-            const [pushes, wakes, runs, clock] = await Promise.all(
-              ["/v1/pushes?limit=1000", "/v1/wakes?limit=1000", "/v1/task-runs?limit=1000", "/v1/clock"].map(url => fetch(url, {headers}).then(r => {
-                if (!r.ok) throw new Error(r.status === 401 ? "401: open this page as /#token=TOKEN (the --admin-token)" : "HTTP " + r.status);
-                return r.json();
-              })));
-            render(pushes.pushes, wakes.wakes, runs.runs, clock);
-          } catch (error) {
-            document.getElementById("status").textContent = "cannot reach the admin API: " + error;
+          const pushQuery = query(state.filters.fate ? {fate: state.filters.fate} : {});
+          const [pushes, wakes, runs, clock] = await Promise.all([
+            api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({})), api("/v1/clock")]);
+          state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
+          if (state.pushes.size === 0) state.nextPushes = pushes.next;
+          if (state.wakes.size === 0) state.nextWakes = wakes.next;
+          for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
+          for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
+          for (const run of runs.runs) state.runs.set(run.id, run);
+          await refreshDevices();
+          scheduleRender();
+          if (state.selected) showPanel(state.selected, false);
+        }
+
+        async function refreshDevices() {
+          let cursor = null;
+          for (let page = 0; page < 10; page++) {
+            const parameters = new URLSearchParams({limit: PAGE});
+            if (cursor) parameters.set("cursor", cursor);
+            const answer = await api("/v1/devices?" + parameters);
+            for (const device of answer.devices) state.devices.set(device.deviceToken, device);
+            cursor = answer.next;
+            if (!cursor) break;
           }
         }
 
-        function render(pushes, wakes, runs, clock) {
-          const now = time(clock.now);
-          const apps = new Map();
-          const app = (device, topic) => {
-            const key = (device || "?") + " " + (topic || "?");
-            if (!apps.has(key)) apps.set(key, {device: device || "?", topic: topic || "?", pushes: [], wakes: [], runs: []});
-            return apps.get(key);
+        // The page of pushes before the oldest loaded, and the wakes back to them.
+        async function loadOlder() {
+          if (!state.nextPushes) return;
+          const parameters = query({cursor: state.nextPushes});
+          if (state.filters.fate) parameters.set("fate", state.filters.fate);
+          const pushes = await api("/v1/pushes?" + parameters);
+          for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
+          state.nextPushes = pushes.next;
+          const oldest = Math.min(...[...state.pushes.values()].map(p => time(p.receivedAt)));
+          for (let page = 0; page < 20 && state.nextWakes; page++) {
+            const loaded = [...state.wakes.values()].map(w => time(w.startedAt));
+            if (loaded.length && Math.min(...loaded) < oldest) break;
+            const wakes = await api("/v1/wakes?" + query({cursor: state.nextWakes}));
+            for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
+            state.nextWakes = wakes.next;
+          }
+          state.follow = false;
+          state.view = null;
+          scheduleRender();
+        }
+
+        async function reload() {
+          state.pushes.clear(); state.wakes.clear(); state.runs.clear();
+          state.nextPushes = null; state.nextWakes = null;
+          state.view = null; state.follow = true;
+          await safely(refresh);
+        }
+
+        async function safely(body) {
+          try { await body(); } catch (error) { $("status").textContent = "cannot reach the admin API: " + error.message; }
+        }
+
+        // Live: /v1/events says when the record changed (read with fetch, so the token goes along).
+        let pending = false, running = false;
+        async function changed() {
+          if (running) { pending = true; return; }
+          running = true;
+          do { pending = false; await safely(refresh); } while (pending);
+          running = false;
+        }
+        async function listen() {
+          for (;;) {
+            try {
+              const response = await fetch("/v1/events", {headers});
+              if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
+              $("live").classList.add("on");
+              const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+              let buffer = "";
+              for (;;) {
+                const {value, done} = await reader.read();
+                if (done) break;
+                buffer += value;
+                let end;
+                while ((end = buffer.indexOf("\n\n")) >= 0) {
+                  const event = buffer.substring(0, end);
+                  buffer = buffer.substring(end + 2);
+                  const data = event.split("\n").find(line => line.startsWith("data: "));
+                  if (!event.includes("event: change") || !data) continue;
+                  const change = JSON.parse(data.substring(6));
+                  state.clock = {mode: change.clock, now: time(change.now), at: performance.now()};
+                  changed();
+                }
+              }
+            } catch (error) { /* the receiver went away: try again */ }
+            $("live").classList.remove("on");
+            await new Promise(resolve => setTimeout(resolve, 2000));
+          }
+        }
+
+        // MARK: drawing
+
+        function laneWidth() { return $("axis").clientWidth; }
+
+        // One render per frame at most, and none while a button is held (a click must find
+        // the element it went down on).
+        let frame = 0, held = false, owed = false;
+        function scheduleRender() {
+          if (held) { owed = true; return; }
+          if (!frame) frame = requestAnimationFrame(() => { frame = 0; render(); });
+        }
+
+        // The shortest "first…last" digits that tell every device loaded apart.
+        function names(tokens) {
+          const map = new Map();
+          for (let digits = 6; digits <= 32; digits += 2) {
+            map.clear();
+            const seen = new Set();
+            let unique = true;
+            for (const token of tokens) {
+              const name = token.length <= digits * 2 ? token : token.substring(0, digits) + "…" + token.substring(token.length - digits);
+              if (seen.has(name)) unique = false;
+              seen.add(name);
+              map.set(token, name);
+            }
+            if (unique) return map;
+          }
+          for (const token of tokens) map.set(token, token);
+          return map;
+        }
+
+        function badges(device) {
+          if (!device) return "";
+          const out = [];
+          const badge = (cls, text, title) => out.push(`<span class="badge ${cls}" title="${esc(title)}">${esc(text)}</span>`);
+          if (device.unregistered) badge("bad", "unregistered", "uninstalled or reinstalled: APNs answers 410 Unregistered");
+          if (device.forceQuit) badge("bad", "force-quit", "the user force-quit the app: silent pushes are dropped");
+          if (!device.backgroundRefresh) badge("bad", "refresh off", "Background App Refresh is off: silent pushes are dropped");
+          if (device.network === "offline") badge("warn", "offline", "offline: APNs keeps the latest push per app until it is back");
+          if (device.lowPowerMode) badge("warn", "Low Power", "Low Power Mode defers priority-5 wakes");
+          if (device.thermalState !== "nominal") badge(device.thermalState === "fair" ? "" : "warn", "thermal " + device.thermalState, "serious defers priority-5 wakes; critical defers all");
+          if (device.batteryLevel <= 20 && !device.charging) badge("warn", "battery " + device.batteryLevel + "%", "a low battery defers background work");
+          if (device.charging) badge("info", "charging", "on power");
+          if (device.dailyBudget != null) badge("info", "budget " + device.dailyBudget + "/day", "background launches per 24 hours");
+          if (device.debuggerAttached) badge("info", "debugger", "Xcode's debugger is attached: no throttling");
+          if (device.idle) badge("info", "idle", "not in use: processing tasks may run");
+          return out.join("");
+        }
+
+        function visible() {
+          const f = state.filters;
+          const keep = r => (!f.device || r.deviceToken === f.device) && (!f.topic || r.topic === f.topic);
+          return {
+            pushes: [...state.pushes.values()].filter(p => keep(p) && (!f.fate || p.fate === f.fate)),
+            wakes: [...state.wakes.values()].filter(keep),
+            runs: [...state.runs.values()].filter(keep),
           };
-          for (const push of pushes) app(push.deviceToken, push.topic).pushes.push(push);
-          for (const wake of wakes) app(wake.deviceToken, wake.topic).wakes.push(wake);
-          for (const run of runs) app(run.deviceToken, run.topic).runs.push(run);
-          const times = pushes.map(p => time(p.receivedAt)).concat(wakes.map(w => time(w.startedAt)), runs.map(t => time(t.startedAt)));
-          const start = times.length ? Math.min(...times) : now;
-          const end = Math.max(now, ...times, start + 1000);
-          const x = ms => (100 * (ms - start) / (end - start)).toFixed(3) + "%";
-          document.getElementById("status").textContent =
-            `device clock (${clock.clock}) ${clock.now} — ${pushes.length} pushes, ${wakes.length} wakes, ${runs.length} task runs, ` +
-            `${clockText(start)} to ${clockText(end)}`;
-          let html = "";
-          for (const a of [...apps.values()].sort((l, r) => (l.device + l.topic).localeCompare(r.device + r.topic))) {
-            html += `<section class="app" data-device="${esc(a.device)}" data-topic="${esc(a.topic)}">`;
-            html += `<h2>${esc(a.device.substring(0, 16))}… ${esc(a.topic)}</h2><div class="lane">`;
-            for (const p of a.pushes) {
-              const note = p.why ? p.why.text : p.fate + (p.wakeId != null ? " into wake " + p.wakeId : "") + (p.reason ? ": " + p.reason : "");
-              html += `<span class="push fate-${esc(p.fate)}" data-apns-id="${esc(p.apnsId)}" style="left:${x(time(p.receivedAt))}"` +
-                      ` title="${esc(p.apnsId)} at ${clockText(time(p.receivedAt))}, ${esc(note)}"></span>`;
-            }
-            for (const w of a.wakes) {
-              const result = w.result || "running";
-              const finished = w.finishedAt ? time(w.finishedAt) : now;
-              html += `<div class="wake result-${esc(result)}" data-wake-id="${w.id}" data-result="${esc(result)}"` +
-                      ` style="left:${x(time(w.startedAt))};width:calc(${x(finished)} - ${x(time(w.startedAt))})"` +
-                      ` title="wake ${w.id}: ${esc(result)}${w.reason ? " (" + esc(w.reason) + ")" : ""}">W${w.id}</div>`;
-            }
-            for (const t of a.runs) {
-              const outcome = t.outcome || "running";
-              const finished = t.finishedAt ? time(t.finishedAt) : now;
-              html += `<div class="task outcome-${esc(outcome)}" data-run-id="${t.id}" data-kind="${esc(t.kind)}" data-outcome="${esc(outcome)}"` +
-                      ` style="left:${x(time(t.startedAt))};width:calc(${x(finished)} - ${x(time(t.startedAt))})"` +
-                      ` title="${esc(t.kind)} task ${esc(t.identifier)}, run ${t.id}: ${esc(t.why.text)}">T${t.id}</div>`;
-            }
-            html += `</div><ol class="wakes">`;
-            for (const w of a.wakes.slice().sort((l, r) => l.id - r.id)) {
-              html += `<li class="wake-item" data-wake-id="${w.id}">wake ${w.id} at ${clockText(time(w.startedAt))}: ` +
-                      `${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}, delivered ${esc(w.apnsId)}` +
-                      `${w.coalesced.length ? ", coalesced " + w.coalesced.map(esc).join(", ") : ""}</li>`;
-            }
-            for (const t of a.runs.slice().sort((l, r) => l.id - r.id)) {
-              html += `<li class="task-item" data-run-id="${t.id}">${esc(t.kind)} task ${esc(t.identifier)}, run ${t.id} at ` +
-                      `${clockText(time(t.startedAt))}${t.simulated ? " (simulated)" : ""}: ${esc(t.outcome || "running")} — ${esc(t.why.text)}</li>`;
-            }
-            html += `</ol>`;
-            // Why what waits, waits: the rule the device applied, with its numbers.
-            for (const p of a.pushes.filter(p => p.fate === "pending" && p.why)) {
-              html += `<p class="waiting" data-apns-id="${esc(p.apnsId)}" data-why-rule="${esc(p.why.rule)}">` +
-                      `${esc(p.apnsId)}: ${esc(p.why.text)}</p>`;
-            }
-            html += `</section>`;
-          }
-          document.getElementById("apps").innerHTML = html || "<p>No pushes yet.</p>";
         }
 
-        refresh();
-        setInterval(refresh, 1000);
+        function span(records) {
+          const times = [];
+          for (const p of records.pushes) times.push(time(p.receivedAt));
+          for (const w of records.wakes) times.push(time(w.startedAt));
+          for (const r of records.runs) times.push(time(r.startedAt));
+          const start = times.length ? Math.min(...times) : now() - 60000;
+          // Up to now, and to when the pushes that wait will be looked at again.
+          // (not so far ahead that the rest is squeezed: a budget may wait until tomorrow).
+          let end = now();
+          const ahead = Math.max(now() - start, 20 * 60000);
+          for (const p of records.pushes) {
+            if (p.fate === "pending" && p.why && p.why.until) end = Math.max(end, Math.min(time(p.why.until), now() + ahead));
+          }
+          const width = Math.max(end - start, 10000);
+          return {start: start - width * 0.03, end: end + width * 0.06};
+        }
+
+        const STEPS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1e3, 2e3, 5e3, 1e4, 15e3, 3e4, 6e4, 12e4, 3e5, 6e5, 9e5, 18e5, 36e5, 72e5, 108e5, 216e5, 432e5, 864e5, 1728e5, 6048e5];
+        function tickText(ms, step) {
+          const iso = new Date(ms).toISOString();
+          if (step >= 864e5) return iso.substring(5, 10);
+          if (step >= 6e4) return (step >= 216e5 ? iso.substring(5, 10) + " " : "") + iso.substring(11, 16);
+          if (step >= 1e3) return iso.substring(11, 19);
+          return iso.substring(11, 23);
+        }
+
+        function drawAxis(view, width) {
+          const x = ms => (ms - view.start) / (view.end - view.start) * width;
+          const step = STEPS.find(s => (view.end - view.start) / s <= width / 90) ?? STEPS[STEPS.length - 1];
+          let html = "";
+          for (let t = Math.ceil(view.start / step) * step; t <= view.end; t += step) {
+            html += `<span class="tick" style="left:${x(t).toFixed(1)}px">${tickText(t, step)}</span>`;
+          }
+          $("axis").innerHTML = html;
+          $("axis").title = "device time (UTC), " + state.clock.mode + " clock";
+        }
+
+        function render() {
+          const records = visible();
+          const fit = span(records);
+          if (state.follow || !state.view) state.view = fit;
+          const view = state.view;
+          const width = laneWidth();
+          if (width <= 0) return;
+          const x = ms => (ms - view.start) / (view.end - view.start) * width;
+          const inView = (from, to) => to >= view.start && from <= view.end;
+          drawAxis(view, width);
+
+          const rows = new Map();
+          const row = (device, topic) => {
+            const key = (device || "?") + " " + (topic || "?");
+            if (!rows.has(key)) rows.set(key, {key, device: device || "?", topic: topic || "?", pushes: [], wakes: [], runs: []});
+            return rows.get(key);
+          };
+          for (const p of records.pushes) row(p.deviceToken, p.topic).pushes.push(p);
+          for (const w of records.wakes) row(w.deviceToken, w.topic).wakes.push(w);
+          for (const r of records.runs) row(r.deviceToken, r.topic).runs.push(r);
+          for (const p of state.pushes.values()) { if (p.topic) state.topics.add(p.topic); if (p.deviceToken) state.tokens.add(p.deviceToken); }
+          const named = names([...new Set([...state.tokens, ...state.devices.keys()])].sort());
+          updateFilters(named);
+
+          let html = "";
+          const sorted = [...rows.values()].sort((l, r) => (named.get(l.device) ?? l.device).localeCompare(named.get(r.device) ?? r.device) || l.topic.localeCompare(r.topic));
+          for (const r of sorted) {
+            // Dots stacked where they would overlap: each takes the first level free at its x.
+            const levels = [];
+            const MAX_LEVELS = 8;
+            let dots = "", overflow = new Map();
+            const ordered = r.pushes.filter(p => inView(time(p.receivedAt), time(p.receivedAt))).sort((a, b) => time(a.receivedAt) - time(b.receivedAt));
+            for (const p of ordered) {
+              const px = x(time(p.receivedAt));
+              let level = levels.findIndex(last => px - last >= 10);
+              if (level < 0) level = levels.length;
+              if (level >= MAX_LEVELS) {
+                const bucket = Math.round(px / 10) * 10;
+                overflow.set(bucket, (overflow.get(bucket) ?? 0) + 1);
+                continue;
+              }
+              levels[level] = px;
+              const selected = state.selected?.kind === "push" && state.selected.id === p.apnsId ? " selected" : "";
+              dots += `<span class="push fate-${esc(p.fate)}${selected}" data-apns-id="${esc(p.apnsId)}" data-fate="${esc(p.fate)}" style="left:${px.toFixed(1)}px;top:${3 + level * 10}px"` +
+                      ` title="${esc(p.apnsId)} at ${esc(p.receivedAt)}: ${esc(p.why ? p.why.text : p.fate)}"></span>`;
+              if (p.fate === "pending" && p.why && p.why.until) {
+                const until = Math.min(x(time(p.why.until)), width + 10);
+                if (until > px) dots += `<span class="wait" style="left:${px.toFixed(1)}px;width:${(until - px).toFixed(1)}px;top:${7 + level * 10}px"></span>`;
+              }
+            }
+            const top = 3 + Math.max(1, Math.min(levels.length, MAX_LEVELS)) * 10 + 2;
+            for (const [bucket, count] of overflow) dots += `<span class="more" style="left:${bucket}px;top:${top - 12}px" title="${count} more pushes here: zoom in">+${count}</span>`;
+            let bars = "";
+            for (const w of r.wakes) {
+              const start = time(w.startedAt), end = w.finishedAt ? time(w.finishedAt) : now();
+              if (!inView(start, end)) continue;
+              const result = w.result ? (w.reason === "deadlineExceeded" ? "deadlineExceeded" : w.result) : "running";
+              const left = x(start), barWidth = Math.max(3, x(end) - left);
+              const selected = state.selected?.kind === "wake" && state.selected.id === w.id ? " selected" : "";
+              bars += `<div class="wake result-${esc(result)}${selected}" data-wake-id="${w.id}" data-result="${esc(w.result || "running")}" style="left:${left.toFixed(1)}px;width:${barWidth.toFixed(1)}px;top:${top}px"` +
+                      ` title="wake ${w.id}: ${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}">${barWidth > 26 ? "W" + w.id : ""}</div>`;
+            }
+            const taskTop = top + (r.wakes.length ? 16 : 0);
+            for (const t of r.runs) {
+              const start = time(t.startedAt), end = t.finishedAt ? time(t.finishedAt) : now();
+              if (!inView(start, end)) continue;
+              const outcome = t.outcome || "running";
+              const left = x(start), barWidth = Math.max(6, x(end) - left);
+              const selected = state.selected?.kind === "run" && state.selected.id === t.id ? " selected" : "";
+              bars += `<div class="task outcome-${esc(outcome)}${selected}" data-run-id="${t.id}" data-kind="${esc(t.kind)}" data-outcome="${esc(outcome)}" style="left:${left.toFixed(1)}px;width:${barWidth.toFixed(1)}px;top:${taskTop}px"` +
+                      ` title="${esc(t.kind)} task ${esc(t.identifier)}, run ${t.id}: ${esc(t.why.text)}">${barWidth > 26 ? "T" + t.id : ""}</div>`;
+            }
+            const height = taskTop + (r.runs.length ? 14 : 0) + (r.wakes.length || r.runs.length ? 2 : 4);
+            const name = named.get(r.device) ?? r.device;
+            const selected = state.selected?.kind === "row" && state.selected.id === r.key ? " selected" : "";
+            html += `<section class="row${selected}" data-device="${esc(r.device)}" data-topic="${esc(r.topic)}">` +
+                    `<div class="label" data-row="${esc(r.key)}" title="${esc(r.device)} (click for the device, its wakes and what waits)">` +
+                    `<div class="name">${esc(name)}</div><div class="topic">${esc(r.topic)}</div>${badges(state.devices.get(r.device))}</div>` +
+                    `<div class="lane" style="height:${Math.max(height, 40)}px">${dots}${bars}</div></section>`;
+          }
+          $("rows").innerHTML = html;
+          $("empty").hidden = rows.size > 0;
+          const nowX = x(now());
+          if (nowX >= 0 && nowX <= width) {
+            let line = $("now");
+            if (!line) { line = document.createElement("div"); line.id = "now"; $("rows").parentElement.appendChild(line); }
+            line.style.left = `calc(var(--label) + ${nowX.toFixed(1)}px)`;
+            line.innerHTML = `<span>now ${esc(new Date(now()).toISOString().substring(11, 19))}</span>`;
+            line.hidden = false;
+          } else if ($("now")) {
+            $("now").hidden = true;
+          }
+          const older = $("older");
+          older.hidden = !state.nextPushes;
+          older.textContent = `older pushes (${state.pushes.size} loaded)`;
+          $("status").dataset.now = new Date(now()).toISOString();
+          $("status").textContent = `device time ${new Date(now()).toISOString().replace("T", " ").substring(0, 23)} (${state.clock.mode} clock) — ` +
+            `${records.pushes.length} pushes, ${records.wakes.length} wakes, ${records.runs.length} task runs in ${rows.size} rows`;
+        }
+
+        function updateFilters(named) {
+          const fill = (select, values, text) => {
+            const current = select.value;
+            const wanted = ["", ...values];
+            if (select.options.length === wanted.length && [...select.options].every((o, i) => o.value === wanted[i])) return;
+            select.innerHTML = `<option value="">all</option>` + values.map(v => `<option value="${esc(v)}">${esc(text(v))}</option>`).join("");
+            select.value = current;
+          };
+          fill($("filter-device"), [...named.keys()], t => named.get(t));
+          fill($("filter-topic"), [...state.topics].sort(), t => t);
+          fill($("filter-fate"), FATES, f => f);
+        }
+
+        // MARK: the panel
+
+        const table = rows => "<table>" + rows.filter(([, v]) => v != null && v !== "").map(([k, v]) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`).join("") + "</table>";
+        const pushLink = id => `<a data-open-push="${esc(id)}" class="mono">${esc(id)}</a>`;
+        const wakeLink = id => `<a data-open-wake="${id}">wake ${id}</a>`;
+        const when = iso => iso ? esc(iso.replace("T", " ").replace("Z", "")) : "";
+        function untilText(iso) {
+          if (!iso) return "";
+          const left = time(iso) - now();
+          const minutes = Math.floor(Math.abs(left) / 60000), seconds = Math.floor(Math.abs(left) % 60000 / 1000);
+          return when(iso) + (left >= 0 ? ` (in ${minutes}m ${seconds}s)` : ` (${minutes}m ${seconds}s ago)`);
+        }
+
+        async function pushPanel(apnsId) {
+          const p = await api("/v1/pushes/" + encodeURIComponent(apnsId));
+          state.pushes.set(p.apnsId, {...state.pushes.get(p.apnsId), ...p});
+          const wake = p.wakeId != null ? state.wakes.get(p.wakeId) : null;
+          let payload = p.payload;
+          try { payload = JSON.stringify(JSON.parse(p.payload), null, 2); } catch (error) { /* shown as sent */ }
+          const headerRows = Object.entries(p.headers || {}).map(([k, v]) => [k, `<span class="mono">${esc(v)}</span>`]);
+          return `<h2>push <span class="mono">${esc(p.apnsId)}</span>: <span data-fate="${esc(p.fate)}">${esc(p.fate)}</span></h2>` +
+            `<p class="why" data-why-rule="${esc(p.why.rule)}">${esc(p.why.text)}</p>` +
+            `<div class="columns"><div>` + table([
+              ["fate", esc(p.fate)], ["rule", esc(p.why.rule)], ["until", untilText(p.why.until)],
+              ["reason", esc(p.reason)], ["fault rule", p.faultRule != null ? esc(p.faultRule) : null],
+              ["wake", p.wakeId != null ? wakeLink(p.wakeId) + (wake ? `: ${esc(wake.result || "running")}, started ${when(wake.startedAt)}` : "") : null],
+              ["received", when(p.receivedAt)], ["expires", when(p.expiresAt)],
+              ["device", `<span class="mono">${esc(p.deviceToken)}</span>`], ["app", esc(p.topic)],
+              ["warnings", (p.warnings || []).map(esc).join("<br>")],
+            ]) + `</div><div><b>headers</b>` + table(headerRows) + `<b>payload</b><pre>${esc(payload ?? "(not UTF-8)")}</pre></div></div>`;
+        }
+
+        function wakePanel(id) {
+          const w = state.wakes.get(id);
+          if (!w) return `<h2>wake ${id}</h2><p>not loaded: load older pushes.</p>`;
+          return `<h2>wake ${w.id}: <span data-result="${esc(w.result || "running")}">${esc(w.result || "running")}</span></h2>` +
+            `<p class="why">${w.result ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : "the fetch is running; its deadline is " + when(w.deadline)}</p>` +
+            table([
+              ["delivered", pushLink(w.apnsId)], ["coalesced into it", w.coalesced.map(pushLink).join(", ") || "none"],
+              ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],
+              ["device", `<span class="mono">${esc(w.deviceToken)}</span>`], ["app", esc(w.topic)],
+            ]);
+        }
+
+        function runPanel(id) {
+          const t = state.runs.get(id);
+          if (!t) return `<h2>task run ${id}</h2><p>not loaded.</p>`;
+          return `<h2>${esc(t.kind)} task run ${t.id}: ${esc(t.outcome || "running")}</h2><p class="why">${esc(t.why.text)}</p>` +
+            table([
+              ["identifier", esc(t.identifier)], ["started", when(t.startedAt)], ["deadline", when(t.deadline)],
+              ["expired", when(t.expiredAt)], ["finished", when(t.finishedAt)], ["simulated", t.simulated ? "yes (simulate-launch)" : null],
+              ["progress", `${t.progress.completed} of ${t.progress.total}`],
+              ["device", `<span class="mono">${esc(t.deviceToken)}</span>`], ["app", esc(t.topic)],
+            ]);
+        }
+
+        function rowPanel(key) {
+          const [device, topic] = key.split(" ");
+          const d = state.devices.get(device);
+          const wakes = [...state.wakes.values()].filter(w => w.deviceToken === device && w.topic === topic).sort((a, b) => b.id - a.id);
+          const waiting = [...state.pushes.values()].filter(p => p.deviceToken === device && p.topic === topic && p.fate === "pending");
+          let html = `<h2>${esc(topic)} on <span class="mono">${esc(device)}</span> <button data-copy="${esc(device)}">copy token</button></h2>`;
+          if (d) html += table([
+            ["state", badges(d) || "as it comes: nothing holds it back"], ["battery", d.batteryLevel + "%" + (d.charging ? ", charging" : "")],
+            ["thermal", esc(d.thermalState)], ["network", esc(d.network)], ["daily budget", d.dailyBudget != null ? esc(d.dailyBudget) : "the profile's"],
+          ]);
+          if (waiting.length) html += `<b>waiting</b><ul>` + waiting.map(p => `<li>${pushLink(p.apnsId)}: ${esc(p.why.text)}</li>`).join("") + `</ul>`;
+          html += `<b>wakes</b> (${wakes.length} loaded)<ol class="wakes">` + wakes.map(w =>
+            `<li class="wake-item" data-wake-id="${w.id}">${wakeLink(w.id)} at ${when(w.startedAt)}: ${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}, ` +
+            `delivered ${pushLink(w.apnsId)}${w.coalesced.length ? ", coalesced " + w.coalesced.map(pushLink).join(", ") : ""}</li>`).join("") + `</ol>`;
+          return html;
+        }
+
+        async function showPanel(selected, scroll = true) {
+          state.selected = selected;
+          const panel = $("panel");
+          try {
+            const body = selected.kind === "push" ? await pushPanel(selected.id) : selected.kind === "wake" ? wakePanel(selected.id)
+              : selected.kind === "run" ? runPanel(selected.id) : rowPanel(selected.id);
+            panel.innerHTML = `<button class="close" title="close (Esc)">×</button>` + body;
+          } catch (error) {
+            panel.innerHTML = `<button class="close">×</button><p>cannot read it: ${esc(error.message)}</p>`;
+          }
+          panel.dataset.kind = selected.kind;
+          panel.hidden = false;
+          if (scroll) scheduleRender();
+        }
+
+        function closePanel() { state.selected = null; $("panel").hidden = true; scheduleRender(); }
+
+        // MARK: events
+
+        document.addEventListener("click", event => {
+          const target = event.target.closest("[data-apns-id].push, [data-wake-id].wake, [data-run-id].task, [data-row], [data-open-push], [data-open-wake], [data-copy], .close");
+          if (!target) return;
+          if (target.classList.contains("close")) return closePanel();
+          if (target.dataset.copy) {
+            navigator.clipboard?.writeText(target.dataset.copy).then(() => { target.textContent = "copied"; }, () => { target.textContent = "select the token to copy it"; });
+            return;
+          }
+          if (target.dataset.openPush) return showPanel({kind: "push", id: target.dataset.openPush});
+          if (target.dataset.openWake) return showPanel({kind: "wake", id: Number(target.dataset.openWake)});
+          if (target.dataset.row) return showPanel({kind: "row", id: target.dataset.row});
+          if (target.dataset.wakeId) return showPanel({kind: "wake", id: Number(target.dataset.wakeId)});
+          if (target.dataset.runId) return showPanel({kind: "run", id: Number(target.dataset.runId)});
+          if (target.dataset.apnsId) return showPanel({kind: "push", id: target.dataset.apnsId});
+        });
+        document.addEventListener("keydown", event => { if (event.key === "Escape" && !$("panel").hidden) closePanel(); });
+
+        function zoom(factor, anchorFraction = 0.5) {
+          const view = state.view;
+          if (!view) return;
+          const width = view.end - view.start;
+          const newWidth = Math.min(Math.max(width * factor, 50), 400 * 864e5);
+          const anchor = view.start + width * anchorFraction;
+          state.view = {start: anchor - newWidth * anchorFraction, end: anchor + newWidth * (1 - anchorFraction)};
+          state.follow = false;
+          scheduleRender();
+        }
+        function pan(fraction) {
+          const view = state.view;
+          if (!view) return;
+          const shift = (view.end - view.start) * fraction;
+          state.view = {start: view.start + shift, end: view.end + shift};
+          state.follow = false;
+          scheduleRender();
+        }
+        $("zoom-in").onclick = () => zoom(1 / 1.6);
+        $("zoom-out").onclick = () => zoom(1.6);
+        $("pan-left").onclick = () => pan(-0.25);
+        $("pan-right").onclick = () => pan(0.25);
+        $("fit").onclick = () => { state.follow = true; scheduleRender(); };
+        $("older").onclick = () => safely(loadOlder);
+        for (const name of ["device", "topic", "fate"]) {
+          $("filter-" + name).onchange = event => { state.filters[name] = event.target.value; reload(); };
+        }
+        // The wheel scrolls the rows; with ctrl (or over the axis) it zooms; sideways it pans.
+        document.addEventListener("wheel", event => {
+          const lane = event.target.closest(".lane, #axis");
+          if (!lane) return;
+          if (Math.abs(event.deltaX) > Math.abs(event.deltaY)) { event.preventDefault(); pan(event.deltaX / laneWidth()); return; }
+          if (!event.ctrlKey && !event.metaKey && lane.id !== "axis") return;
+          event.preventDefault();
+          const box = lane.getBoundingClientRect();
+          zoom(event.deltaY > 0 ? 1.25 : 0.8, Math.min(Math.max((event.clientX - box.left) / box.width, 0), 1));
+        }, {passive: false});
+        let drag = null;
+        document.addEventListener("mousedown", event => {
+          held = true;
+          const lane = event.target.closest(".lane, #axis");
+          if (!lane || event.target.closest(".push, .wake, .task") || !state.view) return;
+          drag = {x: event.clientX, view: {...state.view}, lane, moved: false};
+          lane.classList.add("dragging");
+        });
+        document.addEventListener("mousemove", event => {
+          if (!drag) return;
+          const dx = event.clientX - drag.x;
+          if (Math.abs(dx) > 2) drag.moved = true;
+          const shift = -dx / laneWidth() * (drag.view.end - drag.view.start);
+          state.view = {start: drag.view.start + shift, end: drag.view.end + shift};
+          state.follow = false;
+          render();
+        });
+        document.addEventListener("mouseup", () => {
+          if (drag) drag.lane.classList.remove("dragging");
+          drag = null;
+          // After the click: it is dispatched once this handler returns.
+          setTimeout(() => { held = false; if (owed) { owed = false; scheduleRender(); } }, 0);
+        });
+        window.addEventListener("resize", scheduleRender);
+        // The now line moves on its own on the system clock; nothing is fetched for it.
+        setInterval(() => { if (state.clock.mode === "system") scheduleRender(); }, 1000);
+
+        reload().then(listen);
         </script>
         </body>
         </html>

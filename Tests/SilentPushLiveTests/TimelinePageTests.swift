@@ -3,49 +3,137 @@ import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
-/// The live timeline at the admin listener's `/`, loaded in headless Chromium (Debian's
-/// `chromium`, installed by `make test`) after a scripted run.
+/// The live timeline at the admin listener's `/`, in headless Chromium (Debian's `chromium`,
+/// installed by `make test`), driven by `Tests/timeline/browse.py` over the DevTools
+/// protocol: it clicks what a user clicks and reads what the page then shows.
 @Suite struct TimelinePageTests {
-    static func dom(of url: String) async throws -> String {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: profile) }
-        let result = try await PeerProcess.run(
-            "chromium",
-            [
-                "--headless=new", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=3000",
-                "--dump-dom", url,
-            ], timeout: .seconds(60))
-        #expect(result.status == 0, "\(result.errorOutput)")
-        return result.output
+    /// What `browse.py` read, in order, after its steps all succeeded.
+    struct Browsed {
+        var reads: [(selector: String, text: String, html: String)]
+
+        /// The text of the last read of `selector`.
+        func text(_ selector: String) -> String { reads.last { $0.selector == selector }?.text ?? "" }
+        /// The HTML of the last read of `selector`.
+        func html(_ selector: String) -> String { reads.last { $0.selector == selector }?.html ?? "" }
+        /// Every read of `selector`, in order.
+        func all(_ selector: String) -> [(text: String, html: String)] { reads.filter { $0.selector == selector }.map { ($0.text, $0.html) } }
     }
 
-    @Test func theWakesOfAScriptedRunAreOnThePage() async throws {
+    /// Runs `browse.py` on `url` with `steps` (flag, value), in order.
+    static func browse(_ url: String, _ steps: [(String, String)]) async throws -> Browsed {
         try #require(PeerProcess.isInstalled("chromium"), "chromium is not installed: run `make test` (it installs it)")
+        let result = try await PeerProcess.run(
+            "python3", [Repository.root + "/Tests/timeline/browse.py", url] + steps.flatMap { ["--" + $0.0, $0.1] }, timeout: .seconds(120))
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "browse.py: \(result.output) \(result.errorOutput)")
+        if let error = object["error"] as? String { Issue.record("browse.py: \(error)") }
+        #expect(result.status == 0)
+        let reads = (object["reads"] as? [[String: Any]] ?? []).map {
+            (selector: $0["selector"] as? String ?? "", text: $0["text"] as? String ?? "", html: $0["html"] as? String ?? "")
+        }
+        return Browsed(reads: reads)
+    }
+
+    static func push(_ n: Int) -> String { ".push[data-apns-id=\"\(SilentPushdDeviceTests.apnsID(n))\"]" }
+
+    /// The §4 walk on the manual clock: the page draws it, and clicking a push opens a panel
+    /// with its fate and the reason it waits; clicking a wake, what it delivered and coalesced.
+    @Test func clickingAPushOpensAPanelWithItsReason() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
         defer { process.signal(SIGKILL) }
         let client = try await TestPushClient.connect(port: h2c)
         // The first wakes the app, the second is coalesced into the third, which wakes it 15 minutes on.
-        for (n, advance) in [(1, 420), (2, 420), (3, 420)] {
+        for n in 1...3 {
             #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(n)).status == 200)
-            #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": \#(advance)}"#).status == 200)
+            #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 420}"#).status == 200)
         }
-        // The fourth arrives 6 minutes after the last wake: it waits, and the page says why.
+        // The fourth arrives 6 minutes after the last wake: it waits, and the panel says why.
         #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(4)).status == 200)
         await client.close()
 
-        let page = try await Self.dom(of: "http://127.0.0.1:\(admin)/")
-        #expect(page.contains(#"class="waiting" data-apns-id="\#(SilentPushdDeviceTests.apnsID(4))" data-why-rule="minimumInterval""#))
-        #expect(page.contains("waiting: next wake at"), "\(page.prefix(3000))")
-        #expect(page.contains("SilentPush timeline"))
-        #expect(page.contains(#"data-wake-id="1""#) && page.contains(#"data-wake-id="2""#), "\(page.prefix(2000))")
-        #expect(!page.contains(#"data-wake-id="3""#))
-        #expect(page.contains("wake 2 at") && page.contains("coalesced \(SilentPushdDeviceTests.apnsID(2))"))
-        #expect(page.contains(#"class="push fate-coalesced" data-apns-id="\#(SilentPushdDeviceTests.apnsID(2))""#))
-        #expect(page.contains(#"data-result="noData""#))
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [
+                ("expect", Self.push(4)), ("read", "#rows"), ("click", Self.push(4)), ("expect", "#panel[data-kind=push] .why"),
+                ("read", "#panel"), ("click", ".wake[data-wake-id=\"2\"]"), ("expect", "#panel[data-kind=wake]"), ("read", "#panel"),
+            ])
+        let rows = page.html("#rows")
+        #expect(rows.contains(#"class="push fate-coalesced" data-apns-id="\#(SilentPushdDeviceTests.apnsID(2))""#), "\(rows.prefix(3000))")
+        #expect(rows.contains(#"data-wake-id="1""#) && rows.contains(#"data-wake-id="2""#))
+        #expect(!rows.contains(#"data-wake-id="3""#))
+        #expect(rows.contains(#"data-result="noData""#))
+        // The push's panel (read first), then the wake's.
+        let panels = page.all("#panel")
+        try #require(panels.count == 2)
+        let pushPanel = panels[0]
+        #expect(pushPanel.html.contains(#"data-why-rule="minimumInterval""#), "\(pushPanel.html)")
+        #expect(pushPanel.text.contains("waiting: next wake at"), "\(pushPanel.text)")
+        #expect(pushPanel.text.contains("pending"))
+        #expect(pushPanel.text.contains("apns-push-type") && pushPanel.text.contains("background"), "the headers: \(pushPanel.text)")
+        #expect(pushPanel.text.contains("content-available"), "the payload: \(pushPanel.text)")
+        let wakePanel = panels[1].text
+        #expect(wakePanel.contains("wake 2"), "\(wakePanel)")
+        #expect(wakePanel.contains(SilentPushdDeviceTests.apnsID(3)) && wakePanel.contains(SilentPushdDeviceTests.apnsID(2)), "\(wakePanel)")
+    }
+
+    /// Devices whose tokens share a long prefix get names that tell them apart, the full token
+    /// on hover, and their state as badges.
+    @Test func rowsTellDevicesApartAndShowTheirState() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let prefix = String(repeating: "ab", count: 31)
+        let (first, second) = (prefix + "01", prefix + "02")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "PATCH", "/v1/devices/\(second)", body: #"{"lowPowerMode": true}"#).status == 200)
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(to: first, apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        #expect(try await client.push(to: second, apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)
+        await client.close()
+
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [
+                ("expect", Self.push(2)), ("read", "section[data-device=\"\(first)\"] .label"),
+                ("read", "section[data-device=\"\(second)\"] .label"), ("click", "section[data-device=\"\(second)\"] .label"),
+                ("expect", "#panel[data-kind=row]"), ("read", "#panel"),
+            ])
+        let one = (text: page.text("section[data-device=\"\(first)\"] .label"), html: page.html("section[data-device=\"\(first)\"] .label"))
+        let two = page.text("section[data-device=\"\(second)\"] .label")
+        let (firstName, secondName) = (one.text.split(separator: "\n").first, two.split(separator: "\n").first)
+        #expect(firstName != nil && firstName != secondName, "\(one.text) | \(two)")
+        #expect(one.html.contains(#"title="\#(first) "#), "the full token on hover: \(one.html)")
+        #expect(two.contains("Low Power"), "\(two)")
+        #expect(!one.text.contains("Low Power"))
+        // The row's panel: the full token, and why its push waits (Low Power Mode defers priority 5).
+        #expect(page.text("#panel").contains(second), "\(page.text("#panel"))")
+        #expect(page.text("#panel").contains("Low Power"), "\(page.text("#panel"))")
+    }
+
+    /// The page listens to /v1/events: a move of the clock made while it is open shows, and
+    /// the push it lets wake turns delivered, with no reload and no polling.
+    @Test func changesShowWhileThePageIsOpen() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)
+        await client.close()
+        let clock = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json
+        let later = try SilentPushdDeviceTests.milliseconds(clock["now"]) + 3_600_000
+        let laterText = ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: Double(later) / 1000))
+
+        // The page's own fetch moves the clock (same origin); then it waits for the news.
+        let advance =
+            #"fetch("/v1/clock/advance", {method: "POST", headers: {"content-type": "application/json"}, body: '{"seconds": 3600}'}).then(r => r.status)"#
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [
+                ("expect", Self.push(2) + "[data-fate=pending]"), ("expect", "#live.on"), ("evaluate", advance),
+                ("expect", "#status[data-now=\"\(laterText)\"]"), ("expect", Self.push(2) + "[data-fate=delivered]"), ("read", "#status"),
+            ])
+        #expect(page.text("#status").contains("manual clock"))
     }
 
     @Test func taskRunsAreDrawnWithTheirKindAndOutcome() async throws {
-        try #require(PeerProcess.isInstalled("chromium"), "chromium is not installed: run `make test` (it installs it)")
         let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["com.example.app.refresh"], "backgroundModes": ["fetch"]}}}"#
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString).json").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
@@ -56,10 +144,24 @@ import Testing
         let submitted = try await SilentPushdDeviceTests.admin(
             admin, "POST", tasks, body: #"{"identifier": "com.example.app.refresh", "kind": "refresh"}"#)
         #expect(submitted.status == 201)
-        let page = try await Self.dom(of: "http://127.0.0.1:\(admin)/")
+        let run = ".task[data-run-id=\"1\"]"
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [("expect", run), ("read", run), ("click", run), ("expect", "#panel[data-kind=run]"), ("read", "#panel"), ("read", "#status")])
         #expect(
-            page.contains(#"class="task outcome-completed" data-run-id="1" data-kind="refresh" data-outcome="completed""#), "\(page.prefix(3000))")
-        #expect(page.contains("refresh task com.example.app.refresh, run 1 at"))
-        #expect(page.contains("1 task runs"))
+            page.html(run).contains(#"class="task outcome-completed" data-run-id="1" data-kind="refresh" data-outcome="completed""#),
+            "\(page.html(run))")
+        #expect(page.text("#panel").contains("refresh task run 1: completed"), "\(page.text("#panel"))")
+        #expect(page.text("#panel").contains("com.example.app.refresh"))
+        #expect(page.text("#status").contains("1 task runs"))
+    }
+}
+
+extension ISO8601DateFormatter {
+    /// `2026-11-22T04:42:47.000Z`, as the admin API writes times.
+    fileprivate static var withMilliseconds: ISO8601DateFormatter {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
     }
 }

@@ -1,0 +1,70 @@
+import Hummingbird
+import NIOCore
+import ServiceLifecycle
+import SilentPushCore
+import Synchronization
+
+/// `GET /v1/events`: server-sent events (`text/event-stream`) that say when the record
+/// changed, so a page fetches what it shows only then, instead of polling. Each `change`
+/// event carries `{"changes", "clock", "now"}`; a comment line keeps idle connections open
+/// through proxies. The stream ends when the receiver shuts down.
+extension AdminAPI {
+    /// How often a stream looks for changes: at most this many events a second per client,
+    /// however fast pushes arrive.
+    static let eventInterval = Duration.milliseconds(250)
+    /// A comment after this many quiet looks (15 s), so proxies keep the connection.
+    static let keepAliveTicks = 60
+
+    func addEventRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/v1/events") { _, _ in self.events() }
+    }
+
+    private func events() -> Response {
+        let runtime = runtime
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                // A shutdown ends the stream within a tick (the page reconnects to the next
+                // receiver); so does a client that went away (a write throws).
+                let stopping = Atomic(false)
+                try await withGracefulShutdownHandler {
+                    try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
+                    var sent: (changes: UInt64, now: Int64)?
+                    var quiet = 0
+                    while !Task.isCancelled, !stopping.load(ordering: .relaxed) {
+                        let changes = runtime.changes
+                        // On the manual clock, a move of the clock is news too.
+                        let now = runtime.clock.now.millisecondsSinceEpoch
+                        let clockMoved = runtime.clock.mode == .manual && sent?.now != now
+                        if sent?.changes != changes || clockMoved {
+                            // Sent once committed, so what the page then fetches has it.
+                            try await runtime.store.flush()
+                            try await writer.write(ByteBuffer(string: Self.changeEvent(changes: changes, clock: runtime.clock)))
+                            sent = (changes, now)
+                            quiet = 0
+                        } else {
+                            quiet += 1
+                            if quiet >= Self.keepAliveTicks {
+                                try await writer.write(ByteBuffer(string: ": still here\n\n"))
+                                quiet = 0
+                            }
+                        }
+                        try? await Task.sleep(for: Self.eventInterval)
+                    }
+                } onGracefulShutdown: {
+                    stopping.store(true, ordering: .relaxed)
+                }
+                try await writer.finish(nil)
+            })
+    }
+
+    /// One `change` event.
+    static func changeEvent(changes: UInt64, clock: DeviceClock) -> String {
+        let data = JSONValue.object([
+            ("changes", .int(Int64(bitPattern: changes))), ("clock", .string(clock.mode.rawValue)),
+            ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: clock.now.millisecondsSinceEpoch))),
+        ])
+        return "event: change\ndata: \(data.rendered)\n\n"
+    }
+}

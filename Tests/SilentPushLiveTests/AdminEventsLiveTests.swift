@@ -1,0 +1,32 @@
+import Foundation
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// `GET /v1/events` read by curl: a change event once a push is recorded, and the stream
+/// ends when silentpushd shuts down, which a listener does not hold up.
+@Suite struct AdminEventsLiveTests {
+    @Test func aPushIsAnEventAndSigtermEndsTheStream() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let curl = try PeerProcess("curl", ["-sN", "--max-time", "30", "http://127.0.0.1:\(admin)/v1/events"])
+        try await Task.sleep(for: .milliseconds(500))
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        await client.close()
+        try await Task.sleep(for: .milliseconds(800))
+        let stopped = ContinuousClock.now
+        process.signal(SIGTERM)
+        let result = await process.wait(timeout: .seconds(10))
+        #expect(result.status == 0, "\(result.errorOutput)")
+        #expect(ContinuousClock.now - stopped < .seconds(5), "an open event stream held the shutdown up")
+        let stream = await curl.wait(timeout: .seconds(10))
+        #expect(!stream.timedOut)
+        let events = stream.output.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: change") }
+        #expect(stream.output.hasPrefix("retry: 2000\n\n"), "\(stream.output)")
+        // One as it opened (nothing recorded yet), one for the push.
+        #expect(events.first?.contains(#""changes":0"#) == true, "\(events)")
+        #expect(events.count >= 2 && events.last?.contains(#""clock":"manual""#) == true, "\(events)")
+        #expect(events.last?.contains(#""changes":0"#) == false, "\(events)")
+    }
+}
