@@ -1,4 +1,4 @@
-/// Where a push is posted: Apple's hosts (SPEC §7: port 443, or 2197) or a receiver's URL.
+/// Where a push is posted: Apple's hosts (port 443, or 2197) or a receiver's URL.
 public struct APNsTarget: Sendable, Equatable, CustomStringConvertible {
     /// `https` (TLS, ALPN h2) or `http` (h2c, prior knowledge).
     public var scheme: String
@@ -11,6 +11,10 @@ public struct APNsTarget: Sendable, Equatable, CustomStringConvertible {
         self.host = host
         self.port = port
     }
+
+    /// This machine (`localhost`, `127.0.0.1`, `::1`): a receiver `make run` started, whose
+    /// certificate the development CA signed.
+    public var isLoopback: Bool { host == "localhost" || host == "127.0.0.1" || host == "::1" }
 
     /// Apple's development environment.
     public static func sandbox(port: Int = 443) -> APNsTarget {

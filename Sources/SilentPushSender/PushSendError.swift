@@ -24,6 +24,8 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     case signing(keyID: String, problem: String)
     /// The target does not answer.
     case connection(problem: String)
+    /// The target's TLS certificate is not one pushsend trusts.
+    case untrustedServer(problem: String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,8 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tlsSetup(let problem): "\(problem) (check --cacert, --cert and --cert-key)"
         case .signing(let keyID, let problem): "cannot sign a provider token with key \(keyID): \(problem) (check --key)"
         case .connection(let problem): "\(problem) (check --url, --sandbox/--production and --port; is the receiver running?)"
+        case .untrustedServer(let problem):
+            "\(problem) (pass --cacert with the CA that signed it, e.g. certs/ca.pem for a SilentPush receiver, or --insecure to skip the check)"
         }
     }
 }

@@ -54,7 +54,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("push-type"), help: "apns-push-type (default: background for a content-available-only payload, else alert).")
     public var pushType: String?
 
-    @Option(help: "apns-priority: 10, 5 or 1.")
+    @Option(help: "apns-priority: 10, 5 or 1 (default: 5 for background, as APNs requires; 10 for alert).")
     public var priority: Int?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
@@ -147,6 +147,9 @@ public struct PushSendOptions: ParsableArguments, Sendable {
                 throw PushSendError.invalidValue(option: "--priority", value: "\(priority)", expected: "10, 5 or 1")
             }
             priorityValue = parsed
+        } else {
+            // APNs refuses priority 10 for background pushes; for alerts, 10 is its own default.
+            priorityValue = type == .background ? .normal : type == .alert ? .high : nil
         }
         if let apnsID, !APNsHeaders.isCanonicalUUID(apnsID) {
             throw PushSendError.invalidValue(option: "--apns-id", value: "'\(apnsID)'", expected: "a UUID (8-4-4-4-12 hex digits)")
@@ -170,8 +173,13 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         if json && quiet { throw PushSendError.conflictingOptions("give --json or --quiet, not both") }
 
         var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
-        if cacert == nil, url == nil, !sandbox, !production {
-            tls.caFile = certificatesDirectory + "/ca.pem"  // the make-run receiver's dev CA
+        // A receiver on this machine has a certificate from the development CA (make run's);
+        // the default target always does, another loopback URL when the CA is at hand.
+        let developmentCA = certificatesDirectory + "/ca.pem"
+        if cacert == nil, !insecure, !sandbox, !production,
+            url == nil || (target.scheme == "https" && target.isLoopback && FileManager.default.isReadableFile(atPath: developmentCA))
+        {
+            tls.caFile = developmentCA
         }
         let authentication: PushSendConfiguration.Authentication
         if cert != nil || certKey != nil {

@@ -71,6 +71,7 @@ public struct PushSender: Sendable {
             }
         } catch {
             for connection in connections { await connection.close() }
+            if case .untrustedServer = error as? H2ConnectError { throw PushSendError.untrustedServer(problem: "\(error)") }
             throw PushSendError.connection(problem: "\(error)")
         }
 

@@ -8,6 +8,8 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
     case cannotConnect(host: String, port: Int, reason: String)
     /// HTTP/2 could not start on the connection.
     case cannotStartHTTP2(host: String, port: Int, reason: String)
+    /// The server's certificate did not verify (OpenSSL's reason).
+    case untrustedServer(host: String, port: Int, reason: String)
     /// The connection closed before HTTP/2 started.
     case closedBeforeHTTP2
     /// The server closed the connection during the TLS handshake.
@@ -18,6 +20,7 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
         switch self {
         case .cannotConnect(let host, let port, let reason): "cannot connect to \(host):\(port): \(reason)"
         case .cannotStartHTTP2(let host, let port, let reason): "cannot set up HTTP/2 with \(host):\(port): \(reason)"
+        case .untrustedServer(let host, let port, let reason): "the certificate of \(host):\(port) did not verify: \(reason)"
         case .closedBeforeHTTP2: "the connection closed before HTTP/2 started"
         case .closedDuringHandshake: "the server closed the connection during the TLS handshake"
         }
@@ -80,6 +83,9 @@ public final class H2ClientConnection: Sendable {
             info = try await ready.get()
         } catch {
             try? await channel.close()
+            if case TLSError.peerCertificateRejected(let reason) = error {
+                throw H2ConnectError.untrustedServer(host: host, port: port, reason: reason)
+            }
             throw H2ConnectError.cannotStartHTTP2(host: host, port: port, reason: "\(error)")
         }
         let defaultPort = tls == nil ? 80 : 443

@@ -4,8 +4,11 @@ import COpenSSL
 public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The connection's `SSL` could not be made.
     case setUp(String)
-    /// The handshake failed (a certificate refused, no shared protocol, …).
+    /// The handshake failed (no shared protocol, a bad record, …).
     case handshake(String)
+    /// The peer's certificate did not verify (an unknown CA, a name that does not match,
+    /// expired, …): OpenSSL's reason.
+    case peerCertificateRejected(String)
     /// Reading application data failed.
     case read(String)
     /// Writing application data failed.
@@ -16,6 +19,7 @@ public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .setUp(let why): "cannot create a TLS connection: \(why)"
         case .handshake(let why): "TLS handshake failed: \(why)"
+        case .peerCertificateRejected(let why): "TLS handshake failed: the peer's certificate did not verify: \(why)"
         case .read(let why): "TLS read failed: \(why)"
         case .write(let why): "TLS write failed: \(why)"
         }
@@ -147,7 +151,12 @@ public final class TLSEngine {
         guard result == 1 else {
             switch SSL_get_error(ssl, result) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return false
-            default: throw TLSError.handshake(Self.failure())
+            default:
+                let verification = SSL_get_verify_result(ssl)
+                if verification != Int(X509_V_OK) {
+                    throw TLSError.peerCertificateRejected(String(cString: X509_verify_cert_error_string(verification)))
+                }
+                throw TLSError.handshake(Self.failure())
             }
         }
         var alpnData: UnsafePointer<UInt8>?

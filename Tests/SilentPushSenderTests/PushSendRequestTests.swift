@@ -62,8 +62,47 @@ import Testing
         #expect(configuration.tls.caFile == DevCertificates.directory + "/ca.pem")
         #expect(configuration.request.topic == "com.example.app")
         #expect(configuration.request.pushType == .background)
+        #expect(configuration.request.priority == .normal)
         guard case .token(let signer) = configuration.authentication else { Issue.record("no token"); return }
         #expect(signer.keyID == "DEVKEY0001" && signer.teamID == "DEVTEAM001")
+    }
+
+    /// APNs wants priority 5 for a background push (it refuses 10) and takes 10 for an alert:
+    /// those are the defaults; a priority given is sent as given.
+    @Test(
+        arguments: [
+            (#"{"aps":{"content-available":1}}"#, nil, APNsPushType.background, APNsPriority?.some(.normal)),
+            (#"{"aps":{"alert":"hi"}}"#, nil, .alert, .high),
+            (#"{"aps":{"content-available":1}}"#, 10, .background, .high),
+            (#"{"aps":{"alert":"hi"}}"#, 1, .alert, .low),
+        ] as [(String, Int?, APNsPushType, APNsPriority?)])
+    func thePriorityFollowsThePushType(payload: String, priority: Int?, type: APNsPushType, expected: APNsPriority?) throws {
+        let configuration = try Self.options {
+            _ = FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
+            $0.priority = priority
+        }.configuration()
+        #expect(configuration.request.pushType == type)
+        #expect(configuration.request.priority == expected)
+    }
+
+    /// A receiver on this machine is trusted through the development CA unless a CA is given;
+    /// any other host through the system's trust store.
+    @Test(
+        arguments: [
+            ("https://localhost:4443", nil, false, DevCertificates.directory + "/ca.pem"),
+            ("https://127.0.0.1:2197", nil, false, DevCertificates.directory + "/ca.pem"),
+            ("https://[::1]:2197", nil, false, DevCertificates.directory + "/ca.pem"),
+            ("https://localhost:4443", "/etc/ssl/mine.pem", false, "/etc/ssl/mine.pem"),
+            ("https://localhost:4443", nil, true, nil),
+            ("https://staging.example.com:2197", nil, false, nil),
+        ] as [(String, String?, Bool, String?)])
+    func loopbackTargetsKeepTheDevelopmentCA(url: String, cacert: String?, insecure: Bool, expected: String?) throws {
+        let configuration = try Self.options {
+            $0.url = url
+            $0.cacert = cacert
+            $0.insecure = insecure
+        }.configuration()
+        #expect(configuration.tls.caFile == expected)
     }
 
     @Test func aTokenIsReusedForFiftyMinutesThenSignedAgain() throws {
