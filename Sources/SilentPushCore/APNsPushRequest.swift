@@ -1,4 +1,4 @@
-/// One push as a provider sends it (SPEC §3, §7): the path and the header fields, built
+/// One push as a provider sends it: the path and the header fields, built
 /// without any network so that what goes to Apple can be checked in a test.
 public struct APNsPushRequest: Sendable, Equatable {
     public var deviceToken: String

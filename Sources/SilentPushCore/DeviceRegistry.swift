@@ -1,7 +1,7 @@
 /// The device tokens the receiver knows, with the topics each may receive.
 ///
 /// By default a token is accepted on first use, for any topic: a device is its token and
-/// its apps are topics (SPEC §4). Such a token is not kept: only tokens with a registration
+/// its apps are topics. Such a token is not kept: only tokens with a registration
 /// or a standing take memory, so a million devices that merely receive pushes cost nothing
 /// here. A token registered with topics takes only those
 /// (DeviceTokenNotForTopic otherwise). Tokens can be unregistered (410 Unregistered) or

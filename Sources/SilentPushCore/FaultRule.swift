@@ -1,4 +1,4 @@
-/// A fault to inject (SPEC §12): which requests it matches, how often, when, and what the
+/// A fault to inject: which requests it matches, how often, when, and what the
 /// APNs endpoint does with them.
 public struct FaultRule: Sendable, Equatable {
     /// Which requests a rule matches: every field given must be equal (nil: any).

@@ -1,4 +1,4 @@
-/// What an app's fetch handler reports at the end of a wake (SPEC §5), as iOS's
+/// What an app's fetch handler reports at the end of a wake, as iOS's
 /// `UIBackgroundFetchResult`, with a reason for failures.
 public enum FetchResult: Sendable, Equatable {
     case newData

@@ -1,4 +1,4 @@
-/// The URL an `http` fetch handler GETs (SPEC §5): a template whose `{token}`, `{topic}` and
+/// The URL an `http` fetch handler GETs: a template whose `{token}`, `{topic}` and
 /// `{name}` (a top-level key of the push's payload) are filled in, URL-escaped.
 public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
     enum Part: Sendable, Equatable {

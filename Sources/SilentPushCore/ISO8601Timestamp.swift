@@ -1,5 +1,5 @@
 /// ISO 8601 timestamps with milliseconds in UTC (`2026-11-22T04:27:08.123Z`), the admin
-/// API's time format (SPEC §6). Formatted by hand: it needs no Foundation and no locale.
+/// API's time format. Formatted by hand: it needs no Foundation and no locale.
 public enum ISO8601Timestamp {
     /// `milliseconds` since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
     public static func string(millisecondsSinceEpoch milliseconds: Int64) -> String {

@@ -1,4 +1,4 @@
-/// How iOS decides whether and when a silent push wakes an app (SPEC §4), as a state
+/// How iOS decides whether and when a silent push wakes an app, as a state
 /// machine: every event method takes the device clock's `now` and returns the actions to
 /// carry out; it never sleeps and never reads a clock. Timers live inside it: call
 /// `advance(to:)` when `nextDeadline` comes, and every event first fires the timers due

@@ -96,7 +96,7 @@ public struct WakeSettings: Sendable, Equatable {
     }
 }
 
-/// A device's state (SPEC §4, §10), set through the admin API, the Swift API or the config file.
+/// A device's state, set through the admin API, the Swift API or the config file.
 public struct DeviceState: Sendable, Equatable {
     /// The user force-quit the app: no wakes, pushes dropped until it is launched again.
     public var forceQuit: Bool

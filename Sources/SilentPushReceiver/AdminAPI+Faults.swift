@@ -2,7 +2,7 @@ import Hummingbird
 import NIOCore
 import SilentPushCore
 
-/// Fault injection in the admin API (SPEC §12): rules that make the APNs endpoint fail on
+/// Fault injection in the admin API: rules that make the APNs endpoint fail on
 /// purpose, so a provider's retries and backoff can be tested.
 extension AdminAPI {
     func addFaultRoutes(to router: Router<BasicRequestContext>) {

@@ -3,7 +3,7 @@ import Hummingbird
 import NIOCore
 import SilentPushCore
 
-/// Background tasks in the admin API (SPEC §11): submit, list and cancel an app's requests,
+/// Background tasks in the admin API: submit, list and cancel an app's requests,
 /// the debugger's launch and expiration, and the runs.
 extension AdminAPI {
     func addTaskRoutes(to router: Router<BasicRequestContext>) {

@@ -5,7 +5,7 @@ import Prometheus
 import SilentPushCore
 import SilentPushStore
 
-/// The admin API of SPEC §6, an HTTP/1.1 router on Hummingbird: health, push fates, wakes,
+/// The admin API, an HTTP/1.1 router on Hummingbird: health, push fates, wakes,
 /// device state and the manual clock. JSON in and out, camelCase fields, ISO 8601 times
 /// with milliseconds. A bad request changes nothing and gets 400 (not JSON), 422 (a wrong
 /// field or type) or 409 (the clock is the system's), with `{"error": "…"}`.

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Who may use the admin API (SPEC §9). It changes what every team sharing the receiver
+/// Who may use the admin API. It changes what every team sharing the receiver
 /// sees, so a web page the user happens to open must not reach it:
 ///
 /// - `Host` must be an IP address, `localhost`, or a name given with `--admin-host`, so a

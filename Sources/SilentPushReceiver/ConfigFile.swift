@@ -1,7 +1,7 @@
 import Foundation
 import SilentPushCore
 
-/// `silentpushd --config FILE`: a JSON object holding everything of SPEC §8 (each flag as a
+/// `silentpushd --config FILE`: a JSON object holding every setting (each flag as a
 /// camelCase key), per-topic fetch handlers, registered devices and provider keys. Flags on
 /// the command line override it.
 ///

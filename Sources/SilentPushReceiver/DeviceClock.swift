@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import SilentPushCore
 
-/// The clock the device side runs on (SPEC §4): the system clock, or a manual clock that
+/// The clock the device side runs on: the system clock, or a manual clock that
 /// moves only when told (`--clock manual`, `POST /v1/clock/advance`). Provider tokens are
 /// always judged on the system clock.
 public final class DeviceClock: Sendable {

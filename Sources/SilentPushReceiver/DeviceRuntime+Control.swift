@@ -91,7 +91,7 @@ extension DeviceRuntime {
         return answer.withLock { $0! }
     }
 
-    /// Sets `device`'s state (SPEC §4): dropping or releasing the pushes waiting in its
+    /// Sets `device`'s state: dropping or releasing the pushes waiting in its
     /// apps' slots. Returns once the change is committed.
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
         try await committing { recorder, now, completion in

@@ -2,7 +2,7 @@ import Logging
 import SilentPushCore
 import SilentPushStore
 
-/// Background tasks (SPEC §11): what an app submits through `BGTaskScheduler`, and the
+/// Background tasks: what an app submits through `BGTaskScheduler`, and the
 /// debugger's commands, as the Swift API and the admin API call them.
 extension DeviceRuntime {
     /// A request as an app submits it (`BGAppRefreshTaskRequest`, `BGProcessingTaskRequest`,

@@ -3,7 +3,7 @@ import Synchronization
 import SilentPushCore
 import SilentPushStore
 
-/// The device side (SPEC §4, §5): a `PushSink` that drives the pure `WakePolicy` on the
+/// The device side: a `PushSink` that drives the pure `WakePolicy` on the
 /// device clock, records every push, wake and device change in the store, and runs the
 /// app's fetch handler for each wake under its deadline.
 ///

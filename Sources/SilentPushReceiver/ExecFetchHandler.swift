@@ -1,7 +1,7 @@
 import Foundation
 import SilentPushCore
 
-/// `--fetch-exec "COMMAND"` (SPEC §5): each wake runs COMMAND with `/bin/sh -c` in a process
+/// `--fetch-exec "COMMAND"`: each wake runs COMMAND with `/bin/sh -c` in a process
 /// group of its own, the payload JSON on its stdin and the wake in `SILENTPUSH_*` variables.
 /// The last line it prints is the result (`newData`, `noData`, `failed [reason]`); anything
 /// else, or a non-zero exit, is `failed`, with the exit status and the tail of its stderr as

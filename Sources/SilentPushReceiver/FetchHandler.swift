@@ -1,6 +1,6 @@
 import SilentPushCore
 
-/// What a wake hands the app's fetch handler (SPEC §5): the push delivered and the pushes
+/// What a wake hands the app's fetch handler: the push delivered and the pushes
 /// coalesced into it.
 public struct Wake: Sendable, Equatable {
     /// The wake's id, as the admin API reports it.

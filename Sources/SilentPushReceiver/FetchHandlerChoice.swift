@@ -1,6 +1,6 @@
 import SilentPushCore
 
-/// Which fetch handler an app gets (SPEC §5): the default, or one per topic.
+/// Which fetch handler an app gets: the default, or one per topic.
 public enum FetchHandlerChoice: Sendable {
     /// Every wake ends at once with `noData` (an app with nothing to fetch).
     case noData

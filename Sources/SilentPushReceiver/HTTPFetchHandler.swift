@@ -6,7 +6,7 @@ import SilentPushCore
 import SilentPushStore
 import SilentPushTransport
 
-/// `--fetch-url TEMPLATE` (SPEC §5): a content fetch. Each wake GETs the templated URL with
+/// `--fetch-url TEMPLATE`: a content fetch. Each wake GETs the templated URL with
 /// `If-None-Match` / `If-Modified-Since` from the last stored version. A 2xx with a body
 /// different from the stored one is kept (a file named by its SHA-256 beside the store,
 /// metadata in SQLite) and is `newData`; 304 or the same body is `noData`; other statuses,

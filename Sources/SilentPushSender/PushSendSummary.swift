@@ -14,7 +14,7 @@ public struct PushSendSummary: Sendable {
     public var latencies: [Int64]
     public var elapsed: Duration
 
-    /// The exit code SPEC §7 gives: 0 all accepted, 1 any rejected, 2 any unanswered.
+    /// The exit code: 0 all accepted, 1 any rejected, 2 any unanswered.
     public var exitCode: Int32 {
         if !errors.isEmpty { return 2 }
         return rejected.isEmpty ? 0 : 1

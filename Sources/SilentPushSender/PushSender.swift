@@ -5,7 +5,7 @@ import Synchronization
 import SilentPushCore
 import SilentPushTransport
 
-/// Posts a payload to devices over HTTP/2 (SPEC §7): `connections` connections, each with
+/// Posts a payload to devices over HTTP/2: `connections` connections, each with
 /// `concurrency` streams in flight, `count` pushes per device. Each answer becomes a line on
 /// stdout, in the order the pushes were made; the summary and any message go to stderr.
 public struct PushSender: Sendable {

@@ -4,7 +4,7 @@ import SilentPushCore
 import SilentPushSender
 import SilentPushTransport
 
-/// `pushsend`: signs and posts a payload to device tokens (SPEC §7); `pushsend export` streams
+/// `pushsend`: signs and posts a payload to device tokens; `pushsend export` streams
 /// a receiver's records. Each subcommand parses flags and calls the library that does it.
 @main
 struct PushSend: AsyncParsableCommand {

@@ -5,7 +5,7 @@ import SilentPushTesting
 import SilentPushTransport
 import Testing
 
-/// Every reason of SPEC §3 that one request can trigger, each with its status, and the
+/// Every reason of APNs that one request can trigger, each with its status, and the
 /// boundaries. Each case is one request on a fresh connection of a fresh endpoint.
 @Suite struct APNsReasonTableTests {
     /// One request and the answer it must get (nil reason: 200).
