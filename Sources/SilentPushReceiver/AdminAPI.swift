@@ -137,7 +137,7 @@ package struct AdminAPI: Sendable {
             let filter = try Self.filter(query)
             let pushQuery = try pushQuery(query)
             let pushes = try runtime.store.pushes(pushQuery)
-            let next: JSONValue = pushes.count == filter.limit ? pushes.last.map { .string(String($0.id)) } ?? .null : .null
+            let next = Self.next(count: pushes.count, limit: filter.limit, lastID: pushes.last?.id)
             return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
     }
@@ -160,11 +160,20 @@ package struct AdminAPI: Sendable {
             }
             pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
         }
-        if let text = query.get("cursor") {
-            guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
-            pushQuery.before = cursor
-        }
+        pushQuery.before = try Self.cursor(query)
         return pushQuery
+    }
+
+    /// The `cursor` parameter of a paged list: the `next` of the page before (an id).
+    private static func cursor(_ query: Parameters) throws -> UInt64? {
+        guard let text = query.get("cursor") else { return nil }
+        guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
+        return cursor
+    }
+
+    /// `next` of a page of `limit` that ends at `lastID`: null when the page is not full.
+    private static func next(count: Int, limit: Int, lastID: UInt64?) -> JSONValue {
+        count == limit ? lastID.map { .string(String($0)) } ?? .null : .null
     }
 
     private func wakes(_ query: Parameters, export: ExportFormat?) async -> Response {
@@ -180,14 +189,9 @@ package struct AdminAPI: Sendable {
         }
         return await Self.answering {
             let filter = try Self.filter(query)
-            var before: UInt64?
-            if let text = query.get("cursor") {
-                guard let cursor = UInt64(text) else { throw AdminError(.unprocessableContent, "cursor must be the next value of a page before") }
-                before = cursor
-            }
-            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, before: before, limit: filter.limit)
+            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, before: Self.cursor(query), limit: filter.limit)
             let coalesced = try runtime.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
-            let next: JSONValue = wakes.count == filter.limit ? wakes.last.map { .string(String($0.id)) } ?? .null : .null
+            let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
         }
     }
