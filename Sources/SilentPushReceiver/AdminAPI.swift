@@ -46,9 +46,10 @@ package struct AdminAPI: Sendable {
         }
         router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(Self.parameter(context, "apnsID")) }
         router.get("/v1/pushes") { request, _ in
-            await self.pushes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
+            try await self.pushes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
-        router.get("/v1/wakes") { request, _ in await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
+        router.get("/v1/wakes") { request, _ in
+            try await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
         router.get("/v1/devices") { request, _ in self.devices(request.uri.queryParameters) }
         router.delete("/v1/devices/{token}") { _, context in try await self.forget(Self.parameter(context, "token")) }
@@ -123,21 +124,13 @@ package struct AdminAPI: Sendable {
 
     /// `GET /v1/pushes?device=&topic=&fate=&from=&until=&cursor=&limit=`: newest first; `next`
     /// is the cursor of the page after, null on the last.
-    private func pushes(_ query: Parameters, export: ExportFormat?) async -> Response {
-        if let export {
-            do {
-                return exportPushes(try pushQuery(query), as: export)
-            } catch let error as AdminError {
-                return Self.error(error.status, error.message)
-            } catch {
-                return Self.error(.internalServerError, "\(error)")
-            }
-        }
+    private func pushes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
+        // A refused query throws: AdminProblemMiddleware answers it.
+        if let export { return exportPushes(try pushQuery(query), as: export) }
         return await Self.answering {
-            let filter = try Self.filter(query)
             let pushQuery = try pushQuery(query)
             let pushes = try runtime.store.pushes(pushQuery)
-            let next = Self.next(count: pushes.count, limit: filter.limit, lastID: pushes.last?.id)
+            let next = Self.next(count: pushes.count, limit: pushQuery.limit, lastID: pushes.last?.id)
             return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
     }
@@ -176,16 +169,10 @@ package struct AdminAPI: Sendable {
         count == limit ? lastID.map { .string(String($0)) } ?? .null : .null
     }
 
-    private func wakes(_ query: Parameters, export: ExportFormat?) async -> Response {
+    private func wakes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
         if let export {
-            do {
-                let filter = try Self.filter(query)
-                return exportWakes(device: filter.device, topic: filter.topic, as: export)
-            } catch let error as AdminError {
-                return Self.error(error.status, error.message)
-            } catch {
-                return Self.error(.internalServerError, "\(error)")
-            }
+            let filter = try Self.filter(query)
+            return exportWakes(device: filter.device, topic: filter.topic, as: export)
         }
         return await Self.answering {
             let filter = try Self.filter(query)
