@@ -5,6 +5,8 @@ SWIFT ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
 CONFIG ?= debug
 # Extra flags for make test's build and test, e.g. CI's "-Xswiftc -warnings-as-errors".
 SWIFT_FLAGS ?=
+# Where make install puts bin/, share/man, share/silentpush and the shell completions.
+PREFIX ?= /usr/local
 
 # Build: C libraries for nghttp2, OpenSSL, SQLite and jemalloc (silentpushd's allocator). Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev libjemalloc-dev openssl ca-certificates
@@ -13,24 +15,37 @@ PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 
-.PHONY: run test build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
+.PHONY: run test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
 	$(SWIFT) build -c $(CONFIG) --product pushsend
 	.build/$(CONFIG)/silentpushd $(ARGS)
 
-# Last, another package depends on SilentPush by version and runs its tests (Examples/ConsumerPackage).
+# Then another package depends on SilentPush by version and runs its tests
+# (Examples/ConsumerPackage), and last the installed tool is run from / (scripts/test-install.sh).
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test $(SWIFT_FLAGS)
 	SWIFT=$(SWIFT) scripts/test-consumer-package.sh
+	MAKE="$(MAKE)" SWIFT=$(SWIFT) scripts/test-install.sh
 
 build: deps-build
 	$(SWIFT) build -c $(CONFIG)
 
+# Release builds of both tools, their man pages (swift-argument-parser's generate-manual
+# plugin), completions and the development material under PREFIX (scripts/install.sh).
+install: deps-build
+	$(SWIFT) build -c release --product silentpushd
+	$(SWIFT) build -c release --product pushsend
+	$(SWIFT) package generate-manual
+	scripts/install.sh "$(PREFIX)" .build/release .build/plugins/GenerateManual/outputs
+
+uninstall:
+	scripts/install.sh --uninstall "$(PREFIX)"
+
 # The toolchain's swift-format with .swift-format: `make lint` fails on any drift, `make format` fixes it.
-FORMATTED := Sources Tests Benchmarks Fuzz Examples Package.swift
+FORMATTED := Sources Tests Benchmarks Fuzz Examples Plugins Package.swift
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(wildcard $(FORMATTED))
 	@scripts/install-python-packages.sh yaml=pyyaml

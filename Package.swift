@@ -126,12 +126,15 @@ let package = Package(
             name: "silentpushd",
             dependencies: [
                 "SilentPushReceiver",
+                "SilentPushTransport",
+                "SilentPushCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             // jemalloc's thread caches: records are built on the event loop and freed on the
             // store's writer, which under glibc malloc contend on the event loop's arena.
-            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
+            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))],
+            plugins: ["BuildInfo"]
         ),
 
         .executableTarget(
@@ -141,8 +144,12 @@ let package = Package(
                 "SilentPushCore",
                 "SilentPushTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            plugins: ["BuildInfo"]
         ),
+
+        // --version: the VERSION file and the git commit, written into each tool at build.
+        .plugin(name: "BuildInfo", capability: .buildTool()),
 
         // What `make fuzz` runs under libFuzzer and `make test` replays (Fuzz/README.md).
         .target(

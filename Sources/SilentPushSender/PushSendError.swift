@@ -26,6 +26,9 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     case connection(problem: String)
     /// The target's TLS certificate is not one pushsend trusts.
     case untrustedServer(problem: String)
+    /// The development material (CA, dev key) a local push needs was not found; `searched`
+    /// says where it was looked for, `fix` which flags to pass instead.
+    case missingDevelopmentMaterial(what: String, searched: String, fix: String)
 
     public var description: String {
         switch self {
@@ -44,6 +47,7 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
         case .connection(let problem): "\(problem) (check --url, --sandbox/--production and --port; is the receiver running?)"
         case .untrustedServer(let problem):
             "\(problem) (pass --cacert with the CA that signed it, e.g. certs/ca.pem for a SilentPush receiver, or --insecure to skip the check)"
+        case .missingDevelopmentMaterial(let what, let searched, let fix): "the development \(what) was not found (\(searched)): pass \(fix)"
         }
     }
 }

@@ -6,8 +6,10 @@ import SilentPushTransport
 /// `pushsend`'s options as given, before they are checked: `configuration()` resolves them
 /// (files read, key loaded, defaults filled in) or throws one line that says what to fix.
 public struct PushSendOptions: ParsableArguments, Sendable {
-    @Argument(help: ArgumentHelp("The payload JSON file, or - for stdin.", valueName: "payload"))
-    public var payloadFile: String
+    @Argument(
+        help: ArgumentHelp(
+            "The payload JSON file, or - for stdin (default: a silent push, {\"aps\":{\"content-available\":1}}).", valueName: "payload"))
+    public var payloadFile: String?
 
     @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
     public var url: String?
@@ -42,7 +44,9 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "pem"))
     public var certKey: String?
 
-    @Option(name: .customLong("device"), help: ArgumentHelp("A device token (hex). Repeatable.", valueName: "token"))
+    @Option(
+        name: .customLong("device"),
+        help: ArgumentHelp("A device token (hex). Repeatable (default for local receivers: 64 zeros, the development device).", valueName: "token"))
     public var devices: [String] = []
 
     @Option(name: .customLong("devices"), help: ArgumentHelp("A file of device tokens, one a line.", valueName: "file"))
@@ -95,8 +99,11 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
     /// `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID` are read from here.
     public var environment: [String: String] = ProcessInfo.processInfo.environment
-    /// Where the dev material of `make run` lives (`certs/` of the checkout).
-    public var certificatesDirectory = "certs"
+    /// Where the development CA and key are: next to the install, in the checkout or in the
+    /// working directory (nil when none has them).
+    public var certificatesDirectory: String? = Platform.developmentMaterial()?.certificates
+    /// Where `certificatesDirectory` was looked for, for the message when it is nil.
+    package var certificatesSearched: @Sendable () -> String = { Platform.developmentMaterialSearched }
     /// The payload when `payloadFile` is `-` (stdin by default).
     public var standardInput: @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
 
@@ -115,13 +122,17 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     public static let developmentKeyID = "DEVKEY0001"
     public static let developmentTeamID = "DEVTEAM001"
     public static let developmentTopic = "com.example.app"
+    /// The device a local push goes to when none is given.
+    public static let developmentDevice = String(repeating: "0", count: 64)
+    /// The payload sent when none is given: a silent push.
+    public static let silentPayload = #"{"aps":{"content-available":1}}"#
 
     /// The checked configuration.
     public func configuration() throws -> PushSendConfiguration {
         let target = try resolveTarget()
         let local = url != nil || (!sandbox && !production)
         let payload = try readPayload()
-        let devices = try readDevices()
+        let devices = try readDevices(local: local)
 
         let topic = self.topic ?? (local ? Self.developmentTopic : nil)
         guard let topic, !topic.isEmpty else { throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple") }
@@ -175,11 +186,16 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
         // A receiver on this machine has a certificate from the development CA (make run's);
         // the default target always does, another loopback URL when the CA is at hand.
-        let developmentCA = certificatesDirectory + "/ca.pem"
-        if cacert == nil, !insecure, !sandbox, !production,
-            url == nil || (target.scheme == "https" && target.isLoopback && FileManager.default.isReadableFile(atPath: developmentCA))
-        {
-            tls.caFile = developmentCA
+        let developmentCA = certificatesDirectory.map { $0 + "/ca.pem" }
+        if cacert == nil, !insecure, !sandbox, !production {
+            if url == nil {
+                guard let developmentCA else {
+                    throw PushSendError.missingDevelopmentMaterial(what: "CA", searched: certificatesSearched(), fix: "--cacert, or --insecure")
+                }
+                tls.caFile = developmentCA
+            } else if let developmentCA, target.scheme == "https", target.isLoopback, FileManager.default.isReadableFile(atPath: developmentCA) {
+                tls.caFile = developmentCA
+            }
         }
         let authentication: PushSendConfiguration.Authentication
         if cert != nil || certKey != nil {
@@ -215,6 +231,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     }
 
     func readPayload() throws -> [UInt8] {
+        guard let payloadFile else { return Array(Self.silentPayload.utf8) }
         if payloadFile == "-" { return Array(standardInput()) }
         guard let data = FileManager.default.contents(atPath: payloadFile) else {
             throw PushSendError.unreadableFile(what: "payload file", path: payloadFile)
@@ -222,7 +239,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         return Array(data)
     }
 
-    func readDevices() throws -> [String] {
+    func readDevices(local: Bool) throws -> [String] {
         var tokens = devices
         if let devicesFile {
             guard let data = FileManager.default.contents(atPath: devicesFile) else {
@@ -231,12 +248,18 @@ public struct PushSendOptions: ParsableArguments, Sendable {
             tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }
+        if tokens.isEmpty, local { tokens = [Self.developmentDevice] }
         guard !tokens.isEmpty else { throw PushSendError.missingOption(need: "--device TOKEN or --devices FILE") }
         return tokens
     }
 
     func signer(local: Bool) throws -> ProviderTokenSigner {
-        let keyFile = key ?? environment["APNS_KEY"] ?? (local ? certificatesDirectory + "/AuthKey_\(Self.developmentKeyID).p8" : nil)
+        let developmentKey = certificatesDirectory.map { $0 + "/AuthKey_\(Self.developmentKeyID).p8" }
+        if local, key == nil, environment["APNS_KEY"] == nil, developmentKey == nil {
+            throw PushSendError.missingDevelopmentMaterial(
+                what: "provider key", searched: certificatesSearched(), fix: "--key, --key-id and --team-id, or --cert")
+        }
+        let keyFile = key ?? environment["APNS_KEY"] ?? (local ? developmentKey : nil)
         let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (key == nil && local ? Self.developmentKeyID : nil)
         let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? Self.developmentTeamID : nil)
         guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }

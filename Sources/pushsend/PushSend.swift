@@ -12,6 +12,7 @@ struct PushSend: AsyncParsableCommand {
         commandName: "pushsend",
         abstract: "Sign and post push payloads over HTTP/2, to silentpushd or to Apple; export what a receiver recorded.",
         discussion: "With no subcommand, pushsend sends (pushsend send --help).",
+        version: "pushsend \(BuildInfo.version) (commit \(BuildInfo.commit))",
         subcommands: [Send.self, Export.self],
         defaultSubcommand: Send.self)
 

@@ -5,6 +5,7 @@ import NIOPosix
 import ServiceLifecycle
 import SilentPushCore
 import SilentPushReceiver
+import SilentPushTransport
 
 /// `silentpushd`: the receiver. Parses flags into a `ReceiverConfiguration` and runs it.
 @main
@@ -14,9 +15,12 @@ struct SilentPushd: AsyncParsableCommand {
         abstract: "An APNs provider endpoint that plays the device: it receives silent pushes as APNs does.",
         discussion: """
             With no flags it serves TLS h2 on 127.0.0.1:2197 and cleartext h2 on 127.0.0.1:2198 with the \
-            development certificates in ./certs, the admin API on 127.0.0.1:2199, and records pushes and \
-            wakes in ./.silentpush/silentpush.sqlite. A bad flag or file stops start-up with exit code 2.
-            """)
+            development certificate, accepts tokens signed by the development key, serves the admin API on \
+            127.0.0.1:2199, and records pushes and wakes in ./.silentpush/silentpush.sqlite. The development \
+            material is looked for in PREFIX/share/silentpush (installed), then in the checkout the binary \
+            was built in, then in the working directory. A bad flag or file stops start-up with exit code 2.
+            """,
+        version: "silentpushd \(BuildInfo.version) (commit \(BuildInfo.commit))")
 
     @Option(help: ArgumentHelp("TLS HTTP/2 listener, HOST:PORT (port 0: any free port), or 'off'.", valueName: "host:port"))
     var listen = "127.0.0.1:2197"
@@ -42,11 +46,15 @@ struct SilentPushd: AsyncParsableCommand {
             valueName: "token"))
     var adminToken: String?
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Server certificate chain (PEM).", valueName: "pem"))
-    var tlsCert = "certs/server.pem"
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp("Server certificate chain (PEM; default: the development certificate, certs/server.pem).", valueName: "pem"))
+    var tlsCert: String?
 
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("Server private key (PEM).", valueName: "pem"))
-    var tlsKey = "certs/server-key.pem"
+    @Option(
+        name: .customLong("tls-key"),
+        help: ArgumentHelp("Server private key (PEM; default: the development key, certs/server-key.pem).", valueName: "pem"))
+    var tlsKey: String?
 
     @Option(name: .customLong("client-ca"), help: ArgumentHelp("Require client certificates signed by this CA (PEM).", valueName: "pem"))
     var clientCA: String?
@@ -197,7 +205,13 @@ struct SilentPushd: AsyncParsableCommand {
     }
 
     func makeConfiguration() throws -> ReceiverConfiguration {
-        var configuration = ReceiverConfiguration()
+        try makeConfiguration(material: Platform.developmentMaterial(), searched: { Platform.developmentMaterialSearched })
+    }
+
+    /// The configuration, with the development material at `material` (nil: not found;
+    /// `searched` says where it was looked for).
+    func makeConfiguration(material: DevelopmentMaterial?, searched: () -> String) throws -> ReceiverConfiguration {
+        var configuration = ReceiverConfiguration(certificatesDirectory: material?.certificates ?? "certs")
         if let config {
             // Its flag keys were parsed with the command line (see `main`); this is the rest.
             do {
@@ -209,8 +223,12 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.listen = try Self.address(listen, flag: "--listen")
         configuration.listenH2C = try Self.address(listenH2C, flag: "--listen-h2c")
         configuration.admin = try Self.address(admin, flag: "--admin")
-        configuration.tlsCertificate = tlsCert
-        configuration.tlsKey = tlsKey
+        if configuration.listen != nil, tlsCert == nil || tlsKey == nil, material == nil {
+            throw ValidationError(
+                "the development certificate was not found (\(searched())): pass --tls-cert and --tls-key, or --listen off")
+        }
+        if let tlsCert { configuration.tlsCertificate = tlsCert }
+        if let tlsKey { configuration.tlsKey = tlsKey }
         configuration.clientCA = clientCA
         configuration.readyFile = readyFile
         guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
@@ -236,6 +254,8 @@ struct SilentPushd: AsyncParsableCommand {
                 }
                 return spec
             }
+        } else if material == nil {
+            throw ValidationError("the development provider key was not found (\(searched())): pass --auth-key KEYID:TEAMID:PATH")
         }
         guard let environment = APNsEnvironment(rawValue: environment) else {
             throw ValidationError("--environment '\(environment)' is not sandbox or production")

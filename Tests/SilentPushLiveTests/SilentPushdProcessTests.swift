@@ -198,6 +198,21 @@ import Testing
         #expect(result.output.contains("--listen-h2c"))
     }
 
+    /// `--version`: the VERSION file and the commit, written in at build by the BuildInfo plugin.
+    @Test func versionNamesTheReleaseAndTheCommit() async throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let version = try String(contentsOf: root.appendingPathComponent("VERSION"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        for binary in [try Self.binary(), try #require(BuiltProducts.path(of: "pushsend"))] {
+            let result = try await PeerProcess.run(binary, ["--version"], timeout: .seconds(20))
+            #expect(result.status == 0)
+            let name = URL(fileURLWithPath: binary).lastPathComponent
+            let line = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            // A commit from .git, or "unknown" outside a checkout (a source archive).
+            let pattern = try Regex("^\(name) \(version) \\(commit ([0-9a-f]{12}|unknown)\\)$")
+            #expect(line.wholeMatch(of: pattern) != nil, "\(line)")
+        }
+    }
+
     /// The config file's keys are the flags: one table (`ConfigFile.flags`) that `--help`
     /// must match both ways, so a new flag cannot be forgotten in the file, nor a key outlive
     /// its flag.
@@ -206,7 +221,7 @@ import Testing
         let usage = result.output.split(separator: "\n").filter { $0.hasPrefix("  --") }
         let flags = Set(usage.compactMap { $0.dropFirst(2).split(separator: " ").first.map { String($0.split(separator: ",")[0]) } })
         let table = Set(ConfigFile.flags.values.map(\.flag))
-        #expect(flags.subtracting(["--config", "--help"]) == table)
+        #expect(flags.subtracting(["--config", "--help", "--version"]) == table)
         for (key, entry) in ConfigFile.flags {
             // camelCase of the flag, a plural key for a repeatable flag.
             let words = entry.flag.dropFirst(2).split(separator: "-")

@@ -10,12 +10,48 @@ import Testing
     static func options(_ change: (inout PushSendOptions) -> Void) throws -> PushSendOptions {
         var options = try PushSendOptions.parse(["-"])
         options.payloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json").path
-        _ = FileManager.default.createFile(atPath: options.payloadFile, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
+        _ = FileManager.default.createFile(atPath: options.payloadFile!, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
         options.devices = [SamplePush.deviceToken]
         options.environment = [:]
         options.certificatesDirectory = DevCertificates.directory
         change(&options)
         return options
+    }
+
+    @Test func aLocalPushNeedsNoPayloadAndNoDevice() throws {
+        var options = try PushSendOptions.parse([])
+        options.environment = [:]
+        options.certificatesDirectory = DevCertificates.directory
+        let configuration = try options.configuration()
+        #expect(configuration.payload == Array(#"{"aps":{"content-available":1}}"#.utf8))
+        #expect(configuration.devices == [PushSendOptions.developmentDevice])
+        #expect(configuration.request.pushType == .background && configuration.request.priority == .normal)
+        #expect(configuration.tls.caFile == DevCertificates.directory + "/ca.pem")
+    }
+
+    @Test func withoutTheDevelopmentMaterialTheMessageNamesTheFlags() throws {
+        var options = try PushSendOptions.parse([])
+        options.environment = [:]
+        options.certificatesDirectory = nil
+        options.certificatesSearched = { "looked in /opt/x/share/silentpush/certs and /tmp/certs" }
+        let noCA = PushSendError.missingDevelopmentMaterial(
+            what: "CA", searched: "looked in /opt/x/share/silentpush/certs and /tmp/certs", fix: "--cacert, or --insecure")
+        #expect(throws: noCA) { try options.configuration() }
+        #expect(
+            noCA.description
+                == "the development CA was not found (looked in /opt/x/share/silentpush/certs and /tmp/certs): pass --cacert, or --insecure")
+        options.insecure = true
+        #expect(
+            throws: PushSendError.missingDevelopmentMaterial(
+                what: "provider key", searched: "looked in /opt/x/share/silentpush/certs and /tmp/certs",
+                fix: "--key, --key-id and --team-id, or --cert")
+        ) {
+            try options.configuration()
+        }
+        options.key = DevCertificates.authKey
+        options.keyID = "K"
+        options.teamID = "T"
+        #expect(try options.configuration().tls.insecure)
     }
 
     @Test(
@@ -78,7 +114,7 @@ import Testing
         ] as [(String, Int?, APNsPushType, APNsPriority?)])
     func thePriorityFollowsThePushType(payload: String, priority: Int?, type: APNsPushType, expected: APNsPriority?) throws {
         let configuration = try Self.options {
-            _ = FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
+            _ = FileManager.default.createFile(atPath: $0.payloadFile!, contents: Data(payload.utf8))
             $0.priority = priority
         }.configuration()
         #expect(configuration.request.pushType == type)
@@ -130,7 +166,7 @@ import Testing
             case .appleWithoutTopic: o.sandbox = true
             case .appleWithoutKey: o.sandbox = true; o.topic = "t"
             case .badURL: o.url = "ftp://x"
-            case .noDevice: o.devices = []
+            case .noDevice: o.devices = []; o.sandbox = true  // a local receiver has a default device
             case .badPriority: o.priority = 7
             case .badPushType: o.pushType = "silent"
             case .badAPNsID: o.apnsID = "123"
@@ -205,7 +241,7 @@ import Testing
     ])
     func aPayloadAPNsWouldRefuseIsStoppedUnlessToldOtherwise(payload: String, message: String) throws {
         let options = try Self.options {
-            _ = FileManager.default.createFile(atPath: $0.payloadFile, contents: Data(payload.utf8))
+            _ = FileManager.default.createFile(atPath: $0.payloadFile!, contents: Data(payload.utf8))
             $0.pushType = "background"
         }
         #expect {

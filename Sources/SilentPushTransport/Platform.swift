@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import SilentPushCore
+
+/// What the tools ask of the operating system that differs between Linux and macOS, in one
+/// place: the running binary's path, the inherited descriptors a child should not keep and
+/// the open-file limit. Linux is tested; the macOS branches follow Darwin's documented calls.
+package enum Platform {
+    /// The running binary's real path (symbolic links resolved); nil when it cannot be known.
+    package static var executablePath: String? {
+        #if os(Linux)
+        // The kernel's own answer, whatever argv[0] and PATH said.
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        guard let path = Bundle.main.executablePath else { return nil }
+        return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        #endif
+    }
+
+    /// The working directory, absolute.
+    package static var workingDirectory: String {
+        FileManager.default.currentDirectoryPath
+    }
+
+    /// Whether `path` names a file this process can read.
+    package static func isReadableFile(_ path: String) -> Bool {
+        FileManager.default.isReadableFile(atPath: path)
+    }
+
+    /// The development material for this binary, or nil (see `DevelopmentMaterial`).
+    package static func developmentMaterial() -> DevelopmentMaterial? {
+        DevelopmentMaterial.locate(executable: executablePath, workingDirectory: workingDirectory, isReadable: isReadableFile)
+    }
+
+    /// Where `developmentMaterial()` looked, for a message when it found nothing.
+    package static var developmentMaterialSearched: String {
+        DevelopmentMaterial.searched(executable: executablePath, workingDirectory: workingDirectory)
+    }
+}
