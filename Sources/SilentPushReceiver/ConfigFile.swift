@@ -3,7 +3,8 @@ import SilentPushCore
 
 /// `silentpushd --config FILE`: a JSON object holding every setting (each flag as a
 /// camelCase key), per-topic fetch handlers, registered devices and provider keys. Flags on
-/// the command line override it.
+/// the command line override it. `//` and `/* */` comments are allowed, so a sample can
+/// explain itself (`examples/silentpushd.json`).
 ///
 /// ```json
 /// {"listen": "127.0.0.1:2197", "clock": "manual", "profile": "fast", "store": "memory",
@@ -74,11 +75,13 @@ package struct ConfigFile: Sendable {
 
     /// Checks a config file's bytes; `path` names it in messages.
     package static func parse(_ data: Data, path: String) throws(ConfigFileError) -> ConfigFile {
+        let json = withoutComments(Array(data))
         let root: JSONValue
         do {
-            root = try JSONDecoder().decode(JSONValue.self, from: data)
+            root = try JSONDecoder().decode(JSONValue.self, from: Data(json))
         } catch {
-            throw ConfigFileError.notJSON(path: path)
+            let (line, column) = position(ofErrorIn: json)
+            throw ConfigFileError.notJSON(path: path, line: line, column: column)
         }
         guard case .object(let fields) = root else { throw ConfigFileError.notAnObject(path: path) }
         var file = ConfigFile(path: path)
@@ -192,6 +195,72 @@ package struct ConfigFile: Sendable {
         case (.flag, _): throw invalid("true or false")
         case (.list, _): throw invalid("a list of strings")
         }
+    }
+
+    /// `bytes` with each `//` and `/* */` comment outside strings turned into spaces (line
+    /// breaks kept), so offsets in the result are offsets in the file.
+    static func withoutComments(_ bytes: [UInt8]) -> [UInt8] {
+        var out = bytes
+        var index = 0
+        var inString = false
+        let slash = UInt8(ascii: "/"), star = UInt8(ascii: "*"), newline = UInt8(ascii: "\n")
+        while index < out.count {
+            let byte = out[index]
+            if inString {
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if byte == slash, index + 1 < out.count, out[index + 1] == slash {
+                while index < out.count, out[index] != newline {
+                    out[index] = UInt8(ascii: " ")
+                    index += 1
+                }
+                continue
+            } else if byte == slash, index + 1 < out.count, out[index + 1] == star {
+                out[index] = UInt8(ascii: " ")
+                out[index + 1] = UInt8(ascii: " ")
+                index += 2
+                while index < out.count, !(out[index] == star && index + 1 < out.count && out[index + 1] == slash) {
+                    if out[index] != newline { out[index] = UInt8(ascii: " ") }
+                    index += 1
+                }
+                // An unclosed comment runs to the end: the scanner then finds no value there.
+                for end in index..<min(index + 2, out.count) { out[end] = UInt8(ascii: " ") }
+                index += 2
+                continue
+            }
+            index += 1
+        }
+        return out
+    }
+
+    /// The line and column (from 1; a column counts characters) where strict JSON reading of
+    /// `bytes` stops.
+    static func position(ofErrorIn bytes: [UInt8]) -> (line: Int, column: Int) {
+        let offset = bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            do {
+                try scanner.skipValue()
+                try scanner.expectEnd()
+                return buffer.count
+            } catch let malformed as JSONScanner.Malformed {
+                return malformed.offset
+            } catch {
+                return buffer.count
+            }
+        }
+        let before = bytes[..<min(max(offset, 0), bytes.count)]
+        let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
+        let line = before.count { $0 == UInt8(ascii: "\n") } + 1
+        let column = String(decoding: before[lineStart...], as: UTF8.self).count + 1
+        return (line, column)
     }
 
     /// Rewrites a flag's name in a parser's message as the file's key.

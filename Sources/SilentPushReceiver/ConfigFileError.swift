@@ -3,8 +3,8 @@
 package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The file cannot be read.
     case unreadable(path: String)
-    /// The file is not JSON.
-    case notJSON(path: String)
+    /// The file is not JSON: reading stopped at `line` and `column` (from 1).
+    case notJSON(path: String, line: Int, column: Int)
     /// The file's JSON is not an object.
     case notAnObject(path: String)
     /// A key that is neither a flag's nor one of the other keys; `known` lists them all.
@@ -18,7 +18,7 @@ package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertibl
     package var description: String {
         switch self {
         case .unreadable(let path): "cannot read the config file '\(path)'"
-        case .notJSON(let path): "the config file '\(path)' is not JSON"
+        case .notJSON(let path, let line, let column): "\(path):\(line):\(column): the config file is not JSON here"
         case .notAnObject(let path): "the config file '\(path)' must hold a JSON object"
         case .unknownKey(let path, let key, let known): "\(path): unknown key '\(key)' (keys: \(known.joined(separator: ", ")))"
         case .invalidValue(let path, let key, let expected): "\(path): \(key) must be \(expected)"

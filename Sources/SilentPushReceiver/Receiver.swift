@@ -147,16 +147,18 @@ public final class Receiver: Service, Sendable {
                     do {
                         try await children.run()
                     } catch {
-                        self.readiness.settle(.failure(error))
+                        self.readiness.settle(.failure(self.startError(error)))
                         throw error
                     }
                 }
                 // A ready file that cannot be written stops the receiver.
                 group.addTask { _ = try await self.readiness.wait() }
-                try await group.waitForAll()
+                // next(), not waitForAll(): the first error must end the group (cancelling the
+                // children) rather than wait for them to stop on their own.
+                while try await group.next() != nil {}
             }
         } catch {
-            readiness.settle(.failure(error is ReceiverStartError ? error : ReceiverStartError.serving("\(error)")))
+            readiness.settle(.failure(startError(error)))
             await device.shutdown(grace: .zero)
             await release()
             // The failure that stopped it first (a cancelled sibling only followed from it).
@@ -165,6 +167,22 @@ public final class Receiver: Service, Sendable {
         }
         readiness.settle(.failure(ReceiverStartError.stoppedBeforeReady))
         await release()
+    }
+
+    /// What stopped `run()` as a user reads it: a busy address names the flag that moves it.
+    private func startError(_ error: any Error) -> any Error {
+        switch error {
+        case let error as ReceiverStartError: return error
+        case H2ServerError.addressInUse(_, _, let listener):
+            let address = listener == "tls" ? configuration.listen : configuration.listenH2C
+            return ReceiverStartError.addressInUse(
+                address: address.map { "\($0)" } ?? listener, flag: listener == "tls" ? "--listen" : "--listen-h2c")
+        // The HTTP/2 listeners are bound before the children run: a busy address after that
+        // is the admin API's.
+        case let error as IOError where error.errnoCode == EADDRINUSE:
+            return ReceiverStartError.addressInUse(address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin")
+        default: return ReceiverStartError.serving("\(error)")
+        }
     }
 
     /// Once every child has stopped: the fetch handlers' HTTP client, then the store.
@@ -192,8 +210,8 @@ public final class Receiver: Service, Sendable {
             do {
                 try Self.writeReadyFile(Self.readyJSON(ports), to: path)
             } catch {
-                logger.error("cannot write the ready file '\(path)': \(error.localizedDescription)")
-                readiness.settle(.failure(ReceiverStartError.readyFile(path: path, reason: error.localizedDescription)))
+                // Thrown by run(): silentpushd prints it as its last line.
+                readiness.settle(.failure(ReceiverStartError.readyFile(path: path, reason: PushStore.plainReason(error))))
                 return
             }
         }
@@ -374,6 +392,8 @@ public enum ReceiverStartError: Error, CustomStringConvertible, Sendable, Equata
     case authKey(spec: String, reason: String)
     /// The store could not be opened, or what it holds could not be read back.
     case store(String)
+    /// Another socket holds `address`; `flag` moves the listener.
+    case addressInUse(address: String, flag: String)
     /// A listener could not be bound, or a child service failed.
     case serving(String)
     /// The ready file could not be written.
@@ -388,8 +408,9 @@ public enum ReceiverStartError: Error, CustomStringConvertible, Sendable, Equata
         case .tls(let reason): "\(reason) (check --tls-cert, --tls-key and --client-ca)"
         case .authKey(let spec, let reason): "\(reason) (check --auth-key \(spec))"
         case .store(let reason): "\(reason) (check --store)"
+        case .addressInUse(let address, let flag): "address \(address) is already in use (another silentpushd? pass \(flag))"
         case .serving(let reason): reason
-        case .readyFile(let path, let reason): "cannot write the ready file '\(path)': \(reason)"
+        case .readyFile(let path, let reason): "cannot write the ready file '\(path)': \(reason) (check --ready-file)"
         case .stoppedBeforeReady: "the receiver stopped before its listeners were bound"
         }
     }

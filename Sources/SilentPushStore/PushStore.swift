@@ -54,7 +54,8 @@ public final class PushStore: Sendable {
             do {
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             } catch {
-                throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
+                throw PushStoreError.cannotOpen(
+                    path: path, reason: "cannot create the directory '\(directory.path)' (\(Self.plainReason(error)))")
             }
             lock = try StoreLock.acquire(beside: path)
             do {
@@ -182,5 +183,17 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
             "the store '\(path)' is in use by \(pid.map { "another process (pid \($0))" } ?? "another process"); stop it, or give this receiver another --store"
         case .closed: "the store is closed"
         }
+    }
+}
+
+extension PushStore {
+    /// A file error as the system says it ("No such file or directory"), not as Foundation
+    /// wraps it (`NSCocoaErrorDomain Code=4 …`).
+    package static func plainReason(_ error: any Error) -> String {
+        let wrapped = error as NSError
+        // On Linux the underlying error is a Swift error that `as? NSError` does not bridge.
+        let posix = wrapped.domain == NSPOSIXErrorDomain ? wrapped : (wrapped.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        if let posix, posix.domain == NSPOSIXErrorDomain, let code = Int32(exactly: posix.code) { return String(cString: strerror(code)) }
+        return wrapped.localizedDescription
     }
 }

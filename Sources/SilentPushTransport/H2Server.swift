@@ -108,6 +108,8 @@ public final class H2Server: Service, Sendable {
                 let channel: any Channel
                 do {
                     channel = try await bootstrap.bind(host: listener.host, port: listener.port).get()
+                } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                    throw H2ServerError.addressInUse(host: listener.host, port: listener.port, listener: listener.name)
                 } catch {
                     throw H2ServerError.cannotListen(host: listener.host, port: listener.port, listener: listener.name, reason: "\(error)")
                 }
@@ -170,11 +172,14 @@ public final class H2Server: Service, Sendable {
 public enum H2ServerError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Binding `host:port` for the listener called `listener` failed.
     case cannotListen(host: String, port: Int, listener: String, reason: String)
+    /// Another socket holds `host:port` (EADDRINUSE).
+    case addressInUse(host: String, port: Int, listener: String)
 
     /// One line naming what failed.
     public var description: String {
         switch self {
         case .cannotListen(let host, let port, let listener, let reason): "cannot listen on \(host):\(port) (\(listener)): \(reason)"
+        case .addressInUse(let host, let port, let listener): "address \(host):\(port) is already in use (\(listener))"
         }
     }
 }

@@ -200,7 +200,9 @@ struct SilentPushd: AsyncParsableCommand {
     var logLevel: Logger.Level = .info
 
     func validate() throws {
-        _ = try makeConfiguration()
+        // The development material is looked for at run: here (and for a config file's
+        // values alone) only what was given is checked.
+        _ = try makeConfiguration(material: DevelopmentMaterial(root: "certs"), searched: { "" })
         if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024") }
     }
 
@@ -217,7 +219,7 @@ struct SilentPushd: AsyncParsableCommand {
             do {
                 try ConfigFile.load(config).apply(to: &configuration)
             } catch {
-                throw ValidationError("\(error) (check --config)")
+                throw ValidationError(error == .unreadable(path: config) ? "\(error) (check --config)" : "\(error)")
             }
         }
         configuration.listen = try Self.address(listen, flag: "--listen")
@@ -227,9 +229,9 @@ struct SilentPushd: AsyncParsableCommand {
             throw ValidationError(
                 "the development certificate was not found (\(searched())): pass --tls-cert and --tls-key, or --listen off")
         }
-        if let tlsCert { configuration.tlsCertificate = tlsCert }
-        if let tlsKey { configuration.tlsKey = tlsKey }
-        configuration.clientCA = clientCA
+        if let tlsCert { configuration.tlsCertificate = try Self.readable(tlsCert, flag: "--tls-cert") }
+        if let tlsKey { configuration.tlsKey = try Self.readable(tlsKey, flag: "--tls-key") }
+        configuration.clientCA = try clientCA.map { try Self.readable($0, flag: "--client-ca") }
         configuration.readyFile = readyFile
         guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
         configuration.settings.maxConcurrentStreams = maxConcurrentStreams
@@ -252,6 +254,7 @@ struct SilentPushd: AsyncParsableCommand {
                 guard let spec = AuthKeySpec(parsing: text) else {
                     throw ValidationError("--auth-key '\(text)' is not KEYID:TEAMID:PATH[:sandbox|production]")
                 }
+                _ = try Self.readable(spec.path, flag: "--auth-key")
                 return spec
             }
         } else if material == nil {
@@ -372,6 +375,18 @@ struct SilentPushd: AsyncParsableCommand {
         return address
     }
 
+    /// `path`, once it names a file this process can read; else why not, naming `flag`.
+    static func readable(_ path: String, flag: String) throws -> String {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        let problem =
+            !exists
+            ? "no such file"
+            : isDirectory.boolValue ? "it is a directory" : !FileManager.default.isReadableFile(atPath: path) ? "permission denied" : nil
+        guard let problem else { return path }
+        throw ValidationError("\(flag): cannot read '\(path)' (\(problem))")
+    }
+
     /// nil for `none` (the setting switched off), else the value `parse` reads.
     static func noneOr<Value>(_ text: String, _ parse: (String) throws -> Value) throws -> Value? {
         text == "none" ? nil : try parse(text)
@@ -412,7 +427,8 @@ struct SilentPushd: AsyncParsableCommand {
                 }
                 arguments = file.arguments + given  // the command line, parsed last, wins
             } catch {
-                fail("\(error) (check --config)")
+                // Every other config file error names the file already.
+                fail(error == .unreadable(path: path) ? "\(error) (check --config)" : "\(error)")
             }
         }
         do {

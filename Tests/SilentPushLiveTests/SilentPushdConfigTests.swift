@@ -62,7 +62,7 @@ import Testing
         (#"{"colour": "red"}"#, ": unknown key 'colour' (keys: "),
         (#"{"devices": [{"token": "xyz"}]}"#, ": each of devices needs a \"token\" of 64 to 200 hex digits"),
         (#"{"fetchHandlers": {"com.example.app": {"ftp": "x"}}}"#, ": fetchHandlers.com.example.app must be one of"),
-        ("not json", "is not JSON (check --config)"),
+        ("not json", ":1:1: the config file is not JSON here"),
         (#"{"requestTimeout": "9999999999h"}"#, ": requestTimeout '9999999999h' is not a duration"),
         (#"{"maxConnections": 0}"#, ": maxConnections must be from 1 to 1000000"),
         (#"{"maxConnections": 99999999999999999999}"#, ": maxConnections must be a whole number"),

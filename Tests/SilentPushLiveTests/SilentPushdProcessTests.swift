@@ -112,15 +112,13 @@ import Testing
         (["--listen", "nonsense"], "--listen 'nonsense' is not HOST:PORT"),
         (["--listen-h2c", "127.0.0.1:99999"], "--listen-h2c '127.0.0.1:99999' is not HOST:PORT"),
         (["--idle-timeout", "soon"], "--idle-timeout 'soon' is not a duration"),
-        (["--tls-cert", "/nonexistent/server.pem"], "cannot use TLS certificate '/nonexistent/server.pem'"),
-        (["--tls-key", "/nonexistent/key.pem"], "cannot use TLS private key '/nonexistent/key.pem'"),
-        (["--client-ca", "/nonexistent/ca.pem"], "cannot read client CA '/nonexistent/ca.pem'"),
+        (["--tls-cert", "/nonexistent/server.pem"], "silentpushd: --tls-cert: cannot read '/nonexistent/server.pem' (no such file)\n"),
+        (["--tls-key", "/nonexistent/key.pem"], "silentpushd: --tls-key: cannot read '/nonexistent/key.pem' (no such file)\n"),
+        (["--tls-key", "/tmp"], "silentpushd: --tls-key: cannot read '/tmp' (it is a directory)\n"),
+        (["--client-ca", "/nonexistent/ca.pem"], "silentpushd: --client-ca: cannot read '/nonexistent/ca.pem' (no such file)\n"),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
         (["--auth-key", "bogus"], "--auth-key 'bogus' is not KEYID:TEAMID:PATH"),
-        (
-            ["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"],
-            "cannot read key file '/nonexistent/AuthKey.p8' (check --auth-key K1:T1:/nonexistent/AuthKey.p8)"
-        ),
+        (["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"], "silentpushd: --auth-key: cannot read '/nonexistent/AuthKey.p8' (no such file)\n"),
         (["--auth-key", "K1:T1:\(DevCertificates.serverCertificate)"], "not a PEM private key (.p8) or public key"),
         (["--environment", "staging"], "--environment 'staging' is not sandbox or production"),
         (["--rate-limit", "ten"], "--rate-limit 'ten' is not N/DURATION"),
@@ -134,7 +132,11 @@ import Testing
         (["--min-interval", "often"], "--min-interval 'often' is not a duration"),
         (["--deadline", "0s"], "--deadline must be more than 0"),
         (["--admin", "localhost"], "--admin 'localhost' is not HOST:PORT"),
-        (["--store", "/proc/silentpush/store.sqlite"], "cannot open the store '/proc/silentpush/store.sqlite'"),
+        (
+            ["--store", "/proc/silentpush/store.sqlite"],
+            "silentpushd: cannot open the store '/proc/silentpush/store.sqlite': cannot create the directory '/proc/silentpush' (No such file or directory) (check --store)\n"
+        ),
+
         (["--fetch-url", "ftp://origin/{token}"], "--fetch-url: 'ftp://origin/{token}' is not an http:// or https:// URL template"),
         (["--fetch-url", "http://origin/{token"], "has a '{' with no '}'"),
         (["--fetch-url", "http://origin/", "--fetch-exec", "true"], "give --fetch-exec or --fetch-url, not both"),
@@ -164,7 +166,8 @@ import Testing
         let lines = result.errorOutput.split(separator: "\n")
         #expect(lines.count == 1, "\(result.errorOutput)")
         #expect(result.errorOutput.hasPrefix("silentpushd: "))
-        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        // A message ending in a line break is the whole line.
+        #expect(message.hasSuffix("\n") ? result.errorOutput == message : result.errorOutput.contains(message), "\(result.errorOutput)")
     }
 
     @Test func aKeyThatIsNotP256IsNamed() async throws {
@@ -180,16 +183,55 @@ import Testing
         #expect(result.errorOutput == "silentpushd: key file '\(path)': not an EC P-256 key (ES256 needs one) (check --auth-key K1:T1:\(path))\n")
     }
 
-    @Test func aPortInUseIsNamed() async throws {
-        let (first, _, h2c, _) = try await Self.start()
+    /// A busy address names the flag that moves that listener; every start-up failure after
+    /// the flags were read ends with one line and exit 2.
+    @Test func anAddressInUseNamesTheFlag() async throws {
+        let (first, tls, h2c, admin) = try await Self.start()
         defer { first.signal(SIGKILL) }
+        for (arguments, flag, port) in [
+            (["--listen", "127.0.0.1:\(tls)", "--listen-h2c", "off", "--admin", "off"], "--listen", tls),
+            (["--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)", "--admin", "off"], "--listen-h2c", h2c),
+            (["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:\(admin)"], "--admin", admin),
+        ] {
+            let result = try await PeerProcess.run(
+                try Self.binary(),
+                arguments + ["--store", "memory", "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey],
+                timeout: .seconds(20))
+            #expect(result.status == 2)
+            let last = result.errorOutput.split(separator: "\n").last.map(String.init)
+            #expect(last == "silentpushd: address 127.0.0.1:\(port) is already in use (another silentpushd? pass \(flag))", "\(result.errorOutput)")
+        }
+    }
+
+    @Test func aReadyFileThatCannotBeWrittenIsNamed() async throws {
         let result = try await PeerProcess.run(
             try Self.binary(),
-            [
-                "--listen", "off", "--listen-h2c", "127.0.0.1:\(h2c)", "--admin", "off", "--store", "memory",
-            ], timeout: .seconds(20))
+            ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory", "--ready-file", "/nonexistent/ready.json"],
+            timeout: .seconds(20))
         #expect(result.status == 2)
-        #expect(result.errorOutput.contains("cannot listen on 127.0.0.1:\(h2c) (h2c)"), "\(result.errorOutput)")
+        let last = result.errorOutput.split(separator: "\n").last.map(String.init)
+        #expect(last == "silentpushd: cannot write the ready file '/nonexistent/ready.json': No such file or directory (check --ready-file)")
+    }
+
+    /// A value from the config file is named by the file and its key, not by the flag.
+    @Test func aConfigFileProblemNamesTheFileTheKeyAndThePlace() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (name, json, message) in [
+            ("missing.json", #"{"tlsCert": "/nonexistent/server.pem"}"#, "tlsCert: cannot read '/nonexistent/server.pem' (no such file)"),
+            ("key.json", #"{"authKeys": ["K1:T1:/nonexistent/AuthKey.p8"]}"#, "authKeys: cannot read '/nonexistent/AuthKey.p8' (no such file)"),
+            ("broken.json", "{\n  // the team's receiver\n  \"profile\": \"fast\"\n  \"clock\": \"manual\"\n}\n", nil),
+        ] as [(String, String, String?)] {
+            let path = directory.appendingPathComponent(name).path
+            try Data(json.utf8).write(to: URL(fileURLWithPath: path))
+            let result = try await PeerProcess.run(
+                try Self.binary(), ["--config", path, "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory"],
+                timeout: .seconds(20))
+            #expect(result.status == 2)
+            let expected = message.map { "silentpushd: \(path): \($0)\n" } ?? "silentpushd: \(path):4:3: the config file is not JSON here\n"
+            #expect(result.errorOutput == expected)
+        }
     }
 
     @Test func helpExitsZero() async throws {

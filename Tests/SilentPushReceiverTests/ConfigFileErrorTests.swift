@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("not json", ConfigFileError.notJSON(path: path)),
+        ("not json", ConfigFileError.notJSON(path: path, line: 1, column: 1)),
         ("[1]", .notAnObject(path: path)),
         (#"{"strict": "yes"}"#, .invalidValue(path: path, key: "strict", expected: "true or false")),
         (#"{"clock": 5}"#, .invalidValue(path: path, key: "clock", expected: "a string")),
@@ -39,6 +39,35 @@ import Testing
     ])
     func aBadFileGivesItsCase(json: String, expected: ConfigFileError) {
         #expect(throws: expected) { try Self.parse(json) }
+    }
+
+    /// Where reading stopped, as an editor counts: lines and characters from 1.
+    @Test(arguments: [
+        ("{\n  \"profile\": \"ios\",\n  \"minInterval\": 5s\n}\n", 3, 19),
+        ("{\"profile\": \"ios\"\n\"clock\": \"manual\"}", 2, 1),
+        ("{\n  \"store\": \"é/x.sqlite\" \"clock\": \"manual\"}", 2, 25),
+        ("{\"profile\": \"ios\"", 1, 18),
+        ("{\"profile\": /* never closed \n\"ios\"}", 2, 7),
+    ])
+    func notJSONSaysTheLineAndColumn(json: String, line: Int, column: Int) {
+        #expect(throws: ConfigFileError.notJSON(path: Self.path, line: line, column: column)) { try Self.parse(json) }
+        #expect(
+            ConfigFileError.notJSON(path: Self.path, line: line, column: column).description
+                == "\(Self.path):\(line):\(column): the config file is not JSON here")
+    }
+
+    @Test func commentsAreAllowedOutsideStrings() throws {
+        let file = try Self.parse(
+            """
+            // A receiver for the team's staging tests.
+            {
+              "profile": "fast", // one second between wakes
+              /* the manual clock: tests move it */ "clock": "manual",
+              "store": "//not/a/comment/*.sqlite"
+            }
+            """)
+        let pairs = stride(from: 0, to: file.arguments.count - 1, by: 2).map { [file.arguments[$0], file.arguments[$0 + 1]] }
+        #expect(Set(pairs) == [["--profile", "fast"], ["--clock", "manual"], ["--store", "//not/a/comment/*.sqlite"]])
     }
 
     @Test func anUnknownKeyListsTheKnownOnes() {
