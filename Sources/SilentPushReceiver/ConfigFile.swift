@@ -51,7 +51,7 @@ package struct ConfigFile: Sendable {
         "idleTimeout": ("--idle-timeout", .duration), "shutdownGrace": ("--shutdown-grace", .duration),
         "requestTimeout": ("--request-timeout", .duration), "maxConnections": ("--max-connections", .number),
         "adminHosts": ("--admin-host", .list), "adminToken": ("--admin-token", .text),
-        "authKeys": ("--auth-key", .list), "environment": ("--environment", .text), "strict": ("--strict", .flag),
+        "authKeys": ("--auth-key", .list), "environment": ("--environment", .text), "strict": ("--strict", .flag), "fresh": ("--fresh", .flag),
         "rateLimit": ("--rate-limit", .text), "store": ("--store", .text), "clock": ("--clock", .text),
         "retain": ("--retain", .duration), "retainPushes": ("--retain-pushes", .numberOrNone),
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),

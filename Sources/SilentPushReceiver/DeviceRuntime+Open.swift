@@ -24,8 +24,11 @@ extension DeviceRuntime {
         let now = clock.now
         var policy = DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1, firstTaskRunID: taskIDs.run + 1)
         var changes: [StoreChange] = []
+        var resumed = ResumedState()
+        var devices = Set<String>()
 
         for (token, device) in try store.deviceRecords() where device.state != DeviceState() {
+            devices.insert(token)
             _ = policy.setDeviceState(device.state, for: token, now: now)
         }
         for app in try store.appUsage() {
@@ -33,6 +36,7 @@ extension DeviceRuntime {
                 DeviceInstant(millisecondsSinceEpoch: app.lastOpenedAt), for: AppKey(device: app.deviceToken, topic: app.topic), now: now)
         }
         for wake in try store.unfinishedWakes() {
+            resumed.interruptedWakes += 1
             changes.append(
                 .finishWake(
                     id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: "failed",
@@ -62,6 +66,10 @@ extension DeviceRuntime {
             apps[key] = app
         }
 
+        devices.formUnion(apps.keys.map(\.device))
+        resumed.devices = devices.count
+        resumed.pendingPushes = apps.values.count { $0.pending != nil }
+
         var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system) { [logger] result in
             if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
         }
@@ -74,11 +82,14 @@ extension DeviceRuntime {
             }
             recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
         }
-        for request in try store.pendingTaskRequests() { recorder.restoreTask(request, now: now) }
+        for request in try store.pendingTaskRequests() {
+            resumed.taskRequests += 1
+            recorder.restoreTask(request, now: now)
+        }
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
             metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTaskRequestID: taskIDs.request + 1,
-            declarations: declarations, logger: logger)
+            declarations: declarations, resumed: resumed, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modify { _, _ in }
         store.observeWritability { [logger] writable, error in

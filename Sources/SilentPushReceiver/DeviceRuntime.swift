@@ -78,11 +78,15 @@ public final class DeviceRuntime: PushSink, Sendable {
         var completion: PushStore.Completion
     }
 
+    /// What `open` found in the store and carries on with.
+    package let resumed: ResumedState
+
     init(
         store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
         metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, nextTaskRequestID: UInt64, declarations: [String: AppDeclaration],
-        logger: Logger
+        resumed: ResumedState = ResumedState(), logger: Logger
     ) {
+        self.resumed = resumed
         self.nextTaskRequestID = Atomic(nextTaskRequestID)
         self.store = store
         self.shutdownGrace = shutdownGrace

@@ -66,7 +66,7 @@ public final class Receiver: Service, Sendable {
         let device: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
         do {
-            let store = try PushStore.open(configuration.store.pushStoreLocation)
+            let store = try PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
             unregistered = try store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
@@ -237,7 +237,16 @@ public final class Receiver: Service, Sendable {
                 "device.deadline": "\(settings.deadline)",
                 "store": store,
             ])
+        guard case .file(let path) = configuration.store else { return }
+        if let aside = device.store.setAside {
+            logger.info("started from an empty store; the previous one is kept as \(aside)", metadata: ["store": "\(path)"])
+        } else if !device.resumed.isEmpty {
+            logger.info("resumed \(device.resumed.summary) from \(path) (--fresh starts from an empty store)", metadata: ["store": "\(path)"])
+        }
     }
+
+    /// What the store held at start-up and the receiver carries on with (nothing after `fresh`).
+    public var resumed: ResumedState { device.resumed }
 
     /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
     /// after moving the manual clock.

@@ -52,6 +52,9 @@ public struct ReceiverConfiguration: Sendable {
     public var adminToken: String?
     /// Where pushes, wakes and device state are recorded (`--store`).
     public var store: StoreLocation
+    /// Start from an empty store: a file store's previous database is renamed aside
+    /// (`silentpushd --fresh`).
+    public var fresh = false
     /// How much the store keeps (`--retain`, `--retain-pushes`).
     public var retention: Retention
     /// The device clock (`--clock`).

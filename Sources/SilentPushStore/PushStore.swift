@@ -33,7 +33,11 @@ public final class PushStore: Sendable {
     /// the store cannot be written start at most one probe a second.
     let lastProbe = Atomic<UInt64>(0)
 
-    private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?, lock: StoreLock?) {
+    /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
+    public let setAside: String?
+
+    private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?, lock: StoreLock?, setAside: String?) {
+        self.setAside = setAside
         self.database = database
         writer = StoreWriter(database: database, checkpointer: checkpointer)
         self.contentsDirectory = contentsDirectory
@@ -41,11 +45,14 @@ public final class PushStore: Sendable {
     }
 
     /// Opens (and migrates) the store; throws a message naming the path when it cannot, or
-    /// when another process has the file open as its store.
-    public static func open(_ location: Location) throws -> PushStore {
+    /// when another process has the file open as its store. `fresh` starts a file store
+    /// empty: the previous one (database, WAL and contents) is renamed aside with a
+    /// timestamp, once this process holds the store's lock.
+    public static func open(_ location: Location, fresh: Bool = false) throws -> PushStore {
         let database: any DatabaseWriter
         var checkpointer: DatabaseQueue?
         var lock: StoreLock?
+        var setAside: String?
         switch location {
         case .memory:
             database = try DatabaseQueue()
@@ -58,6 +65,7 @@ public final class PushStore: Sendable {
                     path: path, reason: "cannot create the directory '\(directory.path)' (\(Self.plainReason(error)))")
             }
             lock = try StoreLock.acquire(beside: path)
+            if fresh { setAside = try Self.setAside(path) }
             do {
                 var configuration = Configuration()
                 // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
@@ -84,7 +92,33 @@ public final class PushStore: Sendable {
         if case .file(let path) = location {
             contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
         }
-        return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory, lock: lock)
+        return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory, lock: lock, setAside: setAside)
+    }
+
+    /// Renames the store at `path` (with its `-wal`, `-shm` and `contents/`) to
+    /// `path.YYYYMMDD-HHMMSS` (and the same suffixes); returns the new database path, or nil
+    /// when there was no store.
+    private static func setAside(_ path: String) throws -> String? {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: path) else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        var aside = path + "." + formatter.string(from: Date())
+        var attempt = 1
+        while manager.fileExists(atPath: aside) {
+            attempt += 1
+            aside = path + "." + formatter.string(from: Date()) + "-\(attempt)"
+        }
+        let contents = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
+        let moves = [(path, aside), (path + "-wal", aside + "-wal"), (path + "-shm", aside + "-shm"), (contents, aside + "-contents")]
+        do {
+            for (from, to) in moves where manager.fileExists(atPath: from) { try manager.moveItem(atPath: from, toPath: to) }
+        } catch {
+            throw PushStoreError.cannotOpen(path: path, reason: "cannot set the old store aside as '\(aside)' (\(plainReason(error)))")
+        }
+        return aside
     }
 
     /// Pruned pages go back to the file system (`PRAGMA incremental_vacuum`) only in a

@@ -110,6 +110,9 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where pushes, wakes and device state are recorded: a SQLite file, or 'memory'.", valueName: "path"))
     var store = ".silentpush/silentpush.sqlite"
 
+    @Flag(help: "Start from an empty store: the previous store file is renamed aside (STORE.YYYYMMDD-HHMMSS) and kept.")
+    var fresh = false
+
     @Option(
         help: ArgumentHelp(
             "How long the store keeps pushes, wakes and task runs (device time; pruned in the background); 'none' keeps them for ever.",
@@ -275,6 +278,7 @@ struct SilentPushd: AsyncParsableCommand {
             configuration.rateLimit = (limit, window)
         }
         configuration.store = store == "memory" ? .memory : .file(store)
+        configuration.fresh = fresh
         configuration.retention = ReceiverConfiguration.Retention(
             maximumAge: try Self.noneOr(retain) { text in
                 let age = try Self.duration(text, flag: "--retain", atMost: .days(36500))
