@@ -1,0 +1,198 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import SilentPushCore
+
+/// `pushsend expect`: an assertion about a receiver, checked through its admin API, for CI
+/// in any language. A push reaches a fate, or a device wakes a number of times, within a
+/// span of device time. On a manual clock the check moves the clock itself: to each time
+/// the push waits until, and at most to the end of the span. On the system clock it polls
+/// until the span has passed in real time.
+package struct PushExpectation: Sendable {
+    /// What is expected.
+    package enum Target: Sendable, Equatable {
+        /// The push with this apns-id has this fate.
+        case fate(apnsID: String, fate: PushFate.Kind)
+        /// The device (and app, when given) woke exactly `count` times.
+        case wakes(device: String, topic: String?, count: Int)
+    }
+
+    /// What the check saw.
+    package struct Outcome: Sendable, Equatable {
+        /// Whether it held.
+        package var met: Bool
+        /// One line: what was expected and what was seen.
+        package var line: String
+        /// The assertion, as a test case's name.
+        package var name: String
+        /// Real seconds the check took.
+        package var seconds: Double
+    }
+
+    package var admin: String
+    package var token: String?
+    package var target: Target
+    package var within: Duration
+    /// How often the system-clock check reads again.
+    package var pollInterval: Duration = .milliseconds(200)
+
+    package init(admin: String, token: String?, target: Target, within: Duration) {
+        self.admin = admin.hasSuffix("/") ? String(admin.dropLast()) : admin
+        self.token = token
+        self.target = target
+        self.within = within
+    }
+
+    /// The assertion in words: "push X is delivered within 20m".
+    package var name: String {
+        switch target {
+        case .fate(let apnsID, let fate): "push \(apnsID) is \(fate.rawValue) within \(Self.words(within))"
+        case .wakes(let device, let topic, let count):
+            "device \(device)\(topic.map { " (\($0))" } ?? "") wakes \(count) time\(count == 1 ? "" : "s") within \(Self.words(within))"
+        }
+    }
+
+    /// Checks the expectation; throws `AdminExporter.Failure` when the admin API cannot be
+    /// asked.
+    package func run() async throws -> Outcome {
+        let started = ContinuousClock.now
+        let clock = try await object("/v1/clock")
+        let manual = clock["clock"] as? String == "manual"
+        guard let nowText = clock["now"] as? String, var now = ISO8601Timestamp.millisecondsSinceEpoch(parsing: nowText) else {
+            throw AdminExporter.Failure.refused(status: 200, detail: "GET /v1/clock gave no time")
+        }
+        // `within` is at most ten years (checked by the command), so this cannot overflow.
+        let deadline = now + within.components.seconds * 1000 + within.components.attoseconds / 1_000_000_000_000_000
+        func finish(_ met: Bool, _ line: String) -> Outcome {
+            let took = (ContinuousClock.now - started).components
+            return Outcome(met: met, line: line, name: name, seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18)
+        }
+        // Each pass reads, then moves the clock (manual) or waits (system); a bound on passes
+        // keeps a receiver that never settles from holding the check for ever.
+        for _ in 0..<10_000 {
+            let seen: (met: Bool, final: Bool, line: String, until: Int64?)
+            switch target {
+            case .fate(let apnsID, let fate): seen = try await fateSeen(apnsID: apnsID, expected: fate)
+            case .wakes(let device, let topic, let count): seen = try await wakesSeen(device: device, topic: topic, expected: count)
+            }
+            if seen.met { return finish(true, "ok: \(seen.line)") }
+            let timeLeft = manual ? now < deadline : ContinuousClock.now - started < within
+            if seen.final || !timeLeft { return finish(false, "expected \(name); \(seen.line)") }
+            if manual {
+                // To the time it waits until, when that comes within the span; else the span's end.
+                let target = seen.until.map { $0 > now ? min($0, deadline) : deadline } ?? deadline
+                try await advance(milliseconds: target - now)
+                now = target
+            } else {
+                try await Task.sleep(for: pollInterval)
+            }
+        }
+        return finish(false, "expected \(name); it did not settle")
+    }
+
+    private func fateSeen(apnsID: String, expected: PushFate.Kind) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
+        guard let push = try await object("/v1/pushes/\(apnsID)", missingIsNil: true) else {
+            return (false, false, "no push \(apnsID) was received", nil)
+        }
+        let fate = push["fate"] as? String ?? "unknown"
+        let why = push["why"] as? [String: Any]
+        let text = why?["text"] as? String
+        let until = (why?["until"] as? String).flatMap { ISO8601Timestamp.millisecondsSinceEpoch(parsing: $0) }
+        let line = "push \(apnsID) is \(fate)\(text.map { " (\($0))" } ?? "")"
+        // Only a pending push can still change.
+        return (fate == expected.rawValue, fate != PushFate.Kind.pending.rawValue, line, until)
+    }
+
+    private func wakesSeen(device: String, topic: String?, expected: Int) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
+        var path = "/v1/wakes?device=\(device)&limit=\(min(expected + 1, 1000))"
+        if let topic { path += "&topic=\(topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic)" }
+        let wakes = try await object(path)?["wakes"] as? [Any] ?? []
+        let line = "device \(device) woke \(wakes.count) time\(wakes.count == 1 ? "" : "s")"
+        // More wakes than expected is final: wakes are never taken back.
+        return (wakes.count == expected, wakes.count > expected, line, nil)
+    }
+
+    private func advance(milliseconds: Int64) async throws {
+        guard milliseconds > 0 else { return }
+        _ = try await object("/v1/clock/advance", body: #"{"seconds": \#(Double(milliseconds) / 1000)}"#)
+    }
+
+    /// A JSON object from the admin API; nil for a 404 when `missingIsNil`.
+    private func object(_ path: String, body: String? = nil, missingIsNil: Bool = false) async throws -> [String: Any]? {
+        let url = admin + path
+        var request = HTTPClientRequest(url: url)
+        if let body {
+            request.method = .POST
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
+        let response: HTTPClientResponse
+        let bytes: ByteBuffer
+        do {
+            // The client retries a refused connection until the deadline: a few seconds say
+            // "not running" soon enough, and every admin route answers well within them.
+            response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        } catch {
+            throw AdminExporter.Failure.unreachable(url: admin, problem: "\(error)")
+        }
+        if response.status == .notFound, missingIsNil { return nil }
+        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
+        guard response.status == .ok else {
+            throw AdminExporter.Failure.refused(
+                status: Int(response.status.code),
+                detail: json?["detail"] as? String ?? String(buffer: bytes).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return json ?? [:]
+    }
+
+    private func object(_ path: String) async throws -> [String: Any] {
+        try await object(path, body: nil, missingIsNil: false) ?? [:]
+    }
+
+    /// "20m", "90s", "1h30m": a span as `--within` takes it.
+    static func words(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        let (hours, minutes, rest) = (seconds / 3600, seconds % 3600 / 60, seconds % 60)
+        let text = (hours > 0 ? "\(hours)h" : "") + (minutes > 0 ? "\(minutes)m" : "") + (rest > 0 ? "\(rest)s" : "")
+        return text.isEmpty ? "0s" : text
+    }
+
+    /// A JUnit XML report of one outcome, as CI systems read it.
+    package static func junit(_ outcome: Outcome, timestamp: String) -> String {
+        let time = String(format: "%.3f", outcome.seconds)
+        let failures = outcome.met ? 0 : 1
+        let failure =
+            outcome.met ? "" : "\n      <failure message=\"\(escaped(outcome.line))\" type=\"expectation\">\(escaped(outcome.line))</failure>"
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="pushsend expect" tests="1" failures="\(failures)" time="\(time)">
+              <testsuite name="pushsend expect" tests="1" failures="\(failures)" errors="0" time="\(time)" timestamp="\(escaped(timestamp))">
+                <testcase classname="pushsend.expect" name="\(escaped(outcome.name))" time="\(time)">\(failure)
+                  <system-out>\(escaped(outcome.line))</system-out>
+                </testcase>
+              </testsuite>
+            </testsuites>
+
+            """
+    }
+
+    /// Text as XML character data or an attribute value.
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            // XML 1.0 has no way to write other control characters.
+            case _ where scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r": out += "?"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

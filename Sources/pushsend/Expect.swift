@@ -1,0 +1,90 @@
+import ArgumentParser
+import Foundation
+import SilentPushCore
+import SilentPushSender
+
+/// `pushsend expect`: asserts what a receiver recorded, for CI in any language.
+struct Expect: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Assert that a push reaches a fate, or a device wakes N times, within a span of device time.",
+        discussion: """
+            Examples:
+              The second push is delivered within the 15 minutes iOS makes it wait:
+                pushsend expect --apns-id 00000000-0000-4000-8000-000000000002 --fate delivered --within 20m
+              Two pushes to one app coalesce into a single wake, with a JUnit report for CI:
+                pushsend expect --device 0123…cdef --wakes 1 --within 20m --junit expect.xml
+
+            On a receiver with a manual clock, expect moves the clock itself: to each time the push
+            waits until, and at most by --within. On the system clock it polls until --within has
+            passed. One line says what it saw. Exit 0 when the expectation holds, 1 when it does not,
+            2 on a usage error or when the admin API cannot be reached.
+            """)
+
+    @Option(name: .customLong("apns-id"), help: ArgumentHelp("The push (its apns-id, or apns-unique-id).", valueName: "id"))
+    var apnsID: String?
+
+    @Option(help: ArgumentHelp("The fate it should reach: \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "fate"))
+    var fate: String?
+
+    @Option(help: ArgumentHelp("The device whose wakes are counted (with --wakes).", valueName: "hex"))
+    var device: String?
+
+    @Option(help: ArgumentHelp("Only this app's wakes (with --wakes).", valueName: "bundle-id"))
+    var topic: String?
+
+    @Option(help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))
+    var wakes: Int?
+
+    @Option(help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
+    var within = "0s"
+
+    @Option(help: ArgumentHelp("The receiver's admin API.", valueName: "url"))
+    var admin = "http://127.0.0.1:2199"
+
+    @Option(
+        name: .customLong("admin-token"), help: ArgumentHelp("Its --admin-token, if it has one. Also SILENTPUSH_ADMIN_TOKEN.", valueName: "token"))
+    var adminToken: String?
+
+    @Option(help: ArgumentHelp("Also write a JUnit XML report here.", valueName: "file"))
+    var junit: String?
+
+    func expectation() throws -> PushExpectation {
+        guard let span = Duration(parsing: within), span <= .seconds(10 * 365 * 86400) else {
+            throw ValidationError("--within '\(within)' is not a duration of at most ten years (e.g. 30s, 20m, 2h)")
+        }
+        let target: PushExpectation.Target
+        switch (apnsID, fate, device, wakes) {
+        case (let apnsID?, let fate?, nil, nil):
+            guard let kind = PushFate.Kind(rawValue: fate) else {
+                throw ValidationError("--fate '\(fate)' is not one of \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            guard APNsHeaders.isCanonicalUUID(apnsID) else { throw ValidationError("--apns-id '\(apnsID)' is not a UUID") }
+            guard topic == nil else { throw ValidationError("--topic goes with --device and --wakes") }
+            target = .fate(apnsID: apnsID, fate: kind)
+        case (nil, nil, let device?, let wakes?):
+            guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
+            guard (0...1000).contains(wakes) else { throw ValidationError("--wakes must be from 0 to 1000") }
+            target = .wakes(device: device, topic: topic, count: wakes)
+        default:
+            throw ValidationError("give --apns-id ID --fate FATE, or --device TOKEN --wakes N")
+        }
+        return PushExpectation(
+            admin: admin, token: adminToken ?? ProcessInfo.processInfo.environment["SILENTPUSH_ADMIN_TOKEN"], target: target, within: span)
+    }
+
+    func validate() throws {
+        _ = try expectation()
+    }
+
+    func run() async throws {
+        let outcome = try await expectation().run()
+        print(outcome.line)
+        if let junit {
+            let stamp = ISO8601Timestamp.string(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))
+            guard FileManager.default.createFile(atPath: junit, contents: Data(PushExpectation.junit(outcome, timestamp: stamp).utf8)) else {
+                throw ValidationError("cannot write --junit '\(junit)'")
+            }
+        }
+        if !outcome.met { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// `pushsend expect` against a live receiver on a manual clock: it passes and fails with one
+/// line and exit 0 or 1, moves the clock to where the push waits, and its JUnit report is read
+/// back with a real XML parser (Python's xml.etree).
+@Suite struct PushSendExpectTests {
+    static func pushsend(_ arguments: [String]) async throws -> PeerResult {
+        try await PeerProcess.run(try #require(BuiltProducts.path(of: "pushsend")), arguments, timeout: .seconds(30))
+    }
+
+    /// The report's shape as a parser sees it: root tag, counts, the case's name, its failure.
+    static func parsed(_ path: String) async throws -> [String: String] {
+        let script = """
+            import json, sys, xml.etree.ElementTree as ET
+            root = ET.parse(sys.argv[1]).getroot()
+            suite = root.find('testsuite')
+            case = suite.find('testcase')
+            failure = case.find('failure')
+            print(json.dumps({'root': root.tag, 'tests': suite.get('tests'), 'failures': suite.get('failures'),
+                'name': case.get('name'), 'failure': failure.get('message') if failure is not None else '',
+                'out': case.findtext('system-out')}))
+            """
+        let result = try await PeerProcess.run("python3", ["-c", script, path])
+        #expect(result.status == 0, "\(result.errorOutput)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: String])
+    }
+
+    @Test func aPushAndAWakeCountPassAndFailWithAJUnitReport() async throws {
+        let (receiver, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { receiver.signal(SIGKILL) }
+        let first = "00000000-0000-4000-8000-0000000000a1", second = "00000000-0000-4000-8000-0000000000a2"
+        for id in [first, second] {
+            let sent = try await Self.pushsend(["--url", "http://127.0.0.1:\(h2c)", "--device", SamplePush.deviceToken, "--apns-id", id])
+            #expect(sent.status == 0, "\(sent.errorOutput)")
+        }
+        let url = "http://127.0.0.1:\(admin)"
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("expect-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: report) }
+
+        // Five minutes are not enough: iOS spaces wakes 15 minutes apart.
+        let early = try await Self.pushsend([
+            "expect", "--admin", url, "--apns-id", second, "--fate", "delivered", "--within", "5m", "--junit", report,
+        ])
+        #expect(early.status == 1)
+        #expect(early.output.hasPrefix("expected push \(second) is delivered within 5m; push \(second) is pending ("), "\(early.output)")
+        #expect(early.output.split(separator: "\n").count == 1)
+        let failed = try await Self.parsed(report)
+        #expect(failed["root"] == "testsuites" && failed["tests"] == "1" && failed["failures"] == "1")
+        #expect(failed["name"] == "push \(second) is delivered within 5m")
+        #expect(failed["failure"] == early.output.trimmingCharacters(in: .newlines))
+
+        // Twenty are: the check moves the manual clock to the next wake.
+        let later = try await Self.pushsend([
+            "expect", "--admin", url, "--apns-id", second, "--fate", "delivered", "--within", "20m", "--junit", report,
+        ])
+        #expect(later.status == 0, "\(later.output)\(later.errorOutput)")
+        #expect(later.output == "ok: push \(second) is delivered (delivered by wake 2)\n")
+        let passed = try await Self.parsed(report)
+        #expect(passed["failures"] == "0" && passed["failure"] == "" && passed["out"] == later.output.trimmingCharacters(in: .newlines))
+
+        // Each push woke the app once: two wakes, not one.
+        let one = try await Self.pushsend(["expect", "--admin", url, "--device", SamplePush.deviceToken, "--wakes", "1"])
+        #expect(one.status == 1)
+        #expect(one.output.hasSuffix("woke 2 times\n"), "\(one.output)")
+        #expect(try await Self.pushsend(["expect", "--admin", url, "--device", SamplePush.deviceToken, "--wakes", "2"]).status == 0)
+        // A push never received, and a push whose fate is already another.
+        let unknown = try await Self.pushsend(["expect", "--admin", url, "--apns-id", "00000000-0000-4000-8000-0000000000ff", "--fate", "delivered"])
+        #expect(unknown.status == 1 && unknown.output.contains("no push 00000000-0000-4000-8000-0000000000ff was received"))
+        #expect(try await Self.pushsend(["expect", "--admin", url, "--apns-id", first, "--fate", "expired", "--within", "1d"]).status == 1)
+    }
+
+    @Test(arguments: [
+        (["expect", "--fate", "delivered"], "give --apns-id ID --fate FATE, or --device TOKEN --wakes N"),
+        (["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "woken"], "--fate 'woken' is not one of pending, delivered"),
+        (["expect", "--device", "abc", "--wakes", "1"], "--device 'abc' is not a device token"),
+        (
+            ["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered", "--within", "soon"],
+            "--within 'soon' is not a duration"
+        ),
+        (
+            ["expect", "--admin", "http://127.0.0.1:1", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
+            "cannot reach the admin API at http://127.0.0.1:1"
+        ),
+    ])
+    func usageAndUnreachableExitTwo(arguments: [String], message: String) async throws {
+        let result = try await Self.pushsend(arguments)
+        #expect(result.status == 2)
+        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+    }
+}
