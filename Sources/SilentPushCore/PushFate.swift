@@ -31,6 +31,9 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public let dropReason: DropReason?
     /// APNs's reason for refusing a rejected push.
     public let rejection: APNsReason?
+    /// Why, in words, when the receiver knows more than APNs says (why a provider token was
+    /// refused); not part of equality.
+    public let rejectionCause: String?
     /// What holds a pending push, as the wake policy last said (not part of equality).
     public let waitReason: WaitReason<DeviceInstant>?
     /// A coalesced push was replaced at APNs, in its one-slot storage for an offline
@@ -42,13 +45,14 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public let faultRule: UInt64?
 
     private init(
-        _ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil,
+        _ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil, rejectionCause: String? = nil,
         waitReason: WaitReason<DeviceInstant>? = nil, coalescedByAPNs: Bool = false, injection: FaultAction? = nil, faultRule: UInt64? = nil
     ) {
         self.kind = kind
         self.wakeID = wakeID
         self.dropReason = dropReason
         self.rejection = rejection
+        self.rejectionCause = rejectionCause
         self.waitReason = waitReason
         self.coalescedByAPNs = coalescedByAPNs
         self.injection = injection
@@ -68,6 +72,10 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped, dropReason: reason) }
     /// Refused by APNs with `reason`.
     public static func rejected(_ reason: APNsReason) -> PushFate { PushFate(.rejected, rejection: reason) }
+    /// Refused by APNs with `reason`, for `cause` (the receiver's own words).
+    package static func rejected(_ reason: APNsReason, cause: String?) -> PushFate {
+        PushFate(.rejected, rejection: reason, rejectionCause: cause)
+    }
     /// Answered by a fault rule doing `action`, whichever rule.
     public static func injected(_ action: FaultAction) -> PushFate { PushFate(.injected, injection: action) }
     /// Answered by fault rule `rule` doing `action`.

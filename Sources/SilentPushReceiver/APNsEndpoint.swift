@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 import SilentPushCore
 import SilentPushTransport
@@ -42,11 +43,17 @@ package final class APNsEndpoint: H2Service {
     private let faults = Mutex(FaultTable())
     private let faultCount = Atomic<Int>(0)
     private let deviceNow: @Sendable () -> DeviceInstant
+    private let logger: Logger
+    /// When each distinct token refusal was last logged and how many went unlogged since: one
+    /// line per cause a minute, however many requests carry it.
+    private let refusalsLogged = Mutex<[TokenRefusalCause: (at: Int64, unlogged: Int)]>([:])
 
     package init(
         settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds,
-        deviceNow: @escaping @Sendable () -> DeviceInstant = { DeviceInstant(millisecondsSinceEpoch: APNsEndpoint.systemMilliseconds()) }
+        deviceNow: @escaping @Sendable () -> DeviceInstant = { DeviceInstant(millisecondsSinceEpoch: APNsEndpoint.systemMilliseconds()) },
+        logger: Logger = Logger(label: "silentpushd")
     ) {
+        self.logger = logger
         self.deviceNow = deviceNow
         validator = APNsRequestValidator(strict: settings.strict)
         authenticator = ProviderTokenAuthenticator(environment: settings.environment)
@@ -113,8 +120,40 @@ package final class APNsEndpoint: H2Service {
             let rejection = (error as? APNsRejection) ?? (error as? APNsReason).map { APNsRejection($0) } ?? APNsRejection(.internalServerError)
             let id = apnsID ?? ids.apnsID(pushID: pushID)
             writer.respond(Self.error(rejection, apnsID: id))
-            sink.reject(id: pushID, apnsID: id, deviceToken: deviceToken.map(String.init), topic: topicHeader, reason: rejection.reason)
+            // The wire answer stays Apple's; the cause is for our own log and record.
+            let cause = rejection.reason == .invalidProviderToken ? tokenRefusalCause(request) : nil
+            sink.reject(
+                id: pushID, apnsID: id, deviceToken: deviceToken.map(String.init), topic: topicHeader, reason: rejection.reason,
+                cause: cause?.description)
         }
+    }
+
+    /// Why the request's provider token was refused, logged at notice once a minute per cause.
+    private func tokenRefusalCause(_ request: H2Request) -> TokenRefusalCause? {
+        let authorization = request.headers.first("authorization").map { Substring($0) }
+        let nowMilliseconds = now()
+        let cause = keys.withLock { keys in
+            authenticator.diagnose(
+                authorization: authorization, now: nowMilliseconds / 1000, lookupKey: { keys.key($0) },
+                verify: { token, _ in keys.verify(token) })
+        }
+        guard let cause else { return nil }
+        let unlogged = refusalsLogged.withLock { logged -> Int? in
+            if let last = logged[cause], nowMilliseconds - last.at < 60_000 {
+                logged[cause] = (last.at, last.unlogged + 1)
+                return nil
+            }
+            if logged.count >= 256 { logged.removeAll() }  // bounded, whatever senders try
+            let before = logged[cause]?.unlogged ?? 0
+            logged[cause] = (nowMilliseconds, 0)
+            return before
+        }
+        if let unlogged {
+            logger.notice(
+                "provider token refused (InvalidProviderToken): \(cause)",
+                metadata: ["auth.refused_since_last_line": "\(unlogged)", "connection.id": "\(request.connection.id)"])
+        }
+        return cause
     }
 
     package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {

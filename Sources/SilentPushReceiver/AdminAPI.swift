@@ -638,7 +638,9 @@ package struct AdminAPI: Sendable {
         switch push.fate.kind {
         case .delivered, .coalesced: fields.append(("wakeId", .int(push.fate.wakeID.map { Int64(bitPattern: $0) })))
         case .dropped: fields.append(("reason", .string(push.fate.dropReason?.description)))
-        case .rejected: fields.append(("reason", .string(push.fate.rejection?.rawValue)))
+        case .rejected:
+            fields.append(("reason", .string(push.fate.rejection?.rawValue)))
+            if let cause = push.fate.rejectionCause { fields.append(("cause", .string(cause))) }
         case .injected:
             fields.append(("faultRule", .int(push.fate.faultRule.map { Int64(bitPattern: $0) })))
             fields.append(("reason", .string(push.fate.injection?.description)))
@@ -688,7 +690,11 @@ package struct AdminAPI: Sendable {
                 case let reason?: ("neverWakes", "dropped: \(reason)", nil)
                 case nil: ("dropped", "dropped", nil)
                 }
-            case .rejected: ("rejected", "rejected by APNs: \(fate.rejection?.rawValue ?? "unknown reason")", nil)
+            case .rejected:
+                (
+                    "rejected", "rejected by APNs: \(fate.rejection?.rawValue ?? "unknown reason")" + (fate.rejectionCause.map { " (\($0))" } ?? ""),
+                    nil
+                )
             case .injected:
                 (
                     "injected",

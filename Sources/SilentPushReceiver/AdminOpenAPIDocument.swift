@@ -2187,6 +2187,10 @@ enum AdminOpenAPIDocument {
               ],
               "description": "dropped, rejected, injected: why."
              },
+             "cause": {
+              "type": "string",
+              "description": "rejected with InvalidProviderToken: why the token was refused, in the receiver's words (APNs answers only the reason)."
+             },
              "faultRule": {
               "type": [
                "integer",

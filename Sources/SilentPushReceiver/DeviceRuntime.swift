@@ -240,12 +240,16 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
+        reject(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, reason: reason, cause: nil)
+    }
+
+    public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
         let queued = modify { recorder, now in
             recorder.reject(
                 PushRecord(
                     id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
                     receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
-                    fate: .rejected(reason)))
+                    fate: .rejected(reason, cause: cause)))
         }
         guard queued else { return }
         metrics.rejected(reason)

@@ -17,6 +17,9 @@ public protocol PushSink: Sendable {
     /// up by apns-id. The token and topic are what the request named, when it got that far.
     func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason)
 
+    /// The same, with the receiver's own words for why (`cause`), kept with the push.
+    func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?)
+
     /// Notes a request a fault rule answered (`rule` doing `action`), recorded as `id`.
     func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction)
 
@@ -26,6 +29,10 @@ public protocol PushSink: Sendable {
 
 extension PushSink {
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
+
+    public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
+        reject(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, reason: reason)
+    }
 
     public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {}
 

@@ -89,7 +89,7 @@ public final class Receiver: Service, Sendable {
             settings: .init(
                 environment: configuration.environment, strict: configuration.strict,
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
-            keys: keys, sink: device, deviceNow: { [device] in device.clock.now })
+            keys: keys, sink: device, deviceNow: { [device] in device.clock.now }, logger: logger)
         for rule in configuration.faults { _ = endpoint.addFault(rule) }
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }

@@ -479,7 +479,7 @@ enum TimelinePage {
             `<p class="why" data-why-rule="${esc(p.why.rule)}">${esc(p.why.text)}</p>` +
             `<div class="columns"><div>` + table([
               ["fate", esc(p.fate)], ["rule", esc(p.why.rule)], ["until", untilText(p.why.until)],
-              ["reason", esc(p.reason)], ["fault rule", p.faultRule != null ? esc(p.faultRule) : null],
+              ["reason", esc(p.reason)], ["cause", p.cause ? esc(p.cause) : null], ["fault rule", p.faultRule != null ? esc(p.faultRule) : null],
               ["wake", p.wakeId != null ? wakeLink(p.wakeId) + (wake ? `: ${esc(wake.result || "running")}, started ${when(wake.startedAt)}` : "") : null],
               ["received", when(p.receivedAt)], ["expires", when(p.expiresAt)],
               ["device", `<span class="mono">${esc(p.deviceToken)}</span>`], ["app", esc(p.topic)],

@@ -12,7 +12,9 @@ struct StoredFate: Equatable {
     init(_ fate: PushFate) {
         kind = fate.kind
         wakeID = (fate.wakeID ?? fate.faultRule).map { Int64(bitPattern: $0) }
-        reason = fate.dropReason?.description ?? fate.rejection?.rawValue ?? fate.waitReason?.stored ?? fate.injection?.description
+        // A rejection's cause, when known, follows its reason on a line of its own.
+        let rejection = fate.rejection.map { reason in fate.rejectionCause.map { reason.rawValue + "\n" + $0 } ?? reason.rawValue }
+        reason = fate.dropReason?.description ?? rejection ?? fate.waitReason?.stored ?? fate.injection?.description
     }
 
     /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
@@ -31,7 +33,13 @@ struct StoredFate: Equatable {
         case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) })
         case .expired: .expired
         case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason
-        case .rejected: reason.flatMap(APNsReason.init(rawValue:)).map(PushFate.rejected) ?? .rejectedForUnknownReason
+        case .rejected:
+            reason.flatMap { text in
+                let lines = text.split(separator: "\n", maxSplits: 1)
+                return lines.first.flatMap { APNsReason(rawValue: String($0)) }.map {
+                    PushFate.rejected($0, cause: lines.dropFirst().first.map(String.init))
+                }
+            } ?? .rejectedForUnknownReason
         case .injected:
             reason.flatMap(FaultAction.init(description:)).map { PushFate.injected(by: UInt64(bitPattern: wakeID ?? 0), $0) }
                 ?? .injectedForUnknownAction(rule: wakeID.map { UInt64(bitPattern: $0) })
