@@ -44,7 +44,8 @@ public struct TLSServerConfiguration: Sendable, Equatable {
     public var certificateChainFile: String
     /// PEM: the server's private key.
     public var privateKeyFile: String
-    /// PEM: CA certificates that client certificates must chain to; nil: no client certificates.
+    /// PEM: CA certificates that client certificates must chain to; nil: none is asked for.
+    /// A client may still send none (it then authenticates otherwise, with provider tokens).
     public var clientCAFile: String?
 
     /// Server TLS material.
@@ -122,7 +123,9 @@ public final class TLSContext: @unchecked Sendable {
                 throw TLSConfigurationError(.clientCA, path: caFile)
             }
             if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(context, names) }
-            SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
+            // Requested, not required: as at APNs, a client with a certificate authenticates
+            // with it and one without uses provider tokens; a certificate sent must verify.
+            SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
             let sessionContext = Array("silentpushd".utf8)
             SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
         }

@@ -56,7 +56,11 @@ struct SilentPushd: AsyncParsableCommand {
         help: ArgumentHelp("Server private key (PEM; default: the development key, certs/server-key.pem).", valueName: "pem"))
     var tlsKey: String?
 
-    @Option(name: .customLong("client-ca"), help: ArgumentHelp("Require client certificates signed by this CA (PEM).", valueName: "pem"))
+    @Option(
+        name: .customLong("client-ca"),
+        help: ArgumentHelp(
+            "Ask TLS clients for a certificate signed by this CA (PEM): one that sends it authenticates with it, one that sends none with provider tokens, as at APNs.",
+            valueName: "pem"))
     var clientCA: String?
 
     @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write {\"tls\":P,\"h2c\":P,\"admin\":P} here.", valueName: "path"))
