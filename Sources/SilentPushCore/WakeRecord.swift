@@ -18,15 +18,19 @@ public struct WakeRecord: Sendable, Equatable {
     public var result: FetchResult?
     /// Why it failed; nil unless it failed.
     public var reason: String? { result?.reason }
+    /// What the fetch handler wrote to stderr (an exec handler's last 4 KB); nil for none.
+    public var errorOutput: String?
     /// How long the fetch handler ran; nil while it runs.
     public var duration: Duration? { finishedAt.map { startedAt.duration(to: $0) } }
 
     /// A record.
     public init(
         id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: DeviceInstant,
-        deadline: DeviceInstant, finishedAt: DeviceInstant? = nil, result: FetchResult? = nil, apnsID: String? = nil
+        deadline: DeviceInstant, finishedAt: DeviceInstant? = nil, result: FetchResult? = nil, apnsID: String? = nil,
+        errorOutput: String? = nil
     ) {
         self.apnsID = apnsID
+        self.errorOutput = errorOutput
         self.id = id
         self.deviceToken = deviceToken
         self.topic = topic

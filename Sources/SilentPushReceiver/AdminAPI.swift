@@ -731,6 +731,7 @@ package struct AdminAPI: Sendable {
             ("durationMs", .int(wake.finishedAt.map { $0.millisecondsSinceEpoch - wake.startedAt.millisecondsSinceEpoch })),
             ("result", .string(wake.result?.name)),
             ("reason", .string(wake.reason)),
+            ("stderr", .string(wake.errorOutput)),
         ])
     }
 

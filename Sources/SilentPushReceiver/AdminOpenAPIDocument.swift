@@ -2293,6 +2293,13 @@ enum AdminOpenAPIDocument {
                "string",
                "null"
               ]
+             },
+             "stderr": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "What the fetch handler wrote to stderr (an exec handler's last 4 KB), whatever its result."
              }
             }
            },

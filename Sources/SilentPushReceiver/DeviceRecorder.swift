@@ -173,6 +173,11 @@ struct DeviceRecorder {
         }
     }
 
+    /// Keeps what wake `wakeID`'s handler wrote to stderr with the wake.
+    mutating func recordErrorOutput(_ text: String, wakeID: UInt64) {
+        actions.changes.append(.setWakeErrorOutput(id: wakeID, text: text))
+    }
+
     /// Fires the policy's timers due by `now`.
     mutating func advance(to now: DeviceInstant) {
         guard case .running = lifecycle else { return }

@@ -340,8 +340,17 @@ public final class DeviceRuntime: PushSink, Sendable {
                 "wake.id": "\(start.wakeID)", "push.apns_id": "\(wake.apnsID)", "device.token": Self.shortened(wake.deviceToken),
                 "app.topic": "\(wake.topic)", "wake.coalesced": "\(wake.coalescedAPNsIDs.count)",
             ])
-        let result = Task.isCancelled ? FetchResult.deadlineExceeded : await handler.fetch(wake)
+        let errorOutput = FetchErrorOutput()
+        let result =
+            Task.isCancelled ? FetchResult.deadlineExceeded : await FetchErrorOutput.$current.withValue(errorOutput) { await handler.fetch(wake) }
         let recorded = modify { $0.fetchCompleted(start, result: result, now: $1) }
+        if let text = errorOutput.text {
+            modify { recorder, _ in recorder.recordErrorOutput(text, wakeID: start.wakeID) }
+            logger.debug(
+                "fetch handler stderr",
+                // One log line however many lines it wrote.
+                metadata: ["wake.id": "\(start.wakeID)", "wake.stderr": "\(text.replacing("\n", with: "\\n"))"])
+        }
         let duration = ContinuousClock.now - began
         metrics.record(recorded, duration: duration)
         logger.log(

@@ -98,6 +98,8 @@ public struct ExecFetchHandler: FetchHandler {
         } catch {
             return .failed(reason: "cannot run the fetch command: \(error)")
         }
+        // Whatever the result: an app team debugging its handler reads this with the wake.
+        FetchErrorOutput.current?.record(outcome.errorOutput)
         if Task.isCancelled { return .deadlineExceeded }
         return Self.result(of: outcome)
     }

@@ -496,7 +496,7 @@ enum TimelinePage {
               ["delivered", pushLink(w.apnsId)], ["coalesced into it", w.coalesced.map(pushLink).join(", ") || "none"],
               ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],
               ["device", `<span class="mono">${esc(w.deviceToken)}</span>`], ["app", esc(w.topic)],
-            ]);
+            ]) + (w.stderr ? `<h3>the handler's stderr</h3><pre class="stderr">${esc(w.stderr)}</pre>` : "");
         }
 
         function runPanel(id) {

@@ -164,6 +164,10 @@ extension PushStore {
                     CREATE INDEX task_runs_by_app ON task_runs (device_token, topic);
                     """)
         }
+        migrator.registerMigration("v12") { db in
+            // What a wake's fetch handler wrote to stderr (its last 4 KB), whatever its result.
+            try db.execute(sql: "ALTER TABLE wakes ADD COLUMN stderr TEXT")
+        }
         return migrator
     }()
 }

@@ -114,7 +114,7 @@ extension PushStore {
             deadline: DeviceInstant(millisecondsSinceEpoch: row["deadline"]),
             finishedAt: (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
             result: (row["result"] as String?).flatMap { FetchResult(name: $0, reason: row["reason"]) },
-            apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil)
+            apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil, errorOutput: row.hasColumn("stderr") ? row["stderr"] : nil)
     }
 
     /// A stored budget, held in range (the file may have been edited).

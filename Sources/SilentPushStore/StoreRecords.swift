@@ -102,6 +102,8 @@ public enum StoreChange: Sendable, Equatable {
     case insertWake(WakeRecord)
     /// A wake ended.
     case finishWake(id: UInt64, finishedAt: Int64, result: String, reason: String?)
+    /// What a wake's fetch handler wrote to stderr.
+    case setWakeErrorOutput(id: UInt64, text: String)
     /// A device's state changed.
     case setDevice(token: String, state: DeviceState)
     /// The latest content for a device, topic and URL.

@@ -190,6 +190,8 @@ final class StoreStatements: @unchecked Sendable {
         case .expireTaskRun(let id, let at):
             try db.cachedStatement(sql: "UPDATE task_runs SET expired_at = ? WHERE id = ? AND expired_at IS NULL")
                 .execute(arguments: [at, Int64(bitPattern: id)])
+        case .setWakeErrorOutput(let id, let text):
+            try db.cachedStatement(sql: "UPDATE wakes SET stderr = ? WHERE id = ?").execute(arguments: [text, Int64(bitPattern: id)])
         case .finishTaskRun(let id, let at, let outcome):
             try db.cachedStatement(sql: "UPDATE task_runs SET finished_at = ?, outcome = ? WHERE id = ? AND outcome IS NULL")
                 .execute(arguments: [at, outcome.rawValue, Int64(bitPattern: id)])
