@@ -60,6 +60,7 @@ package struct ConfigFile: Sendable {
         "apnsStorageLimit": ("--apns-storage-limit", .duration),
         "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
         "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
+        "logFormat": ("--log-format", .text),
     ]
 
     /// The other keys.

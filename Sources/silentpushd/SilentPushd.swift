@@ -206,6 +206,17 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
+    @Option(
+        name: .customLong("log-format"),
+        help: ArgumentHelp(
+            "text (one line per event, for people) or json (one object per line, the same dotted keys, for a log pipeline).", valueName: "format"))
+    var logFormat: LogFormat = .text
+
+    /// How log lines are written.
+    enum LogFormat: String, ExpressibleByArgument, CaseIterable {
+        case text, json
+    }
+
     func validate() throws {
         // The development material is looked for at run: here (and for a config file's
         // values alone) only what was given is checked.
@@ -360,10 +371,18 @@ struct SilentPushd: AsyncParsableCommand {
 
     func run() async throws {
         let level = logLevel
+        let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            switch format {
+            case .text:
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            case .json:
+                var handler = JSONLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
         }
         let logger = Logger(label: "silentpushd")
         let group = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? MultiThreadedEventLoopGroup.singleton

@@ -234,6 +234,32 @@ import Testing
         }
     }
 
+    /// `--log-format json`: every line one JSON object, with the text format's dotted keys.
+    @Test func jsonLogsAreOneObjectPerLineWithTheDottedKeys() async throws {
+        let (process, _, h2c, _) = try await Self.start(["--log-format", "json", "--log-level", "debug"])
+        let client = try await PeerProcess.run(
+            "curl",
+            [
+                "-s", "-o", "/dev/null", "--http2-prior-knowledge", "-H", "authorization: bearer \(try DevProviderToken.make())",
+                "-H", "apns-topic: com.example.app", "-H", "apns-push-type: background", "-H", "apns-priority: 5",
+                "-d", #"{"aps":{"content-available":1}}"#, "http://127.0.0.1:\(h2c)\(SamplePush.path)",
+            ])
+        #expect(client.status == 0)
+        try await Task.sleep(for: .milliseconds(200))
+        process.signal(SIGTERM)
+        let log = await process.wait(timeout: .seconds(10)).errorOutput
+        let objects = log.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        #expect(!objects.isEmpty && objects.allSatisfy { $0 != nil }, "\(log)")
+        let start = try #require(objects.compactMap { $0 }.first { $0["message"] as? String == "silentpushd listening" })
+        #expect(start["level"] as? String == "info" && start["label"] as? String == "silentpushd")
+        #expect((start["listen.h2c"] as? String)?.hasPrefix("127.0.0.1:") == true && start["store"] as? String == "memory")
+        #expect((start["time"] as? String)?.hasSuffix("Z") == true)
+        let accepted = objects.compactMap { $0 }.first { $0["message"] as? String == "push accepted" }
+        #expect(accepted?["device.token"] as? String == "\(SamplePush.deviceToken.prefix(8))…")
+    }
+
     @Test func helpExitsZero() async throws {
         let result = try await PeerProcess.run(try Self.binary(), ["--help"], timeout: .seconds(20))
         #expect(result.status == 0)
