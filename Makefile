@@ -11,6 +11,9 @@ PREFIX ?= /usr/local
 # Build: C libraries for nghttp2, OpenSSL, SQLite and jemalloc (silentpushd's allocator). Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev libjemalloc-dev openssl ca-certificates
 PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
+# Their Homebrew names, for macOS.
+BREW_BUILD_PACKAGES := pkg-config nghttp2 openssl@3 sqlite
+BREW_PEER_PACKAGES := curl python chromium
 # Python packages the live tests use (module=package): an APNs client library, and
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
@@ -92,12 +95,23 @@ fuzz: deps-build
 certs:
 	certs/make-dev-certs.sh
 
+ifeq ($(shell uname -s),Darwin)
+# macOS (expected to work, not tested; see the README): the same libraries and peers from
+# Homebrew. jemalloc is linked on Linux only.
+deps-build:
+	@brew list $(BREW_BUILD_PACKAGES) >/dev/null 2>&1 || brew install $(BREW_BUILD_PACKAGES)
+
+deps: deps-build
+	@brew list $(BREW_PEER_PACKAGES) >/dev/null 2>&1 || brew install $(BREW_PEER_PACKAGES)
+	@scripts/install-python-packages.sh $(PYTHON_PACKAGES)
+else
 deps-build:
 	@scripts/install-debian-packages.sh $(BUILD_PACKAGES)
 
 deps:
 	@scripts/install-debian-packages.sh $(BUILD_PACKAGES) $(PEER_PACKAGES)
 	@scripts/install-python-packages.sh $(PYTHON_PACKAGES)
+endif
 
 clean:
 	rm -rf .build .build-consumer Examples/ConsumerPackage/.build .silentpush

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import SilentPushTransport
 
 /// The process's open-file limit (RLIMIT_NOFILE). Every connection takes a descriptor, and
 /// the usual soft limit of 1024 is far below what one receiver shared by many teams meets.
@@ -15,14 +11,11 @@ package enum FileDescriptorLimit {
     /// Raises the soft limit to the hard limit; returns both limits as they are now (the
     /// soft one unchanged when it could not be raised).
     package static func raiseSoftLimit() -> (soft: UInt64, hard: UInt64, raisedFrom: UInt64?) {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return (1024, 1024, nil) }
-        let before = UInt64(limit.rlim_cur)
-        guard limit.rlim_cur < limit.rlim_max else { return (before, UInt64(limit.rlim_max), nil) }
-        var raised = limit
-        raised.rlim_cur = limit.rlim_max
-        guard setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 else { return (before, UInt64(limit.rlim_max), nil) }
-        return (UInt64(raised.rlim_cur), UInt64(raised.rlim_max), before)
+        guard let before = Platform.openFileLimit() else { return (1024, 1024, nil) }
+        guard before.soft < before.hard, Platform.setSoftOpenFileLimit(before.hard), let after = Platform.openFileLimit() else {
+            return (before.soft, before.hard, nil)
+        }
+        return (after.soft, after.hard, before.soft)
     }
 
     /// The connections a receiver can serve at once under `soft` descriptors while every

@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushTransport
 import Synchronization
 
 /// Starts a program through `posix_spawn` with its standard input, output and error on
@@ -74,8 +75,7 @@ package enum ProcessSpawner {
         posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
         if closingInherited {
             // glibc ignores a close of a descriptor that another thread closed meanwhile.
-            let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            for fd in open.compactMap({ Int32($0) }) where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
+            for fd in Platform.openDescriptors() where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
                 posix_spawn_file_actions_addclose(&actions, fd)
             }
         }

@@ -39,6 +39,42 @@ package enum Platform {
         DevelopmentMaterial.locate(executable: executablePath, workingDirectory: workingDirectory, isReadable: isReadableFile)
     }
 
+    /// The descriptors this process has open (for a child to close what it inherits).
+    package static func openDescriptors() -> [Int32] {
+        #if os(Linux)
+        let directory = "/proc/self/fd"
+        #else
+        let directory = "/dev/fd"
+        #endif
+        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { Int32($0) }
+    }
+
+    /// The open-file limit (RLIMIT_NOFILE): soft and hard; nil when it cannot be read.
+    package static func openFileLimit() -> (soft: UInt64, hard: UInt64)? {
+        var limit = rlimit()
+        guard getrlimit(resourceNoFile, &limit) == 0 else { return nil }
+        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+    }
+
+    /// Sets the soft open-file limit to `soft`; returns whether it took.
+    package static func setSoftOpenFileLimit(_ soft: UInt64) -> Bool {
+        var limit = rlimit()
+        guard getrlimit(resourceNoFile, &limit) == 0 else { return false }
+        #if os(Linux)
+        limit.rlim_cur = rlim_t(soft)
+        #else
+        // Darwin refuses a soft limit above OPEN_MAX, whatever the hard limit says.
+        limit.rlim_cur = rlim_t(min(soft, UInt64(OPEN_MAX)))
+        #endif
+        return setrlimit(resourceNoFile, &limit) == 0
+    }
+
+    #if os(Linux)
+    private static let resourceNoFile = Int32(RLIMIT_NOFILE.rawValue)
+    #else
+    private static let resourceNoFile = RLIMIT_NOFILE
+    #endif
+
     /// Where `developmentMaterial()` looked, for a message when it found nothing.
     package static var developmentMaterialSearched: String {
         DevelopmentMaterial.searched(executable: executablePath, workingDirectory: workingDirectory)

@@ -68,6 +68,16 @@ import Testing
         }
     }
 
+    /// What differs between Linux and macOS (procfs, the open-file limit, the binary's own
+    /// path) is asked in one file, `Platform.swift`, which has a branch for each.
+    @Test func operatingSystemCallsLiveInThePlatformFile() {
+        for file in Self.swiftFiles(under: "Sources") where !file.path.hasSuffix("SilentPushTransport/Platform.swift") {
+            for call in ["\"/proc/", "getrlimit(", "setrlimit(", "readlink("] {
+                #expect(!file.text.contains(call), "\(file.path) calls \(call) (ask Platform instead)")
+            }
+        }
+    }
+
     /// Long-lived work runs in `Service`s' child tasks: no dispatch queue anywhere, and no
     /// unstructured task on the receiver's side (the store, the transport, the receiver).
     @Test func noDispatchQueueAndNoUnstructuredTaskOnTheReceiverSide() {
