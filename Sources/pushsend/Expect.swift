@@ -10,14 +10,17 @@ struct Expect: AsyncParsableCommand {
         discussion: """
             Examples:
               The second push is delivered within the 15 minutes iOS makes it wait:
-                pushsend expect --apns-id 00000000-0000-4000-8000-000000000002 --fate delivered --within 20m
-              Two pushes to one app coalesce into a single wake, with a JUnit report for CI:
-                pushsend expect --device 0123…cdef --wakes 1 --within 20m --junit expect.xml
+                pushsend expect --fate delivered --within 20m \\
+                  --apns-id 00000000-0000-4000-8000-000000000002
+              Two pushes to one app coalesce into one wake; a JUnit report for CI:
+                pushsend expect --device 0123…cdef --wakes 1 --within 20m \\
+                  --junit expect.xml
 
-            On a receiver with a manual clock, expect moves the clock itself: to each time the push
-            waits until, and at most by --within. On the system clock it polls until --within has
-            passed. One line says what it saw. Exit 0 when the expectation holds, 1 when it does not,
-            2 on a usage error or when the admin API cannot be reached.
+            On a receiver with a manual clock, expect moves the clock itself: to each time \
+            the push waits until, and at most by --within. On the system clock it polls \
+            until --within has passed. One line says what it saw. Exit 0 when the \
+            expectation holds, 1 when it does not, 2 on a usage error or when the admin \
+            API cannot be reached.
             """)
 
     @Option(name: .customLong("apns-id"), help: ArgumentHelp("The push (its apns-id, or apns-unique-id).", valueName: "id"))

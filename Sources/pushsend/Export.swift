@@ -15,12 +15,15 @@ struct Export: AsyncParsableCommand {
               Every push of one device, as JSON lines:
                 pushsend export pushes --device 0123…cdef > pushes.ndjson
               The wakes of one app as CSV, into a file:
-                pushsend export wakes --topic com.example.app --format csv --output wakes.csv
-              The pushes a fault rule answered in the last hour, from a receiver elsewhere:
-                pushsend export pushes --admin http://staging:2199 --admin-token T --fate injected --from 2026-11-24T09:00:00Z
+                pushsend export wakes --topic com.example.app --format csv \\
+                  --output wakes.csv
+              The pushes a fault rule answered since 09:00, from a shared receiver:
+                pushsend export pushes --admin http://staging:2199 --admin-token T \\
+                  --fate injected --from 2026-11-24T09:00:00Z
 
-            Exit 0 when everything was written, 1 when the admin API refused the request (its answer
-            is printed), 2 when it cannot be reached or the output cannot be written.
+            Exit 0 when everything was written, 1 when the admin API refused the request \
+            (its answer is printed), 2 when it cannot be reached or the output cannot be \
+            written.
             """)
 
     @Argument(help: ArgumentHelp("What to export: pushes or wakes.", valueName: "records"))

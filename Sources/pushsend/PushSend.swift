@@ -49,23 +49,28 @@ struct Send: AsyncParsableCommand {
         abstract: "Sign (ES256 provider tokens) and post push payloads over HTTP/2, to silentpushd or to Apple.",
         discussion: """
             Examples:
-              A silent push to the `make run` receiver (dev key and CA from ./certs):
+              A silent push to the local receiver's development device:
+                pushsend
+              The same to a device of yours, with a payload file:
                 pushsend --device 0123…cdef payloads/background.json
               To any receiver, cleartext HTTP/2:
-                pushsend --url http://127.0.0.1:2198 --device 0123…cdef payloads/background.json
+                pushsend --url http://127.0.0.1:2198 --device 0123…cdef
               To Apple's sandbox with your key:
-                pushsend --sandbox --key AuthKey_ABC123.p8 --key-id ABC123 --team-id TEAM123 \\
-                  --topic com.example.app --device 0123…cdef payloads/background.json
+                pushsend --sandbox --key AuthKey_ABC123.p8 --key-id ABC123 \\
+                  --team-id TEAM123 --topic com.example.app \\
+                  --device 0123…cdef payloads/background.json
               With a client certificate instead of a token:
-                pushsend --production --cert cert.pem --cert-key key.pem --topic com.example.app --device … payload.json
+                pushsend --production --cert cert.pem --cert-key key.pem \\
+                  --topic com.example.app --device 0123…cdef payload.json
               20,000 pushes, 100 in flight on one connection, summary only:
-                pushsend --device 0123…cdef --count 20000 --concurrency 100 --quiet payloads/background.json
+                pushsend --device 0123…cdef --count 20000 --concurrency 100 \\
+                  --quiet
               The payload from stdin, JSON lines out:
-                echo '{"aps":{"content-available":1}}' | pushsend --device 0123…cdef --json -
+                echo '{"aps":{"content-available":1}}' | pushsend --json -
 
-            Output: one line per push, `200 <apns-id>` or `<status> <reason> <apns-id>`, then a summary on
-            stderr. Exit 0 when every push was accepted, 1 when any was rejected, 2 on usage, key or
-            connection errors.
+            Output: one line per push, `200 <apns-id>` or `<status> <reason> <apns-id>`, \
+            then a summary on stderr. Exit 0 when every push was accepted, 1 when any was \
+            rejected, 2 on usage, key or connection errors.
             """)
 
     @OptionGroup var options: PushSendOptions
