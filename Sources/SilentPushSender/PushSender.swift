@@ -78,6 +78,12 @@ public struct PushSender: Sendable {
         let total = configuration.devices.count * configuration.count
         let state = RunState(total: total)
         let headers = HeaderCache()
+        // Each device's path, made once: a run sends `count` pushes to each.
+        let paths = configuration.devices.map { device in
+            var request = configuration.request
+            request.deviceToken = device
+            return request.path
+        }
         let began = ContinuousClock.now
         let progress = configuration.progress ? Task { await self.showProgress(state, total: total) } : nil
         // Each stream's next push is sent from its answer's callback, on the connection's
@@ -93,8 +99,8 @@ public struct PushSender: Sendable {
                     if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chains { done.resume() }
                     return
                 }
-                let device = configuration.devices[index % configuration.devices.count]
-                send(to: device, over: connection, headers: headers).whenSuccess { outcome in
+                let which = index % configuration.devices.count
+                send(to: configuration.devices[which], path: paths[which], over: connection, headers: headers) { outcome in
                     state.finish(index, outcome, emit: emit)
                     next(connection)
                 }
@@ -109,37 +115,43 @@ public struct PushSender: Sendable {
         return state.summary(elapsed: elapsed)
     }
 
-    /// Sends one push; the future always succeeds, with the answer or why there was none.
-    private func send(to device: String, over connection: H2ClientConnection, headers cache: HeaderCache) -> EventLoopFuture<Outcome> {
-        var request = configuration.request
-        request.deviceToken = device
+    /// Sends one push; `done` runs once, on the connection's event loop, with the answer or
+    /// why there was none.
+    private func send(
+        to device: String, path: String, over connection: H2ClientConnection, headers cache: HeaderCache,
+        done: @escaping @Sendable (Outcome) -> Void
+    ) {
         let began = ContinuousClock.now
-        let givenID = request.apnsID
-        let failed = { @Sendable (error: any Error) in
-            Outcome(
-                device: device, status: nil, apnsID: givenID ?? "-", reason: nil,
-                latency: ContinuousClock.now - began, error: "\(error)")
+        let givenID = configuration.request.apnsID
+        @Sendable func failed(_ error: any Error) -> Outcome {
+            Outcome(device: device, status: nil, apnsID: givenID ?? "-", reason: nil, latency: ContinuousClock.now - began, error: "\(error)")
         }
         var token: String?
         do {
             if case .token(let signer) = configuration.authentication { token = try signer.token() }
         } catch {
-            return connection.closeFuture.eventLoop.makeSucceededFuture(failed(error))
+            return done(failed(error))
         }
         // Every push of a run carries the same fields but the path: built once per token.
-        let headers = cache.headers(for: request, token: token)
-        if configuration.verbose { showRequest(request, headers: headers.fields, connection: connection) }
+        let headers = cache.headers(for: configuration.request, token: token)
+        if configuration.verbose {
+            var request = configuration.request
+            request.deviceToken = device
+            showRequest(request, headers: headers.fields, connection: connection)
+        }
         let verbose = configuration.verbose
-        return connection.sendFuture(H2Request(method: "POST", path: request.path, headers: headers, body: configuration.payload))
-            .map { response in
-                let latency = ContinuousClock.now - began
+        connection.send(H2Request(method: "POST", path: path, headers: headers, body: configuration.payload)) { result in
+            switch result {
+            case .success(let response):
                 if verbose { showResponse(response) }
                 let reason = response.status == 200 ? nil : Self.reason(in: response.body)
-                return Outcome(
-                    device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
-                    reason: reason, latency: latency)
+                done(
+                    Outcome(
+                        device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
+                        reason: reason, latency: ContinuousClock.now - began))
+            case .failure(let error): done(failed(error))
             }
-            .recover(failed)
+        }
     }
 
     /// The `reason` of an APNs error body (or the status alone when there is none).

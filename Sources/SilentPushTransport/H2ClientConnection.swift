@@ -112,6 +112,22 @@ public final class H2ClientConnection: Sendable {
         return promise.futureResult
     }
 
+    /// Sends `request`; `completion` runs on the connection's event loop with the answer.
+    /// Called on that loop (from an earlier answer's completion), it submits at once: a
+    /// sender keeping many streams busy makes no promise, future or task per request.
+    public func send(_ request: H2Request, completion: @escaping @Sendable (Result<H2Response, any Error>) -> Void) {
+        var request = request
+        if request.authority == nil { request.authority = authority }
+        request.scheme = scheme
+        let handler = self.handler
+        if channel.eventLoop.inEventLoop {
+            handler.value.submit(request) { completion($0.mapError { $0 as any Error }) }
+            return
+        }
+        let sent = request
+        channel.eventLoop.execute { handler.value.submit(sent) { completion($0.mapError { $0 as any Error }) } }
+    }
+
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS.
     public func remoteMaxConcurrentStreams() async throws -> UInt32 {
         let handler = self.handler
@@ -193,7 +209,11 @@ extension H2ClientConnection {
         }
 
         func submit(_ request: H2Request, promise: EventLoopPromise<H2Response>) {
-            session.submit(request) { result in promise.completeWith(result.mapError { $0 as any Error }) }
+            submit(request) { result in promise.completeWith(result.mapError { $0 as any Error }) }
+        }
+
+        func submit(_ request: H2Request, completion: @escaping H2ClientSession.Completion) {
+            session.submit(request, completion: completion)
             // One write for every request submitted in this turn of the event loop, not one
             // each: a sender with many streams in flight submits them back to back.
             guard !inRead, !flushScheduled, let context else { return }
