@@ -27,6 +27,13 @@ package struct AdminExporter: Sendable {
         /// It cannot be reached.
         case unreachable(url: String, problem: String)
 
+        /// A refusal from its answer: the problem document's `detail`, else the body as text.
+        static func refused(status: Int, body: ByteBuffer) -> Failure {
+            let problem = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
+            return .refused(
+                status: status, detail: problem?["detail"] as? String ?? String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+
         package var description: String {
             switch self {
             case .refused(let status, let detail): "the admin API answered \(status): \(detail)"
@@ -70,11 +77,7 @@ package struct AdminExporter: Sendable {
             throw Failure.unreachable(url: url, problem: "\(error)")
         }
         guard response.status == .ok else {
-            let body = (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer()
-            let problem = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
-            throw Failure.refused(
-                status: Int(response.status.code),
-                detail: problem?["detail"] as? String ?? String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines))
+            throw Failure.refused(status: Int(response.status.code), body: (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer())
         }
         var written = 0
         for try await chunk in response.body {

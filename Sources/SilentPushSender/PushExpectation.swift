@@ -138,13 +138,8 @@ package struct PushExpectation: Sendable {
             throw AdminExporter.Failure.unreachable(url: admin, problem: "\(error)")
         }
         if response.status == .notFound, missingIsNil { return nil }
-        let json = (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any]
-        guard response.status == .ok else {
-            throw AdminExporter.Failure.refused(
-                status: Int(response.status.code),
-                detail: json?["detail"] as? String ?? String(buffer: bytes).trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        return json ?? [:]
+        guard response.status == .ok else { throw AdminExporter.Failure.refused(status: Int(response.status.code), body: bytes) }
+        return (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
     }
 
     private func object(_ path: String) async throws -> [String: Any] {

@@ -41,12 +41,7 @@ struct Expect: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
     var within = "0s"
 
-    @Option(help: ArgumentHelp("The receiver's admin API.", valueName: "url"))
-    var admin = "http://127.0.0.1:2199"
-
-    @Option(
-        name: .customLong("admin-token"), help: ArgumentHelp("Its --admin-token, if it has one. Also SILENTPUSH_ADMIN_TOKEN.", valueName: "token"))
-    var adminToken: String?
+    @OptionGroup var adminOptions: AdminOptions
 
     @Option(help: ArgumentHelp("Also write a JUnit XML report here.", valueName: "file"))
     var junit: String?
@@ -71,8 +66,7 @@ struct Expect: AsyncParsableCommand {
         default:
             throw ValidationError("give --apns-id ID --fate FATE, or --device TOKEN --wakes N")
         }
-        return PushExpectation(
-            admin: admin, token: adminToken ?? ProcessInfo.processInfo.environment["SILENTPUSH_ADMIN_TOKEN"], target: target, within: span)
+        return PushExpectation(admin: adminOptions.admin, token: adminOptions.token, target: target, within: span)
     }
 
     func validate() throws {

@@ -29,12 +29,7 @@ struct Export: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("What to export: pushes or wakes.", valueName: "records"))
     var records: AdminExporter.Records
 
-    @Option(help: ArgumentHelp("The receiver's admin API.", valueName: "url"))
-    var admin = "http://127.0.0.1:2199"
-
-    @Option(
-        name: .customLong("admin-token"), help: ArgumentHelp("Its --admin-token, if it has one. Also SILENTPUSH_ADMIN_TOKEN.", valueName: "token"))
-    var adminToken: String?
+    @OptionGroup var adminOptions: AdminOptions
 
     @Option(help: "ndjson (one JSON object per line) or csv (a header line first).")
     var format = AdminExporter.Format.ndjson
@@ -68,8 +63,7 @@ struct Export: AsyncParsableCommand {
             value.map { (name: name, value: $0) }
         }
         let exporter = AdminExporter(
-            admin: admin, records: records, format: format, filters: filters,
-            token: adminToken ?? ProcessInfo.processInfo.environment["SILENTPUSH_ADMIN_TOKEN"])
+            admin: adminOptions.admin, records: records, format: format, filters: filters, token: adminOptions.token)
         let handle: FileHandle
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil) else {
