@@ -34,6 +34,8 @@ package final class APNsEndpoint: H2Service {
     private let verifiedTokens: Mutex<BoundedCache<Substring, VerifiedProviderToken>>
     private let devices: Mutex<(registry: DeviceRegistry, limiter: TokenRateLimiter?)>
     private let sink: any PushSink
+    /// The sink, when it can take a read's pushes as one batch.
+    private let batching: (any PushBatching)?
     private let ids = APNsIDGenerator()
     private let awaitingAnswer = Atomic<Int>(0)
     /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
@@ -63,6 +65,7 @@ package final class APNsEndpoint: H2Service {
         devices = Mutex(
             (DeviceRegistry(mode: settings.registryMode), settings.rateLimit.map { TokenRateLimiter(limit: $0.limit, window: $0.window) }))
         self.sink = sink
+        batching = sink as? any PushBatching
         self.now = now
     }
 
@@ -127,6 +130,11 @@ package final class APNsEndpoint: H2Service {
                 cause: cause?.description)
         }
     }
+
+    /// A read's requests go to the sink as one batch: one commit, where the sink batches.
+    package func readBegan() { batching?.holdSubmissions() }
+
+    package func readEnded() { batching?.releaseSubmissions() }
 
     /// Why the request's provider token was refused, logged at notice once a minute per cause.
     private func tokenRefusalCause(_ request: H2Request) -> TokenRefusalCause? {

@@ -437,3 +437,9 @@ struct WakeReadError: Error, CustomStringConvertible {
     let push: UInt64
     var description: String { "push \(push) is missing from the store" }
 }
+
+extension DeviceRuntime: PushBatching {
+    package func holdSubmissions() { store.holdCommits() }
+
+    package func releaseSubmissions() { store.releaseCommits() }
+}

@@ -145,6 +145,18 @@ public final class PushStore: Sendable {
         await writer.commitWatch.wait(after: count)
     }
 
+    /// Writes queued from now until the matching `releaseCommits()` are committed together:
+    /// an idle writer waits for the release, or for `heldCommitLimit` writes, to start their
+    /// commit. Holds may overlap (one per thread queueing a batch); each release starts the
+    /// commit of everything queued. Hold only while queueing a batch.
+    package func holdCommits() { writer.hold() }
+
+    /// Ends a `holdCommits()`, starting the commit of what waits.
+    package func releaseCommits() { writer.release() }
+
+    /// The most writes a hold keeps from an idle writer.
+    package static var heldCommitLimit: Int { StoreWriter.heldBatch }
+
     /// Queues `changes`; `completion` runs on the writer once they are committed.
     public func write(_ changes: [StoreChange], completion: @escaping Completion) {
         writer.enqueue(changes, completion: completion)

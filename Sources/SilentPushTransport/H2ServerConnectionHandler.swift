@@ -94,7 +94,11 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         let buffer = unwrapInboundIn(data)
         lastActivity = .now()
         inRead = true
-        defer { inRead = false }
+        service.readBegan()
+        defer {
+            service.readEnded()
+            inRead = false
+        }
         if let tls {
             buffer.withUnsafeReadableBytes { tls.receive($0) }
             pumpTLS(tls)

@@ -12,6 +12,14 @@ public protocol H2Service: Sendable {
 
     /// A connection closed; per-connection state can go.
     func connectionClosed(_ connection: H2ConnectionInfo)
+
+    /// The transport is about to pass on the requests of one read from a connection: a
+    /// service that hands work to another thread may hold it until `readEnded()`, so that
+    /// thread takes the read's requests as one batch.
+    func readBegan()
+
+    /// The requests of the read announced by `readBegan()` have all been passed on.
+    func readEnded()
 }
 
 extension H2Service {
@@ -25,6 +33,12 @@ extension H2Service {
 
     /// By default nothing is kept per connection.
     public func connectionClosed(_ connection: H2ConnectionInfo) {}
+
+    /// By default a read is not a batch.
+    public func readBegan() {}
+
+    /// By default a read is not a batch.
+    public func readEnded() {}
 }
 
 /// Where a writer delivers its answer: the connection that owns the stream.

@@ -29,6 +29,16 @@ import Testing
         #expect(harness.send(headers: SamplePush.headers(jwt: second), connection: connection).status == 200)
     }
 
+    @Test func theRequestsOfOneReadReachTheSinkUnderOneHold() throws {
+        let harness = try APNsEndpointHarness()
+        let connection = Self.connection(1)
+        let jwt = try harness.token()
+        harness.endpoint.readBegan()
+        for _ in 0..<3 { #expect(harness.send(headers: SamplePush.headers(jwt: jwt), connection: connection).status == 200) }
+        harness.endpoint.readEnded()
+        #expect(harness.sink.lock.withLock { harness.sink.events } == ["hold", "push", "push", "push", "release"])
+    }
+
     @Test func oneTeamPerConnection() throws {
         let harness = try APNsEndpointHarness()
         let connection = Self.connection(1)

@@ -19,14 +19,19 @@ final class APNsEndpointHarness: @unchecked Sendable {
         func closeConnection() { lock.withLock { closed = true } }
     }
 
-    /// A sink that records, or refuses with a set reason.
-    final class Sink: PushSink, @unchecked Sendable {
+    /// A sink that records, or refuses with a set reason; it notes when it is held.
+    final class Sink: PushSink, PushBatching, @unchecked Sendable {
         let lock = NSLock()
         var accepted: [ValidatedPush] = []
         var refusal: APNsReason?
+        /// "hold", "push", "release" in the order they came.
+        var events: [String] = []
+        func holdSubmissions() { lock.withLock { events.append("hold") } }
+        func releaseSubmissions() { lock.withLock { events.append("release") } }
         func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
             let refused = lock.withLock { () -> APNsReason? in
                 if refusal == nil { accepted.append(push) }
+                events.append("push")
                 return refusal
             }
             completion(refused.map { .failure(APNsRejection($0)) } ?? .success(()))

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import SilentPushCore
 import SilentPushStore
+import Synchronization
 import Testing
 
 /// The store on a real SQLite file.
@@ -240,6 +241,65 @@ import Testing
         // Many writes share a commit.
         #expect(store.commitCount < 2_000)
         #expect(store.commitCount >= 1)
+    }
+
+    /// Counts the writes committed, through their completions.
+    final class Committed: Sendable {
+        let count = Atomic(0)
+        var completion: PushStore.Completion { { if case .success = $0 { self.count.add(1, ordering: .relaxed) } } }
+        var value: Int { count.load(ordering: .relaxed) }
+
+        /// Waits (up to 5 s) for `expected` commits.
+        func wait(for expected: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while value < expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        }
+    }
+
+    @Test func writesQueuedUnderAHoldShareOneCommitWhenItEnds() async throws {
+        let store = try PushStore.open(.memory)
+        try await store.write([.insertPush(Self.push(1))])
+        let before = store.commitCount
+        let committed = Committed()
+        store.holdCommits()
+        for id in 2...6 as ClosedRange<UInt64> { store.write([.insertPush(Self.push(id))], completion: committed.completion) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(committed.value == 0 && store.commitCount == before, "nothing is committed while the hold lasts")
+        store.releaseCommits()
+        try await committed.wait(for: 5)
+        #expect(committed.value == 5)
+        #expect(store.commitCount == before + 1)
+        #expect(try store.pushes(limit: 10).count == 6)
+    }
+
+    @Test func aHoldKeepsNoMoreThanItsLimitOfWrites() async throws {
+        let store = try PushStore.open(.memory)
+        try await store.write([.insertPush(Self.push(1))])
+        let committed = Committed()
+        store.holdCommits()
+        let limit = PushStore.heldCommitLimit
+        for id in 2...UInt64(limit + 1) { store.write([.insertPush(Self.push(id))], completion: committed.completion) }
+        try await committed.wait(for: limit)
+        #expect(committed.value == limit, "a full batch is committed while the hold lasts")
+        store.releaseCommits()
+    }
+
+    @Test func eachReleaseCommitsWhatWaitsWhateverOtherHoldsRemain() async throws {
+        let store = try PushStore.open(.memory)
+        try await store.write([.insertPush(Self.push(1))])
+        let committed = Committed()
+        store.holdCommits()  // another thread's read, still under way
+        store.holdCommits()
+        store.write([.insertPush(Self.push(2))], completion: committed.completion)
+        store.write([.insertPush(Self.push(3))], completion: committed.completion)
+        store.releaseCommits()
+        try await committed.wait(for: 2)
+        #expect(committed.value == 2)
+        store.releaseCommits()
+        // With no hold left, a write starts its commit at once.
+        store.write([.insertPush(Self.push(4))], completion: committed.completion)
+        try await committed.wait(for: 3)
+        #expect(committed.value == 3)
     }
 
     @Test func aFailedWriteFailsItsWholeBatchAndKeepsTheStoreUsable() async throws {

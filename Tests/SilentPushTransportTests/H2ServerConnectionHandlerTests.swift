@@ -23,6 +23,39 @@ import Testing
         }
     }
 
+    /// Notes the order of reads and requests as the handler passes them on.
+    final class Bracketing: H2Service, @unchecked Sendable {
+        var events: [String] = []
+        func handle(_ request: H2Request, writer: H2ResponseWriter) {
+            events.append("request \(request.streamID)")
+            writer.respond(H2Response(status: 200))
+        }
+        func readBegan() { events.append("began") }
+        func readEnded() { events.append("ended") }
+    }
+
+    @Test func theRequestsOfEachReadAreBracketedByItsBeginningAndEnd() throws {
+        let channel = EmbeddedChannel()
+        let service = Bracketing()
+        let handler = H2ServerConnectionHandler(
+            connectionID: 1, tlsContext: nil, settings: H2Settings(), service: service, limits: H2ConnectionLimits(),
+            statistics: H2ServerStatistics(), logger: Logger(label: "test"), onClose: { _ in })
+        try channel.pipeline.syncOperations.addHandler(handler)
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()
+        try channel.writeInbound(ByteBuffer(bytes: H2Frame.clientPreface + H2Frame.settings().bytes + H2Frame.settingsAck.bytes))
+        var batch = ByteBuffer()
+        for stream in stride(from: UInt32(1), through: 5, by: 2) {
+            batch.writeBytes(H2Frame.post(streamID: stream, path: "/", endStream: true).bytes)
+        }
+        try channel.writeInbound(batch)
+        try channel.writeInbound(ByteBuffer(bytes: H2Frame.post(streamID: 7, path: "/", endStream: true).bytes))
+        #expect(
+            service.events == [
+                "began", "ended", "began", "request 1", "request 3", "request 5", "ended", "began", "request 7", "ended",
+            ])
+        _ = try? channel.finish()
+    }
+
     @Test func aFlushThatTurnsTheChannelWritableDoesNotReenterThePump() throws {
         let channel = EmbeddedChannel()
         let handler = H2ServerConnectionHandler(
