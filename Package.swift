@@ -122,12 +122,16 @@ let package = Package(
             path: "Tests/SilentPushTestSupport"
         ),
 
+        // jemalloc's options for silentpushd (a C global it reads before main).
+        .target(name: "CJemallocOptions", path: "Sources/CJemallocOptions"),
+
         .executableTarget(
             name: "silentpushd",
             dependencies: [
                 "SilentPushReceiver",
                 "SilentPushTransport",
                 "SilentPushCore",
+                "CJemallocOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

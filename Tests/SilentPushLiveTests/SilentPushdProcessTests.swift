@@ -86,6 +86,16 @@ import Testing
         #expect(result.errorOutput.contains("silentpushd stopped"))
     }
 
+    #if os(Linux)
+    /// jemalloc prints the options it runs with at exit when asked to (`stats_print`).
+    @Test func theAllocatorRunsWithTheReceiversOptions() async throws {
+        let run = try await PeerProcess.run(try Self.binary(), ["--version"], environment: ["MALLOC_CONF": "stats_print:true"])
+        #expect(run.status == 0)
+        #expect(run.errorOutput.contains("opt.narenas: 1"), "\(run.errorOutput.prefix(2_000))")
+        #expect(run.errorOutput.contains("opt.dirty_decay_ms: 1000"))
+    }
+    #endif
+
     @Test func logsNameTheListenersAndCarryDottedKeysWithAShortToken() async throws {
         let (process, _, h2c, _) = try await Self.start(["--log-level", "debug"])
         let client = try await TestPushClient.connect(port: h2c)
