@@ -36,6 +36,9 @@ final class StoreWriter: Sendable {
         var phase = Phase.idle
         /// Callers queueing a batch: while any is, an idle writer is not started.
         var holds = 0
+        /// A hold ended while a commit ran: the drain takes what waits next, whatever
+        /// other holds remain.
+        var released = false
     }
 
     private let database: any DatabaseWriter
@@ -101,13 +104,21 @@ final class StoreWriter: Sendable {
     }
 
     /// Ends a `hold()`, starting the commit of what waits (other holds' writes too: a batch
-    /// waits for no more than its own hold).
+    /// waits for no more than its own hold and a commit under way).
     func release() {
         let drain = queue.withLock { queue -> Bool in
             queue.holds -= 1
-            guard case .idle = queue.phase, !queue.entries.isEmpty else { return false }
-            queue.phase = .draining
-            return true
+            guard !queue.entries.isEmpty else { return false }
+            switch queue.phase {
+            case .idle:
+                queue.phase = .draining
+                return true
+            case .draining:
+                queue.released = true
+                return false
+            case .closed:
+                return false
+            }
         }
         if drain { database.asyncWriteWithoutTransaction { db in self.drain(db) } }
     }
@@ -128,11 +139,12 @@ final class StoreWriter: Sendable {
         var started = false
         while true {
             let batch = queue.withLock { queue -> [Entry] in
-                if started, queue.holds > 0, queue.entries.count < Self.heldBatch, case .draining = queue.phase {
+                if started, queue.holds > 0, !queue.released, queue.entries.count < Self.heldBatch, case .draining = queue.phase {
                     queue.phase = .idle
                     return []
                 }
                 started = true
+                queue.released = false
                 if queue.entries.isEmpty, case .draining = queue.phase { queue.phase = .idle }
                 defer { queue.entries = [] }
                 return queue.entries

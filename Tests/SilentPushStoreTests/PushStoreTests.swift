@@ -302,6 +302,27 @@ import Testing
         #expect(committed.value == 3)
     }
 
+    @Test func aReleaseDuringACommitHasWhatWaitsCommittedNextWhateverOtherHoldsRemain() async throws {
+        let store = try PushStore.open(.memory)
+        let committed = Committed()
+        // The writer is kept inside a drain (in a completion) while a hold ends.
+        let inside = Atomic(false)
+        let gate = DispatchSemaphore(value: 0)
+        store.write([.insertPush(Self.push(1))]) { _ in
+            inside.store(true, ordering: .relaxed)
+            gate.wait()
+        }
+        while !inside.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(1)) }
+        store.holdCommits()  // another thread's read, still under way
+        store.holdCommits()
+        store.write([.insertPush(Self.push(2))], completion: committed.completion)
+        store.releaseCommits()
+        gate.signal()
+        try await committed.wait(for: 1)
+        #expect(committed.value == 1, "what the release left is committed before the other hold ends")
+        store.releaseCommits()
+    }
+
     @Test func aFailedWriteFailsItsWholeBatchAndKeepsTheStoreUsable() async throws {
         let store = try PushStore.open(.memory)
         try await store.write([.insertPush(Self.push(1))])
