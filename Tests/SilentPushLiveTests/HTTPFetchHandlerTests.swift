@@ -42,14 +42,18 @@ import Testing
         }
     }
 
-    /// A receiver whose default handler GETs `http://127.0.0.1:PORT/{kind}/{arg}` (1 s deadline).
-    static func withReceiver(origin: Origin, bodyLimit: Int = 10 * 1024 * 1024, _ body: (Receiver, TestPushClient) async throws -> Void) async throws
-    {
+    /// A receiver whose default handler GETs `http://127.0.0.1:PORT/{kind}/{arg}`. Moving its
+    /// clock waits for a running fetch for as long as the deadline in real time: tests that
+    /// expect an answer give it 10 s, which a loaded machine may need for a redirect chain.
+    static func withReceiver(
+        origin: Origin, bodyLimit: Int = 10 * 1024 * 1024, deadline: Duration = .seconds(1),
+        _ body: (Receiver, TestPushClient) async throws -> Void
+    ) async throws {
         let store = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path) }
         try await Receiver.withTesting({
             $0.store = .file(store)
-            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(1))
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: deadline)
             $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/{kind}/{arg}"))
             $0.fetchBodyLimit = bodyLimit
         }) { receiver in
@@ -65,7 +69,7 @@ import Testing
     static func wake(_ receiver: Receiver, _ client: TestPushClient, app n: Int, kind: String, arg: String) async throws -> WakeRecord {
         let answer = try await client.push(#"{"aps":{"content-available":1},"kind":"\#(kind)","arg":"\#(arg)"}"#, to: token(n))
         #expect(answer.status == 200)
-        try await receiver.advanceClock(by: .seconds(2))  // past the deadline and the interval
+        try await receiver.advanceClock(by: receiver.device.settings.deadline + .seconds(1))  // past the deadline and the interval
         await receiver.settle()
         return try #require(try receiver.wakes(deviceToken: token(n)).last)
     }
@@ -74,7 +78,7 @@ import Testing
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         try origin.write("news", #"{"headline":"one"}"#)
-        try await Self.withReceiver(origin: origin) { receiver, client in
+        try await Self.withReceiver(origin: origin, deadline: .seconds(10)) { receiver, client in
             let first = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
             #expect(first.result == .newData, "\(first)")
             let url = "http://127.0.0.1:\(origin.port)/feed/news"
@@ -99,7 +103,7 @@ import Testing
     @Test func failuresAreFailedWithTheirReason() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        try await Self.withReceiver(origin: origin, bodyLimit: 1_000_000) { receiver, client in
+        try await Self.withReceiver(origin: origin, bodyLimit: 1_000_000, deadline: .seconds(10)) { receiver, client in
             let unavailable = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "503")
             #expect(unavailable.result?.name == "failed" && unavailable.reason == "HTTP 503 from http://127.0.0.1:\(origin.port)/status/503")
             let missing = try await Self.wake(receiver, client, app: 2, kind: "status", arg: "404")
