@@ -4,25 +4,55 @@ extension WaitReason where Instant == DeviceInstant {
     package var stored: String {
         switch self {
         case .minimumInterval(_, let interval, let until):
-            "minimumInterval:\(until.millisecondsSinceEpoch):\(interval.nanosecondCount / 1_000_000)"
-        case .dailyBudget(let used, let budget, let until): "dailyBudget:\(until.map { String($0.millisecondsSinceEpoch) } ?? ""):\(used):\(budget)"
+            StoredText.make("minimumInterval") {
+                $0.field(until.millisecondsSinceEpoch)
+                $0.field(interval.nanosecondCount / 1_000_000)
+            }
+        case .dailyBudget(let used, let budget, let until):
+            StoredText.make("dailyBudget") {
+                $0.field(until?.millisecondsSinceEpoch)
+                $0.field(Int64(used))
+                $0.field(Int64(budget))
+            }
         case .lowPowerMode: "lowPowerMode"
-        case .battery(let level, let threshold): "battery:\(level):\(threshold)"
+        case .battery(let level, let threshold):
+            StoredText.make("battery") {
+                $0.field(Int64(level))
+                $0.field(Int64(threshold))
+            }
         case .thermal(let state): "thermal:\(state.rawValue)"
         case .priority1: "priority1"
-        case .fetchSlots(let running, let cap): "fetchSlots:\(running):\(cap)"
+        case .fetchSlots(let running, let cap):
+            StoredText.make("fetchSlots") {
+                $0.field(Int64(running))
+                $0.field(Int64(cap))
+            }
         case .fetchRunning: "fetchRunning"
         case .offline: "offline"
-        case .rebootWarmup(let until): "rebootWarmup:\(until.millisecondsSinceEpoch)"
-        case .appUsage(let opened, let threshold): "appUsage:\(opened.millisecondsSinceEpoch):\(threshold.nanosecondCount / 1_000_000)"
-        case .appShare(let used, let share, let budget, let until): "appShare:\(until.millisecondsSinceEpoch):\(used):\(share):\(budget)"
-        case .earliestBegin(let until): "earliestBegin:\(until.millisecondsSinceEpoch)"
+        case .rebootWarmup(let until): StoredText.make("rebootWarmup") { $0.field(until.millisecondsSinceEpoch) }
+        case .appUsage(let opened, let threshold):
+            StoredText.make("appUsage") {
+                $0.field(opened.millisecondsSinceEpoch)
+                $0.field(threshold.nanosecondCount / 1_000_000)
+            }
+        case .appShare(let used, let share, let budget, let until):
+            StoredText.make("appShare") {
+                $0.field(until.millisecondsSinceEpoch)
+                $0.field(Int64(used))
+                $0.field(Int64(share))
+                $0.field(Int64(budget))
+            }
+        case .earliestBegin(let until): StoredText.make("earliestBegin") { $0.field(until.millisecondsSinceEpoch) }
         case .forceQuit: "forceQuit"
         case .backgroundRefreshOff: "backgroundRefreshOff"
         case .deviceInUse: "deviceInUse"
         case .externalPower: "externalPower"
-        case .taskPenalty(let until): "taskPenalty:\(until.millisecondsSinceEpoch)"
-        case .continuedSlots(let running, let capacity): "continuedSlots:\(running):\(capacity)"
+        case .taskPenalty(let until): StoredText.make("taskPenalty") { $0.field(until.millisecondsSinceEpoch) }
+        case .continuedSlots(let running, let capacity):
+            StoredText.make("continuedSlots") {
+                $0.field(Int64(running))
+                $0.field(Int64(capacity))
+            }
         }
     }
 

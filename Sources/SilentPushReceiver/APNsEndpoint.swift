@@ -112,7 +112,11 @@ package final class APNsEndpoint: H2Service {
                 self.awaitingAnswer.subtract(1, ordering: .relaxed)
                 switch result {
                 case .success:
-                    var headers = H2HeaderList(name: "apns-id", value: id)
+                    var headers = H2HeaderList()
+                    // Room for both fields at once: growing the list for the second one
+                    // reallocated both its buffers on every answer.
+                    headers.reserve(bytes: 64 + id.utf8.count, fields: 2)
+                    headers.append(name: "apns-id", value: id)
                     // The development environment also names the push for Apple's delivery log.
                     if development { headers.append(name: "apns-unique-id", value: APNsIDGenerator.uniqueID(apnsID: id, pushID: pushID)) }
                     writer.respond(H2Response(status: 200, headers: headers))

@@ -165,6 +165,29 @@ import Testing
         }
     }
 
+    /// The text is what rows already on disk hold: it must not change with how it is made.
+    @Test func aStoredReasonKeepsItsText() {
+        let cases: [(WaitReason<DeviceInstant>, String)] = [
+            (
+                .minimumInterval(
+                    lastWake: DeviceInstant(millisecondsSinceEpoch: 1_000), interval: .seconds(900),
+                    until: DeviceInstant(millisecondsSinceEpoch: 1_763_900_000_123)),
+                "minimumInterval:1763900000123:900000"
+            ),
+            (.dailyBudget(used: 0, budget: 0, until: nil), "dailyBudget::0:0"),
+            (.dailyBudget(used: 12, budget: 3_456, until: DeviceInstant(millisecondsSinceEpoch: 0)), "dailyBudget:0:12:3456"),
+            (.battery(level: 9, threshold: 100), "battery:9:100"),
+            (.thermal(.serious), "thermal:serious"),
+            (.fetchSlots(running: .min, cap: .max), "fetchSlots:-9223372036854775808:9223372036854775807"),
+            (.appShare(used: -1, share: 10, budget: 1_000_000_000, until: DeviceInstant(millisecondsSinceEpoch: 42)), "appShare:42:-1:10:1000000000"),
+            (.appUsage(lastOpened: DeviceInstant(millisecondsSinceEpoch: 7), threshold: .milliseconds(1)), "appUsage:7:1"),
+            (.rebootWarmup(until: DeviceInstant(millisecondsSinceEpoch: 9_223_372_036_854)), "rebootWarmup:9223372036854"),
+            (.continuedSlots(running: 0, capacity: 10), "continuedSlots:0:10"),
+            (.lowPowerMode, "lowPowerMode"),
+        ]
+        for (reason, text) in cases { #expect(reason.stored == text) }
+    }
+
     @Test func offlineAPNsKeepsTheLatestPushAndDeliversItOnReconnect() {
         let scenario = Scenario(.ios)
         scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
