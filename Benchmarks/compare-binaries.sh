@@ -5,10 +5,13 @@
 # time per push of all its threads (/proc), and the median B/A ratio of each.
 #   Benchmarks/compare-binaries.sh OLD_BINARY NEW_BINARY
 #   ROUNDS [6]  REQUESTS [200000]  WARMUP [20000]  TOKENS [20000]  THREADS [1]
+#   TLS [0]: 1 for TLS (the dev certificate, ALPN h2) instead of h2c
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A=$1 B=$2
 ROUNDS=${ROUNDS:-6} REQUESTS=${REQUESTS:-200000} WARMUP=${WARMUP:-20000} TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1}
+if [ "${TLS:-0}" = 1 ]; then listen=(--listen 127.0.0.1:0 --listen-h2c off) scheme=https port_key=tls
+else listen=(--listen off --listen-h2c 127.0.0.1:0) scheme=http port_key=h2c; fi
 work=$(mktemp -d)
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$work"' EXIT
@@ -22,11 +25,11 @@ cpu() { awk '{ s += $14 + $15 } END { print s }' /proc/"$1"/task/*/stat; }
 
 run() {  # binary label -> "pushes/s cpu_us_per_push"
   local binary=$1 dir="$work/$2-$RANDOM"
-  "$binary" --threads "$THREADS" --log-level warning --admin 127.0.0.1:0 --listen-h2c 127.0.0.1:0 \
+  "$binary" --threads "$THREADS" --log-level warning --admin 127.0.0.1:0 "${listen[@]}" \
     --store "$dir/store.sqlite" --ready-file "$dir.json" >/dev/null 2>&1 & pid=$!
   for _ in $(seq 300); do [ -s "$dir.json" ] && break; sleep 0.1; done
-  local port; port=$(python3 -c "import json; print(json.load(open('$dir.json'))['h2c'])")
-  sed "s|^|http://127.0.0.1:$port|" "$work/paths" > "$dir.uris"
+  local port; port=$(python3 -c "import json; print(json.load(open('$dir.json'))['$port_key'])")
+  sed "s|^|$scheme://127.0.0.1:$port|" "$work/paths" > "$dir.uris"
   h2load -n "$WARMUP" -c 4 -m 32 -d payloads/background.json "${headers[@]}" -i "$dir.uris" >/dev/null
   local before; before=$(cpu "$pid")
   local out; out=$(h2load -n "$REQUESTS" -c 4 -m 32 -d payloads/background.json "${headers[@]}" -i "$dir.uris")

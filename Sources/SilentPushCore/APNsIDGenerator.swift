@@ -31,10 +31,21 @@ public struct APNsIDGenerator: Sendable {
     /// push's id, as a generated apns-id does, and whose first half follows from the apns-id,
     /// so the store can check a unique id it is asked for with nothing stored beside the push.
     public static func uniqueID(apnsID: String, pushID: UInt64) -> String {
+        withUniqueID(apnsID: apnsID, pushID: pushID) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the bytes of `uniqueID(apnsID:pushID:)`, made on the stack: an
+    /// answer's header takes them as they are, with no String made for each push.
+    public static func withUniqueID<Result>(apnsID: String, pushID: UInt64, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in apnsID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         let high = (mix(hash) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
-        return format(high, (pushID & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000, pairs: lowerHexPairs)
+        let low = (pushID & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        var text: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)  // 40 bytes: room for 36
+        return withUnsafeMutableBytes(of: &text) { text in
+            let count = write(high, low, pairs: lowerHexPairs, to: text.baseAddress!)
+            return body(UnsafeRawBufferPointer(rebasing: text[..<count]))
+        }
     }
 
     private static func mix(_ value: UInt64) -> UInt64 {
@@ -53,24 +64,26 @@ public struct APNsIDGenerator: Sendable {
         return (0..<256).map { byte in UInt16(digits[byte >> 4]) | UInt16(digits[byte & 0xF]) << 8 }
     }
 
-    private static func format(_ high: UInt64, _ low: UInt64, pairs table: [UInt16] = hexPairs) -> String {
-        String(unsafeUninitializedCapacity: 36) { out in
-            table.withUnsafeBufferPointer { pairs in
-                let raw = UnsafeMutableRawPointer(out.baseAddress!)
-                var position = 0
-                // Byte index → dash before it: 8-4-4-4-12 digits.
-                for index in 0..<16 {
-                    if index == 4 || index == 6 || index == 8 || index == 10 {
-                        out[position] = UInt8(ascii: "-")
-                        position += 1
-                    }
-                    let word = index < 8 ? high : low
-                    let byte = Int((word >> UInt64(56 - (index % 8) * 8)) & 0xFF)
-                    raw.storeBytes(of: pairs[byte], toByteOffset: position, as: UInt16.self)
-                    position += 2
+    private static func format(_ high: UInt64, _ low: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 36) { out in write(high, low, pairs: hexPairs, to: UnsafeMutableRawPointer(out.baseAddress!)) }
+    }
+
+    /// Writes the UUID's 36 characters at `out`; returns 36.
+    private static func write(_ high: UInt64, _ low: UInt64, pairs table: [UInt16], to out: UnsafeMutableRawPointer) -> Int {
+        table.withUnsafeBufferPointer { pairs in
+            var position = 0
+            // Byte index → dash before it: 8-4-4-4-12 digits.
+            for index in 0..<16 {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    out.storeBytes(of: UInt8(ascii: "-"), toByteOffset: position, as: UInt8.self)
+                    position += 1
                 }
-                return position
+                let word = index < 8 ? high : low
+                let byte = Int((word >> UInt64(56 - (index % 8) * 8)) & 0xFF)
+                out.storeBytes(of: pairs[byte], toByteOffset: position, as: UInt16.self)
+                position += 2
             }
+            return position
         }
     }
 }

@@ -32,10 +32,10 @@ public struct APNsPayload: Sendable, Equatable {
         do {
             var scanner = JSONScanner(bytes)
             guard try scanner.peek() == .object else { throw APNsReason.badRequestPayload }
-            try scanner.readObject { scanner, key in
+            try scanner.readObjectKeys { scanner, key in
                 if key == "aps", try scanner.peek() == .object {
                     payload.hasAps = true
-                    try scanner.readObject { scanner, apsKey in
+                    try scanner.readObjectKeys { scanner, apsKey in
                         switch apsKey {
                         case "content-available":
                             payload.contentAvailable = try scanner.peek() == .number && (try scanner.readNumberText()) == "1"
@@ -46,7 +46,7 @@ public struct APNsPayload: Sendable, Equatable {
                         }
                     }
                 } else {
-                    payload.customValues.append((key, try scanner.readScalarText()))
+                    payload.customValues.append((key.string, try scanner.readScalarText()))
                 }
             }
             try scanner.expectEnd()

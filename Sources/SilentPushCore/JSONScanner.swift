@@ -43,6 +43,26 @@ public struct JSONScanner {
     /// Reads an object; `member` is called with each key and must consume its value
     /// (with `skipValue` or a `read…` call).
     public mutating func readObject(_ member: (inout JSONScanner, String) throws -> Void) throws {
+        try readObjectKeys { scanner, key in try member(&scanner, key.string) }
+    }
+
+    /// A member's key as its unescaped UTF-8 bytes, valid only during the member's call:
+    /// keys that are only compared (the payload's) need no String each.
+    struct Key {
+        let bytes: UnsafeBufferPointer<UInt8>
+
+        /// The key as a String.
+        var string: String { String(decoding: bytes, as: UTF8.self) }
+
+        static func == (key: Key, text: StaticString) -> Bool {
+            text.withUTF8Buffer { $0.elementsEqual(key.bytes) }
+        }
+
+        static func ~= (pattern: StaticString, key: Key) -> Bool { key == pattern }
+    }
+
+    /// `readObject` with each key as bytes.
+    mutating func readObjectKeys(_ member: (inout JSONScanner, Key) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         depth += 1
         guard depth <= Self.maximumDepth else { throw malformed() }
@@ -53,11 +73,19 @@ public struct JSONScanner {
         }
         while true {
             skipWhitespace()
-            let key = try readString()
+            guard position < bytes.count else { throw malformed() }
+            let start = position + 1
+            var decoded: [UInt8] = []
+            let escaped = try scanString(into: &decoded)
+            let end = position - 1
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             let before = position
-            try member(&self, key)
+            if escaped {
+                try decoded.withUnsafeBufferPointer { key in try member(&self, Key(bytes: key)) }
+            } else {
+                try member(&self, Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])))
+            }
             if position == before { try skipValue() }  // a member the caller ignored
             skipWhitespace()
             if try consumeIf(UInt8(ascii: ",")) { continue }
@@ -71,7 +99,7 @@ public struct JSONScanner {
     public mutating func skipValue() throws {
         switch try peek() {
         case .object:
-            try readObject { scanner, _ in try scanner.skipValue() }
+            try readObjectKeys { scanner, _ in try scanner.skipValue() }
         case .array:
             try expect(UInt8(ascii: "["))
             depth += 1

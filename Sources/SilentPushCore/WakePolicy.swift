@@ -102,6 +102,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// A push arrived for `app` (already accepted by APNs).
     @inlinable public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
+        // A push that replaces one says so and then why it waits: room for both at once,
+        // not an allocation for each.
+        actions.reserveCapacity(actions.count + 2)
         let device = settings.throttling == .off ? DeviceState() : deviceState(app.device)
         if device.forceQuit {
             actions.append(.dropped(push: push.id, app: app, reason: .forceQuit, generation: nil, coalesced: 0))

@@ -69,6 +69,7 @@ package final class APNsEndpoint: H2Service {
         self.now = now
     }
 
+    private static let uniqueIDName: StaticString = "apns-unique-id"
     package static let systemMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     // MARK: H2Service
@@ -118,7 +119,11 @@ package final class APNsEndpoint: H2Service {
                     headers.reserve(bytes: 64 + id.utf8.count, fields: 2)
                     headers.append(name: "apns-id", value: id)
                     // The development environment also names the push for Apple's delivery log.
-                    if development { headers.append(name: "apns-unique-id", value: APNsIDGenerator.uniqueID(apnsID: id, pushID: pushID)) }
+                    if development {
+                        APNsIDGenerator.withUniqueID(apnsID: id, pushID: pushID) { value in
+                            Self.uniqueIDName.withUTF8Buffer { headers.append(name: UnsafeRawBufferPointer($0), value: value) }
+                        }
+                    }
                     writer.respond(H2Response(status: 200, headers: headers))
                 case .failure(let rejection): writer.respond(Self.error(rejection, apnsID: id))
                 }

@@ -38,6 +38,15 @@ import Testing
         #expect(generator.apnsID(pushID: 0x3FFF_FFFF_FFFF_FFFF).hasSuffix("-BFFF-FFFFFFFFFFFF"))
     }
 
+    /// The store checks a unique id it is asked for by making it again: the text must not
+    /// change (the value is the documented recipe worked by hand, in Python).
+    @Test func theUniqueIDFollowsFromTheAPNsIDAndThePushID() {
+        let apnsID = "4F3A9C1E-7B2D-4E8F-8000-00000000002A"
+        #expect(APNsIDGenerator.uniqueID(apnsID: apnsID, pushID: 42) == "9e127be0-edb0-422b-8000-00000000002a")
+        let bytes = APNsIDGenerator.withUniqueID(apnsID: apnsID, pushID: 42) { Array($0) }
+        #expect(bytes == Array("9e127be0-edb0-422b-8000-00000000002a".utf8))
+    }
+
     @Test func distinctPushIDsGiveDistinctAscendingIDs() {
         let generator = APNsIDGenerator(key: 0)
         let ids = (0..<200_000 as Range<UInt64>).map { generator.apnsID(pushID: $0) }
