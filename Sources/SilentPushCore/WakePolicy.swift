@@ -274,6 +274,15 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         return takeActions()
     }
 
+    /// Takes back an event's actions once the caller has carried them out: the next event
+    /// fills the same buffer, so a push's actions need no allocation of their own. A list
+    /// that grew large is left to be freed.
+    @inlinable public mutating func recycle(_ spent: inout [WakeAction<App, Instant>]) {
+        guard actions.isEmpty, actions.capacity == 0, spent.capacity <= 16 else { return }
+        spent.removeAll(keepingCapacity: true)
+        swap(&actions, &spent)
+    }
+
     // MARK: - Internals
 
     /// Hands the actions over. (Not `removeAll(keepingCapacity:)`: the caller now shares the

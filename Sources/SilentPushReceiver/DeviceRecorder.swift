@@ -138,7 +138,9 @@ struct DeviceRecorder {
         actions.changes.append(.probe(at: 0))
         let app = App(device: record.deviceToken, topic: record.topic)
         var inserting: PushRecord? = consume record
-        apply(policy.receive(incoming, for: app, now: now), inserting: &inserting)
+        var policyActions = policy.receive(incoming, for: app, now: now)
+        apply(policyActions, inserting: &inserting)
+        policy.recycle(&policyActions)
         if let pushRow = inserting.take() { actions.changes[row] = .insertPush(pushRow) }
         return true
     }
