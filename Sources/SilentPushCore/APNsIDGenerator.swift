@@ -36,7 +36,7 @@ public struct APNsIDGenerator: Sendable {
 
     /// Calls `body` with the bytes of `uniqueID(apnsID:pushID:)`, made on the stack: an
     /// answer's header takes them as they are, with no String made for each push.
-    public static func withUniqueID<Result>(apnsID: String, pushID: UInt64, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    package static func withUniqueID<Result>(apnsID: String, pushID: UInt64, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in apnsID.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
         let high = (mix(hash) & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000

@@ -277,7 +277,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Takes back an event's actions once the caller has carried them out: the next event
     /// fills the same buffer, so a push's actions need no allocation of their own. A list
     /// that grew large is left to be freed.
-    @inlinable public mutating func recycle(_ spent: inout [WakeAction<App, Instant>]) {
+    @inlinable package mutating func recycle(_ spent: inout [WakeAction<App, Instant>]) {
         guard actions.isEmpty, actions.capacity == 0, spent.capacity <= 16 else { return }
         spent.removeAll(keepingCapacity: true)
         swap(&actions, &spent)

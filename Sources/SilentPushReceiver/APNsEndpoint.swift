@@ -114,8 +114,8 @@ package final class APNsEndpoint: H2Service {
                 switch result {
                 case .success:
                     var headers = H2HeaderList()
-                    // Room for both fields at once: growing the list for the second one
-                    // reallocated both its buffers on every answer.
+                    // Room for both fields at once (the two names and the unique id take 57
+                    // bytes): growing the list for the second one reallocated both its buffers.
                     headers.reserve(bytes: 64 + id.utf8.count, fields: 2)
                     headers.append(name: "apns-id", value: id)
                     // The development environment also names the push for Apple's delivery log.
