@@ -72,19 +72,13 @@ public struct JSONScanner {
             return
         }
         while true {
-            skipWhitespace()
-            guard position < bytes.count else { throw malformed() }
-            let start = position + 1
-            var decoded: [UInt8] = []
-            let escaped = try scanString(into: &decoded)
-            let end = position - 1
+            let key = try readStringText()
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
             let before = position
-            if escaped {
-                try decoded.withUnsafeBufferPointer { key in try member(&self, Key(bytes: key)) }
-            } else {
-                try member(&self, Key(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])))
+            switch key {
+            case .raw(let range): try member(&self, Key(bytes: UnsafeBufferPointer(rebasing: bytes[range])))
+            case .decoded(let decoded): try decoded.withUnsafeBufferPointer { key in try member(&self, Key(bytes: key)) }
             }
             if position == before { try skipValue() }  // a member the caller ignored
             skipWhitespace()
@@ -124,14 +118,25 @@ public struct JSONScanner {
 
     /// Reads a string value, unescaped.
     public mutating func readString() throws -> String {
+        switch try readStringText() {
+        case .raw(let range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .decoded(let decoded): String(decoding: decoded, as: UTF8.self)
+        }
+    }
+
+    /// Where a string's text is: between its quotes when it has no escapes, else decoded.
+    private enum StringText {
+        case raw(Range<Int>)
+        case decoded([UInt8])
+    }
+
+    /// Reads a string value (after whitespace), without making a String of it.
+    private mutating func readStringText() throws -> StringText {
         skipWhitespace()
         var decoded: [UInt8] = []
         let start = position + 1
-        if try scanString(into: &decoded) {
-            return String(decoding: decoded, as: UTF8.self)
-        }
-        // No escapes: the bytes between the quotes are the string.
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)]), as: UTF8.self)
+        if try scanString(into: &decoded) { return .decoded(decoded) }
+        return .raw(start..<(position - 1))
     }
 
     /// Reads a number's text as written (`1`, `-2.5e3`).
