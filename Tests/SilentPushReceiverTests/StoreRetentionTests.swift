@@ -40,7 +40,10 @@ import Testing
                 #expect(try await client.push(apnsID: ForgetAndResetTests.apnsID(n), rawHeaders: ["apns-priority": "3"]).status == 400)
             }
             await receiver.settle()
-            #expect(try await receiver.pruneStore().pushes == 7)
+            // The receiver's own pass, at start-up and every 10 s, may have pruned some of
+            // them already: the count is what every pass removed.
+            _ = try await receiver.pruneStore()
+            #expect(receiver.metric(#"silentpush_store_pruned_total{table="pushes"}"#) == 7)
             #expect(try receiver.device.store.pushes().map(\.apnsID) == (8...12).reversed().map(ForgetAndResetTests.apnsID))
         }
     }

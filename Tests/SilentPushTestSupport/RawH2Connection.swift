@@ -6,18 +6,34 @@ import NIOPosix
 /// frames: for the cases a real HTTP/2 client will not produce (bad prefaces, malformed
 /// frames, too many streams) and for holding a stream open across a shutdown.
 public final class RawH2Connection: Sendable {
-    private let channel: any Channel
-    private let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+    /// What the server sent so far, and the waiters to wake when that changes.
+    struct Received {
+        var bytes: [UInt8] = []
+        var closed = false
+        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter = 0
 
-    private init(channel: any Channel, received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>) {
+        /// Wakes every waiter: the bytes or the close changed.
+        mutating func changed() -> [CheckedContinuation<Void, Never>] {
+            defer { waiters = [:] }
+            return Array(waiters.values)
+        }
+    }
+
+    private let channel: any Channel
+    private let received: NIOLockedValueBox<Received>
+
+    private init(channel: any Channel, received: NIOLockedValueBox<Received>) {
         self.channel = channel
         self.received = received
     }
 
-    /// Connects to `host:port`.
-    public static func connect(host: String = "127.0.0.1", port: Int) async throws -> RawH2Connection {
-        let received = NIOLockedValueBox((bytes: [UInt8](), closed: false))
+    /// Connects to `host:port`, giving up after `timeout` (a listener whose backlog is full
+    /// drops SYNs, and the kernel's retries take seconds).
+    public static func connect(host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(10)) async throws -> RawH2Connection {
+        let received = NIOLockedValueBox(Received())
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(Collector(received: received))
@@ -46,20 +62,48 @@ public final class RawH2Connection: Sendable {
     public var isClosed: Bool { received.withLockedValue { $0.closed } }
 
     /// Waits until `condition` holds for the frames received (or the connection closed),
-    /// at most `timeout`; returns the frames.
+    /// at most `timeout`; returns the frames. It wakes when bytes arrive, not on a timer, so
+    /// thousands of waiting connections cost nothing while they wait.
     @discardableResult
     public func waitForFrames(timeout: Duration = .seconds(5), until condition: ([H2Frame]) -> Bool) async throws -> [H2Frame] {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while clock.now < deadline {
+        while true {
             // Bytes and the close read together: a close seen after a separate read of the
             // bytes could hide the last frames (a GOAWAY) that arrived in between.
             let (bytes, closed) = received.withLockedValue { ($0.bytes, $0.closed) }
             let frames = H2Frame.parse(bytes).frames
-            if condition(frames) || closed { return frames }
-            try await Task.sleep(for: .milliseconds(5))
+            if condition(frames) || closed || clock.now >= deadline { return frames }
+            await nextChange(after: bytes.count, until: deadline)
         }
-        return frames
+    }
+
+    /// Returns once more than `count` bytes arrived, the connection closed, `deadline` passed
+    /// or the task was cancelled.
+    private func nextChange(after count: Int, until deadline: ContinuousClock.Instant) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                let id = self.received.withLockedValue { state -> Int in
+                    defer { state.nextWaiter += 1 }
+                    return state.nextWaiter
+                }
+                await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        let ready = self.received.withLockedValue { state -> Bool in
+                            if state.bytes.count > count || state.closed || Task.isCancelled { return true }
+                            state.waiters[id] = continuation
+                            return false
+                        }
+                        if ready { continuation.resume() }
+                    }
+                } onCancel: {
+                    self.received.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
+                }
+            }
+            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Waits until the server closes the connection; false if it did not within `timeout`.
@@ -75,19 +119,27 @@ public final class RawH2Connection: Sendable {
 
     final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
-        let received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>
+        let received: NIOLockedValueBox<Received>
 
-        init(received: NIOLockedValueBox<(bytes: [UInt8], closed: Bool)>) {
+        init(received: NIOLockedValueBox<Received>) {
             self.received = received
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
-            received.withLockedValue { $0.bytes += buffer.readableBytesView }
+            let waiters = received.withLockedValue { state in
+                state.bytes += buffer.readableBytesView
+                return state.changed()
+            }
+            for waiter in waiters { waiter.resume() }
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            received.withLockedValue { $0.closed = true }
+            let waiters = received.withLockedValue { state in
+                state.closed = true
+                return state.changed()
+            }
+            for waiter in waiters { waiter.resume() }
         }
     }
 }
