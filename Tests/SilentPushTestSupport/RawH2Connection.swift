@@ -33,7 +33,7 @@ public final class RawH2Connection: Sendable {
     public static func connect(host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(10)) async throws -> RawH2Connection {
         let received = NIOLockedValueBox(Received())
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000))
+            .connectTimeout(TimeAmount(timeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(Collector(received: received))
