@@ -2,7 +2,7 @@ import Synchronization
 
 /// A flag one task waits on and any thread raises: `wait()` returns once it is raised
 /// (consuming it) or the waiting task is cancelled. One waiter at a time.
-final class AsyncSignal: Sendable {
+package final class AsyncSignal: Sendable {
     private struct State {
         var raised = false
         var waiter: (token: UInt64, continuation: CheckedContinuation<Void, Never>)?
@@ -11,8 +11,10 @@ final class AsyncSignal: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Raises the flag, resuming the waiter if there is one.
-    func raise() {
+    package func raise() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter.take() else {
                 state.raised = true
@@ -24,7 +26,7 @@ final class AsyncSignal: Sendable {
     }
 
     /// Returns once the flag is raised (lowering it again) or the task is cancelled.
-    func wait() async {
+    package func wait() async {
         let token = state.withLock { state in
             state.nextToken += 1
             return state.nextToken

@@ -1,46 +1,43 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SilentPushReceiver
 
 /// A cleartext TCP connection that sends hand-built bytes and collects the server's
 /// frames: for the cases a real HTTP/2 client will not produce (bad prefaces, malformed
 /// frames, too many streams) and for holding a stream open across a shutdown.
 public final class RawH2Connection: Sendable {
-    /// What the server sent so far, and the waiters to wake when that changes.
+    /// What the server sent so far.
     struct Received {
         var bytes: [UInt8] = []
         var closed = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiter = 0
-
-        /// Wakes every waiter: the bytes or the close changed.
-        mutating func changed() -> [CheckedContinuation<Void, Never>] {
-            defer { waiters = [:] }
-            return Array(waiters.values)
-        }
     }
 
     private let channel: any Channel
     private let received: NIOLockedValueBox<Received>
+    /// Raised when bytes arrive or the connection closes.
+    private let changed: AsyncSignal
 
-    private init(channel: any Channel, received: NIOLockedValueBox<Received>) {
+    private init(channel: any Channel, received: NIOLockedValueBox<Received>, changed: AsyncSignal) {
         self.channel = channel
         self.received = received
+        self.changed = changed
     }
 
     /// Connects to `host:port`, giving up after `timeout` (a listener whose backlog is full
     /// drops SYNs, and the kernel's retries take seconds).
     public static func connect(host: String = "127.0.0.1", port: Int, timeout: Duration = .seconds(10)) async throws -> RawH2Connection {
         let received = NIOLockedValueBox(Received())
+        let changed = AsyncSignal()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(TimeAmount(timeout))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(Collector(received: received))
+                    try channel.pipeline.syncOperations.addHandler(Collector(received: received, changed: changed))
                 }
             }
             .connect(host: host, port: port).get()
-        return RawH2Connection(channel: channel, received: received)
+        return RawH2Connection(channel: channel, received: received, changed: changed)
     }
 
     /// Sends raw bytes.
@@ -63,46 +60,24 @@ public final class RawH2Connection: Sendable {
 
     /// Waits until `condition` holds for the frames received (or the connection closed),
     /// at most `timeout`; returns the frames. It wakes when bytes arrive, not on a timer, so
-    /// thousands of waiting connections cost nothing while they wait.
+    /// thousands of waiting connections cost nothing while they wait. One waiter at a time.
     @discardableResult
     public func waitForFrames(timeout: Duration = .seconds(5), until condition: ([H2Frame]) -> Bool) async throws -> [H2Frame] {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while true {
             // Bytes and the close read together: a close seen after a separate read of the
-            // bytes could hide the last frames (a GOAWAY) that arrived in between.
+            // bytes could hide the last frames (a GOAWAY) that arrived in between. Bytes that
+            // arrive after this read leave the signal raised, so the wait below returns.
             let (bytes, closed) = received.withLockedValue { ($0.bytes, $0.closed) }
             let frames = H2Frame.parse(bytes).frames
             if condition(frames) || closed || clock.now >= deadline { return frames }
-            await nextChange(after: bytes.count, until: deadline)
-        }
-    }
-
-    /// Returns once more than `count` bytes arrived, the connection closed, `deadline` passed
-    /// or the task was cancelled.
-    private func nextChange(after count: Int, until deadline: ContinuousClock.Instant) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                let id = self.received.withLockedValue { state -> Int in
-                    defer { state.nextWaiter += 1 }
-                    return state.nextWaiter
-                }
-                await withTaskCancellationHandler {
-                    await withCheckedContinuation { continuation in
-                        let ready = self.received.withLockedValue { state -> Bool in
-                            if state.bytes.count > count || state.closed || Task.isCancelled { return true }
-                            state.waiters[id] = continuation
-                            return false
-                        }
-                        if ready { continuation.resume() }
-                    }
-                } onCancel: {
-                    self.received.withLockedValue { $0.waiters.removeValue(forKey: id) }?.resume()
-                }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.changed.wait() }
+                group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
+                await group.next()
+                group.cancelAll()
             }
-            group.addTask { try? await Task.sleep(until: deadline, clock: .continuous) }
-            await group.next()
-            group.cancelAll()
         }
     }
 
@@ -120,26 +95,22 @@ public final class RawH2Connection: Sendable {
     final class Collector: ChannelInboundHandler, Sendable {
         typealias InboundIn = ByteBuffer
         let received: NIOLockedValueBox<Received>
+        let changed: AsyncSignal
 
-        init(received: NIOLockedValueBox<Received>) {
+        init(received: NIOLockedValueBox<Received>, changed: AsyncSignal) {
             self.received = received
+            self.changed = changed
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
-            let waiters = received.withLockedValue { state in
-                state.bytes += buffer.readableBytesView
-                return state.changed()
-            }
-            for waiter in waiters { waiter.resume() }
+            received.withLockedValue { $0.bytes += buffer.readableBytesView }
+            changed.raise()
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            let waiters = received.withLockedValue { state in
-                state.closed = true
-                return state.changed()
-            }
-            for waiter in waiters { waiter.resume() }
+            received.withLockedValue { $0.closed = true }
+            changed.raise()
         }
     }
 }
