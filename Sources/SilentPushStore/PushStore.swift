@@ -68,6 +68,10 @@ public final class PushStore: Sendable {
             if fresh { setAside = try Self.setAside(path) }
             do {
                 var configuration = Configuration()
+                // A connection that finds the file locked waits instead of failing at once. The
+                // lock is ours: a store dropped just before (its last connection checkpoints and
+                // removes the WAL under an exclusive lock as it closes), or a checkpoint.
+                configuration.busyMode = .timeout(5)
                 // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
                 // killed process loses nothing it answered (a power cut may lose the last ones).
                 configuration.prepareDatabase { db in
