@@ -1,3 +1,4 @@
+import SilentPushCore
 import Synchronization
 
 /// A latch any thread opens once and any number of tasks wait on: `wait()` returns once it is
@@ -6,8 +7,7 @@ import Synchronization
 final class AsyncLatch: Sendable {
     private struct State {
         var open = false
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextToken: UInt64 = 0
+        var waiters = Waiters()
     }
 
     private let state = Mutex(State())
@@ -17,31 +17,24 @@ final class AsyncLatch: Sendable {
 
     /// Opens it, resuming every waiter.
     func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state in
             state.open = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            return state.waiters.removeAll()
         }
         for waiter in waiters { waiter.resume() }
     }
 
     /// Returns once it is open, or the task is cancelled.
     func wait() async {
-        let token = state.withLock { state in
-            state.nextToken += 1
-            return state.nextToken
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if state.open || Task.isCancelled { return true }
-                    state.waiters[token] = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
+        let token = state.withLock { $0.waiters.makeToken() }
+        await Waiters.suspend { continuation in
+            state.withLock { state -> Bool in
+                if state.open || Task.isCancelled { return false }
+                state.waiters.add(continuation, token: token)
+                return true
             }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: token) }?.resume()
+        } cancel: {
+            state.withLock { $0.waiters.remove(token: token) }
         }
     }
 }

@@ -1,3 +1,4 @@
+import SilentPushCore
 import Synchronization
 
 /// A flag one task waits on and any thread raises: `wait()` returns once it is raised
@@ -5,8 +6,7 @@ import Synchronization
 package final class AsyncSignal: Sendable {
     private struct State {
         var raised = false
-        var waiter: (token: UInt64, continuation: CheckedContinuation<Void, Never>)?
-        var nextToken: UInt64 = 0
+        var waiters = Waiters()
     }
 
     private let state = Mutex(State())
@@ -15,41 +15,28 @@ package final class AsyncSignal: Sendable {
 
     /// Raises the flag, resuming the waiter if there is one.
     package func raise() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter.take() else {
-                state.raised = true
-                return nil
-            }
-            return waiter.continuation
+        let waiters = state.withLock { state -> [Waiters.Continuation] in
+            if state.waiters.isEmpty { state.raised = true }
+            return state.waiters.removeAll()
         }
-        waiter?.resume()
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Returns once the flag is raised (lowering it again) or the task is cancelled.
     package func wait() async {
-        let token = state.withLock { state in
-            state.nextToken += 1
-            return state.nextToken
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if state.raised {
-                        state.raised = false
-                        return true
-                    }
-                    if Task.isCancelled { return true }
-                    state.waiter = (token, continuation)
+        let token = state.withLock { $0.waiters.makeToken() }
+        await Waiters.suspend { continuation in
+            state.withLock { state -> Bool in
+                if state.raised {
+                    state.raised = false
                     return false
                 }
-                if ready { continuation.resume() }
+                if Task.isCancelled { return false }
+                state.waiters.add(continuation, token: token)
+                return true
             }
-        } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard state.waiter?.token == token else { return nil }
-                return state.waiter.take()?.continuation
-            }
-            waiter?.resume()
+        } cancel: {
+            state.withLock { $0.waiters.remove(token: token) }
         }
     }
 }

@@ -21,7 +21,7 @@ struct DeviceRecorder {
         let cancellation = AsyncSignal()
         /// Callers waiting for the wake to end (a manual-clock advance about to cross its
         /// deadline, a shutdown).
-        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var waiters = Waiters()
     }
 
     /// Where the recorder is in its life.
@@ -311,15 +311,15 @@ struct DeviceRecorder {
     }
 
     /// Resumes `continuation` when `wakeID` ends. Returns false when it is not running.
-    mutating func addWaiter(_ continuation: CheckedContinuation<Void, Never>, token: UInt64, for wakeID: UInt64) -> Bool {
+    mutating func addWaiter(_ continuation: Waiters.Continuation, token: UInt64, for wakeID: UInt64) -> Bool {
         guard running[wakeID] != nil else { return false }
-        running[wakeID]?.waiters[token] = continuation
+        running[wakeID]?.waiters.add(continuation, token: token)
         return true
     }
 
     /// The waiter `token` gave up (cancelled): its continuation, to resume.
-    mutating func removeWaiter(token: UInt64, for wakeID: UInt64) -> CheckedContinuation<Void, Never>? {
-        running[wakeID]?.waiters.removeValue(forKey: token)
+    mutating func removeWaiter(token: UInt64, for wakeID: UInt64) -> Waiters.Continuation? {
+        running[wakeID]?.waiters.remove(token: token)
     }
 
     /// One step of moving a manual clock to `target`.
@@ -393,8 +393,8 @@ struct DeviceRecorder {
     /// handler is cancelled. Returns it, if it was running.
     @discardableResult
     private mutating func end(_ wakeID: UInt64, cancelling: Bool = false) -> Running? {
-        guard let wake = running.removeValue(forKey: wakeID) else { return nil }
-        actions.resumes.append(contentsOf: wake.waiters.values)
+        guard var wake = running.removeValue(forKey: wakeID) else { return nil }
+        actions.resumes.append(contentsOf: wake.waiters.removeAll())
         if cancelling { actions.cancels.append(wake.cancellation) }
         return wake
     }

@@ -396,16 +396,13 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     private func wakeEnded(_ wakeID: UInt64) async {
         let token = recorder.withLock { $0.makeWaiterToken() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let registered = recorder.withLock { recorder -> Bool in
-                    guard !Task.isCancelled else { return false }
-                    return recorder.addWaiter(continuation, token: token, for: wakeID)
-                }
-                if !registered { continuation.resume() }
+        await Waiters.suspend { continuation in
+            recorder.withLock { recorder -> Bool in
+                guard !Task.isCancelled else { return false }
+                return recorder.addWaiter(continuation, token: token, for: wakeID)
             }
-        } onCancel: {
-            recorder.withLock { $0.removeWaiter(token: token, for: wakeID) }?.resume()
+        } cancel: {
+            recorder.withLock { $0.removeWaiter(token: token, for: wakeID) }
         }
     }
 

@@ -1,13 +1,9 @@
+import SilentPushCore
 import Synchronization
 
 /// Lets readers wait for the writer's next transaction to end, without polling. The writer
 /// pays one atomic load per transaction while nobody waits.
 final class CommitWatch: Sendable {
-    private struct Waiters {
-        var next: UInt64 = 0
-        var continuations: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    }
-
     /// Transactions ended (committed or failed).
     private let endedCount = Atomic<Int>(0)
     private let waiting = Atomic<Bool>(false)
@@ -21,31 +17,24 @@ final class CommitWatch: Sendable {
         endedCount.add(1, ordering: .sequentiallyConsistent)
         guard waiting.load(ordering: .sequentiallyConsistent) else { return }
         let resumed = waiters.withLock { waiters in
-            defer { waiters.continuations = [:] }
             waiting.store(false, ordering: .sequentiallyConsistent)
-            return Array(waiters.continuations.values)
+            return waiters.removeAll()
         }
         for continuation in resumed { continuation.resume() }
     }
 
     /// Returns once more than `count` transactions have ended, or the task is cancelled.
     func wait(after count: Int) async {
-        let id = waiters.withLock { waiters in
-            waiters.next += 1
-            return waiters.next
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = waiters.withLock { waiters -> Bool in
-                    waiting.store(true, ordering: .sequentiallyConsistent)
-                    if self.count > count || Task.isCancelled { return true }
-                    waiters.continuations[id] = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
+        let token = waiters.withLock { $0.makeToken() }
+        await Waiters.suspend { continuation in
+            waiters.withLock { waiters -> Bool in
+                waiting.store(true, ordering: .sequentiallyConsistent)
+                if self.count > count || Task.isCancelled { return false }
+                waiters.add(continuation, token: token)
+                return true
             }
-        } onCancel: {
-            waiters.withLock { $0.continuations.removeValue(forKey: id) }?.resume()
+        } cancel: {
+            waiters.withLock { $0.remove(token: token) }
         }
     }
 }
