@@ -114,6 +114,7 @@ let package = Package(
         .target(
             name: "SilentPushTestSupport",
             dependencies: [
+                "SilentPushCore",
                 "SilentPushReceiver",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SilentPushCore
 import SilentPushReceiver
 
 /// A cleartext TCP connection that sends hand-built bytes and collects the server's

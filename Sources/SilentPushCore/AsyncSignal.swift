@@ -1,4 +1,3 @@
-import SilentPushCore
 import Synchronization
 
 /// A flag one task waits on and any thread raises: `wait()` returns once it is raised

@@ -1,10 +1,9 @@
-import SilentPushCore
 import Synchronization
 
 /// A latch any thread opens once and any number of tasks wait on: `wait()` returns once it is
 /// open (at once, if it is already) or the waiting task is cancelled. Unlike `AsyncSignal`,
 /// waiting does not close it again.
-final class AsyncLatch: Sendable {
+package final class AsyncLatch: Sendable {
     private struct State {
         var open = false
         var waiters = Waiters()
@@ -12,11 +11,16 @@ final class AsyncLatch: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Whether it is open.
-    var isOpen: Bool { state.withLock { $0.open } }
+    package var isOpen: Bool { state.withLock { $0.open } }
+
+    /// How many tasks wait for it to open.
+    package var waiting: Int { state.withLock { $0.waiters.count } }
 
     /// Opens it, resuming every waiter.
-    func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.open = true
             return state.waiters.removeAll()
@@ -25,7 +29,7 @@ final class AsyncLatch: Sendable {
     }
 
     /// Returns once it is open, or the task is cancelled.
-    func wait() async {
+    package func wait() async {
         let token = state.withLock { $0.waiters.makeToken() }
         await Waiters.suspend { continuation in
             state.withLock { state -> Bool in
