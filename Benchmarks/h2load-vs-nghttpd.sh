@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: h2load against silentpushd and against nghttpd (nghttp2's own C server)
 # answering the same APNs requests, alternating, in one run. Prints each round's ratio and
-# the median over h2c and over TLS, latency p50/p99 at a fixed rate, and the receiver's
+# the median over h2c and over TLS (with each server's CPU time per request), latency p50/p99 at a fixed rate, and the receiver's
 # resident memory after a million pushes to 100,000 devices, and the store's size on disk after
 # a million pushes with and without retention (and what retention costs in throughput).
 #
@@ -89,18 +89,31 @@ echo "silentpushd (file store, system clock, profile ios) vs nghttpd; $THREADS w
 echo "h2load -n $REQUESTS -c $CLIENTS -m $STREAMS over $TOKENS device tokens (-i)"
 failed=0
 
+# A process's CPU time so far, in clock ticks (user + system, all its threads, exited ones too).
+ticks=$(getconf CLK_TCK)
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# Runs `measure` on URI file $1 against process $2; prints "requests/s CPU-µs-per-request".
+measure_cpu() {
+  local before rate after; before=$(cpu_ticks "$2"); rate=$(measure "$1"); after=$(cpu_ticks "$2")
+  echo "$rate $(python3 -c "print(f'{($after - $before) / $ticks * 1e6 / $REQUESTS:.1f}')")"
+}
+
 # Alternating rounds of the reference and another server, the order rotating so neither
-# always runs first; prints each round and sets `median_ratio` (other/reference).
+# always runs first; prints each round (throughput, and each server's CPU per request: a
+# figure that does not depend on how two busy processes share the cores) and sets
+# `median_ratio` (other/reference) and `median_cpu_ratio`.
 alternate() {
-  local label=$1 name=$2 ref_uris=$3 other_uris=$4 ratios=() ref other
-  printf '%-9s %-6s %12s %14s %8s\n' "$label" round nghttpd "$name" ratio
+  local label=$1 name=$2 ref_uris=$3 other_uris=$4 ref_pid=$5 other_pid=$6 ratios=() cpu_ratios=() ref other
+  printf '%-9s %-6s %12s %14s %8s %12s %12s %8s\n' "$label" round nghttpd "$name" ratio "nghttpd us" "$name us" "cpu"
   for round in $(seq "$ROUNDS"); do
-    if (( round % 2 )); then ref=$(measure "$ref_uris"); other=$(measure "$other_uris")
-    else other=$(measure "$other_uris"); ref=$(measure "$ref_uris"); fi
-    ratios+=("$(ratio "$other" "$ref")")
-    printf '%-9s %-6s %12.0f %14.0f %8s\n' "$label" "$round" "$ref" "$other" "${ratios[-1]}"
+    if (( round % 2 )); then ref=$(measure_cpu "$ref_uris" "$ref_pid"); other=$(measure_cpu "$other_uris" "$other_pid")
+    else other=$(measure_cpu "$other_uris" "$other_pid"); ref=$(measure_cpu "$ref_uris" "$ref_pid"); fi
+    read -r ref_rate ref_us <<<"$ref"; read -r other_rate other_us <<<"$other"
+    ratios+=("$(ratio "$other_rate" "$ref_rate")"); cpu_ratios+=("$(ratio "$other_us" "$ref_us")")
+    printf '%-9s %-6s %12.0f %14.0f %8s %12s %12s %8s\n' "$label" "$round" "$ref_rate" "$other_rate" "${ratios[-1]}" \
+      "$ref_us" "$other_us" "${cpu_ratios[-1]}"
   done
-  median_ratio=$(median "${ratios[@]}")
+  median_ratio=$(median "${ratios[@]}") median_cpu_ratio=$(median "${cpu_ratios[@]}")
 }
 
 # Throughput of silentpushd against nghttpd; fails unless the store recorded every push.
@@ -109,9 +122,9 @@ throughput() {
   uris "$scheme" "$spd_port" "$work/paths" "$work/spd.uris"
   uris "$scheme" "$ref_port" "$work/paths" "$work/ref.uris"
   local before; before=$(recorded "$spd_ready")
-  alternate "$label" silentpushd "$work/ref.uris" "$work/spd.uris"
+  alternate "$label" silentpushd "$work/ref.uris" "$work/spd.uris" "$ref_pid" "$spd_pid"
   local stored=$(( $(recorded "$spd_ready") - before )) sent=$(( ROUNDS * REQUESTS ))
-  echo "$label median ratio silentpushd/nghttpd: $median_ratio (pushes recorded: $stored of $sent)"
+  echo "$label median ratio silentpushd/nghttpd: $median_ratio (pushes recorded: $stored of $sent); CPU per request, silentpushd/nghttpd: $median_cpu_ratio"
   [ "$stored" = "$sent" ] || { echo "the store is missing pushes answered 200" >&2; exit 1; }
   if below "$median_ratio"; then echo "$label: below the target $MIN_RATIO" >&2; failed=1; fi
 }
@@ -154,8 +167,8 @@ if [[ " $PARTS " == *" transport "* ]]; then
   wait_for "$work/transport.json"; sleep 0.3
   uris http "$(ready_port "$work/transport.json" port)" "$work/paths" "$work/tr.uris"
   uris http "$ref_port" "$work/paths" "$work/ref.uris"
-  alternate transport transport "$work/ref.uris" "$work/tr.uris"
-  echo "transport median ratio transport/nghttpd: $median_ratio"
+  alternate transport transport "$work/ref.uris" "$work/tr.uris" "$ref_pid" "$tr_pid"
+  echo "transport median ratio transport/nghttpd: $median_ratio; CPU per request, transport/nghttpd: $median_cpu_ratio"
   stop "$tr_pid"; stop "$ref_pid"
 fi
 
