@@ -8,7 +8,11 @@ final class DeviceMetrics: Sendable {
     private let factory: any MetricsFactory
     private let accepted: Counter
     private let fetchResults: [String: Counter]
-    private let fates: [String: Counter]
+    /// Pushes by final fate: delivered, coalesced (into a wake), expired. One counter each,
+    /// not a dictionary keyed by name: a step that coalesces a push counts it.
+    private let delivered: Counter
+    private let coalesced: Counter
+    private let expired: Counter
     private let fetchDuration: CoreMetrics.Timer
     private let wakesStarted: Counter
     private let pendingSlots: Gauge
@@ -25,10 +29,11 @@ final class DeviceMetrics: Sendable {
             uniqueKeysWithValues: ["newData", "noData", "failed", "deadlineExceeded"].map {
                 ($0, Counter(label: "silentpush_fetch_results_total", dimensions: [("result", $0)], factory: factory))
             })
-        fates = Dictionary(
-            uniqueKeysWithValues: ["delivered", "coalesced", "expired"].map {
-                ($0, Counter(label: "silentpush_push_fates_total", dimensions: [("fate", $0)], factory: factory))
-            })
+        (delivered, coalesced, expired) = (
+            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", "delivered")], factory: factory),
+            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", "coalesced")], factory: factory),
+            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", "expired")], factory: factory)
+        )
         fetchDuration = CoreMetrics.Timer(label: "silentpush_fetch_duration_seconds", dimensions: [], factory: factory)
         wakesStarted = Counter(label: "silentpush_wakes_started_total", dimensions: [], factory: factory)
         pendingSlots = Gauge(label: "silentpush_pending_slots", dimensions: [], factory: factory)
@@ -70,12 +75,6 @@ final class DeviceMetrics: Sendable {
         Counter(label: "silentpush_pushes_rejected_total", dimensions: [("reason", reason.rawValue)], factory: factory).increment()
     }
 
-    /// Pushes reached their final fate: delivered, coalesced (into a wake) or expired.
-    func fate(_ fate: String, count: Int = 1) {
-        guard count > 0 else { return }
-        fates[fate]?.increment(by: count)
-    }
-
     /// Pushes dropped for `reason` (a short fixed set: force-quit, refresh off, never wakes).
     func dropped(_ reason: DropReason, count: Int = 1) {
         guard count > 0 else { return }
@@ -85,9 +84,9 @@ final class DeviceMetrics: Sendable {
     /// Counts what one step of the device side did.
     func record(_ events: Events) {
         if events.wakesStarted > 0 { wakesStarted.increment(by: events.wakesStarted) }
-        fate("delivered", count: events.delivered)
-        fate("coalesced", count: events.coalesced)
-        fate("expired", count: events.expired)
+        if events.delivered > 0 { delivered.increment(by: events.delivered) }
+        if events.coalesced > 0 { coalesced.increment(by: events.coalesced) }
+        if events.expired > 0 { expired.increment(by: events.expired) }
         for (reason, count) in events.dropped { dropped(reason, count: count) }
         if let slots = events.pendingSlots { pendingSlots.record(slots) }
         if events.taskRunsStarted > 0 { taskRunsStarted.increment(by: events.taskRunsStarted) }

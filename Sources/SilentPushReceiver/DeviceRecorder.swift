@@ -110,8 +110,10 @@ struct DeviceRecorder {
             reportedPendingSlots = policy.pendingSlotCount
             actions.metrics.pendingSlots = reportedPendingSlots
         }
-        defer { actions = Actions(completion: unobserved) }
-        return actions
+        // Swapped out, not copied: a copy retains each of the actions' arrays, once per step.
+        var taken = Actions(completion: unobserved)
+        swap(&taken, &actions)
+        return taken
     }
 
     // MARK: - Events

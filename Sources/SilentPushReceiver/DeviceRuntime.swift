@@ -123,8 +123,9 @@ public final class DeviceRuntime: PushSink, Sendable {
             if !actions.changes.isEmpty || actions.awaitsCommit {
                 // A caller that changed nothing still waits: an empty write commits nothing
                 // and completes once what was queued before it has.
-                let taken = Write(changes: actions.changes, completion: actions.completion)
-                actions.changes = []
+                var changes: [StoreChange] = []
+                swap(&changes, &actions.changes)
+                let taken = Write(changes: changes, completion: actions.completion)
                 // Queued or taken while the recorder's lock holds: the order is the recorder's.
                 write = outbox.withLock { outbox in
                     if outbox.handingOver {
@@ -162,11 +163,11 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// Carries out what a step left to do. A handler that answers as it starts (`noData`)
     /// completes here, and the wakes its answer lets start are run by this loop, not by
     /// recursion.
-    private func run(_ actions: DeviceRecorder.Actions) {
+    private func run(_ actions: consuming DeviceRecorder.Actions) {
         guard !actions.isEmpty else { return }
         var later: [DeviceRecorder.Actions] = []
-        var next: DeviceRecorder.Actions? = actions
-        while let actions = next {
+        var next: DeviceRecorder.Actions? = consume actions
+        while let actions = next.take() {
             metrics.record(actions.metrics)
             for cancellation in actions.cancels { cancellation.raise() }
             for waiter in actions.resumes { waiter.resume() }
