@@ -9,7 +9,7 @@ final class DeviceMetrics: Sendable {
     private let accepted: Counter
     private let fetchResults: [String: Counter]
     /// Pushes by final fate: delivered, coalesced (into a wake), expired. One counter each,
-    /// not a dictionary keyed by name: a step that coalesces a push counts it.
+    /// not a dictionary looked up by name: the step of every push that replaces one counts.
     private let delivered: Counter
     private let coalesced: Counter
     private let expired: Counter
