@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // SilentPush's benchmarks, apart from the package users depend on, so its manifest carries
-// no benchmark targets. `make bench-apns`, `make bench-policy` and `make bench PARTS=transport`
-// build them here in release.
+// no benchmark targets. `make bench-apns`, `make bench-policy`, `make bench-store` and
+// `make bench PARTS=transport` build them here in release.
 //
 // They print ratios against a reference measured in the same run, because the machines they
 // run on are shared and noisy. package-benchmark (ordo-one) compares absolute figures with a
@@ -18,7 +18,8 @@ let package = Package(
     name: "SilentPushBenchmarks",
     platforms: [.macOS(.v14)],
     dependencies: [
-        .package(path: root.path)
+        .package(path: root.path),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // The request path without a socket, and ES256 verification (SPI of SilentPushReceiver).
@@ -36,6 +37,14 @@ let package = Package(
             dependencies: [
                 .product(name: "SilentPushReceiver", package: silentPush),
                 .product(name: "SilentPushTesting", package: silentPush),
+            ]
+        ),
+        // The store's writer against GRDB's own inserts (SPI of SilentPushReceiver).
+        .executableTarget(
+            name: "StoreWriteBenchmark",
+            dependencies: [
+                .product(name: "SilentPushReceiver", package: silentPush),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         // A million apps through the pure wake policy: only SilentPushCore's public API.

@@ -349,6 +349,54 @@ import Testing
         #expect(try store.pushes().map(\.id) == [2, 1])
     }
 
+    /// The writer inserts a run of pushes in one statement (up to `rowsPerInsert` rows): every
+    /// row keeps its own values, whatever the run's length, and a change after a push in the
+    /// same batch finds it inserted.
+    @Test func pushesInsertedTogetherKeepTheirRowsAndTheirOrder() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let store = try PushStore.open(.file(path))
+        func varied(_ id: UInt64) -> PushRecord {
+            var push = Self.push(id, token: "t\(id % 3)", fate: id % 5 == 0 ? .expired : .pending, generation: id % 4 == 0 ? nil : UInt32(id))
+            push.collapseID = id % 2 == 0 ? "c\(id)" : nil
+            push.expiresAt = id % 3 == 0 ? 9_000 + Int64(id) : nil
+            push.priority = id % 2 == 0 ? 10 : 5
+            // Empty, small, and larger than the writer's scratch space (bound by copy).
+            push.payload = id == 7 ? [] : id == 30 ? Array(repeating: UInt8(ascii: "x"), count: 70_000) : Array("{\"n\":\(id)}".utf8)
+            return push
+        }
+        // 40 pushes: two full runs and a short one, with changes between them that name pushes
+        // inserted earlier in the same batch.
+        var changes: [StoreChange] = []
+        var expected: [UInt64: PushRecord] = [:]
+        for id in 1...40 as ClosedRange<UInt64> {
+            changes.append(.insertPush(varied(id)))
+            expected[id] = varied(id)
+            if id == 20 || id == 37 {
+                changes.append(.setFate(push: id - 1, fate: .expired, generation: nil))
+                expected[id - 1]?.fate = .expired
+            }
+        }
+        try await store.write(changes)
+        let read = try store.pushes(limit: 100)
+        #expect(read.map(\.id) == Array((1...40 as ClosedRange<UInt64>).reversed()))
+        for push in read {
+            #expect(push == expected[push.id], "push \(push.id)")
+        }
+    }
+
+    @Test func aFailedRunOfPushesLeavesNoneOfThemBehind() async throws {
+        let store = try PushStore.open(.memory)
+        try await store.write([.insertPush(Self.push(5))])
+        // Push 5 again, in the middle of a run: the batch fails whole, and nothing of it stays
+        // queued for the next transaction.
+        await #expect(throws: (any Error).self) {
+            try await store.write((1...10 as ClosedRange<UInt64>).map { .insertPush(Self.push($0)) })
+        }
+        try await store.write([.insertPush(Self.push(11))])
+        #expect(try store.pushes().map(\.id) == [11, 5])
+    }
+
     @Test func anUnopenableFileIsNamed() {
         #expect { _ = try PushStore.open(.file("/proc/not-a-dir/pushes.sqlite")) } throws: { "\($0)".contains("/proc/not-a-dir/pushes.sqlite") }
     }
