@@ -63,8 +63,6 @@ final class StoreStatements: @unchecked Sendable {
         }
         try insertPendingPushes(db)
         switch change {
-        case .insertPush:
-            preconditionFailure("queued above")
         case .setFate(let push, let fate, let generation):
             let stored = StoredFate(fate)
             try run(&setFate, db, "UPDATE pushes SET fate = ?, wake_id = ?, reason = ?, generation = COALESCE(?, generation) WHERE id = ?") { bind in
