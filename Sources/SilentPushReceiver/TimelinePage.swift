@@ -251,11 +251,11 @@ enum TimelinePage {
         function laneWidth() { return $("axis").clientWidth; }
 
         // One render per frame at most, and none while a button is held (a click must find
-        // the element it went down on).
+        // the element it went down on): a frame asked for before the press waits for it too.
         let frame = 0, held = false, owed = false;
         function scheduleRender() {
           if (held) { owed = true; return; }
-          if (!frame) frame = requestAnimationFrame(() => { frame = 0; render(); });
+          if (!frame) frame = requestAnimationFrame(() => { frame = 0; if (held) owed = true; else render(); });
         }
 
         // The shortest "first…last" digits that tell every device loaded apart.

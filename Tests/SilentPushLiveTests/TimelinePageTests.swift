@@ -10,6 +10,8 @@ import Testing
     /// What `browse.py` read, in order, after its steps all succeeded.
     struct Browsed {
         var reads: [(selector: String, text: String, html: String)]
+        /// What each `evaluate` step's JavaScript returned, as text.
+        var evaluated: [String] = []
 
         /// The text of the last read of `selector`.
         func text(_ selector: String) -> String { reads.last { $0.selector == selector }?.text ?? "" }
@@ -31,7 +33,8 @@ import Testing
         let reads = (object["reads"] as? [[String: Any]] ?? []).map {
             (selector: $0["selector"] as? String ?? "", text: $0["text"] as? String ?? "", html: $0["html"] as? String ?? "")
         }
-        return Browsed(reads: reads)
+        let evaluated = (object["evaluated"] as? [Any] ?? []).map { $0 as? String ?? "\($0)" }
+        return Browsed(reads: reads, evaluated: evaluated)
     }
 
     static func push(_ n: Int) -> String { ".push[data-apns-id=\"\(SilentPushdDeviceTests.apnsID(n))\"]" }
@@ -131,6 +134,34 @@ import Testing
                 ("expect", "#status[data-now=\"\(laterText)\"]"), ("expect", Self.push(2) + "[data-fate=delivered]"), ("read", "#status"),
             ])
         #expect(page.text("#status").contains("manual clock"))
+    }
+
+    /// A render asked for just before a button goes down waits until it is up, so the click
+    /// lands on the element the press went down on. (A refresh drawn between press and
+    /// release replaced the dot, and the click then opened nothing.)
+    @Test func aRenderWaitsWhileAButtonIsHeld() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        await client.close()
+        // The page's own functions, as the press and the refresh would call them.
+        let script = """
+            (async () => {
+              const frames = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+              const dot = document.querySelector('\(Self.push(1))');
+              scheduleRender();
+              document.body.dispatchEvent(new MouseEvent("mousedown", {bubbles: true}));
+              await frames();
+              const keptWhileHeld = dot.isConnected;
+              document.body.dispatchEvent(new MouseEvent("mouseup", {bubbles: true}));
+              await new Promise(done => setTimeout(done, 0));
+              await frames();
+              return JSON.stringify({keptWhileHeld, drawnAfter: !dot.isConnected && document.querySelector('\(Self.push(1))') !== null});
+            })()
+            """
+        let page = try await Self.browse("http://127.0.0.1:\(admin)/", [("expect", Self.push(1)), ("expect", "#live.on"), ("evaluate", script)])
+        #expect(page.evaluated == [#"{"keptWhileHeld":true,"drawnAfter":true}"#])
     }
 
     @Test func taskRunsAreDrawnWithTheirKindAndOutcome() async throws {

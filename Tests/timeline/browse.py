@@ -147,6 +147,10 @@ def main(arguments):
         status = 0
     except Exception as error:
         output["error"] = f"{type(error).__name__}: {error}"
+        try:
+            output["error"] += " | panel: " + json.dumps(browser.read("#panel")) + " | status: " + json.dumps(browser.read("#status"))
+        except Exception:
+            pass
         status = 1
     finally:
         browser.close()
