@@ -2,7 +2,7 @@
 # `make bench`: h2load against silentpushd and against nghttpd (nghttp2's own C server)
 # answering the same APNs requests, alternating, in one run. Prints each round's ratio and
 # the median over h2c and over TLS (with each server's CPU time per request), latency
-# p50/p99 at a fixed rate, and the receiver's resident memory after a million pushes to
+# p50/p99 at a fixed rate (each server's from its own log) and their p99 ratio, and the receiver's resident memory after a million pushes to
 # 100,000 devices, and the store's size on disk after a million pushes with and without
 # retention (and what retention costs in throughput).
 #
@@ -132,7 +132,9 @@ throughput() {
 
 # Latency at a fixed rate: h2load's per-request log (microseconds until the response ends).
 latency() {
-  local uri_file=$1 label=$2 log="$work/latency.log" n=$(( RATE * RATE_SECONDS ))
+  local uri_file=$1 label=$2 log="$work/latency-$2.log" n=$(( RATE * RATE_SECONDS ))
+  # h2load appends to its log: each server's figures come from its own, fresh one.
+  rm -f "$log"
   local out; out=$(h2load -n "$n" -c "$LATENCY_CLIENTS" -m "$LATENCY_STREAMS" --rps $(( RATE / LATENCY_CLIENTS )) -d "$payload" "${headers[@]}" \
     --log-file "$log" -i "$uri_file")
   grep -q "status codes: $n 2xx" <<<"$out" || { echo "not every request answered 2xx ($label):" >&2; echo "$out" >&2; exit 1; }
@@ -142,6 +144,7 @@ import sys
 v = sorted(int(line.split('\t')[2]) for line in open(sys.argv[1]))
 p = lambda q: v[min(len(v) - 1, int(q * len(v)))] / 1000
 print(f"{sys.argv[2]:<12} {float(sys.argv[3]):>9.0f} {p(0.5):>9.2f} {p(0.99):>9.2f} {p(0.999):>9.2f} {v[-1] / 1000:>9.2f}")
+open(sys.argv[1] + ".p99", "w").write(f"{p(0.99)}")
 EOF
 }
 
@@ -156,6 +159,7 @@ if [[ " $PARTS " == *" h2c "* ]]; then
     printf '%-12s %9s %9s %9s %9s %9s\n' server "req/s" p50 p99 p99.9 max
     latency "$work/ref.uris" nghttpd
     latency "$work/spd.uris" silentpushd
+    echo "p99 silentpushd/nghttpd: $(ratio "$(cat "$work/latency-silentpushd.log.p99")" "$(cat "$work/latency-nghttpd.log.p99")")"
   fi
   stop "$spd_pid"; stop "$ref_pid"
 fi

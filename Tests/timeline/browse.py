@@ -11,7 +11,7 @@ Opens URL and runs the steps in the order given:
     --wait SECONDS       sleep
     --screenshot FILE    save the window as PNG
 Prints one JSON object: "reads" (selector, text, html, in order), "evaluated", and "error"
-when a step failed. Exit 0 when every step was done, 1 otherwise.
+when a step failed (with what the timeline's #panel and #status held then). Exit 0 when every step was done, 1 otherwise.
 """
 import base64
 import json
