@@ -2,9 +2,10 @@
 # `make bench`: h2load against silentpushd and against nghttpd (nghttp2's own C server)
 # answering the same APNs requests, alternating, in one run. Prints each round's ratio and
 # the median over h2c and over TLS (with each server's CPU time per request), latency
-# p50/p99 at a fixed rate (each server's from its own log) and their p99 ratio, and the receiver's resident memory after a million pushes to
-# 100,000 devices, and the store's size on disk after a million pushes with and without
-# retention (and what retention costs in throughput).
+# p50/p99 at a fixed rate (each server's from its own log) and their p99 ratio, and the
+# receiver's resident memory after a million pushes to 100,000 devices, and the store's size
+# on disk after a million pushes with and without retention (and what retention costs in
+# throughput).
 #
 # silentpushd runs as a user runs it: a SQLite file store, the system clock, profile ios.
 # Every request is a real push: POST /3/device/<token> over 20,000 distinct tokens (h2load's
