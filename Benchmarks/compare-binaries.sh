@@ -6,10 +6,14 @@
 #   Benchmarks/compare-binaries.sh OLD_BINARY NEW_BINARY
 #   ROUNDS [6]  REQUESTS [200000]  WARMUP [20000]  TOKENS [20000]  THREADS [1]
 #   TLS [0]: 1 for TLS (the dev certificate, ALPN h2) instead of h2c
+#   LATENCY [0]: 1 to compare latency instead: after the REQUESTS pushes, RATE [20000]
+#     pushes/s for RATE_SECONDS [10] (`-c 10 -m 4 --rps`, as `make bench`), each round from
+#     a fresh h2load log; prints p50 and p99 (ms) and the median B/A of each
 set -euo pipefail
 cd "$(dirname "$0")/.."
 A=$1 B=$2
 ROUNDS=${ROUNDS:-6} REQUESTS=${REQUESTS:-200000} WARMUP=${WARMUP:-20000} TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1}
+LATENCY=${LATENCY:-0} RATE=${RATE:-20000} RATE_SECONDS=${RATE_SECONDS:-10}
 if [ "${TLS:-0}" = 1 ]; then listen=(--listen 127.0.0.1:0 --listen-h2c off) scheme=https port_key=tls
 else listen=(--listen off --listen-h2c 127.0.0.1:0) scheme=http port_key=h2c; fi
 work=$(mktemp -d)
@@ -35,18 +39,37 @@ run() {  # binary label -> "pushes/s cpu_us_per_push"
   local out; out=$(h2load -n "$REQUESTS" -c 4 -m 32 -d payloads/background.json "${headers[@]}" -i "$dir.uris")
   local after; after=$(cpu "$pid")
   grep -q "status codes: $REQUESTS 2xx" <<<"$out" || { echo "not every request answered 2xx" >&2; echo "$out" >&2; exit 1; }
+  if [ "$LATENCY" = 1 ]; then
+    local n=$(( RATE * RATE_SECONDS ))
+    # h2load appends to its log: a fresh one per run.
+    rm -f "$work/latency.log"
+    out=$(h2load -n "$n" -c 10 -m 4 --rps $(( RATE / 10 )) -d payloads/background.json "${headers[@]}" \
+      --log-file "$work/latency.log" -i "$dir.uris")
+    grep -q "status codes: $n 2xx" <<<"$out" || { echo "not every request answered 2xx" >&2; echo "$out" >&2; exit 1; }
+  fi
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
+  if [ "$LATENCY" = 1 ]; then
+    python3 -c "
+v = sorted(int(line.split('\t')[2]) for line in open('$work/latency.log'))
+p = lambda q: v[min(len(v) - 1, int(q * len(v)))] / 1000
+print(p(0.5), p(0.99))"
+    return
+  fi
   local rate; rate=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
   python3 -c "print($rate, ($after - $before) / $ticks * 1e6 / $REQUESTS)"
 }
 
-printf '%-6s %10s %10s %10s %10s %8s %8s\n' round A/s B/s A_us B_us rate cpu
-rates=() cpus=()
+# Each round yields two figures per binary: pushes/s and CPU µs per push, or p50 and p99 (ms).
+if [ "$LATENCY" = 1 ]; then labels=(A_p50 B_p50 A_p99 B_p99 p50 p99) format='%10.2f %10.2f %10.2f %10.2f'
+else labels=(A/s B/s A_us B_us rate cpu) format='%10.0f %10.0f %10.1f %10.1f'; fi
+printf '%-6s %10s %10s %10s %10s %8s %8s\n' round "${labels[@]}"
+firsts=() seconds=()
 for round in $(seq "$ROUNDS"); do
   if (( round % 2 )); then a=$(run "$A" a); b=$(run "$B" b); else b=$(run "$B" b); a=$(run "$A" a); fi
-  read -r ar ac <<<"$a"; read -r br bc <<<"$b"
-  rates+=("$(python3 -c "print(f'{$br/$ar:.2f}')")"); cpus+=("$(python3 -c "print(f'{$bc/$ac:.2f}')")")
-  printf '%-6s %10.0f %10.0f %10.1f %10.1f %8s %8s\n' "$round" "$ar" "$br" "$ac" "$bc" "${rates[-1]}" "${cpus[-1]}"
+  read -r a1 a2 <<<"$a"; read -r b1 b2 <<<"$b"
+  firsts+=("$(python3 -c "print(f'{$b1/$a1:.2f}')")"); seconds+=("$(python3 -c "print(f'{$b2/$a2:.2f}')")")
+  printf "%-6s $format %8s %8s\n" "$round" "$a1" "$b1" "$a2" "$b2" "${firsts[-1]}" "${seconds[-1]}"
 done
 median() { printf '%s\n' "$@" | python3 -c 'import sys; v=sorted(float(x) for x in sys.stdin); print(f"{v[len(v)//2]:.2f}")'; }
-echo "median B/A: pushes/s $(median "${rates[@]}"), CPU per push $(median "${cpus[@]}")"
+if [ "$LATENCY" = 1 ]; then echo "median B/A: p50 $(median "${firsts[@]}"), p99 $(median "${seconds[@]}")"
+else echo "median B/A: pushes/s $(median "${firsts[@]}"), CPU per push $(median "${seconds[@]}")"; fi
