@@ -27,7 +27,7 @@ headers=(-H "authorization: bearer $jwt" -H "apns-topic: com.example.app" -H "ap
 ticks=$(getconf CLK_TCK)
 cpu() { awk '{ s += $14 + $15 } END { print s }' /proc/"$1"/task/*/stat; }
 
-run() {  # binary label -> "pushes/s cpu_us_per_push"
+run() {  # binary label -> "pushes/s cpu_us_per_push", or "p50_ms p99_ms" with LATENCY=1
   local binary=$1 dir="$work/$2-$RANDOM"
   "$binary" --threads "$THREADS" --log-level warning --admin 127.0.0.1:0 "${listen[@]}" \
     --store "$dir/store.sqlite" --ready-file "$dir.json" >/dev/null 2>&1 & pid=$!
@@ -49,10 +49,7 @@ run() {  # binary label -> "pushes/s cpu_us_per_push"
   fi
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true; pid=
   if [ "$LATENCY" = 1 ]; then
-    python3 -c "
-v = sorted(int(line.split('\t')[2]) for line in open('$work/latency.log'))
-p = lambda q: v[min(len(v) - 1, int(q * len(v)))] / 1000
-print(p(0.5), p(0.99))"
+    python3 Benchmarks/latency-percentiles.py "$work/latency.log" | cut -d' ' -f1,2
     return
   fi
   local rate; rate=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")

@@ -140,13 +140,9 @@ latency() {
     --log-file "$log" -i "$uri_file")
   grep -q "status codes: $n 2xx" <<<"$out" || { echo "not every request answered 2xx ($label):" >&2; echo "$out" >&2; exit 1; }
   local achieved; achieved=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
-  python3 - "$log" "$label" "$achieved" <<'EOF'
-import sys
-v = sorted(int(line.split('\t')[2]) for line in open(sys.argv[1]))
-p = lambda q: v[min(len(v) - 1, int(q * len(v)))] / 1000
-print(f"{sys.argv[2]:<12} {float(sys.argv[3]):>9.0f} {p(0.5):>9.2f} {p(0.99):>9.2f} {p(0.999):>9.2f} {v[-1] / 1000:>9.2f}")
-open(sys.argv[1] + ".p99", "w").write(f"{p(0.99)}")
-EOF
+  local p50 p99 p999 max; read -r p50 p99 p999 max < <(python3 Benchmarks/latency-percentiles.py "$log")
+  printf '%-12s %9.0f %9.2f %9.2f %9.2f %9.2f\n' "$label" "$achieved" "$p50" "$p99" "$p999" "$max"
+  echo "$p99" > "$log.p99"
 }
 
 if [[ " $PARTS " == *" h2c "* ]]; then
