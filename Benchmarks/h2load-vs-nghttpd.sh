@@ -81,8 +81,10 @@ measure() {
   local out
   out=$(h2load -n "$REQUESTS" -c "$CLIENTS" -m "$STREAMS" -d "$payload" "${headers[@]}" -i "$1")
   grep -q "status codes: $REQUESTS 2xx" <<<"$out" || { echo "not every request answered 2xx ($1):" >&2; echo "$out" >&2; exit 1; }
-  sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out"
+  requests_per_second "$out"
 }
+# h2load's achieved requests/s, from its output.
+requests_per_second() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$1"; }
 ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 median() { printf '%s\n' "$@" | python3 -c 'import sys; v=sorted(float(x) for x in sys.stdin); print(f"{v[len(v)//2]:.2f}")'; }
 below() { [ -n "${MIN_RATIO:-}" ] && python3 -c "import sys; sys.exit(0 if $1 < $MIN_RATIO else 1)"; }
@@ -132,6 +134,8 @@ throughput() {
 }
 
 # Latency at a fixed rate: h2load's per-request log (microseconds until the response ends).
+# Each server's p99 is kept in `p99s`, by label, for their ratio.
+declare -A p99s
 latency() {
   local uri_file=$1 label=$2 log="$work/latency-$2.log" n=$(( RATE * RATE_SECONDS ))
   # h2load appends to its log: each server's figures come from its own, fresh one.
@@ -139,10 +143,10 @@ latency() {
   local out; out=$(h2load -n "$n" -c "$LATENCY_CLIENTS" -m "$LATENCY_STREAMS" --rps $(( RATE / LATENCY_CLIENTS )) -d "$payload" "${headers[@]}" \
     --log-file "$log" -i "$uri_file")
   grep -q "status codes: $n 2xx" <<<"$out" || { echo "not every request answered 2xx ($label):" >&2; echo "$out" >&2; exit 1; }
-  local achieved; achieved=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+  local achieved; achieved=$(requests_per_second "$out")
   local p50 p99 p999 max; read -r p50 p99 p999 max < <(python3 Benchmarks/latency-percentiles.py "$log")
   printf '%-12s %9.0f %9.2f %9.2f %9.2f %9.2f\n' "$label" "$achieved" "$p50" "$p99" "$p999" "$max"
-  echo "$p99" > "$log.p99"
+  p99s[$label]=$p99
 }
 
 if [[ " $PARTS " == *" h2c "* ]]; then
@@ -156,7 +160,7 @@ if [[ " $PARTS " == *" h2c "* ]]; then
     printf '%-12s %9s %9s %9s %9s %9s\n' server "req/s" p50 p99 p99.9 max
     latency "$work/ref.uris" nghttpd
     latency "$work/spd.uris" silentpushd
-    echo "p99 silentpushd/nghttpd: $(ratio "$(cat "$work/latency-silentpushd.log.p99")" "$(cat "$work/latency-nghttpd.log.p99")")"
+    echo "p99 silentpushd/nghttpd: $(ratio "${p99s[silentpushd]}" "${p99s[nghttpd]}")"
   fi
   stop "$spd_pid"; stop "$ref_pid"
 fi
