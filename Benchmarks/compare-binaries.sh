@@ -11,6 +11,7 @@
 #     a fresh h2load log; prints p50 and p99 (ms) and the median B/A of each
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/h2load-figures.sh
 A=$1 B=$2
 ROUNDS=${ROUNDS:-6} REQUESTS=${REQUESTS:-200000} WARMUP=${WARMUP:-20000} TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1}
 LATENCY=${LATENCY:-0} RATE=${RATE:-20000} RATE_SECONDS=${RATE_SECONDS:-10}
@@ -52,7 +53,7 @@ run() {  # binary label -> "pushes/s cpu_us_per_push", or "p50_ms p99_ms" with L
     python3 Benchmarks/latency-percentiles.py "$work/latency.log" | cut -d' ' -f1,2
     return
   fi
-  local rate; rate=$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")
+  local rate; rate=$(requests_per_second "$out")
   python3 -c "print($rate, ($after - $before) / $ticks * 1e6 / $REQUESTS)"
 }
 
@@ -64,9 +65,8 @@ firsts=() seconds=()
 for round in $(seq "$ROUNDS"); do
   if (( round % 2 )); then a=$(run "$A" a); b=$(run "$B" b); else b=$(run "$B" b); a=$(run "$A" a); fi
   read -r a1 a2 <<<"$a"; read -r b1 b2 <<<"$b"
-  firsts+=("$(python3 -c "print(f'{$b1/$a1:.2f}')")"); seconds+=("$(python3 -c "print(f'{$b2/$a2:.2f}')")")
+  firsts+=("$(ratio "$b1" "$a1")"); seconds+=("$(ratio "$b2" "$a2")")
   printf "%-6s $format %8s %8s\n" "$round" "$a1" "$b1" "$a2" "$b2" "${firsts[-1]}" "${seconds[-1]}"
 done
-median() { printf '%s\n' "$@" | python3 -c 'import sys; v=sorted(float(x) for x in sys.stdin); print(f"{v[len(v)//2]:.2f}")'; }
 if [ "$LATENCY" = 1 ]; then echo "median B/A: p50 $(median "${firsts[@]}"), p99 $(median "${seconds[@]}")"
 else echo "median B/A: pushes/s $(median "${firsts[@]}"), CPU per push $(median "${seconds[@]}")"; fi

@@ -29,6 +29,7 @@
 #   MIN_RATIO: if set, exit 1 when a median ratio is below it
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/h2load-figures.sh
 ROUNDS=${ROUNDS:-3} REQUESTS=${REQUESTS:-200000} CLIENTS=${CLIENTS:-4} STREAMS=${STREAMS:-32}
 TOKENS=${TOKENS:-20000} THREADS=${THREADS:-1} RATE=${RATE:-20000} RATE_SECONDS=${RATE_SECONDS:-10}
 LATENCY_CLIENTS=${LATENCY_CLIENTS:-10} LATENCY_STREAMS=${LATENCY_STREAMS:-4}
@@ -83,10 +84,6 @@ measure() {
   grep -q "status codes: $REQUESTS 2xx" <<<"$out" || { echo "not every request answered 2xx ($1):" >&2; echo "$out" >&2; exit 1; }
   requests_per_second "$out"
 }
-# h2load's achieved requests/s, from its output.
-requests_per_second() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$1"; }
-ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
-median() { printf '%s\n' "$@" | python3 -c 'import sys; v=sorted(float(x) for x in sys.stdin); print(f"{v[len(v)//2]:.2f}")'; }
 below() { [ -n "${MIN_RATIO:-}" ] && python3 -c "import sys; sys.exit(0 if $1 < $MIN_RATIO else 1)"; }
 
 echo "silentpushd (file store, system clock, profile ios) vs nghttpd; $THREADS worker thread(s) each; $(nproc) cores"

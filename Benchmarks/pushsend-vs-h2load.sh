@@ -8,6 +8,7 @@
 #   MIN_RATIO: if set, exit 1 when the median ratio is below it
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/h2load-figures.sh
 ROUNDS=${ROUNDS:-5} REQUESTS=${REQUESTS:-20000} STREAMS=${STREAMS:-100}
 for tool in h2load python3 openssl; do
   command -v "$tool" >/dev/null || { echo "missing $tool: run 'make deps'" >&2; exit 2; }
@@ -32,7 +33,7 @@ run_h2load() {
   h2load -n "$REQUESTS" -c 1 -m "$STREAMS" -H "authorization: bearer $jwt" -H "apns-topic: com.example.app" \
     -H "apns-push-type: background" -H "apns-priority: 5" -d "$payload" "http://127.0.0.1:$port/3/device/$token" > "$work/h2load.txt"
   grep -q "status codes: $REQUESTS 2xx" "$work/h2load.txt" || { cat "$work/h2load.txt" >&2; exit 1; }
-  sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' "$work/h2load.txt"
+  requests_per_second "$(<"$work/h2load.txt")"
 }
 run_pushsend() {
   .build/release/pushsend --url "http://127.0.0.1:$port" --device "$token" --priority 5 --count "$REQUESTS" \
@@ -47,7 +48,7 @@ printf '%-6s %12s %12s %8s\n' round h2load pushsend ratio
 ratios=()
 for round in $(seq "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then h=$(run_h2load); p=$(run_pushsend); else p=$(run_pushsend); h=$(run_h2load); fi
-  ratio=$(python3 -c "print(f'{$p/$h:.2f}')")
+  ratio=$(ratio "$p" "$h")
   ratios+=("$ratio")
   printf '%-6s %12.0f %12.0f %8s\n' "$round" "$h" "$p" "$ratio"
 done
