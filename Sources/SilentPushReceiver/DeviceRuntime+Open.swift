@@ -56,11 +56,6 @@ extension DeviceRuntime {
         for push in try store.pendingPushes() {
             let key = AppKey(device: push.deviceToken, topic: push.topic)
             var app = apps[key] ?? (nil, 0, nil)
-            if let older = app.pending {
-                // Only one push can wait per app; an older one left pending is coalesced.
-                changes.append(.setFate(push: older.id, fate: .coalesced, generation: nil))
-                if push.replaced == nil { changes.append(.setReplaced(push: push.id, replaced: older.id)) }
-            }
             app.pending = push
             if let generation = push.generation { app.generation = generation }
             apps[key] = app

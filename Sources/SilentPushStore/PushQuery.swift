@@ -5,7 +5,7 @@ import SilentPushCore
 public struct PushQuery: Sendable, Equatable {
     public var deviceToken: String?
     public var topic: String?
-    /// The fate, as every reader reports it (a pending row a later push replaced is coalesced).
+    /// The fate, as the push's row holds it (every reader reports that one).
     public var fate: PushFate.Kind?
     /// Received at or after `from` and before `until`, in device-clock ms.
     public var from: Int64?

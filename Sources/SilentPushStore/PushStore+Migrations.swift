@@ -1,4 +1,5 @@
 import GRDB
+import SilentPushCore
 
 extension PushStore {
     static let migrator: DatabaseMigrator = {
@@ -167,6 +168,15 @@ extension PushStore {
         migrator.registerMigration("v12") { db in
             // What a wake's fetch handler wrote to stderr (its last 4 KB), whatever its result.
             try db.execute(sql: "ALTER TABLE wakes ADD COLUMN stderr TEXT")
+        }
+        migrator.registerMigration("v13") { db in
+            // One fate per push, in its row: a push replaced in its slot was left `pending`,
+            // its fate worked out by each reader; it is written coalesced (waiting) now.
+            try db.execute(
+                sql: """
+                    UPDATE pushes SET fate = ?1, wake_id = NULL, reason = NULL
+                    WHERE fate = ?2 AND id IN (SELECT replaced FROM pushes WHERE replaced IS NOT NULL)
+                    """, arguments: [PushFate.Kind.coalesced.rawValue, PushFate.Kind.pending.rawValue])
         }
         return migrator
     }()

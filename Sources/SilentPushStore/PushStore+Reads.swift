@@ -41,44 +41,29 @@ extension PushStore {
         }
     }
 
-    /// The pushes `query` asks for, newest first. A fate of `pending` or `coalesced` is the
-    /// read model's (a replaced row still says `pending`), so those rows are read page by
-    /// page and kept by the fate every reader reports; at most `scanLimit` rows are looked at.
-    public func pushes(_ query: PushQuery, scanLimit: Int = 100_000) throws -> [PushRecord] {
-        let stored: String? =
-            switch query.fate {
-            case nil: nil
-            case .pending?, .coalesced?: "\(StoredFate.sql(.pending)), \(StoredFate.sql(.coalesced))"
-            case let kind?: StoredFate.sql(kind)
-            }
-        var found: [PushRecord] = []
-        var before = query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }
-        var scanned = 0
-        while found.count < query.limit, scanned < scanLimit {
-            let page = try database.read { db in
-                try Self.readPushes(
-                    db,
-                    """
-                    SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
-                        AND (?3 IS NULL OR received_at >= ?3) AND (?4 IS NULL OR received_at < ?4) AND (?5 IS NULL OR id < ?5)
-                        \(stored.map { "AND fate IN (\($0))" } ?? "")
-                    ORDER BY id DESC LIMIT ?6
-                    """, arguments: [query.deviceToken, query.topic, query.from, query.until, before, query.limit])
-            }
-            found += page.filter { query.fate == nil || $0.fate.kind == query.fate }
-            scanned += page.count
-            guard page.count == query.limit, let last = page.last else { break }
-            before = Int64(bitPattern: last.id)
+    /// The pushes `query` asks for, newest first.
+    public func pushes(_ query: PushQuery) throws -> [PushRecord] {
+        try database.read { db in
+            try Self.readPushes(
+                db,
+                """
+                SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                    AND (?3 IS NULL OR received_at >= ?3) AND (?4 IS NULL OR received_at < ?4) AND (?5 IS NULL OR id < ?5)
+                    AND (?6 IS NULL OR fate = ?6)
+                ORDER BY id DESC LIMIT ?7
+                """,
+                arguments: [
+                    query.deviceToken, query.topic, query.from, query.until,
+                    query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, query.fate?.rawValue, query.limit,
+                ])
         }
-        return Array(found.prefix(query.limit))
     }
 
-    /// Rows still `pending`: what a restarted receiver puts back in the slots, with the
-    /// pushes replaced in them (`PushRecord.replaced`). Reads the whole table (once, at
-    /// start-up: an index would cost every push two writes).
+    /// Rows still `pending`: what a restarted receiver puts back in the slots, one per app.
+    /// Reads the whole table (once, at start-up: an index would cost every push two writes).
     public func pendingPushes() throws -> [PushRecord] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = \(StoredFate.sql(.pending)) ORDER BY id").map { Self.push($0) }
+            try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = ? ORDER BY id", arguments: [PushFate.Kind.pending.rawValue]).map(Self.push)
         }
     }
 
@@ -158,7 +143,8 @@ extension PushStore {
         return try database.read { db in
             var coalesced: [UInt64: [String]] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT wake_id, apns_id FROM pushes WHERE wake_id IN (\(list)) AND fate = \(StoredFate.sql(.coalesced)) ORDER BY id")
+                db, sql: "SELECT wake_id, apns_id FROM pushes WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id",
+                arguments: [PushFate.Kind.coalesced.rawValue])
             while let row = try rows.next() {
                 coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
             }
@@ -177,13 +163,13 @@ extension PushStore {
 
     // Cached statements: prepared once per reader connection.
     private static func push(id: UInt64, _ db: Database) throws -> PushRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM pushes WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map { Self.push($0) }
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM pushes WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map(Self.push)
     }
 
     private static func coalescedAPNsIDs(wakeID: UInt64, _ db: Database) throws -> [String] {
         try String.fetchAll(
-            db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = \(StoredFate.sql(.coalesced)) ORDER BY id"),
-            arguments: [Int64(bitPattern: wakeID)])
+            db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = ? ORDER BY id"),
+            arguments: [Int64(bitPattern: wakeID), PushFate.Kind.coalesced.rawValue])
     }
 
     /// When the user last opened each app whose usage was set (device-clock ms).
@@ -263,25 +249,19 @@ extension PushStore {
 
     public func counts() throws -> StoreCounts {
         try database.read { db in
-            func grouped(_ sql: String) throws -> [String: Int] {
-                var counts: [String: Int] = [:]
-                for row in try Row.fetchAll(db, sql: sql) { counts[row[0] ?? ""] = row[1] }
-                return counts
+            var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
+            // Each row's stored fate, read through the one mapping and counted under its name.
+            let pushes = try Row.fetchCursor(
+                db, sql: "SELECT fate, wake_id, reason, COUNT(*) FROM pushes GROUP BY fate, wake_id IS NULL, reason")
+            while let row = try pushes.next() {
+                let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
+                counts.count(fate, times: row[3])
             }
-            return StoreCounts(
-                pushes: try grouped(
-                    """
-                    SELECT CASE WHEN replaced_later OR (fate = \(StoredFate.sql(.coalesced)) AND wake_id IS NULL) THEN 'coalescedWaiting'
-                        ELSE fate END AS k, COUNT(*)
-                    FROM (\(Self.readModel(rows: "SELECT id, fate, wake_id FROM pushes", materialized: false))) GROUP BY k
-                    """),
-                dropped: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = \(StoredFate.sql(.dropped)) GROUP BY reason"),
-                rejected: try grouped("SELECT reason, COUNT(*) FROM pushes WHERE fate = \(StoredFate.sql(.rejected)) GROUP BY reason"),
-                wakes: try grouped(
-                    """
-                    SELECT CASE WHEN reason = 'deadlineExceeded' THEN 'deadlineExceeded' ELSE COALESCE(result, 'running') END AS k,
-                        COUNT(*) FROM wakes GROUP BY k
-                    """))
+            let wakes = try Row.fetchCursor(db, sql: "SELECT result, reason, COUNT(*) FROM wakes GROUP BY result, reason")
+            while let row = try wakes.next() {
+                counts.countWake(result: (row[0] as String?).flatMap { FetchResult(name: $0, reason: row[1]) }, times: row[2])
+            }
+            return counts
         }
     }
 
@@ -294,15 +274,14 @@ extension PushStore {
         }
     }
 
-    /// A `pushes` row as a record; its fate as the row stores it, or coalesced when the
-    /// read model found it `replacedLater`.
-    static func push(_ row: Row, replacedLater: Bool = false) -> PushRecord {
+    /// A `pushes` row as a record, its fate as the row stores it.
+    static func push(_ row: Row) -> PushRecord {
         let stored = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"])
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]
         let generation: Int64? = row["generation"]
         let replaced: Int64? = row["replaced"]
-        var fate = replacedLater ? .coalesced : stored.fate
+        var fate = stored.fate
         if fate.kind == .coalesced, row.hasColumn("apns_storage"), (row["apns_storage"] as Int64?) == 1 {
             fate = .coalesced(into: fate.wakeID, byAPNs: true)
         }
@@ -315,29 +294,7 @@ extension PushStore {
             generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
     }
 
-    // MARK: The read model
-
-    /// Pushes as every reader sees them, newest first: the rows `rows` selects (whole
-    /// `pushes` rows), each with its fate as it stands. A push replaced in its slot keeps its
-    /// `pending` row (updating it cost the writer a page per commit); the push that replaced
-    /// it names it in `replaced`, so the read model reports it coalesced.
-    private static func readPushes(_ db: Database, _ rows: String, arguments: StatementArguments) throws -> [PushRecord] {
-        try Row.fetchAll(db, sql: readModel(rows: rows, materialized: true) + " ORDER BY page.id DESC", arguments: arguments).map {
-            push($0, replacedLater: $0["replaced_later"])
-        }
-    }
-
-    /// SQL for `rows` (a query of `pushes` rows with at least `id` and `fate`) and one more
-    /// column, `replaced_later`: true for a `pending` row a later push replaced. A push
-    /// replaces only older ones, so only rows after the first of `rows` are looked at (no
-    /// index on `replaced`: it would cost every push a write). `materialized`: `rows` is a
-    /// page, read once.
-    static func readModel(rows: String, materialized: Bool) -> String {
-        """
-        WITH page AS \(materialized ? "MATERIALIZED " : "")(\(rows))
-        SELECT page.*, (page.fate = \(StoredFate.sql(.pending)) AND page.id IN (
-            SELECT replaced FROM pushes WHERE replaced IS NOT NULL AND id > (SELECT MIN(id) FROM page))) AS replaced_later
-        FROM page
-        """
+    private static func readPushes(_ db: Database, _ sql: String, arguments: StatementArguments) throws -> [PushRecord] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.push)
     }
 }

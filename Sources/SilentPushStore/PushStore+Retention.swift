@@ -25,7 +25,7 @@ extension PushStore {
     /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
     /// that delivered them; and up to `batch` finished task runs and requests by the same
     /// rules. A pending push stays when it is one of `held` (the device holds it in a slot); a
-    /// pending push that a newer one replaced goes. A pending task request stays.
+    /// push coalesced while its successor waits goes. A pending task request stays.
     ///
     /// Pushes are found by id, which follows arrival: the count limit keeps ids past
     /// `max(id) - maximumCount`, and the age limit is found by a binary search of
@@ -47,18 +47,18 @@ extension PushStore {
                     arguments: [after, boundary, batch])
                 pruned.examined = rows.count
                 pruned.lastExamined = rows.last?["id"] ?? after
-                let pending = PushFate.Kind.pending.rawValue
                 var newestWake: Int64?
                 var kept: [Int64] = []
                 for row in rows {
                     let id: Int64 = row["id"]
-                    let fate: String = row["fate"]
-                    if fate == pending, held.contains(UInt64(bitPattern: id)) {
+                    let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
+                    switch fate.kind {
+                    case .pending where held.contains(UInt64(bitPattern: id)):
                         kept.append(id)
-                    } else if fate == PushFate.Kind.delivered.rawValue || fate == PushFate.Kind.coalesced.rawValue,
-                        let wake = row["wake_id"] as Int64?
-                    {
-                        newestWake = max(newestWake ?? wake, wake)
+                    case .delivered, .coalesced:
+                        if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
+                    default:
+                        break
                     }
                 }
                 // One range delete (the rows are next to each other) but for the few kept;

@@ -20,8 +20,8 @@ public struct PushRecord: Sendable, Equatable {
     /// The slot generation it waited in, if it did.
     public var generation: UInt32?
     /// The push it replaced in its app's slot (coalesced into the same slot generation).
-    /// That push's row is not updated: it stays `pending` in the table until the generation
-    /// closes, and reads report it coalesced.
+    /// Inserting this record writes that push's fate: coalesced, waiting for the wake that
+    /// closes the generation.
     public var replaced: UInt64?
 
     /// A record.
@@ -84,7 +84,7 @@ public struct ContentRecord: Sendable, Equatable {
 
 /// One change to the store; a batch of them is committed in one transaction.
 public enum StoreChange: Sendable, Equatable {
-    /// A push APNs accepted.
+    /// A push APNs accepted; the pending push it `replaced`, if any, becomes coalesced.
     case insertPush(PushRecord)
     /// A push's fate changed (its generation too, when it entered a slot).
     case setFate(push: UInt64, fate: PushFate, generation: UInt32?)
@@ -92,8 +92,6 @@ public enum StoreChange: Sendable, Equatable {
     /// coalesced before it, following `replaced` back, takes this fate (the delivering
     /// wake's id, or expired or dropped with the head).
     case closeGeneration(head: UInt64, fate: PushFate)
-    /// `push` replaced `replaced` in its app's slot (a restart found both pending).
-    case setReplaced(push: UInt64, replaced: UInt64)
     /// `push` was replaced at APNs (the device was offline), not on the device.
     case setCoalescedByAPNs(push: UInt64)
     /// The user last opened the app at `at` (device-clock ms; nil: unknown).
@@ -142,4 +140,29 @@ public struct StoreCounts: Sendable, Equatable {
     public var rejected: [String: Int]
     /// Wakes by result.
     public var wakes: [String: Int]
+
+    /// What `GET /v1/stats` calls a push of `fate`: its fate's name, but `coalescedWaiting`
+    /// for a coalesced push whose wake has not started.
+    public static func pushKey(_ fate: PushFate) -> String {
+        fate.kind == .coalesced && fate.wakeID == nil ? "coalescedWaiting" : fate.name
+    }
+
+    /// What `GET /v1/stats` calls a wake that ended with `result` (nil: running):
+    /// `deadlineExceeded` apart from other failures.
+    public static func wakeKey(_ result: FetchResult?) -> String {
+        guard let result else { return "running" }
+        return result == .deadlineExceeded ? "deadlineExceeded" : result.name
+    }
+
+    /// Counts `times` pushes of `fate`, and their reason when dropped or rejected.
+    mutating func count(_ fate: PushFate, times: Int) {
+        pushes[Self.pushKey(fate), default: 0] += times
+        if let reason = fate.dropReason { dropped[reason.description, default: 0] += times }
+        if fate.kind == .rejected { rejected[fate.rejection?.rawValue ?? "", default: 0] += times }
+    }
+
+    /// Counts `times` wakes that ended with `result` (nil: running).
+    mutating func countWake(result: FetchResult?, times: Int) {
+        wakes[Self.wakeKey(result), default: 0] += times
+    }
 }

@@ -18,6 +18,7 @@ final class StoreStatements: @unchecked Sendable {
     /// rows the gain is within noise (docs/benchmarks.md).
     static let rowsPerInsert = 16
     private var setFate: Statement?
+    private var coalesceReplaced: Statement?
     private var insertWake: Statement?
     private var finishWake: Statement?
     private var begin: Statement?
@@ -50,7 +51,7 @@ final class StoreStatements: @unchecked Sendable {
     /// again if used after.
     func finalize() {
         for index in insertPushes.indices { insertPushes[index] = nil }
-        (setFate, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil)
+        (setFate, coalesceReplaced, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil, nil)
     }
 
     /// Applies one change in `db`'s open transaction (a push may wait for the next change,
@@ -103,13 +104,31 @@ final class StoreStatements: @unchecked Sendable {
         }
     }
 
-    /// Inserts the pushes `apply` queued, in one statement.
+    /// Inserts the pushes `apply` queued, in one statement; then each push that replaced
+    /// another in its app's slot makes that one's row say so. This is where a replaced push's
+    /// fate is written, once, in the transaction that records its successor: every reader
+    /// reads the row as it is.
     private func insertPendingPushes(_ db: Database) throws {
         let count = pendingPushes.count
         guard count > 0 else { return }
         defer { pendingPushes.removeAll(keepingCapacity: true) }
         try run(&insertPushes[count - 1], db, Self.insertPushesSQL(rows: count)) { bind in
             for push in pendingPushes { Self.bind(push, &bind) }
+        }
+        for push in pendingPushes {
+            guard let replaced = push.replaced else { continue }
+            try coalesce(replaced, db)
+        }
+    }
+
+    /// The pending push `id` was replaced in its slot: coalesced, waiting for its
+    /// successor's wake (`closeGeneration` names that wake).
+    private func coalesce(_ id: UInt64, _ db: Database) throws {
+        let waiting = StoredFate(.coalesced(into: nil))
+        try run(&coalesceReplaced, db, "UPDATE pushes SET fate = ?, wake_id = NULL, reason = NULL WHERE id = ? AND fate = ?") { bind in
+            bind(waiting.kind.rawValue)
+            bind(Int64(bitPattern: id))
+            bind(PushFate.Kind.pending.rawValue)
         }
     }
 
@@ -154,26 +173,24 @@ final class StoreStatements: @unchecked Sendable {
             preconditionFailure("applied by a prepared statement: \(change)")
         case .closeGeneration(let head, let fate):
             // Walks the slot's chain by primary key: no index on device and topic to keep up
-            // on every push. Its pushes are still `pending` in their rows (or `coalesced`,
-            // from a restart or an older version); a push of a closed generation ends it.
-            // The pushes coalesced before a delivered head are coalesced into its wake.
+            // on every push. Its pushes are coalesced, waiting for a wake (written so as each
+            // was replaced); a push of a closed generation ends it. The pushes coalesced
+            // before a delivered head are coalesced into its wake.
             var stored = StoredFate(fate)
             if stored.kind == .delivered { stored.kind = .coalesced }
-            let pending = StoredFate.sql(.pending), coalesced = StoredFate.sql(.coalesced)
             try db.cachedStatement(
                 sql: """
                     WITH RECURSIVE chain(id) AS (
                         SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
                         UNION ALL
                         SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
-                        WHERE pushes.replaced IS NOT NULL AND (pushes.fate = \(pending) OR (pushes.fate = \(coalesced) AND pushes.wake_id IS NULL)))
+                        WHERE pushes.replaced IS NOT NULL AND pushes.fate = ?5 AND pushes.wake_id IS NULL)
                     UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
-                    WHERE id IN chain AND (fate = \(pending) OR (fate = \(coalesced) AND wake_id IS NULL))
+                    WHERE id IN chain AND fate = ?5 AND wake_id IS NULL
                     """
-            ).execute(arguments: [stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head)])
-        case .setReplaced(let push, let replaced):
-            try db.cachedStatement(sql: "UPDATE pushes SET replaced = ? WHERE id = ?")
-                .execute(arguments: [Int64(bitPattern: replaced), Int64(bitPattern: push)])
+            ).execute(arguments: [
+                stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head), PushFate.Kind.coalesced.rawValue,
+            ])
         case .setDevice(let token, let state):
             try db.cachedStatement(
                 sql: """

@@ -146,6 +146,17 @@ import Testing
         #expect(try store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
     }
 
+    @Test func aReplacedPushIsCoalescedByItsAPNsIDAndByItsUniqueID() async throws {
+        let store = try PushStore.open(.memory)
+        try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, replaced: 1))])
+        let replaced = Self.push(1)
+        let uniqueID = APNsIDGenerator.uniqueID(apnsID: replaced.apnsID, pushID: replaced.id)
+        #expect(try store.push(apnsID: replaced.apnsID)?.fate == .coalesced)
+        #expect(try store.push(uniqueID: uniqueID)?.fate == .coalesced)
+        #expect(try store.push(uniqueID: uniqueID)?.fate.wakeID == nil)
+        #expect(try store.pendingPushes().map(\.id) == [2])
+    }
+
     @Test func aStoreFromBeforeTheChainsClosesItsOpenSlots() async throws {
         // A version-3 store (slots found by device, topic and generation) migrated to chains.
         let path = Self.temporaryPath()
@@ -179,6 +190,25 @@ import Testing
         #expect(try store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
         // Migration v8: the hourly budget becomes a daily one of the same rate.
         #expect(try store.devices()["aa"] == DeviceState(lowPowerMode: true, dailyBudget: 48))
+    }
+
+    @Test func aStoreThatLeftReplacedPushesPendingHasThemCoalescedOnce() async throws {
+        // Before migration v13 a replaced push kept its `pending` row: made here by undoing
+        // what the insert wrote and forgetting that v13 ran.
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let store = try PushStore.open(.file(path))
+        try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, replaced: 1)), .insertPush(Self.push(3, token: "bb"))])
+        try store.close()
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(sql: "UPDATE pushes SET fate = 'pending' WHERE id = 1")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v13'")
+        }
+        try old.close()
+        let again = try PushStore.open(.file(path))
+        #expect(try again.pushes().map(\.fate) == [.pending, .pending, .coalesced])
+        #expect(try again.pendingPushes().map(\.id) == [2, 3])
     }
 
     @Test func pushesAreFoundByAPNsIDWithAnIndexEntryOnlyWhenTheIDDoesNotCarryThem() async throws {
