@@ -338,9 +338,21 @@ struct DeviceRecorder {
         case done
     }
 
+    /// A task run an advance has waited for, in the phase it waited in: a run waited for
+    /// before its expiry is waited for again before its termination, for its grace.
+    struct TaskWait: Hashable {
+        var runID: UInt64
+        var expired: Bool
+
+        init(_ task: BackgroundTask) {
+            runID = task.runID
+            expired = task.isExpired
+        }
+    }
+
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake
     /// not yet `waited` for would pass its deadline there.
-    mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<UInt64> = []) -> AdvanceStep {
+    mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> AdvanceStep {
         guard let next = policy.nextDeadline, next <= target else {
             advance(to: target)
             return .done
@@ -349,7 +361,7 @@ struct DeviceRecorder {
         if !due.isEmpty { return .wait(due.map(\.start.wakeID)) }
         // A task about to expire or be terminated: its handler first gets real time to end.
         let dueTasks = runningTasks.values.filter { task in
-            guard !waitedTasks.contains(task.runID) else { return false }
+            guard !waitedTasks.contains(TaskWait(task)) else { return false }
             if task.isExpired { return true }  // its grace ends at the next timer or later
             return task.deadline.map { $0 <= next } ?? false
         }

@@ -41,7 +41,7 @@ extension DeviceRuntime {
         let target = clock.now.advanced(by: duration)
         guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
-        var waitedTasks: Set<UInt64> = []
+        var waitedTasks: Set<DeviceRecorder.TaskWait> = []
         while true {
             let step = modify { recorder, _ in
                 let step = recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
@@ -71,7 +71,7 @@ extension DeviceRuntime {
                         group.addTask { await self.waitAtMost(limit) { await task.settled.wait() } }
                     }
                 }
-                waitedTasks.formUnion(tasks.map(\.runID))
+                waitedTasks.formUnion(tasks.map(DeviceRecorder.TaskWait.init))
             }
         }
     }

@@ -9,8 +9,9 @@ import SilentPushCore
 ///
 /// A background task runs the same command with the task in `SILENTPUSH_TASK_*` variables and
 /// its JSON on stdin. Exit 0 is `setTaskCompleted(success: true)`, another status `false`.
-/// SIGTERM is the expiration handler: a command that then exits has completed (late); one
-/// still running after `taskKillGrace` is killed and never completed (terminated). A
+/// SIGTERM is the expiration handler: a command that then ends, by exiting or by the SIGTERM
+/// itself, has completed late (expired); one still running after `taskKillGrace` is killed and
+/// never completed (terminated). A
 /// continued task reports progress with stdout lines `progress N/M`.
 public struct ExecFetchHandler: FetchHandler {
     /// The shell command.
@@ -74,7 +75,11 @@ public struct ExecFetchHandler: FetchHandler {
         }
         switch outcome.termination {
         case .exited(let status): task.setTaskCompleted(success: status == 0)
-        case .signaled: break  // killed: it never completed
+        // Killed after its grace: it never completed, and the run is terminated.
+        case .signaled(SIGKILL): break
+        // It ended on a signal it did not handle: its SIGTERM (the expiration handler, so
+        // the run has expired), or a crash (failed).
+        case .signaled: task.setTaskCompleted(success: false)
         }
     }
 

@@ -215,6 +215,61 @@ import Testing
         }
     }
 
+    /// Exec handlers that end on their SIGTERM (the expiration handler): one traps it and
+    /// exits, leaving a child that ignores it and holds its stdout; one is ended by it. As the
+    /// app sees it, each ended when its expiration handler asked, within the grace.
+    static let endOnSIGTERM = ["trap 'exit 0' TERM; (trap '' TERM; sleep 30) & wait", "exec sleep 60"]
+
+    /// Waits, for at most `timeout` of real time, until the first task run has an outcome.
+    static func outcome(of receiver: Receiver, within timeout: Duration) async throws -> TaskOutcome? {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < deadline {
+            if let outcome = try receiver.taskRuns().first?.outcome { return outcome }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return try receiver.taskRuns().first?.outcome
+    }
+
+    /// An exec handler `command`, with a refresh task's 1 s and 2 s of grace.
+    static func ending(_ command: String, clock: DeviceClock.Mode = .manual) -> (inout ReceiverConfiguration) -> Void {
+        { configuration in
+            Self.configure(.exec(command))(&configuration)
+            configuration.clock = clock
+            configuration.wakeSettings.refreshTaskTime = .seconds(1)
+            configuration.wakeSettings.taskExpirationGrace = .seconds(2)
+        }
+    }
+
+    @Test(arguments: endOnSIGTERM)
+    func anExecTaskThatEndsOnItsSIGTERMHasExpiredWhenTheClockMovesPastItsGrace(command: String) async throws {
+        try await Receiver.withTesting(Self.ending(command)) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(60))  // past its 1 s and its grace in one move
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.outcome == .expired, "\(run)")
+            #expect(run.expiredAt == run.deadline)
+        }
+    }
+
+    @Test(arguments: endOnSIGTERM)
+    func simulatedExpirationOfAnExecTaskThatEndsOnItsSIGTERMEndsItExpiredWithoutMovingTheClock(command: String) async throws {
+        try await Receiver.withTesting(Self.ending(command)) { receiver in
+            let device = SamplePush.deviceToken, topic = SamplePush.topic
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await Task.sleep(for: .milliseconds(200))  // the command has started and set its trap
+            #expect(try await receiver.device.simulateTaskExpiration(identifier: "com.example.refresh", device: device, topic: topic))
+            #expect(try await Self.outcome(of: receiver, within: .seconds(5)) == .expired)
+        }
+    }
+
+    @Test(arguments: endOnSIGTERM)
+    func onTheSystemClockAnExecTaskThatEndsOnItsSIGTERMHasExpired(command: String) async throws {
+        try await Receiver.withTesting(Self.ending(command, clock: .system)) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            #expect(try await Self.outcome(of: receiver, within: .seconds(8)) == .expired)
+        }
+    }
+
     @Test func anExecTaskThatIgnoresSIGTERMIsKilledAndTerminated() async throws {
         try await Receiver.withTesting(Self.exec("trap '' TERM; sleep 60")) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
