@@ -22,7 +22,7 @@ public final class BackgroundTask: Sendable {
     public let simulated: Bool
 
     /// What the device side hears from the handler.
-    enum Report: Sendable {
+    package enum Report: Sendable {
         case completed(success: Bool)
         case progress(completed: Int64, total: Int64)
     }

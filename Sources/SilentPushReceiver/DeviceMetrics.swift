@@ -111,6 +111,18 @@ final class DeviceMetrics: Sendable {
                 && taskRunsStarted == 0 && taskOutcomes.isEmpty
         }
 
+        /// Adds what a later step did (a restart's many steps, counted as one).
+        mutating func add(_ later: Events) {
+            wakesStarted += later.wakesStarted
+            delivered += later.delivered
+            coalesced += later.coalesced
+            expired += later.expired
+            dropped += later.dropped
+            pendingSlots = later.pendingSlots ?? pendingSlots
+            taskRunsStarted += later.taskRunsStarted
+            taskOutcomes += later.taskOutcomes
+        }
+
         mutating func taskEnded(_ outcome: TaskOutcome) {
             taskOutcomes.append(outcome)
         }

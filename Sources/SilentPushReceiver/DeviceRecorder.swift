@@ -1,107 +1,148 @@
 import SilentPushCore
 import SilentPushStore
 
-/// The device side's decisions and what they leave to do, as one state machine: the wake
-/// policy, the wakes running, and the store changes queued in the policy's order.
+/// The device side's decisions, as one state machine: the wake policy, the wakes and task
+/// runs under way, and where the device side is in its life.
 ///
-/// Every event method is `mutating`, takes the device time as `now`, and adds what must
-/// happen to `actions` (store changes, fetches to start or cancel, callers to resume, metric
-/// events, a timer to arm). It does no I/O, reads no clock and takes no lock:
-/// `DeviceRuntime` calls it under its lock and carries the actions out after releasing it.
-struct DeviceRecorder {
-    typealias App = DeviceRuntime.AppKey
-    typealias Policy = WakePolicy<App, DeviceInstant>
-    typealias Action = WakeAction<App, DeviceInstant>
-    typealias Start = WakeStart<App, DeviceInstant>
-
-    /// A wake whose fetch runs.
-    struct Running {
-        var start: Start
-        /// Raised to cancel its handler (deadline passed, or the receiver stops).
-        let cancellation = AsyncSignal()
-        /// Callers waiting for the wake to end (a manual-clock advance about to cross its
-        /// deadline, a shutdown).
-        var waiters = Waiters()
-    }
+/// Every event is a `mutating` method that takes the device time as `now` and returns an
+/// ``Actions`` value: what the executor must do once it has released its lock (store changes
+/// in order, fetches and task runs to start, handlers to cancel, expire or terminate, metric
+/// events, the timer to arm) and the event's ``Reply``. Nothing accumulates inside it between
+/// events, its state holds no reference, and it does no I/O, reads no clock and takes no
+/// lock: `DeviceRuntime.modifyStateAndRunActions` steps it under its lock and carries out the
+/// actions after releasing it (AsyncHTTPClient's `HTTPConnectionPool` shape).
+package struct DeviceRecorder {
+    package typealias App = DeviceRuntime.AppKey
+    package typealias Policy = WakePolicy<App, DeviceInstant>
+    package typealias Action = WakeAction<App, DeviceInstant>
+    package typealias Start = WakeStart<App, DeviceInstant>
+    package typealias RunStart = TaskStart<App, DeviceInstant>
 
     /// Where the recorder is in its life.
-    enum Lifecycle {
+    package enum Lifecycle {
         /// Takes pushes and starts wakes.
         case running
         /// Shutting down: takes no push and starts no wake; running fetches may still answer.
         case stopping
     }
 
-    /// What an event leaves to do once the lock is released, in this order: hand the store
-    /// changes over, then start and cancel fetches, resume callers, count.
-    struct Actions {
-        /// Store changes, in the order they happened.
-        var changes: [StoreChange] = []
-        /// Called once `changes` are committed: the caller of the event, or (by default)
-        /// the runtime's logging of a failure. One event per step, so one caller at most.
-        private(set) var completion: PushStore.Completion
-        /// A caller waits for `completion`: it is handed to the store even when the step
-        /// changed nothing, and runs once what was queued before is committed.
-        private(set) var awaitsCommit = false
-        /// Fetches to start; with the `Wake` when the push was in hand, and the signal that
-        /// cancels the handler.
-        var runs: [(start: Start, wake: Wake?, cancellation: AsyncSignal)] = []
-        /// Handlers to cancel (their wake passed its deadline, or the receiver stops).
-        var cancels: [AsyncSignal] = []
-        /// Callers waiting for wakes that ended.
-        var resumes: [CheckedContinuation<Void, Never>] = []
-        var metrics = DeviceMetrics.Events()
-        /// The earliest policy deadline, when it moved before the timer armed (system clock).
-        var armTimer: DeviceInstant?
-        /// Background task runs to start, to expire (expiration handler, then cancellation),
-        /// to terminate, and that ended.
-        var taskRuns: [BackgroundTask] = []
-        var taskExpirations: [BackgroundTask] = []
-        var taskTerminations: [BackgroundTask] = []
-        var tasksEnded: [BackgroundTask] = []
-
-        init(completion: @escaping PushStore.Completion) {
-            self.completion = completion
+    /// A background task run in progress.
+    package struct RunningTask: Equatable {
+        package enum Phase: Equatable {
+            /// Before its deadline.
+            case running
+            /// Its expiration handler was called at this time; it has the grace to end.
+            case expired(at: DeviceInstant)
         }
 
-        /// The event's caller waits for its changes with `completion`.
-        mutating func observe(_ completion: @escaping PushStore.Completion) {
-            self.completion = completion
-            awaitsCommit = true
-        }
+        package var start: RunStart
+        package var phase: Phase
+    }
 
-        var isEmpty: Bool {
-            changes.isEmpty && runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && armTimer == nil
-                && taskRuns.isEmpty && taskExpirations.isEmpty && taskTerminations.isEmpty && tasksEnded.isEmpty
+    /// What one event asks of its caller, beside the actions.
+    package enum Reply: Equatable {
+        /// Done; nothing to tell.
+        case done
+        /// Refused: the device side is stopping.
+        case stopping
+        /// The handler's answer was recorded as this result (`deadlineExceeded` when the wake
+        /// had already been cancelled at its deadline).
+        case fetchRecorded(FetchResult)
+        /// A task request was refused with Apple's error; nothing was recorded.
+        case taskRefused(TaskSubmitError)
+        /// How many pending task requests were cancelled.
+        case cancelledTasks(Int)
+        /// Whether there was a task to launch or expire.
+        case found(Bool)
+        /// One step of moving a manual clock.
+        case advance(AdvanceStep)
+        /// Shutting down: the wakes still running.
+        case stoppingWith(running: [UInt64])
+
+        /// The result a `fetchRecorded` reply names.
+        package var recordedResult: FetchResult? {
+            if case .fetchRecorded(let result) = self { return result }
+            return nil
         }
     }
 
-    private(set) var policy: Policy
-    private(set) var running: [UInt64: Running] = [:]
+    /// What an event leaves to do once the lock is released, in this order: hand the store
+    /// changes over, then end, start and cancel, count, arm the timer.
+    package struct Actions {
+        /// Store changes, in the order they happened.
+        package var changes: [StoreChange] = []
+        /// Called once `changes` are committed: the event's caller. Nil: nobody waits, and
+        /// the executor reports a failure itself. A caller that waits is handed to the store
+        /// even when the event changed nothing, and called once what was queued before is.
+        package var completion: PushStore.Completion?
+        /// Fetches to start; with the `Wake` when the push was in hand.
+        package var runs: [(start: Start, wake: Wake?)] = []
+        /// Wakes that left `running`: their waiters are resumed and, with `cancel`, their
+        /// handlers cancelled (deadline passed, or the receiver stops).
+        package var ended: [(wakeID: UInt64, cancel: Bool)] = []
+        var metrics = DeviceMetrics.Events()
+        /// The earliest policy deadline, when it moved before the timer armed (system clock).
+        package var armTimer: DeviceInstant?
+        /// Background task runs to start.
+        package var taskRuns: [RunStart] = []
+        /// Task runs to expire (expiration handler, then cancellation), to terminate, and that
+        /// ended (by run id).
+        package var taskExpirations: [UInt64] = []
+        package var taskTerminations: [UInt64] = []
+        package var tasksEnded: [UInt64] = []
+        /// What the event tells its caller.
+        package var reply = Reply.done
+
+        package init(completion: PushStore.Completion? = nil) {
+            self.completion = completion
+        }
+
+        /// Whether nothing is left to do (the reply aside).
+        package var isEmpty: Bool {
+            changes.isEmpty && completion == nil && runs.isEmpty && ended.isEmpty && metrics.isEmpty && armTimer == nil
+                && taskRuns.isEmpty && taskExpirations.isEmpty && taskTerminations.isEmpty && tasksEnded.isEmpty
+        }
+
+        /// Adds what `later` leaves to do after this (a restart's many steps, carried out as
+        /// one); its completion and reply, if any, replace these.
+        package mutating func append(_ later: Actions) {
+            changes += later.changes
+            if let completion = later.completion { self.completion = completion }
+            runs += later.runs
+            ended += later.ended
+            metrics.add(later.metrics)
+            armTimer = later.armTimer ?? armTimer
+            taskRuns += later.taskRuns
+            taskExpirations += later.taskExpirations
+            taskTerminations += later.taskTerminations
+            tasksEnded += later.tasksEnded
+            if later.reply != .done { reply = later.reply }
+        }
+    }
+
+    package private(set) var policy: Policy
+    /// Wakes whose fetch runs, by wake id.
+    package private(set) var running: [UInt64: Start] = [:]
     /// Background task runs in progress, by run id.
-    private(set) var runningTasks: [UInt64: BackgroundTask] = [:]
-    private(set) var lifecycle = Lifecycle.running
+    package private(set) var runningTasks: [UInt64: RunningTask] = [:]
+    package private(set) var lifecycle = Lifecycle.running
     /// When the system-clock timer fires next; nil: not armed (or a manual clock).
     private var armedTimer: DeviceInstant?
     private let armsTimers: Bool
-    private var nextWaiterToken: UInt64 = 0
     /// What the pending-slots gauge shows: it is set only when the count moves.
     private var reportedPendingSlots = 0
-    private var actions: Actions
-    /// What store changes no caller waits for report to.
-    private let unobserved: PushStore.Completion
 
     /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
-    /// deadlines need a timer. `unobserved` is told the outcome of changes no caller waits for.
-    init(policy: Policy, armsTimers: Bool, unobserved: @escaping PushStore.Completion) {
+    /// deadlines need a timer.
+    package init(policy: Policy, armsTimers: Bool) {
         self.policy = policy
         self.armsTimers = armsTimers
-        self.unobserved = unobserved
-        actions = Actions(completion: unobserved)
     }
 
-    /// Hands over what the events since the last call left to do.
-    mutating func takeActions() -> Actions {
+    /// What every event ends with: the timer to arm when the policy's next deadline moved
+    /// before it, and the pending-slots gauge when the count moved.
+    private mutating func finish(_ actions: consuming Actions) -> Actions {
+        var actions = actions
         if armsTimers, let next = policy.nextDeadline, armedTimer.map({ next < $0 }) ?? true {
             armedTimer = next
             actions.armTimer = next
@@ -110,318 +151,347 @@ struct DeviceRecorder {
             reportedPendingSlots = policy.pendingSlotCount
             actions.metrics.pendingSlots = reportedPendingSlots
         }
-        // Swapped out, not copied: a copy retains each of the actions' arrays, once per step.
-        var taken = Actions(completion: unobserved)
-        swap(&taken, &actions)
-        return taken
+        return actions
+    }
+
+    /// Actions for an event whose caller waits for its changes with `completion`.
+    private static func awaiting(_ completion: @escaping PushStore.Completion) -> Actions {
+        Actions(completion: completion)
+    }
+
+    /// An event that does nothing but answer `reply` (by default, a refusal while stopping).
+    private static func replying(_ reply: Reply = .stopping, completion: PushStore.Completion? = nil) -> Actions {
+        var actions = Actions(completion: completion)
+        actions.reply = reply
+        return actions
     }
 
     // MARK: - Events
 
     /// A push APNs accepted, recorded as `record`; `incoming` is what the policy sees (nil:
     /// it can never wake the app and is recorded dropped as it is). `completion` runs once
-    /// its row is committed. Returns false, doing nothing, while stopping.
-    mutating func receive(
+    /// its row is committed. Replies `stopping`, doing nothing, while stopping.
+    package mutating func receive(
         _ record: consuming PushRecord, incoming: IncomingPush<DeviceInstant>?, now: DeviceInstant,
         completion: @escaping PushStore.Completion
-    ) -> Bool {
-        guard case .running = lifecycle else { return false }
-        actions.observe(completion)
+    ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying() }
+        var actions = Self.awaiting(completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
             actions.changes.append(.insertPush(record))
-            apply(policy.advance(to: now))
-            return true
+            apply(policy.advance(to: now), to: &actions)
+            return finish(actions)
         }
         // The push's own row comes first, written with the fate its actions give it: its slot
         // is held by a placeholder meanwhile, so the record is moved, not copied.
-        let row = actions.changes.count
-        actions.changes.reserveCapacity(row + 4)  // the row, a wake, its push's fate, the slot's close
+        actions.changes.reserveCapacity(4)  // the row, a wake, its push's fate, the slot's close
         actions.changes.append(.probe(at: 0))
         let app = App(device: record.deviceToken, topic: record.topic)
         var inserting: PushRecord? = consume record
         var policyActions = policy.receive(incoming, for: app, now: now)
-        apply(policyActions, inserting: &inserting)
+        apply(policyActions, to: &actions, inserting: &inserting)
         policy.recycle(&policyActions)
-        if let pushRow = inserting.take() { actions.changes[row] = .insertPush(pushRow) }
-        return true
+        if let pushRow = inserting.take() { actions.changes[0] = .insertPush(pushRow) }
+        return finish(actions)
     }
 
-    /// A request APNs refused, as its row. Returns false, doing nothing, while stopping.
-    mutating func reject(_ record: PushRecord) -> Bool {
-        guard case .running = lifecycle else { return false }
+    /// A request APNs refused, or a fault rule answered, as its row. Replies `stopping`,
+    /// doing nothing, while stopping.
+    package mutating func reject(_ record: PushRecord) -> Actions {
+        guard case .running = lifecycle else { return Self.replying() }
+        var actions = Actions()
         actions.changes.append(.insertPush(record))
-        return true
+        return finish(actions)
     }
 
-    /// The handler of `start` answered `result`. Returns the result the wake ends with:
+    /// The handler of `start` answered `result`. Replies with the result the wake ends with:
     /// `deadlineExceeded` when it was already cancelled at its deadline (the answer is ignored).
-    mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> FetchResult {
-        guard running[start.wakeID] != nil else { return .deadlineExceeded }
+    package mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        guard running[start.wakeID] != nil else {
+            actions.reply = .fetchRecorded(.deadlineExceeded)
+            return finish(actions)
+        }
         switch lifecycle {
         case .stopping:
             // Record the answer but start nothing new: what waits stays pending in the store
             // for the next run.
-            end(start.wakeID)
+            end(start.wakeID, &actions)
             actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
-            return result
+            actions.reply = .fetchRecorded(result)
         case .running:
             let (accepted, policyActions) = policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
             if accepted {
-                end(start.wakeID)
+                end(start.wakeID, &actions)
                 actions.changes.append(
                     .finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
             }
-            apply(policyActions)
-            return accepted ? result : .deadlineExceeded
+            apply(policyActions, to: &actions)
+            actions.reply = .fetchRecorded(accepted ? result : .deadlineExceeded)
         }
+        return finish(actions)
     }
 
     /// Keeps what wake `wakeID`'s handler wrote to stderr with the wake.
-    mutating func recordErrorOutput(_ text: String, wakeID: UInt64) {
+    package mutating func recordErrorOutput(_ text: String, wakeID: UInt64) -> Actions {
+        var actions = Actions()
         actions.changes.append(.setWakeErrorOutput(id: wakeID, text: text))
+        return finish(actions)
     }
 
     /// Fires the policy's timers due by `now`.
-    mutating func advance(to now: DeviceInstant) {
-        guard case .running = lifecycle else { return }
-        apply(policy.advance(to: now))
+    package mutating func advance(to now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        if case .running = lifecycle { apply(policy.advance(to: now), to: &actions) }
+        return finish(actions)
     }
 
     /// The system-clock timer for `at` fired. Before `at` (the sleep ended early, or was cut
     /// short to look at the clock again) the timer stays armed for it: re-arming would wake
     /// the timer at once, which would find it early again, without end.
-    mutating func timerFired(at: DeviceInstant, now: DeviceInstant) {
+    package mutating func timerFired(at: DeviceInstant, now: DeviceInstant) -> Actions {
         if armedTimer == at, now >= at { armedTimer = nil }
-        advance(to: now)
+        return advance(to: now)
     }
 
     /// `device`'s state changed; `completion` runs once the change is committed.
-    mutating func setDeviceState(_ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.observe(completion)
+    package mutating func setDeviceState(
+        _ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> Actions {
+        var actions = Self.awaiting(completion)
         actions.changes.append(.setDevice(token: device, state: new))
-        apply(policy.setDeviceState(new, for: device, now: now))
+        apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
+        return finish(actions)
     }
 
     /// The user opened the app at `opened` (see `WakePolicy.setLastOpened`).
-    mutating func setLastOpened(_ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.observe(completion)
+    package mutating func setLastOpened(
+        _ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> Actions {
+        var actions = Self.awaiting(completion)
         actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
-        apply(policy.setLastOpened(opened, for: app, now: now))
+        apply(policy.setLastOpened(opened, for: app, now: now), to: &actions)
+        return finish(actions)
     }
 
     /// `device` restarted (see `WakePolicy.reboot`).
-    mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.observe(completion)
-        apply(policy.reboot(device, now: now))
+    package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+        var actions = Self.awaiting(completion)
+        apply(policy.reboot(device, now: now), to: &actions)
+        return finish(actions)
     }
 
     /// Forgets `device` (nil: every device), its records with it.
-    mutating func forget(_ device: String?, now: DeviceInstant, completion: @escaping PushStore.Completion) {
-        actions.observe(completion)
-        guard case .running = lifecycle else { return }
+    package mutating func forget(_ device: String?, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(.done, completion: completion) }
+        var actions = Self.awaiting(completion)
         if let device {
-            apply(policy.forget(device, now: now))
+            apply(policy.forget(device, now: now), to: &actions)
             actions.changes.append(.forgetDevice(token: device))
         } else {
-            apply(policy.forgetAll(now: now))
+            apply(policy.forgetAll(now: now), to: &actions)
             actions.changes.append(.forgetEverything)
         }
+        return finish(actions)
     }
 
     // MARK: Background tasks
 
-    /// The app submitted a task request (`record`, declared as `declaration`). Returns
-    /// Apple's error when it is refused; nothing is recorded then. `completion` runs once
-    /// the accepted request is committed.
-    mutating func submitTask(
+    /// The app submitted a task request (`record`, declared as `declaration`). Replies
+    /// `taskRefused` with Apple's error when it is refused; nothing is recorded then.
+    /// `completion` runs once the accepted request is committed.
+    package mutating func submitTask(
         _ record: TaskRequestRecord, declaration: AppDeclaration?, now: DeviceInstant, completion: @escaping PushStore.Completion
-    ) -> TaskSubmitError? {
-        guard case .running = lifecycle else { return .unavailable }
+    ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(.taskRefused(.unavailable)) }
         let app = App(device: record.deviceToken, topic: record.topic)
         let (error, policyActions) = policy.submitTask(record.request, for: app, declaration: declaration, now: now)
-        if error == nil {
-            actions.observe(completion)
+        var actions = Actions()
+        if let error {
+            actions.reply = .taskRefused(error)
+        } else {
+            actions.completion = completion
             actions.changes.append(.insertTaskRequest(record))
         }
-        apply(policyActions)
-        return error
+        apply(policyActions, to: &actions)
+        return finish(actions)
     }
 
-    /// The app cancelled its request `identifier` (nil: every request). Returns how many
+    /// The app cancelled its request `identifier` (nil: every request). Replies how many
     /// were pending.
-    mutating func cancelTasks(identifier: String?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Int {
-        actions.observe(completion)
-        guard case .running = lifecycle else { return 0 }
+    package mutating func cancelTasks(identifier: String?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(.cancelledTasks(0), completion: completion) }
+        var actions = Self.awaiting(completion)
         if let identifier {
             let (found, policyActions) = policy.cancelTask(identifier: identifier, for: app, now: now)
-            apply(policyActions)
-            return found ? 1 : 0
+            apply(policyActions, to: &actions)
+            actions.reply = .cancelledTasks(found ? 1 : 0)
+        } else {
+            let count = policy.pendingTasks(of: app).count
+            apply(policy.cancelAllTasks(for: app, now: now), to: &actions)
+            actions.reply = .cancelledTasks(count)
         }
-        let count = policy.pendingTasks(of: app).count
-        apply(policy.cancelAllTasks(for: app, now: now))
-        return count
+        return finish(actions)
     }
 
-    /// The debugger launches (`expire` false) or expires the task `identifier`. Returns
+    /// The debugger launches (`expire` false) or expires the task `identifier`. Replies
     /// whether there was one to launch (pending) or to expire (running).
-    mutating func simulateTask(
+    package mutating func simulateTask(
         _ identifier: String, expire: Bool, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
-    ) -> Bool {
-        actions.observe(completion)
-        guard case .running = lifecycle else { return false }
+    ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(.found(false), completion: completion) }
+        var actions = Self.awaiting(completion)
         let (found, policyActions) =
             expire
             ? policy.simulateTaskExpiration(identifier: identifier, for: app, now: now)
             : policy.simulateTaskLaunch(identifier: identifier, for: app, now: now)
-        apply(policyActions)
-        return found
+        apply(policyActions, to: &actions)
+        actions.reply = .found(found)
+        return finish(actions)
     }
 
     /// What a running task's handler reported.
-    mutating func taskReport(_ report: BackgroundTask.Report, runID: UInt64, app: App, now: DeviceInstant) {
+    package mutating func taskReport(_ report: BackgroundTask.Report, runID: UInt64, app: App, now: DeviceInstant) -> Actions {
+        var actions = Actions()
         // Stopping, the runs still going were recorded ended (`cutRunningTasks`).
-        guard case .running = lifecycle else { return }
+        guard case .running = lifecycle else { return actions }
         switch report {
         case .completed(let success):
-            apply(policy.taskCompleted(runID: runID, app: app, success: success, now: now).actions)
+            apply(policy.taskCompleted(runID: runID, app: app, success: success, now: now).actions, to: &actions)
         case .progress(let completed, let total):
-            guard policy.taskProgress(runID: runID, app: app, completed: completed, total: total) else { return }
-            actions.changes.append(.setTaskProgress(id: runID, completed: max(0, min(completed, total)), total: max(0, total)))
+            if policy.taskProgress(runID: runID, app: app, completed: completed, total: total) {
+                actions.changes.append(.setTaskProgress(id: runID, completed: max(0, min(completed, total)), total: max(0, total)))
+            }
         }
+        return finish(actions)
     }
 
     /// Puts back a request a restarted receiver found pending.
-    mutating func restoreTask(_ record: TaskRequestRecord, now: DeviceInstant) {
-        apply(policy.restoreTask(record.request, for: App(device: record.deviceToken, topic: record.topic), now: now))
+    package mutating func restoreTask(_ record: TaskRequestRecord, now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        apply(policy.restoreTask(record.request, for: App(device: record.deviceToken, topic: record.topic), now: now), to: &actions)
+        return finish(actions)
     }
 
     /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
-    mutating func restore(app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant) {
-        apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now))
-    }
-
-    /// Changes that need no policy step (a restart's repairs); nothing waits on them.
-    mutating func write(_ changes: [StoreChange]) {
-        actions.changes.append(contentsOf: changes)
-    }
-
-    /// A token for `addWaiter`.
-    mutating func makeWaiterToken() -> UInt64 {
-        nextWaiterToken += 1
-        return nextWaiterToken
-    }
-
-    /// Resumes `continuation` when `wakeID` ends. Returns false when it is not running.
-    mutating func addWaiter(_ continuation: Waiters.Continuation, token: UInt64, for wakeID: UInt64) -> Bool {
-        guard running[wakeID] != nil else { return false }
-        running[wakeID]?.waiters.add(continuation, token: token)
-        return true
-    }
-
-    /// The waiter `token` gave up (cancelled): its continuation, to resume.
-    mutating func removeWaiter(token: UInt64, for wakeID: UInt64) -> Waiters.Continuation? {
-        running[wakeID]?.waiters.remove(token: token)
+    package mutating func restore(
+        app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant
+    ) -> Actions {
+        var actions = Actions()
+        apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now), to: &actions)
+        return finish(actions)
     }
 
     /// One step of moving a manual clock to `target`.
-    enum AdvanceStep {
+    package enum AdvanceStep: Equatable {
         /// The clock moved to `to`, where the policy's next timer fired; step again.
         case fired(to: DeviceInstant)
         /// Before the next timer, these running wakes reach their deadline: give their
         /// handlers time to answer, then step again.
         case wait([UInt64])
         /// Before the next timer, these task runs may expire or be terminated: give their
-        /// handlers time to end, then step again.
-        case waitTasks([BackgroundTask])
+        /// handlers time to end (as long as `limit` of real time), then step again.
+        case waitTasks([TaskWait])
         /// The clock reached the target.
         case done
     }
 
-    /// A task run an advance has waited for, in the phase it waited in: a run waited for
-    /// before its expiry is waited for again before its termination, for its grace.
-    struct TaskWait: Hashable {
-        var runID: UInt64
-        var expired: Bool
+    /// A task run an advance waits for, in the phase it waits in: a run waited for before
+    /// its expiry is waited for again before its termination, for its grace.
+    package struct TaskWait: Hashable {
+        package var runID: UInt64
+        package var expired: Bool
 
-        init(_ task: BackgroundTask) {
-            runID = task.runID
-            expired = task.isExpired
+        package init(runID: UInt64, expired: Bool) {
+            self.runID = runID
+            self.expired = expired
         }
     }
 
-    /// Moves toward `target`: up to the next timer inside the span, unless a running wake
-    /// not yet `waited` for would pass its deadline there.
-    mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> AdvanceStep {
+    /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
+    /// task run not yet waited for (`waited`, `waitedTasks`) would pass its deadline or grace
+    /// there. Replies `advance` with the step.
+    package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
         guard let next = policy.nextDeadline, next <= target else {
-            advance(to: target)
-            return .done
+            var actions = advance(to: target)
+            actions.reply = .advance(.done)
+            return actions
         }
-        let due = running.values.filter { $0.start.deadline <= next && !waited.contains($0.start.wakeID) }
-        if !due.isEmpty { return .wait(due.map(\.start.wakeID)) }
+        let due = running.values.filter { $0.deadline <= next && !waited.contains($0.wakeID) }
+        if !due.isEmpty { return Self.replying(.advance(.wait(due.map(\.wakeID).sorted()))) }
         // A task about to expire or be terminated: its handler first gets real time to end.
-        let dueTasks = runningTasks.values.filter { task in
-            guard !waitedTasks.contains(TaskWait(task)) else { return false }
-            if task.isExpired { return true }  // its grace ends at the next timer or later
-            return task.deadline.map { $0 <= next } ?? false
+        let dueTasks = runningTasks.values.compactMap { task -> TaskWait? in
+            let wait: TaskWait
+            switch task.phase {
+            case .expired: wait = TaskWait(runID: task.start.runID, expired: true)  // its grace ends at the next timer or later
+            case .running:
+                guard let deadline = task.start.deadline, deadline <= next else { return nil }
+                wait = TaskWait(runID: task.start.runID, expired: false)
+            }
+            return waitedTasks.contains(wait) ? nil : wait
         }
-        if !dueTasks.isEmpty { return .waitTasks(dueTasks) }
-        advance(to: next)
-        return .fired(to: next)
+        if !dueTasks.isEmpty { return Self.replying(.advance(.waitTasks(dueTasks.sorted { $0.runID < $1.runID }))) }
+        var actions = advance(to: next)
+        actions.reply = .advance(.fired(to: next))
+        return actions
     }
 
     /// Ends every task run still running at `now` (the receiver stops): each is recorded
     /// `terminated` and its handler stopped, as a device shutting down ends it.
-    mutating func cutRunningTasks(now: DeviceInstant) {
-        for (runID, task) in runningTasks {
+    package mutating func cutRunningTasks(now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        for runID in runningTasks.keys.sorted() {
             actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: .terminated))
-            actions.taskTerminations.append(task)
-            actions.tasksEnded.append(task)
+            actions.taskTerminations.append(runID)
+            actions.tasksEnded.append(runID)
         }
         runningTasks = [:]
+        return finish(actions)
     }
 
-    /// Stops taking pushes and starting wakes; returns the wakes still running.
-    mutating func beginShutdown() -> [UInt64] {
+    /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
+    package mutating func beginShutdown() -> Actions {
         lifecycle = .stopping
-        return Array(running.keys)
+        return Self.replying(.stoppingWith(running: running.keys.sorted()))
     }
 
     /// Ends every wake still running at `now` (a shutdown's grace is over): each is recorded
     /// failed, `deadlineExceeded` if past its deadline, else `shutdown`, and its task cancelled.
-    mutating func cutRunning(now: DeviceInstant) {
-        for wakeID in Array(running.keys) {
-            guard let wake = end(wakeID, cancelling: true) else { continue }
+    package mutating func cutRunning(now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        for wakeID in running.keys.sorted() {
+            guard let start = end(wakeID, &actions, cancelling: true) else { continue }
             // Timers no longer fire while stopping: a wake past its deadline overran.
-            let overran = now >= wake.start.deadline
+            let overran = now >= start.deadline
             actions.changes.append(
                 .finishWake(
-                    id: wakeID, finishedAt: min(now, wake.start.deadline).millisecondsSinceEpoch,
+                    id: wakeID, finishedAt: min(now, start.deadline).millisecondsSinceEpoch,
                     result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
         }
+        return finish(actions)
     }
 
     // MARK: - Policy actions
 
     /// The wake leaves `running`: its waiters are resumed and, when `cancelling`, its
-    /// handler is cancelled. Returns it, if it was running.
+    /// handler is cancelled. Returns its start, if it was running.
     @discardableResult
-    private mutating func end(_ wakeID: UInt64, cancelling: Bool = false) -> Running? {
-        guard var wake = running.removeValue(forKey: wakeID) else { return nil }
-        actions.resumes.append(contentsOf: wake.waiters.removeAll())
-        if cancelling { actions.cancels.append(wake.cancellation) }
-        return wake
+    private mutating func end(_ wakeID: UInt64, _ actions: inout Actions, cancelling: Bool = false) -> Start? {
+        guard let start = running.removeValue(forKey: wakeID) else { return nil }
+        actions.ended.append((wakeID, cancelling))
+        return start
     }
 
-    private mutating func apply(_ policyActions: [Action]) {
+    private mutating func apply(_ policyActions: [Action], to actions: inout Actions) {
         var none: PushRecord?
-        apply(policyActions, inserting: &none)
+        apply(policyActions, to: &actions, inserting: &none)
     }
 
     /// Turns the policy's actions into store changes, fetches and metric events. The fate of
     /// `inserting`, a push not yet written, goes into its row instead of an update after it
     /// (one statement fewer per push).
-    private mutating func apply(_ policyActions: [Action], inserting: inout PushRecord?) {
+    private mutating func apply(_ policyActions: [Action], to actions: inout Actions, inserting: inout PushRecord?) {
         func settle(_ push: UInt64, _ fate: PushFate, generation: UInt32?) {
             if inserting?.id == push {
                 inserting?.fate = fate
@@ -458,14 +528,13 @@ struct DeviceRecorder {
                             generation: start.generation, startedAt: start.startedAt, deadline: start.deadline)))
                 settle(start.push, .delivered(by: start.wakeID), generation: nil)
                 close(start.push, .delivered(by: start.wakeID))
-                let wake = Running(start: start)
-                running[start.wakeID] = wake
+                running[start.wakeID] = start
                 // The push in hand, with nothing coalesced, needs no read from the store.
                 var delivery: Wake?
                 if let push = inserting, push.id == start.push, push.replaced == nil {
                     delivery = Wake(start, delivering: push, coalesced: [])
                 }
-                actions.runs.append((start, delivery, wake.cancellation))
+                actions.runs.append((start, delivery))
                 actions.metrics.wakesStarted += 1
                 actions.metrics.delivered += 1
                 actions.metrics.coalesced += start.coalescedCount
@@ -478,10 +547,10 @@ struct DeviceRecorder {
                 actions.metrics.dropped(reason, count: 1 + coalesced)
                 if generation != nil { close(push, .dropped(reason)) }
             case .cancelWake(let wakeID, _):
-                guard let wake = end(wakeID, cancelling: true) else { continue }
+                guard let start = end(wakeID, &actions, cancelling: true) else { continue }
                 actions.changes.append(
                     .finishWake(
-                        id: wakeID, finishedAt: wake.start.deadline.millisecondsSinceEpoch,
+                        id: wakeID, finishedAt: start.deadline.millisecondsSinceEpoch,
                         result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
             case .taskPending(let request, _, let why):
                 actions.changes.append(.setTaskRequest(id: request, state: .pending, why: why.stored, at: nil))
@@ -494,18 +563,20 @@ struct DeviceRecorder {
                             id: start.runID, requestID: start.request.id, deviceToken: start.app.device, topic: start.app.topic,
                             identifier: start.request.identifier, kind: start.request.kind, startedAt: start.startedAt,
                             deadline: start.deadline, simulated: start.simulated)))
-                let task = BackgroundTask(start)
-                runningTasks[start.runID] = task
-                actions.taskRuns.append(task)
+                runningTasks[start.runID] = RunningTask(start: start, phase: .running)
+                actions.taskRuns.append(start)
                 actions.metrics.taskRunsStarted += 1
             case .expireTask(let runID, _, let at):
                 actions.changes.append(.expireTaskRun(id: runID, at: at.millisecondsSinceEpoch))
-                if let task = runningTasks[runID] { actions.taskExpirations.append(task) }
+                if runningTasks[runID] != nil {
+                    runningTasks[runID]?.phase = .expired(at: at)
+                    actions.taskExpirations.append(runID)
+                }
             case .terminateTask(let runID, _):
-                if let task = runningTasks[runID] { actions.taskTerminations.append(task) }
+                if runningTasks[runID] != nil { actions.taskTerminations.append(runID) }
             case .taskEnded(let runID, _, let outcome, let at):
                 actions.changes.append(.finishTaskRun(id: runID, at: at.millisecondsSinceEpoch, outcome: outcome))
-                if let task = runningTasks.removeValue(forKey: runID) { actions.tasksEnded.append(task) }
+                if runningTasks.removeValue(forKey: runID) != nil { actions.tasksEnded.append(runID) }
                 actions.metrics.taskEnded(outcome)
             case .taskRequestEnded(let request, _, let outcome, let at):
                 actions.changes.append(
@@ -518,7 +589,7 @@ struct DeviceRecorder {
 
 extension Wake {
     /// What the handler gets for `start`, which delivers `push`.
-    init(_ start: DeviceRecorder.Start, delivering push: PushRecord, coalesced: [String]) {
+    package init(_ start: DeviceRecorder.Start, delivering push: PushRecord, coalesced: [String]) {
         self.init(
             id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
             payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: coalesced,

@@ -43,15 +43,16 @@ extension DeviceRuntime {
         var waited: Set<UInt64> = []
         var waitedTasks: Set<DeviceRecorder.TaskWait> = []
         while true {
-            let step = modify { recorder, _ in
-                let step = recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
-                switch step {
-                case .fired(let to): clock.set(to)
-                case .done: clock.set(target)
-                case .wait, .waitTasks: break
+            let reply = modifyStateAndRunActions { recorder, _ in
+                let actions = recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
+                switch actions.reply {
+                case .advance(.fired(let to)): clock.set(to)
+                case .advance(.done): clock.set(target)
+                default: break
                 }
-                return step
+                return actions
             }
+            guard case .advance(let step) = reply else { return target }
             switch step {
             case .done:
                 // Committed before answering, with the changes queued before it, so a restart
@@ -62,33 +63,35 @@ extension DeviceRuntime {
             case .wait(let wakes):
                 await waitForWakes(wakes, timeout: settings.deadline)
                 waited.formUnion(wakes)
-            case .waitTasks(let tasks):
+            case .waitTasks(let waits):
+                let tasks = runningTasks(waits.map(\.runID))
                 await withTaskGroup(of: Void.self) { group in
                     for task in tasks {
                         // Before its expiry, as long as its time (30 s at most); before its
                         // termination, its grace.
-                        let limit = task.isExpired ? settings.taskExpirationGrace : min(task.timeLimit, settings.deadline)
+                        let expired = waits.contains { $0.runID == task.runID && $0.expired }
+                        let limit = expired ? settings.taskExpirationGrace : min(task.timeLimit, settings.deadline)
                         group.addTask { await self.waitAtMost(limit) { await task.settled.wait() } }
                     }
                 }
-                waitedTasks.formUnion(tasks.map(DeviceRecorder.TaskWait.init))
+                waitedTasks.formUnion(waits)
             }
         }
     }
 
-    /// Runs `body` on the recorder with a completion, and returns what it returned once what
-    /// it changed is committed.
+    /// Steps the recorder with `event`, handing it the completion its changes are committed
+    /// with, and returns the event's reply once they are.
     @discardableResult
-    func committing<Result: Sendable>(
-        _ body: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> Result
-    ) async throws -> Result {
-        let answer = Mutex<Result?>(nil)
+    func committing(
+        _ event: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> DeviceRecorder.Actions
+    ) async throws -> DeviceRecorder.Reply {
+        let answer = Mutex<DeviceRecorder.Reply>(.done)
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            // The body returns before this task goes on, however soon the commit resumes it.
-            let result = modify { recorder, now in body(&recorder, now) { continuation.resume(with: $0) } }
-            answer.withLock { $0 = result }
+            // The event returns before this task goes on, however soon the commit resumes it.
+            let reply = modifyStateAndRunActions { recorder, now in event(&recorder, now) { continuation.resume(with: $0) } }
+            answer.withLock { $0 = reply }
         }
-        return answer.withLock { $0! }
+        return answer.withLock { $0 }
     }
 
     /// Sets `device`'s state: dropping or releasing the pushes waiting in its
@@ -170,7 +173,7 @@ extension DeviceRuntime {
             if inspect({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
         }
         // Task handlers that are done, or that finish within the timeout.
-        let tasks = inspect { Array($0.runningTasks.values) }
+        let tasks = runningTasks()
         await withTaskGroup(of: Void.self) { group in
             for task in tasks { group.addTask { await self.waitAtMost(timeout) { await task.settled.wait() } } }
         }
@@ -187,11 +190,13 @@ extension DeviceRuntime {
     /// deadline, else `shutdown`), and waits for every change to be committed. `run()` does
     /// this on graceful shutdown; a runtime that is not run may call it itself.
     public func shutdown(grace: Duration) async {
-        let running = modify { recorder, _ in recorder.beginShutdown() }
+        var running: [UInt64] = []
+        if case .stoppingWith(let wakes) = modifyStateAndRunActions({ recorder, _ in recorder.beginShutdown() }) { running = wakes }
         await waitForWakes(running, timeout: grace)
-        modify { recorder, now in
-            recorder.cutRunning(now: now)
-            recorder.cutRunningTasks(now: now)
+        modifyStateAndRunActions { recorder, now in
+            var actions = recorder.cutRunning(now: now)
+            actions.append(recorder.cutRunningTasks(now: now))
+            return actions
         }
         endFetches()
         try? await store.flush()

@@ -65,28 +65,28 @@ extension DeviceRuntime {
         resumed.devices = devices.count
         resumed.pendingPushes = apps.values.count { $0.pending != nil }
 
-        var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system) { [logger] result in
-            if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
-        }
-        recorder.write(changes)
+        var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system)
+        // The restart's repairs and what each restoring step decided, carried out as one step.
+        var startup = DeviceRecorder.Actions()
+        startup.changes = changes
         for (key, app) in apps {
             let pending = app.pending.map { push in
                 IncomingPush(
                     id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
                     expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
             }
-            recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now)
+            startup.append(recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now))
         }
         for request in try store.pendingTaskRequests() {
             resumed.taskRequests += 1
-            recorder.restoreTask(request, now: now)
+            startup.append(recorder.restoreTask(request, now: now))
         }
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
             metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTaskRequestID: taskIDs.request + 1,
             declarations: declarations, resumed: resumed, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
-        runtime.modify { _, _ in }
+        runtime.modifyStateAndRunActions { [startup] _, _ in startup }
         store.observeWritability { [logger] writable, error in
             if writable {
                 logger.notice("the store takes writes again: pushes are accepted")

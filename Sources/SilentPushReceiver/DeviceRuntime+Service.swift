@@ -49,7 +49,7 @@ extension DeviceRuntime: Service {
             }
             if Task.isCancelled { return }
             metrics.timerWokeUp()
-            modify { recorder, now in
+            modifyStateAndRunActions { recorder, now in
                 if let next { recorder.timerFired(at: next, now: now) } else { recorder.advance(to: now) }
             }
         }

@@ -43,13 +43,13 @@ extension DeviceRuntime {
             strategy: submission.strategy)
         let declaration = declarations[topic]
         let refusal: TaskSubmitError? = try await withCheckedThrowingContinuation { continuation in
-            let error = modify { recorder, now in
+            let reply = modifyStateAndRunActions { recorder, now in
                 recorder.submitTask(
                     TaskRequestRecord(deviceToken: device, topic: topic, request: request, submittedAt: now), declaration: declaration,
                     now: now
                 ) { continuation.resume(with: $0.map { nil }) }
             }
-            if let error { continuation.resume(returning: error) }
+            if case .taskRefused(let error) = reply { continuation.resume(returning: error) }
         }
         if let refusal {
             logger.debug(
@@ -65,9 +65,11 @@ extension DeviceRuntime {
     /// Returns how many were pending, once their ends are committed.
     @discardableResult
     public func cancelTasks(identifier: String? = nil, device: String, topic: String) async throws -> Int {
-        try await committing { recorder, now, completion in
+        let reply = try await committing { recorder, now, completion in
             recorder.cancelTasks(identifier: identifier, for: AppKey(device: device, topic: topic), now: now, completion: completion)
         }
+        guard case .cancelledTasks(let count) = reply else { return 0 }
+        return count
     }
 
     /// The debugger's `_simulateLaunchForTaskWithIdentifier`: launches the pending request
@@ -83,9 +85,10 @@ extension DeviceRuntime {
     }
 
     private func simulateTask(_ identifier: String, expire: Bool, device: String, topic: String) async throws -> Bool {
-        try await committing { recorder, now, completion in
+        let reply = try await committing { recorder, now, completion in
             recorder.simulateTask(identifier, expire: expire, for: AppKey(device: device, topic: topic), now: now, completion: completion)
         }
+        return reply == .found(true)
     }
 
     /// Task requests of `topic`'s app on `device`, newest first (only pending ones when asked).
@@ -104,7 +107,7 @@ extension DeviceRuntime {
     func startTask(_ task: BackgroundTask) {
         let app = AppKey(device: task.deviceToken, topic: task.topic)
         task.connect { [self] report in
-            modify { recorder, now in recorder.taskReport(report, runID: task.runID, app: app, now: now) }
+            modifyStateAndRunActions { recorder, now in recorder.taskReport(report, runID: task.runID, app: app, now: now) }
         }
         logger.debug(
             "task started",

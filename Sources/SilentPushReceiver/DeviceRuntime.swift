@@ -7,9 +7,10 @@ import SilentPushStore
 /// device clock, records every push, wake and device change in the store, and runs the
 /// app's fetch handler for each wake under its deadline.
 ///
-/// Its decisions live in a `DeviceRecorder`, a state machine; every entry point is one
-/// `modify` call, which steps the recorder under the lock and carries out the actions it
-/// returns after releasing it. Store changes are handed to the store in the recorder's order.
+/// Its decisions live in a `DeviceRecorder`, a state machine whose every event returns the
+/// actions it leaves; every entry point is one `modifyStateAndRunActions` call, which steps
+/// the recorder under the lock and carries out those actions after releasing it. Store
+/// changes are handed to the store in the recorder's order.
 /// It is a `Service`: its `run()` fires the system-clock timers and runs the fetch handlers,
 /// and on graceful shutdown drains them (see `DeviceRuntime+Service.swift`).
 public final class DeviceRuntime: PushSink, Sendable {
@@ -24,8 +25,13 @@ public final class DeviceRuntime: PushSink, Sendable {
     let handler: any FetchHandler
     let metrics: DeviceMetrics
     let logger: Logger
-    private let recorder: Mutex<DeviceRecorder>
+    /// The recorder, and what the executor keeps beside it under the same lock: the objects
+    /// its actions name by id (each wake's cancellation, each task run's `BackgroundTask`)
+    /// and the callers waiting for wakes to end.
+    private let state: Mutex<Locked>
     private let outbox = Mutex(Outbox())
+    /// What store changes no caller waits for report to.
+    private let unobserved: PushStore.Completion
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
     private let nextPushID: Atomic<UInt64>
     /// The next task request's id.
@@ -43,10 +49,45 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// Which apps may submit which background tasks, by topic.
     let declarations: [String: AppDeclaration]
 
+    /// What the executor's lock guards.
+    private struct Locked {
+        var recorder: DeviceRecorder
+        /// The signal that cancels each running wake's handler, by wake id.
+        var cancellations: [UInt64: AsyncSignal] = [:]
+        /// Callers waiting for a wake to end, by wake id.
+        var waiters: [UInt64: Waiters] = [:]
+        var nextWaiterToken: UInt64 = 0
+        /// Each running task run's handle, by run id.
+        var tasks: [UInt64: BackgroundTask] = [:]
+    }
+
+    /// What a step leaves for after the lock: its actions with the objects they name.
+    private struct Execution {
+        var runs: [Fetch] = []
+        var cancels: [AsyncSignal] = []
+        var resumes: [Waiters.Continuation] = []
+        var metrics = DeviceMetrics.Events()
+        var armsTimer = false
+        var taskRuns: [BackgroundTask] = []
+        var taskExpirations: [BackgroundTask] = []
+        var taskTerminations: [BackgroundTask] = []
+        var tasksEnded: [BackgroundTask] = []
+
+        var isEmpty: Bool {
+            runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && !armsTimer && taskRuns.isEmpty
+                && taskExpirations.isEmpty && taskTerminations.isEmpty && tasksEnded.isEmpty
+        }
+    }
+
     /// An app on a device, as the policy keys it.
-    struct AppKey: WakeApp {
-        var device: String
-        var topic: String
+    package struct AppKey: WakeApp {
+        package var device: String
+        package var topic: String
+
+        package init(device: String, topic: String) {
+            self.device = device
+            self.topic = topic
+        }
     }
 
     /// What `run()` starts as a child task: a wake's fetch, or a background task's run.
@@ -95,7 +136,10 @@ public final class DeviceRuntime: PushSink, Sendable {
         self.handler = handler
         self.metrics = metrics
         self.logger = logger
-        self.recorder = Mutex(recorder)
+        self.state = Mutex(Locked(recorder: recorder))
+        unobserved = { [logger] result in
+            if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
+        }
         self.nextPushID = Atomic(nextPushID)
         (fetches, fetchQueue) = AsyncStream.makeStream(of: Work.self)
         self.declarations = declarations
@@ -103,30 +147,52 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     // MARK: - The one way in
 
-    /// Steps the recorder with the device's `now` under the lock, then carries out the
-    /// actions the step left: store changes first (in the recorder's order), then fetches,
-    /// cancellations, resumed callers, metrics and the timer.
+    /// Steps the recorder with `event` at the device's `now` under the lock, then carries
+    /// out the actions it returned after releasing it: store changes first (in the
+    /// recorder's order), then ended wakes, fetches, task runs, metrics and the timer.
+    /// Returns the event's reply.
     @discardableResult
-    func modify<Result>(_ body: (inout DeviceRecorder, DeviceInstant) -> Result) -> Result {
-        let (result, actions) = step(body)
-        run(actions)
-        return result
+    func modifyStateAndRunActions(_ event: (inout DeviceRecorder, DeviceInstant) -> DeviceRecorder.Actions) -> DeviceRecorder.Reply {
+        let (reply, execution) = step(event)
+        run(execution)
+        return reply
     }
 
-    /// The locked half of `modify`: steps the recorder and hands its store changes over.
-    private func step<Result>(_ body: (inout DeviceRecorder, DeviceInstant) -> Result) -> (Result, DeviceRecorder.Actions) {
-        let (result, actions, write) = recorder.withLock { recorder in
-            let result = body(&recorder, clock.now)
-            var actions = recorder.takeActions()
+    /// The locked half: steps the recorder, turns the ids its actions name into the objects
+    /// the executor keeps, and hands the store changes over.
+    private func step(_ event: (inout DeviceRecorder, DeviceInstant) -> DeviceRecorder.Actions) -> (DeviceRecorder.Reply, Execution) {
+        let (reply, execution, write) = state.withLock { state -> (DeviceRecorder.Reply, Execution, Write?) in
+            let actions = event(&state.recorder, clock.now)
+            var execution = Execution()
+            execution.metrics = actions.metrics
+            execution.armsTimer = actions.armTimer != nil
+            for (wakeID, cancel) in actions.ended {
+                if let waiters = state.waiters.removeValue(forKey: wakeID) {
+                    var waiters = waiters
+                    execution.resumes += waiters.removeAll()
+                }
+                if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }
+            }
+            for (start, wake) in actions.runs {
+                let cancellation = AsyncSignal()
+                state.cancellations[start.wakeID] = cancellation
+                execution.runs.append(Fetch(start: start, wake: wake, cancellation: cancellation))
+            }
+            for start in actions.taskRuns {
+                let task = BackgroundTask(start)
+                state.tasks[start.runID] = task
+                execution.taskRuns.append(task)
+            }
+            execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
+            execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
+            execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
             var write: Write?
             if !actions.changes.isEmpty { changeCount.add(1, ordering: .relaxed) }
-            if !actions.changes.isEmpty || actions.awaitsCommit {
+            if !actions.changes.isEmpty || actions.completion != nil {
                 // A caller that changed nothing still waits: an empty write commits nothing
                 // and completes once what was queued before it has.
-                var changes: [StoreChange] = []
-                swap(&changes, &actions.changes)
-                let taken = Write(changes: changes, completion: actions.completion)
-                // Queued or taken while the recorder's lock holds: the order is the recorder's.
+                let taken = Write(changes: actions.changes, completion: actions.completion ?? unobserved)
+                // Queued or taken while the lock holds: the order is the recorder's.
                 write = outbox.withLock { outbox in
                     if outbox.handingOver {
                         outbox.writes.append(taken)
@@ -136,10 +202,10 @@ public final class DeviceRuntime: PushSink, Sendable {
                     return taken
                 }
             }
-            return (result, actions, write)
+            return (actions.reply, execution, write)
         }
         if let write { handOver(write) }
-        return (result, actions)
+        return (reply, execution)
     }
 
     /// How many steps have changed the record so far: it moves whenever a push, wake, task
@@ -163,32 +229,33 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// Carries out what a step left to do. A handler that answers as it starts (`noData`)
     /// completes here, and the wakes its answer lets start are run by this loop, not by
     /// recursion.
-    private func run(_ actions: consuming DeviceRecorder.Actions) {
-        guard !actions.isEmpty else { return }
-        var later: [DeviceRecorder.Actions] = []
-        var next: DeviceRecorder.Actions? = consume actions
-        while let actions = next.take() {
-            metrics.record(actions.metrics)
-            for cancellation in actions.cancels { cancellation.raise() }
-            for waiter in actions.resumes { waiter.resume() }
-            if actions.armTimer != nil { timerMoved.raise() }
-            for task in actions.taskExpirations { task.expire() }
-            for task in actions.taskTerminations { task.termination.raise() }
-            for task in actions.tasksEnded { task.settled.open() }
-            for task in actions.taskRuns { startTask(task) }
-            for run in actions.runs {
-                guard let result = handler.immediateResult(topic: run.start.app.topic) else {
-                    fetchQueue.yield(.wake(Fetch(start: run.start, wake: run.wake, cancellation: run.cancellation)))
+    private func run(_ execution: consuming Execution) {
+        guard !execution.isEmpty else { return }
+        var later: [Execution] = []
+        var next: Execution? = consume execution
+        while let execution = next.take() {
+            metrics.record(execution.metrics)
+            for cancellation in execution.cancels { cancellation.raise() }
+            for waiter in execution.resumes { waiter.resume() }
+            if execution.armsTimer { timerMoved.raise() }
+            for task in execution.taskExpirations { task.expire() }
+            for task in execution.taskTerminations { task.termination.raise() }
+            for task in execution.tasksEnded { task.settled.open() }
+            for task in execution.taskRuns { startTask(task) }
+            for fetch in execution.runs {
+                guard let result = handler.immediateResult(topic: fetch.start.app.topic) else {
+                    fetchQueue.yield(.wake(fetch))
                     continue
                 }
                 // Ends as it starts: no task, no read of its push.
-                let (recorded, more) = step { $0.fetchCompleted(run.start, result: result, now: $1) }
+                let (reply, more) = step { $0.fetchCompleted(fetch.start, result: result, now: $1) }
+                let recorded = reply.recordedResult ?? result
                 metrics.record(recorded, duration: .zero)
                 logger.debug(
                     "wake ended",
                     metadata: [
-                        "wake.id": "\(run.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
-                        "device.token": Self.shortened(run.start.app.device),
+                        "wake.id": "\(fetch.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
+                        "device.token": Self.shortened(fetch.start.app.device),
                     ])
                 if !more.isEmpty { later.append(more) }
             }
@@ -221,7 +288,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             // Not recorded, so not accepted: 503, and the provider retries.
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
         }
-        let queued = modify { recorder, now in
+        let reply = modifyStateAndRunActions { recorder, now in
             let expiresAt = DeviceInstant.expiry(ofAPNsExpiration: push.expiration, systemNow: DeviceClock.systemNow, deviceNow: now)
             let record = PushRecord(
                 id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, pushType: push.pushType.rawValue,
@@ -231,7 +298,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             let incoming = neverWakes == nil ? IncomingPush(id: id, priority: push.priority, expiresAt: expiresAt) : nil
             return recorder.receive(record, incoming: incoming, now: now, completion: recorded)
         }
-        guard queued else { return completion(.failure(APNsRejection(.shutdown))) }
+        guard reply != .stopping else { return completion(.failure(APNsRejection(.shutdown))) }
         logger.debug(
             "push accepted",
             metadata: [
@@ -245,14 +312,14 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
-        let queued = modify { recorder, now in
+        let reply = modifyStateAndRunActions { recorder, now in
             recorder.reject(
                 PushRecord(
                     id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
                     receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
                     fate: .rejected(reason, cause: cause)))
         }
-        guard queued else { return }
+        guard reply != .stopping else { return }
         metrics.rejected(reason)
         logger.debug(
             "push rejected",
@@ -263,14 +330,14 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {
-        let queued = modify { recorder, now in
+        let reply = modifyStateAndRunActions { recorder, now in
             recorder.reject(
                 PushRecord(
                     id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic ?? "", pushType: "", priority: 0,
                     receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
                     fate: .injected(by: rule, action)))
         }
-        guard queued else { return }
+        guard reply != .stopping else { return }
         logger.debug(
             "fault injected",
             metadata: [
@@ -331,7 +398,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             if let ready = fetch.wake { wake = ready } else { wake = try await readWake(start) }
         } catch {
             logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(error)"])
-            metrics.record(modify { $0.fetchCompleted(start, result: .failed(reason: "store: \(error)"), now: $1) }, duration: .zero)
+            metrics.record(recordFetch(start, result: .failed(reason: "store: \(error)")), duration: .zero)
             return
         }
         let began = ContinuousClock.now
@@ -344,9 +411,9 @@ public final class DeviceRuntime: PushSink, Sendable {
         let errorOutput = FetchErrorOutput()
         let result =
             Task.isCancelled ? FetchResult.deadlineExceeded : await FetchErrorOutput.$current.withValue(errorOutput) { await handler.fetch(wake) }
-        let recorded = modify { $0.fetchCompleted(start, result: result, now: $1) }
+        let recorded = recordFetch(start, result: result)
         if let text = errorOutput.text {
-            modify { recorder, _ in recorder.recordErrorOutput(text, wakeID: start.wakeID) }
+            modifyStateAndRunActions { recorder, _ in recorder.recordErrorOutput(text, wakeID: start.wakeID) }
             logger.debug(
                 "fetch handler stderr",
                 // One log line however many lines it wrote.
@@ -360,6 +427,11 @@ public final class DeviceRuntime: PushSink, Sendable {
                 "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.reason": "\(recorded.reason ?? "-")",
                 "wake.duration_ms": "\(duration.nanosecondCount / 1_000_000)", "device.token": Self.shortened(wake.deviceToken),
             ])
+    }
+
+    /// Records the handler's `result` for `start`; returns the result the wake ended with.
+    private func recordFetch(_ start: DeviceRecorder.Start, result: FetchResult) -> FetchResult {
+        modifyStateAndRunActions { $0.fetchCompleted(start, result: result, now: $1) }.recordedResult ?? result
     }
 
     /// The wake's push and the apns-ids coalesced into it, from the store.
@@ -396,14 +468,18 @@ public final class DeviceRuntime: PushSink, Sendable {
     }
 
     private func wakeEnded(_ wakeID: UInt64) async {
-        let token = recorder.withLock { $0.makeWaiterToken() }
+        let token = state.withLock { state in
+            state.nextWaiterToken += 1
+            return state.nextWaiterToken
+        }
         await Waiters.suspend { continuation in
-            recorder.withLock { recorder -> Bool in
-                guard !Task.isCancelled else { return false }
-                return recorder.addWaiter(continuation, token: token, for: wakeID)
+            state.withLock { state -> Bool in
+                guard !Task.isCancelled, state.recorder.running[wakeID] != nil else { return false }
+                state.waiters[wakeID, default: Waiters()].add(continuation, token: token)
+                return true
             }
         } cancel: {
-            recorder.withLock { $0.removeWaiter(token: token, for: wakeID) }
+            state.withLock { $0.waiters[wakeID]?.remove(token: token) }
         }
     }
 
@@ -426,7 +502,12 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     /// Reads the recorder under the lock.
     func inspect<Result>(_ body: (DeviceRecorder) -> Result) -> Result {
-        recorder.withLock { body($0) }
+        state.withLock { body($0.recorder) }
+    }
+
+    /// The handles of task runs in progress (`ids`; nil: all).
+    func runningTasks(_ ids: [UInt64]? = nil) -> [BackgroundTask] {
+        state.withLock { state in ids.map { $0.compactMap { state.tasks[$0] } } ?? Array(state.tasks.values) }
     }
 }
 

@@ -1,0 +1,199 @@
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import Testing
+
+/// The device side's state machine alone: an event in, its actions out. No runtime, no
+/// clock, no store: time is the `now` each event is given.
+@Suite struct DeviceRecorderTests {
+    typealias App = DeviceRuntime.AppKey
+
+    static let device = String(repeating: "ab", count: 32)
+    static let topic = "com.example.app"
+    static let app = App(device: device, topic: topic)
+    static let t0 = DeviceInstant(millisecondsSinceEpoch: 1_800_000_000_000)
+    static func at(_ seconds: Int64) -> DeviceInstant { t0.advanced(by: .seconds(seconds)) }
+
+    static func recorder(armsTimers: Bool = false, settings: WakeSettings = .ios) -> DeviceRecorder {
+        DeviceRecorder(policy: DeviceRecorder.Policy(settings: settings), armsTimers: armsTimers)
+    }
+
+    static func record(_ id: UInt64, fate: PushFate = .pending, receivedAt: DeviceInstant = t0) -> PushRecord {
+        PushRecord(
+            id: id, apnsID: "00000000-0000-4000-8000-\(String(format: "%012d", id))", deviceToken: device, topic: topic,
+            pushType: "background", priority: 5, receivedAt: receivedAt.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil,
+            payload: Array(#"{"aps":{"content-available":1}}"#.utf8), warnings: [], fate: fate)
+    }
+
+    /// Pushes `id` at `now`, as the runtime hands it over.
+    static func receive(_ recorder: inout DeviceRecorder, _ id: UInt64, at now: DeviceInstant) -> DeviceRecorder.Actions {
+        recorder.receive(record(id, receivedAt: now), incoming: IncomingPush(id: id, priority: .normal), now: now) { _ in }
+    }
+
+    /// The push rows an event inserts.
+    static func inserted(_ actions: DeviceRecorder.Actions) -> [PushRecord] {
+        actions.changes.compactMap { if case .insertPush(let push) = $0 { push } else { nil } }
+    }
+
+    @Test func aFirstPushStartsAWakeWithThePushInHand() {
+        var recorder = Self.recorder()
+        let actions = Self.receive(&recorder, 1, at: Self.t0)
+        #expect(actions.reply == .done)
+        #expect(actions.completion != nil, "the provider waits for its row")
+        #expect(Self.inserted(actions).map(\.id) == [1])
+        #expect(Self.inserted(actions).first?.fate == .delivered)
+        #expect(actions.runs.count == 1)
+        let run = try! #require(actions.runs.first)
+        #expect(run.start.push == 1 && run.wake?.apnsID == Self.record(1).apnsID, "no read of the store for the push in hand")
+        #expect(actions.changes.contains { if case .insertWake(let wake) = $0 { wake.pushID == 1 } else { false } })
+        #expect(recorder.running.keys.sorted() == [run.start.wakeID])
+    }
+
+    @Test func pushesWithinTheIntervalWaitAndTheNewestReplacesTheOneWaiting() {
+        var recorder = Self.recorder()
+        _ = Self.receive(&recorder, 1, at: Self.t0)
+        let second = Self.receive(&recorder, 2, at: Self.at(10))
+        #expect(second.runs.isEmpty)
+        #expect(Self.inserted(second).map(\.fate) == [.pending])
+        #expect(Self.inserted(second).first?.replaced == nil)
+        let third = Self.receive(&recorder, 3, at: Self.at(20))
+        #expect(Self.inserted(third).map(\.id) == [3])
+        #expect(Self.inserted(third).first?.replaced == 2, "its row names the push it replaced, whose fate the insert writes")
+        #expect(third.changes.count == 1, "only this event's change: nothing carried over from the one before")
+    }
+
+    @Test func aHandlerAnswerEndsItsWakeAndALateOneIsDeadlineExceeded() {
+        var recorder = Self.recorder()
+        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let answered = recorder.fetchCompleted(start, result: .newData, now: Self.at(2))
+        #expect(answered.reply == .fetchRecorded(.newData))
+        #expect(answered.ended.map(\.wakeID) == [start.wakeID] && answered.ended.map(\.cancel) == [false])
+        #expect(answered.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(2).millisecondsSinceEpoch, result: "newData", reason: nil)])
+        #expect(recorder.running.isEmpty)
+        let again = recorder.fetchCompleted(start, result: .noData, now: Self.at(3))
+        #expect(again.reply == .fetchRecorded(.deadlineExceeded))
+        #expect(again.changes.isEmpty && again.ended.isEmpty)
+    }
+
+    @Test func aWakePastItsDeadlineIsCancelled() {
+        var recorder = Self.recorder()
+        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let actions = recorder.advance(to: start.deadline)
+        #expect(actions.ended.map(\.wakeID) == [start.wakeID] && actions.ended.map(\.cancel) == [true])
+        #expect(
+            actions.changes.contains(
+                .finishWake(
+                    id: start.wakeID, finishedAt: start.deadline.millisecondsSinceEpoch, result: "failed",
+                    reason: FetchResult.deadlineExceeded.reason)))
+        #expect(recorder.fetchCompleted(start, result: .newData, now: start.deadline).reply == .fetchRecorded(.deadlineExceeded))
+    }
+
+    @Test func aManualClockStepWaitsForAWakeBeforeItsDeadline() {
+        var recorder = Self.recorder()
+        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let target = Self.at(3600)
+        #expect(recorder.advanceStep(toward: target, waited: []).reply == .advance(.wait([start.wakeID])))
+        let fired = recorder.advanceStep(toward: target, waited: [start.wakeID])
+        #expect(fired.reply == .advance(.fired(to: start.deadline)))
+        #expect(fired.ended.map(\.cancel) == [true])
+        #expect(recorder.advanceStep(toward: target, waited: [start.wakeID]).reply == .advance(.done))
+    }
+
+    @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() {
+        var manual = Self.recorder(armsTimers: false)
+        #expect(Self.receive(&manual, 1, at: Self.t0).armTimer == nil)
+        var system = Self.recorder(armsTimers: true)
+        let first = Self.receive(&system, 1, at: Self.t0)
+        let deadline = try! #require(first.runs.first?.start.deadline)
+        #expect(first.armTimer == deadline)
+        #expect(Self.receive(&system, 2, at: Self.at(1)).armTimer == nil, "the armed deadline is still the earliest")
+    }
+
+    @Test func stoppingRefusesPushesAndCutsTheWakesStillRunning() {
+        var recorder = Self.recorder()
+        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        #expect(recorder.beginShutdown().reply == .stoppingWith(running: [start.wakeID]))
+        let refused = Self.receive(&recorder, 2, at: Self.at(1))
+        #expect(refused.reply == .stopping && refused.changes.isEmpty && refused.completion == nil)
+        #expect(recorder.reject(Self.record(3, fate: .rejected(.badPriority))).reply == .stopping)
+        let cut = recorder.cutRunning(now: Self.at(5))
+        #expect(cut.ended.map(\.wakeID) == [start.wakeID] && cut.ended.map(\.cancel) == [true])
+        #expect(cut.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(5).millisecondsSinceEpoch, result: "failed", reason: "shutdown")])
+    }
+
+    @Test func aDeviceStateChangeIsRecordedAndDropsWhatWaits() {
+        var recorder = Self.recorder()
+        _ = Self.receive(&recorder, 1, at: Self.t0)
+        _ = Self.receive(&recorder, 2, at: Self.at(10))
+        let actions = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.at(20)) { _ in }
+        #expect(actions.completion != nil)
+        #expect(actions.changes.first == .setDevice(token: Self.device, state: DeviceState(forceQuit: true)))
+        #expect(actions.changes.contains(.setFate(push: 2, fate: .dropped(.forceQuit), generation: nil)))
+    }
+
+    // MARK: Background tasks
+
+    static let declaration = AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])
+
+    static func submit(_ recorder: inout DeviceRecorder, declaration: AppDeclaration? = declaration, at now: DeviceInstant) -> DeviceRecorder.Actions
+    {
+        let request = TaskRequest<DeviceInstant>(id: 1, identifier: "com.example.refresh", kind: .refresh)
+        return recorder.submitTask(
+            TaskRequestRecord(deviceToken: device, topic: topic, request: request, submittedAt: now), declaration: declaration, now: now
+        ) { _ in }
+    }
+
+    @Test func aTaskRequestIsRefusedWithApplesErrorOrStartsARun() {
+        var recorder = Self.recorder()
+        let refused = Self.submit(&recorder, declaration: nil, at: Self.t0)
+        guard case .taskRefused = refused.reply else {
+            Issue.record("an undeclared identifier is refused: \(refused.reply)")
+            return
+        }
+        #expect(refused.changes.isEmpty && refused.completion == nil)
+        let accepted = Self.submit(&recorder, at: Self.t0)
+        #expect(accepted.reply == .done && accepted.completion != nil)
+        #expect(accepted.taskRuns.map(\.request.identifier) == ["com.example.refresh"])
+        #expect(recorder.runningTasks.values.map(\.phase) == [.running])
+    }
+
+    @Test func anExpiredRunIsWaitedForAgainBeforeItsTerminationAndALateCompletionIsExpired() {
+        var recorder = Self.recorder()
+        let run = try! #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        let deadline = try! #require(run.deadline)
+        let target = deadline.advanced(by: .seconds(60))
+        let beforeExpiry = DeviceRecorder.TaskWait(runID: run.runID, expired: false)
+        #expect(recorder.advanceStep(toward: target, waited: []).reply == .advance(.waitTasks([beforeExpiry])))
+        let expired = recorder.advanceStep(toward: target, waited: [], waitedTasks: [beforeExpiry])
+        #expect(expired.reply == .advance(.fired(to: deadline)))
+        #expect(expired.taskExpirations == [run.runID])
+        #expect(recorder.runningTasks[run.runID]?.phase == .expired(at: deadline))
+        // Before its grace ends, the run is waited for once more: it may still end.
+        let beforeTermination = DeviceRecorder.TaskWait(runID: run.runID, expired: true)
+        #expect(recorder.advanceStep(toward: target, waited: [], waitedTasks: [beforeExpiry]).reply == .advance(.waitTasks([beforeTermination])))
+        let ended = recorder.taskReport(.completed(success: true), runID: run.runID, app: Self.app, now: deadline.advanced(by: .seconds(1)))
+        #expect(ended.tasksEnded == [run.runID])
+        #expect(
+            ended.changes.contains(.finishTaskRun(id: run.runID, at: deadline.advanced(by: .seconds(1)).millisecondsSinceEpoch, outcome: .expired)))
+        #expect(recorder.runningTasks.isEmpty)
+    }
+
+    @Test func aRunStillGoingAfterItsGraceIsTerminated() {
+        var recorder = Self.recorder()
+        let run = try! #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        let deadline = try! #require(run.deadline)
+        _ = recorder.advance(to: deadline)
+        let graceOver = deadline.advanced(by: WakeSettings.ios.taskExpirationGrace)
+        let actions = recorder.advance(to: graceOver)
+        #expect(actions.taskTerminations == [run.runID] && actions.tasksEnded == [run.runID])
+        #expect(actions.changes.contains(.finishTaskRun(id: run.runID, at: graceOver.millisecondsSinceEpoch, outcome: .terminated)))
+    }
+
+    @Test func aShutdownTerminatesTheRunsStillGoing() {
+        var recorder = Self.recorder()
+        let run = try! #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        let cut = recorder.cutRunningTasks(now: Self.at(3))
+        #expect(cut.taskTerminations == [run.runID] && cut.tasksEnded == [run.runID])
+        #expect(cut.changes == [.finishTaskRun(id: run.runID, at: Self.at(3).millisecondsSinceEpoch, outcome: .terminated)])
+    }
+}
