@@ -469,8 +469,8 @@ import Testing
     }
 }
 
-/// The read model: a push replaced in its slot keeps its `pending` row, and every reader
-/// reports it coalesced (waiting) the same way.
+/// One fate per push: the insert of a push that replaced another in its slot writes that
+/// one coalesced (waiting), and every reader reports the row as it is.
 @Suite struct PushReadModelTests {
     @Test func everyReaderSeesAReplacedPushAsCoalesced() async throws {
         let store = try PushStore.open(.memory)
