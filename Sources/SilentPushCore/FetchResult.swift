@@ -34,6 +34,13 @@ public enum FetchResult: Sendable, Equatable {
     /// The handler ran past its deadline and was cancelled.
     public static let deadlineExceeded = FetchResult.failed(reason: "deadlineExceeded")
 
+    /// The receiver stopped, its shutdown grace over, before the handler answered.
+    public static let shutdown = FetchResult.failed(reason: "shutdown")
+
+    /// The receiver stopped during the fetch and was started again: what the handler would
+    /// have answered is not known.
+    public static let interrupted = FetchResult.failed(reason: "interrupted: the receiver stopped during the fetch")
+
     /// Reads a handler's answer line: `newData`, `noData`, `failed` or `failed <reason>`;
     /// anything else is a failure that quotes the line.
     public init(line: Substring) {

@@ -218,14 +218,14 @@ package struct DeviceRecorder {
             // Record the answer but start nothing new: what waits stays pending in the store
             // for the next run.
             end(start.wakeID, &actions)
-            actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+            actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result))
             actions.reply = .fetchRecorded(result)
         case .running:
             let (accepted, policyActions) = policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
             if accepted {
                 end(start.wakeID, &actions)
                 actions.changes.append(
-                    .finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result.name, reason: result.reason))
+                    .finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result))
             }
             apply(policyActions, to: &actions)
             actions.reply = .fetchRecorded(accepted ? result : .deadlineExceeded)
@@ -467,7 +467,7 @@ package struct DeviceRecorder {
             actions.changes.append(
                 .finishWake(
                     id: wakeID, finishedAt: min(now, start.deadline).millisecondsSinceEpoch,
-                    result: FetchResult.failed(reason: "").name, reason: overran ? FetchResult.deadlineExceeded.reason : "shutdown"))
+                    result: overran ? .deadlineExceeded : .shutdown))
         }
         return finish(actions)
     }
@@ -551,7 +551,7 @@ package struct DeviceRecorder {
                 actions.changes.append(
                     .finishWake(
                         id: wakeID, finishedAt: start.deadline.millisecondsSinceEpoch,
-                        result: FetchResult.deadlineExceeded.name, reason: FetchResult.deadlineExceeded.reason))
+                        result: .deadlineExceeded))
             case .taskPending(let request, _, let why):
                 actions.changes.append(.setTaskRequest(id: request, state: .pending, why: why.stored, at: nil))
             case .startTask(let start):

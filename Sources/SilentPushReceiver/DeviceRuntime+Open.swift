@@ -39,8 +39,7 @@ extension DeviceRuntime {
             resumed.interruptedWakes += 1
             changes.append(
                 .finishWake(
-                    id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: "failed",
-                    reason: "interrupted: the receiver stopped during the fetch"))
+                    id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }
         // A task run the previous process did not see end ended with it, as on a device that shut down.
         for run in try store.unfinishedTaskRuns() {

@@ -99,7 +99,7 @@ public enum StoreChange: Sendable, Equatable {
     /// A wake started.
     case insertWake(WakeRecord)
     /// A wake ended.
-    case finishWake(id: UInt64, finishedAt: Int64, result: String, reason: String?)
+    case finishWake(id: UInt64, finishedAt: Int64, result: FetchResult)
     /// What a wake's fetch handler wrote to stderr.
     case setWakeErrorOutput(id: UInt64, text: String)
     /// A device's state changed.

@@ -92,11 +92,11 @@ final class StoreStatements: @unchecked Sendable {
                 bind(wake.result?.name)
                 bind(wake.reason)
             }
-        case .finishWake(let id, let finishedAt, let result, let reason):
+        case .finishWake(let id, let finishedAt, let result):
             try run(&finishWake, db, "UPDATE wakes SET finished_at = ?, result = ?, reason = ? WHERE id = ? AND result IS NULL") { bind in
                 bind(finishedAt)
-                bind(result)
-                bind(reason)
+                bind(result.name)
+                bind(result.reason)
                 bind(Int64(bitPattern: id))
             }
         default:

@@ -35,7 +35,7 @@ import Testing
         actions.changes.compactMap { if case .insertPush(let push) = $0 { push } else { nil } }
     }
 
-    @Test func aFirstPushStartsAWakeWithThePushInHand() {
+    @Test func aFirstPushStartsAWakeWithThePushInHand() throws {
         var recorder = Self.recorder()
         let actions = Self.receive(&recorder, 1, at: Self.t0)
         #expect(actions.reply == .done)
@@ -43,13 +43,13 @@ import Testing
         #expect(Self.inserted(actions).map(\.id) == [1])
         #expect(Self.inserted(actions).first?.fate == .delivered)
         #expect(actions.runs.count == 1)
-        let run = try! #require(actions.runs.first)
+        let run = try #require(actions.runs.first)
         #expect(run.start.push == 1 && run.wake?.apnsID == Self.record(1).apnsID, "no read of the store for the push in hand")
         #expect(actions.changes.contains { if case .insertWake(let wake) = $0 { wake.pushID == 1 } else { false } })
         #expect(recorder.running.keys.sorted() == [run.start.wakeID])
     }
 
-    @Test func pushesWithinTheIntervalWaitAndTheNewestReplacesTheOneWaiting() {
+    @Test func pushesWithinTheIntervalWaitAndTheNewestReplacesTheOneWaiting() throws {
         var recorder = Self.recorder()
         _ = Self.receive(&recorder, 1, at: Self.t0)
         let second = Self.receive(&recorder, 2, at: Self.at(10))
@@ -62,35 +62,33 @@ import Testing
         #expect(third.changes.count == 1, "only this event's change: nothing carried over from the one before")
     }
 
-    @Test func aHandlerAnswerEndsItsWakeAndALateOneIsDeadlineExceeded() {
+    @Test func aHandlerAnswerEndsItsWakeAndALateOneIsDeadlineExceeded() throws {
         var recorder = Self.recorder()
-        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
         let answered = recorder.fetchCompleted(start, result: .newData, now: Self.at(2))
         #expect(answered.reply == .fetchRecorded(.newData))
         #expect(answered.ended.map(\.wakeID) == [start.wakeID] && answered.ended.map(\.cancel) == [false])
-        #expect(answered.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(2).millisecondsSinceEpoch, result: "newData", reason: nil)])
+        #expect(answered.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(2).millisecondsSinceEpoch, result: .newData)])
         #expect(recorder.running.isEmpty)
         let again = recorder.fetchCompleted(start, result: .noData, now: Self.at(3))
         #expect(again.reply == .fetchRecorded(.deadlineExceeded))
         #expect(again.changes.isEmpty && again.ended.isEmpty)
     }
 
-    @Test func aWakePastItsDeadlineIsCancelled() {
+    @Test func aWakePastItsDeadlineIsCancelled() throws {
         var recorder = Self.recorder()
-        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
         let actions = recorder.advance(to: start.deadline)
         #expect(actions.ended.map(\.wakeID) == [start.wakeID] && actions.ended.map(\.cancel) == [true])
         #expect(
             actions.changes.contains(
-                .finishWake(
-                    id: start.wakeID, finishedAt: start.deadline.millisecondsSinceEpoch, result: "failed",
-                    reason: FetchResult.deadlineExceeded.reason)))
+                .finishWake(id: start.wakeID, finishedAt: start.deadline.millisecondsSinceEpoch, result: .deadlineExceeded)))
         #expect(recorder.fetchCompleted(start, result: .newData, now: start.deadline).reply == .fetchRecorded(.deadlineExceeded))
     }
 
-    @Test func aManualClockStepWaitsForAWakeBeforeItsDeadline() {
+    @Test func aManualClockStepWaitsForAWakeBeforeItsDeadline() throws {
         var recorder = Self.recorder()
-        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
         let target = Self.at(3600)
         #expect(recorder.advanceStep(toward: target, waited: []).reply == .advance(.wait([start.wakeID])))
         let fired = recorder.advanceStep(toward: target, waited: [start.wakeID])
@@ -99,29 +97,29 @@ import Testing
         #expect(recorder.advanceStep(toward: target, waited: [start.wakeID]).reply == .advance(.done))
     }
 
-    @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() {
+    @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() throws {
         var manual = Self.recorder(armsTimers: false)
         #expect(Self.receive(&manual, 1, at: Self.t0).armTimer == nil)
         var system = Self.recorder(armsTimers: true)
         let first = Self.receive(&system, 1, at: Self.t0)
-        let deadline = try! #require(first.runs.first?.start.deadline)
+        let deadline = try #require(first.runs.first?.start.deadline)
         #expect(first.armTimer == deadline)
         #expect(Self.receive(&system, 2, at: Self.at(1)).armTimer == nil, "the armed deadline is still the earliest")
     }
 
-    @Test func stoppingRefusesPushesAndCutsTheWakesStillRunning() {
+    @Test func stoppingRefusesPushesAndCutsTheWakesStillRunning() throws {
         var recorder = Self.recorder()
-        let start = try! #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
         #expect(recorder.beginShutdown().reply == .stoppingWith(running: [start.wakeID]))
         let refused = Self.receive(&recorder, 2, at: Self.at(1))
         #expect(refused.reply == .stopping && refused.changes.isEmpty && refused.completion == nil)
         #expect(recorder.reject(Self.record(3, fate: .rejected(.badPriority))).reply == .stopping)
         let cut = recorder.cutRunning(now: Self.at(5))
         #expect(cut.ended.map(\.wakeID) == [start.wakeID] && cut.ended.map(\.cancel) == [true])
-        #expect(cut.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(5).millisecondsSinceEpoch, result: "failed", reason: "shutdown")])
+        #expect(cut.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(5).millisecondsSinceEpoch, result: .shutdown)])
     }
 
-    @Test func aDeviceStateChangeIsRecordedAndDropsWhatWaits() {
+    @Test func aDeviceStateChangeIsRecordedAndDropsWhatWaits() throws {
         var recorder = Self.recorder()
         _ = Self.receive(&recorder, 1, at: Self.t0)
         _ = Self.receive(&recorder, 2, at: Self.at(10))
@@ -143,7 +141,7 @@ import Testing
         ) { _ in }
     }
 
-    @Test func aTaskRequestIsRefusedWithApplesErrorOrStartsARun() {
+    @Test func aTaskRequestIsRefusedWithApplesErrorOrStartsARun() throws {
         var recorder = Self.recorder()
         let refused = Self.submit(&recorder, declaration: nil, at: Self.t0)
         guard case .taskRefused = refused.reply else {
@@ -157,10 +155,10 @@ import Testing
         #expect(recorder.runningTasks.values.map(\.phase) == [.running])
     }
 
-    @Test func anExpiredRunIsWaitedForAgainBeforeItsTerminationAndALateCompletionIsExpired() {
+    @Test func anExpiredRunIsWaitedForAgainBeforeItsTerminationAndALateCompletionIsExpired() throws {
         var recorder = Self.recorder()
-        let run = try! #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
-        let deadline = try! #require(run.deadline)
+        let run = try #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        let deadline = try #require(run.deadline)
         let target = deadline.advanced(by: .seconds(60))
         let beforeExpiry = DeviceRecorder.TaskWait(runID: run.runID, expired: false)
         #expect(recorder.advanceStep(toward: target, waited: []).reply == .advance(.waitTasks([beforeExpiry])))
@@ -178,10 +176,10 @@ import Testing
         #expect(recorder.runningTasks.isEmpty)
     }
 
-    @Test func aRunStillGoingAfterItsGraceIsTerminated() {
+    @Test func aRunStillGoingAfterItsGraceIsTerminated() throws {
         var recorder = Self.recorder()
-        let run = try! #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
-        let deadline = try! #require(run.deadline)
+        let run = try #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        let deadline = try #require(run.deadline)
         _ = recorder.advance(to: deadline)
         let graceOver = deadline.advanced(by: WakeSettings.ios.taskExpirationGrace)
         let actions = recorder.advance(to: graceOver)
@@ -189,9 +187,9 @@ import Testing
         #expect(actions.changes.contains(.finishTaskRun(id: run.runID, at: graceOver.millisecondsSinceEpoch, outcome: .terminated)))
     }
 
-    @Test func aShutdownTerminatesTheRunsStillGoing() {
+    @Test func aShutdownTerminatesTheRunsStillGoing() throws {
         var recorder = Self.recorder()
-        let run = try! #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        let run = try #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
         let cut = recorder.cutRunningTasks(now: Self.at(3))
         #expect(cut.taskTerminations == [run.runID] && cut.tasksEnded == [run.runID])
         #expect(cut.changes == [.finishTaskRun(id: run.runID, at: Self.at(3).millisecondsSinceEpoch, outcome: .terminated)])

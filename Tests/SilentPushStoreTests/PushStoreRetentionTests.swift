@@ -27,7 +27,7 @@ import Testing
                     WakeRecord(
                         id: 1000 + id, deviceToken: "aa", topic: "com.example.app", pushID: id, generation: 0,
                         startedAt: .init(millisecondsSinceEpoch: 1_000 + Int64(id)), deadline: .init(millisecondsSinceEpoch: 31_000 + Int64(id)))))
-            if id != running { changes.append(.finishWake(id: 1000 + id, finishedAt: 2_000 + Int64(id), result: "newData", reason: nil)) }
+            if id != running { changes.append(.finishWake(id: 1000 + id, finishedAt: 2_000 + Int64(id), result: .newData)) }
         }
         try await store.write(changes)
     }

@@ -445,7 +445,7 @@ import Testing
                         deadline: .init(millisecondsSinceEpoch: 35_000))),
                 .setFate(push: 2, fate: .delivered(by: 1), generation: nil),
                 .closeGeneration(head: 2, fate: .delivered(by: 1)),
-                .finishWake(id: 1, finishedAt: 6_000, result: "newData", reason: nil),
+                .finishWake(id: 1, finishedAt: 6_000, result: .newData),
                 .insertWake(
                     WakeRecord(
                         id: 2, deviceToken: "aa", topic: "com.example.app", pushID: 3, generation: 1,
