@@ -18,7 +18,11 @@ final class StoreStatements: @unchecked Sendable {
     /// rows the gain is within noise (docs/benchmarks.md).
     static let rowsPerInsert = 16
     private var setFate: Statement?
-    private var coalesceReplaced: Statement?
+    /// `coalesceReplaced[k - 1]` marks k replaced pushes coalesced: one statement per run of
+    /// pushes, as for the inserts.
+    private var coalesceReplaced = [Statement?](repeating: nil, count: StoreStatements.rowsPerInsert)
+    /// The pushes the run being inserted replaced (scratch, kept between runs).
+    private var replacedIDs: [Int64] = []
     private var insertWake: Statement?
     private var finishWake: Statement?
     private var begin: Statement?
@@ -51,7 +55,8 @@ final class StoreStatements: @unchecked Sendable {
     /// again if used after.
     func finalize() {
         for index in insertPushes.indices { insertPushes[index] = nil }
-        (setFate, coalesceReplaced, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil, nil)
+        for index in coalesceReplaced.indices { coalesceReplaced[index] = nil }
+        (setFate, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil)
     }
 
     /// Applies one change in `db`'s open transaction (a push may wait for the next change,
@@ -115,21 +120,22 @@ final class StoreStatements: @unchecked Sendable {
         try run(&insertPushes[count - 1], db, Self.insertPushesSQL(rows: count)) { bind in
             for push in pendingPushes { Self.bind(push, &bind) }
         }
-        for push in pendingPushes {
-            guard let replaced = push.replaced else { continue }
-            try coalesce(replaced, db)
+        replacedIDs.removeAll(keepingCapacity: true)
+        for push in pendingPushes { if let replaced = push.replaced { replacedIDs.append(Int64(bitPattern: replaced)) } }
+        guard !replacedIDs.isEmpty else { return }
+        // The pushes they replaced were pending in their slots: coalesced now, waiting for
+        // their successor's wake (`closeGeneration` names that wake).
+        let ids = replacedIDs
+        try run(&coalesceReplaced[ids.count - 1], db, Self.coalesceSQL(rows: ids.count)) { bind in
+            bind(PushFate.Kind.coalesced.rawValue)
+            bind(PushFate.Kind.pending.rawValue)
+            for id in ids { bind(id) }
         }
     }
 
-    /// The pending push `id` was replaced in its slot: coalesced, waiting for its
-    /// successor's wake (`closeGeneration` names that wake).
-    private func coalesce(_ id: UInt64, _ db: Database) throws {
-        let waiting = StoredFate(.coalesced(into: nil))
-        try run(&coalesceReplaced, db, "UPDATE pushes SET fate = ?, wake_id = NULL, reason = NULL WHERE id = ? AND fate = ?") { bind in
-            bind(waiting.kind.rawValue)
-            bind(Int64(bitPattern: id))
-            bind(PushFate.Kind.pending.rawValue)
-        }
+    private static func coalesceSQL(rows: Int) -> String {
+        "UPDATE pushes SET fate = ?, wake_id = NULL, reason = NULL WHERE fate = ? AND id IN ("
+            + Array(repeating: "?", count: rows).joined(separator: ", ") + ")"
     }
 
     private static let pushColumns = [
