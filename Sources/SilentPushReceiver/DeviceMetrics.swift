@@ -1,5 +1,6 @@
 import CoreMetrics
 import SilentPushCore
+import SilentPushStore
 
 /// The device side's metrics (swift-metrics; `silentpushd` exports them at the admin API's
 /// `GET /metrics`). Labels are bounded sets — results, fates, Apple's reasons, drop reasons —
@@ -63,8 +64,7 @@ final class DeviceMetrics: Sendable {
 
     /// A wake ended with `result`, its handler having run for `duration` (real time).
     func record(_ result: FetchResult, duration: Duration) {
-        let kind = result == .deadlineExceeded ? "deadlineExceeded" : result.name
-        fetchResults[kind]?.increment()
+        fetchResults[StoreCounts.wakeKey(result)]?.increment()
         fetchDuration.recordNanoseconds(duration.nanosecondCount)
     }
 

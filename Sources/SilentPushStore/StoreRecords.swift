@@ -143,13 +143,13 @@ public struct StoreCounts: Sendable, Equatable {
 
     /// What `GET /v1/stats` calls a push of `fate`: its fate's name, but `coalescedWaiting`
     /// for a coalesced push whose wake has not started.
-    public static func pushKey(_ fate: PushFate) -> String {
+    package static func pushKey(_ fate: PushFate) -> String {
         fate.kind == .coalesced && fate.wakeID == nil ? "coalescedWaiting" : fate.name
     }
 
     /// What `GET /v1/stats` calls a wake that ended with `result` (nil: running):
     /// `deadlineExceeded` apart from other failures.
-    public static func wakeKey(_ result: FetchResult?) -> String {
+    package static func wakeKey(_ result: FetchResult?) -> String {
         guard let result else { return "running" }
         return result == .deadlineExceeded ? "deadlineExceeded" : result.name
     }
