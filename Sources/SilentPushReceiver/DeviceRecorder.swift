@@ -97,12 +97,6 @@ package struct DeviceRecorder {
             self.completion = completion
         }
 
-        /// Whether nothing is left to do (the reply aside).
-        package var isEmpty: Bool {
-            changes.isEmpty && completion == nil && runs.isEmpty && ended.isEmpty && metrics.isEmpty && armTimer == nil
-                && taskRuns.isEmpty && taskExpirations.isEmpty && taskTerminations.isEmpty && tasksEnded.isEmpty
-        }
-
         /// Adds what `later` leaves to do after this (a restart's many steps, carried out as
         /// one); its completion and reply, if any, replace these.
         package mutating func append(_ later: Actions) {
@@ -154,11 +148,6 @@ package struct DeviceRecorder {
         return actions
     }
 
-    /// Actions for an event whose caller waits for its changes with `completion`.
-    private static func awaiting(_ completion: @escaping PushStore.Completion) -> Actions {
-        Actions(completion: completion)
-    }
-
     /// An event that does nothing but answer `reply` (by default, a refusal while stopping).
     private static func replying(_ reply: Reply = .stopping, completion: PushStore.Completion? = nil) -> Actions {
         var actions = Actions(completion: completion)
@@ -176,7 +165,7 @@ package struct DeviceRecorder {
         completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
             actions.changes.append(.insertPush(record))
@@ -259,7 +248,7 @@ package struct DeviceRecorder {
     package mutating func setDeviceState(
         _ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         actions.changes.append(.setDevice(token: device, state: new))
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
         return finish(actions)
@@ -269,7 +258,7 @@ package struct DeviceRecorder {
     package mutating func setLastOpened(
         _ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
         apply(policy.setLastOpened(opened, for: app, now: now), to: &actions)
         return finish(actions)
@@ -277,7 +266,7 @@ package struct DeviceRecorder {
 
     /// `device` restarted (see `WakePolicy.reboot`).
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         apply(policy.reboot(device, now: now), to: &actions)
         return finish(actions)
     }
@@ -285,7 +274,7 @@ package struct DeviceRecorder {
     /// Forgets `device` (nil: every device), its records with it.
     package mutating func forget(_ device: String?, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         guard case .running = lifecycle else { return Self.replying(.done, completion: completion) }
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         if let device {
             apply(policy.forget(device, now: now), to: &actions)
             actions.changes.append(.forgetDevice(token: device))
@@ -322,7 +311,7 @@ package struct DeviceRecorder {
     /// were pending.
     package mutating func cancelTasks(identifier: String?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         guard case .running = lifecycle else { return Self.replying(.cancelledTasks(0), completion: completion) }
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         if let identifier {
             let (found, policyActions) = policy.cancelTask(identifier: identifier, for: app, now: now)
             apply(policyActions, to: &actions)
@@ -341,7 +330,7 @@ package struct DeviceRecorder {
         _ identifier: String, expire: Bool, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying(.found(false), completion: completion) }
-        var actions = Self.awaiting(completion)
+        var actions = Actions(completion: completion)
         let (found, policyActions) =
             expire
             ? policy.simulateTaskExpiration(identifier: identifier, for: app, now: now)
@@ -391,7 +380,7 @@ package struct DeviceRecorder {
         /// handlers time to answer, then step again.
         case wait([UInt64])
         /// Before the next timer, these task runs may expire or be terminated: give their
-        /// handlers time to end (as long as `limit` of real time), then step again.
+        /// handlers time to end, then step again.
         case waitTasks([TaskWait])
         /// The clock reached the target.
         case done

@@ -167,10 +167,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             execution.metrics = actions.metrics
             execution.armsTimer = actions.armTimer != nil
             for (wakeID, cancel) in actions.ended {
-                if let waiters = state.waiters.removeValue(forKey: wakeID) {
-                    var waiters = waiters
-                    execution.resumes += waiters.removeAll()
-                }
+                if var waiters = state.waiters.removeValue(forKey: wakeID) { execution.resumes += waiters.removeAll() }
                 if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }
             }
             for (start, wake) in actions.runs {

@@ -45,7 +45,4 @@ struct StoredFate: Equatable {
                 ?? .injectedForUnknownAction(rule: wakeID.map { UInt64(bitPattern: $0) })
         }
     }
-
-    /// `kind` as a SQL string literal, for statements that name a fate.
-    static func sql(_ kind: PushFate.Kind) -> String { "'\(kind.rawValue)'" }
 }
