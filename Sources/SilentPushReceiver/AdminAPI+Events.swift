@@ -20,7 +20,7 @@ extension AdminAPI {
     }
 
     private func events() -> Response {
-        let runtime = runtime
+        let device = device
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
@@ -33,14 +33,14 @@ extension AdminAPI {
                     var sent: (changes: UInt64, now: Int64)?
                     var quiet = 0
                     while !Task.isCancelled, !stopping.load(ordering: .relaxed) {
-                        let changes = runtime.changes
+                        let changes = device.changes
                         // On the manual clock, a move of the clock is news too.
-                        let now = runtime.clock.now.millisecondsSinceEpoch
-                        let clockMoved = runtime.clock.mode == .manual && sent?.now != now
+                        let now = device.clock.now.millisecondsSinceEpoch
+                        let clockMoved = device.clock.mode == .manual && sent?.now != now
                         if sent?.changes != changes || clockMoved {
                             // Sent once committed, so what the page then fetches has it.
-                            try await runtime.store.flush()
-                            try await writer.write(ByteBuffer(string: Self.changeEvent(changes: changes, clock: runtime.clock)))
+                            try await device.store.flush()
+                            try await writer.write(ByteBuffer(string: Self.changeEvent(changes: changes, clock: device.clock)))
                             sent = (changes, now)
                             quiet = 0
                         } else {

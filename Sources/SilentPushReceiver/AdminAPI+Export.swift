@@ -38,21 +38,21 @@ extension AdminAPI {
 
     /// Streams every push `query` matches (its limit is the page size).
     func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
-        let export = Mutex(PushExport(runtime.store, query: query))
+        let export = Mutex(PushExport(device.store, query: query))
         return stream(format, columns: Self.pushColumns) {
             try export.withLock { try $0.next(pageSize: Self.exportPage) }.map { $0.map(Self.json) }
         }
     }
 
     /// Streams every wake of `device` and `topic`.
-    func exportWakes(device: String?, topic: String?, as format: ExportFormat) -> Response {
-        let store = runtime.store
+    func exportWakes(device token: String?, topic: String?, as format: ExportFormat) -> Response {
+        let store = device.store
         // The id of the last wake written; nil before the first page, and once the last is written.
         let cursor = Mutex<(before: UInt64?, finished: Bool)>((nil, false))
         return stream(format, columns: Self.wakeColumns) {
             let before = cursor.withLock { $0 }
             guard !before.finished else { return nil }
-            let wakes = try store.wakes(deviceToken: device, topic: topic, before: before.before, limit: Self.exportPage)
+            let wakes = try store.wakes(deviceToken: token, topic: topic, before: before.before, limit: Self.exportPage)
             cursor.withLock { $0 = (wakes.last?.id, wakes.count < Self.exportPage) }
             let coalesced = try store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             return wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }

@@ -50,7 +50,7 @@ extension AdminAPI {
     private func submitTask(_ token: String, topic: String, body: ByteBuffer) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
-        let submission: DeviceRuntime.TaskSubmission
+        let submission: DeviceControl.TaskSubmission
         do {
             submission = try Self.taskSubmission(Self.object(body))
         } catch let error as AdminError {
@@ -59,13 +59,13 @@ extension AdminAPI {
             return Self.error(.badRequest, "\(error)")
         }
         do {
-            let record = try await runtime.submitTask(submission, device: token, topic: topic)
+            let record = try await device.submitTask(submission, device: token, topic: topic)
             return Self.respond(.created, Self.json(record))
         } catch let refusal as TaskSubmitError {
             // 403 for what the app did not declare; 409 for what the device's state refuses.
             let status: HTTPResponse.Status = refusal == .notPermitted ? .forbidden : .conflict
             let hint =
-                refusal == .notPermitted && runtime.declarations[topic] == nil
+                refusal == .notPermitted && device.declarations[topic] == nil
                 ? " (no app is declared for \(topic): add it under apps in the config file, with its permittedTaskIdentifiers and backgroundModes)"
                 : ""
             return Self.error(
@@ -76,10 +76,10 @@ extension AdminAPI {
     }
 
     /// A submission from a request body; 422 naming the field that is wrong.
-    package static func taskSubmission(_ fields: [(String, JSONValue)]) throws -> DeviceRuntime.TaskSubmission {
+    package static func taskSubmission(_ fields: [(String, JSONValue)]) throws -> DeviceControl.TaskSubmission {
         var identifier: String?
         var kind: BackgroundTaskKind?
-        var submission = DeviceRuntime.TaskSubmission(identifier: "", kind: .refresh)
+        var submission = DeviceControl.TaskSubmission(identifier: "", kind: .refresh)
         for (key, value) in fields {
             switch (key, value) {
             case ("identifier", .string(let text)) where isName(text, maximumLength: 200): identifier = text
@@ -117,7 +117,7 @@ extension AdminAPI {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
         do {
-            let pending = try runtime.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
+            let pending = try device.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
             return Self.respond(.ok, .object([("requests", .array(pending.map(Self.json)))]))
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
@@ -129,7 +129,7 @@ extension AdminAPI {
         guard Self.isTopic(topic) else { return Self.badTopic }
         if let identifier, !Self.isName(identifier, maximumLength: 200) { return Self.badTaskIdentifier }
         do {
-            let count = try await runtime.cancelTasks(identifier: identifier, device: token, topic: topic)
+            let count = try await device.cancelTasks(identifier: identifier, device: token, topic: topic)
             if let identifier, count == 0 { return Self.error(.notFound, "no request \(identifier) is pending for \(topic) on this device") }
             return Self.respond(.ok, .object([("cancelled", .int(Int64(count)))]))
         } catch {
@@ -144,8 +144,8 @@ extension AdminAPI {
         do {
             let found =
                 expire
-                ? try await runtime.simulateTaskExpiration(identifier: identifier, device: token, topic: topic)
-                : try await runtime.simulateTaskLaunch(identifier: identifier, device: token, topic: topic)
+                ? try await device.simulateTaskExpiration(identifier: identifier, device: token, topic: topic)
+                : try await device.simulateTaskLaunch(identifier: identifier, device: token, topic: topic)
             guard found else {
                 return Self.error(
                     .notFound,
@@ -153,7 +153,7 @@ extension AdminAPI {
                         ? "no task \(identifier) of \(topic) is running (and not yet expired) on this device"
                         : "no request \(identifier) of \(topic) is pending on this device")
             }
-            let run = try runtime.taskRuns(device: token, topic: topic, limit: 50).first { $0.identifier == identifier }
+            let run = try device.taskRuns(device: token, topic: topic, limit: 50).first { $0.identifier == identifier }
             return Self.respond(.ok, run.map { Self.json($0) } ?? .object([]))
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
@@ -164,7 +164,7 @@ extension AdminAPI {
     private func taskRuns(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let runs = try runtime.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
+            let runs = try device.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("runs", .array(runs.map { Self.json($0) }))])
         }
     }

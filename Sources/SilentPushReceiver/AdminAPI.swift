@@ -10,7 +10,7 @@ import SilentPushStore
 /// with milliseconds. A bad request changes nothing and gets 400 (not JSON), 422 (a wrong
 /// field or type) or 409 (the clock is the system's), with `{"error": "…"}`.
 package struct AdminAPI: Sendable {
-    let runtime: DeviceRuntime
+    let device: DeviceControl
     let endpoint: APNsEndpoint
     let metrics: PrometheusCollectorRegistry
     /// Sets the gauges read at scrape time (open connections and streams).
@@ -99,7 +99,7 @@ package struct AdminAPI: Sendable {
     /// else 503 naming why: a load balancer sends pushes elsewhere meanwhile.
     private func ready() async -> Response {
         do {
-            try await runtime.store.probe()
+            try await device.store.probe()
             return Self.respond(.ok, .object([("status", .string("ready"))]))
         } catch {
             return Self.respond(
@@ -115,7 +115,7 @@ package struct AdminAPI: Sendable {
     private func push(_ apnsID: String) async -> Response {
         await Self.answering {
             // An apns-id, or the apns-unique-id the development environment answered.
-            guard let push = try runtime.store.push(apnsID: apnsID) ?? runtime.store.push(uniqueID: apnsID) else {
+            guard let push = try device.store.push(apnsID: apnsID) ?? device.store.push(uniqueID: apnsID) else {
                 throw AdminError(.notFound, "no push with apns-id (or apns-unique-id) \(apnsID)")
             }
             return Self.detailedJSON(push)
@@ -129,7 +129,7 @@ package struct AdminAPI: Sendable {
         if let export { return exportPushes(try pushQuery(query), as: export) }
         return await Self.answering {
             let pushQuery = try pushQuery(query)
-            let pushes = try runtime.store.pushes(pushQuery)
+            let pushes = try device.store.pushes(pushQuery)
             let next = Self.next(count: pushes.count, limit: pushQuery.limit, lastID: pushes.last?.id)
             return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
@@ -176,8 +176,8 @@ package struct AdminAPI: Sendable {
         }
         return await Self.answering {
             let filter = try Self.filter(query)
-            let wakes = try runtime.store.wakes(deviceToken: filter.device, topic: filter.topic, before: Self.cursor(query), limit: filter.limit)
-            let coalesced = try runtime.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            let wakes = try device.store.wakes(deviceToken: filter.device, topic: filter.topic, before: Self.cursor(query), limit: filter.limit)
+            let coalesced = try device.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
         }
@@ -185,7 +185,7 @@ package struct AdminAPI: Sendable {
 
     private func stats() async -> Response {
         await Self.answering {
-            let counts = try runtime.store.counts()
+            let counts = try device.store.counts()
             func object(_ counts: [String: Int]) -> JSONValue {
                 .object(counts.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) })
             }
@@ -199,7 +199,7 @@ package struct AdminAPI: Sendable {
     private func contents(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let contents = try runtime.store.contents(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            let contents = try device.store.contents(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("contents", .array(contents.map(Self.json)))])
         }
     }
@@ -207,14 +207,14 @@ package struct AdminAPI: Sendable {
     /// The latest body fetched for `device`, `topic` and `url` (the most recent URL when
     /// none is given), as the origin served it.
     private func contentBody(_ query: Parameters) -> Response {
-        guard let device = query.get("device")?.lowercased(), let topic = query.get("topic") else {
+        guard let token = query.get("device")?.lowercased(), let topic = query.get("topic") else {
             return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
         }
         do {
             let record =
-                try query.get("url").map { try runtime.store.content(deviceToken: device, topic: topic, url: $0) }
-                ?? runtime.store.contents(deviceToken: device, topic: topic, limit: 1).first
-            guard let record, let body = runtime.store.contentBody(sha256: record.sha256) else {
+                try query.get("url").map { try device.store.content(deviceToken: token, topic: topic, url: $0) }
+                ?? device.store.contents(deviceToken: token, topic: topic, limit: 1).first
+            guard let record, let body = device.store.contentBody(sha256: record.sha256) else {
                 return Self.error(.notFound, "no content fetched for that device, topic and url")
             }
             var headers: HTTPFields = [.contentType: record.contentType ?? "application/octet-stream"]
@@ -292,7 +292,7 @@ package struct AdminAPI: Sendable {
         if let unknown = states.first(where: { !Self.deviceStateNames.contains($0) }) {
             return Self.error(.unprocessableContent, "state '\(unknown)' is not one of \(Self.deviceStateNames.joined(separator: ", "))")
         }
-        var known = runtime.knownDevices()
+        var known = device.knownDevices()
         for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
         let topic = query.get("topic")
         let cursor = query.get("cursor")
@@ -302,7 +302,7 @@ package struct AdminAPI: Sendable {
         for token in known.keys.sorted() where cursor.map({ token > $0 }) ?? true {
             let topics = known[token] ?? []
             if let topic, !topics.contains(topic) { continue }
-            let state = runtime.deviceState(of: token)
+            let state = device.deviceState(of: token)
             guard states.allSatisfy({ Self.device(state, isIn: $0) }) else { continue }
             if page.count == limit {
                 more = true
@@ -330,7 +330,7 @@ package struct AdminAPI: Sendable {
     private func appJSON(_ token: String, topic: String) -> JSONValue {
         .object([
             ("deviceToken", .string(token)), ("topic", .string(topic)),
-            ("lastOpenedAt", .string(runtime.lastOpened(device: token, topic: topic).map(Self.time))),
+            ("lastOpenedAt", .string(device.lastOpened(device: token, topic: topic).map(Self.time))),
         ])
     }
 
@@ -345,14 +345,14 @@ package struct AdminAPI: Sendable {
             }
             switch (key, value) {
             case ("opened", .bool(true)):
-                try await runtime.setLastOpened(device: token, topic: topic)
+                try await device.setLastOpened(device: token, topic: topic)
             case ("lastOpenedAt", .null):
-                try await runtime.clearLastOpened(device: token, topic: topic)
+                try await device.clearLastOpened(device: token, topic: topic)
             case ("lastOpenedAt", .string(let text)):
                 guard let at = Self.instant(text) else {
                     throw AdminError(.unprocessableContent, "lastOpenedAt must be an ISO 8601 time such as 2026-11-22T04:42:47Z, or null")
                 }
-                try await runtime.setLastOpened(at, device: token, topic: topic)
+                try await device.setLastOpened(at, device: token, topic: topic)
             default:
                 throw AdminError(.unprocessableContent, #"give {"opened": true} or {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null)"#)
             }
@@ -410,7 +410,7 @@ package struct AdminAPI: Sendable {
     private func reboot(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
-            let until = try await runtime.reboot(token)
+            let until = try await device.reboot(token)
             guard case .object(var fields) = deviceJSON(token) else { return deviceJSON(token) }
             fields.append(("warmUpUntil", .string(Self.time(until))))
             return .object(fields)
@@ -421,8 +421,7 @@ package struct AdminAPI: Sendable {
     private func forget(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
-            try await runtime.forget(device: token)
-            endpoint.withDevices { $0.forget(token) }
+            try await device.forget(device: token)
             return .object([("deleted", .string(token))])
         }
     }
@@ -431,9 +430,7 @@ package struct AdminAPI: Sendable {
     /// clock stays where it is.
     private func reset() async -> Response {
         await Self.answering {
-            try await runtime.forget(device: nil)
-            endpoint.withDevices { $0.forgetAll() }
-            endpoint.removeFault(nil)
+            try await device.reset()
             return .object([("reset", .bool(true))])
         }
     }
@@ -442,7 +439,7 @@ package struct AdminAPI: Sendable {
     private func reinstall(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
-            let (fresh, at) = try await DeviceReinstall.reinstall(token, endpoint: endpoint, runtime: runtime)
+            let (fresh, at) = try await device.reinstall(token)
             return .object([
                 ("deviceToken", .string(fresh)), ("previousDeviceToken", .string(token)),
                 ("unregisteredAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: at))),
@@ -463,8 +460,8 @@ package struct AdminAPI: Sendable {
             }
             priority = parsed
         }
-        let now = runtime.clock.now
-        let forecast = runtime.forecast(device: token, topic: topic, priority: priority)
+        let now = device.clock.now
+        let forecast = device.forecast(device: token, topic: topic, priority: priority)
         let why: JSONValue =
             switch forecast {
             case .wakes(_, let wait?), .waits(let wait): Self.why(wait)
@@ -481,7 +478,7 @@ package struct AdminAPI: Sendable {
     }
 
     private func deviceJSON(_ token: String) -> JSONValue {
-        let state = runtime.deviceState(of: token)
+        let state = device.deviceState(of: token)
         let unregisteredAt: Int64? = endpoint.withDevices { registry in
             if case .unregistered(let at) = registry.entry(token)?.state { return at }
             return nil
@@ -506,14 +503,14 @@ package struct AdminAPI: Sendable {
     private func patchDevice(_ token: String, body: ByteBuffer) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
-            let (state, unregistered) = try Self.devicePatch(Self.object(body), to: runtime.deviceState(of: token))
-            if state != runtime.deviceState(of: token) { try await runtime.setDeviceState(state, for: token) }
+            let (state, unregistered) = try Self.devicePatch(Self.object(body), to: device.deviceState(of: token))
+            if state != device.deviceState(of: token) { try await device.setDeviceState(state, for: token) }
             if let unregistered {
                 let at: Int64? = unregistered ? Int64(Date().timeIntervalSince1970 * 1000) : nil
                 endpoint.withDevices { registry in
                     if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
                 }
-                try await runtime.store.write([.setUnregistered(token: token, at: at)])
+                try await device.store.write([.setUnregistered(token: token, at: at)])
             }
             return deviceJSON(token)
         }
@@ -527,17 +524,17 @@ package struct AdminAPI: Sendable {
 
     private func clockJSON() -> JSONValue {
         .object([
-            ("clock", .string(runtime.clock.mode.rawValue)),
-            ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: runtime.clock.now.millisecondsSinceEpoch))),
+            ("clock", .string(device.clock.mode.rawValue)),
+            ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: device.clock.now.millisecondsSinceEpoch))),
         ])
     }
 
     private func advance(body: ByteBuffer) async -> Response {
         await Self.answering {
             let span = try Self.advanceSpan(Self.object(body))
-            guard runtime.clock.mode == .manual else { throw AdminError(.conflict, DeviceClockError.notManual.description) }
+            guard device.clock.mode == .manual else { throw AdminError(.conflict, DeviceClockError.notManual.description) }
             do {
-                try await runtime.advance(by: span)
+                try await device.advance(by: span)
             } catch let error as DeviceClockError {
                 throw AdminError(.conflict, error.description)
             }

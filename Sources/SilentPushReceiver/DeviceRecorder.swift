@@ -120,6 +120,10 @@ package struct DeviceRecorder {
     /// Background task runs in progress, by run id.
     package private(set) var runningTasks: [UInt64: RunningTask] = [:]
     package private(set) var lifecycle = Lifecycle.running
+    /// The device time a manual clock's advance has reached: the executor moves the clock
+    /// there after releasing its lock, and steps every event at this time at least, so an
+    /// event that reads the clock before it moves is not stepped in the past.
+    package private(set) var advancedTo = DeviceInstant(nanosecondsSinceEpoch: .min)
     /// When the system-clock timer fires next; nil: not armed (or a manual clock).
     private var armedTimer: DeviceInstant?
     private let armsTimers: Bool
@@ -403,6 +407,7 @@ package struct DeviceRecorder {
     /// there. Replies `advance` with the step.
     package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
         guard let next = policy.nextDeadline, next <= target else {
+            advancedTo = max(advancedTo, target)
             var actions = advance(to: target)
             actions.reply = .advance(.done)
             return actions
@@ -421,6 +426,7 @@ package struct DeviceRecorder {
             return waitedTasks.contains(wait) ? nil : wait
         }
         if !dueTasks.isEmpty { return Self.replying(.advance(.waitTasks(dueTasks.sorted { $0.runID < $1.runID }))) }
+        advancedTo = max(advancedTo, next)
         var actions = advance(to: next)
         actions.reply = .advance(.fired(to: next))
         return actions

@@ -6,7 +6,7 @@ import SilentPushCore
 enum DeviceReinstall {
     /// Gives `token`'s app a new token (registered to the same topics, the device's state
     /// carried over) and unregisters the old one now. Returns the new token and the time (ms).
-    static func reinstall(_ token: String, endpoint: APNsEndpoint, runtime: DeviceRuntime) async throws -> (token: String, at: Int64) {
+    static func reinstall(_ token: String, endpoint: APNsEndpoint, device: DeviceControl) async throws -> (token: String, unregisteredAt: Int64) {
         var random = SystemRandomNumberGenerator()
         let fresh = (0..<4).map { _ in String(format: "%016llx", random.next() as UInt64) }.joined()
         let at = APNsEndpoint.systemMilliseconds()
@@ -15,10 +15,10 @@ enum DeviceReinstall {
             registry.register(fresh, topics: topics)
             registry.unregister(token, at: at)
         }
-        try await runtime.store.write([.setUnregistered(token: token, at: at)])
+        try await device.store.write([.setUnregistered(token: token, at: at)])
         // The phone is the same: its battery, network and the rest carry over.
-        let state = runtime.deviceState(of: token)
-        if state != DeviceState() { try await runtime.setDeviceState(state, for: fresh) }
+        let state = device.deviceState(of: token)
+        if state != DeviceState() { try await device.setDeviceState(state, for: fresh) }
         return (fresh, at)
     }
 }

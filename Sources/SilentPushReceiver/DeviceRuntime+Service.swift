@@ -57,4 +57,41 @@ extension DeviceRuntime: Service {
 
     /// The longest the timer sleeps before it looks at the clock again.
     static let longestTimerSleep = Duration.seconds(1)
+
+    /// Waits until no fetch is running (giving each at most `timeout` of real time) and
+    /// every change so far is committed.
+    func settle(timeout: Duration) async {
+        while true {
+            let running = inspect { Array($0.running.keys) }
+            if running.isEmpty { break }
+            await waitForWakes(running, timeout: timeout)
+            if inspect({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
+        }
+        // Task handlers that are done, or that finish within the timeout.
+        let tasks = runningTasks()
+        await withTaskGroup(of: Void.self) { group in
+            for task in tasks { group.addTask { await self.waitAtMost(timeout) { await task.settled.wait() } } }
+        }
+        // Handlers of wakes cancelled at their deadline may still be unwinding.
+        await waitAtMost(timeout) { await self.handlersIdle() }
+        try? await store.flush()
+    }
+
+    /// Stops taking pushes and starting wakes, gives running fetches up to `grace` to
+    /// answer, records those still running as failed (`deadlineExceeded` if past their
+    /// deadline, else `shutdown`), and waits for every change to be committed. `run()` does
+    /// this on graceful shutdown; a runtime that is not run (a benchmark's driver, or a
+    /// receiver whose start failed) calls it itself.
+    func shutdown(grace: Duration) async {
+        var running: [UInt64] = []
+        if case .stoppingWith(let wakes) = modifyStateAndRunActions({ recorder, _ in recorder.beginShutdown() }) { running = wakes }
+        await waitForWakes(running, timeout: grace)
+        modifyStateAndRunActions { recorder, now in
+            var actions = recorder.cutRunning(now: now)
+            actions.append(recorder.cutRunningTasks(now: now))
+            return actions
+        }
+        endFetches()
+        try? await store.flush()
+    }
 }

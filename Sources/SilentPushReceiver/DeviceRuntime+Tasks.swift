@@ -1,107 +1,8 @@
 import Logging
 import SilentPushCore
-import SilentPushStore
 
-/// Background tasks: what an app submits through `BGTaskScheduler`, and the
-/// debugger's commands, as the Swift API and the admin API call them.
+/// Background task runs: what the executor does with a run the recorder started.
 extension DeviceRuntime {
-    /// A request as an app submits it (`BGAppRefreshTaskRequest`, `BGProcessingTaskRequest`,
-    /// `BGContinuedProcessingTaskRequest`).
-    public struct TaskSubmission: Sendable, Equatable {
-        public var identifier: String
-        public var kind: BackgroundTaskKind
-        /// `earliestBeginDate`, on the device clock.
-        public var earliestBegin: DeviceInstant?
-        public var requiresNetworkConnectivity: Bool
-        public var requiresExternalPower: Bool
-        /// For a continued task: wait (`queue`) or fail when it cannot start at once.
-        public var strategy: TaskRequest<DeviceInstant>.Strategy
-
-        /// A submission.
-        public init(
-            identifier: String, kind: BackgroundTaskKind, earliestBegin: DeviceInstant? = nil, requiresNetworkConnectivity: Bool = false,
-            requiresExternalPower: Bool = false, strategy: TaskRequest<DeviceInstant>.Strategy = .queue
-        ) {
-            self.identifier = identifier
-            self.kind = kind
-            self.earliestBegin = earliestBegin
-            self.requiresNetworkConnectivity = requiresNetworkConnectivity
-            self.requiresExternalPower = requiresExternalPower
-            self.strategy = strategy
-        }
-    }
-
-    /// Submits a request for `topic`'s app on `device`, as `BGTaskScheduler.submit` does.
-    /// Throws a `TaskSubmitError` (Apple's code) when iOS would refuse it. Returns the request's
-    /// record once it is committed: pending, with why, or launched already.
-    @discardableResult
-    public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
-        let id = nextTaskRequestID.add(1, ordering: .relaxed).oldValue
-        let request = TaskRequest(
-            id: id, identifier: submission.identifier, kind: submission.kind, earliestBegin: submission.earliestBegin,
-            requiresNetworkConnectivity: submission.requiresNetworkConnectivity, requiresExternalPower: submission.requiresExternalPower,
-            strategy: submission.strategy)
-        let declaration = declarations[topic]
-        let refusal: TaskSubmitError? = try await withCheckedThrowingContinuation { continuation in
-            let reply = modifyStateAndRunActions { recorder, now in
-                recorder.submitTask(
-                    TaskRequestRecord(deviceToken: device, topic: topic, request: request, submittedAt: now), declaration: declaration,
-                    now: now
-                ) { continuation.resume(with: $0.map { nil }) }
-            }
-            if case .taskRefused(let error) = reply { continuation.resume(returning: error) }
-        }
-        if let refusal {
-            logger.debug(
-                "task request refused",
-                metadata: ["task.identifier": "\(submission.identifier)", "task.error": "\(refusal.rawValue)", "app.topic": "\(topic)"])
-            throw refusal
-        }
-        guard let record = try store.taskRequest(id: id) else { throw TaskReadError(request: id) }
-        return record
-    }
-
-    /// Cancels `topic`'s request `identifier` on `device` (nil: every request of the app).
-    /// Returns how many were pending, once their ends are committed.
-    @discardableResult
-    public func cancelTasks(identifier: String? = nil, device: String, topic: String) async throws -> Int {
-        let reply = try await committing { recorder, now, completion in
-            recorder.cancelTasks(identifier: identifier, for: AppKey(device: device, topic: topic), now: now, completion: completion)
-        }
-        guard case .cancelledTasks(let count) = reply else { return 0 }
-        return count
-    }
-
-    /// The debugger's `_simulateLaunchForTaskWithIdentifier`: launches the pending request
-    /// now, whatever holds it. Returns false when none is pending.
-    public func simulateTaskLaunch(identifier: String, device: String, topic: String) async throws -> Bool {
-        try await simulateTask(identifier, expire: false, device: device, topic: topic)
-    }
-
-    /// The debugger's `_simulateExpirationForTaskWithIdentifier`: the running task's time is
-    /// up now. Returns false when none is running.
-    public func simulateTaskExpiration(identifier: String, device: String, topic: String) async throws -> Bool {
-        try await simulateTask(identifier, expire: true, device: device, topic: topic)
-    }
-
-    private func simulateTask(_ identifier: String, expire: Bool, device: String, topic: String) async throws -> Bool {
-        let reply = try await committing { recorder, now, completion in
-            recorder.simulateTask(identifier, expire: expire, for: AppKey(device: device, topic: topic), now: now, completion: completion)
-        }
-        return reply == .found(true)
-    }
-
-    /// Task requests of `topic`'s app on `device`, newest first (only pending ones when asked).
-    public func taskRequests(device: String, topic: String, pendingOnly: Bool = false) throws -> [TaskRequestRecord] {
-        try store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
-    }
-
-    /// Task runs, newest first, for a device and/or topic.
-    public func taskRuns(device: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [TaskRunRecord] {
-        try store.taskRuns(deviceToken: device, topic: topic, limit: limit)
-    }
-
-    // MARK: - Runs
 
     /// Connects a run the policy started to the device side and queues its handler.
     func startTask(_ task: BackgroundTask) {
@@ -133,10 +34,4 @@ extension DeviceRuntime {
         }
         task.settled.open()
     }
-}
-
-/// A request accepted a moment ago was not in the store.
-struct TaskReadError: Error, CustomStringConvertible {
-    let request: UInt64
-    var description: String { "task request \(request) is missing from the store" }
 }

@@ -13,15 +13,15 @@ import SilentPushStore
 /// changes are handed to the store in the recorder's order.
 /// It is a `Service`: its `run()` fires the system-clock timers and runs the fetch handlers,
 /// and on graceful shutdown drains them (see `DeviceRuntime+Service.swift`).
-public final class DeviceRuntime: PushSink, Sendable {
+package final class DeviceRuntime: PushSink, Sendable {
     /// The device clock.
-    public let clock: DeviceClock
+    package let clock: DeviceClock
     /// Intervals, deadline, fetch cap.
-    public let settings: WakeSettings
+    package let settings: WakeSettings
     /// The durable record.
     package let store: PushStore
     /// How long a graceful shutdown lets running fetches answer.
-    public let shutdownGrace: Duration
+    package let shutdownGrace: Duration
     let handler: any FetchHandler
     let metrics: DeviceMetrics
     let logger: Logger
@@ -158,11 +158,26 @@ public final class DeviceRuntime: PushSink, Sendable {
         return reply
     }
 
+    /// Steps the recorder with `event`, handing it the completion its changes are committed
+    /// with, and returns the event's reply once they are.
+    @discardableResult
+    func committing(
+        _ event: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> DeviceRecorder.Actions
+    ) async throws -> DeviceRecorder.Reply {
+        let answer = Mutex<DeviceRecorder.Reply>(.done)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            // The event returns before this task goes on, however soon the commit resumes it.
+            let reply = modifyStateAndRunActions { recorder, now in event(&recorder, now) { continuation.resume(with: $0) } }
+            answer.withLock { $0 = reply }
+        }
+        return answer.withLock { $0 }
+    }
+
     /// The locked half: steps the recorder, turns the ids its actions name into the objects
     /// the executor keeps, and hands the store changes over.
     private func step(_ event: (inout DeviceRecorder, DeviceInstant) -> DeviceRecorder.Actions) -> (DeviceRecorder.Reply, Execution) {
         let (reply, execution, write) = state.withLock { state -> (DeviceRecorder.Reply, Execution, Write?) in
-            let actions = event(&state.recorder, clock.now)
+            let actions = event(&state.recorder, max(clock.now, state.recorder.advancedTo))
             var execution = Execution()
             execution.metrics = actions.metrics
             execution.armsTimer = actions.armTimer != nil
@@ -262,11 +277,11 @@ public final class DeviceRuntime: PushSink, Sendable {
 
     // MARK: - PushSink
 
-    public func takePushID() -> UInt64 {
+    package func takePushID() -> UInt64 {
         nextPushID.add(1, ordering: .relaxed).oldValue
     }
 
-    public func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
+    package func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
         guard store.isWritable else {
             // Nothing reaches the policy that the store could not record; a probe finds out
             // when it can again.
@@ -304,11 +319,11 @@ public final class DeviceRuntime: PushSink, Sendable {
             ])
     }
 
-    public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
+    package func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {
         reject(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, reason: reason, cause: nil)
     }
 
-    public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
+    package func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
         let reply = modifyStateAndRunActions { recorder, now in
             recorder.reject(
                 PushRecord(
@@ -326,7 +341,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             ])
     }
 
-    public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {
+    package func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {
         let reply = modifyStateAndRunActions { recorder, now in
             recorder.reject(
                 PushRecord(
@@ -342,7 +357,7 @@ public final class DeviceRuntime: PushSink, Sendable {
             ])
     }
 
-    public func faultApplied(_ action: FaultAction) {
+    package func faultApplied(_ action: FaultAction) {
         metrics.faultApplied(action)
     }
 
@@ -500,6 +515,11 @@ public final class DeviceRuntime: PushSink, Sendable {
     /// Reads the recorder under the lock.
     func inspect<Result>(_ body: (DeviceRecorder) -> Result) -> Result {
         state.withLock { body($0.recorder) }
+    }
+
+    /// Reads the recorder under the lock, with the device time an event would be stepped at.
+    func inspect<Result>(_ body: (DeviceRecorder, DeviceInstant) -> Result) -> Result {
+        state.withLock { body($0.recorder, max(clock.now, $0.recorder.advancedTo)) }
     }
 
     /// The handles of task runs in progress (`ids`; nil: all).

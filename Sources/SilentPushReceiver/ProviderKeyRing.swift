@@ -12,7 +12,7 @@ package struct ProviderKeyRing: Sendable {
             do {
                 key = try ES256Key.load(file: spec.path)
             } catch {
-                throw ReceiverStartError.authKey(spec: "\(spec)", reason: "\(error)")
+                throw ReceiverStartError.authKey(spec: "\(spec)", underlying: error)
             }
             keys[spec.keyID] = (ProviderKey(keyID: spec.keyID, teamID: spec.teamID, environment: spec.environment), key)
         }

@@ -20,8 +20,12 @@ import Synchronization
 public final class Receiver: Service, Sendable {
     /// The configuration it was made with.
     public let configuration: ReceiverConfiguration
-    /// The device side: wake policy, store, clock, fetch handler.
-    public let device: DeviceRuntime
+    /// The device side: its clock, devices, apps, tasks and records.
+    public let device: DeviceControl
+    /// The device side's executor: what the endpoint submits pushes to.
+    private let runtime: DeviceRuntime
+    /// Closes the store once every other service has stopped.
+    private let storeService: DeviceStoreService
     private let endpoint: APNsEndpoint
     private let listeners: [H2Listener]
     private let registry: PrometheusCollectorRegistry
@@ -50,7 +54,7 @@ public final class Receiver: Service, Sendable {
                         certificateChainFile: configuration.tlsCertificate, privateKeyFile: configuration.tlsKey,
                         clientCAFile: configuration.clientCA))
             } catch {
-                throw ReceiverStartError.tls("\(error)")
+                throw ReceiverStartError.tls(error)
             }
             listeners.append(H2Listener(name: "tls", host: address.host, port: address.port, tls: tls))
         }
@@ -63,7 +67,7 @@ public final class Receiver: Service, Sendable {
         let registry = PrometheusCollectorRegistry()
         let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
         let httpClient = choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group) : nil
-        let device: DeviceRuntime
+        let runtime: DeviceRuntime
         let unregistered: [(token: String, at: Int64)]
         do {
             let store = try PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
@@ -78,29 +82,31 @@ public final class Receiver: Service, Sendable {
                 }
             }
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
-            device = try DeviceRuntime.open(
+            runtime = try DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? httpClient?.syncShutdown()
-            throw ReceiverStartError.store("\(error)")
+            throw ReceiverStartError.store(error)
         }
         let endpoint = APNsEndpoint(
             settings: .init(
                 environment: configuration.environment, strict: configuration.strict,
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
-            keys: keys, sink: device, deviceNow: { [device] in device.clock.now }, logger: logger)
+            keys: keys, sink: runtime, deviceNow: { [runtime] in runtime.clock.now }, logger: logger)
         for rule in configuration.faults { _ = endpoint.addFault(rule) }
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
         pruner = StorePruner(
-            store: device.store, retention: configuration.retention, now: { [device] in device.clock.now },
-            held: { [device] in device.inspect { $0.policy.pendingPushes } },
+            store: runtime.store, retention: configuration.retention, now: { [runtime] in runtime.clock.now },
+            held: { [runtime] in runtime.inspect { $0.policy.pendingPushes } },
             metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         self.configuration = configuration
-        self.device = device
+        self.runtime = runtime
+        self.device = DeviceControl(runtime: runtime, endpoint: endpoint)
+        self.storeService = DeviceStoreService(runtime: runtime, logger: logger)
         self.endpoint = endpoint
         self.listeners = listeners
         self.registry = registry
@@ -109,11 +115,12 @@ public final class Receiver: Service, Sendable {
         self.logger = logger
     }
 
-    /// Binds every listener, writes the ready file, and runs the admin listener, the device
-    /// side and the HTTP/2 server as child services until graceful shutdown. They stop in
-    /// reverse: the server stops accepting and lets open streams finish (each 200 after its
-    /// commit); then running fetches get the shutdown grace and what is left is recorded and
-    /// committed; the admin listener closes last, so scripts can read fates until the end.
+    /// Binds every listener, writes the ready file, and runs the store's service, the admin
+    /// listener, the pruner, the device side and the HTTP/2 server as child services until
+    /// graceful shutdown. They stop in reverse: the server stops accepting and lets open
+    /// streams finish (each 200 after its commit); then running fetches get the shutdown
+    /// grace and what is left is recorded and committed; the admin listener closes after
+    /// them, so scripts can read fates until the end; the store closes last.
     public func run() async throws {
         do {
             for (token, state) in configuration.deviceStates where device.deviceState(of: token) != state {
@@ -126,7 +133,7 @@ public final class Receiver: Service, Sendable {
             self.server.withLock { $0 = server }
             var quiet = logger
             quiet.logLevel = max(logger.logLevel, .notice)
-            var services: [any Service] = []
+            var services: [any Service] = [storeService]
             if let address = configuration.admin {
                 if configuration.adminToken == nil, !address.isLoopback {
                     logger.warning(
@@ -140,7 +147,7 @@ public final class Receiver: Service, Sendable {
             } else {
                 becomeReady(server, adminPort: nil)
             }
-            services += [pruner, device, server]
+            services += [pruner, runtime, server]
             let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -159,7 +166,8 @@ public final class Receiver: Service, Sendable {
             }
         } catch {
             readiness.settle(.failure(startError(error)))
-            await device.shutdown(grace: .zero)
+            // Closed by its service if the tree ran; here if it failed before.
+            await storeService.close()
             await release()
             // The failure that stopped it first (a cancelled sibling only followed from it).
             if case .failure(let failure)? = readiness.result { throw failure }
@@ -181,18 +189,13 @@ public final class Receiver: Service, Sendable {
         // is the admin API's.
         case let error as IOError where error.errnoCode == EADDRINUSE:
             return ReceiverStartError.addressInUse(address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin")
-        default: return ReceiverStartError.serving("\(error)")
+        default: return ReceiverStartError.serving(error)
         }
     }
 
-    /// Once every child has stopped: the fetch handlers' HTTP client, then the store.
+    /// Once every child has stopped: the fetch handlers' HTTP client.
     private func release() async {
         try? await httpClient?.shutdown()
-        do {
-            try device.store.close()
-        } catch {
-            logger.error("cannot close the store", metadata: ["error": "\(error)"])
-        }
     }
 
     /// Waits until `run()` has bound every listener and written the ready file; throws the
@@ -211,7 +214,7 @@ public final class Receiver: Service, Sendable {
                 try Self.writeReadyFile(Self.readyJSON(ports), to: path)
             } catch {
                 // Thrown by run(): silentpushd prints it as its last line.
-                readiness.settle(.failure(ReceiverStartError.readyFile(path: path, reason: PushStore.plainReason(error))))
+                readiness.settle(.failure(ReceiverStartError.readyFile(path: path, underlying: error)))
                 return
             }
         }
@@ -238,15 +241,15 @@ public final class Receiver: Service, Sendable {
                 "store": store,
             ])
         guard case .file(let path) = configuration.store else { return }
-        if let aside = device.store.setAside {
+        if let aside = runtime.store.setAside {
             logger.info("started from an empty store; the previous one is kept as \(aside)", metadata: ["store": "\(path)"])
-        } else if !device.resumed.isEmpty {
-            logger.info("resumed \(device.resumed.summary) from \(path) (--fresh starts from an empty store)", metadata: ["store": "\(path)"])
+        } else if !runtime.resumed.isEmpty {
+            logger.info("resumed \(runtime.resumed.summary) from \(path) (--fresh starts from an empty store)", metadata: ["store": "\(path)"])
         }
     }
 
     /// What the store held at start-up and the receiver carries on with (nothing after `fresh`).
-    public var resumed: ResumedState { device.resumed }
+    public var resumed: ResumedState { runtime.resumed }
 
     /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
     /// after moving the manual clock.
@@ -268,7 +271,7 @@ public final class Receiver: Service, Sendable {
     /// The admin API's routes, each as "METHOD /path/{parameter}": tests hold them against
     /// the OpenAPI document.
     package var adminRoutes: [String] {
-        AdminAPI(runtime: device, endpoint: endpoint, metrics: registry, beforeScrape: {}).router().routes.map { "\($0.method) \($0.path)" }
+        AdminAPI(device: device, endpoint: endpoint, metrics: registry, beforeScrape: {}).router().routes.map { "\($0.method) \($0.path)" }
     }
 
     /// The admin API over this receiver, its gauges read from `server` at scrape time.
@@ -281,7 +284,7 @@ public final class Receiver: Service, Sendable {
             descriptor: MetricNameDescriptor(
                 metricName: "silentpush_streams_open", unitName: "", helpText: "Pushes received and not yet answered."))
         return AdminAPI(
-            runtime: device, endpoint: endpoint, metrics: registry,
+            device: device, endpoint: endpoint, metrics: registry,
             beforeScrape: { [endpoint] in
                 connections.set(Int64(server.connectionCount))
                 streams.set(Int64(endpoint.requestsAwaitingAnswer))
@@ -342,22 +345,19 @@ public final class Receiver: Service, Sendable {
     /// record of it (`DELETE /v1/devices/{token}`).
     public func forget(device token: String) async throws {
         try await device.forget(device: token.lowercased())
-        endpoint.withDevices { $0.forget(token) }
     }
 
     /// Forgets everything but the clock (`POST /v1/reset`): devices, records, registrations
     /// and fault rules. For tests that share one receiver.
     public func reset() async throws {
-        try await device.forget(device: nil)
-        endpoint.withDevices { $0.forgetAll() }
-        endpoint.removeFault(nil)
+        try await device.reset()
     }
 
     /// The app on `token` is deleted and installed again: returns its new device token
     /// (registered to the same topics, with the device's state); pushes to the old one get
     /// `410 Unregistered` with the time of the change.
     public func reinstall(_ token: String) async throws -> String {
-        try await DeviceReinstall.reinstall(token.lowercased(), endpoint: endpoint, runtime: device).token
+        try await device.reinstall(token.lowercased()).token
     }
 
     /// Adds a fault rule to the APNs endpoint (as `POST /v1/faults`); returns its id, nil
@@ -391,35 +391,44 @@ public final class Receiver: Service, Sendable {
     }
 }
 
-/// The receiver could not start; the message says what to fix.
-public enum ReceiverStartError: Error, CustomStringConvertible, Sendable, Equatable {
+/// The receiver could not start; the message says what to fix. Each case keeps the error
+/// underneath it.
+public enum ReceiverStartError: Error, CustomStringConvertible {
     /// No listener is configured.
     case noListener
     /// The TLS certificate, key or client CA could not be loaded.
-    case tls(String)
+    case tls(any Error)
     /// A provider key (`--auth-key SPEC`) could not be loaded.
-    case authKey(spec: String, reason: String)
+    case authKey(spec: String, underlying: any Error)
     /// The store could not be opened, or what it holds could not be read back.
-    case store(String)
+    case store(any Error)
     /// Another socket holds `address`; `flag` moves the listener.
     case addressInUse(address: String, flag: String)
     /// A listener could not be bound, or a child service failed.
-    case serving(String)
+    case serving(any Error)
     /// The ready file could not be written.
-    case readyFile(path: String, reason: String)
+    case readyFile(path: String, underlying: any Error)
     /// The receiver stopped before every listener was bound.
     case stoppedBeforeReady
+
+    /// The error underneath, if any.
+    public var underlying: (any Error)? {
+        switch self {
+        case .tls(let error), .store(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error): error
+        case .noListener, .addressInUse, .stoppedBeforeReady: nil
+        }
+    }
 
     /// One line: what failed and what to check.
     public var description: String {
         switch self {
         case .noListener: "no listener: give --listen or --listen-h2c"
-        case .tls(let reason): "\(reason) (check --tls-cert, --tls-key and --client-ca)"
-        case .authKey(let spec, let reason): "\(reason) (check --auth-key \(spec))"
-        case .store(let reason): "\(reason) (check --store)"
+        case .tls(let error): "\(error) (check --tls-cert, --tls-key and --client-ca)"
+        case .authKey(let spec, let error): "\(error) (check --auth-key \(spec))"
+        case .store(let error): "\(error) (check --store)"
         case .addressInUse(let address, let flag): "address \(address) is already in use (another silentpushd? pass \(flag))"
-        case .serving(let reason): reason
-        case .readyFile(let path, let reason): "cannot write the ready file '\(path)': \(reason) (check --ready-file)"
+        case .serving(let error): "\(error)"
+        case .readyFile(let path, let error): "cannot write the ready file '\(path)': \(PushStore.plainReason(error)) (check --ready-file)"
         case .stoppedBeforeReady: "the receiver stopped before its listeners were bound"
         }
     }

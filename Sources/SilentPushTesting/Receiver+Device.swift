@@ -3,7 +3,7 @@ import SilentPushReceiver
 import SilentPushStore
 
 extension Receiver {
-    /// Moves the manual device clock forward (see `DeviceRuntime.advance(by:)`): timers in
+    /// Moves the manual device clock forward (see `DeviceControl.advance(by:)`): timers in
     /// the span fire at their exact device time, in order.
     public func advanceClock(by duration: Duration) async throws {
         try await device.advance(by: duration)
@@ -35,7 +35,7 @@ extension Receiver {
     /// `TaskSubmitError` when iOS would refuse it. Returns the request's record, committed.
     @discardableResult
     public func submitTask(
-        _ submission: DeviceRuntime.TaskSubmission, topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken
+        _ submission: DeviceControl.TaskSubmission, topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken
     ) async throws -> TaskRequestRecord {
         try await device.submitTask(submission, device: deviceToken, topic: topic)
     }
@@ -60,7 +60,7 @@ extension Receiver {
 
     /// The fate of the push with this `apns-id`, once committed; nil if unknown.
     public func fate(of apnsID: String) throws -> PushFate? {
-        try device.store.push(apnsID: apnsID)?.fate
+        try device.push(apnsID: apnsID)?.fate
     }
 
     /// Waits until the push's fate satisfies `condition`, for at most `timeout` of real
@@ -72,7 +72,7 @@ extension Receiver {
     ) async throws -> PushFate? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
-            let seen = device.store.transactionsEnded
+            let seen = device.transactionsEnded
             let fate = try fate(of: apnsID)
             if condition(fate) || ContinuousClock.now >= deadline { return fate }
             await waitForTransaction(after: seen, until: deadline)
@@ -90,9 +90,9 @@ extension Receiver {
     }
 
     private func waitForTransaction(after count: Int, until deadline: ContinuousClock.Instant) async {
-        let store = device.store
+        let device = device
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await store.waitForTransaction(after: count) }
+            group.addTask { await device.waitForTransaction(after: count) }
             group.addTask { try? await Task.sleep(until: deadline) }
             await group.next()
             group.cancelAll()
@@ -101,12 +101,12 @@ extension Receiver {
 
     /// Wakes, oldest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil) throws -> [WakeRecord] {
-        try device.store.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()
+        try device.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()
     }
 
     /// The `apns-id`s coalesced into wake `wakeID`, oldest first.
     public func coalesced(into wakeID: UInt64) throws -> [String] {
-        try device.store.coalescedAPNsIDs(wakeID: wakeID)
+        try device.coalescedAPNsIDs(wakeID: wakeID)
     }
 
     /// Sets a device's state (force-quit, Background App Refresh, Low Power Mode, budget).

@@ -82,8 +82,8 @@ import Testing
             let first = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
             #expect(first.result == .newData, "\(first)")
             let url = "http://127.0.0.1:\(origin.port)/feed/news"
-            let stored = try #require(try receiver.device.store.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
-            #expect(receiver.device.store.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
+            let stored = try #require(try receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            #expect(receiver.device.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
             #expect(stored.etag != nil && stored.lastModified != nil && stored.contentType == "application/json")
 
             let second = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
@@ -94,8 +94,8 @@ import Testing
             try origin.write("news", #"{"headline":"two"}"#)
             let third = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
             #expect(third.result == .newData, "\(third)")
-            let latest = try #require(try receiver.device.store.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
-            #expect(receiver.device.store.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
+            let latest = try #require(try receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            #expect(receiver.device.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
             #expect(latest.changedAt == third.startedAt.millisecondsSinceEpoch)
         }
     }

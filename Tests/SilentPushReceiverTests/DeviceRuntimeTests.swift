@@ -29,7 +29,7 @@ import Testing
                 #expect(answer.status == 200 && answer.apnsID == Self.apnsID(minute))
             }
             await receiver.settle()
-            let start = try #require(try receiver.device.store.push(apnsID: Self.apnsID(0))).receivedAt
+            let start = try #require(try receiver.device.push(apnsID: Self.apnsID(0))).receivedAt
             let wakes = try receiver.wakes()
             #expect(wakes.map { Self.minutes(from: start, to: $0.startedAt) } == [0, 15, 30, 45, 60, 75, 90])
             #expect(wakes.map(\.apnsID) == [0, 14, 28, 42, 56, 70, 84].map(Self.apnsID))
@@ -166,7 +166,7 @@ import Testing
             #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
             #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
             #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason?.rule == .minimumInterval)
-            #expect(try receiver.device.store.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
+            #expect(try receiver.device.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
             return receiver.device.clock.now
         }
         try await Receiver.withTesting(configure) { receiver in
@@ -212,10 +212,10 @@ import Testing
             try await receiver.advanceClock(by: Self.minute * 14)  // all 3,000 due at once
             #expect(receiver.device.runningWakeCount == 0)
             await receiver.settle()
-            let wakes = try receiver.device.store.wakes(limit: 2 * apps)
+            let wakes = try receiver.device.wakes(limit: 2 * apps)
             #expect(wakes.count == 2 * apps)
             #expect(wakes.allSatisfy { $0.result == .noData && $0.finishedAt == $0.startedAt })
-            #expect(try receiver.device.store.counts().pushes == ["delivered": 2 * apps])
+            #expect(try receiver.device.counts().pushes == ["delivered": 2 * apps])
         }
     }
 

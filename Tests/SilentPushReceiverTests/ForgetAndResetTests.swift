@@ -41,7 +41,7 @@ import Testing
             try await receiver.advanceClock(by: .seconds(60))
             let clock = receiver.device.clock.now
             try await receiver.reset()
-            #expect(try receiver.device.store.pushes().isEmpty)
+            #expect(try receiver.device.pushes().isEmpty)
             #expect(try receiver.wakes().isEmpty)
             #expect(receiver.faultRules.isEmpty)
             #expect(receiver.device.clock.now == clock)

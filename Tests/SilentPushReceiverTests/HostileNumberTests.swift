@@ -21,7 +21,7 @@ import Testing
             await receiver.settle()
             #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
             #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002")?.waitReason?.rule == .minimumInterval)
-            let record = try #require(try receiver.device.store.push(apnsID: "00000000-0000-4000-8000-000000000002"))
+            let record = try #require(try receiver.device.push(apnsID: "00000000-0000-4000-8000-000000000002"))
             #expect(record.expiresAt == nil)  // far future: held, never expires
             try await receiver.advanceClock(by: Self.minute * 15)
             await receiver.settle()

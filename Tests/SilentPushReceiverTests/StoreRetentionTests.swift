@@ -44,7 +44,7 @@ import Testing
             // them already: the count is what every pass removed.
             _ = try await receiver.pruneStore()
             #expect(receiver.metric(#"silentpush_store_pruned_total{table="pushes"}"#) == 7)
-            #expect(try receiver.device.store.pushes().map(\.apnsID) == (8...12).reversed().map(ForgetAndResetTests.apnsID))
+            #expect(try receiver.device.pushes().map(\.apnsID) == (8...12).reversed().map(ForgetAndResetTests.apnsID))
         }
     }
 }

@@ -1,0 +1,19 @@
+import SilentPushCore
+
+/// Why the device clock could not be moved.
+public enum DeviceClockError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The device runs on the system clock, which moves by itself.
+    case notManual
+    /// Another advance is under way.
+    case busy
+    /// The clock would pass the last time the device can represent (2262).
+    case outOfRange
+
+    public var description: String {
+        switch self {
+        case .notManual: "the device runs on the system clock; start silentpushd with --clock manual to move it"
+        case .busy: "another clock advance is under way"
+        case .outOfRange: "the device clock cannot go past 2262-04-11"
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import SilentPushCore
+
+extension DeviceControl {
+    /// Moves a manual clock forward by `duration`. Every timer inside the span fires at its
+    /// exact device time, in order. Before the clock crosses a running wake's deadline, the
+    /// wake's handler gets up to the deadline's length in real time to answer, so advancing
+    /// never cuts short a handler that would have finished on a device; one that has not
+    /// answered by then is cancelled at the deadline. Returns the new device time.
+    ///
+    /// Each step is one event of the executor; the clock moves after its lock is released
+    /// (the recorder steps every later event at the time reached meanwhile).
+    @discardableResult
+    public func advance(by duration: Duration) async throws(DeviceClockError) -> DeviceInstant {
+        guard clock.mode == .manual else { throw .notManual }
+        guard
+            runtime.advancing.withLock({ busy in
+                if busy { return false }
+                busy = true
+                return true
+            })
+        else { throw .busy }
+        defer { runtime.advancing.withLock { $0 = false } }
+
+        let target = clock.now.advanced(by: duration)
+        guard target < .distantFuture else { throw .outOfRange }
+        var waited: Set<UInt64> = []
+        var waitedTasks: Set<DeviceRecorder.TaskWait> = []
+        while true {
+            let reply = runtime.modifyStateAndRunActions { recorder, _ in
+                recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
+            }
+            guard case .advance(let step) = reply else { return target }
+            switch step {
+            case .done:
+                runtime.clock.set(target)
+                // Committed before answering, with the changes queued before it, so a restart
+                // resumes from here.
+                try? await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])
+                return target
+            case .fired(let to):
+                runtime.clock.set(to)
+            case .wait(let wakes):
+                await runtime.waitForWakes(wakes, timeout: settings.deadline)
+                waited.formUnion(wakes)
+            case .waitTasks(let waits):
+                let tasks = runtime.runningTasks(waits.map(\.runID))
+                await withTaskGroup(of: Void.self) { group in
+                    for task in tasks {
+                        // Before its expiry, as long as its time (30 s at most); before its
+                        // termination, its grace.
+                        let expired = waits.contains { $0.runID == task.runID && $0.expired }
+                        let limit = expired ? settings.taskExpirationGrace : min(task.timeLimit, settings.deadline)
+                        group.addTask { await runtime.waitAtMost(limit) { await task.settled.wait() } }
+                    }
+                }
+                waitedTasks.formUnion(waits)
+            }
+        }
+    }
+}

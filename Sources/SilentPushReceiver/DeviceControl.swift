@@ -1,0 +1,139 @@
+import SilentPushCore
+import SilentPushStore
+
+/// What a test, the admin API or `pushsend` changes and asks on the device side: the manual
+/// clock, device state, apps, background tasks, reset and reinstall, and the records. Every
+/// change is one event of the device side's executor (`DeviceRuntime`), which decides and
+/// records it; this type only turns a request into that event and waits for its commit.
+///
+/// `Receiver.device` is one; the admin API serves another over the same executor.
+public struct DeviceControl: Sendable {
+    /// The executor every change steps.
+    let runtime: DeviceRuntime
+    /// The APNs endpoint, whose registry reset and reinstall change with the device.
+    let endpoint: APNsEndpoint
+
+    init(runtime: DeviceRuntime, endpoint: APNsEndpoint) {
+        self.runtime = runtime
+        self.endpoint = endpoint
+    }
+
+    /// The device clock.
+    public var clock: DeviceClock { runtime.clock }
+
+    /// Intervals, deadline, fetch cap.
+    public var settings: WakeSettings { runtime.settings }
+
+    /// What the store held at start-up and the device side carries on with.
+    public var resumed: ResumedState { runtime.resumed }
+
+    /// The durable record, for the admin API's export and health.
+    package var store: PushStore { runtime.store }
+
+    /// Which apps may submit which background tasks, by topic.
+    var declarations: [String: AppDeclaration] { runtime.declarations }
+
+    /// How many steps have changed the record so far (what the timeline's event stream watches).
+    var changes: UInt64 { runtime.changes }
+
+    // MARK: - Devices and apps
+
+    /// Sets `device`'s state: dropping or releasing the pushes waiting in its
+    /// apps' slots. Returns once the change is committed.
+    public func setDeviceState(_ new: DeviceState, for device: String) async throws {
+        try await runtime.committing { recorder, now, completion in
+            recorder.setDeviceState(new, for: device, now: now, completion: completion)
+        }
+    }
+
+    /// The user opened `topic`'s app on `device` at `opened` (nil: now). An app not opened
+    /// for a while is launched less, then not at all (`WakeSettings.appUsageThreshold`).
+    /// Returns once the change is committed.
+    public func setLastOpened(_ opened: DeviceInstant? = nil, device: String, topic: String) async throws {
+        try await runtime.committing { recorder, now, completion in
+            recorder.setLastOpened(opened ?? now, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
+        }
+    }
+
+    /// Forgets when the app was last opened: its usage is unknown, which counts as in use.
+    public func clearLastOpened(device: String, topic: String) async throws {
+        try await runtime.committing { recorder, now, completion in
+            recorder.setLastOpened(nil, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
+        }
+    }
+
+    /// When the user last opened `topic`'s app on `device`, if known.
+    public func lastOpened(device: String, topic: String) -> DeviceInstant? {
+        runtime.inspect { $0.policy.lastOpened(DeviceRuntime.AppKey(device: device, topic: topic)) }
+    }
+
+    /// Restarts `device`: no background launch starts during the warm-up (`--reboot-warmup`).
+    /// Returns the warm-up's end, once what it changed is committed.
+    @discardableResult
+    public func reboot(_ device: String) async throws -> DeviceInstant {
+        let now = clock.now
+        try await runtime.committing { recorder, now, completion in
+            recorder.reboot(device, now: now, completion: completion)
+        }
+        return now.advanced(by: settings.rebootWarmup)
+    }
+
+    /// Forgets `device` (nil: every device): what waits for it, its state, its registration
+    /// and every record of it; running wakes and task runs are stopped. Returns once committed.
+    public func forget(device: String?) async throws {
+        try await runtime.committing { recorder, now, completion in recorder.forget(device, now: now, completion: completion) }
+        endpoint.withDevices { registry in
+            if let device { registry.forget(device) } else { registry.forgetAll() }
+        }
+    }
+
+    /// Forgets everything but the clock (`POST /v1/reset`): devices, records, registrations
+    /// and fault rules.
+    public func reset() async throws {
+        try await forget(device: nil)
+        endpoint.removeFault(nil)
+    }
+
+    /// The app on `token` is deleted and installed again: iOS gives it a new device token
+    /// (registered to the same topics; the phone's state carries over), and APNs answers the
+    /// old one `410 Unregistered` with the time of the change. Returns the new token and
+    /// that time (ms since the epoch).
+    public func reinstall(_ token: String) async throws -> (token: String, unregisteredAt: Int64) {
+        try await DeviceReinstall.reinstall(token, endpoint: endpoint, device: self)
+    }
+
+    /// Every device the device side knows (it received a push for it, or its state was set),
+    /// with the topics of its apps.
+    public func knownDevices() -> [String: Set<String>] {
+        runtime.inspect { recorder in
+            var devices: [String: Set<String>] = [:]
+            for app in recorder.policy.knownApps { devices[app.device, default: []].insert(app.topic) }
+            for device in recorder.policy.devicesWithState where devices[device] == nil { devices[device] = [] }
+            return devices
+        }
+    }
+
+    /// `device`'s state as the policy holds it.
+    public func deviceState(of device: String) -> DeviceState {
+        runtime.inspect { $0.policy.deviceState(device) }
+    }
+
+    /// If a push of `priority` came now for `topic` on `device`: when it would wake the app,
+    /// and what holds it until then. Changes nothing.
+    public func forecast(device: String, topic: String, priority: APNsPriority = .normal) -> WakeForecast<DeviceInstant> {
+        runtime.inspect { recorder, now in
+            recorder.policy.forecast(for: DeviceRuntime.AppKey(device: device, topic: topic), priority: priority, now: now)
+        }
+    }
+
+    // MARK: - Waiting
+
+    /// Waits until no fetch is running (giving each at most `timeout` of real time) and
+    /// every change so far is committed.
+    public func settle(timeout: Duration) async {
+        await runtime.settle(timeout: timeout)
+    }
+
+    /// Fetches running now.
+    public var runningWakeCount: Int { runtime.inspect { $0.running.count } }
+}
