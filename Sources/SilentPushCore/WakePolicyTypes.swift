@@ -84,16 +84,6 @@ public struct WakeSettings: Sendable, Equatable {
     public static let strict = WakeSettings(minimumInterval: .seconds(20 * 60), dailyBudget: 72)
     /// The profile `off`: every push that can wake the app wakes it at once.
     public static let off = WakeSettings(minimumInterval: .zero, throttling: .off)
-
-    /// The profiles by name: ios, fast, debugger, strict, off.
-    public static let profiles: [(name: String, settings: WakeSettings)] = [
-        ("ios", .ios), ("fast", .fast), ("debugger", .debugger), ("strict", .strict), ("off", .off),
-    ]
-
-    /// The profile called `name`.
-    public static func profile(named name: String) -> WakeSettings? {
-        profiles.first { $0.name == name }?.settings
-    }
 }
 
 /// A device's state, set through the admin API, the Swift API or the config file.

@@ -100,8 +100,10 @@ struct SilentPushd: AsyncParsableCommand {
             valueName: "keyid:teamid:path"))
     var authKeys: [String] = []
 
-    @Option(help: ArgumentHelp("The APNs environment played: sandbox or production.", valueName: "env"))
-    var environment: String = "sandbox"
+    @Option(
+        help: ArgumentHelp("The APNs environment played: sandbox or production.", valueName: "env"),
+        completion: .list(APNsEnvironment.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--environment") })
+    var environment: APNsEnvironment = .sandbox
 
     @Flag(help: "Refuse what APNs tolerates with a warning (priority 10 or an alert on a background push).")
     var strict = false
@@ -128,14 +130,17 @@ struct SilentPushd: AsyncParsableCommand {
         help: ArgumentHelp("How many of the newest pushes the store keeps (and task runs); 'none' for no limit.", valueName: "n"))
     var retainPushes = "1000000"
 
-    @Option(help: ArgumentHelp("The device clock: system, or manual (moved only by POST /v1/clock/advance).", valueName: "clock"))
-    var clock = "system"
+    @Option(
+        help: ArgumentHelp("The device clock: system, or manual (moved only by POST /v1/clock/advance).", valueName: "clock"),
+        completion: .list(DeviceClock.Mode.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--clock") })
+    var clock: DeviceClock.Mode = .system
 
     @Option(
         help: ArgumentHelp(
             "The device's throttling: ios (as observed: 15m between wakes, 30s deadline), fast (1s between wakes), debugger (no throttling), strict (Apple's two or three an hour) or off (every push wakes).",
-            valueName: "profile"))
-    var profile = "ios"
+            valueName: "profile"),
+        completion: .list(WakeProfile.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--profile") })
+    var profile: WakeProfile = .ios
 
     @Option(
         name: .customLong("daily-budget"),
@@ -217,6 +222,15 @@ struct SilentPushd: AsyncParsableCommand {
         case text, json
     }
 
+    /// The case of `Choice` that `text` names, or the one line that lists them.
+    static func choice<Choice: RawRepresentable & CaseIterable>(_ text: String, flag: String) throws -> Choice
+    where Choice.RawValue == String {
+        if let choice = Choice(rawValue: text) { return choice }
+        let names = Choice.allCases.map(\.rawValue)
+        let listed = names.count == 2 ? names.joined(separator: " or ") : names.joined(separator: ", ")
+        throw ValidationError("\(flag) '\(text)' is not \(listed)")
+    }
+
     func validate() throws {
         // The development material is looked for at run: here (and for a config file's
         // values alone) only what was given is checked.
@@ -278,9 +292,6 @@ struct SilentPushd: AsyncParsableCommand {
         } else if material == nil {
             throw ValidationError("the development provider key was not found (\(searched())): pass --auth-key KEYID:TEAMID:PATH")
         }
-        guard let environment = APNsEnvironment(rawValue: environment) else {
-            throw ValidationError("--environment '\(environment)' is not sandbox or production")
-        }
         configuration.environment = environment
         configuration.strict = strict
         if let rateLimit {
@@ -306,12 +317,8 @@ struct SilentPushd: AsyncParsableCommand {
                 }
                 return count
             })
-        guard let clock = DeviceClock.Mode(rawValue: clock) else { throw ValidationError("--clock '\(clock)' is not system or manual") }
         configuration.clock = clock
-        guard let settings = WakeSettings.profile(named: profile) else {
-            throw ValidationError("--profile '\(profile)' is not \(WakeSettings.profiles.map(\.name).joined(separator: ", "))")
-        }
-        configuration.wakeSettings = settings
+        configuration.wakeSettings = profile.settings
         if let dailyBudget {
             configuration.wakeSettings.dailyBudget = try Self.noneOr(dailyBudget) { text in
                 guard let budget = Int(text), (0...1_000_000).contains(budget) else {
@@ -450,7 +457,7 @@ struct SilentPushd: AsyncParsableCommand {
                 do {
                     _ = try parseAsRoot(file.arguments)
                 } catch {
-                    fail(file.describing(message(for: error)))
+                    fail(file.describing(line(for: error)))
                 }
                 arguments = file.arguments + given  // the command line, parsed last, wins
             } catch {
@@ -470,8 +477,16 @@ struct SilentPushd: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 Foundation.exit(0)
             }
-            fail((error as? ReceiverStartError)?.description ?? message(for: error))
+            fail((error as? ReceiverStartError)?.description ?? line(for: error))
         }
+    }
+
+    /// The parser's message for `error`, without the prefix it puts before a choice's own
+    /// line ("The value 'x' is invalid for '--clock <clock>': "), which says the same.
+    static func line(for error: any Error) -> String {
+        let text = message(for: error)
+        guard text.hasPrefix("The value '"), let end = text.range(of: ">': ") else { return text }
+        return String(text[end.upperBound...])
     }
 
     static func fail(_ message: String) -> Never {
