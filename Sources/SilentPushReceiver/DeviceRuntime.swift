@@ -10,7 +10,7 @@ import SilentPushStore
 /// Its decisions live in a `DeviceRecorder`, a state machine whose every event returns the
 /// actions it leaves; every entry point is one `modifyStateAndRunActions` call, which steps
 /// the recorder under the lock and carries out those actions after releasing it. Store
-/// changes are handed to the store in the recorder's order.
+/// changes go from the step into the store writer's queue, in the recorder's order.
 /// It is a `Service`: its `run()` fires the system-clock timers and runs the fetch handlers,
 /// and on graceful shutdown drains them (see `DeviceRuntime+Service.swift`).
 package final class DeviceRuntime: PushSink, Sendable {
@@ -29,7 +29,6 @@ package final class DeviceRuntime: PushSink, Sendable {
     /// its actions name by id (each wake's cancellation, each task run's `BackgroundTask`)
     /// and the callers waiting for wakes to end.
     private let state: Mutex<Locked>
-    private let outbox = Mutex(Outbox())
     /// What store changes no caller waits for report to.
     private let unobserved: PushStore.Completion
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
@@ -104,21 +103,6 @@ package final class DeviceRuntime: PushSink, Sendable {
         var cancellation: AsyncSignal
     }
 
-    /// Store writes taken from the recorder while another thread hands earlier ones to the
-    /// store: that thread hands these over too, so they reach the store in the recorder's
-    /// order. Its own lock, taken inside the recorder's when a step ends and alone by the
-    /// thread handing over, so that thread never waits for the policy.
-    private struct Outbox {
-        var writes: [Write] = []
-        var handingOver = false
-    }
-
-    /// Changes for the store and what to call once they are committed.
-    private struct Write {
-        var changes: [StoreChange]
-        var completion: PushStore.Completion
-    }
-
     /// What `open` found in the store and carries on with.
     package let resumed: ResumedState
 
@@ -174,9 +158,10 @@ package final class DeviceRuntime: PushSink, Sendable {
     }
 
     /// The locked half: steps the recorder, turns the ids its actions name into the objects
-    /// the executor keeps, and hands the store changes over.
+    /// the executor keeps, and queues the store changes in the writer's queue (under the
+    /// lock, so they are in the recorder's order; the writer is started after it).
     private func step(_ event: (inout DeviceRecorder, DeviceInstant) -> DeviceRecorder.Actions) -> (DeviceRecorder.Reply, Execution) {
-        let (reply, execution, write) = state.withLock { state -> (DeviceRecorder.Reply, Execution, Write?) in
+        let (reply, execution, queued) = state.withLock { state -> (DeviceRecorder.Reply, Execution, PushStore.Queued) in
             let actions = event(&state.recorder, max(clock.now, state.recorder.advancedTo))
             var execution = Execution()
             execution.metrics = actions.metrics
@@ -198,45 +183,22 @@ package final class DeviceRuntime: PushSink, Sendable {
             execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
             execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
             execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
-            var write: Write?
+            var queued = PushStore.Queued.joined
             if !actions.changes.isEmpty { changeCount.add(1, ordering: .relaxed) }
             if !actions.changes.isEmpty || actions.completion != nil {
                 // A caller that changed nothing still waits: an empty write commits nothing
                 // and completes once what was queued before it has.
-                let taken = Write(changes: actions.changes, completion: actions.completion ?? unobserved)
-                // Queued or taken while the lock holds: the order is the recorder's.
-                write = outbox.withLock { outbox in
-                    if outbox.handingOver {
-                        outbox.writes.append(taken)
-                        return nil
-                    }
-                    outbox.handingOver = true
-                    return taken
-                }
+                queued = store.queue(actions.changes, completion: actions.completion ?? unobserved)
             }
-            return (actions.reply, execution, write)
+            return (actions.reply, execution, queued)
         }
-        if let write { handOver(write) }
+        store.start(queued)
         return (reply, execution)
     }
 
     /// How many steps have changed the record so far: it moves whenever a push, wake, task
     /// run or device state is recorded (or will be: the change may not be committed yet).
     var changes: UInt64 { changeCount.load(ordering: .relaxed) }
-
-    /// Gives `write` to the store, then whatever other threads queued meanwhile.
-    private func handOver(_ write: Write) {
-        store.write(write.changes, completion: write.completion)
-        while true {
-            let more = outbox.withLock { outbox -> [Write] in
-                if outbox.writes.isEmpty { outbox.handingOver = false }
-                defer { outbox.writes = [] }
-                return outbox.writes
-            }
-            if more.isEmpty { return }
-            for write in more { store.write(write.changes, completion: write.completion) }
-        }
-    }
 
     /// Carries out what a step left to do. A handler that answers as it starts (`noData`)
     /// completes here, and the wakes its answer lets start are run by this loop, not by

@@ -166,6 +166,28 @@ public final class PushStore: Sendable {
         writer.enqueue(changes, completion: completion)
     }
 
+    /// What `queue(_:completion:)` leaves for `start(_:)`.
+    package enum Queued {
+        /// Joined a commit already under way or held: nothing to do.
+        case joined
+        /// The writer was idle: its drain starts.
+        case startsDrain
+        /// The store is closed: the completion is failed.
+        case refused(Completion)
+    }
+
+    /// Queues `changes` under the caller's own lock, so writes reach the store in the order
+    /// the caller decided them; the caller passes the answer to `start(_:)` once it has
+    /// released that lock (which is where a drain is started or a refusal reported).
+    package func queue(_ changes: [StoreChange], completion: @escaping Completion) -> Queued {
+        writer.add(changes, completion: completion)
+    }
+
+    /// Carries out what `queue(_:completion:)` left.
+    package func start(_ queued: Queued) {
+        writer.start(queued)
+    }
+
     /// Writes `changes` and returns once they are committed.
     public func write(_ changes: [StoreChange]) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in

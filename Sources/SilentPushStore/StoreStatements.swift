@@ -9,10 +9,8 @@ import SilentPushCore
 /// Used only inside the writer's transactions: one connection, one thread at a time.
 final class StoreStatements: @unchecked Sendable {
     /// `insertPushes[k - 1]` inserts k rows: one statement per run of pushes, not per push.
+    /// The rows are bound from the writer's batch where they are: no list of its own.
     private var insertPushes = [Statement?](repeating: nil, count: StoreStatements.rowsPerInsert)
-    /// Pushes applied but not yet inserted: they go in together, in order, before any other
-    /// change and before the commit.
-    private var pendingPushes: [PushRecord] = []
     /// The most rows one insert takes. A statement's fixed part (cursors opened and closed,
     /// the program started and halted, the statement reset) is shared by them all; past 16
     /// rows the gain is within noise (docs/benchmarks.md).
@@ -21,8 +19,6 @@ final class StoreStatements: @unchecked Sendable {
     /// `coalesceReplaced[k - 1]` marks k replaced pushes coalesced: one statement per run of
     /// pushes, as for the inserts.
     private var coalesceReplaced = [Statement?](repeating: nil, count: StoreStatements.rowsPerInsert)
-    /// The pushes the run being inserted replaced (scratch, kept between runs).
-    private var replacedIDs: [Int64] = []
     private var insertWake: Statement?
     private var finishWake: Statement?
     private var begin: Statement?
@@ -42,10 +38,8 @@ final class StoreStatements: @unchecked Sendable {
         try run(&begin, db, "BEGIN IMMEDIATE") { _ in }
         do {
             try body()
-            try insertPendingPushes(db)
             try run(&commit, db, "COMMIT") { _ in }
         } catch {
-            pendingPushes.removeAll(keepingCapacity: true)
             if sqlite3_get_autocommit(db.sqliteConnection) == 0 { try? run(&rollback, db, "ROLLBACK") { _ in } }
             throw error
         }
@@ -59,15 +53,55 @@ final class StoreStatements: @unchecked Sendable {
         (setFate, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil)
     }
 
-    /// Applies one change in `db`'s open transaction (a push may wait for the next change,
-    /// or the commit, to be inserted with the pushes after it).
-    func apply(_ change: StoreChange, _ db: Database) throws {
-        if case .insertPush(let push) = change {
-            pendingPushes.append(push)
-            if pendingPushes.count == Self.rowsPerInsert { try insertPendingPushes(db) }
-            return
+    /// Applies a batch of the writer's entries, in order, in `db`'s open transaction: each
+    /// run of inserted pushes (across entries) in statements of up to `rowsPerInsert` rows,
+    /// every other change on its own.
+    func apply(_ batch: [StoreWriter.Entry], _ db: Database) throws {
+        var position = Position()
+        while let change = position.change(in: batch) {
+            guard case .insertPush = change else {
+                try apply(change, db)
+                position.index += 1
+                continue
+            }
+            let first = position
+            var count = 0
+            while count < Self.rowsPerInsert, let next = position.change(in: batch), case .insertPush = next {
+                count += 1
+                position.index += 1
+            }
+            try insertPushes(count, from: first, in: batch, db)
         }
-        try insertPendingPushes(db)
+    }
+
+    /// A change's place in a batch: its entry, and its index in the entry's changes.
+    struct Position {
+        var entry = 0
+        var index = 0
+
+        /// The change here, past the end of entries already done; nil at the batch's end.
+        mutating func change(in batch: [StoreWriter.Entry]) -> StoreChange? {
+            while entry < batch.count {
+                if index < batch[entry].changes.count { return batch[entry].changes[index] }
+                entry += 1
+                index = 0
+            }
+            return nil
+        }
+    }
+
+    /// Calls `body` with each of the `count` pushes from `first` on.
+    private static func forEachPush(_ count: Int, from first: Position, in batch: [StoreWriter.Entry], _ body: (PushRecord) -> Void) {
+        var position = first
+        for _ in 0..<count {
+            guard case .insertPush(let push) = position.change(in: batch) else { return }
+            body(push)
+            position.index += 1
+        }
+    }
+
+    /// Applies one change other than a push's insert in `db`'s open transaction.
+    private func apply(_ change: StoreChange, _ db: Database) throws {
         switch change {
         case .setFate(let push, let fate, let generation):
             let stored = StoredFate(fate)
@@ -109,27 +143,28 @@ final class StoreStatements: @unchecked Sendable {
         }
     }
 
-    /// Inserts the pushes `apply` queued, in one statement; then each push that replaced
+    /// Inserts `count` pushes from `first` on in one statement; then each push that replaced
     /// another in its app's slot makes that one's row say so. This is where a replaced push's
     /// fate is written, once, in the transaction that records its successor: every reader
     /// reads the row as it is.
-    private func insertPendingPushes(_ db: Database) throws {
-        let count = pendingPushes.count
+    private func insertPushes(_ count: Int, from first: Position, in batch: [StoreWriter.Entry], _ db: Database) throws {
         guard count > 0 else { return }
-        defer { pendingPushes.removeAll(keepingCapacity: true) }
+        var replaced = 0
         try run(&insertPushes[count - 1], db, Self.insertPushesSQL(rows: count)) { bind in
-            for push in pendingPushes { Self.bind(push, &bind) }
+            Self.forEachPush(count, from: first, in: batch) { push in
+                Self.bind(push, &bind)
+                if push.replaced != nil { replaced += 1 }
+            }
         }
-        replacedIDs.removeAll(keepingCapacity: true)
-        for push in pendingPushes { if let replaced = push.replaced { replacedIDs.append(Int64(bitPattern: replaced)) } }
-        guard !replacedIDs.isEmpty else { return }
+        guard replaced > 0 else { return }
         // The pushes they replaced were pending in their slots: coalesced now, waiting for
         // their successor's wake (`closeGeneration` names that wake).
-        let ids = replacedIDs
-        try run(&coalesceReplaced[ids.count - 1], db, Self.coalesceSQL(rows: ids.count)) { bind in
+        try run(&coalesceReplaced[replaced - 1], db, Self.coalesceSQL(rows: replaced)) { bind in
             bind(PushFate.Kind.coalesced.rawValue)
             bind(PushFate.Kind.pending.rawValue)
-            for id in ids { bind(id) }
+            Self.forEachPush(count, from: first, in: batch) { push in
+                if let id = push.replaced { bind(Int64(bitPattern: id)) }
+            }
         }
     }
 

@@ -16,8 +16,9 @@ import Synchronization
 /// writer never stops for it (nor for its fsync).
 final class StoreWriter: Sendable {
     /// Changes and who waits for them. (A struct, not a tuple: a closure in a tuple in an
-    /// array is stored through a reabstraction thunk, allocated per push.)
-    private struct Entry {
+    /// array is stored through a reabstraction thunk, allocated per push.) The statements
+    /// read a batch of them where they are.
+    struct Entry {
         var changes: [StoreChange]
         var completion: PushStore.Completion
     }
@@ -75,26 +76,35 @@ final class StoreWriter: Sendable {
 
     /// Queues `changes`; an empty list only waits for what was queued before it.
     func enqueue(_ changes: [StoreChange], completion: @escaping PushStore.Completion) {
-        enum Next { case drain, join, refuse }
-        let next = queue.withLock { queue -> Next in
+        start(add(changes, completion: completion))
+    }
+
+    /// Queues `changes` and returns what is left to do, for `start(_:)` once the caller's
+    /// own lock is released: the order of writes is the order of these calls.
+    func add(_ changes: [StoreChange], completion: @escaping PushStore.Completion) -> PushStore.Queued {
+        queue.withLock { queue -> PushStore.Queued in
             switch queue.phase {
             case .closed:
-                return .refuse
+                return .refused(completion)
             case .draining:
                 queue.entries.append(Entry(changes: changes, completion: completion))
-                return .join
+                return .joined
             case .idle:
                 queue.entries.append(Entry(changes: changes, completion: completion))
                 // A batch is being queued: its release (or its size) starts the drain.
-                if queue.holds > 0, queue.entries.count < Self.heldBatch { return .join }
+                if queue.holds > 0, queue.entries.count < Self.heldBatch { return .joined }
                 queue.phase = .draining
-                return .drain
+                return .startsDrain
             }
         }
-        switch next {
-        case .drain: database.asyncWriteWithoutTransaction { db in self.drain(db) }
-        case .join: break
-        case .refuse: completion(.failure(PushStoreError.closed))
+    }
+
+    /// Does what `add(_:completion:)` left: starts the drain, or fails a refused write.
+    func start(_ queued: PushStore.Queued) {
+        switch queued {
+        case .startsDrain: database.asyncWriteWithoutTransaction { db in self.drain(db) }
+        case .joined: break
+        case .refused(let completion): completion(.failure(PushStoreError.closed))
         }
     }
 
@@ -157,11 +167,7 @@ final class StoreWriter: Sendable {
             }
             let result: Result<Void, any Error>
             do {
-                try statements.inTransaction(db) {
-                    for entry in batch {
-                        for change in entry.changes { try statements.apply(change, db) }
-                    }
-                }
+                try statements.inTransaction(db) { try statements.apply(batch, db) }
                 let count = commits.add(1, ordering: .relaxed).newValue
                 result = .success(())
                 if count % Self.checkpointEvery == 0 { checkpointInBackground() }
