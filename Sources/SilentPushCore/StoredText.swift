@@ -1,8 +1,8 @@
 /// Writes a stored reason's text (`WaitReason.stored`): a rule's name, then `:` and a
 /// decimal number (or nothing, for nil) per field, into one string allocated once.
 ///
-/// Every push still waiting stores its reason, so the writer formats one per push: string
-/// interpolation took about 6% of its time for it (`docs/benchmarks.md`).
+/// Every push still waiting stores its reason, so the writer formats one per push: once
+/// into a buffer, with none of string interpolation's intermediate strings.
 struct StoredText {
     /// The longest text: the longest name, then four fields of `:` and up to 20 characters.
     private static let capacity = 128

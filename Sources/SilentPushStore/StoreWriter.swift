@@ -8,9 +8,8 @@ import Synchronization
 ///
 /// A caller that queues a batch (the event loop, a read's pushes) holds the writer: an idle
 /// writer then starts when the hold ends, or when `heldBatch` writes wait, so the batch
-/// shares one commit. Started at the first write instead, the writer committed the first
-/// one or two of each read on their own: a commit's fixed cost (locks, WAL frames of the
-/// same last pages, wakeups) paid twice per read.
+/// shares one commit and a commit's fixed cost (locks, WAL frames of the same last pages,
+/// wakeups) is paid once per read.
 ///
 /// A file store also checkpoints the WAL on a second connection beside the writer, so the
 /// writer never stops for it (nor for its fsync).
