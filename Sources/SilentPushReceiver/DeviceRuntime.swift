@@ -37,7 +37,7 @@ package final class DeviceRuntime: PushSink, Sendable {
     let nextTaskRequestID: Atomic<UInt64>
     let advancing = Mutex(false)
     /// Handler tasks running, and who waits for there to be none.
-    private let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
+    let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
     /// Raised when the policy's next deadline moves before the armed timer.
     let timerMoved = AsyncSignal()
     /// Steps that changed the record: what the timeline's event stream watches.
@@ -262,14 +262,9 @@ package final class DeviceRuntime: PushSink, Sendable {
             // Not recorded, so not accepted: 503, and the provider retries.
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
         }
+        let systemNow = DeviceClock.systemNow
         let reply = modifyStateAndRunActions { recorder, now in
-            let expiresAt = DeviceInstant.expiry(ofAPNsExpiration: push.expiration, systemNow: DeviceClock.systemNow, deviceNow: now)
-            let record = PushRecord(
-                id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, pushType: push.pushType.rawValue,
-                priority: push.priority.rawValue, receivedAt: now.millisecondsSinceEpoch, expiresAt: expiresAt?.millisecondsSinceEpoch,
-                collapseID: push.collapseID, payload: push.body, warnings: push.warnings,
-                fate: neverWakes.map { .dropped($0) } ?? .pending)
-            let incoming = neverWakes == nil ? IncomingPush(id: id, priority: push.priority, expiresAt: expiresAt) : nil
+            let (record, incoming) = PushRecord.received(push, id: id, neverWakes: neverWakes, systemNow: systemNow, now: now)
             return recorder.receive(record, incoming: incoming, now: now, completion: recorded)
         }
         guard reply != .stopping else { return completion(.failure(APNsRejection(.shutdown))) }
@@ -288,10 +283,7 @@ package final class DeviceRuntime: PushSink, Sendable {
     package func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
         let reply = modifyStateAndRunActions { recorder, now in
             recorder.reject(
-                PushRecord(
-                    id: id, apnsID: apnsID, deviceToken: deviceToken ?? "", topic: topic ?? "", pushType: "", priority: 0,
-                    receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
-                    fate: .rejected(reason, cause: cause)))
+                .refused(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, fate: .rejected(reason, cause: cause), now: now))
         }
         guard reply != .stopping else { return }
         metrics.rejected(reason)
@@ -305,11 +297,7 @@ package final class DeviceRuntime: PushSink, Sendable {
 
     package func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {
         let reply = modifyStateAndRunActions { recorder, now in
-            recorder.reject(
-                PushRecord(
-                    id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic ?? "", pushType: "", priority: 0,
-                    receivedAt: now.millisecondsSinceEpoch, expiresAt: nil, collapseID: nil, payload: [], warnings: [],
-                    fate: .injected(by: rule, action)))
+            recorder.reject(.refused(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, fate: .injected(by: rule, action), now: now))
         }
         guard reply != .stopping else { return }
         logger.debug(
@@ -335,113 +323,8 @@ package final class DeviceRuntime: PushSink, Sendable {
         return push.payload.contentAvailable ? nil : .noContentAvailable
     }
 
-    // MARK: - Wakes
-
-    /// Runs one wake's handler (a child task of `run()`), racing its cancellation.
-    func runWake(_ fetch: Fetch) async {
-        await countingHandler {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await self.runHandler(fetch) }
-                group.addTask { await fetch.cancellation.wait() }
-                await group.next()
-                group.cancelAll()
-                await group.waitForAll()
-            }
-        }
-    }
-
-    /// Runs `body`, a handler's task, counted so a shutdown can wait for none to be left.
-    func countingHandler(_ body: () async -> Void) async {
-        handlers.withLock { $0.running += 1 }
-        defer {
-            let idle = handlers.withLock { handlers -> [AsyncSignal] in
-                handlers.running -= 1
-                guard handlers.running == 0 else { return [] }
-                defer { handlers.idleWaiters = [] }
-                return handlers.idleWaiters
-            }
-            for waiter in idle { waiter.raise() }
-        }
-        await body()
-    }
-
-    private func runHandler(_ fetch: Fetch) async {
-        let start = fetch.start
-        let wake: Wake
-        do {
-            if let ready = fetch.wake { wake = ready } else { wake = try await readWake(start) }
-        } catch {
-            logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(error)"])
-            metrics.record(recordFetch(start, result: .failed(reason: "store: \(error)")), duration: .zero)
-            return
-        }
-        let began = ContinuousClock.now
-        logger.debug(
-            "wake started",
-            metadata: [
-                "wake.id": "\(start.wakeID)", "push.apns_id": "\(wake.apnsID)", "device.token": Self.shortened(wake.deviceToken),
-                "app.topic": "\(wake.topic)", "wake.coalesced": "\(wake.coalescedAPNsIDs.count)",
-            ])
-        let errorOutput = FetchErrorOutput()
-        let result =
-            Task.isCancelled ? FetchResult.deadlineExceeded : await FetchErrorOutput.$current.withValue(errorOutput) { await handler.fetch(wake) }
-        let recorded = recordFetch(start, result: result)
-        if let text = errorOutput.text {
-            modifyStateAndRunActions { recorder, _ in recorder.recordErrorOutput(text, wakeID: start.wakeID) }
-            logger.debug(
-                "fetch handler stderr",
-                // One log line however many lines it wrote.
-                metadata: ["wake.id": "\(start.wakeID)", "wake.stderr": "\(text.replacing("\n", with: "\\n"))"])
-        }
-        let duration = ContinuousClock.now - began
-        metrics.record(recorded, duration: duration)
-        logger.log(
-            level: recorded == .deadlineExceeded ? .notice : .debug, "wake ended",
-            metadata: [
-                "wake.id": "\(start.wakeID)", "wake.result": "\(recorded.name)", "wake.reason": "\(recorded.reason ?? "-")",
-                "wake.duration_ms": "\(duration.nanosecondCount / 1_000_000)", "device.token": Self.shortened(wake.deviceToken),
-            ])
-    }
-
-    /// Records the handler's `result` for `start`; returns the result the wake ended with.
-    private func recordFetch(_ start: DeviceRecorder.Start, result: FetchResult) -> FetchResult {
-        modifyStateAndRunActions { $0.fetchCompleted(start, result: result, now: $1) }.recordedResult ?? result
-    }
-
-    /// The wake's push and the apns-ids coalesced into it, from the store.
-    private func readWake(_ start: DeviceRecorder.Start) async throws -> Wake {
-        // The wake's own changes were handed over before it started; once they are committed
-        // its push and the pushes coalesced into it are readable.
-        try await store.flush()
-        guard let (push, coalesced) = try store.delivery(push: start.push, wakeID: start.wakeID) else {
-            throw WakeReadError(push: start.push)
-        }
-        return Wake(start, delivering: push, coalesced: coalesced)
-    }
-
-    /// Waits until each of `wakes` ends, or `timeout` of real time passes for it; in parallel.
-    func waitForWakes(_ wakes: [UInt64], timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            for wake in wakes { group.addTask { await self.waitForWake(wake, timeout: timeout) } }
-        }
-    }
-
-    /// Waits until wake `wakeID` ends, or `timeout` of real time passes.
-    func waitForWake(_ wakeID: UInt64, timeout: Duration) async {
-        await waitAtMost(timeout) { await self.wakeEnded(wakeID) }
-    }
-
-    /// Runs `body` for at most `timeout` of real time (it is cancelled then).
-    func waitAtMost(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await body() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func wakeEnded(_ wakeID: UInt64) async {
+    /// Returns once wake `wakeID` is no longer running, or the caller is cancelled.
+    func wakeEnded(_ wakeID: UInt64) async {
         let token = state.withLock { state in
             state.nextWaiterToken += 1
             return state.nextWaiterToken
@@ -455,23 +338,6 @@ package final class DeviceRuntime: PushSink, Sendable {
         } cancel: {
             state.withLock { $0.waiters[wakeID]?.remove(token: token) }
         }
-    }
-
-    /// Ends the fetch queue: `run()` returns once the fetches under way end.
-    func endFetches() {
-        fetchQueue.finish()
-    }
-
-    /// Returns once no handler task is running, cancelled ones included (they may still be
-    /// unwinding after their wake ended), or when the caller is cancelled.
-    func handlersIdle() async {
-        let idle = AsyncSignal()
-        let registered = handlers.withLock { handlers -> Bool in
-            if handlers.running == 0 { return false }
-            handlers.idleWaiters.append(idle)
-            return true
-        }
-        if registered { await idle.wait() }
     }
 
     /// Reads the recorder under the lock.
@@ -488,12 +354,6 @@ package final class DeviceRuntime: PushSink, Sendable {
     func runningTasks(_ ids: [UInt64]? = nil) -> [BackgroundTask] {
         state.withLock { state in ids.map { $0.compactMap { state.tasks[$0] } } ?? Array(state.tasks.values) }
     }
-}
-
-/// A wake's push was not in the store.
-struct WakeReadError: Error, CustomStringConvertible {
-    let push: UInt64
-    var description: String { "push \(push) is missing from the store" }
 }
 
 extension DeviceRuntime: PushBatching {
