@@ -173,7 +173,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     final class DiscardingSink: H2ResponseSink {
         func respond(streamID: Int32, response: H2Response) {}
         func respond(streamID: Int32, response: H2Response, after delay: Duration) {}
-        func goAway(reason: String) {}
+        func goAway(reason: APNsReason) {}
         func closeConnection() {}
     }
 

@@ -240,7 +240,7 @@ package final class APNsEndpoint: H2Service {
             writer.respond(Self.error(APNsRejection(reason, timestamp: timestamp), apnsID: id))
         case .goAway(let reason, _):
             writer.respond(Self.error(APNsRejection(reason), apnsID: id))
-            writer.goAway(reason: reason.rawValue)
+            writer.goAway(reason: reason)
         case .reset:
             writer.closeConnection()
         case .delay: return  // not an answer of its own: see `handle`

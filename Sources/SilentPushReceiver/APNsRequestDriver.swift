@@ -26,7 +26,7 @@ public final class APNsRequestDriver: Sendable {
             if response.status == 200 { accepted.add(1, ordering: .relaxed) }
         }
         func respond(streamID: Int32, response: H2Response, after delay: Duration) { respond(streamID: streamID, response: response) }
-        func goAway(reason: String) {}
+        func goAway(reason: APNsReason) {}
         func closeConnection() {}
     }
 

@@ -26,10 +26,11 @@ public enum FixedResponseServer {
         let context = try tls.map {
             try TLSContext.server(TLSServerConfiguration(certificateChainFile: $0.certificate, privateKeyFile: $0.key))
         }
+        let name: H2ListenerName = context == nil ? .h2c : .tls
         let server = try await H2Server.bind(
-            listeners: [H2Listener(name: "h2", host: "127.0.0.1", port: 0, tls: context)], service: FixedResponse(),
+            listeners: [H2Listener(name: name, host: "127.0.0.1", port: 0, tls: context)], service: FixedResponse(),
             group: MultiThreadedEventLoopGroup(numberOfThreads: max(1, min(threads, 256))))
-        try ready(server.port("h2") ?? 0)
+        try ready(server.port(name) ?? 0)
         try await server.run()
     }
 }

@@ -56,10 +56,10 @@ public final class Receiver: Service, Sendable {
             } catch {
                 throw ReceiverStartError.tls(error)
             }
-            listeners.append(H2Listener(name: "tls", host: address.host, port: address.port, tls: tls))
+            listeners.append(H2Listener(name: .tls, host: address.host, port: address.port, tls: tls))
         }
         if let address = configuration.listenH2C {
-            listeners.append(H2Listener(name: "h2c", host: address.host, port: address.port, tls: nil))
+            listeners.append(H2Listener(name: .h2c, host: address.host, port: address.port, tls: nil))
         }
         guard !listeners.isEmpty else { throw ReceiverStartError.noListener }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
@@ -182,9 +182,9 @@ public final class Receiver: Service, Sendable {
         switch error {
         case let error as ReceiverStartError: return error
         case H2ServerError.addressInUse(_, _, let listener):
-            let address = listener == "tls" ? configuration.listen : configuration.listenH2C
+            let address = listener == .tls ? configuration.listen : configuration.listenH2C
             return ReceiverStartError.addressInUse(
-                address: address.map { "\($0)" } ?? listener, flag: listener == "tls" ? "--listen" : "--listen-h2c")
+                address: address.map { "\($0)" } ?? listener.rawValue, flag: listener == .tls ? "--listen" : "--listen-h2c")
         // The HTTP/2 listeners are bound before the children run: a busy address after that
         // is the admin API's.
         case let error as IOError where error.errnoCode == EADDRINUSE:
@@ -207,7 +207,7 @@ public final class Receiver: Service, Sendable {
     /// Every listener is bound: the ready file is written and the start logged.
     private func becomeReady(_ server: H2Server, adminPort: Int?) {
         var ports = ReceiverReadiness.Ports()
-        for (name, port) in server.boundPorts { ports[name] = port }
+        for (name, port) in server.boundPorts { ports[name.rawValue] = port }
         if let adminPort { ports["admin"] = adminPort }
         if let path = configuration.readyFile {
             do {

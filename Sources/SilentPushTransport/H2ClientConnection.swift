@@ -157,20 +157,18 @@ extension H2ClientConnection {
         let session = H2ClientSession()
         private let tls: TLSEngine?
         private var output: H2OutputPump
-        private var ready: EventLoopPromise<TLSSessionInfo?>?
+        /// Idle, handshaking (holding the promise of readiness), running or closed.
+        private var state: H2ClientConnectionState<EventLoopPromise<TLSSessionInfo?>>
+        /// When output goes out: at a read's end, in one queued flush, as another pump pass.
+        private var schedule = H2OutputSchedule()
         /// Succeeds with the handshake's facts (nil for h2c) once HTTP/2 can start.
         let readyFuture: EventLoopFuture<TLSSessionInfo?>
         private var context: ChannelHandlerContext?
-        private var started = false
-        private var inRead = false
-        private var flushScheduled = false
-        /// Set while the output pump writes: a write failing synchronously must not re-enter it.
-        private var flushing = false
 
         init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>) {
             self.tls = tls
             self.output = H2OutputPump(tls: tls)
-            self.ready = ready
+            self.state = H2ClientConnectionState(ready: ready)
             self.readyFuture = ready.futureResult
         }
 
@@ -185,26 +183,25 @@ extension H2ClientConnection {
         }
 
         private func start(context: ChannelHandlerContext) {
-            guard !started else { return }
-            started = true
-            if let tls {
+            switch state.start(tls: tls != nil) {
+            case .handshake:
                 do {
-                    try tls.startHandshake()
+                    try tls?.startHandshake()
                 } catch {
                     fail(error, context: context)
                     return
                 }
                 output.writeCiphertext(context: context)
-            } else {
-                ready?.succeed(nil)
-                ready = nil
+            case .run(let ready):
+                ready.succeed(nil)
                 flush()
+            case .none:
+                break
             }
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
-            ready?.fail(H2ConnectError.closedBeforeHTTP2)
-            ready = nil
+            state.closed()?.fail(H2ConnectError.closedBeforeHTTP2)
             self.context = nil
         }
 
@@ -216,30 +213,28 @@ extension H2ClientConnection {
             session.submit(request, completion: completion)
             // One write for every request submitted in this turn of the event loop, not one
             // each: a sender with many streams in flight submits them back to back.
-            guard !inRead, !flushScheduled, let context else { return }
-            flushScheduled = true
+            guard let context, schedule.outputQueued() else { return }
             context.eventLoop.assumeIsolatedUnsafeUnchecked().execute {
-                self.flushScheduled = false
+                self.schedule.scheduledFlushRuns()
                 self.flush()
             }
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
-            inRead = true
-            defer { inRead = false }
+            schedule.readBegan()
+            defer { schedule.readEnded() }
             guard let tls else {
                 buffer.withUnsafeReadableBytes { session.receive($0) }
                 return
             }
             buffer.withUnsafeReadableBytes { tls.receive($0) }
             do {
-                let state = try tls.readPlaintext { session.receive($0) }
-                if let promise = ready, let info = tls.sessionInfo {
-                    ready = nil
-                    promise.succeed(info)
+                let tlsState = try tls.readPlaintext { session.receive($0) }
+                if let info = tls.sessionInfo, let ready = state.handshakeCompleted() {
+                    ready.succeed(info)
                 }
-                if state == .closed { context.close(promise: nil) }
+                if tlsState == .closed { context.close(promise: nil) }
             } catch {
                 fail(error, context: context)
             }
@@ -256,8 +251,7 @@ extension H2ClientConnection {
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            ready?.fail(H2ConnectError.closedDuringHandshake)
-            ready = nil
+            state.closed()?.fail(H2ConnectError.closedDuringHandshake)
             session.close(reason: session.goAway.map { $0.debugData })
             context.fireChannelInactive()
         }
@@ -267,24 +261,32 @@ extension H2ClientConnection {
         }
 
         private func fail(_ error: any Error, context: ChannelHandlerContext) {
-            ready?.fail(error)
-            ready = nil
+            state.closed()?.fail(error)
             // A write that fails inside `flush` lands here while the pump is still busy.
-            if !flushing { output.writeCiphertext(context: context) }
+            if !schedule.isPumping { output.writeCiphertext(context: context) }
             session.close(reason: "\(error)")
             context.close(promise: nil)
         }
 
         private func flush() {
-            guard let context, context.channel.isActive, !flushing else { return }
-            flushing = true
-            defer { flushing = false }
-            if let tls, !tls.isHandshakeComplete {
+            guard let context, context.channel.isActive else { return }
+            switch state.state {
+            case .idle, .closed:
+                return
+            case .handshaking:
                 output.writeCiphertext(context: context)
                 return
+            case .running:
+                break
             }
+            // A flush from inside the pump (a write that turns the channel writable again)
+            // must not re-enter it: it asks for another pass instead.
+            guard schedule.pumpWanted() else { return }
+            defer { schedule.pumpStopped() }
             do {
-                try output.pump(session, context: context)
+                repeat {
+                    try output.pump(session, context: context)
+                } while schedule.passEnded() && context.channel.isActive
             } catch {
                 fail(error, context: context)
                 return

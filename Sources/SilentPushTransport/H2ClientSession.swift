@@ -11,7 +11,7 @@ public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .streamReset(let code): return "the server reset the stream (\(H2GoAway.reason(forErrorCode: code)))"
+        case .streamReset(let code): return "the server reset the stream (\(H2GoAwayReason.ErrorCode(code: code).rawValue))"
         case .connectionClosed(let reason): return "the connection closed" + (reason.map { ": \($0)" } ?? "")
         case .submitFailed(let message): return "the request could not be sent: \(message)"
         }
@@ -35,12 +35,10 @@ public final class H2ClientSession {
     /// Called once per request, with its response or the reason there is none.
     public typealias Completion = (Result<H2Response, H2ClientError>) -> Void
 
-    private var session: OpaquePointer?
-    private var streams: [Int32: Stream] = [:]
-    private var closing = false
-    /// Requests wait here until the server's first SETTINGS, so none is sent past a
-    /// stream limit the client does not know yet.
-    private var waiting: [Stream]? = []
+    private let session: OpaquePointer
+    /// Waiting for the server's SETTINGS (with the requests held), open (with the streams
+    /// sent), or closed.
+    private var state = State.awaitingSettings([])
 
     /// The GOAWAY received, if any.
     public private(set) var goAway: H2GoAwayInfo?
@@ -56,7 +54,7 @@ public final class H2ClientSession {
                 value: UnsafeRawBufferPointer(start: value, count: valueLength))
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
-            H2ClientSession.from(user).streams[streamID]?.body.appendBytes(UnsafeRawBufferPointer(start: data, count: length))
+            H2ClientSession.from(user).state.stream(streamID)?.body.appendBytes(UnsafeRawBufferPointer(start: data, count: length))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
@@ -65,7 +63,11 @@ public final class H2ClientSession {
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks) { _, streamID, errorCode, user in
             H2ClientSession.from(user).onStreamClose(streamID, errorCode: errorCode)
         }
-        nghttp2_session_client_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        var made: OpaquePointer?
+        nghttp2_session_client_new(&made, callbacks, nil)
+        // Only an allocation failure leaves it nil, which Swift would not survive either.
+        session = made!
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
         var entries = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0)
         ]
@@ -77,7 +79,13 @@ public final class H2ClientSession {
     }
 
     /// Requests submitted and not yet completed.
-    public var pendingCount: Int { streams.count + (waiting?.count ?? 0) }
+    public var pendingCount: Int {
+        switch state {
+        case .awaitingSettings(let held): held.count
+        case .open(let streams): streams.count
+        case .closed: 0
+        }
+    }
 
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (2^32-1 until it says).
     public var remoteMaxConcurrentStreams: UInt32 {
@@ -86,21 +94,18 @@ public final class H2ClientSession {
 
     /// True once nothing more will be read or written.
     public var isFinished: Bool {
-        closing || (nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0)
+        if case .closed = state { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
     /// Queues `request`; `completion` runs from inside `receive` (or `close`).
     /// `request.scheme` and `request.authority` are sent as the pseudo-headers.
     public func submit(_ request: H2Request, completion: @escaping Completion) {
-        guard !closing else {
-            completion(.failure(.connectionClosed(reason: goAway?.debugData)))
-            return
-        }
         let stream = Stream(completion: completion, request: request)
-        if waiting != nil {
-            waiting?.append(stream)
-        } else {
-            start(stream)
+        switch state.submit(stream) {
+        case .held: break
+        case .start: start(stream)
+        case .closed: completion(.failure(.connectionClosed(reason: goAway?.debugData)))
         }
     }
 
@@ -150,12 +155,12 @@ public final class H2ClientSession {
             stream.completion(.failure(.submitFailed(String(cString: nghttp2_strerror(streamID)))))
             return
         }
-        streams[streamID] = stream
+        state.sent(stream, streamID: streamID)
     }
 
     /// Feeds bytes from the server.
     public func receive(_ bytes: UnsafeRawBufferPointer) {
-        guard !closing, let base = bytes.baseAddress else { return }
+        guard state.isLive, let base = bytes.baseAddress else { return }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { close(reason: String(cString: nghttp2_strerror(Int32(result)))) }
     }
@@ -164,7 +169,7 @@ public final class H2ClientSession {
     @discardableResult
     public func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
         var total = 0
-        while total < limit, !closing {
+        while total < limit, state.isLive {
             var data: UnsafePointer<UInt8>?
             let count = nghttp2_session_mem_send(session, &data)
             if count < 0 {
@@ -180,11 +185,7 @@ public final class H2ClientSession {
 
     /// Fails every open request: the connection is gone.
     public func close(reason: String?) {
-        guard !closing else { return }
-        closing = true
-        let open = streams.sorted(by: { $0.key < $1.key }).map(\.value) + (waiting ?? [])
-        streams.removeAll()
-        waiting = nil
+        guard let open = state.close() else { return }
         for stream in open {
             stream.completion(.failure(.connectionClosed(reason: reason ?? goAway?.debugData)))
         }
@@ -197,7 +198,7 @@ public final class H2ClientSession {
     }
 
     private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
-        guard frame.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE, let stream = streams[frame.pointee.hd.stream_id] else { return 0 }
+        guard frame.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE, let stream = state.stream(frame.pointee.hd.stream_id) else { return 0 }
         if name.elementsEqual(":status".utf8) {
             stream.status = value.reduce(0) { $0 * 10 + Int($1) - 48 }
         } else if name.first != UInt8(ascii: ":") {
@@ -207,9 +208,8 @@ public final class H2ClientSession {
     }
 
     private func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
-        if frame.pointee.hd.type == UInt8(NGHTTP2_SETTINGS.rawValue), let held = waiting {
-            waiting = nil
-            for stream in held { start(stream) }
+        if frame.pointee.hd.type == UInt8(NGHTTP2_SETTINGS.rawValue) {
+            for stream in state.settingsReceived() { start(stream) }
         }
         guard frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
         let frame = frame.pointee.goaway
@@ -221,8 +221,8 @@ public final class H2ClientSession {
     }
 
     private func onStreamClose(_ streamID: Int32, errorCode: UInt32) -> Int32 {
-        guard let stream = streams.removeValue(forKey: streamID) else { return 0 }
-        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue, stream.status == nil, stream.attempts < Self.refusedRetries, !closing {
+        guard let stream = state.streamClosed(streamID) else { return 0 }
+        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue, stream.status == nil, stream.attempts < Self.refusedRetries, state.isLive {
             stream.attempts += 1
             stream.status = nil
             stream.headers = H2HeaderList()
@@ -241,6 +241,107 @@ public final class H2ClientSession {
 }
 
 extension H2ClientSession {
+    /// Where the session stands; each case holds only its own requests.
+    enum State {
+        /// Until the server's first SETTINGS: requests wait here, so none is sent past a
+        /// stream limit the client does not know yet.
+        case awaitingSettings([Stream])
+        /// Requests go to nghttp2 as they come; these were sent and are not answered yet.
+        case open([Int32: Stream])
+        /// Every request failed; nothing more is read or written.
+        case closed
+
+        /// What to do with a request submitted.
+        enum Submission {
+            /// Held until the server's SETTINGS.
+            case held
+            /// Send it now.
+            case start
+            /// Fail it: the session is closed.
+            case closed
+        }
+
+        /// Frames are still read and written.
+        var isLive: Bool {
+            if case .closed = self { return false }
+            return true
+        }
+
+        mutating func submit(_ stream: Stream) -> Submission {
+            switch consume self {
+            case .awaitingSettings(var held):
+                held.append(stream)
+                self = .awaitingSettings(held)
+                return .held
+            case .open(let streams):
+                self = .open(streams)
+                return .start
+            case .closed:
+                self = .closed
+                return .closed
+            }
+        }
+
+        /// The server's SETTINGS arrived. Returns the requests held, to send now.
+        mutating func settingsReceived() -> [Stream] {
+            switch consume self {
+            case .awaitingSettings(let held):
+                self = .open([:])
+                return held
+            case let other:
+                self = other
+                return []
+            }
+        }
+
+        /// `stream` went to nghttp2 as `streamID`.
+        mutating func sent(_ stream: Stream, streamID: Int32) {
+            switch consume self {
+            case .open(var streams):
+                streams[streamID] = stream
+                self = .open(streams)
+            case let other:
+                // Only a session that is open sends (a retry is sent before the stream leaves `open`).
+                self = other
+            }
+        }
+
+        /// The request sent as `streamID`, while it is open.
+        func stream(_ streamID: Int32) -> Stream? {
+            guard case .open(let streams) = self else { return nil }
+            return streams[streamID]
+        }
+
+        /// `streamID` closed. Returns its request, if it had one.
+        mutating func streamClosed(_ streamID: Int32) -> Stream? {
+            switch consume self {
+            case .open(var streams):
+                let stream = streams.removeValue(forKey: streamID)
+                self = .open(streams)
+                return stream
+            case let other:
+                self = other
+                return nil
+            }
+        }
+
+        /// The connection is gone. Returns the requests to fail (sent ones by stream, then
+        /// those held), or nil when it was closed already.
+        mutating func close() -> [Stream]? {
+            switch consume self {
+            case .awaitingSettings(let held):
+                self = .closed
+                return held
+            case .open(let streams):
+                self = .closed
+                return streams.sorted(by: { $0.key < $1.key }).map(\.value)
+            case .closed:
+                self = .closed
+                return nil
+            }
+        }
+    }
+
     final class Stream {
         let completion: Completion
         let request: H2Request

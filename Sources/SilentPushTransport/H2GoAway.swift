@@ -3,8 +3,8 @@ import SilentPushCore
 /// Builds GOAWAY frames whose debug data is `{"reason":"…"}`, as APNs sends them.
 package enum H2GoAway {
     /// The JSON debug data for `reason`, with an optional human-readable `detail`.
-    package static func debugData(reason: String, detail: String? = nil) -> [UInt8] {
-        APNsErrorBody(reason: reason, detail: detail).bytes
+    package static func debugData(reason: H2GoAwayReason, detail: String? = nil) -> [UInt8] {
+        APNsErrorBody(reason: reason.description, detail: detail).bytes
     }
 
     /// A whole GOAWAY frame, for when nghttp2 can no longer send one itself.
@@ -25,26 +25,5 @@ package enum H2GoAway {
         ]
         bytes += debugData
         return bytes
-    }
-
-    /// RFC 9113 §7 error-code names, in the UpperCamelCase of APNs' reasons.
-    package static func reason(forErrorCode code: UInt32) -> String {
-        switch code {
-        case 0x0: return "NoError"
-        case 0x1: return "ProtocolError"
-        case 0x2: return "InternalServerError"
-        case 0x3: return "FlowControlError"
-        case 0x4: return "SettingsTimeout"
-        case 0x5: return "StreamClosed"
-        case 0x6: return "FrameSizeError"
-        case 0x7: return "RefusedStream"
-        case 0x8: return "Cancel"
-        case 0x9: return "CompressionError"
-        case 0xa: return "ConnectError"
-        case 0xb: return "EnhanceYourCalm"
-        case 0xc: return "InadequateSecurity"
-        case 0xd: return "HTTP11Required"
-        default: return "ProtocolError"
-        }
     }
 }

@@ -6,8 +6,8 @@ import ServiceLifecycle
 
 /// One address the server listens on.
 public struct H2Listener: Sendable {
-    /// A name for logs and the ready file (`tls`, `h2c`).
-    public var name: String
+    /// Its name in logs, errors and the ready file.
+    public var name: H2ListenerName
     /// The host or address to bind.
     public var host: String
     /// The port; 0 picks a free one.
@@ -16,7 +16,7 @@ public struct H2Listener: Sendable {
     public var tls: TLSContext?
 
     /// A listener.
-    public init(name: String, host: String, port: Int, tls: TLSContext?) {
+    public init(name: H2ListenerName, host: String, port: Int, tls: TLSContext?) {
         self.name = name
         self.host = host
         self.port = port
@@ -28,10 +28,10 @@ public struct H2Listener: Sendable {
 /// and a graceful drain (stop accepting, GOAWAY, let open streams finish) when the service
 /// group shuts down.
 public final class H2Server: Service, Sendable {
-    /// How long `shutdownGracefully` lets open streams run before closing what is left.
+    /// How long the drain at graceful shutdown lets open streams run before closing what is left.
     public let shutdownGrace: TimeAmount
     /// Each listener's name and the port it was bound to.
-    public let boundPorts: [(name: String, port: Int)]
+    public let boundPorts: [(name: H2ListenerName, port: Int)]
     /// What was refused or cut short so far.
     public let statistics: H2ServerStatistics
 
@@ -46,7 +46,7 @@ public final class H2Server: Service, Sendable {
     }
 
     private init(
-        serverChannels: [any Channel], boundPorts: [(name: String, port: Int)],
+        serverChannels: [any Channel], boundPorts: [(name: H2ListenerName, port: Int)],
         connections: NIOLockedValueBox<Connections>, statistics: H2ServerStatistics, shutdownGrace: TimeAmount, logger: Logger
     ) {
         self.serverChannels = serverChannels
@@ -67,7 +67,7 @@ public final class H2Server: Service, Sendable {
         let statistics = H2ServerStatistics()
         let acceptFailures = H2AcceptFailureLog(statistics: statistics, logger: logger)
         var channels: [any Channel] = []
-        var ports: [(name: String, port: Int)] = []
+        var ports: [(name: H2ListenerName, port: Int)] = []
         do {
             for listener in listeners {
                 let bootstrap = ServerBootstrap(group: group)
@@ -96,7 +96,7 @@ public final class H2Server: Service, Sendable {
                         }
                         let handler = H2ServerConnectionHandler(
                             connectionID: id, tlsContext: listener.tls, settings: settings, service: service,
-                            limits: limits, statistics: statistics, refused: over, logger: logger,
+                            limits: limits, statistics: statistics, admission: over ? .refuse : .serve, logger: logger,
                             onClose: { id in _ = connections.withLockedValue { $0.open.removeValue(forKey: id) } })
                         connections.withLockedValue {
                             $0.open[id] = (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop))
@@ -126,7 +126,7 @@ public final class H2Server: Service, Sendable {
     }
 
     /// The port bound for the listener called `name`.
-    public func port(_ name: String) -> Int? {
+    public func port(_ name: H2ListenerName) -> Int? {
         boundPorts.first { $0.name == name }?.port
     }
 
@@ -135,15 +135,16 @@ public final class H2Server: Service, Sendable {
         connections.withLockedValue { $0.open.count }
     }
 
-    /// Serves until the service group shuts down gracefully, then drains.
+    /// Serves until the service group shuts down gracefully (or the task is cancelled), then
+    /// drains: stops accepting, sends GOAWAY on every connection and waits for their open
+    /// streams (at most `shutdownGrace`), then closes what is left. The only way to stop it.
     public func run() async throws {
         try? await gracefulShutdown()
-        await shutdownGracefully()
+        await drain()
     }
 
-    /// Stops accepting, sends GOAWAY on every connection and waits for their open streams
-    /// (at most `shutdownGrace`), then closes what is left.
-    public func shutdownGracefully() async {
+    /// The drain `run()` ends with.
+    private func drain() async {
         for channel in serverChannels { try? await channel.close() }
         let open = connections.withLockedValue { state in
             state.draining = true
@@ -171,15 +172,15 @@ public final class H2Server: Service, Sendable {
 /// A server that could not start.
 public enum H2ServerError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Binding `host:port` for the listener called `listener` failed.
-    case cannotListen(host: String, port: Int, listener: String, reason: String)
+    case cannotListen(host: String, port: Int, listener: H2ListenerName, reason: String)
     /// Another socket holds `host:port` (EADDRINUSE).
-    case addressInUse(host: String, port: Int, listener: String)
+    case addressInUse(host: String, port: Int, listener: H2ListenerName)
 
     /// One line naming what failed.
     public var description: String {
         switch self {
-        case .cannotListen(let host, let port, let listener, let reason): "cannot listen on \(host):\(port) (\(listener)): \(reason)"
-        case .addressInUse(let host, let port, let listener): "address \(host):\(port) is already in use (\(listener))"
+        case .cannotListen(let host, let port, let listener, let reason): "cannot listen on \(host):\(port) (\(listener.rawValue)): \(reason)"
+        case .addressInUse(let host, let port, let listener): "address \(host):\(port) is already in use (\(listener.rawValue))"
         }
     }
 }

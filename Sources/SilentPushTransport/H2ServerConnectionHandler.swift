@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import SilentPushCore
 import Synchronization
 
 /// Runs one server connection on its event loop: socket bytes through TLS (when the
@@ -20,25 +21,19 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     private var context: ChannelHandlerContext?
     private var tls: TLSEngine?
     private var output = H2OutputPump(tls: nil)
-    private var session: H2ServerSession?
+    /// Handshaking, serving, refusing (over `--max-connections`: SETTINGS and GOAWAY, then
+    /// closed) or closed; the session lives in the cases after the handshake.
+    private var state: H2ServerConnectionState<H2ServerSession>
+    /// When output goes out: at a read's end, in one queued flush, as another pump pass.
+    private var schedule = H2OutputSchedule()
     private var responder: Responder?
-    private var inRead = false
-    private var flushScheduled = false
-    private var shutdownRequested = false
-    /// Set while the output pump writes: a flush that NIO calls back into from inside it
-    /// (a write that turns the channel writable again) must not re-enter it; it asks for
-    /// another pass instead.
-    private var pumping = false
-    private var pumpAgain = false
     private var lastActivity = NIODeadline.now()
     private var timeoutCheck: Scheduled<Void>?
-    /// Over `--max-connections`: the connection gets SETTINGS and GOAWAY, then is closed.
-    private let refused: Bool
 
     package init(
         connectionID: UInt64, tlsContext: TLSContext?, settings: H2Settings, service: any H2Service,
-        limits: H2ConnectionLimits, statistics: H2ServerStatistics, refused: Bool = false, logger: Logger,
-        onClose: @escaping @Sendable (UInt64) -> Void
+        limits: H2ConnectionLimits, statistics: H2ServerStatistics, admission: H2ServerConnectionState<H2ServerSession>.Admission = .serve,
+        logger: Logger, onClose: @escaping @Sendable (UInt64) -> Void
     ) {
         self.connectionID = connectionID
         self.tlsContext = tlsContext
@@ -46,7 +41,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         self.service = service
         self.limits = limits
         self.statistics = statistics
-        self.refused = refused
+        self.state = H2ServerConnectionState(admission: admission)
         self.logger = logger
         self.onClose = onClose
     }
@@ -79,8 +74,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     package func channelInactive(context: ChannelHandlerContext) {
         timeoutCheck?.cancel()
         timeoutCheck = nil
-        if let session { service.connectionClosed(session.connection) }
-        session = nil
+        if let session = state.channelClosed() { service.connectionClosed(session.connection) }
         responder = nil
         onClose(connectionID)
         context.fireChannelInactive()
@@ -93,17 +87,17 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         lastActivity = .now()
-        inRead = true
+        schedule.readBegan()
         service.readBegan()
         defer {
             service.readEnded()
-            inRead = false
+            schedule.readEnded()
         }
         if let tls {
             buffer.withUnsafeReadableBytes { tls.receive($0) }
             pumpTLS(tls)
         } else {
-            buffer.withUnsafeReadableBytes { session?.receive($0, at: lastActivity.uptimeNanoseconds) }
+            buffer.withUnsafeReadableBytes { state.session?.receive($0, at: lastActivity.uptimeNanoseconds) }
         }
     }
 
@@ -138,13 +132,15 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
 
     /// GOAWAY now; the connection closes once its open streams are answered.
     func beginShutdown() {
-        shutdownRequested = true
-        guard let session else {
-            context?.close(promise: nil)  // still in the TLS handshake: nothing in flight
-            return
+        switch state.shutdownRequested() {
+        case .close:
+            context?.close(promise: nil)
+        case .goAway(let session):
+            session.shutdown()
+            flushOutput()
+        case .none:
+            break
         }
-        session.shutdown()
-        flushOutput()
     }
 
     /// Closes at once (the shutdown grace ran out).
@@ -154,22 +150,20 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
 
     /// GOAWAY with `reason` after the answers queued: no new stream; closes once the open
     /// ones are answered.
-    fileprivate func goAway(reason: String) {
-        guard let session else { return }
-        shutdownRequested = true
-        session.shutdown(reason: reason)
+    fileprivate func goAway(reason: APNsReason) {
+        guard let session = state.session else { return }
+        session.shutdown(reason: .apns(reason))
         flushOutput()
     }
 
     fileprivate func respond(streamID: Int32, response: H2Response) {
-        guard let session else { return }
+        guard let session = state.session else { return }
         lastActivity = .now()  // an answer is progress: the connection is not idle
         session.respond(streamID: streamID, response: response)
-        guard !inRead, !flushScheduled, let context else { return }
+        guard let context, schedule.outputQueued() else { return }
         // Answers arriving from other threads are batched into one write per loop pass.
-        flushScheduled = true
         context.eventLoop.assumeIsolated().execute {
-            self.flushScheduled = false
+            self.schedule.scheduledFlushRuns()
             self.flushOutput()
         }
     }
@@ -177,28 +171,27 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     // MARK: Internals
 
     private func startSession(tls info: TLSSessionInfo?) {
-        let remote = context?.channel.remoteAddress?.description ?? "unknown"
-        let connection = H2ConnectionInfo(id: connectionID, remoteAddress: remote, tls: info)
-        let session = H2ServerSession(settings: settings, connection: connection)
-        session.delegate = self
-        self.session = session
-        if refused {
+        let start = state.handshakeCompleted {
+            let remote = context?.channel.remoteAddress?.description ?? "unknown"
+            let session = H2ServerSession(settings: settings, connection: H2ConnectionInfo(id: connectionID, remoteAddress: remote, tls: info))
+            session.delegate = self
+            return session
+        }
+        if case .refuse(let session) = start {
             session.shutdown(
-                reason: "ServiceUnavailable", lastStreamID: 0,
+                reason: .apns(.serviceUnavailable), lastStreamID: 0,
                 detail: "too many connections (--max-connections \(limits.maxConnections))")
-        } else if shutdownRequested {
-            session.shutdown()
         }
     }
 
     private func pumpTLS(_ tls: TLSEngine) {
         do {
-            let state = try tls.readPlaintext { bytes in
-                if session == nil { startSession(tls: tls.sessionInfo) }
-                session?.receive(bytes, at: lastActivity.uptimeNanoseconds)
+            let tlsState = try tls.readPlaintext { bytes in
+                if case .handshaking = state.state { startSession(tls: tls.sessionInfo) }
+                state.session?.receive(bytes, at: lastActivity.uptimeNanoseconds)
             }
-            if session == nil, let info = tls.sessionInfo { startSession(tls: info) }
-            if state == .closed {
+            if case .handshaking = state.state, let info = tls.sessionInfo { startSession(tls: info) }
+            if tlsState == .closed {
                 flushOutput()
                 context?.close(promise: nil)
             }
@@ -211,27 +204,30 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
 
     private func flushOutput() {
         guard let context, context.channel.isActive else { return }
-        guard let session else {
+        let session: H2ServerSession
+        switch state.state {
+        case .handshaking:
             output.writeCiphertext(context: context)  // handshake records
             return
-        }
-        if pumping {
-            pumpAgain = true
+        case .serving(let serving), .refusing(let serving):
+            session = serving
+        case .closed:
             return
         }
-        pumping = true
-        defer { pumping = false }
+        // A flush that NIO calls back into from inside the pump (a write that turns the
+        // channel writable again) must not re-enter it: it asks for another pass instead.
+        guard schedule.pumpWanted() else { return }
+        defer { schedule.pumpStopped() }
         do {
             repeat {
-                pumpAgain = false
                 try output.pump(session, context: context)
-            } while pumpAgain && context.channel.isActive
+            } while schedule.passEnded() && context.channel.isActive
         } catch {
             logger.debug("TLS write failed", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
             context.close(promise: nil)
             return
         }
-        if session.isFinished || (refused && !session.hasOutput) { context.close(promise: nil) }
+        if state.outputWritten(isFinished: session.isFinished, hasOutput: session.hasOutput) { context.close(promise: nil) }
     }
 
     /// One timer per connection checks both limits a few times per the shorter one: no
@@ -248,10 +244,16 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     private func checkTimeouts() {
         guard let context else { return }
         let now = NIODeadline.now()
-        guard let session else {
+        let session: H2ServerSession
+        switch state.state {
+        case .handshaking:
             // A TLS handshake that never finished: held no longer than a request may take.
             let limit = limits.requestTimeout > .zero ? limits.requestTimeout : limits.idleTimeout
             if limit > .zero, lastActivity + limit <= now { context.close(promise: nil) }
+            return
+        case .serving(let serving), .refusing(let serving):
+            session = serving
+        case .closed:
             return
         }
         if limits.requestTimeout > .zero {
@@ -272,7 +274,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         // not keep a connection alive.
         if limits.idleTimeout > .zero, lastActivity + limits.idleTimeout <= now, session.requestsAwaitingAnswer == 0 {
             statistics.idleTimeouts.add(1, ordering: .relaxed)
-            session.terminate(reason: "IdleTimeout")
+            session.terminate(reason: .apns(.idleTimeout))
             flushOutput()
         }
     }
@@ -295,7 +297,7 @@ extension H2ServerConnectionHandler {
             self.eventLoop = eventLoop
         }
 
-        func goAway(reason: String) {
+        func goAway(reason: APNsReason) {
             // After the answers already in the inbox, so they go out before the GOAWAY.
             eventLoop.execute {
                 self.drainInbox()

@@ -19,7 +19,7 @@ public final class H2ServerSession {
     /// Where requests go. Held weakly: the owner holds the session.
     public weak var delegate: (any H2ServerSessionDelegate)?
 
-    @exclusivity(unchecked) private var session: OpaquePointer?
+    private let session: OpaquePointer
     private let settings: H2Settings
     /// Streams with a request in progress, owned through an intrusive list (nghttp2 frees
     /// its streams without callbacks when the session goes); each is also nghttp2's stream
@@ -83,7 +83,11 @@ public final class H2ServerSession {
         // Answers carry a fresh apns-id each time: indexing them would only churn the HPACK
         // table (a search and an eviction per answer), so responses are sent as literals.
         nghttp2_option_set_max_deflate_dynamic_table_size(option, 0)
-        nghttp2_session_server_new2(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), option)
+        var made: OpaquePointer?
+        nghttp2_session_server_new2(&made, callbacks, nil, option)
+        // Only an allocation failure leaves it nil, which Swift would not survive either.
+        session = made!
+        nghttp2_session_set_user_data(session, Unmanaged.passUnretained(self).toOpaque())
 
         // nghttp2 1.52 ends the whole connection (GOAWAY PROTOCOL_ERROR) when a client opens a
         // stream past an acknowledged MAX_CONCURRENT_STREAMS; RFC 9113 §5.1.2 makes that a
@@ -189,7 +193,7 @@ public final class H2ServerSession {
 
     /// Answers `streamID`. Ignored when the stream is gone or already answered.
     public func respond(streamID: Int32, response: H2Response) {
-        guard let stream = stream(streamID), stream.phase.respond() else { return }
+        guard let stream = stream(streamID), stream.phase.respond(body: response.body) else { return }
         let headers = response.headers
         let status = max(100, min(999, response.status))
         let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { statusField in
@@ -213,20 +217,16 @@ public final class H2ServerSession {
                     if response.body.isEmpty {
                         return nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, nil)
                     }
-                    stream.responseBody = response.body
                     var provider = nghttp2_data_provider(
                         source: nghttp2_data_source(ptr: Unmanaged.passUnretained(stream).toOpaque()),
                         read_callback: { _, _, buffer, length, flags, source, _ in
                             let stream = Unmanaged<Stream>.fromOpaque(source!.pointee.ptr).takeUnretainedValue()
-                            let count = min(length, stream.responseBody.count - stream.responseOffset)
-                            stream.responseBody.withUnsafeBytes {
-                                UnsafeMutableRawPointer(buffer!).copyMemory(from: $0.baseAddress! + stream.responseOffset, byteCount: count)
+                            // No answer being sent (the stream was reset meanwhile): nghttp2 resets it.
+                            guard let chunk = stream.phase.sendAnswer(into: buffer!, length: length) else {
+                                return Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
                             }
-                            stream.responseOffset += count
-                            if stream.responseOffset == stream.responseBody.count {
-                                flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-                            }
-                            return count
+                            if chunk.last { flags!.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue }
+                            return chunk.count
                         })
                     return nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, &provider)
                 }
@@ -239,7 +239,7 @@ public final class H2ServerSession {
 
     /// Graceful shutdown: GOAWAY with `{"reason":…}` naming the last stream taken (or
     /// `lastStreamID`); streams already open run to completion, then `isFinished` turns true.
-    public func shutdown(reason: String = "Shutdown", lastStreamID: Int32? = nil, detail: String? = nil) {
+    public func shutdown(reason: H2GoAwayReason = .apns(.shutdown), lastStreamID: Int32? = nil, detail: String? = nil) {
         guard lifecycle.isLive else { return }
         var data = H2GoAway.debugData(reason: reason, detail: detail)
         nghttp2_submit_goaway(
@@ -257,11 +257,11 @@ public final class H2ServerSession {
     }
 
     /// Ends the connection now: a GOAWAY with `{"reason":…}`, then nothing more.
-    public func terminate(reason: String, errorCode: UInt32 = 0, detail: String? = nil) {
+    public func terminate(reason: H2GoAwayReason, errorCode: H2GoAwayReason.ErrorCode = .noError, detail: String? = nil) {
         guard lifecycle.isLive else { return }
         lifecycle = .terminating(
             goAway: H2GoAway.frame(
-                lastStreamID: nghttp2_session_get_last_proc_stream_id(session), errorCode: errorCode,
+                lastStreamID: nghttp2_session_get_last_proc_stream_id(session), errorCode: errorCode.code,
                 debugData: H2GoAway.debugData(reason: reason, detail: detail)))
     }
 
@@ -297,11 +297,12 @@ public final class H2ServerSession {
             if refusedPastLimit > Self.refusedPastLimitTolerance(settings.maxConcurrentStreams) {
                 // A client that keeps opening streams it was refused is flooding, not racing SETTINGS.
                 terminate(
-                    errorCode: NGHTTP2_ENHANCE_YOUR_CALM.rawValue,
+                    errorCode: .enhanceYourCalm,
                     detail: "too many streams past SETTINGS_MAX_CONCURRENT_STREAMS \(settings.maxConcurrentStreams)")
             }
             return 0
         }
+        // A spare Stream's phase is `receiving` again, with its last request's buffers.
         let stream = spareStreams.popLast() ?? Stream()
         stream.id = header.stream_id
         stream.openedAt = receivingAt
@@ -323,7 +324,7 @@ public final class H2ServerSession {
         stream.previous = nil
         openStreams -= 1
         if spareStreams.count < Self.spareStreamLimit {
-            stream.reset()
+            stream.recycle()
             spareStreams.append(stream)
         }
         return 0
@@ -355,41 +356,21 @@ public final class H2ServerSession {
     private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
         guard let pointer = nghttp2_session_get_stream_user_data(session, frame.pointee.hd.stream_id) else { return 0 }
         // The open-stream list owns the Stream for as long as nghttp2 knows it.
-        return Unmanaged<Stream>.fromOpaque(pointer)._withUnsafeGuaranteedRef { onHeader(frame, stream: $0, name: name, value: value) }
-    }
-
-    private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, stream: Stream, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32
-    {
-        stream.headerListSize += name.count + value.count + 32
-        // Trailers are counted against the limit but not kept.
-        guard stream.phase.headerField(listSize: stream.headerListSize, limit: Int(settings.maxHeaderListSize)),
-            frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST
-        else { return 0 }
-        if name[0] == UInt8(ascii: ":") {
-            // nghttp2 has already refused unknown or repeated pseudo-headers, so the length
-            // and one letter tell them apart.
-            let text = String(decoding: value, as: UTF8.self)
-            switch (name.count, name[1]) {
-            case (5, UInt8(ascii: "p")): stream.path = text
-            case (7, UInt8(ascii: "m")): stream.method = text
-            case (7, UInt8(ascii: "s")): stream.scheme = text
-            case (10, UInt8(ascii: "a")): stream.authority = text
-            default: break
-            }
-        } else {
-            stream.headers.append(name: name, value: value)
+        let inTrailers = frame.pointee.headers.cat != NGHTTP2_HCAT_REQUEST
+        let limit = Int(settings.maxHeaderListSize)
+        Unmanaged<Stream>.fromOpaque(pointer)._withUnsafeGuaranteedRef {
+            _ = $0.phase.headerField(name: name, value: value, inTrailers: inTrailers, limit: limit)
         }
         return 0
     }
 
     private func onData(streamID: Int32, _ data: UnsafeRawBufferPointer) -> Int32 {
         guard let stream = stream(streamID) else { return 0 }
-        switch stream.phase.data(count: data.count, bodySize: stream.body.count, limit: settings.maxBodySize, discardLimit: Self.discardLimit) {
-        case .append:
-            stream.body.appendBytes(data)
-        case .refuse(let problem):
-            stream.body = []
-            refuse(stream, streamID: streamID, problem: problem)
+        switch stream.phase.data(data, limit: settings.maxBodySize, discardLimit: Self.discardLimit) {
+        case .appended:
+            break
+        case .refuse(let problem, let request):
+            refuse(request, streamID: streamID, problem: problem)
         case .drop:
             break
         case .dropAndStop:
@@ -405,16 +386,15 @@ public final class H2ServerSession {
             return 0
         }
         let verdict = stream.phase.frameEnded(
-            isHeaders: type == UInt8(NGHTTP2_HEADERS.rawValue), endStream: header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0,
-            headerListLimit: Int(settings.maxHeaderListSize))
+            endStream: header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0, headerListLimit: Int(settings.maxHeaderListSize))
         switch verdict {
         case .none:
             break
-        case .deliver:
+        case .deliver(let request):
             refusedPastLimit = 0
-            delegate?.session(self, didReceive: request(for: stream, streamID: header.stream_id))
-        case .refuse(let problem):
-            refuse(stream, streamID: header.stream_id, problem: problem)
+            delegate?.session(self, didReceive: self.request(request, streamID: header.stream_id))
+        case .refuse(let problem, let request):
+            refuse(request, streamID: header.stream_id, problem: problem)
         }
         return 0
     }
@@ -437,7 +417,7 @@ public final class H2ServerSession {
         lifecycle = .terminating(
             goAway: H2GoAway.frame(
                 lastStreamID: goAway.last_stream_id, errorCode: errorCode,
-                debugData: H2GoAway.debugData(reason: H2GoAway.reason(forErrorCode: errorCode), detail: detail)))
+                debugData: H2GoAway.debugData(reason: .errorCode(H2GoAwayReason.ErrorCode(code: errorCode)), detail: detail)))
         return NGHTTP2_ERR_CANCEL.rawValue
     }
 
@@ -449,32 +429,32 @@ public final class H2ServerSession {
     }
 
     /// Hands a refused request (its phase already `refused`) to the delegate to answer.
-    private func refuse(_ stream: Stream, streamID: Int32, problem: H2RequestProblem) {
-        delegate?.session(self, didRefuse: request(for: stream, streamID: streamID), problem: problem)
+    private func refuse(_ request: H2StreamPhase.Request, streamID: Int32, problem: H2RequestProblem) {
+        delegate?.session(self, didRefuse: self.request(request, streamID: streamID), problem: problem)
     }
 
-    private func request(for stream: Stream, streamID: Int32) -> H2Request {
+    private func request(_ request: H2StreamPhase.Request, streamID: Int32) -> H2Request {
         H2Request(
-            streamID: streamID, method: stream.method ?? "", path: stream.path ?? "",
-            scheme: stream.scheme, authority: stream.authority, headers: stream.headers,
-            body: stream.body, connection: connection)
+            streamID: streamID, method: request.method ?? "", path: request.path ?? "",
+            scheme: request.scheme, authority: request.authority, headers: request.headers,
+            body: request.body, connection: connection)
     }
 
     private func fail(libraryError code: Int32) {
         guard lifecycle.isLive else { return }
         let detail = String(cString: nghttp2_strerror(code))
-        let errorCode: UInt32
+        let errorCode: H2GoAwayReason.ErrorCode
         switch code {
-        case NGHTTP2_ERR_FLOODED.rawValue: errorCode = NGHTTP2_ENHANCE_YOUR_CALM.rawValue
-        case NGHTTP2_ERR_NOMEM.rawValue, NGHTTP2_ERR_CALLBACK_FAILURE.rawValue: errorCode = NGHTTP2_INTERNAL_ERROR.rawValue
-        default: errorCode = NGHTTP2_PROTOCOL_ERROR.rawValue
+        case NGHTTP2_ERR_FLOODED.rawValue: errorCode = .enhanceYourCalm
+        case NGHTTP2_ERR_NOMEM.rawValue, NGHTTP2_ERR_CALLBACK_FAILURE.rawValue: errorCode = .internalServerError
+        default: errorCode = .protocolError
         }
         terminate(errorCode: errorCode, detail: detail)
     }
 
     /// Ends the connection with `errorCode`, its name as the reason.
-    private func terminate(errorCode: UInt32, detail: String) {
-        terminate(reason: H2GoAway.reason(forErrorCode: errorCode), errorCode: errorCode, detail: detail)
+    private func terminate(errorCode: H2GoAwayReason.ErrorCode, detail: String) {
+        terminate(reason: .errorCode(errorCode), errorCode: errorCode, detail: detail)
     }
 }
 
@@ -500,7 +480,8 @@ extension H2ServerSession {
         }
     }
 
-    /// What the session keeps of one request while it is open.
+    /// One open stream: where its request stands (`H2StreamPhase`, which holds the request and
+    /// its answer) and its place in the session's list.
     ///
     /// Touched only on the connection's event loop, from nghttp2's callbacks one at a time,
     /// never with two accesses open at once: the dynamic exclusivity checks on every header
@@ -511,36 +492,20 @@ extension H2ServerSession {
         @exclusivity(unchecked) var id: Int32 = 0
         /// When its HEADERS arrived, on the clock of `receive(_:at:)`.
         @exclusivity(unchecked) var openedAt: UInt64 = 0
-        @exclusivity(unchecked) var phase = H2StreamPhase.opened
-        @exclusivity(unchecked) var method: String?
-        @exclusivity(unchecked) var path: String?
-        @exclusivity(unchecked) var scheme: String?
-        @exclusivity(unchecked) var authority: String?
-        @exclusivity(unchecked) var headers = H2HeaderList()
-        @exclusivity(unchecked) var headerListSize = 0
-        @exclusivity(unchecked) var body: [UInt8] = []
-        @exclusivity(unchecked) var responseBody: [UInt8] = []
-        @exclusivity(unchecked) var responseOffset = 0
+        @exclusivity(unchecked) var phase: H2StreamPhase
 
         init() {
-            headers.reserve(bytes: 512, fields: 12)
+            var request = H2StreamPhase.Request()
+            request.headers.reserve(bytes: 512, fields: 12)
+            phase = .receiving(request)
         }
 
-        /// Ready for another request; buffers keep their capacity unless a request still
+        /// Ready for another request; its buffers keep their capacity unless a request still
         /// handed out shares them.
-        func reset() {
+        func recycle() {
             id = 0
             openedAt = 0
-            phase = .opened
-            method = nil
-            path = nil
-            scheme = nil
-            authority = nil
-            headers.removeAll()
-            headerListSize = 0
-            body.removeAll(keepingCapacity: true)
-            responseBody = []
-            responseOffset = 0
+            phase.recycle()
         }
     }
 }

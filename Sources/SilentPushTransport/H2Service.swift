@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// The application behind the HTTP/2 server.
 ///
 /// Called on the connection's event loop; answer through the writer at once or later, from
@@ -51,7 +53,7 @@ public protocol H2ResponseSink: AnyObject, Sendable {
 
     /// Sends GOAWAY with `{"reason": reason}` after what is queued: the connection takes no
     /// new stream and closes once its open ones are answered.
-    func goAway(reason: String)
+    func goAway(reason: APNsReason)
 
     /// Closes the connection at once, answering nothing more.
     func closeConnection()
@@ -87,7 +89,7 @@ public struct H2ResponseWriter: Sendable {
     }
 
     /// Sends GOAWAY with `reason` on the stream's connection, after what is queued.
-    public func goAway(reason: String) {
+    public func goAway(reason: APNsReason) {
         sink.goAway(reason: reason)
     }
 

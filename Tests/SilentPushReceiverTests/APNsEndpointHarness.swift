@@ -15,7 +15,7 @@ final class APNsEndpointHarness: @unchecked Sendable {
         var closed = false
         func respond(streamID: Int32, response: H2Response) { lock.withLock { byStream[streamID] = response } }
         func respond(streamID: Int32, response: H2Response, after delay: Duration) { respond(streamID: streamID, response: response) }
-        func goAway(reason: String) { lock.withLock { goAways.append(reason) } }
+        func goAway(reason: APNsReason) { lock.withLock { goAways.append(reason.rawValue) } }
         func closeConnection() { lock.withLock { closed = true } }
     }
 

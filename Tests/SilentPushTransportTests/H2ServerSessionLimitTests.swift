@@ -104,7 +104,7 @@ import Testing
 
     @Test func aRefusedConnectionGetsSettingsThenGoAwayForStreamZero() throws {
         let raw = RawServer()
-        raw.server.shutdown(reason: "ServiceUnavailable", lastStreamID: 0, detail: "too many connections")
+        raw.server.shutdown(reason: .apns(.serviceUnavailable), lastStreamID: 0, detail: "too many connections")
         let out = raw.handshake()
         #expect(out.first?.kind == .settings)
         let goAway = try #require(out.first { $0.kind == .goAway })

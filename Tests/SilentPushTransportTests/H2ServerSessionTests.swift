@@ -212,14 +212,14 @@ import Testing
     @Test func terminateSendsReasonAndFinishes() throws {
         let raw = RawServer()
         _ = raw.handshake()
-        raw.server.terminate(reason: "IdleTimeout")
+        raw.server.terminate(reason: .apns(.idleTimeout))
         let goAway = try #require(raw.output().first { $0.kind == .goAway })
         #expect(goAway.debugData == #"{"reason":"IdleTimeout"}"#)
         #expect(raw.server.isFinished)
     }
 
     @Test func goAwayDebugDataIsEscapedJSON() {
-        let data = H2GoAway.debugData(reason: "ProtocolError", detail: "bad \"frame\"\n\u{1}")
+        let data = H2GoAway.debugData(reason: .errorCode(.protocolError), detail: "bad \"frame\"\n\u{1}")
         #expect(String(decoding: data, as: UTF8.self) == #"{"reason":"ProtocolError","detail":"bad \"frame\"\n\u0001"}"#)
     }
 }

@@ -1,0 +1,62 @@
+/// Where one client connection stands, as a state machine: the promise of readiness exists
+/// only until HTTP/2 can start (it is kept or broken exactly once), and output beyond TLS
+/// handshake records goes out only once it has. Generic over the promise so that tests step
+/// it with no event loop; `H2ClientConnection.Handler` carries its actions out.
+package struct H2ClientConnectionState<Ready> {
+    package enum State {
+        /// Added to a channel that is not active yet.
+        case idle(Ready)
+        /// The TLS handshake is under way.
+        case handshaking(Ready)
+        /// HTTP/2 runs.
+        case running
+        /// Failed or closed: nothing more is written.
+        case closed
+    }
+
+    package private(set) var state: State
+
+    /// A connection that starts once its channel is active; `ready` is kept once HTTP/2 can start.
+    package init(ready: Ready) {
+        state = .idle(ready)
+    }
+
+    // MARK: - Events
+
+    /// What starting does.
+    package enum Start {
+        /// Begin the TLS handshake.
+        case handshake
+        /// Keep `Ready` (h2c: HTTP/2 starts at once) and flush the preface.
+        case run(Ready)
+        /// Nothing: started already.
+        case none
+    }
+
+    /// The channel is active; `tls`: the connection has TLS.
+    package mutating func start(tls: Bool) -> Start {
+        guard case .idle(let ready) = state else { return .none }
+        if tls {
+            state = .handshaking(ready)
+            return .handshake
+        }
+        state = .running
+        return .run(ready)
+    }
+
+    /// The TLS handshake finished. Returns the promise to keep, if it was pending.
+    package mutating func handshakeCompleted() -> Ready? {
+        guard case .handshaking(let ready) = state else { return nil }
+        state = .running
+        return ready
+    }
+
+    /// The connection failed or closed. Returns the promise to break, if it was pending.
+    package mutating func closed() -> Ready? {
+        defer { state = .closed }
+        switch state {
+        case .idle(let ready), .handshaking(let ready): return ready
+        case .running, .closed: return nil
+        }
+    }
+}
