@@ -4,7 +4,7 @@ import SilentPushStore
 /// The device side's decisions, as one state machine: the wake policy, the wakes and task
 /// runs under way, and where the device side is in its life.
 ///
-/// Every event is a `mutating` method that takes the device time as `now` and returns an
+/// Every event is a `mutating` method that takes its time as a parameter and returns an
 /// ``Actions`` value: what the executor must do once it has released its lock (store changes
 /// in order, fetches and task runs to start, handlers to cancel, expire or terminate, metric
 /// events, the timer to arm) and the event's ``Reply``. Nothing accumulates inside it between
