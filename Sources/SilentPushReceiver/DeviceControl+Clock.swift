@@ -45,11 +45,14 @@ extension DeviceControl {
             case .waitTasks(let waits):
                 let tasks = runtime.runningTasks(waits.map(\.runID))
                 await withTaskGroup(of: Void.self) { group in
-                    for task in tasks {
-                        // Before its expiry, as long as its time (30 s at most); before its
-                        // termination, its grace.
-                        let expired = waits.contains { $0.runID == task.runID && $0.expired }
-                        let limit = expired ? settings.taskExpirationGrace : min(task.timeLimit, settings.deadline)
+                    // A run that ended meanwhile has no handle left: nothing to wait for.
+                    for wait in waits {
+                        guard let task = tasks.first(where: { $0.runID == wait.runID }) else { continue }
+                        let limit =
+                            switch wait.before {
+                            case .expiry: min(task.timeLimit, settings.deadline)
+                            case .termination: settings.taskExpirationGrace
+                            }
                         group.addTask { await runtime.waitAtMost(limit) { await task.settled.wait() } }
                     }
                 }

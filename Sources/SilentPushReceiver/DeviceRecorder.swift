@@ -393,12 +393,20 @@ package struct DeviceRecorder {
     /// A task run an advance waits for, in the phase it waits in: a run waited for before
     /// its expiry is waited for again before its termination, for its grace.
     package struct TaskWait: Hashable {
-        package var runID: UInt64
-        package var expired: Bool
+        /// What the wait comes before.
+        package enum Before: Hashable {
+            /// The run's expiry: its handler gets its time limit (at most the deadline).
+            case expiry
+            /// Its termination, once expired: its handler gets the grace.
+            case termination
+        }
 
-        package init(runID: UInt64, expired: Bool) {
+        package var runID: UInt64
+        package var before: Before
+
+        package init(runID: UInt64, before: Before) {
             self.runID = runID
-            self.expired = expired
+            self.before = before
         }
     }
 
@@ -418,10 +426,10 @@ package struct DeviceRecorder {
         let dueTasks = runningTasks.values.compactMap { task -> TaskWait? in
             let wait: TaskWait
             switch task.phase {
-            case .expired: wait = TaskWait(runID: task.start.runID, expired: true)  // its grace ends at the next timer or later
+            case .expired: wait = TaskWait(runID: task.start.runID, before: .termination)  // its grace ends at the next timer or later
             case .running:
                 guard let deadline = task.start.deadline, deadline <= next else { return nil }
-                wait = TaskWait(runID: task.start.runID, expired: false)
+                wait = TaskWait(runID: task.start.runID, before: .expiry)
             }
             return waitedTasks.contains(wait) ? nil : wait
         }
