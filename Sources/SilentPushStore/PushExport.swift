@@ -2,7 +2,7 @@ import GRDB
 import SilentPushCore
 
 /// Every push a ``PushQuery`` matches (its `limit` aside), newest first, a page at a time,
-/// each row read once with the fate it stores: a million pushes cost a million row reads.
+/// each row read once through the `push_fates` view: a million pushes cost a million row reads.
 public struct PushExport: Sendable {
     private let store: PushStore
     private let query: PushQuery

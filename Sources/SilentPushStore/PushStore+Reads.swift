@@ -11,8 +11,8 @@ extension PushStore {
             try Self.readPushes(
                 db,
                 """
-                SELECT * FROM (SELECT * FROM pushes WHERE id = ?1 AND apns_id = ?3
-                    UNION ALL SELECT * FROM pushes WHERE apns_key = ?2 AND apns_id = ?3)
+                SELECT * FROM (SELECT * FROM push_fates WHERE id = ?1 AND apns_id = ?3
+                    UNION ALL SELECT * FROM push_fates WHERE apns_key = ?2 AND apns_id = ?3)
                 ORDER BY id DESC LIMIT 1
                 """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]
             ).first
@@ -35,7 +35,7 @@ extension PushStore {
             try Self.readPushes(
                 db,
                 """
-                SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                SELECT * FROM push_fates WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
                 ORDER BY id DESC LIMIT ?3
                 """, arguments: [deviceToken, topic, limit])
         }
@@ -47,7 +47,7 @@ extension PushStore {
             try Self.readPushes(
                 db,
                 """
-                SELECT * FROM pushes WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                SELECT * FROM push_fates WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
                     AND (?3 IS NULL OR received_at >= ?3) AND (?4 IS NULL OR received_at < ?4) AND (?5 IS NULL OR id < ?5)
                     AND (?6 IS NULL OR fate = ?6)
                 ORDER BY id DESC LIMIT ?7
@@ -59,11 +59,13 @@ extension PushStore {
         }
     }
 
-    /// Rows still `pending`: what a restarted receiver puts back in the slots, one per app.
-    /// Reads the whole table (once, at start-up: an index would cost every push two writes).
+    /// Pushes still `pending`: what a restarted receiver puts back in the slots, one per app.
+    /// Reads the whole table (once, at start-up: an index on the fate would cost every push
+    /// two writes).
     public func pendingPushes() throws -> [PushRecord] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM pushes WHERE fate = ? ORDER BY id", arguments: [PushFate.Kind.pending.rawValue]).map(Self.push)
+            try Row.fetchAll(db, sql: "SELECT * FROM push_fates WHERE fate = ? ORDER BY id", arguments: [PushFate.Kind.pending.rawValue]).map(
+                Self.push)
         }
     }
 
@@ -143,7 +145,7 @@ extension PushStore {
         return try database.read { db in
             var coalesced: [UInt64: [String]] = [:]
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT wake_id, apns_id FROM pushes WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id",
+                db, sql: "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id",
                 arguments: [PushFate.Kind.coalesced.rawValue])
             while let row = try rows.next() {
                 coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
@@ -163,12 +165,12 @@ extension PushStore {
 
     // Cached statements: prepared once per reader connection.
     private static func push(id: UInt64, _ db: Database) throws -> PushRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM pushes WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map(Self.push)
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM push_fates WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map(Self.push)
     }
 
     private static func coalescedAPNsIDs(wakeID: UInt64, _ db: Database) throws -> [String] {
         try String.fetchAll(
-            db.cachedStatement(sql: "SELECT apns_id FROM pushes WHERE wake_id = ? AND fate = ? ORDER BY id"),
+            db.cachedStatement(sql: "SELECT apns_id FROM push_fates WHERE wake_id = ? AND fate = ? ORDER BY id"),
             arguments: [Int64(bitPattern: wakeID), PushFate.Kind.coalesced.rawValue])
     }
 
@@ -252,7 +254,7 @@ extension PushStore {
             var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
             // Each row's stored fate, read through the one mapping and counted under its name.
             let pushes = try Row.fetchCursor(
-                db, sql: "SELECT fate, wake_id, reason, COUNT(*) FROM pushes GROUP BY fate, wake_id IS NULL, reason")
+                db, sql: "SELECT fate, wake_id, reason, COUNT(*) FROM push_fates GROUP BY fate, wake_id IS NULL, reason")
             while let row = try pushes.next() {
                 let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
                 counts.count(fate, times: row[3])
@@ -274,7 +276,7 @@ extension PushStore {
         }
     }
 
-    /// A `pushes` row as a record, its fate as the row stores it.
+    /// A `push_fates` row as a record, with the fate the view reads.
     static func push(_ row: Row) -> PushRecord {
         let stored = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"])
         let warnings: String? = row["warnings"]

@@ -43,7 +43,7 @@ extension PushStore {
             pruned.lastExamined = after
             if let boundary = try Self.boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff, db) {
                 let rows = try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT id, fate, wake_id FROM pushes WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
+                    db.cachedStatement(sql: "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
                     arguments: [after, boundary, batch])
                 pruned.examined = rows.count
                 pruned.lastExamined = rows.last?["id"] ?? after

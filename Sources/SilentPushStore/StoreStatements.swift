@@ -16,9 +16,6 @@ final class StoreStatements: @unchecked Sendable {
     /// rows the gain is within noise (docs/benchmarks.md).
     static let rowsPerInsert = 16
     private var setFate: Statement?
-    /// `coalesceReplaced[k - 1]` marks k replaced pushes coalesced: one statement per run of
-    /// pushes, as for the inserts.
-    private var coalesceReplaced = [Statement?](repeating: nil, count: StoreStatements.rowsPerInsert)
     private var insertWake: Statement?
     private var finishWake: Statement?
     private var begin: Statement?
@@ -49,7 +46,6 @@ final class StoreStatements: @unchecked Sendable {
     /// again if used after.
     func finalize() {
         for index in insertPushes.indices { insertPushes[index] = nil }
-        for index in coalesceReplaced.indices { coalesceReplaced[index] = nil }
         (setFate, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil)
     }
 
@@ -143,34 +139,14 @@ final class StoreStatements: @unchecked Sendable {
         }
     }
 
-    /// Inserts `count` pushes from `first` on in one statement; then each push that replaced
-    /// another in its app's slot makes that one's row say so. This is where a replaced push's
-    /// fate is written, once, in the transaction that records its successor: every reader
-    /// reads the row as it is.
+    /// Inserts `count` pushes from `first` on in one statement. A push that replaced another
+    /// in its app's slot names it in `replaced`; that row is left as it is, and the
+    /// `push_fates` view reads it coalesced.
     private func insertPushes(_ count: Int, from first: Position, in batch: [StoreWriter.Entry], _ db: Database) throws {
         guard count > 0 else { return }
-        var replaced = 0
         try run(&insertPushes[count - 1], db, Self.insertPushesSQL(rows: count)) { bind in
-            Self.forEachPush(count, from: first, in: batch) { push in
-                Self.bind(push, &bind)
-                if push.replaced != nil { replaced += 1 }
-            }
+            Self.forEachPush(count, from: first, in: batch) { push in Self.bind(push, &bind) }
         }
-        guard replaced > 0 else { return }
-        // The pushes they replaced were pending in their slots: coalesced now, waiting for
-        // their successor's wake (`closeGeneration` names that wake).
-        try run(&coalesceReplaced[replaced - 1], db, Self.coalesceSQL(rows: replaced)) { bind in
-            bind(PushFate.Kind.coalesced.rawValue)
-            bind(PushFate.Kind.pending.rawValue)
-            Self.forEachPush(count, from: first, in: batch) { push in
-                if let id = push.replaced { bind(Int64(bitPattern: id)) }
-            }
-        }
-    }
-
-    private static func coalesceSQL(rows: Int) -> String {
-        "UPDATE pushes SET fate = ?, wake_id = NULL, reason = NULL WHERE fate = ? AND id IN ("
-            + Array(repeating: "?", count: rows).joined(separator: ", ") + ")"
     }
 
     private static let pushColumns = [
@@ -214,9 +190,10 @@ final class StoreStatements: @unchecked Sendable {
             preconditionFailure("applied by a prepared statement: \(change)")
         case .closeGeneration(let head, let fate):
             // Walks the slot's chain by primary key: no index on device and topic to keep up
-            // on every push. Its pushes are coalesced, waiting for a wake (written so as each
-            // was replaced); a push of a closed generation ends it. The pushes coalesced
-            // before a delivered head are coalesced into its wake.
+            // on every push. Its pushes wait for a wake: rows left pending as they were
+            // replaced (or written coalesced, waiting, when no arriving push replaced them);
+            // a push of a closed generation ends it. The pushes before a delivered head are
+            // coalesced into its wake; before any other head, they share its fate.
             var stored = StoredFate(fate)
             if stored.kind == .delivered { stored.kind = .coalesced }
             try db.cachedStatement(
@@ -225,12 +202,13 @@ final class StoreStatements: @unchecked Sendable {
                         SELECT replaced FROM pushes WHERE id = ?4 AND replaced IS NOT NULL
                         UNION ALL
                         SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
-                        WHERE pushes.replaced IS NOT NULL AND pushes.fate = ?5 AND pushes.wake_id IS NULL)
+                        WHERE pushes.replaced IS NOT NULL AND pushes.fate IN (?5, ?6) AND pushes.wake_id IS NULL)
                     UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
-                    WHERE id IN chain AND fate = ?5 AND wake_id IS NULL
+                    WHERE id IN chain AND fate IN (?5, ?6) AND wake_id IS NULL
                     """
             ).execute(arguments: [
                 stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head), PushFate.Kind.coalesced.rawValue,
+                PushFate.Kind.pending.rawValue,
             ])
         case .setDevice(let token, let state):
             try db.cachedStatement(

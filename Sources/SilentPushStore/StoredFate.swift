@@ -46,3 +46,29 @@ struct StoredFate: Equatable {
         }
     }
 }
+
+extension StoredFate {
+    /// The view every reader of pushes selects from: each `pushes` row with the fate it has
+    /// now. A row left `pending` that a later push replaced in its slot (that push's
+    /// `replaced` names it, found through `pushes_by_replaced`) is coalesced, waiting for
+    /// its successor's wake (no wake id, no reason) until `closeGeneration` writes the wake.
+    /// The fate texts come from `PushFate.Kind`, the one mapping.
+    ///
+    /// Created by migration v13: a later change to it is a migration of its own.
+    static let viewSQL = """
+        CREATE VIEW push_fates AS
+        SELECT pushes.id, pushes.apns_id, pushes.device_token, pushes.topic, pushes.push_type, pushes.priority,
+            pushes.received_at, pushes.expires_at, pushes.collapse_id, pushes.payload, pushes.warnings,
+            CASE WHEN successor.id IS NULL THEN pushes.fate ELSE \(literal(.coalesced)) END AS fate,
+            pushes.wake_id,
+            CASE WHEN successor.id IS NULL THEN pushes.reason END AS reason,
+            pushes.generation, pushes.replaced, pushes.apns_key, pushes.apns_storage
+        FROM pushes LEFT JOIN pushes AS successor
+            ON pushes.fate = \(literal(.pending)) AND successor.replaced = pushes.id
+        """
+
+    /// `kind`'s text as an SQL string literal (the raw values are plain words, no quotes).
+    private static func literal(_ kind: PushFate.Kind) -> String {
+        "'\(kind.rawValue)'"
+    }
+}

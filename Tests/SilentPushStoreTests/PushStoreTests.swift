@@ -192,23 +192,29 @@ import Testing
         #expect(try store.devices()["aa"] == DeviceState(lowPowerMode: true, dailyBudget: 48))
     }
 
-    @Test func aStoreThatLeftReplacedPushesPendingHasThemCoalescedOnce() async throws {
-        // Before migration v13 a replaced push kept its `pending` row: made here by undoing
-        // what the insert wrote and forgetting that v13 ran.
+    @Test func aReplacedPushKeepsItsPendingRowAndEveryReadSaysCoalescedThroughTheView() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let store = try PushStore.open(.file(path))
-        try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, replaced: 1)), .insertPush(Self.push(3, token: "bb"))])
+        // Push 1 waited with a reason; push 2 replaced it in its slot.
+        let replaced = Self.push(1, fate: .pending(Self.held))
+        try await store.write([.insertPush(replaced), .insertPush(Self.push(2, replaced: 1)), .insertPush(Self.push(3, token: "bb"))])
+        // The writer wrote no update: push 1's row still says pending.
+        let rows = try DatabaseQueue(path: path)
+        #expect(
+            try await rows.read { db in try String.fetchAll(db, sql: "SELECT fate FROM pushes ORDER BY id") } == ["pending", "pending", "pending"])
+        try rows.close()
+        #expect(try store.pushes().map(\.fate) == [.pending, .pending, .coalesced])
+        #expect(try store.push(apnsID: replaced.apnsID)?.fate == .coalesced)
+        #expect(try store.pendingPushes().map(\.id) == [2, 3])
+        #expect(try store.counts().pushes["coalescedWaiting"] == 1)
+        // Its successor's wake closes the chain: the row itself is written then.
+        try await store.write([
+            .setFate(push: 2, fate: .delivered(by: 7), generation: nil), .closeGeneration(head: 2, fate: .delivered(by: 7)),
+        ])
+        #expect(try store.push(apnsID: replaced.apnsID)?.fate == .coalesced(into: 7))
+        #expect(try store.coalescedAPNsIDs(wakeID: 7) == [replaced.apnsID])
         try store.close()
-        let old = try DatabaseQueue(path: path)
-        try await old.write { db in
-            try db.execute(sql: "UPDATE pushes SET fate = 'pending' WHERE id = 1")
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v13'")
-        }
-        try old.close()
-        let again = try PushStore.open(.file(path))
-        #expect(try again.pushes().map(\.fate) == [.pending, .pending, .coalesced])
-        #expect(try again.pendingPushes().map(\.id) == [2, 3])
     }
 
     @Test func pushesAreFoundByAPNsIDWithAnIndexEntryOnlyWhenTheIDDoesNotCarryThem() async throws {
