@@ -140,7 +140,6 @@ package struct DeviceRecorder {
     /// What every event ends with: the timer to arm when the policy's next deadline moved
     /// before it, and the pending-slots gauge when the count moved.
     private mutating func finish(_ actions: consuming Actions) -> Actions {
-        var actions = actions
         if armsTimers, let next = policy.nextDeadline, armedTimer.map({ next < $0 }) ?? true {
             armedTimer = next
             actions.armTimer = next

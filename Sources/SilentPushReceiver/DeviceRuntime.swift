@@ -71,11 +71,6 @@ package final class DeviceRuntime: PushSink, Sendable {
         var taskExpirations: [BackgroundTask] = []
         var taskTerminations: [BackgroundTask] = []
         var tasksEnded: [BackgroundTask] = []
-
-        var isEmpty: Bool {
-            runs.isEmpty && cancels.isEmpty && resumes.isEmpty && metrics.isEmpty && !armsTimer && taskRuns.isEmpty
-                && taskExpirations.isEmpty && taskTerminations.isEmpty && tasksEnded.isEmpty
-        }
     }
 
     /// An app on a device, as the policy keys it.
@@ -160,40 +155,57 @@ package final class DeviceRuntime: PushSink, Sendable {
     /// The locked half: steps the recorder, turns the ids its actions name into the objects
     /// the executor keeps, and queues the store changes in the writer's queue (under the
     /// lock, so they are in the recorder's order; the writer is started after it).
-    private func step(_ event: (inout DeviceRecorder, DeviceInstant) -> DeviceRecorder.Actions) -> (DeviceRecorder.Reply, Execution) {
-        let (reply, execution, queued) = state.withLock { state -> (DeviceRecorder.Reply, Execution, PushStore.Queued) in
+    private func step(_ event: (inout DeviceRecorder, DeviceInstant) -> DeviceRecorder.Actions) -> (DeviceRecorder.Reply, Execution?) {
+        let (reply, execution, queued) = state.withLock { state -> (DeviceRecorder.Reply, Execution?, PushStore.Queued) in
             let actions = event(&state.recorder, max(clock.now, state.recorder.advancedTo))
-            var execution = Execution()
-            execution.metrics = actions.metrics
-            execution.armsTimer = actions.armTimer != nil
-            for (wakeID, cancel) in actions.ended {
-                if var waiters = state.waiters.removeValue(forKey: wakeID) { execution.resumes += waiters.removeAll() }
-                if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }
-            }
-            for (start, wake) in actions.runs {
-                let cancellation = AsyncSignal()
-                state.cancellations[start.wakeID] = cancellation
-                execution.runs.append(Fetch(start: start, wake: wake, cancellation: cancellation))
-            }
-            for start in actions.taskRuns {
-                let task = BackgroundTask(start)
-                state.tasks[start.runID] = task
-                execution.taskRuns.append(task)
-            }
-            execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
-            execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
-            execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
             var queued = PushStore.Queued.joined
             if !actions.changes.isEmpty { changeCount.add(1, ordering: .relaxed) }
             if !actions.changes.isEmpty || actions.completion != nil {
                 // A caller that changed nothing still waits: an empty write commits nothing
                 // and completes once what was queued before it has.
-                queued = store.queue(actions.changes, completion: actions.completion ?? unobserved)
+                // Not `??`: a generic operator wraps the closure in two reabstraction thunks,
+                // two allocations on every push.
+                if let completion = actions.completion {
+                    queued = store.queue(actions.changes, completion: completion)
+                } else {
+                    queued = store.queue(actions.changes, completion: unobserved)
+                }
             }
-            return (actions.reply, execution, queued)
+            return (actions.reply, Self.execution(of: actions, in: &state), queued)
         }
         store.start(queued)
         return (reply, execution)
+    }
+
+    /// What `actions` leave for after the lock, with the objects they name; nil when they
+    /// leave nothing (most pushes: a row and its commit).
+    private static func execution(of actions: borrowing DeviceRecorder.Actions, in state: inout Locked) -> Execution? {
+        guard
+            !actions.metrics.isEmpty || actions.armTimer != nil || !actions.ended.isEmpty || !actions.runs.isEmpty
+                || !actions.taskRuns.isEmpty || !actions.taskExpirations.isEmpty || !actions.taskTerminations.isEmpty
+                || !actions.tasksEnded.isEmpty
+        else { return nil }
+        var execution = Execution()
+        execution.metrics = actions.metrics
+        execution.armsTimer = actions.armTimer != nil
+        for (wakeID, cancel) in actions.ended {
+            if var waiters = state.waiters.removeValue(forKey: wakeID) { execution.resumes += waiters.removeAll() }
+            if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }
+        }
+        for (start, wake) in actions.runs {
+            let cancellation = AsyncSignal()
+            state.cancellations[start.wakeID] = cancellation
+            execution.runs.append(Fetch(start: start, wake: wake, cancellation: cancellation))
+        }
+        for start in actions.taskRuns {
+            let task = BackgroundTask(start)
+            state.tasks[start.runID] = task
+            execution.taskRuns.append(task)
+        }
+        execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
+        execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
+        execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
+        return execution
     }
 
     /// How many steps have changed the record so far: it moves whenever a push, wake, task
@@ -203,10 +215,9 @@ package final class DeviceRuntime: PushSink, Sendable {
     /// Carries out what a step left to do. A handler that answers as it starts (`noData`)
     /// completes here, and the wakes its answer lets start are run by this loop, not by
     /// recursion.
-    private func run(_ execution: consuming Execution) {
-        guard !execution.isEmpty else { return }
+    private func run(_ execution: consuming Execution?) {
         var later: [Execution] = []
-        var next: Execution? = consume execution
+        var next = execution
         while let execution = next.take() {
             metrics.record(execution.metrics)
             for cancellation in execution.cancels { cancellation.raise() }
@@ -231,7 +242,7 @@ package final class DeviceRuntime: PushSink, Sendable {
                         "wake.id": "\(fetch.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
                         "device.token": Self.shortened(fetch.start.app.device),
                     ])
-                if !more.isEmpty { later.append(more) }
+                if let more { later.append(more) }
             }
             next = later.popLast()
         }
