@@ -23,7 +23,7 @@ PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
 	$(SWIFT) build -c $(CONFIG) --product pushsend
-	.build/$(CONFIG)/silentpushd $(ARGS)
+	.build/$(CONFIG)/silentpushd --listen-channels 127.0.0.1:2195 $(ARGS)
 
 # Then another package depends on SilentPush by version and runs its tests
 # (Examples/ConsumerPackage), and last the installed tool is run from / (scripts/test-install.sh).

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 swift=${SWIFT:-swift}
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-json payload request providerToken config adminBody h2Session}
+targets=${FUZZ_TARGETS:-json payload request providerToken config adminBody h2Session storedText channelRequest}
 runtime=$("$swift" -print-target-info | sed -n 's/.*"runtimeResourcePath": "\(.*\)",*/\1/p' | head -1)
 fuzzer=$(ls "$runtime"/../clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a 2>/dev/null | head -1)
 [ -n "$fuzzer" ] || { echo "fuzz: libFuzzer (libclang_rt.fuzzer_no_main) not found beside the Swift toolchain" >&2; exit 2; }

@@ -28,6 +28,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     /// Text the store keeps and reads back (a file anyone may edit): wait and drop reasons,
     /// and the admin API's times.
     case storedText
+    /// A channel-management request: the first line is `METHOD PATH`, the second the
+    /// `apns-channel-id`, the rest the create body.
+    case channelRequest
 
     /// Runs one input.
     package func run(_ input: UnsafeRawBufferPointer) {
@@ -40,6 +43,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         case .adminBody: Self.adminBody(input)
         case .h2Session: Self.h2Session(input)
         case .storedText: Self.storedText(input)
+        case .channelRequest: Self.channelRequest(input)
         }
     }
 
@@ -49,6 +53,19 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             if (try? scanner.skipValue()) != nil { _ = try? scanner.expectEnd() }
             var objects = JSONScanner(bytes)
             _ = try? objects.readObject { scanner, _ in _ = try scanner.readScalarText() }
+        }
+    }
+
+    static func channelRequest(_ input: UnsafeRawBufferPointer) {
+        let lines = Array(input).split(separator: 0x0A, maxSplits: 2, omittingEmptySubsequences: false)
+        let request = String(decoding: lines.first ?? [], as: UTF8.self).split(separator: " ", maxSplits: 1)
+        let route = ChannelRoute(method: String(request.first ?? ""), path: String(request.dropFirst().first ?? ""))
+        if let bundleID = route.bundleID { _ = APNsPushType.alert.accepts(topic: bundleID) }
+        let header = String(decoding: lines.dropFirst().first ?? [], as: UTF8.self)
+        if let id = ChannelID(header: header) { precondition(ChannelID(header: id.text) == id) }
+        if let bytes = Base64.decode(header.utf8) { precondition(Base64.decode(Base64.encode(bytes).utf8) == bytes) }
+        if let configuration = try? ChannelConfiguration(parsing: Array(lines.dropFirst(2).first ?? [])) {
+            precondition((try? ChannelConfiguration(parsing: Array(configuration.json.utf8))) == configuration)
         }
     }
 

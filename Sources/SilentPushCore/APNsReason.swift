@@ -19,6 +19,14 @@ public enum APNsReason: String, Error, Sendable, CaseIterable {
     /// Apple documents no reason for a push payload that is not a JSON object; this is the
     /// reason Apple documents for an invalid request payload elsewhere in its push APIs.
     case badRequestPayload = "BadRequestPayload"
+    // 400, the broadcast and channel-management APIs only
+    case featureNotEnabled = "FeatureNotEnabled"
+    case missingChannelId = "MissingChannelId"
+    case badChannelId = "BadChannelId"
+    case channelNotRegistered = "ChannelNotRegistered"
+    case badRequestParams = "BadRequestParams"
+    case missingPushType = "MissingPushType"
+    case cannotCreateChannelConfig = "CannotCreateChannelConfig"
     // 403
     case badCertificate = "BadCertificate"
     case badCertificateEnvironment = "BadCertificateEnvironment"
@@ -28,6 +36,9 @@ public enum APNsReason: String, Error, Sendable, CaseIterable {
     case missingProviderToken = "MissingProviderToken"
     case unrelatedKeyIdInToken = "UnrelatedKeyIdInToken"
     case badEnvironmentKeyIdInToken = "BadEnvironmentKeyIdInToken"
+    /// Broadcast and channel management: the path's bundle id is not one the token or
+    /// certificate may send to.
+    case topicMismatch = "TopicMismatch"
     // 404, 405
     case badPath = "BadPath"
     case methodNotAllowed = "MethodNotAllowed"
@@ -49,10 +60,11 @@ public enum APNsReason: String, Error, Sendable, CaseIterable {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
             .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-            .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload:
+            .missingTopic, .payloadEmpty, .topicDisallowed, .badRequestPayload, .featureNotEnabled, .missingChannelId, .badChannelId,
+            .channelNotRegistered, .badRequestParams, .missingPushType, .cannotCreateChannelConfig:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden, .invalidProviderToken,
-            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken:
+            .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .topicMismatch:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405

@@ -7,6 +7,9 @@ public struct AppDeclaration: Sendable, Equatable {
     public var permittedTaskIdentifiers: [String]
     /// The app's background modes.
     public var backgroundModes: Set<BackgroundMode>
+    /// Whether the app has the broadcast capability (on unless turned off): without it, its
+    /// channel and broadcast requests get `FeatureNotEnabled`.
+    public var broadcast = true
 
     /// A declaration.
     public init(permittedTaskIdentifiers: [String], backgroundModes: Set<BackgroundMode>) {

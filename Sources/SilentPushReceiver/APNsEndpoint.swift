@@ -283,24 +283,45 @@ package final class APNsEndpoint: H2Service {
         if let certificate = state.certificate {
             return (try certificate.topic(for: headers.topic, environment: environment), nil)
         }
-        let nowSeconds = now() / 1000
-        let authorization = headers.authorization.map { Substring($0) }
-        // The connection's own token needs no shared state; a new one takes the locks.
-        let verified: VerifiedProviderToken
-        if let current = try authenticator.authenticateCurrent(authorization: authorization, connection: state.tokens, now: nowSeconds) {
-            verified = current
-        } else {
-            verified = try keys.withLock { keys throws(APNsReason) in
-                try verifiedTokens.withLock { cache throws(APNsReason) in
-                    try authenticator.authenticate(
-                        authorization: authorization, connection: &state.tokens, now: nowSeconds,
-                        lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &cache)
-                }
-            }
-        }
+        let verified = try verifiedToken(headers.authorization, state: state)
         guard let topic = headers.topic, !topic.isEmpty else { throw .missingTopic }
         guard verified.key.allows(topic: topic) else { throw .topicDisallowed }
         return (topic, identifyingKey ? verified.key : nil)
+    }
+
+    /// The provider token in `authorization`, verified: the connection's own needs no shared
+    /// state; a new one takes the locks.
+    private func verifiedToken(_ authorization: String?, state: ConnectionState) throws(APNsReason) -> VerifiedProviderToken {
+        let nowSeconds = now() / 1000
+        let authorization = authorization.map { Substring($0) }
+        if let current = try authenticator.authenticateCurrent(authorization: authorization, connection: state.tokens, now: nowSeconds) {
+            return current
+        }
+        return try keys.withLock { keys throws(APNsReason) in
+            try verifiedTokens.withLock { cache throws(APNsReason) in
+                try authenticator.authenticate(
+                    authorization: authorization, connection: &state.tokens, now: nowSeconds,
+                    lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &cache)
+            }
+        }
+    }
+
+    /// Settles that whoever sent a broadcast or channel-management request (its client
+    /// certificate, else its provider token, judged as a push's are) may send for the
+    /// path's `bundleID`: `TopicMismatch` when the token's key or the certificate does not
+    /// name it.
+    package func authorize(_ request: H2Request, bundleID: String) throws(APNsReason) {
+        let state = connectionState(request.connection)
+        if let certificate = state.certificate {
+            do {
+                _ = try certificate.topic(for: bundleID, environment: environment)
+            } catch .badTopic {
+                throw .topicMismatch
+            }
+            return
+        }
+        let verified = try verifiedToken(request.headers.first("authorization"), state: state)
+        guard verified.key.allows(topic: bundleID) else { throw .topicMismatch }
     }
 
     private func admit(_ push: ValidatedPush) throws(APNsRejection) {

@@ -46,6 +46,7 @@ package struct ConfigFile: Sendable {
     /// Each flag key, its `silentpushd` flag and what it holds.
     package static let flags: [String: (flag: String, kind: Kind)] = [
         "listen": ("--listen", .text), "listenH2C": ("--listen-h2c", .text), "admin": ("--admin", .text),
+        "listenChannels": ("--listen-channels", .text), "listenChannelsH2C": ("--listen-channels-h2c", .text),
         "tlsCert": ("--tls-cert", .text), "tlsKey": ("--tls-key", .text), "clientCA": ("--client-ca", .text),
         "readyFile": ("--ready-file", .text), "maxConcurrentStreams": ("--max-concurrent-streams", .number),
         "idleTimeout": ("--idle-timeout", .duration), "shutdownGrace": ("--shutdown-grace", .duration),
@@ -283,7 +284,8 @@ package struct ConfigFile: Sendable {
         configuration.faults += faults
     }
 
-    /// `{"permittedTaskIdentifiers": [String], "backgroundModes": ["fetch" | "processing" | "remote-notification"]}`.
+    /// `{"permittedTaskIdentifiers": [String], "backgroundModes": ["fetch" | "processing" | "remote-notification"],
+    /// "broadcast": Bool}`.
     static func appDeclaration(_ value: JSONValue, path: String, key: String) throws(ConfigFileError) -> AppDeclaration {
         guard case .object(let fields) = value else {
             throw ConfigFileError.invalidValue(path: path, key: key, expected: #"{"permittedTaskIdentifiers": […], "backgroundModes": […]}"#)
@@ -312,9 +314,14 @@ package struct ConfigFile: Sendable {
                     }
                     declaration.backgroundModes.insert(mode)
                 }
+            case "broadcast":
+                guard case .bool(let on) = item else {
+                    throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "true or false")
+                }
+                declaration.broadcast = on
             default:
                 throw ConfigFileError.invalidValue(
-                    path: path, key: "\(key).\(field)", expected: "no such field (fields: permittedTaskIdentifiers, backgroundModes)")
+                    path: path, key: "\(key).\(field)", expected: "no such field (fields: permittedTaskIdentifiers, backgroundModes, broadcast)")
             }
         }
         return declaration

@@ -46,8 +46,8 @@ public final class Receiver: Service, Sendable {
         logger: Logger = Logger(label: "silentpushd")
     ) throws {
         var listeners: [H2Listener] = []
-        if let address = configuration.listen {
-            let tls: TLSContext
+        var tls: TLSContext?
+        if configuration.listen != nil || configuration.listenChannels != nil {
             do {
                 tls = try TLSContext.server(
                     TLSServerConfiguration(
@@ -56,6 +56,8 @@ public final class Receiver: Service, Sendable {
             } catch {
                 throw ReceiverStartError.tls(error)
             }
+        }
+        if let address = configuration.listen {
             listeners.append(H2Listener(name: .tls, host: address.host, port: address.port, tls: tls))
         }
         if let address = configuration.listenH2C {
@@ -94,6 +96,23 @@ public final class Receiver: Service, Sendable {
                 environment: configuration.environment, strict: configuration.strict,
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
             keys: keys, sink: runtime, deviceNow: { [runtime] in runtime.clock.now }, logger: logger)
+        if configuration.listenChannels != nil || configuration.listenChannelsH2C != nil {
+            let channels: ChannelEndpoint
+            do {
+                channels = ChannelEndpoint(
+                    directory: try ChannelDirectory(store: runtime.store, environment: configuration.environment), provider: endpoint,
+                    featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys), logger: logger)
+            } catch {
+                try? httpClient?.syncShutdown()
+                throw ReceiverStartError.store(error)
+            }
+            if let address = configuration.listenChannels {
+                listeners.append(H2Listener(name: .channels, host: address.host, port: address.port, tls: tls, service: channels))
+            }
+            if let address = configuration.listenChannelsH2C {
+                listeners.append(H2Listener(name: .channelsH2C, host: address.host, port: address.port, tls: nil, service: channels))
+            }
+        }
         for rule in configuration.faults { _ = endpoint.addFault(rule) }
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
@@ -182,9 +201,14 @@ public final class Receiver: Service, Sendable {
         switch error {
         case let error as ReceiverStartError: return error
         case H2ServerError.addressInUse(_, _, let listener):
-            let address = listener == .tls ? configuration.listen : configuration.listenH2C
-            return ReceiverStartError.addressInUse(
-                address: address.map { "\($0)" } ?? listener.rawValue, flag: listener == .tls ? "--listen" : "--listen-h2c")
+            let (address, flag) =
+                switch listener {
+                case .tls: (configuration.listen, "--listen")
+                case .h2c: (configuration.listenH2C, "--listen-h2c")
+                case .channels: (configuration.listenChannels, "--listen-channels")
+                case .channelsH2C: (configuration.listenChannelsH2C, "--listen-channels-h2c")
+                }
+            return ReceiverStartError.addressInUse(address: address.map { "\($0)" } ?? listener.rawValue, flag: flag)
         // The HTTP/2 listeners are bound before the children run: a busy address after that
         // is the admin API's.
         case let error as IOError where error.errnoCode == EADDRINUSE:
@@ -234,6 +258,8 @@ public final class Receiver: Service, Sendable {
             metadata: [
                 "listen.tls": listener(configuration.listen, ports["tls"]),
                 "listen.h2c": listener(configuration.listenH2C, ports["h2c"]),
+                "listen.channels": listener(configuration.listenChannels, ports["channels"]),
+                "listen.channels_h2c": listener(configuration.listenChannelsH2C, ports["channels-h2c"]),
                 "listen.admin": listener(configuration.admin, ports["admin"]),
                 "device.clock": "\(configuration.clock.rawValue)",
                 "device.min_interval": "\(settings.minimumInterval)",
@@ -323,6 +349,10 @@ public final class Receiver: Service, Sendable {
     public var tlsPort: Int? { ports["tls"] }
     /// The bound h2c port, once ready, if that listener is on.
     public var h2cPort: Int? { ports["h2c"] }
+    /// The bound channel-management TLS port, once ready, if that listener is on.
+    public var channelsPort: Int? { ports["channels"] }
+    /// The bound channel-management h2c port, once ready, if that listener is on.
+    public var channelsH2CPort: Int? { ports["channels-h2c"] }
     /// The bound admin port, once ready, if that listener is on.
     public var adminPort: Int? { ports["admin"] }
     /// Open HTTP/2 connections.

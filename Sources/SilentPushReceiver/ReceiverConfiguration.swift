@@ -8,6 +8,11 @@ public struct ReceiverConfiguration: Sendable {
     public var listen: ListenAddress?
     /// Cleartext h2 listener (`--listen-h2c`); nil disables it.
     public var listenH2C: ListenAddress?
+    /// The channel-management API over TLS (`--listen-channels`); nil (the default)
+    /// disables it.
+    public var listenChannels: ListenAddress?
+    /// The channel-management API in cleartext (`--listen-channels-h2c`); nil disables it.
+    public var listenChannelsH2C: ListenAddress?
     /// Server certificate chain (`--tls-cert`).
     public var tlsCertificate: String
     /// Server private key (`--tls-key`).

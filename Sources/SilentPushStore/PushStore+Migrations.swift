@@ -177,6 +177,15 @@ extension PushStore {
             try db.execute(sql: "CREATE INDEX pushes_by_replaced ON pushes (replaced) WHERE replaced IS NOT NULL")
             try db.execute(sql: StoredFate.viewSQL)
         }
+        migrator.registerMigration("v14") { db in
+            // Broadcast channels, per environment and app.
+            try db.execute(
+                sql: """
+                    CREATE TABLE channels (
+                        environment TEXT NOT NULL, bundle_id TEXT NOT NULL, id TEXT NOT NULL, storage_policy INTEGER NOT NULL,
+                        created_at INTEGER NOT NULL, PRIMARY KEY (environment, bundle_id, id));
+                    """)
+        }
         return migrator
     }()
 }

@@ -131,6 +131,21 @@ extension PushStore {
         }
     }
 
+    /// Every broadcast channel, in every environment; a row this version cannot read (an
+    /// unknown environment or policy) is skipped.
+    public func channels() throws -> [BroadcastChannel] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM channels ORDER BY created_at, id").compactMap { row -> BroadcastChannel? in
+                guard let environment = APNsEnvironment(rawValue: row["environment"]),
+                    let policy = MessageStoragePolicy(rawValue: row["storage_policy"]), let id = ChannelID(header: row["id"])
+                else { return nil }
+                return BroadcastChannel(
+                    id: id, bundleID: row["bundle_id"], environment: environment, configuration: ChannelConfiguration(storagePolicy: policy),
+                    createdAt: row["created_at"])
+            }
+        }
+    }
+
     /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
     public func coalescedAPNsIDs(wakeID: UInt64) throws -> [String] {
         try database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }

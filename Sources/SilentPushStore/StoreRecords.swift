@@ -124,6 +124,10 @@ public enum StoreChange: Sendable, Equatable {
     case finishTaskRun(id: UInt64, at: Int64, outcome: TaskOutcome)
     /// A continued task reported progress.
     case setTaskProgress(id: UInt64, completed: Int64, total: Int64)
+    /// A broadcast channel was created.
+    case insertChannel(BroadcastChannel)
+    /// A broadcast channel was deleted.
+    case deleteChannel(ChannelID, bundleID: String, environment: APNsEnvironment)
     /// Every record of a device goes: pushes, wakes, state, apps, task requests and runs, contents.
     case forgetDevice(token: String)
     /// Every record goes (the manual clock stays: device time does not go back).

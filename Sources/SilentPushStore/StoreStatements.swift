@@ -316,6 +316,15 @@ final class StoreStatements: @unchecked Sendable {
                     ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
                     """
             ).execute(arguments: [token, at])
+        case .insertChannel(let channel):
+            try db.cachedStatement(
+                sql: "INSERT INTO channels (environment, bundle_id, id, storage_policy, created_at) VALUES (?, ?, ?, ?, ?)"
+            ).execute(arguments: [
+                channel.environment.rawValue, channel.bundleID, channel.id.text, channel.configuration.storagePolicy.rawValue, channel.createdAt,
+            ])
+        case .deleteChannel(let id, let bundleID, let environment):
+            try db.cachedStatement(sql: "DELETE FROM channels WHERE environment = ? AND bundle_id = ? AND id = ?")
+                .execute(arguments: [environment.rawValue, bundleID, id.text])
         }
     }
 

@@ -5,4 +5,8 @@ public enum H2ListenerName: String, Sendable, Hashable, CaseIterable {
     case tls
     /// Cleartext HTTP/2 with prior knowledge.
     case h2c
+    /// The channel-management API over TLS.
+    case channels
+    /// The channel-management API in cleartext.
+    case channelsH2C = "channels-h2c"
 }

@@ -14,13 +14,16 @@ public struct H2Listener: Sendable {
     public var port: Int
     /// TLS for this listener; nil serves cleartext h2 with prior knowledge.
     public var tls: TLSContext?
+    /// The service that answers this listener's requests; nil: the server's.
+    public var service: (any H2Service)?
 
     /// A listener.
-    public init(name: H2ListenerName, host: String, port: Int, tls: TLSContext?) {
+    public init(name: H2ListenerName, host: String, port: Int, tls: TLSContext?, service: (any H2Service)? = nil) {
         self.name = name
         self.host = host
         self.port = port
         self.tls = tls
+        self.service = service
     }
 }
 
@@ -95,7 +98,7 @@ public final class H2Server: Service, Sendable {
                             acceptFailures.refused(limit: limits.maxConnections)
                         }
                         let handler = H2ServerConnectionHandler(
-                            connectionID: id, tlsContext: listener.tls, settings: settings, service: service,
+                            connectionID: id, tlsContext: listener.tls, settings: settings, service: listener.service ?? service,
                             limits: limits, statistics: statistics, admission: over ? .refuse : .serve, logger: logger,
                             onClose: { id in _ = connections.withLockedValue { $0.open.removeValue(forKey: id) } })
                         connections.withLockedValue {

@@ -30,6 +30,18 @@ struct SilentPushd: AsyncParsableCommand {
         help: ArgumentHelp("Cleartext HTTP/2 (prior knowledge) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
     var listenH2C = "127.0.0.1:2198"
 
+    @Option(
+        name: .customLong("listen-channels"),
+        help: ArgumentHelp(
+            "Channel-management API (TLS HTTP/2, as APNs serves it on port 2195/2196) listener, HOST:PORT, or 'off'.",
+            valueName: "host:port"))
+    var listenChannels = "off"
+
+    @Option(
+        name: .customLong("listen-channels-h2c"),
+        help: ArgumentHelp("Channel-management API in cleartext HTTP/2 (prior knowledge), HOST:PORT, or 'off'.", valueName: "host:port"))
+    var listenChannelsH2C = "off"
+
     @Option(help: ArgumentHelp("Admin API (HTTP/1.1) listener, HOST:PORT, or 'off'.", valueName: "host:port"))
     var admin = "127.0.0.1:2199"
 
@@ -256,8 +268,10 @@ struct SilentPushd: AsyncParsableCommand {
         }
         configuration.listen = try Self.address(listen, flag: "--listen")
         configuration.listenH2C = try Self.address(listenH2C, flag: "--listen-h2c")
+        configuration.listenChannels = try Self.address(listenChannels, flag: "--listen-channels")
+        configuration.listenChannelsH2C = try Self.address(listenChannelsH2C, flag: "--listen-channels-h2c")
         configuration.admin = try Self.address(admin, flag: "--admin")
-        if configuration.listen != nil, tlsCert == nil || tlsKey == nil, material == nil {
+        if configuration.listen != nil || configuration.listenChannels != nil, tlsCert == nil || tlsKey == nil, material == nil {
             throw ValidationError(
                 "the development certificate was not found (\(searched())): pass --tls-cert and --tls-key, or --listen off")
         }

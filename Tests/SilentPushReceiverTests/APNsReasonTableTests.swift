@@ -241,16 +241,20 @@ import Testing
         #expect(response.reason == reason.rawValue)
     }
 
-    @Test func everyReasonHasTheStatusOfSpecSection3() {
+    /// The push API's reasons (SPEC §3) and those only the broadcast and channel-management
+    /// APIs answer with (§14, Apple's "Handling error responses from APNs").
+    @Test func everyReasonHasTheStatusOfSpecSections3And14() {
         let expected: [Int: Set<String>] = [
             400: [
                 "BadCollapseId", "BadDeviceToken", "BadExpirationDate", "BadMessageId", "BadPriority", "BadTopic",
                 "DeviceTokenNotForTopic", "DuplicateHeaders", "IdleTimeout", "InvalidPushType", "MissingDeviceToken",
                 "MissingTopic", "PayloadEmpty", "TopicDisallowed", "BadRequestPayload",
+                "FeatureNotEnabled", "MissingChannelId", "BadChannelId", "ChannelNotRegistered", "BadRequestParams", "MissingPushType",
+                "CannotCreateChannelConfig",
             ],
             403: [
                 "BadCertificate", "BadCertificateEnvironment", "ExpiredProviderToken", "Forbidden", "InvalidProviderToken",
-                "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken",
+                "MissingProviderToken", "UnrelatedKeyIdInToken", "BadEnvironmentKeyIdInToken", "TopicMismatch",
             ],
             404: ["BadPath"], 405: ["MethodNotAllowed"], 410: ["ExpiredToken", "Unregistered"], 413: ["PayloadTooLarge"],
             429: ["TooManyProviderTokenUpdates", "TooManyRequests"], 500: ["InternalServerError"], 503: ["ServiceUnavailable", "Shutdown"],

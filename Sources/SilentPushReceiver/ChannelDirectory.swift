@@ -1,0 +1,111 @@
+import Synchronization
+import SilentPushCore
+import SilentPushStore
+
+/// The receiver's broadcast channels: the table the channel-management API and broadcasts
+/// consult, kept under a lock, with every change committed to the store before it is
+/// answered (a 201 or 204 means recorded).
+package final class ChannelDirectory: Sendable {
+    private let table: Mutex<ChannelTable>
+    private let store: PushStore
+    /// The environment the receiver serves: channels of the other are unknown to it.
+    package let environment: APNsEnvironment
+    private let now: @Sendable () -> Int64
+
+    /// A directory holding the store's channels.
+    package init(
+        store: PushStore, environment: APNsEnvironment, limit: Int = ChannelTable.defaultLimit,
+        now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds
+    ) throws {
+        var table = ChannelTable(limit: limit)
+        for channel in try store.channels() { table.insert(channel) }
+        self.table = Mutex(table)
+        self.store = store
+        self.environment = environment
+        self.now = now
+    }
+
+    /// What a change that could not be recorded fails with.
+    package struct NotRecorded: Error {
+        package let underlying: any Error
+    }
+
+    /// Creates a channel for `bundleID` with a new random id; `completion` gets it once it is
+    /// recorded. Throws `CannotCreateChannelConfig` at once at the limit.
+    package func create(
+        bundleID: String, configuration: ChannelConfiguration,
+        completion: @escaping @Sendable (Result<BroadcastChannel, NotRecorded>) -> Void
+    ) throws(APNsReason) {
+        let channel = try table.withLock { table throws(APNsReason) -> BroadcastChannel in
+            try table.admitsAnother(bundleID: bundleID, environment: environment)
+            var id: ChannelID
+            repeat {
+                id = ChannelID(bytes: (0..<16).map { _ in UInt8.random(in: .min ... .max) })
+            } while (try? table.channel(id, bundleID: bundleID, environment: environment)) != nil
+            let channel = BroadcastChannel(
+                id: id, bundleID: bundleID, environment: environment, configuration: configuration, createdAt: now())
+            // Held while it is written, so concurrent creates count it against the limit.
+            table.insert(channel)
+            return channel
+        }
+        store.write([.insertChannel(channel)]) { [self] result in
+            switch result {
+            case .success: completion(.success(channel))
+            case .failure(let error):
+                table.withLock { _ = $0.remove(channel.id, bundleID: bundleID, environment: environment) }
+                completion(.failure(NotRecorded(underlying: error)))
+            }
+        }
+    }
+
+    /// Creates a channel and returns it once it is recorded.
+    package func create(bundleID: String, configuration: ChannelConfiguration) async throws -> BroadcastChannel {
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                try create(bundleID: bundleID, configuration: configuration) { continuation.resume(with: $0) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// The channel `id` of `bundleID` (`ChannelNotRegistered` when there is none).
+    package func channel(_ id: ChannelID, bundleID: String) throws(APNsReason) -> BroadcastChannel {
+        try table.withLock { table throws(APNsReason) in try table.channel(id, bundleID: bundleID, environment: environment) }
+    }
+
+    /// Deletes channel `id` of `bundleID`; `completion` runs once that is recorded. Throws
+    /// `ChannelNotRegistered` at once when there is none.
+    package func delete(
+        _ id: ChannelID, bundleID: String, completion: @escaping @Sendable (Result<Void, NotRecorded>) -> Void
+    ) throws(APNsReason) {
+        let removed = try table.withLock { table throws(APNsReason) -> BroadcastChannel in
+            guard let removed = table.remove(id, bundleID: bundleID, environment: environment) else { throw .channelNotRegistered }
+            return removed
+        }
+        store.write([.deleteChannel(id, bundleID: bundleID, environment: environment)]) { [self] result in
+            switch result {
+            case .success: completion(.success(()))
+            case .failure(let error):
+                table.withLock { $0.insert(removed) }
+                completion(.failure(NotRecorded(underlying: error)))
+            }
+        }
+    }
+
+    /// Deletes a channel and returns once that is recorded.
+    package func delete(_ id: ChannelID, bundleID: String) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            do {
+                try delete(id, bundleID: bundleID) { continuation.resume(with: $0) }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// The app's channels, oldest first.
+    package func channels(bundleID: String) -> [BroadcastChannel] {
+        table.withLock { $0.channels(bundleID: bundleID, environment: environment) }
+    }
+}
