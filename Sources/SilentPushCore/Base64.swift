@@ -1,14 +1,16 @@
 /// Base64 (RFC 4648 §4) with padding, as APNs writes channel ids.
 public enum Base64 {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-    private static let values: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
-        return table
-    }()
+    private static let values = valueTable(alphabet)
 
     /// Encodes `bytes`, padded with `=` to a multiple of four characters.
     public static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        encode(bytes, alphabet: alphabet, padded: true)
+    }
+
+    /// Encodes `bytes` six bits a character in `alphabet` (64 entries), padded or not: the
+    /// encoder of both this form and `Base64URL`.
+    static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes, alphabet: [UInt8], padded: Bool) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var buffer: UInt32 = 0
@@ -22,8 +24,15 @@ public enum Base64 {
             }
         }
         if bits > 0 { out.append(alphabet[Int(buffer << UInt32(6 - bits) & 0x3F)]) }
-        while out.count % 4 != 0 { out.append(UInt8(ascii: "=")) }
+        while padded, out.count % 4 != 0 { out.append(UInt8(ascii: "=")) }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Each byte's six-bit value in `alphabet`; 0xFF for a byte outside it.
+    static func valueTable(_ alphabet: [UInt8]) -> [UInt8] {
+        var table = [UInt8](repeating: 0xFF, count: 256)
+        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
+        return table
     }
 
     /// Decodes canonical padded base64; nil on a character outside the alphabet, a length

@@ -1,28 +1,11 @@
 /// Base64url (RFC 4648 §5) without padding, as JWTs use it.
 public enum Base64URL {
     private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-    private static let values: [UInt8] = {
-        var table = [UInt8](repeating: 0xFF, count: 256)
-        for (index, byte) in alphabet.enumerated() { table[Int(byte)] = UInt8(index) }
-        return table
-    }()
+    private static let values = Base64.valueTable(alphabet)
 
     /// Encodes `bytes` without padding.
     public static func encode<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = buffer << 8 | UInt32(byte)
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                out.append(alphabet[Int(buffer >> UInt32(bits) & 0x3F)])
-            }
-        }
-        if bits > 0 { out.append(alphabet[Int(buffer << UInt32(6 - bits) & 0x3F)]) }
-        return String(decoding: out, as: UTF8.self)
+        Base64.encode(bytes, alphabet: alphabet, padded: false)
     }
 
     /// Decodes unpadded base64url (trailing `=` tolerated); nil on any other character or an
