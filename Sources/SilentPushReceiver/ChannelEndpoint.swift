@@ -29,11 +29,9 @@ package final class ChannelEndpoint: H2Service {
     private static let requestIDName = "apns-request-id"
 
     package func handle(_ request: H2Request, writer: H2ResponseWriter) {
-        let given = request.headers.first(Self.requestIDName)
-        let requestID =
-            given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.apnsID(pushID: nextRequest.add(1, ordering: .relaxed).oldValue)
+        let (requestID, given) = requestID(of: request)
         do throws(APNsReason) {
-            if let given, !APNsHeaders.isCanonicalUUID(given) { throw .badMessageId }
+            guard given != .invalid else { throw .badMessageId }
             let route = ChannelRoute(method: request.method, path: request.path)
             guard let bundleID = route.bundleID else { throw route == .methodNotAllowed ? .methodNotAllowed : .badPath }
             try provider.authorize(request, bundleID: bundleID)
@@ -90,14 +88,24 @@ package final class ChannelEndpoint: H2Service {
     }
 
     package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
-        let requestID =
-            request.headers.first(Self.requestIDName).flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil }
-            ?? ids.apnsID(pushID: nextRequest.add(1, ordering: .relaxed).oldValue)
+        let (requestID, _) = requestID(of: request)
         switch problem {
         case .bodyTooLarge: writer.respond(Self.error(.payloadTooLarge, requestID: requestID))
         case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: [(Self.requestIDName, requestID)]))
         }
     }
+
+    /// What the request's `apns-request-id` was.
+    private enum GivenRequestID { case none, valid, invalid }
+
+    /// The id every answer carries: the request's own when it is a canonical UUID, else a
+    /// new one; and what the request gave.
+    private func requestID(of request: H2Request) -> (String, GivenRequestID) {
+        guard let given = request.headers.first(Self.requestIDName) else { return (newRequestID(), .none) }
+        return APNsHeaders.isCanonicalUUID(given) ? (given, .valid) : (newRequestID(), .invalid)
+    }
+
+    private func newRequestID() -> String { ids.apnsID(pushID: nextRequest.add(1, ordering: .relaxed).oldValue) }
 
     /// The answer to a change the store could not record: 503, as a push's.
     private static func notRecorded(_ failure: ChannelDirectory.NotRecorded, requestID: String, logger: Logger) -> H2Response {
