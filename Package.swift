@@ -160,7 +160,7 @@ let package = Package(
         .target(
             name: "SilentPushFuzzTargets",
             dependencies: [
-                "SilentPushCore", "SilentPushReceiver", "SilentPushTransport",
+                "SilentPushCore", "SilentPushReceiver", "SilentPushStore", "SilentPushTransport",
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Fuzz/SilentPushFuzzTargets"

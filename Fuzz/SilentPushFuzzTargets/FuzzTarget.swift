@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import SilentPushCore
 import SilentPushReceiver
+import SilentPushStore
 import SilentPushTransport
 import Synchronization
 
@@ -64,9 +65,22 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         let header = String(decoding: lines.dropFirst().first ?? [], as: UTF8.self)
         if let id = ChannelID(header: header) { precondition(ChannelID(header: id.text) == id) }
         if let bytes = Base64.decode(header.utf8) { precondition(Base64.decode(Base64.encode(bytes).utf8) == bytes) }
-        if let configuration = try? ChannelConfiguration(parsing: Array(lines.dropFirst(2).first ?? [])) {
+        let body = Array(lines.dropFirst(2).first ?? [])
+        if let configuration = try? ChannelConfiguration(parsing: body) {
             precondition((try? ChannelConfiguration(parsing: Array(configuration.json.utf8))) == configuration)
         }
+        // The same input as a broadcast: its path, its `name: value` lines as headers, its body.
+        if case .broadcast(let bundleID) = APNsRoute(method: "POST", path: String(request.dropFirst().first ?? "")) {
+            precondition(!bundleID.isEmpty && !bundleID.contains("/"))
+        }
+        let fields: [(String, String)] = Array(input).split(separator: 0x0A).compactMap { line in
+            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            return (String(decoding: line[..<colon], as: UTF8.self), String(decoding: line[(colon + 1)...].drop { $0 == 0x20 }, as: UTF8.self))
+        }
+        if let broadcast = try? BroadcastRequest(headers: H2HeaderSource(list: H2HeaderList(fields))) {
+            precondition(broadcast.expiration >= 0)
+        }
+        _ = try? BroadcastRequest.checkPayload(body)
     }
 
     static func payload(_ input: UnsafeRawBufferPointer) {
@@ -182,9 +196,20 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// One endpoint for every input: its caches and per-connection state see the inputs one
     /// after another, as a long-running receiver does.
+    /// A header list as the core reads it.
+    struct H2HeaderSource: APNsHeaderSource {
+        let list: H2HeaderList
+
+        func forEachHeader(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) rethrows {
+            try list.forEachRaw(body)
+        }
+    }
+
     static let endpoint: APNsEndpoint = {
         let keys = (try? ProviderKeyRing(specs: [.development(certificatesDirectory: certificates)])) ?? (try! ProviderKeyRing(specs: []))
-        return APNsEndpoint(settings: .init(), keys: keys, sink: AcceptingSink())
+        // Broadcast paths (`/4/…`) reach the broadcast checks: a directory on a store in memory.
+        let channels = try? ChannelDirectory(store: PushStore.open(.memory), environment: .sandbox)
+        return APNsEndpoint(settings: .init(), keys: keys, sink: AcceptingSink(), channels: channels)
     }()
 
     final class DiscardingSink: H2ResponseSink {

@@ -12,6 +12,8 @@ public struct APNsPayload: Sendable, Equatable {
     public var hasSound: Bool
     /// The payload has an `aps` dictionary.
     public var hasAps: Bool
+    /// `aps.content-changed` is `true` (what a `widgets` or `controls` push carries).
+    public var contentChanged = false
     /// Top-level keys other than `aps`, in order, with their value as text when it is a
     /// scalar (strings unescaped, numbers as written) and nil for objects, arrays and null.
     public var customValues: [(key: String, value: String?)]
@@ -42,6 +44,7 @@ public struct APNsPayload: Sendable, Equatable {
                         case "alert": payload.hasAlert = true
                         case "badge": payload.hasBadge = true
                         case "sound": payload.hasSound = true
+                        case "content-changed": payload.contentChanged = try scanner.peek() == .bool && (try scanner.readBool())
                         default: break
                         }
                     }
@@ -58,7 +61,7 @@ public struct APNsPayload: Sendable, Equatable {
 
     public static func == (lhs: APNsPayload, rhs: APNsPayload) -> Bool {
         lhs.contentAvailable == rhs.contentAvailable && lhs.hasAlert == rhs.hasAlert && lhs.hasBadge == rhs.hasBadge
-            && lhs.hasSound == rhs.hasSound && lhs.hasAps == rhs.hasAps
+            && lhs.hasSound == rhs.hasSound && lhs.hasAps == rhs.hasAps && lhs.contentChanged == rhs.contentChanged
             && lhs.customValues.elementsEqual(rhs.customValues) { $0.key == $1.key && $0.value == $1.value }
     }
 }

@@ -39,7 +39,8 @@ public struct APNsRequestValidator: Sendable {
 
     /// Validates one request. Checks run in this order, so the first problem is the one
     /// reported: device token, collapse id, expiration, priority, push type, payload size,
-    /// payload (empty, JSON object), push type against topic, background rules.
+    /// payload (empty, JSON object), push type against topic, then each type's own rules
+    /// (background, liveactivity, widgets and controls, location, pushtotalk).
     public func validate(
         deviceToken: Substring, topic: String, headers: APNsHeaders, apnsID: String,
         body: [UInt8]
@@ -83,7 +84,8 @@ public struct APNsRequestValidator: Sendable {
         guard pushType.accepts(topic: topic) else { throw .invalidPushType }
 
         var neverWakesReason: DropReason?
-        if pushType == .background {
+        switch pushType {
+        case .background:
             if priority == .high {
                 // Apple calls this an error, yet APNs accepts it and the app is woken.
                 if strict { throw .badPriority }
@@ -96,6 +98,30 @@ public struct APNsRequestValidator: Sendable {
             if !payload.contentAvailable {
                 neverWakesReason = .backgroundWithoutContentAvailable
             }
+        case .liveactivity:
+            // "Set the value for the apns-priority header field to 5 or 10."
+            if priority == .low {
+                if strict { throw .badPriority }
+                warnings.append("priority 1 on a Live Activity push (Apple lists 5 or 10)")
+            }
+            if case .failure(let problem) = LiveActivityPayload.parse(body) { neverWakesReason = .liveActivityPayload(problem) }
+        case .widgets, .controls:
+            if !payload.contentChanged { neverWakesReason = .noContentChanged(pushType) }
+        case .location:
+            // "set notification apns-priority to 10; otherwise, use 5."
+            if priority == .low {
+                if strict { throw .badPriority }
+                warnings.append("priority 1 on a location push (Apple lists 10 or 5)")
+            }
+        case .pushtotalk:
+            // "Set the APNs priority to 10 to request immediate delivery, and set an expiration of 0."
+            if priority != .high {
+                if strict { throw .badPriority }
+                warnings.append("priority \(priority.rawValue) on a pushtotalk push (Apple asks for 10)")
+            }
+            if let expiration, expiration != 0 { warnings.append("apns-expiration \(expiration) on a pushtotalk push (Apple asks for 0)") }
+        case .alert, .complication, .fileprovider, .mdm, .voip:
+            break
         }
 
         return ValidatedPush(

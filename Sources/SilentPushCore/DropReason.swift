@@ -14,6 +14,10 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case noContentAvailable
     /// A push type that never starts a background fetch (`voip`, `complication`, …).
     case pushTypeNeverWakes(APNsPushType)
+    /// A Live Activity payload ActivityKit cannot use.
+    case liveActivityPayload(LiveActivityPayloadProblem)
+    /// A `widgets` or `controls` push without `aps.content-changed: true`: nothing to reload.
+    case noContentChanged(APNsPushType)
 
     public var description: String {
         switch self {
@@ -22,6 +26,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .backgroundWithoutContentAvailable: "background push without content-available: 1"
         case .noContentAvailable: "no content-available: 1, so the app is not woken"
         case .pushTypeNeverWakes(let type): "apns-push-type \(type.rawValue) does not start a background fetch"
+        case .liveActivityPayload(let problem): Self.liveActivityPrefix + problem.rawValue
+        case .noContentChanged(let type): "apns-push-type \(type.rawValue)" + Self.noContentChangedSuffix
         }
     }
 
@@ -32,6 +38,17 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case "Background App Refresh off": self = .backgroundAppRefreshOff
         case "background push without content-available: 1": self = .backgroundWithoutContentAvailable
         case "no content-available: 1, so the app is not woken": self = .noContentAvailable
+        case _ where description.hasPrefix(Self.liveActivityPrefix):
+            guard let problem = LiveActivityPayloadProblem(rawValue: String(description.dropFirst(Self.liveActivityPrefix.count))) else {
+                return nil
+            }
+            self = .liveActivityPayload(problem)
+        case _ where description.hasSuffix(Self.noContentChangedSuffix):
+            let prefix = "apns-push-type "
+            guard description.hasPrefix(prefix),
+                let type = APNsPushType(rawValue: String(description.dropFirst(prefix.count).dropLast(Self.noContentChangedSuffix.count)))
+            else { return nil }
+            self = .noContentChanged(type)
         default:
             let prefix = "apns-push-type ", suffix = " does not start a background fetch"
             guard description.hasPrefix(prefix), description.hasSuffix(suffix),
@@ -41,4 +58,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
             self = .pushTypeNeverWakes(type)
         }
     }
+
+    private static let liveActivityPrefix = "Live Activity push ignored: "
+    private static let noContentChangedSuffix = " without aps.content-changed: true, so nothing reloads"
 }

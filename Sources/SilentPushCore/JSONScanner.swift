@@ -186,6 +186,15 @@ public struct JSONScanner {
         }
     }
 
+    /// Reads the next value, validated, as the exact text it was written with (a Live
+    /// Activity's `content-state` is kept as sent).
+    public mutating func readRawValue() throws -> String {
+        skipWhitespace()
+        let start = position
+        try skipValue()
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
     /// Throws unless only whitespace is left.
     public mutating func expectEnd() throws {
         skipWhitespace()

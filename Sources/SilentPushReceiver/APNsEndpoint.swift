@@ -37,6 +37,11 @@ package final class APNsEndpoint: H2Service {
     /// The sink, when it can take a read's pushes as one batch.
     private let batching: (any PushBatching)?
     private let ids = APNsIDGenerator()
+    /// Broadcast channels; nil: `/4/broadcasts/…` is answered BadPath.
+    let channels: ChannelDirectory?
+    /// `apns-request-id`s made for broadcasts, apart from the push ids.
+    let requestIDs = APNsIDGenerator()
+    let nextRequest = Atomic<UInt64>(0)
     private let awaitingAnswer = Atomic<Int>(0)
     /// Milliseconds since the epoch on the system clock: provider tokens are judged on it.
     private let now: @Sendable () -> Int64
@@ -44,14 +49,15 @@ package final class APNsEndpoint: H2Service {
     /// the lock while there are none.
     private let faults = Mutex(FaultTable())
     private let faultCount = Atomic<Int>(0)
-    private let deviceNow: @Sendable () -> DeviceInstant
-    private let logger: Logger
+    let deviceNow: @Sendable () -> DeviceInstant
+    let logger: Logger
     /// When each distinct token refusal was last logged and how many went unlogged since: one
     /// line per cause a minute, however many requests carry it.
     private let refusalsLogged = Mutex<[TokenRefusalCause: (at: Int64, unlogged: Int)]>([:])
 
     package init(
-        settings: Settings, keys: ProviderKeyRing, sink: any PushSink, now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds,
+        settings: Settings, keys: ProviderKeyRing, sink: any PushSink, channels: ChannelDirectory? = nil,
+        now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds,
         deviceNow: @escaping @Sendable () -> DeviceInstant = { DeviceInstant(millisecondsSinceEpoch: APNsEndpoint.systemMilliseconds()) },
         logger: Logger = Logger(label: "silentpushd")
     ) {
@@ -65,6 +71,7 @@ package final class APNsEndpoint: H2Service {
         devices = Mutex(
             (DeviceRegistry(mode: settings.registryMode), settings.rateLimit.map { TokenRateLimiter(limit: $0.limit, window: $0.window) }))
         self.sink = sink
+        self.channels = channels
         batching = sink as? any PushBatching
         self.now = now
     }
@@ -75,13 +82,21 @@ package final class APNsEndpoint: H2Service {
     // MARK: H2Service
 
     package func handle(_ request: H2Request, writer: H2ResponseWriter) {
+        let route = APNsRoute(method: request.method, path: request.path)
+        if let channels {
+            switch route {
+            case .broadcast(let bundleID): return broadcast(request, bundleID: String(bundleID), channels: channels, writer: writer)
+            case .broadcastRefused(let reason): return refuseBroadcast(request, reason: reason, writer: writer)
+            default: break
+            }
+        }
         var writer = writer
         var apnsID: String?
         var deviceToken: Substring?
         var topicHeader: String?
         let pushID = sink.takePushID()
         do {
-            let token = try route(request)
+            let token = try Self.deviceToken(of: route)
             deviceToken = token
             let headers = try APNsHeaders.read(from: HeaderFields(list: request.headers))
             topicHeader = headers.topic
@@ -105,6 +120,11 @@ package final class APNsEndpoint: H2Service {
                 }
             }
             let push = try validator.validate(deviceToken: token, topic: topic, headers: headers, apnsID: id, body: request.body)
+            // "The location push type supports only token-based authentication." Apple names
+            // no reason for a certificate's; InvalidPushType is assumed.
+            if push.pushType == .location, connectionState(request.connection).certificate != nil {
+                throw APNsRejection(.invalidPushType)
+            }
             try admit(push)
             awaitingAnswer.add(1, ordering: .relaxed)
             let writer = writer
@@ -174,6 +194,9 @@ package final class APNsEndpoint: H2Service {
     }
 
     package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
+        if channels != nil, request.path.hasPrefix("/4/") {
+            return refuseBroadcast(request, problem: problem, writer: writer)
+        }
         let given = request.headers.first("apns-id")
         let pushID = sink.takePushID()
         let apnsID = given.flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil } ?? ids.apnsID(pushID: pushID)
@@ -261,12 +284,12 @@ package final class APNsEndpoint: H2Service {
 
     // MARK: Steps
 
-    private func route(_ request: H2Request) throws(APNsRejection) -> Substring {
-        switch APNsRoute(method: request.method, path: request.path) {
+    private static func deviceToken(of route: APNsRoute) throws(APNsRejection) -> Substring {
+        switch route {
         case .push(let token): return token
         case .missingDeviceToken: throw APNsRejection(.missingDeviceToken)
         case .methodNotAllowed: throw APNsRejection(.methodNotAllowed)
-        case .badPath: throw APNsRejection(.badPath)
+        case .badPath, .broadcast, .broadcastRefused: throw APNsRejection(.badPath)  // a broadcast, with no channels to take it
         }
     }
 

@@ -10,11 +10,15 @@ package final class ChannelDirectory: Sendable {
     private let store: PushStore
     /// The environment the receiver serves: channels of the other are unknown to it.
     package let environment: APNsEnvironment
+    /// Apps whose broadcast capability is off (`FeatureNotEnabled`).
+    private let featureDisabled: Set<String>
     private let now: @Sendable () -> Int64
+    /// The id of the last broadcast numbered.
+    private let lastBroadcast: Atomic<UInt64>
 
     /// A directory holding the store's channels.
     package init(
-        store: PushStore, environment: APNsEnvironment, limit: Int = ChannelTable.defaultLimit,
+        store: PushStore, environment: APNsEnvironment, featureDisabled: Set<String> = [], limit: Int = ChannelTable.defaultLimit,
         now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds
     ) throws {
         var table = ChannelTable(limit: limit)
@@ -22,7 +26,14 @@ package final class ChannelDirectory: Sendable {
         self.table = Mutex(table)
         self.store = store
         self.environment = environment
+        self.featureDisabled = featureDisabled
         self.now = now
+        lastBroadcast = Atomic(try store.lastBroadcastID())
+    }
+
+    /// Refuses an app whose broadcast capability is off: `FeatureNotEnabled`.
+    package func checkFeatureEnabled(bundleID: String) throws(APNsReason) {
+        guard !featureDisabled.contains(bundleID) else { throw .featureNotEnabled }
     }
 
     /// What a change that could not be recorded fails with.
@@ -107,5 +118,31 @@ package final class ChannelDirectory: Sendable {
     /// The app's channels, oldest first.
     package func channels(bundleID: String) -> [BroadcastChannel] {
         table.withLock { $0.channels(bundleID: bundleID, environment: environment) }
+    }
+}
+
+extension ChannelDirectory {
+    /// Records a broadcast APNs accepts: checked against its channel (`ChannelNotRegistered`,
+    /// `BadExpirationDate` on a channel that stores nothing), then its payload, then numbered
+    /// and committed;
+    /// `completion` gets the record once it is.
+    package func broadcast(
+        _ request: BroadcastRequest, bundleID: String, requestID: String, payload: [UInt8], receivedAt: DeviceInstant,
+        completion: @escaping @Sendable (Result<BroadcastRecord, NotRecorded>) -> Void
+    ) throws(APNsReason) {
+        try request.check(against: try channel(request.channelID, bundleID: bundleID))
+        try BroadcastRequest.checkPayload(payload)
+        let id = lastBroadcast.add(1, ordering: .relaxed).newValue
+        let record = BroadcastRecord(
+            id: id, requestID: requestID,
+            uniqueID: environment == .sandbox ? APNsIDGenerator.uniqueID(apnsID: requestID, pushID: id) : nil, bundleID: bundleID,
+            environment: environment, channelID: request.channelID, priority: request.priority, expiration: request.expiration,
+            receivedAt: receivedAt, payload: payload)
+        store.write([.insertBroadcast(record)]) { result in
+            switch result {
+            case .success: completion(.success(record))
+            case .failure(let error): completion(.failure(NotRecorded(underlying: error)))
+            }
+        }
     }
 }

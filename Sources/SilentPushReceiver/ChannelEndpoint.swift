@@ -13,30 +13,28 @@ import SilentPushTransport
 package final class ChannelEndpoint: H2Service {
     private let directory: ChannelDirectory
     private let provider: APNsEndpoint
-    /// Apps whose broadcast capability is off (`FeatureNotEnabled`).
-    private let featureDisabled: Set<String>
     private let ids = APNsIDGenerator()
     private let nextRequest = Atomic<UInt64>(0)
     private let logger: Logger
 
-    package init(directory: ChannelDirectory, provider: APNsEndpoint, featureDisabled: Set<String> = [], logger: Logger) {
+    package init(directory: ChannelDirectory, provider: APNsEndpoint, logger: Logger) {
         self.directory = directory
         self.provider = provider
-        self.featureDisabled = featureDisabled
         self.logger = logger
     }
 
-    private static let requestIDName = "apns-request-id"
+    private static let requestIDName = RequestIDHeader.name
 
     package func handle(_ request: H2Request, writer: H2ResponseWriter) {
-        let (requestID, given) = requestID(of: request)
+        let header = RequestIDHeader(request, generate: newRequestID)
+        let requestID = header.id
         do throws(APNsReason) {
-            guard given != .invalid else { throw .badMessageId }
+            guard header.given != .invalid else { throw .badMessageId }
             let route = ChannelRoute(method: request.method, path: request.path)
             guard let bundleID = route.bundleID else { throw route == .methodNotAllowed ? .methodNotAllowed : .badPath }
             try provider.authorize(request, bundleID: bundleID)
             guard APNsPushType.alert.accepts(topic: bundleID) else { throw .topicDisallowed }
-            guard !featureDisabled.contains(bundleID) else { throw .featureNotEnabled }
+            try directory.checkFeatureEnabled(bundleID: bundleID)
             switch route {
             case .create:
                 let configuration = try ChannelConfiguration(parsing: request.body)
@@ -50,7 +48,7 @@ package final class ChannelEndpoint: H2Service {
                                 "channel.storage_policy": "\(configuration.storagePolicy.rawValue)",
                             ])
                         writer.respond(H2Response(status: 201, headers: [(Self.requestIDName, requestID), ("apns-channel-id", channel.id.text)]))
-                    case .failure(let failure): writer.respond(Self.notRecorded(failure, requestID: requestID, logger: logger))
+                    case .failure(let failure): writer.respond(Self.notRecorded(failure, header: header, logger: logger))
                     }
                 }
             case .read:
@@ -66,7 +64,7 @@ package final class ChannelEndpoint: H2Service {
                     case .success:
                         logger.info("channel deleted", metadata: ["channel.id": "\(id)", "app.topic": "\(bundleID)"])
                         writer.respond(H2Response(status: 204, headers: [(Self.requestIDName, requestID)]))
-                    case .failure(let failure): writer.respond(Self.notRecorded(failure, requestID: requestID, logger: logger))
+                    case .failure(let failure): writer.respond(Self.notRecorded(failure, header: header, logger: logger))
                     }
                 }
             case .list:
@@ -83,34 +81,24 @@ package final class ChannelEndpoint: H2Service {
                 throw .badPath  // settled above
             }
         } catch {
-            writer.respond(Self.error(error, requestID: requestID))
+            writer.respond(header.error(error))
         }
     }
 
     package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
-        let (requestID, _) = requestID(of: request)
+        let header = RequestIDHeader(request, generate: newRequestID)
         switch problem {
-        case .bodyTooLarge: writer.respond(Self.error(.payloadTooLarge, requestID: requestID))
-        case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: [(Self.requestIDName, requestID)]))
+        case .bodyTooLarge: writer.respond(header.error(.payloadTooLarge))
+        case .headerListTooLarge: writer.respond(H2Response(status: 431, headers: [(Self.requestIDName, header.id)]))
         }
-    }
-
-    /// What the request's `apns-request-id` was.
-    private enum GivenRequestID { case none, valid, invalid }
-
-    /// The id every answer carries: the request's own when it is a canonical UUID, else a
-    /// new one; and what the request gave.
-    private func requestID(of request: H2Request) -> (String, GivenRequestID) {
-        guard let given = request.headers.first(Self.requestIDName) else { return (newRequestID(), .none) }
-        return APNsHeaders.isCanonicalUUID(given) ? (given, .valid) : (newRequestID(), .invalid)
     }
 
     private func newRequestID() -> String { ids.apnsID(pushID: nextRequest.add(1, ordering: .relaxed).oldValue) }
 
     /// The answer to a change the store could not record: 503, as a push's.
-    private static func notRecorded(_ failure: ChannelDirectory.NotRecorded, requestID: String, logger: Logger) -> H2Response {
+    private static func notRecorded(_ failure: ChannelDirectory.NotRecorded, header: RequestIDHeader, logger: Logger) -> H2Response {
         logger.error("cannot record a channel change", metadata: ["error": "\(failure.underlying)"])
-        return error(.serviceUnavailable, requestID: requestID)
+        return header.error(.serviceUnavailable)
     }
 
     /// The request's `apns-channel-id`: `MissingChannelId` without one, `BadChannelId` unless
@@ -119,11 +107,5 @@ package final class ChannelEndpoint: H2Service {
         guard let text = request.headers.first("apns-channel-id"), !text.isEmpty else { throw .missingChannelId }
         guard let id = ChannelID(header: text) else { throw .badChannelId }
         return id
-    }
-
-    static func error(_ reason: APNsReason, requestID: String) -> H2Response {
-        H2Response(
-            status: reason.status, headers: [(requestIDName, requestID), ("content-type", "application/json")],
-            body: APNsErrorBody(APNsRejection(reason)).bytes)
     }
 }

@@ -27,6 +27,8 @@ public final class Receiver: Service, Sendable {
     /// Closes the store once every other service has stopped.
     private let storeService: DeviceStoreService
     private let endpoint: APNsEndpoint
+    /// Broadcast channels, for the channel and broadcast APIs alike.
+    let channels: ChannelDirectory
     private let listeners: [H2Listener]
     private let registry: PrometheusCollectorRegistry
     private let httpClient: HTTPClient?
@@ -91,26 +93,27 @@ public final class Receiver: Service, Sendable {
             try? httpClient?.syncShutdown()
             throw ReceiverStartError.store(error)
         }
+        let channels: ChannelDirectory
+        do {
+            channels = try ChannelDirectory(
+                store: runtime.store, environment: configuration.environment,
+                featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys))
+        } catch {
+            try? httpClient?.syncShutdown()
+            throw ReceiverStartError.store(error)
+        }
         let endpoint = APNsEndpoint(
             settings: .init(
                 environment: configuration.environment, strict: configuration.strict,
                 registryMode: configuration.deviceRegistryMode, rateLimit: configuration.rateLimit),
-            keys: keys, sink: runtime, deviceNow: { [runtime] in runtime.clock.now }, logger: logger)
+            keys: keys, sink: runtime, channels: channels, deviceNow: { [runtime] in runtime.clock.now }, logger: logger)
         if configuration.listenChannels != nil || configuration.listenChannelsH2C != nil {
-            let channels: ChannelEndpoint
-            do {
-                channels = ChannelEndpoint(
-                    directory: try ChannelDirectory(store: runtime.store, environment: configuration.environment), provider: endpoint,
-                    featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys), logger: logger)
-            } catch {
-                try? httpClient?.syncShutdown()
-                throw ReceiverStartError.store(error)
-            }
+            let service = ChannelEndpoint(directory: channels, provider: endpoint, logger: logger)
             if let address = configuration.listenChannels {
-                listeners.append(H2Listener(name: .channels, host: address.host, port: address.port, tls: tls, service: channels))
+                listeners.append(H2Listener(name: .channels, host: address.host, port: address.port, tls: tls, service: service))
             }
             if let address = configuration.listenChannelsH2C {
-                listeners.append(H2Listener(name: .channelsH2C, host: address.host, port: address.port, tls: nil, service: channels))
+                listeners.append(H2Listener(name: .channelsH2C, host: address.host, port: address.port, tls: nil, service: service))
             }
         }
         for rule in configuration.faults { _ = endpoint.addFault(rule) }
@@ -127,6 +130,7 @@ public final class Receiver: Service, Sendable {
         self.device = DeviceControl(runtime: runtime, endpoint: endpoint)
         self.storeService = DeviceStoreService(runtime: runtime, logger: logger)
         self.endpoint = endpoint
+        self.channels = channels
         self.listeners = listeners
         self.registry = registry
         self.httpClient = httpClient

@@ -37,7 +37,7 @@ final class StorePruner: Service, Sendable {
         self.now = now
         self.logger = logger
         pruned = Dictionary(
-            uniqueKeysWithValues: ["pushes", "wakes", "task_runs", "task_requests"].map {
+            uniqueKeysWithValues: ["pushes", "wakes", "task_runs", "task_requests", "broadcasts"].map {
                 ($0, Counter(label: "silentpush_store_pruned_total", dimensions: [("table", $0)], factory: metrics))
             })
         batchDuration = CoreMetrics.Timer(label: "silentpush_store_prune_batch_seconds", dimensions: [], factory: metrics)
@@ -81,13 +81,18 @@ final class StorePruner: Service, Sendable {
             total.wakes += batch.wakes
             total.taskRuns += batch.taskRuns
             total.taskRequests += batch.taskRequests
+            total.broadcasts += batch.broadcasts
             for (table, count) in [
                 ("pushes", batch.pushes), ("wakes", batch.wakes), ("task_runs", batch.taskRuns), ("task_requests", batch.taskRequests),
+                ("broadcasts", batch.broadcasts),
             ]
             where count > 0 {
                 pruned[table]?.increment(by: Int64(count))
             }
-            guard batch.examined == Self.batch || batch.taskRuns == Self.batch || batch.taskRequests == Self.batch else { break }
+            guard
+                batch.examined == Self.batch || batch.taskRuns == Self.batch || batch.taskRequests == Self.batch
+                    || batch.broadcasts == Self.batch
+            else { break }
             try await Task.sleep(for: Self.pause)
         }
         if total.total > 0 {
@@ -99,7 +104,7 @@ final class StorePruner: Service, Sendable {
                 "pruned the store",
                 metadata: [
                     "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
-                    "task_requests": "\(total.taskRequests)",
+                    "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)",
                 ])
         }
         return total

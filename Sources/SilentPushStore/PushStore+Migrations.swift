@@ -186,6 +186,17 @@ extension PushStore {
                         created_at INTEGER NOT NULL, PRIMARY KEY (environment, bundle_id, id));
                     """)
         }
+        migrator.registerMigration("v15") { db in
+            // Broadcasts APNs accepted, in arrival order; a channel's latest is found by the index.
+            try db.execute(
+                sql: """
+                    CREATE TABLE broadcasts (
+                        id INTEGER PRIMARY KEY, request_id TEXT NOT NULL, unique_id TEXT, environment TEXT NOT NULL,
+                        bundle_id TEXT NOT NULL, channel_id TEXT NOT NULL, priority INTEGER NOT NULL, expiration INTEGER NOT NULL,
+                        received_at INTEGER NOT NULL, payload BLOB NOT NULL);
+                    CREATE INDEX broadcasts_by_channel ON broadcasts (environment, bundle_id, channel_id, id);
+                    """)
+        }
         return migrator
     }()
 }

@@ -10,6 +10,7 @@ extension PushStore {
         package var wakes = 0
         package var taskRuns = 0
         package var taskRequests = 0
+        package var broadcasts = 0
         /// Pushes looked at, pruned or kept: a batch that looked at `batch` may have more after.
         package var examined = 0
         /// The last push id looked at: the next batch starts after it.
@@ -18,12 +19,12 @@ extension PushStore {
         package init() {}
 
         /// Rows removed in all.
-        package var total: Int { pushes + wakes + taskRuns + taskRequests }
+        package var total: Int { pushes + wakes + taskRuns + taskRequests + broadcasts }
     }
 
     /// Prunes what a batch of `batch` pushes (after id `after`) holds that is older than
     /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
-    /// that delivered them; and up to `batch` finished task runs and requests by the same
+    /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts, by the same
     /// rules. A pending push stays when it is one of `held` (the device holds it in a slot); a
     /// push coalesced while its successor waits goes. A pending task request stays.
     ///
@@ -93,6 +94,11 @@ extension PushStore {
                         """
                 ).execute(arguments: [boundary, batch])
                 pruned.taskRequests = db.changesCount
+            }
+            if let boundary = try Self.boundary(of: "broadcasts", time: "received_at", maximumCount: maximumCount, cutoff: cutoff, db) {
+                try db.cachedStatement(sql: "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)")
+                    .execute(arguments: [boundary, batch])
+                pruned.broadcasts = db.changesCount
             }
             return pruned
         }

@@ -128,6 +128,8 @@ public enum StoreChange: Sendable, Equatable {
     case insertChannel(BroadcastChannel)
     /// A broadcast channel was deleted.
     case deleteChannel(ChannelID, bundleID: String, environment: APNsEnvironment)
+    /// APNs accepted a broadcast.
+    case insertBroadcast(BroadcastRecord)
     /// Every record of a device goes: pushes, wakes, state, apps, task requests and runs, contents.
     case forgetDevice(token: String)
     /// Every record goes (the manual clock stays: device time does not go back).

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 import SilentPushCore
@@ -269,7 +270,7 @@ final class StoreStatements: @unchecked Sendable {
                 try db.cachedStatement(sql: "DELETE FROM \(table) WHERE device_token = ?").execute(arguments: [token])
             }
         case .forgetEverything:
-            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents"] {
+            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "broadcasts"] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
         case .setTaskProgress(let id, let completed, let total):
@@ -325,6 +326,17 @@ final class StoreStatements: @unchecked Sendable {
         case .deleteChannel(let id, let bundleID, let environment):
             try db.cachedStatement(sql: "DELETE FROM channels WHERE environment = ? AND bundle_id = ? AND id = ?")
                 .execute(arguments: [environment.rawValue, bundleID, id.text])
+        case .insertBroadcast(let broadcast):
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO broadcasts (id, request_id, unique_id, environment, bundle_id, channel_id, priority, expiration, received_at, payload)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                Int64(bitPattern: broadcast.id), broadcast.requestID, broadcast.uniqueID, broadcast.environment.rawValue, broadcast.bundleID,
+                broadcast.channelID.text, broadcast.priority.rawValue, broadcast.expiration, broadcast.receivedAt.millisecondsSinceEpoch,
+                Data(broadcast.payload),
+            ])
         }
     }
 

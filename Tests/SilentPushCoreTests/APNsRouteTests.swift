@@ -11,6 +11,13 @@ import Testing
         ("POST", "/2/device/abc", .badPath),
         ("POST", "/", .badPath),
         ("POST", "", .badPath),
+        ("POST", "/4/broadcasts/apps/com.example.MyApp", .broadcast(bundleID: "com.example.MyApp")),
+        ("GET", "/4/broadcasts/apps/com.example.MyApp", .broadcastRefused(.methodNotAllowed)),
+        ("POST", "/4/broadcasts/apps/", .broadcastRefused(.badPath)),
+        ("POST", "/4/broadcasts/apps/com.example.MyApp/x", .broadcastRefused(.badPath)),
+        ("POST", "/4/broadcasts/apps/com.example.MyApp?x=1", .broadcastRefused(.badPath)),
+        ("POST", "/4/broadcasts/com.example.MyApp", .broadcastRefused(.badPath)),
+        ("POST", "4/broadcasts/apps/com.example.MyApp", .badPath),
     ])
     func routes(method: String, path: String, expected: APNsRoute) {
         #expect(APNsRoute(method: method, path: path) == expected)

@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+import SilentPushCore
+
+extension PushStore {
+    /// Broadcasts, newest first: those of one app and environment, on one channel when
+    /// `channelID` is given. A row this version cannot read is skipped.
+    public func broadcasts(
+        bundleID: String, environment: APNsEnvironment, channelID: ChannelID? = nil, limit: Int = 100
+    ) throws -> [BroadcastRecord] {
+        try database.read { db in
+            var sql = "SELECT * FROM broadcasts WHERE environment = ? AND bundle_id = ?"
+            var arguments: StatementArguments = [environment.rawValue, bundleID]
+            if let channelID {
+                sql += " AND channel_id = ?"
+                arguments += [channelID.text]
+            }
+            sql += " ORDER BY id DESC LIMIT ?"
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.broadcast)
+        }
+    }
+
+    /// The largest broadcast id stored, so a restarted receiver numbers on from there.
+    public func lastBroadcastID() throws -> UInt64 {
+        try database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM broadcasts") ?? 0) }
+    }
+
+    static func broadcast(_ row: Row) -> BroadcastRecord? {
+        guard let environment = APNsEnvironment(rawValue: row["environment"]), let channelID = ChannelID(header: row["channel_id"]),
+            let priority = APNsPriority(rawValue: row["priority"])
+        else { return nil }
+        let payload: Data = row["payload"]
+        let id: Int64 = row["id"]
+        return BroadcastRecord(
+            id: UInt64(bitPattern: id), requestID: row["request_id"], uniqueID: row["unique_id"], bundleID: row["bundle_id"],
+            environment: environment, channelID: channelID, priority: priority, expiration: row["expiration"],
+            receivedAt: DeviceInstant(millisecondsSinceEpoch: row["received_at"]), payload: Array(payload))
+    }
+}
