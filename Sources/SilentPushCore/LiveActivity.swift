@@ -1,0 +1,109 @@
+/// One Live Activity on one device, as the device shows it.
+public struct LiveActivity: Sendable, Equatable {
+    /// Where it is in its life.
+    public enum State: Sendable, Equatable {
+        /// Shown, its content current.
+        case active
+        /// Shown, past its `stale-date`.
+        case stale
+        /// Ended at `at`; still on the Lock Screen until `dismissAt`.
+        case ended(at: DeviceInstant, dismissAt: DeviceInstant)
+        /// Removed.
+        case dismissed(at: DeviceInstant)
+
+        /// `active`, `stale`, `ended` or `dismissed`, as the admin API writes it.
+        public var name: String {
+            switch self {
+            case .active: "active"
+            case .stale: "stale"
+            case .ended: "ended"
+            case .dismissed: "dismissed"
+            }
+        }
+
+        /// Ended or dismissed: pushes no longer change it.
+        public var isOver: Bool {
+            switch self {
+            case .active, .stale: false
+            case .ended, .dismissed: true
+            }
+        }
+    }
+
+    /// How updates reach it: its own push token, a broadcast channel, or neither (a start
+    /// without `input-push-token: 1`).
+    public enum Subscription: Sendable, Equatable {
+        case token(String)
+        case channel(ChannelID)
+        case none
+    }
+
+    /// Its id (a UUID, as ActivityKit's `Activity.id`).
+    public var id: String
+    /// The device and app it belongs to.
+    public var app: LiveActivityApp
+    /// `attributes-type`, and `attributes` as sent.
+    public var attributesType: String
+    public var attributes: String
+    public var subscription: Subscription
+    public var state: State
+    /// The content-state it shows, as sent.
+    public var contentState: String
+    /// The `stale-date` of the content it shows.
+    public var staleDate: DeviceInstant?
+    public var relevanceScore: Double?
+    /// The `timestamp` of the last update applied (nil: none yet, a local start).
+    public var timestamp: DeviceInstant?
+    public var startedAt: DeviceInstant
+
+    /// An activity.
+    public init(
+        id: String, app: LiveActivityApp, attributesType: String, attributes: String, subscription: Subscription, state: State = .active,
+        contentState: String, staleDate: DeviceInstant? = nil, relevanceScore: Double? = nil, timestamp: DeviceInstant? = nil,
+        startedAt: DeviceInstant
+    ) {
+        self.id = id
+        self.app = app
+        self.attributesType = attributesType
+        self.attributes = attributes
+        self.subscription = subscription
+        self.state = state
+        self.contentState = contentState
+        self.staleDate = staleDate
+        self.relevanceScore = relevanceScore
+        self.timestamp = timestamp
+        self.startedAt = startedAt
+    }
+}
+
+/// An app on a device, as Live Activities are kept: by device token and bundle id.
+public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
+    public var device: String
+    public var bundleID: String
+
+    public init(device: String, bundleID: String) {
+        self.device = device
+        self.bundleID = bundleID
+    }
+
+    public var description: String { "\(bundleID) on \(device)" }
+
+    /// The app's push-to-start token: 32 bytes as hex, derived from the device and bundle id
+    /// (so a restart gives the same one with nothing stored), shaped as a device token.
+    public var pushToStartToken: String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in "push-to-start\u{0}\(device)\u{0}\(bundleID)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        var text = ""
+        text.reserveCapacity(64)
+        for _ in 0..<4 {
+            hash = hash &+ 0x9E37_79B9_7F4A_7C15
+            var z = hash
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            z ^= z >> 31
+            let hex = String(z, radix: 16)
+            text += String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return text
+    }
+}

@@ -1,0 +1,473 @@
+/// A device's Live Activities as ActivityKit keeps them, as a state machine: every event
+/// takes the device clock's `now` and returns what to record; it never sleeps, never reads
+/// a clock and makes no ids (the caller passes them in). Call `advance(to:)` when
+/// `nextDeadline` comes; every event first fires the timers due before its `now`, each at
+/// its own instant.
+///
+/// Rules, each quoted in `docs/live-activities.md`: updates apply in `timestamp` order and
+/// an older one is ignored; pushes after the end are ignored; an ended activity stays until
+/// its dismissal date (at most, and by default, 4 hours); `stale-date` marks it stale; it
+/// ends after 8 hours active; priority-10 updates spend an hourly budget per app (larger
+/// with frequent updates) and over it wait, coalescing to the latest; priority 5 and 1 wait
+/// for an opportunity; a broadcast reaches every activity subscribed to its channel, and a
+/// Most Recent Message Stored channel's latest message reaches an activity that subscribes
+/// later, or whose device was offline, within 8 hours.
+public struct LiveActivityPolicy: Sendable {
+    public var settings: LiveActivitySettings
+
+    /// Every activity by id, dismissed ones included.
+    public private(set) var activities: [String: LiveActivity] = [:]
+    /// Update token → activity id.
+    private var byToken: [String: String] = [:]
+    /// Push-to-start token → app, for the apps declared.
+    private var pushToStart: [String: LiveActivityApp] = [:]
+    private var frequentUpdates: Set<LiveActivityApp> = []
+    /// The instants an app's priority-10 updates were applied, within the last hour, oldest first.
+    private var spent: [LiveActivityApp: [DeviceInstant]] = [:]
+    /// Activities listening on each channel, in the order they subscribed.
+    private var subscribers: [ChannelKey: [String]] = [:]
+    /// The update each activity holds back, if any.
+    private var held: [String: Held] = [:]
+    /// Each Most Recent Message Stored channel's latest message, while it is kept.
+    private var stored: [ChannelKey: Stored] = [:]
+    /// Devices that are offline: broadcasts wait for them (or are lost).
+    private var offline: Set<String> = []
+    private var timers = InstantHeap<Timer>()
+
+    private static let hour = Duration.seconds(3600)
+
+    /// A channel of an app.
+    public struct ChannelKey: Hashable, Sendable {
+        public var bundleID: String
+        public var channel: ChannelID
+
+        public init(bundleID: String, channel: ChannelID) {
+            self.bundleID = bundleID
+            self.channel = channel
+        }
+    }
+
+    /// What a push's device token names on this device.
+    public enum Target: Equatable, Sendable {
+        case pushToStart(LiveActivityApp)
+        case activity(String)
+    }
+
+    /// A Live Activity push to `token` (a push-to-start or update token). A start makes its
+    /// activity `newActivityID`, with update token `newToken` when it asks for one.
+    public struct Push: Sendable {
+        public var source: String
+        public var token: String
+        public var priority: APNsPriority
+        public var payload: LiveActivityPayload
+        public var newActivityID: String
+        public var newToken: String
+
+        public init(source: String, token: String, priority: APNsPriority, payload: LiveActivityPayload, newActivityID: String, newToken: String) {
+            self.source = source
+            self.token = token
+            self.priority = priority
+            self.payload = payload
+            self.newActivityID = newActivityID
+            self.newToken = newToken
+        }
+    }
+
+    /// A broadcast on `channel`; `storedUntil` is when its channel stops keeping it (nil: a
+    /// No Message Stored channel, or `apns-expiration: 0`).
+    public struct Broadcast: Sendable {
+        public var source: String
+        public var channel: ChannelKey
+        public var priority: APNsPriority
+        public var payload: LiveActivityPayload
+        public var storedUntil: DeviceInstant?
+
+        public init(source: String, channel: ChannelKey, priority: APNsPriority, payload: LiveActivityPayload, storedUntil: DeviceInstant?) {
+            self.source = source
+            self.channel = channel
+            self.priority = priority
+            self.payload = payload
+            self.storedUntil = storedUntil
+        }
+    }
+
+    /// An update on its way to an activity.
+    struct Pending: Sendable {
+        var source: String
+        var priority: APNsPriority
+        var payload: LiveActivityPayload
+    }
+
+    struct Held: Sendable {
+        var update: Pending
+        var due: DeviceInstant
+    }
+
+    struct Stored: Sendable {
+        var update: Pending
+        var until: DeviceInstant
+    }
+
+    enum Timer: Sendable {
+        case release(String)
+        case stale(String)
+        case dismiss(String)
+        case expire(String)
+    }
+
+    /// A policy with no activity.
+    public init(settings: LiveActivitySettings = LiveActivitySettings()) {
+        self.settings = settings
+    }
+
+    /// When `advance(to:)` should next be called; nil: no timer.
+    public var nextDeadline: DeviceInstant? { timers.nextDue }
+
+    /// Timers held, stale ones included.
+    public var timerCount: Int { timers.count }
+
+    /// What `token` names: an app's push-to-start token, an activity's update token, or nothing.
+    public func target(ofToken token: String) -> Target? {
+        if let id = byToken[token] { return .activity(id) }
+        return pushToStart[token].map(Target.pushToStart)
+    }
+
+    /// The app's activities, oldest first.
+    public func activities(of app: LiveActivityApp) -> [LiveActivity] {
+        activities.values.filter { $0.app == app }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+    }
+
+    /// The activities listening on `channel`.
+    public func subscriberCount(_ channel: ChannelKey) -> Int { subscribers[channel]?.count ?? 0 }
+
+    /// The update an activity holds back, if any: its source and when it is due.
+    public func heldUpdate(of id: String) -> (source: String, due: DeviceInstant)? {
+        held[id].map { ($0.update.source, $0.due) }
+    }
+
+    // MARK: - Events
+
+    /// Declares that `app` supports Live Activities (with `NSSupportsLiveActivitiesFrequentUpdates`
+    /// when `frequentUpdates`) and returns its push-to-start token.
+    @discardableResult
+    public mutating func declare(_ app: LiveActivityApp, frequentUpdates: Bool) -> String {
+        let token = app.pushToStartToken
+        pushToStart[token] = app
+        if frequentUpdates { self.frequentUpdates.insert(app) } else { self.frequentUpdates.remove(app) }
+        return token
+    }
+
+    /// Starts an activity as the app does (`Activity.request`): subscribed to `channel`, or
+    /// with update token `token`. Throws `unknownChannel` for a channel that does not exist.
+    public mutating func start(
+        id: String, app: LiveActivityApp, attributesType: String, attributes: String, contentState: String, subscription: LiveActivity.Subscription,
+        channelExists: Bool = true, now: DeviceInstant
+    ) throws(LiveActivityIgnored) -> [LiveActivityAction] {
+        if case .channel = subscription, !channelExists { throw .unknownChannel }
+        var actions = advance(to: now)
+        let activity = LiveActivity(
+            id: id, app: app, attributesType: attributesType, attributes: attributes, subscription: subscription, contentState: contentState,
+            startedAt: now)
+        begin(activity, why: "started by the app" + Self.subscriptionNote(subscription), now: now, into: &actions)
+        return actions
+    }
+
+    /// A Live Activity push reaches the device: a start to a push-to-start token, or an
+    /// update or end to an activity's token. Exactly one `.update` names `push.source` with
+    /// no activity when none took it.
+    public mutating func receive(_ push: Push, channelExists: (ChannelID) -> Bool, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        let payload = push.payload
+        switch target(ofToken: push.token) {
+        case nil:
+            ignore(
+                push.source, nil, .unknownToken, "no Live Activity or push-to-start token of this device is \(push.token.prefix(8))…", now, &actions)
+        case .pushToStart(let app):
+            guard payload.event == .start else {
+                ignore(
+                    push.source, nil, .notAStart, "an \(payload.event.rawValue) sent to the push-to-start token, which takes only start", now,
+                    &actions)
+                return actions
+            }
+            let subscription: LiveActivity.Subscription
+            if let channel = payload.inputPushChannel {
+                guard channelExists(channel) else {
+                    ignore(
+                        push.source, nil, .unknownChannel,
+                        "input-push-channel \(channel) is not a channel of the app: the Live Activity fails to start", now, &actions)
+                    return actions
+                }
+                subscription = .channel(channel)
+            } else {
+                subscription = payload.inputPushToken ? .token(push.newToken) : .none
+            }
+            let activity = LiveActivity(
+                id: push.newActivityID, app: app, attributesType: payload.attributesType ?? "", attributes: payload.attributes ?? "{}",
+                subscription: subscription, contentState: payload.contentState ?? "{}", staleDate: payload.staleDate,
+                relevanceScore: payload.relevanceScore, timestamp: payload.timestamp, startedAt: now)
+            begin(
+                activity, source: push.source, why: "started by a push to the push-to-start token" + Self.subscriptionNote(subscription), now: now,
+                into: &actions)
+        case .activity(let id):
+            deliver(Pending(source: push.source, priority: push.priority, payload: payload), to: id, now: now, into: &actions)
+        }
+        return actions
+    }
+
+    /// A broadcast reaches every activity subscribed to its channel; a stored one is kept
+    /// for activities that subscribe later and devices that come back online.
+    public mutating func broadcast(_ broadcast: Broadcast, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        guard broadcast.payload.event != .start else {
+            ignore(broadcast.source, nil, .broadcastStart, "a broadcast cannot start a Live Activity", now, &actions)
+            return actions
+        }
+        let update = Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload)
+        if let until = broadcast.storedUntil, until > now {
+            stored[broadcast.channel] = Stored(update: update, until: until)
+        } else {
+            stored[broadcast.channel] = nil
+        }
+        for id in subscribers[broadcast.channel] ?? [] {
+            guard let device = activities[id]?.app.device else { continue }
+            if offline.contains(device) {
+                if let until = broadcast.storedUntil, until > now {
+                    actions.append(
+                        .update(
+                            LiveActivityUpdate(
+                                source: broadcast.source, activityID: id, outcome: .waiting(until: until),
+                                why: "the device is offline: the channel keeps its latest message until \(until)", at: now)))
+                } else {
+                    ignore(broadcast.source, id, .offlineNotStored, "the device is offline and the channel stores no message", now, &actions)
+                }
+                continue
+            }
+            deliver(update, to: id, now: now, into: &actions)
+        }
+        return actions
+    }
+
+    /// The device goes offline or comes back: back online, each of its channel activities
+    /// gets its channel's stored message, if newer than what it shows.
+    public mutating func setOnline(_ online: Bool, device: String, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        guard online else {
+            offline.insert(device)
+            return actions
+        }
+        guard offline.remove(device) != nil else { return actions }
+        for activity in activities.values where activity.app.device == device && !activity.state.isOver {
+            guard case .channel(let channel) = activity.subscription,
+                let message = stored[ChannelKey(bundleID: activity.app.bundleID, channel: channel)], message.until > now,
+                activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true
+            else { continue }
+            deliver(message.update, to: activity.id, now: now, into: &actions)
+        }
+        return actions
+    }
+
+    /// Fires every timer due at or before `now`, each at its own instant.
+    public mutating func advance(to now: DeviceInstant) -> [LiveActivityAction] {
+        var actions: [LiveActivityAction] = []
+        while let (at, timer) = timers.popDue(now) {
+            fire(timer, at: at, into: &actions)
+        }
+        return actions
+    }
+
+    // MARK: - Decisions
+
+    private mutating func begin(
+        _ activity: LiveActivity, source: String? = nil, why: String, now: DeviceInstant, into actions: inout [LiveActivityAction]
+    ) {
+        var activity = activity
+        if let staleDate = activity.staleDate, staleDate <= now { activity.state = .stale }
+        activities[activity.id] = activity
+        switch activity.subscription {
+        case .token(let token): byToken[token] = activity.id
+        case .channel(let channel): subscribers[ChannelKey(bundleID: activity.app.bundleID, channel: channel), default: []].append(activity.id)
+        case .none: break
+        }
+        timers.insert(.expire(activity.id), at: now.advanced(by: settings.maximumActive))
+        if let staleDate = activity.staleDate, staleDate > now { timers.insert(.stale(activity.id), at: staleDate) }
+        actions.append(.record(activity, why: why))
+        if let source { actions.append(.update(LiveActivityUpdate(source: source, activityID: activity.id, outcome: .applied, why: why, at: now))) }
+        // A channel that keeps its latest message gives it to an activity that subscribes later.
+        if case .channel(let channel) = activity.subscription, let message = stored[ChannelKey(bundleID: activity.app.bundleID, channel: channel)],
+            message.until > now, activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true
+        {
+            deliver(message.update, to: activity.id, now: now, into: &actions)
+        }
+    }
+
+    /// Decides what `update` does to activity `id`: ignored, applied, or held. A `released`
+    /// update has waited for its opportunity (or for budget, which it checks again).
+    private mutating func deliver(
+        _ update: Pending, to id: String, released: Bool = false, now: DeviceInstant, into actions: inout [LiveActivityAction]
+    ) {
+        guard let activity = activities[id] else { return }
+        let payload = update.payload
+        if activity.state.isOver {
+            return ignore(
+                update.source, id, .activityEnded, "the activity ended (\(activity.state.name)): pushes after the end are ignored", now, &actions)
+        }
+        if payload.event == .start {
+            return ignore(
+                update.source, id, .startToUpdateToken, "a start sent to an update token: starts go to the push-to-start token", now, &actions)
+        }
+        if let last = activity.timestamp, payload.timestamp < last {
+            return ignore(
+                update.source, id, .olderTimestamp, "timestamp \(payload.timestamp) is older than the last applied, \(last): ignored", now, &actions)
+        }
+        if payload.event == .end {
+            // *Assumed*: an end is not held for the budget.
+            return apply(update, to: id, why: "end", now: now, into: &actions)
+        }
+        switch update.priority {
+        case .high:
+            guard let budget = settings.budget(frequentUpdates: frequentUpdates.contains(activity.app)) else {
+                return apply(update, to: id, why: "priority 10, no budget (throttling off)", now: now, into: &actions)
+            }
+            var times = spent[activity.app, default: []]
+            times.removeAll { $0.advanced(by: Self.hour) <= now }
+            spent[activity.app] = times
+            if times.count < budget {
+                spent[activity.app, default: []].append(now)
+                return apply(
+                    update, to: id, why: "priority 10, within the hourly budget (\(times.count + 1) of \(budget) this hour)", now: now, into: &actions
+                )
+            }
+            // A budget of 0 admits none: the update waits for good.
+            let due = budget > 0 ? times[times.count - budget].advanced(by: Self.hour) : .distantFuture
+            hold(
+                update, for: id, due: due,
+                why:
+                    "over the hourly budget of \(budget) priority-10 updates\(frequentUpdates.contains(activity.app) ? " (frequent updates)" : ""): waits until \(due), and only the latest content-state shows",
+                now: now, into: &actions)
+        case .normal, .low:
+            if released {
+                return apply(update, to: id, why: "priority \(update.priority.rawValue), shown at its opportunity", now: now, into: &actions)
+            }
+            guard settings.opportunisticDelay > .zero else {
+                return apply(
+                    update, to: id, why: "priority \(update.priority.rawValue), opportunistic, applied at once (no delay set)", now: now,
+                    into: &actions)
+            }
+            let due = min(held[id]?.due ?? .distantFuture, now.advanced(by: settings.opportunisticDelay))
+            hold(
+                update, for: id, due: due,
+                why: "priority \(update.priority.rawValue) is opportunistic and spends no budget: shown at the next opportunity, by \(due)", now: now,
+                into: &actions)
+        }
+    }
+
+    private mutating func hold(
+        _ update: Pending, for id: String, due: DeviceInstant, why: String, now: DeviceInstant, into actions: inout [LiveActivityAction]
+    ) {
+        coalesceHeld(of: id, into: update.source, now: now, into: &actions)
+        held[id] = Held(update: update, due: due)
+        timers.insert(.release(id), at: due)
+        actions.append(.update(LiveActivityUpdate(source: update.source, activityID: id, outcome: .waiting(until: due), why: why, at: now)))
+    }
+
+    /// The update `id` holds, if any, gives way to `source`.
+    private mutating func coalesceHeld(of id: String, into source: String, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
+        guard let previous = held.removeValue(forKey: id) else { return }
+        actions.append(
+            .update(
+                LiveActivityUpdate(
+                    source: previous.update.source, activityID: id, outcome: .coalesced(into: source),
+                    why: "replaced by \(source) while it waited: only the latest content-state shows", at: now)))
+    }
+
+    private mutating func apply(_ update: Pending, to id: String, why: String, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
+        guard var activity = activities[id] else { return }
+        coalesceHeld(of: id, into: update.source, now: now, into: &actions)
+        let payload = update.payload
+        if let content = payload.contentState { activity.contentState = content }
+        if let staleDate = payload.staleDate { activity.staleDate = staleDate }
+        if let score = payload.relevanceScore { activity.relevanceScore = score }
+        activity.timestamp = payload.timestamp
+        var note = why
+        if payload.event == .end {
+            let latest = now.advanced(by: settings.dismissalWindow)
+            let dismissAt = min(payload.dismissalDate ?? latest, latest)
+            if dismissAt <= now {
+                activity.state = .dismissed(at: now)
+                note += ": ended and dismissed at once (a dismissal-date in the past)"
+            } else {
+                activity.state = .ended(at: now, dismissAt: dismissAt)
+                timers.insert(.dismiss(id), at: dismissAt)
+                note +=
+                    payload.dismissalDate == nil || dismissAt == latest
+                    ? ": ended, on the Lock Screen until \(dismissAt) (at most 4 hours)" : ": ended, dismissed at its dismissal-date \(dismissAt)"
+            }
+            unsubscribe(activity)
+        } else if let staleDate = activity.staleDate, staleDate <= now {
+            activity.state = .stale
+        } else {
+            activity.state = .active
+            if let staleDate = payload.staleDate { timers.insert(.stale(id), at: staleDate) }
+        }
+        activities[id] = activity
+        actions.append(.record(activity, why: note))
+        actions.append(.update(LiveActivityUpdate(source: update.source, activityID: id, outcome: .applied, why: note, at: now)))
+    }
+
+    private mutating func ignore(
+        _ source: String, _ id: String?, _ reason: LiveActivityIgnored, _ why: String, _ now: DeviceInstant, _ actions: inout [LiveActivityAction]
+    ) {
+        actions.append(.update(LiveActivityUpdate(source: source, activityID: id, outcome: .ignored(reason), why: why, at: now)))
+    }
+
+    private mutating func unsubscribe(_ activity: LiveActivity) {
+        guard case .channel(let channel) = activity.subscription else { return }
+        let key = ChannelKey(bundleID: activity.app.bundleID, channel: channel)
+        subscribers[key]?.removeAll { $0 == activity.id }
+        if subscribers[key]?.isEmpty == true { subscribers[key] = nil }
+    }
+
+    private mutating func fire(_ timer: Timer, at: DeviceInstant, into actions: inout [LiveActivityAction]) {
+        switch timer {
+        case .release(let id):
+            guard let waiting = held[id], waiting.due == at else { return }
+            held[id] = nil
+            deliver(waiting.update, to: id, released: true, now: at, into: &actions)
+        case .stale(let id):
+            guard var activity = activities[id], activity.state == .active, let staleDate = activity.staleDate, staleDate <= at else { return }
+            activity.state = .stale
+            activities[id] = activity
+            actions.append(.record(activity, why: "stale at its stale-date \(staleDate)"))
+        case .dismiss(let id):
+            guard var activity = activities[id], case .ended(_, let dismissAt) = activity.state, dismissAt <= at else { return }
+            activity.state = .dismissed(at: at)
+            activities[id] = activity
+            actions.append(.record(activity, why: "dismissed from the Lock Screen at \(at)"))
+        case .expire(let id):
+            guard var activity = activities[id], !activity.state.isOver, activity.startedAt.advanced(by: settings.maximumActive) <= at else { return }
+            let dismissAt = at.advanced(by: settings.dismissalWindow)
+            activity.state = .ended(at: at, dismissAt: dismissAt)
+            activities[id] = activity
+            held[id] = nil
+            unsubscribe(activity)
+            timers.insert(.dismiss(id), at: dismissAt)
+            actions.append(.record(activity, why: "ended by the system: a Live Activity is active for at most 8 hours"))
+        }
+    }
+
+    private static func subscriptionNote(_ subscription: LiveActivity.Subscription) -> String {
+        switch subscription {
+        case .token: ", with an update token"
+        case .channel(let channel): ", subscribed to channel \(channel)"
+        case .none: ", with no update token (no input-push-token: 1)"
+        }
+    }
+}
+
+/// What the Live Activity policy asks its executor to record.
+public enum LiveActivityAction: Sendable, Equatable {
+    /// The activity as it now is, and why it changed.
+    case record(LiveActivity, why: String)
+    /// What became of one push or broadcast for one activity.
+    case update(LiveActivityUpdate)
+}

@@ -1,0 +1,56 @@
+/// What became of one push or broadcast for one Live Activity (or, when none took it, for
+/// the push), and why.
+public struct LiveActivityUpdate: Sendable, Equatable {
+    /// What the device did with it.
+    public enum Outcome: Sendable, Equatable {
+        /// Shown (or, for a start, the activity began).
+        case applied
+        /// Held until `until` (over the budget, or opportunistic).
+        case waiting(until: DeviceInstant)
+        /// Replaced, while it waited, by the later update `into`: only the latest content shows.
+        case coalesced(into: String)
+        /// Not used, for this reason.
+        case ignored(LiveActivityIgnored)
+
+        /// Applied: the activity shows it.
+        public var applied: Bool { self == .applied }
+    }
+
+    /// The push's `apns-id`, or the broadcast's `apns-request-id`.
+    public var source: String
+    /// The activity it was for; nil when no activity took it.
+    public var activityID: String?
+    public var outcome: Outcome
+    /// The decision in words.
+    public var why: String
+    public var at: DeviceInstant
+
+    public init(source: String, activityID: String?, outcome: Outcome, why: String, at: DeviceInstant) {
+        self.source = source
+        self.activityID = activityID
+        self.outcome = outcome
+        self.why = why
+        self.at = at
+    }
+}
+
+/// Why the device did not use a Live Activity push or broadcast. The raw value is what a
+/// push's fate says.
+public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
+    /// "the system ignores an ActivityKit push notification if it arrives after the Live Activity ended."
+    case activityEnded
+    /// "If this is older than a previous update or push payload, the system ignores this update."
+    case olderTimestamp
+    /// A `start` sent to an activity's update token.
+    case startToUpdateToken
+    /// An `update` or `end` sent to the push-to-start token.
+    case notAStart
+    /// "You can't use broadcast push notifications to start a Live Activity."
+    case broadcastStart
+    /// No activity or push-to-start token of this device has the push's token.
+    case unknownToken
+    /// A start naming a channel that does not exist: "the Live Activity fails to start".
+    case unknownChannel
+    /// A broadcast reached an offline device on a channel that stores no message.
+    case offlineNotStored
+}

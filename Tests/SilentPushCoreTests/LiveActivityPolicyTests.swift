@@ -1,0 +1,276 @@
+import SilentPushCore
+import Testing
+
+/// The device's Live Activities, rule by rule: each test asserts the action and its `why`.
+@Suite struct LiveActivityPolicyTests {
+    static let t0 = DeviceInstant(secondsSinceEpoch: 1_800_000_000)
+    static let app = LiveActivityApp(device: String(repeating: "ab", count: 32), bundleID: "com.example.app")
+    static let otherDevice = LiveActivityApp(device: String(repeating: "cd", count: 32), bundleID: "com.example.app")
+    static let channel = ChannelID(header: "dHN0LXNyY2gtY2hubA==")!
+    static let channelKey = LiveActivityPolicy.ChannelKey(bundleID: "com.example.app", channel: channel)
+
+    static func at(_ seconds: Int64) -> DeviceInstant { t0.advanced(by: .seconds(seconds)) }
+
+    static func payload(
+        _ event: LiveActivityPayload.Event = .update, timestamp: Int64 = 100, content: String? = #"{"score":1}"#, stale: Int64? = nil,
+        dismissal: Int64? = nil, inputToken: Bool = false, inputChannel: ChannelID? = nil
+    ) -> LiveActivityPayload {
+        LiveActivityPayload(
+            event: event, timestamp: at(timestamp), contentState: content, attributesType: event == .start ? "GameAttributes" : nil,
+            attributes: event == .start ? "{}" : nil, hasAlert: event == .start, staleDate: stale.map(at), dismissalDate: dismissal.map(at),
+            inputPushToken: inputToken, inputPushChannel: inputChannel)
+    }
+
+    static func push(_ source: String, to token: String, _ payload: LiveActivityPayload, priority: APNsPriority = .high) -> LiveActivityPolicy.Push {
+        LiveActivityPolicy.Push(
+            source: source, token: token, priority: priority, payload: payload, newActivityID: "A-\(source)", newToken: "T-\(source)")
+    }
+
+    /// The updates among `actions`, by source.
+    static func updates(_ actions: [LiveActivityAction]) -> [LiveActivityUpdate] {
+        actions.compactMap { if case .update(let update) = $0 { update } else { nil } }
+    }
+
+    static func records(_ actions: [LiveActivityAction]) -> [(LiveActivity, String)] {
+        actions.compactMap { if case .record(let activity, let why) = $0 { (activity, why) } else { nil } }
+    }
+
+    /// A policy with one activity of `app`, started by the app with update token "T1".
+    static func withActivity(_ settings: LiveActivitySettings = .unthrottled) throws -> LiveActivityPolicy {
+        var policy = LiveActivityPolicy(settings: settings)
+        _ = try policy.start(
+            id: "A1", app: app, attributesType: "GameAttributes", attributes: "{}", contentState: "{}", subscription: .token("T1"), now: t0)
+        return policy
+    }
+
+    // MARK: Starting
+
+    @Test func theAppStartsOneLocallyWithAnUpdateToken() throws {
+        var policy = LiveActivityPolicy()
+        let actions = try policy.start(
+            id: "A1", app: Self.app, attributesType: "GameAttributes", attributes: "{}", contentState: "{}", subscription: .token("T1"), now: Self.t0)
+        let (activity, why) = try #require(Self.records(actions).first)
+        #expect(activity.state == .active)
+        #expect(why == "started by the app, with an update token")
+        #expect(policy.target(ofToken: "T1") == .activity("A1"))
+        #expect(throws: LiveActivityIgnored.unknownChannel) {
+            try policy.start(
+                id: "A2", app: Self.app, attributesType: "G", attributes: "{}", contentState: "{}", subscription: .channel(Self.channel),
+                channelExists: false, now: Self.t0)
+        }
+    }
+
+    @Test func aStartToThePushToStartTokenBeginsOneAndIssuesItsTokenWhenAsked() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        let p2s = policy.declare(Self.app, frequentUpdates: false)
+        #expect(p2s == Self.app.pushToStartToken)
+        #expect(p2s.count == 64 && p2s != Self.otherDevice.pushToStartToken)
+        let actions = policy.receive(Self.push("P1", to: p2s, Self.payload(.start, inputToken: true)), channelExists: { _ in true }, now: Self.t0)
+        let update = try #require(Self.updates(actions).first)
+        #expect(update.outcome == .applied)
+        #expect(update.why == "started by a push to the push-to-start token, with an update token")
+        #expect(policy.target(ofToken: "T-P1") == .activity("A-P1"))
+        #expect(policy.activities["A-P1"]?.contentState == #"{"score":1}"#)
+
+        let noToken = policy.receive(Self.push("P2", to: p2s, Self.payload(.start)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(noToken).first?.why == "started by a push to the push-to-start token, with no update token (no input-push-token: 1)")
+        #expect(policy.activities["A-P2"]?.subscription == LiveActivity.Subscription.none)
+
+        let onChannel = policy.receive(
+            Self.push("P3", to: p2s, Self.payload(.start, inputChannel: Self.channel)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(onChannel).first?.outcome == .applied)
+        #expect(policy.subscriberCount(Self.channelKey) == 1)
+        let unknown = policy.receive(
+            Self.push("P4", to: p2s, Self.payload(.start, inputChannel: Self.channel)), channelExists: { _ in false }, now: Self.t0)
+        #expect(Self.updates(unknown).first?.outcome == .ignored(.unknownChannel))
+    }
+
+    @Test func tokensTakeOnlyTheirOwnEvents() throws {
+        var policy = try Self.withActivity()
+        let p2s = policy.declare(Self.app, frequentUpdates: false)
+        let toP2S = policy.receive(Self.push("U1", to: p2s, Self.payload()), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(toP2S).map(\.outcome) == [.ignored(.notAStart)])
+        let startToToken = policy.receive(Self.push("S1", to: "T1", Self.payload(.start)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(startToToken).map(\.outcome) == [.ignored(.startToUpdateToken)])
+        let unknown = policy.receive(Self.push("X", to: "nobody", Self.payload()), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(unknown).first?.activityID == nil)
+        #expect(Self.updates(unknown).map(\.outcome) == [.ignored(.unknownToken)])
+    }
+
+    // MARK: Updates and their order
+
+    @Test func updatesApplyInTimestampOrderAndAnOlderOneIsIgnored() throws {
+        var policy = try Self.withActivity()
+        let first = policy.receive(
+            Self.push("U1", to: "T1", Self.payload(timestamp: 200, content: #"{"score":2}"#)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(first).map(\.outcome) == [.applied])
+        let older = policy.receive(
+            Self.push("U0", to: "T1", Self.payload(timestamp: 150, content: #"{"score":9}"#)), channelExists: { _ in true }, now: Self.t0)
+        let ignored = try #require(Self.updates(older).first)
+        #expect(ignored.outcome == .ignored(.olderTimestamp))
+        #expect(ignored.why.contains("older than the last applied"))
+        #expect(policy.activities["A1"]?.contentState == #"{"score":2}"#)
+        let same = policy.receive(
+            Self.push("U2", to: "T1", Self.payload(timestamp: 200, content: #"{"score":3}"#)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(same).map(\.outcome) == [.applied], "the same timestamp is not older")
+    }
+
+    // MARK: End, dismissal, stale, 8 hours
+
+    @Test func anEndStaysFourHoursByDefaultThenIsDismissedAndLaterPushesAreIgnored() throws {
+        var policy = try Self.withActivity()
+        let end = policy.receive(Self.push("E", to: "T1", Self.payload(.end, content: nil)), channelExists: { _ in true }, now: Self.at(60))
+        let (ended, why) = try #require(Self.records(end).first)
+        #expect(ended.state == .ended(at: Self.at(60), dismissAt: Self.at(60 + 4 * 3600)))
+        #expect(why.contains("on the Lock Screen until"))
+        #expect(ended.contentState == "{}", "an end without content-state keeps what it shows")
+        let after = policy.receive(Self.push("U", to: "T1", Self.payload(timestamp: 500)), channelExists: { _ in true }, now: Self.at(120))
+        #expect(Self.updates(after).map(\.outcome) == [.ignored(.activityEnded)])
+        #expect(policy.nextDeadline == Self.at(60 + 4 * 3600))
+        let dismissed = policy.advance(to: Self.at(60 + 4 * 3600))
+        #expect(Self.records(dismissed).map(\.0.state) == [.dismissed(at: Self.at(60 + 4 * 3600))])
+        #expect(Self.records(dismissed).first?.1.hasPrefix("dismissed from the Lock Screen") == true)
+    }
+
+    @Test(arguments: [
+        (Int64(30), LiveActivity.State.dismissed(at: at(60))),  // a date in the past: at once
+        (Int64(600), .ended(at: at(60), dismissAt: at(600))),  // within the window: that date
+        (Int64(60 + 5 * 3600), .ended(at: at(60), dismissAt: at(60 + 4 * 3600))),  // past it: four hours
+    ])
+    func theDismissalDateIsHeldWithinFourHours(dismissal: Int64, state: LiveActivity.State) throws {
+        var policy = try Self.withActivity()
+        let end = policy.receive(
+            Self.push("E", to: "T1", Self.payload(.end, dismissal: dismissal)), channelExists: { _ in true }, now: Self.at(60))
+        #expect(Self.records(end).first?.0.state == state)
+    }
+
+    @Test func aStaleDateMarksItStaleAndALaterOneMakesItActiveAgain() throws {
+        var policy = try Self.withActivity()
+        _ = policy.receive(Self.push("U1", to: "T1", Self.payload(timestamp: 100, stale: 600)), channelExists: { _ in true }, now: Self.t0)
+        let stale = policy.advance(to: Self.at(600))
+        #expect(Self.records(stale).map(\.0.state) == [.stale])
+        #expect(Self.records(stale).first?.1.hasPrefix("stale at its stale-date") == true)
+        _ = policy.receive(Self.push("U2", to: "T1", Self.payload(timestamp: 700, stale: 1200)), channelExists: { _ in true }, now: Self.at(700))
+        #expect(policy.activities["A1"]?.state == .active)
+    }
+
+    @Test func itEndsAfterEightHoursActive() throws {
+        var policy = try Self.withActivity()
+        let expired = policy.advance(to: Self.at(8 * 3600))
+        let (activity, why) = try #require(Self.records(expired).first)
+        #expect(activity.state == .ended(at: Self.at(8 * 3600), dismissAt: Self.at(12 * 3600)))
+        #expect(why == "ended by the system: a Live Activity is active for at most 8 hours")
+    }
+
+    // MARK: Budget and priority
+
+    @Test func priority10SpendsTheHourlyBudgetThenWaitsAndCoalescesToTheLatest() throws {
+        var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 2, frequentHourlyBudget: 4, opportunisticDelay: .seconds(600)))
+        func send(_ source: String, _ timestamp: Int64, at seconds: Int64) -> [LiveActivityUpdate] {
+            Self.updates(
+                policy.receive(
+                    Self.push(source, to: "T1", Self.payload(timestamp: timestamp, content: #"{"n":"\#(source)"}"#)), channelExists: { _ in true },
+                    now: Self.at(seconds)))
+        }
+        #expect(send("U1", 1, at: 0).map(\.why) == ["priority 10, within the hourly budget (1 of 2 this hour)"])
+        #expect(send("U2", 2, at: 60).map(\.outcome) == [.applied])
+        let third = send("U3", 3, at: 120)
+        #expect(third.map(\.outcome) == [.waiting(until: Self.at(3600))])
+        #expect(third.first?.why.hasPrefix("over the hourly budget of 2 priority-10 updates") == true)
+        let fourth = send("U4", 4, at: 180)
+        #expect(fourth.map(\.source) == ["U3", "U4"])
+        #expect(fourth.first?.outcome == .coalesced(into: "U4"))
+        #expect(policy.heldUpdate(of: "A1")?.source == "U4")
+        let released = Self.updates(policy.advance(to: Self.at(3600)))
+        #expect(released.map(\.source) == ["U4"])
+        #expect(released.first?.outcome == .applied)
+        #expect(policy.activities["A1"]?.contentState == #"{"n":"U4"}"#, "only the latest content-state shows")
+
+        // With frequent updates the app takes more.
+        policy.declare(Self.app, frequentUpdates: true)
+        // U1 and U2 have left the hour; U4 (applied at 3600) is in it.
+        #expect(send("U5", 5, at: 3700).first?.why == "priority 10, within the hourly budget (2 of 4 this hour)")
+    }
+
+    @Test func anEndIsNotHeldForTheBudget() throws {
+        var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 0, opportunisticDelay: .zero))
+        let update = policy.receive(Self.push("U", to: "T1", Self.payload(timestamp: 1)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(update).map(\.outcome) == [.waiting(until: .distantFuture)], "a budget of 0 admits none")
+        let end = policy.receive(Self.push("E", to: "T1", Self.payload(.end, timestamp: 2)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(end).map(\.source) == ["U", "E"])
+        #expect(Self.updates(end).map(\.outcome) == [.coalesced(into: "E"), .applied])
+    }
+
+    @Test func priority5IsOpportunisticAndSpendsNoBudget() throws {
+        var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 1, opportunisticDelay: .seconds(900)))
+        let low = policy.receive(Self.push("L", to: "T1", Self.payload(timestamp: 1), priority: .normal), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(low).map(\.outcome) == [.waiting(until: Self.at(900))])
+        #expect(Self.updates(low).first?.why.contains("opportunistic and spends no budget") == true)
+        #expect(Self.updates(policy.advance(to: Self.at(900))).map(\.outcome) == [.applied])
+        let high = policy.receive(Self.push("H", to: "T1", Self.payload(timestamp: 2)), channelExists: { _ in true }, now: Self.at(901))
+        #expect(Self.updates(high).map(\.outcome) == [.applied], "the budget of 1 was not spent by priority 5")
+
+        var unthrottled = try Self.withActivity()
+        let at = unthrottled.receive(Self.push("L", to: "T1", Self.payload(), priority: .normal), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(at).map(\.outcome) == [.applied])
+    }
+
+    // MARK: Broadcast
+
+    static func subscribe(
+        _ policy: inout LiveActivityPolicy, _ id: String, _ app: LiveActivityApp, at seconds: Int64 = 0
+    ) throws -> [LiveActivityAction] {
+        try policy.start(
+            id: id, app: app, attributesType: "GameAttributes", attributes: "{}", contentState: "{}", subscription: .channel(channel),
+            now: at(seconds))
+    }
+
+    static func broadcast(
+        _ source: String, timestamp: Int64, storedUntil: DeviceInstant? = nil, event: LiveActivityPayload.Event = .update
+    ) -> LiveActivityPolicy.Broadcast {
+        LiveActivityPolicy.Broadcast(
+            source: source, channel: channelKey, priority: .high, payload: payload(event, timestamp: timestamp), storedUntil: storedUntil)
+    }
+
+    @Test func aBroadcastFansOutToEverySubscribedActivity() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        for (id, app) in [("A1", Self.app), ("A2", Self.app), ("B1", Self.otherDevice)] { _ = try Self.subscribe(&policy, id, app) }
+        let actions = policy.broadcast(Self.broadcast("R1", timestamp: 10), now: Self.at(10))
+        #expect(Self.updates(actions).map(\.activityID) == ["A1", "A2", "B1"])
+        #expect(Self.updates(actions).allSatisfy { $0.outcome == .applied && $0.source == "R1" })
+        let start = policy.broadcast(Self.broadcast("R2", timestamp: 11, event: .start), now: Self.at(11))
+        #expect(Self.updates(start).map(\.outcome) == [.ignored(.broadcastStart)])
+        // A broadcast end ends them all, and an ended activity listens no more.
+        let end = policy.broadcast(Self.broadcast("R3", timestamp: 20, event: .end), now: Self.at(20))
+        #expect(Self.records(end).map(\.0.state.name) == ["ended", "ended", "ended"])
+        #expect(policy.subscriberCount(Self.channelKey) == 0)
+        #expect(Self.updates(policy.broadcast(Self.broadcast("R4", timestamp: 30), now: Self.at(30))).isEmpty)
+    }
+
+    @Test func aStoredMessageReachesALaterSubscriberWithinItsLifetime() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))
+        let later = try Self.subscribe(&policy, "A1", Self.app, at: 3600)
+        #expect(Self.updates(later).map(\.source) == ["R1"])
+        #expect(Self.updates(later).first?.outcome == .applied)
+        let tooLate = try Self.subscribe(&policy, "A2", Self.app, at: 8 * 3600)
+        #expect(Self.updates(tooLate).isEmpty, "kept 8 hours, no longer")
+        _ = policy.broadcast(Self.broadcast("R2", timestamp: 20), now: Self.at(8 * 3600 + 1))
+        let none = try Self.subscribe(&policy, "A3", Self.app, at: 8 * 3600 + 2)
+        #expect(Self.updates(none).isEmpty, "a broadcast with no storage replaces nothing later subscribers get")
+    }
+
+    @Test func anOfflineDeviceGetsTheStoredMessageWhenItComesBackAndLosesAnUnstoredOne() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(1))
+        let lost = policy.broadcast(Self.broadcast("R0", timestamp: 5), now: Self.at(5))
+        #expect(Self.updates(lost).map(\.outcome) == [.ignored(.offlineNotStored)])
+        let kept = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))
+        #expect(Self.updates(kept).map(\.outcome) == [.waiting(until: Self.at(8 * 3600))])
+        #expect(Self.updates(kept).first?.why.hasPrefix("the device is offline") == true)
+        let back = policy.setOnline(true, device: Self.app.device, now: Self.at(100))
+        #expect(Self.updates(back).map(\.source) == ["R1"])
+        #expect(Self.updates(back).first?.outcome == .applied)
+    }
+}
