@@ -10,6 +10,9 @@ public struct AppDeclaration: Sendable, Equatable {
     /// Whether the app has the broadcast capability (on unless turned off): without it, its
     /// channel and broadcast requests get `FeatureNotEnabled`.
     public var broadcast = true
+    /// Whether the app has `NSSupportsLiveActivitiesFrequentUpdates`: its Live Activities
+    /// get the larger hourly budget of priority-10 updates.
+    public var frequentUpdates = false
 
     /// A declaration.
     public init(permittedTaskIdentifiers: [String], backgroundModes: Set<BackgroundMode>) {

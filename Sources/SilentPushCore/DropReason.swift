@@ -16,6 +16,8 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case pushTypeNeverWakes(APNsPushType)
     /// A Live Activity payload ActivityKit cannot use.
     case liveActivityPayload(LiveActivityPayloadProblem)
+    /// A Live Activity push the device did not use (an ended activity, an older timestamp, …).
+    case liveActivity(LiveActivityIgnored)
     /// A `widgets` or `controls` push without `aps.content-changed: true`: nothing to reload.
     case noContentChanged(APNsPushType)
 
@@ -27,6 +29,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         case .noContentAvailable: "no content-available: 1, so the app is not woken"
         case .pushTypeNeverWakes(let type): "apns-push-type \(type.rawValue) does not start a background fetch"
         case .liveActivityPayload(let problem): Self.liveActivityPrefix + problem.rawValue
+        case .liveActivity(let ignored): Self.activityPrefix + ignored.rawValue
         case .noContentChanged(let type): "apns-push-type \(type.rawValue)" + Self.noContentChangedSuffix
         }
     }
@@ -43,6 +46,9 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
                 return nil
             }
             self = .liveActivityPayload(problem)
+        case _ where description.hasPrefix(Self.activityPrefix):
+            guard let ignored = LiveActivityIgnored(rawValue: String(description.dropFirst(Self.activityPrefix.count))) else { return nil }
+            self = .liveActivity(ignored)
         case _ where description.hasSuffix(Self.noContentChangedSuffix):
             let prefix = "apns-push-type "
             guard description.hasPrefix(prefix),
@@ -60,5 +66,6 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     }
 
     private static let liveActivityPrefix = "Live Activity push ignored: "
+    private static let activityPrefix = "Live Activity: "
     private static let noContentChangedSuffix = " without aps.content-changed: true, so nothing reloads"
 }

@@ -88,22 +88,27 @@ public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(bundleID) on \(device)" }
 
-    /// The app's push-to-start token: 32 bytes as hex, derived from the device and bundle id
-    /// (so a restart gives the same one with nothing stored), shaped as a device token.
-    public var pushToStartToken: String {
+    /// The app's push-to-start token: the device token followed by 16 hex digits derived
+    /// from it and the bundle id, so a push names its device and app with nothing stored
+    /// (a restart gives the same token). A device token longer than 184 digits has none
+    /// that APNs takes (tokens are at most 200).
+    public var pushToStartToken: String { device + Self.tag(device: device, bundleID: bundleID) }
+
+    /// The app whose push-to-start token `token` is, for a push whose topic names `bundleID`.
+    public static func pushToStart(token: String, bundleID: String) -> LiveActivityApp? {
+        guard token.utf8.count > 16 else { return nil }
+        let device = String(token.dropLast(16))
+        return token.hasSuffix(tag(device: device, bundleID: bundleID)) ? LiveActivityApp(device: device, bundleID: bundleID) : nil
+    }
+
+    private static func tag(device: String, bundleID: String) -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in "push-to-start\u{0}\(device)\u{0}\(bundleID)".utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        var text = ""
-        text.reserveCapacity(64)
-        for _ in 0..<4 {
-            hash = hash &+ 0x9E37_79B9_7F4A_7C15
-            var z = hash
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            z ^= z >> 31
-            let hex = String(z, radix: 16)
-            text += String(repeating: "0", count: 16 - hex.count) + hex
-        }
-        return text
+        var z = hash &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        let hex = String(z, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

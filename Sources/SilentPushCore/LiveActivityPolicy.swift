@@ -19,9 +19,9 @@ public struct LiveActivityPolicy: Sendable {
     public private(set) var activities: [String: LiveActivity] = [:]
     /// Update token → activity id.
     private var byToken: [String: String] = [:]
-    /// Push-to-start token → app, for the apps declared.
-    private var pushToStart: [String: LiveActivityApp] = [:]
+    /// Apps, and bundle ids on every device, with `NSSupportsLiveActivitiesFrequentUpdates`.
     private var frequentUpdates: Set<LiveActivityApp> = []
+    private var frequentBundles: Set<String> = []
     /// The instants an app's priority-10 updates were applied, within the last hour, oldest first.
     private var spent: [LiveActivityApp: [DeviceInstant]] = [:]
     /// Activities listening on each channel, in the order they subscribed.
@@ -53,19 +53,24 @@ public struct LiveActivityPolicy: Sendable {
         case activity(String)
     }
 
-    /// A Live Activity push to `token` (a push-to-start or update token). A start makes its
-    /// activity `newActivityID`, with update token `newToken` when it asks for one.
+    /// A Live Activity push to `token` (a push-to-start or update token) for `bundleID`. A
+    /// start makes its activity `newActivityID`, with update token `newToken` when it asks for one.
     public struct Push: Sendable {
         public var source: String
         public var token: String
+        public var bundleID: String
         public var priority: APNsPriority
         public var payload: LiveActivityPayload
         public var newActivityID: String
         public var newToken: String
 
-        public init(source: String, token: String, priority: APNsPriority, payload: LiveActivityPayload, newActivityID: String, newToken: String) {
+        public init(
+            source: String, token: String, bundleID: String, priority: APNsPriority, payload: LiveActivityPayload, newActivityID: String,
+            newToken: String
+        ) {
             self.source = source
             self.token = token
+            self.bundleID = bundleID
             self.priority = priority
             self.payload = payload
             self.newActivityID = newActivityID
@@ -126,10 +131,11 @@ public struct LiveActivityPolicy: Sendable {
     /// Timers held, stale ones included.
     public var timerCount: Int { timers.count }
 
-    /// What `token` names: an app's push-to-start token, an activity's update token, or nothing.
-    public func target(ofToken token: String) -> Target? {
+    /// What `token`, in a push for `bundleID`, names: an activity's update token, the app's
+    /// push-to-start token, or nothing.
+    public func target(ofToken token: String, bundleID: String) -> Target? {
         if let id = byToken[token] { return .activity(id) }
-        return pushToStart[token].map(Target.pushToStart)
+        return LiveActivityApp.pushToStart(token: token, bundleID: bundleID).map(Target.pushToStart)
     }
 
     /// The app's activities, oldest first.
@@ -145,16 +151,56 @@ public struct LiveActivityPolicy: Sendable {
         held[id].map { ($0.update.source, $0.due) }
     }
 
+    /// The app's hourly priority-10 budget; nil: none.
+    public func budget(of app: LiveActivityApp) -> Int? { settings.budget(frequentUpdates: hasFrequentUpdates(app)) }
+
+    /// Whether `app` has `NSSupportsLiveActivitiesFrequentUpdates`.
+    public func hasFrequentUpdates(_ app: LiveActivityApp) -> Bool { frequentUpdates.contains(app) || frequentBundles.contains(app.bundleID) }
+
     // MARK: - Events
 
-    /// Declares that `app` supports Live Activities (with `NSSupportsLiveActivitiesFrequentUpdates`
-    /// when `frequentUpdates`) and returns its push-to-start token.
-    @discardableResult
-    public mutating func declare(_ app: LiveActivityApp, frequentUpdates: Bool) -> String {
-        let token = app.pushToStartToken
-        pushToStart[token] = app
-        if frequentUpdates { self.frequentUpdates.insert(app) } else { self.frequentUpdates.remove(app) }
-        return token
+    /// Forgets every activity of `device` (nil: of every device), with what it held.
+    public mutating func forget(device: String?) {
+        guard let device else {
+            self = LiveActivityPolicy(settings: settings)
+            return
+        }
+        for activity in activities.values where activity.app.device == device {
+            activities[activity.id] = nil
+            held[activity.id] = nil
+            if case .token(let token) = activity.subscription { byToken[token] = nil }
+            unsubscribe(activity)
+        }
+        frequentUpdates = frequentUpdates.filter { $0.device != device }
+        spent = spent.filter { $0.key.device != device }
+        offline.remove(device)
+    }
+
+    /// Puts back an activity a previous run recorded, with its tokens, channel and timers
+    /// (an update it held back, and the budget its app spent, are not kept across runs).
+    public mutating func restore(_ activity: LiveActivity, now: DeviceInstant) {
+        activities[activity.id] = activity
+        if case .token(let token) = activity.subscription { byToken[token] = activity.id }
+        switch activity.state {
+        case .active, .stale:
+            if case .channel(let channel) = activity.subscription {
+                subscribers[ChannelKey(bundleID: activity.app.bundleID, channel: channel), default: []].append(activity.id)
+            }
+            timers.insert(.expire(activity.id), at: activity.startedAt.advanced(by: settings.maximumActive))
+            if activity.state == .active, let staleDate = activity.staleDate { timers.insert(.stale(activity.id), at: staleDate) }
+        case .ended(_, let dismissAt): timers.insert(.dismiss(activity.id), at: dismissAt)
+        case .dismissed: break
+        }
+    }
+
+    /// Sets whether `app` has `NSSupportsLiveActivitiesFrequentUpdates`.
+    public mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) {
+        if on { frequentUpdates.insert(app) } else { frequentUpdates.remove(app) }
+    }
+
+    /// Sets whether the app `bundleID` has `NSSupportsLiveActivitiesFrequentUpdates` on every device.
+    public mutating func setFrequentUpdates(_ on: Bool, bundleID: String) {
+        if on { frequentBundles.insert(bundleID) } else { frequentBundles.remove(bundleID) }
     }
 
     /// Starts an activity as the app does (`Activity.request`): subscribed to `channel`, or
@@ -178,7 +224,7 @@ public struct LiveActivityPolicy: Sendable {
     public mutating func receive(_ push: Push, channelExists: (ChannelID) -> Bool, now: DeviceInstant) -> [LiveActivityAction] {
         var actions = advance(to: now)
         let payload = push.payload
-        switch target(ofToken: push.token) {
+        switch target(ofToken: push.token, bundleID: push.bundleID) {
         case nil:
             ignore(
                 push.source, nil, .unknownToken, "no Live Activity or push-to-start token of this device is \(push.token.prefix(8))…", now, &actions)
@@ -325,7 +371,7 @@ public struct LiveActivityPolicy: Sendable {
         }
         switch update.priority {
         case .high:
-            guard let budget = settings.budget(frequentUpdates: frequentUpdates.contains(activity.app)) else {
+            guard let budget = settings.budget(frequentUpdates: hasFrequentUpdates(activity.app)) else {
                 return apply(update, to: id, why: "priority 10, no budget (throttling off)", now: now, into: &actions)
             }
             var times = spent[activity.app, default: []]
@@ -342,7 +388,7 @@ public struct LiveActivityPolicy: Sendable {
             hold(
                 update, for: id, due: due,
                 why:
-                    "over the hourly budget of \(budget) priority-10 updates\(frequentUpdates.contains(activity.app) ? " (frequent updates)" : ""): waits until \(due), and only the latest content-state shows",
+                    "over the hourly budget of \(budget) priority-10 updates\(hasFrequentUpdates(activity.app) ? " (frequent updates)" : ""): waits until \(due), and only the latest content-state shows",
                 now: now, into: &actions)
         case .normal, .low:
             if released {

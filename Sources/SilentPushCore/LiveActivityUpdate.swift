@@ -14,6 +14,16 @@ public struct LiveActivityUpdate: Sendable, Equatable {
 
         /// Applied: the activity shows it.
         public var applied: Bool { self == .applied }
+
+        /// `applied`, `waiting`, `coalesced` or `ignored`, as the store and the admin API write it.
+        public var name: String {
+            switch self {
+            case .applied: "applied"
+            case .waiting: "waiting"
+            case .coalesced: "coalesced"
+            case .ignored: "ignored"
+            }
+        }
     }
 
     /// The push's `apns-id`, or the broadcast's `apns-request-id`.

@@ -53,6 +53,12 @@ extension WaitReason where Instant == DeviceInstant {
                 $0.field(Int64(running))
                 $0.field(Int64(capacity))
             }
+        case .activityBudget(let budget, let until):
+            StoredText.make("activityBudget") {
+                $0.field(until.millisecondsSinceEpoch)
+                $0.field(Int64(budget))
+            }
+        case .opportunistic(let until): StoredText.make("opportunistic") { $0.field(until.millisecondsSinceEpoch) }
         }
     }
 
@@ -110,6 +116,12 @@ extension WaitReason where Instant == DeviceInstant {
         case ("taskPenalty", 2):
             guard let until = number(1, in: milliseconds) else { return nil }
             self = .taskPenalty(until: DeviceInstant(millisecondsSinceEpoch: until))
+        case ("activityBudget", 3):
+            guard let until = number(1, in: milliseconds), let budget = number(2, in: count) else { return nil }
+            self = .activityBudget(budget: Int(budget), until: DeviceInstant(millisecondsSinceEpoch: until))
+        case ("opportunistic", 2):
+            guard let until = number(1, in: milliseconds) else { return nil }
+            self = .opportunistic(until: DeviceInstant(millisecondsSinceEpoch: until))
         case ("continuedSlots", 3):
             guard let running = number(1, in: count), let capacity = number(2, in: count) else { return nil }
             self = .continuedSlots(running: Int(running), capacity: Int(capacity))

@@ -44,6 +44,11 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     case taskPenalty(until: Instant)
     /// A continued task: `running` of the device's `capacity` continued tasks run already.
     case continuedSlots(running: Int, capacity: Int)
+    /// A Live Activity update: its app has spent its `budget` of priority-10 updates this
+    /// hour; it shows (or gives way to a later one) at `until`.
+    case activityBudget(budget: Int, until: Instant)
+    /// A priority 5 or 1 Live Activity update waits for its opportunity, by `until`.
+    case opportunistic(until: Instant)
 
     /// The rule that holds the push (its name is the admin API's `why.rule`).
     public var rule: WaitRule {
@@ -65,6 +70,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .externalPower: .externalPower
         case .taskPenalty: .taskPenalty
         case .continuedSlots: .continuedSlots
+        case .activityBudget: .activityBudget
+        case .opportunistic: .opportunistic
         }
     }
 
@@ -73,7 +80,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     public var until: Instant? {
         switch self {
         case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until), .earliestBegin(let until),
-            .taskPenalty(let until):
+            .taskPenalty(let until), .activityBudget(_, let until), .opportunistic(let until):
             until
         case .dailyBudget(_, _, let until): until
         case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage, .forceQuit, .backgroundRefreshOff,
@@ -113,6 +120,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .taskPenalty(let until): return "deferred: an earlier task never completed and was terminated; launches wait until \(time(until))"
         case .continuedSlots(let running, let capacity):
             return "queued: \(running) of the device's \(capacity) continued tasks are running"
+        case .activityBudget(let budget, let until):
+            return "waiting: the app's \(budget) priority-10 Live Activity updates this hour are spent; shown at \(time(until))"
+        case .opportunistic(let until): return "waiting: a priority 5 or 1 Live Activity update is shown at its opportunity, by \(time(until))"
         }
     }
 

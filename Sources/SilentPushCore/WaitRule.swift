@@ -35,4 +35,8 @@ public enum WaitRule: String, Sendable, CaseIterable {
     case taskPenalty
     /// A continued task is queued behind the device's running ones.
     case continuedSlots
+    /// A Live Activity update over its app's hourly priority-10 budget.
+    case activityBudget
+    /// A priority 5 or 1 Live Activity update waits for its opportunity.
+    case opportunistic
 }

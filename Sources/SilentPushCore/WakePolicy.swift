@@ -396,6 +396,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .externalPower: 20
         case .taskPenalty: 21
         case .continuedSlots: 22
+        case .activityBudget: 23
+        case .opportunistic: 24
         }
     }
 

@@ -21,4 +21,14 @@ public enum WakeProfile: String, Sendable, CaseIterable {
         case .off: .off
         }
     }
+
+    /// The profile's Live Activity numbers: no budget and no opportunistic delay under the
+    /// debugger and with throttling off; a one-second opportunistic delay when fast.
+    public var liveActivities: LiveActivitySettings {
+        switch self {
+        case .ios, .strict: LiveActivitySettings()
+        case .fast: LiveActivitySettings(opportunisticDelay: .seconds(1))
+        case .debugger, .off: .unthrottled
+        }
+    }
 }

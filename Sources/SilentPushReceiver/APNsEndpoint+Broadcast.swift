@@ -19,19 +19,19 @@ extension APNsEndpoint {
             guard APNsPushType.alert.accepts(topic: bundleID) else { throw .topicDisallowed }
             try channels.checkFeatureEnabled(bundleID: bundleID)
             let broadcast = try BroadcastRequest(headers: HeaderFields(list: request.headers))
-            try channels.broadcast(broadcast, bundleID: bundleID, requestID: header.id, payload: request.body, receivedAt: receivedAt) {
-                [logger] result in
+            let (record, storagePolicy) = try channels.broadcast(
+                broadcast, bundleID: bundleID, requestID: header.id, payload: request.body, receivedAt: receivedAt)
+            sink.broadcast(record, storagePolicy: storagePolicy) { [logger] result in
                 switch result {
-                case .success(let record):
+                case .success:
                     var headers = H2HeaderList(name: RequestIDHeader.name, value: record.requestID)
                     if let unique = record.uniqueID { headers.append(name: "apns-unique-id", value: unique) }
                     writer.respond(H2Response(status: 200, headers: headers))
                     logger.debug(
                         "broadcast accepted",
                         metadata: ["app.topic": "\(bundleID)", "channel.id": "\(record.channelID)", "broadcast.request_id": "\(record.requestID)"])
-                case .failure(let failure):
-                    logger.error("cannot record a broadcast", metadata: ["error": "\(failure.underlying)"])
-                    writer.respond(header.error(.serviceUnavailable))
+                case .failure(let rejection):
+                    writer.respond(header.error(rejection.reason))
                 }
             }
         } catch {

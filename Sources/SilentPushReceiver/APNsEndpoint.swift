@@ -33,7 +33,7 @@ package final class APNsEndpoint: H2Service {
     private let keys: Mutex<ProviderKeyRing>
     private let verifiedTokens: Mutex<BoundedCache<Substring, VerifiedProviderToken>>
     private let devices: Mutex<(registry: DeviceRegistry, limiter: TokenRateLimiter?)>
-    private let sink: any PushSink
+    let sink: any PushSink
     /// The sink, when it can take a read's pushes as one batch.
     private let batching: (any PushBatching)?
     private let ids = APNsIDGenerator()

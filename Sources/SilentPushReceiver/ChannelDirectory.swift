@@ -4,7 +4,8 @@ import SilentPushStore
 
 /// The receiver's broadcast channels: the table the channel-management API and broadcasts
 /// consult, kept under a lock, with every change committed to the store before it is
-/// answered (a 201 or 204 means recorded).
+/// answered (a 201 or 204 means recorded). Broadcasts are numbered here and recorded by
+/// the device side, with what they did.
 package final class ChannelDirectory: Sendable {
     private let table: Mutex<ChannelTable>
     private let store: PushStore
@@ -122,15 +123,15 @@ package final class ChannelDirectory: Sendable {
 }
 
 extension ChannelDirectory {
-    /// Records a broadcast APNs accepts: checked against its channel (`ChannelNotRegistered`,
-    /// `BadExpirationDate` on a channel that stores nothing), then its payload, then numbered
-    /// and committed;
-    /// `completion` gets the record once it is.
+    /// A broadcast APNs accepts: checked against its channel (`ChannelNotRegistered`,
+    /// `BadExpirationDate` on a channel that stores nothing), then its payload, then
+    /// numbered. Returns its record and its channel's storage policy, for the device side to
+    /// record and fan out.
     package func broadcast(
-        _ request: BroadcastRequest, bundleID: String, requestID: String, payload: [UInt8], receivedAt: DeviceInstant,
-        completion: @escaping @Sendable (Result<BroadcastRecord, NotRecorded>) -> Void
-    ) throws(APNsReason) {
-        try request.check(against: try channel(request.channelID, bundleID: bundleID))
+        _ request: BroadcastRequest, bundleID: String, requestID: String, payload: [UInt8], receivedAt: DeviceInstant
+    ) throws(APNsReason) -> (record: BroadcastRecord, storagePolicy: MessageStoragePolicy) {
+        let channel = try channel(request.channelID, bundleID: bundleID)
+        try request.check(against: channel)
         try BroadcastRequest.checkPayload(payload)
         let id = lastBroadcast.add(1, ordering: .relaxed).newValue
         let record = BroadcastRecord(
@@ -138,11 +139,11 @@ extension ChannelDirectory {
             uniqueID: environment == .sandbox ? APNsIDGenerator.uniqueID(apnsID: requestID, pushID: id) : nil, bundleID: bundleID,
             environment: environment, channelID: request.channelID, priority: request.priority, expiration: request.expiration,
             receivedAt: receivedAt, payload: payload)
-        store.write([.insertBroadcast(record)]) { result in
-            switch result {
-            case .success: completion(.success(record))
-            case .failure(let error): completion(.failure(NotRecorded(underlying: error)))
-            }
-        }
+        return (record, channel.configuration.storagePolicy)
+    }
+
+    /// Whether `bundleID` has channel `id` in this environment.
+    package func exists(_ id: ChannelID, bundleID: String) -> Bool {
+        (try? channel(id, bundleID: bundleID)) != nil
     }
 }

@@ -58,6 +58,8 @@ package struct DeviceRecorder {
         case advance(AdvanceStep)
         /// Shutting down: the wakes still running.
         case stoppingWith(running: [UInt64])
+        /// A Live Activity the app asked for did not start, for this reason.
+        case activityRefused(LiveActivityIgnored)
 
         /// The result a `fetchRecorded` reply names.
         package var recordedResult: FetchResult? {
@@ -114,7 +116,12 @@ package struct DeviceRecorder {
         }
     }
 
-    package private(set) var policy: Policy
+    package internal(set) var policy: Policy
+    /// The devices' Live Activities.
+    package internal(set) var activities: LiveActivityPolicy
+    /// Live Activity pushes an activity holds back, by apns-id: their row's id and priority,
+    /// so the fate the row shows follows the update when it is released or replaced.
+    var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp)] = [:]
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
     /// Background task runs in progress, by run id.
@@ -132,15 +139,23 @@ package struct DeviceRecorder {
 
     /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
     /// deadlines need a timer.
-    package init(policy: Policy, armsTimers: Bool) {
+    package init(policy: Policy, activities: LiveActivityPolicy = LiveActivityPolicy(), armsTimers: Bool) {
         self.policy = policy
+        self.activities = activities
         self.armsTimers = armsTimers
+    }
+
+    /// The earliest timer of the wake policy and of the Live Activities.
+    package var nextDeadline: DeviceInstant? {
+        guard let activity = activities.nextDeadline else { return policy.nextDeadline }
+        guard let wake = policy.nextDeadline else { return activity }
+        return min(wake, activity)
     }
 
     /// What every event ends with: the timer to arm when the policy's next deadline moved
     /// before it, and the pending-slots gauge when the count moved.
-    private mutating func finish(_ actions: consuming Actions) -> Actions {
-        if armsTimers, let next = policy.nextDeadline, armedTimer.map({ next < $0 }) ?? true {
+    mutating func finish(_ actions: consuming Actions) -> Actions {
+        if armsTimers, let next = nextDeadline, armedTimer.map({ next < $0 }) ?? true {
             armedTimer = next
             actions.armTimer = next
         }
@@ -152,7 +167,7 @@ package struct DeviceRecorder {
     }
 
     /// An event that does nothing but answer `reply` (by default, a refusal while stopping).
-    private static func replying(_ reply: Reply = .stopping, completion: PushStore.Completion? = nil) -> Actions {
+    static func replying(_ reply: Reply = .stopping, completion: PushStore.Completion? = nil) -> Actions {
         var actions = Actions(completion: completion)
         actions.reply = reply
         return actions
@@ -235,7 +250,10 @@ package struct DeviceRecorder {
     /// Fires the policy's timers due by `now`.
     package mutating func advance(to now: DeviceInstant) -> Actions {
         var actions = Actions()
-        if case .running = lifecycle { apply(policy.advance(to: now), to: &actions) }
+        if case .running = lifecycle {
+            apply(policy.advance(to: now), to: &actions)
+            record(activities.advance(to: now), into: &actions)
+        }
         return finish(actions)
     }
 
@@ -253,7 +271,9 @@ package struct DeviceRecorder {
     ) -> Actions {
         var actions = Actions(completion: completion)
         actions.changes.append(.setDevice(token: device, state: new))
+        let wasOnline = policy.deviceState(device).network == .online
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
+        if wasOnline != (new.network == .online) { record(activities.setOnline(new.network == .online, device: device, now: now), into: &actions) }
         return finish(actions)
     }
 
@@ -285,6 +305,8 @@ package struct DeviceRecorder {
             apply(policy.forgetAll(now: now), to: &actions)
             actions.changes.append(.forgetEverything)
         }
+        activities.forget(device: device)
+        heldActivityPushes = heldActivityPushes.filter { device != nil && $0.value.app.device != device }
         return finish(actions)
     }
 
@@ -413,7 +435,7 @@ package struct DeviceRecorder {
     /// task run not yet waited for (`waited`, `waitedTasks`) would pass its deadline or grace
     /// there. Replies `advance` with the step.
     package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
-        guard let next = policy.nextDeadline, next <= target else {
+        guard let next = nextDeadline, next <= target else {
             advancedTo = max(advancedTo, target)
             var actions = advance(to: target)
             actions.reply = .advance(.done)
@@ -485,7 +507,7 @@ package struct DeviceRecorder {
         return start
     }
 
-    private mutating func apply(_ policyActions: [Action], to actions: inout Actions) {
+    mutating func apply(_ policyActions: [Action], to actions: inout Actions) {
         var none: PushRecord?
         apply(policyActions, to: &actions, inserting: &none)
     }

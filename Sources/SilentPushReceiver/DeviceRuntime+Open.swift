@@ -12,6 +12,7 @@ extension DeviceRuntime {
     package static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), declarations: [String: AppDeclaration] = [:],
+        liveActivities: LiveActivitySettings = LiveActivitySettings(), channels: ChannelDirectory? = nil,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
     ) throws -> DeviceRuntime {
         let ids = try store.lastIDs()
@@ -52,7 +53,8 @@ extension DeviceRuntime {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
             apps[AppKey(device: wake.deviceToken, topic: wake.topic)] = (started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil)
         }
-        for push in try store.pendingPushes() {
+        // A Live Activity push an activity held waits in no app slot.
+        for push in try store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue {
             let key = AppKey(device: push.deviceToken, topic: push.topic)
             var app = apps[key] ?? (nil, 0, nil)
             app.pending = push
@@ -64,7 +66,12 @@ extension DeviceRuntime {
         resumed.devices = devices.count
         resumed.pendingPushes = apps.values.count { $0.pending != nil }
 
-        var recorder = DeviceRecorder(policy: policy, armsTimers: mode == .system)
+        var activities = LiveActivityPolicy(settings: liveActivities)
+        for (topic, declaration) in declarations where declaration.frequentUpdates {
+            activities.setFrequentUpdates(true, bundleID: topic)
+        }
+        for activity in try store.activities() { activities.restore(activity, now: now) }
+        var recorder = DeviceRecorder(policy: policy, activities: activities, armsTimers: mode == .system)
         // The restart's repairs and what each restoring step decided, carried out as one step.
         var startup = DeviceRecorder.Actions()
         startup.changes = changes
@@ -83,7 +90,7 @@ extension DeviceRuntime {
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
             metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTaskRequestID: taskIDs.request + 1,
-            declarations: declarations, resumed: resumed, logger: logger)
+            declarations: declarations, resumed: resumed, channels: channels, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }
         store.observeWritability { [logger] writable, error in

@@ -47,6 +47,8 @@ package final class DeviceRuntime: PushSink, Sendable {
     let fetchQueue: AsyncStream<Work>.Continuation
     /// Which apps may submit which background tasks, by topic.
     let declarations: [String: AppDeclaration]
+    /// Broadcast channels: a start may name one (`input-push-channel`); nil: none exist.
+    let channels: ChannelDirectory?
 
     /// What the executor's lock guards.
     private struct Locked {
@@ -104,8 +106,9 @@ package final class DeviceRuntime: PushSink, Sendable {
     init(
         store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
         metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, nextTaskRequestID: UInt64, declarations: [String: AppDeclaration],
-        resumed: ResumedState = ResumedState(), logger: Logger
+        resumed: ResumedState = ResumedState(), channels: ChannelDirectory? = nil, logger: Logger
     ) {
+        self.channels = channels
         self.resumed = resumed
         self.nextTaskRequestID = Atomic(nextTaskRequestID)
         self.store = store
@@ -261,6 +264,10 @@ package final class DeviceRuntime: PushSink, Sendable {
             store.probeSoon()
             metrics.rejected(.serviceUnavailable)
             return completion(.failure(APNsRejection(.serviceUnavailable)))
+        }
+        // A Live Activity push ActivityKit can read goes to its activity, not to a wake.
+        if push.pushType == .liveactivity, push.neverWakesReason == nil, case .success(let payload) = LiveActivityPayload.parse(push.body) {
+            return submitLiveActivity(push, payload: payload, id: id, completion: completion)
         }
         let neverWakes = Self.neverWakesReason(push)
         // Captures the runtime, not its logger and metrics: one reference to retain per push.

@@ -25,6 +25,11 @@ public protocol PushSink: Sendable {
 
     /// A fault rule applied `action` to a request (counted; `inject` records what it answered).
     func faultApplied(_ action: FaultAction)
+
+    /// Takes a broadcast APNs accepted on a channel with `storagePolicy`: recorded, and
+    /// fanned out to the activities subscribed; `completion` runs once, from any thread.
+    func broadcast(
+        _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void)
 }
 
 extension PushSink {
@@ -37,6 +42,13 @@ extension PushSink {
     public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {}
 
     public func faultApplied(_ action: FaultAction) {}
+
+    /// A sink with no device side keeps no broadcast, as it keeps no push.
+    public func broadcast(
+        _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) {
+        completion(.success(()))
+    }
 
     /// Ids from one process-wide sequence, for sinks that keep no store.
     public func takePushID() -> UInt64 {

@@ -72,6 +72,7 @@ public final class Receiver: Service, Sendable {
         let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
         let httpClient = choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group) : nil
         let runtime: DeviceRuntime
+        let channels: ChannelDirectory
         let unregistered: [(token: String, at: Int64)]
         do {
             let store = try PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
@@ -85,19 +86,14 @@ public final class Receiver: Service, Sendable {
                 case .handler(let handler): handler
                 }
             }
+            channels = try ChannelDirectory(
+                store: store, environment: configuration.environment,
+                featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys))
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
             runtime = try DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
-                handler: handler, declarations: configuration.apps, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
-        } catch {
-            try? httpClient?.syncShutdown()
-            throw ReceiverStartError.store(error)
-        }
-        let channels: ChannelDirectory
-        do {
-            channels = try ChannelDirectory(
-                store: runtime.store, environment: configuration.environment,
-                featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys))
+                handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities, channels: channels,
+                metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? httpClient?.syncShutdown()
             throw ReceiverStartError.store(error)

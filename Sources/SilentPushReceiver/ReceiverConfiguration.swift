@@ -66,6 +66,8 @@ public struct ReceiverConfiguration: Sendable {
     public var clock: DeviceClock.Mode
     /// Minimum interval, deadline and fetch cap (`--profile`, `--min-interval`, `--deadline`).
     public var wakeSettings: WakeSettings
+    /// The Live Activities' budgets and lifetimes (`--profile`).
+    public var liveActivities = LiveActivitySettings()
     /// The default fetch handler (`--fetch-exec`, `--fetch-url`); by default every wake answers noData.
     public var fetchHandler: FetchHandlerChoice
     /// Fetch handlers for particular topics (the config file's `fetchHandlers`).

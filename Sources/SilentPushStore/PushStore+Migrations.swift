@@ -197,6 +197,22 @@ extension PushStore {
                     CREATE INDEX broadcasts_by_channel ON broadcasts (environment, bundle_id, channel_id, id);
                     """)
         }
+        migrator.registerMigration("v16") { db in
+            // Live Activities as each now is, and every decision about their updates.
+            try db.execute(
+                sql: """
+                    CREATE TABLE activities (
+                        id TEXT PRIMARY KEY, device_token TEXT NOT NULL, bundle_id TEXT NOT NULL, attributes_type TEXT NOT NULL,
+                        attributes TEXT NOT NULL, push_token TEXT, channel_id TEXT, state TEXT NOT NULL, ended_at INTEGER,
+                        dismiss_at INTEGER, content_state TEXT NOT NULL, stale_date INTEGER, relevance_score REAL, timestamp INTEGER,
+                        started_at INTEGER NOT NULL);
+                    CREATE INDEX activities_by_app ON activities (device_token, bundle_id, started_at);
+                    CREATE TABLE activity_updates (
+                        seq INTEGER PRIMARY KEY, activity_id TEXT, source TEXT NOT NULL, outcome TEXT NOT NULL, until INTEGER,
+                        coalesced_into TEXT, ignored TEXT, why TEXT NOT NULL, at INTEGER NOT NULL);
+                    CREATE INDEX activity_updates_by_activity ON activity_updates (activity_id, seq);
+                    """)
+        }
         return migrator
     }()
 }

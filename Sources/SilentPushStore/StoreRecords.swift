@@ -130,6 +130,10 @@ public enum StoreChange: Sendable, Equatable {
     case deleteChannel(ChannelID, bundleID: String, environment: APNsEnvironment)
     /// APNs accepted a broadcast.
     case insertBroadcast(BroadcastRecord)
+    /// A Live Activity began or changed: its row, as it now is.
+    case recordActivity(LiveActivity)
+    /// A decision about one update of a Live Activity.
+    case insertActivityUpdate(LiveActivityUpdate)
     /// Every record of a device goes: pushes, wakes, state, apps, task requests and runs, contents.
     case forgetDevice(token: String)
     /// Every record goes (the manual clock stays: device time does not go back).

@@ -266,11 +266,15 @@ final class StoreStatements: @unchecked Sendable {
             try db.cachedStatement(sql: "UPDATE task_runs SET finished_at = ?, outcome = ? WHERE id = ? AND outcome IS NULL")
                 .execute(arguments: [at, outcome.rawValue, Int64(bitPattern: id)])
         case .forgetDevice(let token):
-            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents"] {
+            try db.cachedStatement(sql: "DELETE FROM activity_updates WHERE activity_id IN (SELECT id FROM activities WHERE device_token = ?)")
+                .execute(arguments: [token])
+            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "activities"] {
                 try db.cachedStatement(sql: "DELETE FROM \(table) WHERE device_token = ?").execute(arguments: [token])
             }
         case .forgetEverything:
-            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "broadcasts"] {
+            for table in [
+                "pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "broadcasts", "activities", "activity_updates",
+            ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }
         case .setTaskProgress(let id, let completed, let total):
@@ -337,6 +341,10 @@ final class StoreStatements: @unchecked Sendable {
                 broadcast.channelID.text, broadcast.priority.rawValue, broadcast.expiration, broadcast.receivedAt.millisecondsSinceEpoch,
                 Data(broadcast.payload),
             ])
+        case .recordActivity(let activity):
+            try Self.record(activity, db)
+        case .insertActivityUpdate(let update):
+            try Self.insert(update, db)
         }
     }
 

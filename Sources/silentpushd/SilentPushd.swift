@@ -333,6 +333,7 @@ struct SilentPushd: AsyncParsableCommand {
             })
         configuration.clock = clock
         configuration.wakeSettings = profile.settings
+        configuration.liveActivities = profile.liveActivities
         if let dailyBudget {
             configuration.wakeSettings.dailyBudget = try Self.noneOr(dailyBudget) { text in
                 guard let budget = Int(text), (0...1_000_000).contains(budget) else {

@@ -23,7 +23,8 @@ import Testing
 
     static func push(_ source: String, to token: String, _ payload: LiveActivityPayload, priority: APNsPriority = .high) -> LiveActivityPolicy.Push {
         LiveActivityPolicy.Push(
-            source: source, token: token, priority: priority, payload: payload, newActivityID: "A-\(source)", newToken: "T-\(source)")
+            source: source, token: token, bundleID: app.bundleID, priority: priority, payload: payload, newActivityID: "A-\(source)",
+            newToken: "T-\(source)")
     }
 
     /// The updates among `actions`, by source.
@@ -52,7 +53,7 @@ import Testing
         let (activity, why) = try #require(Self.records(actions).first)
         #expect(activity.state == .active)
         #expect(why == "started by the app, with an update token")
-        #expect(policy.target(ofToken: "T1") == .activity("A1"))
+        #expect(policy.target(ofToken: "T1", bundleID: Self.app.bundleID) == .activity("A1"))
         #expect(throws: LiveActivityIgnored.unknownChannel) {
             try policy.start(
                 id: "A2", app: Self.app, attributesType: "G", attributes: "{}", contentState: "{}", subscription: .channel(Self.channel),
@@ -62,14 +63,14 @@ import Testing
 
     @Test func aStartToThePushToStartTokenBeginsOneAndIssuesItsTokenWhenAsked() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
-        let p2s = policy.declare(Self.app, frequentUpdates: false)
-        #expect(p2s == Self.app.pushToStartToken)
-        #expect(p2s.count == 64 && p2s != Self.otherDevice.pushToStartToken)
+        let p2s = Self.app.pushToStartToken
+        #expect(p2s.count == 80 && p2s.hasPrefix(Self.app.device) && p2s != Self.otherDevice.pushToStartToken)
+        #expect(LiveActivityApp.pushToStart(token: p2s, bundleID: "com.example.other") == nil)
         let actions = policy.receive(Self.push("P1", to: p2s, Self.payload(.start, inputToken: true)), channelExists: { _ in true }, now: Self.t0)
         let update = try #require(Self.updates(actions).first)
         #expect(update.outcome == .applied)
         #expect(update.why == "started by a push to the push-to-start token, with an update token")
-        #expect(policy.target(ofToken: "T-P1") == .activity("A-P1"))
+        #expect(policy.target(ofToken: "T-P1", bundleID: Self.app.bundleID) == .activity("A-P1"))
         #expect(policy.activities["A-P1"]?.contentState == #"{"score":1}"#)
 
         let noToken = policy.receive(Self.push("P2", to: p2s, Self.payload(.start)), channelExists: { _ in true }, now: Self.t0)
@@ -87,7 +88,7 @@ import Testing
 
     @Test func tokensTakeOnlyTheirOwnEvents() throws {
         var policy = try Self.withActivity()
-        let p2s = policy.declare(Self.app, frequentUpdates: false)
+        let p2s = Self.app.pushToStartToken
         let toP2S = policy.receive(Self.push("U1", to: p2s, Self.payload()), channelExists: { _ in true }, now: Self.t0)
         #expect(Self.updates(toP2S).map(\.outcome) == [.ignored(.notAStart)])
         let startToToken = policy.receive(Self.push("S1", to: "T1", Self.payload(.start)), channelExists: { _ in true }, now: Self.t0)
@@ -187,7 +188,7 @@ import Testing
         #expect(policy.activities["A1"]?.contentState == #"{"n":"U4"}"#, "only the latest content-state shows")
 
         // With frequent updates the app takes more.
-        policy.declare(Self.app, frequentUpdates: true)
+        policy.setFrequentUpdates(true, for: Self.app)
         // U1 and U2 have left the hour; U4 (applied at 3600) is in it.
         #expect(send("U5", 5, at: 3700).first?.why == "priority 10, within the hourly budget (2 of 4 this hour)")
     }

@@ -1,0 +1,32 @@
+import SilentPushCore
+
+/// The device's Live Activities, as the app and a test see them.
+extension DeviceControl {
+    /// The push-to-start token of `bundleID` on `device` (`Activity.pushToStartToken`): the
+    /// token a `start` push goes to, with topic `<bundleID>.push-type.liveactivity`.
+    public func pushToStartToken(device: String, bundleID: String) -> String {
+        LiveActivityApp(device: device, bundleID: bundleID).pushToStartToken
+    }
+
+    /// Starts a Live Activity as the app does (`Activity.request`): subscribed to `channel`,
+    /// else with a new update token. Throws `LiveActivityIgnored.unknownChannel` for a
+    /// channel the app does not have in this environment.
+    public func startActivity(
+        device: String, bundleID: String, attributesType: String, attributes: String = "{}", contentState: String = "{}",
+        channel: ChannelID? = nil
+    ) async throws -> LiveActivity {
+        try await runtime.startActivity(
+            app: LiveActivityApp(device: device, bundleID: bundleID), attributesType: attributesType, attributes: attributes,
+            contentState: contentState, channel: channel)
+    }
+
+    /// The app's Live Activities on `device`, oldest first, as recorded.
+    public func activities(device: String, bundleID: String) throws -> [LiveActivity] {
+        try runtime.store.activities(deviceToken: device, bundleID: bundleID)
+    }
+
+    /// Every decision about activity `id`'s updates, oldest first, each with its why.
+    public func activityUpdates(_ id: String) throws -> [LiveActivityUpdate] {
+        try runtime.store.activityUpdates(activityID: id)
+    }
+}

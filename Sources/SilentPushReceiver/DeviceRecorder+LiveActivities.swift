@@ -1,0 +1,114 @@
+import SilentPushCore
+import SilentPushStore
+
+/// Live Activities: pushes to their tokens, broadcasts, starts by the app, and the records
+/// and fates the activity policy's decisions become.
+extension DeviceRecorder {
+    /// A Live Activity push APNs accepted, its payload read: the activity policy decides, and
+    /// the push's row takes the fate of its update (delivered when shown or started, pending
+    /// while held, coalesced, or dropped saying why).
+    package mutating func receiveLiveActivity(
+        _ row: consuming PushRecord, push: LiveActivityPolicy.Push, channelExists: (ChannelID) -> Bool, now: DeviceInstant,
+        completion: @escaping PushStore.Completion
+    ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying() }
+        var actions = Actions(completion: completion)
+        actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
+        var arriving: PushRecord? = consume row
+        apply(policy.advance(to: now), to: &actions)
+        record(activities.receive(push, channelExists: channelExists, now: now), into: &actions, arriving: &arriving)
+        if let row = arriving.take() { actions.changes[0] = .insertPush(row) }
+        return finish(actions)
+    }
+
+    /// A broadcast APNs accepted: its row, and what it did to every activity on its channel,
+    /// in one commit. `payload` is nil when ActivityKit cannot read it (nothing changes).
+    package mutating func broadcast(
+        _ broadcast: BroadcastRecord, payload: LiveActivityPayload?, storedUntil: DeviceInstant?, now: DeviceInstant,
+        completion: @escaping PushStore.Completion
+    ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying() }
+        var actions = Actions(completion: completion)
+        actions.changes.append(.insertBroadcast(broadcast))
+        if let payload {
+            let channel = LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID)
+            let message = LiveActivityPolicy.Broadcast(
+                source: broadcast.requestID, channel: channel, priority: broadcast.priority, payload: payload, storedUntil: storedUntil)
+            record(activities.broadcast(message, now: now), into: &actions)
+        }
+        return finish(actions)
+    }
+
+    /// The app starts an activity (`Activity.request`). Replies `activityRefused` when it
+    /// cannot (a channel that does not exist); `completion` runs once it is recorded.
+    package mutating func startActivity(
+        id: String, app: LiveActivityApp, attributesType: String, attributes: String, contentState: String,
+        subscription: LiveActivity.Subscription, channelExists: Bool, now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(completion: completion) }
+        do throws(LiveActivityIgnored) {
+            var actions = Actions(completion: completion)
+            let started = try activities.start(
+                id: id, app: app, attributesType: attributesType, attributes: attributes, contentState: contentState,
+                subscription: subscription, channelExists: channelExists, now: now)
+            record(started, into: &actions)
+            return finish(actions)
+        } catch {
+            return Self.replying(.activityRefused(error), completion: completion)
+        }
+    }
+
+    /// Sets whether `app` has `NSSupportsLiveActivitiesFrequentUpdates` (a larger hourly budget).
+    package mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) {
+        activities.setFrequentUpdates(on, for: app)
+    }
+
+    mutating func record(_ liveActions: [LiveActivityAction], into actions: inout Actions) {
+        var none: PushRecord?
+        record(liveActions, into: &actions, arriving: &none)
+    }
+
+    /// Turns the activity policy's actions into store changes; a push's update sets its fate
+    /// (in `arriving`'s row when it is the push in hand).
+    mutating func record(_ liveActions: [LiveActivityAction], into actions: inout Actions, arriving: inout PushRecord?) {
+        for action in liveActions {
+            switch action {
+            case .record(let activity, _):
+                actions.changes.append(.recordActivity(activity))
+            case .update(let update):
+                actions.changes.append(.insertActivityUpdate(update))
+                if let push = arriving, push.apnsID == update.source {
+                    let app =
+                        update.activityID.flatMap { activities.activities[$0]?.app }
+                        ?? LiveActivityApp(device: push.deviceToken, bundleID: Self.bundleID(of: push.topic))
+                    let priority = APNsPriority(rawValue: push.priority) ?? .high
+                    arriving?.fate = fate(of: update.outcome, priority: priority, app: app, &actions)
+                    if case .waiting = update.outcome { heldActivityPushes[update.source] = (push.id, priority, app) }
+                } else if let held = heldActivityPushes[update.source] {
+                    let fate = fate(of: update.outcome, priority: held.priority, app: held.app, &actions)
+                    actions.changes.append(.setFate(push: held.id, fate: fate, generation: nil))
+                    if case .waiting = update.outcome {} else { heldActivityPushes[update.source] = nil }
+                }
+            }
+        }
+    }
+
+    private func fate(of outcome: LiveActivityUpdate.Outcome, priority: APNsPriority, app: LiveActivityApp, _ actions: inout Actions) -> PushFate {
+        switch outcome {
+        case .applied: return .delivered
+        case .waiting(let until):
+            if priority == .high { return .pending(.activityBudget(budget: activities.budget(of: app) ?? 0, until: until)) }
+            return .pending(.opportunistic(until: until))
+        case .coalesced: return .coalesced
+        case .ignored(let reason):
+            actions.metrics.dropped(.liveActivity(reason))
+            return .dropped(.liveActivity(reason))
+        }
+    }
+
+    /// The bundle id a topic names: without its push-type suffix.
+    static func bundleID(of topic: String) -> String {
+        guard let suffix = APNsPushType.liveactivity.topicSuffix, topic.hasSuffix(suffix) else { return topic }
+        return String(topic.dropLast(suffix.count))
+    }
+}

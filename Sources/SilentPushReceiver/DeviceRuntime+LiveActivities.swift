@@ -1,0 +1,86 @@
+import Foundation
+import SilentPushCore
+import SilentPushStore
+
+/// Live Activity pushes and broadcasts reach the device's activities; the app starts them.
+extension DeviceRuntime {
+    /// A Live Activity push whose payload ActivityKit reads: the activity policy decides, and
+    /// the push is answered once its row and what it did are committed.
+    func submitLiveActivity(
+        _ push: ValidatedPush, payload: LiveActivityPayload, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) {
+        guard store.isWritable else {
+            store.probeSoon()
+            metrics.rejected(.serviceUnavailable)
+            return completion(.failure(APNsRejection(.serviceUnavailable)))
+        }
+        let recorded: PushStore.Completion = { [self] result in
+            if case .success = result { metrics.accepted() }
+            completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
+        }
+        let bundleID = DeviceRecorder.bundleID(of: push.topic)
+        let livePush = LiveActivityPolicy.Push(
+            source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
+            newActivityID: UUID().uuidString, newToken: Self.newActivityToken())
+        let systemNow = DeviceClock.systemNow
+        let reply = modifyStateAndRunActions { [channels] recorder, now in
+            let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
+            return recorder.receiveLiveActivity(
+                record, push: livePush, channelExists: { channels?.exists($0, bundleID: bundleID) ?? false }, now: now, completion: recorded)
+        }
+        if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+    }
+
+    /// A broadcast APNs accepted: recorded with what it did to every activity on its channel.
+    /// A Most Recent Message Stored channel keeps it for the activities' settings' lifetime
+    /// (8 hours), or until its `apns-expiration` if sooner; with expiration 0 it is not kept.
+    package func broadcast(
+        _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) {
+        guard store.isWritable else {
+            store.probeSoon()
+            return completion(.failure(APNsRejection(.serviceUnavailable)))
+        }
+        let payload = try? LiveActivityPayload.parse(record.payload).get()
+        let systemNow = DeviceClock.systemNow
+        let reply = modifyStateAndRunActions { recorder, now in
+            var storedUntil: DeviceInstant?
+            if storagePolicy == .mostRecentMessageStored, record.expiration != 0 {
+                let kept = now.advanced(by: recorder.activities.settings.storedMessageLifetime)
+                storedUntil = min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
+            }
+            return recorder.broadcast(record, payload: payload, storedUntil: storedUntil, now: now) { result in
+                completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
+            }
+        }
+        if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+    }
+
+    /// The app starts a Live Activity (`Activity.request`): subscribed to `channel`, else with
+    /// a new update token. Returns it once recorded; throws `LiveActivityIgnored.unknownChannel`
+    /// for a channel the app does not have.
+    package func startActivity(
+        app: LiveActivityApp, attributesType: String, attributes: String, contentState: String, channel: ChannelID?
+    ) async throws -> LiveActivity {
+        let id = UUID().uuidString
+        let subscription: LiveActivity.Subscription = channel.map { .channel($0) } ?? .token(Self.newActivityToken())
+        let exists = channel.map { channels?.exists($0, bundleID: app.bundleID) ?? false } ?? true
+        let reply = try await committing { recorder, now, completion in
+            recorder.startActivity(
+                id: id, app: app, attributesType: attributesType, attributes: attributes, contentState: contentState,
+                subscription: subscription, channelExists: exists, now: now, completion: completion)
+        }
+        if case .activityRefused(let reason) = reply { throw reason }
+        guard let activity = inspect({ $0.activities.activities[id] }) else { throw LiveActivityIgnored.unknownToken }
+        return activity
+    }
+
+    /// A new update token: 32 random bytes as hex, shaped as a device token.
+    static func newActivityToken() -> String {
+        var random = SystemRandomNumberGenerator()
+        return (0..<4).map { _ in
+            let hex = String(random.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+}

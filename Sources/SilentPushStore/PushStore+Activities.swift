@@ -1,0 +1,85 @@
+import GRDB
+import SilentPushCore
+
+extension PushStore {
+    /// The Live Activities of an app on a device, oldest first; every one when both are nil.
+    /// A row this version cannot read is skipped.
+    public func activities(deviceToken: String? = nil, bundleID: String? = nil) throws -> [LiveActivity] {
+        try database.read { db in
+            var sql = "SELECT * FROM activities"
+            var conditions: [String] = []
+            var arguments: StatementArguments = []
+            if let deviceToken {
+                conditions.append("device_token = ?")
+                arguments += [deviceToken]
+            }
+            if let bundleID {
+                conditions.append("bundle_id = ?")
+                arguments += [bundleID]
+            }
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            sql += " ORDER BY started_at, id"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.activity)
+        }
+    }
+
+    /// Every decision about activity `id`'s updates, oldest first.
+    public func activityUpdates(activityID id: String) throws -> [LiveActivityUpdate] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", arguments: [id]).compactMap(Self.update)
+        }
+    }
+
+    static func activity(_ row: Row) -> LiveActivity? {
+        let subscription: LiveActivity.Subscription
+        if let token: String = row["push_token"] {
+            subscription = .token(token)
+        } else if let text: String = row["channel_id"] {
+            guard let channel = ChannelID(header: text) else { return nil }
+            subscription = .channel(channel)
+        } else {
+            subscription = .none
+        }
+        func instant(_ column: String) -> DeviceInstant? {
+            let value: Int64? = row[column]
+            return value.map(DeviceInstant.init(millisecondsSinceEpoch:))
+        }
+        let state: LiveActivity.State
+        switch row["state"] as String? {
+        case "active": state = .active
+        case "stale": state = .stale
+        case "ended":
+            guard let at = instant("ended_at"), let dismissAt = instant("dismiss_at") else { return nil }
+            state = .ended(at: at, dismissAt: dismissAt)
+        case "dismissed":
+            guard let at = instant("dismiss_at") else { return nil }
+            state = .dismissed(at: at)
+        default: return nil
+        }
+        guard let startedAt = instant("started_at") else { return nil }
+        return LiveActivity(
+            id: row["id"], app: LiveActivityApp(device: row["device_token"], bundleID: row["bundle_id"]), attributesType: row["attributes_type"],
+            attributes: row["attributes"], subscription: subscription, state: state, contentState: row["content_state"],
+            staleDate: instant("stale_date"), relevanceScore: row["relevance_score"], timestamp: instant("timestamp"), startedAt: startedAt)
+    }
+
+    static func update(_ row: Row) -> LiveActivityUpdate? {
+        let outcome: LiveActivityUpdate.Outcome
+        switch row["outcome"] as String? {
+        case "applied": outcome = .applied
+        case "waiting":
+            guard let until: Int64 = row["until"] else { return nil }
+            outcome = .waiting(until: DeviceInstant(millisecondsSinceEpoch: until))
+        case "coalesced":
+            guard let into: String = row["coalesced_into"] else { return nil }
+            outcome = .coalesced(into: into)
+        case "ignored":
+            guard let text: String = row["ignored"], let reason = LiveActivityIgnored(rawValue: text) else { return nil }
+            outcome = .ignored(reason)
+        default: return nil
+        }
+        let at: Int64 = row["at"]
+        return LiveActivityUpdate(
+            source: row["source"], activityID: row["activity_id"], outcome: outcome, why: row["why"], at: DeviceInstant(millisecondsSinceEpoch: at))
+    }
+}

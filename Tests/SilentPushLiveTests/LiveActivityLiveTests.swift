@@ -1,0 +1,101 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTesting
+import Testing
+
+/// Live Activities end to end, driven by curl: a channel, activities started three ways on
+/// four devices, a broadcast fanned out, token updates in and out of order, the end and
+/// the dismissal, and a stored message for a late subscriber.
+@Suite(.serialized) struct LiveActivityLiveTests {
+    static let app = "com.example.app"
+    static let topic = app + ".push-type.liveactivity"
+    static func device(_ digit: Character) -> String { String(repeating: String(digit), count: 64) }
+
+    static func push(_ receiver: Receiver, to token: String, _ body: String, id: String = UUID().uuidString) async throws -> String {
+        let answer = try await ChannelManagementLiveTests.curl(
+            "POST", "/3/device/\(token)", port: try #require(receiver.h2cPort), tls: false,
+            headers: ["apns-topic: \(topic)", "apns-push-type: liveactivity", "apns-priority: 10", "apns-id: \(id)"], body: body)
+        #expect(answer.status == 200, "\(answer.body)")
+        return id
+    }
+
+    static func broadcast(_ receiver: Receiver, channel: String, _ body: String, expiration: String = "0") async throws {
+        let answer = try await ChannelManagementLiveTests.curl(
+            "POST", "/4/broadcasts/apps/\(app)", port: try #require(receiver.h2cPort), tls: false,
+            headers: ["apns-channel-id: \(channel)", "apns-push-type: LiveActivity", "apns-priority: 10", "apns-expiration: \(expiration)"],
+            body: body)
+        #expect(answer.status == 200, "\(answer.body)")
+    }
+
+    @Test func aWalkthroughWithBroadcastFanOutToSeveralDevices() async throws {
+        try await Receiver.withTesting({ configuration in
+            configuration.listenChannelsH2C = ListenAddress(host: "127.0.0.1", port: 0)
+            configuration.liveActivities = .unthrottled
+        }) { receiver in
+            // A channel that keeps its latest message, created as Apple's page shows.
+            let created = try await ChannelManagementLiveTests.curl(
+                "POST", "/1/apps/\(Self.app)/channels", port: try #require(receiver.channelsH2CPort), tls: false,
+                body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#)
+            let channel = try #require(created.headers["apns-channel-id"])
+            let (a, b, c, d) = (Self.device("a"), Self.device("b"), Self.device("c"), Self.device("d"))
+
+            // A: started by the app, on the channel.
+            let local = try await receiver.device.startActivity(
+                device: a, bundleID: Self.app, attributesType: "MatchAttributes", channel: ChannelID(header: channel))
+            // B: a push to its push-to-start token, on the channel; C: with an update token.
+            let startB = try await Self.push(
+                receiver, to: receiver.device.pushToStartToken(device: b, bundleID: Self.app),
+                #"{"aps":{"timestamp":1000,"event":"start","content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"home":"A"},"alert":{"title":"Kick-off"},"input-push-channel":"\#(channel)"}}"#
+            )
+            #expect(try receiver.fate(of: startB)?.kind == .delivered)
+            _ = try await Self.push(
+                receiver, to: receiver.device.pushToStartToken(device: c, bundleID: Self.app),
+                #"{"aps":{"timestamp":1000,"event":"start","content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{},"alert":"Kick-off","input-push-token":1}}"#
+            )
+            let activityC = try #require(try receiver.device.activities(device: c, bundleID: Self.app).first)
+            guard case .token(let tokenC) = activityC.subscription else {
+                Issue.record("C has no update token: \(activityC.subscription)")
+                return
+            }
+
+            // One broadcast reaches A and B, not C.
+            try await Self.broadcast(
+                receiver, channel: channel, #"{"aps":{"timestamp":1100,"event":"update","content-state":{"score":"1-0"}}}"#, expiration: "4102444800")
+            for device in [a, b] {
+                let activity = try #require(try receiver.device.activities(device: device, bundleID: Self.app).first)
+                #expect(activity.contentState == #"{"score":"1-0"}"#, "\(device.prefix(1))")
+                #expect(try receiver.device.activityUpdates(activity.id).last?.outcome == .applied)
+            }
+            #expect(try receiver.device.activities(device: c, bundleID: Self.app).first?.contentState == #"{"score":"0-0"}"#)
+
+            // C's token: an update applies; an older one is ignored, saying why.
+            let newer = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1200,"event":"update","content-state":{"score":"2-0"}}}"#)
+            #expect(try receiver.fate(of: newer)?.kind == .delivered)
+            let older = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1150,"event":"update","content-state":{"score":"9-9"}}}"#)
+            #expect(try receiver.fate(of: older)?.dropReason == .liveActivity(.olderTimestamp))
+            let updatesC = try receiver.device.activityUpdates(activityC.id)
+            #expect(updatesC.last?.outcome == .ignored(.olderTimestamp))
+            #expect(updatesC.last?.why.contains("older than the last applied") == true)
+
+            // A late subscriber, D, gets the channel's stored message.
+            let late = try await receiver.device.startActivity(
+                device: d, bundleID: Self.app, attributesType: "MatchAttributes", channel: ChannelID(header: channel))
+            #expect(try receiver.device.activities(device: d, bundleID: Self.app).first?.contentState == #"{"score":"1-0"}"#)
+            #expect(try receiver.device.activityUpdates(late.id).last?.outcome == .applied)
+
+            // The end reaches A, B and D; a push after it is dropped; four hours later they are gone.
+            try await Self.broadcast(receiver, channel: channel, #"{"aps":{"timestamp":1300,"event":"end","content-state":{"score":"2-1"}}}"#)
+            #expect(try receiver.device.activities(device: a, bundleID: Self.app).first?.state.name == "ended")
+            let after = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1400,"event":"end"}}"#)
+            #expect(try receiver.fate(of: after)?.kind == .delivered)
+            let afterEnd = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1500,"event":"update","content-state":{}}}"#)
+            #expect(try receiver.fate(of: afterEnd)?.dropReason == .liveActivity(.activityEnded))
+            try await receiver.advanceClock(by: .seconds(4 * 3600))
+            for device in [a, b, c, d] {
+                #expect(try receiver.device.activities(device: device, bundleID: Self.app).first?.state.name == "dismissed")
+            }
+            #expect(local.subscription == .channel(try #require(ChannelID(header: channel))))
+        }
+    }
+}
