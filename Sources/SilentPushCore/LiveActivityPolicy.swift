@@ -282,7 +282,7 @@ public struct LiveActivityPolicy: Sendable {
                         .update(
                             LiveActivityUpdate(
                                 source: broadcast.source, activityID: id, outcome: .waiting(until: until),
-                                why: "the device is offline: the channel keeps its latest message until \(until)", at: now)))
+                                why: "the device is offline: the channel keeps its latest message until \(Self.time(until))", at: now)))
                 } else {
                     ignore(broadcast.source, id, .offlineNotStored, "the device is offline and the channel stores no message", now, &actions)
                 }
@@ -363,7 +363,8 @@ public struct LiveActivityPolicy: Sendable {
         }
         if let last = activity.timestamp, payload.timestamp < last {
             return ignore(
-                update.source, id, .olderTimestamp, "timestamp \(payload.timestamp) is older than the last applied, \(last): ignored", now, &actions)
+                update.source, id, .olderTimestamp,
+                "timestamp \(Self.seconds(payload.timestamp)) is older than the last applied, \(Self.seconds(last)): ignored", now, &actions)
         }
         if payload.event == .end {
             // *Assumed*: an end is not held for the budget.
@@ -388,7 +389,7 @@ public struct LiveActivityPolicy: Sendable {
             hold(
                 update, for: id, due: due,
                 why:
-                    "over the hourly budget of \(budget) priority-10 updates\(hasFrequentUpdates(activity.app) ? " (frequent updates)" : ""): waits until \(due), and only the latest content-state shows",
+                    "over the hourly budget of \(budget) priority-10 updates\(hasFrequentUpdates(activity.app) ? " (frequent updates)" : ""): waits until \(Self.time(due)), and only the latest content-state shows",
                 now: now, into: &actions)
         case .normal, .low:
             if released {
@@ -402,7 +403,9 @@ public struct LiveActivityPolicy: Sendable {
             let due = min(held[id]?.due ?? .distantFuture, now.advanced(by: settings.opportunisticDelay))
             hold(
                 update, for: id, due: due,
-                why: "priority \(update.priority.rawValue) is opportunistic and spends no budget: shown at the next opportunity, by \(due)", now: now,
+                why:
+                    "priority \(update.priority.rawValue) is opportunistic and spends no budget: shown at the next opportunity, by \(Self.time(due))",
+                now: now,
                 into: &actions)
         }
     }
@@ -440,13 +443,14 @@ public struct LiveActivityPolicy: Sendable {
             let dismissAt = min(payload.dismissalDate ?? latest, latest)
             if dismissAt <= now {
                 activity.state = .dismissed(at: now)
-                note += ": ended and dismissed at once (a dismissal-date in the past)"
+                note = "ended and dismissed at once (a dismissal-date in the past)"
             } else {
                 activity.state = .ended(at: now, dismissAt: dismissAt)
                 timers.insert(.dismiss(id), at: dismissAt)
-                note +=
+                note =
                     payload.dismissalDate == nil || dismissAt == latest
-                    ? ": ended, on the Lock Screen until \(dismissAt) (at most 4 hours)" : ": ended, dismissed at its dismissal-date \(dismissAt)"
+                    ? "ended; on the Lock Screen until \(Self.time(dismissAt)) (at most 4 hours)"
+                    : "ended; dismissed at its dismissal-date \(Self.time(dismissAt))"
             }
             unsubscribe(activity)
         } else if let staleDate = activity.staleDate, staleDate <= now {
@@ -483,12 +487,12 @@ public struct LiveActivityPolicy: Sendable {
             guard var activity = activities[id], activity.state == .active, let staleDate = activity.staleDate, staleDate <= at else { return }
             activity.state = .stale
             activities[id] = activity
-            actions.append(.record(activity, why: "stale at its stale-date \(staleDate)"))
+            actions.append(.record(activity, why: "stale at its stale-date \(Self.time(staleDate))"))
         case .dismiss(let id):
             guard var activity = activities[id], case .ended(_, let dismissAt) = activity.state, dismissAt <= at else { return }
             activity.state = .dismissed(at: at)
             activities[id] = activity
-            actions.append(.record(activity, why: "dismissed from the Lock Screen at \(at)"))
+            actions.append(.record(activity, why: "dismissed from the Lock Screen at \(Self.time(at))"))
         case .expire(let id):
             guard var activity = activities[id], !activity.state.isOver, activity.startedAt.advanced(by: settings.maximumActive) <= at else { return }
             let dismissAt = at.advanced(by: settings.dismissalWindow)
@@ -500,6 +504,12 @@ public struct LiveActivityPolicy: Sendable {
             actions.append(.record(activity, why: "ended by the system: a Live Activity is active for at most 8 hours"))
         }
     }
+
+    /// An instant as the why texts write it: ISO 8601, UTC.
+    static func time(_ instant: DeviceInstant) -> String { ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch) }
+
+    /// A payload's `timestamp` as it was sent: seconds since 1970.
+    static func seconds(_ instant: DeviceInstant) -> Int64 { instant.nanosecondsSinceEpoch / 1_000_000_000 }
 
     private static func subscriptionNote(_ subscription: LiveActivity.Subscription) -> String {
         switch subscription {

@@ -87,6 +87,7 @@ extension AdminAPI {
                 case .bool(let value)?: value ? "true" : "false"
                 case .array(let values)?: values.map { if case .string(let text) = $0 { text } else { $0.rendered } }.joined(separator: " ")
                 case .object?: row[column]?["text"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
+                case .raw(let value)?: value
                 }
             guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
             return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""

@@ -87,6 +87,7 @@ package struct AdminAPI: Sendable {
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
         }
         addTaskRoutes(to: router)
+        addActivityRoutes(to: router)
         addFaultRoutes(to: router)
         addEventRoutes(to: router)
         routes.set(router.routes)
@@ -331,19 +332,24 @@ package struct AdminAPI: Sendable {
         .object([
             ("deviceToken", .string(token)), ("topic", .string(topic)),
             ("lastOpenedAt", .string(device.lastOpened(device: token, topic: topic).map(Self.time))),
+            ("pushToStartToken", .string(device.pushToStartToken(device: token, bundleID: topic))),
+            ("frequentUpdates", .bool(device.hasFrequentUpdates(device: token, bundleID: topic))),
         ])
     }
 
-    /// `{"opened": true}` (opened now) or `{"lastOpenedAt": time|null}`.
+    /// `{"opened": true}` (opened now), `{"lastOpenedAt": time|null}` or `{"frequentUpdates": bool}`.
     private func patchApp(_ token: String, topic: String, body: ByteBuffer) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
         return await Self.answering {
             let fields = try Self.object(body)
             guard fields.count == 1, let (key, value) = fields.first else {
-                throw AdminError(.unprocessableContent, #"give {"opened": true} or {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null)"#)
+                throw AdminError(
+                    .unprocessableContent, #"give {"opened": true}, {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null) or {"frequentUpdates": true}"#)
             }
             switch (key, value) {
+            case ("frequentUpdates", .bool(let on)):
+                device.setFrequentUpdates(on, device: token, bundleID: topic)
             case ("opened", .bool(true)):
                 try await device.setLastOpened(device: token, topic: topic)
             case ("lastOpenedAt", .null):
@@ -354,7 +360,8 @@ package struct AdminAPI: Sendable {
                 }
                 try await device.setLastOpened(at, device: token, topic: topic)
             default:
-                throw AdminError(.unprocessableContent, #"give {"opened": true} or {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null)"#)
+                throw AdminError(
+                    .unprocessableContent, #"give {"opened": true}, {"lastOpenedAt": "2026-11-22T04:42:47Z"} (or null) or {"frequentUpdates": true}"#)
             }
             return appJSON(token, topic: topic)
         }

@@ -39,6 +39,10 @@ enum AdminOpenAPIDocument {
            "description": "BGTaskScheduler requests and runs."
           },
           {
+           "name": "activities",
+           "description": "Live Activities, as the device keeps them."
+          },
+          {
            "name": "faults",
            "description": "Make the APNs endpoint fail on purpose."
           },
@@ -969,7 +973,7 @@ enum AdminOpenAPIDocument {
              "devices"
             ],
             "operationId": "patchApp",
-            "summary": "The user opens the app now, or last opened it at a time (or never).",
+            "summary": "The user opens the app now, or last opened it at a time (or never); or the app has NSSupportsLiveActivitiesFrequentUpdates.",
             "requestBody": {
              "required": true,
              "content": {
@@ -1001,6 +1005,18 @@ enum AdminOpenAPIDocument {
                      "null"
                     ],
                     "format": "date-time"
+                   }
+                  }
+                 },
+                 {
+                  "type": "object",
+                  "required": [
+                   "frequentUpdates"
+                  ],
+                  "additionalProperties": false,
+                  "properties": {
+                   "frequentUpdates": {
+                    "type": "boolean"
                    }
                   }
                  }
@@ -1110,6 +1126,127 @@ enum AdminOpenAPIDocument {
              },
              "401": {
               "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/devices/{token}/apps/{topic}/activities": {
+           "parameters": [
+            {
+             "$ref": "#/components/parameters/Token"
+            },
+            {
+             "$ref": "#/components/parameters/Topic"
+            }
+           ],
+           "get": {
+            "tags": [
+             "activities"
+            ],
+            "operationId": "listActivities",
+            "summary": "The app's Live Activities, oldest first, each with every decision about its updates.",
+            "responses": {
+             "200": {
+              "description": "The activities.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "activities"
+                 ],
+                 "properties": {
+                  "activities": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/LiveActivity"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           },
+           "post": {
+            "tags": [
+             "activities"
+            ],
+            "operationId": "startActivity",
+            "summary": "The app starts a Live Activity (Activity.request), on a channel or with a new push token.",
+            "requestBody": {
+             "required": true,
+             "content": {
+              "application/json": {
+               "schema": {
+                "type": "object",
+                "required": [
+                 "attributesType"
+                ],
+                "additionalProperties": false,
+                "properties": {
+                 "attributesType": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 200,
+                  "pattern": "^[!-.0-~]+$"
+                 },
+                 "attributes": {
+                  "type": "object"
+                 },
+                 "contentState": {
+                  "type": "object"
+                 },
+                 "channel": {
+                  "type": [
+                   "string",
+                   "null"
+                  ],
+                  "description": "A channel id (apns-channel-id); null or absent: a push token is issued."
+                 }
+                }
+               }
+              }
+             }
+            },
+            "responses": {
+             "201": {
+              "description": "The activity.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "$ref": "#/components/schemas/LiveActivity"
+                }
+               }
+              }
+             },
+             "400": {
+              "$ref": "#/components/responses/BadRequest"
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "413": {
+              "$ref": "#/components/responses/TooLarge"
+             },
+             "415": {
+              "$ref": "#/components/responses/NotJSON"
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
@@ -1941,7 +2078,9 @@ enum AdminOpenAPIDocument {
                "required": [
                 "deviceToken",
                 "topic",
-                "lastOpenedAt"
+                "lastOpenedAt",
+                "pushToStartToken",
+                "frequentUpdates"
                ],
                "properties": {
                 "deviceToken": {
@@ -1956,6 +2095,14 @@ enum AdminOpenAPIDocument {
                   "null"
                  ],
                  "format": "date-time"
+                },
+                "pushToStartToken": {
+                 "description": "The token a Live Activity `start` push goes to (the device token and 16 hex digits).",
+                 "type": "string"
+                },
+                "frequentUpdates": {
+                 "description": "The app has NSSupportsLiveActivitiesFrequentUpdates (a larger hourly budget).",
+                 "type": "boolean"
                 }
                }
               }
@@ -2038,6 +2185,148 @@ enum AdminOpenAPIDocument {
            }
           },
           "schemas": {
+           "LiveActivity": {
+            "type": "object",
+            "required": [
+             "id",
+             "pushToken",
+             "channel",
+             "state",
+             "attributesType",
+             "attributes",
+             "contentState",
+             "staleDate",
+             "endedAt",
+             "dismissalDate",
+             "relevanceScore",
+             "startedAt",
+             "updates"
+            ],
+            "properties": {
+             "id": {
+              "type": "string"
+             },
+             "pushToken": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "Its update token; null for a channel activity or one started without input-push-token."
+             },
+             "channel": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "The channel it listens on; null for a token activity."
+             },
+             "state": {
+              "enum": [
+               "active",
+               "stale",
+               "ended",
+               "dismissed"
+              ]
+             },
+             "attributesType": {
+              "type": "string"
+             },
+             "attributes": {
+              "type": "object"
+             },
+             "contentState": {
+              "type": "object"
+             },
+             "staleDate": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "endedAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "dismissalDate": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time",
+              "description": "When an ended activity leaves (or left) the Lock Screen."
+             },
+             "relevanceScore": {
+              "type": [
+               "number",
+               "null"
+              ]
+             },
+             "startedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "updates": {
+              "type": "array",
+              "items": {
+               "type": "object",
+               "required": [
+                "apnsId",
+                "applied",
+                "outcome",
+                "why",
+                "at"
+               ],
+               "properties": {
+                "apnsId": {
+                 "type": "string",
+                 "description": "The push's apns-id, or the broadcast's apns-request-id."
+                },
+                "applied": {
+                 "type": "boolean"
+                },
+                "outcome": {
+                 "enum": [
+                  "applied",
+                  "waiting",
+                  "coalesced",
+                  "ignored"
+                 ]
+                },
+                "until": {
+                 "type": "string",
+                 "format": "date-time"
+                },
+                "coalescedInto": {
+                 "type": "string"
+                },
+                "reason": {
+                 "enum": [
+                  "activityEnded",
+                  "olderTimestamp",
+                  "startToUpdateToken",
+                  "notAStart",
+                  "broadcastStart",
+                  "unknownToken",
+                  "unknownChannel",
+                  "offlineNotStored"
+                 ]
+                },
+                "why": {
+                 "type": "string"
+                },
+                "at": {
+                 "type": "string",
+                 "format": "date-time"
+                }
+               }
+              }
+             }
+            }
+           },
            "DeviceToken": {
             "description": "32 to 100 bytes in hex (either case; answers use lower case).",
             "type": "string",

@@ -285,7 +285,7 @@ package struct ConfigFile: Sendable {
     }
 
     /// `{"permittedTaskIdentifiers": [String], "backgroundModes": ["fetch" | "processing" | "remote-notification"],
-    /// "broadcast": Bool}`.
+    /// "broadcast": Bool, "liveActivities": {"frequentUpdates": Bool}}`.
     static func appDeclaration(_ value: JSONValue, path: String, key: String) throws(ConfigFileError) -> AppDeclaration {
         guard case .object(let fields) = value else {
             throw ConfigFileError.invalidValue(path: path, key: key, expected: #"{"permittedTaskIdentifiers": […], "backgroundModes": […]}"#)
@@ -319,9 +319,21 @@ package struct ConfigFile: Sendable {
                     throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "true or false")
                 }
                 declaration.broadcast = on
+            case "liveActivities":
+                let expected = #"{"frequentUpdates": true or false}"#
+                guard case .object(let options) = item else {
+                    throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: expected)
+                }
+                for (option, value) in options {
+                    guard option == "frequentUpdates", case .bool(let on) = value else {
+                        throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field).\(option)", expected: expected)
+                    }
+                    declaration.frequentUpdates = on
+                }
             default:
                 throw ConfigFileError.invalidValue(
-                    path: path, key: "\(key).\(field)", expected: "no such field (fields: permittedTaskIdentifiers, backgroundModes, broadcast)")
+                    path: path, key: "\(key).\(field)",
+                    expected: "no such field (fields: permittedTaskIdentifiers, backgroundModes, broadcast, liveActivities)")
             }
         }
         return declaration

@@ -30,3 +30,20 @@ extension DeviceControl {
         try runtime.store.activityUpdates(activityID: id)
     }
 }
+
+extension DeviceControl {
+    /// Whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (from the
+    /// config file's `apps.<topic>.frequentUpdates`, or set here).
+    public func hasFrequentUpdates(device: String, bundleID: String) -> Bool {
+        runtime.inspect { $0.activities.hasFrequentUpdates(LiveActivityApp(device: device, bundleID: bundleID)) }
+    }
+
+    /// Sets whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (its
+    /// Live Activities get the larger hourly budget). Kept until the receiver stops.
+    public func setFrequentUpdates(_ on: Bool, device: String, bundleID: String) {
+        runtime.modifyStateAndRunActions { recorder, _ in
+            recorder.setFrequentUpdates(on, for: LiveActivityApp(device: device, bundleID: bundleID))
+            return DeviceRecorder.Actions()
+        }
+    }
+}

@@ -11,6 +11,9 @@ package enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
+    /// JSON text already checked, written as it is (a Live Activity's content-state, as sent:
+    /// its members' order is the provider's).
+    case raw(String)
 
     package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -21,6 +24,7 @@ package enum JSONValue: Sendable, Equatable {
         case let (.string(a), .string(b)): a == b
         case let (.array(a), .array(b)): a == b
         case let (.object(a), .object(b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        case let (.raw(a), .raw(b)): a == b
         default: false
         }
     }
@@ -50,6 +54,7 @@ package enum JSONValue: Sendable, Equatable {
         case .int(let value): text += String(value)
         case .double(let value): text += value.isFinite ? "\(value)" : "null"
         case .string(let value): JSONString.append(value, to: &text)
+        case .raw(let value): text += value
         case .array(let values):
             text += "["
             for (index, value) in values.enumerated() {

@@ -362,7 +362,8 @@ public final class Receiver: Service, Sendable {
     public var readyJSON: String { Self.readyJSON(ports) }
 
     private static func readyJSON(_ ports: ReceiverReadiness.Ports) -> String {
-        let fields = ["tls", "h2c", "admin"].compactMap { name in ports[name].map { "\"\(name)\":\($0)" } }
+        let names = ["tls", "h2c", H2ListenerName.channels.rawValue, H2ListenerName.channelsH2C.rawValue, "admin"]
+        let fields = names.compactMap { name in ports[name].map { "\"\(name)\":\($0)" } }
         return "{" + fields.joined(separator: ",") + "}"
     }
 

@@ -98,4 +98,28 @@ import Testing
             #expect(local.subscription == .channel(try #require(ChannelID(header: channel))))
         }
     }
+
+    @Test func anActivityOutlivesARestartWithItsTokenAndItsEnd() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("activities-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = directory + "/store.sqlite"
+        let device = Self.device("e")
+        var token = ""
+        try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
+            let activity = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
+            guard case .token(let issued) = activity.subscription else {
+                Issue.record("no update token: \(activity.subscription)")
+                return
+            }
+            token = issued
+        }
+        try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
+            let update = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":10,"event":"end","content-state":{"final":true}}}"#)
+            #expect(try receiver.fate(of: update)?.kind == .delivered)
+            let activity = try #require(try receiver.device.activities(device: device, bundleID: Self.app).first)
+            #expect(activity.state.name == "ended")
+            #expect(activity.contentState == #"{"final":true}"#)
+        }
+    }
 }

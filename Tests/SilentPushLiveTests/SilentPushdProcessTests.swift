@@ -17,6 +17,12 @@ import Testing
 
     /// Starts silentpushd with every listener on port 0 and waits for its ready file.
     static func start(_ extra: [String] = [], store: String = "memory") async throws -> (PeerProcess, tls: Int, h2c: Int, admin: Int) {
+        let (process, ports) = try await startWithPorts(extra, store: store)
+        return (process, ports["tls"] ?? 0, ports["h2c"] ?? 0, ports["admin"] ?? 0)
+    }
+
+    /// Starts `silentpushd` and returns every port its ready file names, by listener.
+    static func startWithPorts(_ extra: [String] = [], store: String = "memory") async throws -> (PeerProcess, [String: Int]) {
         let ready = readyFile()
         let process = try PeerProcess(
             try binary(),
@@ -27,10 +33,10 @@ import Testing
         for _ in 0..<500 {
             if let data = FileManager.default.contents(atPath: ready),
                 let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
-                let tls = ports["tls"], let h2c = ports["h2c"], let admin = ports["admin"]
+                ports["tls"] != nil, ports["h2c"] != nil, ports["admin"] != nil
             {
                 try? FileManager.default.removeItem(atPath: ready)
-                return (process, tls, h2c, admin)
+                return (process, ports)
             }
             try await Task.sleep(for: .milliseconds(20))
         }

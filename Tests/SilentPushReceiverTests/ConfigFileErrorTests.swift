@@ -117,6 +117,20 @@ import Testing
         }
     }
 
+    @Test func appsDeclareFrequentLiveActivityUpdates() throws {
+        let file = try Self.parse(#"{"apps": {"com.example.app": {"liveActivities": {"frequentUpdates": true}}}}"#)
+        var configuration = ReceiverConfiguration()
+        file.apply(to: &configuration)
+        #expect(configuration.apps["com.example.app"]?.frequentUpdates == true)
+        #expect {
+            try Self.parse(#"{"apps": {"com.example.app": {"liveActivities": {"frequentUpdates": "yes"}}}}"#)
+        } throws: { error in
+            guard case .invalidValue(path: Self.path, key: "apps.com.example.app.liveActivities.frequentUpdates", _) = error as? ConfigFileError
+            else { return false }
+            return true
+        }
+    }
+
     @Test func anUnreadableFileIsNamed() {
         #expect(throws: ConfigFileError.unreadable(path: "/nonexistent/silentpushd.json")) {
             try ConfigFile.load("/nonexistent/silentpushd.json")

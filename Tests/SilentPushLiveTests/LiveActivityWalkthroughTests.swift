@@ -1,0 +1,61 @@
+import Foundation
+import SilentPushTestSupport
+import Testing
+
+/// `docs/live-activities.md`'s walkthrough, as written there: its shell blocks, run with
+/// bash and curl against a `silentpushd` started with its flags.
+@Suite struct LiveActivityWalkthroughTests {
+    @Test func theWalkthroughRunsAsWritten() async throws {
+        let document = try String(contentsOfFile: Repository.root + "/docs/live-activities.md", encoding: .utf8)
+        let section = try #require(document.range(of: "## Walkthrough")).upperBound
+        var blocks: [String] = []
+        var rest = document[section...]
+        while let open = rest.range(of: "```sh\n") {
+            let body = rest[open.upperBound...]
+            guard let close = body.range(of: "```") else { break }
+            blocks.append(String(body[..<close.lowerBound]))
+            rest = body[close.upperBound...]
+        }
+        let command = try #require(blocks.first)
+        #expect(command.hasPrefix("silentpushd "))
+        let flags = command.dropFirst("silentpushd ".count).split(whereSeparator: \.isWhitespace).map(String.init)
+        // The document's own flags, with the listeners on free ports.
+        var extra: [String] = []
+        var index = 0
+        while index < flags.count {
+            if flags[index] == "--listen-channels-h2c" {
+                extra += [flags[index], "127.0.0.1:0"]
+                index += 2
+            } else if flags[index] == "--store" {
+                index += 2  // the test's own
+            } else {
+                extra.append(flags[index])
+                index += 1
+            }
+        }
+        let (process, ports) = try await SilentPushdProcessTests.startWithPorts(extra)
+        defer { process.signal(SIGKILL) }
+        let scripts = blocks.dropFirst()
+        #expect(scripts.count == 2)
+        let result = try await PeerProcess.run(
+            "bash", ["-euo", "pipefail", "-c", "cd \(Repository.root)\n" + scripts.joined(separator: "echo ----\n")],
+            environment: [
+                "ADMIN": "http://127.0.0.1:\(ports["admin"] ?? 0)", "APNS": "http://127.0.0.1:\(ports["h2c"] ?? 0)",
+                "CHANNELS": "http://127.0.0.1:\(ports["channels-h2c"] ?? 0)", "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+            ], timeout: .seconds(60))
+        let parts = result.output.components(separatedBy: "----\n")
+        #expect(parts.count == 2, "status \(result.status): \(result.output)\(result.errorOutput)")
+        let first = (parts.first ?? "").split(separator: "\n")
+        #expect(first.count == 2, "\(result.output)\(result.errorOutput)")
+        for line in first {
+            #expect(line.contains(#""contentState":{"home": 1, "away": 0, "minute": 15}"#), "\(line)")
+            #expect(line.contains(#""applied":true"#), "\(line)")
+        }
+        #expect(first.last?.contains(#""apnsId":"#) == true)
+        let second = (parts.last ?? "").split(separator: "\n")
+        #expect(second.count == 2, "\(result.output)")
+        #expect(second.first?.contains(#""state":"ended""#) == true, "\(result.output)")
+        #expect(second.first?.contains(#""contentState":{"home": 2, "away": 1, "minute": 90}"#) == true, "\(result.output)")
+        #expect(second.last?.contains(#""state":"dismissed""#) == true, "\(result.output)")
+    }
+}
