@@ -18,7 +18,7 @@ BREW_PEER_PACKAGES := curl python chromium
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 
-.PHONY: run test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-store bench-build bench-pushsend fuzz certs clean
+.PHONY: run test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-store bench-broadcast bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -85,6 +85,9 @@ bench-policy: deps-build
 
 bench-store: deps-build
 	$(SWIFT) run --package-path Benchmarks -c release StoreWriteBenchmark
+
+bench-broadcast: deps-build
+	$(SWIFT) run --package-path Benchmarks -c release BroadcastFanOutBenchmark
 
 # Builds the Benchmarks package (debug), so CI notices when a change breaks it.
 bench-build: deps-build

@@ -1,7 +1,7 @@
 // swift-tools-version:6.1
 // SilentPush's benchmarks, apart from the package users depend on, so its manifest carries
-// no benchmark targets. `make bench-apns`, `make bench-policy`, `make bench-store` and
-// `make bench PARTS=transport` build them here in release.
+// no benchmark targets. `make bench-apns`, `make bench-policy`, `make bench-store`,
+// `make bench-broadcast` and `make bench PARTS=transport` build them here in release.
 //
 // They print ratios against a reference measured in the same run, because the machines they
 // run on are shared and noisy. package-benchmark (ordo-one) compares absolute figures with a
@@ -45,6 +45,15 @@ let package = Package(
             dependencies: [
                 .product(name: "SilentPushReceiver", package: silentPush),
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // A broadcast to 100,000 Live Activities through the receiver, and pushes meanwhile.
+        .executableTarget(
+            name: "BroadcastFanOutBenchmark",
+            dependencies: [
+                .product(name: "SilentPushCore", package: silentPush),
+                .product(name: "SilentPushReceiver", package: silentPush),
+                .product(name: "SilentPushTesting", package: silentPush),
             ]
         ),
         // A million apps through the pure wake policy: only SilentPushCore's public API.

@@ -33,6 +33,8 @@ public struct LiveActivityPolicy: Sendable {
     /// Devices that are offline: broadcasts wait for them (or are lost).
     private var offline: Set<String> = []
     private var timers = InstantHeap<Timer>()
+    /// Broadcasts still reaching their subscribers, by source.
+    private var fanOuts: [String: FanOut] = [:]
 
     private static let hour = Duration.seconds(3600)
 
@@ -106,6 +108,14 @@ public struct LiveActivityPolicy: Sendable {
     struct Held: Sendable {
         var update: Pending
         var due: DeviceInstant
+    }
+
+    /// A broadcast on its way to the subscribers it had when it arrived.
+    struct FanOut: Sendable {
+        var update: Pending
+        var storedUntil: DeviceInstant?
+        var subscribers: [String]
+        var next: Int
     }
 
     struct Stored: Sendable {
@@ -261,8 +271,11 @@ public struct LiveActivityPolicy: Sendable {
     }
 
     /// A broadcast reaches every activity subscribed to its channel; a stored one is kept
-    /// for activities that subscribe later and devices that come back online.
-    public mutating func broadcast(_ broadcast: Broadcast, now: DeviceInstant) -> [LiveActivityAction] {
+    /// for activities that subscribe later and devices that come back online. At most
+    /// `limit` subscribers are reached now; `continueBroadcast` reaches the rest, `limit` at
+    /// a time, so an executor can commit each slice before the next (pushes are not held
+    /// behind a large fan-out). The subscribers are those of the moment it arrived.
+    public mutating func broadcast(_ broadcast: Broadcast, now: DeviceInstant, limit: Int = .max) -> [LiveActivityAction] {
         var actions = advance(to: now)
         guard broadcast.payload.event != .start else {
             ignore(broadcast.source, nil, .broadcastStart, "a broadcast cannot start a Live Activity", now, &actions)
@@ -274,23 +287,43 @@ public struct LiveActivityPolicy: Sendable {
         } else {
             stored[broadcast.channel] = nil
         }
-        for id in subscribers[broadcast.channel] ?? [] {
+        let fanOut = FanOut(update: update, storedUntil: broadcast.storedUntil, subscribers: subscribers[broadcast.channel] ?? [], next: 0)
+        reach(fanOut, limit: limit, now: now, into: &actions)
+        return actions
+    }
+
+    /// Reaches the next `limit` subscribers of broadcast `source`; nothing when it reached them all.
+    public mutating func continueBroadcast(_ source: String, now: DeviceInstant, limit: Int = .max) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        guard let fanOut = fanOuts.removeValue(forKey: source) else { return actions }
+        reach(fanOut, limit: limit, now: now, into: &actions)
+        return actions
+    }
+
+    /// Whether broadcast `source` has subscribers still to reach.
+    public func isFanningOut(_ source: String) -> Bool { fanOuts[source] != nil }
+
+    private mutating func reach(_ fanOut: FanOut, limit: Int, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
+        var fanOut = fanOut
+        let end = fanOut.next + min(max(limit, 1), fanOut.subscribers.count - fanOut.next)
+        for id in fanOut.subscribers[fanOut.next..<end] {
             guard let device = activities[id]?.app.device else { continue }
             if offline.contains(device) {
-                if let until = broadcast.storedUntil, until > now {
+                if let until = fanOut.storedUntil, until > now {
                     actions.append(
                         .update(
                             LiveActivityUpdate(
-                                source: broadcast.source, activityID: id, outcome: .waiting(until: until),
+                                source: fanOut.update.source, activityID: id, outcome: .waiting(until: until),
                                 why: "the device is offline: the channel keeps its latest message until \(Self.time(until))", at: now)))
                 } else {
-                    ignore(broadcast.source, id, .offlineNotStored, "the device is offline and the channel stores no message", now, &actions)
+                    ignore(fanOut.update.source, id, .offlineNotStored, "the device is offline and the channel stores no message", now, &actions)
                 }
                 continue
             }
-            deliver(update, to: id, now: now, into: &actions)
+            deliver(fanOut.update, to: id, now: now, into: &actions)
         }
-        return actions
+        fanOut.next = end
+        if end < fanOut.subscribers.count { fanOuts[fanOut.update.source] = fanOut }
     }
 
     /// The device goes offline or comes back: back online, each of its channel activities

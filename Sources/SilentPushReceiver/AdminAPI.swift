@@ -677,7 +677,9 @@ package struct AdminAPI: Sendable {
             switch fate.kind {
             case .pending:
                 if let wait = fate.waitReason { (wait.rule.rawValue, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
-            case .delivered: ("woke", fate.wakeID.map { "delivered by wake \($0)" } ?? "delivered", nil)
+            case .delivered:
+                // Delivered by no wake: a Live Activity push its activity applied.
+                fate.wakeID.map { ("woke", "delivered by wake \($0)", nil) } ?? ("applied", "applied by its Live Activity (see its updates)", nil)
             case .coalesced where fate.coalescedByAPNs:
                 (
                     "apnsStorage",
@@ -691,6 +693,7 @@ package struct AdminAPI: Sendable {
                 switch fate.dropReason {
                 case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)
                 case .backgroundAppRefreshOff?: ("backgroundRefreshOff", "dropped: Background App Refresh off", nil)
+                case .liveActivity(let ignored)?: ("liveActivity", "dropped: Live Activity: \(ignored.rawValue)", nil)
                 case let reason?: ("neverWakes", "dropped: \(reason)", nil)
                 case nil: ("dropped", "dropped", nil)
                 }

@@ -21,8 +21,14 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
-    /// A broadcast APNs accepted: its row, and what it did to every activity on its channel,
-    /// in one commit. `payload` is nil when ActivityKit cannot read it (nothing changes).
+    /// Subscribers a broadcast reaches per commit: its fan-out is committed a slice at a
+    /// time, so a push arriving meanwhile waits for one slice at most, not for them all.
+    package static let fanOutSlice = 1000
+
+    /// A broadcast APNs accepted: its row, and what it did to the first slice of the
+    /// activities on its channel, in one commit. Replies `fanningOut` while subscribers are
+    /// left for `continueBroadcast`. `payload` is nil when ActivityKit cannot read it
+    /// (nothing changes).
     package mutating func broadcast(
         _ broadcast: BroadcastRecord, payload: LiveActivityPayload?, storedUntil: DeviceInstant?, now: DeviceInstant,
         completion: @escaping PushStore.Completion
@@ -34,8 +40,18 @@ extension DeviceRecorder {
             let channel = LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID)
             let message = LiveActivityPolicy.Broadcast(
                 source: broadcast.requestID, channel: channel, priority: broadcast.priority, payload: payload, storedUntil: storedUntil)
-            record(activities.broadcast(message, now: now), into: &actions)
+            record(activities.broadcast(message, now: now, limit: Self.fanOutSlice), into: &actions)
+            if activities.isFanningOut(broadcast.requestID) { actions.reply = .fanningOut }
         }
+        return finish(actions)
+    }
+
+    /// The next slice of broadcast `source`'s fan-out, committed as one; replies
+    /// `fanningOut` while more is left. Runs while stopping too: the broadcast was accepted.
+    package mutating func continueBroadcast(_ source: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+        var actions = Actions(completion: completion)
+        record(activities.continueBroadcast(source, now: now, limit: Self.fanOutSlice), into: &actions)
+        if activities.isFanningOut(source) { actions.reply = .fanningOut }
         return finish(actions)
     }
 

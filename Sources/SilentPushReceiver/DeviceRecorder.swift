@@ -60,6 +60,8 @@ package struct DeviceRecorder {
         case stoppingWith(running: [UInt64])
         /// A Live Activity the app asked for did not start, for this reason.
         case activityRefused(LiveActivityIgnored)
+        /// A broadcast has subscribers left to reach (`continueBroadcast`).
+        case fanningOut
 
         /// The result a `fetchRecorded` reply names.
         package var recordedResult: FetchResult? {

@@ -31,9 +31,12 @@ extension DeviceRuntime {
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
     }
 
-    /// A broadcast APNs accepted: recorded with what it did to every activity on its channel.
-    /// A Most Recent Message Stored channel keeps it for the activities' settings' lifetime
-    /// (8 hours), or until its `apns-expiration` if sooner; with expiration 0 it is not kept.
+    /// A broadcast APNs accepted: recorded with what it did to every activity on its channel,
+    /// a slice of subscribers per commit, each slice stepped once the one before is
+    /// committed (pushes arriving meanwhile are committed between slices); `completion` runs
+    /// once the last is. A Most Recent Message Stored channel keeps it for the activities'
+    /// settings' lifetime (8 hours), or until its `apns-expiration` if sooner; with
+    /// expiration 0 it is not kept.
     package func broadcast(
         _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
     ) {
@@ -43,17 +46,31 @@ extension DeviceRuntime {
         }
         let payload = try? LiveActivityPayload.parse(record.payload).get()
         let systemNow = DeviceClock.systemNow
+        let source = record.requestID
         let reply = modifyStateAndRunActions { recorder, now in
             var storedUntil: DeviceInstant?
             if storagePolicy == .mostRecentMessageStored, record.expiration != 0 {
                 let kept = now.advanced(by: recorder.activities.settings.storedMessageLifetime)
                 storedUntil = min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
             }
-            return recorder.broadcast(record, payload: payload, storedUntil: storedUntil, now: now) { result in
-                completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
+            return recorder.broadcast(record, payload: payload, storedUntil: storedUntil, now: now) { [self] result in
+                fanOutCommitted(source, result, completion: completion)
             }
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+    }
+
+    /// One slice of broadcast `source` is committed: the next is stepped, or, after the
+    /// last, the provider is answered.
+    private func fanOutCommitted(
+        _ source: String, _ result: Result<Void, any Error>, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) {
+        guard case .success = result, inspect({ $0.activities.isFanningOut(source) }) else {
+            return completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
+        }
+        modifyStateAndRunActions { recorder, now in
+            recorder.continueBroadcast(source, now: now) { [self] result in fanOutCommitted(source, result, completion: completion) }
+        }
     }
 
     /// The app starts a Live Activity (`Activity.request`): subscribed to `channel`, else with

@@ -29,7 +29,7 @@ struct StoredFate: Equatable {
     var fate: PushFate {
         switch kind {
         case .pending: .pending(reason.flatMap(WaitReason.init(stored:)))
-        case .delivered: .delivered(by: UInt64(bitPattern: wakeID ?? 0))
+        case .delivered: wakeID.map { .delivered(by: UInt64(bitPattern: $0)) } ?? .delivered  // no wake: a Live Activity applied it
         case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) })
         case .expired: .expired
         case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason

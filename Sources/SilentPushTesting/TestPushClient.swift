@@ -70,6 +70,25 @@ public final class TestPushClient: Sendable {
             timestamp: body?.timestamp, uniqueID: response.headers.first("apns-unique-id"))
     }
 
+    /// Publishes `payload` on `channel` of `bundleID` (`POST /4/broadcasts/apps/<bundleID>`),
+    /// as a provider does. The answer's `apnsID` is its `apns-request-id`.
+    @discardableResult
+    public func broadcast(
+        _ payload: String, bundleID: String, channel: ChannelID, priority: APNsPriority = .high, expiration: Int64 = 0
+    ) async throws -> TestPushResponse {
+        let headers: [(name: String, value: String)] = [
+            ("authorization", "bearer \(jwt)"), ("apns-channel-id", channel.text), ("apns-push-type", "LiveActivity"),
+            ("apns-priority", String(priority.rawValue)), ("apns-expiration", String(expiration)),
+        ]
+        let response = try await connection.send(
+            H2Request(
+                method: "POST", path: "/4/broadcasts/apps/\(bundleID)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
+        let body = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)
+        return TestPushResponse(
+            status: response.status, apnsID: response.headers.first("apns-request-id") ?? "",
+            reason: body.flatMap { APNsReason(rawValue: $0.reason) }, timestamp: nil, uniqueID: response.headers.first("apns-unique-id"))
+    }
+
     /// Closes the connection.
     public func close() async {
         await connection.close()

@@ -177,6 +177,42 @@ struct SilentPushd: AsyncParsableCommand {
     var rebootWarmup: String?
 
     @Option(
+        name: .customLong("activity-budget"),
+        help: ArgumentHelp(
+            "Priority-10 Live Activity updates an app takes per device per hour (assumed; default 10, none under --profile debugger; 'none': no budget).",
+            valueName: "n"))
+    var activityBudget: String?
+
+    @Option(
+        name: .customLong("activity-frequent-budget"),
+        help: ArgumentHelp(
+            "The same for an app with NSSupportsLiveActivitiesFrequentUpdates (assumed; default 120; 'none': no budget).", valueName: "n"))
+    var activityFrequentBudget: String?
+
+    @Option(
+        name: .customLong("activity-opportunistic-delay"),
+        help: ArgumentHelp(
+            "How long a priority 5 or 1 Live Activity update waits for its opportunity (assumed; default 15m, 0 under --profile debugger).",
+            valueName: "duration"))
+    var activityOpportunisticDelay: String?
+
+    @Option(
+        name: .customLong("activity-dismissal-window"),
+        help: ArgumentHelp("How long an ended Live Activity stays on the Lock Screen at most (Apple: 4h).", valueName: "duration"))
+    var activityDismissalWindow: String?
+
+    @Option(
+        name: .customLong("activity-max-active"),
+        help: ArgumentHelp("How long a Live Activity stays active before the system ends it (Apple: 8h).", valueName: "duration"))
+    var activityMaxActive: String?
+
+    @Option(
+        name: .customLong("channel-message-lifetime"),
+        help: ArgumentHelp(
+            "How long a Most Recent Message Stored channel keeps its latest broadcast (Apple: 8h).", valueName: "duration"))
+    var channelMessageLifetime: String?
+
+    @Option(
         name: .customLong("battery-threshold"),
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
     var batteryThreshold: Int?
@@ -342,6 +378,7 @@ struct SilentPushd: AsyncParsableCommand {
                 return budget
             }
         }
+        try applyLiveActivityOptions(to: &configuration)
         if let appUsageThreshold {
             configuration.wakeSettings.appUsageThreshold = try Self.noneOr(appUsageThreshold) { text in
                 let threshold = try Self.duration(text, flag: "--app-usage-threshold", atMost: .days(3650))

@@ -248,6 +248,20 @@ import Testing
         #expect(Self.updates(policy.broadcast(Self.broadcast("R4", timestamp: 30), now: Self.at(30))).isEmpty)
     }
 
+    @Test func aBroadcastReachesItsSubscribersASliceAtATime() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        for id in ["A1", "A2", "A3"] { _ = try Self.subscribe(&policy, id, Self.app) }
+        let first = policy.broadcast(Self.broadcast("R1", timestamp: 10), now: Self.at(10), limit: 2)
+        #expect(Self.updates(first).map(\.activityID) == ["A1", "A2"])
+        #expect(policy.isFanningOut("R1"))
+        // One that subscribes meanwhile is not among the broadcast's subscribers.
+        _ = try Self.subscribe(&policy, "A4", Self.app, at: 11)
+        let rest = policy.continueBroadcast("R1", now: Self.at(11), limit: 2)
+        #expect(Self.updates(rest).map(\.activityID) == ["A3"])
+        #expect(!policy.isFanningOut("R1"))
+        #expect(Self.updates(policy.continueBroadcast("R1", now: Self.at(12))).isEmpty)
+    }
+
     @Test func aStoredMessageReachesALaterSubscriberWithinItsLifetime() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))

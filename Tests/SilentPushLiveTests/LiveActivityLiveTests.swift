@@ -122,4 +122,33 @@ import Testing
             #expect(activity.contentState == #"{"final":true}"#)
         }
     }
+
+    /// More subscribers than one commit's slice: the answer comes once every one shows the
+    /// update, and a push sent meanwhile is committed between slices.
+    @Test func aBroadcastPastOneSliceReachesEverySubscriberBeforeItsAnswer() async throws {
+        try await Receiver.withTesting({ $0.liveActivities = .unthrottled }) { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .noMessageStored)
+            let count = DeviceRecorder.fanOutSlice * 2 + 500
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let hex = String(index, radix: 16)
+                        _ = try await receiver.device.startActivity(
+                            device: String(repeating: "0", count: 64 - hex.count) + hex, bundleID: Self.app, attributesType: "A", channel: channel.id)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let client = try await TestPushClient.connect(to: receiver)
+            async let pushed = client.push()
+            let answer = try await client.broadcast(
+                #"{"aps":{"timestamp":5,"event":"update","content-state":{"v":1}}}"#, bundleID: Self.app, channel: channel.id)
+            #expect(answer.status == 200)
+            #expect(try await pushed.status == 200)
+            let all = try receiver.device.store.activities(bundleID: Self.app)
+            #expect(all.count == count)
+            #expect(all.allSatisfy { $0.contentState == #"{"v":1}"# })
+            await client.close()
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SilentPushTestSupport
+import SilentPushTesting
 import Testing
 
 /// `docs/live-activities.md`'s walkthrough, as written there: its shell blocks, run with
@@ -57,5 +58,33 @@ import Testing
         #expect(second.first?.contains(#""state":"ended""#) == true, "\(result.output)")
         #expect(second.first?.contains(#""contentState":{"home": 2, "away": 1, "minute": 90}"#) == true, "\(result.output)")
         #expect(second.last?.contains(#""state":"dismissed""#) == true, "\(result.output)")
+    }
+
+    /// The budget flag reaches the device: with `--activity-budget 1`, the second priority-10
+    /// update in the hour waits, and its fate says so.
+    @Test func theBudgetFlagHoldsTheSecondUpdate() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--activity-budget", "1"])
+        defer { process.signal(SIGKILL) }
+        let device = String(repeating: "ef", count: 32)
+        let started = try await SilentPushdDeviceTests.admin(
+            admin, "POST", "/v1/devices/\(device)/apps/com.example.app/activities", body: #"{"attributesType": "MatchAttributes"}"#)
+        #expect(started.status == 201)
+        let token = try #require(started.json["pushToken"] as? String)
+        let jwt = try DevProviderToken.make()
+        var fates: [String] = []
+        for (index, id) in ["00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000a2"].enumerated() {
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: bearer \(jwt)",
+                    "-H", "apns-topic: com.example.app.push-type.liveactivity", "-H", "apns-push-type: liveactivity", "-H", "apns-id: \(id)",
+                    "-d", #"{"aps":{"timestamp":\#(100 + index),"event":"update","content-state":{"n":\#(index)}}}"#,
+                    "http://127.0.0.1:\(h2c)/3/device/\(token)",
+                ])
+            #expect(result.output == "200")
+            let push = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)")
+            fates.append("\(push.json["fate"] ?? "-") \((push.json["why"] as? [String: Any])?["rule"] ?? "-")")
+        }
+        #expect(fates == ["delivered applied", "pending activityBudget"])
     }
 }

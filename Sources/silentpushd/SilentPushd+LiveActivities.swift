@@ -1,0 +1,38 @@
+import ArgumentParser
+import SilentPushCore
+import SilentPushReceiver
+
+extension SilentPushd {
+    /// The Live Activity numbers given as flags, over the profile's.
+    func applyLiveActivityOptions(to configuration: inout ReceiverConfiguration) throws {
+        func budget(_ text: String, flag: String) throws -> Int? {
+            try Self.noneOr(text) { text in
+                guard let value = Int(text), (0...1_000_000).contains(value) else {
+                    throw ValidationError("\(flag) must be a whole number from 0 to 1000000, or none")
+                }
+                return value
+            }
+        }
+        if let activityBudget { configuration.liveActivities.hourlyBudget = try budget(activityBudget, flag: "--activity-budget") }
+        if let activityFrequentBudget {
+            configuration.liveActivities.frequentHourlyBudget = try budget(activityFrequentBudget, flag: "--activity-frequent-budget")
+        }
+        if let activityOpportunisticDelay {
+            configuration.liveActivities.opportunisticDelay = try Self.duration(
+                activityOpportunisticDelay, flag: "--activity-opportunistic-delay", atMost: .seconds(86_400))
+        }
+        if let activityDismissalWindow {
+            configuration.liveActivities.dismissalWindow = try Self.duration(
+                activityDismissalWindow, flag: "--activity-dismissal-window", atMost: .seconds(7 * 86_400))
+        }
+        if let activityMaxActive {
+            let span = try Self.duration(activityMaxActive, flag: "--activity-max-active", atMost: .seconds(7 * 86_400))
+            guard span > .zero else { throw ValidationError("--activity-max-active must be more than 0 (e.g. 8h)") }
+            configuration.liveActivities.maximumActive = span
+        }
+        if let channelMessageLifetime {
+            configuration.liveActivities.storedMessageLifetime = try Self.duration(
+                channelMessageLifetime, flag: "--channel-message-lifetime", atMost: .seconds(30 * 86_400))
+        }
+    }
+}
