@@ -7,7 +7,7 @@ import Synchronization
 /// `GET /v1/events`: server-sent events (`text/event-stream`) that say when the record
 /// changed, so a page fetches what it shows only then, instead of polling. Each `change`
 /// event carries `{"changes", "clock", "now"}`; a comment line keeps idle connections open
-/// through proxies. The stream ends when the receiver shuts down.
+/// through proxies. The stream ends when the receiver shuts down, or after `limit` events.
 extension AdminAPI {
     /// How often a stream looks for changes: at most this many events a second per client,
     /// however fast pushes arrive.
@@ -16,11 +16,24 @@ extension AdminAPI {
     static let keepAliveTicks = 60
 
     func addEventRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/events") { _, _ in self.events() }
+        router.get("/v1/events") { request, _ in self.events(request.uri.queryParameters) }
     }
 
-    private func events() -> Response {
+    /// The most events one request may ask for before its stream ends.
+    static let maximumEventLimit = 10_000
+
+    /// The stream; with `limit`, it ends after that many events (a client that wants a
+    /// snapshot, or a checker that reads to the end).
+    private func events(_ query: Hummingbird.Parameters) -> Response {
+        var limit: Int?
+        if let text = query["limit"] {
+            guard let value = Int(text), (1...Self.maximumEventLimit).contains(value) else {
+                return Self.error(.unprocessableContent, "limit must be a whole number from 1 to \(Self.maximumEventLimit)")
+            }
+            limit = value
+        }
         let device = device
+        let eventLimit = limit
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
@@ -32,7 +45,8 @@ extension AdminAPI {
                     try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                     var sent: (changes: UInt64, now: Int64)?
                     var quiet = 0
-                    while !Task.isCancelled, !stopping.load(ordering: .relaxed) {
+                    var events = 0
+                    while !Task.isCancelled, !stopping.load(ordering: .relaxed), events < eventLimit ?? .max {
                         let changes = device.changes
                         // On the manual clock, a move of the clock is news too.
                         let now = device.clock.now.millisecondsSinceEpoch
@@ -42,7 +56,9 @@ extension AdminAPI {
                             try await device.store.flush()
                             try await writer.write(ByteBuffer(string: Self.changeEvent(changes: changes, clock: device.clock)))
                             sent = (changes, now)
+                            events += 1
                             quiet = 0
+                            if events == eventLimit { break }
                         } else {
                             quiet += 1
                             if quiet >= Self.keepAliveTicks {

@@ -1764,14 +1764,70 @@ enum AdminOpenAPIDocument {
             ],
             "operationId": "events",
             "summary": "Server-sent events that say when the record changed (the timeline listens to them).",
-            "description": "A `text/event-stream` that does not end until the receiver shuts down (or the client\ngoes). A `change` event comes at most four times a second, once what changed is\ncommitted, with `{\"changes\", \"clock\", \"now\"}`: `changes` counts the steps that changed\nthe record (pushes, wakes, task runs, device state); on the manual clock a move of the\nclock is a change too. A comment line comes every 15 s on a quiet stream.\n",
+            "description": "A `text/event-stream` that does not end until the receiver shuts down (or the client\ngoes). A `change` event comes at most four times a second, once what changed is\ncommitted, with `{\"changes\", \"clock\", \"now\"}`: `changes` counts the steps that changed\nthe record (pushes, wakes, task runs, device state); on the manual clock a move of the\nclock is a change too. A comment line comes every 15 s on a quiet stream. The first event\ncomes at once; with `limit`, the stream ends after that many.\n",
+            "parameters": [
+             {
+              "name": "limit",
+              "in": "query",
+              "description": "End the stream after this many events.",
+              "schema": {
+               "type": "integer",
+               "minimum": 1,
+               "maximum": 10000
+              }
+             }
+            ],
             "responses": {
              "200": {
-              "description": "The stream.",
+              "description": "The stream; each event as below.",
               "content": {
                "text/event-stream": {
                 "schema": {
-                 "type": "string"
+                 "type": "object",
+                 "required": [
+                  "event",
+                  "data"
+                 ],
+                 "properties": {
+                  "event": {
+                   "const": "change"
+                  },
+                  "data": {
+                   "type": "string",
+                   "contentMediaType": "application/json",
+                   "contentSchema": {
+                    "type": "object",
+                    "required": [
+                     "changes",
+                     "clock",
+                     "now"
+                    ],
+                    "properties": {
+                     "changes": {
+                      "type": "integer",
+                      "minimum": 0
+                     },
+                     "clock": {
+                      "enum": [
+                       "system",
+                       "manual"
+                      ]
+                     },
+                     "now": {
+                      "type": "string",
+                      "format": "date-time"
+                     }
+                    }
+                   }
+                  },
+                  "id": {
+                   "type": "string"
+                  },
+                  "retry": {
+                   "type": "integer",
+                   "minimum": 0
+                  }
+                 }
                 }
                }
               }
@@ -1781,6 +1837,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }

@@ -29,4 +29,17 @@ import Testing
         #expect(events.count >= 2 && events.last?.contains(#""clock":"manual""#) == true, "\(events)")
         #expect(events.last?.contains(#""changes":0"#) == false, "\(events)")
     }
+
+    /// `?limit=N` ends the stream after N events; a bad limit is a 422.
+    @Test func aLimitEndsTheStreamAfterThatManyEvents() async throws {
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let stream = try await PeerProcess.run("curl", ["-sN", "--max-time", "10", "http://127.0.0.1:\(admin)/v1/events?limit=1"])
+        #expect(stream.status == 0, "the stream did not end by itself: \(stream.errorOutput)")
+        #expect(stream.output.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: change") }.count == 1, "\(stream.output)")
+        for bad in ["0", "10001", "many"] {
+            let answer = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=\(bad)")
+            #expect(answer.status == 422, "limit=\(bad)")
+        }
+    }
 }
