@@ -89,26 +89,31 @@ public struct JSONScanner {
         }
     }
 
+    /// Reads an array; `element` is called for each element and must consume it.
+    public mutating func readArray(_ element: (inout JSONScanner) throws -> Void) throws {
+        try expect(UInt8(ascii: "["))
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw malformed() }
+        skipWhitespace()
+        if try !consumeIf(UInt8(ascii: "]")) {
+            while true {
+                try element(&self)
+                skipWhitespace()
+                if try consumeIf(UInt8(ascii: ",")) { continue }
+                try expect(UInt8(ascii: "]"))
+                break
+            }
+        }
+        depth -= 1
+    }
+
     /// Validates and passes over the next value.
     public mutating func skipValue() throws {
         switch try peek() {
         case .object:
             try readObjectKeys { scanner, _ in try scanner.skipValue() }
         case .array:
-            try expect(UInt8(ascii: "["))
-            depth += 1
-            guard depth <= Self.maximumDepth else { throw malformed() }
-            skipWhitespace()
-            if try !consumeIf(UInt8(ascii: "]")) {
-                while true {
-                    try skipValue()
-                    skipWhitespace()
-                    if try consumeIf(UInt8(ascii: ",")) { continue }
-                    try expect(UInt8(ascii: "]"))
-                    break
-                }
-            }
-            depth -= 1
+            try readArray { try $0.skipValue() }
         case .string: try scanString(into: nil)
         case .number: _ = try readNumberText()
         case .bool: _ = try readBool()

@@ -307,8 +307,8 @@ public struct LiveActivityPolicy: Sendable {
         var fanOut = fanOut
         let end = fanOut.next + min(max(limit, 1), fanOut.subscribers.count - fanOut.next)
         for id in fanOut.subscribers[fanOut.next..<end] {
-            guard let device = activities[id]?.app.device else { continue }
-            if offline.contains(device) {
+            // Most fan-outs find no device offline: no lookup for them.
+            if !offline.isEmpty, let device = activities[id]?.app.device, offline.contains(device) {
                 if let until = fanOut.storedUntil, until > now {
                     actions.append(
                         .update(

@@ -23,7 +23,7 @@ extension DeviceRecorder {
 
     /// Subscribers a broadcast reaches per commit: its fan-out is committed a slice at a
     /// time, so a push arriving meanwhile waits for one slice at most, not for them all.
-    package static let fanOutSlice = 1000
+    package static let fanOutSlice = 500
 
     /// A broadcast APNs accepted: its row, and what it did to the first slice of the
     /// activities on its channel, in one commit. Replies `fanningOut` while subscribers are
@@ -100,7 +100,7 @@ extension DeviceRecorder {
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
                     arriving?.fate = fate(of: update.outcome, priority: priority, app: app, &actions)
                     if case .waiting = update.outcome { heldActivityPushes[update.source] = (push.id, priority, app) }
-                } else if let held = heldActivityPushes[update.source] {
+                } else if !heldActivityPushes.isEmpty, let held = heldActivityPushes[update.source] {
                     let fate = fate(of: update.outcome, priority: held.priority, app: held.app, &actions)
                     actions.changes.append(.setFate(push: held.id, fate: fate, generation: nil))
                     if case .waiting = update.outcome {} else { heldActivityPushes[update.source] = nil }

@@ -11,38 +11,8 @@ public struct PushSendOptions: ParsableArguments, Sendable {
             "The payload JSON file, or - for stdin (default: a silent push, {\"aps\":{\"content-available\":1}}).", valueName: "payload"))
     public var payloadFile: String?
 
-    @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
-    public var url: String?
-
-    @Flag(help: "Apple's development host, api.sandbox.push.apple.com.")
-    public var sandbox = false
-
-    @Flag(help: "Apple's production host, api.push.apple.com.")
-    public var production = false
-
-    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197.")
-    public var port: Int?
-
-    @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))
-    public var cacert: String?
-
-    @Flag(help: "Do not verify the server's certificate.")
-    public var insecure = false
-
-    @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY.", valueName: "p8"))
-    public var key: String?
-
-    @Option(name: .customLong("key-id"), help: "The key's id. Also APNS_KEY_ID.")
-    public var keyID: String?
-
-    @Option(name: .customLong("team-id"), help: "Your team id. Also APNS_TEAM_ID.")
-    public var teamID: String?
-
-    @Option(help: ArgumentHelp("Authenticate with this client certificate (PEM) instead of a token.", valueName: "pem"))
-    public var cert: String?
-
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "pem"))
-    public var certKey: String?
+    /// Where to connect and how to authenticate (shared with `pushsend channel` and `broadcast`).
+    @OptionGroup public var provider: ProviderOptions
 
     @Option(
         name: .customLong("device"),
@@ -97,13 +67,63 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         set { noValidate = !newValue }
     }
 
-    /// `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID` are read from here.
-    public var environment: [String: String] = ProcessInfo.processInfo.environment
-    /// Where the development CA and key are: next to the install, in the checkout or in the
-    /// working directory (nil when none has them).
-    public var certificatesDirectory: String? = Platform.developmentMaterial()?.certificates
-    /// Where `certificatesDirectory` was looked for, for the message when it is nil.
-    package var certificatesSearched: @Sendable () -> String = { Platform.developmentMaterialSearched }
+    // The provider's options, where the flags put them (tests set them here too).
+    public var url: String? {
+        get { provider.url }
+        set { provider.url = newValue }
+    }
+    public var sandbox: Bool {
+        get { provider.sandbox }
+        set { provider.sandbox = newValue }
+    }
+    public var production: Bool {
+        get { provider.production }
+        set { provider.production = newValue }
+    }
+    public var port: Int? {
+        get { provider.port }
+        set { provider.port = newValue }
+    }
+    public var cacert: String? {
+        get { provider.cacert }
+        set { provider.cacert = newValue }
+    }
+    public var insecure: Bool {
+        get { provider.insecure }
+        set { provider.insecure = newValue }
+    }
+    public var key: String? {
+        get { provider.key }
+        set { provider.key = newValue }
+    }
+    public var keyID: String? {
+        get { provider.keyID }
+        set { provider.keyID = newValue }
+    }
+    public var teamID: String? {
+        get { provider.teamID }
+        set { provider.teamID = newValue }
+    }
+    public var cert: String? {
+        get { provider.cert }
+        set { provider.cert = newValue }
+    }
+    public var certKey: String? {
+        get { provider.certKey }
+        set { provider.certKey = newValue }
+    }
+    public var environment: [String: String] {
+        get { provider.environment }
+        set { provider.environment = newValue }
+    }
+    public var certificatesDirectory: String? {
+        get { provider.certificatesDirectory }
+        set { provider.certificatesDirectory = newValue }
+    }
+    package var certificatesSearched: @Sendable () -> String {
+        get { provider.certificatesSearched }
+        set { provider.certificatesSearched = newValue }
+    }
     /// The payload when `payloadFile` is `-` (stdin by default).
     public var standardInput: @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
 
@@ -112,7 +132,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
     /// The flags; the rest is not parsed.
     private enum CodingKeys: String, CodingKey {
-        case payloadFile, url, sandbox, production, port, cacert, insecure, key, keyID, teamID, cert, certKey, devices, devicesFile
+        case payloadFile, provider, devices, devicesFile
         case topic, pushType, priority, collapseID, expiration, apnsID, count, concurrency, connections, json, quiet, verbose, noValidate
     }
 
@@ -129,8 +149,9 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
     /// The checked configuration.
     public func configuration() throws -> PushSendConfiguration {
-        let target = try resolveTarget()
-        let local = url != nil || (!sandbox && !production)
+        let target = try provider.resolveTarget(
+            development: Self.developmentURL, sandbox: .sandbox(port: port ?? 443), production: .production(port: port ?? 443))
+        let local = provider.isLocal
         let payload = try readPayload()
         let devices = try readDevices(local: local)
 
@@ -183,30 +204,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         }
         if json && quiet { throw PushSendError.conflictingOptions("give --json or --quiet, not both") }
 
-        var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
-        // A receiver on this machine has a certificate from the development CA (make run's);
-        // the default target always does, another loopback URL when the CA is at hand.
-        let developmentCA = certificatesDirectory.map { $0 + "/ca.pem" }
-        if cacert == nil, !insecure, !sandbox, !production {
-            if url == nil {
-                guard let developmentCA else {
-                    throw PushSendError.missingDevelopmentMaterial(what: "CA", searched: certificatesSearched(), fix: "--cacert, or --insecure")
-                }
-                tls.caFile = developmentCA
-            } else if let developmentCA, target.scheme == "https", target.isLoopback, FileManager.default.isReadableFile(atPath: developmentCA) {
-                tls.caFile = developmentCA
-            }
-        }
-        let authentication: PushSendConfiguration.Authentication
-        if cert != nil || certKey != nil {
-            guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
-            guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
-            tls.certificateFile = cert
-            tls.privateKeyFile = certKey ?? cert
-            authentication = .certificate
-        } else {
-            authentication = .token(try signer(local: local))
-        }
+        let (tls, authentication) = try provider.credentials(for: target, local: local)
         return PushSendConfiguration(
             target: target, tls: tls, authentication: authentication, devices: devices, payload: payload,
             request: APNsPushRequest(
@@ -214,20 +212,6 @@ public struct PushSendOptions: ParsableArguments, Sendable {
                 collapseID: collapseID, apnsID: apnsID),
             count: count, concurrency: concurrency, connections: connections,
             output: json ? .json : quiet ? .quiet : .lines, verbose: verbose, progress: isatty(STDERR_FILENO) == 1)
-    }
-
-    func resolveTarget() throws -> APNsTarget {
-        let chosen = [url != nil, sandbox, production].filter { $0 }.count
-        guard chosen <= 1 else { throw PushSendError.conflictingOptions("give one of --url, --sandbox or --production") }
-        if let port, !(1...65535).contains(port) { throw PushSendError.outOfRange(option: "--port", value: port, range: 1...65535) }
-        if sandbox { return .sandbox(port: port ?? 443) }
-        if production { return .production(port: port ?? 443) }
-        if port != nil { throw PushSendError.conflictingOptions("--port goes with --sandbox or --production; put the port in --url") }
-        let text = url ?? Self.developmentURL
-        guard let target = APNsTarget(url: text) else {
-            throw PushSendError.invalidValue(option: "--url", value: "'\(text)'", expected: "http://HOST:PORT or https://HOST:PORT")
-        }
-        return target
     }
 
     func readPayload() throws -> [UInt8] {
@@ -253,27 +237,4 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         return tokens
     }
 
-    func signer(local: Bool) throws -> ProviderTokenSigner {
-        let developmentKey = certificatesDirectory.map { $0 + "/AuthKey_\(Self.developmentKeyID).p8" }
-        if local, key == nil, environment["APNS_KEY"] == nil, developmentKey == nil {
-            throw PushSendError.missingDevelopmentMaterial(
-                what: "provider key", searched: certificatesSearched(), fix: "--key, --key-id and --team-id, or --cert")
-        }
-        let keyFile = key ?? environment["APNS_KEY"] ?? (local ? developmentKey : nil)
-        let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (key == nil && local ? Self.developmentKeyID : nil)
-        let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? Self.developmentTeamID : nil)
-        guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
-        guard let keyID, !keyID.isEmpty else { throw PushSendError.missingOption(need: "--key-id (or APNS_KEY_ID): the id of \(keyFile)") }
-        guard let teamID, !teamID.isEmpty else { throw PushSendError.missingOption(need: "--team-id (or APNS_TEAM_ID): your team's id") }
-        let key: ES256Key
-        do {
-            key = try ES256Key.load(file: keyFile)
-        } catch {
-            throw PushSendError.unusableKey(problem: "\(error)")
-        }
-        guard key.canSign else {
-            throw PushSendError.unusableKey(problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key")
-        }
-        return ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
-    }
 }

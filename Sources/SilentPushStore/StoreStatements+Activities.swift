@@ -1,9 +1,12 @@
 import GRDB
 import SilentPushCore
 
-/// The rows of Live Activities and their updates.
+/// The rows of Live Activities and their updates, through prepared statements bound with
+/// SQLite's own API: a broadcast writes two per subscriber.
 extension StoreStatements {
-    static func record(_ activity: LiveActivity, _ db: Database) throws {
+    /// The activity's row as it now is: an update of the row it has (every update and every
+    /// state change after its start), else an insert.
+    func record(_ activity: LiveActivity, _ db: Database) throws {
         var pushToken: String?
         var channel: String?
         switch activity.subscription {
@@ -20,20 +23,50 @@ extension StoreStatements {
             dismissAt = dismiss.millisecondsSinceEpoch
         case .dismissed(let at): dismissAt = at.millisecondsSinceEpoch
         }
-        try db.cachedStatement(
-            sql: """
-                INSERT OR REPLACE INTO activities (id, device_token, bundle_id, attributes_type, attributes, push_token, channel_id, state,
-                    ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp, started_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ).execute(arguments: [
-            activity.id, activity.app.device, activity.app.bundleID, activity.attributesType, activity.attributes, pushToken, channel,
-            activity.state.name, endedAt, dismissAt, activity.contentState, activity.staleDate?.millisecondsSinceEpoch, activity.relevanceScore,
-            activity.timestamp?.millisecondsSinceEpoch, activity.startedAt.millisecondsSinceEpoch,
-        ])
+        try run(
+            &updateActivity, db,
+            """
+            UPDATE activities SET state = ?, ended_at = ?, dismiss_at = ?, content_state = ?, stale_date = ?, relevance_score = ?,
+                timestamp = ? WHERE id = ?
+            """
+        ) { bind in
+            bind(activity.state.name)
+            bind(endedAt)
+            bind(dismissAt)
+            bind(activity.contentState)
+            bind(activity.staleDate?.millisecondsSinceEpoch)
+            bind(activity.relevanceScore)
+            bind(activity.timestamp?.millisecondsSinceEpoch)
+            bind(activity.id)
+        }
+        guard db.changesCount == 0 else { return }
+        try run(
+            &insertActivity, db,
+            """
+            INSERT INTO activities (id, device_token, bundle_id, attributes_type, attributes, push_token, channel_id, state,
+                ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp, started_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        ) { bind in
+            bind(activity.id)
+            bind(activity.app.device)
+            bind(activity.app.bundleID)
+            bind(activity.attributesType)
+            bind(activity.attributes)
+            bind(pushToken)
+            bind(channel)
+            bind(activity.state.name)
+            bind(endedAt)
+            bind(dismissAt)
+            bind(activity.contentState)
+            bind(activity.staleDate?.millisecondsSinceEpoch)
+            bind(activity.relevanceScore)
+            bind(activity.timestamp?.millisecondsSinceEpoch)
+            bind(activity.startedAt.millisecondsSinceEpoch)
+        }
     }
 
-    static func insert(_ update: LiveActivityUpdate, _ db: Database) throws {
+    func insert(_ update: LiveActivityUpdate, _ db: Database) throws {
         var until: Int64?
         var into: String?
         var ignored: String?
@@ -43,11 +76,18 @@ extension StoreStatements {
         case .coalesced(let source): into = source
         case .ignored(let reason): ignored = reason.rawValue
         }
-        try db.cachedStatement(
-            sql:
-                "INSERT INTO activity_updates (activity_id, source, outcome, until, coalesced_into, ignored, why, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        ).execute(arguments: [
-            update.activityID, update.source, update.outcome.name, until, into, ignored, update.why, update.at.millisecondsSinceEpoch,
-        ])
+        try run(
+            &insertActivityUpdate, db,
+            "INSERT INTO activity_updates (activity_id, source, outcome, until, coalesced_into, ignored, why, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        ) { bind in
+            bind(update.activityID)
+            bind(update.source)
+            bind(update.outcome.name)
+            bind(until)
+            bind(into)
+            bind(ignored)
+            bind(update.why)
+            bind(update.at.millisecondsSinceEpoch)
+        }
     }
 }

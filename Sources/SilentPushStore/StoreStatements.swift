@@ -17,6 +17,10 @@ final class StoreStatements: @unchecked Sendable {
     /// rows the gain is within noise (docs/benchmarks.md).
     static let rowsPerInsert = 16
     private var setFate: Statement?
+    /// A Live Activity's row, its update (the row exists) and its insert, and an update decision.
+    var updateActivity: Statement?
+    var insertActivity: Statement?
+    var insertActivityUpdate: Statement?
     private var insertWake: Statement?
     private var finishWake: Statement?
     private var begin: Statement?
@@ -48,6 +52,7 @@ final class StoreStatements: @unchecked Sendable {
     func finalize() {
         for index in insertPushes.indices { insertPushes[index] = nil }
         (setFate, insertWake, finishWake, begin, commit, rollback) = (nil, nil, nil, nil, nil, nil)
+        (updateActivity, insertActivity, insertActivityUpdate) = (nil, nil, nil)
     }
 
     /// Applies a batch of the writer's entries, in order, in `db`'s open transaction: each
@@ -135,6 +140,10 @@ final class StoreStatements: @unchecked Sendable {
                 bind(result.reason)
                 bind(Int64(bitPattern: id))
             }
+        case .recordActivity(let activity):
+            try record(activity, db)
+        case .insertActivityUpdate(let update):
+            try insert(update, db)
         default:
             try Self.applyRare(change, db)
         }
@@ -187,7 +196,7 @@ final class StoreStatements: @unchecked Sendable {
     /// push makes.
     private static func applyRare(_ change: StoreChange, _ db: Database) throws {
         switch change {
-        case .insertPush, .setFate, .insertWake, .finishWake:
+        case .insertPush, .setFate, .insertWake, .finishWake, .recordActivity, .insertActivityUpdate:
             preconditionFailure("applied by a prepared statement: \(change)")
         case .closeGeneration(let head, let fate):
             // Walks the slot's chain by primary key: no index on device and topic to keep up
@@ -341,14 +350,11 @@ final class StoreStatements: @unchecked Sendable {
                 broadcast.channelID.text, broadcast.priority.rawValue, broadcast.expiration, broadcast.receivedAt.millisecondsSinceEpoch,
                 Data(broadcast.payload),
             ])
-        case .recordActivity(let activity):
-            try Self.record(activity, db)
-        case .insertActivityUpdate(let update):
-            try Self.insert(update, db)
+
         }
     }
 
-    private func run(_ slot: inout Statement?, _ db: Database, _ sql: @autoclosure () -> String, bind: (inout Binder) -> Void) throws {
+    func run(_ slot: inout Statement?, _ db: Database, _ sql: @autoclosure () -> String, bind: (inout Binder) -> Void) throws {
         let statement: Statement
         if let prepared = slot {
             statement = prepared
@@ -425,6 +431,11 @@ final class StoreStatements: @unchecked Sendable {
                 }
             }
             check(code)
+        }
+
+        mutating func callAsFunction(_ value: Double?) {
+            index += 1
+            check(value.map { sqlite3_bind_double(statement, index, $0) } ?? sqlite3_bind_null(statement, index))
         }
 
         mutating func callAsFunction(bytes: [UInt8]) {

@@ -13,7 +13,7 @@ struct PushSend: AsyncParsableCommand {
         abstract: "Sign and post push payloads over HTTP/2, to silentpushd or to Apple; export what a receiver recorded.",
         discussion: "With no subcommand, pushsend sends (pushsend send --help).",
         version: "pushsend \(BuildInfo.version) (commit \(BuildInfo.commit))",
-        subcommands: [Send.self, Expect.self, Export.self],
+        subcommands: [Send.self, Expect.self, Export.self, Channel.self, Broadcast.self],
         defaultSubcommand: Send.self)
 
     /// Usage, key and connection errors exit 2 with one line; rejections exit 1; help 0.

@@ -77,6 +77,36 @@ import Testing
         }
     }
 
+    /// aioapns's own Live Activity push type: a start to the push-to-start token that asks
+    /// for an update token, then an update to that token.
+    @Test func aioapnsSendsLiveActivityPushes() async throws {
+        try await Receiver.withTesting({ $0.liveActivities = .unthrottled }) { receiver in
+            let device = SamplePush.deviceToken
+            let common = [
+                "--port", "\(receiver.tlsPort!)", "--ca", DevCertificates.ca, "--key", DevCertificates.authKey, "--key-id", "DEVKEY0001",
+                "--team-id", "DEVTEAM001", "--topic", "com.example.app.push-type.liveactivity", "--push-type", "liveactivity",
+                "--priority", "10",
+            ]
+            let start = try await Self.aioapns(
+                common + [
+                    "--message",
+                    #"{"aps":{"timestamp":100,"event":"start","content-state":{"v":0},"attributes-type":"A","attributes":{},"alert":"Go","input-push-token":1}}"#,
+                    receiver.device.pushToStartToken(device: device, bundleID: "com.example.app"),
+                ])
+            #expect(start.first?["status"] as? String == "200", "\(start)")
+            let activity = try #require(try receiver.device.activities(device: device, bundleID: "com.example.app").first)
+            guard case .token(let token) = activity.subscription else {
+                Issue.record("no update token: \(activity.subscription)")
+                return
+            }
+            let update = try await Self.aioapns(
+                common + ["--message", #"{"aps":{"timestamp":200,"event":"update","content-state":{"v":1}}}"#, token])
+            #expect(update.first?["status"] as? String == "200", "\(update)")
+            let shown = try receiver.device.activities(device: device, bundleID: "com.example.app").first?.contentState
+            #expect(shown?.replacingOccurrences(of: " ", with: "") == #"{"v":1}"#, "as aioapns wrote it: \(shown ?? "-")")
+        }
+    }
+
     @Test func aioapnsWithAClientCertificate() async throws {
         let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-client-\(UUID().uuidString).pem")
         let pem =

@@ -4,7 +4,7 @@ library from PyPI, pointed at the receiver's host and port and trusting the dev 
 
 Prints one JSON line per push: {"token": ..., "success": bool, "status": "...", "reason": ...}.
 Usage: aioapns_push.py --port P --ca CA.pem (--key P8 --key-id ID --team-id ID | --cert PEM)
-                       --topic TOPIC [--push-type T] [--priority N] TOKEN [TOKEN ...]
+                       --topic TOPIC [--push-type T] [--priority N] [--message JSON] TOKEN [TOKEN ...]
 """
 import argparse
 import asyncio
@@ -28,6 +28,7 @@ async def main() -> None:
     parser.add_argument("--topic", required=True)
     parser.add_argument("--push-type", default="background")
     parser.add_argument("--priority", type=int, default=5)
+    parser.add_argument("--message", help="the payload, as JSON (default: a silent push)")
     parser.add_argument("tokens", nargs="+")
     args = parser.parse_args()
 
@@ -45,7 +46,7 @@ async def main() -> None:
     for token in args.tokens:
         request = NotificationRequest(
             device_token=token,
-            message={"aps": {"content-available": 1}, "source": "aioapns"},
+            message=json.loads(args.message) if args.message else {"aps": {"content-available": 1}, "source": "aioapns"},
             push_type=PushType(args.push_type),
             priority=args.priority,
         )

@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import SilentPushCore
+
+/// The options `pushsend channel` and `pushsend broadcast` share: where to connect, how to
+/// authenticate, the app and the request id. `request(_:)` checks them and builds the request,
+/// or throws one line that says what to fix.
+public struct ChannelOptions: ParsableArguments, Sendable {
+    @OptionGroup public var provider: ProviderOptions
+
+    @Option(help: "The app's bundle id (default for local receivers: com.example.app).")
+    public var topic: String?
+
+    @Option(name: .customLong("request-id"), help: "apns-request-id (a UUID); APNs makes one when it is not given.")
+    public var requestID: String?
+
+    public init() {}
+
+    /// The checked request for `action`: to the channel-management host, or for a broadcast
+    /// to the provider host.
+    public func request(_ action: ChannelRequest.Action) throws -> ChannelRequest {
+        let isBroadcast: Bool
+        if case .broadcast = action { isBroadcast = true } else { isBroadcast = false }
+        let port = provider.port
+        let target =
+            isBroadcast
+            ? try provider.resolveTarget(
+                development: PushSendOptions.developmentURL, sandbox: .sandbox(port: port ?? 443), production: .production(port: port ?? 443))
+            : try provider.resolveTarget(
+                development: ChannelRequest.developmentChannelsURL,
+                sandbox: APNsTarget(scheme: "https", host: ChannelRequest.sandboxChannels.host, port: port ?? ChannelRequest.sandboxChannels.port),
+                production: APNsTarget(
+                    scheme: "https", host: ChannelRequest.productionChannels.host, port: port ?? ChannelRequest.productionChannels.port))
+        let local = provider.isLocal
+        guard let bundleID = topic ?? (local ? PushSendOptions.developmentTopic : nil), !bundleID.isEmpty else {
+            throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")
+        }
+        if let requestID, !APNsHeaders.isCanonicalUUID(requestID) {
+            throw PushSendError.invalidValue(option: "--request-id", value: "'\(requestID)'", expected: "a UUID (8-4-4-4-12 hex digits)")
+        }
+        let (tls, authentication) = try provider.credentials(for: target, local: local)
+        return ChannelRequest(action: action, bundleID: bundleID, target: target, tls: tls, authentication: authentication, requestID: requestID)
+    }
+
+    /// `--channel`: a channel id as APNs writes it.
+    public static func channelID(_ text: String?) throws -> ChannelID {
+        guard let text else { throw PushSendError.missingOption(need: "--channel ID (from pushsend channel create or list)") }
+        guard let id = ChannelID(header: text) else {
+            throw PushSendError.invalidValue(option: "--channel", value: "'\(text)'", expected: "a channel id (base64, as apns-channel-id)")
+        }
+        return id
+    }
+
+    /// `--storage-policy`: 0 (No Message Stored) or 1 (Most Recent Message Stored).
+    public static func storagePolicy(_ value: Int) throws -> MessageStoragePolicy {
+        guard let policy = MessageStoragePolicy(rawValue: value) else {
+            throw PushSendError.invalidValue(
+                option: "--storage-policy", value: "\(value)", expected: "0 (no message stored) or 1 (the most recent stored)")
+        }
+        return policy
+    }
+
+    /// A broadcast's payload: the file, `-` for stdin; checked as APNs checks it.
+    public static func broadcastPayload(
+        _ file: String?, standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+    ) throws
+        -> [UInt8]
+    {
+        guard let file else {
+            throw PushSendError.missingOption(need: "a payload file (such as payloads/liveactivity-broadcast.json), or - for stdin")
+        }
+        let bytes: [UInt8]
+        if file == "-" {
+            bytes = Array(standardInput())
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else { throw PushSendError.unreadableFile(what: "payload file", path: file) }
+            bytes = Array(data)
+        }
+        do throws(APNsReason) {
+            try BroadcastRequest.checkPayload(bytes)
+        } catch {
+            throw PushSendError.invalidPayload(problem: "APNs would refuse this broadcast payload (\(error.rawValue))", fix: "fix the payload")
+        }
+        return bytes
+    }
+
+    /// A broadcast from `pushsend broadcast`'s flags, checked.
+    public static func broadcast(channel: String?, priority: Int, expiration: Int64, payloadFile: String?) throws -> ChannelRequest.Action {
+        guard let priorityValue = APNsPriority(rawValue: priority) else {
+            throw PushSendError.invalidValue(option: "--priority", value: "\(priority)", expected: "10, 5 or 1")
+        }
+        guard expiration >= 0 else {
+            throw PushSendError.invalidValue(option: "--expiration", value: "\(expiration)", expected: "0 or seconds since the epoch")
+        }
+        return .broadcast(
+            channel: try channelID(channel), priority: priorityValue, expiration: expiration, payload: try broadcastPayload(payloadFile))
+    }
+}

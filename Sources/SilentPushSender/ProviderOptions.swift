@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SilentPushCore
+import SilentPushTransport
+
+/// Where a provider connects and how it authenticates: the options `pushsend send`,
+/// `pushsend broadcast` and `pushsend channel` share. Resolved into a target, TLS material
+/// and a provider token (or a client certificate), or one line that says what to fix.
+public struct ProviderOptions: ParsableArguments, Sendable {
+    @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
+    public var url: String?
+
+    @Flag(help: "Apple's development host, api.sandbox.push.apple.com.")
+    public var sandbox = false
+
+    @Flag(help: "Apple's production host, api.push.apple.com.")
+    public var production = false
+
+    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197.")
+    public var port: Int?
+
+    @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))
+    public var cacert: String?
+
+    @Flag(help: "Do not verify the server's certificate.")
+    public var insecure = false
+
+    @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY.", valueName: "p8"))
+    public var key: String?
+
+    @Option(name: .customLong("key-id"), help: "The key's id. Also APNS_KEY_ID.")
+    public var keyID: String?
+
+    @Option(name: .customLong("team-id"), help: "Your team id. Also APNS_TEAM_ID.")
+    public var teamID: String?
+
+    @Option(help: ArgumentHelp("Authenticate with this client certificate (PEM) instead of a token.", valueName: "pem"))
+    public var cert: String?
+
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "pem"))
+    public var certKey: String?
+
+    /// `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID` are read from here.
+    public var environment: [String: String] = ProcessInfo.processInfo.environment
+    /// Where the development CA and key are: next to the install, in the checkout or in the
+    /// working directory (nil when none has them).
+    public var certificatesDirectory: String? = Platform.developmentMaterial()?.certificates
+    /// Where `certificatesDirectory` was looked for, for the message when it is nil.
+    package var certificatesSearched: @Sendable () -> String = { Platform.developmentMaterialSearched }
+
+    /// For `parse(_:)`.
+    public init() {}
+
+    /// The flags; the rest is not parsed.
+    private enum CodingKeys: String, CodingKey {
+        case url, sandbox, production, port, cacert, insecure, key, keyID, teamID, cert, certKey
+    }
+
+    /// The local receiver, not Apple: `--url`, or neither `--sandbox` nor `--production`.
+    public var isLocal: Bool { url != nil || (!sandbox && !production) }
+
+    /// The target: `--url`, else Apple's `sandbox` or `production` host, else the local
+    /// receiver at `development`.
+    public func resolveTarget(development: String, sandbox sandboxTarget: APNsTarget, production productionTarget: APNsTarget) throws -> APNsTarget {
+        let chosen = [url != nil, sandbox, production].filter { $0 }.count
+        guard chosen <= 1 else { throw PushSendError.conflictingOptions("give one of --url, --sandbox or --production") }
+        if let port, !(1...65535).contains(port) { throw PushSendError.outOfRange(option: "--port", value: port, range: 1...65535) }
+        if sandbox { return sandboxTarget }
+        if production { return productionTarget }
+        if port != nil { throw PushSendError.conflictingOptions("--port goes with --sandbox or --production; put the port in --url") }
+        let text = url ?? development
+        guard let target = APNsTarget(url: text) else {
+            throw PushSendError.invalidValue(option: "--url", value: "'\(text)'", expected: "http://HOST:PORT or https://HOST:PORT")
+        }
+        return target
+    }
+
+    /// The TLS material for `target` and how to authenticate: a client certificate, or a
+    /// provider token (the dev key for a local receiver when none is given). A receiver on
+    /// this machine has a certificate from the development CA (make run's): the default
+    /// target always does, another loopback URL when the CA is at hand.
+    public func credentials(
+        for target: APNsTarget, local: Bool
+    ) throws -> (TLSClientConfiguration, PushSendConfiguration.Authentication) {
+        var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
+        let developmentCA = certificatesDirectory.map { $0 + "/ca.pem" }
+        if cacert == nil, !insecure, !sandbox, !production {
+            if url == nil {
+                guard let developmentCA else {
+                    throw PushSendError.missingDevelopmentMaterial(what: "CA", searched: certificatesSearched(), fix: "--cacert, or --insecure")
+                }
+                tls.caFile = developmentCA
+            } else if let developmentCA, target.scheme == "https", target.isLoopback, FileManager.default.isReadableFile(atPath: developmentCA) {
+                tls.caFile = developmentCA
+            }
+        }
+        if cert != nil || certKey != nil {
+            guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
+            guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
+            tls.certificateFile = cert
+            tls.privateKeyFile = certKey ?? cert
+            return (tls, .certificate)
+        }
+        return (tls, .token(try signer(local: local)))
+    }
+
+    /// The provider-token signer: the flags', the environment's, or (locally) the dev key.
+    func signer(local: Bool) throws -> ProviderTokenSigner {
+        let developmentKey = certificatesDirectory.map { $0 + "/AuthKey_\(PushSendOptions.developmentKeyID).p8" }
+        if local, key == nil, environment["APNS_KEY"] == nil, developmentKey == nil {
+            throw PushSendError.missingDevelopmentMaterial(
+                what: "provider key", searched: certificatesSearched(), fix: "--key, --key-id and --team-id, or --cert")
+        }
+        let keyFile = key ?? environment["APNS_KEY"] ?? (local ? developmentKey : nil)
+        let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (key == nil && local ? PushSendOptions.developmentKeyID : nil)
+        let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? PushSendOptions.developmentTeamID : nil)
+        guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
+        guard let keyID, !keyID.isEmpty else { throw PushSendError.missingOption(need: "--key-id (or APNS_KEY_ID): the id of \(keyFile)") }
+        guard let teamID, !teamID.isEmpty else { throw PushSendError.missingOption(need: "--team-id (or APNS_TEAM_ID): your team's id") }
+        let key: ES256Key
+        do {
+            key = try ES256Key.load(file: keyFile)
+        } catch {
+            throw PushSendError.unusableKey(problem: "\(error)")
+        }
+        guard key.canSign else {
+            throw PushSendError.unusableKey(problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key")
+        }
+        return ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
+    }
+}

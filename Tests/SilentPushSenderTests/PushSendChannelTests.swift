@@ -1,0 +1,59 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// `pushsend channel` and `pushsend broadcast` against an in-process receiver: the channel
+/// lifecycle over TLS, a broadcast over h2c, and the exit codes.
+@Suite(.serialized) struct PushSendChannelTests {
+    @Test func theChannelLifecycleAndABroadcast() async throws {
+        try await Receiver.withTesting({ $0.listenChannels = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
+            let channels = ["--url", "https://localhost:\(try #require(receiver.channelsPort))"]
+            let created = try await PushSendProcessTests.run(["channel", "create", "--storage-policy", "1"] + channels)
+            #expect(created.status == 0, "\(created.errorOutput)")
+            let parts = created.output.trimmingCharacters(in: .newlines).split(separator: " ")
+            #expect(parts.first == "201")
+            let id = String(try #require(parts.last))
+            #expect(ChannelID(header: id) != nil)
+
+            let listed = try await PushSendProcessTests.run(["channel", "list"] + channels)
+            #expect(listed.output == "200 \(id)\n")
+            let read = try await PushSendProcessTests.run(["channel", "get", "--channel", id] + channels)
+            #expect(read.output == #"200 {"message-storage-policy":1,"push-type":"LiveActivity"}"# + "\n")
+
+            let broadcast = try await PushSendProcessTests.run(
+                [
+                    "broadcast", "--url", "http://127.0.0.1:\(try #require(receiver.h2cPort))", "--channel", id, "--expiration", "4102444800",
+                    Repository.root + "/payloads/liveactivity-broadcast.json",
+                ])
+            #expect(broadcast.status == 0, "\(broadcast.errorOutput)")
+            let answer = broadcast.output.trimmingCharacters(in: .newlines).split(separator: " ")
+            #expect(answer.count == 3 && answer.first == "200", "\(broadcast.output)")
+            #expect(try receiver.broadcasts(bundleID: "com.example.app").first?.requestID == answer.dropFirst().first.map(String.init))
+
+            let deleted = try await PushSendProcessTests.run(["channel", "delete", "--channel", id] + channels)
+            #expect(deleted.output == "204 \(id)\n")
+            let gone = try await PushSendProcessTests.run(["channel", "get", "--channel", id] + channels)
+            #expect(gone.status == 1)
+            #expect(gone.output.hasPrefix("400 ChannelNotRegistered "), "\(gone.output)")
+        }
+    }
+
+    @Test(arguments: [
+        (["channel", "get"], "give --channel ID"),
+        (["channel", "get", "--channel", "not*base64"], "--channel 'not*base64' is not a channel id"),
+        (["channel", "create", "--storage-policy", "2"], "--storage-policy 2 is not 0 (no message stored) or 1"),
+        (["channel", "list", "--request-id", "nope"], "--request-id 'nope' is not a UUID"),
+        (["channel", "list", "--sandbox", "--key", "/nonexistent.p8", "--key-id", "K", "--team-id", "T"], "give --topic"),
+        (["broadcast", "--channel", "dHN0LXNyY2gtY2hubA=="], "give a payload file"),
+        (["broadcast", "--channel", "dHN0LXNyY2gtY2hubA==", "--priority", "7", "x.json"], "--priority 7 is not 10, 5 or 1"),
+    ])
+    func badInputExitsTwoWithOneLine(arguments: [String], message: String) async throws {
+        let result = try await PushSendProcessTests.run(arguments)
+        #expect(result.status == 2, "\(result.output)\(result.errorOutput)")
+        #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        #expect(result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+    }
+}
