@@ -85,6 +85,13 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     static func payload(_ input: UnsafeRawBufferPointer) {
         _ = try? input.withMemoryRebound(to: UInt8.self) { try APNsPayload.parse($0) }
+        // As ActivityKit reads it: a Live Activity push's or a broadcast's.
+        if case .success(let activity) = LiveActivityPayload.parse(Array(input)) {
+            precondition(activity.event != .start || (activity.attributesType != nil && activity.hasAlert))
+        }
+        _ = try? APNsRequestValidator().validate(
+            deviceToken: Substring(Self.deviceToken), topic: "com.example.app.push-type.liveactivity",
+            headers: APNsHeaders(pushType: "liveactivity", priority: "10"), apnsID: "00000000-0000-4000-8000-000000000001", body: Array(input))
         for strict in [false, true] {
             _ = try? APNsRequestValidator(strict: strict).validate(
                 deviceToken: Substring(Self.deviceToken), topic: "com.example.app",

@@ -1,7 +1,7 @@
 /// A min-heap of values due at instants: the earliest first, ties in insertion order. Its
 /// owner checks, when one comes due, whether it still applies (entries are never removed
 /// early: cheaper than finding them).
-public struct InstantHeap<Value: Sendable>: Sendable {
+struct InstantHeap<Value: Sendable>: Sendable {
     private struct Entry: Sendable {
         var at: DeviceInstant
         var sequence: UInt64
@@ -13,16 +13,16 @@ public struct InstantHeap<Value: Sendable>: Sendable {
     private var entries: [Entry] = []
     private var sequence: UInt64 = 0
 
-    public init() {}
+    init() {}
 
     /// When the earliest entry is due; nil when there is none.
-    public var nextDue: DeviceInstant? { entries.first?.at }
+    var nextDue: DeviceInstant? { entries.first?.at }
 
     /// Entries held.
-    public var count: Int { entries.count }
+    var count: Int { entries.count }
 
     /// Adds `value`, due at `at`.
-    public mutating func insert(_ value: Value, at: DeviceInstant) {
+    mutating func insert(_ value: Value, at: DeviceInstant) {
         sequence += 1
         entries.append(Entry(at: at, sequence: sequence, value: value))
         var child = entries.count - 1
@@ -35,7 +35,7 @@ public struct InstantHeap<Value: Sendable>: Sendable {
     }
 
     /// Removes and returns the earliest entry if it is due at or before `now`.
-    public mutating func popDue(_ now: DeviceInstant) -> (at: DeviceInstant, value: Value)? {
+    mutating func popDue(_ now: DeviceInstant) -> (at: DeviceInstant, value: Value)? {
         guard let first = entries.first, first.at <= now else { return nil }
         let last = entries.removeLast()
         if !entries.isEmpty {

@@ -56,6 +56,30 @@ public struct LiveActivity: Sendable, Equatable {
     public var timestamp: DeviceInstant?
     public var startedAt: DeviceInstant
 
+    /// Its update token; nil for a channel activity or one with none.
+    public var pushToken: String? {
+        if case .token(let token) = subscription { token } else { nil }
+    }
+
+    /// The channel it listens on; nil for a token activity.
+    public var channel: ChannelID? {
+        if case .channel(let id) = subscription { id } else { nil }
+    }
+
+    /// When it ended; nil while it is active or stale, and once dismissed.
+    public var endedAt: DeviceInstant? {
+        if case .ended(let at, _) = state { at } else { nil }
+    }
+
+    /// When an ended activity leaves (or left) the Lock Screen; nil before it ends.
+    public var dismissalDate: DeviceInstant? {
+        switch state {
+        case .active, .stale: nil
+        case .ended(_, let dismissAt): dismissAt
+        case .dismissed(let at): at
+        }
+    }
+
     /// An activity.
     public init(
         id: String, app: LiveActivityApp, attributesType: String, attributes: String, subscription: Subscription, state: State = .active,

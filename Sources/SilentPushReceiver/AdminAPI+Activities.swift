@@ -79,22 +79,6 @@ extension AdminAPI {
 
     /// An activity as the admin API shows it, with every decision about its updates.
     func activityJSON(_ activity: LiveActivity) throws -> JSONValue {
-        var pushToken: String?
-        var channel: String?
-        switch activity.subscription {
-        case .token(let token): pushToken = token
-        case .channel(let id): channel = id.text
-        case .none: break
-        }
-        var dismissal: DeviceInstant?
-        var endedAt: DeviceInstant?
-        switch activity.state {
-        case .active, .stale: break
-        case .ended(let at, let dismissAt):
-            endedAt = at
-            dismissal = dismissAt
-        case .dismissed(let at): dismissal = at
-        }
         let updates = try device.activityUpdates(activity.id).map { update -> JSONValue in
             var fields: [(String, JSONValue)] = [
                 ("apnsId", .string(update.source)), ("applied", .bool(update.outcome.applied)), ("outcome", .string(update.outcome.name)),
@@ -109,10 +93,11 @@ extension AdminAPI {
             return .object(fields)
         }
         return .object([
-            ("id", .string(activity.id)), ("pushToken", .string(pushToken)), ("channel", .string(channel)), ("state", .string(activity.state.name)),
+            ("id", .string(activity.id)), ("pushToken", .string(activity.pushToken)), ("channel", .string(activity.channel?.text)),
+            ("state", .string(activity.state.name)),
             ("attributesType", .string(activity.attributesType)), ("attributes", Self.jsonObject(activity.attributes)),
             ("contentState", Self.jsonObject(activity.contentState)), ("staleDate", .string(activity.staleDate.map(Self.time))),
-            ("endedAt", .string(endedAt.map(Self.time))), ("dismissalDate", .string(dismissal.map(Self.time))),
+            ("endedAt", .string(activity.endedAt.map(Self.time))), ("dismissalDate", .string(activity.dismissalDate.map(Self.time))),
             ("relevanceScore", activity.relevanceScore.map(JSONValue.double) ?? .null), ("startedAt", .string(Self.time(activity.startedAt))),
             ("updates", .array(updates)),
         ])

@@ -7,21 +7,15 @@ extension StoreStatements {
     /// The activity's row as it now is: an update of the row it has (every update and every
     /// state change after its start), else an insert.
     func record(_ activity: LiveActivity, _ db: Database) throws {
-        var pushToken: String?
-        var channel: String?
-        switch activity.subscription {
-        case .token(let token): pushToken = token
-        case .channel(let id): channel = id.text
-        case .none: break
-        }
-        var endedAt: Int64?
-        var dismissAt: Int64?
-        switch activity.state {
-        case .active, .stale: break
-        case .ended(let at, let dismiss):
-            endedAt = at.millisecondsSinceEpoch
-            dismissAt = dismiss.millisecondsSinceEpoch
-        case .dismissed(let at): dismissAt = at.millisecondsSinceEpoch
+        // What changes after the start, in the order both statements bind it.
+        func bindState(_ bind: inout Binder) {
+            bind(activity.state.name)
+            bind(activity.endedAt?.millisecondsSinceEpoch)
+            bind(activity.dismissalDate?.millisecondsSinceEpoch)
+            bind(activity.contentState)
+            bind(activity.staleDate?.millisecondsSinceEpoch)
+            bind(activity.relevanceScore)
+            bind(activity.timestamp?.millisecondsSinceEpoch)
         }
         try run(
             &updateActivity, db,
@@ -30,21 +24,15 @@ extension StoreStatements {
                 timestamp = ? WHERE id = ?
             """
         ) { bind in
-            bind(activity.state.name)
-            bind(endedAt)
-            bind(dismissAt)
-            bind(activity.contentState)
-            bind(activity.staleDate?.millisecondsSinceEpoch)
-            bind(activity.relevanceScore)
-            bind(activity.timestamp?.millisecondsSinceEpoch)
+            bindState(&bind)
             bind(activity.id)
         }
         guard db.changesCount == 0 else { return }
         try run(
             &insertActivity, db,
             """
-            INSERT INTO activities (id, device_token, bundle_id, attributes_type, attributes, push_token, channel_id, state,
-                ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp, started_at)
+            INSERT INTO activities (id, device_token, bundle_id, attributes_type, attributes, push_token, channel_id, started_at,
+                state, ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """
         ) { bind in
@@ -53,16 +41,10 @@ extension StoreStatements {
             bind(activity.app.bundleID)
             bind(activity.attributesType)
             bind(activity.attributes)
-            bind(pushToken)
-            bind(channel)
-            bind(activity.state.name)
-            bind(endedAt)
-            bind(dismissAt)
-            bind(activity.contentState)
-            bind(activity.staleDate?.millisecondsSinceEpoch)
-            bind(activity.relevanceScore)
-            bind(activity.timestamp?.millisecondsSinceEpoch)
+            bind(activity.pushToken)
+            bind(activity.channel?.text)
             bind(activity.startedAt.millisecondsSinceEpoch)
+            bindState(&bind)
         }
     }
 
