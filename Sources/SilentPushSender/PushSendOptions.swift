@@ -14,6 +14,9 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     /// Where to connect and how to authenticate (shared with `pushsend channel` and `broadcast`).
     @OptionGroup public var provider: ProviderOptions
 
+    /// A Live Activity payload made from options (`--event` and the rest).
+    @OptionGroup public var liveActivity: LiveActivityOptions
+
     @Option(
         name: .customLong("device"),
         help: ArgumentHelp("A device token (hex). Repeatable (default for local receivers: 64 zeros, the development device).", valueName: "token"))
@@ -132,7 +135,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
     /// The flags; the rest is not parsed.
     private enum CodingKeys: String, CodingKey {
-        case payloadFile, provider, devices, devicesFile
+        case payloadFile, provider, liveActivity, devices, devicesFile
         case topic, pushType, priority, collapseID, expiration, apnsID, count, concurrency, connections, json, quiet, verbose, noValidate
     }
 
@@ -152,13 +155,23 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         let target = try provider.resolveTarget(
             development: Self.developmentURL, sandbox: .sandbox(port: port ?? 443), production: .production(port: port ?? 443))
         let local = provider.isLocal
-        let payload = try readPayload()
+        let activityPayload = try liveActivity.payload()
+        if activityPayload != nil, payloadFile != nil {
+            throw PushSendError.conflictingOptions("give a payload file or --event, not both")
+        }
+        let payload = try activityPayload ?? readPayload()
         let devices = try readDevices(local: local)
 
-        let topic = self.topic ?? (local ? Self.developmentTopic : nil)
-        guard let topic, !topic.isEmpty else { throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple") }
+        guard var topic = self.topic ?? (local ? Self.developmentTopic : nil), !topic.isEmpty else {
+            throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")
+        }
+        // A Live Activity push goes to the bundle id with its push type's suffix.
+        let suffix = APNsPushType.liveactivity.topicSuffix ?? ""
+        if activityPayload != nil, pushType == nil, !topic.hasSuffix(suffix) { topic += suffix }
         let type: APNsPushType
-        if let pushType {
+        if activityPayload != nil, pushType == nil {
+            type = .liveactivity
+        } else if let pushType {
             guard let parsed = APNsPushType(rawValue: pushType) else {
                 throw PushSendError.invalidValue(
                     option: "--push-type", value: "'\(pushType)'", expected: "one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))"
@@ -181,7 +194,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
             priorityValue = parsed
         } else {
             // APNs refuses priority 10 for background pushes; for alerts, 10 is its own default.
-            priorityValue = type == .background ? .normal : type == .alert ? .high : nil
+            priorityValue = type == .background ? .normal : type == .alert || type == .liveactivity ? .high : nil
         }
         if let apnsID, !APNsHeaders.isCanonicalUUID(apnsID) {
             throw PushSendError.invalidValue(option: "--apns-id", value: "'\(apnsID)'", expected: "a UUID (8-4-4-4-12 hex digits)")
