@@ -4,8 +4,8 @@ import NIOCore
 import SilentPushCore
 
 /// `pushsend expect`: an assertion about a receiver, checked through its admin API, for CI
-/// in any language. A push reaches a fate, or a device wakes a number of times, within a
-/// span of device time. On a manual clock the check moves the clock itself: to each time
+/// in any language. A push reaches a fate, a device wakes a number of times, or an app's
+/// Live Activities take a number of updates or reach a state, within a span of device time. On a manual clock the check moves the clock itself: to each time
 /// the push waits until, and at most to the end of the span. On the system clock it polls
 /// until the span has passed in real time.
 package struct PushExpectation: Sendable {
@@ -15,7 +15,13 @@ package struct PushExpectation: Sendable {
         case fate(apnsID: String, fate: PushFate.Kind)
         /// The device (and app, when given) woke exactly `count` times.
         case wakes(device: String, topic: String?, count: Int)
+        /// The app's Live Activities on the device: exactly `applied` updates applied across
+        /// them, and/or its newest activity in `state` (`active`, `stale`, `ended`, `dismissed`).
+        case activities(device: String, topic: String, applied: Int?, state: String?)
     }
+
+    /// The states a Live Activity can be in, as the admin API writes them.
+    package static let activityStates = ["active", "stale", "ended", "dismissed"]
 
     /// What the check saw.
     package struct Outcome: Sendable, Equatable {
@@ -49,6 +55,10 @@ package struct PushExpectation: Sendable {
         case .fate(let apnsID, let fate): "push \(apnsID) is \(fate.rawValue) within \(Self.words(within))"
         case .wakes(let device, let topic, let count):
             "device \(device)\(topic.map { " (\($0))" } ?? "") wakes \(count) time\(count == 1 ? "" : "s") within \(Self.words(within))"
+        case .activities(let device, let topic, let applied, let state):
+            "\(topic) on device \(device) has "
+                + [applied.map { "\($0) Live Activity update\($0 == 1 ? "" : "s") applied" }, state.map { "its newest Live Activity \($0)" }]
+                .compactMap { $0 }.joined(separator: " and ") + " within \(Self.words(within))"
         }
     }
 
@@ -74,6 +84,8 @@ package struct PushExpectation: Sendable {
             switch target {
             case .fate(let apnsID, let fate): seen = try await fateSeen(apnsID: apnsID, expected: fate)
             case .wakes(let device, let topic, let count): seen = try await wakesSeen(device: device, topic: topic, expected: count)
+            case .activities(let device, let topic, let applied, let state):
+                seen = try await activitiesSeen(device: device, topic: topic, applied: applied, state: state, now: now)
             }
             if seen.met { return finish(true, "ok: \(seen.line)") }
             let timeLeft = manual ? now < deadline : ContinuousClock.now - started < within
@@ -110,6 +122,28 @@ package struct PushExpectation: Sendable {
         let line = "device \(device) woke \(wakes.count) time\(wakes.count == 1 ? "" : "s")"
         // More wakes than expected is final: wakes are never taken back.
         return (wakes.count == expected, wakes.count > expected, line, nil)
+    }
+
+    private func activitiesSeen(
+        device: String, topic: String, applied: Int?, state: String?, now: Int64
+    ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
+        let encoded = topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? topic
+        let activities = try await object("/v1/devices/\(device)/apps/\(encoded)/activities")["activities"] as? [[String: Any]] ?? []
+        let updates = activities.flatMap { $0["updates"] as? [[String: Any]] ?? [] }
+        let count = updates.count { $0["applied"] as? Bool == true }
+        let newest = activities.last?["state"] as? String
+        // The next time a held update is due, for a manual clock to move to.
+        let until = updates.compactMap { update -> Int64? in
+            guard update["outcome"] as? String == "waiting", let text = update["until"] as? String else { return nil }
+            return ISO8601Timestamp.millisecondsSinceEpoch(parsing: text).flatMap { $0 > now ? $0 : nil }
+        }.min()
+        let line =
+            "\(topic) on device \(device) has \(activities.count) Live Activit\(activities.count == 1 ? "y" : "ies"), \(count) update\(count == 1 ? "" : "s") applied"
+            + (newest.map { ", the newest \($0)" } ?? "")
+        let met = (applied.map { $0 == count } ?? true) && (state.map { $0 == newest } ?? true)
+        // Applied updates are never taken back; a dismissed activity stays dismissed.
+        let final = applied.map { count > $0 } ?? false || (state != nil && state != "dismissed" && newest == "dismissed")
+        return (met, final, line, until)
     }
 
     private func advance(milliseconds: Int64) async throws {

@@ -6,7 +6,8 @@ import SilentPushSender
 /// `pushsend expect`: asserts what a receiver recorded, for CI in any language.
 struct Expect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Assert that a push reaches a fate, or a device wakes N times, within a span of device time.",
+        abstract:
+            "Assert that a push reaches a fate, a device wakes N times, or an app's Live Activities take N updates or reach a state, within a span of device time.",
         discussion: """
             Examples:
               The second push is delivered within the 15 minutes iOS makes it wait:
@@ -15,6 +16,9 @@ struct Expect: AsyncParsableCommand {
               Two pushes to one app coalesce into one wake; a JUnit report for CI:
                 pushsend expect --device 0123…cdef --wakes 1 --within 20m \\
                   --junit expect.xml
+              The app's Live Activity took two updates and ended:
+                pushsend expect --device 0123…cdef --topic com.example.app \\
+                  --applied 2 --activity-state ended --within 1h
 
             On a receiver with a manual clock, expect moves the clock itself: to each time \
             the push waits until, and at most by --within. On the system clock it polls \
@@ -38,6 +42,14 @@ struct Expect: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))
     var wakes: Int?
 
+    @Option(help: ArgumentHelp("How many Live Activity updates the app's activities on the device should have applied, exactly.", valueName: "n"))
+    var applied: Int?
+
+    @Option(
+        name: .customLong("activity-state"),
+        help: ArgumentHelp("The state the app's newest Live Activity should be in: active, stale, ended or dismissed.", valueName: "state"))
+    var activityState: String?
+
     @Option(help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
     var within = "0s"
 
@@ -51,6 +63,19 @@ struct Expect: AsyncParsableCommand {
             throw ValidationError("--within '\(within)' is not a duration of at most ten years (e.g. 30s, 20m, 2h)")
         }
         let target: PushExpectation.Target
+        if applied != nil || activityState != nil {
+            guard apnsID == nil, fate == nil, wakes == nil, let device, let topic else {
+                throw ValidationError("give --device TOKEN --topic BUNDLE-ID with --applied N and/or --activity-state STATE")
+            }
+            guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
+            if let applied, !(0...100_000).contains(applied) { throw ValidationError("--applied must be from 0 to 100000") }
+            if let activityState, !PushExpectation.activityStates.contains(activityState) {
+                throw ValidationError("--activity-state '\(activityState)' is not one of \(PushExpectation.activityStates.joined(separator: ", "))")
+            }
+            return PushExpectation(
+                admin: adminOptions.admin, token: adminOptions.token,
+                target: .activities(device: device.lowercased(), topic: topic, applied: applied, state: activityState), within: span)
+        }
         switch (apnsID, fate, device, wakes) {
         case (let apnsID?, let fate?, nil, nil):
             guard let kind = PushFate.Kind(rawValue: fate) else {

@@ -34,6 +34,34 @@ import Testing
         }
     }
 
+    /// `pushsend expect --applied N --activity-state S`: over budget, the second update waits
+    /// an hour; expect moves the manual clock to it.
+    @Test func expectWaitsForAHeldUpdateOnTheManualClock() async throws {
+        try await Receiver.withTesting({ $0.liveActivities = LiveActivitySettings(hourlyBudget: 1, opportunisticDelay: .zero) }) { receiver in
+            let device = SamplePush.deviceToken
+            let activity = try await receiver.device.startActivity(device: device, bundleID: "com.example.app", attributesType: "A")
+            let token = try #require(activity.pushToken)
+            let client = try await TestPushClient.connect(to: receiver)
+            for (index, id) in ["00000000-0000-4000-8000-0000000000b1", "00000000-0000-4000-8000-0000000000b2"].enumerated() {
+                let answer = try await client.push(
+                    #"{"aps":{"timestamp":\#(10 + index),"event":"update","content-state":{"n":\#(index)}}}"#, to: token,
+                    topic: "com.example.app.push-type.liveactivity", priority: .high, pushType: .liveactivity, apnsID: id)
+                #expect(answer.status == 200)
+            }
+            await client.close()
+            let admin = ["--admin", "http://127.0.0.1:\(try #require(receiver.adminPort))", "--device", device, "--topic", "com.example.app"]
+            let now = try await PushSendProcessTests.run(["expect"] + admin + ["--applied", "2"])
+            #expect(now.status == 1, "\(now.output)")
+            #expect(now.output.contains("1 update applied"), "\(now.output)")
+            let later = try await PushSendProcessTests.run(["expect"] + admin + ["--applied", "2", "--activity-state", "active", "--within", "2h"])
+            #expect(later.status == 0, "\(later.output)\(later.errorOutput)")
+            #expect(later.output.hasPrefix("ok: com.example.app on device"), "\(later.output)")
+            let bad = try await PushSendProcessTests.run(["expect"] + admin + ["--activity-state", "paused"])
+            #expect(bad.status == 2)
+            #expect(bad.errorOutput.contains("--activity-state 'paused' is not one of active, stale, ended, dismissed"), "\(bad.errorOutput)")
+        }
+    }
+
     @Test(arguments: [
         (["--stale-date", "100"], "give --event start|update|end"),
         (["--event", "pause"], "--event 'pause' is not start, update or end"),
