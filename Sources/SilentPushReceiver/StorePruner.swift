@@ -37,7 +37,7 @@ final class StorePruner: Service, Sendable {
         self.now = now
         self.logger = logger
         pruned = Dictionary(
-            uniqueKeysWithValues: ["pushes", "wakes", "task_runs", "task_requests", "broadcasts"].map {
+            uniqueKeysWithValues: ["pushes", "wakes", "task_runs", "task_requests", "broadcasts", "activities", "activity_updates"].map {
                 ($0, Counter(label: "silentpush_store_pruned_total", dimensions: [("table", $0)], factory: metrics))
             })
         batchDuration = CoreMetrics.Timer(label: "silentpush_store_prune_batch_seconds", dimensions: [], factory: metrics)
@@ -82,16 +82,18 @@ final class StorePruner: Service, Sendable {
             total.taskRuns += batch.taskRuns
             total.taskRequests += batch.taskRequests
             total.broadcasts += batch.broadcasts
+            total.activities += batch.activities
+            total.activityUpdates += batch.activityUpdates
             for (table, count) in [
                 ("pushes", batch.pushes), ("wakes", batch.wakes), ("task_runs", batch.taskRuns), ("task_requests", batch.taskRequests),
-                ("broadcasts", batch.broadcasts),
+                ("broadcasts", batch.broadcasts), ("activities", batch.activities), ("activity_updates", batch.activityUpdates),
             ]
             where count > 0 {
                 pruned[table]?.increment(by: Int64(count))
             }
             guard
                 batch.examined == Self.batch || batch.taskRuns == Self.batch || batch.taskRequests == Self.batch
-                    || batch.broadcasts == Self.batch
+                    || batch.broadcasts == Self.batch || batch.activities == Self.batch || batch.activityUpdates == Self.batch
             else { break }
             try await Task.sleep(for: Self.pause)
         }
@@ -104,7 +106,8 @@ final class StorePruner: Service, Sendable {
                 "pruned the store",
                 metadata: [
                     "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
-                    "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)",
+                    "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)", "activities": "\(total.activities)",
+                    "activity_updates": "\(total.activityUpdates)",
                 ])
         }
         return total

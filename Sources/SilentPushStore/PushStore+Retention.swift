@@ -11,6 +11,9 @@ extension PushStore {
         package var taskRuns = 0
         package var taskRequests = 0
         package var broadcasts = 0
+        /// Live Activities dismissed before the cutoff, and update decisions made before it.
+        package var activities = 0
+        package var activityUpdates = 0
         /// Pushes looked at, pruned or kept: a batch that looked at `batch` may have more after.
         package var examined = 0
         /// The last push id looked at: the next batch starts after it.
@@ -19,12 +22,13 @@ extension PushStore {
         package init() {}
 
         /// Rows removed in all.
-        package var total: Int { pushes + wakes + taskRuns + taskRequests + broadcasts }
+        package var total: Int { pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates }
     }
 
     /// Prunes what a batch of `batch` pushes (after id `after`) holds that is older than
     /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
     /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts, by the same
+    /// rules; and, by age alone, up to `batch` Live Activity update decisions and dismissed activities
     /// rules. A pending push stays when it is one of `held` (the device holds it in a slot); a
     /// push coalesced while its successor waits goes. A pending task request stays.
     ///
@@ -99,6 +103,18 @@ extension PushStore {
                 try db.cachedStatement(sql: "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)")
                     .execute(arguments: [boundary, batch])
                 pruned.broadcasts = db.changesCount
+            }
+            // Live Activities by age only (the count limit is about pushes): the decisions
+            // made before the cutoff, and the activities dismissed before it.
+            if let cutoff {
+                try db.cachedStatement(
+                    sql: "DELETE FROM activity_updates WHERE seq IN (SELECT seq FROM activity_updates WHERE at < ? ORDER BY seq LIMIT ?)"
+                ).execute(arguments: [cutoff, batch])
+                pruned.activityUpdates = db.changesCount
+                try db.cachedStatement(
+                    sql: "DELETE FROM activities WHERE id IN (SELECT id FROM activities WHERE state = 'dismissed' AND dismiss_at < ? LIMIT ?)"
+                ).execute(arguments: [cutoff, batch])
+                pruned.activities = db.changesCount
             }
             return pruned
         }

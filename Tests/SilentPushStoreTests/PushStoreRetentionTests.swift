@@ -84,6 +84,34 @@ import Testing
         #expect(try store.taskRuns(deviceToken: "aa", topic: "com.example.app", limit: 100).map(\.id).sorted() == [5] + Array(21...30))
     }
 
+    /// By age: update decisions made before the cutoff, and activities dismissed before it;
+    /// an activity still shown, or dismissed after the cutoff, stays.
+    @Test func liveActivitiesArePrunedByAge() async throws {
+        let store = try PushStore.open(.memory)
+        let app = LiveActivityApp(device: "aa", bundleID: "com.example.app")
+        func activity(_ id: String, _ state: LiveActivity.State) -> LiveActivity {
+            LiveActivity(
+                id: id, app: app, attributesType: "A", attributes: "{}", subscription: .none, state: state, contentState: "{}",
+                startedAt: .init(millisecondsSinceEpoch: 1))
+        }
+        var changes: [StoreChange] = [
+            .recordActivity(activity("old", .dismissed(at: .init(millisecondsSinceEpoch: 10)))),
+            .recordActivity(activity("late", .dismissed(at: .init(millisecondsSinceEpoch: 100)))),
+            .recordActivity(activity("shown", .active)),
+        ]
+        for at in [5, 15, 60] as [Int64] {
+            changes.append(
+                .insertActivityUpdate(
+                    LiveActivityUpdate(source: "s\(at)", activityID: "shown", outcome: .applied, why: "w", at: .init(millisecondsSinceEpoch: at))))
+        }
+        try await store.write(changes)
+        let pruned = try await store.prune(olderThan: 50, maximumCount: nil, batch: 100)
+        #expect(pruned.activities == 1 && pruned.activityUpdates == 2)
+        #expect(try store.activities(deviceToken: "aa").map(\.id).sorted() == ["late", "shown"])
+        #expect(try store.activityUpdates(activityID: "shown").map(\.source) == ["s60"])
+        #expect(try await store.prune(olderThan: nil, maximumCount: 1, batch: 100).activities == 0, "the count limit is about pushes")
+    }
+
     @Test func vacuumGivesTheSpaceBack() async throws {
         let path = PushStoreTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
