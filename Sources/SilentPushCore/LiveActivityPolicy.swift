@@ -19,6 +19,8 @@ public struct LiveActivityPolicy: Sendable {
     public private(set) var activities: [String: LiveActivity] = [:]
     /// Update token → activity id.
     private var byToken: [String: String] = [:]
+    /// Each device's activities, in the order they began: a device's change looks at its own.
+    private var byDevice: [String: [String]] = [:]
     /// Apps, and bundle ids on every device, with `NSSupportsLiveActivitiesFrequentUpdates`.
     private var frequentUpdates: Set<LiveActivityApp> = []
     private var frequentBundles: Set<String> = []
@@ -150,7 +152,8 @@ public struct LiveActivityPolicy: Sendable {
 
     /// The app's activities, oldest first.
     public func activities(of app: LiveActivityApp) -> [LiveActivity] {
-        activities.values.filter { $0.app == app }.sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
+        (byDevice[app.device] ?? []).compactMap { activities[$0] }.filter { $0.app == app }
+            .sorted { ($0.startedAt, $0.id) < ($1.startedAt, $1.id) }
     }
 
     /// The activities listening on `channel`.
@@ -169,14 +172,18 @@ public struct LiveActivityPolicy: Sendable {
 
     // MARK: - Events
 
-    /// Forgets every activity of `device` (nil: of every device), with what it held.
+    /// Forgets every activity of `device` (nil: of every device), with what it held; the
+    /// apps' declared frequent updates stay.
     public mutating func forget(device: String?) {
         guard let device else {
+            // What the apps declare (the config's frequent updates) outlives their devices' records.
+            let declared = frequentBundles
             self = LiveActivityPolicy(settings: settings)
+            frequentBundles = declared
             return
         }
-        for activity in activities.values where activity.app.device == device {
-            activities[activity.id] = nil
+        for id in byDevice.removeValue(forKey: device) ?? [] {
+            guard let activity = activities.removeValue(forKey: id) else { continue }
             held[activity.id] = nil
             if case .token(let token) = activity.subscription { byToken[token] = nil }
             unsubscribe(activity)
@@ -190,6 +197,7 @@ public struct LiveActivityPolicy: Sendable {
     /// (an update it held back, and the budget its app spent, are not kept across runs).
     public mutating func restore(_ activity: LiveActivity, now: DeviceInstant) {
         activities[activity.id] = activity
+        byDevice[activity.app.device, default: []].append(activity.id)
         if case .token(let token) = activity.subscription { byToken[token] = activity.id }
         switch activity.state {
         case .active, .stale:
@@ -335,7 +343,8 @@ public struct LiveActivityPolicy: Sendable {
             return actions
         }
         guard offline.remove(device) != nil else { return actions }
-        for activity in activities.values where activity.app.device == device && !activity.state.isOver {
+        for id in byDevice[device] ?? [] {
+            guard let activity = activities[id], !activity.state.isOver else { continue }
             guard case .channel(let channel) = activity.subscription,
                 let message = stored[ChannelKey(bundleID: activity.app.bundleID, channel: channel)], message.until > now,
                 activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true
@@ -362,6 +371,7 @@ public struct LiveActivityPolicy: Sendable {
         var activity = activity
         if let staleDate = activity.staleDate, staleDate <= now { activity.state = .stale }
         activities[activity.id] = activity
+        byDevice[activity.app.device, default: []].append(activity.id)
         switch activity.subscription {
         case .token(let token): byToken[token] = activity.id
         case .channel(let channel): subscribers[ChannelKey(bundleID: activity.app.bundleID, channel: channel), default: []].append(activity.id)

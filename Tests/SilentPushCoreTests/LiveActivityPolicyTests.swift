@@ -275,6 +275,27 @@ import Testing
         #expect(Self.updates(none).isEmpty, "a broadcast with no storage replaces nothing later subscribers get")
     }
 
+    @Test func forgettingADeviceForgetsItsActivitiesAndTheirTokensOnly() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try policy.start(
+            id: "A1", app: Self.app, attributesType: "A", attributes: "{}", contentState: "{}", subscription: .token("T1"), now: Self.t0)
+        _ = try Self.subscribe(&policy, "A2", Self.app)
+        _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
+        policy.forget(device: Self.app.device)
+        #expect(policy.activities(of: Self.app).isEmpty)
+        #expect(policy.activities(of: Self.otherDevice).map(\.id) == ["B1"])
+        #expect(policy.target(ofToken: "T1", bundleID: Self.app.bundleID) == nil)
+        #expect(policy.subscriberCount(Self.channelKey) == 1)
+        let after = policy.broadcast(Self.broadcast("R1", timestamp: 10), now: Self.at(10))
+        #expect(Self.updates(after).map(\.activityID) == ["B1"])
+
+        // Forgetting every device keeps what the apps declare.
+        policy.setFrequentUpdates(true, bundleID: Self.app.bundleID)
+        policy.forget(device: nil)
+        #expect(policy.activities(of: Self.otherDevice).isEmpty)
+        #expect(policy.hasFrequentUpdates(Self.app))
+    }
+
     @Test func anOfflineDeviceGetsTheStoredMessageWhenItComesBackAndLosesAnUnstoredOne() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
