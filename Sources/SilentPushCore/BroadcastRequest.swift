@@ -34,8 +34,7 @@ public struct BroadcastRequest: Sendable, Equatable {
             values[field.rawValue] = String(decoding: value, as: UTF8.self)
         }
         if duplicate { throw .duplicateHeaders }
-        guard let channelText = values[Field.channelID.rawValue], !channelText.isEmpty else { throw .missingChannelId }
-        guard let channelID = ChannelID(header: channelText) else { throw .badChannelId }
+        let channelID = try ChannelID(requestHeader: values[Field.channelID.rawValue])
         guard let pushType = values[Field.pushType.rawValue], !pushType.isEmpty else { throw .missingPushType }
         guard ChannelConfiguration.pushTypeSpellings.contains(pushType) else { throw .invalidPushType }
         guard let priorityText = values[Field.priority.rawValue], let number = Int(priorityText), let priority = APNsPriority(rawValue: number)

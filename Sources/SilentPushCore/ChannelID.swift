@@ -19,6 +19,14 @@ public struct ChannelID: Hashable, Sendable, CustomStringConvertible {
         self.text = text
     }
 
+    /// Reads `apns-channel-id` as a request sent it: `MissingChannelId` when absent or
+    /// empty, `BadChannelId` unless canonical base64 within the length.
+    public init(requestHeader text: String?) throws(APNsReason) {
+        guard let text, !text.isEmpty else { throw .missingChannelId }
+        guard let id = ChannelID(header: text) else { throw .badChannelId }
+        self = id
+    }
+
     /// A new id from `bytes` (random, made by the caller).
     public init(bytes: [UInt8]) {
         text = Base64.encode(bytes)

@@ -194,8 +194,11 @@ package final class APNsEndpoint: H2Service {
     }
 
     package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
-        if channels != nil, request.path.hasPrefix("/4/") {
-            return refuseBroadcast(request, problem: problem, writer: writer)
+        if channels != nil {
+            switch APNsRoute(method: request.method, path: request.path) {
+            case .broadcast, .broadcastRefused: return refuseBroadcast(request, problem: problem, writer: writer)
+            default: break
+            }
         }
         let given = request.headers.first("apns-id")
         let pushID = sink.takePushID()

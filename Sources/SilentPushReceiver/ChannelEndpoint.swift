@@ -104,8 +104,6 @@ package final class ChannelEndpoint: H2Service {
     /// The request's `apns-channel-id`: `MissingChannelId` without one, `BadChannelId` unless
     /// canonical base64 within the length.
     private static func channelID(_ request: H2Request) throws(APNsReason) -> ChannelID {
-        guard let text = request.headers.first("apns-channel-id"), !text.isEmpty else { throw .missingChannelId }
-        guard let id = ChannelID(header: text) else { throw .badChannelId }
-        return id
+        try ChannelID(requestHeader: request.headers.first("apns-channel-id"))
     }
 }
