@@ -59,6 +59,12 @@ extension WaitReason where Instant == DeviceInstant {
                 $0.field(Int64(budget))
             }
         case .opportunistic(let until): StoredText.make("opportunistic") { $0.field(until.millisecondsSinceEpoch) }
+        case .reloadBudget(let used, let budget, let until):
+            StoredText.make("reloadBudget") {
+                $0.field(until?.millisecondsSinceEpoch)
+                $0.field(Int64(used))
+                $0.field(Int64(budget))
+            }
         }
     }
 
@@ -82,6 +88,10 @@ extension WaitReason where Instant == DeviceInstant {
             let until = parts[1].isEmpty ? nil : number(1, in: milliseconds)
             guard until != nil || parts[1].isEmpty, let used = number(2, in: count), let budget = number(3, in: count) else { return nil }
             self = .dailyBudget(used: Int(used), budget: Int(budget), until: until.map(DeviceInstant.init(millisecondsSinceEpoch:)))
+        case ("reloadBudget", 4):
+            let until = parts[1].isEmpty ? nil : number(1, in: milliseconds)
+            guard until != nil || parts[1].isEmpty, let used = number(2, in: count), let budget = number(3, in: count) else { return nil }
+            self = .reloadBudget(used: Int(used), budget: Int(budget), until: until.map(DeviceInstant.init(millisecondsSinceEpoch:)))
         case ("lowPowerMode", 1): self = .lowPowerMode
         case ("battery", 3):
             guard let level = number(1, in: 0...100), let threshold = number(2, in: 0...100) else { return nil }

@@ -49,6 +49,10 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     case activityBudget(budget: Int, until: Instant)
     /// A priority 5 or 1 Live Activity update waits for its opportunity, by `until`.
     case opportunistic(until: Instant)
+    /// A widget or control push: its extension reloaded `used` of its `budget` times in
+    /// the last 24 hours; it reloads when the oldest of them ages out, at `until` (nil: a
+    /// budget of 0).
+    case reloadBudget(used: Int, budget: Int, until: Instant?)
 
     /// The rule that holds the push (its name is the admin API's `why.rule`).
     public var rule: WaitRule {
@@ -72,6 +76,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .continuedSlots: .continuedSlots
         case .activityBudget: .activityBudget
         case .opportunistic: .opportunistic
+        case .reloadBudget: .reloadBudget
         }
     }
 
@@ -82,7 +87,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until), .earliestBegin(let until),
             .taskPenalty(let until), .activityBudget(_, let until), .opportunistic(let until):
             until
-        case .dailyBudget(_, _, let until): until
+        case .dailyBudget(_, _, let until), .reloadBudget(_, _, let until): until
         case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage, .forceQuit, .backgroundRefreshOff,
             .deviceInUse, .externalPower, .continuedSlots:
             nil
@@ -123,6 +128,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .activityBudget(let budget, let until):
             return "waiting: the app's \(budget) priority-10 Live Activity updates this hour are spent; shown at \(time(until))"
         case .opportunistic(let until): return "waiting: a priority 5 or 1 Live Activity update is shown at its opportunity, by \(time(until))"
+        case .reloadBudget(let used, let budget, let until?):
+            return "waiting: reload budget \(used)/\(budget) used in 24 h, reloads at \(time(until))"
+        case .reloadBudget: return "waiting: a daily reload budget of 0"
         }
     }
 

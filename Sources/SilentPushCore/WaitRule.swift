@@ -39,4 +39,6 @@ public enum WaitRule: String, Sendable, CaseIterable {
     case activityBudget
     /// A priority 5 or 1 Live Activity update waits for its opportunity.
     case opportunistic
+    /// A widget or control push over its extension's daily reload budget.
+    case reloadBudget
 }

@@ -40,6 +40,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         self.nextTaskRunID = max(firstTaskRunID, 1)
     }
 
+    /// Takes the next wake id for a wake the policy does not run itself (a widget or
+    /// control reload): every wake is numbered from one sequence.
+    @inlinable public mutating func takeWakeID() -> UInt64 {
+        defer { nextWakeID += 1 }
+        return nextWakeID
+    }
+
     // MARK: - Queries
 
     /// Apps whose slot holds a push.
@@ -398,6 +405,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .continuedSlots: 22
         case .activityBudget: 23
         case .opportunistic: 24
+        case .reloadBudget: 25
         }
     }
 

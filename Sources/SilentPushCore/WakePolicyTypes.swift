@@ -58,6 +58,14 @@ public struct WakeSettings: Sendable, Equatable {
     /// Continued tasks (`BGContinuedProcessingTask`) running at once per device; more queue
     /// or fail (*assumed*: Apple says only that the system limits them).
     public var continuedTaskCapacity: Int = 2
+    /// How many times each widget or control extension on a device reloads by push in any
+    /// 24 hours; nil: no budget (*assumed*: 70, the top of Apple's "from 40 to 70
+    /// refreshes" a day for a widget the user views often). Throttling `debugger` and
+    /// `off` lift it.
+    public var reloadBudget: Int? = 70
+
+    /// The reload budget that applies: none unless throttling is on.
+    public var effectiveReloadBudget: Int? { throttling == .on ? reloadBudget : nil }
 
     /// A profile. The defaults are `ios`'s.
     public init(

@@ -3,6 +3,8 @@ public struct WakeRecord: Sendable, Equatable {
     public var id: UInt64
     public var deviceToken: String
     public var topic: String
+    /// What it ran: a fetch, or a widget or control reload (which starts and ends at once).
+    public var kind: WakeKind
     /// The push it delivered.
     public var pushID: UInt64
     /// That push's `apns-id` (filled in by reads).
@@ -27,8 +29,9 @@ public struct WakeRecord: Sendable, Equatable {
     public init(
         id: UInt64, deviceToken: String, topic: String, pushID: UInt64, generation: UInt32, startedAt: DeviceInstant,
         deadline: DeviceInstant, finishedAt: DeviceInstant? = nil, result: FetchResult? = nil, apnsID: String? = nil,
-        errorOutput: String? = nil
+        errorOutput: String? = nil, kind: WakeKind = .fetch
     ) {
+        self.kind = kind
         self.apnsID = apnsID
         self.errorOutput = errorOutput
         self.id = id

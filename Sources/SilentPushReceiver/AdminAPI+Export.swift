@@ -34,7 +34,9 @@ extension AdminAPI {
     static let pushColumns = [
         "apnsId", "deviceToken", "topic", "pushType", "priority", "receivedAt", "expiresAt", "collapseId", "fate", "wakeId", "reason", "why",
     ]
-    static let wakeColumns = ["id", "deviceToken", "topic", "apnsId", "startedAt", "deadline", "finishedAt", "result", "reason", "coalesced"]
+    static let wakeColumns = [
+        "id", "deviceToken", "topic", "apnsId", "startedAt", "deadline", "finishedAt", "result", "reason", "coalesced", "kind",
+    ]
 
     /// Streams every push `query` matches (its limit is the page size).
     func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
@@ -44,15 +46,15 @@ extension AdminAPI {
         }
     }
 
-    /// Streams every wake of `device` and `topic`.
-    func exportWakes(device token: String?, topic: String?, as format: ExportFormat) -> Response {
+    /// Streams every wake of `device` and `topic` (of `kind`, when given).
+    func exportWakes(device token: String?, topic: String?, kind: WakeKind?, as format: ExportFormat) -> Response {
         let store = device.store
         // The id of the last wake written; nil before the first page, and once the last is written.
         let cursor = Mutex<(before: UInt64?, finished: Bool)>((nil, false))
         return stream(format, columns: Self.wakeColumns) {
             let before = cursor.withLock { $0 }
             guard !before.finished else { return nil }
-            let wakes = try store.wakes(deviceToken: token, topic: topic, before: before.before, limit: Self.exportPage)
+            let wakes = try store.wakes(deviceToken: token, topic: topic, kind: kind, before: before.before, limit: Self.exportPage)
             cursor.withLock { $0 = (wakes.last?.id, wakes.count < Self.exportPage) }
             let coalesced = try store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             return wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }

@@ -173,11 +173,12 @@ package struct AdminAPI: Sendable {
     private func wakes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
         if let export {
             let filter = try Self.filter(query)
-            return exportWakes(device: filter.device, topic: filter.topic, as: export)
+            return exportWakes(device: filter.device, topic: filter.topic, kind: try Self.wakeKind(query), as: export)
         }
         return await Self.answering {
             let filter = try Self.filter(query)
-            let wakes = try device.store.wakes(deviceToken: filter.device, topic: filter.topic, before: Self.cursor(query), limit: filter.limit)
+            let wakes = try device.store.wakes(
+                deviceToken: filter.device, topic: filter.topic, kind: Self.wakeKind(query), before: Self.cursor(query), limit: filter.limit)
             let coalesced = try device.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
@@ -236,6 +237,16 @@ package struct AdminAPI: Sendable {
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
         }
+    }
+
+    /// `?kind=`: wakes of one kind only.
+    static func wakeKind(_ query: Parameters) throws -> WakeKind? {
+        guard let text = query.get("kind") else { return nil }
+        guard let kind = WakeKind(rawValue: text) else {
+            throw AdminError(
+                .unprocessableContent, "kind must be one of \(WakeKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return kind
     }
 
     static func filter(_ query: Parameters) throws -> (device: String?, topic: String?, limit: Int) {
@@ -650,7 +661,7 @@ package struct AdminAPI: Sendable {
             fields.append(("reason", .string(push.fate.injection?.description)))
         case .pending, .expired: break
         }
-        fields.append(("why", why(push.fate)))
+        fields.append(("why", why(push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)))))
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
         return .object(fields)
     }
@@ -671,15 +682,20 @@ package struct AdminAPI: Sendable {
     }
 
     /// `{"rule", "text", "until"}`: the rule that decided the push's fate, for people and
-    /// programs. A pending push's comes from the wake policy; the others follow from the fate.
-    static func why(_ fate: PushFate) -> JSONValue {
+    /// programs. A pending push's comes from the policy that holds it; the others follow from
+    /// the fate (and, for a widget or control push, the reload it `reloading` makes).
+    static func why(_ fate: PushFate, reloading: WakeKind? = nil) -> JSONValue {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
                 if let wait = fate.waitReason { (wait.rule.rawValue, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
             case .delivered:
-                // Delivered by no wake: a Live Activity push its activity applied.
-                fate.wakeID.map { ("woke", "delivered by wake \($0)", nil) } ?? ("applied", "applied by its Live Activity (see its updates)", nil)
+                if let wakeID = fate.wakeID, let reloading {
+                    ("reloaded", "reloaded the app's \(reloading.rawValue) in wake \(wakeID)", nil)
+                } else {
+                    // Delivered by no wake: a Live Activity push its activity applied.
+                    fate.wakeID.map { ("woke", "delivered by wake \($0)", nil) } ?? ("applied", "applied by its Live Activity (see its updates)", nil)
+                }
             case .coalesced where fate.coalescedByAPNs:
                 (
                     "apnsStorage",
@@ -730,6 +746,7 @@ package struct AdminAPI: Sendable {
             ("id", .int(Int64(bitPattern: wake.id))),
             ("deviceToken", .string(wake.deviceToken)),
             ("topic", .string(wake.topic)),
+            ("kind", .string(wake.kind.rawValue)),
             ("apnsId", .string(wake.apnsID)),
             ("coalesced", .array(coalesced.map(JSONValue.string))),
             ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt.millisecondsSinceEpoch))),

@@ -372,13 +372,25 @@ enum AdminOpenAPIDocument {
              "records"
             ],
             "operationId": "listWakes",
-            "summary": "Background launches for pushes, newest first; or all of them as NDJSON or CSV.",
+            "summary": "Background launches for pushes, and widget and control reloads, newest first; or all of them as NDJSON or CSV.",
             "parameters": [
              {
               "$ref": "#/components/parameters/DeviceFilter"
              },
              {
               "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "name": "kind",
+              "in": "query",
+              "description": "Only wakes of this kind (`fetch`, the app's background launches; `widgets` or `controls`, reloads by push).",
+              "schema": {
+               "enum": [
+                "fetch",
+                "widgets",
+                "controls"
+               ]
+              }
              },
              {
               "name": "cursor",
@@ -451,7 +463,7 @@ enum AdminOpenAPIDocument {
              "records"
             ],
             "operationId": "stats",
-            "summary": "Counts of pushes by fate, drops and rejections by reason, wakes by result.",
+            "summary": "Counts of pushes by fate, drops and rejections by reason, wakes by result (reloads by kind).",
             "responses": {
              "200": {
               "description": "The counts.",
@@ -2577,6 +2589,7 @@ enum AdminOpenAPIDocument {
              "id",
              "deviceToken",
              "topic",
+             "kind",
              "apnsId",
              "coalesced",
              "startedAt",
@@ -2595,6 +2608,14 @@ enum AdminOpenAPIDocument {
              },
              "topic": {
               "type": "string"
+             },
+             "kind": {
+              "description": "What it ran: `fetch`, the app's fetch handler for a background push; `widgets` or `controls`, a reload of the app's widgets or controls by push, which runs no app code, starts and finishes at once (no result) and spends none of the device's background launches.",
+              "enum": [
+               "fetch",
+               "widgets",
+               "controls"
+              ]
              },
              "apnsId": {
               "type": "string",

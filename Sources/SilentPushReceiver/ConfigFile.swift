@@ -58,7 +58,7 @@ package struct ConfigFile: Sendable {
         "profile": ("--profile", .text), "minInterval": ("--min-interval", .duration), "deadline": ("--deadline", .duration),
         "dailyBudget": ("--daily-budget", .numberOrNone), "batteryThreshold": ("--battery-threshold", .number),
         "rebootWarmup": ("--reboot-warmup", .duration), "appUsageThreshold": ("--app-usage-threshold", .duration),
-        "apnsStorageLimit": ("--apns-storage-limit", .duration),
+        "apnsStorageLimit": ("--apns-storage-limit", .duration), "reloadBudget": ("--reload-budget", .numberOrNone),
         "activityBudget": ("--activity-budget", .numberOrNone), "activityFrequentBudget": ("--activity-frequent-budget", .numberOrNone),
         "activityOpportunisticDelay": ("--activity-opportunistic-delay", .duration),
         "activityDismissalWindow": ("--activity-dismissal-window", .duration), "activityMaxActive": ("--activity-max-active", .duration),

@@ -20,6 +20,7 @@ final class DeviceMetrics: Sendable {
     private let taskRunsStarted: Counter
     private let taskOutcomes: [TaskOutcome: Counter]
     private let timerWakeups: Counter
+    private let reloads: [WakeKind: Counter]
 
     /// Metrics made by `factory` (each receiver has its own registry, so in-process tests
     /// never share one).
@@ -40,6 +41,10 @@ final class DeviceMetrics: Sendable {
         pendingSlots = Gauge(label: "silentpush_pending_slots", dimensions: [], factory: factory)
         taskRunsStarted = Counter(label: "silentpush_task_runs_started_total", dimensions: [], factory: factory)
         timerWakeups = Counter(label: "silentpush_device_timer_wakeups_total", dimensions: [], factory: factory)
+        reloads = Dictionary(
+            uniqueKeysWithValues: [WakeKind.widgets, .controls].map {
+                ($0, Counter(label: "silentpush_reloads_total", dimensions: [("kind", $0.rawValue)], factory: factory))
+            })
         taskOutcomes = Dictionary(
             uniqueKeysWithValues: TaskOutcome.allCases.map {
                 ($0, Counter(label: "silentpush_task_outcomes_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
@@ -91,6 +96,7 @@ final class DeviceMetrics: Sendable {
         if let slots = events.pendingSlots { pendingSlots.record(slots) }
         if events.taskRunsStarted > 0 { taskRunsStarted.increment(by: events.taskRunsStarted) }
         for outcome in events.taskOutcomes { taskOutcomes[outcome]?.increment() }
+        for kind in events.reloads { reloads[kind]?.increment() }
     }
 
     /// What one step of the device side did, counted after its lock is released.
@@ -105,10 +111,12 @@ final class DeviceMetrics: Sendable {
         var taskRunsStarted = 0
         /// Task runs and requests that ended, by outcome.
         var taskOutcomes: [TaskOutcome] = []
+        /// Widget and control reloads, by kind.
+        var reloads: [WakeKind] = []
 
         var isEmpty: Bool {
             wakesStarted == 0 && delivered == 0 && coalesced == 0 && expired == 0 && dropped.isEmpty && pendingSlots == nil
-                && taskRunsStarted == 0 && taskOutcomes.isEmpty
+                && taskRunsStarted == 0 && taskOutcomes.isEmpty && reloads.isEmpty
         }
 
         /// Adds what a later step did (a restart's many steps, counted as one).
@@ -121,6 +129,11 @@ final class DeviceMetrics: Sendable {
             pendingSlots = later.pendingSlots ?? pendingSlots
             taskRunsStarted += later.taskRunsStarted
             taskOutcomes += later.taskOutcomes
+            reloads += later.reloads
+        }
+
+        mutating func reloaded(_ kind: WakeKind) {
+            reloads.append(kind)
         }
 
         mutating func taskEnded(_ outcome: TaskOutcome) {

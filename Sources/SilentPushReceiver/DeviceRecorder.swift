@@ -121,6 +121,8 @@ package struct DeviceRecorder {
     package internal(set) var policy: Policy
     /// The devices' Live Activities.
     package internal(set) var activities: LiveActivityPolicy
+    /// The devices' widget and control reloads by push.
+    package internal(set) var reloads: ReloadPolicy
     /// Live Activity pushes an activity holds back, by apns-id: their row's id and priority,
     /// so the fate the row shows follows the update when it is released or replaced.
     var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp)] = [:]
@@ -141,17 +143,16 @@ package struct DeviceRecorder {
 
     /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
     /// deadlines need a timer.
-    package init(policy: Policy, activities: LiveActivityPolicy = LiveActivityPolicy(), armsTimers: Bool) {
+    package init(policy: Policy, activities: LiveActivityPolicy = LiveActivityPolicy(), reloads: ReloadPolicy? = nil, armsTimers: Bool) {
         self.policy = policy
         self.activities = activities
+        self.reloads = reloads ?? ReloadPolicy(dailyBudget: policy.settings.effectiveReloadBudget)
         self.armsTimers = armsTimers
     }
 
-    /// The earliest timer of the wake policy and of the Live Activities.
+    /// The earliest timer of the wake policy, the Live Activities and the reloads.
     package var nextDeadline: DeviceInstant? {
-        guard let activity = activities.nextDeadline else { return policy.nextDeadline }
-        guard let wake = policy.nextDeadline else { return activity }
-        return min(wake, activity)
+        [policy.nextDeadline, activities.nextDeadline, reloads.nextDeadline].lazy.compactMap { $0 }.min()
     }
 
     /// What every event ends with: the timer to arm when the policy's next deadline moved
@@ -255,6 +256,7 @@ package struct DeviceRecorder {
         if case .running = lifecycle {
             apply(policy.advance(to: now), to: &actions)
             record(activities.advance(to: now), into: &actions)
+            record(reloads.advance(to: now), into: &actions)
         }
         return finish(actions)
     }
@@ -275,7 +277,10 @@ package struct DeviceRecorder {
         actions.changes.append(.setDevice(token: device, state: new))
         let wasOnline = policy.deviceState(device).network == .online
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
-        if wasOnline != (new.network == .online) { record(activities.setOnline(new.network == .online, device: device, now: now), into: &actions) }
+        if wasOnline != (new.network == .online) {
+            record(activities.setOnline(new.network == .online, device: device, now: now), into: &actions)
+            if new.network == .online { record(reloads.deviceOnline(device, now: now), into: &actions) }
+        }
         return finish(actions)
     }
 
@@ -308,6 +313,7 @@ package struct DeviceRecorder {
             actions.changes.append(.forgetEverything)
         }
         activities.forget(device: device)
+        reloads.forget(device: device)
         heldActivityPushes = heldActivityPushes.filter { device != nil && $0.value.app.device != device }
         return finish(actions)
     }

@@ -6,7 +6,8 @@ import SilentPushStore
 extension DeviceRuntime {
     /// Opens the device side on `store`, putting back what a previous run left: device
     /// states, each app's pending push, slot generation and minimum interval, pending task
-    /// requests, and ids that number on. Wakes that were running when that run stopped are recorded `failed`
+    /// requests, Live Activities, the last day's widget and control reloads and the pushes
+    /// their extensions hold, and ids that number on. Wakes that were running when that run stopped are recorded `failed`
     /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
     /// Fetch handlers and system-clock timers run while `run()` does.
     package static func open(
@@ -53,8 +54,17 @@ extension DeviceRuntime {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
             apps[AppKey(device: wake.deviceToken, topic: wake.topic)] = (started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil)
         }
-        // A Live Activity push an activity held waits in no app slot.
+        // A Live Activity push an activity held waits in no app slot, nor does a widget or
+        // control push its extension held.
+        var heldReloads: [ReloadPolicy.Push] = []
         for push in try store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue {
+            if let type = APNsPushType(rawValue: push.pushType), WakeKind(reloading: type) != nil {
+                heldReloads.append(
+                    ReloadPolicy.Push(
+                        id: push.id, target: ReloadPolicy.Target(device: push.deviceToken, topic: push.topic),
+                        expiresAt: push.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:))))
+                continue
+            }
             let key = AppKey(device: push.deviceToken, topic: push.topic)
             var app = apps[key] ?? (nil, 0, nil)
             app.pending = push
@@ -71,7 +81,14 @@ extension DeviceRuntime {
             activities.setFrequentUpdates(true, bundleID: topic)
         }
         for activity in try store.activities() { activities.restore(activity, now: now) }
-        var recorder = DeviceRecorder(policy: policy, activities: activities, armsTimers: mode == .system)
+        var reloads = ReloadPolicy(dailyBudget: settings.effectiveReloadBudget)
+        var reloadTimes: [ReloadPolicy.Target: [DeviceInstant]] = [:]
+        for reload in try store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) {
+            reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
+                DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
+        }
+        for (target, times) in reloadTimes { reloads.restore(reloads: times, of: target, now: now) }
+        var recorder = DeviceRecorder(policy: policy, activities: activities, reloads: reloads, armsTimers: mode == .system)
         // The restart's repairs and what each restoring step decided, carried out as one step.
         var startup = DeviceRecorder.Actions()
         startup.changes = changes
@@ -82,6 +99,10 @@ extension DeviceRuntime {
                     expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
             }
             startup.append(recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now))
+        }
+        for push in heldReloads {
+            resumed.pendingPushes += 1
+            startup.append(recorder.restoreReload(push, now: now))
         }
         for request in try store.pendingTaskRequests() {
             resumed.taskRequests += 1

@@ -269,6 +269,10 @@ package final class DeviceRuntime: PushSink, Sendable {
         if push.pushType == .liveactivity, push.neverWakesReason == nil, case .success(let payload) = LiveActivityPayload.parse(push.body) {
             return submitLiveActivity(push, payload: payload, id: id, completion: completion)
         }
+        // A widget or control push with content-changed reloads its extension.
+        if WakeKind(reloading: push.pushType) != nil, push.neverWakesReason == nil {
+            return submitReload(push, id: id, completion: completion)
+        }
         let neverWakes = Self.neverWakesReason(push)
         // Captures the runtime, not its logger and metrics: one reference to retain per push.
         let recorded: PushStore.Completion = { [self, apnsID = push.apnsID] result in

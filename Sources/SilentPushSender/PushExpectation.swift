@@ -13,7 +13,8 @@ package struct PushExpectation: Sendable {
     package enum Target: Sendable, Equatable {
         /// The push with this apns-id has this fate.
         case fate(apnsID: String, fate: PushFate.Kind)
-        /// The device (and app, when given) woke exactly `count` times.
+        /// The device (and app, when given) woke exactly `count` times: with a widgets or
+        /// controls topic, its reloads; without a topic, its apps' fetch wakes.
         case wakes(device: String, topic: String?, count: Int)
         /// The app's Live Activities on the device: exactly `applied` updates applied across
         /// them, and/or its newest activity in `state` (`active`, `stale`, `ended`, `dismissed`).
@@ -117,7 +118,11 @@ package struct PushExpectation: Sendable {
 
     private func wakesSeen(device: String, topic: String?, expected: Int) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
         var path = "/v1/wakes?device=\(device)&limit=\(min(expected + 1, 1000))"
-        if let topic { path += "&topic=\(topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic)" }
+        if let topic {
+            path += "&topic=\(topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic)"
+        } else {
+            path += "&kind=\(WakeKind.fetch.rawValue)"
+        }
         let wakes = try await object(path)?["wakes"] as? [Any] ?? []
         let line = "device \(device) woke \(wakes.count) time\(wakes.count == 1 ? "" : "s")"
         // More wakes than expected is final: wakes are never taken back.

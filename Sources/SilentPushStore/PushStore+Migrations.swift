@@ -213,6 +213,16 @@ extension PushStore {
                     CREATE INDEX activity_updates_by_activity ON activity_updates (activity_id, seq);
                     """)
         }
+        migrator.registerMigration("v17") { db in
+            // Wakes of their own kind: widget and control reloads beside the app's fetches.
+            // A restart counts the last day's reloads through `wakes_reloads`.
+            let fetch = "'\(WakeKind.fetch.rawValue)'"
+            try db.execute(
+                sql: """
+                    ALTER TABLE wakes ADD COLUMN kind TEXT NOT NULL DEFAULT \(fetch);
+                    CREATE INDEX wakes_reloads ON wakes (started_at) WHERE kind != \(fetch);
+                    """)
+        }
         return migrator
     }()
 }

@@ -69,16 +69,19 @@ extension PushStore {
         }
     }
 
-    /// Wakes, newest first, for a device and/or topic.
-    public func wakes(deviceToken: String? = nil, topic: String? = nil, before: UInt64? = nil, limit: Int = 100) throws -> [WakeRecord] {
+    /// Wakes, newest first, for a device and/or topic, of one kind or all.
+    public func wakes(
+        deviceToken: String? = nil, topic: String? = nil, kind: WakeKind? = nil, before: UInt64? = nil, limit: Int = 100
+    ) throws -> [WakeRecord] {
         try database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
                     WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2) AND (?3 IS NULL OR wakes.id < ?3)
+                        AND (?5 IS NULL OR wakes.kind = ?5)
                     ORDER BY wakes.id DESC LIMIT ?4
-                    """, arguments: [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, limit]
+                    """, arguments: [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, limit, kind?.rawValue]
             ).map(Self.wake)
         }
     }
@@ -101,7 +104,8 @@ extension PushStore {
             deadline: DeviceInstant(millisecondsSinceEpoch: row["deadline"]),
             finishedAt: (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
             result: (row["result"] as String?).flatMap { FetchResult(name: $0, reason: row["reason"]) },
-            apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil, errorOutput: row.hasColumn("stderr") ? row["stderr"] : nil)
+            apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil, errorOutput: row.hasColumn("stderr") ? row["stderr"] : nil,
+            kind: (row["kind"] as String?).flatMap(WakeKind.init(rawValue:)) ?? .fetch)
     }
 
     /// A stored budget, held in range (the file may have been edited).
@@ -206,8 +210,8 @@ extension PushStore {
                 db,
                 sql: """
                     SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
-                    FROM wakes GROUP BY device_token, topic
-                    """
+                    FROM wakes WHERE kind = ? GROUP BY device_token, topic
+                    """, arguments: [WakeKind.fetch.rawValue]
             ).map { row in
                 (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
             }
@@ -217,7 +221,21 @@ extension PushStore {
     /// Wakes with no result: they were running when the receiver stopped.
     public func unfinishedWakes() throws -> [WakeRecord] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM wakes WHERE result IS NULL ORDER BY id").map(Self.wake)
+            try Row.fetchAll(db, sql: "SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", arguments: [WakeKind.fetch.rawValue])
+                .map(Self.wake)
+        }
+    }
+
+    /// Widget and control reloads started after `since` (ms), oldest first: what a restarted
+    /// receiver counts against each extension's daily budget.
+    public func reloads(since: Int64) throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                // Spelled as the partial index `wakes_reloads` is, so that it serves.
+                sql: "SELECT device_token, topic, started_at FROM wakes WHERE kind != '\(WakeKind.fetch.rawValue)' AND started_at > ? ORDER BY id",
+                arguments: [since]
+            ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
         }
     }
 
@@ -274,9 +292,11 @@ extension PushStore {
                 let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
                 counts.count(fate, times: row[3])
             }
-            let wakes = try Row.fetchCursor(db, sql: "SELECT result, reason, COUNT(*) FROM wakes GROUP BY result, reason")
+            let wakes = try Row.fetchCursor(db, sql: "SELECT result, reason, kind, COUNT(*) FROM wakes GROUP BY kind, result, reason")
             while let row = try wakes.next() {
-                counts.countWake(result: (row[0] as String?).flatMap { FetchResult(name: $0, reason: row[1]) }, times: row[2])
+                counts.countWake(
+                    kind: (row[2] as String?).flatMap(WakeKind.init(rawValue:)) ?? .fetch,
+                    result: (row[0] as String?).flatMap { FetchResult(name: $0, reason: row[1]) }, times: row[3])
             }
             return counts
         }

@@ -148,7 +148,7 @@ public struct StoreCounts: Sendable, Equatable {
     public var dropped: [String: Int]
     /// Rejected pushes by Apple's reason.
     public var rejected: [String: Int]
-    /// Wakes by result.
+    /// Fetch wakes by result; widget and control reloads by their kind (`widgets`, `controls`).
     public var wakes: [String: Int]
 
     /// What `GET /v1/stats` calls a push of `fate`: its fate's name, but `coalescedWaiting`
@@ -157,11 +157,16 @@ public struct StoreCounts: Sendable, Equatable {
         fate.kind == .coalesced && fate.wakeID == nil ? "coalescedWaiting" : fate.name
     }
 
-    /// What `GET /v1/stats` calls a wake that ended with `result` (nil: running):
+    /// What `GET /v1/stats` calls a fetch wake that ended with `result` (nil: running):
     /// `deadlineExceeded` apart from other failures.
     package static func wakeKey(_ result: FetchResult?) -> String {
         guard let result else { return "running" }
         return result == .deadlineExceeded ? "deadlineExceeded" : result.name
+    }
+
+    /// What `GET /v1/stats` calls a wake of `kind` that ended with `result`: a reload by its kind.
+    package static func wakeKey(_ kind: WakeKind, _ result: FetchResult?) -> String {
+        kind == .fetch ? wakeKey(result) : kind.rawValue
     }
 
     /// Counts `times` pushes of `fate`, and their reason when dropped or rejected.
@@ -171,8 +176,8 @@ public struct StoreCounts: Sendable, Equatable {
         if fate.kind == .rejected { rejected[fate.rejection?.rawValue ?? "", default: 0] += times }
     }
 
-    /// Counts `times` wakes that ended with `result` (nil: running).
-    mutating func countWake(result: FetchResult?, times: Int) {
-        wakes[Self.wakeKey(result), default: 0] += times
+    /// Counts `times` wakes of `kind` that ended with `result` (nil: running).
+    mutating func countWake(kind: WakeKind, result: FetchResult?, times: Int) {
+        wakes[Self.wakeKey(kind, result), default: 0] += times
     }
 }

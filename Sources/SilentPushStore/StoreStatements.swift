@@ -118,8 +118,8 @@ final class StoreStatements: @unchecked Sendable {
             try run(
                 &insertWake, db,
                 """
-                INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason, kind)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
             ) { bind in
                 bind(Int64(bitPattern: wake.id))
@@ -132,6 +132,7 @@ final class StoreStatements: @unchecked Sendable {
                 bind(wake.finishedAt?.millisecondsSinceEpoch)
                 bind(wake.result?.name)
                 bind(wake.reason)
+                bind(wake.kind.rawValue)
             }
         case .finishWake(let id, let finishedAt, let result):
             try run(&finishWake, db, "UPDATE wakes SET finished_at = ?, result = ?, reason = ? WHERE id = ? AND result IS NULL") { bind in

@@ -36,7 +36,10 @@ struct Expect: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The device whose wakes are counted (with --wakes).", valueName: "hex"))
     var device: String?
 
-    @Option(help: ArgumentHelp("Only this app's wakes (with --wakes).", valueName: "bundle-id"))
+    @Option(
+        help: ArgumentHelp(
+            "Only this topic's wakes (with --wakes); a ….push-type.widgets or ….push-type.controls topic counts its reloads. Without it, the app launches (fetch wakes) are counted.",
+            valueName: "topic"))
     var topic: String?
 
     @Option(help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))

@@ -3,7 +3,7 @@ import SilentPushCore
 import SilentPushReceiver
 
 extension SilentPushd {
-    /// The Live Activity numbers given as flags, over the profile's.
+    /// The Live Activity and reload numbers given as flags, over the profile's.
     func applyLiveActivityOptions(to configuration: inout ReceiverConfiguration) throws {
         func budget(_ text: String, flag: String) throws -> Int? {
             try Self.noneOr(text) { text in
@@ -13,6 +13,7 @@ extension SilentPushd {
                 return value
             }
         }
+        if let reloadBudget { configuration.wakeSettings.reloadBudget = try budget(reloadBudget, flag: "--reload-budget") }
         if let activityBudget { configuration.liveActivities.hourlyBudget = try budget(activityBudget, flag: "--activity-budget") }
         if let activityFrequentBudget {
             configuration.liveActivities.frequentHourlyBudget = try budget(activityFrequentBudget, flag: "--activity-frequent-budget")

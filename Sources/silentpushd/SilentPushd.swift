@@ -177,6 +177,13 @@ struct SilentPushd: AsyncParsableCommand {
     var rebootWarmup: String?
 
     @Option(
+        name: .customLong("reload-budget"),
+        help: ArgumentHelp(
+            "Reloads each app's widgets (and, apart, its controls) make by push per device per rolling 24 hours (assumed; default 70, none under --profile debugger or off; 'none': no budget).",
+            valueName: "n"))
+    var reloadBudget: String?
+
+    @Option(
         name: .customLong("activity-budget"),
         help: ArgumentHelp(
             "Priority-10 Live Activity updates an app takes per device per hour (assumed; default 10, none under --profile debugger; 'none': no budget).",

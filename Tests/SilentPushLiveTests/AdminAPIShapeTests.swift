@@ -108,7 +108,7 @@ import Testing
             if wakes.lines.count == 2_501 { break }
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(wakes.lines.first == "id,deviceToken,topic,apnsId,startedAt,deadline,finishedAt,result,reason,coalesced")
+        #expect(wakes.lines.first == "id,deviceToken,topic,apnsId,startedAt,deadline,finishedAt,result,reason,coalesced,kind")
         #expect(wakes.lines.count == 2_501)
 
         // pushsend export wraps them: the same lines, to stdout or a file.

@@ -1,0 +1,203 @@
+/// A device's widget and control reloads by push (`apns-push-type` `widgets` and `controls`),
+/// as a state machine: every event takes the device clock's `now` and returns what to record;
+/// it never sleeps and never reads a clock. Call `advance(to:)` when `nextDeadline` comes.
+///
+/// Rules, each quoted or marked *assumed* in `docs/live-activities.md`:
+/// - "When WidgetKit receives a push notification, it reloads your timelines": a push with
+///   `content-changed` reloads its extension (the app's widgets, or its controls) at once.
+/// - "the system budgets WidgetKit push notifications and delivers them opportunistically":
+///   each extension on a device reloads at most `dailyBudget` times in any 24 hours
+///   (*assumed*: 70, the top of Apple's "from 40 to 70 refreshes" a day for a widget the user
+///   views often). Over it, the push waits until the oldest reload is 24 hours old; a later
+///   push replaces the one waiting, since one reload shows the latest state.
+/// - While the device is offline APNs holds the extension's latest push (its storage keeps
+///   one per app and push type) and delivers it on reconnect, unless its `apns-expiration`
+///   passed first.
+///
+/// A reload runs no app code and spends none of the device's background launches.
+public struct ReloadPolicy: Sendable {
+    /// The most reloads one extension on one device makes in any 24 hours; nil: no budget
+    /// (the `debugger` and `off` profiles).
+    public let dailyBudget: Int?
+    /// Each device's extensions, by topic.
+    private var devices: [String: [String: Extension]] = [:]
+    private var timers = InstantHeap<Target>()
+
+    private static let day = Duration.seconds(86_400)
+
+    /// An extension on a device: a `….push-type.widgets` or `….push-type.controls` topic.
+    public struct Target: Hashable, Sendable {
+        public var device: String
+        public var topic: String
+
+        public init(device: String, topic: String) {
+            self.device = device
+            self.topic = topic
+        }
+    }
+
+    /// A widget or control push the device receives (`id`: the store's reference). `expiresAt`:
+    /// when APNs stops holding it for an offline device (nil: never).
+    public struct Push: Sendable, Equatable {
+        public var id: UInt64
+        public var target: Target
+        public var expiresAt: DeviceInstant?
+
+        public init(id: UInt64, target: Target, expiresAt: DeviceInstant? = nil) {
+            self.id = id
+            self.target = target
+            self.expiresAt = expiresAt
+        }
+    }
+
+    /// An extension's latest push, when it has not reloaded yet, and how many pushes it
+    /// replaced (they ride its reload).
+    struct Held: Equatable {
+        /// Where it waits.
+        enum Place: Equatable {
+            /// On the device, for the budget to refill at `until` (nil: a budget of 0).
+            case budget(until: DeviceInstant?)
+            /// At APNs: the device is offline.
+            case apns
+        }
+
+        var push: Push
+        var place: Place
+        var riders: Int
+    }
+
+    struct Extension: Equatable {
+        /// When it reloaded within the last 24 hours, oldest first (at most `dailyBudget`).
+        var reloads: [DeviceInstant] = []
+        var held: Held?
+    }
+
+    /// A policy with `dailyBudget` reloads per extension per day (nil: no budget).
+    public init(dailyBudget: Int?) {
+        self.dailyBudget = dailyBudget.map { max(0, $0) }
+    }
+
+    /// When the next held push may reload or expire; nil when nothing waits on the clock.
+    public var nextDeadline: DeviceInstant? { timers.nextDue }
+
+    /// The push an extension holds back, if any.
+    public func held(_ target: Target) -> UInt64? { devices[target.device]?[target.topic]?.held?.push.id }
+
+    /// Reloads `target` made in the 24 hours before `now`.
+    public func reloadsUsed(_ target: Target, now: DeviceInstant) -> Int {
+        let since = now.advanced(by: .zero - Self.day)
+        return devices[target.device]?[target.topic]?.reloads.count { $0 > since } ?? 0
+    }
+
+    /// A push for an extension; `online`: whether the device is online now.
+    public mutating func receive(_ push: Push, online: Bool, now: DeviceInstant) -> [ReloadAction] {
+        var actions = advance(to: now)
+        var riders = 0
+        if let held = devices[push.target.device]?[push.target.topic]?.held {
+            // One reload shows the latest state: the held push rides the one that replaced it.
+            devices[push.target.device]?[push.target.topic]?.held = nil
+            riders = held.riders + 1
+            actions.append(.replaced(held: held.push.id, by: push.id, atAPNs: held.place == .apns))
+        }
+        guard online else {
+            if let expiresAt = push.expiresAt, expiresAt <= now {
+                // `apns-expiration` 0, or a time already past: APNs does not store it.
+                actions.append(.expired(push: push.id, coalesced: riders))
+                return actions
+            }
+            devices[push.target.device, default: [:]][push.target.topic, default: Extension()].held = Held(
+                push: push, place: .apns, riders: riders)
+            if let expiresAt = push.expiresAt { timers.insert(push.target, at: expiresAt) }
+            actions.append(.wait(push: push.id, why: .offline))
+            return actions
+        }
+        deliver(push, riders: riders, now: now, into: &actions)
+        return actions
+    }
+
+    /// The device came back online: each extension's push APNs held is delivered to it.
+    public mutating func deviceOnline(_ device: String, now: DeviceInstant) -> [ReloadAction] {
+        var actions = advance(to: now)
+        for topic in (devices[device] ?? [:]).keys.sorted() {
+            guard let held = devices[device]?[topic]?.held, held.place == .apns else { continue }
+            devices[device]?[topic]?.held = nil
+            deliver(held.push, riders: held.riders, now: now, into: &actions)
+        }
+        return actions
+    }
+
+    /// Fires what is due by `now`: held pushes whose budget refilled reload, and pushes APNs
+    /// held past their expiration expire, each at its own instant.
+    public mutating func advance(to now: DeviceInstant) -> [ReloadAction] {
+        var actions: [ReloadAction] = []
+        while let (at, target) = timers.popDue(now) {
+            guard let held = devices[target.device]?[target.topic]?.held else { continue }
+            switch held.place {
+            case .budget(let until?) where until <= at:
+                devices[target.device]?[target.topic]?.held = nil
+                deliver(held.push, riders: held.riders, now: at, into: &actions)
+            case .apns where held.push.expiresAt.map { $0 <= at } ?? false:
+                devices[target.device]?[target.topic]?.held = nil
+                actions.append(.expired(push: held.push.id, coalesced: held.riders))
+            case .budget, .apns:
+                continue  // a stale timer: the push it was armed for was replaced
+            }
+        }
+        return actions
+    }
+
+    /// Puts back what a restarted receiver found: `target`'s reloads in the last 24 hours.
+    public mutating func restore(reloads: [DeviceInstant], of target: Target, now: DeviceInstant) {
+        let since = now.advanced(by: .zero - Self.day)
+        devices[target.device, default: [:]][target.topic, default: Extension()].reloads = reloads.filter { $0 > since }.sorted()
+    }
+
+    /// Forgets `device` (nil: every device).
+    public mutating func forget(device: String?) {
+        if let device { devices[device] = nil } else { devices = [:] }
+    }
+
+    /// Reloads `push`'s extension now, or holds it for the budget.
+    private mutating func deliver(_ push: Push, riders: Int, now: DeviceInstant, into actions: inout [ReloadAction]) {
+        let target = push.target
+        var state = devices[target.device]?[target.topic] ?? Extension()
+        state.held = nil
+        guard let budget = dailyBudget else {
+            // No budget: nothing to count.
+            devices[target.device, default: [:]][target.topic] = state
+            actions.append(.reload(push: push.id, target: target, at: now, coalesced: riders, used: 0, budget: nil))
+            return
+        }
+        let since = now.advanced(by: .zero - Self.day)
+        state.reloads.removeAll { $0 <= since }
+        guard state.reloads.count < budget else {
+            // The budget refills when the reload that filled it is 24 hours old; a budget of
+            // 0 never does.
+            let until = budget > 0 ? state.reloads[state.reloads.count - budget].advanced(by: Self.day) : nil
+            state.held = Held(push: push, place: .budget(until: until), riders: riders)
+            devices[target.device, default: [:]][target.topic] = state
+            if let until { timers.insert(target, at: until) }
+            actions.append(.wait(push: push.id, why: .reloadBudget(used: state.reloads.count, budget: budget, until: until)))
+            return
+        }
+        state.reloads.append(now)
+        devices[target.device, default: [:]][target.topic] = state
+        actions.append(.reload(push: push.id, target: target, at: now, coalesced: riders, used: state.reloads.count, budget: budget))
+    }
+}
+
+/// What the reload policy decided.
+public enum ReloadAction: Sendable, Equatable {
+    /// `push` reloads `target` at `at`: a wake of the extension's kind, which the `coalesced`
+    /// pushes it replaced ride. `used` of `budget` reloads in the last 24 hours, this one
+    /// counted (nil budget: none, and none counted).
+    case reload(push: UInt64, target: ReloadPolicy.Target, at: DeviceInstant, coalesced: Int, used: Int, budget: Int?)
+    /// `push` waits, for `why`.
+    case wait(push: UInt64, why: WaitReason<DeviceInstant>)
+    /// `by` replaced `held`, which rides its reload; `atAPNs`: in APNs's storage for an
+    /// offline device, not on the device.
+    case replaced(held: UInt64, by: UInt64, atAPNs: Bool)
+    /// `push`, and the `coalesced` pushes it replaced, expired at APNs before the device came
+    /// back online.
+    case expired(push: UInt64, coalesced: Int)
+}
