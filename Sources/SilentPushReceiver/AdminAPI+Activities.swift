@@ -3,10 +3,12 @@ import Hummingbird
 import NIOCore
 import SilentPushCore
 
-/// Live Activities in the admin API: an app's activities with every update decision, and
-/// starting one as the app does.
+/// Live Activities in the admin API: an app's activities with every update decision,
+/// starting one as the app does, and every device's activities and broadcasts (the timeline's).
 extension AdminAPI {
     func addActivityRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/v1/activities") { request, _ in await self.allActivities(request.uri.queryParameters) }
+        router.get("/v1/broadcasts") { request, _ in await self.broadcasts(request.uri.queryParameters) }
         let activities = "/v1/devices/{token}/apps/{topic}/activities"
         router.get(RouterPath(activities)) { _, context in
             try self.listActivities(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
@@ -26,10 +28,52 @@ extension AdminAPI {
         guard Self.isTopic(topic) else { return Self.badTopic }
         do {
             let list = try device.activities(device: token, bundleID: topic)
-            return Self.respond(.ok, .object([("activities", .array(try list.map(activityJSON)))]))
+            return Self.respond(.ok, .object([("activities", .array(try activitiesJSON(list)))]))
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
         }
+    }
+
+    /// `GET /v1/activities?device=&bundleId=&limit=`: the newest activities of every device
+    /// (or one device, one app), oldest first, each with every decision about its updates.
+    private func allActivities(_ query: Parameters) async -> Response {
+        await Self.answering {
+            let filter = try Self.filter(query)
+            let list = try device.activities(device: filter.device, bundleID: try Self.bundleID(query), limit: filter.limit)
+            return .object([("activities", .array(try activitiesJSON(list)))])
+        }
+    }
+
+    /// `GET /v1/broadcasts?bundleId=&limit=`: the broadcasts accepted in the receiver's
+    /// environment, newest first.
+    private func broadcasts(_ query: Parameters) async -> Response {
+        await Self.answering {
+            let filter = try Self.filter(query)
+            let list = try endpoint.channels?.broadcasts(bundleID: try Self.bundleID(query), limit: filter.limit) ?? []
+            return .object([("broadcasts", .array(list.map(Self.json)))])
+        }
+    }
+
+    /// `?bundleId=`, checked.
+    static func bundleID(_ query: Parameters) throws -> String? {
+        guard let text = query.get("bundleId") else { return nil }
+        guard isTopic(text) else { throw AdminError(.unprocessableContent, "bundleId must be an app's bundle id") }
+        return text
+    }
+
+    static func json(_ broadcast: BroadcastRecord) -> JSONValue {
+        .object([
+            ("requestId", .string(broadcast.requestID)), ("uniqueId", .string(broadcast.uniqueID)), ("bundleId", .string(broadcast.bundleID)),
+            ("channel", .string(broadcast.channelID.text)), ("priority", .int(Int64(broadcast.priority.rawValue))),
+            ("expiration", .int(broadcast.expiration)), ("receivedAt", .string(time(broadcast.receivedAt))),
+            ("payload", .string(String(validating: broadcast.payload, as: UTF8.self))),
+        ])
+    }
+
+    /// Activities as the admin API shows them, their update decisions read in one go.
+    func activitiesJSON(_ activities: [LiveActivity]) throws -> [JSONValue] {
+        let updates = try device.activityUpdates(of: activities.map(\.id))
+        return activities.map { activityJSON($0, updates: updates[$0.id] ?? []) }
     }
 
     /// `{"attributesType", "attributes"?, "contentState"?, "channel"?}` → 201 with the activity.
@@ -65,7 +109,7 @@ extension AdminAPI {
             guard let attributesType else { throw AdminError(.unprocessableContent, "give attributesType, the ActivityAttributes type's name") }
             let activity = try await device.startActivity(
                 device: token, bundleID: topic, attributesType: attributesType, attributes: attributes, contentState: contentState, channel: channel)
-            return Self.respond(.created, try activityJSON(activity))
+            return Self.respond(.created, activityJSON(activity, updates: try device.activityUpdates(activity.id)))
         } catch let error as AdminError {
             return Self.error(error.status, error.message)
         } catch LiveActivityIgnored.unknownChannel {
@@ -78,8 +122,8 @@ extension AdminAPI {
     }
 
     /// An activity as the admin API shows it, with every decision about its updates.
-    func activityJSON(_ activity: LiveActivity) throws -> JSONValue {
-        let updates = try device.activityUpdates(activity.id).map { update -> JSONValue in
+    func activityJSON(_ activity: LiveActivity, updates: [LiveActivityUpdate]) -> JSONValue {
+        let updates = updates.map { update -> JSONValue in
             var fields: [(String, JSONValue)] = [
                 ("apnsId", .string(update.source)), ("applied", .bool(update.outcome.applied)), ("outcome", .string(update.outcome.name)),
             ]
@@ -93,7 +137,8 @@ extension AdminAPI {
             return .object(fields)
         }
         return .object([
-            ("id", .string(activity.id)), ("pushToken", .string(activity.pushToken)), ("channel", .string(activity.channel?.text)),
+            ("id", .string(activity.id)), ("deviceToken", .string(activity.app.device)), ("bundleId", .string(activity.app.bundleID)),
+            ("pushToken", .string(activity.pushToken)), ("channel", .string(activity.channel?.text)),
             ("state", .string(activity.state.name)),
             ("attributesType", .string(activity.attributesType)), ("attributes", Self.jsonObject(activity.attributes)),
             ("contentState", Self.jsonObject(activity.contentState)), ("staleDate", .string(activity.staleDate.map(Self.time))),

@@ -1148,6 +1148,107 @@ enum AdminOpenAPIDocument {
             }
            }
           },
+          "/v1/activities": {
+           "get": {
+            "tags": [
+             "activities"
+            ],
+            "operationId": "listAllActivities",
+            "summary": "The newest Live Activities of every device (or one device, one app), oldest first, each with every decision about its updates.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/DeviceFilter"
+             },
+             {
+              "$ref": "#/components/parameters/BundleIDFilter"
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The activities.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "activities"
+                 ],
+                 "properties": {
+                  "activities": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/LiveActivity"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/broadcasts": {
+           "get": {
+            "tags": [
+             "activities"
+            ],
+            "operationId": "listBroadcasts",
+            "summary": "The broadcasts APNs accepted in the receiver's environment, newest first. What each did is in its subscribers' activity updates (their apnsId is its requestId).",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/BundleIDFilter"
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The broadcasts.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "broadcasts"
+                 ],
+                 "properties": {
+                  "broadcasts": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/Broadcast"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
           "/v1/devices/{token}/apps/{topic}/activities": {
            "parameters": [
             {
@@ -1985,6 +2086,15 @@ enum AdminOpenAPIDocument {
              "type": "string"
             }
            },
+           "BundleIDFilter": {
+            "name": "bundleId",
+            "in": "query",
+            "description": "One app's, by bundle ID (1 to 255 visible ASCII characters, no `/`).",
+            "schema": {
+             "type": "string",
+             "pattern": "^[!-.0-~]{1,255}$"
+            }
+           },
            "Limit": {
             "name": "limit",
             "in": "query",
@@ -2260,6 +2370,8 @@ enum AdminOpenAPIDocument {
             "type": "object",
             "required": [
              "id",
+             "deviceToken",
+             "bundleId",
              "pushToken",
              "channel",
              "state",
@@ -2275,6 +2387,12 @@ enum AdminOpenAPIDocument {
             ],
             "properties": {
              "id": {
+              "type": "string"
+             },
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "bundleId": {
               "type": "string"
              },
              "pushToken": {
@@ -2395,6 +2513,61 @@ enum AdminOpenAPIDocument {
                 }
                }
               }
+             }
+            }
+           },
+           "Broadcast": {
+            "type": "object",
+            "required": [
+             "requestId",
+             "uniqueId",
+             "bundleId",
+             "channel",
+             "priority",
+             "expiration",
+             "receivedAt",
+             "payload"
+            ],
+            "properties": {
+             "requestId": {
+              "type": "string",
+              "description": "Its apns-request-id: the apnsId of the activity updates it made."
+             },
+             "uniqueId": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "The apns-unique-id answered (development only)."
+             },
+             "bundleId": {
+              "type": "string"
+             },
+             "channel": {
+              "type": "string",
+              "description": "The apns-channel-id it was sent on."
+             },
+             "priority": {
+              "enum": [
+               1,
+               5,
+               10
+              ]
+             },
+             "expiration": {
+              "type": "integer",
+              "description": "apns-expiration, seconds since the epoch; 0: nothing stored."
+             },
+             "receivedAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "payload": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "The payload as sent (null if not UTF-8)."
              }
             }
            },

@@ -142,6 +142,12 @@ extension ChannelDirectory {
         return (record, channel.configuration.storagePolicy)
     }
 
+    /// The broadcasts APNs accepted in this environment, newest first: of `bundleID` (every
+    /// app when nil), on `channel` when given.
+    package func broadcasts(bundleID: String?, channel: ChannelID? = nil, limit: Int = 100) throws -> [BroadcastRecord] {
+        try store.broadcasts(bundleID: bundleID, environment: environment, channelID: channel, limit: limit)
+    }
+
     /// Whether `bundleID` has channel `id` in this environment.
     package func exists(_ id: ChannelID, bundleID: String) -> Bool {
         (try? channel(id, bundleID: bundleID)) != nil

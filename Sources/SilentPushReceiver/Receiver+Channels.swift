@@ -23,6 +23,6 @@ extension Receiver {
 
     /// The broadcasts APNs accepted for `bundleID` (on `channel` when given), newest first.
     public func broadcasts(bundleID: String, channel: ChannelID? = nil, limit: Int = 100) throws -> [BroadcastRecord] {
-        try device.store.broadcasts(bundleID: bundleID, environment: configuration.environment, channelID: channel, limit: limit)
+        try channels.broadcasts(bundleID: bundleID, channel: channel, limit: limit)
     }
 }

@@ -63,6 +63,18 @@ enum TimelinePage {
           .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; }
           .outcome-expired { background: #c80; } .outcome-running { background: #fb3; color: #222; }
           .outcome-cancelled, .outcome-replaced { background: #999; }
+          .result-reload { background: #39c; }
+          .activity { position: absolute; height: 6px; border-radius: 3px; background: #bfe0c9; pointer-events: none; }
+          .activity.state-stale { background: #f1e2b0; } .activity.state-ended { background: #ddd; }
+          .activity.state-dismissed { background: none; border-top: 1px dashed #bbb; height: 0; }
+          .update { position: absolute; width: 8px; height: 8px; margin-left: -4px; transform: rotate(45deg); cursor: pointer;
+                    border: 1px solid rgba(0,0,0,.25); }
+          .update.from-broadcast { border-color: #639; }
+          .update.selected, .broadcast.selected { outline: 2px solid #639; outline-offset: 1px; }
+          .update-applied { background: #2a7; } .update-waiting { background: #fb3; } .update-coalesced { background: #8bd; }
+          .update-ignored { background: #d55; }
+          .broadcast { position: absolute; width: 0; height: 0; margin-left: -6px; border-left: 6px solid transparent;
+                       border-right: 6px solid transparent; border-top: 11px solid #639; cursor: pointer; }
           #older { margin: .6em 1.2em; }
           #empty { padding: 1em 1.2em; color: #555; }
           #panel { position: fixed; left: 0; right: 0; bottom: 0; max-height: 42vh; overflow: auto; background: #fff; z-index: 6;
@@ -107,6 +119,11 @@ enum TimelinePage {
             task runs:
             <span><i class="pill outcome-completed"></i>completed</span><span><i class="pill outcome-expired"></i>expired</span>
             <span><i class="pill outcome-failed"></i>failed or terminated</span>
+            <span><i class="bar result-reload"></i>widget or control reload</span>
+            Live Activity updates:
+            <span><i class="update-applied"></i>applied</span><span><i class="update-waiting"></i>waiting</span>
+            <span><i class="update-coalesced"></i>coalesced</span><span><i class="update-ignored"></i>ignored</span>
+            <span>▼ broadcast (click: its fan-out)</span>
           </div>
           <div id="axis"></div>
         </header>
@@ -134,7 +151,7 @@ enum TimelinePage {
         }
 
         const state = {
-          pushes: new Map(), wakes: new Map(), runs: new Map(), devices: new Map(),
+          pushes: new Map(), wakes: new Map(), runs: new Map(), devices: new Map(), activities: new Map(), broadcasts: new Map(),
           nextPushes: null, nextWakes: null, clock: {mode: "system", now: Date.now(), at: performance.now()},
           view: null, follow: true, selected: null, filters: {device: "", topic: "", fate: ""},
           topics: new Set(), tokens: new Set(),
@@ -152,17 +169,29 @@ enum TimelinePage {
         // The newest page of each, merged into what is loaded (older pages stay).
         async function refresh() {
           const pushQuery = query(state.filters.fate ? {fate: state.filters.fate} : {});
-          const [pushes, wakes, runs, clock] = await Promise.all([
-            api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({})), api("/v1/clock")]);
+          const [pushes, wakes, runs, clock, activities, broadcasts] = await Promise.all([
+            api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({})), api("/v1/clock"),
+            api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false))]);
           state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
           if (state.pushes.size === 0) state.nextPushes = pushes.next;
           if (state.wakes.size === 0) state.nextWakes = wakes.next;
           for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
           for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
           for (const run of runs.runs) state.runs.set(run.id, run);
+          for (const activity of activities.activities) state.activities.set(activity.id, activity);
+          for (const broadcast of broadcasts.broadcasts) state.broadcasts.set(broadcast.requestId, broadcast);
           await refreshDevices();
           scheduleRender();
           if (state.selected) showPanel(state.selected, false);
+        }
+
+        // Live Activities and broadcasts go by bundle id: the app filter without its push-type suffix.
+        const bundleOf = topic => topic.replace(/\.push-type\.liveactivity$/, "");
+        function activityQuery(withDevice) {
+          const parameters = new URLSearchParams({limit: PAGE});
+          if (withDevice && state.filters.device) parameters.set("device", state.filters.device);
+          if (state.filters.topic) parameters.set("bundleId", bundleOf(state.filters.topic));
+          return parameters;
         }
 
         async function refreshDevices() {
@@ -199,7 +228,7 @@ enum TimelinePage {
         }
 
         async function reload() {
-          state.pushes.clear(); state.wakes.clear(); state.runs.clear();
+          state.pushes.clear(); state.wakes.clear(); state.runs.clear(); state.activities.clear(); state.broadcasts.clear();
           state.nextPushes = null; state.nextWakes = null;
           state.view = null; state.follow = true;
           await safely(refresh);
@@ -302,6 +331,9 @@ enum TimelinePage {
             pushes: [...state.pushes.values()].filter(p => keep(p) && (!f.fate || p.fate === f.fate)),
             wakes: [...state.wakes.values()].filter(keep),
             runs: [...state.runs.values()].filter(keep),
+            activities: [...state.activities.values()].filter(a =>
+              (!f.device || a.deviceToken === f.device) && (!f.topic || a.bundleId === bundleOf(f.topic))),
+            broadcasts: [...state.broadcasts.values()].filter(b => !f.topic || b.bundleId === bundleOf(f.topic)),
           };
         }
 
@@ -310,6 +342,8 @@ enum TimelinePage {
           for (const p of records.pushes) times.push(time(p.receivedAt));
           for (const w of records.wakes) times.push(time(w.startedAt));
           for (const r of records.runs) times.push(time(r.startedAt));
+          for (const a of records.activities) times.push(time(a.startedAt));
+          for (const b of records.broadcasts) times.push(time(b.receivedAt));
           const start = times.length ? Math.min(...times) : now() - 60000;
           // Up to now, and to when the pushes that wait will be looked at again.
           // (not so far ahead that the rest is squeezed: a budget may wait until tomorrow).
@@ -363,6 +397,7 @@ enum TimelinePage {
           for (const w of records.wakes) row(w.deviceToken, w.topic).wakes.push(w);
           for (const r of records.runs) row(r.deviceToken, r.topic).runs.push(r);
           for (const p of state.pushes.values()) { if (p.topic) state.topics.add(p.topic); if (p.deviceToken) state.tokens.add(p.deviceToken); }
+          for (const a of state.activities.values()) state.tokens.add(a.deviceToken);
           const named = names([...new Set([...state.tokens, ...state.devices.keys()])].sort());
           updateFilters(named);
 
@@ -398,11 +433,13 @@ enum TimelinePage {
             for (const w of r.wakes) {
               const start = time(w.startedAt), end = w.finishedAt ? time(w.finishedAt) : now();
               if (!inView(start, end)) continue;
-              const result = w.result ? (w.reason === "deadlineExceeded" ? "deadlineExceeded" : w.result) : "running";
+              const reload = w.kind && w.kind !== "fetch";
+              const result = reload ? "reload" : w.result ? (w.reason === "deadlineExceeded" ? "deadlineExceeded" : w.result) : "running";
               const left = x(start), barWidth = Math.max(3, x(end) - left);
               const selected = state.selected?.kind === "wake" && state.selected.id === w.id ? " selected" : "";
-              bars += `<div class="wake result-${esc(result)}${selected}" data-wake-id="${w.id}" data-result="${esc(w.result || "running")}" style="left:${left.toFixed(1)}px;width:${barWidth.toFixed(1)}px;top:${top}px"` +
-                      ` title="wake ${w.id}: ${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}">${barWidth > 26 ? "W" + w.id : ""}</div>`;
+              const said = reload ? w.kind + " reload" : w.result || "running";
+              bars += `<div class="wake result-${esc(result)}${selected}" data-wake-id="${w.id}" data-kind="${esc(w.kind || "fetch")}" data-result="${esc(reload ? "reload" : w.result || "running")}" style="left:${left.toFixed(1)}px;width:${barWidth.toFixed(1)}px;top:${top}px"` +
+                      ` title="wake ${w.id}: ${esc(said)}${w.reason ? " (" + esc(w.reason) + ")" : ""}">${barWidth > 26 ? (reload ? "R" : "W") + w.id : ""}</div>`;
             }
             const taskTop = top + (r.wakes.length ? 16 : 0);
             for (const t of r.runs) {
@@ -422,8 +459,9 @@ enum TimelinePage {
                     `<div class="name">${esc(name)}</div><div class="topic">${esc(r.topic)}</div>${badges(state.devices.get(r.device))}</div>` +
                     `<div class="lane" style="height:${Math.max(height, 40)}px">${dots}${bars}</div></section>`;
           }
+          html += activityRows(records, named, x, inView, width);
           $("rows").innerHTML = html;
-          $("empty").hidden = rows.size > 0;
+          $("empty").hidden = rows.size > 0 || records.activities.length > 0 || records.broadcasts.length > 0;
           const nowX = x(now());
           if (nowX >= 0 && nowX <= width) {
             let line = $("now");
@@ -439,7 +477,79 @@ enum TimelinePage {
           older.textContent = `older pushes (${state.pushes.size} loaded)`;
           $("status").dataset.now = new Date(now()).toISOString();
           $("status").textContent = `device time ${new Date(now()).toISOString().replace("T", " ").substring(0, 23)} (${state.clock.mode} clock) — ` +
-            `${records.pushes.length} pushes, ${records.wakes.length} wakes, ${records.runs.length} task runs in ${rows.size} rows`;
+            `${records.pushes.length} pushes, ${records.wakes.length} wakes, ${records.runs.length} task runs in ${rows.size} rows` +
+            (records.activities.length ? `, ${records.activities.length} Live Activities, ${records.broadcasts.length} broadcasts` : "");
+        }
+
+        // Each Live Activity is a lane: a bar while it lives (its color its state), and a
+        // diamond per update decision (applied, waiting, coalesced, ignored; a broadcast's with
+        // a purple edge). Each app's channel is a lane of broadcasts; a selected broadcast
+        // outlines every update it made: its fan-out.
+        function activityRows(records, named, x, inView, width) {
+          const made = new Map();
+          for (const a of records.activities) for (const u of a.updates) made.set(u.apnsId, (made.get(u.apnsId) ?? 0) + 1);
+          const chosen = state.selected?.kind === "broadcast" ? state.selected.id : null;
+          let html = "";
+          const sorted = [...records.activities].sort((l, r) =>
+            (named.get(l.deviceToken) ?? l.deviceToken).localeCompare(named.get(r.deviceToken) ?? r.deviceToken) || time(l.startedAt) - time(r.startedAt));
+          for (const a of sorted) {
+            const start = time(a.startedAt);
+            const end = a.state === "dismissed" ? time(a.dismissalDate ?? a.endedAt ?? a.startedAt) : now();
+            let lane = "";
+            if (inView(start, end)) {
+              const left = Math.max(x(start), -10), right = Math.min(x(end), width + 10);
+              lane += `<span class="activity state-${esc(a.state)}" style="left:${left.toFixed(1)}px;width:${Math.max(2, right - left).toFixed(1)}px;top:17px"></span>`;
+            }
+            for (const u of a.updates) {
+              const at = time(u.at);
+              if (!inView(at, at)) continue;
+              const broadcast = state.broadcasts.has(u.apnsId);
+              const selected = chosen === u.apnsId ? " selected" : "";
+              lane += `<span class="update update-${esc(u.outcome)}${broadcast ? " from-broadcast" : ""}${selected}" data-source="${esc(u.apnsId)}" data-outcome="${esc(u.outcome)}"` +
+                      ` style="left:${x(at).toFixed(1)}px;top:5px" title="${esc(u.apnsId)} at ${esc(u.at)}: ${esc(u.outcome)}: ${esc(u.why)}"></span>`;
+            }
+            html += `<section class="row activity-row" data-activity-id="${esc(a.id)}" data-state="${esc(a.state)}">` +
+                    `<div class="label" title="${esc(a.deviceToken)}: Live Activity ${esc(a.id)}"><div class="name">${esc(named.get(a.deviceToken) ?? a.deviceToken)}</div>` +
+                    `<div class="topic">${esc(a.attributesType)} · ${esc(a.state)}${a.channel ? " · channel " + esc(a.channel) : ""}</div></div>` +
+                    `<div class="lane" style="height:28px">${lane}</div></section>`;
+          }
+          const channels = new Map();
+          for (const b of records.broadcasts) {
+            const key = b.bundleId + " " + b.channel;
+            if (!channels.has(key)) channels.set(key, []);
+            channels.get(key).push(b);
+          }
+          for (const [key, list] of [...channels.entries()].sort()) {
+            let lane = "";
+            for (const b of list) {
+              const at = time(b.receivedAt);
+              if (!inView(at, at)) continue;
+              const reached = made.get(b.requestId) ?? 0;
+              const selected = chosen === b.requestId ? " selected" : "";
+              lane += `<span class="broadcast${selected}" data-request-id="${esc(b.requestId)}" data-reached="${reached}" style="left:${x(at).toFixed(1)}px;top:6px"` +
+                      ` title="broadcast ${esc(b.requestId)} at ${esc(b.receivedAt)}: reached ${reached} activit${reached === 1 ? "y" : "ies"} (click: its fan-out)"></span>`;
+            }
+            const [bundle, channel] = key.split(" ");
+            html += `<section class="row broadcast-row" data-channel="${esc(channel)}"><div class="label"><div class="name">broadcasts</div>` +
+                    `<div class="topic">${esc(bundle)} · channel ${esc(channel)}</div></div><div class="lane" style="height:24px">${lane}</div></section>`;
+          }
+          return html;
+        }
+
+        function broadcastPanel(id) {
+          const b = state.broadcasts.get(id);
+          if (!b) return `<h2>broadcast ${esc(id)}</h2><p>not loaded.</p>`;
+          const reached = [];
+          for (const a of state.activities.values()) for (const u of a.updates) if (u.apnsId === id) reached.push([a, u]);
+          let payload = b.payload;
+          try { payload = JSON.stringify(JSON.parse(b.payload), null, 2); } catch (error) { /* shown as sent */ }
+          return `<h2>broadcast <span class="mono">${esc(b.requestId)}</span></h2>` +
+            `<p class="why">reached ${reached.length} activit${reached.length === 1 ? "y" : "ies"} on channel ${esc(b.channel)}</p>` +
+            table([["app", esc(b.bundleId)], ["channel", `<span class="mono">${esc(b.channel)}</span>`], ["priority", esc(b.priority)],
+                   ["received", when(b.receivedAt)], ["expiration", esc(b.expiration)]]) +
+            `<b>fan-out</b><ol class="fan-out">` + reached.map(([a, u]) =>
+              `<li data-activity-id="${esc(a.id)}"><span class="mono">${esc(a.deviceToken.substring(0, 12))}…</span> ${esc(a.attributesType)}: ${esc(u.outcome)}: ${esc(u.why)}</li>`).join("") +
+            `</ol><b>payload</b><pre>${esc(payload ?? "(not UTF-8)")}</pre>`;
         }
 
         function updateFilters(named) {
@@ -533,7 +643,7 @@ enum TimelinePage {
           const panel = $("panel");
           try {
             const body = selected.kind === "push" ? await pushPanel(selected.id) : selected.kind === "wake" ? wakePanel(selected.id)
-              : selected.kind === "run" ? runPanel(selected.id) : rowPanel(selected.id);
+              : selected.kind === "run" ? runPanel(selected.id) : selected.kind === "broadcast" ? broadcastPanel(selected.id) : rowPanel(selected.id);
             panel.innerHTML = `<button class="close" title="close (Esc)">×</button>` + body;
           } catch (error) {
             panel.innerHTML = `<button class="close">×</button><p>cannot read it: ${esc(error.message)}</p>`;
@@ -548,7 +658,7 @@ enum TimelinePage {
         // MARK: events
 
         document.addEventListener("click", event => {
-          const target = event.target.closest("[data-apns-id].push, [data-wake-id].wake, [data-run-id].task, [data-row], [data-open-push], [data-open-wake], [data-copy], .close");
+          const target = event.target.closest("[data-apns-id].push, [data-wake-id].wake, [data-run-id].task, [data-request-id].broadcast, .update[data-source], [data-row], [data-open-push], [data-open-wake], [data-copy], .close");
           if (!target) return;
           if (target.classList.contains("close")) return closePanel();
           if (target.dataset.copy) {
@@ -556,6 +666,9 @@ enum TimelinePage {
             return;
           }
           if (target.dataset.openPush) return showPanel({kind: "push", id: target.dataset.openPush});
+          if (target.dataset.requestId) return showPanel({kind: "broadcast", id: target.dataset.requestId});
+          // An update: its broadcast's fan-out, or the push that made it.
+          if (target.dataset.source) return showPanel(state.broadcasts.has(target.dataset.source) ? {kind: "broadcast", id: target.dataset.source} : {kind: "push", id: target.dataset.source});
           if (target.dataset.openWake) return showPanel({kind: "wake", id: Number(target.dataset.openWake)});
           if (target.dataset.row) return showPanel({kind: "row", id: target.dataset.row});
           if (target.dataset.wakeId) return showPanel({kind: "wake", id: Number(target.dataset.wakeId)});
@@ -605,7 +718,7 @@ enum TimelinePage {
         document.addEventListener("mousedown", event => {
           held = true;
           const lane = event.target.closest(".lane, #axis");
-          if (!lane || event.target.closest(".push, .wake, .task") || !state.view) return;
+          if (!lane || event.target.closest(".push, .wake, .task, .update, .broadcast") || !state.view) return;
           drag = {x: event.clientX, view: {...state.view}, lane, moved: false};
           lane.classList.add("dragging");
         });

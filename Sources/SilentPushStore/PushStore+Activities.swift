@@ -2,9 +2,9 @@ import GRDB
 import SilentPushCore
 
 extension PushStore {
-    /// The Live Activities of an app on a device, oldest first; every one when both are nil.
-    /// A row this version cannot read is skipped.
-    public func activities(deviceToken: String? = nil, bundleID: String? = nil) throws -> [LiveActivity] {
+    /// The Live Activities of an app on a device, oldest first; every one when both are nil;
+    /// with `limit`, the newest `limit` of them. A row this version cannot read is skipped.
+    public func activities(deviceToken: String? = nil, bundleID: String? = nil, limit: Int? = nil) throws -> [LiveActivity] {
         try database.read { db in
             var sql = "SELECT * FROM activities"
             var conditions: [String] = []
@@ -18,8 +18,13 @@ extension PushStore {
                 arguments += [bundleID]
             }
             if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            sql += " ORDER BY started_at, id"
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.activity)
+            guard let limit else {
+                sql += " ORDER BY started_at, id"
+                return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.activity)
+            }
+            sql += " ORDER BY started_at DESC, id DESC LIMIT ?"
+            arguments += [max(0, limit)]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.activity).reversed()
         }
     }
 
@@ -27,6 +32,25 @@ extension PushStore {
     public func activityUpdates(activityID id: String) throws -> [LiveActivityUpdate] {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", arguments: [id]).compactMap(Self.update)
+        }
+    }
+
+    /// Every decision about the updates of each activity in `ids`, oldest first, by activity.
+    public func activityUpdates(activityIDs ids: [String]) throws -> [String: [LiveActivityUpdate]] {
+        guard !ids.isEmpty else { return [:] }
+        return try database.read { db in
+            var updates: [String: [LiveActivityUpdate]] = [:]
+            // In chunks, under SQLite's limit on bound values.
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM activity_updates WHERE activity_id IN (\(marks)) ORDER BY seq", arguments: StatementArguments(chunk))
+                for update in rows.compactMap(Self.update) {
+                    if let id = update.activityID { updates[id, default: []].append(update) }
+                }
+            }
+            return updates
         }
     }
 

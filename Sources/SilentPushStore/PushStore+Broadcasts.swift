@@ -3,14 +3,18 @@ import GRDB
 import SilentPushCore
 
 extension PushStore {
-    /// Broadcasts, newest first: those of one app and environment, on one channel when
-    /// `channelID` is given. A row this version cannot read is skipped.
+    /// Broadcasts, newest first: those of one environment and app (every app when `bundleID`
+    /// is nil), on one channel when `channelID` is given. A row this version cannot read is skipped.
     public func broadcasts(
-        bundleID: String, environment: APNsEnvironment, channelID: ChannelID? = nil, limit: Int = 100
+        bundleID: String?, environment: APNsEnvironment, channelID: ChannelID? = nil, limit: Int = 100
     ) throws -> [BroadcastRecord] {
         try database.read { db in
-            var sql = "SELECT * FROM broadcasts WHERE environment = ? AND bundle_id = ?"
-            var arguments: StatementArguments = [environment.rawValue, bundleID]
+            var sql = "SELECT * FROM broadcasts WHERE environment = ?"
+            var arguments: StatementArguments = [environment.rawValue]
+            if let bundleID {
+                sql += " AND bundle_id = ?"
+                arguments += [bundleID]
+            }
             if let channelID {
                 sql += " AND channel_id = ?"
                 arguments += [channelID.text]

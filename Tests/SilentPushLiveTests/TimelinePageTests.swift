@@ -1,4 +1,6 @@
 import Foundation
+import SilentPushCore
+import SilentPushReceiver
 import SilentPushTestSupport
 import SilentPushTesting
 import Testing
@@ -185,6 +187,53 @@ import Testing
         #expect(page.text("#panel").contains("refresh task run 1: completed"), "\(page.text("#panel"))")
         #expect(page.text("#panel").contains("com.example.app.refresh"))
         #expect(page.text("#status").contains("1 task runs"))
+    }
+
+    /// Each Live Activity is a lane of its update decisions, and each broadcast a marker whose
+    /// fan-out (every update it made) clicking shows; a widget push's reload is a wake of its own.
+    @Test func activitiesAreLanesAndABroadcastShowsItsFanOut() async throws {
+        try await Receiver.withTesting { receiver in
+            let bundle = SamplePush.topic
+            let channel = try await receiver.createChannel(bundleID: bundle, storagePolicy: .noMessageStored).id
+            let phones = [String(repeating: "a1", count: 32), String(repeating: "b2", count: 32)]
+            for phone in phones {
+                _ = try await receiver.device.startActivity(device: phone, bundleID: bundle, attributesType: "MatchAttributes", channel: channel)
+            }
+            let own = try await receiver.device.startActivity(device: phones[0], bundleID: bundle, attributesType: "OrderAttributes")
+            let client = try await TestPushClient.connect(port: try #require(receiver.h2cPort))
+            let timestamp = DevProviderToken.now
+            let sent = try await client.broadcast(
+                #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"home":1}}}"#, bundleID: bundle, channel: channel)
+            #expect(sent.status == 200)
+            await client.close()
+            // The token activity takes one update by push; a widget push reloads the widgets.
+            let update = try await ChannelManagementLiveTests.curl(
+                "POST", "/3/device/\(try #require(own.pushToken))", port: try #require(receiver.h2cPort), tls: false,
+                headers: ["apns-topic: \(bundle).push-type.liveactivity", "apns-push-type: liveactivity", "apns-priority: 10"],
+                body: #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"eta":5}}}"#)
+            #expect(update.status == 200, "\(update.body)")
+            _ = try await WidgetReloadLiveTests.widgetPush(receiver, SilentPushdDeviceTests.apnsID(990))
+
+            let marker = ".broadcast[data-request-id=\"\(sent.apnsID)\"]"
+            let page = try await Self.browse(
+                "http://127.0.0.1:\(try #require(receiver.adminPort))/",
+                [
+                    ("expect", marker), ("read", "#rows"), ("click", marker), ("expect", "#panel[data-kind=broadcast]"), ("read", "#panel"),
+                    ("read", "#status"),
+                ])
+            let rows = page.html("#rows")
+            #expect(rows.components(separatedBy: #"class="row activity-row""#).count - 1 == 3, "one lane per activity: \(rows.prefix(3000))")
+            #expect(rows.contains(#"data-reached="2""#), "the broadcast reached both phones: \(rows.prefix(3000))")
+            #expect(
+                rows.components(separatedBy: #"class="update update-applied from-broadcast""#).count - 1 == 2,
+                "its two updates, marked as the broadcast's")
+            #expect(rows.contains(#"class="update update-applied" data-source=""#), "the token activity's own update")
+            #expect(rows.contains(#"data-kind="widgets" data-result="reload""#), "the widget reload: \(rows.prefix(3000))")
+            let panel = page.text("#panel")
+            #expect(panel.contains("reached 2 activities"), "\(panel)")
+            #expect(panel.components(separatedBy: "MatchAttributes: applied").count - 1 == 2, "\(panel)")
+            #expect(page.text("#status").contains("3 Live Activities, 1 broadcasts"), "\(page.text("#status"))")
+        }
     }
 }
 
