@@ -311,6 +311,12 @@ public struct LiveActivityPolicy: Sendable {
     /// Whether broadcast `source` has subscribers still to reach.
     public func isFanningOut(_ source: String) -> Bool { fanOuts[source] != nil }
 
+    /// Stops broadcast `source`'s fan-out where it is: a slice could not be recorded, so the
+    /// provider is told to send it again, and the subscribers left get it then.
+    public mutating func abandonBroadcast(_ source: String) {
+        fanOuts[source] = nil
+    }
+
     private mutating func reach(_ fanOut: FanOut, limit: Int, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
         var fanOut = fanOut
         let end = fanOut.next + min(max(limit, 1), fanOut.subscribers.count - fanOut.next)

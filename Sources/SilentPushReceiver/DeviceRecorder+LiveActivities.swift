@@ -55,6 +55,13 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// A slice of broadcast `source` could not be committed: its fan-out stops there (the
+    /// provider is answered 503 and sends it again).
+    package mutating func abandonBroadcast(_ source: String) -> Actions {
+        activities.abandonBroadcast(source)
+        return finish(Actions())
+    }
+
     /// The app starts an activity (`Activity.request`). Replies `activityRefused` when it
     /// cannot (a channel that does not exist); `completion` runs once it is recorded.
     package mutating func startActivity(

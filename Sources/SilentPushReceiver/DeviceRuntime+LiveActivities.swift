@@ -65,9 +65,13 @@ extension DeviceRuntime {
     private func fanOutCommitted(
         _ source: String, _ result: Result<Void, any Error>, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
     ) {
-        guard case .success = result, inspect({ $0.activities.isFanningOut(source) }) else {
-            return completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
+        guard case .success = result else {
+            // Not all of it is recorded: 503, and the provider sends it again. Activities it
+            // already reached take the update again then (an equal timestamp applies).
+            modifyStateAndRunActions { recorder, _ in recorder.abandonBroadcast(source) }
+            return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
+        guard inspect({ $0.activities.isFanningOut(source) }) else { return completion(.success(())) }
         modifyStateAndRunActions { recorder, now in
             recorder.continueBroadcast(source, now: now) { [self] result in fanOutCommitted(source, result, completion: completion) }
         }

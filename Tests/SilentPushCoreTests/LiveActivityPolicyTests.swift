@@ -262,6 +262,19 @@ import Testing
         #expect(Self.updates(policy.continueBroadcast("R1", now: Self.at(12))).isEmpty)
     }
 
+    @Test func anAbandonedFanOutReachesNoMore() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        for id in ["A1", "A2", "A3"] { _ = try Self.subscribe(&policy, id, Self.app) }
+        #expect(Self.updates(policy.broadcast(Self.broadcast("R1", timestamp: 10), now: Self.at(10), limit: 1)).map(\.activityID) == ["A1"])
+        // A slice could not be recorded: the provider is answered 503 and sends it again.
+        policy.abandonBroadcast("R1")
+        #expect(!policy.isFanningOut("R1"))
+        #expect(Self.updates(policy.continueBroadcast("R1", now: Self.at(11))).isEmpty)
+        let again = policy.broadcast(Self.broadcast("R1", timestamp: 10), now: Self.at(12))
+        #expect(Self.updates(again).map(\.activityID) == ["A1", "A2", "A3"], "the retry reaches every subscriber")
+        #expect(Self.updates(again).allSatisfy { $0.outcome == .applied }, "an equal timestamp applies")
+    }
+
     @Test func aStoredMessageReachesALaterSubscriberWithinItsLifetime() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))
