@@ -152,7 +152,13 @@ package struct DeviceRecorder {
 
     /// The earliest timer of the wake policy, the Live Activities and the reloads.
     package var nextDeadline: DeviceInstant? {
-        [policy.nextDeadline, activities.nextDeadline, reloads.nextDeadline].lazy.compactMap { $0 }.min()
+        // Read on every event: no array built.
+        func earlier(_ a: DeviceInstant?, _ b: DeviceInstant?) -> DeviceInstant? {
+            guard let a else { return b }
+            guard let b else { return a }
+            return min(a, b)
+        }
+        return earlier(earlier(policy.nextDeadline, activities.nextDeadline), reloads.nextDeadline)
     }
 
     /// What every event ends with: the timer to arm when the policy's next deadline moved
