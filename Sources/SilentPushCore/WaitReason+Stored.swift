@@ -65,6 +65,18 @@ extension WaitReason where Instant == DeviceInstant {
                 $0.field(Int64(used))
                 $0.field(Int64(budget))
             }
+        case .wifiRequired: "wifiRequired"
+        case .discretionary(let wifi, let charging, let lowPowerMode):
+            StoredText.make("discretionary") {
+                $0.field(wifi ? 1 : 0)
+                $0.field(charging ? 1 : 0)
+                $0.field(lowPowerMode ? 1 : 0)
+            }
+        case .transferRetry(let attempt, let until):
+            StoredText.make("transferRetry") {
+                $0.field(until.millisecondsSinceEpoch)
+                $0.field(Int64(attempt))
+            }
         }
     }
 
@@ -92,6 +104,13 @@ extension WaitReason where Instant == DeviceInstant {
             let until = parts[1].isEmpty ? nil : number(1, in: milliseconds)
             guard until != nil || parts[1].isEmpty, let used = number(2, in: count), let budget = number(3, in: count) else { return nil }
             self = .reloadBudget(used: Int(used), budget: Int(budget), until: until.map(DeviceInstant.init(millisecondsSinceEpoch:)))
+        case ("wifiRequired", 1): self = .wifiRequired
+        case ("discretionary", 4):
+            guard let wifi = number(1, in: 0...1), let charging = number(2, in: 0...1), let lowPower = number(3, in: 0...1) else { return nil }
+            self = .discretionary(wifi: wifi == 1, charging: charging == 1, lowPowerMode: lowPower == 1)
+        case ("transferRetry", 3):
+            guard let until = number(1, in: milliseconds), let attempt = number(2, in: count) else { return nil }
+            self = .transferRetry(attempt: Int(attempt), until: DeviceInstant(millisecondsSinceEpoch: until))
         case ("lowPowerMode", 1): self = .lowPowerMode
         case ("battery", 3):
             guard let level = number(1, in: 0...100), let threshold = number(2, in: 0...100) else { return nil }

@@ -53,6 +53,13 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// the last 24 hours; it reloads when the oldest of them ages out, at `until` (nil: a
     /// budget of 0).
     case reloadBudget(used: Int, budget: Int, until: Instant?)
+    /// A background transfer that does not allow cellular access waits for Wi-Fi.
+    case wifiRequired
+    /// A discretionary background transfer waits for Wi-Fi, external power and no Low Power
+    /// Mode; these are what the device has now.
+    case discretionary(wifi: Bool, charging: Bool, lowPowerMode: Bool)
+    /// A background transfer that was cut off is tried again (`attempt`) at `until`.
+    case transferRetry(attempt: Int, until: Instant)
 
     /// The rule that holds the push (its name is the admin API's `why.rule`).
     public var rule: WaitRule {
@@ -77,6 +84,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .activityBudget: .activityBudget
         case .opportunistic: .opportunistic
         case .reloadBudget: .reloadBudget
+        case .wifiRequired: .wifiRequired
+        case .discretionary: .discretionary
+        case .transferRetry: .transferRetry
         }
     }
 
@@ -85,11 +95,11 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     public var until: Instant? {
         switch self {
         case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until), .earliestBegin(let until),
-            .taskPenalty(let until), .activityBudget(_, let until), .opportunistic(let until):
+            .taskPenalty(let until), .activityBudget(_, let until), .opportunistic(let until), .transferRetry(_, let until):
             until
         case .dailyBudget(_, _, let until), .reloadBudget(_, _, let until): until
         case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage, .forceQuit, .backgroundRefreshOff,
-            .deviceInUse, .externalPower, .continuedSlots:
+            .deviceInUse, .externalPower, .continuedSlots, .wifiRequired, .discretionary:
             nil
         }
     }
@@ -131,6 +141,11 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .reloadBudget(let used, let budget, let until?):
             return "waiting: reload budget \(used)/\(budget) used in 24 h, reloads at \(time(until))"
         case .reloadBudget: return "waiting: a daily reload budget of 0"
+        case .wifiRequired: return "waiting: the transfer does not allow cellular access and the device is not on Wi-Fi"
+        case .discretionary(let wifi, let charging, let lowPowerMode):
+            let missing = [wifi ? nil : "Wi-Fi", charging ? nil : "external power", lowPowerMode ? "Low Power Mode off" : nil].compactMap { $0 }
+            return "waiting: a discretionary transfer waits for " + missing.joined(separator: ", ")
+        case .transferRetry(let attempt, let until): return "waiting: cut off; try \(attempt) at \(time(until))"
         }
     }
 

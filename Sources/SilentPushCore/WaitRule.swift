@@ -41,4 +41,10 @@ public enum WaitRule: String, Sendable, CaseIterable {
     case opportunistic
     /// A widget or control push over its extension's daily reload budget.
     case reloadBudget
+    /// A background transfer without cellular access waits for Wi-Fi.
+    case wifiRequired
+    /// A discretionary background transfer waits for Wi-Fi and external power.
+    case discretionary
+    /// A background transfer that was cut off waits to be tried again.
+    case transferRetry
 }

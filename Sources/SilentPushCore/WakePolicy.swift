@@ -406,6 +406,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         case .activityBudget: 23
         case .opportunistic: 24
         case .reloadBudget: 25
+        case .wifiRequired: 26
+        case .discretionary: 27
+        case .transferRetry: 28
         }
     }
 

@@ -1,0 +1,246 @@
+/// The device's background `URLSession` transfers, as a state machine: every event takes the
+/// device clock's `now` and returns what to do; it never sleeps, never reads a clock and does
+/// no I/O (the executor runs each transfer against its origin and reports how it ended).
+/// Call `advance(to:)` when `nextDeadline` comes.
+///
+/// Rules (`docs/background-transfers.md` quotes Apple or marks them *assumed*):
+/// - a transfer runs only online; with `allowsCellular: false` only on Wi-Fi; a
+///   `discretionary` one only on Wi-Fi, on external power, out of Low Power Mode;
+/// - one cut off (the network went, the origin failed) is retried after a delay that doubles
+///   from `retryDelay` up to `maximumRetryDelay`, when its conditions hold; past
+///   `resourceTimeout` after it was handed over it fails;
+/// - force-quitting the app cancels its transfers, and nothing relaunches it;
+/// - once every transfer of a session has ended and the session sends launch events, the app
+///   is relaunched for that session (`relaunch`).
+public struct TransferPolicy: Sendable {
+    /// The numbers it runs by.
+    public struct Settings: Sendable, Equatable {
+        /// Transfers of one app not yet ended, at most (*assumed*: Apple gives none).
+        public var maximumPerApp: Int
+        /// The first retry's delay, doubled for each later one (*assumed*).
+        public var retryDelay: Duration
+        /// The longest retry delay (*assumed*).
+        public var maximumRetryDelay: Duration
+        /// How long a transfer may take, waits included (Apple's default
+        /// `timeoutIntervalForResource`: 7 days).
+        public var resourceTimeout: Duration
+
+        public init(
+            maximumPerApp: Int = 100, retryDelay: Duration = .seconds(60), maximumRetryDelay: Duration = .seconds(3600),
+            resourceTimeout: Duration = .seconds(7 * 86_400)
+        ) {
+            self.maximumPerApp = maximumPerApp
+            self.retryDelay = retryDelay
+            self.maximumRetryDelay = maximumRetryDelay
+            self.resourceTimeout = resourceTimeout
+        }
+    }
+
+    /// What the device offers a transfer now.
+    public struct Conditions: Sendable, Equatable {
+        public var online: Bool
+        public var wifi: Bool
+        public var charging: Bool
+        public var lowPowerMode: Bool
+
+        public init(online: Bool = true, wifi: Bool = true, charging: Bool = false, lowPowerMode: Bool = false) {
+            self.online = online
+            self.wifi = wifi
+            self.charging = charging
+            self.lowPowerMode = lowPowerMode
+        }
+    }
+
+    /// An app on a device.
+    public struct App: Hashable, Sendable {
+        public var device: String
+        public var topic: String
+
+        public init(device: String, topic: String) {
+            self.device = device
+            self.topic = topic
+        }
+    }
+
+    /// Where a transfer is.
+    public enum Phase: Sendable, Equatable {
+        /// Its conditions do not hold (or its retry delay runs), for this reason.
+        case waiting(WaitReason<DeviceInstant>)
+        /// Its `attempt`-th try runs (from 1).
+        case running(attempt: Int)
+        /// It ended.
+        case ended(TransferEnd)
+    }
+
+    /// A transfer the policy holds.
+    public struct Transfer: Sendable, Equatable {
+        public var id: UInt64
+        public var app: App
+        public var request: TransferRequest
+        public var handedOverAt: DeviceInstant
+        public var phase: Phase
+        /// Tries so far.
+        public var attempts: Int
+    }
+
+    public let settings: Settings
+    public private(set) var transfers: [UInt64: Transfer] = [:]
+    /// Each device's transfers not yet ended.
+    private var byDevice: [String: Set<UInt64>] = [:]
+    private var conditions: [String: Conditions] = [:]
+    private var timers = InstantHeap<UInt64>()
+
+    public init(settings: Settings = Settings()) {
+        self.settings = settings
+    }
+
+    /// When a retry delay or a resource timeout ends next.
+    public var nextDeadline: DeviceInstant? { timers.nextDue }
+
+    /// The app hands the device `request` as transfer `id`, with the device's `conditions`
+    /// now. Throws `tooMany` at the app's cap (nothing is kept then).
+    public mutating func submit(
+        _ request: TransferRequest, id: UInt64, for app: App, conditions: Conditions, now: DeviceInstant
+    ) throws(TransferRefusal) -> [TransferAction] {
+        var actions = advance(to: now)
+        let open = byDevice[app.device, default: []].count { transfers[$0]?.app == app }
+        guard open < settings.maximumPerApp else { throw .tooMany }
+        self.conditions[app.device] = conditions
+        transfers[id] = Transfer(id: id, app: app, request: request, handedOverAt: now, phase: .waiting(.offline), attempts: 0)
+        byDevice[app.device, default: []].insert(id)
+        timers.insert(id, at: now.advanced(by: settings.resourceTimeout))
+        tryToStart(id, now: now, into: &actions, announce: true)
+        return actions
+    }
+
+    /// The device's conditions changed: waiting transfers whose conditions now hold start,
+    /// and running ones whose conditions no longer hold are cut off (they resume later).
+    public mutating func conditionsChanged(_ conditions: Conditions, device: String, now: DeviceInstant) -> [TransferAction] {
+        var actions = advance(to: now)
+        self.conditions[device] = conditions
+        for id in (byDevice[device] ?? []).sorted() {
+            guard let transfer = transfers[id] else { continue }
+            switch transfer.phase {
+            case .running:
+                if let why = Self.wait(transfer.request, conditions) {
+                    actions.append(.interrupt(id: id))
+                    setPhase(id, .waiting(why), into: &actions)
+                }
+            case .waiting(let why) where why.rule != .transferRetry:
+                tryToStart(id, now: now, into: &actions)
+            case .waiting, .ended:
+                break
+            }
+        }
+        return actions
+    }
+
+    /// Transfer `id`'s try ended: `completed` (the origin answered in full; its bytes kept),
+    /// or cut off (retried later).
+    public mutating func finished(_ id: UInt64, completed bytes: Int64?, now: DeviceInstant) -> [TransferAction] {
+        var actions = advance(to: now)
+        guard let transfer = transfers[id], case .running = transfer.phase else { return actions }
+        guard let bytes else {
+            let attempt = transfer.attempts
+            let delay = min(settings.retryDelay * (1 << min(attempt - 1, 20)), settings.maximumRetryDelay)
+            let until = now.advanced(by: delay)
+            setPhase(id, .waiting(.transferRetry(attempt: attempt + 1, until: until)), into: &actions)
+            timers.insert(id, at: until)
+            return actions
+        }
+        end(id, .done(bytes: bytes), now: now, into: &actions)
+        return actions
+    }
+
+    /// The user force-quit the app: its transfers are cancelled, and no relaunch follows.
+    public mutating func forceQuit(_ app: App, now: DeviceInstant) -> [TransferAction] {
+        var actions = advance(to: now)
+        for id in (byDevice[app.device] ?? []).sorted() where transfers[id]?.app == app {
+            if case .running? = transfers[id]?.phase { actions.append(.interrupt(id: id)) }
+            setPhase(id, .ended(.cancelled), into: &actions)
+            byDevice[app.device]?.remove(id)
+        }
+        return actions
+    }
+
+    /// Fires what is due by `now`: retries whose delay ended, transfers past their resource timeout.
+    public mutating func advance(to now: DeviceInstant) -> [TransferAction] {
+        var actions: [TransferAction] = []
+        while let (at, id) = timers.popDue(now) {
+            guard let transfer = transfers[id] else { continue }
+            if case .ended = transfer.phase { continue }
+            if at >= transfer.handedOverAt.advanced(by: settings.resourceTimeout) {
+                if case .running = transfer.phase { actions.append(.interrupt(id: id)) }
+                end(id, .failed(reason: "timed out: not done within the resource timeout"), now: at, into: &actions)
+            } else if case .waiting(.transferRetry(_, let until)) = transfer.phase, until <= at {
+                tryToStart(id, now: at, into: &actions)
+            }
+        }
+        return actions
+    }
+
+    /// Why `request` cannot run under `conditions`; nil when it can.
+    static func wait(_ request: TransferRequest, _ conditions: Conditions) -> WaitReason<DeviceInstant>? {
+        guard conditions.online else { return .offline }
+        if request.discretionary, !conditions.wifi || !conditions.charging || conditions.lowPowerMode {
+            return .discretionary(wifi: conditions.wifi, charging: conditions.charging, lowPowerMode: conditions.lowPowerMode)
+        }
+        if !request.allowsCellular, !conditions.wifi { return .wifiRequired }
+        return nil
+    }
+
+    /// Starts `id` if its conditions hold, else records why it waits (`announce`: even when
+    /// the reason is the one it had, for a transfer just handed over).
+    private mutating func tryToStart(_ id: UInt64, now: DeviceInstant, into actions: inout [TransferAction], announce: Bool = false) {
+        guard let transfer = transfers[id] else { return }
+        if let why = Self.wait(transfer.request, conditions[transfer.app.device] ?? Conditions()) {
+            setPhase(id, .waiting(why), into: &actions, force: announce)
+            return
+        }
+        transfers[id]?.attempts += 1
+        setPhase(id, .running(attempt: transfer.attempts + 1), into: &actions)
+        actions.append(.start(id: id, attempt: transfer.attempts + 1))
+    }
+
+    /// Records `phase`, saying so unless nothing changed (`force`: say it anyway).
+    private mutating func setPhase(_ id: UInt64, _ phase: Phase, into actions: inout [TransferAction], force: Bool = false) {
+        guard force || transfers[id]?.phase != phase else { return }
+        transfers[id]?.phase = phase
+        actions.append(.phase(id: id, phase))
+    }
+
+    private mutating func end(_ id: UInt64, _ end: TransferEnd, now: DeviceInstant, into actions: inout [TransferAction]) {
+        guard let transfer = transfers[id] else { return }
+        setPhase(id, .ended(end), into: &actions)
+        byDevice[transfer.app.device]?.remove(id)
+        // The session's last transfer ended: the app is relaunched for it, if it asked.
+        let session = transfers.values.filter { $0.app == transfer.app && $0.request.session == transfer.request.session }
+        let open = session.contains { if case .ended = $0.phase { false } else { true } }
+        let cancelled = session.contains { $0.phase == .ended(.cancelled) }
+        if !open, !cancelled, transfer.request.sessionSendsLaunchEvents {
+            actions.append(.relaunch(app: transfer.app, session: transfer.request.session, transfers: session.map(\.id).sorted()))
+        }
+    }
+}
+
+/// How a transfer ended.
+public enum TransferEnd: Sendable, Equatable {
+    /// The origin's answer arrived in full: `bytes` kept in the store's contents.
+    case done(bytes: Int64)
+    /// It cannot be done, for `reason`.
+    case failed(reason: String)
+    /// The app was force-quit.
+    case cancelled
+}
+
+/// What the transfer policy decided.
+public enum TransferAction: Sendable, Equatable {
+    /// Transfer `id` is now in `phase` (record it).
+    case phase(id: UInt64, TransferPolicy.Phase)
+    /// Run try `attempt` of transfer `id` against its origin, and report how it ended.
+    case start(id: UInt64, attempt: Int)
+    /// Stop transfer `id`'s running try (its bytes so far are kept for the next).
+    case interrupt(id: UInt64)
+    /// Every transfer of `session` ended: relaunch the app for it with these transfers' files.
+    case relaunch(app: TransferPolicy.App, session: String, transfers: [UInt64])
+}

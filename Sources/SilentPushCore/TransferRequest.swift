@@ -1,0 +1,123 @@
+/// A background `URLSession` transfer an app hands the device (`URLSessionConfiguration.background`):
+/// `{"session", "url", "method", "discretionary", "allowsCellular", "sessionSendsLaunchEvents"}`,
+/// from a Swift, exec (`transfer {JSON}`) or http (`"transfers": [...]`) handler.
+public struct TransferRequest: Sendable, Equatable {
+    /// The HTTP methods a transfer may use.
+    public enum Method: String, Sendable, CaseIterable {
+        case GET, PUT, POST
+    }
+
+    /// The background session's identifier: the relaunch names it.
+    public var session: String
+    /// An `http` or `https` URL.
+    public var url: String
+    public var method: Method
+    /// `isDiscretionary`: the system waits for Wi-Fi and external power.
+    public var discretionary: Bool
+    /// `allowsCellularAccess`; false: the transfer waits for Wi-Fi.
+    public var allowsCellular: Bool
+    /// `sessionSendsLaunchEvents`: the app is relaunched when the session's transfers are done.
+    public var sessionSendsLaunchEvents: Bool
+
+    /// The longest session identifier and URL taken, in bytes.
+    public static let maximumSessionLength = 200
+    public static let maximumURLLength = 2048
+
+    /// A request; throws what is wrong with it.
+    public init(
+        session: String, url: String, method: Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
+        sessionSendsLaunchEvents: Bool = true
+    ) throws(TransferRefusal) {
+        guard !session.isEmpty, session.utf8.count <= Self.maximumSessionLength, session.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
+            throw .badSession
+        }
+        guard url.utf8.count <= Self.maximumURLLength, Self.isHTTP(url) else { throw .notHTTP }
+        self.session = session
+        self.url = url
+        self.method = method
+        self.discretionary = discretionary
+        self.allowsCellular = allowsCellular
+        self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
+    }
+
+    /// Reads one request, a JSON object, as a handler wrote it.
+    public static func parse(_ text: String) -> Result<TransferRequest, TransferRefusal> {
+        let bytes = [UInt8](text.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> Result<TransferRequest, TransferRefusal> in
+            var scanner = JSONScanner(buffer)
+            do throws(TransferRefusal) {
+                let request = try read(&scanner)
+                guard (try? scanner.expectEnd()) != nil else { throw .notAnObject }
+                return .success(request)
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Reads the JSON object at `scanner`'s position.
+    public static func read(_ scanner: inout JSONScanner) throws(TransferRefusal) -> TransferRequest {
+        var session: String?
+        var url: String?
+        var method = Method.GET
+        var flags = (discretionary: false, allowsCellular: true, launchEvents: true)
+        do {
+            guard try scanner.peek() == .object else { throw TransferRefusal.notAnObject }
+            try scanner.readObject { scanner, key in
+                func bool(_ refusal: TransferRefusal) throws -> Bool {
+                    guard try scanner.peek() == .bool else { throw refusal }
+                    return try scanner.readBool()
+                }
+                switch key {
+                case "session":
+                    guard try scanner.peek() == .string else { throw TransferRefusal.badSession }
+                    session = try scanner.readString()
+                case "url":
+                    guard try scanner.peek() == .string else { throw TransferRefusal.notHTTP }
+                    url = try scanner.readString()
+                case "method":
+                    guard try scanner.peek() == .string, let known = Method(rawValue: try scanner.readString()) else {
+                        throw TransferRefusal.unknownMethod
+                    }
+                    method = known
+                case "discretionary": flags.discretionary = try bool(.badFlag)
+                case "allowsCellular": flags.allowsCellular = try bool(.badFlag)
+                case "sessionSendsLaunchEvents": flags.launchEvents = try bool(.badFlag)
+                default: try scanner.skipValue()
+                }
+            }
+        } catch let refusal as TransferRefusal {
+            throw refusal
+        } catch {
+            throw .notAnObject
+        }
+        guard let session else { throw .missingSession }
+        guard let url else { throw .missingURL }
+        return try TransferRequest(
+            session: session, url: url, method: method, discretionary: flags.discretionary, allowsCellular: flags.allowsCellular,
+            sessionSendsLaunchEvents: flags.launchEvents)
+    }
+
+    /// Whether `url` is `http://` or `https://` (either case) with a host.
+    static func isHTTP(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        for scheme in ["http://", "https://"] where lower.hasPrefix(scheme) {
+            let rest = lower.dropFirst(scheme.count)
+            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            return !host.isEmpty && !rest.contains(where: { $0 == " " || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false })
+        }
+        return false
+    }
+}
+
+/// Why a transfer was refused: the wake's record says it in these words.
+public enum TransferRefusal: String, Error, Sendable, CaseIterable {
+    case notAnObject = "a transfer is a JSON object"
+    case missingSession = "a transfer needs a session"
+    case badSession = "session must be 1 to 200 printable characters"
+    case missingURL = "a transfer needs a url"
+    case notHTTP = "url must be an http or https URL (at most 2048 bytes)"
+    case unknownMethod = "method must be GET, PUT or POST"
+    case badFlag = "discretionary, allowsCellular and sessionSendsLaunchEvents must be true or false"
+    case tooMany = "too many transfers for the app: its transfers not yet done are at the cap"
+}

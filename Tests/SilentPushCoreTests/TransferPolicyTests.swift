@@ -1,0 +1,162 @@
+import SilentPushCore
+import Testing
+
+/// Background transfers, rule by rule: each test asserts the actions and their `why`.
+@Suite struct TransferPolicyTests {
+    static let t0 = DeviceInstant(secondsSinceEpoch: 1_800_000_000)
+    static let app = TransferPolicy.App(device: String(repeating: "ab", count: 32), topic: "com.example.app")
+    static func at(_ seconds: Int64) -> DeviceInstant { t0.advanced(by: .seconds(seconds)) }
+
+    static func request(
+        session: String = "S", discretionary: Bool = false, allowsCellular: Bool = true, launchEvents: Bool = true
+    ) throws -> TransferRequest {
+        try TransferRequest(
+            session: session, url: "http://127.0.0.1:8080/big.bin", discretionary: discretionary, allowsCellular: allowsCellular,
+            sessionSendsLaunchEvents: launchEvents)
+    }
+
+    static let cellular = TransferPolicy.Conditions(online: true, wifi: false)
+    static let wifiOnPower = TransferPolicy.Conditions(online: true, wifi: true, charging: true)
+
+    @Test func requestsAreReadAndRefusedWithAClearReason() throws {
+        let read = try TransferRequest.parse(
+            #"{"session":"S1","url":"https://example.com/a.zip","method":"PUT","discretionary":true,"allowsCellular":false}"#
+        ).get()
+        #expect(read.session == "S1" && read.method == .PUT && read.discretionary && !read.allowsCellular && read.sessionSendsLaunchEvents)
+        let refused: [(String, TransferRefusal)] = [
+            (#"{"session":"S","url":"ftp://example.com/a"}"#, .notHTTP),
+            (#"{"session":"S","url":"http:///nohost"}"#, .notHTTP),
+            (#"{"session":"S","url":"file:///etc/passwd"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://e.com/","method":"DELETE"}"#, .unknownMethod),
+            (#"{"url":"http://e.com/"}"#, .missingSession),
+            (#"{"session":"","url":"http://e.com/"}"#, .badSession),
+            (#"{"session":"S"}"#, .missingURL),
+            (#"{"session":"S","url":"http://e.com/","discretionary":"yes"}"#, .badFlag),
+            (#"[1]"#, .notAnObject),
+            (#"{"session":"S","url":"http://e.com/"} x"#, .notAnObject),
+        ]
+        for (text, refusal) in refused {
+            #expect(TransferRequest.parse(text) == .failure(refusal), "\(text)")
+        }
+        #expect(TransferRefusal.notHTTP.rawValue.contains("http or https"))
+    }
+
+    @Test func aTransferRunsAtOnceWhenItsConditionsHold() throws {
+        var policy = TransferPolicy()
+        let actions = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        #expect(actions == [.phase(id: 1, .running(attempt: 1)), .start(id: 1, attempt: 1)])
+    }
+
+    @Test func offlineItWaitsAndStartsWhenTheNetworkReturns() throws {
+        var policy = TransferPolicy()
+        let offline = TransferPolicy.Conditions(online: false)
+        #expect(
+            try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: offline, now: Self.at(0)) == [.phase(id: 1, .waiting(.offline))])
+        #expect(
+            policy.conditionsChanged(.init(), device: Self.app.device, now: Self.at(10)) == [
+                .phase(id: 1, .running(attempt: 1)), .start(id: 1, attempt: 1),
+            ])
+    }
+
+    @Test func withoutCellularAccessItWaitsForWiFi() throws {
+        var policy = TransferPolicy()
+        let held = try policy.submit(try Self.request(allowsCellular: false), id: 1, for: Self.app, conditions: Self.cellular, now: Self.at(0))
+        #expect(held == [.phase(id: 1, .waiting(.wifiRequired))])
+        #expect(WaitReason<DeviceInstant>.wifiRequired.rule == .wifiRequired)
+        #expect(policy.conditionsChanged(.init(), device: Self.app.device, now: Self.at(5)).contains(.start(id: 1, attempt: 1)))
+    }
+
+    @Test func discretionaryItWaitsForWiFiAndPowerOutOfLowPowerMode() throws {
+        var policy = TransferPolicy()
+        let held = try policy.submit(try Self.request(discretionary: true), id: 1, for: Self.app, conditions: Self.cellular, now: Self.at(0))
+        let why = WaitReason<DeviceInstant>.discretionary(wifi: false, charging: false, lowPowerMode: false)
+        #expect(held == [.phase(id: 1, .waiting(why))])
+        #expect(why.text(time: { _ in "" }) == "waiting: a discretionary transfer waits for Wi-Fi, external power")
+        // Wi-Fi alone is not enough; Wi-Fi and power in Low Power Mode neither.
+        #expect(
+            policy.conditionsChanged(.init(wifi: true), device: Self.app.device, now: Self.at(1)) == [
+                .phase(id: 1, .waiting(.discretionary(wifi: true, charging: false, lowPowerMode: false)))
+            ])
+        let lowPower = TransferPolicy.Conditions(online: true, wifi: true, charging: true, lowPowerMode: true)
+        #expect(
+            policy.conditionsChanged(lowPower, device: Self.app.device, now: Self.at(2)).first
+                == .phase(id: 1, .waiting(.discretionary(wifi: true, charging: true, lowPowerMode: true))))
+        #expect(policy.conditionsChanged(Self.wifiOnPower, device: Self.app.device, now: Self.at(3)).contains(.start(id: 1, attempt: 1)))
+    }
+
+    @Test func aRunningTransferCutOffByItsConditionsResumesWhenTheyReturn() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(allowsCellular: false), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        #expect(
+            policy.conditionsChanged(Self.cellular, device: Self.app.device, now: Self.at(5)) == [
+                .interrupt(id: 1), .phase(id: 1, .waiting(.wifiRequired)),
+            ])
+        #expect(
+            policy.conditionsChanged(.init(), device: Self.app.device, now: Self.at(9)) == [
+                .phase(id: 1, .running(attempt: 2)), .start(id: 1, attempt: 2),
+            ])
+    }
+
+    @Test func aFailedTryIsRetriedAfterADelayThatDoubles() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        #expect(policy.finished(1, completed: nil, now: Self.at(10)) == [.phase(id: 1, .waiting(.transferRetry(attempt: 2, until: Self.at(70))))])
+        #expect(policy.nextDeadline == Self.at(70))
+        #expect(policy.advance(to: Self.at(69)).isEmpty)
+        #expect(policy.advance(to: Self.at(70)) == [.phase(id: 1, .running(attempt: 2)), .start(id: 1, attempt: 2)])
+        #expect(policy.finished(1, completed: nil, now: Self.at(80)) == [.phase(id: 1, .waiting(.transferRetry(attempt: 3, until: Self.at(200))))])
+        let stored = WaitReason<DeviceInstant>.transferRetry(attempt: 3, until: Self.at(200))
+        #expect(WaitReason(stored: stored.stored) == stored)
+        #expect(
+            WaitReason(stored: WaitReason<DeviceInstant>.discretionary(wifi: true, charging: false, lowPowerMode: true).stored)
+                == .discretionary(wifi: true, charging: false, lowPowerMode: true))
+    }
+
+    @Test func pastItsResourceTimeoutItFailsAndTheAppIsRelaunchedToHearIt() throws {
+        var policy = TransferPolicy(settings: .init(resourceTimeout: .seconds(3600)))
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        #expect(policy.advance(to: Self.at(3599)).isEmpty)
+        #expect(
+            policy.advance(to: Self.at(3600)) == [
+                .phase(id: 1, .ended(.failed(reason: "timed out: not done within the resource timeout"))),
+                .relaunch(app: Self.app, session: "S", transfers: [1]),
+            ])
+    }
+
+    @Test func whenASessionsTransfersAreDoneTheAppIsRelaunchedForIt() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        _ = try policy.submit(try Self.request(), id: 2, for: Self.app, conditions: .init(), now: Self.at(0))
+        _ = try policy.submit(try Self.request(session: "other", launchEvents: false), id: 3, for: Self.app, conditions: .init(), now: Self.at(0))
+        #expect(policy.finished(1, completed: 10, now: Self.at(5)) == [.phase(id: 1, .ended(.done(bytes: 10)))])
+        #expect(
+            policy.finished(2, completed: 20, now: Self.at(6)) == [
+                .phase(id: 2, .ended(.done(bytes: 20))), .relaunch(app: Self.app, session: "S", transfers: [1, 2]),
+            ])
+        // A session that sends no launch events ends quietly.
+        #expect(policy.finished(3, completed: 5, now: Self.at(7)) == [.phase(id: 3, .ended(.done(bytes: 5)))])
+    }
+
+    @Test func forceQuitCancelsTheAppsTransfersAndNothingRelaunches() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        _ = try policy.submit(try Self.request(), id: 2, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        #expect(
+            policy.forceQuit(Self.app, now: Self.at(5)) == [
+                .interrupt(id: 1), .phase(id: 1, .ended(.cancelled)), .phase(id: 2, .ended(.cancelled)),
+            ])
+        #expect(policy.finished(1, completed: 10, now: Self.at(6)).isEmpty, "a late answer changes nothing")
+    }
+
+    @Test func anAppHasACapOnTransfersNotYetDone() throws {
+        var policy = TransferPolicy(settings: .init(maximumPerApp: 2))
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        _ = try policy.submit(try Self.request(), id: 2, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        #expect(throws: TransferRefusal.tooMany) {
+            try policy.submit(try Self.request(), id: 3, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        }
+        #expect(policy.transfers[3] == nil)
+        let other = TransferPolicy.App(device: Self.app.device, topic: "com.example.other")
+        #expect(throws: Never.self) { try policy.submit(try Self.request(), id: 4, for: other, conditions: .init(online: false), now: Self.at(0)) }
+    }
+}
