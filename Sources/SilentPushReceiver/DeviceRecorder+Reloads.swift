@@ -41,14 +41,6 @@ extension DeviceRecorder {
     /// Turns the reload policy's actions into store changes: a reload is a wake, and the
     /// pushes it delivers take its id (the push in hand in `arriving`'s row).
     mutating func record(_ reloadActions: [ReloadAction], into actions: inout Actions, arriving: inout PushRecord?) {
-        func settle(_ push: UInt64, _ fate: PushFate) {
-            if arriving?.id == push { arriving?.fate = fate } else { actions.changes.append(.setFate(push: push, fate: fate, generation: nil)) }
-        }
-        /// The pushes `head` replaced share its fate, unless it is the push in hand and replaced none.
-        func close(_ head: UInt64, _ fate: PushFate) {
-            if arriving?.id == head, arriving?.replaced == nil { return }
-            actions.changes.append(.closeGeneration(head: head, fate: fate))
-        }
         for action in reloadActions {
             switch action {
             case .reload(let push, let target, let at, let coalesced, _, _):
@@ -59,20 +51,20 @@ extension DeviceRecorder {
                         WakeRecord(
                             id: wakeID, deviceToken: target.device, topic: target.topic, pushID: push, generation: 0, startedAt: at,
                             deadline: at, finishedAt: at, kind: kind)))
-                settle(push, .delivered(by: wakeID))
-                close(push, .delivered(by: wakeID))
+                actions.settle(push, .delivered(by: wakeID), arriving: &arriving)
+                actions.close(push, .delivered(by: wakeID), arriving: arriving)
                 actions.metrics.reloaded(kind)
                 actions.metrics.delivered += 1
                 actions.metrics.coalesced += coalesced
             case .wait(let push, let why):
-                settle(push, .pending(why))
+                actions.settle(push, .pending(why), arriving: &arriving)
             case .replaced(let held, let by, let atAPNs):
                 // The arriving push heads the chain that records the coalescing.
-                if arriving?.id == by { arriving?.replaced = held } else { settle(held, .coalesced) }
+                if arriving?.id == by { arriving?.replaced = held } else { actions.settle(held, .coalesced, arriving: &arriving) }
                 if atAPNs { actions.changes.append(.setCoalescedByAPNs(push: held)) }
             case .expired(let push, let coalesced):
-                settle(push, .expired)
-                close(push, .expired)
+                actions.settle(push, .expired, arriving: &arriving)
+                actions.close(push, .expired, arriving: arriving)
                 actions.metrics.expired += 1 + coalesced
             }
         }

@@ -101,6 +101,24 @@ package struct DeviceRecorder {
             self.completion = completion
         }
 
+        /// Writes `push`'s `fate` (and slot `generation`): into `arriving`'s row when that is
+        /// the push, not yet written (one statement fewer), else as an update after it.
+        mutating func settle(_ push: UInt64, _ fate: PushFate, generation: UInt32? = nil, arriving: inout PushRecord?) {
+            if arriving?.id == push {
+                arriving?.fate = fate
+                if let generation { arriving?.generation = generation }
+            } else {
+                changes.append(.setFate(push: push, fate: fate, generation: generation))
+            }
+        }
+
+        /// The pushes `head` replaced, back along its chain, take `fate` (coalesced into its
+        /// wake, or its own end), unless `head` is the push in hand and replaced none.
+        mutating func close(_ head: UInt64, _ fate: PushFate, arriving: PushRecord?) {
+            if arriving?.id == head, arriving?.replaced == nil { return }
+            changes.append(.closeGeneration(head: head, fate: fate))
+        }
+
         /// Adds what `later` leaves to do after this (a restart's many steps, carried out as
         /// one); its completion and reply, if any, replace these.
         package mutating func append(_ later: Actions) {
@@ -531,19 +549,9 @@ package struct DeviceRecorder {
     /// (one statement fewer per push).
     private mutating func apply(_ policyActions: [Action], to actions: inout Actions, inserting: inout PushRecord?) {
         func settle(_ push: UInt64, _ fate: PushFate, generation: UInt32?) {
-            if inserting?.id == push {
-                inserting?.fate = fate
-                if let generation { inserting?.generation = generation }
-            } else {
-                actions.changes.append(.setFate(push: push, fate: fate, generation: generation))
-            }
+            actions.settle(push, fate, generation: generation, arriving: &inserting)
         }
-        /// Closes the slot generation `head` waited last in, unless `head` is the push in
-        /// hand and replaced none (nothing was coalesced before it).
-        func close(_ head: UInt64, _ fate: PushFate) {
-            if inserting?.id == head, inserting?.replaced == nil { return }
-            actions.changes.append(.closeGeneration(head: head, fate: fate))
-        }
+        func close(_ head: UInt64, _ fate: PushFate) { actions.close(head, fate, arriving: inserting) }
         for action in policyActions {
             switch action {
             case .pending(let push, _, let generation, let why):
