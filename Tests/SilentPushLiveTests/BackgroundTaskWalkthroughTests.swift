@@ -66,6 +66,9 @@ import Testing
         #expect(undeclared.status == 403 && undeclared.json["code"] as? String == "notPermitted" && undeclared.json["errorCode"] as? Int == 3)
         #expect(try await call("POST", tasks, #"{"identifier": "a", "kind": "sometimes"}"#).status == 422)
         #expect(try await call("POST", tasks, #"{"identifier": "a", "kind": "refresh", "requiresExternalPower": true}"#).status == 422)
+        // A path identifier outside visible ASCII (here U+FFFD) is refused, saying what one looks like.
+        let unreadable = try await call("DELETE", tasks + "/a%EF%BF%BDb")
+        #expect(unreadable.status == 422 && (unreadable.json["detail"] as? String)?.contains("1 to 200 visible ASCII characters") == true)
         let first = try await call("POST", tasks, #"{"identifier": "a", "kind": "refresh", "earliestBeginDate": "2200-01-01T00:00:00Z"}"#)
         #expect(first.status == 201 && first.json["state"] as? String == "pending")
         let second = try await call("POST", tasks, #"{"identifier": "b", "kind": "refresh"}"#)
