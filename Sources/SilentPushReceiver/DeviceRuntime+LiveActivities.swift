@@ -14,10 +14,7 @@ extension DeviceRuntime {
             metrics.rejected(.serviceUnavailable)
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
-        let recorded: PushStore.Completion = { [self] result in
-            if case .success = result { metrics.accepted() }
-            completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
-        }
+        let recorded = answeringOnceRecorded(completion)
         let bundleID = DeviceRecorder.bundleID(of: push.topic)
         let livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,

@@ -6,16 +6,21 @@ extension DeviceRuntime {
     /// A `widgets` or `controls` push with `content-changed`: the reload policy decides, and
     /// the push is answered once its row, and the reload wake if it made one, are committed.
     func submitReload(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
-        let recorded: PushStore.Completion = { [self] result in
-            if case .success = result { metrics.accepted() }
-            // Not recorded, so not accepted: 503, and the provider retries.
-            completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
-        }
+        let recorded = answeringOnceRecorded(completion)
         let systemNow = DeviceClock.systemNow
         let reply = modifyStateAndRunActions { recorder, now in
             let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
             return recorder.receiveReload(record, now: now, completion: recorded)
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+    }
+
+    /// What answers a push APNs accepted once its row is committed: 200, counted accepted;
+    /// not recorded, so not accepted: 503, and the provider retries.
+    func answeringOnceRecorded(_ completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) -> PushStore.Completion {
+        return { [self] result in
+            if case .success = result { metrics.accepted() }
+            completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
+        }
     }
 }
