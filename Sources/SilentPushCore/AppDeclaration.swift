@@ -23,6 +23,8 @@ public struct AppDeclaration: Sendable, Equatable {
     /// Whether a request of `kind` with `identifier` is permitted: the identifier declared,
     /// and the kind's background mode.
     public func permits(_ identifier: String, kind: BackgroundTaskKind) -> Bool {
+        // Only the system asks for a relaunch.
+        if kind == .urlSession { return false }
         if let mode = kind.requiredMode, !backgroundModes.contains(mode) { return false }
         return permittedTaskIdentifiers.contains { entry in
             if entry == identifier { return true }

@@ -8,6 +8,11 @@ public enum BackgroundTaskKind: String, Sendable, CaseIterable {
     /// `BGContinuedProcessingTaskRequest` (iOS 26): work the user started in the foreground,
     /// carried on in the background with progress shown.
     case continued
+    /// Never submitted by the app: the system relaunches it for a background `URLSession`
+    /// whose transfers have all ended (`handleEventsForBackgroundURLSession`), with the
+    /// session's identifier as the task's. Its handler calls the stored completion handler
+    /// (`setTaskCompleted`) within `WakeSettings.relaunchTime`.
+    case urlSession
 
     /// The background mode the app must declare for this kind; nil: none (a continued task
     /// needs only its identifier declared).
@@ -15,7 +20,7 @@ public enum BackgroundTaskKind: String, Sendable, CaseIterable {
         switch self {
         case .refresh: .fetch
         case .processing: .processing
-        case .continued: nil
+        case .continued, .urlSession: nil
         }
     }
 }

@@ -17,6 +17,8 @@ public struct TransferPolicy: Sendable {
     public struct Settings: Sendable, Equatable {
         /// Transfers of one app not yet ended, at most (*assumed*: Apple gives none).
         public var maximumPerApp: Int
+        /// The largest `maximumPerApp` a flag may set.
+        public static let maximumCap = 10_000
         /// The first retry's delay, doubled for each later one (*assumed*).
         public var retryDelay: Duration
         /// The longest retry delay (*assumed*).
@@ -48,6 +50,13 @@ public struct TransferPolicy: Sendable {
             self.wifi = wifi
             self.charging = charging
             self.lowPowerMode = lowPowerMode
+        }
+
+        /// What a device in `state` offers.
+        public init(_ state: DeviceState) {
+            self.init(
+                online: state.network == .online, wifi: state.networkType == .wifi, charging: state.charging,
+                lowPowerMode: state.lowPowerMode)
         }
     }
 
@@ -152,15 +161,68 @@ public struct TransferPolicy: Sendable {
         return actions
     }
 
-    /// The user force-quit the app: its transfers are cancelled, and no relaunch follows.
-    public mutating func forceQuit(_ app: App, now: DeviceInstant) -> [TransferAction] {
+    /// The user force-quit the app on `device`: its transfers are cancelled, and no relaunch
+    /// follows (Apple: "If the user force-quits your app, the system cancels all of the
+    /// session's background transfers").
+    public mutating func forceQuit(device: String, now: DeviceInstant) -> [TransferAction] {
         var actions = advance(to: now)
-        for id in (byDevice[app.device] ?? []).sorted() where transfers[id]?.app == app {
+        for id in (byDevice[device] ?? []).sorted() {
             if case .running? = transfers[id]?.phase { actions.append(.interrupt(id: id)) }
             setPhase(id, .ended(.cancelled), into: &actions)
-            byDevice[app.device]?.remove(id)
+        }
+        byDevice[device] = nil
+        transfers = transfers.filter { $0.value.app.device != device }
+        return actions
+    }
+
+    /// Puts back a transfer a restarted receiver found: handed over at `handedOverAt`, tried
+    /// `attempts` times, and ended as `ended` (a done transfer whose session's relaunch was
+    /// not yet asked for) or not. One not ended starts again when its conditions hold (a try
+    /// that was running resumes from the bytes kept). Put back every transfer of a session,
+    /// then call `resumeSessions(now:)`.
+    public mutating func restore(
+        _ request: TransferRequest, id: UInt64, for app: App, handedOverAt: DeviceInstant, attempts: Int, ended: TransferEnd?,
+        conditions: Conditions, now: DeviceInstant
+    ) -> [TransferAction] {
+        self.conditions[app.device] = conditions
+        transfers[id] = Transfer(
+            id: id, app: app, request: request, handedOverAt: handedOverAt, phase: ended.map(Phase.ended) ?? .waiting(.offline),
+            attempts: max(0, attempts))
+        guard ended == nil else { return [] }
+        byDevice[app.device, default: []].insert(id)
+        timers.insert(id, at: handedOverAt.advanced(by: settings.resourceTimeout))
+        var actions = advance(to: now)
+        if case .waiting? = transfers[id]?.phase { tryToStart(id, now: now, into: &actions, announce: true) }
+        return actions
+    }
+
+    /// After a restart's `restore` calls: sessions whose every transfer had ended relaunch
+    /// the app now (the previous run stopped before it asked).
+    public mutating func resumeSessions(now: DeviceInstant) -> [TransferAction] {
+        var actions: [TransferAction] = []
+        let sessions = Dictionary(grouping: transfers.values) { SessionKey(app: $0.app, session: $0.request.session) }
+        for key in sessions.keys.sorted(by: { $0.first(in: sessions) < $1.first(in: sessions) }) {
+            let session = sessions[key]!
+            guard session.allSatisfy({ if case .ended = $0.phase { true } else { false } }), let last = session.max(by: { $0.id < $1.id })
+            else { continue }
+            actions += closeSession(of: last)
         }
         return actions
+    }
+
+    private struct SessionKey: Hashable {
+        var app: App
+        var session: String
+
+        func first(in sessions: [SessionKey: [Transfer]]) -> UInt64 { sessions[self]?.map(\.id).min() ?? 0 }
+    }
+
+    /// Forgets `device`'s transfers (nil: every device's), saying nothing: their records go too.
+    public mutating func forget(device: String?) -> [UInt64] {
+        let gone = transfers.values.filter { device == nil || $0.app.device == device }.map(\.id).sorted()
+        for id in gone { transfers[id] = nil }
+        if let device { byDevice[device] = nil } else { byDevice = [:] }
+        return gone
     }
 
     /// Fires what is due by `now`: retries whose delay ended, transfers past their resource timeout.
@@ -213,13 +275,26 @@ public struct TransferPolicy: Sendable {
         guard let transfer = transfers[id] else { return }
         setPhase(id, .ended(end), into: &actions)
         byDevice[transfer.app.device]?.remove(id)
-        // The session's last transfer ended: the app is relaunched for it, if it asked.
+        let open = transfers.values.contains { other in
+            guard other.app == transfer.app, other.request.session == transfer.request.session else { return false }
+            if case .ended = other.phase { return false }
+            return true
+        }
+        if !open { actions += closeSession(of: transfer) }
+    }
+
+    /// `transfer`'s session has no transfer left to end: the app is relaunched for it, if it
+    /// asked and none was cancelled, and the session is forgotten.
+    private mutating func closeSession(of transfer: Transfer) -> [TransferAction] {
         let session = transfers.values.filter { $0.app == transfer.app && $0.request.session == transfer.request.session }
-        let open = session.contains { if case .ended = $0.phase { false } else { true } }
+        var actions: [TransferAction] = []
         let cancelled = session.contains { $0.phase == .ended(.cancelled) }
-        if !open, !cancelled, transfer.request.sessionSendsLaunchEvents {
+        if !cancelled, transfer.request.sessionSendsLaunchEvents {
             actions.append(.relaunch(app: transfer.app, session: transfer.request.session, transfers: session.map(\.id).sorted()))
         }
+        // The session is over: nothing of it is read again.
+        for ended in session { transfers[ended.id] = nil }
+        return actions
     }
 }
 

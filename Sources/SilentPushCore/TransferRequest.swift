@@ -120,4 +120,5 @@ public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case unknownMethod = "method must be GET, PUT or POST"
     case badFlag = "discretionary, allowsCellular and sessionSendsLaunchEvents must be true or false"
     case tooMany = "too many transfers for the app: its transfers not yet done are at the cap"
+    case notRunning = "the handler has ended: hand transfers over while it runs"
 }

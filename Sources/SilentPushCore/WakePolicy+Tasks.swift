@@ -46,7 +46,7 @@ extension WakePolicy {
         switch kind {
         case .refresh: 1
         case .processing: 10
-        case .continued: nil
+        case .continued, .urlSession: nil
         }
     }
 
@@ -164,6 +164,15 @@ extension WakePolicy {
         else { return (false, takeActions()) }
         expireTask(slot, runID: run.start.runID, now: now)
         return (true, takeActions())
+    }
+
+    /// Every transfer of the app's background `URLSession` `session` has ended: the app is to
+    /// be relaunched for it (`handleEventsForBackgroundURLSession`), as request `requestID`
+    /// of kind `urlSession`. The relaunch is a background launch like any other: held by
+    /// force-quit, Background App Refresh off, heat, Low Power Mode and a low battery, the
+    /// app's usage and the device's budget, but not by the app's fetch interval.
+    @inlinable public mutating func relaunch(session: String, requestID: UInt64, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
+        restoreTask(TaskRequest(id: requestID, identifier: session, kind: .urlSession), for: app, now: now)
     }
 
     /// Puts back a request a restarted receiver found pending in its store.
@@ -308,6 +317,7 @@ extension WakePolicy {
             switch request.kind {
             case .refresh: now.advanced(by: settings.refreshTaskTime)
             case .processing: now.advanced(by: settings.processingTaskTime)
+            case .urlSession: now.advanced(by: settings.relaunchTime)
             case .continued: nil
             }
         let start = TaskStart(runID: runID, app: apps[slot], request: request, startedAt: now, deadline: deadline, simulated: simulated)

@@ -49,6 +49,10 @@ public struct WakeSettings: Sendable, Equatable {
     /// How long a processing task runs before its expiration handler is called (Apple:
     /// "several minutes"; *assumed* 5 minutes).
     public var processingTaskTime: Duration = .seconds(5 * 60)
+    /// How long an app relaunched for a background `URLSession`'s events has to call its
+    /// completion handler before its expiration handler is called (*assumed*: Apple gives
+    /// no figure; a push's 30 s).
+    public var relaunchTime: Duration = .seconds(30)
     /// After its expiration handler is called, how long a task has to complete before it is
     /// terminated (*assumed*: Apple gives no figure).
     public var taskExpirationGrace: Duration = .seconds(5)
@@ -117,6 +121,9 @@ public struct DeviceState: Sendable, Equatable {
     public var network: Network
     /// The device is idle (not in use): processing tasks run only then.
     public var idle: Bool
+    /// The network it is on, when online: background transfers that may not use cellular
+    /// data, and discretionary ones, wait for Wi-Fi.
+    public var networkType: NetworkType
 
     /// A device's network.
     public enum Network: String, Sendable, CaseIterable {
@@ -124,13 +131,20 @@ public struct DeviceState: Sendable, Equatable {
         case offline
     }
 
+    /// The kind of network a device is on.
+    public enum NetworkType: String, Sendable, CaseIterable {
+        case wifi
+        case cellular
+    }
+
     /// A device as it comes: app running, refresh on, no Low Power Mode, the profile's
-    /// budget, a full battery, nominal temperature, no debugger, online, in use (not idle).
+    /// budget, a full battery, nominal temperature, no debugger, online on Wi-Fi, in use (not idle).
     public init(
         forceQuit: Bool = false, backgroundRefresh: Bool = true, lowPowerMode: Bool = false, dailyBudget: Int? = nil,
         batteryLevel: Int = 100, charging: Bool = false, thermalState: ThermalState = .nominal, debuggerAttached: Bool = false,
-        network: Network = .online, idle: Bool = false
+        network: Network = .online, idle: Bool = false, networkType: NetworkType = .wifi
     ) {
+        self.networkType = networkType
         self.forceQuit = forceQuit
         self.backgroundRefresh = backgroundRefresh
         self.lowPowerMode = lowPowerMode

@@ -85,7 +85,8 @@ extension AdminAPI {
             case ("identifier", .string(let text)) where isName(text, maximumLength: 200): identifier = text
             case ("identifier", _):
                 throw AdminError(.unprocessableContent, "identifier must be a task identifier (1 to 200 visible ASCII characters, no /)")
-            case ("kind", .string(let text)) where BackgroundTaskKind(rawValue: text) != nil: kind = BackgroundTaskKind(rawValue: text)
+            case ("kind", .string(let text)) where BackgroundTaskKind(rawValue: text).map({ $0 != .urlSession }) == true:
+                kind = BackgroundTaskKind(rawValue: text)
             case ("kind", _): throw AdminError(.unprocessableContent, "kind must be refresh, processing or continued")
             case ("earliestBeginDate", .null): submission.earliestBegin = nil
             case ("earliestBeginDate", .string(let text)) where instant(text) != nil: submission.earliestBegin = instant(text)
@@ -209,6 +210,9 @@ extension AdminAPI {
         let text: String =
             switch run.outcome {
             case nil: run.expiredAt == nil ? "running" : "expired: its expiration handler was called; it has a grace period to complete"
+            case .completed? where run.kind == .urlSession: "the handler called the background session's completion handler"
+            case .terminated? where run.kind == .urlSession:
+                "it never called the background session's completion handler: terminated, and the app's later launches are deferred"
             case .completed?: "the handler called setTaskCompleted(success: true)"
             case .failed?: "the handler called setTaskCompleted(success: false)"
             case .expired?: "its time ran out; it completed after its expiration handler"

@@ -87,6 +87,7 @@ package struct AdminAPI: Sendable {
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
         }
         addTaskRoutes(to: router)
+        addTransferRoutes(to: router)
         addActivityRoutes(to: router)
         addFaultRoutes(to: router)
         addEventRoutes(to: router)
@@ -512,6 +513,7 @@ package struct AdminAPI: Sendable {
             ("thermalState", .string(state.thermalState.rawValue)),
             ("debuggerAttached", .bool(state.debuggerAttached)),
             ("network", .string(state.network.rawValue)),
+            ("networkType", .string(state.networkType.rawValue)),
             ("idle", .bool(state.idle)),
             ("unregistered", .bool(unregisteredAt != nil)),
             ("unregisteredAt", unregisteredAt.map { .string(ISO8601Timestamp.string(millisecondsSinceEpoch: $0)) } ?? .null),
@@ -565,7 +567,7 @@ package struct AdminAPI: Sendable {
     /// The fields `PATCH /v1/devices/{token}` takes.
     static let deviceFields = [
         "forceQuit", "backgroundRefresh", "lowPowerMode", "dailyBudget", "batteryLevel", "charging", "thermalState", "debuggerAttached",
-        "network", "idle", "unregistered",
+        "network", "networkType", "idle", "unregistered",
     ]
 
     /// A `PATCH /v1/devices/{token}` body applied to `state`: the new state, and the
@@ -592,6 +594,9 @@ package struct AdminAPI: Sendable {
             case ("thermalState", _): throw AdminError(.unprocessableContent, "thermalState must be nominal, fair, serious or critical")
             case ("network", .string(let name)) where DeviceState.Network(rawValue: name) != nil: state.network = DeviceState.Network(rawValue: name)!
             case ("network", _): throw AdminError(.unprocessableContent, "network must be online or offline")
+            case ("networkType", .string(let name)) where DeviceState.NetworkType(rawValue: name) != nil:
+                state.networkType = DeviceState.NetworkType(rawValue: name)!
+            case ("networkType", _): throw AdminError(.unprocessableContent, "networkType must be wifi or cellular")
             case ("hourlyBudget", _):
                 throw AdminError(.unprocessableContent, "hourlyBudget is now dailyBudget: background launches per 24 h (e.g. 24 × the old value)")
             case ("forceQuit", _), ("backgroundRefresh", _), ("lowPowerMode", _), ("unregistered", _), ("charging", _), ("debuggerAttached", _),

@@ -39,6 +39,10 @@ enum AdminOpenAPIDocument {
            "description": "BGTaskScheduler requests and runs."
           },
           {
+           "name": "transfers",
+           "description": "Background URLSession transfers, done by the device outside the wake."
+          },
+          {
            "name": "activities",
            "description": "Live Activities, as the device keeps them."
           },
@@ -1680,6 +1684,78 @@ enum AdminOpenAPIDocument {
             }
            }
           },
+          "/v1/transfers": {
+           "get": {
+            "tags": [
+             "transfers"
+            ],
+            "operationId": "listTransfers",
+            "summary": "Background transfers the apps handed their background sessions, newest first.",
+            "parameters": [
+             {
+              "$ref": "#/components/parameters/DeviceFilter"
+             },
+             {
+              "$ref": "#/components/parameters/TopicFilter"
+             },
+             {
+              "name": "session",
+              "in": "query",
+              "description": "Only this background session's transfers.",
+              "schema": {
+               "type": "string",
+               "minLength": 1,
+               "maxLength": 200
+              }
+             },
+             {
+              "name": "wake",
+              "in": "query",
+              "description": "Only the transfers this wake's handler handed over (or that were refused).",
+              "schema": {
+               "type": "integer",
+               "minimum": 0,
+               "maximum": 9223372036854775807
+              }
+             },
+             {
+              "$ref": "#/components/parameters/Limit"
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "The transfers.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "transfers"
+                 ],
+                 "properties": {
+                  "transfers": {
+                   "type": "array",
+                   "items": {
+                    "$ref": "#/components/schemas/Transfer"
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
           "/v1/faults": {
            "post": {
             "tags": [
@@ -2921,6 +2997,7 @@ enum AdminOpenAPIDocument {
              "thermalState",
              "debuggerAttached",
              "network",
+             "networkType",
              "idle",
              "unregistered",
              "unregisteredAt"
@@ -2968,6 +3045,12 @@ enum AdminOpenAPIDocument {
               "enum": [
                "online",
                "offline"
+              ]
+             },
+             "networkType": {
+              "enum": [
+               "wifi",
+               "cellular"
               ]
              },
              "idle": {
@@ -3030,6 +3113,13 @@ enum AdminOpenAPIDocument {
                "online",
                "offline"
               ]
+             },
+             "networkType": {
+              "enum": [
+               "wifi",
+               "cellular"
+              ],
+              "description": "Background transfers that may not use cellular data, and discretionary ones, wait for wifi."
              },
              "idle": {
               "type": "boolean"
@@ -3151,8 +3241,10 @@ enum AdminOpenAPIDocument {
               "enum": [
                "refresh",
                "processing",
-               "continued"
-              ]
+               "continued",
+               "urlSession"
+              ],
+              "description": "urlSession: the system's relaunch for a background session's events (never submitted)."
              },
              "earliestBeginDate": {
               "type": [
@@ -3235,7 +3327,8 @@ enum AdminOpenAPIDocument {
               "enum": [
                "refresh",
                "processing",
-               "continued"
+               "continued",
+               "urlSession"
               ]
              },
              "startedAt": {
@@ -3293,6 +3386,139 @@ enum AdminOpenAPIDocument {
                 "minimum": 0
                }
               }
+             },
+             "why": {
+              "$ref": "#/components/schemas/Why"
+             }
+            }
+           },
+           "Transfer": {
+            "description": "A background URLSession transfer: handed over by a wake's or a task run's handler, run by\nthe device against its origin under its conditions, and the relaunch it leads to.\n",
+            "type": "object",
+            "required": [
+             "id",
+             "deviceToken",
+             "topic",
+             "session",
+             "url",
+             "method",
+             "discretionary",
+             "allowsCellular",
+             "sessionSendsLaunchEvents",
+             "wakeId",
+             "taskRunId",
+             "handedOverAt",
+             "state",
+             "attempts",
+             "bytes",
+             "status",
+             "finishedAt",
+             "lastError",
+             "relaunchRequestId",
+             "file",
+             "why"
+            ],
+            "properties": {
+             "id": {
+              "type": "integer"
+             },
+             "deviceToken": {
+              "$ref": "#/components/schemas/DeviceToken"
+             },
+             "topic": {
+              "type": "string"
+             },
+             "session": {
+              "type": "string"
+             },
+             "url": {
+              "type": "string"
+             },
+             "method": {
+              "enum": [
+               "GET",
+               "PUT",
+               "POST"
+              ]
+             },
+             "discretionary": {
+              "type": "boolean"
+             },
+             "allowsCellular": {
+              "type": "boolean"
+             },
+             "sessionSendsLaunchEvents": {
+              "type": "boolean"
+             },
+             "wakeId": {
+              "type": [
+               "integer",
+               "null"
+              ]
+             },
+             "taskRunId": {
+              "type": [
+               "integer",
+               "null"
+              ]
+             },
+             "handedOverAt": {
+              "type": "string",
+              "format": "date-time"
+             },
+             "state": {
+              "enum": [
+               "waiting",
+               "running",
+               "done",
+               "failed",
+               "cancelled"
+              ]
+             },
+             "attempts": {
+              "type": "integer",
+              "minimum": 0
+             },
+             "bytes": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "Bytes of the origin's answer kept so far (all of them once done)."
+             },
+             "status": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "description": "done: the origin's HTTP status (any complete answer ends a transfer, as on iOS)."
+             },
+             "finishedAt": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time"
+             },
+             "lastError": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "Why the last try was cut off (it is retried)."
+             },
+             "relaunchRequestId": {
+              "type": [
+               "integer",
+               "null"
+              ],
+              "description": "The task request (kind urlSession) that relaunches the app for its session."
+             },
+             "file": {
+              "enum": [
+               "moved",
+               "deleted",
+               null
+              ],
+              "description": "What the relaunch's handler did with the file: moved it away, or left it (deleted)."
              },
              "why": {
               "$ref": "#/components/schemas/Why"

@@ -20,6 +20,10 @@ public final class BackgroundTask: Sendable {
     public let deadline: DeviceInstant?
     /// Launched by `simulate-launch` rather than by the scheduler.
     public let simulated: Bool
+    /// The request the run launched for.
+    public let requestID: UInt64
+    /// For a relaunch (`urlSession`): the background session's identifier.
+    public var session: String? { kind == .urlSession ? identifier : nil }
 
     /// What the device side hears from the handler.
     package enum Report: Sendable {
@@ -32,6 +36,8 @@ public final class BackgroundTask: Sendable {
         var expired = false
         var completed = false
         var reports: (@Sendable (Report) -> Void)?
+        var context: FetchContext?
+        var files: [TransferFile] = []
     }
 
     private let state = Mutex(State())
@@ -52,6 +58,29 @@ public final class BackgroundTask: Sendable {
         startedAt = start.startedAt
         deadline = start.deadline
         simulated = start.simulated
+        requestID = start.request.id
+    }
+
+    /// For a relaunch (`urlSession`): the session's transfers, each with its file. A file the
+    /// handler does not move away is deleted when the run's handler returns.
+    public var files: [TransferFile] { state.withLock { $0.files } }
+
+    /// Hands `request` to the device's background `URLSession`, as a task's handler may.
+    /// Returns the transfer's id; throws the refusal (recorded with the run).
+    @discardableResult
+    public func startBackgroundTransfer(_ request: TransferRequest) throws(TransferRefusal) -> UInt64 {
+        guard let context = state.withLock({ $0.context }) else { throw .notRunning }
+        return try context.startBackgroundTransfer(request)
+    }
+
+    /// What the handler's hand-overs go through, and the relaunch's files.
+    var context: FetchContext? { state.withLock { $0.context } }
+
+    func prepare(context: FetchContext, files: [TransferFile]) {
+        state.withLock {
+            $0.context = context
+            $0.files = files
+        }
     }
 
     /// Called once when the system expires the task (its time is up, the debugger's
@@ -75,13 +104,14 @@ public final class BackgroundTask: Sendable {
 
     /// The run as JSON: what an `exec` command reads on stdin and an `http` handler is POSTed.
     var json: JSONValue {
-        .object([
-            ("runId", .int(Int64(bitPattern: runID))), ("deviceToken", .string(deviceToken)), ("topic", .string(topic)),
-            ("identifier", .string(identifier)), ("kind", .string(kind.rawValue)),
-            ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: startedAt.millisecondsSinceEpoch))),
-            ("deadline", .string(deadline.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) })),
-            ("simulated", .bool(simulated)),
-        ])
+        .object(
+            [
+                ("runId", .int(Int64(bitPattern: runID))), ("deviceToken", .string(deviceToken)), ("topic", .string(topic)),
+                ("identifier", .string(identifier)), ("kind", .string(kind.rawValue)),
+                ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: startedAt.millisecondsSinceEpoch))),
+                ("deadline", .string(deadline.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) })),
+                ("simulated", .bool(simulated)),
+            ] + (kind == .urlSession ? [("session", .string(identifier)), ("files", .array(files.map(\.json)))] : []))
     }
 
     /// Whether the task has expired.

@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import SilentPushCore
 import SilentPushStore
 
@@ -36,21 +37,24 @@ extension DeviceControl {
     /// record once it is committed: pending, with why, or launched already.
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
-        let id = runtime.nextTaskRequestID.add(1, ordering: .relaxed).oldValue
-        let request = TaskRequest(
-            id: id, identifier: submission.identifier, kind: submission.kind, earliestBegin: submission.earliestBegin,
-            requiresNetworkConnectivity: submission.requiresNetworkConnectivity, requiresExternalPower: submission.requiresExternalPower,
-            strategy: submission.strategy)
         let declaration = declarations[topic]
+        // The id is taken under the lock: the system's relaunches take ids from the same sequence.
+        let taken = Mutex<UInt64>(0)
         let refusal: TaskSubmitError? = try await withCheckedThrowingContinuation { continuation in
             let reply = runtime.modifyStateAndRunActions { recorder, now in
-                recorder.submitTask(
+                let request = TaskRequest(
+                    id: recorder.takeTaskRequestID(), identifier: submission.identifier, kind: submission.kind,
+                    earliestBegin: submission.earliestBegin, requiresNetworkConnectivity: submission.requiresNetworkConnectivity,
+                    requiresExternalPower: submission.requiresExternalPower, strategy: submission.strategy)
+                taken.withLock { $0 = request.id }
+                return recorder.submitTask(
                     TaskRequestRecord(deviceToken: device, topic: topic, request: request, submittedAt: now), declaration: declaration,
                     now: now
                 ) { continuation.resume(with: $0.map { nil }) }
             }
             if case .taskRefused(let error) = reply { continuation.resume(returning: error) }
         }
+        let id = taken.withLock { $0 }
         if let refusal {
             runtime.logger.debug(
                 "task request refused",
@@ -95,6 +99,14 @@ extension DeviceControl {
     /// Task requests of `topic`'s app on `device`, newest first (only pending ones when asked).
     public func taskRequests(device: String, topic: String, pendingOnly: Bool = false) throws -> [TaskRequestRecord] {
         try store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
+    }
+
+    /// Background transfers, newest first, for a device, topic, session and/or the wake that
+    /// handed them over.
+    public func transfers(
+        device: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, limit: Int = 100
+    ) throws -> [TransferRecord] {
+        try store.transfers(deviceToken: device, topic: topic, session: session, wakeID: wakeID, limit: limit)
     }
 
     /// Task runs, newest first, for a device and/or topic.

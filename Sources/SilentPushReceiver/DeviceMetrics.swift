@@ -21,6 +21,9 @@ final class DeviceMetrics: Sendable {
     private let taskOutcomes: [TaskOutcome: Counter]
     private let timerWakeups: Counter
     private let reloads: [WakeKind: Counter]
+    private let transfersHandedOver: Counter
+    private let transferEnds: [TransferRecord.State: Counter]
+    private let transferBytes: Counter
 
     /// Metrics made by `factory` (each receiver has its own registry, so in-process tests
     /// never share one).
@@ -45,6 +48,12 @@ final class DeviceMetrics: Sendable {
             uniqueKeysWithValues: [WakeKind.widgets, .controls].map {
                 ($0, Counter(label: "silentpush_reloads_total", dimensions: [("kind", $0.rawValue)], factory: factory))
             })
+        transfersHandedOver = Counter(label: "silentpush_transfers_handed_over_total", dimensions: [], factory: factory)
+        transferEnds = Dictionary(
+            uniqueKeysWithValues: [TransferRecord.State.done, .failed, .cancelled].map {
+                ($0, Counter(label: "silentpush_transfers_ended_total", dimensions: [("state", $0.rawValue)], factory: factory))
+            })
+        transferBytes = Counter(label: "silentpush_transfer_bytes_total", dimensions: [], factory: factory)
         taskOutcomes = Dictionary(
             uniqueKeysWithValues: TaskOutcome.allCases.map {
                 ($0, Counter(label: "silentpush_task_outcomes_total", dimensions: [("outcome", $0.rawValue)], factory: factory))
@@ -75,6 +84,11 @@ final class DeviceMetrics: Sendable {
 
     func accepted(_ count: Int = 1) { accepted.increment(by: count) }
 
+    /// A try of a background transfer received `bytes` from its origin.
+    func transferred(bytes: Int64) {
+        if bytes > 0 { transferBytes.increment(by: Int(clamping: bytes)) }
+    }
+
     /// APNs refused a push for `reason`.
     func rejected(_ reason: APNsReason) {
         Counter(label: "silentpush_pushes_rejected_total", dimensions: [("reason", reason.rawValue)], factory: factory).increment()
@@ -97,6 +111,8 @@ final class DeviceMetrics: Sendable {
         if events.taskRunsStarted > 0 { taskRunsStarted.increment(by: events.taskRunsStarted) }
         for outcome in events.taskOutcomes { taskOutcomes[outcome]?.increment() }
         for kind in events.reloads { reloads[kind]?.increment() }
+        if events.transfersHandedOver > 0 { transfersHandedOver.increment(by: events.transfersHandedOver) }
+        for state in events.transferEnds { transferEnds[state]?.increment() }
     }
 
     /// What one step of the device side did, counted after its lock is released.
@@ -113,10 +129,13 @@ final class DeviceMetrics: Sendable {
         var taskOutcomes: [TaskOutcome] = []
         /// Widget and control reloads, by kind.
         var reloads: [WakeKind] = []
+        /// Background transfers handed over, and those that ended, by state.
+        var transfersHandedOver = 0
+        var transferEnds: [TransferRecord.State] = []
 
         var isEmpty: Bool {
             wakesStarted == 0 && delivered == 0 && coalesced == 0 && expired == 0 && dropped.isEmpty && pendingSlots == nil
-                && taskRunsStarted == 0 && taskOutcomes.isEmpty && reloads.isEmpty
+                && taskRunsStarted == 0 && taskOutcomes.isEmpty && reloads.isEmpty && transfersHandedOver == 0 && transferEnds.isEmpty
         }
 
         /// Adds what a later step did (a restart's many steps, counted as one).
@@ -130,6 +149,12 @@ final class DeviceMetrics: Sendable {
             taskRunsStarted += later.taskRunsStarted
             taskOutcomes += later.taskOutcomes
             reloads += later.reloads
+            transfersHandedOver += later.transfersHandedOver
+            transferEnds += later.transferEnds
+        }
+
+        mutating func transferEnded(_ state: TransferRecord.State) {
+            transferEnds.append(state)
         }
 
         mutating func reloaded(_ kind: WakeKind) {

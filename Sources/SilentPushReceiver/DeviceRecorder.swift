@@ -62,6 +62,8 @@ package struct DeviceRecorder {
         case activityRefused(LiveActivityIgnored)
         /// A broadcast has subscribers left to reach (`continueBroadcast`).
         case fanningOut
+        /// A background transfer the app handed over was refused, for this reason (recorded).
+        case transferRefused(TransferRefusal)
 
         /// The result a `fetchRecorded` reply names.
         package var recordedResult: FetchResult? {
@@ -94,6 +96,10 @@ package struct DeviceRecorder {
         package var taskExpirations: [UInt64] = []
         package var taskTerminations: [UInt64] = []
         package var tasksEnded: [UInt64] = []
+        /// Tries of background transfers to run against their origin, and transfers whose
+        /// running try to stop (by id).
+        package var transferStarts: [TransferStart] = []
+        package var transferInterrupts: [UInt64] = []
         /// What the event tells its caller.
         package var reply = Reply.done
 
@@ -132,6 +138,8 @@ package struct DeviceRecorder {
             taskExpirations += later.taskExpirations
             taskTerminations += later.taskTerminations
             tasksEnded += later.tasksEnded
+            transferStarts += later.transferStarts
+            transferInterrupts += later.transferInterrupts
             if later.reply != .done { reply = later.reply }
         }
     }
@@ -141,6 +149,10 @@ package struct DeviceRecorder {
     package internal(set) var activities: LiveActivityPolicy
     /// The devices' widget and control reloads by push.
     package internal(set) var reloads: ReloadPolicy
+    /// The apps' background `URLSession` transfers.
+    package internal(set) var transfers: TransferPolicy
+    /// The next task request's id: the app's submissions and the system's relaunches share it.
+    package private(set) var nextTaskRequestID: UInt64
     /// Live Activity pushes an activity holds back, by apns-id: their row's id and priority,
     /// so the fate the row shows follows the update when it is released or replaced.
     var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp)] = [:]
@@ -161,8 +173,13 @@ package struct DeviceRecorder {
 
     /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
     /// deadlines need a timer.
-    package init(policy: Policy, activities: LiveActivityPolicy = LiveActivityPolicy(), reloads: ReloadPolicy? = nil, armsTimers: Bool) {
+    package init(
+        policy: Policy, activities: LiveActivityPolicy = LiveActivityPolicy(), reloads: ReloadPolicy? = nil,
+        transfers: TransferPolicy = TransferPolicy(), firstTaskRequestID: UInt64 = 1, armsTimers: Bool
+    ) {
         self.policy = policy
+        self.transfers = transfers
+        nextTaskRequestID = firstTaskRequestID
         self.activities = activities
         self.reloads = reloads ?? ReloadPolicy(dailyBudget: policy.settings.effectiveReloadBudget)
         self.armsTimers = armsTimers
@@ -176,7 +193,13 @@ package struct DeviceRecorder {
             guard let b else { return a }
             return min(a, b)
         }
-        return earlier(earlier(policy.nextDeadline, activities.nextDeadline), reloads.nextDeadline)
+        return earlier(earlier(earlier(policy.nextDeadline, activities.nextDeadline), reloads.nextDeadline), transfers.nextDeadline)
+    }
+
+    /// Takes the next task request id.
+    package mutating func takeTaskRequestID() -> UInt64 {
+        defer { nextTaskRequestID += 1 }
+        return nextTaskRequestID
     }
 
     /// What every event ends with: the timer to arm when the policy's next deadline moved
@@ -281,6 +304,7 @@ package struct DeviceRecorder {
             apply(policy.advance(to: now), to: &actions)
             record(activities.advance(to: now), into: &actions)
             record(reloads.advance(to: now), into: &actions)
+            record(transfers.advance(to: now), into: &actions, now: now)
         }
         return finish(actions)
     }
@@ -299,8 +323,10 @@ package struct DeviceRecorder {
     ) -> Actions {
         var actions = Actions(completion: completion)
         actions.changes.append(.setDevice(token: device, state: new))
-        let wasOnline = policy.deviceState(device).network == .online
+        let old = policy.deviceState(device)
+        let wasOnline = old.network == .online
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
+        deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
         if wasOnline != (new.network == .online) {
             record(activities.setOnline(new.network == .online, device: device, now: now), into: &actions)
             if new.network == .online { record(reloads.deviceOnline(device, now: now), into: &actions) }
@@ -338,6 +364,7 @@ package struct DeviceRecorder {
         }
         activities.forget(device: device)
         reloads.forget(device: device)
+        actions.transferInterrupts += transfers.forget(device: device)
         heldActivityPushes = heldActivityPushes.filter { device != nil && $0.value.app.device != device }
         return finish(actions)
     }

@@ -1,5 +1,7 @@
 import CoreMetrics
 import Logging
+import NIOCore
+import NIOPosix
 import SilentPushCore
 import SilentPushStore
 
@@ -13,7 +15,8 @@ extension DeviceRuntime {
     package static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), declarations: [String: AppDeclaration] = [:],
-        liveActivities: LiveActivitySettings = LiveActivitySettings(), channels: ChannelDirectory? = nil,
+        liveActivities: LiveActivitySettings = LiveActivitySettings(), transfers transferSettings: TransferPolicy.Settings = .init(),
+        channels: ChannelDirectory? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
     ) throws -> DeviceRuntime {
         let ids = try store.lastIDs()
@@ -88,7 +91,9 @@ extension DeviceRuntime {
                 DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
         }
         for (target, times) in reloadTimes { reloads.restore(reloads: times, of: target, now: now) }
-        var recorder = DeviceRecorder(policy: policy, activities: activities, reloads: reloads, armsTimers: mode == .system)
+        var recorder = DeviceRecorder(
+            policy: policy, activities: activities, reloads: reloads, transfers: TransferPolicy(settings: transferSettings),
+            firstTaskRequestID: taskIDs.request + 1, armsTimers: mode == .system)
         // The restart's repairs and what each restoring step decided, carried out as one step.
         var startup = DeviceRecorder.Actions()
         startup.changes = changes
@@ -108,10 +113,16 @@ extension DeviceRuntime {
             resumed.taskRequests += 1
             startup.append(recorder.restoreTask(request, now: now))
         }
+        // Transfers not ended start again (a running try resumes from its bytes kept), and a
+        // session that ended without its relaunch asked for relaunches the app.
+        let transfers = try store.openTransfers()
+        resumed.transfers = transfers.count { $0.finishedAt == nil }
+        startup.append(recorder.restoreTransfers(transfers, now: now))
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
-            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTaskRequestID: taskIDs.request + 1,
-            declarations: declarations, resumed: resumed, channels: channels, logger: logger)
+            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTransferID: try store.lastTransferID() + 1,
+            transferClient: TransferClient(group: group, directory: store.transfersDirectory), declarations: declarations, resumed: resumed,
+            channels: channels, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }
         store.observeWritability { [logger] writable, error in

@@ -22,6 +22,7 @@ extension DeviceRuntime: Service {
                     switch work {
                     case .wake(let fetch): group.addTask { await self.runWake(fetch) }
                     case .task(let task): group.addTask { await self.runTask(task) }
+                    case .transfer(let transfer): group.addTask { await self.runTransfer(transfer) }
                     }
                 }
                 // The fetch queue ends at shutdown; the timer stops with it.
@@ -35,7 +36,7 @@ extension DeviceRuntime: Service {
     /// Fires the policy's deadlines on the system clock, each as it comes, until cancelled.
     private func runTimer() async {
         while !Task.isCancelled {
-            let next = inspect { $0.policy.nextDeadline }
+            let next = inspect { $0.nextDeadline }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.timerMoved.wait() }
                 if let next {
@@ -93,5 +94,6 @@ extension DeviceRuntime: Service {
         }
         endFetches()
         try? await store.flush()
+        await transferClient.shutdown()
     }
 }

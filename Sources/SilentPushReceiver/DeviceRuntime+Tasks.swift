@@ -22,6 +22,8 @@ extension DeviceRuntime {
     /// Runs one task's handler (a child task of `run()`): its Swift task is cancelled when
     /// the run expires (after its expiration handler) or is terminated.
     func runTask(_ task: BackgroundTask) async {
+        let app = AppKey(device: task.deviceToken, topic: task.topic)
+        task.prepare(context: transferContext(app: app, source: .taskRun(task.runID)), files: await relaunchFiles(task))
         await countingHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.handler.runTask(task) }
@@ -32,6 +34,7 @@ extension DeviceRuntime {
                 await group.waitForAll()
             }
         }
+        if task.kind == .urlSession { settleRelaunchFiles(task) }
         task.settled.open()
     }
 }

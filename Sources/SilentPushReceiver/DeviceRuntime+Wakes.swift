@@ -51,8 +51,13 @@ extension DeviceRuntime {
                 "app.topic": "\(wake.topic)", "wake.coalesced": "\(wake.coalescedAPNsIDs.count)",
             ])
         let errorOutput = FetchErrorOutput()
+        let context = transferContext(app: start.app, source: .wake(start.wakeID))
         let result =
-            Task.isCancelled ? FetchResult.deadlineExceeded : await FetchErrorOutput.$current.withValue(errorOutput) { await handler.fetch(wake) }
+            Task.isCancelled
+            ? FetchResult.deadlineExceeded
+            : await FetchErrorOutput.$current.withValue(errorOutput) {
+                await FetchContext.$current.withValue(context) { await handler.fetch(wake) }
+            }
         let recorded = recordFetch(start, result: result)
         if let text = errorOutput.text {
             modifyStateAndRunActions { recorder, _ in recorder.recordErrorOutput(text, wakeID: start.wakeID) }

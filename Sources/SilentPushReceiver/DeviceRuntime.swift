@@ -33,8 +33,10 @@ package final class DeviceRuntime: PushSink, Sendable {
     private let unobserved: PushStore.Completion
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
     private let nextPushID: Atomic<UInt64>
-    /// The next task request's id.
-    let nextTaskRequestID: Atomic<UInt64>
+    /// The next background transfer's id: taken by the handler's hand-over, before the lock.
+    let nextTransferID: Atomic<UInt64>
+    /// Runs background transfers against their origins.
+    let transferClient: TransferClient
     let advancing = Mutex(false)
     /// Handler tasks running, and who waits for there to be none.
     let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
@@ -60,6 +62,8 @@ package final class DeviceRuntime: PushSink, Sendable {
         var nextWaiterToken: UInt64 = 0
         /// Each running task run's handle, by run id.
         var tasks: [UInt64: BackgroundTask] = [:]
+        /// The signal that stops each background transfer's running try, by transfer id.
+        var transferTries: [UInt64: AsyncSignal] = [:]
     }
 
     /// What a step leaves for after the lock: its actions with the objects they name.
@@ -73,6 +77,8 @@ package final class DeviceRuntime: PushSink, Sendable {
         var taskExpirations: [BackgroundTask] = []
         var taskTerminations: [BackgroundTask] = []
         var tasksEnded: [BackgroundTask] = []
+        var transferTries: [TransferTry] = []
+        var transferStops: [AsyncSignal] = []
     }
 
     /// An app on a device, as the policy keys it.
@@ -90,6 +96,13 @@ package final class DeviceRuntime: PushSink, Sendable {
     enum Work: Sendable {
         case wake(Fetch)
         case task(BackgroundTask)
+        case transfer(TransferTry)
+    }
+
+    /// A try of a background transfer for `run()` to start, and what stops it.
+    struct TransferTry: Sendable {
+        var start: DeviceRecorder.TransferStart
+        var stop: AsyncSignal
     }
 
     /// A fetch for `run()` to start.
@@ -105,12 +118,13 @@ package final class DeviceRuntime: PushSink, Sendable {
 
     init(
         store: PushStore, clock: DeviceClock, settings: WakeSettings, shutdownGrace: Duration, handler: any FetchHandler,
-        metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, nextTaskRequestID: UInt64, declarations: [String: AppDeclaration],
-        resumed: ResumedState = ResumedState(), channels: ChannelDirectory? = nil, logger: Logger
+        metrics: DeviceMetrics, recorder: DeviceRecorder, nextPushID: UInt64, nextTransferID: UInt64, transferClient: TransferClient,
+        declarations: [String: AppDeclaration], resumed: ResumedState = ResumedState(), channels: ChannelDirectory? = nil, logger: Logger
     ) {
         self.channels = channels
         self.resumed = resumed
-        self.nextTaskRequestID = Atomic(nextTaskRequestID)
+        self.nextTransferID = Atomic(nextTransferID)
+        self.transferClient = transferClient
         self.store = store
         self.shutdownGrace = shutdownGrace
         self.clock = clock
@@ -186,7 +200,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         guard
             !actions.metrics.isEmpty || actions.armTimer != nil || !actions.ended.isEmpty || !actions.runs.isEmpty
                 || !actions.taskRuns.isEmpty || !actions.taskExpirations.isEmpty || !actions.taskTerminations.isEmpty
-                || !actions.tasksEnded.isEmpty
+                || !actions.tasksEnded.isEmpty || !actions.transferStarts.isEmpty || !actions.transferInterrupts.isEmpty
         else { return nil }
         var execution = Execution()
         execution.metrics = actions.metrics
@@ -208,6 +222,14 @@ package final class DeviceRuntime: PushSink, Sendable {
         execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
         execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
         execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
+        for id in actions.transferInterrupts {
+            if let stop = state.transferTries.removeValue(forKey: id) { execution.transferStops.append(stop) }
+        }
+        for start in actions.transferStarts {
+            let stop = AsyncSignal()
+            if let previous = state.transferTries.updateValue(stop, forKey: start.id) { execution.transferStops.append(previous) }
+            execution.transferTries.append(TransferTry(start: start, stop: stop))
+        }
         return execution
     }
 
@@ -230,6 +252,8 @@ package final class DeviceRuntime: PushSink, Sendable {
             for task in execution.taskTerminations { task.termination.raise() }
             for task in execution.tasksEnded { task.settled.open() }
             for task in execution.taskRuns { startTask(task) }
+            for stop in execution.transferStops { stop.raise() }
+            for transfer in execution.transferTries { fetchQueue.yield(.transfer(transfer)) }
             for fetch in execution.runs {
                 guard let result = handler.immediateResult(topic: fetch.start.app.topic) else {
                     fetchQueue.yield(.wake(fetch))
@@ -359,6 +383,13 @@ package final class DeviceRuntime: PushSink, Sendable {
             }
         } cancel: {
             state.withLock { $0.waiters[wakeID]?.remove(token: token) }
+        }
+    }
+
+    /// A try of a transfer ended: its stop signal goes, unless a later try replaced it.
+    func transferTryOver(_ transfer: TransferTry) {
+        state.withLock { state in
+            if state.transferTries[transfer.start.id] === transfer.stop { state.transferTries[transfer.start.id] = nil }
         }
     }
 

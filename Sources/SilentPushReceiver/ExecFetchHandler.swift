@@ -13,6 +13,11 @@ import SilentPushCore
 /// itself, has completed late (expired); one still running after `taskKillGrace` is killed and
 /// never completed (terminated). A
 /// continued task reports progress with stdout lines `progress N/M`.
+///
+/// A wake's or a task's command hands transfers to a background session with stdout lines
+/// `transfer {JSON}` (before its result line). A relaunch for a session's events (task kind
+/// `urlSession`) gets `SILENTPUSH_SESSION` and `SILENTPUSH_FILES` (the files' paths, one per
+/// line); exit 0 calls the completion handler. A file it does not move away is deleted.
 public struct ExecFetchHandler: FetchHandler {
     /// The shell command.
     public var command: String
@@ -56,19 +61,30 @@ public struct ExecFetchHandler: FetchHandler {
             "SILENTPUSH_TASK_RUN_ID": String(task.runID),
             "SILENTPUSH_TASK_DEADLINE": task.deadline.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) } ?? "",
             "SILENTPUSH_TASK_SIMULATED": task.simulated ? "1" : "0",
+            "SILENTPUSH_SESSION": task.session ?? "",
+            "SILENTPUSH_FILES": task.files.compactMap(\.path).joined(separator: "\n"),
         ]
+    }
+
+    /// `transfer {JSON}`: hands the transfer to `context`; true when the line was one.
+    static func handOver(_ line: Substring, to context: FetchContext?) -> Bool {
+        guard line.hasPrefix("transfer ") || line.hasPrefix("transfer\t") else { return false }
+        _ = context?.startBackgroundTransfer(json: String(line.dropFirst("transfer ".count)))
+        return true
     }
 
     public func runTask(_ task: BackgroundTask) async {
         // SIGTERM, on cancellation, is the command's expiration handler.
         task.expirationHandler = {}
         let outcome: ChildProcess.Outcome
+        let context = task.context
         do {
             outcome = try await ChildProcess.run(
                 command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: task)) { $1 },
                 input: Array(task.json.rendered.utf8), killGrace: taskKillGrace
             ) { line in
-                if let (completed, total) = Self.progress(line) { task.updateProgress(completed: completed, total: total) }
+                if let (completed, total) = Self.progress(line) { return task.updateProgress(completed: completed, total: total) }
+                _ = Self.handOver(line, to: context)
             }
         } catch {
             return task.setTaskCompleted(success: false)
@@ -96,10 +112,12 @@ public struct ExecFetchHandler: FetchHandler {
 
     public func fetch(_ wake: Wake) async -> FetchResult {
         let outcome: ChildProcess.Outcome
+        let context = FetchContext.current
         do {
             outcome = try await ChildProcess.run(
                 command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: wake)) { $1 },
-                input: wake.payload, killGrace: killGrace)
+                input: wake.payload, killGrace: killGrace
+            ) { line in _ = Self.handOver(line, to: context) }
         } catch {
             return .failed(reason: "cannot run the fetch command: \(error)")
         }

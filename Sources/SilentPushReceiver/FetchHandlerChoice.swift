@@ -16,6 +16,12 @@ public enum FetchHandlerChoice: Sendable {
         .handler(ClosureFetchHandler(body))
     }
 
+    /// A Swift closure as the handler, given what the device offers the wake: hand transfers
+    /// to a background session with `context.startBackgroundTransfer(_:)`.
+    public static func swift(_ body: @escaping @Sendable (Wake, FetchContext) async -> FetchResult) -> FetchHandlerChoice {
+        .handler(ClosureFetchHandler(withContext: body))
+    }
+
     /// Swift closures for wakes and for background tasks. A task's handler calls
     /// `setTaskCompleted(success:)`; on expiry its expiration handler is called and its Swift
     /// task cancelled.

@@ -12,6 +12,11 @@ import SilentPushTransport
 /// metadata in SQLite) and is `newData`; 304 or the same body is `noData`; other statuses,
 /// network errors, too many redirects and bodies over the cap are `failed`, with the reason.
 /// Cancellation at the deadline cancels the request.
+///
+/// A body that is a JSON object with a `"transfers"` array hands each member to a background
+/// session (a manifest of what to download in the background), as a task's answer may
+/// beside `"success"`. A relaunch for a session's events (task kind `urlSession`) is POSTed
+/// with `session` and `files`; a file the handler does not move away is deleted.
 public struct HTTPFetchHandler: FetchHandler {
     /// The URL template.
     public let template: FetchURLTemplate
@@ -70,6 +75,7 @@ public struct HTTPFetchHandler: FetchHandler {
                 } catch is NIOTooManyBytesError {
                     return .failed(reason: "the body is over \(bodyLimit) bytes")
                 }
+                Self.handOverTransfers(in: body, to: FetchContext.current)
                 return try await keep(Array(buffer: body), of: response, url: url, wake: wake, previous: previous)
             default:
                 return .failed(reason: "HTTP \(response.status.code) from \(url)")
@@ -105,6 +111,7 @@ public struct HTTPFetchHandler: FetchHandler {
             let limit = task.deadline.map { min(max(1, task.startedAt.duration(to: $0).components.seconds + 5), 86_400) } ?? 86_400
             let response = try await client.execute(request, timeout: .seconds(limit))
             let body = try await response.body.collect(upTo: 64 * 1024)
+            if (200..<300).contains(response.status.code) { Self.handOverTransfers(in: body, to: task.context) }
             guard (200..<300).contains(response.status.code),
                 case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)),
                 case .bool(let success)? = fields.first(where: { $0.0 == "success" })?.1
@@ -113,6 +120,14 @@ public struct HTTPFetchHandler: FetchHandler {
         } catch {
             task.setTaskCompleted(success: false)
         }
+    }
+
+    /// Hands over the members of a JSON object body's `"transfers"` array, if it has one.
+    static func handOverTransfers(in body: ByteBuffer, to context: FetchContext?) {
+        guard let context, body.readableBytesView.first(where: { $0 > 0x20 }) == UInt8(ascii: "{"),
+            case .array(let transfers)? = (try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))?["transfers"]
+        else { return }
+        context.startBackgroundTransfers(transfers)
     }
 
     private func keep(_ body: [UInt8], of response: HTTPClientResponse, url: String, wake: Wake, previous: ContentRecord?) async throws -> FetchResult

@@ -92,8 +92,9 @@ public final class Receiver: Service, Sendable {
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
             runtime = try DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
-                handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities, channels: channels,
-                metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+                handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
+                transfers: configuration.transfers, channels: channels, group: group, metrics: PrometheusMetricsFactory(registry: registry),
+                logger: logger)
         } catch {
             try? httpClient?.syncShutdown()
             throw ReceiverStartError.store(error)

@@ -68,6 +68,8 @@ public struct ReceiverConfiguration: Sendable {
     public var wakeSettings: WakeSettings
     /// The Live Activities' budgets and lifetimes (`--profile`).
     public var liveActivities = LiveActivitySettings()
+    /// The background transfers' numbers: the per-app cap, the retry delays, the resource timeout.
+    public var transfers = TransferPolicy.Settings()
     /// The default fetch handler (`--fetch-exec`, `--fetch-url`); by default every wake answers noData.
     public var fetchHandler: FetchHandlerChoice
     /// Fetch handlers for particular topics (the config file's `fetchHandlers`).

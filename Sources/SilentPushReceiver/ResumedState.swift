@@ -10,6 +10,8 @@ public struct ResumedState: Sendable, Equatable {
     public var taskRequests = 0
     /// Wakes that were running when the last run stopped (recorded `failed`, `interrupted`).
     public var interruptedWakes = 0
+    /// Background transfers not yet ended, started again.
+    public var transfers = 0
 
     public init() {}
 
@@ -24,6 +26,7 @@ public struct ResumedState: Sendable, Equatable {
         let parts = [
             count(pendingPushes, "pending push", "pending pushes"), count(devices, "device", "devices"),
             count(taskRequests, "pending task request", "pending task requests"), count(interruptedWakes, "interrupted wake", "interrupted wakes"),
+            count(transfers, "background transfer", "background transfers"),
         ].compactMap { $0 }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }

@@ -223,6 +223,21 @@ extension PushStore {
                     CREATE INDEX wakes_reloads ON wakes (started_at) WHERE kind != \(fetch);
                     """)
         }
+        migrator.registerMigration("v18") { db in
+            // Background transfers, and the kind of network a device is on.
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN network_type TEXT NOT NULL DEFAULT 'wifi';
+                    CREATE TABLE transfers (
+                        id INTEGER PRIMARY KEY, device_token TEXT NOT NULL, topic TEXT NOT NULL, session TEXT NOT NULL,
+                        url TEXT NOT NULL, method TEXT NOT NULL, discretionary INTEGER NOT NULL, allows_cellular INTEGER NOT NULL,
+                        launch_events INTEGER NOT NULL, wake_id INTEGER, task_run_id INTEGER, handed_over_at INTEGER NOT NULL,
+                        state TEXT NOT NULL, reason TEXT, attempts INTEGER NOT NULL, bytes INTEGER NOT NULL, finished_at INTEGER,
+                        etag TEXT, last_modified TEXT, relaunch_request INTEGER, file_fate TEXT, last_error TEXT, status INTEGER);
+                    CREATE INDEX transfers_by_app ON transfers (device_token, topic, session);
+                    CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done');
+                    """)
+        }
         return migrator
     }()
 }

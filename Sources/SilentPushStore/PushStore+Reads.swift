@@ -128,7 +128,8 @@ extension PushStore {
                     lowPowerMode: row["low_power_mode"], dailyBudget: Self.budget(row["daily_budget"]),
                     batteryLevel: Int(clamping: min(max(row["battery_level"] as Int64, 0), 100)), charging: row["charging"],
                     thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"],
-                    network: DeviceState.Network(rawValue: row["network"]) ?? .online, idle: row["idle"])
+                    network: DeviceState.Network(rawValue: row["network"]) ?? .online, idle: row["idle"],
+                    networkType: DeviceState.NetworkType(rawValue: row["network_type"]) ?? .wifi)
                 devices[row["device_token"]] = (state, row["unregistered_at"])
             }
             return devices

@@ -35,6 +35,9 @@ public final class PushStore: Sendable {
 
     /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
     public let setAside: String?
+    /// Where background transfers' files are kept: `contents/transfers/` beside the database;
+    /// for a memory store, a directory of its own under the system's temporary directory.
+    public let transfersDirectory: String
 
     private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?, lock: StoreLock?, setAside: String?) {
         self.setAside = setAside
@@ -42,6 +45,9 @@ public final class PushStore: Sendable {
         writer = StoreWriter(database: database, checkpointer: checkpointer)
         self.contentsDirectory = contentsDirectory
         self.lock = lock
+        transfersDirectory =
+            contentsDirectory.map { $0 + "/transfers" }
+            ?? (FileManager.default.temporaryDirectory.path + "/silentpush-transfers-" + UUID().uuidString.lowercased())
     }
 
     /// Opens (and migrates) the store; throws a message naming the path when it cannot, or
@@ -203,6 +209,8 @@ public final class PushStore: Sendable {
     /// Commits what is queued and closes the database; later writes fail, and so do reads.
     /// A receiver closes its store when it stops, so the file can be opened again at once.
     package func close() throws {
+        // A memory store's transfer files go with it.
+        if contentsDirectory == nil { try? FileManager.default.removeItem(atPath: transfersDirectory) }
         try writer.close()
     }
 

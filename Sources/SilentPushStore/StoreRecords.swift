@@ -135,6 +135,20 @@ public enum StoreChange: Sendable, Equatable {
     /// A decision about one update of a Live Activity.
     case insertActivityUpdate(LiveActivityUpdate)
     /// Every record of a device goes: pushes, wakes, state, apps, task requests and runs, contents.
+    /// A transfer handed over (or refused).
+    case insertTransfer(TransferRecord)
+    /// A transfer waits (`why`, stored form) or runs, after `attempts` tries.
+    case setTransferPhase(id: UInt64, state: TransferRecord.State, why: String?, attempts: Int)
+    /// A transfer ended: `done` with `bytes` and the origin's validators, `failed` with
+    /// `reason`, or `cancelled`.
+    case finishTransfer(
+        id: UInt64, state: TransferRecord.State, at: Int64, bytes: Int64?, reason: String?, status: Int?, etag: String?, lastModified: String?)
+    /// A try of a transfer was cut off by `error`, with `bytes` kept so far.
+    case setTransferCutOff(id: UInt64, error: String, bytes: Int64)
+    /// These transfers' session relaunches the app as task request `request`.
+    case setTransferRelaunch(ids: [UInt64], request: UInt64)
+    /// What the relaunch's handler did with a done transfer's file.
+    case setTransferFile(id: UInt64, fate: TransferRecord.FileFate)
     case forgetDevice(token: String)
     /// Every record goes (the manual clock stays: device time does not go back).
     case forgetEverything

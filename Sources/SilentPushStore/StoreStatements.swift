@@ -225,18 +225,56 @@ final class StoreStatements: @unchecked Sendable {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, daily_budget,
-                                         battery_level, charging, thermal_state, debugger_attached, network, idle)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                         battery_level, charging, thermal_state, debugger_attached, network, idle, network_type)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     ON CONFLICT(device_token) DO UPDATE SET force_quit = excluded.force_quit,
                         background_refresh = excluded.background_refresh, low_power_mode = excluded.low_power_mode,
                         daily_budget = excluded.daily_budget, battery_level = excluded.battery_level,
                         charging = excluded.charging, thermal_state = excluded.thermal_state,
-                        debugger_attached = excluded.debugger_attached, network = excluded.network, idle = excluded.idle
+                        debugger_attached = excluded.debugger_attached, network = excluded.network, idle = excluded.idle,
+                        network_type = excluded.network_type
                     """
             ).execute(arguments: [
                 token, state.forceQuit, state.backgroundRefresh, state.lowPowerMode, state.dailyBudget, state.batteryLevel, state.charging,
                 state.thermalState.rawValue, state.debuggerAttached, state.network.rawValue, state.idle,
+                state.networkType.rawValue,
             ])
+        case .insertTransfer(let t):
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO transfers (id, device_token, topic, session, url, method, discretionary, allows_cellular,
+                        launch_events, wake_id, task_run_id, handed_over_at, state, reason, attempts, bytes, finished_at, etag,
+                        last_modified, relaunch_request, file_fate)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(arguments: [
+                Int64(bitPattern: t.id), t.deviceToken, t.topic, t.session, t.url, t.method.rawValue, t.discretionary, t.allowsCellular,
+                t.sessionSendsLaunchEvents, t.wakeID.map(Int64.init(bitPattern:)), t.taskRunID.map(Int64.init(bitPattern:)),
+                t.handedOverAt.millisecondsSinceEpoch, t.state.rawValue, t.why?.stored ?? t.reason, t.attempts, t.bytes,
+                t.finishedAt?.millisecondsSinceEpoch, t.etag, t.lastModified, t.relaunchRequestID.map(Int64.init(bitPattern:)),
+                t.fileFate?.rawValue,
+            ])
+        case .setTransferPhase(let id, let state, let why, let attempts):
+            try db.cachedStatement(sql: "UPDATE transfers SET state = ?, reason = ?, attempts = ? WHERE id = ? AND finished_at IS NULL")
+                .execute(arguments: [state.rawValue, why, attempts, Int64(bitPattern: id)])
+        case .finishTransfer(let id, let state, let at, let bytes, let reason, let status, let etag, let lastModified):
+            try db.cachedStatement(
+                sql: """
+                    UPDATE transfers SET state = ?, finished_at = ?, bytes = COALESCE(?, bytes), reason = ?, status = ?, etag = ?,
+                        last_modified = ?
+                    WHERE id = ? AND finished_at IS NULL
+                    """
+            ).execute(arguments: [state.rawValue, at, bytes, reason, status, etag, lastModified, Int64(bitPattern: id)])
+        case .setTransferCutOff(let id, let error, let bytes):
+            try db.cachedStatement(sql: "UPDATE transfers SET last_error = ?, bytes = ? WHERE id = ?")
+                .execute(arguments: [error, bytes, Int64(bitPattern: id)])
+        case .setTransferRelaunch(let ids, let request):
+            for id in ids {
+                try db.cachedStatement(sql: "UPDATE transfers SET relaunch_request = ? WHERE id = ?")
+                    .execute(arguments: [Int64(bitPattern: request), Int64(bitPattern: id)])
+            }
+        case .setTransferFile(let id, let fate):
+            try db.cachedStatement(sql: "UPDATE transfers SET file_fate = ? WHERE id = ?").execute(arguments: [fate.rawValue, Int64(bitPattern: id)])
         case .insertTaskRequest(let record):
             let request = record.request
             try db.cachedStatement(
@@ -278,12 +316,13 @@ final class StoreStatements: @unchecked Sendable {
         case .forgetDevice(let token):
             try db.cachedStatement(sql: "DELETE FROM activity_updates WHERE activity_id IN (SELECT id FROM activities WHERE device_token = ?)")
                 .execute(arguments: [token])
-            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "activities"] {
+            for table in ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "activities", "transfers"] {
                 try db.cachedStatement(sql: "DELETE FROM \(table) WHERE device_token = ?").execute(arguments: [token])
             }
         case .forgetEverything:
             for table in [
                 "pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "broadcasts", "activities", "activity_updates",
+                "transfers",
             ] {
                 try db.execute(sql: "DELETE FROM \(table)")
             }

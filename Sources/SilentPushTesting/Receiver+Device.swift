@@ -99,6 +99,28 @@ extension Receiver {
         }
     }
 
+    /// Background transfers, oldest first, for a device, topic and/or session.
+    public func transfers(deviceToken: String? = nil, topic: String? = nil, session: String? = nil) throws -> [TransferRecord] {
+        try device.transfers(device: deviceToken, topic: topic, session: session, limit: 1000).reversed()
+    }
+
+    /// Waits until the transfers (oldest first, for a device, topic and/or session) satisfy
+    /// `condition`, for at most `timeout` of real time, and returns the last seen. They are
+    /// read again as each of the store's transactions ends, not polled.
+    @discardableResult
+    public func waitForTransfers(
+        deviceToken: String? = nil, topic: String? = nil, session: String? = nil, timeout: Duration = .seconds(10),
+        until condition: ([TransferRecord]) -> Bool
+    ) async throws -> [TransferRecord] {
+        let deadline = ContinuousClock.now.advanced(by: timeout)
+        while true {
+            let seen = device.transactionsEnded
+            let transfers = try transfers(deviceToken: deviceToken, topic: topic, session: session)
+            if condition(transfers) || ContinuousClock.now >= deadline { return transfers }
+            await waitForTransaction(after: seen, until: deadline)
+        }
+    }
+
     /// Wakes, oldest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil) throws -> [WakeRecord] {
         try device.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()

@@ -3,8 +3,13 @@ import SilentPushCore
 import SilentPushReceiver
 
 extension SilentPushd {
-    /// The Live Activity and reload numbers given as flags, over the profile's.
+    /// The Live Activity, reload and background transfer numbers given as flags, over the profile's.
     func applyLiveActivityOptions(to configuration: inout ReceiverConfiguration) throws {
+        func positive(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
+            let span = try Self.duration(text, flag: flag, atMost: limit)
+            guard span > .zero else { throw ValidationError("\(flag) must be more than 0 (e.g. 30s)") }
+            return span
+        }
         func budget(_ text: String, flag: String) throws -> Int? {
             try Self.noneOr(text) { text in
                 guard let value = Int(text), (0...1_000_000).contains(value) else {
@@ -30,6 +35,28 @@ extension SilentPushd {
             let span = try Self.duration(activityMaxActive, flag: "--activity-max-active", atMost: .seconds(7 * 86_400))
             guard span > .zero else { throw ValidationError("--activity-max-active must be more than 0 (e.g. 8h)") }
             configuration.liveActivities.maximumActive = span
+        }
+        if let transferLimit {
+            guard (1...TransferPolicy.Settings.maximumCap).contains(transferLimit) else {
+                throw ValidationError("--transfer-limit must be a whole number from 1 to \(TransferPolicy.Settings.maximumCap)")
+            }
+            configuration.transfers.maximumPerApp = transferLimit
+        }
+        if let transferRetryDelay {
+            configuration.transfers.retryDelay = try positive(transferRetryDelay, flag: "--transfer-retry-delay", atMost: .seconds(86_400))
+        }
+        if let transferMaxRetryDelay {
+            configuration.transfers.maximumRetryDelay = try positive(
+                transferMaxRetryDelay, flag: "--transfer-max-retry-delay", atMost: .seconds(7 * 86_400))
+        }
+        guard configuration.transfers.maximumRetryDelay >= configuration.transfers.retryDelay else {
+            throw ValidationError("--transfer-max-retry-delay must be at least --transfer-retry-delay")
+        }
+        if let transferTimeout {
+            configuration.transfers.resourceTimeout = try positive(transferTimeout, flag: "--transfer-timeout", atMost: .seconds(30 * 86_400))
+        }
+        if let relaunchTime {
+            configuration.wakeSettings.relaunchTime = try positive(relaunchTime, flag: "--relaunch-time", atMost: .seconds(3600))
         }
         if let channelMessageLifetime {
             configuration.liveActivities.storedMessageLifetime = try Self.duration(

@@ -220,6 +220,37 @@ struct SilentPushd: AsyncParsableCommand {
     var channelMessageLifetime: String?
 
     @Option(
+        name: .customLong("transfer-limit"),
+        help: ArgumentHelp(
+            "Background transfers of one app not yet ended, at most; more are refused (assumed; default 100).", valueName: "n"))
+    var transferLimit: Int?
+
+    @Option(
+        name: .customLong("transfer-retry-delay"),
+        help: ArgumentHelp(
+            "How long a transfer cut off waits before its next try, doubled for each later one (assumed; default 60s).",
+            valueName: "duration"))
+    var transferRetryDelay: String?
+
+    @Option(
+        name: .customLong("transfer-max-retry-delay"),
+        help: ArgumentHelp("The longest a transfer waits between tries (assumed; default 1h).", valueName: "duration"))
+    var transferMaxRetryDelay: String?
+
+    @Option(
+        name: .customLong("transfer-timeout"),
+        help: ArgumentHelp(
+            "How long a transfer may take, waits included, before it fails (Apple's timeoutIntervalForResource: 7d).", valueName: "duration"))
+    var transferTimeout: String?
+
+    @Option(
+        name: .customLong("relaunch-time"),
+        help: ArgumentHelp(
+            "How long an app relaunched for its background session's events has to call the completion handler (assumed; default 30s).",
+            valueName: "duration"))
+    var relaunchTime: String?
+
+    @Option(
         name: .customLong("battery-threshold"),
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
     var batteryThreshold: Int?

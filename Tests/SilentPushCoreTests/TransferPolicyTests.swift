@@ -142,7 +142,7 @@ import Testing
         _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
         _ = try policy.submit(try Self.request(), id: 2, for: Self.app, conditions: .init(online: false), now: Self.at(0))
         #expect(
-            policy.forceQuit(Self.app, now: Self.at(5)) == [
+            policy.forceQuit(device: Self.app.device, now: Self.at(5)) == [
                 .interrupt(id: 1), .phase(id: 1, .ended(.cancelled)), .phase(id: 2, .ended(.cancelled)),
             ])
         #expect(policy.finished(1, completed: 10, now: Self.at(6)).isEmpty, "a late answer changes nothing")

@@ -33,7 +33,7 @@ import Testing
             .invalidValue(
                 path: path, key: "devices[].state",
                 expected:
-                    "device fields: unknown field 'mood' (fields: forceQuit, backgroundRefresh, lowPowerMode, dailyBudget, batteryLevel, charging, thermalState, debuggerAttached, network, idle, unregistered)"
+                    "device fields: unknown field 'mood' (fields: forceQuit, backgroundRefresh, lowPowerMode, dailyBudget, batteryLevel, charging, thermalState, debuggerAttached, network, networkType, idle, unregistered)"
             )
         ),
     ])

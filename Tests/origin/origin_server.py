@@ -14,6 +14,10 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
     GET /big/N             N bytes
     GET /redirect/N        302 to /redirect/N-1; /redirect/0 answers 200
     GET /drop/X            closes the connection without an answer
+    GET /blob/N            N bytes (byte i is i % 251) with an ETag and Last-Modified; 304 when
+                           If-None-Match matches; honours Range with If-Range (206). Query:
+                           rate=B (bytes a second), fail=K&cut=C&name=X (the first K requests
+                           for X send C bytes, then close the connection), status=S (answer S)
     POST /task/success     a background task's run: logs "POST PATH identifier=ID", answers {"success": true}
     POST /task/fail        the same, answering {"success": false}
     POST /task/slow/S      answers {"success": true} after S seconds; notices a client that goes away
@@ -28,10 +32,24 @@ import threading
 import time
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlparse
+from urllib.parse import parse_qs, urlparse
 
 READY, ROOT = sys.argv[1], sys.argv[2]
 LOG_LOCK = threading.Lock()
+FAILURES = {}
+FAILURES_LOCK = threading.Lock()
+BLOB_MODIFIED = formatdate(1_700_000_000, usegmt=True)
+
+
+def blob(start, end):
+    """Bytes start..<end of a blob: byte i is i % 251."""
+    pattern = bytes(range(251))
+    first = start % 251
+    out = bytearray()
+    out += pattern[first:]
+    while len(out) < end - start:
+        out += pattern
+    return bytes(out[: end - start])
 
 
 def log(line):
@@ -88,11 +106,60 @@ class Origin(BaseHTTPRequestHandler):
             if n == 0:
                 return self.send(200, b"arrived\n", {"Content-Type": "text/plain"})
             return self.send(302, headers={"Location": f"/redirect/{n - 1}"})
+        if parts[0] == "blob" and len(parts) == 2:
+            return self.blob(int(parts[1]), parse_qs(url.query))
         if parts[0] == "drop":
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
             return
         self.send(404, b"not found\n")
+
+    def blob(self, size, query):
+        etag = f'"blob-{size}"'
+        status = int(query.get("status", ["200"])[0])
+        if self.headers.get("If-None-Match") == etag:
+            return self.send(304, headers={"ETag": etag, "Last-Modified": BLOB_MODIFIED})
+        start = 0
+        ranged = self.headers.get("Range", "")
+        if ranged.startswith("bytes=") and ranged.endswith("-") and self.headers.get("If-Range") in (etag, BLOB_MODIFIED):
+            start = min(int(ranged[6:-1]), size)
+        cut = None
+        name = query.get("name", [None])[0]
+        if name is not None:
+            with FAILURES_LOCK:
+                done = FAILURES.get(name, 0)
+                if done < int(query.get("fail", ["0"])[0]):
+                    FAILURES[name] = done + 1
+                    cut = int(query.get("cut", ["0"])[0])
+        log(f"blob {size} from={start} cut={cut}")
+        self.send_response(206 if start > 0 else status)
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", BLOB_MODIFIED)
+        self.send_header("Content-Type", "application/octet-stream")
+        if start > 0:
+            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+        self.send_header("Content-Length", str(size - start))
+        self.end_headers()
+        rate = float(query.get("rate", ["0"])[0])
+        sent = start
+        chunk = 64 * 1024 if rate == 0 else max(1, int(rate / 20))
+        began = time.monotonic()
+        try:
+            while sent < size:
+                if cut is not None and sent >= cut:
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                end = min(size, sent + chunk, cut if cut is not None and cut > sent else size)
+                self.wfile.write(blob(sent, end))
+                sent = end
+                if rate > 0:
+                    ahead = (sent - start) / rate - (time.monotonic() - began)
+                    if ahead > 0:
+                        time.sleep(ahead)
+        except (BrokenPipeError, ConnectionResetError):
+            log(f"blob {size} left at {sent}")
+            self.close_connection = True
 
     def wait(self, seconds):
         """Waits `seconds`; False if the client went away meanwhile."""

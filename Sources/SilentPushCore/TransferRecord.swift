@@ -1,0 +1,128 @@
+/// A background transfer as stored: what the app handed the device, where it is, and how it
+/// ended (`GET /v1/transfers`).
+public struct TransferRecord: Sendable, Equatable {
+    /// Where a transfer is, as the admin API says it.
+    public enum State: String, Sendable, CaseIterable {
+        /// Its conditions do not hold yet, or a retry's delay runs: `why` says which.
+        case waiting
+        /// A try runs against the origin.
+        case running
+        /// The origin's answer arrived in full; its file is in the contents directory until
+        /// the relaunch ends.
+        case done
+        /// It cannot be done (`reason`): refused at hand-over, or past its resource timeout.
+        case failed
+        /// The app was force-quit.
+        case cancelled
+    }
+
+    /// What became of a done transfer's file at the end of the relaunch it was handed to.
+    public enum FileFate: String, Sendable, CaseIterable {
+        /// The handler moved it away: it is the app's now.
+        case moved
+        /// The handler left it: it was deleted when the relaunch ended, as iOS deletes it
+        /// once `didFinishDownloadingTo` returns.
+        case deleted
+    }
+
+    public var id: UInt64
+    public var deviceToken: String
+    public var topic: String
+    /// The background session's identifier, the URL and method asked for, and its options.
+    public var session: String
+    public var url: String
+    public var method: TransferRequest.Method
+    public var discretionary: Bool
+    public var allowsCellular: Bool
+    public var sessionSendsLaunchEvents: Bool
+    /// The wake whose handler handed it over, or the task run's (one of them).
+    public var wakeID: UInt64?
+    public var taskRunID: UInt64?
+    public var handedOverAt: DeviceInstant
+    public var state: State
+    /// Why it waits (the stored form of a `WaitReason`); nil unless waiting.
+    public var why: WaitReason<DeviceInstant>?
+    /// Tries started so far.
+    public var attempts: Int
+    /// Bytes of the origin's answer kept so far (all of them, once done).
+    public var bytes: Int64
+    /// When it ended; nil until it does.
+    public var finishedAt: DeviceInstant?
+    /// Why it failed; nil unless failed.
+    public var reason: String?
+    /// The HTTP status the origin answered the completed try with: as on iOS, any complete
+    /// answer ends a transfer, and the app reads its status (a 404's body is its file).
+    public var status: Int?
+    /// Why the last try was cut off (the network went, the origin failed); nil if none was.
+    public var lastError: String?
+    /// The origin's validators for the body kept: a later transfer of the URL asks with them.
+    public var etag: String?
+    public var lastModified: String?
+    /// The task request that relaunches the app for its session, once asked for.
+    public var relaunchRequestID: UInt64?
+    /// What the relaunch's handler did with its file.
+    public var fileFate: FileFate?
+
+    /// A record of a transfer just handed over, or refused (`reason`).
+    public init(
+        id: UInt64, deviceToken: String, topic: String, request: TransferRequest, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
+        handedOverAt: DeviceInstant, state: State = .waiting, why: WaitReason<DeviceInstant>? = nil, attempts: Int = 0, bytes: Int64 = 0,
+        finishedAt: DeviceInstant? = nil, reason: String? = nil, etag: String? = nil, lastModified: String? = nil,
+        relaunchRequestID: UInt64? = nil, fileFate: FileFate? = nil
+    ) {
+        self.id = id
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.session = request.session
+        self.url = request.url
+        self.method = request.method
+        self.discretionary = request.discretionary
+        self.allowsCellular = request.allowsCellular
+        self.sessionSendsLaunchEvents = request.sessionSendsLaunchEvents
+        self.wakeID = wakeID
+        self.taskRunID = taskRunID
+        self.handedOverAt = handedOverAt
+        self.state = state
+        self.why = why
+        self.attempts = attempts
+        self.bytes = bytes
+        self.finishedAt = finishedAt
+        self.reason = reason
+        self.etag = etag
+        self.lastModified = lastModified
+        self.relaunchRequestID = relaunchRequestID
+        self.fileFate = fileFate
+    }
+
+    /// A record of a request refused at hand-over, with what of it could be read: `failed`,
+    /// its reason the refusal's.
+    public init(
+        refused refusal: TransferRefusal, id: UInt64, deviceToken: String, topic: String, session: String?, url: String?,
+        wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
+    ) {
+        self.id = id
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.session = String((session ?? "").prefix(TransferRequest.maximumSessionLength))
+        self.url = String((url ?? "").prefix(TransferRequest.maximumURLLength))
+        self.method = .GET
+        self.discretionary = false
+        self.allowsCellular = true
+        self.sessionSendsLaunchEvents = false
+        self.wakeID = wakeID
+        self.taskRunID = taskRunID
+        self.handedOverAt = at
+        self.state = .failed
+        self.attempts = 0
+        self.bytes = 0
+        self.finishedAt = at
+        self.reason = "refused: " + refusal.rawValue
+    }
+
+    /// The request it was handed over as; nil for a row whose request no longer reads as valid.
+    public var request: TransferRequest? {
+        try? TransferRequest(
+            session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
+            sessionSendsLaunchEvents: sessionSendsLaunchEvents)
+    }
+}

@@ -1,0 +1,61 @@
+import Hummingbird
+import SilentPushCore
+
+/// Background transfers in the admin API: what the apps handed their background sessions,
+/// where each is, and how it ended.
+extension AdminAPI {
+    func addTransferRoutes(to router: Router<BasicRequestContext>) {
+        router.get("/v1/transfers") { request, _ in await self.transfers(request.uri.queryParameters) }
+    }
+
+    /// `GET /v1/transfers?device=&topic=&session=&wake=&limit=`: transfers, newest first.
+    private func transfers(_ query: Parameters) async -> Response {
+        await Self.answering {
+            let filter = try Self.filter(query)
+            let session = query.get("session")
+            if let session, session.isEmpty || session.utf8.count > TransferRequest.maximumSessionLength {
+                throw AdminError(.unprocessableContent, "session must be a background session's identifier (1 to 200 bytes)")
+            }
+            var wake: UInt64?
+            if let text = query.get("wake") {
+                guard let id = UInt64(text), id <= UInt64(Int64.max) else {
+                    throw AdminError(.unprocessableContent, "wake must be a wake's id (a whole number)")
+                }
+                wake = id
+            }
+            let records = try device.transfers(device: filter.device, topic: filter.topic, session: session, wakeID: wake, limit: filter.limit)
+            return .object([("transfers", .array(records.map(Self.json)))])
+        }
+    }
+
+    static func json(_ transfer: TransferRecord) -> JSONValue {
+        .object([
+            ("id", .int(Int64(bitPattern: transfer.id))), ("deviceToken", .string(transfer.deviceToken)), ("topic", .string(transfer.topic)),
+            ("session", .string(transfer.session)), ("url", .string(transfer.url)), ("method", .string(transfer.method.rawValue)),
+            ("discretionary", .bool(transfer.discretionary)), ("allowsCellular", .bool(transfer.allowsCellular)),
+            ("sessionSendsLaunchEvents", .bool(transfer.sessionSendsLaunchEvents)),
+            ("wakeId", .int(transfer.wakeID.map(Int64.init(bitPattern:)))), ("taskRunId", .int(transfer.taskRunID.map(Int64.init(bitPattern:)))),
+            ("handedOverAt", .string(time(transfer.handedOverAt))), ("state", .string(transfer.state.rawValue)),
+            ("attempts", .int(Int64(transfer.attempts))), ("bytes", .int(transfer.bytes)), ("status", .int(transfer.status.map(Int64.init))),
+            ("finishedAt", .string(transfer.finishedAt.map(time))), ("lastError", .string(transfer.lastError)),
+            ("relaunchRequestId", .int(transfer.relaunchRequestID.map(Int64.init(bitPattern:)))),
+            ("file", .string(transfer.fileFate?.rawValue)), ("why", why(transfer)),
+        ])
+    }
+
+    /// Why a transfer waits, or how it ended, in words.
+    static func why(_ transfer: TransferRecord) -> JSONValue {
+        switch transfer.state {
+        case .waiting: transfer.why.map(why) ?? whyObject("waiting", "waiting for its conditions", nil)
+        case .running: whyObject("running", "try \(transfer.attempts) runs against the origin", nil)
+        case .done:
+            whyObject(
+                "done",
+                transfer.relaunchRequestID == nil
+                    ? "the origin answered in full; the session's other transfers are not done yet"
+                    : "the origin answered in full; the app is relaunched for its session", nil)
+        case .failed: whyObject("failed", transfer.reason ?? "failed", nil)
+        case .cancelled: whyObject("cancelled", "the app was force-quit: the system cancels its background transfers", nil)
+        }
+    }
+}

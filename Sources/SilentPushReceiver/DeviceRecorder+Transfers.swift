@@ -1,0 +1,183 @@
+import SilentPushCore
+import SilentPushStore
+
+/// Background transfers: the transfer policy decides when each runs, the executor runs it
+/// against its origin, and a session whose transfers have all ended relaunches the app
+/// through the wake policy (a task request of kind `urlSession`), under the device's budgets.
+extension DeviceRecorder {
+    /// What handed a transfer over.
+    package enum TransferSource: Equatable, Sendable {
+        case wake(UInt64)
+        case taskRun(UInt64)
+    }
+
+    /// A try of a transfer for the executor to run.
+    package struct TransferStart: Equatable, Sendable {
+        package var id: UInt64
+        package var attempt: Int
+        package var app: App
+        package var request: TransferRequest
+    }
+
+    /// How a try of a transfer ended, as the executor saw it.
+    package enum TransferTryEnd: Equatable, Sendable {
+        /// The origin's answer arrived in full: `bytes` kept, with its status and validators.
+        case completed(bytes: Int64, status: Int, etag: String?, lastModified: String?)
+        /// Cut off (the origin failed, the connection broke) with `bytes` kept so far.
+        case cutOff(error: String, bytes: Int64)
+    }
+
+    /// The app's handler (of `source`) hands the device `request` as transfer `id`. Replies
+    /// `transferRefused` when the app is at its cap (the refusal is recorded then).
+    package mutating func handOver(_ request: TransferRequest, id: UInt64, app: App, source: TransferSource, now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        let (wakeID, runID) = Self.ids(of: source)
+        do {
+            let decided = try transfers.submit(
+                request, id: id, for: TransferPolicy.App(device: app.device, topic: app.topic),
+                conditions: TransferPolicy.Conditions(policy.deviceState(app.device)), now: now)
+            actions.changes.append(
+                .insertTransfer(
+                    TransferRecord(
+                        id: id, deviceToken: app.device, topic: app.topic, request: request, wakeID: wakeID, taskRunID: runID, handedOverAt: now)))
+            actions.metrics.transfersHandedOver += 1
+            record(decided, into: &actions, now: now)
+        } catch {
+            actions.append(refuseTransfer(error, id: id, app: app, source: source, session: request.session, url: request.url, now: now))
+        }
+        return finish(actions)
+    }
+
+    /// The app's handler (of `source`) handed over a request the device refuses: recorded
+    /// `failed` with the refusal as its reason. Replies `transferRefused`.
+    package mutating func refuseTransfer(
+        _ refusal: TransferRefusal, id: UInt64, app: App, source: TransferSource, session: String?, url: String?, now: DeviceInstant
+    ) -> Actions {
+        var actions = Actions()
+        let (wakeID, runID) = Self.ids(of: source)
+        actions.changes.append(
+            .insertTransfer(
+                TransferRecord(
+                    refused: refusal, id: id, deviceToken: app.device, topic: app.topic, session: session, url: url, wakeID: wakeID,
+                    taskRunID: runID, at: now)))
+        actions.metrics.transferEnded(.failed)
+        actions.reply = .transferRefused(refusal)
+        return finish(actions)
+    }
+
+    /// Try `attempt` of transfer `id` ended as `end` (a report of an older try is ignored, and
+    /// so is one while stopping: the record says running, and the next run resumes it).
+    package mutating func transferTryEnded(_ id: UInt64, attempt: Int, _ end: TransferTryEnd, now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        guard case .running = lifecycle, case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
+        switch end {
+        case .completed(let bytes, let status, let etag, let lastModified):
+            record(transfers.finished(id, completed: bytes, now: now), into: &actions, now: now, answer: (status, etag, lastModified))
+        case .cutOff(let error, let bytes):
+            actions.changes.append(.setTransferCutOff(id: id, error: error, bytes: bytes))
+            record(transfers.finished(id, completed: nil, now: now), into: &actions, now: now)
+        }
+        return finish(actions)
+    }
+
+    /// A relaunch's handler ended: what became of each of its files (moved away, or deleted).
+    package mutating func settleTransferFiles(_ files: [(id: UInt64, fate: TransferRecord.FileFate)]) -> Actions {
+        var actions = Actions()
+        for file in files { actions.changes.append(.setTransferFile(id: file.id, fate: file.fate)) }
+        return finish(actions)
+    }
+
+    /// Puts back the transfers a restarted receiver found (`openTransfers`): those not ended
+    /// start again when they may, and a session whose transfers had all ended relaunches the app.
+    package mutating func restoreTransfers(_ records: [TransferRecord], now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        for record in records {
+            guard let request = record.request else { continue }
+            let ended: TransferEnd? =
+                switch record.state {
+                case .done: .done(bytes: record.bytes)
+                case .failed: .failed(reason: record.reason ?? "failed")
+                case .cancelled: .cancelled
+                case .waiting, .running: nil
+                }
+            self.record(
+                transfers.restore(
+                    request, id: record.id, for: TransferPolicy.App(device: record.deviceToken, topic: record.topic),
+                    handedOverAt: record.handedOverAt, attempts: record.attempts, ended: ended,
+                    conditions: TransferPolicy.Conditions(policy.deviceState(record.deviceToken)), now: now),
+                into: &actions, now: now)
+        }
+        record(transfers.resumeSessions(now: now), into: &actions, now: now)
+        return finish(actions)
+    }
+
+    /// `device`'s state went from `old` to `new`: a force-quit cancels its transfers, other
+    /// changes may start or cut off some.
+    mutating func deviceChangedForTransfers(
+        _ device: String, from old: DeviceState, to new: DeviceState, now: DeviceInstant, into actions: inout Actions
+    ) {
+        if new.forceQuit, !old.forceQuit {
+            record(transfers.forceQuit(device: device, now: now), into: &actions, now: now)
+        } else if TransferPolicy.Conditions(old) != TransferPolicy.Conditions(new) {
+            record(transfers.conditionsChanged(TransferPolicy.Conditions(new), device: device, now: now), into: &actions, now: now)
+        }
+    }
+
+    private static func ids(of source: TransferSource) -> (wake: UInt64?, run: UInt64?) {
+        switch source {
+        case .wake(let id): (id, nil)
+        case .taskRun(let id): (nil, id)
+        }
+    }
+
+    /// Turns the transfer policy's actions into store changes, tries to run or stop, and
+    /// relaunches (`answer`: the origin's status and validators, for a transfer that just completed).
+    mutating func record(
+        _ transferActions: [TransferAction], into actions: inout Actions, now: DeviceInstant,
+        answer: (status: Int?, etag: String?, lastModified: String?) = (nil, nil, nil)
+    ) {
+        for action in transferActions {
+            switch action {
+            case .phase(let id, .waiting(let why)):
+                actions.changes.append(.setTransferPhase(id: id, state: .waiting, why: why.stored, attempts: transfers.transfers[id]?.attempts ?? 0))
+            case .phase(let id, .running(let attempt)):
+                actions.changes.append(.setTransferPhase(id: id, state: .running, why: nil, attempts: attempt))
+            case .phase(let id, .ended(let end)):
+                let at = now.millisecondsSinceEpoch
+                switch end {
+                case .done(let bytes):
+                    actions.changes.append(
+                        .finishTransfer(
+                            id: id, state: .done, at: at, bytes: bytes, reason: nil, status: answer.status, etag: answer.etag,
+                            lastModified: answer.lastModified))
+                    actions.metrics.transferEnded(.done)
+                case .failed(let reason):
+                    actions.changes.append(
+                        .finishTransfer(id: id, state: .failed, at: at, bytes: nil, reason: reason, status: nil, etag: nil, lastModified: nil))
+                    actions.metrics.transferEnded(.failed)
+                case .cancelled:
+                    actions.changes.append(
+                        .finishTransfer(id: id, state: .cancelled, at: at, bytes: nil, reason: nil, status: nil, etag: nil, lastModified: nil))
+                    actions.metrics.transferEnded(.cancelled)
+                }
+            case .start(let id, let attempt):
+                guard let transfer = transfers.transfers[id] else { continue }
+                actions.transferStarts.append(
+                    TransferStart(
+                        id: id, attempt: attempt, app: App(device: transfer.app.device, topic: transfer.app.topic), request: transfer.request))
+            case .interrupt(let id):
+                actions.transferInterrupts.append(id)
+            case .relaunch(let app, let session, let ids):
+                let requestID = takeTaskRequestID()
+                let key = App(device: app.device, topic: app.topic)
+                actions.changes.append(
+                    .insertTaskRequest(
+                        TaskRequestRecord(
+                            deviceToken: app.device, topic: app.topic, request: TaskRequest(id: requestID, identifier: session, kind: .urlSession),
+                            submittedAt: now)))
+                actions.changes.append(.setTransferRelaunch(ids: ids, request: requestID))
+                apply(policy.relaunch(session: session, requestID: requestID, for: key, now: now), to: &actions)
+            }
+        }
+    }
+}

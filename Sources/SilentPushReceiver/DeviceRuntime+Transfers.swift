@@ -1,0 +1,111 @@
+import Foundation
+import Logging
+import SilentPushCore
+import SilentPushStore
+
+/// Background transfers: what the executor does with the hand-overs of the apps' handlers,
+/// the tries the transfer policy starts, and the files of a relaunch.
+extension DeviceRuntime {
+    /// A handler of `app` (running for `source`) hands the device `request`. Returns the
+    /// transfer's id; throws the refusal (recorded, with the wake or run) when it is refused.
+    func handOver(_ request: TransferRequest, app: AppKey, source: DeviceRecorder.TransferSource) throws(TransferRefusal) -> UInt64 {
+        let id = nextTransferID.add(1, ordering: .relaxed).oldValue
+        let reply = modifyStateAndRunActions { recorder, now in recorder.handOver(request, id: id, app: app, source: source, now: now) }
+        if case .transferRefused(let refusal) = reply { throw refusal }
+        logger.debug(
+            "transfer handed over",
+            metadata: [
+                "transfer.id": "\(id)", "transfer.session": "\(request.session)", "device.token": Self.shortened(app.device),
+                "app.topic": "\(app.topic)",
+            ])
+        return id
+    }
+
+    /// A handler of `app` handed over something the device refuses (`session` and `url`:
+    /// what of it could be read). Recorded with the wake or run.
+    func refuseTransfer(_ refusal: TransferRefusal, session: String?, url: String?, app: AppKey, source: DeviceRecorder.TransferSource) {
+        let id = nextTransferID.add(1, ordering: .relaxed).oldValue
+        modifyStateAndRunActions { recorder, now in
+            recorder.refuseTransfer(refusal, id: id, app: app, source: source, session: session, url: url, now: now)
+        }
+    }
+
+    /// What a handler of `app` hands transfers over through.
+    func transferContext(app: AppKey, source: DeviceRecorder.TransferSource) -> FetchContext {
+        FetchContext { [self] request throws(TransferRefusal) in
+            try handOver(request, app: app, source: source)
+        } refuse: {
+            [self] refusal, session, url in
+            refuseTransfer(refusal, session: session, url: url, app: app, source: source)
+        }
+    }
+
+    /// Runs one try of a transfer (a child task of `run()`) until it ends or is stopped (its
+    /// conditions no longer hold, force-quit, forgotten; nothing is reported then).
+    func runTransfer(_ transfer: TransferTry) async {
+        let start = transfer.start
+        let validators = try? store.lastValidatedTransfer(deviceToken: start.app.device, topic: start.app.topic, url: start.request.url)
+        let began = ContinuousClock.now
+        let ended = await withTaskGroup(of: DeviceRecorder.TransferTryEnd?.self) { group in
+            group.addTask { [transferClient] in
+                await transferClient.run(start, validators: validators.map { ($0.etag, $0.lastModified) })
+            }
+            group.addTask {
+                await transfer.stop.wait()
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        transferTryOver(transfer)
+        // Stopped, or the receiver stops (the record says running; a restart resumes it).
+        guard let ended, !Task.isCancelled else { return }
+        let bytes: Int64
+        switch ended {
+        case .completed(let total, _, _, _): bytes = total
+        case .cutOff(let error, let kept):
+            bytes = kept
+            logger.notice(
+                "transfer cut off", metadata: ["transfer.id": "\(start.id)", "transfer.attempt": "\(start.attempt)", "error": "\(error)"])
+        }
+        metrics.transferred(bytes: bytes)
+        logger.debug(
+            "transfer try ended",
+            metadata: [
+                "transfer.id": "\(start.id)", "transfer.attempt": "\(start.attempt)", "transfer.bytes": "\(bytes)",
+                "transfer.duration_ms": "\((ContinuousClock.now - began).nanosecondCount / 1_000_000)",
+            ])
+        modifyStateAndRunActions { recorder, now in recorder.transferTryEnded(start.id, attempt: start.attempt, ended, now: now) }
+    }
+
+    /// The files a relaunch for `task`'s session hands the app: its session's done transfers.
+    func relaunchFiles(_ task: BackgroundTask) async -> [TransferFile] {
+        guard task.kind == .urlSession else { return [] }
+        // The relaunch's request was written before the run started; once committed it is readable.
+        try? await store.flush()
+        let records = (try? store.transfers(relaunchRequestID: task.requestID, limit: TransferPolicy.Settings.maximumCap)) ?? []
+        return records.reversed().map { record in
+            TransferFile(
+                transferID: record.id, url: record.url, path: record.state == .done ? transferClient.file(of: record.id) : nil,
+                bytes: record.bytes, status: record.status, error: record.state == .done ? nil : record.reason ?? record.lastError)
+        }
+    }
+
+    /// A relaunch's handler is done: each file it did not move away is deleted, as iOS
+    /// deletes it once `didFinishDownloadingTo` returns, and what became of each is recorded.
+    func settleRelaunchFiles(_ task: BackgroundTask) {
+        let files = task.files.compactMap { file in file.path.map { (file.transferID, $0) } }
+        guard !files.isEmpty else { return }
+        var fates: [(id: UInt64, fate: TransferRecord.FileFate)] = []
+        for (id, path) in files {
+            if FileManager.default.fileExists(atPath: path) {
+                try? FileManager.default.removeItem(atPath: path)
+                fates.append((id, .deleted))
+            } else {
+                fates.append((id, .moved))
+            }
+        }
+        modifyStateAndRunActions { recorder, _ in recorder.settleTransferFiles(fates) }
+    }
+}

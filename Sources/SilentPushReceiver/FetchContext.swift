@@ -1,0 +1,86 @@
+import Foundation
+import SilentPushCore
+
+/// What the device offers the handler of one wake or task run beyond its answer: handing
+/// transfers to a background `URLSession` (`URLSessionConfiguration.background`), which the
+/// device performs outside the wake's time limit and which relaunch the app when done.
+///
+/// A Swift handler gets it as its second argument (`FetchHandlerChoice.swift { wake, context in … }`)
+/// or, in a task, calls `BackgroundTask.startBackgroundTransfer(_:)`; exec and http handlers
+/// hand transfers over as JSON (`transfer {…}` lines, a `"transfers"` array).
+public final class FetchContext: Sendable {
+    /// The context of the handler running in this task, if any.
+    @TaskLocal package static var current: FetchContext?
+
+    private let handOver: @Sendable (TransferRequest) throws(TransferRefusal) -> UInt64
+    private let refuse: @Sendable (TransferRefusal, String?, String?) -> Void
+
+    init(
+        handOver: @escaping @Sendable (TransferRequest) throws(TransferRefusal) -> UInt64,
+        refuse: @escaping @Sendable (TransferRefusal, String?, String?) -> Void
+    ) {
+        self.handOver = handOver
+        self.refuse = refuse
+    }
+
+    /// Hands `request` to the device, as `URLSession(configuration: .background(…)).downloadTask(with:).resume()`
+    /// does. Returns the transfer's id (`GET /v1/transfers`). Throws `tooMany` when the app's
+    /// transfers not yet done are at the cap; the refusal is recorded with the wake.
+    @discardableResult
+    public func startBackgroundTransfer(_ request: TransferRequest) throws(TransferRefusal) -> UInt64 {
+        try handOver(request)
+    }
+
+    /// Hands over a transfer a handler wrote as JSON; a request that does not read is refused
+    /// and recorded with its reason.
+    @discardableResult
+    package func startBackgroundTransfer(json text: String) -> Result<UInt64, TransferRefusal> {
+        switch TransferRequest.parse(text) {
+        case .success(let request):
+            do throws(TransferRefusal) { return .success(try handOver(request)) } catch { return .failure(error) }
+        case .failure(let refusal):
+            let fields = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            func field(_ key: String) -> String? { if case .string(let value)? = fields?[key] { value } else { nil } }
+            refuse(refusal, field("session"), field("url"))
+            return .failure(refusal)
+        }
+    }
+
+    /// Hands over each member of a handler's `"transfers"` array (JSON values), in order.
+    package func startBackgroundTransfers(_ values: [JSONValue]) {
+        for value in values { _ = startBackgroundTransfer(json: value.rendered) }
+    }
+}
+
+/// A file a relaunch for a background session hands the app: one per transfer of the session
+/// (`urlSession(_:downloadTask:didFinishDownloadingTo:)`, or `didCompleteWithError`).
+/// Move the file away before the handler completes to keep it: one left in place is deleted
+/// when the relaunch ends.
+public struct TransferFile: Sendable, Equatable {
+    public var transferID: UInt64
+    public var url: String
+    /// Where the answer is; nil for a transfer that did not complete.
+    public var path: String?
+    public var bytes: Int64
+    /// The origin's HTTP status for a completed transfer.
+    public var status: Int?
+    /// Why a transfer did not complete.
+    public var error: String?
+
+    public init(transferID: UInt64, url: String, path: String?, bytes: Int64, status: Int?, error: String?) {
+        self.transferID = transferID
+        self.url = url
+        self.path = path
+        self.bytes = bytes
+        self.status = status
+        self.error = error
+    }
+
+    /// As JSON: what an exec command reads on stdin and an http handler is POSTed.
+    var json: JSONValue {
+        .object([
+            ("transferId", .int(Int64(bitPattern: transferID))), ("url", .string(url)), ("path", .string(path)), ("bytes", .int(bytes)),
+            ("status", .int(status.map(Int64.init))), ("error", .string(error)),
+        ])
+    }
+}

@@ -1,0 +1,149 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import SilentPushCore
+import SilentPushTransport
+import Synchronization
+
+/// Runs each try of a background transfer against its origin, as the system's transfer
+/// daemon does: the answer is streamed to a file in `directory` (never held in memory), a try
+/// cut off keeps its bytes and the next asks for the rest (`Range` with `If-Range`), and a
+/// URL the app was given before is asked for with the origin's validators
+/// (`If-None-Match`, `If-Modified-Since`): a 304 hands the app the body kept then.
+///
+/// Files: `<id>.part` while it arrives (with `<id>.part.validator`, what `If-Range` sends),
+/// `<id>` once done (the file the relaunch hands the app), `cache/<key>` the last body of
+/// each app's URL that came with validators (a hard link, so no second copy).
+package final class TransferClient: Sendable {
+    /// Where the files are kept.
+    package let directory: String
+    private let group: any EventLoopGroup
+    /// Made at the first try: a receiver whose apps hand nothing over has none to shut down.
+    private let client = Mutex<HTTPClient?>(nil)
+
+    /// How long a try waits for the origin's next bytes before it is cut off (Apple's default
+    /// `timeoutIntervalForRequest`: 60 s).
+    package static let idleTimeout = TimeAmount.seconds(60)
+
+    package init(group: any EventLoopGroup, directory: String) {
+        self.directory = directory
+        self.group = group
+    }
+
+    /// Shuts the HTTP client down, if one was made; a later try makes another.
+    package func shutdown() async {
+        try? await client.withLock { client in
+            defer { client = nil }; return client
+        }?.shutdown()
+    }
+
+    private var httpClient: HTTPClient {
+        client.withLock { client in
+            if let client { return client }
+            let made = HTTPClient(
+                eventLoopGroupProvider: .shared(group),
+                configuration: HTTPClient.Configuration(
+                    redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
+                    timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: Self.idleTimeout), decompression: .disabled))
+            client = made
+            return made
+        }
+    }
+
+    /// The file a done transfer's answer is in.
+    package func file(of id: UInt64) -> String { directory + "/" + String(id) }
+
+    /// What the last try with validators left for `url` of an app: the cache file it would reuse.
+    func cacheFile(device: String, topic: String, url: String) -> String {
+        directory + "/cache/" + SHA256Digest.hex(Array("\(device)\n\(topic)\n\(url)".utf8))
+    }
+
+    /// Runs one try of `start` and says how it ended; `validators`: the origin's for the body
+    /// an earlier transfer of the URL kept (ask with them). Cancelling the task stops the try,
+    /// keeping what arrived.
+    package func run(
+        _ start: DeviceRecorder.TransferStart, validators: (etag: String?, lastModified: String?)?
+    ) async -> DeviceRecorder.TransferTryEnd {
+        let part = file(of: start.id) + ".part"
+        let validatorFile = part + ".validator"
+        let cache = cacheFile(device: start.app.device, topic: start.app.topic, url: start.request.url)
+        let manager = FileManager.default
+        do {
+            try manager.createDirectory(atPath: directory + "/cache", withIntermediateDirectories: true)
+        } catch {
+            return .cutOff(error: "cannot create '\(directory)': \(error.localizedDescription)", bytes: 0)
+        }
+        let kept = (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0
+        let resumeValidator = kept > 0 ? (try? String(contentsOfFile: validatorFile, encoding: .utf8)) : nil
+
+        var request = HTTPClientRequest(url: start.request.url)
+        request.method = HTTPMethod(rawValue: start.request.method.rawValue)
+        request.headers.add(name: "User-Agent", value: "silentpushd (background transfer)")
+        if let resumeValidator, kept > 0 {
+            request.headers.add(name: "Range", value: "bytes=\(kept)-")
+            request.headers.add(name: "If-Range", value: resumeValidator)
+        } else if let validators, manager.fileExists(atPath: cache) {
+            if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
+            if let lastModified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+        }
+        var received: Int64 = 0
+        var base: Int64 = 0
+        do {
+            let response = try await httpClient.execute(request, deadline: .now() + .hours(24 * 7))
+            let status = Int(response.status.code)
+            let etag = response.headers.first(name: "ETag")
+            let lastModified = response.headers.first(name: "Last-Modified")
+            if status == 304, manager.fileExists(atPath: cache) {
+                try? manager.removeItem(atPath: file(of: start.id))
+                try manager.linkItem(atPath: cache, toPath: file(of: start.id))
+                let size = (try? manager.attributesOfItem(atPath: cache)[.size] as? Int64) ?? 0
+                return .completed(bytes: size, status: 200, etag: validators?.etag ?? etag, lastModified: validators?.lastModified ?? lastModified)
+            }
+            // 206: the rest of what was kept; anything else starts the file over.
+            let appending = status == 206 && kept > 0
+            if !appending, !manager.createFile(atPath: part, contents: nil) {
+                return .cutOff(error: "cannot create '\(part)'", bytes: 0)
+            }
+            base = appending ? kept : 0
+            if let validator = etag ?? lastModified {
+                try validator.write(toFile: validatorFile, atomically: true, encoding: .utf8)
+            } else {
+                try? manager.removeItem(atPath: validatorFile)
+            }
+            guard let handle = FileHandle(forWritingAtPath: part) else {
+                return .cutOff(error: "cannot write '\(part)'", bytes: kept)
+            }
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            for try await chunk in response.body {
+                try handle.write(contentsOf: chunk.readableBytesView)
+                received += Int64(chunk.readableBytes)
+            }
+            try handle.synchronize()
+            try? manager.removeItem(atPath: file(of: start.id))
+            try manager.moveItem(atPath: part, toPath: file(of: start.id))
+            try? manager.removeItem(atPath: validatorFile)
+            // The body the origin validated is what a later transfer of the URL asks about.
+            try? manager.removeItem(atPath: cache)
+            if etag != nil || lastModified != nil, (200..<300).contains(status) {
+                try? manager.linkItem(atPath: file(of: start.id), toPath: cache)
+            }
+            return .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified)
+        } catch {
+            return .cutOff(error: Self.describe(error, url: start.request.url), bytes: base + received)
+        }
+    }
+
+    /// A try's error in a line.
+    static func describe(_ error: any Error, url: String) -> String {
+        if let error = error as? HTTPClientError {
+            if error == .redirectLimitReached || error == .redirectCycleDetected {
+                return "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"
+            }
+            if error == .readTimeout { return "no bytes from \(url) for \(TransferClient.idleTimeout.nanoseconds / 1_000_000_000) s" }
+            if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
+        }
+        return "\(error)"
+    }
+}

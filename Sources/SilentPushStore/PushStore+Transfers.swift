@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import SilentPushCore
+
+/// Background transfers: their records, and the directory their files are kept in.
+extension PushStore {
+    /// Transfers, newest first, for a device, topic, session, wake, task run and/or relaunch request.
+    public func transfers(
+        deviceToken: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
+        relaunchRequestID: UInt64? = nil, limit: Int = 100
+    ) throws -> [TransferRecord] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM transfers WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                        AND (?3 IS NULL OR session = ?3) AND (?4 IS NULL OR wake_id = ?4) AND (?5 IS NULL OR task_run_id = ?5)
+                        AND (?6 IS NULL OR relaunch_request = ?6)
+                    ORDER BY id DESC LIMIT ?7
+                    """,
+                arguments: [
+                    deviceToken, topic, session, wakeID.map(Int64.init(bitPattern:)), taskRunID.map(Int64.init(bitPattern:)),
+                    relaunchRequestID.map(Int64.init(bitPattern:)), limit,
+                ]
+            ).compactMap(Self.transfer)
+        }
+    }
+
+    /// The transfer with this id.
+    public func transfer(id: UInt64) throws -> TransferRecord? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM transfers WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.transfer)
+        }
+    }
+
+    /// What a restarted receiver carries on with, oldest first: transfers not ended, and done
+    /// ones whose session's relaunch was not yet asked for.
+    public func openTransfers() throws -> [TransferRecord] {
+        try database.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')
+                    ORDER BY id
+                    """
+            ).compactMap(Self.transfer)
+        }
+    }
+
+    /// The newest done transfer of `url` for an app with the origin's validators: a later
+    /// transfer of it asks with them, and a 304 keeps that body.
+    public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) throws -> TransferRecord? {
+        try database.read { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND state = 'done'
+                        AND (etag IS NOT NULL OR last_modified IS NOT NULL)
+                    ORDER BY id DESC LIMIT 1
+                    """, arguments: [deviceToken, topic, url]
+            ).flatMap(Self.transfer)
+        }
+    }
+
+    /// The highest transfer id, so a restarted receiver numbers on.
+    public func lastTransferID() throws -> UInt64 {
+        try database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM transfers") ?? 0) }
+    }
+
+    /// A row as a record; nil for a row no version wrote (an unknown method or state).
+    private static func transfer(_ row: Row) -> TransferRecord? {
+        guard let method = TransferRequest.Method(rawValue: row["method"]), let state = TransferRecord.State(rawValue: row["state"]) else {
+            return nil
+        }
+        let reason: String? = row["reason"]
+        var record = TransferRecord(
+            refused: .notAnObject, id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
+            session: row["session"], url: row["url"], at: DeviceInstant(millisecondsSinceEpoch: row["handed_over_at"]))
+        record.method = method
+        record.discretionary = row["discretionary"]
+        record.allowsCellular = row["allows_cellular"]
+        record.sessionSendsLaunchEvents = row["launch_events"]
+        record.wakeID = (row["wake_id"] as Int64?).map(UInt64.init(bitPattern:))
+        record.taskRunID = (row["task_run_id"] as Int64?).map(UInt64.init(bitPattern:))
+        record.state = state
+        record.why = state == .waiting ? reason.flatMap(WaitReason.init(stored:)) : nil
+        record.reason = state == .waiting ? nil : reason
+        record.attempts = max(0, row["attempts"])
+        record.bytes = max(0, row["bytes"])
+        record.finishedAt = (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:))
+        record.lastError = row["last_error"]
+        record.status = (row["status"] as Int64?).flatMap { (100...999).contains($0) ? Int($0) : nil }
+        record.etag = row["etag"]
+        record.lastModified = row["last_modified"]
+        record.relaunchRequestID = (row["relaunch_request"] as Int64?).map(UInt64.init(bitPattern:))
+        record.fileFate = (row["file_fate"] as String?).flatMap(TransferRecord.FileFate.init(rawValue:))
+        return record
+    }
+}

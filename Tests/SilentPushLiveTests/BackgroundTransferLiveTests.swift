@@ -1,0 +1,259 @@
+import Foundation
+import Synchronization
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// Background transfers against a real origin (`Tests/origin/origin_server.py`): handed over
+/// by a wake's handler, run by the device under its conditions, and the relaunch for the
+/// session with its files.
+@Suite struct BackgroundTransferLiveTests {
+    static let device = SamplePush.deviceToken
+    static let topic = SamplePush.topic
+
+    /// What the relaunch's handler saw and did.
+    final class Relaunches: Sendable {
+        private let seen = Mutex<[(session: String?, files: [TransferFile], kept: [String: [UInt8]])]>([])
+
+        var all: [(session: String?, files: [TransferFile], kept: [String: [UInt8]])] { seen.withLock { $0 } }
+
+        func record(_ task: BackgroundTask, moveTo directory: String?) {
+            var kept: [String: [UInt8]] = [:]
+            for file in task.files {
+                guard let path = file.path, let directory else { continue }
+                let destination = directory + "/\(file.transferID)"
+                if (try? FileManager.default.moveItem(atPath: path, toPath: destination)) != nil {
+                    kept[destination] = Array(FileManager.default.contents(atPath: destination) ?? Data())
+                }
+            }
+            seen.withLock { $0.append((task.session, task.files, kept)) }
+        }
+    }
+
+    /// The bytes of `/blob/N` from 0 to `count`.
+    static func blob(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }
+
+    /// A handler whose wakes hand over `requests` (the payload's `transfer` URLs), and whose
+    /// relaunches record what they get, moving the files to `keep` (nil: leaving them).
+    static func handler(
+        _ relaunches: Relaunches, keep: String?, request: @escaping @Sendable (String) throws -> TransferRequest
+    ) -> FetchHandlerChoice {
+        .handler(
+            ClosureFetchHandler(withContext: { wake, context in
+                guard let text = String(bytes: wake.payload, encoding: .utf8),
+                    let url = text.split(separator: "\"").first(where: { $0.hasPrefix("http") }).map(String.init)
+                else { return .noData }
+                do {
+                    try context.startBackgroundTransfer(try request(url))
+                    return .newData
+                } catch {
+                    return .failed(reason: "\(error)")
+                }
+            }) { task in
+                relaunches.record(task, moveTo: keep)
+                task.setTaskCompleted(success: true)
+            })
+    }
+
+    static func push(_ client: TestPushClient, _ url: String) async throws {
+        let answer = try await client.push(#"{"aps":{"content-available":1},"transfer":"\#(url)"}"#, to: device)
+        #expect(answer.status == 200)
+    }
+
+    @Test func aDownloadOutlivesTheWakeAndTheRelaunchGetsItsFile() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "S1", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            // 400 kB at 400 kB/s: about a second, while the wake's handler answered at once.
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/400000?rate=400000")
+            let done = try await receiver.waitForTransfers(session: "S1") { $0.first?.fileFate != nil }
+            let transfer = try #require(done.first)
+            #expect(transfer.state == .done && transfer.bytes == 400_000 && transfer.status == 200, "\(transfer)")
+            #expect(transfer.wakeID == (try receiver.wakes().first?.id))
+            #expect(transfer.fileFate == .moved)
+            let wake = try #require(try receiver.wakes().first)
+            #expect(wake.result == .newData && wake.finishedAt! <= transfer.handedOverAt.advanced(by: .seconds(1)))
+            // The relaunch: a run of kind urlSession with the session's id and its file.
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.kind == .urlSession && run.identifier == "S1" && run.outcome == .completed, "\(run)")
+            #expect(transfer.relaunchRequestID == run.requestID)
+            let seen = try #require(relaunches.all.first)
+            #expect(seen.session == "S1" && seen.files.map(\.transferID) == [transfer.id] && seen.files.first?.bytes == 400_000)
+            #expect(seen.kept.values.first == Self.blob(400_000))
+            await client.close()
+        }
+    }
+
+    @Test func aFileTheHandlerDoesNotMoveIsGoneAfterTheRelaunch() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S2", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/1000")
+            let done = try await receiver.waitForTransfers(session: "S2") { $0.first?.fileFate != nil }
+            #expect(done.first?.fileFate == .deleted, "\(done)")
+            let path = try #require(relaunches.all.first?.files.first?.path)
+            #expect(!FileManager.default.fileExists(atPath: path))
+            await client.close()
+        }
+    }
+
+    /// The tries the origin saw for a blob of `size`: where each started.
+    static func starts(_ origin: HTTPFetchHandlerTests.Origin, size: Int) -> [Int] {
+        origin.log.split(separator: "\n").compactMap { line -> Int? in
+            guard line.hasPrefix("blob \(size) from=") else { return nil }
+            return Int(line.dropFirst("blob \(size) from=".count).prefix { $0.isNumber })
+        }
+    }
+
+    @Test func offlineItStopsAndResumesWhereItWasWhenTheNetworkReturns() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S3", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/600000?rate=300000")
+            try await receiver.waitForTransfers(session: "S3") { $0.first?.state == .running }
+            try await Task.sleep(for: .milliseconds(600))
+            try await receiver.setDeviceState(DeviceState(network: .offline))
+            let waiting = try await receiver.waitForTransfers(session: "S3") { $0.first?.state == .waiting }
+            #expect(waiting.first?.why == .offline, "\(waiting)")
+            try await receiver.setDeviceState(DeviceState(network: .online))
+            let done = try await receiver.waitForTransfers(session: "S3", timeout: .seconds(20)) { $0.first?.fileFate != nil }
+            let transfer = try #require(done.first)
+            #expect(transfer.state == .done && transfer.bytes == 600_000 && transfer.attempts == 2, "\(transfer)")
+            // The second try asked for the rest, and the app got every byte once.
+            let starts = Self.starts(origin, size: 600_000)
+            #expect(starts.count == 2 && starts[0] == 0 && starts[1] > 0, "\(origin.log)")
+            #expect(relaunches.all.first?.files.first?.bytes == 600_000)
+            await client.close()
+        }
+    }
+
+    @Test func anOriginFailingMidwayIsRetriedAfterItsDelayAndResumes() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "S4", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/300000?fail=1&cut=100000&name=flaky")
+            let cut = try await receiver.waitForTransfers(session: "S4") { $0.first?.state == .waiting }
+            let waiting = try #require(cut.first)
+            guard case .transferRetry(let attempt, let until)? = waiting.why else {
+                Issue.record("not waiting to retry: \(waiting)")
+                return
+            }
+            #expect(attempt == 2 && until == waiting.handedOverAt.advanced(by: .seconds(60)) || until > waiting.handedOverAt)
+            // The bytes that arrived before the cut are kept (TCP may lose the last ones in flight).
+            #expect(waiting.lastError != nil && waiting.bytes > 0 && waiting.bytes <= 100_000, "\(waiting)")
+            // The retry comes when the device's clock reaches it, not before.
+            try await receiver.advanceClock(by: .seconds(30))
+            #expect(try receiver.transfers(session: "S4").first?.state == .waiting)
+            try await receiver.advanceClock(by: .seconds(31))
+            let done = try await receiver.waitForTransfers(session: "S4") { $0.first?.fileFate != nil }
+            #expect(done.first?.state == .done && done.first?.attempts == 2, "\(done)")
+            #expect(Self.starts(origin, size: 300_000) == [0, Int(waiting.bytes)], "\(origin.log)")
+            #expect(relaunches.all.first?.kept.values.first == Self.blob(300_000))
+            await client.close()
+        }
+    }
+
+    @Test func discretionaryOnCellularWaitsForWiFiAndPower() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { url in
+                try TransferRequest(
+                    session: url.contains("cellular") ? "wifi-only" : "discretionary", url: url,
+                    discretionary: !url.contains("cellular"), allowsCellular: !url.contains("cellular"))
+            }
+        }) { receiver in
+            try await receiver.setDeviceState(DeviceState(networkType: .cellular))
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/2000?via=discretionary")
+            let discretionary = try await receiver.waitForTransfers(session: "discretionary") { $0.first?.why != nil }
+            #expect(discretionary.first?.why == .discretionary(wifi: false, charging: false, lowPowerMode: false), "\(discretionary)")
+            try await receiver.advanceClock(by: .seconds(16 * 60))
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/2000?via=cellular")
+            let wifiOnly = try await receiver.waitForTransfers(session: "wifi-only") { $0.first?.why != nil }
+            #expect(wifiOnly.first?.why == .wifiRequired, "\(wifiOnly)")
+            // Wi-Fi: the one that may not use cellular runs; the discretionary one waits for power.
+            try await receiver.setDeviceState(DeviceState(networkType: .wifi))
+            try await receiver.waitForTransfers(session: "wifi-only") { $0.first?.state == .done }
+            #expect(
+                try receiver.transfers(session: "discretionary").first?.why == .discretionary(wifi: true, charging: false, lowPowerMode: false))
+            try await receiver.setDeviceState(DeviceState(charging: true, networkType: .wifi))
+            let done = try await receiver.waitForTransfers(session: "discretionary") { $0.first?.state == .done }
+            #expect(done.first?.bytes == 2000)
+            await client.close()
+        }
+    }
+
+    @Test func forceQuitCancelsTheTransferAndNothingRelaunches() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S5", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/500000?rate=100000")
+            try await receiver.waitForTransfers(session: "S5") { $0.first?.state == .running }
+            try await receiver.setDeviceState(DeviceState(forceQuit: true))
+            let cancelled = try await receiver.waitForTransfers(session: "S5") { $0.first?.state == .cancelled }
+            #expect(cancelled.first?.state == .cancelled && cancelled.first?.relaunchRequestID == nil, "\(cancelled)")
+            try await receiver.setDeviceState(DeviceState())
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try receiver.taskRuns().isEmpty && relaunches.all.isEmpty)
+            await client.close()
+        }
+    }
+
+    @Test func aRestartedReceiverResumesTheTransfer() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-restart-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S6", url: $0) }
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/600000?rate=300000")
+            try await receiver.waitForTransfers(session: "S6") { $0.first?.state == .running }
+            try await Task.sleep(for: .milliseconds(700))
+            await client.close()
+        }
+        // Stopped mid-transfer: the record says running, and part of the file is kept.
+        try await Receiver.withTesting(configure) { receiver in
+            #expect(receiver.resumed.transfers == 1)
+            let done = try await receiver.waitForTransfers(session: "S6", timeout: .seconds(20)) { $0.first?.fileFate != nil }
+            #expect(done.first?.state == .done && done.first?.bytes == 600_000 && done.first?.attempts == 2, "\(done)")
+            let starts = Self.starts(origin, size: 600_000)
+            #expect(starts.count == 2 && starts[1] > 0, "\(origin.log)")
+            #expect(relaunches.all.count == 1)
+        }
+    }
+}

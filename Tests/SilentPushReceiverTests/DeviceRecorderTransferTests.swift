@@ -1,0 +1,119 @@
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import Testing
+
+/// Background transfers through the device side's state machine: event in, actions out. A
+/// transfer's tries are actions for the executor; a session's end is a relaunch, a task
+/// request of kind `urlSession` that takes the device's budgets like any launch.
+@Suite struct DeviceRecorderTransferTests {
+    static let device = DeviceRecorderTests.device
+    static let app = DeviceRecorder.App(device: device, topic: "com.example.app")
+    static func at(_ seconds: Int64) -> DeviceInstant { DeviceRecorderTests.at(seconds) }
+
+    static func recorder(dailyBudget: Int? = nil) -> DeviceRecorder {
+        var settings = WakeSettings.ios
+        settings.dailyBudget = dailyBudget
+        return DeviceRecorder(policy: DeviceRecorder.Policy(settings: settings), firstTaskRequestID: 7, armsTimers: true)
+    }
+
+    static func request(_ session: String = "S", discretionary: Bool = false) throws -> TransferRequest {
+        try TransferRequest(session: session, url: "http://127.0.0.1:9/blob", discretionary: discretionary)
+    }
+
+    static func phases(_ actions: DeviceRecorder.Actions) -> [(UInt64, TransferRecord.State, String?)] {
+        actions.changes.compactMap { if case .setTransferPhase(let id, let state, let why, _) = $0 { (id, state, why) } else { nil } }
+    }
+
+    @Test func aHandOverIsRecordedAndItsFirstTryStarts() throws {
+        var recorder = Self.recorder()
+        let actions = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        guard case .insertTransfer(let row) = actions.changes.first else { Issue.record("no row: \(actions.changes)"); return }
+        #expect(row.id == 1 && row.wakeID == 3 && row.taskRunID == nil && row.session == "S")
+        #expect(Self.phases(actions).map(\.1) == [.running])
+        #expect(actions.transferStarts.map(\.id) == [1] && actions.transferStarts.first?.attempt == 1)
+        #expect(actions.reply == .done)
+    }
+
+    @Test func atTheCapAHandOverIsRefusedAndRecordedFailed() throws {
+        var settings = TransferPolicy.Settings()
+        settings.maximumPerApp = 1
+        var recorder = DeviceRecorder(policy: DeviceRecorder.Policy(settings: .ios), transfers: TransferPolicy(settings: settings), armsTimers: false)
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        let refused = recorder.handOver(try Self.request(), id: 2, app: Self.app, source: .taskRun(4), now: Self.at(1))
+        #expect(refused.reply == .transferRefused(.tooMany))
+        guard case .insertTransfer(let row) = refused.changes.first else { Issue.record("no row"); return }
+        #expect(row.state == .failed && row.taskRunID == 4 && row.reason == "refused: " + TransferRefusal.tooMany.rawValue)
+        #expect(refused.transferStarts.isEmpty)
+    }
+
+    @Test func aCompletedSessionRelaunchesTheAppThroughTheWakePolicy() throws {
+        var recorder = Self.recorder()
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        let done = recorder.transferTryEnded(1, attempt: 1, .completed(bytes: 10, status: 200, etag: "\"e\"", lastModified: nil), now: Self.at(5))
+        #expect(
+            done.changes.contains {
+                if case .finishTransfer(1, .done, _, 10, nil, 200, "\"e\"", nil) = $0 { true } else { false }
+            })
+        // The relaunch: a request of kind urlSession, named after the session, launched now.
+        let request = done.changes.compactMap { if case .insertTaskRequest(let record) = $0 { record } else { nil } }.first
+        #expect(request?.request.kind == .urlSession && request?.request.identifier == "S" && request?.id == 7)
+        #expect(done.changes.contains { if case .setTransferRelaunch([1], 7) = $0 { true } else { false } })
+        #expect(done.taskRuns.map(\.request.kind) == [.urlSession])
+        #expect(done.taskRuns.first?.deadline == Self.at(5).advanced(by: WakeSettings.ios.relaunchTime))
+    }
+
+    @Test func theRelaunchWaitsForTheDevicesBudgetLikeAnyLaunch() throws {
+        var recorder = Self.recorder(dailyBudget: 1)
+        // A push spends the day's one launch.
+        _ = DeviceRecorderTests.receive(&recorder, 1, at: Self.at(0))
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(1), now: Self.at(1))
+        let done = recorder.transferTryEnded(1, attempt: 1, .completed(bytes: 1, status: 200, etag: nil, lastModified: nil), now: Self.at(2))
+        #expect(done.taskRuns.isEmpty)
+        let pending = done.changes.compactMap { if case .setTaskRequest(7, .pending, let why, _) = $0 { why } else { nil } }
+        #expect(pending.first.flatMap { $0 }.flatMap(WaitReason<DeviceInstant>.init(stored:))?.rule == .dailyBudget, "\(done.changes)")
+    }
+
+    @Test func aReportOfAnOlderTryIsIgnored() throws {
+        var recorder = Self.recorder()
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        _ = recorder.setDeviceState(DeviceState(network: .offline), for: Self.device, now: Self.at(1)) { _ in }
+        let back = recorder.setDeviceState(DeviceState(), for: Self.device, now: Self.at(2)) { _ in }
+        #expect(back.transferStarts.map(\.attempt) == [2])
+        let stale = recorder.transferTryEnded(1, attempt: 1, .cutOff(error: "gone", bytes: 3), now: Self.at(3))
+        #expect(stale.changes.isEmpty)
+    }
+
+    @Test func offlineTheRunningTryIsStoppedAndTheTransferWaits() throws {
+        var recorder = Self.recorder()
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        let offline = recorder.setDeviceState(DeviceState(network: .offline), for: Self.device, now: Self.at(1)) { _ in }
+        #expect(offline.transferInterrupts == [1])
+        #expect(Self.phases(offline).map(\.1) == [.waiting])
+        #expect(Self.phases(offline).first?.2.flatMap(WaitReason<DeviceInstant>.init(stored:)) == .offline)
+    }
+
+    @Test func forceQuitCancelsAndNothingRelaunches() throws {
+        var recorder = Self.recorder()
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        let quit = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.at(1)) { _ in }
+        #expect(quit.transferInterrupts == [1])
+        #expect(quit.changes.contains { if case .finishTransfer(1, .cancelled, _, _, _, _, _, _) = $0 { true } else { false } })
+        #expect(!quit.changes.contains { if case .insertTaskRequest = $0 { true } else { false } })
+        #expect(recorder.transfers.transfers.isEmpty)
+    }
+
+    @Test func aRestartPutsBackWhatWasRunningAndRelaunchesAnEndedSession() throws {
+        var recorder = Self.recorder()
+        var running = TransferRecord(id: 1, deviceToken: Self.device, topic: Self.app.topic, request: try Self.request("A"), handedOverAt: Self.at(0))
+        running.state = .running
+        running.attempts = 1
+        var done = TransferRecord(id: 2, deviceToken: Self.device, topic: Self.app.topic, request: try Self.request("B"), handedOverAt: Self.at(0))
+        done.state = .done
+        done.finishedAt = Self.at(1)
+        let actions = recorder.restoreTransfers([running, done], now: Self.at(10))
+        #expect(actions.transferStarts.map(\.id) == [1] && actions.transferStarts.first?.attempt == 2)
+        #expect(actions.changes.contains { if case .setTransferRelaunch([2], _) = $0 { true } else { false } })
+        #expect(actions.taskRuns.first?.request.identifier == "B")
+    }
+}
