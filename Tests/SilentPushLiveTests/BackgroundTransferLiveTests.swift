@@ -62,7 +62,8 @@ import Testing
         #expect(answer.status == 200)
     }
 
-    @Test func aDownloadOutlivesTheWakeAndTheRelaunchGetsItsFile() async throws {
+    @Test(arguments: DeviceClock.Mode.allCases)
+    func aDownloadOutlivesTheWakeAndTheRelaunchGetsItsFile(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
@@ -70,6 +71,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: keep) }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
+            $0.clock = clock
             $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "S1", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
@@ -254,6 +256,172 @@ import Testing
             let starts = Self.starts(origin, size: 600_000)
             #expect(starts.count == 2 && starts[1] > 0, "\(origin.log)")
             #expect(relaunches.all.count == 1)
+        }
+    }
+
+    /// The resident memory of process `pid`, in kB.
+    static func rss(_ pid: Int32) -> Int {
+        let status = String(decoding: FileManager.default.contents(atPath: "/proc/\(pid)/status") ?? Data(), as: UTF8.self)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    /// `silentpushd` with an exec handler: a wake hands over a 50 MB download and two requests
+    /// the device refuses; the relaunch moves its file away. The receiver's memory stays
+    /// within 20 MB of what it was idle: the body goes to disk as it arrives.
+    @Test func anExecHandlerHandsOverA50MBDownloadThatNeverSitsInMemory() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("exec-transfer-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: work + "/kept", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let size = 50 * 1024 * 1024
+        let script = """
+            cat >/dev/null
+            if [ "$SILENTPUSH_TASK_KIND" = urlSession ]; then
+              echo "$SILENTPUSH_SESSION" > \(work)/session
+              mv "$SILENTPUSH_FILES" \(work)/kept/ && exit 0
+              exit 1
+            fi
+            echo 'transfer {"session":"big","url":"http://127.0.0.1:\(origin.port)/blob/\(size)"}'
+            echo 'transfer {"session":"bad","url":"ftp://127.0.0.1/file"}'
+            echo 'transfer {"session":"bad","url":"http://127.0.0.1/","method":"DELETE"}'
+            echo newData
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: work + "/handler.sh"))
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--fetch-exec", "sh \(work)/handler.sh"])
+        defer { process.signal(SIGKILL) }
+        try await Task.sleep(for: .milliseconds(300))
+        let idle = Self.rss(process.pid)
+        let sampling = Task {
+            var peak = 0
+            while !Task.isCancelled {
+                peak = max(peak, Self.rss(process.pid))
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return peak
+        }
+        let pushed = try await ChannelManagementLiveTests.curl(
+            "POST", "/3/device/\(Self.device)", port: h2c, tls: false,
+            headers: ["apns-topic: \(Self.topic)", "apns-push-type: background", "apns-priority: 5"], body: #"{"aps":{"content-available":1}}"#)
+        #expect(pushed.status == 200)
+        var transfers: [[String: Any]] = []
+        for _ in 0..<600 {
+            transfers = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers").json["transfers"] as? [[String: Any]] ?? []
+            if transfers.contains(where: { $0["file"] as? String != nil }) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        sampling.cancel()
+        let peak = await sampling.value
+        let big = try #require(transfers.first { $0["session"] as? String == "big" }, "\(transfers)")
+        #expect(big["state"] as? String == "done" && big["bytes"] as? Int == size && big["file"] as? String == "moved", "\(big)")
+        // The refusals are recorded with the wake that handed them over, with their reasons.
+        let wake = try #require(big["wakeId"] as? Int)
+        let ofWake = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?wake=\(wake)").json["transfers"] as? [[String: Any]] ?? []
+        let reasons = ofWake.compactMap { ($0["why"] as? [String: Any])?["text"] as? String }.sorted()
+        #expect(
+            reasons
+                == [
+                    "refused: " + TransferRefusal.unknownMethod.rawValue, "refused: " + TransferRefusal.notHTTP.rawValue,
+                    "the origin answered in full; the app is relaunched for its session",
+                ].sorted(), "\(ofWake)")
+        // The relaunch got the session and moved the whole file away.
+        #expect(String(decoding: FileManager.default.contents(atPath: work + "/session") ?? Data(), as: UTF8.self) == "big\n")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: work + "/kept")
+        #expect(kept.count == 1)
+        let attributes = try FileManager.default.attributesOfItem(atPath: work + "/kept/" + (kept.first ?? ""))
+        #expect((attributes[.size] as? Int) == size)
+        print("50 MB transfer: idle RSS \(idle) kB, peak \(peak) kB, +\((peak - idle) / 1024) MB")
+        #expect(peak - idle < 20 * 1024, "idle \(idle) kB, peak \(peak) kB")
+        let metrics = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output
+        #expect(metrics.contains("silentpush_transfers_ended_total{state=\"done\"} 1"), "\(metrics)")
+        #expect(metrics.contains("silentpush_transfer_bytes_total \(size)"))
+    }
+
+    /// The http handler: a feed that is a manifest hands its `transfers` over; the relaunch
+    /// POSTs the session and its files to the handler's URL.
+    @Test func anHTTPHandlersManifestHandsOverItsTransfers() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try origin.write(
+            "manifest",
+            #"{"edition":7,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x"}]}"#)
+        try await Receiver.withTesting({
+            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/feed/manifest"))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let done = try await receiver.waitForTransfers { $0.contains { $0.fileFate != nil } }
+            let transfer = try #require(done.first { $0.state == .done }, "\(done)")
+            #expect(transfer.session == "M" && transfer.bytes == 5000 && transfer.etag == "\"blob-5000\"")
+            #expect(done.contains { $0.state == .failed && $0.reason == "refused: " + TransferRefusal.notHTTP.rawValue && $0.url == "gopher://x" })
+            // The relaunch was POSTed to the feed's URL, which answers no {"success": …}: it failed, and left the file.
+            #expect(transfer.fileFate == .deleted)
+            #expect(origin.log.contains("POST /feed/manifest"), "\(origin.log)")
+            #expect(try receiver.taskRuns().first?.kind == .urlSession)
+            await client.close()
+        }
+    }
+
+    /// A second transfer of a URL asks with the validators the first got; a 304 hands the app
+    /// the body kept then.
+    @Test func aURLTransferredBeforeIsAskedForWithItsValidators() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "V", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let url = "http://127.0.0.1:\(origin.port)/blob/3000"
+            try await Self.push(client, url)
+            try await receiver.waitForTransfers(session: "V") { $0.count == 1 && $0[0].fileFate != nil }
+            try await Self.push(client, url)
+            let both = try await receiver.waitForTransfers(session: "V") { $0.count == 2 && $0[1].fileFate != nil }
+            #expect(both.map(\.state) == [.done, .done] && both.map(\.bytes) == [3000, 3000], "\(both)")
+            #expect(origin.log.contains("if-none-match=\"blob-3000\""), "\(origin.log)")
+            #expect(Self.starts(origin, size: 3000) == [0], "one body sent: the second was a 304")
+            #expect(relaunches.all.count == 2 && relaunches.all.allSatisfy { $0.kept.values.first == Self.blob(3000) })
+            await client.close()
+        }
+    }
+
+    /// A relaunch whose handler never calls the completion handler is expired, then
+    /// terminated; the app's next relaunch waits out the penalty.
+    @Test func aRelaunchThatNeverCompletesIsTerminatedAndTheNextWaits() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try await Receiver.withTesting({
+            $0.wakeSettings.relaunchTime = .seconds(1)
+            $0.wakeSettings.taskExpirationGrace = .seconds(1)
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { wake, context in
+                    _ = try? context.startBackgroundTransfer(
+                        TransferRequest(session: "N\(wake.id)", url: "http://127.0.0.1:\(origin.port)/blob/100"))
+                    return .newData
+                }) { task in
+                    // Never calls setTaskCompleted: waits until cancelled.
+                    task.expirationHandler = {}
+                    try? await Task.sleep(for: .seconds(3600))
+                })
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            try await receiver.waitForTransfers { $0.first?.relaunchRequestID != nil }
+            try await receiver.advanceClock(by: .seconds(3))
+            let run = try #require(try receiver.taskRuns().first)
+            #expect(run.kind == .urlSession && run.outcome == .terminated, "\(run)")
+            // The next session's relaunch waits for the penalty (and the push's interval first).
+            try await receiver.advanceClock(by: .seconds(16 * 60))
+            try await Self.push(client, "-")
+            try await receiver.waitForTransfers { $0.count == 2 && $0.allSatisfy { $0.relaunchRequestID != nil } }
+            let request = try #require(try receiver.taskRequests().first { $0.state == .pending && $0.request.kind == .urlSession })
+            #expect(request.why?.rule == .taskPenalty, "\(request)")
+            await client.close()
         }
     }
 }
