@@ -37,7 +37,7 @@ for round in $(seq "$ROUNDS"); do
   curl -s --http2-prior-knowledge -H "authorization: bearer $jwt" -H 'apns-topic: com.example.app' \
     -H 'apns-push-type: background' -H 'apns-priority: 5' \
     -d "{\"aps\":{\"content-available\":1},\"download\":\"$url\"}" "http://127.0.0.1:$port/3/device/$token"
-  until curl -s "http://127.0.0.1:$admin/v1/transfers?device=$token" | grep -q '"file":'; do
+  until curl -s "http://127.0.0.1:$admin/v1/transfers?device=$token" | grep -q '"file":"'; do
     r=$(rss); [ "$r" -gt "$peak" ] && peak=$r; sleep 0.02
   done
   transfer_ms=$(curl -s "http://127.0.0.1:$admin/v1/transfers?device=$token" | python3 -c "
