@@ -19,6 +19,10 @@ package struct PushExpectation: Sendable {
         /// The app's Live Activities on the device: exactly `applied` updates applied across
         /// them, and/or its newest activity in `state` (`active`, `stale`, `ended`, `dismissed`).
         case activities(device: String, topic: String, applied: Int?, state: String?)
+        /// The device's background transfers (of the app, of the session, when given): at
+        /// least one, and every one in `state`, and, when `file` is given, its relaunch did
+        /// that with its file (`moved`, `deleted`).
+        case transfers(device: String, topic: String?, session: String?, state: TransferRecord.State, file: TransferRecord.FileFate?)
     }
 
     /// The states a Live Activity can be in, as the admin API writes them.
@@ -60,6 +64,9 @@ package struct PushExpectation: Sendable {
             "\(topic) on device \(device) has "
                 + [applied.map { "\($0) Live Activity update\($0 == 1 ? "" : "s") applied" }, state.map { "its newest Live Activity \($0)" }]
                 .compactMap { $0 }.joined(separator: " and ") + " within \(Self.words(within))"
+        case .transfers(let device, let topic, let session, let state, let file):
+            "device \(device)\(topic.map { " (\($0))" } ?? "")'s transfers\(session.map { " of session \($0)" } ?? "") are \(state.rawValue)"
+                + (file.map { " with their file \($0.rawValue)" } ?? "") + " within \(Self.words(within))"
         }
     }
 
@@ -87,11 +94,16 @@ package struct PushExpectation: Sendable {
             case .wakes(let device, let topic, let count): seen = try await wakesSeen(device: device, topic: topic, expected: count)
             case .activities(let device, let topic, let applied, let state):
                 seen = try await activitiesSeen(device: device, topic: topic, applied: applied, state: state, now: now)
+            case .transfers(let device, let topic, let session, let state, let file):
+                seen = try await transfersSeen(device: device, topic: topic, session: session, state: state, file: file, now: now)
             }
             if seen.met { return finish(true, "ok: \(seen.line)") }
             let timeLeft = manual ? now < deadline : ContinuousClock.now - started < within
             if seen.final || !timeLeft { return finish(false, "expected \(name); \(seen.line)") }
-            if manual {
+            if manual, seen.until == now {
+                // Work under way in real time (a transfer running): wait for it, not the clock.
+                try await Task.sleep(for: pollInterval)
+            } else if manual {
                 // To the time it waits until, when that comes within the span; else the span's end.
                 let target = seen.until.map { $0 > now ? min($0, deadline) : deadline } ?? deadline
                 try await advance(milliseconds: target - now)
@@ -148,6 +160,43 @@ package struct PushExpectation: Sendable {
         let met = (applied.map { $0 == count } ?? true) && (state.map { $0 == newest } ?? true)
         // Applied updates are never taken back; a dismissed activity stays dismissed.
         let final = applied.map { count > $0 } ?? false || (state != nil && state != "dismissed" && newest == "dismissed")
+        return (met, final, line, until)
+    }
+
+    private func transfersSeen(
+        device: String, topic: String?, session: String?, state: TransferRecord.State, file: TransferRecord.FileFate?, now: Int64
+    ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
+        func encoded(_ text: String) -> String {
+            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? text
+        }
+        var path = "/v1/transfers?device=\(device)&limit=1000"
+        if let topic { path += "&topic=\(encoded(topic))" }
+        if let session { path += "&session=\(encoded(session))" }
+        let transfers = try await object(path)["transfers"] as? [[String: Any]] ?? []
+        let states = transfers.map { $0["state"] as? String ?? "" }
+        let met =
+            !transfers.isEmpty && states.allSatisfy { $0 == state.rawValue }
+            && (file.map { file in transfers.allSatisfy { $0["file"] as? String == file.rawValue } } ?? true)
+        // An ended transfer's state never changes again.
+        let ended = Set([TransferRecord.State.done, .failed, .cancelled].map(\.rawValue))
+        let final = states.contains { ended.contains($0) && $0 != state.rawValue }
+        // A try under way, or a relaunch to come, runs in real time: `now` says wait for it.
+        // Else a retry's time, for a manual clock to move to.
+        let underWay = transfers.contains { $0["state"] as? String == "running" || ($0["state"] as? String == "done" && $0["file"] is NSNull) }
+        let until =
+            underWay && !met
+            ? now
+            : transfers.compactMap { transfer -> Int64? in
+                guard let text = (transfer["why"] as? [String: Any])?["until"] as? String else { return nil }
+                return ISO8601Timestamp.millisecondsSinceEpoch(parsing: text).flatMap { $0 > now ? $0 : nil }
+            }.min()
+        var counts: [String: Int] = [:]
+        for state in states { counts[state, default: 0] += 1 }
+        let summary = counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
+        let waiting = transfers.first { $0["state"] as? String == "waiting" }.flatMap { ($0["why"] as? [String: Any])?["text"] as? String }
+        let line =
+            "device \(device) has \(transfers.count) transfer\(transfers.count == 1 ? "" : "s")" + (summary.isEmpty ? "" : ": \(summary)")
+            + (waiting.map { " (\($0))" } ?? "")
         return (met, final, line, until)
     }
 

@@ -7,7 +7,7 @@ import SilentPushSender
 struct Expect: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract:
-            "Assert that a push reaches a fate, a device wakes N times, or an app's Live Activities take N updates or reach a state, within a span of device time.",
+            "Assert that a push reaches a fate, a device wakes N times, an app's Live Activities take N updates or reach a state, or its background transfers reach a state, within a span of device time.",
         discussion: """
             Examples:
               The second push is delivered within the 15 minutes iOS makes it wait:
@@ -16,6 +16,9 @@ struct Expect: AsyncParsableCommand {
               Two pushes to one app coalesce into one wake; a JUnit report for CI:
                 pushsend expect --device 0123…cdef --wakes 1 --within 20m \\
                   --junit expect.xml
+              The app's background download is done and its relaunch kept the file:
+                pushsend expect --device 0123…cdef --transfer done --file moved \\
+                  --within 1h
               The app's Live Activity took two updates and ended:
                 pushsend expect --device 0123…cdef --topic com.example.app \\
                   --applied 2 --activity-state ended --within 1h
@@ -53,6 +56,18 @@ struct Expect: AsyncParsableCommand {
         help: ArgumentHelp("The state the app's newest Live Activity should be in: active, stale, ended or dismissed.", valueName: "state"))
     var activityState: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "The state every background transfer of the device (of --topic, of --session) should be in: \(TransferRecord.State.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "state"))
+    var transfer: String?
+
+    @Option(help: ArgumentHelp("Only this background session's transfers (with --transfer).", valueName: "id"))
+    var session: String?
+
+    @Option(help: ArgumentHelp("What the relaunch did with each transfer's file (with --transfer): moved or deleted.", valueName: "fate"))
+    var file: String?
+
     @Option(help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
     var within = "0s"
 
@@ -66,6 +81,27 @@ struct Expect: AsyncParsableCommand {
             throw ValidationError("--within '\(within)' is not a duration of at most ten years (e.g. 30s, 20m, 2h)")
         }
         let target: PushExpectation.Target
+        if let transfer {
+            guard apnsID == nil, fate == nil, wakes == nil, applied == nil, activityState == nil, let device else {
+                throw ValidationError("give --device TOKEN with --transfer STATE (and --topic, --session, --file to narrow it)")
+            }
+            guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
+            guard let state = TransferRecord.State(rawValue: transfer) else {
+                throw ValidationError(
+                    "--transfer '\(transfer)' is not one of \(TransferRecord.State.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            let fileFate = try file.map { text in
+                guard let fate = TransferRecord.FileFate(rawValue: text) else { throw ValidationError("--file '\(text)' is not moved or deleted") }
+                return fate
+            }
+            if let session, session.isEmpty || session.utf8.count > TransferRequest.maximumSessionLength {
+                throw ValidationError("--session must be 1 to \(TransferRequest.maximumSessionLength) bytes")
+            }
+            return PushExpectation(
+                admin: adminOptions.admin, token: adminOptions.token,
+                target: .transfers(device: device.lowercased(), topic: topic, session: session, state: state, file: fileFate), within: span)
+        }
+        guard session == nil, file == nil else { throw ValidationError("--session and --file go with --transfer") }
         if applied != nil || activityState != nil {
             guard apnsID == nil, fate == nil, wakes == nil, let device, let topic else {
                 throw ValidationError("give --device TOKEN --topic BUNDLE-ID with --applied N and/or --activity-state STATE")

@@ -170,7 +170,17 @@ import Testing
             // The retry comes when the device's clock reaches it, not before.
             try await receiver.advanceClock(by: .seconds(30))
             #expect(try receiver.transfers(session: "S4").first?.state == .waiting)
-            try await receiver.advanceClock(by: .seconds(31))
+            let admin = "http://127.0.0.1:\(try #require(receiver.adminPort))"
+            let early = try await PushSendExpectTests.pushsend([
+                "expect", "--admin", admin, "--device", Self.device, "--transfer", "done", "--within", "10s",
+            ])
+            #expect(early.status == 1 && early.output.contains("1 waiting (waiting: cut off; try 2"), "\(early.output)\(early.errorOutput)")
+            // pushsend moves the clock to the retry, then waits for the try and the relaunch.
+            let expected = try await PushSendExpectTests.pushsend([
+                "expect", "--admin", admin, "--device", Self.device, "--session", "S4", "--transfer", "done", "--file", "moved",
+                "--within", "1m",
+            ])
+            #expect(expected.status == 0 && expected.output.hasPrefix("ok: device"), "\(expected.output)\(expected.errorOutput)")
             let done = try await receiver.waitForTransfers(session: "S4") { $0.first?.fileFate != nil }
             #expect(done.first?.state == .done && done.first?.attempts == 2, "\(done)")
             #expect(Self.starts(origin, size: 300_000) == [0, Int(waiting.bytes)], "\(origin.log)")
