@@ -32,6 +32,13 @@ import Testing
         }
     }
 
+    /// A new directory a relaunch's handler moves its files to (the caller removes it).
+    static func keptDirectory() throws -> String {
+        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        return keep
+    }
+
     /// The bytes of `/blob/N` from 0 to `count`.
     static func blob(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }
 
@@ -66,8 +73,7 @@ import Testing
     func aDownloadOutlivesTheWakeAndTheRelaunchGetsItsFile(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        let keep = try Self.keptDirectory()
         defer { try? FileManager.default.removeItem(atPath: keep) }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
@@ -149,8 +155,7 @@ import Testing
     @Test func anOriginFailingMidwayIsRetriedAfterItsDelayAndResumes() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        let keep = try Self.keptDirectory()
         defer { try? FileManager.default.removeItem(atPath: keep) }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
@@ -378,8 +383,7 @@ import Testing
     @Test func aURLTransferredBeforeIsAskedForWithItsValidators() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        let keep = try Self.keptDirectory()
         defer { try? FileManager.default.removeItem(atPath: keep) }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
