@@ -7,17 +7,7 @@ import Testing
 @Suite struct BackgroundTaskWalkthroughTests {
     /// The fenced blocks of `language` in the document's walkthrough section, in order.
     static func blocks(_ language: String) throws -> [String] {
-        let document = try String(contentsOfFile: Repository.root + "/docs/background-tasks.md", encoding: .utf8)
-        let section = try #require(document.range(of: "## Walkthrough")).upperBound
-        var blocks: [String] = []
-        var rest = document[section...]
-        while let open = rest.range(of: "```\(language)\n") {
-            let body = rest[open.upperBound...]
-            guard let close = body.range(of: "```") else { break }
-            blocks.append(String(body[..<close.lowerBound]))
-            rest = body[close.upperBound...]
-        }
-        return blocks
+        try Repository.blocks(language, in: "docs/background-tasks.md", after: "## Walkthrough")
     }
 
     @Test func theWalkthroughRunsAsWritten() async throws {

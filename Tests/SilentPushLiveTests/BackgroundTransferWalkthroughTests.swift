@@ -8,16 +8,7 @@ import Testing
 /// its flags.
 @Suite struct BackgroundTransferWalkthroughTests {
     @Test func theWalkthroughRunsAsWritten() async throws {
-        let document = try String(contentsOfFile: Repository.root + "/docs/background-transfers.md", encoding: .utf8)
-        let section = try #require(document.range(of: "## Walkthrough")).upperBound
-        var blocks: [String] = []
-        var rest = document[section...]
-        while let open = rest.range(of: "```sh\n") {
-            let body = rest[open.upperBound...]
-            guard let close = body.range(of: "```") else { break }
-            blocks.append(String(body[..<close.lowerBound]))
-            rest = body[close.upperBound...]
-        }
+        let blocks = try Repository.blocks("sh", in: "docs/background-transfers.md", after: "## Walkthrough")
         let command = try #require(blocks.first)
         #expect(command.hasPrefix("silentpushd "))
         // The document's own flags (the exec command is one quoted argument), its store the test's.

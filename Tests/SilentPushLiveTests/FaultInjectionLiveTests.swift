@@ -6,11 +6,7 @@ import Testing
 /// `docs/faults.md`'s retry loop with `pushsend`, run as written there.
 @Suite struct FaultInjectionLiveTests {
     @Test func theRetryLoopOfTheDocsGetsThroughOnTheThirdAttempt() async throws {
-        let document = try String(contentsOfFile: Repository.root + "/docs/faults.md", encoding: .utf8)
-        let section = try #require(document.range(of: "## Worked example")).upperBound
-        let open = try #require(document[section...].range(of: "```sh\n"))
-        let close = try #require(document[open.upperBound...].range(of: "```"))
-        let script = String(document[open.upperBound..<close.lowerBound])
+        let script = try #require(try Repository.blocks("sh", in: "docs/faults.md", after: "## Worked example").first)
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start()
         defer { process.signal(SIGKILL) }
         let path = BuiltProducts.directory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")

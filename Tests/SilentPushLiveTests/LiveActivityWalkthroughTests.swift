@@ -7,16 +7,7 @@ import Testing
 /// bash and curl against a `silentpushd` started with its flags.
 @Suite struct LiveActivityWalkthroughTests {
     @Test func theWalkthroughRunsAsWritten() async throws {
-        let document = try String(contentsOfFile: Repository.root + "/docs/live-activities.md", encoding: .utf8)
-        let section = try #require(document.range(of: "## Walkthrough")).upperBound
-        var blocks: [String] = []
-        var rest = document[section...]
-        while let open = rest.range(of: "```sh\n") {
-            let body = rest[open.upperBound...]
-            guard let close = body.range(of: "```") else { break }
-            blocks.append(String(body[..<close.lowerBound]))
-            rest = body[close.upperBound...]
-        }
+        let blocks = try Repository.blocks("sh", in: "docs/live-activities.md", after: "## Walkthrough")
         let command = try #require(blocks.first)
         #expect(command.hasPrefix("silentpushd "))
         let flags = command.dropFirst("silentpushd ".count).split(whereSeparator: \.isWhitespace).map(String.init)

@@ -7,4 +7,27 @@ public enum Repository {
         components.removeLast(3)  // SilentPushTestSupport/Repository.swift, Tests
         return components.joined(separator: "/")
     }()
+
+    /// The fenced blocks of `language` (`sh`, `json`) after `heading` in the document at
+    /// `path` (from the root), in order: what a walkthrough test runs as written.
+    public static func blocks(_ language: String, in path: String, after heading: String) throws -> [String] {
+        let document = try String(contentsOfFile: root + "/" + path, encoding: .utf8)
+        guard let section = document.range(of: heading)?.upperBound else { throw MissingHeading(path: path, heading: heading) }
+        var blocks: [String] = []
+        var rest = document[section...]
+        while let open = rest.range(of: "```\(language)\n") {
+            let body = rest[open.upperBound...]
+            guard let close = body.range(of: "```") else { break }
+            blocks.append(String(body[..<close.lowerBound]))
+            rest = body[close.upperBound...]
+        }
+        return blocks
+    }
+
+    /// A document lacks the heading a test reads after.
+    public struct MissingHeading: Error, CustomStringConvertible {
+        public var path: String
+        public var heading: String
+        public var description: String { "\(path) has no '\(heading)'" }
+    }
 }
