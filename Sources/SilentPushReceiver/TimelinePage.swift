@@ -1,6 +1,7 @@
 /// The live timeline at the admin listener's `/`: a row per device and app over device time,
 /// with pushes (dots by fate, stacked where they crowd), wakes (bars by result) and
-/// background task runs (pills by outcome); a time axis and a "now" line; the devices' state
+/// background task runs (pills by outcome); a lane per background session, from each
+/// transfer's hand-over to the app's relaunch for it; a time axis and a "now" line; the devices' state
 /// as badges; a panel with everything about what was clicked. It reads the admin API itself
 /// and refreshes when `/v1/events` says something changed. One self-contained page: no
 /// script or style from elsewhere, no build step.
@@ -73,6 +74,13 @@ enum TimelinePage {
           .update.selected, .broadcast.selected { outline: 2px solid #639; outline-offset: 1px; }
           .update-applied { background: #2a7; } .update-waiting { background: #fb3; } .update-coalesced { background: #8bd; }
           .update-ignored { background: #d55; }
+          .transfer { position: absolute; height: 8px; min-width: 4px; border-radius: 2px; cursor: pointer; border: 1px solid rgba(0,0,0,.2); }
+          .transfer.state-waiting, i.state-waiting { background: repeating-linear-gradient(90deg, #fb3 0 4px, #fff 4px 7px); }
+          .transfer.state-running, i.state-running { background: #39c; } .transfer.state-done, i.state-done { background: #2a7; }
+          .transfer.state-failed, i.state-failed { background: #d55; } .transfer.state-cancelled, i.state-cancelled { background: #999; }
+          .transfer.file-deleted::after { content: "✕"; position: absolute; right: -11px; top: -4px; font-size: 10px; color: #b33; }
+          .transfer.selected { outline: 2px solid #000; outline-offset: 1px; }
+          .join { position: absolute; border-left: 1px dashed #555; border-bottom: 1px dashed #555; pointer-events: none; }
           .broadcast { position: absolute; width: 0; height: 0; margin-left: -6px; border-left: 6px solid transparent;
                        border-right: 6px solid transparent; border-top: 11px solid #639; cursor: pointer; }
           #older { margin: .6em 1.2em; }
@@ -124,6 +132,10 @@ enum TimelinePage {
             <span><i class="update-applied"></i>applied</span><span><i class="update-waiting"></i>waiting</span>
             <span><i class="update-coalesced"></i>coalesced</span><span><i class="update-ignored"></i>ignored</span>
             <span>▼ broadcast (click: its fan-out)</span>
+            background transfers:
+            <span><i class="bar state-waiting"></i>waiting</span><span><i class="bar state-running"></i>running</span>
+            <span><i class="bar state-done"></i>done</span><span><i class="bar state-failed"></i>failed</span>
+            <span><i class="bar state-cancelled"></i>cancelled</span><span>- - → the relaunch for its session (a urlSession task run; ✕: its file was not moved)</span>
           </div>
           <div id="axis"></div>
         </header>
@@ -151,7 +163,7 @@ enum TimelinePage {
         }
 
         const state = {
-          pushes: new Map(), wakes: new Map(), runs: new Map(), devices: new Map(), activities: new Map(), broadcasts: new Map(),
+          pushes: new Map(), wakes: new Map(), runs: new Map(), devices: new Map(), activities: new Map(), broadcasts: new Map(), transfers: new Map(),
           nextPushes: null, nextWakes: null, clock: {mode: "system", now: Date.now(), at: performance.now()},
           view: null, follow: true, selected: null, filters: {device: "", topic: "", fate: ""},
           topics: new Set(), tokens: new Set(),
@@ -169,9 +181,9 @@ enum TimelinePage {
         // The newest page of each, merged into what is loaded (older pages stay).
         async function refresh() {
           const pushQuery = query(state.filters.fate ? {fate: state.filters.fate} : {});
-          const [pushes, wakes, runs, clock, activities, broadcasts] = await Promise.all([
+          const [pushes, wakes, runs, clock, activities, broadcasts, transfers] = await Promise.all([
             api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({})), api("/v1/clock"),
-            api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false))]);
+            api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false)), api("/v1/transfers?" + query({}))]);
           state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
           if (state.pushes.size === 0) state.nextPushes = pushes.next;
           if (state.wakes.size === 0) state.nextWakes = wakes.next;
@@ -180,6 +192,7 @@ enum TimelinePage {
           for (const run of runs.runs) state.runs.set(run.id, run);
           for (const activity of activities.activities) state.activities.set(activity.id, activity);
           for (const broadcast of broadcasts.broadcasts) state.broadcasts.set(broadcast.requestId, broadcast);
+          for (const transfer of transfers.transfers) state.transfers.set(transfer.id, transfer);
           await refreshDevices();
           scheduleRender();
           if (state.selected) showPanel(state.selected, false);
@@ -228,7 +241,7 @@ enum TimelinePage {
         }
 
         async function reload() {
-          state.pushes.clear(); state.wakes.clear(); state.runs.clear(); state.activities.clear(); state.broadcasts.clear();
+          state.pushes.clear(); state.wakes.clear(); state.runs.clear(); state.activities.clear(); state.broadcasts.clear(); state.transfers.clear();
           state.nextPushes = null; state.nextWakes = null;
           state.view = null; state.follow = true;
           await safely(refresh);
@@ -334,6 +347,7 @@ enum TimelinePage {
             activities: [...state.activities.values()].filter(a =>
               (!f.device || a.deviceToken === f.device) && (!f.topic || a.bundleId === bundleOf(f.topic))),
             broadcasts: [...state.broadcasts.values()].filter(b => !f.topic || b.bundleId === bundleOf(f.topic)),
+            transfers: [...state.transfers.values()].filter(keep),
           };
         }
 
@@ -344,6 +358,7 @@ enum TimelinePage {
           for (const r of records.runs) times.push(time(r.startedAt));
           for (const a of records.activities) times.push(time(a.startedAt));
           for (const b of records.broadcasts) times.push(time(b.receivedAt));
+          for (const t of records.transfers) times.push(time(t.handedOverAt));
           const start = times.length ? Math.min(...times) : now() - 60000;
           // Up to now, and to when the pushes that wait will be looked at again.
           // (not so far ahead that the rest is squeezed: a budget may wait until tomorrow).
@@ -459,9 +474,10 @@ enum TimelinePage {
                     `<div class="name">${esc(name)}</div><div class="topic">${esc(r.topic)}</div>${badges(state.devices.get(r.device))}</div>` +
                     `<div class="lane" style="height:${Math.max(height, 40)}px">${dots}${bars}</div></section>`;
           }
+          html += transferRows(records, named, x, inView, width);
           html += activityRows(records, named, x, inView, width);
           $("rows").innerHTML = html;
-          $("empty").hidden = rows.size > 0 || records.activities.length > 0 || records.broadcasts.length > 0;
+          $("empty").hidden = rows.size > 0 || records.activities.length > 0 || records.broadcasts.length > 0 || records.transfers.length > 0;
           const nowX = x(now());
           if (nowX >= 0 && nowX <= width) {
             let line = $("now");
@@ -478,7 +494,98 @@ enum TimelinePage {
           $("status").dataset.now = new Date(now()).toISOString();
           $("status").textContent = `device time ${new Date(now()).toISOString().replace("T", " ").substring(0, 23)} (${state.clock.mode} clock) — ` +
             `${records.pushes.length} pushes, ${records.wakes.length} wakes, ${records.runs.length} task runs in ${rows.size} rows` +
-            (records.activities.length ? `, ${records.activities.length} Live Activities, ${records.broadcasts.length} broadcasts` : "");
+            (records.activities.length ? `, ${records.activities.length} Live Activities, ${records.broadcasts.length} broadcasts` : "") +
+            (records.transfers.length ? `, ${records.transfers.length} background transfers` : "");
+        }
+
+        // The relaunch a transfer led to: the urlSession task run of its relaunch request.
+        function relaunchOf(t) {
+          if (t.relaunchRequestId == null) return null;
+          for (const r of state.runs.values()) if (r.kind === "urlSession" && r.requestId === t.relaunchRequestId) return r;
+          return null;
+        }
+
+        // Each background session (device, app, session id) is a lane from hand-over to
+        // relaunch: a bar per transfer from when the app handed it over to when it ended (or
+        // now), its color its state, a waiting one dashed to when it is tried again; then,
+        // joined to the transfers it was for, the relaunch: a pill for the urlSession run.
+        function transferRows(records, named, x, inView, width) {
+          const sessions = new Map();
+          for (const t of records.transfers) {
+            const key = JSON.stringify([named.get(t.deviceToken) ?? t.deviceToken, t.topic, t.session, t.deviceToken]);
+            if (!sessions.has(key)) sessions.set(key, []);
+            sessions.get(key).push(t);
+          }
+          const chosen = state.selected?.kind === "transfer" ? state.selected.id : null;
+          const chosenRun = state.selected?.kind === "run" ? state.selected.id : null;
+          let html = "";
+          for (const [key, list] of [...sessions.entries()].sort(([l], [r]) => l.localeCompare(r))) {
+            const [name, topic, session, device] = JSON.parse(key);
+            list.sort((l, r) => time(l.handedOverAt) - time(r.handedOverAt) || l.id - r.id);
+            const levels = [];
+            const MAX_LEVELS = 6;
+            let lane = "";
+            const relaunches = new Map();
+            for (const t of list) {
+              const start = time(t.handedOverAt), end = t.finishedAt ? time(t.finishedAt) : now();
+              if (t.relaunchRequestId != null) {
+                const group = relaunches.get(t.relaunchRequestId) ?? {end: -Infinity, top: 4, transfers: []};
+                relaunches.set(t.relaunchRequestId, group);
+                group.transfers.push(t);
+              }
+              if (!inView(start, end)) continue;
+              const left = x(start), right = Math.max(x(end), left + 4);
+              let level = levels.findIndex(last => left - last >= 6);
+              if (level < 0) level = Math.min(levels.length, MAX_LEVELS - 1);
+              levels[level] = right;
+              const top = 4 + level * 12;
+              const group = relaunches.get(t.relaunchRequestId);
+              if (group && end >= group.end) { group.end = end; group.top = top; }
+              const selected = chosen === t.id ? " selected" : "";
+              const file = t.file ? ` file-${esc(t.file)}` : "";
+              lane += `<span class="transfer state-${esc(t.state)}${file}${selected}" data-transfer-id="${t.id}" data-state="${esc(t.state)}" data-file="${esc(t.file ?? "")}"` +
+                      ` style="left:${Math.max(left, -10).toFixed(1)}px;width:${(Math.min(right, width + 10) - Math.max(left, -10)).toFixed(1)}px;top:${top}px"` +
+                      ` title="transfer ${t.id}: ${esc(t.method)} ${esc(t.url)}: ${esc(t.why.text)}"></span>`;
+              if (t.state === "waiting" && t.why.until) {
+                const until = Math.min(x(time(t.why.until)), width + 10);
+                if (until > right) lane += `<span class="wait" style="left:${right.toFixed(1)}px;width:${(until - right).toFixed(1)}px;top:${top + 4}px"></span>`;
+              }
+            }
+            const relaunchTop = 4 + Math.max(1, Math.min(levels.length, MAX_LEVELS)) * 12 + 2;
+            // The join: down from the end of the session's last transfer, along to its relaunch.
+            const join = (from, to, group, extra) =>
+              `<span class="join${extra}" style="left:${from.toFixed(1)}px;width:${Math.max(0, to - from).toFixed(1)}px;` +
+              `top:${(group.top + 8).toFixed(1)}px;height:${(relaunchTop + 6 - group.top - 8).toFixed(1)}px"`;
+            for (const [requestId, group] of relaunches) {
+              const run = relaunchOf(group.transfers[0]);
+              if (group.end === -Infinity) group.end = Math.max(...group.transfers.map(t => t.finishedAt ? time(t.finishedAt) : now()));
+              const from = x(group.end);
+              if (!run) {
+                // Asked for, not run yet: the device has not let the app launch.
+                const to = x(now());
+                if (to > from && inView(group.end, now())) {
+                  lane += join(from, to, group, " waiting") + ` data-relaunch-request="${requestId}"` +
+                          ` title="the relaunch for session ${esc(session)} is asked for and waits for the device"></span>`;
+                }
+                continue;
+              }
+              const start = time(run.startedAt), end = run.finishedAt ? time(run.finishedAt) : now();
+              if (!inView(Math.min(group.end, start), end)) continue;
+              const left = x(start), barWidth = Math.max(6, x(end) - left);
+              lane += join(from, left, group, "") + `></span>`;
+              const outcome = run.outcome || "running";
+              const selected = chosenRun === run.id ? " selected" : "";
+              lane += `<div class="task relaunch outcome-${esc(outcome)}${selected}" data-run-id="${run.id}" data-kind="urlSession" data-outcome="${esc(outcome)}"` +
+                      ` data-transfers="${group.transfers.map(t => t.id).join(" ")}" style="left:${left.toFixed(1)}px;width:${barWidth.toFixed(1)}px;top:${relaunchTop}px"` +
+                      ` title="the relaunch for session ${esc(session)}, run ${run.id}: ${esc(run.why.text)}">${barWidth > 26 ? "T" + run.id : ""}</div>`;
+            }
+            const height = relaunchTop + (relaunches.size ? 14 : 0) + 2;
+            html += `<section class="row transfer-row" data-device="${esc(device)}" data-topic="${esc(topic)}" data-session="${esc(session)}">` +
+                    `<div class="label" title="${esc(device)}: background session ${esc(session)}"><div class="name">${esc(name)}</div>` +
+                    `<div class="topic">${esc(topic)} · session ${esc(session)}</div></div>` +
+                    `<div class="lane" style="height:${Math.max(height, 24)}px">${lane}</div></section>`;
+          }
+          return html;
         }
 
         // Each Live Activity is a lane: a bar while it lives (its color its state), and a
@@ -609,14 +716,40 @@ enum TimelinePage {
             ]) + (w.stderr ? `<h3>the handler's stderr</h3><pre class="stderr">${esc(w.stderr)}</pre>` : "");
         }
 
+        const runLink = id => `<a data-open-run="${id}">task run ${id}</a>`;
+        const transferLink = id => `<a data-open-transfer="${id}">transfer ${id}</a>`;
+
+        function transferPanel(id) {
+          const t = state.transfers.get(id);
+          if (!t) return `<h2>transfer ${id}</h2><p>not loaded.</p>`;
+          const run = relaunchOf(t);
+          const by = t.wakeId != null ? wakeLink(t.wakeId) : t.taskRunId != null ? runLink(t.taskRunId) : "";
+          const relaunch = run ? `${runLink(run.id)}: ${esc(run.outcome || "running")}, started ${when(run.startedAt)}`
+            : t.relaunchRequestId != null ? "asked for: it runs when the device lets the app launch" : null;
+          const file = t.file === "moved" ? "moved by the relaunch's handler" : t.file === "deleted" ? "deleted: the relaunch's handler did not move it" : null;
+          return `<h2>transfer ${t.id}: <span data-state="${esc(t.state)}">${esc(t.state)}</span></h2>` +
+            `<p class="why" data-why-rule="${esc(t.why.rule)}">${esc(t.why.text)}${t.why.until ? " until " + untilText(t.why.until) : ""}</p>` +
+            table([
+              ["session", `<span class="mono">${esc(t.session)}</span>`], ["url", `<span class="mono">${esc(t.method)} ${esc(t.url)}</span>`],
+              ["handed over", when(t.handedOverAt) + (by ? " by " + by : "")],
+              ["network", (t.allowsCellular ? "any" : "Wi-Fi only") + (t.discretionary ? "; discretionary: Wi-Fi and power" : "")],
+              ["tries", esc(t.attempts)], ["bytes", esc(t.bytes)], ["status", t.status != null ? esc(t.status) : null],
+              ["last error", t.lastError ? esc(t.lastError) : null], ["finished", when(t.finishedAt)],
+              ["relaunch", relaunch], ["file", file],
+              ["device", `<span class="mono">${esc(t.deviceToken)}</span>`], ["app", esc(t.topic)],
+            ]);
+        }
+
         function runPanel(id) {
           const t = state.runs.get(id);
           if (!t) return `<h2>task run ${id}</h2><p>not loaded.</p>`;
+          const transfers = t.kind === "urlSession" ? [...state.transfers.values()].filter(r => r.relaunchRequestId === t.requestId) : [];
           return `<h2>${esc(t.kind)} task run ${t.id}: ${esc(t.outcome || "running")}</h2><p class="why">${esc(t.why.text)}</p>` +
             table([
               ["identifier", esc(t.identifier)], ["started", when(t.startedAt)], ["deadline", when(t.deadline)],
               ["expired", when(t.expiredAt)], ["finished", when(t.finishedAt)], ["simulated", t.simulated ? "yes (simulate-launch)" : null],
               ["progress", `${t.progress.completed} of ${t.progress.total}`],
+              ["for transfers", transfers.length ? transfers.map(r => transferLink(r.id) + (r.file ? ` (file ${esc(r.file)})` : "")).join(", ") : null],
               ["device", `<span class="mono">${esc(t.deviceToken)}</span>`], ["app", esc(t.topic)],
             ]);
         }
@@ -643,7 +776,8 @@ enum TimelinePage {
           const panel = $("panel");
           try {
             const body = selected.kind === "push" ? await pushPanel(selected.id) : selected.kind === "wake" ? wakePanel(selected.id)
-              : selected.kind === "run" ? runPanel(selected.id) : selected.kind === "broadcast" ? broadcastPanel(selected.id) : rowPanel(selected.id);
+              : selected.kind === "run" ? runPanel(selected.id) : selected.kind === "broadcast" ? broadcastPanel(selected.id)
+              : selected.kind === "transfer" ? transferPanel(selected.id) : rowPanel(selected.id);
             panel.innerHTML = `<button class="close" title="close (Esc)">×</button>` + body;
           } catch (error) {
             panel.innerHTML = `<button class="close">×</button><p>cannot read it: ${esc(error.message)}</p>`;
@@ -658,7 +792,7 @@ enum TimelinePage {
         // MARK: events
 
         document.addEventListener("click", event => {
-          const target = event.target.closest("[data-apns-id].push, [data-wake-id].wake, [data-run-id].task, [data-request-id].broadcast, .update[data-source], [data-row], [data-open-push], [data-open-wake], [data-copy], .close");
+          const target = event.target.closest("[data-apns-id].push, [data-wake-id].wake, [data-run-id].task, [data-request-id].broadcast, .update[data-source], [data-transfer-id].transfer, [data-row], [data-open-push], [data-open-wake], [data-open-run], [data-open-transfer], [data-copy], .close");
           if (!target) return;
           if (target.classList.contains("close")) return closePanel();
           if (target.dataset.copy) {
@@ -670,6 +804,9 @@ enum TimelinePage {
           // An update: its broadcast's fan-out, or the push that made it.
           if (target.dataset.source) return showPanel(state.broadcasts.has(target.dataset.source) ? {kind: "broadcast", id: target.dataset.source} : {kind: "push", id: target.dataset.source});
           if (target.dataset.openWake) return showPanel({kind: "wake", id: Number(target.dataset.openWake)});
+          if (target.dataset.openRun) return showPanel({kind: "run", id: Number(target.dataset.openRun)});
+          if (target.dataset.openTransfer) return showPanel({kind: "transfer", id: Number(target.dataset.openTransfer)});
+          if (target.dataset.transferId) return showPanel({kind: "transfer", id: Number(target.dataset.transferId)});
           if (target.dataset.row) return showPanel({kind: "row", id: target.dataset.row});
           if (target.dataset.wakeId) return showPanel({kind: "wake", id: Number(target.dataset.wakeId)});
           if (target.dataset.runId) return showPanel({kind: "run", id: Number(target.dataset.runId)});
@@ -718,7 +855,7 @@ enum TimelinePage {
         document.addEventListener("mousedown", event => {
           held = true;
           const lane = event.target.closest(".lane, #axis");
-          if (!lane || event.target.closest(".push, .wake, .task, .update, .broadcast") || !state.view) return;
+          if (!lane || event.target.closest(".push, .wake, .task, .update, .broadcast, .transfer") || !state.view) return;
           drag = {x: event.clientX, view: {...state.view}, lane, moved: false};
           lane.classList.add("dragging");
         });

@@ -521,7 +521,9 @@ struct SilentPushd: AsyncParsableCommand {
             throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)")
         }
         guard duration <= limit else {
-            throw ValidationError("\(flag) '\(text)' is longer than \(Int(limit.components.seconds / 86400)) day(s)")
+            let seconds = limit.components.seconds
+            let most = seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)"
+            throw ValidationError("\(flag) '\(text)' is longer than \(most)")
         }
         return duration
     }

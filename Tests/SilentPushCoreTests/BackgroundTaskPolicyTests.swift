@@ -256,4 +256,42 @@ import Testing
         #expect(!heldTasks.isEmpty && !heldPushes.isEmpty)
         #expect(heldTasks.allSatisfy { if case .dailyBudget(6, 6, _) = $0 { true } else { false } })
     }
+
+    /// A background session's relaunch is a launch like a task's: it runs for the relaunch
+    /// time, takes its share of the daily budget pushes and tasks share, and waits, saying
+    /// why, for what holds the device. The app's interval does not hold it: the system, not
+    /// the app, chose the moment (*assumed*).
+    @Test func aRelaunchIsALaunchThatSharesTheBudgetAndTheDevicesFactors() throws {
+        var settings = WakeSettings(minimumInterval: .seconds(15 * 60), dailyBudget: 3)
+        settings.relaunchTime = .seconds(40)
+        let scenario = Scenario(settings)
+        scenario.push(Self.app, at: 0)
+        scenario.apply(scenario.policy.relaunch(session: "S", requestID: 900, for: Self.app, now: Scenario.at(60)))
+        let run = try #require(scenario.run(of: 900))
+        #expect(run.request.kind == .urlSession && run.request.identifier == "S")
+        #expect(run.startedAt == Scenario.at(60) && run.deadline == Scenario.at(100))
+        // The device holds the next one, and says why, until it lets go.
+        scenario.setDevice("d1", DeviceState(lowPowerMode: true), at: 120)
+        scenario.apply(scenario.policy.relaunch(session: "S", requestID: 901, for: Self.app, now: Scenario.at(130)))
+        #expect(scenario.taskWhys[901] == .lowPowerMode && scenario.run(of: 901) == nil)
+        scenario.setDevice("d1", DeviceState(thermalState: .serious), at: 140)
+        #expect(scenario.taskWhys[901] == .thermal(.serious))
+        scenario.setDevice("d1", DeviceState(), at: 150)
+        #expect(scenario.run(of: 901)?.startedAt == Scenario.at(150))
+        // Three launches (a wake, two relaunches) spend the budget: a push and a third relaunch wait for it.
+        let push = scenario.push(Self.app, at: 20 * Self.minute)
+        #expect(scenario.why(push)?.rule == .dailyBudget, "\(String(describing: scenario.fates[push]))")
+        scenario.apply(scenario.policy.relaunch(session: "S", requestID: 902, for: Self.app, now: Scenario.at(21 * Self.minute)))
+        let held = try #require(scenario.taskWhys[902])
+        guard case .dailyBudget(3, 3, let until) = held else {
+            Issue.record("\(held)")
+            return
+        }
+        #expect(until == Scenario.at(24 * Self.hour))  // the first launch of the day is 24 hours old
+        // A slot a day after each launch: the push takes the first, the relaunch the next.
+        scenario.advance(to: 24 * Self.hour + 60)
+        let wake = try #require(scenario.wakes.last)
+        let relaunch = try #require(scenario.run(of: 902))
+        #expect([wake.startedAt, relaunch.startedAt].sorted() == [Scenario.at(24 * Self.hour), Scenario.at(24 * Self.hour + 60)])
+    }
 }

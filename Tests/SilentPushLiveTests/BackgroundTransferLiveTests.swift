@@ -263,7 +263,13 @@ import Testing
             try await Task.sleep(for: .milliseconds(700))
             await client.close()
         }
-        // Stopped mid-transfer: the record says running, and part of the file is kept.
+        // Stopped mid-transfer: the record says running, and part of the file is kept in the
+        // store's contents directory.
+        let kept = directory + "/contents/transfers"
+        let parts = try FileManager.default.contentsOfDirectory(atPath: kept).filter { $0.hasSuffix(".part") }
+        #expect(parts.count == 1, "\(parts)")
+        let partial = (try? FileManager.default.attributesOfItem(atPath: kept + "/" + (parts.first ?? ""))[.size] as? Int) ?? 0
+        #expect(partial > 0 && partial < 600_000, "\(partial)")
         try await Receiver.withTesting(configure) { receiver in
             #expect(receiver.resumed.transfers == 1)
             let done = try await receiver.waitForTransfers(session: "S6", timeout: .seconds(20)) { $0.first?.fileFate != nil }
@@ -437,5 +443,106 @@ import Testing
             #expect(request.why?.rule == .taskPenalty, "\(request)")
             await client.close()
         }
+    }
+
+    /// How a task's handler is given: in Swift, as a command, or as a URL.
+    enum TaskHandler: String, CaseIterable, Sendable { case swift, exec, http }
+
+    /// A background task's run hands a transfer over as a wake does: the transfer names the
+    /// run, and the session's relaunch follows with its file.
+    @Test(arguments: TaskHandler.allCases)
+    func aTaskRunHandsATransferOver(_ kind: TaskHandler) async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = try Self.keptDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let url = "http://127.0.0.1:\(origin.port)/blob/4000"
+        let relaunches = Relaunches()
+        let handler: FetchHandlerChoice
+        switch kind {
+        case .swift:
+            handler = .swift { task in
+                if task.kind == .urlSession {
+                    relaunches.record(task, moveTo: keep)
+                } else {
+                    _ = try? task.startBackgroundTransfer(TransferRequest(session: "T", url: url))
+                }
+                task.setTaskCompleted(success: true)
+            }
+        case .exec:
+            let script = keep + "/handler.sh"
+            try Data(
+                """
+                cat >/dev/null
+                if [ "$SILENTPUSH_TASK_KIND" = urlSession ]; then mv "$SILENTPUSH_FILES" \(keep)/kept; exit 0; fi
+                echo 'transfer {"session":"T","url":"\(url)"}'
+                """.utf8
+            ).write(to: URL(fileURLWithPath: script))
+            handler = .exec("sh \(script)")
+        case .http:
+            let escaped = try #require(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics))
+            handler = .url(try FetchURLTemplate("http://127.0.0.1:\(origin.port)/task/transfer?session=T&url=\(escaped)"))
+        }
+        try await Receiver.withTesting({
+            $0.fetchHandler = handler
+            $0.apps = [Self.topic: AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])]
+        }) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            let done = try await receiver.waitForTransfers(session: "T") { $0.first?.fileFate != nil }
+            let transfer = try #require(done.first)
+            let runs = try receiver.taskRuns()
+            let refresh = try #require(runs.first { $0.kind == .refresh }, "\(runs)")
+            #expect(transfer.taskRunID == refresh.id && transfer.wakeID == nil, "\(transfer)")
+            #expect(transfer.state == .done && transfer.bytes == 4000, "\(transfer)")
+            let relaunch = try #require(runs.first { $0.kind == .urlSession }, "\(runs)")
+            #expect(relaunch.requestID == transfer.relaunchRequestID && relaunch.identifier == "T" && relaunch.outcome == .completed)
+            switch kind {
+            case .swift: #expect(relaunches.all.first?.kept.values.first == Self.blob(4000) && transfer.fileFate == .moved)
+            case .exec:
+                #expect(FileManager.default.contents(atPath: keep + "/kept").map(Array.init) == Self.blob(4000) && transfer.fileFate == .moved)
+            // The origin is told of the file, and leaves it: it is deleted.
+            case .http: #expect(origin.log.contains("relaunch session=T files=1 bytes=4000") && transfer.fileFate == .deleted, "\(origin.log)")
+            }
+        }
+    }
+
+    /// The config keys (and so their flags) reach the device: a cap of one transfer refuses
+    /// the second with its reason, and the relaunch runs for the time given.
+    @Test func theTransferKeysReachTheDevice() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let work = try Self.keptDirectory()
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        try Data(
+            """
+            cat >/dev/null
+            [ "$SILENTPUSH_TASK_KIND" = urlSession ] && exit 0
+            echo 'transfer {"session":"C","url":"http://127.0.0.1:\(origin.port)/blob/100"}'
+            echo 'transfer {"session":"C","url":"http://127.0.0.1:\(origin.port)/blob/200"}'
+            echo newData
+            """.utf8
+        ).write(to: URL(fileURLWithPath: work + "/handler.sh"))
+        let config = try SilentPushdConfigTests.write(#"{"transferLimit": 1, "relaunchTime": "7s", "transferRetryDelay": "5s"}"#)
+        defer { try? FileManager.default.removeItem(atPath: config) }
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--config", config, "--fetch-exec", "sh \(work)/handler.sh"])
+        defer { process.signal(SIGKILL) }
+        let pushed = try await ChannelManagementLiveTests.curl(
+            "POST", "/3/device/\(Self.device)", port: h2c, tls: false,
+            headers: ["apns-topic: \(Self.topic)", "apns-push-type: background", "apns-priority: 5"], body: #"{"aps":{"content-available":1}}"#)
+        #expect(pushed.status == 200)
+        var runs: [[String: Any]] = []
+        for _ in 0..<200 {
+            runs = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/task-runs").json["runs"] as? [[String: Any]] ?? []
+            if runs.contains(where: { $0["outcome"] is String }) { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let run = try #require(runs.first, "\(runs)")
+        #expect(run["kind"] as? String == "urlSession")
+        #expect(try SilentPushdDeviceTests.milliseconds(run["deadline"]) - SilentPushdDeviceTests.milliseconds(run["startedAt"]) == 7_000, "\(run)")
+        let transfers = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers").json["transfers"] as? [[String: Any]] ?? []
+        let states = transfers.compactMap { $0["state"] as? String }.sorted()
+        #expect(states == ["done", "failed"], "\(transfers)")
+        let refused = try #require(transfers.first { $0["state"] as? String == "failed" })
+        #expect((refused["why"] as? [String: Any])?["text"] as? String == "refused: " + TransferRefusal.tooMany.rawValue, "\(refused)")
     }
 }

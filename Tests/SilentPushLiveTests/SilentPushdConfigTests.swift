@@ -68,6 +68,7 @@ import Testing
         (#"{"maxConnections": 99999999999999999999}"#, ": maxConnections must be a whole number"),
         (#"{"threads": 100000}"#, ": threads must be from 1 to 1024"),
         (#"{"adminHosts": "box"}"#, ": adminHosts must be a list"),
+        (#"{"transferLimit": 100000}"#, ": transferLimit must be a whole number from 1 to 10000"),
     ])
     func aBadValueIsNamedByItsKey(json: String, message: String) async throws {
         let config = try Self.write(json)

@@ -235,6 +235,77 @@ import Testing
             #expect(page.text("#status").contains("3 Live Activities, 1 broadcasts"), "\(page.text("#status"))")
         }
     }
+
+    /// Each background session is a lane from hand-over to relaunch: a bar per transfer by
+    /// state (a waiting one says why), joined to the relaunch's run, which lists the
+    /// transfers it was for; a file the relaunch did not move is marked.
+    @Test func aBackgroundSessionIsALaneFromHandOverToRelaunch() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = try BackgroundTransferLiveTests.keptDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let relaunches = BackgroundTransferLiveTests.Relaunches()
+        // The payload's URL names the session (after "s="); the "keep" session's relaunch moves its file.
+        let handler = ClosureFetchHandler(withContext: { wake, context in
+            guard let text = String(bytes: wake.payload, encoding: .utf8),
+                let url = text.split(separator: "\"").first(where: { $0.hasPrefix("http") }).map(String.init),
+                let session = url.split(separator: "s=").last.map(String.init)
+            else { return .noData }
+            do {
+                try context.startBackgroundTransfer(TransferRequest(session: session, url: url, allowsCellular: session != "wifi"))
+                return .newData
+            } catch {
+                return .failed(reason: "\(error)")
+            }
+        }) { task in
+            relaunches.record(task, moveTo: task.session == "keep" ? keep : nil)
+            task.setTaskCompleted(success: true)
+        }
+        try await Receiver.withTesting({ $0.fetchHandler = .handler(handler) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            for session in ["keep", "drop"] {
+                try await BackgroundTransferLiveTests.push(client, "http://127.0.0.1:\(origin.port)/blob/1000?s=\(session)")
+                try await receiver.waitForTransfers(session: session) { $0.first?.fileFate != nil }
+                try await receiver.advanceClock(by: .seconds(16 * 60))
+            }
+            // On cellular, a transfer that may use Wi-Fi only waits.
+            try await receiver.setDeviceState(DeviceState(networkType: .cellular))
+            try await BackgroundTransferLiveTests.push(client, "http://127.0.0.1:\(origin.port)/blob/1000?s=wifi")
+            let waiting = try await receiver.waitForTransfers(session: "wifi") { $0.first?.why != nil }
+            await client.close()
+            let ids = Dictionary(
+                uniqueKeysWithValues: try ["keep", "drop", "wifi"].map { ($0, try #require(try receiver.transfers(session: $0).first)) })
+            let relaunch = try #require(try receiver.taskRuns().first { $0.requestID == ids["keep"]?.relaunchRequestID })
+
+            let transfer = { (session: String) in ".transfer[data-transfer-id=\"\(ids[session]!.id)\"]" }
+            let run = ".relaunch[data-run-id=\"\(relaunch.id)\"]"
+            let page = try await Self.browse(
+                "http://127.0.0.1:\(try #require(receiver.adminPort))/",
+                [
+                    ("expect", transfer("wifi")), ("read", "#rows"), ("click", run), ("expect", "#panel[data-kind=run]"), ("read", "#panel"),
+                    ("click", transfer("drop")), ("expect", "#panel[data-kind=transfer]"), ("read", "#panel"),
+                    ("click", transfer("wifi")), ("expect", "#panel[data-kind=transfer] [data-state=waiting]"), ("read", "#panel"),
+                    ("read", "#status"),
+                ])
+            let rows = page.html("#rows")
+            #expect(rows.components(separatedBy: #"class="row transfer-row""#).count - 1 == 3, "one lane per session: \(rows.prefix(3000))")
+            #expect(rows.contains(#"class="transfer state-done file-moved" data-transfer-id="\#(ids["keep"]!.id)""#), "\(rows.prefix(3000))")
+            #expect(rows.contains(#"class="transfer state-done file-deleted" data-transfer-id="\#(ids["drop"]!.id)""#), "\(rows.prefix(3000))")
+            #expect(rows.contains(#"class="transfer state-waiting" data-transfer-id="\#(ids["wifi"]!.id)""#), "\(rows.prefix(3000))")
+            #expect(
+                rows.contains(#"data-run-id="\#(relaunch.id)" data-kind="urlSession" data-outcome="completed" data-transfers="\#(ids["keep"]!.id)""#))
+            #expect(rows.components(separatedBy: #"class="join""#).count - 1 == 2, "each relaunch joined to its transfer")
+            let panels = page.all("#panel").map(\.text)
+            #expect(panels.count == 3)
+            #expect(panels.first?.contains("urlSession task run \(relaunch.id): completed") == true, "\(panels)")
+            #expect(panels.first?.contains("transfer \(ids["keep"]!.id) (file moved)") == true, "\(panels)")
+            #expect(panels.dropFirst().first?.contains("deleted: the relaunch's handler did not move it") == true, "\(panels)")
+            #expect(waiting.first?.why == .wifiRequired)
+            #expect(panels.last?.contains("does not allow cellular access and the device is not on Wi-Fi") == true, "\(panels)")
+            #expect(panels.last?.contains("Wi-Fi only") == true)
+            #expect(page.text("#status").contains("3 background transfers"), "\(page.text("#status"))")
+        }
+    }
 }
 
 extension ISO8601DateFormatter {

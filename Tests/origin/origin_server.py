@@ -21,6 +21,9 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
     POST /task/success     a background task's run: logs "POST PATH identifier=ID", answers {"success": true}
     POST /task/fail        the same, answering {"success": false}
     POST /task/slow/S      answers {"success": true} after S seconds; notices a client that goes away
+    POST /task/transfer    answers {"success": true, "transfers": [{"session": S, "url": U}]} (query:
+                           session=S&url=U); a urlSession relaunch's run gets {"success": true}, and
+                           logs "relaunch session=S files=N bytes=B" (B: the first file's)
 """
 import hashlib
 import json
@@ -174,9 +177,10 @@ class Origin(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
-            identifier = json.loads(body).get("identifier")
+            posted = json.loads(body)
         except ValueError:
-            identifier = None
+            posted = {}
+        identifier = posted.get("identifier") if isinstance(posted, dict) else None
         log(f"POST {url.path} identifier={identifier}")
         parts = url.path.strip("/").split("/")
         answer = {"Content-Type": "application/json"}
@@ -184,6 +188,14 @@ class Origin(BaseHTTPRequestHandler):
             return self.send(200, b'{"success": true}', answer)
         if parts[:2] == ["task", "fail"]:
             return self.send(200, b'{"success": false}', answer)
+        if parts[:2] == ["task", "transfer"]:
+            if posted.get("kind") == "urlSession":
+                files = posted.get("files") or []
+                log(f"relaunch session={posted.get('session')} files={len(files)} bytes={files[0].get('bytes') if files else None}")
+                return self.send(200, b'{"success": true}', answer)
+            query = parse_qs(url.query)
+            transfer = {"session": query.get("session", ["T"])[0], "url": query.get("url", [""])[0]}
+            return self.send(200, json.dumps({"success": True, "transfers": [transfer]}).encode(), answer)
         if parts[:2] == ["task", "slow"] and len(parts) == 3:
             if not self.wait(float(parts[2])):
                 log("slow task cancelled")
