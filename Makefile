@@ -10,10 +10,10 @@ PREFIX ?= /usr/local
 
 # Build: C libraries for nghttp2, OpenSSL, SQLite and jemalloc (silentpushd's allocator). Tests and benchmarks: independent HTTP/2 peers.
 BUILD_PACKAGES := pkg-config libnghttp2-dev libssl-dev libsqlite3-dev libjemalloc-dev openssl ca-certificates
-PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium
+PEER_PACKAGES := curl nghttp2-client nghttp2-server python3 chromium haproxy postgresql
 # Their Homebrew names, for macOS.
 BREW_BUILD_PACKAGES := pkg-config nghttp2 openssl@3 sqlite
-BREW_PEER_PACKAGES := curl python chromium
+BREW_PEER_PACKAGES := curl python chromium haproxy postgresql@15
 # Python packages the live tests use (module=package): an APNs client library, and
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml

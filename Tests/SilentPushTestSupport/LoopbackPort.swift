@@ -1,0 +1,32 @@
+import Foundation
+
+/// A TCP port on 127.0.0.1 that was free when asked, for a peer that cannot be told to
+/// listen on port 0 and say where (HAProxy, PostgreSQL). Another process may take it before
+/// the peer binds: a caller that cares tries again.
+public enum LoopbackPort {
+    /// A port the kernel chose for a socket bound and closed at once.
+    public static func free() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw Failure(call: "socket", code: errno) }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(call: "bind", code: errno) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// A socket call failed.
+    public struct Failure: Error, CustomStringConvertible {
+        public var call: String
+        public var code: Int32
+        public var description: String { "\(call): \(String(cString: strerror(code)))" }
+    }
+}
