@@ -1,0 +1,161 @@
+/// Where a PostgreSQL store is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`
+/// (`postgresql://` too), as libpq reads it, with the user, password and database
+/// percent-decoded. The password may come from the URL or, as libpq does, from `PGPASSWORD`.
+/// `description` never shows the password: it is what logs and error lines print.
+public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+    /// The role to connect as.
+    public var user: String
+    /// Its password; nil to connect without one (trust or peer authentication).
+    public var password: String?
+    /// A host name, an IPv4 address, or an IPv6 address (without its brackets).
+    public var host: String
+    /// The TCP port (5432 unless given).
+    public var port: Int
+    /// The database (the user's name unless given).
+    public var database: String
+
+    /// Why a URL is not a PostgreSQL URL, in words that say what to fix.
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The longest URL read: a longer one is refused before it is looked at.
+    public static let maximumLength = 2048
+
+    /// Parses `text`; a password in the URL wins over `environmentPassword` (`PGPASSWORD`).
+    public init(_ text: String, environmentPassword: String? = nil) throws(Problem) {
+        guard text.utf8.count <= Self.maximumLength else {
+            throw Problem(description: "the PostgreSQL URL is longer than \(Self.maximumLength) bytes")
+        }
+        let rest: Substring
+        if text.hasPrefix("postgres://") {
+            rest = text.dropFirst("postgres://".count)
+        } else if text.hasPrefix("postgresql://") {
+            rest = text.dropFirst("postgresql://".count)
+        } else {
+            throw Problem(description: "a PostgreSQL store is postgres://USER@HOST:PORT/DATABASE")
+        }
+        // Everything before the last '@' is the user (and password): a password may hold '@'
+        // only percent-encoded, but libpq takes the last one too.
+        guard let at = rest.lastIndex(of: "@") else {
+            throw Problem(description: "\(Self.redacted(text)) names no user: write postgres://USER@HOST:PORT/DATABASE")
+        }
+        let userInfo = rest[..<at]
+        var location = rest[rest.index(after: at)...]
+        let userPart: Substring
+        var password: String?
+        if let colon = userInfo.firstIndex(of: ":") {
+            userPart = userInfo[..<colon]
+            password = try Self.decoded(userInfo[userInfo.index(after: colon)...], "password", text)
+        } else {
+            userPart = userInfo
+        }
+        let user = try Self.decoded(userPart, "user", text)
+        guard !user.isEmpty else {
+            throw Problem(description: "\(Self.redacted(text)) names no user: write postgres://USER@HOST:PORT/DATABASE")
+        }
+        if let query = location.firstIndex(of: "?") {
+            throw Problem(
+                description: "\(Self.redacted(text)): parameters ('\(location[query...])') are not supported; give the password in PGPASSWORD")
+        }
+        var databasePart: Substring = ""
+        if let slash = location.firstIndex(of: "/") {
+            databasePart = location[location.index(after: slash)...]
+            location = location[..<slash]
+        }
+        var host: Substring
+        var portText: Substring?
+        if location.hasPrefix("[") {
+            guard let close = location.firstIndex(of: "]") else {
+                throw Problem(description: "\(Self.redacted(text)) has a '[' with no ']' around its IPv6 address")
+            }
+            host = location[location.index(after: location.startIndex)..<close]
+            let after = location[location.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw Problem(description: "\(Self.redacted(text)) has text after its IPv6 address") }
+                portText = after.dropFirst()
+            }
+        } else if let colon = location.lastIndex(of: ":") {
+            host = location[..<colon]
+            portText = location[location.index(after: colon)...]
+        } else {
+            host = location
+        }
+        guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }) else {
+            throw Problem(description: "\(Self.redacted(text)) names no host: write postgres://USER@HOST:PORT/DATABASE")
+        }
+        var port = 5432
+        if let portText {
+            guard portText.utf8.count <= 5, let value = Int(portText), (1...65535).contains(value) else {
+                throw Problem(description: "\(Self.redacted(text)): the port must be a number from 1 to 65535")
+            }
+            port = value
+        }
+        let database = try Self.decoded(databasePart, "database", text)
+        self.user = user
+        self.password = password ?? environmentPassword
+        self.host = String(host)
+        self.port = port
+        self.database = database.isEmpty ? user : database
+    }
+
+    /// The URL without its password.
+    public var description: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "postgres://\(Self.encoded(user))@\(shownHost):\(port)/\(Self.encoded(database))"
+    }
+
+    /// `text` with any password between `://user:` and `@` replaced by `***`: for a line
+    /// about a URL that did not parse.
+    public static func redacted(_ text: String) -> String {
+        let characters = Array(text.utf8)
+        guard let scheme = (0..<max(0, characters.count - 2)).first(where: { characters[$0..<$0 + 3].elementsEqual("://".utf8) }) else {
+            return text
+        }
+        let afterScheme = text.utf8.dropFirst(scheme + 3)
+        guard let at = afterScheme.lastIndex(of: UInt8(ascii: "@")) else { return text }
+        guard let colon = afterScheme[..<at].firstIndex(of: UInt8(ascii: ":")) else { return text }
+        return String(text[..<colon]) + ":***" + String(text[at...])
+    }
+
+    /// Percent-decodes `part`; a bad escape or bytes that are not UTF-8 are refused.
+    private static func decoded(_ part: Substring, _ name: String, _ text: String) throws(Problem) -> String {
+        var bytes: [UInt8] = []
+        var index = part.utf8.startIndex
+        let utf8 = part.utf8
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%") {
+                let first = utf8.index(after: index)
+                guard first < utf8.endIndex, utf8.index(after: first) < utf8.endIndex,
+                    let high = HexDigit.value(utf8[first]), let low = HexDigit.value(utf8[utf8.index(after: first)])
+                else { throw Problem(description: "\(redacted(text)): the \(name) has a '%' that is not followed by two hex digits") }
+                bytes.append(high << 4 | low)
+                index = utf8.index(first, offsetBy: 2)
+            } else {
+                bytes.append(byte)
+                index = utf8.index(after: index)
+            }
+        }
+        guard let decoded = String(validating: bytes, as: UTF8.self), !decoded.utf8.contains(0) else {
+            throw Problem(description: "\(redacted(text)): the \(name) is not UTF-8 text")
+        }
+        return decoded
+    }
+
+    /// Percent-encodes what a URL's user or path may not hold as is.
+    private static func encoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let digits = Array("0123456789ABCDEF".unicodeScalars)
+                out += "%" + String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+            }
+        }
+        return out
+    }
+}

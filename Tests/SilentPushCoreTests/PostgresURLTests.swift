@@ -1,0 +1,57 @@
+import SilentPushCore
+import Testing
+
+/// `--store postgres://…`: read as libpq reads it, and never printed with its password.
+@Suite struct PostgresURLTests {
+    @Test func aFullURLIsReadWithItsEscapes() throws {
+        let url = try PostgresURL("postgres://sp%2Dci:p%40ss%3Aword@db.example:6543/push%20records")
+        #expect(url.user == "sp-ci" && url.password == "p@ss:word" && url.host == "db.example" && url.port == 6543)
+        #expect(url.database == "push records")
+        #expect(url.description == "postgres://sp-ci@db.example:6543/push%20records")
+    }
+
+    @Test func thePortAndDatabaseHaveLibpqsDefaults() throws {
+        let url = try PostgresURL("postgresql://silentpush@127.0.0.1")
+        #expect(url.port == 5432 && url.database == "silentpush" && url.password == nil)
+        let v6 = try PostgresURL("postgres://u@[::1]:5433/d")
+        #expect(v6.host == "::1" && v6.port == 5433 && v6.description == "postgres://u@[::1]:5433/d")
+    }
+
+    @Test func thePasswordComesFromTheURLElsePGPASSWORD() throws {
+        #expect(try PostgresURL("postgres://u@h/d", environmentPassword: "env").password == "env")
+        #expect(try PostgresURL("postgres://u:url@h/d", environmentPassword: "env").password == "url")
+        #expect(try PostgresURL("postgres://u:@h/d").password == "")
+    }
+
+    @Test(arguments: [
+        ("mysql://u:hunter2@h/d", "a PostgreSQL store is postgres://USER@HOST:PORT/DATABASE"),
+        ("postgres://h/d", "names no user"),
+        ("postgres://:hunter2@h/d", "names no user"),
+        ("postgres://u:hunter2@/d", "names no host"),
+        ("postgres://u:hunter2@h:0/d", "the port must be a number from 1 to 65535"),
+        ("postgres://u:hunter2@h:65536/d", "the port must be a number from 1 to 65535"),
+        ("postgres://u:hunter2@h:99999999999999999999999/d", "the port must be a number from 1 to 65535"),
+        ("postgres://u:hunter2@h:-1/d", "the port must be a number from 1 to 65535"),
+        ("postgres://u:hunter2@[::1/d", "has a '[' with no ']'"),
+        ("postgres://u:hunter2@h/d%zz", "the database has a '%' that is not followed by two hex digits"),
+        ("postgres://u:hunter2@h/d%00", "the database is not UTF-8 text"),
+        ("postgres://u:hunter2@h/d%ff", "the database is not UTF-8 text"),
+        ("postgres://u:hunter2@h/d?sslmode=require", "parameters ('?sslmode=require') are not supported"),
+        ("postgres://u:hunter2@h/" + String(repeating: "d", count: 3000), "longer than 2048 bytes"),
+    ])
+    func aBadURLSaysWhatToFixAndNeverItsPassword(text: String, message: String) {
+        #expect(throws: PostgresURL.Problem.self) { try PostgresURL(text) }
+        do {
+            _ = try PostgresURL(text)
+        } catch {
+            #expect(error.description.contains(message), "\(error.description)")
+            #expect(!error.description.contains("hunter2"), "\(error.description)")
+        }
+    }
+
+    @Test func redactedHidesOnlyThePassword() {
+        #expect(PostgresURL.redacted("postgres://u:hunter2@h:5/d") == "postgres://u:***@h:5/d")
+        #expect(PostgresURL.redacted("postgres://u@h/d") == "postgres://u@h/d")
+        #expect(PostgresURL.redacted("postgres://u:a@b@h/d") == "postgres://u:***@h/d")
+    }
+}
