@@ -214,8 +214,10 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
 
     static let endpoint: APNsEndpoint = {
         let keys = (try? ProviderKeyRing(specs: [.development(certificatesDirectory: certificates)])) ?? (try! ProviderKeyRing(specs: []))
-        // Broadcast paths (`/4/…`) reach the broadcast checks: a directory on a store in memory.
-        let channels = try? ChannelDirectory(store: PushStore.open(.memory), environment: .sandbox)
+        // Broadcast paths (`/4/…`) reach the broadcast checks: an empty directory on a store in memory.
+        let channels = (try? PushStore.open(.memory)).map {
+            ChannelDirectory(store: $0, channels: [], lastBroadcastID: 0, environment: .sandbox)
+        }
         return APNsEndpoint(settings: .init(), keys: keys, sink: AcceptingSink(), channels: channels)
     }()
 

@@ -45,12 +45,12 @@ public final class APNsRequestDriver: Sendable {
 
     /// An endpoint that accepts tokens signed by `authKey` (a `.p8` file) and requests with
     /// these headers and body.
-    public init(authKey: AuthKeySpec, headers: [(String, String)], body: [UInt8], sink: Sink) throws {
+    public init(authKey: AuthKeySpec, headers: [(String, String)], body: [UInt8], sink: Sink) async throws {
         switch sink {
         case .discard:
             device = nil
         case .device(let path):
-            device = try DeviceRuntime.open(store: try PushStore.open(.file(path)), clock: .system, settings: WakeSettings())
+            device = try await DeviceRuntime.open(store: try PushStore.open(.file(path)), clock: .system, settings: WakeSettings())
         }
         endpoint = APNsEndpoint(settings: .init(), keys: try ProviderKeyRing(specs: [authKey]), sink: device ?? Discard())
         self.headers = H2HeaderList(headers.map { (name: $0.0, value: $0.1) })

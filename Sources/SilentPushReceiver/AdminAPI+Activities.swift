@@ -11,7 +11,7 @@ extension AdminAPI {
         router.get("/v1/broadcasts") { request, _ in await self.broadcasts(request.uri.queryParameters) }
         let activities = "/v1/devices/{token}/apps/{topic}/activities"
         router.get(RouterPath(activities)) { _, context in
-            try self.listActivities(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
+            try await self.listActivities(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.post(RouterPath(activities)) { request, context in
             let body = try await request.body.collect(upTo: Self.maximumBodySize)
@@ -23,12 +23,12 @@ extension AdminAPI {
     static let activityFields = ["attributesType", "attributes", "contentState", "channel"]
 
     /// `{"activities": [...]}`, oldest first.
-    private func listActivities(_ token: String, topic: String) -> Response {
+    private func listActivities(_ token: String, topic: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
         do {
-            let list = try device.activities(device: token, bundleID: topic)
-            return Self.respond(.ok, .object([("activities", .array(try activitiesJSON(list)))]))
+            let list = try await device.activities(device: token, bundleID: topic)
+            return Self.respond(.ok, .object([("activities", .array(try await activitiesJSON(list)))]))
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
         }
@@ -39,8 +39,8 @@ extension AdminAPI {
     private func allActivities(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let list = try device.activities(device: filter.device, bundleID: try Self.bundleID(query), limit: filter.limit)
-            return .object([("activities", .array(try activitiesJSON(list)))])
+            let list = try await device.activities(device: filter.device, bundleID: try Self.bundleID(query), limit: filter.limit)
+            return .object([("activities", .array(try await activitiesJSON(list)))])
         }
     }
 
@@ -49,7 +49,7 @@ extension AdminAPI {
     private func broadcasts(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let list = try endpoint.channels?.broadcasts(bundleID: try Self.bundleID(query), limit: filter.limit) ?? []
+            let list = try await endpoint.channels?.broadcasts(bundleID: try Self.bundleID(query), limit: filter.limit) ?? []
             return .object([("broadcasts", .array(list.map(Self.json)))])
         }
     }
@@ -71,8 +71,8 @@ extension AdminAPI {
     }
 
     /// Activities as the admin API shows them, their update decisions read in one go.
-    func activitiesJSON(_ activities: [LiveActivity]) throws -> [JSONValue] {
-        let updates = try device.activityUpdates(of: activities.map(\.id))
+    func activitiesJSON(_ activities: [LiveActivity]) async throws -> [JSONValue] {
+        let updates = try await device.activityUpdates(of: activities.map(\.id))
         return activities.map { activityJSON($0, updates: updates[$0.id] ?? []) }
     }
 
@@ -109,7 +109,7 @@ extension AdminAPI {
             guard let attributesType else { throw AdminError(.unprocessableContent, "give attributesType, the ActivityAttributes type's name") }
             let activity = try await device.startActivity(
                 device: token, bundleID: topic, attributesType: attributesType, attributes: attributes, contentState: contentState, channel: channel)
-            return Self.respond(.created, activityJSON(activity, updates: try device.activityUpdates(activity.id)))
+            return Self.respond(.created, activityJSON(activity, updates: try await device.activityUpdates(activity.id)))
         } catch let error as AdminError {
             return Self.error(error.status, error.message)
         } catch LiveActivityIgnored.unknownChannel {

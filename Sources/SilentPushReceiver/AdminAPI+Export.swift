@@ -40,9 +40,13 @@ extension AdminAPI {
 
     /// Streams every push `query` matches (its limit is the page size).
     func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
+        // One reader at a time: the stream asks for the next page once the last is written.
         let export = Mutex(PushExport(device.store, query: query))
         return stream(format, columns: Self.pushColumns) {
-            try export.withLock { try $0.next(pageSize: Self.exportPage) }.map { $0.map(Self.json) }
+            var page = export.withLock { $0 }
+            let pushes = try await page.next(pageSize: Self.exportPage)
+            export.withLock { $0 = page }
+            return pushes.map { $0.map(Self.json) }
         }
     }
 
@@ -54,20 +58,20 @@ extension AdminAPI {
         return stream(format, columns: Self.wakeColumns) {
             let before = cursor.withLock { $0 }
             guard !before.finished else { return nil }
-            let wakes = try store.wakes(deviceToken: token, topic: topic, kind: kind, before: before.before, limit: Self.exportPage)
+            let wakes = try await store.wakes(deviceToken: token, topic: topic, kind: kind, before: before.before, limit: Self.exportPage)
             cursor.withLock { $0 = (wakes.last?.id, wakes.count < Self.exportPage) }
-            let coalesced = try store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            let coalesced = try await store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             return wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }
         }
     }
 
     /// Writes the pages `next` answers, in order, until it answers nil.
-    private func stream(_ format: ExportFormat, columns: [String], next: @escaping @Sendable () throws -> [JSONValue]?) -> Response {
+    private func stream(_ format: ExportFormat, columns: [String], next: @escaping @Sendable () async throws -> [JSONValue]?) -> Response {
         Response(
             status: .ok, headers: [.contentType: format.contentType],
             body: ResponseBody { writer in
                 if format == .csv { try await writer.write(ByteBuffer(string: columns.joined(separator: ",") + "\n")) }
-                while let rows = try next() {
+                while let rows = try await next() {
                     var text = ""
                     for row in rows { text += format == .ndjson ? row.rendered + "\n" : Self.csvLine(row, columns: columns) }
                     if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }

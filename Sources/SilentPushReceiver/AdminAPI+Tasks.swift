@@ -13,7 +13,7 @@ extension AdminAPI {
             return try await self.submitTask(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), body: body)
         }
         router.get(RouterPath(tasks)) { _, context in
-            try self.listTasks(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
+            try await self.listTasks(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.delete(RouterPath(tasks)) { _, context in
             try await self.cancelTasks(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), identifier: nil)
@@ -114,11 +114,11 @@ extension AdminAPI {
     }
 
     /// The app's pending requests, oldest first, each with why it waits.
-    private func listTasks(_ token: String, topic: String) -> Response {
+    private func listTasks(_ token: String, topic: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
         do {
-            let pending = try device.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
+            let pending = try await device.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
             return Self.respond(.ok, .object([("requests", .array(pending.map(Self.json)))]))
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
@@ -154,7 +154,7 @@ extension AdminAPI {
                         ? "no task \(identifier) of \(topic) is running (and not yet expired) on this device"
                         : "no request \(identifier) of \(topic) is pending on this device")
             }
-            let run = try device.taskRuns(device: token, topic: topic, limit: 50).first { $0.identifier == identifier }
+            let run = try await device.taskRuns(device: token, topic: topic, limit: 50).first { $0.identifier == identifier }
             return Self.respond(.ok, run.map { Self.json($0) } ?? .object([]))
         } catch {
             return Self.error(.internalServerError, "store: \(error)")
@@ -165,7 +165,7 @@ extension AdminAPI {
     private func taskRuns(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let runs = try device.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
+            let runs = try await device.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("runs", .array(runs.map { Self.json($0) }))])
         }
     }

@@ -23,7 +23,7 @@ extension AdminAPI {
                 }
                 wake = id
             }
-            let records = try device.transfers(device: filter.device, topic: filter.topic, session: session, wakeID: wake, limit: filter.limit)
+            let records = try await device.transfers(device: filter.device, topic: filter.topic, session: session, wakeID: wake, limit: filter.limit)
             return .object([("transfers", .array(records.map(Self.json)))])
         }
     }

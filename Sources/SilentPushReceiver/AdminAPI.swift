@@ -81,7 +81,7 @@ package struct AdminAPI: Sendable {
         }
         router.get("/v1/stats") { _, _ in await self.stats() }
         router.get("/v1/contents") { request, _ in await self.contents(request.uri.queryParameters) }
-        router.get("/v1/contents/body") { request, _ in self.contentBody(request.uri.queryParameters) }
+        router.get("/v1/contents/body") { request, _ in await self.contentBody(request.uri.queryParameters) }
         router.get("/v1/clock") { _, _ in self.clock() }
         router.post("/v1/clock/advance") { request, _ in
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
@@ -117,7 +117,9 @@ package struct AdminAPI: Sendable {
     private func push(_ apnsID: String) async -> Response {
         await Self.answering {
             // An apns-id, or the apns-unique-id the development environment answered.
-            guard let push = try device.store.push(apnsID: apnsID) ?? device.store.push(uniqueID: apnsID) else {
+            var found = try await device.store.push(apnsID: apnsID)
+            if found == nil { found = try await device.store.push(uniqueID: apnsID) }
+            guard let push = found else {
                 throw AdminError(.notFound, "no push with apns-id (or apns-unique-id) \(apnsID)")
             }
             return Self.detailedJSON(push)
@@ -131,7 +133,7 @@ package struct AdminAPI: Sendable {
         if let export { return exportPushes(try pushQuery(query), as: export) }
         return await Self.answering {
             let pushQuery = try pushQuery(query)
-            let pushes = try device.store.pushes(pushQuery)
+            let pushes = try await device.store.pushes(pushQuery)
             let next = Self.next(count: pushes.count, limit: pushQuery.limit, lastID: pushes.last?.id)
             return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
@@ -178,9 +180,9 @@ package struct AdminAPI: Sendable {
         }
         return await Self.answering {
             let filter = try Self.filter(query)
-            let wakes = try device.store.wakes(
+            let wakes = try await device.store.wakes(
                 deviceToken: filter.device, topic: filter.topic, kind: Self.wakeKind(query), before: Self.cursor(query), limit: filter.limit)
-            let coalesced = try device.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            let coalesced = try await device.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
         }
@@ -188,7 +190,7 @@ package struct AdminAPI: Sendable {
 
     private func stats() async -> Response {
         await Self.answering {
-            let counts = try device.store.counts()
+            let counts = try await device.store.counts()
             func object(_ counts: [String: Int]) -> JSONValue {
                 .object(counts.sorted { $0.key < $1.key }.map { ($0.key, .int(Int64($0.value))) })
             }
@@ -202,21 +204,24 @@ package struct AdminAPI: Sendable {
     private func contents(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
-            let contents = try device.store.contents(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
+            let contents = try await device.store.contents(deviceToken: filter.device, topic: filter.topic, limit: filter.limit)
             return .object([("contents", .array(contents.map(Self.json)))])
         }
     }
 
     /// The latest body fetched for `device`, `topic` and `url` (the most recent URL when
     /// none is given), as the origin served it.
-    private func contentBody(_ query: Parameters) -> Response {
+    private func contentBody(_ query: Parameters) async -> Response {
         guard let token = query.get("device")?.lowercased(), let topic = query.get("topic") else {
             return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
         }
         do {
             let record =
-                try query.get("url").map { try device.store.content(deviceToken: token, topic: topic, url: $0) }
-                ?? device.store.contents(deviceToken: token, topic: topic, limit: 1).first
+                if let url = query.get("url") {
+                    try await device.store.content(deviceToken: token, topic: topic, url: url)
+                } else {
+                    try await device.store.contents(deviceToken: token, topic: topic, limit: 1).first
+                }
             guard let record, let body = device.store.contentBody(sha256: record.sha256) else {
                 return Self.error(.notFound, "no content fetched for that device, topic and url")
             }

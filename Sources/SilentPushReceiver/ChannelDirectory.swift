@@ -17,19 +17,31 @@ package final class ChannelDirectory: Sendable {
     /// The id of the last broadcast numbered.
     private let lastBroadcast: Atomic<UInt64>
 
-    /// A directory holding the store's channels.
-    package init(
+    /// A directory holding the store's channels, read from it.
+    package convenience init(
         store: PushStore, environment: APNsEnvironment, featureDisabled: Set<String> = [], limit: Int = ChannelTable.defaultLimit,
         now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds
-    ) throws {
+    ) async throws {
+        self.init(
+            store: store, channels: try await store.channels(), lastBroadcastID: try await store.lastBroadcastID(), environment: environment,
+            featureDisabled: featureDisabled, limit: limit, now: now)
+    }
+
+    /// A directory holding `channels`, which `store` holds, whose last broadcast was numbered
+    /// `lastBroadcastID`.
+    package init(
+        store: PushStore, channels: [BroadcastChannel], lastBroadcastID: UInt64, environment: APNsEnvironment,
+        featureDisabled: Set<String> = [], limit: Int = ChannelTable.defaultLimit,
+        now: @escaping @Sendable () -> Int64 = APNsEndpoint.systemMilliseconds
+    ) {
         var table = ChannelTable(limit: limit)
-        for channel in try store.channels() { table.insert(channel) }
+        for channel in channels { table.insert(channel) }
         self.table = Mutex(table)
         self.store = store
         self.environment = environment
         self.featureDisabled = featureDisabled
         self.now = now
-        lastBroadcast = Atomic(try store.lastBroadcastID())
+        lastBroadcast = Atomic(lastBroadcastID)
     }
 
     /// Refuses an app whose broadcast capability is off: `FeatureNotEnabled`.
@@ -144,8 +156,8 @@ extension ChannelDirectory {
 
     /// The broadcasts APNs accepted in this environment, newest first: of `bundleID` (every
     /// app when nil), on `channel` when given.
-    package func broadcasts(bundleID: String?, channel: ChannelID? = nil, limit: Int = 100) throws -> [BroadcastRecord] {
-        try store.broadcasts(bundleID: bundleID, environment: environment, channelID: channel, limit: limit)
+    package func broadcasts(bundleID: String?, channel: ChannelID? = nil, limit: Int = 100) async throws -> [BroadcastRecord] {
+        try await store.broadcasts(bundleID: bundleID, environment: environment, channelID: channel, limit: limit)
     }
 
     /// Whether `bundleID` has channel `id` in this environment.

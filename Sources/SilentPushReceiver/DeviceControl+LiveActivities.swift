@@ -21,23 +21,23 @@ extension DeviceControl {
     }
 
     /// The app's Live Activities on `device`, oldest first, as recorded.
-    public func activities(device: String, bundleID: String) throws -> [LiveActivity] {
-        try runtime.store.activities(deviceToken: device, bundleID: bundleID)
+    public func activities(device: String, bundleID: String) async throws -> [LiveActivity] {
+        try await runtime.store.activities(deviceToken: device, bundleID: bundleID)
     }
 
     /// The newest `limit` activities of `device` and `bundleID` (each nil: all), oldest first.
-    package func activities(device: String?, bundleID: String?, limit: Int) throws -> [LiveActivity] {
-        try runtime.store.activities(deviceToken: device, bundleID: bundleID, limit: limit)
+    package func activities(device: String?, bundleID: String?, limit: Int) async throws -> [LiveActivity] {
+        try await runtime.store.activities(deviceToken: device, bundleID: bundleID, limit: limit)
     }
 
     /// Every decision about the updates of each activity in `ids`, oldest first, by activity.
-    package func activityUpdates(of ids: [String]) throws -> [String: [LiveActivityUpdate]] {
-        try runtime.store.activityUpdates(activityIDs: ids)
+    package func activityUpdates(of ids: [String]) async throws -> [String: [LiveActivityUpdate]] {
+        try await runtime.store.activityUpdates(activityIDs: ids)
     }
 
     /// Every decision about activity `id`'s updates, oldest first, each with its why.
-    public func activityUpdates(_ id: String) throws -> [LiveActivityUpdate] {
-        try runtime.store.activityUpdates(activityID: id)
+    public func activityUpdates(_ id: String) async throws -> [LiveActivityUpdate] {
+        try await runtime.store.activityUpdates(activityID: id)
     }
 }
 

@@ -6,38 +6,38 @@ import SilentPushStore
 /// names no store type (users read records through the admin API or `pushsend expect`).
 extension DeviceControl {
     /// The push with this `apns-id` (the latest, when a provider reused one).
-    package func push(apnsID: String) throws -> PushRecord? {
-        try store.push(apnsID: apnsID)
+    package func push(apnsID: String) async throws -> PushRecord? {
+        try await store.push(apnsID: apnsID)
     }
 
     /// The push APNs answered with this `apns-unique-id` (development environment).
-    package func push(uniqueID: String) throws -> PushRecord? {
-        try store.push(uniqueID: uniqueID)
+    package func push(uniqueID: String) async throws -> PushRecord? {
+        try await store.push(uniqueID: uniqueID)
     }
 
     /// The pushes `query` asks for, newest first.
-    package func pushes(_ query: PushQuery = PushQuery()) throws -> [PushRecord] {
-        try store.pushes(query)
+    package func pushes(_ query: PushQuery = PushQuery()) async throws -> [PushRecord] {
+        try await store.pushes(query)
     }
 
     /// Wakes, newest first, for a device and/or topic.
-    public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [WakeRecord] {
-        try store.wakes(deviceToken: deviceToken, topic: topic, limit: limit)
+    public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [WakeRecord] {
+        try await store.wakes(deviceToken: deviceToken, topic: topic, limit: limit)
     }
 
     /// The apns-ids of the pushes coalesced into wake `wakeID` (its own push not among them).
-    public func coalescedAPNsIDs(wakeID: UInt64) throws -> [String] {
-        try store.coalescedAPNsIDs(wakeID: wakeID)
+    public func coalescedAPNsIDs(wakeID: UInt64) async throws -> [String] {
+        try await store.coalescedAPNsIDs(wakeID: wakeID)
     }
 
     /// How many pushes have each fate and how many wakes each result, as `/v1/stats` says.
-    package func counts() throws -> StoreCounts {
-        try store.counts()
+    package func counts() async throws -> StoreCounts {
+        try await store.counts()
     }
 
     /// The latest content fetched for `deviceToken`, `topic` and `url`.
-    package func content(deviceToken: String, topic: String, url: String) throws -> ContentRecord? {
-        try store.content(deviceToken: deviceToken, topic: topic, url: url)
+    package func content(deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
+        try await store.content(deviceToken: deviceToken, topic: topic, url: url)
     }
 
     /// A fetched content's body, by its SHA-256, while it is kept.

@@ -61,7 +61,7 @@ extension DeviceControl {
                 metadata: ["task.identifier": "\(submission.identifier)", "task.error": "\(refusal.rawValue)", "app.topic": "\(topic)"])
             throw refusal
         }
-        guard let record = try store.taskRequest(id: id) else { throw TaskReadError(request: id) }
+        guard let record = try await store.taskRequest(id: id) else { throw TaskReadError(request: id) }
         return record
     }
 
@@ -97,21 +97,21 @@ extension DeviceControl {
     }
 
     /// Task requests of `topic`'s app on `device`, newest first (only pending ones when asked).
-    public func taskRequests(device: String, topic: String, pendingOnly: Bool = false) throws -> [TaskRequestRecord] {
-        try store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
+    public func taskRequests(device: String, topic: String, pendingOnly: Bool = false) async throws -> [TaskRequestRecord] {
+        try await store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
     }
 
     /// Background transfers, newest first, for a device, topic, session and/or the wake that
     /// handed them over.
     public func transfers(
         device: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, limit: Int = 100
-    ) throws -> [TransferRecord] {
-        try store.transfers(deviceToken: device, topic: topic, session: session, wakeID: wakeID, limit: limit)
+    ) async throws -> [TransferRecord] {
+        try await store.transfers(deviceToken: device, topic: topic, session: session, wakeID: wakeID, limit: limit)
     }
 
     /// Task runs, newest first, for a device and/or topic.
-    public func taskRuns(device: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [TaskRunRecord] {
-        try store.taskRuns(deviceToken: device, topic: topic, limit: limit)
+    public func taskRuns(device: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
+        try await store.taskRuns(deviceToken: device, topic: topic, limit: limit)
     }
 }
 

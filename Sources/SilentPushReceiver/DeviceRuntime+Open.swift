@@ -18,11 +18,11 @@ extension DeviceRuntime {
         liveActivities: LiveActivitySettings = LiveActivitySettings(), transfers transferSettings: TransferPolicy.Settings = .init(),
         channels: ChannelDirectory? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
-    ) throws -> DeviceRuntime {
-        let ids = try store.lastIDs()
-        let taskIDs = try store.lastTaskIDs()
+    ) async throws -> DeviceRuntime {
+        let ids = try await store.lastIDs()
+        let taskIDs = try await store.lastTaskIDs()
         var start = DeviceClock.systemNow
-        if mode == .manual, let latest = try store.latestDeviceTime() {
+        if mode == .manual, let latest = try await store.latestDeviceTime() {
             start = max(start, DeviceInstant(millisecondsSinceEpoch: latest))
         }
         let clock = DeviceClock(mode, start: start)
@@ -32,35 +32,35 @@ extension DeviceRuntime {
         var resumed = ResumedState()
         var devices = Set<String>()
 
-        for (token, device) in try store.deviceRecords() where device.state != DeviceState() {
+        for (token, device) in try await store.deviceRecords() where device.state != DeviceState() {
             devices.insert(token)
             _ = policy.setDeviceState(device.state, for: token, now: now)
         }
-        for app in try store.appUsage() {
+        for app in try await store.appUsage() {
             _ = policy.setLastOpened(
                 DeviceInstant(millisecondsSinceEpoch: app.lastOpenedAt), for: AppKey(device: app.deviceToken, topic: app.topic), now: now)
         }
-        for wake in try store.unfinishedWakes() {
+        for wake in try await store.unfinishedWakes() {
             resumed.interruptedWakes += 1
             changes.append(
                 .finishWake(
                     id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }
         // A task run the previous process did not see end ended with it, as on a device that shut down.
-        for run in try store.unfinishedTaskRuns() {
+        for run in try await store.unfinishedTaskRuns() {
             changes.append(
                 .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .terminated))
         }
 
         var apps: [AppKey: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
-        for wake in try store.lastWakes() {
+        for wake in try await store.lastWakes() {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
             apps[AppKey(device: wake.deviceToken, topic: wake.topic)] = (started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil)
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.
         var heldReloads: [ReloadPolicy.Push] = []
-        for push in try store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue {
+        for push in try await store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue {
             if let type = APNsPushType(rawValue: push.pushType), WakeKind(reloading: type) != nil {
                 heldReloads.append(
                     ReloadPolicy.Push(
@@ -83,10 +83,10 @@ extension DeviceRuntime {
         for (topic, declaration) in declarations where declaration.frequentUpdates {
             activities.setFrequentUpdates(true, bundleID: topic)
         }
-        for activity in try store.activities() { activities.restore(activity, now: now) }
+        for activity in try await store.activities() { activities.restore(activity, now: now) }
         var reloads = ReloadPolicy(dailyBudget: settings.effectiveReloadBudget)
         var reloadTimes: [ReloadPolicy.Target: [DeviceInstant]] = [:]
-        for reload in try store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) {
+        for reload in try await store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) {
             reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
                 DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
         }
@@ -109,18 +109,19 @@ extension DeviceRuntime {
             resumed.pendingPushes += 1
             startup.append(recorder.restoreReload(push, now: now))
         }
-        for request in try store.pendingTaskRequests() {
+        for request in try await store.pendingTaskRequests() {
             resumed.taskRequests += 1
             startup.append(recorder.restoreTask(request, now: now))
         }
         // Transfers not ended start again (a running try resumes from its bytes kept), and a
         // session that ended without its relaunch asked for relaunches the app.
-        let transfers = try store.openTransfers()
+        let transfers = try await store.openTransfers()
         resumed.transfers = transfers.count { $0.finishedAt == nil }
         startup.append(recorder.restoreTransfers(transfers, now: now))
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
-            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1, nextTransferID: try store.lastTransferID() + 1,
+            metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1,
+            nextTransferID: try await store.lastTransferID() + 1,
             transferClient: TransferClient(group: group, directory: store.transfersDirectory), declarations: declarations, resumed: resumed,
             channels: channels, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.

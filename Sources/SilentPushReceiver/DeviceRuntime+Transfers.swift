@@ -44,7 +44,7 @@ extension DeviceRuntime {
     /// conditions no longer hold, force-quit, forgotten; nothing is reported then).
     func runTransfer(_ transfer: TransferTry) async {
         let start = transfer.start
-        let validators = try? store.lastValidatedTransfer(deviceToken: start.app.device, topic: start.app.topic, url: start.request.url)
+        let validators = try? await store.lastValidatedTransfer(deviceToken: start.app.device, topic: start.app.topic, url: start.request.url)
         let began = ContinuousClock.now
         let ended = await withTaskGroup(of: DeviceRecorder.TransferTryEnd?.self) { group in
             group.addTask { [transferClient] in
@@ -84,7 +84,7 @@ extension DeviceRuntime {
         guard task.kind == .urlSession else { return [] }
         // The relaunch's request was written before the run started; once committed it is readable.
         try? await store.flush()
-        let records = (try? store.transfers(relaunchRequestID: task.requestID, limit: TransferPolicy.Settings.maximumCap)) ?? []
+        let records = (try? await store.transfers(relaunchRequestID: task.requestID, limit: TransferPolicy.Settings.maximumCap)) ?? []
         return records.reversed().map { record in
             TransferFile(
                 transferID: record.id, url: record.url, path: record.state == .done ? transferClient.file(of: record.id) : nil,

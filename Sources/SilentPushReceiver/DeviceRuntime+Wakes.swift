@@ -86,7 +86,7 @@ extension DeviceRuntime {
         // The wake's own changes were handed over before it started; once they are committed
         // its push and the pushes coalesced into it are readable.
         try await store.flush()
-        guard let (push, coalesced) = try store.delivery(push: start.push, wakeID: start.wakeID) else {
+        guard let (push, coalesced) = try await store.delivery(push: start.push, wakeID: start.wakeID) else {
             throw WakeReadError(push: start.push)
         }
         return Wake(start, delivering: push, coalesced: coalesced)

@@ -53,7 +53,7 @@ public struct HTTPFetchHandler: FetchHandler {
         } catch {
             return .failed(reason: "\(error)")
         }
-        let previous = try? store.content(deviceToken: wake.deviceToken, topic: wake.topic, url: url)
+        let previous = try? await store.content(deviceToken: wake.deviceToken, topic: wake.topic, url: url)
         var request = HTTPClientRequest(url: url)
         request.method = .GET
         request.headers.add(name: "User-Agent", value: "silentpushd")

@@ -22,7 +22,7 @@ extension Receiver {
     }
 
     /// The broadcasts APNs accepted for `bundleID` (on `channel` when given), newest first.
-    public func broadcasts(bundleID: String, channel: ChannelID? = nil, limit: Int = 100) throws -> [BroadcastRecord] {
-        try channels.broadcasts(bundleID: bundleID, channel: channel, limit: limit)
+    public func broadcasts(bundleID: String, channel: ChannelID? = nil, limit: Int = 100) async throws -> [BroadcastRecord] {
+        try await channels.broadcasts(bundleID: bundleID, channel: channel, limit: limit)
     }
 }

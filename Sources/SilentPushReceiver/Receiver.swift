@@ -46,7 +46,7 @@ public final class Receiver: Service, Sendable {
         _ configuration: ReceiverConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         logger: Logger = Logger(label: "silentpushd")
-    ) throws {
+    ) async throws {
         var listeners: [H2Listener] = []
         var tls: TLSContext?
         if configuration.listen != nil || configuration.listenChannels != nil {
@@ -76,7 +76,7 @@ public final class Receiver: Service, Sendable {
         let unregistered: [(token: String, at: Int64)]
         do {
             let store = try PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
-            unregistered = try store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
+            unregistered = try await store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
                 case .noData: NoDataFetchHandler()
@@ -86,17 +86,17 @@ public final class Receiver: Service, Sendable {
                 case .handler(let handler): handler
                 }
             }
-            channels = try ChannelDirectory(
+            channels = try await ChannelDirectory(
                 store: store, environment: configuration.environment,
                 featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys))
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
-            runtime = try DeviceRuntime.open(
+            runtime = try await DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
                 transfers: configuration.transfers, channels: channels, group: group, metrics: PrometheusMetricsFactory(registry: registry),
                 logger: logger)
         } catch {
-            try? httpClient?.syncShutdown()
+            try? await httpClient?.shutdown()
             throw ReceiverStartError.store(error)
         }
         let endpoint = APNsEndpoint(

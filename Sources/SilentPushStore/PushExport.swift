@@ -17,12 +17,12 @@ public struct PushExport: Sendable {
     }
 
     /// The next matches, up to `pageSize`; nil once every match is read.
-    public mutating func next(pageSize: Int) throws -> [PushRecord]? {
+    public mutating func next(pageSize: Int) async throws -> [PushRecord]? {
         guard !finished else { return nil }
         var page = query
         page.before = before.map { UInt64(bitPattern: $0) }
         page.limit = pageSize
-        let matches = try store.pushes(page)
+        let matches = try await store.pushes(page)
         if matches.count < pageSize { finished = true }
         guard let last = matches.last else { return nil }
         before = Int64(bitPattern: last.id)

@@ -4,8 +4,8 @@ import SilentPushCore
 extension PushStore {
     /// The Live Activities of an app on a device, oldest first; every one when both are nil;
     /// with `limit`, the newest `limit` of them. A row this version cannot read is skipped.
-    public func activities(deviceToken: String? = nil, bundleID: String? = nil, limit: Int? = nil) throws -> [LiveActivity] {
-        try database.read { db in
+    public func activities(deviceToken: String? = nil, bundleID: String? = nil, limit: Int? = nil) async throws -> [LiveActivity] {
+        try await database.read { db in
             var sql = "SELECT * FROM activities"
             var conditions: [String] = []
             var arguments: StatementArguments = []
@@ -29,16 +29,16 @@ extension PushStore {
     }
 
     /// Every decision about activity `id`'s updates, oldest first.
-    public func activityUpdates(activityID id: String) throws -> [LiveActivityUpdate] {
-        try database.read { db in
+    public func activityUpdates(activityID id: String) async throws -> [LiveActivityUpdate] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", arguments: [id]).compactMap(Self.update)
         }
     }
 
     /// Every decision about the updates of each activity in `ids`, oldest first, by activity.
-    public func activityUpdates(activityIDs ids: [String]) throws -> [String: [LiveActivityUpdate]] {
+    public func activityUpdates(activityIDs ids: [String]) async throws -> [String: [LiveActivityUpdate]] {
         guard !ids.isEmpty else { return [:] }
-        return try database.read { db in
+        return try await database.read { db in
             var updates: [String: [LiveActivityUpdate]] = [:]
             // In chunks, under SQLite's limit on bound values.
             for start in stride(from: 0, to: ids.count, by: 500) {

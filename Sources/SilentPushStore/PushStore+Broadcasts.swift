@@ -7,8 +7,8 @@ extension PushStore {
     /// is nil), on one channel when `channelID` is given. A row this version cannot read is skipped.
     public func broadcasts(
         bundleID: String?, environment: APNsEnvironment, channelID: ChannelID? = nil, limit: Int = 100
-    ) throws -> [BroadcastRecord] {
-        try database.read { db in
+    ) async throws -> [BroadcastRecord] {
+        try await database.read { db in
             var sql = "SELECT * FROM broadcasts WHERE environment = ?"
             var arguments: StatementArguments = [environment.rawValue]
             if let bundleID {
@@ -26,8 +26,8 @@ extension PushStore {
     }
 
     /// The largest broadcast id stored, so a restarted receiver numbers on from there.
-    public func lastBroadcastID() throws -> UInt64 {
-        try database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM broadcasts") ?? 0) }
+    public func lastBroadcastID() async throws -> UInt64 {
+        try await database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM broadcasts") ?? 0) }
     }
 
     static func broadcast(_ row: Row) -> BroadcastRecord? {

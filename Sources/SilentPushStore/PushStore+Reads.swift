@@ -4,9 +4,9 @@ import SilentPushCore
 
 extension PushStore {
     /// The push with this `apns-id` (the latest, when a provider reused one).
-    public func push(apnsID: String) throws -> PushRecord? {
+    public func push(apnsID: String) async throws -> PushRecord? {
         let key = Self.apnsKey(apnsID)
-        return try database.read { db in
+        return try await database.read { db in
             // By the id the apns-id carries, or by its key; the latest when both match.
             try Self.readPushes(
                 db,
@@ -21,17 +21,17 @@ extension PushStore {
 
     /// The push APNs answered with this `apns-unique-id` (development environment), found by
     /// the id it carries and checked against the push's apns-id.
-    public func push(uniqueID: String) throws -> PushRecord? {
+    public func push(uniqueID: String) async throws -> PushRecord? {
         let text = uniqueID.lowercased()
         guard let pushID = Self.apnsKey(text).pushID else { return nil }
-        let record = try database.read { db in try Self.push(id: pushID, db) }
+        let record = try await database.read { db in try Self.push(id: pushID, db) }
         guard let record, APNsIDGenerator.uniqueID(apnsID: record.apnsID, pushID: record.id) == text else { return nil }
         return record
     }
 
     /// Pushes, newest first, for a device and/or topic.
-    public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [PushRecord] {
-        try database.read { db in
+    public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [PushRecord] {
+        try await database.read { db in
             try Self.readPushes(
                 db,
                 """
@@ -42,8 +42,8 @@ extension PushStore {
     }
 
     /// The pushes `query` asks for, newest first.
-    public func pushes(_ query: PushQuery) throws -> [PushRecord] {
-        try database.read { db in
+    public func pushes(_ query: PushQuery) async throws -> [PushRecord] {
+        try await database.read { db in
             try Self.readPushes(
                 db,
                 """
@@ -62,8 +62,8 @@ extension PushStore {
     /// Pushes still `pending`: what a restarted receiver puts back in the slots, one per app.
     /// Reads the whole table (once, at start-up: an index on the fate would cost every push
     /// two writes).
-    public func pendingPushes() throws -> [PushRecord] {
-        try database.read { db in
+    public func pendingPushes() async throws -> [PushRecord] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM push_fates WHERE fate = ? ORDER BY id", arguments: [PushFate.Kind.pending.rawValue]).map(
                 Self.push)
         }
@@ -72,8 +72,8 @@ extension PushStore {
     /// Wakes, newest first, for a device and/or topic, of one kind or all.
     public func wakes(
         deviceToken: String? = nil, topic: String? = nil, kind: WakeKind? = nil, before: UInt64? = nil, limit: Int = 100
-    ) throws -> [WakeRecord] {
-        try database.read { db in
+    ) async throws -> [WakeRecord] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -87,8 +87,8 @@ extension PushStore {
     }
 
     /// The wake with this id.
-    public func wake(id: UInt64) throws -> WakeRecord? {
-        try database.read { db in
+    public func wake(id: UInt64) async throws -> WakeRecord? {
+        try await database.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?",
                 arguments: [Int64(bitPattern: id)]
@@ -114,13 +114,13 @@ extension PushStore {
     }
 
     /// Every device whose state was set.
-    public func devices() throws -> [String: DeviceState] {
-        try deviceRecords().mapValues(\.state)
+    public func devices() async throws -> [String: DeviceState] {
+        try await deviceRecords().mapValues(\.state)
     }
 
     /// Every device whose state was set, with when its token was unregistered (ms), if it is.
-    public func deviceRecords() throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
-        try database.read { db in
+    public func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
+        try await database.read { db in
             var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT * FROM devices") {
                 let state = DeviceState(
@@ -138,8 +138,8 @@ extension PushStore {
 
     /// Every broadcast channel, in every environment; a row this version cannot read (an
     /// unknown environment or policy) is skipped.
-    public func channels() throws -> [BroadcastChannel] {
-        try database.read { db in
+    public func channels() async throws -> [BroadcastChannel] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM channels ORDER BY created_at, id").compactMap { row -> BroadcastChannel? in
                 guard let environment = APNsEnvironment(rawValue: row["environment"]),
                     let policy = MessageStoragePolicy(rawValue: row["storage_policy"]), let id = ChannelID(header: row["id"])
@@ -152,17 +152,17 @@ extension PushStore {
     }
 
     /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
-    public func coalescedAPNsIDs(wakeID: UInt64) throws -> [String] {
-        try database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
+    public func coalescedAPNsIDs(wakeID: UInt64) async throws -> [String] {
+        try await database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
     }
 
     /// The apns-ids coalesced into each of `wakeIDs`, oldest first, in one query (a page of
     /// wakes reads them at once, not one query per wake).
-    public func coalescedAPNsIDs(wakeIDs: [UInt64]) throws -> [UInt64: [String]] {
+    public func coalescedAPNsIDs(wakeIDs: [UInt64]) async throws -> [UInt64: [String]] {
         guard !wakeIDs.isEmpty else { return [:] }
         // Whole numbers only: the list is safe to write into the statement.
         let list = wakeIDs.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
-        return try database.read { db in
+        return try await database.read { db in
             var coalesced: [UInt64: [String]] = [:]
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id",
@@ -176,8 +176,8 @@ extension PushStore {
 
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the
     /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
-    public func delivery(push id: UInt64, wakeID: UInt64) throws -> (push: PushRecord, coalesced: [String])? {
-        try database.read { db in
+    public func delivery(push id: UInt64, wakeID: UInt64) async throws -> (push: PushRecord, coalesced: [String])? {
+        try await database.read { db in
             guard let push = try Self.push(id: id, db) else { return nil }
             return (push, try Self.coalescedAPNsIDs(wakeID: wakeID, db))
         }
@@ -195,8 +195,8 @@ extension PushStore {
     }
 
     /// When the user last opened each app whose usage was set (device-clock ms).
-    public func appUsage() throws -> [(deviceToken: String, topic: String, lastOpenedAt: Int64)] {
-        try database.read { db in
+    public func appUsage() async throws -> [(deviceToken: String, topic: String, lastOpenedAt: Int64)] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT device_token, topic, last_opened_at FROM apps WHERE last_opened_at IS NOT NULL").map {
                 ($0["device_token"], $0["topic"], $0["last_opened_at"])
             }
@@ -205,8 +205,8 @@ extension PushStore {
 
     /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
     /// closed, so a restarted receiver keeps the minimum interval and numbers on.
-    public func lastWakes() throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
-        try database.read { db in
+    public func lastWakes() async throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -220,8 +220,8 @@ extension PushStore {
     }
 
     /// Wakes with no result: they were running when the receiver stopped.
-    public func unfinishedWakes() throws -> [WakeRecord] {
-        try database.read { db in
+    public func unfinishedWakes() async throws -> [WakeRecord] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", arguments: [WakeKind.fetch.rawValue])
                 .map(Self.wake)
         }
@@ -229,8 +229,8 @@ extension PushStore {
 
     /// Widget and control reloads started after `since` (ms), oldest first: what a restarted
     /// receiver counts against each extension's daily budget.
-    public func reloads(since: Int64) throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
-        try database.read { db in
+    public func reloads(since: Int64) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 // Spelled as the partial index `wakes_reloads` is, so that it serves.
@@ -241,8 +241,8 @@ extension PushStore {
     }
 
     /// The latest device-clock time recorded (ms), so a manual clock restarts no earlier.
-    public func latestDeviceTime() throws -> Int64? {
-        try database.read { db in
+    public func latestDeviceTime() async throws -> Int64? {
+        try await database.read { db in
             try Int64.fetchOne(
                 db,
                 sql: """
@@ -254,8 +254,8 @@ extension PushStore {
     }
 
     /// The latest content for `deviceToken`, `topic` and `url`.
-    public func content(deviceToken: String, topic: String, url: String) throws -> ContentRecord? {
-        try database.read { db in
+    public func content(deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
+        try await database.read { db in
             try Row.fetchOne(
                 db, sql: "SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?",
                 arguments: [deviceToken, topic, url]
@@ -264,8 +264,8 @@ extension PushStore {
     }
 
     /// The latest contents, most recently fetched first, for a device and/or topic.
-    public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [ContentRecord] {
-        try database.read { db in
+    public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [ContentRecord] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -283,8 +283,8 @@ extension PushStore {
             fetchedAt: row["fetched_at"], changedAt: row["changed_at"])
     }
 
-    public func counts() throws -> StoreCounts {
-        try database.read { db in
+    public func counts() async throws -> StoreCounts {
+        try await database.read { db in
             var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
             // Each row's stored fate, read through the one mapping and counted under its name.
             let pushes = try Row.fetchCursor(
@@ -304,8 +304,8 @@ extension PushStore {
     }
 
     /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
-    public func lastIDs() throws -> (push: UInt64, wake: UInt64) {
-        try database.read { db in
+    public func lastIDs() async throws -> (push: UInt64, wake: UInt64) {
+        try await database.read { db in
             let push = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM pushes") ?? 0
             let wake = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM wakes") ?? 0
             return (UInt64(bitPattern: push), UInt64(bitPattern: wake))

@@ -5,10 +5,10 @@ extension PushStore {
     /// Task requests, newest first, for a device and/or topic; only pending ones when `pendingOnly`.
     public func taskRequests(
         deviceToken: String? = nil, topic: String? = nil, pendingOnly: Bool = false, limit: Int = 100
-    ) throws
+    ) async throws
         -> [TaskRequestRecord]
     {
-        try database.read { db in
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -21,22 +21,22 @@ extension PushStore {
     }
 
     /// The request with this id.
-    public func taskRequest(id: UInt64) throws -> TaskRequestRecord? {
-        try database.read { db in
+    public func taskRequest(id: UInt64) async throws -> TaskRequestRecord? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM task_requests WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.taskRequest)
         }
     }
 
     /// Every pending request, oldest first: what a restarted receiver puts back.
-    public func pendingTaskRequests() throws -> [TaskRequestRecord] {
-        try database.read { db in
+    public func pendingTaskRequests() async throws -> [TaskRequestRecord] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM task_requests WHERE state = 'pending' ORDER BY id").compactMap(Self.taskRequest)
         }
     }
 
     /// Task runs, newest first, for a device and/or topic.
-    public func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) throws -> [TaskRunRecord] {
-        try database.read { db in
+    public func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -48,22 +48,22 @@ extension PushStore {
     }
 
     /// The run with this id.
-    public func taskRun(id: UInt64) throws -> TaskRunRecord? {
-        try database.read { db in
+    public func taskRun(id: UInt64) async throws -> TaskRunRecord? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM task_runs WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.taskRun)
         }
     }
 
     /// Runs with no outcome: a receiver that stopped without recording one ended them.
-    public func unfinishedTaskRuns() throws -> [TaskRunRecord] {
-        try database.read { db in
+    public func unfinishedTaskRuns() async throws -> [TaskRunRecord] {
+        try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM task_runs WHERE outcome IS NULL ORDER BY id").compactMap(Self.taskRun)
         }
     }
 
     /// The highest request and run ids, so a restarted receiver numbers on.
-    public func lastTaskIDs() throws -> (request: UInt64, run: UInt64) {
-        try database.read { db in
+    public func lastTaskIDs() async throws -> (request: UInt64, run: UInt64) {
+        try await database.read { db in
             let request = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task_requests") ?? 0
             let run = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task_runs") ?? 0
             return (UInt64(bitPattern: request), UInt64(bitPattern: run))

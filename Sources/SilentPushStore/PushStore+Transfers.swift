@@ -8,8 +8,8 @@ extension PushStore {
     public func transfers(
         deviceToken: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
         relaunchRequestID: UInt64? = nil, limit: Int = 100
-    ) throws -> [TransferRecord] {
-        try database.read { db in
+    ) async throws -> [TransferRecord] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -27,16 +27,16 @@ extension PushStore {
     }
 
     /// The transfer with this id.
-    public func transfer(id: UInt64) throws -> TransferRecord? {
-        try database.read { db in
+    public func transfer(id: UInt64) async throws -> TransferRecord? {
+        try await database.read { db in
             try Row.fetchOne(db, sql: "SELECT * FROM transfers WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.transfer)
         }
     }
 
     /// What a restarted receiver carries on with, oldest first: transfers not ended, and done
     /// ones whose session's relaunch was not yet asked for.
-    public func openTransfers() throws -> [TransferRecord] {
-        try database.read { db in
+    public func openTransfers() async throws -> [TransferRecord] {
+        try await database.read { db in
             try Row.fetchAll(
                 db,
                 sql: """
@@ -49,8 +49,8 @@ extension PushStore {
 
     /// The newest done transfer of `url` for an app with the origin's validators: a later
     /// transfer of it asks with them, and a 304 keeps that body.
-    public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) throws -> TransferRecord? {
-        try database.read { db in
+    public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) async throws -> TransferRecord? {
+        try await database.read { db in
             try Row.fetchOne(
                 db,
                 sql: """
@@ -63,8 +63,8 @@ extension PushStore {
     }
 
     /// The highest transfer id, so a restarted receiver numbers on.
-    public func lastTransferID() throws -> UInt64 {
-        try database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM transfers") ?? 0) }
+    public func lastTransferID() async throws -> UInt64 {
+        try await database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM transfers") ?? 0) }
     }
 
     /// A row as a record; nil for a row no version wrote (an unknown method or state).

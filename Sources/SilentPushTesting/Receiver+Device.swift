@@ -41,13 +41,13 @@ extension Receiver {
     }
 
     /// Task runs of `topic`'s app on `deviceToken`, oldest first.
-    public func taskRuns(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) throws -> [TaskRunRecord] {
-        try device.taskRuns(device: deviceToken, topic: topic).reversed()
+    public func taskRuns(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) async throws -> [TaskRunRecord] {
+        try await device.taskRuns(device: deviceToken, topic: topic).reversed()
     }
 
     /// The task requests of `topic`'s app on `deviceToken`, oldest first.
-    public func taskRequests(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) throws -> [TaskRequestRecord] {
-        try device.taskRequests(device: deviceToken, topic: topic).reversed()
+    public func taskRequests(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) async throws -> [TaskRequestRecord] {
+        try await device.taskRequests(device: deviceToken, topic: topic).reversed()
     }
 
     /// If a push of `priority` came now for `topic` on `deviceToken`: when it would wake the
@@ -59,8 +59,8 @@ extension Receiver {
     }
 
     /// The fate of the push with this `apns-id`, once committed; nil if unknown.
-    public func fate(of apnsID: String) throws -> PushFate? {
-        try device.push(apnsID: apnsID)?.fate
+    public func fate(of apnsID: String) async throws -> PushFate? {
+        try await device.push(apnsID: apnsID)?.fate
     }
 
     /// Waits until the push's fate satisfies `condition`, for at most `timeout` of real
@@ -73,7 +73,7 @@ extension Receiver {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let seen = device.transactionsEnded
-            let fate = try fate(of: apnsID)
+            let fate = try await fate(of: apnsID)
             if condition(fate) || ContinuousClock.now >= deadline { return fate }
             await waitForTransaction(after: seen, until: deadline)
         }
@@ -100,8 +100,8 @@ extension Receiver {
     }
 
     /// Background transfers, oldest first, for a device, topic and/or session.
-    public func transfers(deviceToken: String? = nil, topic: String? = nil, session: String? = nil) throws -> [TransferRecord] {
-        try device.transfers(device: deviceToken, topic: topic, session: session, limit: 1000).reversed()
+    public func transfers(deviceToken: String? = nil, topic: String? = nil, session: String? = nil) async throws -> [TransferRecord] {
+        try await device.transfers(device: deviceToken, topic: topic, session: session, limit: 1000).reversed()
     }
 
     /// Waits until the transfers (oldest first, for a device, topic and/or session) satisfy
@@ -115,20 +115,20 @@ extension Receiver {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while true {
             let seen = device.transactionsEnded
-            let transfers = try transfers(deviceToken: deviceToken, topic: topic, session: session)
+            let transfers = try await transfers(deviceToken: deviceToken, topic: topic, session: session)
             if condition(transfers) || ContinuousClock.now >= deadline { return transfers }
             await waitForTransaction(after: seen, until: deadline)
         }
     }
 
     /// Wakes, oldest first, for a device and/or topic.
-    public func wakes(deviceToken: String? = nil, topic: String? = nil) throws -> [WakeRecord] {
-        try device.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()
+    public func wakes(deviceToken: String? = nil, topic: String? = nil) async throws -> [WakeRecord] {
+        try await device.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()
     }
 
     /// The `apns-id`s coalesced into wake `wakeID`, oldest first.
-    public func coalesced(into wakeID: UInt64) throws -> [String] {
-        try device.coalescedAPNsIDs(wakeID: wakeID)
+    public func coalesced(into wakeID: UInt64) async throws -> [String] {
+        try await device.coalescedAPNsIDs(wakeID: wakeID)
     }
 
     /// Sets a device's state (force-quit, Background App Refresh, Low Power Mode, budget).

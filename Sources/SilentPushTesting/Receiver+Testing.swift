@@ -15,7 +15,7 @@ extension Receiver {
     ) async throws -> Result {
         var configuration = ReceiverConfiguration.testing()
         configure(&configuration)
-        let receiver = try Receiver(configuration, logger: logger)
+        let receiver = try await Receiver(configuration, logger: logger)
         return try await receiver.whileRunning(body)
     }
 

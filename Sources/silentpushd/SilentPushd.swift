@@ -483,7 +483,7 @@ struct SilentPushd: AsyncParsableCommand {
         }
         let logger = Logger(label: "silentpushd")
         let group = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? MultiThreadedEventLoopGroup.singleton
-        let receiver = try Receiver(try makeConfiguration(), group: group, logger: logger)
+        let receiver = try await Receiver(try makeConfiguration(), group: group, logger: logger)
         let services = ServiceGroup(
             configuration: .init(
                 services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

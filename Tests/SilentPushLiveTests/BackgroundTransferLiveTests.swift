@@ -86,12 +86,12 @@ import Testing
             let done = try await receiver.waitForTransfers(session: "S1") { $0.first?.fileFate != nil }
             let transfer = try #require(done.first)
             #expect(transfer.state == .done && transfer.bytes == 400_000 && transfer.status == 200, "\(transfer)")
-            #expect(transfer.wakeID == (try receiver.wakes().first?.id))
+            #expect(transfer.wakeID == (try await receiver.wakes().first?.id))
             #expect(transfer.fileFate == .moved)
-            let wake = try #require(try receiver.wakes().first)
+            let wake = try #require(try await receiver.wakes().first)
             #expect(wake.result == .newData && wake.finishedAt! <= transfer.handedOverAt.advanced(by: .seconds(1)))
             // The relaunch: a run of kind urlSession with the session's id and its file.
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.kind == .urlSession && run.identifier == "S1" && run.outcome == .completed, "\(run)")
             #expect(transfer.relaunchRequestID == run.requestID)
             let seen = try #require(relaunches.all.first)
@@ -174,7 +174,7 @@ import Testing
             #expect(waiting.lastError != nil && waiting.bytes > 0 && waiting.bytes <= 100_000, "\(waiting)")
             // The retry comes when the device's clock reaches it, not before.
             try await receiver.advanceClock(by: .seconds(30))
-            #expect(try receiver.transfers(session: "S4").first?.state == .waiting)
+            #expect(try await receiver.transfers(session: "S4").first?.state == .waiting)
             let admin = "http://127.0.0.1:\(try #require(receiver.adminPort))"
             let early = try await PushSendExpectTests.pushsend([
                 "expect", "--admin", admin, "--device", Self.device, "--transfer", "done", "--within", "10s",
@@ -218,7 +218,7 @@ import Testing
             try await receiver.setDeviceState(DeviceState(networkType: .wifi))
             try await receiver.waitForTransfers(session: "wifi-only") { $0.first?.state == .done }
             #expect(
-                try receiver.transfers(session: "discretionary").first?.why == .discretionary(wifi: true, charging: false, lowPowerMode: false))
+                try await receiver.transfers(session: "discretionary").first?.why == .discretionary(wifi: true, charging: false, lowPowerMode: false))
             try await receiver.setDeviceState(DeviceState(charging: true, networkType: .wifi))
             let done = try await receiver.waitForTransfers(session: "discretionary") { $0.first?.state == .done }
             #expect(done.first?.bytes == 2000)
@@ -241,7 +241,7 @@ import Testing
             #expect(cancelled.first?.state == .cancelled && cancelled.first?.relaunchRequestID == nil, "\(cancelled)")
             try await receiver.setDeviceState(DeviceState())
             try await Task.sleep(for: .milliseconds(300))
-            #expect(try receiver.taskRuns().isEmpty && relaunches.all.isEmpty)
+            #expect(try await receiver.taskRuns().isEmpty && relaunches.all.isEmpty)
             await client.close()
         }
     }
@@ -379,7 +379,7 @@ import Testing
             // The relaunch was POSTed to the feed's URL, which answers no {"success": …}: it failed, and left the file.
             #expect(transfer.fileFate == .deleted)
             #expect(origin.log.contains("POST /feed/manifest"), "\(origin.log)")
-            #expect(try receiver.taskRuns().first?.kind == .urlSession)
+            #expect(try await receiver.taskRuns().first?.kind == .urlSession)
             await client.close()
         }
     }
@@ -433,13 +433,13 @@ import Testing
             try await Self.push(client, "-")
             try await receiver.waitForTransfers { $0.first?.relaunchRequestID != nil }
             try await receiver.advanceClock(by: .seconds(3))
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.kind == .urlSession && run.outcome == .terminated, "\(run)")
             // The next session's relaunch waits for the penalty (and the push's interval first).
             try await receiver.advanceClock(by: .seconds(16 * 60))
             try await Self.push(client, "-")
             try await receiver.waitForTransfers { $0.count == 2 && $0.allSatisfy { $0.relaunchRequestID != nil } }
-            let request = try #require(try receiver.taskRequests().first { $0.state == .pending && $0.request.kind == .urlSession })
+            let request = try #require(try await receiver.taskRequests().first { $0.state == .pending && $0.request.kind == .urlSession })
             #expect(request.why?.rule == .taskPenalty, "\(request)")
             await client.close()
         }
@@ -490,7 +490,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             let done = try await receiver.waitForTransfers(session: "T") { $0.first?.fileFate != nil }
             let transfer = try #require(done.first)
-            let runs = try receiver.taskRuns()
+            let runs = try await receiver.taskRuns()
             let refresh = try #require(runs.first { $0.kind == .refresh }, "\(runs)")
             #expect(transfer.taskRunID == refresh.id && transfer.wakeID == nil, "\(transfer)")
             #expect(transfer.state == .done && transfer.bytes == 4000, "\(transfer)")

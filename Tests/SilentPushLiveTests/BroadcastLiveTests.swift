@@ -28,7 +28,7 @@ import Testing
             #expect(answer.body.isEmpty)
             #expect(answer.headers["apns-request-id"] == Self.requestID)
             let unique = try #require(answer.headers["apns-unique-id"], "the development environment names it")
-            let recorded = try receiver.broadcasts(bundleID: Self.app)
+            let recorded = try await receiver.broadcasts(bundleID: Self.app)
             #expect(recorded.count == 1)
             #expect(recorded.first?.requestID == Self.requestID)
             #expect(recorded.first?.uniqueID == unique)
@@ -47,7 +47,7 @@ import Testing
                 "POST", "/4/broadcasts/apps/\(Self.app)", port: try #require(receiver.tlsPort),
                 headers: Self.documentedHeaders(channel: channel.id.text), body: Self.payload)
             #expect(UUID(uuidString: generated.headers["apns-request-id"] ?? "") != nil)
-            #expect(Set(try receiver.broadcasts(bundleID: Self.app).compactMap(\.uniqueID)).count == 3)
+            #expect(Set(try await receiver.broadcasts(bundleID: Self.app).compactMap(\.uniqueID)).count == 3)
         }
     }
 
@@ -98,11 +98,11 @@ import Testing
                 #expect(UUID(uuidString: answer.headers["apns-request-id"] ?? "") != nil, "\(item.reason)")
             }
             // A channel that stores its latest message takes a later expiration; none was taken before.
-            #expect(try receiver.broadcasts(bundleID: Self.app).isEmpty)
+            #expect(try await receiver.broadcasts(bundleID: Self.app).isEmpty)
             let kept = try await ChannelManagementLiveTests.curl(
                 "POST", path, port: port, tls: false, headers: headers("apns-expiration", "1767225600", channel: stored), body: Self.payload)
             #expect(kept.status == 200)
-            #expect(try receiver.broadcasts(bundleID: Self.app).map(\.expiration) == [1_767_225_600])
+            #expect(try await receiver.broadcasts(bundleID: Self.app).map(\.expiration) == [1_767_225_600])
 
             // A key that may not send for the app: TopicMismatch.
             receiver.updateProviderKey(DevProviderToken.keyID) { $0.topics = ["com.other.app"] }
@@ -121,7 +121,7 @@ import Testing
                 headers: Self.documentedHeaders(channel: channel.id.text), body: Self.payload)
             #expect(answer.status == 200)
             #expect(answer.headers["apns-unique-id"] == nil)
-            #expect(try receiver.broadcasts(bundleID: Self.app).first?.uniqueID == nil)
+            #expect(try await receiver.broadcasts(bundleID: Self.app).first?.uniqueID == nil)
         }
     }
 }

@@ -158,13 +158,13 @@ import Testing
             #expect(read.status == 200)
             #expect(read.body == #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#)
         }
-        let production = try ChannelDirectory(store: try PushStore.open(.file(store)), environment: .production)
+        let production = try await ChannelDirectory(store: try PushStore.open(.file(store)), environment: .production)
         #expect(throws: APNsReason.channelNotRegistered) { try production.channel(try #require(ChannelID(header: channel)), bundleID: Self.app) }
         #expect(production.channels(bundleID: Self.app).isEmpty)
     }
 
     @Test func theLimitIsPerAppAndCountsChannelsBeingWritten() async throws {
-        let directory = try ChannelDirectory(store: try PushStore.open(.memory), environment: .sandbox, limit: 2)
+        let directory = try await ChannelDirectory(store: try PushStore.open(.memory), environment: .sandbox, limit: 2)
         let configuration = ChannelConfiguration(storagePolicy: .noMessageStored)
         async let first = directory.create(bundleID: Self.app, configuration: configuration)
         async let second = directory.create(bundleID: Self.app, configuration: configuration)

@@ -106,9 +106,9 @@ import Testing
 
     /// The fate every reader should report for each push, as the Swift API reports it; and
     /// that table checked against what the scenario means at `moment`.
-    static func expectedTable(_ receiver: Receiver, _ pushes: [String: Push], moment: String) throws -> [String: Seen] {
+    static func expectedTable(_ receiver: Receiver, _ pushes: [String: Push], moment: String) async throws -> [String: Seen] {
         var table: [String: Seen] = [:]
-        for (name, push) in pushes { if let fate = try receiver.fate(of: push.apnsID) { table[name] = Seen(fate) } }
+        for (name, push) in pushes { if let fate = try await receiver.fate(of: push.apnsID) { table[name] = Seen(fate) } }
         let waiting = moment == "before the wake"
         let pruned = moment == "after retention"
         func expect(_ name: String, _ kind: String, reason: String? = nil, wake: Bool? = nil) {
@@ -238,21 +238,21 @@ import Testing
         var afterWake: [String: Seen] = [:]
         let pushes = try await Receiver.withTesting(configure) { receiver in
             let pushes = try await Self.sendScenario(receiver)
-            let before = try Self.expectedTable(receiver, pushes, moment: "before the wake")
+            let before = try await Self.expectedTable(receiver, pushes, moment: "before the wake")
             try await Self.compareReaders(receiver, pushes, table: before, moment: "before the wake")
             try await receiver.advanceClock(by: .seconds(16 * 60))
             await receiver.settle()
-            afterWake = try Self.expectedTable(receiver, pushes, moment: "after the wake")
+            afterWake = try await Self.expectedTable(receiver, pushes, moment: "after the wake")
             try await Self.compareReaders(receiver, pushes, table: afterWake, moment: "after the wake")
             return pushes
         }
         try await Receiver.withTesting(configure) { receiver in
-            let restarted = try Self.expectedTable(receiver, pushes, moment: "after a restart")
+            let restarted = try await Self.expectedTable(receiver, pushes, moment: "after a restart")
             #expect(restarted == afterWake)
             try await Self.compareReaders(receiver, pushes, table: restarted, moment: "after a restart")
             try await receiver.advanceClock(by: .seconds(2 * 86_400))
             _ = try await receiver.pruneStore()
-            let kept = try Self.expectedTable(receiver, pushes, moment: "after retention")
+            let kept = try await Self.expectedTable(receiver, pushes, moment: "after retention")
             try await Self.compareReaders(receiver, pushes, table: kept, moment: "after retention")
         }
     }

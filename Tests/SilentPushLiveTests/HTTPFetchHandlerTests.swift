@@ -71,7 +71,7 @@ import Testing
         #expect(answer.status == 200)
         try await receiver.advanceClock(by: receiver.device.settings.deadline + .seconds(1))  // past the deadline and the interval
         await receiver.settle()
-        return try #require(try receiver.wakes(deviceToken: token(n)).last)
+        return try #require(try await receiver.wakes(deviceToken: token(n)).last)
     }
 
     @Test func aFeedIsNewThenNotModifiedThenNewAgain() async throws {
@@ -82,7 +82,7 @@ import Testing
             let first = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
             #expect(first.result == .newData, "\(first)")
             let url = "http://127.0.0.1:\(origin.port)/feed/news"
-            let stored = try #require(try receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            let stored = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
             #expect(receiver.device.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
             #expect(stored.etag != nil && stored.lastModified != nil && stored.contentType == "application/json")
 
@@ -94,7 +94,7 @@ import Testing
             try origin.write("news", #"{"headline":"two"}"#)
             let third = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
             #expect(third.result == .newData, "\(third)")
-            let latest = try #require(try receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            let latest = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
             #expect(receiver.device.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
             #expect(latest.changedAt == third.startedAt.millisecondsSinceEpoch)
         }
@@ -204,7 +204,7 @@ import Testing
         try await Self.withTaskReceiver(origin: origin, path: path) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == outcome)
             #expect(origin.log.contains("POST /task/\(path) identifier=com.example.refresh"), "\(origin.log)")
         }
@@ -217,7 +217,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(2))  // its 1 s of real time, then expiry
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .expired)
             for _ in 0..<100 where !origin.log.contains("slow task cancelled") { try await Task.sleep(for: .milliseconds(20)) }
             #expect(origin.log.contains("slow task cancelled"), "\(origin.log)")

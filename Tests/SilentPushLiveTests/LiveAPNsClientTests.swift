@@ -94,7 +94,7 @@ import Testing
                     receiver.device.pushToStartToken(device: device, bundleID: "com.example.app"),
                 ])
             #expect(start.first?["status"] as? String == "200", "\(start)")
-            let activity = try #require(try receiver.device.activities(device: device, bundleID: "com.example.app").first)
+            let activity = try #require(try await receiver.device.activities(device: device, bundleID: "com.example.app").first)
             guard case .token(let token) = activity.subscription else {
                 Issue.record("no update token: \(activity.subscription)")
                 return
@@ -102,7 +102,7 @@ import Testing
             let update = try await Self.aioapns(
                 common + ["--message", #"{"aps":{"timestamp":200,"event":"update","content-state":{"v":1}}}"#, token])
             #expect(update.first?["status"] as? String == "200", "\(update)")
-            let shown = try receiver.device.activities(device: device, bundleID: "com.example.app").first?.contentState
+            let shown = try await receiver.device.activities(device: device, bundleID: "com.example.app").first?.contentState
             #expect(shown?.replacingOccurrences(of: " ", with: "") == #"{"v":1}"#, "as aioapns wrote it: \(shown ?? "-")")
         }
     }

@@ -48,12 +48,12 @@ import Testing
                 receiver, to: receiver.device.pushToStartToken(device: b, bundleID: Self.app),
                 #"{"aps":{"timestamp":1000,"event":"start","content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{"home":"A"},"alert":{"title":"Kick-off"},"input-push-channel":"\#(channel)"}}"#
             )
-            #expect(try receiver.fate(of: startB)?.kind == .delivered)
+            #expect(try await receiver.fate(of: startB)?.kind == .delivered)
             _ = try await Self.push(
                 receiver, to: receiver.device.pushToStartToken(device: c, bundleID: Self.app),
                 #"{"aps":{"timestamp":1000,"event":"start","content-state":{"score":"0-0"},"attributes-type":"MatchAttributes","attributes":{},"alert":"Kick-off","input-push-token":1}}"#
             )
-            let activityC = try #require(try receiver.device.activities(device: c, bundleID: Self.app).first)
+            let activityC = try #require(try await receiver.device.activities(device: c, bundleID: Self.app).first)
             guard case .token(let tokenC) = activityC.subscription else {
                 Issue.record("C has no update token: \(activityC.subscription)")
                 return
@@ -63,37 +63,37 @@ import Testing
             try await Self.broadcast(
                 receiver, channel: channel, #"{"aps":{"timestamp":1100,"event":"update","content-state":{"score":"1-0"}}}"#, expiration: "4102444800")
             for device in [a, b] {
-                let activity = try #require(try receiver.device.activities(device: device, bundleID: Self.app).first)
+                let activity = try #require(try await receiver.device.activities(device: device, bundleID: Self.app).first)
                 #expect(activity.contentState == #"{"score":"1-0"}"#, "\(device.prefix(1))")
-                #expect(try receiver.device.activityUpdates(activity.id).last?.outcome == .applied)
+                #expect(try await receiver.device.activityUpdates(activity.id).last?.outcome == .applied)
             }
-            #expect(try receiver.device.activities(device: c, bundleID: Self.app).first?.contentState == #"{"score":"0-0"}"#)
+            #expect(try await receiver.device.activities(device: c, bundleID: Self.app).first?.contentState == #"{"score":"0-0"}"#)
 
             // C's token: an update applies; an older one is ignored, saying why.
             let newer = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1200,"event":"update","content-state":{"score":"2-0"}}}"#)
-            #expect(try receiver.fate(of: newer)?.kind == .delivered)
+            #expect(try await receiver.fate(of: newer)?.kind == .delivered)
             let older = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1150,"event":"update","content-state":{"score":"9-9"}}}"#)
-            #expect(try receiver.fate(of: older)?.dropReason == .liveActivity(.olderTimestamp))
-            let updatesC = try receiver.device.activityUpdates(activityC.id)
+            #expect(try await receiver.fate(of: older)?.dropReason == .liveActivity(.olderTimestamp))
+            let updatesC = try await receiver.device.activityUpdates(activityC.id)
             #expect(updatesC.last?.outcome == .ignored(.olderTimestamp))
             #expect(updatesC.last?.why.contains("older than the last applied") == true)
 
             // A late subscriber, D, gets the channel's stored message.
             let late = try await receiver.device.startActivity(
                 device: d, bundleID: Self.app, attributesType: "MatchAttributes", channel: ChannelID(header: channel))
-            #expect(try receiver.device.activities(device: d, bundleID: Self.app).first?.contentState == #"{"score":"1-0"}"#)
-            #expect(try receiver.device.activityUpdates(late.id).last?.outcome == .applied)
+            #expect(try await receiver.device.activities(device: d, bundleID: Self.app).first?.contentState == #"{"score":"1-0"}"#)
+            #expect(try await receiver.device.activityUpdates(late.id).last?.outcome == .applied)
 
             // The end reaches A, B and D; a push after it is dropped; four hours later they are gone.
             try await Self.broadcast(receiver, channel: channel, #"{"aps":{"timestamp":1300,"event":"end","content-state":{"score":"2-1"}}}"#)
-            #expect(try receiver.device.activities(device: a, bundleID: Self.app).first?.state.name == "ended")
+            #expect(try await receiver.device.activities(device: a, bundleID: Self.app).first?.state.name == "ended")
             let after = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1400,"event":"end"}}"#)
-            #expect(try receiver.fate(of: after)?.kind == .delivered)
+            #expect(try await receiver.fate(of: after)?.kind == .delivered)
             let afterEnd = try await Self.push(receiver, to: tokenC, #"{"aps":{"timestamp":1500,"event":"update","content-state":{}}}"#)
-            #expect(try receiver.fate(of: afterEnd)?.dropReason == .liveActivity(.activityEnded))
+            #expect(try await receiver.fate(of: afterEnd)?.dropReason == .liveActivity(.activityEnded))
             try await receiver.advanceClock(by: .seconds(4 * 3600))
             for device in [a, b, c, d] {
-                #expect(try receiver.device.activities(device: device, bundleID: Self.app).first?.state.name == "dismissed")
+                #expect(try await receiver.device.activities(device: device, bundleID: Self.app).first?.state.name == "dismissed")
             }
             #expect(local.subscription == .channel(try #require(ChannelID(header: channel))))
         }
@@ -116,8 +116,8 @@ import Testing
         }
         try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
             let update = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":10,"event":"end","content-state":{"final":true}}}"#)
-            #expect(try receiver.fate(of: update)?.kind == .delivered)
-            let activity = try #require(try receiver.device.activities(device: device, bundleID: Self.app).first)
+            #expect(try await receiver.fate(of: update)?.kind == .delivered)
+            let activity = try #require(try await receiver.device.activities(device: device, bundleID: Self.app).first)
             #expect(activity.state.name == "ended")
             #expect(activity.contentState == #"{"final":true}"#)
         }
@@ -145,7 +145,7 @@ import Testing
                 #"{"aps":{"timestamp":5,"event":"update","content-state":{"v":1}}}"#, bundleID: Self.app, channel: channel.id)
             #expect(answer.status == 200)
             #expect(try await pushed.status == 200)
-            let all = try receiver.device.store.activities(bundleID: Self.app)
+            let all = try await receiver.device.store.activities(bundleID: Self.app)
             #expect(all.count == count)
             #expect(all.allSatisfy { $0.contentState == #"{"v":1}"# })
             await client.close()

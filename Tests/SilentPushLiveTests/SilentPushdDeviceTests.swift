@@ -224,7 +224,7 @@ import Testing
         do {
             let store = try PushStore.open(.file(path))
             var missing: [String] = []
-            for id in accepted where try store.push(apnsID: id) == nil { missing.append(id) }
+            for id in accepted where try await store.push(apnsID: id) == nil { missing.append(id) }
             #expect(missing.isEmpty, "\(missing.count) of \(accepted.count) pushes answered 200 have no fate")
         }
         let (restarted, _, _, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
@@ -249,9 +249,9 @@ import Testing
         do {
             let store = try PushStore.open(.file(path))
             var missing = 0
-            for id in accepted where try store.push(apnsID: id) == nil { missing += 1 }
+            for id in accepted where try await store.push(apnsID: id) == nil { missing += 1 }
             #expect(missing == 0, "\(missing) of \(accepted.count) pushes answered 200 have no fate")
-            #expect(try store.unfinishedWakes().isEmpty)
+            #expect(try await store.unfinishedWakes().isEmpty)
         }
         let (restarted, _, _, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: path)
         defer { restarted.signal(SIGKILL) }

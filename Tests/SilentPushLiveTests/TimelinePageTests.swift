@@ -273,9 +273,9 @@ import Testing
             try await BackgroundTransferLiveTests.push(client, "http://127.0.0.1:\(origin.port)/blob/1000?s=wifi")
             let waiting = try await receiver.waitForTransfers(session: "wifi") { $0.first?.why != nil }
             await client.close()
-            let ids = Dictionary(
-                uniqueKeysWithValues: try ["keep", "drop", "wifi"].map { ($0, try #require(try receiver.transfers(session: $0).first)) })
-            let relaunch = try #require(try receiver.taskRuns().first { $0.requestID == ids["keep"]?.relaunchRequestID })
+            var ids: [String: TransferRecord] = [:]
+            for session in ["keep", "drop", "wifi"] { ids[session] = try #require(try await receiver.transfers(session: session).first) }
+            let relaunch = try #require(try await receiver.taskRuns().first { $0.requestID == ids["keep"]?.relaunchRequestID })
 
             let transfer = { (session: String) in ".transfer[data-transfer-id=\"\(ids[session]!.id)\"]" }
             let run = ".relaunch[data-run-id=\"\(relaunch.id)\"]"

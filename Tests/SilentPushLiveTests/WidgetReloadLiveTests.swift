@@ -63,7 +63,7 @@ import Testing
             #expect(wakes.count == 2)
             #expect(wakes.allSatisfy { $0["kind"] as? String == "widgets" && $0["result"] is NSNull && $0["durationMs"] as? Int == 0 })
             #expect((try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/wakes?kind=fetch")).json["wakes"] as? [Any] != nil)
-            #expect(try receiver.wakes().count == 2)
+            #expect(try await receiver.wakes().count == 2)
             #expect((try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/wakes?kind=nope")).status == 422)
 
             // A day on, the oldest reload ages out: the latest push reloads, and the one it replaced rides it.
@@ -73,7 +73,7 @@ import Testing
             let wakeID = try #require(delivered["wakeId"] as? Int)
             let rode = try await Self.push(receiver, ids[2])
             #expect(rode["fate"] as? String == "coalesced" && rode["wakeId"] as? Int == wakeID)
-            #expect(try receiver.coalesced(into: UInt64(wakeID)) == [ids[2]])
+            #expect(try await receiver.coalesced(into: UInt64(wakeID)) == [ids[2]])
 
             let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats")
             #expect((stats.json["wakes"] as? [String: Any])?["widgets"] as? Int == 3)
@@ -88,9 +88,9 @@ import Testing
             let answer = try await Self.controlPush(receiver, id)
             #expect(answer.status == 200, "\(answer.body)")
             let fate = try await receiver.fate(of: id, becomes: .delivered)
-            let wake = try #require(try receiver.wakes(topic: Self.controls).first)
+            let wake = try #require(try await receiver.wakes(topic: Self.controls).first)
             #expect(wake.kind == .controls && fate.wakeID == wake.id)
-            #expect(try receiver.wakes(topic: SamplePush.topic).isEmpty, "the app itself is not launched")
+            #expect(try await receiver.wakes(topic: SamplePush.topic).isEmpty, "the app itself is not launched")
             // pushsend expect counts a controls topic's reloads; without a topic, the app's launches only.
             let url = "http://127.0.0.1:\(try #require(receiver.adminPort))"
             let reloads = try await PushSendExpectTests.pushsend([
@@ -118,7 +118,7 @@ import Testing
             #expect((try await Self.push(receiver, control))["fate"] as? String == "expired", "apns-expiration 0: APNs does not store it")
             try await receiver.setDeviceState(DeviceState())
             _ = try await receiver.fate(of: second, becomes: .delivered)
-            #expect(try receiver.wakes(topic: Self.widgets).count == 1)
+            #expect(try await receiver.wakes(topic: Self.widgets).count == 1)
         }
     }
 
@@ -134,13 +134,13 @@ import Testing
         try await Receiver.withTesting(configure) { receiver in
             _ = try await Self.widgetPush(receiver, first)
             _ = try await Self.widgetPush(receiver, held)
-            #expect(try receiver.fate(of: held)?.waitReason?.rule == .reloadBudget)
+            #expect(try await receiver.fate(of: held)?.waitReason?.rule == .reloadBudget)
         }
         try await Receiver.withTesting(configure) { receiver in
-            #expect(try receiver.fate(of: held)?.waitReason?.rule == .reloadBudget, "the day's reload still counts")
+            #expect(try await receiver.fate(of: held)?.waitReason?.rule == .reloadBudget, "the day's reload still counts")
             try await receiver.advanceClock(by: .seconds(86_400))
-            #expect(try receiver.fate(of: held)?.kind == .delivered)
-            #expect(try receiver.wakes(topic: Self.widgets).map(\.kind) == [.widgets, .widgets])
+            #expect(try await receiver.fate(of: held)?.kind == .delivered)
+            #expect(try await receiver.wakes(topic: Self.widgets).map(\.kind) == [.widgets, .widgets])
         }
     }
 }

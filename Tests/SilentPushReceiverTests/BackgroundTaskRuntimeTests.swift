@@ -36,15 +36,15 @@ import Testing
             #expect(request.why?.until?.millisecondsSinceEpoch == start.advanced(by: .seconds(3600)).millisecondsSinceEpoch)
             try await receiver.advanceClock(by: .seconds(3599))
             await receiver.settle()
-            #expect(try receiver.taskRuns().isEmpty)
+            #expect(try await receiver.taskRuns().isEmpty)
             try await receiver.advanceClock(by: .seconds(1))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .completed && run.kind == .refresh && run.identifier == "com.example.refresh")
             #expect(run.startedAt.millisecondsSinceEpoch == start.advanced(by: .seconds(3600)).millisecondsSinceEpoch)
             #expect(run.deadline == run.startedAt.advanced(by: .seconds(30)))
             #expect(ran.load(ordering: .relaxed) == 1)
-            let after = try #require(try receiver.taskRequests().first)
+            let after = try #require(try await receiver.taskRequests().first)
             #expect(after.state == .launched && after.why == nil)
         }
     }
@@ -61,7 +61,7 @@ import Testing
             await #expect(throws: TaskSubmitError.unavailable) {
                 try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             }
-            #expect(try receiver.taskRequests().isEmpty)
+            #expect(try await receiver.taskRequests().isEmpty)
         }
     }
 
@@ -81,7 +81,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(3))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(expirations.load(ordering: .relaxed) == 1)
             #expect(run.expiredAt == run.deadline)
             #expect(run.outcome == .expired)
@@ -94,7 +94,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(40))  // 30 s, then 5 s of grace
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .terminated)
             #expect(run.finishedAt == run.deadline?.advanced(by: .seconds(5)))
             let next = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
@@ -110,7 +110,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(40))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .expired)
             #expect(run.finishedAt == run.deadline)
             let next = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
@@ -134,7 +134,7 @@ import Testing
             #expect(try await receiver.device.simulateTaskLaunch(identifier: "com.example.refresh", device: device, topic: topic))
             #expect(try await receiver.device.simulateTaskExpiration(identifier: "com.example.refresh", device: device, topic: topic))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.simulated && run.outcome == .expired)
             #expect(run.startedAt.millisecondsSinceEpoch == start.millisecondsSinceEpoch)
         }
@@ -145,10 +145,10 @@ import Testing
             let request = try await receiver.submitTask(.init(identifier: "com.example.clean", kind: .processing, requiresExternalPower: true))
             #expect(request.why == .externalPower)
             try await receiver.setDeviceState(DeviceState(charging: true))
-            #expect(try receiver.taskRequests().first?.why == .deviceInUse)
+            #expect(try await receiver.taskRequests().first?.why == .deviceInUse)
             try await receiver.setDeviceState(DeviceState(charging: true, idle: true))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.kind == .processing && run.outcome == .completed)
             #expect(run.deadline == run.startedAt.advanced(by: .seconds(300)))
         }
@@ -171,13 +171,13 @@ import Testing
         }
         _ = waitingUntil
         try await Receiver.withTesting(configure) { receiver in
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .terminated)
-            let pending = try receiver.taskRequests().filter { $0.state == .pending }
+            let pending = try await receiver.taskRequests().filter { $0.state == .pending }
             #expect(pending.map(\.request.identifier) == ["com.example.clean"])
             #expect(pending.first?.why == .deviceInUse)
             try await receiver.setDeviceState(DeviceState(idle: true))
-            #expect(try receiver.taskRuns().count == 2)
+            #expect(try await receiver.taskRuns().count == 2)
         }
     }
 
@@ -197,7 +197,7 @@ import Testing
         try await Receiver.withTesting(Self.exec(command)) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             await receiver.settle()
-            #expect(try receiver.taskRuns().first?.outcome == outcome)
+            #expect(try await receiver.taskRuns().first?.outcome == outcome)
         }
     }
 
@@ -209,7 +209,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .milliseconds(1_500))  // past its 1 s, not its grace
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .expired)
             #expect(String(decoding: FileManager.default.contents(atPath: marker) ?? Data(), as: UTF8.self) == "com.example.refresh\n")
         }
@@ -224,10 +224,10 @@ import Testing
     static func outcome(of receiver: Receiver, within timeout: Duration) async throws -> TaskOutcome? {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         while ContinuousClock.now < deadline {
-            if let outcome = try receiver.taskRuns().first?.outcome { return outcome }
+            if let outcome = try await receiver.taskRuns().first?.outcome { return outcome }
             try await Task.sleep(for: .milliseconds(20))
         }
-        return try receiver.taskRuns().first?.outcome
+        return try await receiver.taskRuns().first?.outcome
     }
 
     /// An exec handler `command`, with a refresh task's 1 s and 2 s of grace.
@@ -245,7 +245,7 @@ import Testing
         try await Receiver.withTesting(Self.ending(command)) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(60))  // past its 1 s and its grace in one move
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .expired, "\(run)")
             #expect(run.expiredAt == run.deadline)
         }
@@ -275,7 +275,7 @@ import Testing
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
             try await receiver.advanceClock(by: .seconds(3))  // its 1 s, then 1 s of grace
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .terminated)
             #expect(run.finishedAt == run.deadline?.advanced(by: .seconds(1)))
         }
@@ -285,7 +285,7 @@ import Testing
         try await Receiver.withTesting(Self.exec("echo progress 3/10; sleep 0.1; echo progress 7/10; exit 0")) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.export.video", kind: .continued))
             await receiver.settle()
-            let run = try #require(try receiver.taskRuns().first)
+            let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == .completed && run.kind == .continued && run.deadline == nil)
             #expect(run.progressCompleted == 7 && run.progressTotal == 10)
         }
@@ -307,21 +307,21 @@ import Testing
             for halfHour in 0..<48 {
                 if halfHour > 0 { try await receiver.advanceClock(by: .seconds(1800)) }
                 let now = receiver.device.clock.now
-                if try receiver.taskRuns().count > runs {
-                    runs = try receiver.taskRuns().count
+                if try await receiver.taskRuns().count > runs {
+                    runs = try await receiver.taskRuns().count
                     try await receiver.submitTask(
                         .init(identifier: "com.example.refresh", kind: .refresh, earliestBegin: now.advanced(by: .seconds(3600))))
                 }
-                if try receiver.taskRequests().last?.why?.rule == .dailyBudget { heldByBudget.tasks += 1 }
+                if try await receiver.taskRequests().last?.why?.rule == .dailyBudget { heldByBudget.tasks += 1 }
                 if halfHour % 4 == 0 {
                     let apnsID = "00000000-0000-4000-8000-" + String(format: "%012d", halfHour + 1)
                     #expect(try await client.push(apnsID: apnsID).status == 200)
                     await receiver.settle()
-                    if try receiver.fate(of: apnsID)?.waitReason?.rule == .dailyBudget { heldByBudget.pushes += 1 }
+                    if try await receiver.fate(of: apnsID)?.waitReason?.rule == .dailyBudget { heldByBudget.pushes += 1 }
                 }
             }
             await receiver.settle()
-            let wakes = try receiver.wakes().count
+            let wakes = try await receiver.wakes().count
             #expect(wakes + runs == 6, "\(wakes) wakes, \(runs) task runs")
             #expect(wakes > 0 && runs > 0)
             #expect(heldByBudget.tasks > 0 && heldByBudget.pushes > 0)

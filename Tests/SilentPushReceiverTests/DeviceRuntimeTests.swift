@@ -29,28 +29,28 @@ import Testing
                 #expect(answer.status == 200 && answer.apnsID == Self.apnsID(minute))
             }
             await receiver.settle()
-            let start = try #require(try receiver.device.push(apnsID: Self.apnsID(0))).receivedAt
-            let wakes = try receiver.wakes()
+            let start = try #require(try await receiver.device.push(apnsID: Self.apnsID(0))).receivedAt
+            let wakes = try await receiver.wakes()
             #expect(wakes.map { Self.minutes(from: start, to: $0.startedAt) } == [0, 15, 30, 45, 60, 75, 90])
             #expect(wakes.map(\.apnsID) == [0, 14, 28, 42, 56, 70, 84].map(Self.apnsID))
             #expect(wakes.allSatisfy { $0.result == .noData })
             for (coalesced, wake) in zip([7, 21, 35, 49, 63, 77], wakes.dropFirst()) {
-                #expect(try receiver.fate(of: Self.apnsID(coalesced)) == .coalesced)
-                #expect(try receiver.fate(of: Self.apnsID(coalesced))?.wakeID == wake.id)
-                #expect(try receiver.coalesced(into: wake.id) == [Self.apnsID(coalesced)])
+                #expect(try await receiver.fate(of: Self.apnsID(coalesced)) == .coalesced)
+                #expect(try await receiver.fate(of: Self.apnsID(coalesced))?.wakeID == wake.id)
+                #expect(try await receiver.coalesced(into: wake.id) == [Self.apnsID(coalesced)])
             }
-            #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
-            let why = try #require(try receiver.fate(of: Self.apnsID(91))?.waitReason)
+            #expect(try await receiver.fate(of: Self.apnsID(91)) == .pending)
+            let why = try #require(try await receiver.fate(of: Self.apnsID(91))?.waitReason)
             #expect(why.rule == .minimumInterval && why.until.map { Self.minutes(from: start, to: $0) } == 105)
             try await receiver.advanceClock(by: Self.minute * 13)  // minute 104
-            #expect(try receiver.fate(of: Self.apnsID(91)) == .pending)
-            #expect(try receiver.fate(of: Self.apnsID(91))?.waitReason == why)
+            #expect(try await receiver.fate(of: Self.apnsID(91)) == .pending)
+            #expect(try await receiver.fate(of: Self.apnsID(91))?.waitReason == why)
             try await receiver.advanceClock(by: Self.minute)  // minute 105
             await receiver.settle()
-            let last = try #require(try receiver.wakes().last)
+            let last = try #require(try await receiver.wakes().last)
             #expect(Self.minutes(from: start, to: last.startedAt) == 105)
-            #expect(try receiver.fate(of: Self.apnsID(91)) == .delivered)
-            #expect(try receiver.fate(of: Self.apnsID(91))?.wakeID == last.id)
+            #expect(try await receiver.fate(of: Self.apnsID(91)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(91))?.wakeID == last.id)
         }
     }
 
@@ -75,23 +75,23 @@ import Testing
             await receiver.settle()
             let sawCancellation = cancelled.load(ordering: .relaxed)
             #expect(sawCancellation)
-            let wake = try #require(try receiver.wakes().first)
+            let wake = try #require(try await receiver.wakes().first)
             #expect(wake.result?.name == "failed")
             #expect(wake.reason == "deadlineExceeded")
             #expect(wake.finishedAt == wake.deadline)
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
-            #expect(try receiver.fate(of: Self.apnsID(1))?.wakeID == wake.id)
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(1))?.wakeID == wake.id)
 
             // The overrun doubles the next interval: 30 minutes from the first wake, not 15.
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
             try await receiver.advanceClock(by: Self.minute * 28)  // minute 29
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
-            #expect(try receiver.fate(of: Self.apnsID(2))?.waitReason?.rule == .minimumInterval)
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .pending)
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.waitReason?.rule == .minimumInterval)
             try await receiver.advanceClock(by: Self.minute)  // minute 30
-            #expect(try receiver.wakes().count == 2)
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .delivered)
-            let secondWake = try receiver.wakes()[1]
-            #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == secondWake.id)
+            #expect(try await receiver.wakes().count == 2)
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .delivered)
+            let secondWake = try await receiver.wakes()[1]
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.wakeID == secondWake.id)
         }
     }
 
@@ -110,7 +110,7 @@ import Testing
             let payload = #"{"aps":{"content-available":1},"feed":"news"}"#
             #expect(try await client.push(payload, apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
-            let wake = try #require(try receiver.wakes().first)
+            let wake = try #require(try await receiver.wakes().first)
             #expect(wake.result == .newData, "\(wake)")
             #expect(FileManager.default.contents(atPath: directory + "/payload") == Data(payload.utf8))
             #expect(String(decoding: FileManager.default.contents(atPath: directory + "/env") ?? Data(), as: UTF8.self) == "\(Self.apnsID(1)) 5 \n")
@@ -130,7 +130,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             try await receiver.advanceClock(by: .seconds(5))
             await receiver.settle()
-            let wake = try #require(try receiver.wakes().first)
+            let wake = try #require(try await receiver.wakes().first)
             #expect(wake.result?.name == "failed" && wake.reason == "deadlineExceeded")
             let pid = try #require(
                 Int32(
@@ -162,36 +162,36 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)  // replaces it
             try await receiver.setDeviceState(DeviceState(lowPowerMode: true), for: other)
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced)
-            #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
-            #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason?.rule == .minimumInterval)
-            #expect(try receiver.device.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .coalesced)
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .pending)
+            #expect(try await receiver.fate(of: Self.apnsID(3))?.waitReason?.rule == .minimumInterval)
+            #expect(try await receiver.device.counts().pushes == ["delivered": 1, "coalescedWaiting": 1, "pending": 1])
             return receiver.device.clock.now
         }
         try await Receiver.withTesting(configure) { receiver in
             #expect(receiver.device.clock.now.millisecondsSinceEpoch == clockBefore.millisecondsSinceEpoch)
             #expect(receiver.device.deviceState(of: other) == DeviceState(lowPowerMode: true))
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced)
-            #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
-            #expect(try receiver.fate(of: Self.apnsID(2))?.coalescedByAPNs == false)
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .coalesced)
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.wakeID == nil)
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.coalescedByAPNs == false)
             // The restored push says again what holds it: the interval from the wake before the restart.
-            let restored = try #require(try receiver.fate(of: Self.apnsID(3)))
+            let restored = try #require(try await receiver.fate(of: Self.apnsID(3)))
             #expect(restored == .pending)
             #expect(restored.waitReason?.rule == .minimumInterval)
             #expect(restored.waitReason?.until?.millisecondsSinceEpoch == clockBefore.advanced(by: Self.minute * 10).millisecondsSinceEpoch)
             try await receiver.advanceClock(by: Self.minute * 9)  // minute 14
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .pending)
-            #expect(try receiver.fate(of: Self.apnsID(3))?.waitReason == restored.waitReason)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .pending)
+            #expect(try await receiver.fate(of: Self.apnsID(3))?.waitReason == restored.waitReason)
             try await receiver.advanceClock(by: Self.minute)  // minute 15
             await receiver.settle()
-            let wakes = try receiver.wakes()
+            let wakes = try await receiver.wakes()
             #expect(wakes.map(\.id) == [1, 2])
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .delivered)
-            #expect(try receiver.fate(of: Self.apnsID(3))?.wakeID == 2)
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .coalesced)
-            #expect(try receiver.fate(of: Self.apnsID(2))?.wakeID == 2)
-            #expect(try receiver.coalesced(into: 2) == [Self.apnsID(2)])
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(3))?.wakeID == 2)
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .coalesced)
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.wakeID == 2)
+            #expect(try await receiver.coalesced(into: 2) == [Self.apnsID(2)])
         }
     }
 
@@ -212,10 +212,10 @@ import Testing
             try await receiver.advanceClock(by: Self.minute * 14)  // all 3,000 due at once
             #expect(receiver.device.runningWakeCount == 0)
             await receiver.settle()
-            let wakes = try receiver.device.wakes(limit: 2 * apps)
+            let wakes = try await receiver.device.wakes(limit: 2 * apps)
             #expect(wakes.count == 2 * apps)
             #expect(wakes.allSatisfy { $0.result == .noData && $0.finishedAt == $0.startedAt })
-            #expect(try receiver.device.counts().pushes == ["delivered": 2 * apps])
+            #expect(try await receiver.device.counts().pushes == ["delivered": 2 * apps])
         }
     }
 
@@ -228,10 +228,10 @@ import Testing
             #expect(try await client.push(#"{"aps":{"alert":"hi"}}"#, pushType: .alert, apnsID: Self.apnsID(2)).status == 200)
             #expect(try await client.push(#"{"aps":{}}"#, apnsID: Self.apnsID(3)).status == 200)
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .rejected(.badPriority))
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .dropped(.noContentAvailable))
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .dropped(.backgroundWithoutContentAvailable))
-            #expect(try receiver.wakes().isEmpty)
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .rejected(.badPriority))
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .dropped(.noContentAvailable))
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .dropped(.backgroundWithoutContentAvailable))
+            #expect(try await receiver.wakes().isEmpty)
         }
     }
 
@@ -244,8 +244,8 @@ import Testing
             try await receiver.setDeviceState(DeviceState(forceQuit: true))
             #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .dropped(.forceQuit))
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .dropped(.forceQuit))
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .dropped(.forceQuit))
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .dropped(.forceQuit))
         }
     }
 
@@ -258,18 +258,18 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
             #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)
             await receiver.settle()
-            let held = try #require(try receiver.fate(of: Self.apnsID(3)))
+            let held = try #require(try await receiver.fate(of: Self.apnsID(3)))
             #expect(held == .pending && held.waitReason == .offline)
             try await receiver.advanceClock(by: .seconds(3600))
-            #expect(try receiver.wakes().isEmpty)
+            #expect(try await receiver.wakes().isEmpty)
 
             try await receiver.setDeviceState(DeviceState(network: .online))
             await receiver.settle()
-            let wake = try #require(try receiver.wakes().first)
-            let delivered = try #require(try receiver.fate(of: Self.apnsID(3)))
+            let wake = try #require(try await receiver.wakes().first)
+            let delivered = try #require(try await receiver.fate(of: Self.apnsID(3)))
             #expect(delivered == .delivered && delivered.wakeID == wake.id)
             for id in [1, 2] {
-                let fate = try #require(try receiver.fate(of: Self.apnsID(id)))
+                let fate = try #require(try await receiver.fate(of: Self.apnsID(id)))
                 #expect(fate == .coalesced && fate.coalescedByAPNs && fate.wakeID == wake.id, "push \(id): \(fate)")
             }
 
@@ -280,10 +280,10 @@ import Testing
             #expect(try await client.push(expiration: inAMinute, apnsID: Self.apnsID(4)).status == 200)
             try await receiver.advanceClock(by: .seconds(120))
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(4)) == .expired)
+            #expect(try await receiver.fate(of: Self.apnsID(4)) == .expired)
             try await receiver.setDeviceState(DeviceState(network: .online))
             await receiver.settle()
-            #expect(try receiver.wakes().count == 1)
+            #expect(try await receiver.wakes().count == 1)
         }
     }
 
@@ -295,7 +295,7 @@ import Testing
             defer { Task { await client.close() } }
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
-            let wake = try #require(try receiver.wakes().first)
+            let wake = try #require(try await receiver.wakes().first)
             #expect(receiver.forecast().wakeAt?.millisecondsSinceEpoch == wake.startedAt.advanced(by: .seconds(15 * 60)).millisecondsSinceEpoch)
             try await receiver.setDeviceState(DeviceState(batteryLevel: 10))
             #expect(receiver.forecast() == .waits(.battery(level: 10, threshold: 20)))
@@ -317,24 +317,24 @@ import Testing
                 if push > 0 { try await receiver.advanceClock(by: hour * 2) }
                 #expect(try await client.push(apnsID: Self.apnsID(push)).status == 200)
                 await receiver.settle()
-                let fate = try #require(try receiver.fate(of: Self.apnsID(push)))
+                let fate = try #require(try await receiver.fate(of: Self.apnsID(push)))
                 if fate == .pending {
                     let why = try #require(fate.waitReason)
                     held[push] = why
                 }
             }
-            let wakes = try receiver.wakes()
+            let wakes = try await receiver.wakes()
             #expect(wakes.map { hours($0.startedAt) } == [0, 2, 4, 24, 26, 28, 48, 50, 52])
             // The push at hour 6 waited for the launch of hour 0 to age out, at hour 24...
             guard case .dailyBudget(used: 3, budget: 3, let until)? = held[3] else { Issue.record("\(String(describing: held[3]))"); return }
             #expect(hours(until) == 24)
             // ...was replaced by later pushes; the one of hour 22 went at hour 24, the others rode it.
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .coalesced)
-            #expect(try receiver.fate(of: Self.apnsID(3))?.wakeID == wakes[3].id)
-            #expect(try receiver.fate(of: Self.apnsID(11)) == .delivered)
-            #expect(try receiver.fate(of: Self.apnsID(11))?.wakeID == wakes[3].id)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .coalesced)
+            #expect(try await receiver.fate(of: Self.apnsID(3))?.wakeID == wakes[3].id)
+            #expect(try await receiver.fate(of: Self.apnsID(11)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(11))?.wakeID == wakes[3].id)
             // The last, at hour 70, waits for hour 72, as its reason says.
-            let last = try #require(try receiver.fate(of: Self.apnsID(35)))
+            let last = try #require(try await receiver.fate(of: Self.apnsID(35)))
             #expect(last == .pending)
             guard case .dailyBudget(used: 3, budget: 3, let until)? = last.waitReason else { Issue.record("\(last)"); return }
             #expect(hours(until) == 72)
@@ -348,12 +348,12 @@ import Testing
             let until = try await receiver.reboot()
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
-            let held = try #require(try receiver.fate(of: Self.apnsID(1)))
+            let held = try #require(try await receiver.fate(of: Self.apnsID(1)))
             #expect(held == .pending && held.waitReason?.rule == .rebootWarmup)
             #expect(held.waitReason?.until?.millisecondsSinceEpoch == until.millisecondsSinceEpoch)
             try await receiver.advanceClock(by: .seconds(300))
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .delivered)
         }
     }
 
@@ -364,11 +364,11 @@ import Testing
             try await receiver.openApp(at: receiver.device.clock.now.advanced(by: .seconds(-15 * 86_400)))
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             await receiver.settle()
-            let held = try #require(try receiver.fate(of: Self.apnsID(1)))
+            let held = try #require(try await receiver.fate(of: Self.apnsID(1)))
             #expect(held == .pending && held.waitReason?.rule == .appUsage)
             try await receiver.openApp()
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .delivered)
             #expect(receiver.device.lastOpened(device: SamplePush.deviceToken, topic: SamplePush.topic) != nil)
         }
     }
@@ -394,16 +394,16 @@ import Testing
             defer { Task { await client.close() } }
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
-            #expect(try receiver.fate(of: Self.apnsID(2)) == .pending)
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == .pending)
             // While the first fetch runs the push waits for it; after, for the interval.
-            let rule = try receiver.fate(of: Self.apnsID(2))?.waitReason?.rule
+            let rule = try await receiver.fate(of: Self.apnsID(2))?.waitReason?.rule
             #expect(rule == .fetchSlots || rule == .minimumInterval, "\(String(describing: rule))")
             let fate = try await receiver.waitForFate(of: Self.apnsID(2)) { $0 != .pending }
             #expect(fate == .delivered)
             #expect(fate?.wakeID == 2)
             var wake: WakeRecord?
             for _ in 0..<300 where wake?.result == nil {
-                wake = try receiver.wakes().last
+                wake = try await receiver.wakes().last
                 if wake?.result == nil { try await Task.sleep(for: .milliseconds(10)) }
             }
             #expect(wake?.id == 2)
@@ -458,11 +458,11 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)  // waits for it
         }
         let store = try PushStore.open(.file(path))
-        let wake = try #require(try store.wakes().first)
+        let wake = try #require(try await store.wakes().first)
         #expect(wake.result?.name == "failed" && wake.reason == "shutdown")
-        let kept = try #require(try store.push(apnsID: Self.apnsID(2))?.fate)
+        let kept = try #require(try await store.push(apnsID: Self.apnsID(2))?.fate)
         #expect(kept == .pending)
         #expect(kept.waitReason == .fetchRunning)
-        #expect(try store.unfinishedWakes().isEmpty)
+        #expect(try await store.unfinishedWakes().isEmpty)
     }
 }

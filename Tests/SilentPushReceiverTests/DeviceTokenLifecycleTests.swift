@@ -16,10 +16,10 @@ import Testing
             #expect(uniqueID == uniqueID.lowercased() && UUID(uuidString: uniqueID) != nil)
             #expect(uniqueID != answer.apnsID.lowercased())
             await receiver.settle()
-            #expect(try receiver.device.push(uniqueID: uniqueID)?.apnsID == answer.apnsID)
+            #expect(try await receiver.device.push(uniqueID: uniqueID)?.apnsID == answer.apnsID)
             // A unique id that carries the push's id but not its apns-id finds nothing.
             let forged = "11111111" + uniqueID.dropFirst(8)
-            #expect(try receiver.device.push(uniqueID: String(forged)) == nil)
+            #expect(try await receiver.device.push(uniqueID: String(forged)) == nil)
         }
     }
 

@@ -16,14 +16,14 @@ import Testing
             try await client.push(apnsID: Self.second)
             let delivered = try await receiver.fate(of: Self.first, becomes: .delivered, within: .seconds(5))
             #expect(delivered.kind == .delivered)
-            #expect(try receiver.fate(of: Self.second) == .pending)
-            let rule = try receiver.fate(of: Self.second)?.waitReason?.rule
+            #expect(try await receiver.fate(of: Self.second) == .pending)
+            let rule = try await receiver.fate(of: Self.second)?.waitReason?.rule
             #expect(rule == .fetchSlots || rule == .minimumInterval, "\(String(describing: rule))")
             // Why it waits is a typed value: the interval from the first wake, once its fetch
             // has ended (while it runs, the push waits for it: `fetchRunning`).
             await receiver.settle()
-            let firstWake = try #require(try receiver.wakes().first)
-            let why = try #require(try receiver.fate(of: Self.second)?.waitReason)
+            let firstWake = try #require(try await receiver.wakes().first)
+            let why = try #require(try await receiver.fate(of: Self.second)?.waitReason)
             #expect(
                 why
                     == .minimumInterval(

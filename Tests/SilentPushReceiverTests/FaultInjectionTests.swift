@@ -20,10 +20,10 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 503)
             #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)  // the count ran out
             await receiver.settle()
-            let fate = try #require(try receiver.fate(of: Self.apnsID(1)))
+            let fate = try #require(try await receiver.fate(of: Self.apnsID(1)))
             #expect(fate == .injected(.reason(.serviceUnavailable)))
             #expect(fate.faultRule == rule)
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .delivered)
             #expect(receiver.faultRules.first?.applied == 2)
         }
     }
@@ -50,7 +50,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
             #expect(ContinuousClock.now - started >= .milliseconds(300))
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)  // not injected: only late
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .delivered)  // not injected: only late
         }
     }
 
@@ -72,8 +72,8 @@ import Testing
             #expect(goAway.debugData == #"{"reason":"TooManyRequests"}"#)
             #expect(try await connection.waitForClose())
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .delivered)
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .injected(.goAway(.tooManyRequests, afterStreams: 2)))
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .injected(.goAway(.tooManyRequests, afterStreams: 2)))
         }
     }
 
@@ -91,7 +91,7 @@ import Testing
             #expect(try await connection.waitForClose())
             #expect(!connection.frames.contains { $0.kind == .headers && $0.streamID == 1 })
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(1)) == .injected(.reset))
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .injected(.reset))
         }
     }
 }

@@ -19,15 +19,15 @@ import Testing
             try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
             await receiver.settle()
             try await receiver.forget(device: SamplePush.deviceToken)
-            #expect(try receiver.fate(of: Self.apnsID(1)) == nil)
-            #expect(try receiver.fate(of: Self.apnsID(2)) == nil)
-            #expect(try receiver.wakes().allSatisfy { $0.deviceToken == other })
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == nil)
+            #expect(try await receiver.fate(of: Self.apnsID(2)) == nil)
+            #expect(try await receiver.wakes().allSatisfy { $0.deviceToken == other })
             #expect(receiver.device.deviceState(of: SamplePush.deviceToken) == DeviceState())
             // No interval to wait out: a push wakes the app at once.
             #expect(try await client.push(apnsID: Self.apnsID(4)).status == 200)
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(4)) == .delivered)
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .delivered)  // the other device kept its records
+            #expect(try await receiver.fate(of: Self.apnsID(4)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .delivered)  // the other device kept its records
         }
     }
 
@@ -41,13 +41,13 @@ import Testing
             try await receiver.advanceClock(by: .seconds(60))
             let clock = receiver.device.clock.now
             try await receiver.reset()
-            #expect(try receiver.device.pushes().isEmpty)
-            #expect(try receiver.wakes().isEmpty)
+            #expect(try await receiver.device.pushes().isEmpty)
+            #expect(try await receiver.wakes().isEmpty)
             #expect(receiver.faultRules.isEmpty)
             #expect(receiver.device.clock.now == clock)
             #expect(try await client.push(apnsID: Self.apnsID(3)).status == 200)
             await receiver.settle()
-            #expect(try receiver.fate(of: Self.apnsID(3)) == .delivered)
+            #expect(try await receiver.fate(of: Self.apnsID(3)) == .delivered)
         }
     }
 }

@@ -19,15 +19,15 @@ import Testing
             let far = try await client.push(expiration: Int64(expiration)!, apnsID: "00000000-0000-4000-8000-000000000002")
             #expect(far.status == 200)
             await receiver.settle()
-            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
-            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002")?.waitReason?.rule == .minimumInterval)
-            let record = try #require(try receiver.device.push(apnsID: "00000000-0000-4000-8000-000000000002"))
+            #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
+            #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000002")?.waitReason?.rule == .minimumInterval)
+            let record = try #require(try await receiver.device.push(apnsID: "00000000-0000-4000-8000-000000000002"))
             #expect(record.expiresAt == nil)  // far future: held, never expires
             try await receiver.advanceClock(by: Self.minute * 15)
             await receiver.settle()
-            let wake = try #require(try receiver.wakes().last)
-            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .delivered)
-            #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002")?.wakeID == wake.id)
+            let wake = try #require(try await receiver.wakes().last)
+            #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .delivered)
+            #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000002")?.wakeID == wake.id)
         }
     }
 

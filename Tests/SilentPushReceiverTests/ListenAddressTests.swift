@@ -50,6 +50,6 @@ import Testing
         var configuration = ReceiverConfiguration.testing()
         configuration.listen = nil
         configuration.listenH2C = nil
-        #expect { _ = try Receiver(configuration) } throws: { "\($0)".contains("no listener") }
+        await #expect { _ = try await Receiver(configuration) } throws: { "\($0)".contains("no listener") }
     }
 }

@@ -11,12 +11,12 @@ import Testing
             try await client.push(apnsID: "00000000-0000-4000-8000-000000000001")
             try await client.push(apnsID: "00000000-0000-4000-8000-000000000002")
             await receiver.settle()
-            let second = try receiver.fate(of: "00000000-0000-4000-8000-000000000002")
+            let second = try await receiver.fate(of: "00000000-0000-4000-8000-000000000002")
             #expect(second == .pending)
             #expect(second?.waitReason?.rule == .minimumInterval)  // and until when: second?.waitReason?.until
             try await receiver.advanceClock(by: .seconds(15 * 60))
             await receiver.settle()
-            #expect(try receiver.wakes().map(\.result) == [.newData, .newData])
+            #expect(try await receiver.wakes().map(\.result) == [.newData, .newData])
         }
     }
 

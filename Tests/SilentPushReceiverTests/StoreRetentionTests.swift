@@ -22,13 +22,13 @@ import Testing
 
             try await receiver.advanceClock(by: .seconds(86_400 - 1800))
             #expect(try await receiver.pruneStore() == (1, 1), "the first push is a day old, the second not yet")
-            #expect(try receiver.fate(of: ForgetAndResetTests.apnsID(1)) == nil)
-            #expect(try receiver.fate(of: ForgetAndResetTests.apnsID(2)) == .delivered)
+            #expect(try await receiver.fate(of: ForgetAndResetTests.apnsID(1)) == nil)
+            #expect(try await receiver.fate(of: ForgetAndResetTests.apnsID(2)) == .delivered)
 
             try await receiver.advanceClock(by: .seconds(7 * 86_400))
             #expect(try await receiver.pruneStore() == (1, 1))
-            #expect(try receiver.fate(of: ForgetAndResetTests.apnsID(3)) == .pending, "the device still holds it")
-            #expect(try receiver.wakes().isEmpty)
+            #expect(try await receiver.fate(of: ForgetAndResetTests.apnsID(3)) == .pending, "the device still holds it")
+            #expect(try await receiver.wakes().isEmpty)
         }
     }
 
@@ -44,7 +44,7 @@ import Testing
             // them already: the count is what every pass removed.
             _ = try await receiver.pruneStore()
             #expect(receiver.metric(#"silentpush_store_pruned_total{table="pushes"}"#) == 7)
-            #expect(try receiver.device.pushes().map(\.apnsID) == (8...12).reversed().map(ForgetAndResetTests.apnsID))
+            #expect(try await receiver.device.pushes().map(\.apnsID) == (8...12).reversed().map(ForgetAndResetTests.apnsID))
         }
     }
 }

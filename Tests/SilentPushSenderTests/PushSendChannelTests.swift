@@ -31,7 +31,7 @@ import Testing
             #expect(broadcast.status == 0, "\(broadcast.errorOutput)")
             let answer = broadcast.output.trimmingCharacters(in: .newlines).split(separator: " ")
             #expect(answer.count == 3 && answer.first == "200", "\(broadcast.output)")
-            #expect(try receiver.broadcasts(bundleID: "com.example.app").first?.requestID == answer.dropFirst().first.map(String.init))
+            #expect(try await receiver.broadcasts(bundleID: "com.example.app").first?.requestID == answer.dropFirst().first.map(String.init))
 
             let deleted = try await PushSendProcessTests.run(["channel", "delete", "--channel", id] + channels)
             #expect(deleted.output == "204 \(id)\n")

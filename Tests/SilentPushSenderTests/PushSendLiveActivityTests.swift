@@ -23,14 +23,14 @@ import Testing
                     "--attributes-type", "MatchAttributes", "--input-push-token", "--timestamp", "100",
                 ])
             #expect(start.status == 0, "\(start.output)\(start.errorOutput)")
-            let activity = try #require(try receiver.device.activities(device: device, bundleID: "com.example.app").first)
+            let activity = try #require(try await receiver.device.activities(device: device, bundleID: "com.example.app").first)
             #expect(activity.attributesType == "MatchAttributes")
             let token = try #require(activity.pushToken)
 
             let update = try await PushSendProcessTests.run(
                 url + ["--device", token, "--event", "update", "--content-state", directory + "/state.json", "--timestamp", "200"])
             #expect(update.status == 0, "\(update.output)\(update.errorOutput)")
-            #expect(try receiver.device.activities(device: device, bundleID: "com.example.app").first?.contentState == #"{"score": "1-0"}"#)
+            #expect(try await receiver.device.activities(device: device, bundleID: "com.example.app").first?.contentState == #"{"score": "1-0"}"#)
         }
     }
 

@@ -29,8 +29,8 @@ import Testing
             #expect(line.hasPrefix("200 "))
             let apnsID = String(line.dropFirst(4))
             #expect(APNsHeaders.isCanonicalUUID(apnsID))
-            #expect(try receiver.fate(of: apnsID) == .delivered)
-            #expect(try receiver.fate(of: apnsID)?.wakeID == 1)
+            #expect(try await receiver.fate(of: apnsID) == .delivered)
+            #expect(try await receiver.fate(of: apnsID)?.wakeID == 1)
         }
     }
 

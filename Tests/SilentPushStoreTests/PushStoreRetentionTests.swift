@@ -45,9 +45,9 @@ import Testing
             if pruned.examined < 16 { break }
         }
         #expect(removed == 88 && batches == 6, "90 pushes are past the newest 10; 2 of them the device holds (51 was replaced)")
-        let kept = try store.pushes(deviceToken: "aa", limit: 1000).map(\.id)
+        let kept = try await store.pushes(deviceToken: "aa", limit: 1000).map(\.id)
         #expect(kept == Array((91...100).reversed()) + [52, 50])
-        let wakes = try store.wakes(deviceToken: "aa", limit: 1000).map(\.id).sorted()
+        let wakes = try await store.wakes(deviceToken: "aa", limit: 1000).map(\.id).sorted()
         #expect(wakes == [1020] + Array(1091...1100), "a wake still running stays")
         #expect(try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], batch: 16).total == 0)
     }
@@ -57,7 +57,7 @@ import Testing
         // Push n arrived at 1000 + n ms.
         let pruned = try await store.prune(olderThan: 1_060, maximumCount: nil, held: [10], batch: 1000)
         #expect(pruned.pushes == 58 && pruned.wakes == 58)
-        #expect(try store.pushes(deviceToken: "aa", limit: 1000).map(\.id).sorted() == [10] + Array(60...100))
+        #expect(try await store.pushes(deviceToken: "aa", limit: 1000).map(\.id).sorted() == [10] + Array(60...100))
         #expect(try await store.prune(olderThan: 1_000, maximumCount: nil, held: [10], batch: 1000).total == 0)
     }
 
@@ -81,7 +81,7 @@ import Testing
         try await store.write(changes)
         let pruned = try await store.prune(olderThan: 21, maximumCount: nil, batch: 100)
         #expect(pruned.taskRuns == 19 && pruned.taskRequests == 19, "1...20 but the run not finished and the request pending")
-        #expect(try store.taskRuns(deviceToken: "aa", topic: "com.example.app", limit: 100).map(\.id).sorted() == [5] + Array(21...30))
+        #expect(try await store.taskRuns(deviceToken: "aa", topic: "com.example.app", limit: 100).map(\.id).sorted() == [5] + Array(21...30))
     }
 
     /// By age: update decisions made before the cutoff, and activities dismissed before it;
@@ -107,8 +107,8 @@ import Testing
         try await store.write(changes)
         let pruned = try await store.prune(olderThan: 50, maximumCount: nil, batch: 100)
         #expect(pruned.activities == 1 && pruned.activityUpdates == 2)
-        #expect(try store.activities(deviceToken: "aa").map(\.id).sorted() == ["late", "shown"])
-        #expect(try store.activityUpdates(activityID: "shown").map(\.source) == ["s60"])
+        #expect(try await store.activities(deviceToken: "aa").map(\.id).sorted() == ["late", "shown"])
+        #expect(try await store.activityUpdates(activityID: "shown").map(\.source) == ["s60"])
         #expect(try await store.prune(olderThan: nil, maximumCount: 1, batch: 100).activities == 0, "the count limit is about pushes")
     }
 
@@ -128,7 +128,7 @@ import Testing
         while try await store.vacuumIncrementally(pages: 256) > 0 {}
         let vacuumed = try await store.databaseSize()
         #expect(vacuumed * 5 < full, "\(full) bytes, then \(vacuumed)")
-        #expect(try store.pushes(deviceToken: "aa", limit: 1000).count == 100)
+        #expect(try await store.pushes(deviceToken: "aa", limit: 1000).count == 100)
     }
 
     @Test func aStoreMadeBeforeIsMadeIncrementalOnce() async throws {

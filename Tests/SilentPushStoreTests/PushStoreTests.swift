@@ -48,19 +48,19 @@ import Testing
             try await store.write([.setFate(push: 1, fate: .coalesced, generation: 0)])
         }
         let store = try PushStore.open(.file(path))
-        let delivered = try #require(try store.push(apnsID: Self.push(2).apnsID))
+        let delivered = try #require(try await store.push(apnsID: Self.push(2).apnsID))
         #expect(delivered.fate == .delivered)
         #expect(delivered.fate.wakeID == 7)
         #expect(delivered.warnings == ["a warning"])
         #expect(delivered.payload == Self.push(2).payload)
-        #expect(try store.pushes(deviceToken: "aa").map(\.id) == [2, 1])
-        #expect(try store.wakes(deviceToken: "aa").first?.pushID == 2)
+        #expect(try await store.pushes(deviceToken: "aa").map(\.id) == [2, 1])
+        #expect(try await store.wakes(deviceToken: "aa").first?.pushID == 2)
         #expect(
-            try store.devices()["aa"]
+            try await store.devices()["aa"]
                 == DeviceState(
                     lowPowerMode: true, dailyBudget: 3, batteryLevel: 15, charging: true, thermalState: .serious, debuggerAttached: true,
                     network: .offline))
-        #expect(try store.lastIDs() == (push: 2, wake: 7))
+        #expect(try await store.lastIDs() == (push: 2, wake: 7))
     }
 
     /// A store dropped, not closed, closes its connections as its last reference goes, on
@@ -77,7 +77,7 @@ import Testing
                 try await store.write([.insertPush(Self.push(2))])
             }
             let store = try PushStore.open(.file(path))
-            #expect(try store.lastIDs().push == 2)
+            #expect(try await store.lastIDs().push == 2)
         }
     }
 
@@ -103,7 +103,7 @@ import Testing
             .setFate(push: 9, fate: .dropped(.forceQuit), generation: nil),
             .closeGeneration(head: 9, fate: .dropped(.forceQuit)),
         ])
-        let fates = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.fate) })
+        let fates = Dictionary(uniqueKeysWithValues: try await store.pushes().map { ($0.id, $0.fate) })
         #expect(fates[1] == .coalesced)
         #expect(fates[1]?.wakeID == 9)
         #expect(fates[2] == .coalesced)
@@ -116,7 +116,7 @@ import Testing
         #expect(fates[7] == .coalesced)
         #expect(fates[7]?.wakeID == 1)
         #expect(fates[8] == .dropped(.forceQuit))
-        #expect(try store.coalescedAPNsIDs(wakeID: 9) == [Self.push(1).apnsID, Self.push(2).apnsID])
+        #expect(try await store.coalescedAPNsIDs(wakeID: 9) == [Self.push(1).apnsID, Self.push(2).apnsID])
     }
 
     @Test func aPendingRowThatALaterPushReplacedReadsAsCoalesced() async throws {
@@ -130,20 +130,22 @@ import Testing
             .insertPush(Self.push(4, fate: .pending(Self.held), replaced: 3)),
         ])
         let waiting = PushFate.coalesced
-        #expect(try [1, 2, 3, 4].map { try store.push(apnsID: Self.push($0).apnsID)?.fate } == [waiting, .pending, waiting, .pending])
-        #expect(try store.pushes().map(\.fate) == [.pending, waiting, .pending, waiting])
-        #expect(try store.pushes(deviceToken: "aa", limit: 2).map(\.fate) == [.pending, waiting])
-        #expect(try store.counts().pushes == ["pending": 2, "coalescedWaiting": 2])
+        var fates: [PushFate?] = []
+        for n: UInt64 in 1...4 { fates.append(try await store.push(apnsID: Self.push(n).apnsID)?.fate) }
+        #expect(fates == [waiting, .pending, waiting, .pending])
+        #expect(try await store.pushes().map(\.fate) == [.pending, waiting, .pending, waiting])
+        #expect(try await store.pushes(deviceToken: "aa", limit: 2).map(\.fate) == [.pending, waiting])
+        #expect(try await store.counts().pushes == ["pending": 2, "coalescedWaiting": 2])
         // The pending push keeps the reason the policy gave; the one written without has none.
-        #expect(try store.push(apnsID: Self.push(4).apnsID)?.fate.waitReason == Self.held)
-        #expect(try store.push(apnsID: Self.push(2).apnsID)?.fate.waitReason == nil)
+        #expect(try await store.push(apnsID: Self.push(4).apnsID)?.fate.waitReason == Self.held)
+        #expect(try await store.push(apnsID: Self.push(2).apnsID)?.fate.waitReason == nil)
         try await store.write([
             .setFate(push: 4, fate: .delivered(by: 5), generation: nil), .closeGeneration(head: 4, fate: .delivered(by: 5)),
         ])
-        #expect(try store.coalescedAPNsIDs(wakeID: 5) == [Self.push(1).apnsID, Self.push(3).apnsID])
-        #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate == .coalesced)
-        #expect(try store.push(apnsID: Self.push(1).apnsID)?.fate.wakeID == 5)
-        #expect(try store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
+        #expect(try await store.coalescedAPNsIDs(wakeID: 5) == [Self.push(1).apnsID, Self.push(3).apnsID])
+        #expect(try await store.push(apnsID: Self.push(1).apnsID)?.fate == .coalesced)
+        #expect(try await store.push(apnsID: Self.push(1).apnsID)?.fate.wakeID == 5)
+        #expect(try await store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
     }
 
     @Test func aReplacedPushIsCoalescedByItsAPNsIDAndByItsUniqueID() async throws {
@@ -151,10 +153,10 @@ import Testing
         try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, replaced: 1))])
         let replaced = Self.push(1)
         let uniqueID = APNsIDGenerator.uniqueID(apnsID: replaced.apnsID, pushID: replaced.id)
-        #expect(try store.push(apnsID: replaced.apnsID)?.fate == .coalesced)
-        #expect(try store.push(uniqueID: uniqueID)?.fate == .coalesced)
-        #expect(try store.push(uniqueID: uniqueID)?.fate.wakeID == nil)
-        #expect(try store.pendingPushes().map(\.id) == [2])
+        #expect(try await store.push(apnsID: replaced.apnsID)?.fate == .coalesced)
+        #expect(try await store.push(uniqueID: uniqueID)?.fate == .coalesced)
+        #expect(try await store.push(uniqueID: uniqueID)?.fate.wakeID == nil)
+        #expect(try await store.pendingPushes().map(\.id) == [2])
     }
 
     @Test func aStoreFromBeforeTheChainsClosesItsOpenSlots() async throws {
@@ -181,15 +183,15 @@ import Testing
         }
         try old.close()
         let store = try PushStore.open(.file(path))
-        let replaced = Dictionary(uniqueKeysWithValues: try store.pushes().map { ($0.id, $0.replaced) })
+        let replaced = Dictionary(uniqueKeysWithValues: try await store.pushes().map { ($0.id, $0.replaced) })
         #expect(replaced == [1: nil, 2: nil, 3: nil, 4: nil, 5: 3, 6: 5, 7: 4])
         try await store.write([
             .setFate(push: 6, fate: .delivered(by: 2), generation: nil), .closeGeneration(head: 6, fate: .delivered(by: 2)),
         ])
-        #expect(try store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
-        #expect(try store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
+        #expect(try await store.coalescedAPNsIDs(wakeID: 2) == ["id-3", "id-5"])
+        #expect(try await store.push(apnsID: "id-5")?.id == 5)  // keyed by migration v6
         // Migration v8: the hourly budget becomes a daily one of the same rate.
-        #expect(try store.devices()["aa"] == DeviceState(lowPowerMode: true, dailyBudget: 48))
+        #expect(try await store.devices()["aa"] == DeviceState(lowPowerMode: true, dailyBudget: 48))
     }
 
     @Test func aReplacedPushKeepsItsPendingRowAndEveryReadSaysCoalescedThroughTheView() async throws {
@@ -204,16 +206,16 @@ import Testing
         #expect(
             try await rows.read { db in try String.fetchAll(db, sql: "SELECT fate FROM pushes ORDER BY id") } == ["pending", "pending", "pending"])
         try rows.close()
-        #expect(try store.pushes().map(\.fate) == [.pending, .pending, .coalesced])
-        #expect(try store.push(apnsID: replaced.apnsID)?.fate == .coalesced)
-        #expect(try store.pendingPushes().map(\.id) == [2, 3])
-        #expect(try store.counts().pushes["coalescedWaiting"] == 1)
+        #expect(try await store.pushes().map(\.fate) == [.pending, .pending, .coalesced])
+        #expect(try await store.push(apnsID: replaced.apnsID)?.fate == .coalesced)
+        #expect(try await store.pendingPushes().map(\.id) == [2, 3])
+        #expect(try await store.counts().pushes["coalescedWaiting"] == 1)
         // Its successor's wake closes the chain: the row itself is written then.
         try await store.write([
             .setFate(push: 2, fate: .delivered(by: 7), generation: nil), .closeGeneration(head: 2, fate: .delivered(by: 7)),
         ])
-        #expect(try store.push(apnsID: replaced.apnsID)?.fate == .coalesced(into: 7))
-        #expect(try store.coalescedAPNsIDs(wakeID: 7) == [replaced.apnsID])
+        #expect(try await store.push(apnsID: replaced.apnsID)?.fate == .coalesced(into: 7))
+        #expect(try await store.coalescedAPNsIDs(wakeID: 7) == [replaced.apnsID])
         try store.close()
     }
 
@@ -238,14 +240,14 @@ import Testing
                 push.apnsID = apnsID
                 return .insertPush(push)
             })
-        #expect(try store.push(apnsID: ids.apnsID(pushID: 7))?.id == 7)
-        #expect(try store.push(apnsID: ids.apnsID(pushID: 1))?.id == 6)
-        #expect(try store.push(apnsID: provider)?.id == 5)
-        #expect(try store.push(apnsID: provider.lowercased())?.id == 4)
-        #expect(try store.push(apnsID: "not-a-uuid")?.id == 3)
+        #expect(try await store.push(apnsID: ids.apnsID(pushID: 7))?.id == 7)
+        #expect(try await store.push(apnsID: ids.apnsID(pushID: 1))?.id == 6)
+        #expect(try await store.push(apnsID: provider)?.id == 5)
+        #expect(try await store.push(apnsID: provider.lowercased())?.id == 4)
+        #expect(try await store.push(apnsID: "not-a-uuid")?.id == 3)
         // Push 2's id in another receiver's id, and an id no push has.
-        #expect(try store.push(apnsID: APNsIDGenerator(key: 10).apnsID(pushID: 2)) == nil)
-        #expect(try store.push(apnsID: ids.apnsID(pushID: 8)) == nil)
+        #expect(try await store.push(apnsID: APNsIDGenerator(key: 10).apnsID(pushID: 2)) == nil)
+        #expect(try await store.push(apnsID: ids.apnsID(pushID: 8)) == nil)
         // Only the pushes whose apns-id does not carry their id are in the index.
         let keyed = try await DatabaseQueue(path: path).read { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM pushes WHERE apns_key IS NOT NULL ORDER BY id")
@@ -278,7 +280,7 @@ import Testing
     @Test func pendingPushesComeBackForTheSlots() async throws {
         let store = try PushStore.open(.memory)
         try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, fate: .expired)), .insertPush(Self.push(3, token: "bb"))])
-        #expect(try store.pendingPushes().map(\.id) == [1, 3])
+        #expect(try await store.pendingPushes().map(\.id) == [1, 3])
     }
 
     @Test func concurrentWritesAreGroupCommitted() async throws {
@@ -291,7 +293,7 @@ import Testing
             }
             try await group.waitForAll()
         }
-        #expect(try store.pushes(limit: 5_000).count == 2_000)
+        #expect(try await store.pushes(limit: 5_000).count == 2_000)
         // Many writes share a commit.
         #expect(store.commitCount < 2_000)
         #expect(store.commitCount >= 1)
@@ -323,7 +325,7 @@ import Testing
         try await committed.wait(for: 5)
         #expect(committed.value == 5)
         #expect(store.commitCount == before + 1)
-        #expect(try store.pushes(limit: 10).count == 6)
+        #expect(try await store.pushes(limit: 10).count == 6)
     }
 
     @Test func aHoldKeepsNoMoreThanItsLimitOfWrites() async throws {
@@ -382,7 +384,7 @@ import Testing
         try await store.write([.insertPush(Self.push(1))])
         await #expect(throws: (any Error).self) { try await store.write([.insertPush(Self.push(1))]) }  // duplicate id
         try await store.write([.insertPush(Self.push(2))])
-        #expect(try store.pushes().map(\.id) == [2, 1])
+        #expect(try await store.pushes().map(\.id) == [2, 1])
     }
 
     /// The writer inserts a run of pushes in one statement (up to `rowsPerInsert` rows): every
@@ -414,7 +416,7 @@ import Testing
             }
         }
         try await store.write(changes)
-        let read = try store.pushes(limit: 100)
+        let read = try await store.pushes(limit: 100)
         #expect(read.map(\.id) == Array((1...40 as ClosedRange<UInt64>).reversed()))
         for push in read {
             #expect(push == expected[push.id], "push \(push.id)")
@@ -430,7 +432,7 @@ import Testing
             try await store.write((1...10 as ClosedRange<UInt64>).map { .insertPush(Self.push($0)) })
         }
         try await store.write([.insertPush(Self.push(11))])
-        #expect(try store.pushes().map(\.id) == [11, 5])
+        #expect(try await store.pushes().map(\.id) == [11, 5])
     }
 
     @Test func anUnopenableFileIsNamed() {
@@ -463,15 +465,15 @@ import Testing
             ])
         }
         let store = try PushStore.open(.file(path))
-        #expect(try store.coalescedAPNsIDs(wakeID: 1) == [Self.push(1).apnsID])
-        #expect(try store.wake(id: 1)?.apnsID == Self.push(2).apnsID)
-        #expect(try store.wake(id: 1)?.result == .newData)
-        #expect(try store.unfinishedWakes().map(\.id) == [2])
-        let last = try #require(try store.lastWakes().first)
+        #expect(try await store.coalescedAPNsIDs(wakeID: 1) == [Self.push(1).apnsID])
+        #expect(try await store.wake(id: 1)?.apnsID == Self.push(2).apnsID)
+        #expect(try await store.wake(id: 1)?.result == .newData)
+        #expect(try await store.unfinishedWakes().map(\.id) == [2])
+        let last = try #require(try await store.lastWakes().first)
         #expect(last.deviceToken == "aa" && last.startedAt == 905_000 && last.generation == 1)
-        #expect(try store.push(apnsID: Self.push(4).apnsID)?.fate == .rejected(.badDeviceToken))
-        #expect(try store.deviceRecords()["bb"]?.unregisteredAt == 7_000)
-        #expect(try store.latestDeviceTime() == 2_000_000)
+        #expect(try await store.push(apnsID: Self.push(4).apnsID)?.fate == .rejected(.badDeviceToken))
+        #expect(try await store.deviceRecords()["bb"]?.unregisteredAt == 7_000)
+        #expect(try await store.latestDeviceTime() == 2_000_000)
     }
 }
 
@@ -488,34 +490,34 @@ import Testing
             .setCoalescedByAPNs(push: 1),
         ])
         let replaced = PushStoreTests.push(1).apnsID
-        #expect(try store.push(apnsID: replaced)?.fate == .coalesced)
-        #expect(try store.push(apnsID: replaced)?.fate.wakeID == nil)
-        #expect(try store.push(apnsID: replaced)?.fate.coalescedByAPNs == true)
-        #expect(try store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate == .pending)
-        #expect(try store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate.waitReason == PushStoreTests.held)
+        #expect(try await store.push(apnsID: replaced)?.fate == .coalesced)
+        #expect(try await store.push(apnsID: replaced)?.fate.wakeID == nil)
+        #expect(try await store.push(apnsID: replaced)?.fate.coalescedByAPNs == true)
+        #expect(try await store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate == .pending)
+        #expect(try await store.push(apnsID: PushStoreTests.push(3).apnsID)?.fate.waitReason == PushStoreTests.held)
         // A page of the newest push alone, and one that holds both: each with its reason.
-        #expect(try store.pushes(deviceToken: "aa", limit: 1).map(\.fate) == [.pending])
-        #expect(try store.pushes(deviceToken: "aa", limit: 1).map(\.fate.waitReason) == [PushStoreTests.held])
-        #expect(try store.pushes(deviceToken: "aa").map(\.fate) == [.pending, .coalesced])
-        #expect(try store.pushes(deviceToken: "aa").map(\.fate.coalescedByAPNs) == [false, true])
-        #expect(try store.pushes().map(\.id) == [4, 3, 2, 1])
-        #expect(try store.pushes().last?.fate == .coalesced)
-        #expect(try store.pushes().last?.fate.wakeID == nil)
-        #expect(try store.pushes().last?.fate.coalescedByAPNs == true)
-        #expect(try store.counts().pushes == ["pending": 3, "coalescedWaiting": 1])
+        #expect(try await store.pushes(deviceToken: "aa", limit: 1).map(\.fate) == [.pending])
+        #expect(try await store.pushes(deviceToken: "aa", limit: 1).map(\.fate.waitReason) == [PushStoreTests.held])
+        #expect(try await store.pushes(deviceToken: "aa").map(\.fate) == [.pending, .coalesced])
+        #expect(try await store.pushes(deviceToken: "aa").map(\.fate.coalescedByAPNs) == [false, true])
+        #expect(try await store.pushes().map(\.id) == [4, 3, 2, 1])
+        #expect(try await store.pushes().last?.fate == .coalesced)
+        #expect(try await store.pushes().last?.fate.wakeID == nil)
+        #expect(try await store.pushes().last?.fate.coalescedByAPNs == true)
+        #expect(try await store.counts().pushes == ["pending": 3, "coalescedWaiting": 1])
         // An export reads each row once, a page at a time, and says the same.
         for size in [1, 2, 10] {
             var export = PushExport(store, query: PushQuery())
             var read: [PushRecord] = []
-            while let page = try export.next(pageSize: size) { read += page }
+            while let page = try await export.next(pageSize: size) { read += page }
             #expect(read.map(\.id) == [4, 3, 2, 1] && read.map(\.fate) == [.pending, .pending, .pending, .coalesced], "pages of \(size)")
             var coalesced = PushExport(store, query: PushQuery(fate: .coalesced))
             var found: [PushRecord] = []
-            while let page = try coalesced.next(pageSize: size) { found += page }
+            while let page = try await coalesced.next(pageSize: size) { found += page }
             #expect(found.map(\.id) == [1])
             var pending = PushExport(store, query: PushQuery(deviceToken: "aa", fate: .pending))
             found = []
-            while let page = try pending.next(pageSize: size) { found += page }
+            while let page = try await pending.next(pageSize: size) { found += page }
             #expect(found.map(\.id) == [3])
         }
         // Once its generation closes, the row itself says so.
@@ -527,11 +529,11 @@ import Testing
             .setFate(push: 3, fate: .delivered(by: 9), generation: nil),
             .closeGeneration(head: 3, fate: .delivered(by: 9)),
         ])
-        #expect(try store.push(apnsID: replaced)?.fate == .coalesced)
-        #expect(try store.push(apnsID: replaced)?.fate.wakeID == 9)
-        #expect(try store.push(apnsID: replaced)?.fate.coalescedByAPNs == true)
-        #expect(try store.counts().pushes == ["pending": 2, "delivered": 1, "coalesced": 1])
-        #expect(try store.coalescedAPNsIDs(wakeID: 9) == [replaced])
+        #expect(try await store.push(apnsID: replaced)?.fate == .coalesced)
+        #expect(try await store.push(apnsID: replaced)?.fate.wakeID == 9)
+        #expect(try await store.push(apnsID: replaced)?.fate.coalescedByAPNs == true)
+        #expect(try await store.counts().pushes == ["pending": 2, "delivered": 1, "coalesced": 1])
+        #expect(try await store.coalescedAPNsIDs(wakeID: 9) == [replaced])
     }
 }
 
@@ -541,10 +543,10 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let store = try PushStore.open(.file(path))
         try await store.write([.insertPush(PushStoreTests.push(1)), .setFate(push: 1, fate: .expired, generation: nil)])
-        _ = try store.push(apnsID: PushStoreTests.push(1).apnsID)
+        _ = try await store.push(apnsID: PushStoreTests.push(1).apnsID)
         try store.close()
         await #expect(throws: PushStoreError.closed) { try await store.write([.insertPush(PushStoreTests.push(2))]) }
         let again = try PushStore.open(.file(path))
-        #expect(try again.push(apnsID: PushStoreTests.push(1).apnsID)?.fate == .expired)
+        #expect(try await again.push(apnsID: PushStoreTests.push(1).apnsID)?.fate == .expired)
     }
 }

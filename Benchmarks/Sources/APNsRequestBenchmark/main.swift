@@ -30,7 +30,7 @@ func row(_ name: String, _ nanoseconds: Double, reference: Double, referenceName
 let jwt = try DevProviderToken.make()
 let authKey = AuthKeySpec.development(certificatesDirectory: DevCertificates.directory)
 let headers = SamplePush.headers(jwt: jwt)
-let endpoint = try APNsRequestDriver(authKey: authKey, headers: headers, body: SamplePush.payload, sink: .discard)
+let endpoint = try await APNsRequestDriver(authKey: authKey, headers: headers, body: SamplePush.payload, sink: .discard)
 func push() { endpoint.push(path: SamplePush.path) }
 push()
 precondition(endpoint.acceptedCount == 1, "the benchmark push was not accepted")
@@ -56,7 +56,7 @@ row("uncached token: parse + ES256 verify of r||s", uncached, reference: bareVer
 // not timed here), over 20,000 device tokens.
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-bench-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: directory) }
-let device = try APNsRequestDriver(
+let device = try await APNsRequestDriver(
     authKey: authKey, headers: headers, body: SamplePush.payload, sink: .device(storePath: directory.appendingPathComponent("store.sqlite").path))
 let devicePaths = (0..<20_000).map { "/3/device/" + String(repeating: String(format: "%08x", $0), count: 8) }
 var nextPath = 0

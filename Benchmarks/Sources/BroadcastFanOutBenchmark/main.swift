@@ -99,7 +99,7 @@ try await Receiver.withTesting({ configuration in
 
     // Every activity shows it: sample the first, last and a middle device.
     for index in [0, activities / 2, activities - 1] {
-        let shown = try receiver.device.activities(device: device(index / perDevice), bundleID: bundleID)
+        let shown = try await receiver.device.activities(device: device(index / perDevice), bundleID: bundleID)
         precondition(shown.allSatisfy { $0.contentState.contains("\"home\":1") }, "device \(index / perDevice) does not show the update")
     }
     print("broadcast to \(activities) activities: \(wall) from request to answer, \(String(format: "%.2f", cpu)) s CPU")

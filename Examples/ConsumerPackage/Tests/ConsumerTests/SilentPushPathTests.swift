@@ -11,12 +11,12 @@ import Testing
         try await client.push(apnsID: "00000000-0000-4000-8000-000000000002")
         await receiver.settle()
 
-        #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000001") == .delivered)
-        #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
+        #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000001") == .delivered)
+        #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .pending)
 
         try await receiver.advanceClock(by: .seconds(15 * 60))
         await receiver.settle()
-        #expect(try receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .delivered)
-        #expect(try receiver.wakes().map(\.result) == [.newData, .newData])
+        #expect(try await receiver.fate(of: "00000000-0000-4000-8000-000000000002") == .delivered)
+        #expect(try await receiver.wakes().map(\.result) == [.newData, .newData])
     }
 }
