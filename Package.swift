@@ -173,7 +173,8 @@ let package = Package(
 
         .testTarget(name: "SilentPushCoreTests", dependencies: ["SilentPushCore"]),
         .testTarget(
-            name: "SilentPushStoreTests", dependencies: ["SilentPushStore", "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift")]),
+            name: "SilentPushStoreTests",
+            dependencies: ["SilentPushStore", "SilentPushCore", "SilentPushTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SilentPushSenderTests",
             dependencies: [

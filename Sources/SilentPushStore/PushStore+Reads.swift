@@ -12,7 +12,7 @@ extension PushStore {
                 db,
                 """
                 SELECT * FROM (SELECT * FROM push_fates WHERE id = ?1 AND apns_id = ?3
-                    UNION ALL SELECT * FROM push_fates WHERE apns_key = ?2 AND apns_id = ?3)
+                    UNION ALL SELECT * FROM push_fates WHERE apns_key = ?2 AND apns_id = ?3) AS matches
                 ORDER BY id DESC LIMIT 1
                 """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]
             ).first
@@ -35,9 +35,9 @@ extension PushStore {
             try Self.readPushes(
                 db,
                 """
-                SELECT * FROM push_fates WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                SELECT * FROM push_fates WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
                 ORDER BY id DESC LIMIT ?3
-                """, arguments: [deviceToken, topic, limit])
+                """, arguments: [deviceToken, topic, max(0, limit)])
         }
     }
 
@@ -47,14 +47,14 @@ extension PushStore {
             try Self.readPushes(
                 db,
                 """
-                SELECT * FROM push_fates WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
-                    AND (?3 IS NULL OR received_at >= ?3) AND (?4 IS NULL OR received_at < ?4) AND (?5 IS NULL OR id < ?5)
-                    AND (?6 IS NULL OR fate = ?6)
+                SELECT * FROM push_fates WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+                    AND (CAST(?3 AS BIGINT) IS NULL OR received_at >= ?3) AND (CAST(?4 AS BIGINT) IS NULL OR received_at < ?4) AND (CAST(?5 AS BIGINT) IS NULL OR id < ?5)
+                    AND (CAST(?6 AS TEXT) IS NULL OR fate = ?6)
                 ORDER BY id DESC LIMIT ?7
                 """,
                 arguments: [
                     query.deviceToken, query.topic, query.from, query.until,
-                    query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, query.fate?.rawValue, query.limit,
+                    query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, query.fate?.rawValue, max(0, query.limit),
                 ])
         }
     }
@@ -78,10 +78,10 @@ extension PushStore {
                 db,
                 sql: """
                     SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
-                    WHERE (?1 IS NULL OR wakes.device_token = ?1) AND (?2 IS NULL OR wakes.topic = ?2) AND (?3 IS NULL OR wakes.id < ?3)
-                        AND (?5 IS NULL OR wakes.kind = ?5)
+                    WHERE (CAST(?1 AS TEXT) IS NULL OR wakes.device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR wakes.topic = ?2) AND (CAST(?3 AS BIGINT) IS NULL OR wakes.id < ?3)
+                        AND (CAST(?5 AS TEXT) IS NULL OR wakes.kind = ?5)
                     ORDER BY wakes.id DESC LIMIT ?4
-                    """, arguments: [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, limit, kind?.rawValue]
+                    """, arguments: [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, max(0, limit), kind?.rawValue]
             ).map(Self.wake)
         }
     }
@@ -248,7 +248,7 @@ extension PushStore {
                 sql: """
                     SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
                         UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
-                        UNION ALL SELECT manual_now FROM clock)
+                        UNION ALL SELECT manual_now FROM clock) AS times
                     """)
         }
     }
@@ -269,9 +269,9 @@ extension PushStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM contents WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                    SELECT * FROM contents WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
                     ORDER BY fetched_at DESC LIMIT ?3
-                    """, arguments: [deviceToken, topic, limit]
+                    """, arguments: [deviceToken, topic, max(0, limit)]
             ).map(Self.content)
         }
     }
@@ -288,7 +288,7 @@ extension PushStore {
             var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
             // Each row's stored fate, read through the one mapping and counted under its name.
             let pushes = try Row.fetchCursor(
-                db, sql: "SELECT fate, wake_id, reason, COUNT(*) FROM push_fates GROUP BY fate, wake_id IS NULL, reason")
+                db, sql: "SELECT fate, MIN(wake_id), reason, COUNT(*) FROM push_fates GROUP BY fate, wake_id IS NULL, reason")
             while let row = try pushes.next() {
                 let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
                 counts.count(fate, times: row[3])

@@ -12,10 +12,10 @@ extension PushStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM task_requests WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
-                        AND (?3 = 0 OR state = 'pending')
+                    SELECT * FROM task_requests WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+                        AND (CAST(?3 AS BIGINT) = 0 OR state = 'pending')
                     ORDER BY id DESC LIMIT ?4
-                    """, arguments: [deviceToken, topic, pendingOnly, limit]
+                    """, arguments: [deviceToken, topic, pendingOnly ? 1 : 0, max(0, limit)]
             ).compactMap(Self.taskRequest)
         }
     }
@@ -40,9 +40,9 @@ extension PushStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM task_runs WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
+                    SELECT * FROM task_runs WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
                     ORDER BY id DESC LIMIT ?3
-                    """, arguments: [deviceToken, topic, limit]
+                    """, arguments: [deviceToken, topic, max(0, limit)]
             ).compactMap(Self.taskRun)
         }
     }

@@ -13,14 +13,14 @@ extension PushStore {
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM transfers WHERE (?1 IS NULL OR device_token = ?1) AND (?2 IS NULL OR topic = ?2)
-                        AND (?3 IS NULL OR session = ?3) AND (?4 IS NULL OR wake_id = ?4) AND (?5 IS NULL OR task_run_id = ?5)
-                        AND (?6 IS NULL OR relaunch_request = ?6)
+                    SELECT * FROM transfers WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+                        AND (CAST(?3 AS TEXT) IS NULL OR session = ?3) AND (CAST(?4 AS BIGINT) IS NULL OR wake_id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR task_run_id = ?5)
+                        AND (CAST(?6 AS BIGINT) IS NULL OR relaunch_request = ?6)
                     ORDER BY id DESC LIMIT ?7
                     """,
                 arguments: [
                     deviceToken, topic, session, wakeID.map(Int64.init(bitPattern:)), taskRunID.map(Int64.init(bitPattern:)),
-                    relaunchRequestID.map(Int64.init(bitPattern:)), limit,
+                    relaunchRequestID.map(Int64.init(bitPattern:)), max(0, limit),
                 ]
             ).compactMap(Self.transfer)
         }

@@ -215,7 +215,7 @@ final class StoreStatements: @unchecked Sendable {
                         SELECT pushes.replaced FROM pushes JOIN chain ON pushes.id = chain.id
                         WHERE pushes.replaced IS NOT NULL AND pushes.fate IN (?5, ?6) AND pushes.wake_id IS NULL)
                     UPDATE pushes SET fate = ?1, wake_id = ?2, reason = ?3
-                    WHERE id IN chain AND fate IN (?5, ?6) AND wake_id IS NULL
+                    WHERE id IN (SELECT id FROM chain) AND fate IN (?5, ?6) AND wake_id IS NULL
                     """
             ).execute(arguments: [
                 stored.kind.rawValue, stored.wakeID, stored.reason, Int64(bitPattern: head), PushFate.Kind.coalesced.rawValue,
@@ -359,7 +359,7 @@ final class StoreStatements: @unchecked Sendable {
         case .setManualClock(let at):
             try db.cachedStatement(
                 sql:
-                    "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = MAX(manual_now, excluded.manual_now)"
+                    "INSERT INTO clock (id, manual_now) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET manual_now = CASE WHEN clock.manual_now > excluded.manual_now THEN clock.manual_now ELSE excluded.manual_now END"
             )
             .execute(arguments: [at])
         case .setUnregistered(let token, let at):
