@@ -1,4 +1,3 @@
-import GRDB
 import SilentPushCore
 
 /// Every push a ``PushQuery`` matches (its `limit` aside), newest first, a page at a time,

@@ -1,60 +1,52 @@
-import GRDB
 import SilentPushCore
 
 extension PushStore {
     /// The Live Activities of an app on a device, oldest first; every one when both are nil;
     /// with `limit`, the newest `limit` of them. A row this version cannot read is skipped.
     public func activities(deviceToken: String? = nil, bundleID: String? = nil, limit: Int? = nil) async throws -> [LiveActivity] {
-        try await database.read { db in
-            var sql = "SELECT * FROM activities"
-            var conditions: [String] = []
-            var arguments: StatementArguments = []
-            if let deviceToken {
-                conditions.append("device_token = ?")
-                arguments += [deviceToken]
-            }
-            if let bundleID {
-                conditions.append("bundle_id = ?")
-                arguments += [bundleID]
-            }
-            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            guard let limit else {
-                sql += " ORDER BY started_at, id"
-                return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.activity)
-            }
-            sql += " ORDER BY started_at DESC, id DESC LIMIT ?"
-            arguments += [max(0, limit)]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.activity).reversed()
+        var sql = "SELECT * FROM activities"
+        var conditions: [String] = []
+        var arguments: [any StoreValueConvertible] = []
+        if let deviceToken {
+            conditions.append("device_token = ?")
+            arguments.append(deviceToken)
         }
+        if let bundleID {
+            conditions.append("bundle_id = ?")
+            arguments.append(bundleID)
+        }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        guard let limit else {
+            sql += " ORDER BY started_at, id"
+            return try await reader.rows(sql, arguments).compactMap(Self.activity)
+        }
+        sql += " ORDER BY started_at DESC, id DESC LIMIT ?"
+        arguments.append(max(0, limit))
+        return try await reader.rows(sql, arguments).compactMap(Self.activity).reversed()
     }
 
     /// Every decision about activity `id`'s updates, oldest first.
     public func activityUpdates(activityID id: String) async throws -> [LiveActivityUpdate] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", arguments: [id]).compactMap(Self.update)
-        }
+        try await reader.rows("SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", [id]).compactMap(Self.update)
     }
 
     /// Every decision about the updates of each activity in `ids`, oldest first, by activity.
     public func activityUpdates(activityIDs ids: [String]) async throws -> [String: [LiveActivityUpdate]] {
         guard !ids.isEmpty else { return [:] }
-        return try await database.read { db in
-            var updates: [String: [LiveActivityUpdate]] = [:]
-            // In chunks, under SQLite's limit on bound values.
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM activity_updates WHERE activity_id IN (\(marks)) ORDER BY seq", arguments: StatementArguments(chunk))
-                for update in rows.compactMap(Self.update) {
-                    if let id = update.activityID { updates[id, default: []].append(update) }
-                }
+        var updates: [String: [LiveActivityUpdate]] = [:]
+        // In chunks, under SQLite's limit on bound values.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(start + 500, ids.count)])
+            let marks = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            let rows = try await reader.rows("SELECT * FROM activity_updates WHERE activity_id IN (\(marks)) ORDER BY seq", chunk)
+            for update in rows.compactMap(Self.update) {
+                if let id = update.activityID { updates[id, default: []].append(update) }
             }
-            return updates
         }
+        return updates
     }
 
-    static func activity(_ row: Row) -> LiveActivity? {
+    static func activity(_ row: StoreRow) -> LiveActivity? {
         let subscription: LiveActivity.Subscription
         if let token: String = row["push_token"] {
             subscription = .token(token)
@@ -87,7 +79,7 @@ extension PushStore {
             staleDate: instant("stale_date"), relevanceScore: row["relevance_score"], timestamp: instant("timestamp"), startedAt: startedAt)
     }
 
-    static func update(_ row: Row) -> LiveActivityUpdate? {
+    static func update(_ row: StoreRow) -> LiveActivityUpdate? {
         let outcome: LiveActivityUpdate.Outcome
         switch row["outcome"] as String? {
         case "applied": outcome = .applied

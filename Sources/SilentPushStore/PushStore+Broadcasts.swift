@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SilentPushCore
 
 extension PushStore {
@@ -8,29 +7,27 @@ extension PushStore {
     public func broadcasts(
         bundleID: String?, environment: APNsEnvironment, channelID: ChannelID? = nil, limit: Int = 100
     ) async throws -> [BroadcastRecord] {
-        try await database.read { db in
-            var sql = "SELECT * FROM broadcasts WHERE environment = ?"
-            var arguments: StatementArguments = [environment.rawValue]
-            if let bundleID {
-                sql += " AND bundle_id = ?"
-                arguments += [bundleID]
-            }
-            if let channelID {
-                sql += " AND channel_id = ?"
-                arguments += [channelID.text]
-            }
-            sql += " ORDER BY id DESC LIMIT ?"
-            arguments += [max(0, limit)]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).compactMap(Self.broadcast)
+        var sql = "SELECT * FROM broadcasts WHERE environment = ?"
+        var arguments: [any StoreValueConvertible] = [environment.rawValue]
+        if let bundleID {
+            sql += " AND bundle_id = ?"
+            arguments.append(bundleID)
         }
+        if let channelID {
+            sql += " AND channel_id = ?"
+            arguments.append(channelID.text)
+        }
+        sql += " ORDER BY id DESC LIMIT ?"
+        arguments.append(max(0, limit))
+        return try await reader.rows(sql, arguments).compactMap(Self.broadcast)
     }
 
     /// The largest broadcast id stored, so a restarted receiver numbers on from there.
     public func lastBroadcastID() async throws -> UInt64 {
-        try await database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM broadcasts") ?? 0) }
+        UInt64(bitPattern: try await reader.rows("SELECT MAX(id) FROM broadcasts").first?[0] ?? 0)
     }
 
-    static func broadcast(_ row: Row) -> BroadcastRecord? {
+    static func broadcast(_ row: StoreRow) -> BroadcastRecord? {
         guard let environment = APNsEnvironment(rawValue: row["environment"]), let channelID = ChannelID(header: row["channel_id"]),
             let priority = APNsPriority(rawValue: row["priority"])
         else { return nil }

@@ -1,22 +1,18 @@
 import Foundation
-import GRDB
 import SilentPushCore
 
 extension PushStore {
     /// The push with this `apns-id` (the latest, when a provider reused one).
     public func push(apnsID: String) async throws -> PushRecord? {
         let key = Self.apnsKey(apnsID)
-        return try await database.read { db in
-            // By the id the apns-id carries, or by its key; the latest when both match.
-            try Self.readPushes(
-                db,
-                """
+        // By the id the apns-id carries, or by its key; the latest when both match.
+        return try await reader.rows(
+            """
                 SELECT * FROM (SELECT * FROM push_fates WHERE id = ?1 AND apns_id = ?3
                     UNION ALL SELECT * FROM push_fates WHERE apns_key = ?2 AND apns_id = ?3) AS matches
                 ORDER BY id DESC LIMIT 1
-                """, arguments: [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]
-            ).first
-        }
+            """, [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]
+        ).first.map(Self.push)
     }
 
     /// The push APNs answered with this `apns-unique-id` (development environment), found by
@@ -24,79 +20,67 @@ extension PushStore {
     public func push(uniqueID: String) async throws -> PushRecord? {
         let text = uniqueID.lowercased()
         guard let pushID = Self.apnsKey(text).pushID else { return nil }
-        let record = try await database.read { db in try Self.push(id: pushID, db) }
+        let record = try await push(id: pushID)
         guard let record, APNsIDGenerator.uniqueID(apnsID: record.apnsID, pushID: record.id) == text else { return nil }
         return record
     }
 
     /// Pushes, newest first, for a device and/or topic.
     public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [PushRecord] {
-        try await database.read { db in
-            try Self.readPushes(
-                db,
-                """
+        try await reader.rows(
+            """
                 SELECT * FROM push_fates WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
                 ORDER BY id DESC LIMIT ?3
-                """, arguments: [deviceToken, topic, max(0, limit)])
-        }
+            """, [deviceToken, topic, max(0, limit)]
+        ).map(Self.push)
     }
 
     /// The pushes `query` asks for, newest first.
     public func pushes(_ query: PushQuery) async throws -> [PushRecord] {
-        try await database.read { db in
-            try Self.readPushes(
-                db,
-                """
+        try await reader.rows(
+            """
                 SELECT * FROM push_fates WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
                     AND (CAST(?3 AS BIGINT) IS NULL OR received_at >= ?3) AND (CAST(?4 AS BIGINT) IS NULL OR received_at < ?4) AND (CAST(?5 AS BIGINT) IS NULL OR id < ?5)
                     AND (CAST(?6 AS TEXT) IS NULL OR fate = ?6)
                 ORDER BY id DESC LIMIT ?7
-                """,
-                arguments: [
-                    query.deviceToken, query.topic, query.from, query.until,
-                    query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, query.fate?.rawValue, max(0, query.limit),
-                ])
-        }
+            """,
+            [
+                query.deviceToken, query.topic, query.from, query.until,
+                query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, query.fate?.rawValue, max(0, query.limit),
+            ]
+        ).map(Self.push)
     }
 
     /// Pushes still `pending`: what a restarted receiver puts back in the slots, one per app.
     /// Reads the whole table (once, at start-up: an index on the fate would cost every push
     /// two writes).
     public func pendingPushes() async throws -> [PushRecord] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM push_fates WHERE fate = ? ORDER BY id", arguments: [PushFate.Kind.pending.rawValue]).map(
-                Self.push)
-        }
+        try await reader.rows("SELECT * FROM push_fates WHERE fate = ? ORDER BY id", [PushFate.Kind.pending.rawValue]).map(Self.push)
     }
 
     /// Wakes, newest first, for a device and/or topic, of one kind or all.
     public func wakes(
         deviceToken: String? = nil, topic: String? = nil, kind: WakeKind? = nil, before: UInt64? = nil, limit: Int = 100
     ) async throws -> [WakeRecord] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
-                    WHERE (CAST(?1 AS TEXT) IS NULL OR wakes.device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR wakes.topic = ?2) AND (CAST(?3 AS BIGINT) IS NULL OR wakes.id < ?3)
-                        AND (CAST(?5 AS TEXT) IS NULL OR wakes.kind = ?5)
-                    ORDER BY wakes.id DESC LIMIT ?4
-                    """, arguments: [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, max(0, limit), kind?.rawValue]
-            ).map(Self.wake)
-        }
+        try await reader.rows(
+            """
+                SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
+                WHERE (CAST(?1 AS TEXT) IS NULL OR wakes.device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR wakes.topic = ?2) AND (CAST(?3 AS BIGINT) IS NULL OR wakes.id < ?3)
+                    AND (CAST(?5 AS TEXT) IS NULL OR wakes.kind = ?5)
+                ORDER BY wakes.id DESC LIMIT ?4
+            """, [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, max(0, limit), kind?.rawValue]
+        ).map(Self.wake)
     }
 
     /// The wake with this id.
     public func wake(id: UInt64) async throws -> WakeRecord? {
-        try await database.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?",
-                arguments: [Int64(bitPattern: id)]
-            ).map(Self.wake)
-        }
+        try await reader.rows(
+            "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?",
+            [Int64(bitPattern: id)]
+        ).first.map(Self.wake)
     }
 
-    private static func wake(_ row: Row) -> WakeRecord {
+    private static func wake(_ row: StoreRow) -> WakeRecord {
         WakeRecord(
             id: UInt64(bitPattern: row["id"]), deviceToken: row["device_token"], topic: row["topic"],
             pushID: UInt64(bitPattern: row["push_id"]), generation: UInt32(truncatingIfNeeded: row["generation"] as Int64),
@@ -120,40 +104,36 @@ extension PushStore {
 
     /// Every device whose state was set, with when its token was unregistered (ms), if it is.
     public func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
-        try await database.read { db in
-            var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM devices") {
-                let state = DeviceState(
-                    forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
-                    lowPowerMode: row["low_power_mode"], dailyBudget: Self.budget(row["daily_budget"]),
-                    batteryLevel: Int(clamping: min(max(row["battery_level"] as Int64, 0), 100)), charging: row["charging"],
-                    thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"],
-                    network: DeviceState.Network(rawValue: row["network"]) ?? .online, idle: row["idle"],
-                    networkType: DeviceState.NetworkType(rawValue: row["network_type"]) ?? .wifi)
-                devices[row["device_token"]] = (state, row["unregistered_at"])
-            }
-            return devices
+        var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]
+        for row in try await reader.rows("SELECT * FROM devices") {
+            let state = DeviceState(
+                forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
+                lowPowerMode: row["low_power_mode"], dailyBudget: Self.budget(row["daily_budget"]),
+                batteryLevel: Int(clamping: min(max(row["battery_level"] as Int64, 0), 100)), charging: row["charging"],
+                thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"],
+                network: DeviceState.Network(rawValue: row["network"]) ?? .online, idle: row["idle"],
+                networkType: DeviceState.NetworkType(rawValue: row["network_type"]) ?? .wifi)
+            devices[row["device_token"]] = (state, row["unregistered_at"])
         }
+        return devices
     }
 
     /// Every broadcast channel, in every environment; a row this version cannot read (an
     /// unknown environment or policy) is skipped.
     public func channels() async throws -> [BroadcastChannel] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM channels ORDER BY created_at, id").compactMap { row -> BroadcastChannel? in
-                guard let environment = APNsEnvironment(rawValue: row["environment"]),
-                    let policy = MessageStoragePolicy(rawValue: row["storage_policy"]), let id = ChannelID(header: row["id"])
-                else { return nil }
-                return BroadcastChannel(
-                    id: id, bundleID: row["bundle_id"], environment: environment, configuration: ChannelConfiguration(storagePolicy: policy),
-                    createdAt: row["created_at"])
-            }
+        try await reader.rows("SELECT * FROM channels ORDER BY created_at, id").compactMap { row -> BroadcastChannel? in
+            guard let environment = APNsEnvironment(rawValue: row["environment"]),
+                let policy = MessageStoragePolicy(rawValue: row["storage_policy"]), let id = ChannelID(header: row["id"])
+            else { return nil }
+            return BroadcastChannel(
+                id: id, bundleID: row["bundle_id"], environment: environment, configuration: ChannelConfiguration(storagePolicy: policy),
+                createdAt: row["created_at"])
         }
     }
 
     /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
     public func coalescedAPNsIDs(wakeID: UInt64) async throws -> [String] {
-        try await database.read { db in try Self.coalescedAPNsIDs(wakeID: wakeID, db) }
+        try await reader.rows(Self.coalesced(into: wakeID), cached: true).map { $0["apns_id"] }
     }
 
     /// The apns-ids coalesced into each of `wakeIDs`, oldest first, in one query (a page of
@@ -162,121 +142,100 @@ extension PushStore {
         guard !wakeIDs.isEmpty else { return [:] }
         // Whole numbers only: the list is safe to write into the statement.
         let list = wakeIDs.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
-        return try await database.read { db in
-            var coalesced: [UInt64: [String]] = [:]
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id",
-                arguments: [PushFate.Kind.coalesced.rawValue])
-            while let row = try rows.next() {
-                coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
-            }
-            return coalesced
+        var coalesced: [UInt64: [String]] = [:]
+        let rows = try await reader.rows(
+            "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id", [PushFate.Kind.coalesced.rawValue])
+        for row in rows {
+            coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
         }
+        return coalesced
     }
 
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the
     /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
     public func delivery(push id: UInt64, wakeID: UInt64) async throws -> (push: PushRecord, coalesced: [String])? {
-        try await database.read { db in
-            guard let push = try Self.push(id: id, db) else { return nil }
-            return (push, try Self.coalescedAPNsIDs(wakeID: wakeID, db))
-        }
+        let read = try await reader.snapshot([Self.push(id: id), Self.coalesced(into: wakeID)])
+        guard let push = read.first?.first.map(Self.push) else { return nil }
+        return (push, read.last?.map { $0["apns_id"] } ?? [])
     }
 
-    // Cached statements: prepared once per reader connection.
-    private static func push(id: UInt64, _ db: Database) throws -> PushRecord? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM push_fates WHERE id = ?"), arguments: [Int64(bitPattern: id)]).map(Self.push)
+    private func push(id: UInt64) async throws -> PushRecord? {
+        try await reader.rows(Self.push(id: id), cached: true).first.map(Self.push)
     }
 
-    private static func coalescedAPNsIDs(wakeID: UInt64, _ db: Database) throws -> [String] {
-        try String.fetchAll(
-            db.cachedStatement(sql: "SELECT apns_id FROM push_fates WHERE wake_id = ? AND fate = ? ORDER BY id"),
-            arguments: [Int64(bitPattern: wakeID), PushFate.Kind.coalesced.rawValue])
+    // Run by every wake that waited for a fetch slot: prepared once per reader connection.
+    private static func push(id: UInt64) -> StoreStatement {
+        StoreStatement("SELECT * FROM push_fates WHERE id = ?", [Int64(bitPattern: id)])
+    }
+
+    private static func coalesced(into wakeID: UInt64) -> StoreStatement {
+        StoreStatement(
+            "SELECT apns_id FROM push_fates WHERE wake_id = ? AND fate = ? ORDER BY id",
+            [Int64(bitPattern: wakeID), PushFate.Kind.coalesced.rawValue])
     }
 
     /// When the user last opened each app whose usage was set (device-clock ms).
     public func appUsage() async throws -> [(deviceToken: String, topic: String, lastOpenedAt: Int64)] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT device_token, topic, last_opened_at FROM apps WHERE last_opened_at IS NOT NULL").map {
-                ($0["device_token"], $0["topic"], $0["last_opened_at"])
-            }
+        try await reader.rows("SELECT device_token, topic, last_opened_at FROM apps WHERE last_opened_at IS NOT NULL").map {
+            ($0["device_token"], $0["topic"], $0["last_opened_at"])
         }
     }
 
     /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
     /// closed, so a restarted receiver keeps the minimum interval and numbers on.
     public func lastWakes() async throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
-                    FROM wakes WHERE kind = ? GROUP BY device_token, topic
-                    """, arguments: [WakeKind.fetch.rawValue]
-            ).map { row in
-                (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
-            }
+        try await reader.rows(
+            """
+            SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
+            FROM wakes WHERE kind = ? GROUP BY device_token, topic
+            """, [WakeKind.fetch.rawValue]
+        ).map { row in
+            (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
         }
     }
 
     /// Wakes with no result: they were running when the receiver stopped.
     public func unfinishedWakes() async throws -> [WakeRecord] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", arguments: [WakeKind.fetch.rawValue])
-                .map(Self.wake)
-        }
+        try await reader.rows("SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", [WakeKind.fetch.rawValue]).map(Self.wake)
     }
 
     /// Widget and control reloads started after `since` (ms), oldest first: what a restarted
     /// receiver counts against each extension's daily budget.
     public func reloads(since: Int64) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                // Spelled as the partial index `wakes_reloads` is, so that it serves.
-                sql: "SELECT device_token, topic, started_at FROM wakes WHERE kind != '\(WakeKind.fetch.rawValue)' AND started_at > ? ORDER BY id",
-                arguments: [since]
-            ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
-        }
+        try await reader.rows(
+            // Spelled as the partial index `wakes_reloads` is, so that it serves.
+            "SELECT device_token, topic, started_at FROM wakes WHERE kind != '\(WakeKind.fetch.rawValue)' AND started_at > ? ORDER BY id", [since]
+        ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
     }
 
     /// The latest device-clock time recorded (ms), so a manual clock restarts no earlier.
     public func latestDeviceTime() async throws -> Int64? {
-        try await database.read { db in
-            try Int64.fetchOne(
-                db,
-                sql: """
-                    SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
-                        UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
-                        UNION ALL SELECT manual_now FROM clock) AS times
-                    """)
-        }
+        try await reader.rows(
+            """
+            SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
+                UNION ALL SELECT MAX(started_at) FROM wakes UNION ALL SELECT MAX(finished_at) FROM wakes
+                UNION ALL SELECT manual_now FROM clock) AS times
+            """
+        ).first?[0]
     }
 
     /// The latest content for `deviceToken`, `topic` and `url`.
     public func content(deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
-        try await database.read { db in
-            try Row.fetchOne(
-                db, sql: "SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?",
-                arguments: [deviceToken, topic, url]
-            ).map(Self.content)
-        }
+        try await reader.rows("SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?", [deviceToken, topic, url]).first.map(
+            Self.content)
     }
 
     /// The latest contents, most recently fetched first, for a device and/or topic.
     public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [ContentRecord] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM contents WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
-                    ORDER BY fetched_at DESC LIMIT ?3
-                    """, arguments: [deviceToken, topic, max(0, limit)]
-            ).map(Self.content)
-        }
+        try await reader.rows(
+            """
+            SELECT * FROM contents WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+            ORDER BY fetched_at DESC LIMIT ?3
+            """, [deviceToken, topic, max(0, limit)]
+        ).map(Self.content)
     }
 
-    private static func content(_ row: Row) -> ContentRecord {
+    private static func content(_ row: StoreRow) -> ContentRecord {
         ContentRecord(
             deviceToken: row["device_token"], topic: row["topic"], url: row["url"], etag: row["etag"],
             lastModified: row["last_modified"], contentType: row["content_type"], sha256: row["sha256"], size: row["size"],
@@ -284,36 +243,34 @@ extension PushStore {
     }
 
     public func counts() async throws -> StoreCounts {
-        try await database.read { db in
-            var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
-            // Each row's stored fate, read through the one mapping and counted under its name.
-            let pushes = try Row.fetchCursor(
-                db, sql: "SELECT fate, MIN(wake_id), reason, COUNT(*) FROM push_fates GROUP BY fate, wake_id IS NULL, reason")
-            while let row = try pushes.next() {
-                let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
-                counts.count(fate, times: row[3])
-            }
-            let wakes = try Row.fetchCursor(db, sql: "SELECT result, reason, kind, COUNT(*) FROM wakes GROUP BY kind, result, reason")
-            while let row = try wakes.next() {
-                counts.countWake(
-                    kind: (row[2] as String?).flatMap(WakeKind.init(rawValue:)) ?? .fetch,
-                    result: (row[0] as String?).flatMap { FetchResult(name: $0, reason: row[1]) }, times: row[3])
-            }
-            return counts
+        var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
+        let read = try await reader.snapshot([
+            StoreStatement("SELECT fate, MIN(wake_id), reason, COUNT(*) FROM push_fates GROUP BY fate, wake_id IS NULL, reason"),
+            StoreStatement("SELECT result, reason, kind, COUNT(*) FROM wakes GROUP BY kind, result, reason"),
+        ])
+        // Each row's stored fate, read through the one mapping and counted under its name.
+        for row in read[0] {
+            let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
+            counts.count(fate, times: row[3])
         }
+        for row in read[1] {
+            counts.countWake(
+                kind: (row[2] as String?).flatMap(WakeKind.init(rawValue:)) ?? .fetch,
+                result: (row[0] as String?).flatMap { FetchResult(name: $0, reason: row[1]) }, times: row[3])
+        }
+        return counts
     }
 
     /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
     public func lastIDs() async throws -> (push: UInt64, wake: UInt64) {
-        try await database.read { db in
-            let push = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM pushes") ?? 0
-            let wake = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM wakes") ?? 0
-            return (UInt64(bitPattern: push), UInt64(bitPattern: wake))
-        }
+        let read = try await reader.snapshot([StoreStatement("SELECT MAX(id) FROM pushes"), StoreStatement("SELECT MAX(id) FROM wakes")])
+        let push: Int64 = read[0].first?[0] ?? 0
+        let wake: Int64 = read[1].first?[0] ?? 0
+        return (UInt64(bitPattern: push), UInt64(bitPattern: wake))
     }
 
     /// A `push_fates` row as a record, with the fate the view reads.
-    static func push(_ row: Row) -> PushRecord {
+    static func push(_ row: StoreRow) -> PushRecord {
         let stored = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"])
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]
@@ -330,9 +287,5 @@ extension PushStore {
             warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [],
             fate: fate,
             generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
-    }
-
-    private static func readPushes(_ db: Database, _ sql: String, arguments: StatementArguments) throws -> [PushRecord] {
-        try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.push)
     }
 }

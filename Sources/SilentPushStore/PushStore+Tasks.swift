@@ -1,4 +1,3 @@
-import GRDB
 import SilentPushCore
 
 extension PushStore {
@@ -8,70 +7,55 @@ extension PushStore {
     ) async throws
         -> [TaskRequestRecord]
     {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM task_requests WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
-                        AND (CAST(?3 AS BIGINT) = 0 OR state = 'pending')
-                    ORDER BY id DESC LIMIT ?4
-                    """, arguments: [deviceToken, topic, pendingOnly ? 1 : 0, max(0, limit)]
-            ).compactMap(Self.taskRequest)
-        }
+        try await reader.rows(
+            """
+            SELECT * FROM task_requests WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+                AND (CAST(?3 AS BIGINT) = 0 OR state = 'pending')
+            ORDER BY id DESC LIMIT ?4
+            """, [deviceToken, topic, pendingOnly ? 1 : 0, max(0, limit)]
+        ).compactMap(Self.taskRequest)
     }
 
     /// The request with this id.
     public func taskRequest(id: UInt64) async throws -> TaskRequestRecord? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM task_requests WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.taskRequest)
-        }
+        try await reader.rows("SELECT * FROM task_requests WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.taskRequest)
     }
 
     /// Every pending request, oldest first: what a restarted receiver puts back.
     public func pendingTaskRequests() async throws -> [TaskRequestRecord] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM task_requests WHERE state = 'pending' ORDER BY id").compactMap(Self.taskRequest)
-        }
+        try await reader.rows("SELECT * FROM task_requests WHERE state = 'pending' ORDER BY id").compactMap(Self.taskRequest)
     }
 
     /// Task runs, newest first, for a device and/or topic.
     public func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM task_runs WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
-                    ORDER BY id DESC LIMIT ?3
-                    """, arguments: [deviceToken, topic, max(0, limit)]
-            ).compactMap(Self.taskRun)
-        }
+        try await reader.rows(
+            """
+            SELECT * FROM task_runs WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+            ORDER BY id DESC LIMIT ?3
+            """, [deviceToken, topic, max(0, limit)]
+        ).compactMap(Self.taskRun)
     }
 
     /// The run with this id.
     public func taskRun(id: UInt64) async throws -> TaskRunRecord? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM task_runs WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.taskRun)
-        }
+        try await reader.rows("SELECT * FROM task_runs WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.taskRun)
     }
 
     /// Runs with no outcome: a receiver that stopped without recording one ended them.
     public func unfinishedTaskRuns() async throws -> [TaskRunRecord] {
-        try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM task_runs WHERE outcome IS NULL ORDER BY id").compactMap(Self.taskRun)
-        }
+        try await reader.rows("SELECT * FROM task_runs WHERE outcome IS NULL ORDER BY id").compactMap(Self.taskRun)
     }
 
     /// The highest request and run ids, so a restarted receiver numbers on.
     public func lastTaskIDs() async throws -> (request: UInt64, run: UInt64) {
-        try await database.read { db in
-            let request = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task_requests") ?? 0
-            let run = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM task_runs") ?? 0
-            return (UInt64(bitPattern: request), UInt64(bitPattern: run))
-        }
+        let read = try await reader.snapshot([StoreStatement("SELECT MAX(id) FROM task_requests"), StoreStatement("SELECT MAX(id) FROM task_runs")])
+        let request: Int64 = read[0].first?[0] ?? 0
+        let run: Int64 = read[1].first?[0] ?? 0
+        return (UInt64(bitPattern: request), UInt64(bitPattern: run))
     }
 
     /// A row as a record; nil for a row no version wrote (an unknown kind or state).
-    private static func taskRequest(_ row: Row) -> TaskRequestRecord? {
+    private static func taskRequest(_ row: StoreRow) -> TaskRequestRecord? {
         guard let kind = BackgroundTaskKind(rawValue: row["kind"]), let state = TaskRequestRecord.State(rawValue: row["state"]) else {
             return nil
         }
@@ -87,7 +71,7 @@ extension PushStore {
             endedAt: (row["ended_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)))
     }
 
-    private static func taskRun(_ row: Row) -> TaskRunRecord? {
+    private static func taskRun(_ row: StoreRow) -> TaskRunRecord? {
         guard let kind = BackgroundTaskKind(rawValue: row["kind"]) else { return nil }
         let outcome: String? = row["outcome"]
         return TaskRunRecord(

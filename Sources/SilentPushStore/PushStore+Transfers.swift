@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SilentPushCore
 
 /// Background transfers: their records, and the directory their files are kept in.
@@ -9,66 +8,55 @@ extension PushStore {
         deviceToken: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
         relaunchRequestID: UInt64? = nil, limit: Int = 100
     ) async throws -> [TransferRecord] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM transfers WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
-                        AND (CAST(?3 AS TEXT) IS NULL OR session = ?3) AND (CAST(?4 AS BIGINT) IS NULL OR wake_id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR task_run_id = ?5)
-                        AND (CAST(?6 AS BIGINT) IS NULL OR relaunch_request = ?6)
-                    ORDER BY id DESC LIMIT ?7
-                    """,
-                arguments: [
-                    deviceToken, topic, session, wakeID.map(Int64.init(bitPattern:)), taskRunID.map(Int64.init(bitPattern:)),
-                    relaunchRequestID.map(Int64.init(bitPattern:)), max(0, limit),
-                ]
-            ).compactMap(Self.transfer)
-        }
+        try await reader.rows(
+            """
+            SELECT * FROM transfers WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+                AND (CAST(?3 AS TEXT) IS NULL OR session = ?3) AND (CAST(?4 AS BIGINT) IS NULL OR wake_id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR task_run_id = ?5)
+                AND (CAST(?6 AS BIGINT) IS NULL OR relaunch_request = ?6)
+            ORDER BY id DESC LIMIT ?7
+            """,
+            [
+                deviceToken, topic, session, wakeID.map(Int64.init(bitPattern:)), taskRunID.map(Int64.init(bitPattern:)),
+                relaunchRequestID.map(Int64.init(bitPattern:)), max(0, limit),
+            ]
+        ).compactMap(Self.transfer)
     }
 
     /// The transfer with this id.
     public func transfer(id: UInt64) async throws -> TransferRecord? {
-        try await database.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM transfers WHERE id = ?", arguments: [Int64(bitPattern: id)]).flatMap(Self.transfer)
-        }
+        try await reader.rows("SELECT * FROM transfers WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.transfer)
     }
 
     /// What a restarted receiver carries on with, oldest first: transfers not ended, and done
     /// ones whose session's relaunch was not yet asked for.
     public func openTransfers() async throws -> [TransferRecord] {
-        try await database.read { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')
-                    ORDER BY id
-                    """
-            ).compactMap(Self.transfer)
-        }
+        try await reader.rows(
+            """
+            SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')
+            ORDER BY id
+            """
+        ).compactMap(Self.transfer)
     }
 
     /// The newest done transfer of `url` for an app with the origin's validators: a later
     /// transfer of it asks with them, and a 304 keeps that body.
     public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) async throws -> TransferRecord? {
-        try await database.read { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND state = 'done'
-                        AND (etag IS NOT NULL OR last_modified IS NOT NULL)
-                    ORDER BY id DESC LIMIT 1
-                    """, arguments: [deviceToken, topic, url]
-            ).flatMap(Self.transfer)
-        }
+        try await reader.rows(
+            """
+            SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND state = 'done'
+                AND (etag IS NOT NULL OR last_modified IS NOT NULL)
+            ORDER BY id DESC LIMIT 1
+            """, [deviceToken, topic, url]
+        ).first.flatMap(Self.transfer)
     }
 
     /// The highest transfer id, so a restarted receiver numbers on.
     public func lastTransferID() async throws -> UInt64 {
-        try await database.read { db in UInt64(bitPattern: try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM transfers") ?? 0) }
+        UInt64(bitPattern: try await reader.rows("SELECT MAX(id) FROM transfers").first?[0] ?? 0)
     }
 
     /// A row as a record; nil for a row no version wrote (an unknown method or state).
-    private static func transfer(_ row: Row) -> TransferRecord? {
+    private static func transfer(_ row: StoreRow) -> TransferRecord? {
         guard let method = TransferRequest.Method(rawValue: row["method"]), let state = TransferRecord.State(rawValue: row["state"]) else {
             return nil
         }

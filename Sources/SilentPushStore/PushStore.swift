@@ -23,6 +23,8 @@ public final class PushStore: Sendable {
     public typealias Completion = @Sendable (Result<Void, any Error>) -> Void
 
     let database: any DatabaseWriter
+    /// What the reads run on.
+    let reader: any StoreReader
     let writer: StoreWriter
     /// Where content bodies are kept: `contents/` beside the database file; nil in memory.
     private let contentsDirectory: String?
@@ -42,6 +44,7 @@ public final class PushStore: Sendable {
     private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?, lock: StoreLock?, setAside: String?) {
         self.setAside = setAside
         self.database = database
+        reader = SQLiteReader(database: database)
         writer = StoreWriter(database: database, checkpointer: checkpointer)
         self.contentsDirectory = contentsDirectory
         self.lock = lock
