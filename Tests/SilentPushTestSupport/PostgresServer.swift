@@ -70,12 +70,7 @@ public final class PostgresServer: Sendable {
         var lastError = ""
         for _ in 0..<3 {
             let port = try LoopbackPort.free()
-            let started = try await run(
-                runAs, binaries + "pg_ctl",
-                [
-                    "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "30", "-o",
-                    "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1", "start",
-                ])
+            let started = try await run(runAs, binaries + "pg_ctl", startArguments(directory: directory, port: port))
             if started.status == 0 {
                 let server = PostgresServer(port: port, directory: directory, binaries: binaries, runAs: runAs)
                 let created = try await run(runAs, binaries + "createdb", ["-h", directory, "-p", "\(port)", "-U", user, user])
@@ -115,22 +110,31 @@ public final class PostgresServer: Sendable {
     /// Stops the server at once (`immediate`: a crash, as a test that kills it wants) and
     /// removes its directory.
     public func stop() async {
-        _ = try? await Self.run(runAs, binaries + "pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+        _ = try? await Self.run(runAs, binaries + "pg_ctl", Self.stopArguments(directory: directory))
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Stops the server and starts it again on the same port: a database that went away
     /// and came back.
     public func restart(downFor pause: Duration = .zero) async throws {
-        _ = try await Self.run(runAs, binaries + "pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+        _ = try await Self.run(runAs, binaries + "pg_ctl", Self.stopArguments(directory: directory))
         if pause > .zero { try await Task.sleep(for: pause) }
-        let started = try await Self.run(
-            runAs, binaries + "pg_ctl",
-            [
-                "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "30", "-o",
-                "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1", "start",
-            ])
+        let started = try await Self.run(runAs, binaries + "pg_ctl", Self.startArguments(directory: directory, port: port))
         guard started.status == 0 else { throw Failure(description: "pg_ctl start: \(started.errorOutput)") }
+    }
+
+    /// `pg_ctl`'s arguments that start the cluster in `directory` on 127.0.0.1:`port` (its
+    /// socket in `directory` too) and wait until it takes connections.
+    private static func startArguments(directory: String, port: Int) -> [String] {
+        [
+            "-D", directory + "/data", "-l", directory + "/log", "-w", "-t", "30", "-o",
+            "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1", "start",
+        ]
+    }
+
+    /// `pg_ctl`'s arguments that stop the cluster at once (`immediate`: as a crash would).
+    private static func stopArguments(directory: String) -> [String] {
+        ["-D", directory + "/data", "-m", "immediate", "-w", "stop"]
     }
 
     private static func run(_ runAs: [String], _ program: String, _ arguments: [String]) async throws -> PeerResult {
