@@ -106,7 +106,7 @@ package enum PostgresSchema {
         """,
         "CREATE INDEX transfers_by_app ON transfers (device_token, topic, session)",
         "CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')",
-        "INSERT INTO schema_version (version) VALUES (18)",
+        "INSERT INTO schema_version (version) VALUES (\(version))",
     ]
 
     /// `sql` with SQLite's placeholders as PostgreSQL's: `?N` becomes `$N`, and each bare `?`

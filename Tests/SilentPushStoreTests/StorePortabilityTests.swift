@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SilentPushCore
 import SilentPushStore
 import SilentPushTestSupport
@@ -132,6 +133,38 @@ import Testing
                 if prepared.status != 0 { failures.append("\(sql)\n  → \(prepared.errorOutput.split(separator: "\n").first ?? "")") }
             }
             #expect(failures.isEmpty, "\(failures.count) of \(seen.count) statements PostgreSQL refuses:\n\(failures.joined(separator: "\n"))")
+        }
+    }
+
+    /// The two schemas have the same tables, views and columns: a migration that changes one
+    /// and not the other fails here.
+    @Test func thePostgreSQLSchemaHasSQLitesTablesAndColumns() async throws {
+        try #require(PostgresServer.isInstalled, "PostgreSQL's server is not installed: run `make test` (it installs it)")
+        let path = PushStoreTests.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        try PushStore.open(.file(path)).close()
+        let (sqlite, migrations) = try await DatabaseQueue(path: path).read { db in
+            var columns = Set<String>()
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' AND name != 'grdb_migrations'")
+            for table in tables {
+                for column in try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]) {
+                    columns.insert("\(table).\(column["name"] as String)")
+                }
+            }
+            return (columns, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") ?? 0)
+        }
+        // The same version: SQLite's migrations, counted, are what the schema stands for.
+        #expect(migrations == PostgresSchema.version)
+        try await PostgresServer.with { server in
+            #expect(try await server.psql(PostgresSchema.statements.joined(separator: ";\n")).status == 0)
+            let listed = try await server.psql(
+                "SELECT table_name || '.' || column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name != 'schema_version'"
+            )
+            let postgres = Set(listed.output.split(separator: "\n").map(String.init))
+            #expect(
+                sqlite.count > 100 && postgres == sqlite,
+                "only SQLite: \(sqlite.subtracting(postgres).sorted()); only PostgreSQL: \(postgres.subtracting(sqlite).sorted())")
         }
     }
 
