@@ -2,28 +2,28 @@
 /// (`postgresql://` too), as libpq reads it, with the user, password and database
 /// percent-decoded. The password may come from the URL or, as libpq does, from `PGPASSWORD`.
 /// `description` never shows the password: it is what logs and error lines print.
-public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// The role to connect as.
-    public var user: String
+    package var user: String
     /// Its password; nil to connect without one (trust or peer authentication).
-    public var password: String?
+    package var password: String?
     /// A host name, an IPv4 address, or an IPv6 address (without its brackets).
-    public var host: String
+    package var host: String
     /// The TCP port (5432 unless given).
-    public var port: Int
+    package var port: Int
     /// The database (the user's name unless given).
-    public var database: String
+    package var database: String
 
     /// Why a URL is not a PostgreSQL URL, in words that say what to fix.
-    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
+    package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        package let description: String
     }
 
     /// The longest URL read: a longer one is refused before it is looked at.
-    public static let maximumLength = 2048
+    package static let maximumLength = 2048
 
     /// Parses `text`; a password in the URL wins over `environmentPassword` (`PGPASSWORD`).
-    public init(_ text: String, environmentPassword: String? = nil) throws(Problem) {
+    package init(_ text: String, environmentPassword: String? = nil) throws(Problem) {
         guard text.utf8.count <= Self.maximumLength else {
             throw Problem(description: "the PostgreSQL URL is longer than \(Self.maximumLength) bytes")
         }
@@ -100,14 +100,14 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The URL without its password.
-    public var description: String {
+    package var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "postgres://\(Self.encoded(user))@\(shownHost):\(port)/\(Self.encoded(database))"
     }
 
     /// `text` with any password between `://user:` and `@` replaced by `***`: for a line
     /// about a URL that did not parse.
-    public static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         let characters = Array(text.utf8)
         guard let scheme = (0..<max(0, characters.count - 2)).first(where: { characters[$0..<$0 + 3].elementsEqual("://".utf8) }) else {
             return text

@@ -3,27 +3,27 @@
 /// 0xEDB88320, as Ethernet, gzip and PNG compute it), which HAProxy's `crc32` converter
 /// computes too, so a proxy in front routes each device's pushes to the shard's owner with
 /// `path,field(4,/),lower,crc32,mod(N)`.
-public struct ShardMap: Sendable, Equatable {
+package struct ShardMap: Sendable, Equatable {
     /// The most shards a cluster may have: each is an advisory lock, a backend in the
     /// proxy's configuration and a health check (*assumed*: enough for any test fleet).
-    public static let maximumCount = 1024
+    package static let maximumCount = 1024
 
     /// How many shards the cluster has.
-    public let count: Int
+    package let count: Int
 
     /// A map of `count` shards; nil when `count` is not from 1 to `maximumCount`.
-    public init?(count: Int) {
+    package init?(count: Int) {
         guard (1...Self.maximumCount).contains(count) else { return nil }
         self.count = count
     }
 
     /// The shard of the device whose token is `token` (hex digits in either case).
-    public func shard(of token: some StringProtocol) -> Int {
+    package func shard(of token: some StringProtocol) -> Int {
         Int(Self.checksum(token.lowercased().utf8) % UInt32(count))
     }
 
     /// The CRC-32 (IEEE 802.3) of `bytes`.
-    public static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
+    package static func checksum(_ bytes: some Sequence<UInt8>) -> UInt32 {
         var crc: UInt32 = 0xFFFF_FFFF
         for byte in bytes {
             crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8)
