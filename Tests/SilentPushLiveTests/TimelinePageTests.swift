@@ -274,7 +274,10 @@ import Testing
             let waiting = try await receiver.waitForTransfers(session: "wifi") { $0.first?.why != nil }
             await client.close()
             var ids: [String: TransferRecord] = [:]
-            for session in ["keep", "drop", "wifi"] { ids[session] = try #require(try await receiver.transfers(session: session).first) }
+            for session in ["keep", "drop", "wifi"] {
+                let transfer: TransferRecord = try #require(try await receiver.transfers(session: session).first)
+                ids[session] = transfer
+            }
             let relaunch = try #require(try await receiver.taskRuns().first { $0.requestID == ids["keep"]?.relaunchRequestID })
 
             let transfer = { (session: String) in ".transfer[data-transfer-id=\"\(ids[session]!.id)\"]" }
