@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // C libraries, reached only through SilentPushTransport.
@@ -41,10 +42,14 @@ let package = Package(
             name: "SilentPushCore"
         ),
 
-        // The durable record: pushes, wakes, devices in SQLite (GRDB), group-committed.
+        // The durable record: pushes, wakes, devices in SQLite (GRDB) or PostgreSQL (postgres-nio),
+        // group-committed.
         .target(
             name: "SilentPushStore",
-            dependencies: ["SilentPushCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: [
+                "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // HTTP/2 (nghttp2) and TLS (OpenSSL) on SwiftNIO event loops.
@@ -116,6 +121,7 @@ let package = Package(
             dependencies: [
                 "SilentPushCore",
                 "SilentPushReceiver",
+                "SilentPushStore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

@@ -215,7 +215,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
     static let endpoint: APNsEndpoint = {
         let keys = (try? ProviderKeyRing(specs: [.development(certificatesDirectory: certificates)])) ?? (try! ProviderKeyRing(specs: []))
         // Broadcast paths (`/4/…`) reach the broadcast checks: an empty directory on a store in memory.
-        let channels = (try? PushStore.open(.memory)).map {
+        let channels = (try? PushStore.openSQLite(.memory)).map {
             ChannelDirectory(store: $0, channels: [], lastBroadcastID: 0, environment: .sandbox)
         }
         return APNsEndpoint(settings: .init(), keys: keys, sink: AcceptingSink(), channels: channels)

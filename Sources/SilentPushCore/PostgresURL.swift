@@ -2,28 +2,28 @@
 /// (`postgresql://` too), as libpq reads it, with the user, password and database
 /// percent-decoded. The password may come from the URL or, as libpq does, from `PGPASSWORD`.
 /// `description` never shows the password: it is what logs and error lines print.
-package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The role to connect as.
-    package var user: String
+    public var user: String
     /// Its password; nil to connect without one (trust or peer authentication).
-    package var password: String?
+    public var password: String?
     /// A host name, an IPv4 address, or an IPv6 address (without its brackets).
-    package var host: String
+    public var host: String
     /// The TCP port (5432 unless given).
-    package var port: Int
+    public var port: Int
     /// The database (the user's name unless given).
-    package var database: String
+    public var database: String
 
     /// Why a URL is not a PostgreSQL URL, in words that say what to fix.
-    package struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
-        package let description: String
+    public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
     }
 
     /// The longest URL read: a longer one is refused before it is looked at.
-    package static let maximumLength = 2048
+    public static let maximumLength = 2048
 
     /// Parses `text`; a password in the URL wins over `environmentPassword` (`PGPASSWORD`).
-    package init(_ text: String, environmentPassword: String? = nil) throws(Problem) {
+    public init(_ text: String, environmentPassword: String? = nil) throws(Problem) {
         guard text.utf8.count <= Self.maximumLength else {
             throw Problem(description: "the PostgreSQL URL is longer than \(Self.maximumLength) bytes")
         }
@@ -100,9 +100,18 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The URL without its password.
-    package var description: String {
+    public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "postgres://\(Self.encoded(user))@\(shownHost):\(port)/\(Self.encoded(database))"
+    }
+
+    /// The URL without its password, as `description`: `debugPrint` and string interpolation
+    /// in tests print no secret either.
+    public var debugDescription: String { description }
+
+    /// What `dump` and debuggers show: every part but the password.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["user": user, "host": host, "port": port, "database": database, "password": password == nil ? "none" : "***"])
     }
 
     /// `text` with any password between `://user:` and `@` replaced by `***`: for a line

@@ -222,7 +222,7 @@ package struct AdminAPI: Sendable {
                 } else {
                     try await device.store.contents(deviceToken: token, topic: topic, limit: 1).first
                 }
-            guard let record, let body = device.store.contentBody(sha256: record.sha256) else {
+            guard let record, let body = try await device.store.contentBody(sha256: record.sha256) else {
                 return Self.error(.notFound, "no content fetched for that device, topic and url")
             }
             var headers: HTTPFields = [.contentType: record.contentType ?? "application/octet-stream"]

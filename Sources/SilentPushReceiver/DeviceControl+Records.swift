@@ -41,8 +41,8 @@ extension DeviceControl {
     }
 
     /// A fetched content's body, by its SHA-256, while it is kept.
-    public func contentBody(sha256: String) -> [UInt8]? {
-        store.contentBody(sha256: sha256)
+    public func contentBody(sha256: String) async throws -> [UInt8]? {
+        try await store.contentBody(sha256: sha256)
     }
 
     /// Transactions the store has ended (committed or failed): pass it to

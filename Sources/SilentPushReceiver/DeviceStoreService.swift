@@ -30,7 +30,7 @@ final class DeviceStoreService: Service, Sendable {
         guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         await runtime.shutdown(grace: .zero)
         do {
-            try runtime.store.close()
+            try await runtime.store.close()
         } catch {
             logger.error("cannot close the store", metadata: ["error": "\(error)"])
         }

@@ -134,7 +134,7 @@ public struct HTTPFetchHandler: FetchHandler {
     {
         let sha256 = SHA256Digest.hex(body)
         let changed = previous?.sha256 != sha256
-        if changed { try store.saveContent(body, sha256: sha256) }
+        if changed { try await store.saveContent(body, sha256: sha256) }
         try await store.write([
             .setContent(
                 ContentRecord(

@@ -75,7 +75,7 @@ public final class Receiver: Service, Sendable {
         let channels: ChannelDirectory
         let unregistered: [(token: String, at: Int64)]
         do {
-            let store = try PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
+            let store = try await PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
             unregistered = try await store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
@@ -253,6 +253,7 @@ public final class Receiver: Service, Sendable {
             switch configuration.store {
             case .memory: "memory"
             case .file(let path): "\(path)"
+            case .postgres(let url): "\(url)"
             }
         logger.info(
             "silentpushd listening",
@@ -267,7 +268,12 @@ public final class Receiver: Service, Sendable {
                 "device.deadline": "\(settings.deadline)",
                 "store": store,
             ])
-        guard case .file(let path) = configuration.store else { return }
+        let path: String
+        switch configuration.store {
+        case .memory: return
+        case .file(let file): path = file
+        case .postgres(let url): path = url.description
+        }
         if let aside = runtime.store.setAside {
             logger.info("started from an empty store; the previous one is kept as \(aside)", metadata: ["store": "\(path)"])
         } else if !runtime.resumed.isEmpty {

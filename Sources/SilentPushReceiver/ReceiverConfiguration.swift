@@ -148,11 +148,15 @@ extension ReceiverConfiguration {
         case file(String)
         /// In memory, gone with the process (`--store memory`, tests).
         case memory
+        /// A PostgreSQL database, migrated when empty; it survives restarts and is shared by
+        /// a cluster's receivers.
+        case postgres(PostgresURL)
 
         var pushStoreLocation: PushStore.Location {
             switch self {
             case .file(let path): .file(path)
             case .memory: .memory
+            case .postgres(let url): .postgres(url)
             }
         }
     }

@@ -13,9 +13,9 @@ public final class StoreWriteDriver: Sendable {
     /// A SQLite file store at `storePath`, and `count` push records to `devices` device tokens, made
     /// now so that `writeAll` measures the store alone. Each push waits in its app's slot, as
     /// most do under load, with the reason the policy gives.
-    public init(storePath: String, payload: [UInt8], pushes count: Int, devices: Int) throws {
+    public init(storePath: String, payload: [UInt8], pushes count: Int, devices: Int) async throws {
         precondition(count >= 0 && devices > 0, "counts must be positive")
-        store = try PushStore.open(.file(storePath))
+        store = try await PushStore.open(.file(storePath))
         let generator = APNsIDGenerator(key: 42)
         let tokens = (0..<devices).map { device in
             let digits = String(device, radix: 16)
@@ -50,8 +50,8 @@ public final class StoreWriteDriver: Sendable {
     }
 
     /// Closes the store.
-    public func close() throws {
-        try store.close()
+    public func close() async throws {
+        try await store.close()
     }
 
     /// Resumes its continuation once every write of a batch has completed: with the first

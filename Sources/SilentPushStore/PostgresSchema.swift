@@ -106,8 +106,19 @@ package enum PostgresSchema {
         """,
         "CREATE INDEX transfers_by_app ON transfers (device_token, topic, session)",
         "CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')",
+        // Content bodies live here, not in files beside the database: every receiver of a
+        // cluster reads them (SQLite keeps them as files in `contents/`).
+        "CREATE TABLE content_bodies (sha256 TEXT PRIMARY KEY, body BYTEA NOT NULL)",
         "INSERT INTO schema_version (version) VALUES (\(version))",
     ]
+
+    /// The tables `statements` make.
+    package static var tables: [String] {
+        statements.compactMap { statement in
+            guard statement.hasPrefix("CREATE TABLE ") else { return nil }
+            return statement.dropFirst("CREATE TABLE ".count).split(whereSeparator: { $0 == " " || $0 == "(" }).first.map(String.init)
+        }
+    }
 
     /// `sql` with SQLite's placeholders as PostgreSQL's: `?N` becomes `$N`, and each bare `?`
     /// the number after the largest so far (as SQLite numbers it). Text in quotes is kept.

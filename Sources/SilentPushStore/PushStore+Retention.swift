@@ -1,4 +1,3 @@
-import GRDB
 import SilentPushCore
 
 /// Pruning (`--retain`, `--retain-pushes`) in small batches, each its own short transaction on the
@@ -43,93 +42,108 @@ extension PushStore {
             nothing.lastExamined = after
             return nothing
         }
-        return try await database.write { db in
-            var pruned = Pruned()
-            pruned.lastExamined = after
-            if let boundary = try Self.boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff, db) {
-                let rows = try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?"),
-                    arguments: [after, boundary, batch])
-                pruned.examined = rows.count
-                pruned.lastExamined = rows.last?["id"] ?? after
-                var newestWake: Int64?
-                var kept: [Int64] = []
-                for row in rows {
-                    let id: Int64 = row["id"]
-                    let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
-                    switch fate.kind {
-                    case .pending where held.contains(UInt64(bitPattern: id)):
-                        kept.append(id)
-                    case .delivered, .coalesced:
-                        if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
-                    default:
-                        break
-                    }
-                }
-                // One range delete (the rows are next to each other) but for the few kept;
-                // their ids are whole numbers, safe to write into the statement.
-                if kept.count < rows.count {
-                    let except = kept.isEmpty ? "" : " AND id NOT IN (\(kept.map(String.init).joined(separator: ",")))"
-                    try db.execute(sql: "DELETE FROM pushes WHERE id > ? AND id <= ?" + except, arguments: [after, pruned.lastExamined])
-                    pruned.pushes = db.changesCount
-                }
-                // The wakes that delivered them go too, once finished and once the push each
-                // delivered is gone; a coalesced push's wake goes with the push it delivered.
-                if let newestWake {
-                    try db.cachedStatement(sql: "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ?")
-                        .execute(arguments: [newestWake, pruned.lastExamined])
-                    pruned.wakes = db.changesCount
+        // What goes is read first, then removed in one transaction beside the group commit:
+        // rows only arrive with higher ids, and a push examined here changes its fate only
+        // from pending (kept, when held) to delivered or coalesced (either goes).
+        var pruned = Pruned()
+        pruned.lastExamined = after
+        var deletes: [(statement: StoreStatement, count: WritableKeyPath<Pruned, Int>)] = []
+        if let boundary = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
+            let rows = try await reader.rows(
+                "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, boundary, batch], cached: true)
+            pruned.examined = rows.count
+            pruned.lastExamined = rows.last?["id"] ?? after
+            var newestWake: Int64?
+            var kept: [Int64] = []
+            for row in rows {
+                let id: Int64 = row["id"]
+                let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
+                switch fate.kind {
+                case .pending where held.contains(UInt64(bitPattern: id)):
+                    kept.append(id)
+                case .delivered, .coalesced:
+                    if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
+                default:
+                    break
                 }
             }
-            if let boundary = try Self.boundary(of: "task_runs", time: "started_at", maximumCount: maximumCount, cutoff: cutoff, db) {
-                try db.cachedStatement(
-                    sql: """
+            // One range delete (the rows are next to each other) but for the few kept;
+            // their ids are whole numbers, safe to write into the statement.
+            if kept.count < rows.count {
+                let except = kept.isEmpty ? "" : " AND id NOT IN (\(kept.map(String.init).joined(separator: ",")))"
+                deletes.append((StoreStatement("DELETE FROM pushes WHERE id > ? AND id <= ?" + except, [after, pruned.lastExamined]), \.pushes))
+            }
+            // The wakes that delivered them go too, once finished and once the push each
+            // delivered is gone; a coalesced push's wake goes with the push it delivered.
+            if let newestWake {
+                deletes.append(
+                    (
+                        StoreStatement(
+                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ?", [newestWake, pruned.lastExamined]),
+                        \.wakes
+                    ))
+            }
+        }
+        if let boundary = try await boundary(of: "task_runs", time: "started_at", maximumCount: maximumCount, cutoff: cutoff) {
+            deletes.append(
+                (
+                    StoreStatement(
+                        """
                         DELETE FROM task_runs WHERE id IN
                             (SELECT id FROM task_runs WHERE id <= ? AND finished_at IS NOT NULL ORDER BY id LIMIT ?)
+                        """, [boundary, batch]), \.taskRuns
+                ))
+        }
+        if let boundary = try await boundary(of: "task_requests", time: "submitted_at", maximumCount: maximumCount, cutoff: cutoff) {
+            deletes.append(
+                (
+                    StoreStatement(
                         """
-                ).execute(arguments: [boundary, batch])
-                pruned.taskRuns = db.changesCount
-            }
-            if let boundary = try Self.boundary(of: "task_requests", time: "submitted_at", maximumCount: maximumCount, cutoff: cutoff, db) {
-                try db.cachedStatement(
-                    sql: """
                         DELETE FROM task_requests WHERE id IN
                             (SELECT id FROM task_requests WHERE id <= ? AND state != 'pending' ORDER BY id LIMIT ?)
-                        """
-                ).execute(arguments: [boundary, batch])
-                pruned.taskRequests = db.changesCount
-            }
-            if let boundary = try Self.boundary(of: "broadcasts", time: "received_at", maximumCount: maximumCount, cutoff: cutoff, db) {
-                try db.cachedStatement(sql: "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)")
-                    .execute(arguments: [boundary, batch])
-                pruned.broadcasts = db.changesCount
-            }
-            // Live Activities by age only (the count limit is about pushes): the decisions
-            // made before the cutoff, and the activities dismissed before it.
-            if let cutoff {
-                try db.cachedStatement(
-                    sql: "DELETE FROM activity_updates WHERE seq IN (SELECT seq FROM activity_updates WHERE at < ? ORDER BY seq LIMIT ?)"
-                ).execute(arguments: [cutoff, batch])
-                pruned.activityUpdates = db.changesCount
-                try db.cachedStatement(
-                    sql: "DELETE FROM activities WHERE id IN (SELECT id FROM activities WHERE state = 'dismissed' AND dismiss_at < ? LIMIT ?)"
-                ).execute(arguments: [cutoff, batch])
-                pruned.activities = db.changesCount
-            }
-            return pruned
+                        """, [boundary, batch]), \.taskRequests
+                ))
         }
+        if let boundary = try await boundary(of: "broadcasts", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
+            deletes.append(
+                (
+                    StoreStatement(
+                        "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)", [boundary, batch]),
+                    \.broadcasts
+                ))
+        }
+        // Live Activities by age only (the count limit is about pushes): the decisions
+        // made before the cutoff, and the activities dismissed before it.
+        if let cutoff {
+            deletes.append(
+                (
+                    StoreStatement(
+                        "DELETE FROM activity_updates WHERE seq IN (SELECT seq FROM activity_updates WHERE at < ? ORDER BY seq LIMIT ?)",
+                        [cutoff, batch]),
+                    \.activityUpdates
+                ))
+            deletes.append(
+                (
+                    StoreStatement(
+                        "DELETE FROM activities WHERE id IN (SELECT id FROM activities WHERE state = 'dismissed' AND dismiss_at < ? ORDER BY id LIMIT ?)",
+                        [cutoff, batch]), \.activities
+                ))
+        }
+        guard !deletes.isEmpty else { return pruned }
+        let changed = try await engine.execute(deletes.map(\.statement))
+        for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] = count }
+        return pruned
     }
 
     /// The highest id of `table` that may go: past the count limit, or (by a
     /// binary search over ids, whose `time` column rises with them) older than `cutoff`.
     /// Nil when nothing goes.
-    private static func boundary(
-        of table: String, time: String, maximumCount: Int?, cutoff: Int64?, _ db: Database
-    ) throws -> Int64? {
+    private func boundary(of table: String, time: String, maximumCount: Int?, cutoff: Int64?) async throws -> Int64? {
         // Two queries: SQLite finds a lone min() or max() in the index, but both in one
         // SELECT scan the table.
-        guard let low = try Int64.fetchOne(db.cachedStatement(sql: "SELECT min(id) FROM \(table)")),
-            let high = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM \(table)"))
+        guard let low: Int64? = try await reader.rows("SELECT min(id) AS id FROM \(table)", cached: true).first?["id"],
+            let high: Int64? = try await reader.rows("SELECT max(id) AS id FROM \(table)", cached: true).first?["id"],
+            let low, let high
         else { return nil }
         var boundary: Int64?
         if let maximum = maximumCount {
@@ -138,12 +152,12 @@ extension PushStore {
         }
         if let cutoff {
             // The last id whose row is older than the cutoff: rows from `low` to it are.
-            let next = try db.cachedStatement(sql: "SELECT id, \(time) AS at FROM \(table) WHERE id >= ? ORDER BY id LIMIT 1")
+            let next = "SELECT id, \(time) AS at FROM \(table) WHERE id >= ? ORDER BY id LIMIT 1"
             var (lower, upper) = (low, high)
             var found: Int64?
             while lower <= upper {
                 let middle = lower + (upper - lower) / 2
-                guard let probe = try Row.fetchOne(next, arguments: [middle]), let id = probe["id"] as Int64?,
+                guard let probe = try await reader.rows(next, [middle], cached: true).first, let id = probe["id"] as Int64?,
                     let at = probe["at"] as Int64?
                 else { break }
                 if at < cutoff {
@@ -158,38 +172,22 @@ extension PushStore {
         return boundary
     }
 
-    /// Gives up to `pages` free pages back to the file system (incremental auto-vacuum), but
-    /// only while more than an eighth of the file is free: SQLite reuses free pages for new
-    /// rows, so a store pruned as fast as it grows needs no vacuum (moving pages costs as much
-    /// as writing them); one that shrank, after a burst or a lower retention, gives the space
-    /// back. Returns the pages still to give back (0 too when none could be).
+    /// Gives up to `pages` pages of free space back to the file system, while more than an
+    /// eighth of the file is free (SQLite; PostgreSQL's autovacuum does it itself). Returns the
+    /// pages still to give back (0 too when none could be).
     package func vacuumIncrementally(pages: Int) async throws -> Int {
-        try await database.writeWithoutTransaction { db in
-            func excess() throws -> Int {
-                let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
-                let total = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-                return free - total / 8
-            }
-            let before = try excess()
-            guard before > 0 else { return 0 }
-            try db.execute(sql: "PRAGMA incremental_vacuum(\(min(max(1, pages), before)))")
-            let after = try excess()
-            return after < before ? max(after, 0) : 0
-        }
+        try await engine.vacuumIncrementally(pages: pages)
     }
 
     /// Checkpoints beside the writer, so the WAL that pruning wrote is copied into the
     /// database and the file cut back, even when no push comes to trigger one.
     package func checkpointAndTruncate() async {
-        await writer.checkpointAndTruncate()
+        await engine.checkpoint()
     }
 
-    /// Bytes the database takes on disk (pages in use and free, not the WAL).
+    /// Bytes the database takes on disk (a SQLite file's pages in use and free, not the WAL;
+    /// PostgreSQL's database size).
     package func databaseSize() async throws -> Int {
-        try await database.read { db in
-            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
-            let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
-            return pages * size
-        }
+        try await engine.size()
     }
 }

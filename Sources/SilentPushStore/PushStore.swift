@@ -3,8 +3,8 @@ import GRDB
 import SilentPushCore
 import Synchronization
 
-/// The durable record of pushes, wakes and device state: SQLite through GRDB, a file (WAL)
-/// or memory.
+/// The durable record of pushes, wakes and device state: SQLite through GRDB (a file in WAL
+/// mode, or memory), or PostgreSQL through postgres-nio.
 ///
 /// Writes are group-committed: callers hand over their changes and a completion; one
 /// writer commits everything that gathered meanwhile in a single transaction and then calls
@@ -17,16 +17,20 @@ public final class PushStore: Sendable {
         case file(String)
         /// In memory, gone with the process (`--store memory`, tests).
         case memory
+        /// A PostgreSQL database (`--store postgres://…`), migrated when empty.
+        case postgres(PostgresURL)
     }
 
     /// Called once a write is committed, or failed.
     public typealias Completion = @Sendable (Result<Void, any Error>) -> Void
 
-    let database: any DatabaseWriter
-    /// What the reads run on.
-    let reader: any StoreReader
+    /// What holds the records.
+    let engine: any StoreEngine
+    /// What the reads run on: the engine.
+    var reader: any StoreReader { engine }
     let writer: StoreWriter
-    /// Where content bodies are kept: `contents/` beside the database file; nil in memory.
+    /// Where content bodies are kept: `contents/` beside the database file; nil in memory
+    /// and in PostgreSQL (a table there).
     private let contentsDirectory: String?
     private let memoryContents = Mutex<[String: [UInt8]]>([:])
     /// The file store's owner lock, held while this store is open.
@@ -38,26 +42,41 @@ public final class PushStore: Sendable {
     /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
     public let setAside: String?
     /// Where background transfers' files are kept: `contents/transfers/` beside the database;
-    /// for a memory store, a directory of its own under the system's temporary directory.
+    /// for a memory store, a directory of its own under the system's temporary directory;
+    /// for PostgreSQL, one under it named after the database (a transfer's bytes are the
+    /// device's, local to the receiver that runs it).
     public let transfersDirectory: String
+    private let removesTransfersDirectory: Bool
 
-    private init(database: any DatabaseWriter, checkpointer: DatabaseQueue?, contentsDirectory: String?, lock: StoreLock?, setAside: String?) {
+    private init(engine: any StoreEngine, contentsDirectory: String?, transfersDirectory: String?, lock: StoreLock?, setAside: String?) {
         self.setAside = setAside
-        self.database = database
-        reader = SQLiteReader(database: database)
-        writer = StoreWriter(database: database, checkpointer: checkpointer)
+        self.engine = engine
+        writer = StoreWriter(engine: engine)
         self.contentsDirectory = contentsDirectory
         self.lock = lock
-        transfersDirectory =
-            contentsDirectory.map { $0 + "/transfers" }
+        removesTransfersDirectory = transfersDirectory == nil
+        self.transfersDirectory =
+            transfersDirectory
             ?? (FileManager.default.temporaryDirectory.path + "/silentpush-transfers-" + UUID().uuidString.lowercased())
     }
 
-    /// Opens (and migrates) the store; throws a message naming the path when it cannot, or
-    /// when another process has the file open as its store. `fresh` starts a file store
-    /// empty: the previous one (database, WAL and contents) is renamed aside with a
-    /// timestamp, once this process holds the store's lock.
-    public static func open(_ location: Location, fresh: Bool = false) throws -> PushStore {
+    /// Opens (and migrates) the store; throws a message naming the path (a URL without its
+    /// password) when it cannot, or when another process has it open as its store. `fresh`
+    /// starts the store empty: a file store's previous one (database, WAL and contents) is
+    /// renamed aside with a timestamp, once this process holds the store's lock; a PostgreSQL
+    /// store's tables are emptied.
+    public static func open(_ location: Location, fresh: Bool = false) async throws -> PushStore {
+        if case .postgres(let url) = location {
+            let engine = try await PostgresEngine.open(url, fresh: fresh)
+            let name = "\(url.host)-\(url.port)-\(url.database)".map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
+            let transfers = FileManager.default.temporaryDirectory.path + "/silentpush-transfers-" + String(name)
+            return PushStore(engine: engine, contentsDirectory: nil, transfersDirectory: transfers, lock: nil, setAside: nil)
+        }
+        return try openSQLite(location, fresh: fresh)
+    }
+
+    /// Opens a SQLite store (a file, or memory) without waiting: for callers that cannot.
+    package static func openSQLite(_ location: Location, fresh: Bool = false) throws -> PushStore {
         let database: any DatabaseWriter
         var checkpointer: DatabaseQueue?
         var lock: StoreLock?
@@ -98,6 +117,8 @@ public final class PushStore: Sendable {
             } catch {
                 throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
             }
+        case .postgres(let url):
+            throw PushStoreError.cannotOpen(path: url.description, reason: "not a SQLite store")
         }
         if case .file = location { try Self.useIncrementalVacuum(database) }
         try Self.migrator.migrate(database)
@@ -105,7 +126,9 @@ public final class PushStore: Sendable {
         if case .file(let path) = location {
             contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
         }
-        return PushStore(database: database, checkpointer: checkpointer, contentsDirectory: contentsDirectory, lock: lock, setAside: setAside)
+        return PushStore(
+            engine: SQLiteEngine(database: database, checkpointer: checkpointer), contentsDirectory: contentsDirectory,
+            transfersDirectory: contentsDirectory.map { $0 + "/transfers" }, lock: lock, setAside: setAside)
     }
 
     /// Renames the store at `path` (with its `-wal`, `-shm` and `contents/`) to
@@ -211,17 +234,23 @@ public final class PushStore: Sendable {
 
     /// Commits what is queued and closes the database; later writes fail, and so do reads.
     /// A receiver closes its store when it stops, so the file can be opened again at once.
-    package func close() throws {
+    package func close() async throws {
         // A memory store's transfer files go with it.
-        if contentsDirectory == nil { try? FileManager.default.removeItem(atPath: transfersDirectory) }
-        try writer.close()
+        if removesTransfersDirectory { try? FileManager.default.removeItem(atPath: transfersDirectory) }
+        try await writer.close()
     }
 
     // MARK: Content files
 
     /// Keeps `body` under its SHA-256 (lower-case hex): a file in `contents/` beside the
-    /// database, written whole then renamed; in memory for a memory store.
-    public func saveContent(_ body: [UInt8], sha256: String) throws {
+    /// database, written whole then renamed; in memory for a memory store; a row for PostgreSQL.
+    public func saveContent(_ body: [UInt8], sha256: String) async throws {
+        if engine is PostgresEngine {
+            _ = try await engine.execute([
+                StoreStatement("INSERT INTO content_bodies (sha256, body) VALUES (?, ?) ON CONFLICT(sha256) DO NOTHING", [sha256, body])
+            ])
+            return
+        }
         guard let directory = contentsDirectory else {
             memoryContents.withLock { $0[sha256] = body }
             return
@@ -235,16 +264,15 @@ public final class PushStore: Sendable {
     }
 
     /// The body saved under `sha256`, if any.
-    public func contentBody(sha256: String) -> [UInt8]? {
+    public func contentBody(sha256: String) async throws -> [UInt8]? {
+        if engine is PostgresEngine {
+            let rows = try await reader.rows("SELECT body FROM content_bodies WHERE sha256 = ?", [sha256])
+            return rows.first.map { $0["body"] }
+        }
         guard let directory = contentsDirectory else { return memoryContents.withLock { $0[sha256] } }
         guard sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
         return FileManager.default.contents(atPath: directory + "/" + sha256).map(Array.init)
     }
-
-    /// How many pushes have each fate (`coalesced` only once its wake started;
-    /// `coalescedWaiting` before), how many wakes ended each way (`deadlineExceeded` apart
-    /// from other failures; `running` without a result), and the reasons of drops and
-    /// rejections.
 }
 
 /// Why the store cannot be used; the description names the path and the fix.
@@ -257,6 +285,12 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     case inUse(path: String, pid: Int32?)
     /// The store was closed: nothing more is written.
     case closed
+    /// The database's schema is newer than this version knows: an older receiver would
+    /// misread it.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// PostgreSQL answered a batch's `COMMIT` with another command (a rollback): nothing of it
+    /// was written.
+    case notCommitted(String)
 
     public var description: String {
         switch self {
@@ -265,6 +299,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
         case .inUse(let path, let pid):
             "the store '\(path)' is in use by \(pid.map { "another process (pid \($0))" } ?? "another process"); stop it, or give this receiver another --store"
         case .closed: "the store is closed"
+        case .newerSchema(let path, let found, let supported):
+            "the store '\(path)' has schema version \(found), newer than this version's \(supported); run the newer silentpushd, or give this one another --store"
+        case .notCommitted(let answer): "the store did not commit the write (PostgreSQL answered \(answer))"
         }
     }
 }

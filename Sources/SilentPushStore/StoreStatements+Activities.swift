@@ -17,25 +17,12 @@ extension StoreStatements {
             bind(activity.relevanceScore)
             bind(activity.timestamp?.millisecondsSinceEpoch)
         }
-        try run(
-            &updateActivity, db,
-            """
-            UPDATE activities SET state = ?, ended_at = ?, dismiss_at = ?, content_state = ?, stale_date = ?, relevance_score = ?,
-                timestamp = ? WHERE id = ?
-            """
-        ) { bind in
+        try run(&updateActivity, db, StoreChange.updateActivitySQL) { bind in
             bindState(&bind)
             bind(activity.id)
         }
         guard db.changesCount == 0 else { return }
-        try run(
-            &insertActivity, db,
-            """
-            INSERT INTO activities (id, device_token, bundle_id, attributes_type, attributes, push_token, channel_id, started_at,
-                state, ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """
-        ) { bind in
+        try run(&insertActivity, db, StoreChange.insertActivitySQL) { bind in
             bind(activity.id)
             bind(activity.app.device)
             bind(activity.app.bundleID)
@@ -58,10 +45,7 @@ extension StoreStatements {
         case .coalesced(let source): into = source
         case .ignored(let reason): ignored = reason.rawValue
         }
-        try run(
-            &insertActivityUpdate, db,
-            "INSERT INTO activity_updates (activity_id, source, outcome, until, coalesced_into, ignored, why, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-        ) { bind in
+        try run(&insertActivityUpdate, db, StoreChange.insertActivityUpdateSQL) { bind in
             bind(update.activityID)
             bind(update.source)
             bind(update.outcome.name)

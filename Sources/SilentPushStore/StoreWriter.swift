@@ -1,18 +1,15 @@
-import GRDB
 import Synchronization
 
-/// The store's group commit, on GRDB's own writer: callers queue changes with a completion;
-/// the writer commits everything queued meanwhile in one transaction, then calls every
-/// completion. A push answered after its completion is on disk; durability costs latency
-/// (one commit), not throughput (one commit per batch, not per push).
+/// The store's group commit, whichever engine holds the records: callers queue changes with
+/// a completion; the engine's one writer commits everything queued meanwhile in one
+/// transaction, then this calls every completion. A push answered after its completion is
+/// recorded; durability costs latency (one commit), not throughput (one commit per batch,
+/// not per push).
 ///
 /// A caller that queues a batch (the event loop, a read's pushes) holds the writer: an idle
 /// writer then starts when the hold ends, or when `heldBatch` writes wait, so the batch
-/// shares one commit and a commit's fixed cost (locks, WAL frames of the same last pages,
-/// wakeups) is paid once per read.
-///
-/// A file store also checkpoints the WAL on a second connection beside the writer, so the
-/// writer never stops for it (nor for its fsync).
+/// shares one commit and a commit's fixed cost (locks, log records of the same last pages,
+/// wakeups, a round trip) is paid once per read.
 final class StoreWriter: Sendable {
     /// Changes and who waits for them. (A struct, not a tuple: a closure in a tuple in an
     /// array is stored through a reabstraction thunk, allocated per push.) The statements
@@ -27,8 +24,9 @@ final class StoreWriter: Sendable {
         case idle
         /// A drain runs on the writer; entries queued now join its next batch.
         case draining
-        /// Closed: writes fail at once.
-        case closed
+        /// Closed: writes fail at once. A drain under way commits what was queued before,
+        /// then resumes the close waiting for it.
+        case closed(waiting: CheckedContinuation<Void, Never>?)
     }
 
     private struct Queue {
@@ -41,23 +39,13 @@ final class StoreWriter: Sendable {
         var released = false
     }
 
-    private let database: any DatabaseWriter
-    private let checkpointer: DatabaseQueue?
-    private let checkpointing = Atomic<Bool>(false)
-    /// The WAL's length in frames at the last checkpoint. A WAL written while checkpoints
-    /// run beside it may never start over; past `walLimit` the writer checkpoints itself
-    /// between transactions, when nothing can append, so the file stays bounded.
-    private let walFrames = Atomic<Int>(0)
-    /// Commits between background checkpoints: a page rewritten by many commits (the
-    /// table's last pages) is copied once per checkpoint, and each checkpoint ends in an fsync.
-    private static let checkpointEvery = 128
-    private static let walLimit = 16_000
+    /// What commits the batches.
+    let engine: any StoreEngine
     /// The most a hold keeps from an idle writer: a batch that reaches it starts its commit
     /// before the hold ends. About 0.3 ms of the event loop's work: the hold never costs a
     /// push more latency than that, while a read's requests still share one commit.
     static let heldBatch = 32
     private let queue = Mutex(Queue())
-    private let statements = StoreStatements()
     private let commits = Atomic<Int>(0)
     /// Readers waiting for the next transaction to end.
     let commitWatch = CommitWatch()
@@ -65,9 +53,8 @@ final class StoreWriter: Sendable {
     let writable = Atomic<Bool>(true)
     let writabilityObserver = Mutex<(@Sendable (_ writable: Bool, _ error: (any Error)?) -> Void)?>(nil)
 
-    init(database: any DatabaseWriter, checkpointer: DatabaseQueue?) {
-        self.database = database
-        self.checkpointer = checkpointer
+    init(engine: any StoreEngine) {
+        self.engine = engine
     }
 
     /// Transactions committed so far.
@@ -101,7 +88,7 @@ final class StoreWriter: Sendable {
     /// Does what `add(_:completion:)` left: starts the drain, or fails a refused write.
     func start(_ queued: PushStore.Queued) {
         switch queued {
-        case .startsDrain: database.asyncWriteWithoutTransaction { db in self.drain(db) }
+        case .startsDrain: engine.startDrain(of: self)
         case .joined: break
         case .refused(let completion): completion(.failure(PushStoreError.closed))
         }
@@ -129,55 +116,75 @@ final class StoreWriter: Sendable {
                 return false
             }
         }
-        if drain { database.asyncWriteWithoutTransaction { db in self.drain(db) } }
+        if drain { engine.startDrain(of: self) }
     }
 
-    /// Stops taking writes, lets a commit under way finish, and closes both connections.
-    func close() throws {
-        queue.withLock { $0.phase = .closed }
-        // The writer runs one block at a time: this one runs after the last drain. Its
-        // prepared statements go first: SQLite will not close a connection that has any.
-        database.writeWithoutTransaction { _ in statements.finalize() }
-        try checkpointer?.close()
-        try database.close()
+    /// Stops taking writes, lets a drain under way commit what was queued before, and closes
+    /// the engine.
+    func close() async throws {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let waits = queue.withLock { queue -> Bool in
+                switch queue.phase {
+                case .idle:
+                    queue.phase = .closed(waiting: nil)
+                    return false
+                case .draining:
+                    queue.phase = .closed(waiting: continuation)
+                    return true
+                case .closed:
+                    return false
+                }
+            }
+            if !waits { continuation.resume() }
+        }
+        try await engine.close()
     }
 
-    /// Commits batches until the queue is empty, or until what is left is a batch still
-    /// being queued under a hold, whose release (or size) starts the next drain.
-    private func drain(_ db: Database) {
-        var started = false
+    /// The next batch of a drain to commit; nil when the drain ends: the queue is empty, or
+    /// what is left is a batch still being queued under a hold, whose release (or size)
+    /// starts the next drain. `started` is false on a drain's first call (which takes what
+    /// waits whatever the holds). Batches of flushes alone complete here: what they wait for
+    /// is committed already.
+    func nextBatch(_ started: inout Bool) -> [Entry]? {
         while true {
+            let first = !started
+            started = true
+            var closing: CheckedContinuation<Void, Never>?
             let batch = queue.withLock { queue -> [Entry] in
-                if started, queue.holds > 0, !queue.released, queue.entries.count < Self.heldBatch, case .draining = queue.phase {
+                if !first, queue.holds > 0, !queue.released, queue.entries.count < Self.heldBatch, case .draining = queue.phase {
                     queue.phase = .idle
                     return []
                 }
-                started = true
                 queue.released = false
-                if queue.entries.isEmpty, case .draining = queue.phase { queue.phase = .idle }
+                if queue.entries.isEmpty {
+                    switch queue.phase {
+                    case .draining: queue.phase = .idle
+                    case .closed(let waiting):
+                        closing = waiting
+                        queue.phase = .closed(waiting: nil)
+                    case .idle: break
+                    }
+                }
                 defer { queue.entries = [] }
                 return queue.entries
             }
-            if batch.isEmpty { return }
+            closing?.resume()
+            if batch.isEmpty { return nil }
             if batch.allSatisfy({ $0.changes.isEmpty }) {
-                // Only flushes: what they wait for is committed already.
                 for entry in batch { entry.completion(.success(())) }
                 continue
             }
-            let result: Result<Void, any Error>
-            do {
-                try statements.inTransaction(db) { try statements.apply(batch, db) }
-                let count = commits.add(1, ordering: .relaxed).newValue
-                result = .success(())
-                if count % Self.checkpointEvery == 0 { checkpointInBackground() }
-                if walFrames.load(ordering: .relaxed) > Self.walLimit { checkpointNow(db) }
-            } catch {
-                result = .failure(error)
-            }
-            noteCommit(result)
-            for entry in batch { entry.completion(result) }
-            commitWatch.transactionEnded()
+            return batch
         }
+    }
+
+    /// Ends a batch `nextBatch` gave: counts a commit, notes writability, then calls every
+    /// completion with `result` (only now: a success means committed).
+    func finish(_ batch: [Entry], _ result: Result<Void, any Error>) {
+        if case .success = result { commits.add(1, ordering: .relaxed) }
+        noteCommit(result)
+        for entry in batch { entry.completion(result) }
+        commitWatch.transactionEnded()
     }
 
     /// Notes whether a commit succeeded, telling the observer when that changes.
@@ -190,34 +197,5 @@ final class StoreWriter: Sendable {
         let succeeded = failure == nil
         guard writable.exchange(succeeded, ordering: .relaxed) != succeeded else { return }
         writabilityObserver.withLock { $0 }?(succeeded, failure)
-    }
-
-    /// Copies the WAL into the database beside the writer, then cuts the file back to nothing
-    /// between two commits on the writer itself (a TRUNCATE checkpoint on another connection
-    /// would hold the write lock and fail the commits meanwhile): after a pruning pass whose
-    /// large WAL no further commit may come to reset.
-    func checkpointAndTruncate() async {
-        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
-        _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-        checkpointing.store(false, ordering: .releasing)
-        _ = try? await database.writeWithoutTransaction { db in
-            if (try? db.checkpoint(.truncate)) != nil { self.walFrames.store(0, ordering: .relaxed) }
-        }
-    }
-
-    private func checkpointInBackground() {
-        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
-        checkpointer.asyncWriteWithoutTransaction { db in
-            if let frames = try? db.checkpoint(.passive) {
-                self.walFrames.store(frames.walFrameCount, ordering: .relaxed)
-            }
-            self.checkpointing.store(false, ordering: .releasing)
-        }
-    }
-
-    /// Between transactions: every frame is copied, and the next transaction starts the WAL over.
-    private func checkpointNow(_ db: Database) {
-        guard checkpointer != nil else { return }
-        if (try? db.checkpoint(.passive)) != nil { walFrames.store(0, ordering: .relaxed) }
     }
 }

@@ -125,10 +125,16 @@ struct SilentPushd: AsyncParsableCommand {
         help: ArgumentHelp("At most N pushes per DURATION to one device token, else 429 TooManyRequests (e.g. 10/1s).", valueName: "n/duration"))
     var rateLimit: String?
 
-    @Option(help: ArgumentHelp("Where pushes, wakes and device state are recorded: a SQLite file, or 'memory'.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Where pushes, wakes and device state are recorded: a SQLite file, 'memory', or a PostgreSQL database (postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE; the password may come from PGPASSWORD).",
+            valueName: "path|url"))
     var store = ".silentpush/silentpush.sqlite"
 
-    @Flag(help: "Start from an empty store: the previous store file is renamed aside (STORE.YYYYMMDD-HHMMSS) and kept.")
+    @Flag(
+        help:
+            "Start from an empty store: the previous store file is renamed aside (STORE.YYYYMMDD-HHMMSS) and kept; a PostgreSQL store's tables are emptied."
+    )
     var fresh = false
 
     @Option(
@@ -391,7 +397,7 @@ struct SilentPushd: AsyncParsableCommand {
             }
             configuration.rateLimit = (limit, window)
         }
-        configuration.store = store == "memory" ? .memory : .file(store)
+        configuration.store = try Self.storeLocation(store)
         configuration.fresh = fresh
         configuration.retention = ReceiverConfiguration.Retention(
             maximumAge: try Self.noneOr(retain) { text in
@@ -489,6 +495,18 @@ struct SilentPushd: AsyncParsableCommand {
                 services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await services.run()
         logger.info("silentpushd stopped")
+    }
+
+    /// `--store`: 'memory', a PostgreSQL URL (its password from the URL or `PGPASSWORD`), or
+    /// a SQLite file's path.
+    static func storeLocation(_ text: String) throws -> ReceiverConfiguration.StoreLocation {
+        if text == "memory" { return .memory }
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else { return .file(text) }
+        do {
+            return .postgres(try PostgresURL(text, environmentPassword: ProcessInfo.processInfo.environment["PGPASSWORD"]))
+        } catch {
+            throw ValidationError("--store: \(error.description)")
+        }
     }
 
     static func address(_ text: String, flag: String) throws -> ListenAddress? {

@@ -83,7 +83,7 @@ import Testing
             #expect(first.result == .newData, "\(first)")
             let url = "http://127.0.0.1:\(origin.port)/feed/news"
             let stored = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
-            #expect(receiver.device.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
+            #expect(try await receiver.device.contentBody(sha256: stored.sha256) == Array(#"{"headline":"one"}"#.utf8))
             #expect(stored.etag != nil && stored.lastModified != nil && stored.contentType == "application/json")
 
             let second = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
@@ -95,7 +95,7 @@ import Testing
             let third = try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news")
             #expect(third.result == .newData, "\(third)")
             let latest = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
-            #expect(receiver.device.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
+            #expect(try await receiver.device.contentBody(sha256: latest.sha256) == Array(#"{"headline":"two"}"#.utf8))
             #expect(latest.changedAt == third.startedAt.millisecondsSinceEpoch)
         }
     }

@@ -222,7 +222,7 @@ import Testing
         // The file as the killed process left it, then a restart on it (once this process
         // has closed it: one process per store).
         do {
-            let store = try PushStore.open(.file(path))
+            let store = try await PushStore.open(.file(path))
             var missing: [String] = []
             for id in accepted where try await store.push(apnsID: id) == nil { missing.append(id) }
             #expect(missing.isEmpty, "\(missing.count) of \(accepted.count) pushes answered 200 have no fate")
@@ -247,7 +247,7 @@ import Testing
         #expect(!result.timedOut)
         #expect(accepted.count >= 5_000 && accepted.count < 10_000)
         do {
-            let store = try PushStore.open(.file(path))
+            let store = try await PushStore.open(.file(path))
             var missing = 0
             for id in accepted where try await store.push(apnsID: id) == nil { missing += 1 }
             #expect(missing == 0, "\(missing) of \(accepted.count) pushes answered 200 have no fate")

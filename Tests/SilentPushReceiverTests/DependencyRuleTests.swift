@@ -48,9 +48,24 @@ import Testing
         }
     }
 
+    /// PostgreSQL is reached in the PostgreSQL engine's files alone: the reads, retention and
+    /// the writer's queue above the engines know neither.
+    @Test func onlyThePostgreSQLEngineImportsPostgresNIO() {
+        let importers = Self.swiftFiles(under: "Sources/SilentPushStore").filter { file in
+            Self.imports(file.text).contains { $0 == "PostgresNIO" || $0 == "NIOCore" }
+        }.map { URL(fileURLWithPath: $0.path).lastPathComponent }.sorted()
+        #expect(importers == ["PostgresEngine.swift", "StoreValue+Postgres.swift"])
+    }
+
     /// Each library module imports only the modules below it (its row in docs/architecture.md).
     @Test(arguments: [
-        ("SilentPushStore", ["SilentPushCore", "GRDB", "GRDBSQLite", "Foundation", "Synchronization", "Glibc", "Darwin", "Dispatch"]),
+        (
+            "SilentPushStore",
+            [
+                "SilentPushCore", "GRDB", "GRDBSQLite", "PostgresNIO", "NIOCore", "Logging", "Foundation", "Synchronization", "Glibc", "Darwin",
+                "Dispatch",
+            ]
+        ),
         (
             "SilentPushTransport",
             [

@@ -457,7 +457,7 @@ import Testing
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
             #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)  // waits for it
         }
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(.file(path))
         let wake = try #require(try await store.wakes().first)
         #expect(wake.result?.name == "failed" && wake.reason == "shutdown")
         let kept = try #require(try await store.push(apnsID: Self.apnsID(2))?.fate)

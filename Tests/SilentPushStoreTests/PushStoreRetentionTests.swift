@@ -2,15 +2,18 @@ import Foundation
 import GRDB
 import SilentPushCore
 import SilentPushStore
+import SilentPushTestSupport
 import Testing
 
 /// Pruning by count and by age, in batches, with the wakes of the pushes pruned, and the
 /// space given back by incremental vacuum.
-@Suite struct PushStoreRetentionTests {
+@Suite(.postgres) struct PushStoreRetentionTests {
     /// Pushes 1...count, each delivered by its own finished wake (1000 + id), but for the
     /// `pending` ones, and wake `running`'s, which has not finished.
-    static func store(count: UInt64, pending: Set<UInt64>, running: UInt64? = nil, payload: Int = 40) async throws -> PushStore {
-        let store = try PushStore.open(.memory)
+    static func store(
+        _ engine: StoreEngineKind, count: UInt64, pending: Set<UInt64>, running: UInt64? = nil, payload: Int = 40
+    ) async throws -> PushStore {
+        let store = try await engine.newStore(memory: true)
         try await fill(store, count: count, pending: pending, running: running, payload: payload)
         return store
     }
@@ -32,8 +35,8 @@ import Testing
         try await store.write(changes)
     }
 
-    @Test func theNewestPushesAreKeptAndPendingOnesWhateverTheirAge() async throws {
-        let store = try await Self.store(count: 100, pending: [50, 51, 52], running: 20)
+    @Test(arguments: StoreEngineKind.allCases) func theNewestPushesAreKeptAndPendingOnesWhateverTheirAge(_ engine: StoreEngineKind) async throws {
+        let store = try await Self.store(engine, count: 100, pending: [50, 51, 52], running: 20)
         var removed = 0
         var batches = 0
         var after: Int64 = 0
@@ -52,8 +55,8 @@ import Testing
         #expect(try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], batch: 16).total == 0)
     }
 
-    @Test func pushesOlderThanTheCutoffGo() async throws {
-        let store = try await Self.store(count: 100, pending: [10])
+    @Test(arguments: StoreEngineKind.allCases) func pushesOlderThanTheCutoffGo(_ engine: StoreEngineKind) async throws {
+        let store = try await Self.store(engine, count: 100, pending: [10])
         // Push n arrived at 1000 + n ms.
         let pruned = try await store.prune(olderThan: 1_060, maximumCount: nil, held: [10], batch: 1000)
         #expect(pruned.pushes == 58 && pruned.wakes == 58)
@@ -61,8 +64,8 @@ import Testing
         #expect(try await store.prune(olderThan: 1_000, maximumCount: nil, held: [10], batch: 1000).total == 0)
     }
 
-    @Test func finishedTaskRunsAndRequestsGoToo() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func finishedTaskRunsAndRequestsGoToo(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         var changes: [StoreChange] = []
         for id in UInt64(1)...30 {
             let request = TaskRequest<DeviceInstant>(id: id, identifier: "com.example.app.refresh", kind: .refresh)
@@ -86,8 +89,8 @@ import Testing
 
     /// By age: update decisions made before the cutoff, and activities dismissed before it;
     /// an activity still shown, or dismissed after the cutoff, stays.
-    @Test func liveActivitiesArePrunedByAge() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func liveActivitiesArePrunedByAge(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         let app = LiveActivityApp(device: "aa", bundleID: "com.example.app")
         func activity(_ id: String, _ state: LiveActivity.State) -> LiveActivity {
             LiveActivity(
@@ -115,7 +118,7 @@ import Testing
     @Test func vacuumGivesTheSpaceBack() async throws {
         let path = PushStoreTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(.file(path))
         try await Self.fill(store, count: 3000, pending: [], payload: 2000)
         let full = try await store.databaseSize()
         var after: Int64 = 0
@@ -142,8 +145,8 @@ import Testing
             let mode = try await old.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }
             #expect(mode == 0)
         }
-        let store = try PushStore.open(.file(path))
-        try store.close()
+        let store = try await PushStore.open(.file(path))
+        try await store.close()
         let reopened = try DatabaseQueue(path: path)
         let mode = try await reopened.read { try Int.fetchOne($0, sql: "PRAGMA auto_vacuum") }
         #expect(mode == 2)

@@ -2,11 +2,12 @@ import Foundation
 import GRDB
 import SilentPushCore
 import SilentPushStore
+import SilentPushTestSupport
 import Synchronization
 import Testing
 
 /// The store on a real SQLite file.
-@Suite struct PushStoreTests {
+@Suite(.postgres) struct PushStoreTests {
     static func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path
     }
@@ -26,11 +27,10 @@ import Testing
     static let held = WaitReason<DeviceInstant>.minimumInterval(
         lastWake: DeviceInstant(millisecondsSinceEpoch: 1_000), interval: .seconds(900), until: DeviceInstant(millisecondsSinceEpoch: 901_000))
 
-    @Test func whatIsWrittenIsThereAfterReopening() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+    @Test(arguments: StoreEngineKind.allCases) func whatIsWrittenIsThereAfterReopening(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
         do {
-            let store = try PushStore.open(.file(path))
+            let store = try await PushStore.open(location)
             try await store.write([
                 .insertPush(Self.push(1)), .insertPush(Self.push(2)),
                 .insertWake(
@@ -46,8 +46,9 @@ import Testing
                         network: .offline)),
             ])
             try await store.write([.setFate(push: 1, fate: .coalesced, generation: 0)])
+            try await store.close()
         }
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(location)
         let delivered = try #require(try await store.push(apnsID: Self.push(2).apnsID))
         #expect(delivered.fate == .delivered)
         #expect(delivered.fate.wakeID == 7)
@@ -72,17 +73,17 @@ import Testing
             let path = Self.temporaryPath()
             defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
             do {
-                let store = try PushStore.open(.file(path))
+                let store = try await PushStore.open(.file(path))
                 try await store.write([.insertPush(Self.push(1))])
                 try await store.write([.insertPush(Self.push(2))])
             }
-            let store = try PushStore.open(.file(path))
+            let store = try await PushStore.open(.file(path))
             #expect(try await store.lastIDs().push == 2)
         }
     }
 
-    @Test func aClosedGenerationGivesItsCoalescedPushesItsFate() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aClosedGenerationGivesItsCoalescedPushesItsFate(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([
             .insertPush(Self.push(1, fate: .coalesced, generation: 3)),
             .insertPush(Self.push(2, fate: .coalesced, generation: 3, replaced: 1)),
@@ -119,8 +120,8 @@ import Testing
         #expect(try await store.coalescedAPNsIDs(wakeID: 9) == [Self.push(1).apnsID, Self.push(2).apnsID])
     }
 
-    @Test func aPendingRowThatALaterPushReplacedReadsAsCoalesced() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aPendingRowThatALaterPushReplacedReadsAsCoalesced(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         // One slot's chain as the runtime writes it: the rows stay pending, each push names
         // the one it replaced.
         try await store.write([
@@ -148,8 +149,8 @@ import Testing
         #expect(try await store.counts().pushes == ["pending": 1, "delivered": 1, "coalesced": 2])
     }
 
-    @Test func aReplacedPushIsCoalescedByItsAPNsIDAndByItsUniqueID() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aReplacedPushIsCoalescedByItsAPNsIDAndByItsUniqueID(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, replaced: 1))])
         let replaced = Self.push(1)
         let uniqueID = APNsIDGenerator.uniqueID(apnsID: replaced.apnsID, pushID: replaced.id)
@@ -182,7 +183,7 @@ import Testing
             try db.execute(sql: "INSERT INTO devices VALUES ('aa', 0, 1, 1, 2, NULL)")  // an hourly budget of 2
         }
         try old.close()
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(.file(path))
         let replaced = Dictionary(uniqueKeysWithValues: try await store.pushes().map { ($0.id, $0.replaced) })
         #expect(replaced == [1: nil, 2: nil, 3: nil, 4: nil, 5: 3, 6: 5, 7: 4])
         try await store.write([
@@ -197,7 +198,7 @@ import Testing
     @Test func aReplacedPushKeepsItsPendingRowAndEveryReadSaysCoalescedThroughTheView() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(.file(path))
         // Push 1 waited with a reason; push 2 replaced it in its slot.
         let replaced = Self.push(1, fate: .pending(Self.held))
         try await store.write([.insertPush(replaced), .insertPush(Self.push(2, replaced: 1)), .insertPush(Self.push(3, token: "bb"))])
@@ -216,13 +217,13 @@ import Testing
         ])
         #expect(try await store.push(apnsID: replaced.apnsID)?.fate == .coalesced(into: 7))
         #expect(try await store.coalescedAPNsIDs(wakeID: 7) == [replaced.apnsID])
-        try store.close()
+        try await store.close()
     }
 
     @Test func pushesAreFoundByAPNsIDWithAnIndexEntryOnlyWhenTheIDDoesNotCarryThem() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(.file(path))
         let ids = APNsIDGenerator(key: 9)
         let provider = "0F0E0D0C-0B0A-4908-8706-050403020100"
         let apnsIDs: [UInt64: String] = [
@@ -277,16 +278,15 @@ import Testing
             PRIMARY KEY (device_token, topic, url));
         """
 
-    @Test func pendingPushesComeBackForTheSlots() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func pendingPushesComeBackForTheSlots(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(1)), .insertPush(Self.push(2, fate: .expired)), .insertPush(Self.push(3, token: "bb"))])
         #expect(try await store.pendingPushes().map(\.id) == [1, 3])
     }
 
-    @Test func concurrentWritesAreGroupCommitted() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        let store = try PushStore.open(.file(path))
+    @Test(arguments: StoreEngineKind.allCases) func concurrentWritesAreGroupCommitted(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
+        let store = try await PushStore.open(location)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for id in 1...2_000 as ClosedRange<UInt64> {
                 group.addTask { try await store.write([.insertPush(Self.push(id, token: "t\(id % 50)"))]) }
@@ -312,8 +312,8 @@ import Testing
         }
     }
 
-    @Test func writesQueuedUnderAHoldShareOneCommitWhenItEnds() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func writesQueuedUnderAHoldShareOneCommitWhenItEnds(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(1))])
         let before = store.commitCount
         let committed = Committed()
@@ -328,8 +328,8 @@ import Testing
         #expect(try await store.pushes(limit: 10).count == 6)
     }
 
-    @Test func aHoldKeepsNoMoreThanItsLimitOfWrites() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aHoldKeepsNoMoreThanItsLimitOfWrites(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(1))])
         let committed = Committed()
         store.holdCommits()
@@ -340,8 +340,8 @@ import Testing
         store.releaseCommits()
     }
 
-    @Test func eachReleaseCommitsWhatWaitsWhateverOtherHoldsRemain() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func eachReleaseCommitsWhatWaitsWhateverOtherHoldsRemain(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(1))])
         let committed = Committed()
         store.holdCommits()  // another thread's read, still under way
@@ -358,8 +358,10 @@ import Testing
         #expect(committed.value == 3)
     }
 
-    @Test func aReleaseDuringACommitHasWhatWaitsCommittedNextWhateverOtherHoldsRemain() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aReleaseDuringACommitHasWhatWaitsCommittedNextWhateverOtherHoldsRemain(
+        _ engine: StoreEngineKind
+    ) async throws {
+        let store = try await engine.newStore(memory: true)
         let committed = Committed()
         // The writer is kept inside a drain (in a completion) while a hold ends.
         let inside = Atomic(false)
@@ -379,8 +381,8 @@ import Testing
         store.releaseCommits()
     }
 
-    @Test func aFailedWriteFailsItsWholeBatchAndKeepsTheStoreUsable() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aFailedWriteFailsItsWholeBatchAndKeepsTheStoreUsable(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(1))])
         await #expect(throws: (any Error).self) { try await store.write([.insertPush(Self.push(1))]) }  // duplicate id
         try await store.write([.insertPush(Self.push(2))])
@@ -390,10 +392,9 @@ import Testing
     /// The writer inserts a run of pushes in one statement (up to `rowsPerInsert` rows): every
     /// row keeps its own values, whatever the run's length, and a change after a push in the
     /// same batch finds it inserted.
-    @Test func pushesInsertedTogetherKeepTheirRowsAndTheirOrder() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        let store = try PushStore.open(.file(path))
+    @Test(arguments: StoreEngineKind.allCases) func pushesInsertedTogetherKeepTheirRowsAndTheirOrder(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
+        let store = try await PushStore.open(location)
         func varied(_ id: UInt64) -> PushRecord {
             var push = Self.push(id, token: "t\(id % 3)", fate: id % 5 == 0 ? .expired : .pending, generation: id % 4 == 0 ? nil : UInt32(id))
             push.collapseID = id % 2 == 0 ? "c\(id)" : nil
@@ -423,8 +424,8 @@ import Testing
         }
     }
 
-    @Test func aFailedRunOfPushesLeavesNoneOfThemBehind() async throws {
-        let store = try PushStore.open(.memory)
+    @Test(arguments: StoreEngineKind.allCases) func aFailedRunOfPushesLeavesNoneOfThemBehind(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(5))])
         // Push 5 again, in the middle of a run: the batch fails whole, and nothing of it stays
         // queued for the next transaction.
@@ -435,15 +436,16 @@ import Testing
         #expect(try await store.pushes().map(\.id) == [11, 5])
     }
 
-    @Test func anUnopenableFileIsNamed() {
-        #expect { _ = try PushStore.open(.file("/proc/not-a-dir/pushes.sqlite")) } throws: { "\($0)".contains("/proc/not-a-dir/pushes.sqlite") }
+    @Test func anUnopenableFileIsNamed() async {
+        await #expect { _ = try await PushStore.open(.file("/proc/not-a-dir/pushes.sqlite")) } throws: {
+            "\($0)".contains("/proc/not-a-dir/pushes.sqlite")
+        }
     }
 
-    @Test func whatARestartNeedsComesBack() async throws {
-        let path = Self.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+    @Test(arguments: StoreEngineKind.allCases) func whatARestartNeedsComesBack(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
         do {
-            let store = try PushStore.open(.file(path))
+            let store = try await PushStore.open(location)
             try await store.write([
                 .insertPush(Self.push(1, fate: .coalesced, generation: 0)),
                 .insertPush(Self.push(2, replaced: 1)),
@@ -463,8 +465,9 @@ import Testing
                 .setManualClock(at: 2_000_000),
                 .setManualClock(at: 1_000_000),  // never back
             ])
+            try await store.close()
         }
-        let store = try PushStore.open(.file(path))
+        let store = try await PushStore.open(location)
         #expect(try await store.coalescedAPNsIDs(wakeID: 1) == [Self.push(1).apnsID])
         #expect(try await store.wake(id: 1)?.apnsID == Self.push(2).apnsID)
         #expect(try await store.wake(id: 1)?.result == .newData)
@@ -479,9 +482,9 @@ import Testing
 
 /// One fate per push: the insert of a push that replaced another in its slot writes that
 /// one coalesced (waiting), and every reader reports the row as it is.
-@Suite struct PushReadModelTests {
-    @Test func everyReaderSeesAReplacedPushAsCoalesced() async throws {
-        let store = try PushStore.open(.memory)
+@Suite(.postgres) struct PushReadModelTests {
+    @Test(arguments: StoreEngineKind.allCases) func everyReaderSeesAReplacedPushAsCoalesced(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
         try await store.write([
             .insertPush(PushStoreTests.push(1)),
             .insertPush(PushStoreTests.push(2, token: "bb")),
@@ -537,16 +540,15 @@ import Testing
     }
 }
 
-@Suite struct PushStoreCloseTests {
-    @Test func aStoreThatWroteClosesAndOpensAgain() async throws {
-        let path = PushStoreTests.temporaryPath()
-        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        let store = try PushStore.open(.file(path))
+@Suite(.postgres) struct PushStoreCloseTests {
+    @Test(arguments: StoreEngineKind.allCases) func aStoreThatWroteClosesAndOpensAgain(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
+        let store = try await PushStore.open(location)
         try await store.write([.insertPush(PushStoreTests.push(1)), .setFate(push: 1, fate: .expired, generation: nil)])
         _ = try await store.push(apnsID: PushStoreTests.push(1).apnsID)
-        try store.close()
+        try await store.close()
         await #expect(throws: PushStoreError.closed) { try await store.write([.insertPush(PushStoreTests.push(2))]) }
-        let again = try PushStore.open(.file(path))
+        let again = try await PushStore.open(location)
         #expect(try await again.push(apnsID: PushStoreTests.push(1).apnsID)?.fate == .expired)
     }
 }

@@ -17,9 +17,17 @@ public final class PostgresServer: Sendable {
     private let binaries: String
     private let runAs: [String]
 
-    /// `postgres://silentpush:PASSWORD@127.0.0.1:PORT/silentpush`, or without the password.
-    public func url(withPassword: Bool = true) -> String {
-        "postgres://\(Self.user)\(withPassword ? ":" + Self.password : "")@127.0.0.1:\(port)/\(Self.user)"
+    /// `postgres://silentpush:PASSWORD@127.0.0.1:PORT/DATABASE`, or without the password.
+    public func url(withPassword: Bool = true, database: String = PostgresServer.user) -> String {
+        "postgres://\(Self.user)\(withPassword ? ":" + Self.password : "")@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// A new empty database on this server; its name.
+    public func newDatabase() async throws -> String {
+        let name = "t" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let made = try await psql("CREATE DATABASE \(name)")
+        guard made.status == 0 else { throw Failure(description: "CREATE DATABASE: \(made.errorOutput)") }
+        return name
     }
 
     private init(port: Int, directory: String, binaries: String, runAs: [String]) {

@@ -49,12 +49,12 @@ func scratchDirectory() throws -> URL {
 func measureStore() async throws -> Double {
     let directory = try scratchDirectory()
     defer { try? FileManager.default.removeItem(at: directory) }
-    let driver = try StoreWriteDriver(
+    let driver = try await StoreWriteDriver(
         storePath: directory.appendingPathComponent("store.sqlite").path, payload: payload, pushes: rows, devices: devices)
     let start = processCPU()
     try await driver.writeAll(batch: batch)
     let cpu = processCPU() - start
-    try driver.close()
+    try await driver.close()
     return cpu / Double(rows) * 1e6
 }
 

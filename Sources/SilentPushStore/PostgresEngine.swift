@@ -1,0 +1,383 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import SilentPushCore
+import Synchronization
+
+/// The records in PostgreSQL through postgres-nio. Batches commit on one session of their own
+/// (the writer), which also holds the store's owner lock; reads, snapshots and retention use
+/// a few sessions beside it (`maximumReaders`), as SQLite's readers do beside its writer.
+/// Nothing runs in a task of its own: the writer's drain is a chain of the connection's
+/// futures, started by whoever queues a write, and a read connects in its caller's task.
+///
+/// A batch is sent as `BEGIN`, its statements and `COMMIT` queued on the writer's connection
+/// at once (no task switch between them); a statement that fails aborts the transaction, and
+/// the server answers the `COMMIT` with a rollback: a batch is all or nothing, and its
+/// completions run only once `COMMIT` is acknowledged (`synchronous_commit` on: in the WAL, on
+/// disk). A writer whose connection ended fails its batch (the receiver answers 503 and
+/// probes); the next batch connects again and takes the owner lock again.
+final class PostgresEngine: StoreEngine {
+    /// Where the database is (its password kept, never printed: `description` leaves it out).
+    let url: PostgresURL
+    /// Whether this store holds the owner lock: one receiver per database unless clustered.
+    private let ownsDatabase: Bool
+    private let writerSession = Mutex<PostgresConnection?>(nil)
+    private let readers = Mutex(Readers())
+    private let logger: Logger
+    private static let connectionIDs = Atomic<Int>(0)
+
+    /// The advisory lock a receiver that owns the whole database holds on its writer's session.
+    static let ownerLock: Int64 = 0x5350_5354_4F52_4500  // "SPSTORE"
+    /// The advisory lock that serialises migrations of receivers starting together.
+    static let migrationLock: Int64 = 0x5350_4D49_4752_4100  // "SPMIGRA"
+    /// Rows of pushes one insert takes: a run of pushes is one statement, not one per push.
+    static let rowsPerInsert = 64
+    /// The most sessions reads hold open at once; more readers wait for one.
+    static let maximumReaders = 4
+
+    /// The readers' sessions: idle ones, how many are open or opening, and who waits.
+    private struct Readers {
+        var idle: [PostgresConnection] = []
+        var open = 0
+        /// Resumed with a session handed over, or nil: the caller may open one itself.
+        var waiting: [CheckedContinuation<PostgresConnection?, Never>] = []
+        var closed = false
+    }
+
+    private init(url: PostgresURL, ownsDatabase: Bool, writer: PostgresConnection, logger: Logger) {
+        self.url = url
+        self.ownsDatabase = ownsDatabase
+        self.logger = logger
+        writerSession.withLock { $0 = writer }
+    }
+
+    /// A store dropped without `close()` (a test's) still ends its sessions, each kept until
+    /// its close completes.
+    deinit {
+        let sessions = (writerSession.withLock { $0 }.map { [$0] } ?? []) + readers.withLock { $0.idle }
+        for session in sessions { session.close().whenComplete { _ in _ = session } }
+    }
+
+    /// Connects, migrates an empty database (or refuses one of a newer schema) and, when
+    /// `ownsDatabase`, takes the owner lock. `fresh` empties every table.
+    static func open(_ url: PostgresURL, ownsDatabase: Bool = true, fresh: Bool = false) async throws -> PostgresEngine {
+        var logger = Logger(label: "silentpush.store.postgres")
+        logger.logLevel = .critical
+        let writer = try await connect(url, logger: logger)
+        do {
+            try await migrate(writer, url: url, logger: logger)
+            if ownsDatabase { try await takeOwnerLock(writer, url: url, logger: logger) }
+            if fresh { try await empty(writer, logger: logger) }
+        } catch {
+            try? await writer.close()
+            throw error
+        }
+        return PostgresEngine(url: url, ownsDatabase: ownsDatabase, writer: writer, logger: logger)
+    }
+
+    private static func configuration(_ url: PostgresURL) -> PostgresConnection.Configuration {
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
+        configuration.options.connectTimeout = .seconds(5)
+        return configuration
+    }
+
+    private static func connect(_ url: PostgresURL, logger: Logger) async throws -> PostgresConnection {
+        do {
+            return try await PostgresConnection.connect(
+                configuration: configuration(url), id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger)
+        } catch {
+            throw PushStoreError.cannotOpen(path: url.description, reason: reason(error))
+        }
+    }
+
+    /// Makes an empty database the store; leaves one of this version as it is; refuses a newer one.
+    private static func migrate(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) async throws {
+        do {
+            _ = try await connection.query("BEGIN", logger: logger).get()
+            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger).get()
+            let found = try await connection.query("SELECT to_regclass('schema_version') IS NOT NULL", logger: logger).get()
+            if try found.rows.first?.decode(Bool.self) == true {
+                let version = try await connection.query("SELECT MAX(version) FROM schema_version", logger: logger).get()
+                let number = try version.rows.first?.decode(Int64?.self) ?? 0
+                _ = try await connection.query("COMMIT", logger: logger).get()
+                guard number <= PostgresSchema.version else {
+                    throw PushStoreError.newerSchema(path: url.description, found: Int(clamping: number), supported: PostgresSchema.version)
+                }
+                guard number == PostgresSchema.version else {
+                    throw PushStoreError.cannotOpen(
+                        path: url.description, reason: "its schema is version \(number), which this version cannot migrate; give it an empty database"
+                    )
+                }
+                return
+            }
+            for statement in PostgresSchema.statements {
+                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()
+            }
+            _ = try await connection.query("COMMIT", logger: logger).get()
+        } catch let error as PushStoreError {
+            throw error
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger).get()
+            throw PushStoreError.cannotOpen(path: url.description, reason: "cannot migrate it: \(reason(error))")
+        }
+    }
+
+    private static func takeOwnerLock(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) async throws {
+        let taken: Bool
+        do {
+            taken =
+                try await connection.query("SELECT pg_try_advisory_lock(\(ownerLock))", logger: logger).get().rows.first?.decode(Bool.self) ?? false
+        } catch {
+            throw PushStoreError.cannotOpen(path: url.description, reason: reason(error))
+        }
+        guard taken else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+    }
+
+    private static func empty(_ connection: PostgresConnection, logger: Logger) async throws {
+        let tables = PostgresSchema.tables.filter { $0 != "schema_version" }.joined(separator: ", ")
+        _ = try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(tables)"), logger: logger).get()
+    }
+
+    /// What went wrong, in the server's or the system's words: never the password (neither
+    /// is given it), never postgres-nio's generic text.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] { return message }
+        if let underlying = error.underlying { return "\(underlying)" }
+        switch error.code {
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection to PostgreSQL ended"
+        case .connectionError: return "cannot connect to PostgreSQL"
+        default: return "\(error.code)"
+        }
+    }
+
+    // MARK: Reads
+
+    func rows(_ statement: StoreStatement, cached: Bool) async throws -> [StoreRow] {
+        try await withReader { connection in try await Self.rows(statement, connection, logger) }
+    }
+
+    func snapshot(_ statements: [StoreStatement]) async throws -> [[StoreRow]] {
+        try await withReader { connection in
+            _ = try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).get()
+            do {
+                var results: [[StoreRow]] = []
+                for statement in statements { results.append(try await Self.rows(statement, connection, logger)) }
+                _ = try await connection.query("COMMIT", logger: logger).get()
+                return results
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger).get()
+                throw error
+            }
+        }
+    }
+
+    /// Runs `body` on a reader's session: an idle one, a new one while fewer than
+    /// `maximumReaders` are open, else the next one given back.
+    private func withReader<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        let connection = try await leaseReader()
+        do {
+            let result = try await body(connection)
+            giveBack(connection)
+            return result
+        } catch {
+            giveBack(connection)
+            throw error
+        }
+    }
+
+    private func leaseReader() async throws -> PostgresConnection {
+        enum Lease {
+            case idle(PostgresConnection)
+            case connect
+            case wait
+            case closed
+        }
+        while true {
+            let lease = readers.withLock { readers -> Lease in
+                if readers.closed { return .closed }
+                while let connection = readers.idle.popLast() {
+                    if !connection.isClosed { return .idle(connection) }
+                    readers.open -= 1
+                }
+                guard readers.open < Self.maximumReaders else { return .wait }
+                readers.open += 1
+                return .connect
+            }
+            switch lease {
+            case .idle(let connection):
+                return connection
+            case .closed:
+                throw PushStoreError.closed
+            case .connect:
+                do {
+                    return try await Self.connect(url, logger: logger)
+                } catch {
+                    giveBack(nil)
+                    throw error
+                }
+            case .wait:
+                let handed = await withCheckedContinuation { (continuation: CheckedContinuation<PostgresConnection?, Never>) in
+                    readers.withLock { $0.waiting.append(continuation) }
+                }
+                if let handed { return handed }
+            }
+        }
+    }
+
+    /// Gives a reader's session back (nil: one that could not be opened), to the first who
+    /// waits or to the idle ones; a closed one frees its place.
+    private func giveBack(_ connection: PostgresConnection?) {
+        let usable = connection.flatMap { $0.isClosed ? nil : $0 }
+        let waiter = readers.withLock { readers -> CheckedContinuation<PostgresConnection?, Never>? in
+            if usable == nil { readers.open -= 1 }
+            let waiter = readers.waiting.isEmpty ? nil : readers.waiting.removeFirst()
+            if waiter == nil, let usable { readers.idle.append(usable) }
+            return waiter
+        }
+        waiter?.resume(returning: usable)
+    }
+
+    private static func rows(_ statement: StoreStatement, _ connection: PostgresConnection, _ logger: Logger) async throws -> [StoreRow] {
+        let result = try await connection.query(statement.postgresQuery, logger: logger).get()
+        guard let first = result.rows.first else { return [] }
+        let columns = StoreColumns(first.map(\.columnName))
+        return try result.rows.map { row in StoreRow(columns: columns, values: try row.map(StoreValue.init)) }
+    }
+
+    // MARK: Writes
+
+    func startDrain(of writer: StoreWriter) {
+        drain(writer, started: false)
+    }
+
+    /// Commits the writer's next batch, then drains on from the commit's answer: one batch at
+    /// a time, in order, on the connection's event loop.
+    private func drain(_ writer: StoreWriter, started: Bool) {
+        var started = started
+        guard let batch = writer.nextBatch(&started) else { return }
+        commit(batch).whenComplete { result in
+            writer.finish(batch, result.mapError { $0 })
+            self.drain(writer, started: true)
+        }
+    }
+
+    /// The writer's session: the one it has, or a new one (with the owner lock taken again).
+    private func session() -> EventLoopFuture<PostgresConnection> {
+        if let connection = writerSession.withLock({ $0 }), !connection.isClosed { return connection.eventLoop.makeSucceededFuture(connection) }
+        let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
+        let url = url
+        let logger = logger
+        let connected = PostgresConnection.connect(
+            on: eventLoop, configuration: Self.configuration(url), id: Self.connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
+        ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error)) }
+        guard ownsDatabase else { return connected.map { self.keep($0) } }
+        return connected.flatMap { connection in
+            let lock: EventLoopFuture<PostgresQueryResult> = connection.query("SELECT pg_try_advisory_lock(\(Self.ownerLock))", logger: logger)
+            return lock.flatMapThrowing { result -> PostgresConnection in
+                guard try result.rows.first?.decode(Bool.self) == true else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+                return self.keep(connection)
+            }.flatMapError { error in
+                connection.close().flatMapThrowing { throw error }
+            }
+        }
+    }
+
+    private func keep(_ connection: PostgresConnection) -> PostgresConnection {
+        writerSession.withLock { $0 = connection }
+        return connection
+    }
+
+    /// Commits `batch` in one transaction: every statement queued behind `BEGIN` at once,
+    /// then `COMMIT`, whose answer says whether it all happened (a transaction that failed is
+    /// answered ROLLBACK, not an error).
+    private func commit(_ batch: [StoreWriter.Entry]) -> EventLoopFuture<Void> {
+        let logger = logger
+        return session().flatMap { connection in
+            func queued(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> { connection.query(query, logger: logger) }
+            var results = [queued("BEGIN")]
+            for statement in Self.statements(batch) { results.append(queued(statement.postgresQuery)) }
+            results.append(queued("COMMIT"))
+            // The first failure, if any, once every statement has answered; else COMMIT's answer.
+            return EventLoopFuture.whenAllComplete(results, on: connection.eventLoop).flatMapThrowing { answers in
+                for answer in answers { if case .failure(let error) = answer { throw error } }
+                guard case .success(let committed) = answers.last, committed.metadata.command == "COMMIT" else {
+                    throw PushStoreError.notCommitted((try? answers.last?.get())?.metadata.command ?? "nothing")
+                }
+            }
+        }
+    }
+
+    /// A batch's statements in order: each run of inserted pushes (across entries) in inserts
+    /// of up to `rowsPerInsert` rows, every other change as `StoreChange.statements` has it.
+    static func statements(_ batch: [StoreWriter.Entry]) -> [StoreStatement] {
+        var statements: [StoreStatement] = []
+        var run: [PushRecord] = []
+        func endRun() {
+            guard !run.isEmpty else { return }
+            var values: [any StoreValueConvertible] = []
+            values.reserveCapacity(run.count * StoreChange.pushColumns.count)
+            for push in run { values += StoreChange.pushValues(push) }
+            statements.append(StoreStatement(StoreChange.insertPushesSQL(rows: run.count), values))
+            run.removeAll(keepingCapacity: true)
+        }
+        for entry in batch {
+            for change in entry.changes {
+                if case .insertPush(let push) = change {
+                    run.append(push)
+                    if run.count == rowsPerInsert { endRun() }
+                } else {
+                    endRun()
+                    statements += change.statements
+                }
+            }
+        }
+        endRun()
+        return statements
+    }
+
+    func execute(_ statements: [StoreStatement]) async throws -> [Int] {
+        try await withReader { connection in
+            _ = try await connection.query("BEGIN", logger: logger).get()
+            do {
+                var changed: [Int] = []
+                for statement in statements {
+                    changed.append(try await connection.query(statement.postgresQuery, logger: logger).get().metadata.rows ?? 0)
+                }
+                _ = try await connection.query("COMMIT", logger: logger).get()
+                return changed
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger).get()
+                throw error
+            }
+        }
+    }
+
+    func close() async throws {
+        let writer = writerSession.withLock { session -> PostgresConnection? in
+            defer { session = nil }
+            return session
+        }
+        let (idle, waiting) = readers.withLock { readers in
+            readers.closed = true
+            defer { (readers.idle, readers.waiting) = ([], []) }
+            return (readers.idle, readers.waiting)
+        }
+        for waiter in waiting { waiter.resume(returning: nil) }
+        for session in idle + (writer.map { [$0] } ?? []) { try? await session.close() }
+    }
+
+    // MARK: Space
+
+    func size() async throws -> Int {
+        let rows = try await rows(StoreStatement("SELECT pg_database_size(current_database()) AS size"), cached: false)
+        return rows.first?["size"] ?? 0
+    }
+
+    /// PostgreSQL's autovacuum gives space back on its own.
+    func vacuumIncrementally(pages: Int) async throws -> Int { 0 }
+
+    /// PostgreSQL checkpoints its WAL on its own.
+    func checkpoint() async {}
+}

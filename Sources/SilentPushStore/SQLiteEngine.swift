@@ -1,0 +1,143 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// The records in SQLite through GRDB: a file (WAL, readers beside the writer) or memory.
+/// Batches commit on GRDB's serial writer, the hot changes through `StoreStatements`' own
+/// prepared statements. A file store also checkpoints the WAL on a second connection beside
+/// the writer, so the writer never stops for it (nor for its fsync).
+final class SQLiteEngine: StoreEngine {
+    let database: any DatabaseWriter
+    private let checkpointer: DatabaseQueue?
+    private let statements = StoreStatements()
+    private let checkpointing = Atomic<Bool>(false)
+    /// The WAL's length in frames at the last checkpoint. A WAL written while checkpoints
+    /// run beside it may never start over; past `walLimit` the writer checkpoints itself
+    /// between transactions, when nothing can append, so the file stays bounded.
+    private let walFrames = Atomic<Int>(0)
+    /// Commits between background checkpoints: a page rewritten by many commits (the
+    /// table's last pages) is copied once per checkpoint, and each checkpoint ends in an fsync.
+    private static let checkpointEvery = 128
+    private static let walLimit = 16_000
+
+    init(database: any DatabaseWriter, checkpointer: DatabaseQueue?) {
+        self.database = database
+        self.checkpointer = checkpointer
+    }
+
+    // MARK: Reads
+
+    func rows(_ statement: StoreStatement, cached: Bool) async throws -> [StoreRow] {
+        try await database.read { db in try Self.rows(statement, cached: cached, db) }
+    }
+
+    func snapshot(_ statements: [StoreStatement]) async throws -> [[StoreRow]] {
+        try await database.read { db in try statements.map { try Self.rows($0, cached: true, db) } }
+    }
+
+    private static func rows(_ statement: StoreStatement, cached: Bool, _ db: Database) throws -> [StoreRow] {
+        let prepared = cached ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
+        let columns = StoreColumns(prepared.columnNames)
+        return try Row.fetchAll(prepared, arguments: statement.databaseArguments).map { row in
+            StoreRow(columns: columns, values: row.databaseValues.map(StoreValue.init))
+        }
+    }
+
+    // MARK: Writes
+
+    func startDrain(of writer: StoreWriter) {
+        database.asyncWriteWithoutTransaction { db in self.drain(writer, db) }
+    }
+
+    private func drain(_ writer: StoreWriter, _ db: Database) {
+        var started = false
+        while let batch = writer.nextBatch(&started) {
+            let result: Result<Void, any Error>
+            do {
+                try statements.inTransaction(db) { try statements.apply(batch, db) }
+                result = .success(())
+            } catch {
+                result = .failure(error)
+            }
+            writer.finish(batch, result)
+            guard case .success = result else { continue }
+            if writer.commitCount % Self.checkpointEvery == 0 { checkpointInBackground() }
+            if walFrames.load(ordering: .relaxed) > Self.walLimit { checkpointNow(db) }
+        }
+    }
+
+    func execute(_ statements: [StoreStatement]) async throws -> [Int] {
+        try await database.write { db in
+            try statements.map { statement in
+                try db.cachedStatement(sql: statement.sql).execute(arguments: statement.databaseArguments)
+                return db.changesCount
+            }
+        }
+    }
+
+    func close() async throws {
+        // The writer runs one block at a time: this one runs after the last drain. Its
+        // prepared statements go first: SQLite will not close a connection that has any.
+        try await database.writeWithoutTransaction { _ in self.statements.finalize() }
+        try checkpointer?.close()
+        try database.close()
+    }
+
+    // MARK: Space
+
+    func size() async throws -> Int {
+        try await database.read { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            return pages * size
+        }
+    }
+
+    /// Gives free pages back (incremental auto-vacuum), but only while more than an eighth
+    /// of the file is free: SQLite reuses free pages for new rows, so a store pruned as fast
+    /// as it grows needs no vacuum (moving pages costs as much as writing them); one that
+    /// shrank, after a burst or a lower retention, gives the space back.
+    func vacuumIncrementally(pages: Int) async throws -> Int {
+        try await database.writeWithoutTransaction { db in
+            func excess() throws -> Int {
+                let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+                let total = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+                return free - total / 8
+            }
+            let before = try excess()
+            guard before > 0 else { return 0 }
+            try db.execute(sql: "PRAGMA incremental_vacuum(\(min(max(1, pages), before)))")
+            let after = try excess()
+            return after < before ? max(after, 0) : 0
+        }
+    }
+
+    /// Copies the WAL into the database beside the writer, then cuts the file back to nothing
+    /// between two commits on the writer itself (a TRUNCATE checkpoint on another connection
+    /// would hold the write lock and fail the commits meanwhile): after a pruning pass whose
+    /// large WAL no further commit may come to reset.
+    func checkpoint() async {
+        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
+        _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+        checkpointing.store(false, ordering: .releasing)
+        _ = try? await database.writeWithoutTransaction { db in
+            if (try? db.checkpoint(.truncate)) != nil { self.walFrames.store(0, ordering: .relaxed) }
+        }
+    }
+
+    private func checkpointInBackground() {
+        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
+        checkpointer.asyncWriteWithoutTransaction { db in
+            if let frames = try? db.checkpoint(.passive) {
+                self.walFrames.store(frames.walFrameCount, ordering: .relaxed)
+            }
+            self.checkpointing.store(false, ordering: .releasing)
+        }
+    }
+
+    /// Between transactions: every frame is copied, and the next transaction starts the WAL over.
+    private func checkpointNow(_ db: Database) {
+        guard checkpointer != nil else { return }
+        if (try? db.checkpoint(.passive)) != nil { walFrames.store(0, ordering: .relaxed) }
+    }
+}

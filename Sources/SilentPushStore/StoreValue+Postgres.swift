@@ -1,0 +1,46 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+extension StoreValue {
+    /// A value PostgreSQL sent: whole numbers (and booleans, as 0 and 1) as integers, reals,
+    /// bytes, and anything else as its text.
+    init(_ cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
+        }
+        switch cell.dataType {
+        case .int2, .int4, .int8: self = .integer(try cell.decode(Int64.self))
+        case .bool: self = .integer(try cell.decode(Bool.self) ? 1 : 0)
+        case .float4, .float8: self = .real(try cell.decode(Double.self))
+        case .numeric:
+            let number = try cell.decode(Decimal.self)
+            if let whole = Int64(exactly: NSDecimalNumber(decimal: number).doubleValue) {
+                self = .integer(whole)
+            } else {
+                self = .real(NSDecimalNumber(decimal: number).doubleValue)
+            }
+        case .bytea: self = .blob(Array(buffer: try cell.decode(ByteBuffer.self)))
+        default: self = .text(try cell.decode(String.self))
+        }
+    }
+}
+
+extension StoreStatement {
+    /// The statement as PostgreSQL takes it: `$N` placeholders, each value bound with its
+    /// type (NULL untyped: the statement's text gives it one where the server cannot tell).
+    var postgresQuery: PostgresQuery {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .null: binds.appendNull()
+            case .integer(let number): binds.append(number)
+            case .real(let number): binds.append(number)
+            case .text(let text): binds.append(text)
+            case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        return PostgresQuery(unsafeSQL: PostgresSchema.numbered(sql), binds: binds)
+    }
+}

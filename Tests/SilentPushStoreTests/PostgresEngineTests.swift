@@ -1,0 +1,89 @@
+import Foundation
+import SilentPushCore
+import SilentPushStore
+import SilentPushTestSupport
+import Testing
+
+/// What only the PostgreSQL engine does: its migration and version check, its owner lock,
+/// its words when the server cannot be reached (never the password), its content bodies, and
+/// writes across a server restart.
+@Suite(.postgres) struct PostgresEngineTests {
+    static func url(database: String) throws -> PostgresURL {
+        try PostgresURL(try #require(PostgresServer.current).url(database: database))
+    }
+
+    @Test func anEmptyDatabaseIsMigratedAndANewerSchemaIsRefusedInOneLine() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let url = try Self.url(database: database)
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        try await store.close()
+        // Opened again, the same schema is kept as it is, with its rows.
+        let again = try await PushStore.open(.postgres(url))
+        #expect(try await again.pushes().map(\.id) == [1])
+        try await again.close()
+
+        let bumped = try await PeerProcess.run(
+            "psql",
+            ["-h", "127.0.0.1", "-p", "\(server.port)", "-U", PostgresServer.user, "-d", database, "-c", "UPDATE schema_version SET version = 99"],
+            environment: ["PGPASSWORD": PostgresServer.password])
+        try #require(bumped.status == 0, "\(bumped.errorOutput)")
+        let error = await #expect(throws: PushStoreError.self) { try await PushStore.open(.postgres(url)) }
+        #expect(error == .newerSchema(path: url.description, found: 99, supported: PostgresSchema.version))
+        let line = "\(try #require(error))"
+        #expect(!line.contains("\n") && line.contains(url.description) && !line.contains(PostgresServer.password), "\(line)")
+    }
+
+    @Test func aServerThatIsNotThereIsNamedWithoutItsPassword() async throws {
+        let port = try LoopbackPort.free()
+        let url = try PostgresURL("postgres://silentpush:\(PostgresServer.password)@127.0.0.1:\(port)/nothing")
+        let error = await #expect(throws: PushStoreError.self) { try await PushStore.open(.postgres(url)) }
+        let line = "\(try #require(error))"
+        #expect(line.contains("postgres://silentpush@127.0.0.1:\(port)/nothing"), "\(line)")
+        #expect(!line.contains(PostgresServer.password), "\(line)")
+    }
+
+    @Test func aSecondStoreOnTheSameDatabaseIsRefusedUntilTheFirstCloses() async throws {
+        let server = try #require(PostgresServer.current)
+        let url = try Self.url(database: try await server.newDatabase())
+        let first = try await PushStore.open(.postgres(url))
+        await #expect(throws: PushStoreError.inUse(path: url.description, pid: nil)) { try await PushStore.open(.postgres(url)) }
+        try await first.close()
+        let second = try await PushStore.open(.postgres(url))
+        try await second.close()
+    }
+
+    @Test func contentBodiesAreRowsEveryReceiverReads() async throws {
+        let store = try await StoreEngineKind.postgres.newStore()
+        let body = Array("fresh content".utf8)
+        try await store.saveContent(body, sha256: "ab12")
+        try await store.saveContent(body, sha256: "ab12")  // content-addressed: kept once
+        #expect(try await store.contentBody(sha256: "ab12") == body)
+        #expect(try await store.contentBody(sha256: "cd34") == nil)
+        try await store.close()
+    }
+
+    /// The server stops under the store: writes fail (nothing half-written), the store says
+    /// it cannot write; once the server is back, the next write connects again, takes the
+    /// owner lock again, and succeeds, without reopening the store.
+    @Test func writesFailWhileTheServerIsDownAndSucceedOnceItIsBack() async throws {
+        try await PostgresServer.with { server in
+            let url = try PostgresURL(server.url(database: try await server.newDatabase()))
+            let store = try await PushStore.open(.postgres(url))
+            try await store.write([.insertPush(PushStoreTests.push(1))])
+            try await server.restart(downFor: .zero)
+            // The writer's session ended with the restart: this write finds it closed or fails on it.
+            var failed = 0
+            for id in 2...3 as ClosedRange<UInt64> {
+                do { try await store.write([.insertPush(PushStoreTests.push(id))]) } catch { failed += 1 }
+            }
+            try await store.write([.insertPush(PushStoreTests.push(4))])
+            #expect(store.isWritable)
+            let ids = try await store.pushes().map(\.id)
+            #expect(ids.contains(1) && ids.contains(4), "\(ids)")
+            #expect(ids.count == 4 - failed, "a failed write is not written: \(ids), \(failed) failed")
+            try await store.close()
+        }
+    }
+}
