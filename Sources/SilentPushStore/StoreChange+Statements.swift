@@ -324,15 +324,21 @@ extension StoreChange {
 
     /// An update decision's row, in `insertActivityUpdateSQL`'s order.
     static func activityUpdateValues(_ update: LiveActivityUpdate) -> [any StoreValueConvertible] {
-        var until: Int64?
-        var into: String?
-        var ignored: String?
-        switch update.outcome {
-        case .applied: break
-        case .waiting(let instant): until = instant.millisecondsSinceEpoch
-        case .coalesced(let source): into = source
-        case .ignored(let reason): ignored = reason.rawValue
+        let outcome = outcomeColumns(update.outcome)
+        return [
+            update.activityID, update.source, update.outcome.name, outcome.until, outcome.into, outcome.ignored, update.why,
+            update.at.millisecondsSinceEpoch,
+        ]
+    }
+
+    /// The columns an update's outcome fills beside its name: when a waiting one applies,
+    /// which update a coalesced one went into, why an ignored one was.
+    static func outcomeColumns(_ outcome: LiveActivityUpdate.Outcome) -> (until: Int64?, into: String?, ignored: String?) {
+        switch outcome {
+        case .applied: (nil, nil, nil)
+        case .waiting(let instant): (instant.millisecondsSinceEpoch, nil, nil)
+        case .coalesced(let source): (nil, source, nil)
+        case .ignored(let reason): (nil, nil, reason.rawValue)
         }
-        return [update.activityID, update.source, update.outcome.name, until, into, ignored, update.why, update.at.millisecondsSinceEpoch]
     }
 }

@@ -36,22 +36,14 @@ extension StoreStatements {
     }
 
     func insert(_ update: LiveActivityUpdate, _ db: Database) throws {
-        var until: Int64?
-        var into: String?
-        var ignored: String?
-        switch update.outcome {
-        case .applied: break
-        case .waiting(let instant): until = instant.millisecondsSinceEpoch
-        case .coalesced(let source): into = source
-        case .ignored(let reason): ignored = reason.rawValue
-        }
+        let outcome = StoreChange.outcomeColumns(update.outcome)
         try run(&insertActivityUpdate, db, StoreChange.insertActivityUpdateSQL) { bind in
             bind(update.activityID)
             bind(update.source)
             bind(update.outcome.name)
-            bind(until)
-            bind(into)
-            bind(ignored)
+            bind(outcome.until)
+            bind(outcome.into)
+            bind(outcome.ignored)
             bind(update.why)
             bind(update.at.millisecondsSinceEpoch)
         }
