@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 extension StoreValue {
     /// A value PostgreSQL sent: whole numbers (and booleans, as 0 and 1) as integers, reals,
@@ -41,6 +42,22 @@ extension StoreStatement {
             case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
             }
         }
-        return PostgresQuery(unsafeSQL: PostgresSchema.numbered(sql), binds: binds)
+        return PostgresQuery(unsafeSQL: Self.numbered(sql), binds: binds)
+    }
+
+    /// Texts numbered before: the store runs a few dozen texts over and over (a run of 64
+    /// pushes is one of 7 kB), so each is scanned once. Texts that vary with their arguments
+    /// (an inlined id list) are few; past `numberedLimit` the cache starts again.
+    private static let numberedTexts = Mutex<[String: String]>([:])
+    private static let numberedLimit = 1024
+
+    private static func numbered(_ sql: String) -> String {
+        if let known = numberedTexts.withLock({ $0[sql] }) { return known }
+        let numbered = PostgresSchema.numbered(sql)
+        numberedTexts.withLock { texts in
+            if texts.count >= numberedLimit { texts.removeAll(keepingCapacity: true) }
+            texts[sql] = numbered
+        }
+        return numbered
     }
 }
