@@ -63,10 +63,10 @@ final class PostgresEngine: StoreEngine {
     static func open(_ url: PostgresURL, ownsDatabase: Bool = true, fresh: Bool = false) async throws -> PostgresEngine {
         var logger = Logger(label: "silentpush.store.postgres")
         logger.logLevel = .critical
-        let writer = try await connect(url, logger: logger)
+        let writer = try await connect(url, logger: logger).get()
         do {
             try await migrate(writer, url: url, logger: logger)
-            if ownsDatabase { try await takeOwnerLock(writer, url: url, logger: logger) }
+            if ownsDatabase { try await takeOwnerLock(writer, url: url, logger: logger).get() }
             if fresh { try await empty(writer, logger: logger) }
         } catch {
             try? await writer.close()
@@ -82,13 +82,12 @@ final class PostgresEngine: StoreEngine {
         return configuration
     }
 
-    private static func connect(_ url: PostgresURL, logger: Logger) async throws -> PostgresConnection {
-        do {
-            return try await PostgresConnection.connect(
-                configuration: configuration(url), id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger)
-        } catch {
-            throw PushStoreError.cannotOpen(path: url.description, reason: reason(error))
-        }
+    /// A new session, or why there is none (naming the URL, never its password).
+    private static func connect(_ url: PostgresURL, logger: Logger) -> EventLoopFuture<PostgresConnection> {
+        PostgresConnection.connect(
+            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration(url),
+            id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
+        ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
     }
 
     /// Makes an empty database the store; leaves one of this version as it is; refuses a newer one.
@@ -123,15 +122,13 @@ final class PostgresEngine: StoreEngine {
         }
     }
 
-    private static func takeOwnerLock(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) async throws {
-        let taken: Bool
-        do {
-            taken =
-                try await connection.query("SELECT pg_try_advisory_lock(\(ownerLock))", logger: logger).get().rows.first?.decode(Bool.self) ?? false
-        } catch {
-            throw PushStoreError.cannotOpen(path: url.description, reason: reason(error))
-        }
-        guard taken else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+    /// Takes the owner lock on `connection`'s session; `inUse` while another session holds it.
+    private static func takeOwnerLock(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) -> EventLoopFuture<Void> {
+        let lock: EventLoopFuture<PostgresQueryResult> = connection.query("SELECT pg_try_advisory_lock(\(ownerLock))", logger: logger)
+        return lock.flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
+            .flatMapThrowing { result in
+                guard try result.rows.first?.decode(Bool.self) == true else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+            }
     }
 
     private static func empty(_ connection: PostgresConnection, logger: Logger) async throws {
@@ -212,7 +209,7 @@ final class PostgresEngine: StoreEngine {
                 throw PushStoreError.closed
             case .connect:
                 do {
-                    return try await Self.connect(url, logger: logger)
+                    return try await Self.connect(url, logger: logger).get()
                 } catch {
                     giveBack(nil)
                     throw error
@@ -266,21 +263,11 @@ final class PostgresEngine: StoreEngine {
     /// The writer's session: the one it has, or a new one (with the owner lock taken again).
     private func session() -> EventLoopFuture<PostgresConnection> {
         if let connection = writerSession.withLock({ $0 }), !connection.isClosed { return connection.eventLoop.makeSucceededFuture(connection) }
-        let eventLoop = PostgresConnection.defaultEventLoopGroup.any()
-        let url = url
-        let logger = logger
-        let connected = PostgresConnection.connect(
-            on: eventLoop, configuration: Self.configuration(url), id: Self.connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
-        ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error)) }
+        let connected = Self.connect(url, logger: logger)
         guard ownsDatabase else { return connected.map { self.keep($0) } }
         return connected.flatMap { connection in
-            let lock: EventLoopFuture<PostgresQueryResult> = connection.query("SELECT pg_try_advisory_lock(\(Self.ownerLock))", logger: logger)
-            return lock.flatMapThrowing { result -> PostgresConnection in
-                guard try result.rows.first?.decode(Bool.self) == true else { throw PushStoreError.inUse(path: url.description, pid: nil) }
-                return self.keep(connection)
-            }.flatMapError { error in
-                connection.close().flatMapThrowing { throw error }
-            }
+            Self.takeOwnerLock(connection, url: self.url, logger: self.logger).map { self.keep(connection) }
+                .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
     }
 

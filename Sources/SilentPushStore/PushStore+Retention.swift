@@ -1,7 +1,7 @@
 import SilentPushCore
 
-/// Pruning (`--retain`, `--retain-pushes`) in small batches, each its own short transaction on the
-/// writer, so group commits run between them; and incremental vacuum to give the space back.
+/// Pruning (`--retain`, `--retain-pushes`) in small batches: what goes is read, then removed in
+/// one short transaction beside the group commit; and incremental vacuum to give the space back.
 extension PushStore {
     /// What one pruning batch removed.
     package struct Pruned: Sendable, Equatable {
