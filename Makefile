@@ -18,12 +18,19 @@ BREW_PEER_PACKAGES := curl python chromium haproxy postgresql@15
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 
-.PHONY: run test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-store bench-broadcast bench-build bench-pushsend fuzz certs clean
+.PHONY: run cluster test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-store bench-broadcast bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
 	$(SWIFT) build -c $(CONFIG) --product pushsend
 	.build/$(CONFIG)/silentpushd --listen-channels 127.0.0.1:2195 $(ARGS)
+
+# A cluster on loopback: PostgreSQL, RECEIVERS (3) receivers with SHARDS (8) shards, HAProxy in
+# front on the ports make run uses (scripts/cluster.sh; docs/cluster.md). Ctrl-C stops it all.
+cluster: deps
+	$(SWIFT) build -c $(CONFIG) --product silentpushd
+	$(SWIFT) build -c $(CONFIG) --product pushsend
+	SILENTPUSHD=.build/$(CONFIG)/silentpushd scripts/cluster.sh
 
 # Then another package depends on SilentPush by version and runs its tests
 # (Examples/ConsumerPackage), and last the installed tool is run from / (scripts/test-install.sh).

@@ -193,6 +193,13 @@ public struct LiveActivityPolicy: Sendable {
         offline.remove(device)
     }
 
+    /// Forgets every activity of the devices `forgetting` selects (see `forget(device:)`).
+    public mutating func forget(where forgetting: (String) -> Bool) {
+        let devices = Set(byDevice.keys.filter(forgetting)).union(frequentUpdates.map(\.device).filter(forgetting))
+            .union(spent.keys.map(\.device).filter(forgetting)).union(offline.filter(forgetting))
+        for device in devices { forget(device: device) }
+    }
+
     /// Puts back an activity a previous run recorded, with its tokens, channel and timers
     /// (an update it held back, and the budget its app spent, are not kept across runs).
     public mutating func restore(_ activity: LiveActivity, now: DeviceInstant) {

@@ -157,6 +157,11 @@ public struct ReloadPolicy: Sendable {
         if let device { devices[device] = nil } else { devices = [:] }
     }
 
+    /// Forgets the devices `forgetting` selects.
+    public mutating func forget(where forgetting: (String) -> Bool) {
+        devices = devices.filter { !forgetting($0.key) }
+    }
+
     /// Reloads `push`'s extension now, or holds it for the budget.
     private mutating func deliver(_ push: Push, riders: Int, now: DeviceInstant, into actions: inout [ReloadAction]) {
         let target = push.target

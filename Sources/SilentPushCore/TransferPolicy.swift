@@ -225,6 +225,11 @@ public struct TransferPolicy: Sendable {
         return gone
     }
 
+    /// Forgets the transfers of the devices `forgetting` selects; returns their ids.
+    public mutating func forget(where forgetting: (String) -> Bool) -> [UInt64] {
+        byDevice.keys.filter(forgetting).sorted().flatMap { forget(device: $0) }
+    }
+
     /// Fires what is due by `now`: retries whose delay ended, transfers past their resource timeout.
     public mutating func advance(to now: DeviceInstant) -> [TransferAction] {
         var actions: [TransferAction] = []

@@ -40,6 +40,13 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         self.nextTaskRunID = max(firstTaskRunID, 1)
     }
 
+    /// Numbers wakes and task runs on from `first`, when it is past the next ids: a clustered
+    /// receiver takes a new block of ids that no other receiver numbers from.
+    @inlinable public mutating func continueIDs(from first: UInt64) {
+        nextWakeID = max(nextWakeID, first)
+        nextTaskRunID = max(nextTaskRunID, first)
+    }
+
     /// Takes the next wake id for a wake the policy does not run itself (a widget or
     /// control reload): every wake is numbered from one sequence.
     @inlinable public mutating func takeWakeID() -> UInt64 {
@@ -229,8 +236,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         forget(now: now) { _ in true }
     }
 
-    /// Forgets the devices `forgetting` selects, in one pass over the apps.
-    @inlinable mutating func forget(now: Instant, _ forgetting: (App.Device) -> Bool) -> [WakeAction<App, Instant>] {
+    /// Forgets the devices `forgetting` selects, in one pass over the apps (see
+    /// `forget(_:now:)`): a clustered receiver that lost their shards lets them go so.
+    @inlinable public mutating func forget(now: Instant, _ forgetting: (App.Device) -> Bool) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         for slot in 0..<apps.count where forgetting(apps[slot].device) {
             let app = apps[slot]

@@ -98,6 +98,11 @@ package final class APNsEndpoint: H2Service {
         do {
             let token = try Self.deviceToken(of: route)
             deviceToken = token
+            // Another receiver of the cluster owns this device: nothing is recorded here.
+            guard sink.owns(deviceToken: token) else {
+                let given = request.headers.first("apns-id").flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil }
+                return writer.respond(Self.error(APNsRejection(.serviceUnavailable), apnsID: given ?? ids.apnsID(pushID: pushID)))
+            }
             let headers = try APNsHeaders.read(from: HeaderFields(list: request.headers))
             topicHeader = headers.topic
             if let given = headers.apnsID {

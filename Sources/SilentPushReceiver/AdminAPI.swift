@@ -17,6 +17,8 @@ package struct AdminAPI: Sendable {
     let beforeScrape: @Sendable () -> Void
     /// Who may call it (Host, token, content type).
     var access = AdminAccessPolicy()
+    /// The receiver's cluster membership; nil: it stands alone.
+    var cluster: ClusterMembership?
 
     /// Largest request body taken.
     static let maximumBodySize = 64 * 1024
@@ -91,6 +93,7 @@ package struct AdminAPI: Sendable {
         addActivityRoutes(to: router)
         addFaultRoutes(to: router)
         addEventRoutes(to: router)
+        addClusterRoutes(to: router)
         routes.set(router.routes)
         return router
     }

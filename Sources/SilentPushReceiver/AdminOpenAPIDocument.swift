@@ -52,6 +52,10 @@ enum AdminOpenAPIDocument {
           },
           {
            "name": "clock"
+          },
+          {
+           "name": "cluster",
+           "description": "A cluster's receivers (silentpushd --cluster-shards) and who owns which shard."
           }
          ],
          "paths": {
@@ -2105,6 +2109,162 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             }
+            }
+           }
+          },
+          "/v1/cluster": {
+           "get": {
+            "tags": [
+             "cluster"
+            ],
+            "operationId": "getCluster",
+            "summary": "This receiver's part in its cluster, its live peers and the shared store; 404 when it stands alone.",
+            "responses": {
+             "200": {
+              "description": "The cluster as this receiver sees it.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "name",
+                  "shards",
+                  "claimIntervalMs",
+                  "owned",
+                  "store",
+                  "members"
+                 ],
+                 "properties": {
+                  "name": {
+                   "type": "string"
+                  },
+                  "shards": {
+                   "type": "integer",
+                   "minimum": 1,
+                   "maximum": 1024
+                  },
+                  "claimIntervalMs": {
+                   "type": "integer",
+                   "minimum": 100
+                  },
+                  "owned": {
+                   "type": "array",
+                   "items": {
+                    "type": "integer",
+                    "minimum": 0
+                   }
+                  },
+                  "store": {
+                   "type": "string"
+                  },
+                  "members": {
+                   "type": "array",
+                   "items": {
+                    "type": "object",
+                    "required": [
+                     "name",
+                     "session",
+                     "joinedAt",
+                     "shards"
+                    ],
+                    "properties": {
+                     "name": {
+                      "type": "string"
+                     },
+                     "session": {
+                      "type": "integer"
+                     },
+                     "joinedAt": {
+                      "type": "string",
+                      "format": "date-time"
+                     },
+                     "shards": {
+                      "type": "array",
+                      "items": {
+                       "type": "integer",
+                       "minimum": 0
+                      }
+                     }
+                    }
+                   }
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             }
+            }
+           }
+          },
+          "/v1/cluster/shards/{shard}": {
+           "get": {
+            "tags": [
+             "cluster"
+            ],
+            "operationId": "getClusterShard",
+            "summary": "200 only at the receiver that owns the shard (a proxy's health check per shard backend); 503 elsewhere.",
+            "parameters": [
+             {
+              "name": "shard",
+              "in": "path",
+              "required": true,
+              "schema": {
+               "type": "string"
+              }
+             }
+            ],
+            "responses": {
+             "200": {
+              "description": "This receiver owns the shard and takes its devices' pushes.",
+              "content": {
+               "application/json": {
+                "schema": {
+                 "type": "object",
+                 "required": [
+                  "shard",
+                  "owner"
+                 ],
+                 "properties": {
+                  "shard": {
+                   "type": "integer",
+                   "minimum": 0
+                  },
+                  "owner": {
+                   "type": "string"
+                  }
+                 }
+                }
+               }
+              }
+             },
+             "401": {
+              "$ref": "#/components/responses/Unauthorized"
+             },
+             "404": {
+              "$ref": "#/components/responses/NotFound"
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "503": {
+              "description": "Another receiver owns the shard, or none does yet.",
+              "content": {
+               "application/problem+json": {
+                "schema": {
+                 "$ref": "#/components/schemas/Problem"
+                }
+               }
+              }
              }
             }
            }

@@ -154,6 +154,12 @@ extension ChannelDirectory {
         return (record, channel.configuration.storagePolicy)
     }
 
+    /// Numbers broadcasts from `first` on, when past the next id: a clustered receiver's new
+    /// block of ids.
+    package func continueIDs(from first: UInt64) {
+        lastBroadcast.raise(to: first - 1)
+    }
+
     /// The broadcasts APNs accepted in this environment, newest first: of `bundleID` (every
     /// app when nil), on `channel` when given.
     package func broadcasts(bundleID: String?, channel: ChannelID? = nil, limit: Int = 100) async throws -> [BroadcastRecord] {

@@ -12,6 +12,7 @@ extension DeviceRecorder {
         completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
+        guard owns(row.deviceToken) else { return Self.replying(.notOwner) }
         var actions = Actions(completion: completion)
         actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
         var arriving: PushRecord? = consume row

@@ -12,6 +12,7 @@ extension DeviceRecorder {
         _ row: consuming PushRecord, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
+        guard owns(row.deviceToken) else { return Self.replying(.notOwner) }
         var actions = Actions(completion: completion)
         actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
         let push = ReloadPolicy.Push(

@@ -64,6 +64,9 @@ package struct DeviceRecorder {
         case fanningOut
         /// A background transfer the app handed over was refused, for this reason (recorded).
         case transferRefused(TransferRefusal)
+        /// Refused: the device belongs to a shard of the cluster this receiver does not own
+        /// (any more); nothing was recorded.
+        case notOwner
 
         /// The result a `fetchRecorded` reply names.
         package var recordedResult: FetchResult? {
@@ -152,7 +155,7 @@ package struct DeviceRecorder {
     /// The apps' background `URLSession` transfers.
     package internal(set) var transfers: TransferPolicy
     /// The next task request's id: the app's submissions and the system's relaunches share it.
-    package private(set) var nextTaskRequestID: UInt64
+    package internal(set) var nextTaskRequestID: UInt64
     /// Live Activity pushes an activity holds back, by apns-id: their row's id and priority,
     /// so the fate the row shows follows the update when it is released or replaced.
     var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp)] = [:]
@@ -161,6 +164,8 @@ package struct DeviceRecorder {
     /// Background task runs in progress, by run id.
     package private(set) var runningTasks: [UInt64: RunningTask] = [:]
     package private(set) var lifecycle = Lifecycle.running
+    /// A clustered receiver's shards (nil: not clustered, every device is its own).
+    package internal(set) var shards: Shards?
     /// The device time a manual clock's advance has reached: the executor moves the clock
     /// there after releasing its lock, and steps every event at this time at least, so an
     /// event that reads the clock before it moves is not stepped in the past.
@@ -171,13 +176,14 @@ package struct DeviceRecorder {
     /// What the pending-slots gauge shows: it is set only when the count moves.
     private var reportedPendingSlots = 0
 
-    /// A recorder over `policy`; `armsTimers`: the device runs on the system clock, so policy
+    /// A recorder over `policy`; `shards`: a clustered receiver's (it owns none yet); `armsTimers`: the device runs on the system clock, so policy
     /// deadlines need a timer.
     package init(
         policy: Policy, activities: LiveActivityPolicy = LiveActivityPolicy(), reloads: ReloadPolicy? = nil,
-        transfers: TransferPolicy = TransferPolicy(), firstTaskRequestID: UInt64 = 1, armsTimers: Bool
+        transfers: TransferPolicy = TransferPolicy(), firstTaskRequestID: UInt64 = 1, shards: Shards? = nil, armsTimers: Bool
     ) {
         self.policy = policy
+        self.shards = shards
         self.transfers = transfers
         nextTaskRequestID = firstTaskRequestID
         self.activities = activities
@@ -233,6 +239,7 @@ package struct DeviceRecorder {
         completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
+        guard owns(record.deviceToken) else { return Self.replying(.notOwner) }
         var actions = Actions(completion: completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
@@ -257,6 +264,7 @@ package struct DeviceRecorder {
     /// doing nothing, while stopping.
     package mutating func reject(_ record: PushRecord) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
+        guard record.deviceToken.isEmpty || owns(record.deviceToken) else { return Self.replying(.notOwner) }
         var actions = Actions()
         actions.changes.append(.insertPush(record))
         return finish(actions)

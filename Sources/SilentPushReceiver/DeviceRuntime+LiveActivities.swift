@@ -26,6 +26,7 @@ extension DeviceRuntime {
                 record, push: livePush, channelExists: { channels?.exists($0, bundleID: bundleID) ?? false }, now: now, completion: recorded)
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+        if reply == .notOwner { completion(.failure(APNsRejection(.serviceUnavailable))) }
     }
 
     /// A broadcast APNs accepted: recorded with what it did to every activity on its channel,

@@ -11,12 +11,13 @@ extension DeviceRuntime {
     /// requests, Live Activities, the last day's widget and control reloads and the pushes
     /// their extensions hold, and ids that number on. Wakes that were running when that run stopped are recorded `failed`
     /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
-    /// Fetch handlers and system-clock timers run while `run()` does.
+    /// With `shards` (clustered) it puts back no device: each shard's are put back when it is
+    /// claimed (`adopt(shards:)`). Fetch handlers and system-clock timers run while `run()` does.
     package static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), declarations: [String: AppDeclaration] = [:],
         liveActivities: LiveActivitySettings = LiveActivitySettings(), transfers transferSettings: TransferPolicy.Settings = .init(),
-        channels: ChannelDirectory? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        channels: ChannelDirectory? = nil, shards: ShardMap? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
     ) async throws -> DeviceRuntime {
         let ids = try await store.lastIDs()
@@ -27,97 +28,20 @@ extension DeviceRuntime {
         }
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
-        var policy = DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1, firstTaskRunID: taskIDs.run + 1)
-        var changes: [StoreChange] = []
-        var resumed = ResumedState()
-        var devices = Set<String>()
-
-        for (token, device) in try await store.deviceRecords() where device.state != DeviceState() {
-            devices.insert(token)
-            _ = policy.setDeviceState(device.state, for: token, now: now)
-        }
-        for app in try await store.appUsage() {
-            _ = policy.setLastOpened(
-                DeviceInstant(millisecondsSinceEpoch: app.lastOpenedAt), for: AppKey(device: app.deviceToken, topic: app.topic), now: now)
-        }
-        for wake in try await store.unfinishedWakes() {
-            resumed.interruptedWakes += 1
-            changes.append(
-                .finishWake(
-                    id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
-        }
-        // A task run the previous process did not see end ended with it, as on a device that shut down.
-        for run in try await store.unfinishedTaskRuns() {
-            changes.append(
-                .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .terminated))
-        }
-
-        var apps: [AppKey: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
-        for wake in try await store.lastWakes() {
-            let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
-            apps[AppKey(device: wake.deviceToken, topic: wake.topic)] = (started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil)
-        }
-        // A Live Activity push an activity held waits in no app slot, nor does a widget or
-        // control push its extension held.
-        var heldReloads: [ReloadPolicy.Push] = []
-        for push in try await store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue {
-            if let type = APNsPushType(rawValue: push.pushType), WakeKind(reloading: type) != nil {
-                heldReloads.append(
-                    ReloadPolicy.Push(
-                        id: push.id, target: ReloadPolicy.Target(device: push.deviceToken, topic: push.topic),
-                        expiresAt: push.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:))))
-                continue
-            }
-            let key = AppKey(device: push.deviceToken, topic: push.topic)
-            var app = apps[key] ?? (nil, 0, nil)
-            app.pending = push
-            if let generation = push.generation { app.generation = generation }
-            apps[key] = app
-        }
-
-        devices.formUnion(apps.keys.map(\.device))
-        resumed.devices = devices.count
-        resumed.pendingPushes = apps.values.count { $0.pending != nil }
-
+        // Clustered, no device is this receiver's until it claims its shard.
+        let snapshot = shards == nil ? try await DeviceSnapshot.read(from: store, settings: settings, now: now) : DeviceSnapshot()
         var activities = LiveActivityPolicy(settings: liveActivities)
         for (topic, declaration) in declarations where declaration.frequentUpdates {
             activities.setFrequentUpdates(true, bundleID: topic)
         }
-        for activity in try await store.activities() { activities.restore(activity, now: now) }
-        var reloads = ReloadPolicy(dailyBudget: settings.effectiveReloadBudget)
-        var reloadTimes: [ReloadPolicy.Target: [DeviceInstant]] = [:]
-        for reload in try await store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) {
-            reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
-                DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
-        }
-        for (target, times) in reloadTimes { reloads.restore(reloads: times, of: target, now: now) }
         var recorder = DeviceRecorder(
-            policy: policy, activities: activities, reloads: reloads, transfers: TransferPolicy(settings: transferSettings),
-            firstTaskRequestID: taskIDs.request + 1, armsTimers: mode == .system)
+            policy: DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1, firstTaskRunID: taskIDs.run + 1),
+            activities: activities, reloads: ReloadPolicy(dailyBudget: settings.effectiveReloadBudget),
+            transfers: TransferPolicy(settings: transferSettings), firstTaskRequestID: taskIDs.request + 1,
+            shards: shards.map(DeviceRecorder.Shards.init), armsTimers: mode == .system)
         // The restart's repairs and what each restoring step decided, carried out as one step.
-        var startup = DeviceRecorder.Actions()
-        startup.changes = changes
-        for (key, app) in apps {
-            let pending = app.pending.map { push in
-                IncomingPush(
-                    id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
-                    expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
-            }
-            startup.append(recorder.restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now))
-        }
-        for push in heldReloads {
-            resumed.pendingPushes += 1
-            startup.append(recorder.restoreReload(push, now: now))
-        }
-        for request in try await store.pendingTaskRequests() {
-            resumed.taskRequests += 1
-            startup.append(recorder.restoreTask(request, now: now))
-        }
-        // Transfers not ended start again (a running try resumes from its bytes kept), and a
-        // session that ended without its relaunch asked for relaunches the app.
-        let transfers = try await store.openTransfers()
-        resumed.transfers = transfers.count { $0.finishedAt == nil }
-        startup.append(recorder.restoreTransfers(transfers, now: now))
+        let startup = recorder.adopt(snapshot, now: now)
+        let resumed = snapshot.resumed
         let runtime = DeviceRuntime(
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
             metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1,

@@ -13,6 +13,7 @@ extension DeviceRuntime {
             return recorder.receiveReload(record, now: now, completion: recorded)
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+        if reply == .notOwner { completion(.failure(APNsRejection(.serviceUnavailable))) }
     }
 
     /// What answers a push APNs accepted once its row is committed: 200, counted accepted;

@@ -32,7 +32,7 @@ package final class DeviceRuntime: PushSink, Sendable {
     /// What store changes no caller waits for report to.
     private let unobserved: PushStore.Completion
     /// The next push's id: taken by the endpoint per request, before the push reaches the lock.
-    private let nextPushID: Atomic<UInt64>
+    let nextPushID: Atomic<UInt64>
     /// The next background transfer's id: taken by the handler's hand-over, before the lock.
     let nextTransferID: Atomic<UInt64>
     /// Runs background transfers against their origins.
@@ -51,6 +51,8 @@ package final class DeviceRuntime: PushSink, Sendable {
     let declarations: [String: AppDeclaration]
     /// Broadcast channels: a start may name one (`input-push-channel`); nil: none exist.
     let channels: ChannelDirectory?
+    /// Whether the receiver is one of a cluster, owning some shards' devices.
+    let clustered: Bool
 
     /// What the executor's lock guards.
     private struct Locked {
@@ -132,6 +134,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         self.handler = handler
         self.metrics = metrics
         self.logger = logger
+        self.clustered = recorder.shards != nil
         self.state = Mutex(Locked(recorder: recorder))
         unobserved = { [logger] result in
             if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
@@ -314,6 +317,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             return recorder.receive(record, incoming: incoming, now: now, completion: recorded)
         }
         guard reply != .stopping else { return completion(.failure(APNsRejection(.shutdown))) }
+        guard reply != .notOwner else { return completion(.failure(APNsRejection(.serviceUnavailable))) }
         logger.debug(
             "push accepted",
             metadata: [

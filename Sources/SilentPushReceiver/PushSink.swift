@@ -9,6 +9,11 @@ public protocol PushSink: Sendable {
     /// (`APNsIDGenerator.apnsID(pushID:)`), so the store finds that push by id.
     func takePushID() -> UInt64
 
+    /// Whether pushes to the device whose token is `deviceToken` (as the path gives it) are
+    /// this sink's to take: false for a device of a shard that another receiver of the
+    /// cluster owns. The endpoint answers those 503 `ServiceUnavailable`, recording nothing.
+    func owns(deviceToken: Substring) -> Bool
+
     /// Takes `push`, recorded as `id` (from `takePushID`); `completion` runs once, from any
     /// thread.
     func submit(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void)
@@ -33,6 +38,9 @@ public protocol PushSink: Sendable {
 }
 
 extension PushSink {
+    /// A sink that is not part of a cluster takes every device's pushes.
+    public func owns(deviceToken: Substring) -> Bool { true }
+
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
 
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {

@@ -39,6 +39,8 @@ public final class Receiver: Service, Sendable {
     private let pruner: StorePruner
     /// The bound HTTP/2 server, while `run()` runs.
     private let server = Mutex<H2Server?>(nil)
+    /// Its part in a cluster: claims shards and puts their devices back; nil: it stands alone.
+    let membership: ClusterMembership?
 
     /// Opens the store, puts back the device state it holds and loads the TLS material;
     /// binds nothing yet (`run()` does). Throws a `ReceiverStartError` naming what to fix.
@@ -74,8 +76,10 @@ public final class Receiver: Service, Sendable {
         let runtime: DeviceRuntime
         let channels: ChannelDirectory
         let unregistered: [(token: String, at: Int64)]
+        let store: PushStore
         do {
-            let store = try await PushStore.open(configuration.store.pushStoreLocation, fresh: configuration.fresh)
+            store = try await PushStore.open(
+                configuration.store.pushStoreLocation, fresh: configuration.fresh, clustered: configuration.cluster != nil)
             unregistered = try await store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
@@ -93,11 +97,22 @@ public final class Receiver: Service, Sendable {
             runtime = try await DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
-                transfers: configuration.transfers, channels: channels, group: group, metrics: PrometheusMetricsFactory(registry: registry),
-                logger: logger)
+                transfers: configuration.transfers, channels: channels, shards: configuration.cluster.flatMap { ShardMap(count: $0.shards) },
+                group: group, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? await httpClient?.shutdown()
             throw ReceiverStartError.store(error)
+        }
+        if let cluster = configuration.cluster {
+            do {
+                membership = try await ClusterMembership.join(cluster, store: store, runtime: runtime, logger: logger)
+            } catch {
+                try? await store.close()
+                try? await httpClient?.shutdown()
+                throw ReceiverStartError.cluster(error)
+            }
+        } else {
+            membership = nil
         }
         let endpoint = APNsEndpoint(
             settings: .init(
@@ -167,7 +182,10 @@ public final class Receiver: Service, Sendable {
             } else {
                 becomeReady(server, adminPort: nil)
             }
-            services += [pruner, runtime, server]
+            services += [pruner, runtime]
+            // Stops before the device side drains; the store's close then ends its claims.
+            if let membership { services.append(membership) }
+            services.append(server)
             let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -304,7 +322,9 @@ public final class Receiver: Service, Sendable {
     /// The admin API's routes, each as "METHOD /path/{parameter}": tests hold them against
     /// the OpenAPI document.
     package var adminRoutes: [String] {
-        AdminAPI(device: device, endpoint: endpoint, metrics: registry, beforeScrape: {}).router().routes.map { "\($0.method) \($0.path)" }
+        AdminAPI(device: device, endpoint: endpoint, metrics: registry, beforeScrape: {}, cluster: membership).router().routes.map {
+            "\($0.method) \($0.path)"
+        }
     }
 
     /// The admin API over this receiver, its gauges read from `server` at scrape time.
@@ -323,7 +343,7 @@ public final class Receiver: Service, Sendable {
                 streams.set(Int64(endpoint.requestsAwaitingAnswer))
                 transportCounters.update()
             },
-            access: AdminAccessPolicy(hosts: configuration.adminHosts, token: configuration.adminToken))
+            access: AdminAccessPolicy(hosts: configuration.adminHosts, token: configuration.adminToken), cluster: membership)
     }
 
     /// Raises the open-file limit and derives the connection cap from it, saying both.
@@ -442,6 +462,9 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     case store(any Error)
     /// Another socket holds `address`; `flag` moves the listener.
     case addressInUse(address: String, flag: String)
+    /// The receiver could not join its cluster (another shard count, or a store that a
+    /// receiver standing alone holds).
+    case cluster(any Error)
     /// A listener could not be bound, or a child service failed.
     case serving(any Error)
     /// The ready file could not be written.
@@ -452,7 +475,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     /// The error underneath, if any.
     public var underlying: (any Error)? {
         switch self {
-        case .tls(let error), .store(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error): error
+        case .tls(let error), .store(let error), .cluster(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error): error
         case .noListener, .addressInUse, .stoppedBeforeReady: nil
         }
     }
@@ -465,6 +488,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         case .authKey(let spec, let error): "\(error) (check --auth-key \(spec))"
         case .store(let error): "\(error) (check --store)"
         case .addressInUse(let address, let flag): "address \(address) is already in use (another silentpushd? pass \(flag))"
+        case .cluster(let error): "\(error)"
         case .serving(let error): "\(error)"
         case .readyFile(let path, let error): "cannot write the ready file '\(path)': \(PushStore.plainReason(error)) (check --ready-file)"
         case .stoppedBeforeReady: "the receiver stopped before its listeners were bound"

@@ -60,6 +60,9 @@ public struct ReceiverConfiguration: Sendable {
     /// Start from an empty store: a file store's previous database is renamed aside
     /// (`silentpushd --fresh`).
     public var fresh = false
+    /// The cluster this receiver is one of (`--cluster-shards`); nil: it stands alone.
+    /// Needs a PostgreSQL store.
+    public var cluster: ClusterConfiguration?
     /// How much the store keeps (`--retain`, `--retain-pushes`).
     public var retention: Retention
     /// The device clock (`--clock`).

@@ -15,15 +15,22 @@ import Synchronization
 /// the server answers the `COMMIT` with a rollback: a batch is all or nothing, and its
 /// completions run only once `COMMIT` is acknowledged (`synchronous_commit` on: in the WAL, on
 /// disk). A writer whose connection ended fails its batch (the receiver answers 503 and
-/// probes); the next batch connects again and takes the owner lock again.
+/// probes); the next batch connects again and takes the owner lock again. A clustered
+/// store's writer holds its shards' claims instead (`PostgresEngine+Cluster.swift`): when
+/// that session ends, so do the claims, and nothing is written until the receiver has let
+/// its shards go and joined again.
 final class PostgresEngine: StoreEngine {
     /// Where the database is (its password kept, never printed: `description` leaves it out).
     let url: PostgresURL
-    /// Whether this store holds the owner lock: one receiver per database unless clustered.
-    private let ownsDatabase: Bool
-    private let writerSession = Mutex<PostgresConnection?>(nil)
+    /// Whether the store is one of a cluster's receivers (which share the database, each
+    /// holding its shards' claims on its writer's session) rather than its one owner (which
+    /// holds the owner lock there).
+    let clustered: Bool
+    let writerSession = Mutex<PostgresConnection?>(nil)
     private let readers = Mutex(Readers())
-    private let logger: Logger
+    let logger: Logger
+    /// Called when a clustered writer's session ended (its claims with it).
+    let sessionEnded = Mutex<(@Sendable () -> Void)?>(nil)
     private static let connectionIDs = Atomic<Int>(0)
 
     /// The advisory lock a receiver that owns the whole database holds on its writer's session.
@@ -44,9 +51,9 @@ final class PostgresEngine: StoreEngine {
         var closed = false
     }
 
-    private init(url: PostgresURL, ownsDatabase: Bool, writer: PostgresConnection, logger: Logger) {
+    private init(url: PostgresURL, clustered: Bool, writer: PostgresConnection, logger: Logger) {
         self.url = url
-        self.ownsDatabase = ownsDatabase
+        self.clustered = clustered
         self.logger = logger
         writerSession.withLock { $0 = writer }
     }
@@ -58,21 +65,25 @@ final class PostgresEngine: StoreEngine {
         for session in sessions { session.close().whenComplete { _ in _ = session } }
     }
 
-    /// Connects, migrates an empty database (or refuses one of a newer schema) and, when
-    /// `ownsDatabase`, takes the owner lock. `fresh` empties every table.
-    static func open(_ url: PostgresURL, ownsDatabase: Bool = true, fresh: Bool = false) async throws -> PostgresEngine {
+    /// Connects, migrates an empty database (or refuses one of a newer schema) and, unless
+    /// `clustered`, takes the owner lock. `fresh` empties every table.
+    static func open(_ url: PostgresURL, clustered: Bool = false, fresh: Bool = false) async throws -> PostgresEngine {
         var logger = Logger(label: "silentpush.store.postgres")
         logger.logLevel = .critical
         let writer = try await connect(url, logger: logger).get()
         do {
             try await migrate(writer, url: url, logger: logger)
-            if ownsDatabase { try await takeOwnerLock(writer, url: url, logger: logger).get() }
+            if clustered {
+                try await prepareClusterSession(writer, logger: logger)
+            } else {
+                try await takeOwnerLock(writer, url: url, logger: logger).get()
+            }
             if fresh { try await empty(writer, logger: logger) }
         } catch {
             try? await writer.close()
             throw error
         }
-        return PostgresEngine(url: url, ownsDatabase: ownsDatabase, writer: writer, logger: logger)
+        return PostgresEngine(url: url, clustered: clustered, writer: writer, logger: logger)
     }
 
     private static func configuration(_ url: PostgresURL) -> PostgresConnection.Configuration {
@@ -83,7 +94,7 @@ final class PostgresEngine: StoreEngine {
     }
 
     /// A new session, or why there is none (naming the URL, never its password).
-    private static func connect(_ url: PostgresURL, logger: Logger) -> EventLoopFuture<PostgresConnection> {
+    static func connect(_ url: PostgresURL, logger: Logger) -> EventLoopFuture<PostgresConnection> {
         PostgresConnection.connect(
             on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration(url),
             id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
@@ -261,11 +272,16 @@ final class PostgresEngine: StoreEngine {
     }
 
     /// The writer's session: the one it has, or a new one (with the owner lock taken again).
+    /// A clustered writer's session that ended is not replaced here: its claims ended with it,
+    /// and the receiver joins again once it has let its shards go (`rejoin`).
     private func session() -> EventLoopFuture<PostgresConnection> {
-        if let connection = writerSession.withLock({ $0 }), !connection.isClosed { return connection.eventLoop.makeSucceededFuture(connection) }
-        let connected = Self.connect(url, logger: logger)
-        guard ownsDatabase else { return connected.map { self.keep($0) } }
-        return connected.flatMap { connection in
+        let current = writerSession.withLock { $0 }
+        if let current, !current.isClosed { return current.eventLoop.makeSucceededFuture(current) }
+        if clustered {
+            if current != nil { endSession() }
+            return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.sessionEnded)
+        }
+        return Self.connect(url, logger: logger).flatMap { connection in
             Self.takeOwnerLock(connection, url: self.url, logger: self.logger).map { self.keep(connection) }
                 .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
@@ -292,6 +308,10 @@ final class PostgresEngine: StoreEngine {
                 guard case .success(let committed) = answers.last, committed.metadata.command == "COMMIT" else {
                     throw PushStoreError.notCommitted((try? answers.last?.get())?.metadata.command ?? "nothing")
                 }
+            }.flatMapErrorThrowing { error in
+                // A clustered writer's session that ended took its claims with it.
+                if self.clustered, connection.isClosed { self.endSession() }
+                throw error
             }
         }
     }

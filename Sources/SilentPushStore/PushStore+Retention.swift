@@ -47,6 +47,7 @@ extension PushStore {
         // from pending (kept, when held) to delivered or coalesced (either goes).
         var pruned = Pruned()
         pruned.lastExamined = after
+        let clustered = isClustered
         var deletes: [(statement: StoreStatement, count: WritableKeyPath<Pruned, Int>)] = []
         if let boundary = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
             let rows = try await reader.rows(
@@ -59,7 +60,8 @@ extension PushStore {
                 let id: Int64 = row["id"]
                 let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
                 switch fate.kind {
-                case .pending where held.contains(UInt64(bitPattern: id)):
+                // Clustered, other receivers hold pushes too: every pending push stays.
+                case .pending where clustered || held.contains(UInt64(bitPattern: id)):
                     kept.append(id)
                 case .delivered, .coalesced:
                     if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
@@ -147,8 +149,15 @@ extension PushStore {
         else { return nil }
         var boundary: Int64?
         if let maximum = maximumCount {
-            let (kept, overflow) = high.subtractingReportingOverflow(Int64(maximum))
-            if !overflow, kept >= low { boundary = kept }
+            if isClustered {
+                // Each receiver numbers from blocks of its own: ids are not dense, so the
+                // boundary is counted, not subtracted.
+                let kept: Int64? = try await reader.rows("SELECT id FROM \(table) ORDER BY id DESC LIMIT 1 OFFSET ?", [maximum]).first?["id"]
+                boundary = kept
+            } else {
+                let (kept, overflow) = high.subtractingReportingOverflow(Int64(maximum))
+                if !overflow, kept >= low { boundary = kept }
+            }
         }
         if let cutoff {
             // The last id whose row is older than the cutoff: rows from `low` to it are.

@@ -66,8 +66,14 @@ public final class PushStore: Sendable {
     /// renamed aside with a timestamp, once this process holds the store's lock; a PostgreSQL
     /// store's tables are emptied.
     public static func open(_ location: Location, fresh: Bool = false) async throws -> PushStore {
+        try await open(location, fresh: fresh, clustered: false)
+    }
+
+    /// Opens the store as `open(_:fresh:)` does; `clustered` (PostgreSQL only): as one of a
+    /// cluster's receivers, which share the database (`joinCluster` joins it).
+    package static func open(_ location: Location, fresh: Bool = false, clustered: Bool) async throws -> PushStore {
         if case .postgres(let url) = location {
-            let engine = try await PostgresEngine.open(url, fresh: fresh)
+            let engine = try await PostgresEngine.open(url, clustered: clustered, fresh: fresh)
             let name = "\(url.host)-\(url.port)-\(url.database)".map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
             let transfers = FileManager.default.temporaryDirectory.path + "/silentpush-transfers-" + String(name)
             return PushStore(engine: engine, contentsDirectory: nil, transfersDirectory: transfers, lock: nil, setAside: nil)
@@ -291,6 +297,12 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     /// PostgreSQL answered a batch's `COMMIT` with another command (a rollback): nothing of it
     /// was written.
     case notCommitted(String)
+    /// A clustered store's writer session ended, and with it the claims on its shards:
+    /// nothing is written until the receiver has let them go and joined again.
+    case sessionEnded
+    /// The cluster's store has `found` shards, and a receiver of it is running; this one was
+    /// given `given`.
+    case shardCountDiffers(path: String, found: Int, given: Int)
 
     public var description: String {
         switch self {
@@ -302,6 +314,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
         case .newerSchema(let path, let found, let supported):
             "the store '\(path)' has schema version \(found), newer than this version's \(supported); run the newer silentpushd, or give this one another --store"
         case .notCommitted(let answer): "the store did not commit the write (PostgreSQL answered \(answer))"
+        case .sessionEnded: "the store session that held this receiver's shards ended; it joins the cluster again"
+        case .shardCountDiffers(let path, let found, let given):
+            "the cluster on '\(path)' has \(found) shards and a receiver running; --cluster-shards \(given) differs (give every receiver the same count, or stop them all to change it)"
         }
     }
 }

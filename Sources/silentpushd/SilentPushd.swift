@@ -138,6 +138,25 @@ struct SilentPushd: AsyncParsableCommand {
     var fresh = false
 
     @Option(
+        name: .customLong("cluster-shards"),
+        help: ArgumentHelp(
+            "Run as one of a cluster's receivers on a shared PostgreSQL --store: devices fall into N shards (the same N on every receiver), each owned by one receiver.",
+            valueName: "n"))
+    var clusterShards: Int?
+
+    @Option(
+        name: .customLong("cluster-claim-interval"),
+        help: ArgumentHelp(
+            "How often a clustered receiver claims free shards and checks its own: the longest a dead receiver's shards stay unowned.",
+            valueName: "duration"))
+    var clusterClaimInterval = "2s"
+
+    @Option(
+        name: .customLong("cluster-name"),
+        help: ArgumentHelp("This receiver's name in GET /v1/cluster (by default HOST:PID).", valueName: "name"))
+    var clusterName: String?
+
+    @Option(
         help: ArgumentHelp(
             "How long the store keeps pushes, wakes and task runs (device time; pruned in the background); 'none' keeps them for ever.",
             valueName: "duration"))
@@ -399,6 +418,26 @@ struct SilentPushd: AsyncParsableCommand {
         }
         configuration.store = try Self.storeLocation(store)
         configuration.fresh = fresh
+        if let clusterShards {
+            guard ClusterConfiguration.shardRange.contains(clusterShards) else {
+                throw ValidationError("--cluster-shards must be a whole number from 1 to \(ClusterConfiguration.shardRange.upperBound)")
+            }
+            guard case .postgres = configuration.store else {
+                throw ValidationError("--cluster-shards needs a PostgreSQL --store (postgres://USER@HOST:PORT/DATABASE) that the receivers share")
+            }
+            guard !fresh else {
+                throw ValidationError("--fresh cannot empty a store a cluster shares: stop every receiver and empty it, or POST /v1/reset")
+            }
+            let interval = try Self.duration(
+                clusterClaimInterval, flag: "--cluster-claim-interval", atMost: ClusterConfiguration.claimIntervalRange.upperBound)
+            guard interval >= ClusterConfiguration.claimIntervalRange.lowerBound else {
+                throw ValidationError("--cluster-claim-interval must be at least 100ms")
+            }
+            if let clusterName, clusterName.isEmpty || clusterName.utf8.count > 200 {
+                throw ValidationError("--cluster-name must be 1 to 200 bytes")
+            }
+            configuration.cluster = ClusterConfiguration(shards: clusterShards, claimInterval: interval, name: clusterName)
+        }
         configuration.retention = ReceiverConfiguration.Retention(
             maximumAge: try Self.noneOr(retain) { text in
                 let age = try Self.duration(text, flag: "--retain", atMost: .days(36500))

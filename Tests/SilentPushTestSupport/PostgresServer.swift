@@ -107,11 +107,11 @@ public final class PostgresServer: Sendable {
         }
     }
 
-    /// Runs SQL with `psql` as the test role, over TCP with the password; its output is
+    /// Runs SQL with `psql` as the test role on `database`, over TCP with the password; its output is
     /// unaligned and without headers (`-At`).
-    public func psql(_ sql: String) async throws -> PeerResult {
+    public func psql(_ sql: String, database: String = PostgresServer.user) async throws -> PeerResult {
         try await PeerProcess.run(
-            binaries + "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", Self.user, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
+            binaries + "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-At", "-v", "ON_ERROR_STOP=1", "-c", sql],
             environment: ["PGPASSWORD": Self.password])
     }
 

@@ -1,0 +1,136 @@
+import Logging
+import ServiceLifecycle
+import SilentPushCore
+import SilentPushStore
+import Synchronization
+
+/// A clustered receiver's membership, as a `Service`: every claim interval it checks its
+/// claims (a heartbeat on its writer's session), claims free shards as `ShardClaimPolicy`
+/// decides, puts their devices back from the store (`DeviceRuntime.adopt`), and takes a new
+/// block of ids when another member has taken a newer one (so ids stay roughly in time order
+/// across members) or half of its own is used.
+///
+/// When its writer's session ends (the store says so, or a check goes unanswered for the
+/// lease), the order is what makes it safe:
+/// 1. no write of this receiver commits any more: its writes ran on that session;
+/// 2. it lets every device go (`DeviceRuntime.releaseShards`), recording nothing, and takes
+///    pushes for none (503);
+/// 3. only once PostgreSQL has ended the session are its claims free for others;
+/// 4. it joins again on a new session and claims only shards that are free.
+/// A push answered 200 was committed on the session that held its shard's claim.
+package final class ClusterMembership: Service, Sendable {
+    let configuration: ClusterConfiguration
+    let store: PushStore
+    let runtime: DeviceRuntime
+    let logger: Logger
+    private let state: Mutex<State>
+    /// Raised when the store's writer session ended.
+    private let sessionEnded = AsyncSignal()
+
+    private struct State {
+        var policy: ShardClaimPolicy
+        /// The first id of the block this member numbers from.
+        var block: UInt64
+    }
+
+    /// Joins the cluster on `store` (checking the shard count) and numbers `runtime`'s ids
+    /// from a block of the cluster's; claims nothing yet (`run()` does).
+    package static func join(
+        _ configuration: ClusterConfiguration, store: PushStore, runtime: DeviceRuntime, logger: Logger
+    ) async throws -> ClusterMembership {
+        try await store.joinCluster(shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+        let block = try await store.takeIDBlock(timeout: configuration.lease)
+        runtime.continueIDs(from: block)
+        return ClusterMembership(configuration, store: store, runtime: runtime, block: block, logger: logger)
+    }
+
+    private init(_ configuration: ClusterConfiguration, store: PushStore, runtime: DeviceRuntime, block: UInt64, logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.runtime = runtime
+        self.logger = logger
+        let map = ShardMap(count: configuration.shards) ?? ShardMap(count: 1)!
+        state = Mutex(State(policy: ShardClaimPolicy(map: map), block: block))
+        store.onSessionEnded { [sessionEnded] in sessionEnded.raise() }
+    }
+
+    /// Ticks every claim interval (sooner when the session ends) until graceful shutdown.
+    /// The store closes after the device side has drained, ending the session and freeing
+    /// the claims for the other members.
+    package func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.waitForTick()
+                guard !Task.isCancelled else { return }
+                do {
+                    try await self.tick()
+                } catch is CancellationError {
+                    return
+                } catch PushStoreError.sessionEnded {
+                    await self.sessionLost()
+                } catch {
+                    // A read or claim that failed with the session still there: tried again next tick.
+                    self.logger.warning("cannot check this receiver's shards", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+
+    /// Returns after the claim interval, or once the session ended.
+    private func waitForTick() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await Task.sleep(for: self.configuration.claimInterval) }
+            group.addTask { await self.sessionEnded.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Checks the claims, claims free shards and puts their devices back; moves to a new
+    /// block of ids when due.
+    func tick() async throws {
+        let lease = configuration.lease
+        let locks = try await store.clusterLocks(timeout: lease)
+        let claims = state.withLock { state in
+            state.policy.tick(members: locks.members.count, owned: locks.owned, held: Set(locks.shards.keys), offset: Int(locks.session))
+        }
+        let claimed = try await store.claimShards(claims, timeout: lease)
+        // Claimed now, or before and not yet put back (a read that failed is tried again).
+        let adopting = locks.owned.union(claimed).subtracting(runtime.ownedShards ?? [])
+        if !adopting.isEmpty {
+            let resumed = try await runtime.adopt(shards: adopting)
+            logger.notice(
+                "claimed shards \(adopting.sorted().map(String.init).joined(separator: ",")): resumed \(resumed.summary)",
+                metadata: ["cluster.owned": "\(runtime.ownedShards?.count ?? 0)"])
+        }
+        let newest = try await store.newestIDBlock(timeout: lease)
+        let (block, used) = state.withLock { ($0.block, runtime.nextPushID.load(ordering: .relaxed) &- $0.block) }
+        if (newest > block && used > 0) || used > PushStore.idBlockSize / 2 {
+            let next = try await store.takeIDBlock(timeout: lease)
+            runtime.continueIDs(from: next)
+            state.withLock { $0.block = next }
+        }
+    }
+
+    /// The session that held the claims ended: every device goes, then the receiver joins
+    /// again (retrying each claim interval) and probes the store so pushes are taken again.
+    private func sessionLost() async {
+        let owned = runtime.ownedShards ?? []
+        runtime.releaseShards()
+        logger.error(
+            "the store session that held this receiver's shards ended: its devices are let go (pushes to them are answered 503) until it joins again and claims free shards",
+            metadata: ["cluster.released": "\(owned.sorted().map(String.init).joined(separator: ","))"])
+        while !Task.isCancelled {
+            do {
+                try await store.joinCluster(
+                    shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+                try? await store.probe()
+                logger.notice("joined the cluster again")
+                return
+            } catch {
+                logger.warning("cannot join the cluster again", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: configuration.claimInterval)
+            }
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import SilentPushCore
+import SilentPushStore
+
+/// Devices put back from the store, and a clustered receiver's shards: it takes pushes only
+/// for the devices of shards it owns, puts a shard's devices back when it claims it, and lets
+/// them all go when its store session (which held the claims) ends.
+extension DeviceRecorder {
+    /// The shards of a cluster this receiver owns: pushes for devices of any other are refused.
+    package struct Shards: Equatable, Sendable {
+        /// How devices map to shards.
+        package let map: ShardMap
+        /// The shards owned, their devices put back.
+        package private(set) var owned: Set<Int> = []
+
+        package init(map: ShardMap) {
+            self.map = map
+        }
+
+        /// Whether the device whose token is `token` belongs to an owned shard.
+        package func owns(_ token: some StringProtocol) -> Bool {
+            owned.contains(map.shard(of: token))
+        }
+
+        mutating func add(_ shards: Set<Int>) { owned.formUnion(shards) }
+
+        mutating func removeAll() { owned.removeAll() }
+    }
+
+    /// Whether pushes and changes for `device` are this recorder's to take.
+    package func owns(_ device: String) -> Bool {
+        shards?.owns(device) ?? true
+    }
+
+    /// Puts back the devices of `snapshot` as a restart does: their states and apps' last
+    /// launches, the repairs of what a stopped process left open (wakes recorded `failed`,
+    /// `interrupted`; task runs `terminated`), each app's slot, reload pushes held, pending task
+    /// requests, Live Activities, the last day's reloads and transfers not ended. What they
+    /// decide now (expiries, wakes due) is among the actions. `shards` (clustered) become owned.
+    package mutating func adopt(_ snapshot: DeviceSnapshot, shards: Set<Int> = [], now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        for (token, state) in snapshot.states { _ = policy.setDeviceState(state, for: token, now: now) }
+        for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
+        for wake in snapshot.unfinishedWakes {
+            actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
+        }
+        // A task run the previous process did not see end ended with it, as on a device that shut down.
+        for run in snapshot.unfinishedTaskRuns {
+            actions.changes.append(
+                .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .terminated))
+        }
+        for activity in snapshot.activities { activities.restore(activity, now: now) }
+        for (target, times) in snapshot.reloadTimes { reloads.restore(reloads: times, of: target, now: now) }
+        self.shards?.add(shards)
+        for (key, app) in snapshot.apps {
+            let pending = app.pending.map { push in
+                IncomingPush(
+                    id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
+                    expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
+            }
+            actions.append(restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now))
+        }
+        for push in snapshot.heldReloads { actions.append(restoreReload(push, now: now)) }
+        for request in snapshot.taskRequests { actions.append(restoreTask(request, now: now)) }
+        // Transfers not ended start again (a running try resumes from its bytes kept), and a
+        // session that ended without its relaunch asked for relaunches the app.
+        actions.append(restoreTransfers(snapshot.transfers, now: now))
+        return finish(actions)
+    }
+
+    /// Lets every device of every shard go, records untouched: the store session that held
+    /// the shards ended, so another receiver may own them and puts their devices back from
+    /// the store. Running wakes and task runs are cancelled and transfers stopped, with
+    /// nothing recorded (the next owner records them `interrupted` and `terminated`, as a
+    /// restart does).
+    package mutating func releaseShards(now: DeviceInstant) -> Actions {
+        guard var owned = shards, !owned.owned.isEmpty else { return Actions() }
+        let releasing = owned
+        var actions = Actions()
+        apply(policy.forget(now: now) { releasing.owns($0) }, to: &actions)
+        activities.forget { releasing.owns($0) }
+        reloads.forget { releasing.owns($0) }
+        actions.transferInterrupts += transfers.forget { releasing.owns($0) }
+        heldActivityPushes = heldActivityPushes.filter { !releasing.owns($0.value.app.device) }
+        owned.removeAll()
+        shards = owned
+        // Not ours to write any more: the next owner repairs what these would have.
+        actions.changes.removeAll()
+        return finish(actions)
+    }
+
+    /// Numbers everything from `first` on (when past the next ids): a clustered receiver's
+    /// new block of ids, which no other receiver numbers from.
+    package mutating func continueIDs(from first: UInt64) {
+        policy.continueIDs(from: first)
+        nextTaskRequestID = max(nextTaskRequestID, first)
+    }
+}

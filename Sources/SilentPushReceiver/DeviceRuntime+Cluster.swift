@@ -1,0 +1,50 @@
+import SilentPushCore
+import SilentPushStore
+
+/// A clustered receiver's devices: only those of the shards it owns, put back from the store
+/// when it claims a shard and let go when the store session that held its claims ends.
+extension DeviceRuntime {
+    /// Whether pushes to `deviceToken`'s device are this receiver's to take.
+    package func owns(deviceToken: Substring) -> Bool {
+        guard clustered else { return true }
+        return inspect { $0.shards?.owns(deviceToken) ?? true }
+    }
+
+    /// Whether `device` is this receiver's (always, unless clustered).
+    package func owns(device: String) -> Bool {
+        owns(deviceToken: Substring(device))
+    }
+
+    /// The shards this receiver owns, their devices put back; nil: not clustered.
+    package var ownedShards: Set<Int>? {
+        inspect { $0.shards?.owned }
+    }
+
+    /// Puts back the devices of `shards` (just claimed) from the store, as a restart does,
+    /// and takes their pushes from then on; returns what was put back.
+    @discardableResult
+    package func adopt(shards: Set<Int>) async throws -> ResumedState {
+        guard let map = inspect({ $0.shards?.map }), !shards.isEmpty else { return ResumedState() }
+        let snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: inspect { $1 }) { shards.contains(map.shard(of: $0)) }
+        modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, now: now) }
+        return snapshot.resumed
+    }
+
+    /// Lets every shard's devices go, their records untouched: the claims ended with the
+    /// store session that held them.
+    package func releaseShards() {
+        modifyStateAndRunActions { recorder, now in recorder.releaseShards(now: now) }
+    }
+
+    /// Numbers pushes, wakes, task requests and runs, transfers and broadcasts from `first`
+    /// on: a block of ids the cluster gave this receiver alone.
+    package func continueIDs(from first: UInt64) {
+        nextPushID.raise(to: first)
+        nextTransferID.raise(to: first)
+        channels?.continueIDs(from: first)
+        modifyStateAndRunActions { recorder, _ in
+            recorder.continueIDs(from: first)
+            return DeviceRecorder.Actions()
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import SilentPushCore
+import SilentPushStore
+
+/// What the store holds of some devices' state, read back as a restart does: their states,
+/// apps' last launches, wakes and task runs a stopped process left open, each app's slot
+/// (generation, minimum interval, pending push), pending task requests, Live Activities, the
+/// last day's reloads, reload pushes held, and transfers not ended.
+///
+/// A receiver reads one of every device when it opens; a clustered receiver reads one of
+/// the devices of each shard it claims (`DeviceRecorder.adopt`), so taking over a shard
+/// puts its devices back exactly as a restart would.
+package struct DeviceSnapshot: Sendable {
+    /// Device states other than the default.
+    package var states: [(token: String, state: DeviceState)] = []
+    package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
+    /// Fetch wakes still running when the process that ran them stopped.
+    package var unfinishedWakes: [WakeRecord] = []
+    package var unfinishedTaskRuns: [TaskRunRecord] = []
+    /// Each app's slot: the minimum interval from its last wake, its generation, its pending push.
+    package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
+    /// Widget and control pushes an extension held.
+    package var heldReloads: [ReloadPolicy.Push] = []
+    package var taskRequests: [TaskRequestRecord] = []
+    package var activities: [LiveActivity] = []
+    /// Reload times in the last day, by extension.
+    package var reloadTimes: [ReloadPolicy.Target: [DeviceInstant]] = [:]
+    package var transfers: [TransferRecord] = []
+
+    /// Nothing: what a clustered receiver starts from.
+    package init() {}
+
+    /// Reads the state of the devices `includes` selects, as of `now`.
+    package static func read(
+        from store: PushStore, settings: WakeSettings, now: DeviceInstant, includes: @Sendable (String) -> Bool = { _ in true }
+    ) async throws -> DeviceSnapshot {
+        var snapshot = DeviceSnapshot()
+        for (token, device) in try await store.deviceRecords() where device.state != DeviceState() && includes(token) {
+            snapshot.states.append((token, device.state))
+        }
+        for app in try await store.appUsage() where includes(app.deviceToken) {
+            snapshot.lastOpened.append(
+                (DeviceRecorder.App(device: app.deviceToken, topic: app.topic), DeviceInstant(millisecondsSinceEpoch: app.lastOpenedAt)))
+        }
+        snapshot.unfinishedWakes = try await store.unfinishedWakes().filter { includes($0.deviceToken) }
+        snapshot.unfinishedTaskRuns = try await store.unfinishedTaskRuns().filter { includes($0.deviceToken) }
+        for wake in try await store.lastWakes() where includes(wake.deviceToken) {
+            let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
+            snapshot.apps[DeviceRecorder.App(device: wake.deviceToken, topic: wake.topic)] = (
+                started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil
+            )
+        }
+        // A Live Activity push an activity held waits in no app slot, nor does a widget or
+        // control push its extension held.
+        for push in try await store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue && includes(push.deviceToken) {
+            if let type = APNsPushType(rawValue: push.pushType), WakeKind(reloading: type) != nil {
+                snapshot.heldReloads.append(
+                    ReloadPolicy.Push(
+                        id: push.id, target: ReloadPolicy.Target(device: push.deviceToken, topic: push.topic),
+                        expiresAt: push.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:))))
+                continue
+            }
+            let key = DeviceRecorder.App(device: push.deviceToken, topic: push.topic)
+            var app = snapshot.apps[key] ?? (nil, 0, nil)
+            app.pending = push
+            if let generation = push.generation { app.generation = generation }
+            snapshot.apps[key] = app
+        }
+        snapshot.taskRequests = try await store.pendingTaskRequests().filter { includes($0.deviceToken) }
+        snapshot.activities = try await store.activities().filter { includes($0.app.device) }
+        for reload in try await store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) where includes(reload.deviceToken) {
+            snapshot.reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
+                DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
+        }
+        snapshot.transfers = try await store.openTransfers().filter { includes($0.deviceToken) }
+        return snapshot
+    }
+
+    /// What a receiver that puts this back carries on with.
+    var resumed: ResumedState {
+        var resumed = ResumedState()
+        resumed.devices = Set(states.map(\.token)).union(apps.keys.map(\.device)).count
+        resumed.pendingPushes = apps.values.count { $0.pending != nil } + heldReloads.count
+        resumed.taskRequests = taskRequests.count
+        resumed.interruptedWakes = unfinishedWakes.count
+        resumed.transfers = transfers.count { $0.finishedAt == nil }
+        return resumed
+    }
+}

@@ -1,0 +1,215 @@
+import Logging
+import NIOCore
+import PostgresNIO
+import SilentPushCore
+import Synchronization
+
+/// A cluster's receivers share one database. Each holds, on its writer's session:
+/// - a member lock (advisory, `memberClass`, its backend pid) beside its row in
+///   `cluster_members`: a member is live while its lock is held;
+/// - a claim (advisory, `shardClass`, n) on each shard it owns.
+///
+/// Claims and writes share that one session, so they end together: once PostgreSQL has ended
+/// the session (a crash, kill -9, a connection dropped), no write of that receiver can commit,
+/// and only then can another receiver claim its shards.
+extension PostgresEngine {
+    /// The first key of a shard's claim ("SPSH"); the second is the shard.
+    static let shardClass: Int32 = 0x5350_5348
+    /// The first key of a member's lock ("SPMB"); the second is its session's backend pid.
+    static let memberClass: Int32 = 0x5350_4D42
+    /// Ids a block holds, as a power of two: 2^28 (268 million) pushes, wakes, … per block.
+    static let idBlockBits: UInt64 = 28
+
+    /// A clustered writer's session settings: the server notices a peer gone silent after
+    /// 2 s idle and 3 unanswered probes a second apart, or 5 s of unacknowledged sends
+    /// (*assumed*: short enough that a cut receiver's shards move within seconds).
+    static func prepareClusterSession(_ connection: PostgresConnection, logger: Logger) async throws {
+        for setting in [
+            "SET tcp_keepalives_idle = 2", "SET tcp_keepalives_interval = 1", "SET tcp_keepalives_count = 3", "SET tcp_user_timeout = 5000",
+            "SET application_name = 'silentpushd cluster member'",
+        ] {
+            _ = try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).get()
+        }
+    }
+
+    /// Ends the writer's session (closing it, if it is not yet) and says so, once.
+    func endSession() {
+        let ended = writerSession.withLock { session -> PostgresConnection? in
+            defer { session = nil }
+            return session
+        }
+        guard let ended else { return }
+        if !ended.isClosed { ended.close().whenComplete { _ in _ = ended } }
+        sessionEnded.withLock { $0 }?()
+    }
+
+    /// Runs `statement` on the writer's session. A session that does not answer within
+    /// `timeout` is ended (its claims cannot be trusted to be held any more).
+    func onWriterSession(_ statement: StoreStatement, timeout: Duration) async throws -> [StoreRow] {
+        guard let connection = writerSession.withLock({ $0 }), !connection.isClosed else {
+            endSession()
+            throw PushStoreError.sessionEnded
+        }
+        let answered = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        let settled = SettledOnce()
+        let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondCount)) {
+            if settled.settle() { answered.fail(PushStoreError.sessionEnded) }
+        }
+        let query: EventLoopFuture<PostgresQueryResult> = connection.query(statement.postgresQuery, logger: logger)
+        query.whenComplete { result in
+            timer.cancel()
+            if settled.settle() { answered.completeWith(result) }
+        }
+        do {
+            let result = try await answered.futureResult.get()
+            guard let first = result.rows.first else { return [] }
+            let columns = StoreColumns(first.map(\.columnName))
+            return try result.rows.map { row in StoreRow(columns: columns, values: try row.map(StoreValue.init)) }
+        } catch {
+            guard connection.isClosed || (error as? PushStoreError) == .sessionEnded else { throw error }
+            endSession()
+            throw PushStoreError.sessionEnded
+        }
+    }
+
+    /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
+    /// member is live), and joins on a writer session: the member lock and row.
+    func join(shards count: Int, name: String, now: Int64) async throws {
+        let connection: PostgresConnection
+        if let current = writerSession.withLock({ $0 }), !current.isClosed {
+            connection = current
+        } else {
+            connection = try await Self.connect(url, logger: logger).get()
+            do {
+                try await Self.prepareClusterSession(connection, logger: logger)
+            } catch {
+                try? await connection.close()
+                throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error))
+            }
+        }
+        let logger = logger
+        func run(_ sql: String, _ values: [any StoreValueConvertible] = []) async throws -> PostgresQueryResult {
+            try await connection.query(StoreStatement(sql, values).postgresQuery, logger: logger).get()
+        }
+        do {
+            _ = try await run("BEGIN")
+            _ = try await run("SELECT pg_advisory_xact_lock(\(Self.migrationLock))")
+            _ = try await run("CREATE TABLE IF NOT EXISTS cluster (id BIGINT PRIMARY KEY CHECK (id = 1), shards BIGINT NOT NULL)")
+            _ = try await run(
+                "CREATE TABLE IF NOT EXISTS cluster_members (pid BIGINT PRIMARY KEY, name TEXT NOT NULL, joined_at BIGINT NOT NULL)")
+            _ = try await run("CREATE SEQUENCE IF NOT EXISTS cluster_id_blocks")
+            let live = try await run(
+                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted")
+            let liveCount = try live.rows.first?.decode(Int64.self) ?? 0
+            let stored = try await run("SELECT shards FROM cluster WHERE id = 1")
+            if let found = try stored.rows.first?.decode(Int64.self), found != Int64(count), liveCount > 0 {
+                throw PushStoreError.shardCountDiffers(path: url.description, found: Int(clamping: found), given: count)
+            }
+            _ = try await run("INSERT INTO cluster (id, shards) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET shards = excluded.shards", [count])
+            // A receiver that owns the whole database holds the owner lock alone; members share it.
+            let shared = try await run("SELECT pg_try_advisory_lock_shared(\(Self.ownerLock))")
+            guard try shared.rows.first?.decode(Bool.self) == true else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+            _ = try await run("SELECT pg_advisory_lock(\(Self.memberClass), pg_backend_pid())")
+            // Blocks of ids start past every id recorded (a store first used unclustered); a
+            // sequence already past them is left alone (members may be taking blocks).
+            _ = try await run(
+                """
+                SELECT setval('cluster_id_blocks', floor) FROM
+                    (SELECT (GREATEST((SELECT COALESCE(MAX(id), 0) FROM pushes), (SELECT COALESCE(MAX(id), 0) FROM wakes),
+                        (SELECT COALESCE(MAX(id), 0) FROM task_requests), (SELECT COALESCE(MAX(id), 0) FROM task_runs),
+                        (SELECT COALESCE(MAX(id), 0) FROM transfers), (SELECT COALESCE(MAX(id), 0) FROM broadcasts)) >> \(Self.idBlockBits)) + 1 AS floor) AS recorded,
+                    cluster_id_blocks
+                WHERE recorded.floor > cluster_id_blocks.last_value OR NOT cluster_id_blocks.is_called
+                """)
+            // Rows of members whose sessions ended go.
+            _ = try await run(
+                """
+                DELETE FROM cluster_members WHERE pid NOT IN
+                    (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted)
+                """)
+            _ = try await run(
+                "INSERT INTO cluster_members (pid, name, joined_at) VALUES (pg_backend_pid(), ?, ?) ON CONFLICT (pid) DO UPDATE SET name = excluded.name, joined_at = excluded.joined_at",
+                [name, now])
+            _ = try await run("COMMIT")
+        } catch {
+            _ = try? await run("ROLLBACK")
+            if writerSession.withLock({ $0 }) !== connection { try? await connection.close() }
+            if let error = error as? PushStoreError { throw error }
+            throw PushStoreError.cannotOpen(path: url.description, reason: "cannot join the cluster: \(Self.reason(error))")
+        }
+        writerSession.withLock { $0 = connection }
+    }
+
+    /// Who holds what, read on the writer's session (a heartbeat too): each live member's
+    /// pid, and each claimed shard's holder.
+    func clusterLocks(timeout: Duration) async throws -> (session: Int32, members: Set<Int32>, shards: [Int: Int32]) {
+        let rows = try await onWriterSession(
+            StoreStatement(
+                """
+                SELECT classid::bigint AS class, objid::bigint AS key, pid::bigint AS pid, pg_backend_pid()::bigint AS me FROM pg_locks
+                WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid IN (\(Self.shardClass), \(Self.memberClass))
+                UNION ALL SELECT 0, 0, 0, pg_backend_pid()::bigint
+                """), timeout: timeout)
+        var members = Set<Int32>()
+        var shards: [Int: Int32] = [:]
+        var session: Int32 = 0
+        for row in rows {
+            let pid = Int32(clamping: row["pid"] as Int64)
+            session = Int32(clamping: row["me"] as Int64)
+            switch Int32(clamping: row["class"] as Int64) {
+            case Self.memberClass: members.insert(pid)
+            case Self.shardClass: shards[Int(clamping: row["key"] as Int64)] = pid
+            default: break
+            }
+        }
+        return (session, members, shards)
+    }
+
+    /// Claims those of `shards` no session holds; returns the ones claimed.
+    func claim(_ shards: [Int], timeout: Duration) async throws -> Set<Int> {
+        guard !shards.isEmpty else { return [] }
+        let list = shards.map(String.init).joined(separator: ",")
+        let rows = try await onWriterSession(
+            StoreStatement("SELECT s::bigint AS shard FROM unnest(ARRAY[\(list)]::int[]) AS s WHERE pg_try_advisory_lock(\(Self.shardClass), s)"),
+            timeout: timeout)
+        return Set(rows.map { Int(clamping: $0["shard"] as Int64) })
+    }
+
+    /// The newest block of ids any member took (0: none yet).
+    func newestIDBlock(timeout: Duration) async throws -> UInt64 {
+        let rows = try await onWriterSession(
+            StoreStatement("SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS block FROM cluster_id_blocks"), timeout: timeout)
+        return UInt64(clamping: rows.first?["block"] ?? Int64(0))
+    }
+
+    /// Takes a new block of ids; returns its first id. (Joining moved the sequence past every
+    /// id recorded before, so blocks hold ids no one used.)
+    func takeIDBlock(timeout: Duration) async throws -> UInt64 {
+        let rows = try await onWriterSession(StoreStatement("SELECT nextval('cluster_id_blocks') AS block"), timeout: timeout)
+        return UInt64(clamping: max(1, rows.first?["block"] ?? Int64(1))) << Self.idBlockBits
+    }
+
+    /// The live members (their name, when they joined) and the shards each holds.
+    func clusterMembers() async throws -> [StoreRow] {
+        try await rows(
+            StoreStatement(
+                """
+                SELECT m.pid AS pid, m.name AS name, m.joined_at AS joined_at,
+                    (SELECT string_agg(s.objid::text, ',' ORDER BY s.objid) FROM pg_locks s
+                        WHERE s.locktype = 'advisory' AND s.classid = \(Self.shardClass) AND s.objsubid = 2 AND s.granted AND s.pid = m.pid) AS shards
+                FROM cluster_members m JOIN pg_locks l ON l.pid = m.pid AND l.locktype = 'advisory' AND l.classid = \(Self.memberClass)
+                    AND l.objsubid = 2 AND l.granted
+                ORDER BY m.joined_at, m.pid
+                """), cached: false)
+    }
+}
+
+/// Settles a promise once, whichever of its answer and its timer comes first.
+private final class SettledOnce: Sendable {
+    private let settled = Atomic<Bool>(false)
+
+    /// True the first time only.
+    func settle() -> Bool {
+        !settled.exchange(true, ordering: .acquiringAndReleasing)
+    }
+}

@@ -1,0 +1,88 @@
+import SilentPushCore
+
+/// Who holds what in a cluster, as its store's advisory locks say.
+package struct ClusterLocks: Sendable, Equatable {
+    /// The asking receiver's writer session (its backend pid).
+    package var session: Int32
+    /// The sessions of the live members.
+    package var members: Set<Int32>
+    /// Each claimed shard's holder (a session).
+    package var shards: [Int: Int32]
+
+    /// The shards `session` holds.
+    package var owned: Set<Int> { Set(shards.filter { $0.value == session }.keys) }
+}
+
+/// A live member of a cluster, as the store knows it.
+package struct ClusterMemberRecord: Sendable, Equatable {
+    /// Its writer session's backend pid.
+    package var session: Int32
+    package var name: String
+    /// When it joined (milliseconds since 1970, system time).
+    package var joinedAt: Int64
+    /// The shards it holds.
+    package var shards: [Int]
+}
+
+/// A clustered PostgreSQL store: its receivers share the database, each claiming shards on
+/// its writer's session (see `PostgresEngine+Cluster.swift`).
+extension PushStore {
+    /// Whether this store was opened as one of a cluster's.
+    package var isClustered: Bool { (engine as? PostgresEngine)?.clustered ?? false }
+
+    private var clusterEngine: PostgresEngine {
+        get throws {
+            guard let engine = engine as? PostgresEngine, engine.clustered else { throw PushStoreError.sessionEnded }
+            return engine
+        }
+    }
+
+    /// Joins the cluster (again, after its session ended): checks the shard count, takes the
+    /// member lock and row on a writer session.
+    package func joinCluster(shards: Int, name: String, now: Int64) async throws {
+        try await clusterEngine.join(shards: shards, name: name, now: now)
+    }
+
+    /// Who holds what; read on the writer's session, so it fails (`sessionEnded`) once that
+    /// session has, or does not answer within `timeout`.
+    package func clusterLocks(timeout: Duration) async throws -> ClusterLocks {
+        let locks = try await clusterEngine.clusterLocks(timeout: timeout)
+        return ClusterLocks(session: locks.session, members: locks.members, shards: locks.shards)
+    }
+
+    /// Claims those of `shards` no one holds; returns those claimed.
+    package func claimShards(_ shards: [Int], timeout: Duration) async throws -> Set<Int> {
+        try await clusterEngine.claim(shards, timeout: timeout)
+    }
+
+    /// The newest block of ids any member took.
+    package func newestIDBlock(timeout: Duration) async throws -> UInt64 {
+        try await clusterEngine.newestIDBlock(timeout: timeout) << PostgresEngine.idBlockBits
+    }
+
+    /// Takes a new block of ids for this member; returns its first id.
+    package func takeIDBlock(timeout: Duration) async throws -> UInt64 {
+        try await clusterEngine.takeIDBlock(timeout: timeout)
+    }
+
+    /// How many ids a block holds.
+    package static var idBlockSize: UInt64 { 1 << PostgresEngine.idBlockBits }
+
+    /// The live members, each with the shards it holds.
+    package func clusterMembers() async throws -> [ClusterMemberRecord] {
+        try await clusterEngine.clusterMembers().map { row in
+            let shards: String? = row["shards"]
+            return ClusterMemberRecord(
+                session: Int32(clamping: row["pid"] as Int64), name: row["name"], joinedAt: row["joined_at"],
+                shards: (shards ?? "").split(separator: ",").compactMap { Int($0) })
+        }
+    }
+
+    /// The shared database's URL, without its password.
+    package var clusterStoreDescription: String { (engine as? PostgresEngine)?.url.description ?? "" }
+
+    /// Calls `handler` whenever the writer's session ends, its claims with it.
+    package func onSessionEnded(_ handler: @escaping @Sendable () -> Void) {
+        (engine as? PostgresEngine)?.sessionEnded.withLock { $0 = handler }
+    }
+}

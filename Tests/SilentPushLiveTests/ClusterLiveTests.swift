@@ -1,0 +1,175 @@
+import Foundation
+import SilentPushCore
+import SilentPushTesting
+import SilentPushTestSupport
+import Testing
+
+/// `scripts/cluster.sh` as a user runs it: a real PostgreSQL server, three receivers sharing
+/// it, HAProxy in front (TLS with ALPN h2, h2 to the receivers, a health-checked backend per
+/// shard). Pushes through it reach each device's owner and are recorded once; kill -9 of a
+/// receiver moves its shards to the survivors within seconds; no shard is owned twice.
+@Suite(.postgres, .serialized) struct ClusterLiveTests {
+    /// A running `cluster.sh`, its ports and working directory.
+    struct Cluster {
+        var process: PeerProcess
+        var workdir: String
+        var tls: Int
+        var admin: Int
+
+        /// Receiver `n`'s ports (from its ready file) and pid.
+        func receiver(_ n: Int) throws -> (admin: Int, pid: Int32) {
+            let ports = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(workdir)/r\(n).json"))) as? [String: Int]
+            let pid = try String(contentsOfFile: "\(workdir)/r\(n).pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+            return (try #require(ports?["admin"]), try #require(Int32(pid)))
+        }
+
+        func stop() async -> PeerResult {
+            process.signal(SIGTERM)
+            return await process.wait(timeout: .seconds(60))
+        }
+    }
+
+    static let shards = 8
+
+    static func start(store: String, receivers: Int = 3) async throws -> Cluster {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
+        let (tls, h2c, admin) = (try LoopbackPort.free(), try LoopbackPort.free(), try LoopbackPort.free())
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge(
+            [
+                "RECEIVERS": "\(receivers)", "SHARDS": "\(shards)", "CLAIM_INTERVAL": "1s", "STORE": store, "PGPASSWORD": PostgresServer.password,
+                "SILENTPUSHD": try SilentPushdProcessTests.binary(), "CERTS": Repository.root + "/certs", "APNS_PORT": "\(tls)",
+                "H2C_PORT": "\(h2c)", "ADMIN_PORT": "\(admin)", "WORKDIR": base + "/run", "READY_FILE": base + "/ready.json",
+            ], uniquingKeysWith: { $1 })
+        let process = try PeerProcess("/bin/bash", [Repository.root + "/scripts/cluster.sh"], environment: environment)
+        for _ in 0..<600 {
+            if FileManager.default.fileExists(atPath: base + "/ready.json") {
+                return Cluster(process: process, workdir: base + "/run", tls: tls, admin: admin)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.signal(SIGKILL)
+        Issue.record("cluster.sh did not start: \(await process.wait().errorOutput)")
+        throw CancellationError()
+    }
+
+    /// `pushsend` through the proxy's TLS front: how many pushes were answered 200.
+    static func push(_ cluster: Cluster, devices: String) async throws -> Int {
+        let pushsend = try #require(BuiltProducts.path(of: "pushsend"))
+        let result = try await PeerProcess.run(
+            pushsend,
+            ["--url", "https://127.0.0.1:\(cluster.tls)", "--cacert", DevCertificates.ca, "--devices", devices, "--quiet", "--concurrency", "16"],
+            timeout: .seconds(120))
+        let summary = result.output + result.errorOutput
+        // One push answered prints no summary: its exit status says (0: 200; 1: refused).
+        let words = summary.split(separator: " ")
+        guard let index = words.firstIndex(of: "accepted"), index + 1 < words.count else { return result.status == 0 ? 1 : 0 }
+        let accepted = Int(words[index + 1].filter(\.isNumber)) ?? -1
+        return accepted
+    }
+
+    /// Who holds each shard, as PostgreSQL's lock table says: shard → holders.
+    static func shardHolders(_ server: PostgresServer, database: String) async throws -> [Int: Int] {
+        let result = try await server.psql(
+            "SELECT objid, count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(0x5350_5348) AND objsubid = 2 AND granted GROUP BY objid",
+            database: database)
+        var holders: [Int: Int] = [:]
+        for line in result.output.split(separator: "\n") {
+            let fields = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            if fields.count == 2, let shard = Int(fields[0]), let count = Int(fields[1]) { holders[shard] = count }
+        }
+        return holders
+    }
+
+    static func rows(_ server: PostgresServer, database: String, _ sql: String) async throws -> [String] {
+        let result = try await server.psql(sql, database: database)
+        return result.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    @Test func threeReceiversBehindHAProxyRecordEveryPushOnceAndFailOverAfterAKill() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let cluster = try await Self.start(store: server.url(withPassword: false, database: database))
+        var stopped = false
+        defer { if !stopped { cluster.process.signal(SIGKILL) } }
+
+        let tokens = (0..<1_000).map { _ in (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
+        let devices = cluster.workdir + "/devices.txt"
+        try tokens.joined(separator: "\n").write(toFile: devices, atomically: true, encoding: .utf8)
+        #expect(try await Self.push(cluster, devices: devices) == 1_000)
+        #expect(try await Self.shardHolders(server, database: database) == Dictionary(uniqueKeysWithValues: (0..<Self.shards).map { ($0, 1) }))
+
+        // Kill -9 the receiver that owns the first device; time until a push to it is answered 200.
+        let map = try #require(ShardMap(count: Self.shards))
+        let moved = tokens[0]
+        var victim = 0
+        for n in 1...3 {
+            let view = try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/cluster")
+            if (view.json["owned"] as? [Int])?.contains(map.shard(of: moved)) == true { victim = n }
+        }
+        let killed = try cluster.receiver(#require(victim == 0 ? nil : victim))
+        let one = cluster.workdir + "/moved.txt"
+        try moved.write(toFile: one, atomically: true, encoding: .utf8)
+        kill(killed.pid, SIGKILL)
+        let killedAt = ContinuousClock.now
+        var answered = 0
+        while ContinuousClock.now - killedAt < .seconds(15) {
+            answered = try await Self.push(cluster, devices: one)
+            if answered == 1 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let failover = ContinuousClock.now - killedAt
+        #expect(answered == 1 && failover < .seconds(10), "the moved device answered 200 after \(failover)")
+
+        // Every shard has one owner again, and every push is taken.
+        let survivors = (1...3).filter { $0 != victim }
+        for _ in 0..<100 {
+            if try await Self.shardHolders(server, database: database).count == Self.shards { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await Self.shardHolders(server, database: database) == Dictionary(uniqueKeysWithValues: (0..<Self.shards).map { ($0, 1) }))
+        #expect(try await Self.push(cluster, devices: devices) == 1_000)
+
+        // Every push answered 200 is recorded, once; and each survivor reads them all.
+        let total = 2_000 + answered
+        #expect(try await Self.rows(server, database: database, "SELECT count(*), count(DISTINCT apns_id) FROM pushes") == ["\(total)|\(total)"])
+        for n in survivors {
+            let stats = try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/stats")
+            let counted = (stats.json["pushes"] as? [String: Int])?.values.reduce(0, +)
+            #expect(counted == total, "receiver r\(n) reads \(String(describing: counted)) pushes")
+        }
+
+        stopped = true
+        let result = await cluster.stop()
+        #expect(result.status == 0 || result.status == 143, "\(result.errorOutput)")
+        #expect(!result.output.contains(PostgresServer.password) && !result.errorOutput.contains(PostgresServer.password))
+    }
+
+    /// A receiver given another shard count than its running cluster's, or a cluster without
+    /// PostgreSQL, refuses to start: exit code 2 and one line.
+    @Test func aWrongShardCountOrAStoreThatIsNotPostgreSQLStopsStartUpWithExitTwo() async throws {
+        let server = try #require(PostgresServer.current)
+        let url = server.url(database: try await server.newDatabase())
+        let (first, _, _, _) = try await SilentPushdProcessTests.start(["--cluster-shards", "8"], store: url)
+        defer { first.signal(SIGKILL) }
+        func start(_ arguments: [String]) async throws -> PeerResult {
+            try await PeerProcess.run(
+                try SilentPushdProcessTests.binary(), ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off"] + arguments,
+                timeout: .seconds(30))
+        }
+        for (arguments, text) in [
+            (["--store", url, "--cluster-shards", "4"], "--cluster-shards 4 differs"),
+            (["--store", "memory", "--cluster-shards", "4"], "--cluster-shards needs a PostgreSQL --store"),
+            (["--store", url, "--cluster-shards", "0"], "--cluster-shards must be a whole number from 1 to 1024"),
+            (["--store", url, "--cluster-shards", "8", "--fresh"], "--fresh cannot empty a store a cluster shares"),
+            (["--store", url, "--cluster-shards", "8", "--cluster-claim-interval", "10ms"], "--cluster-claim-interval must be at least 100ms"),
+        ] {
+            let result = try await start(arguments)
+            #expect(result.status == 2, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.split(separator: "\n").count == 1, "\(arguments): \(result.errorOutput)")
+            #expect(result.errorOutput.contains(text), "\(arguments): \(result.errorOutput)")
+            #expect(!result.errorOutput.contains(PostgresServer.password))
+        }
+    }
+}

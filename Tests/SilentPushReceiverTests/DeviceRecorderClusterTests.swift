@@ -1,0 +1,86 @@
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import Testing
+
+/// A clustered recorder: it takes pushes only for the devices of the shards it owns, puts a
+/// claimed shard's devices back from a snapshot, and lets them all go, recording nothing,
+/// when the session that held its claims ends. Event in, actions out.
+@Suite struct DeviceRecorderClusterTests {
+    typealias App = DeviceRuntime.AppKey
+    static let map = ShardMap(count: 4)!
+    static let t0 = DeviceRecorderTests.t0
+
+    /// A device token in `shard`.
+    static func token(in shard: Int) -> String {
+        (0...).lazy.map { String(repeating: String(format: "%02x", $0 % 256), count: 32) + "" }
+            .first { map.shard(of: $0) == shard } ?? ""
+    }
+
+    static func clustered() -> DeviceRecorder {
+        DeviceRecorder(policy: DeviceRecorder.Policy(settings: .ios), shards: DeviceRecorder.Shards(map: map), armsTimers: false)
+    }
+
+    static func receive(_ recorder: inout DeviceRecorder, _ id: UInt64, device: String, at now: DeviceInstant) -> DeviceRecorder.Actions {
+        var record = DeviceRecorderTests.record(id, receivedAt: now)
+        record.deviceToken = device
+        return recorder.receive(record, incoming: IncomingPush(id: id, priority: .normal), now: now) { _ in }
+    }
+
+    @Test func aPushForAShardNotOwnedIsRefusedWithNothingRecorded() {
+        var recorder = Self.clustered()
+        let actions = Self.receive(&recorder, 1, device: Self.token(in: 2), at: Self.t0)
+        #expect(actions.reply == .notOwner)
+        #expect(actions.changes.isEmpty && actions.completion == nil && actions.runs.isEmpty)
+        var standalone = DeviceRecorderTests.recorder()
+        #expect(Self.receive(&standalone, 1, device: Self.token(in: 2), at: Self.t0).reply == .done, "unclustered, every device is its own")
+    }
+
+    @Test func adoptingAShardPutsItsPendingPushBackAndTakesItsPushes() throws {
+        var recorder = Self.clustered()
+        let device = Self.token(in: 1)
+        var pending = DeviceRecorderTests.record(7)
+        pending.deviceToken = device
+        var snapshot = DeviceSnapshot()
+        snapshot.apps[App(device: device, topic: DeviceRecorderTests.topic)] = (
+            nextAllowed: Self.t0.advanced(by: .seconds(60)), generation: 3, pending: pending
+        )
+        let adopted = recorder.adopt(snapshot, shards: [1], now: Self.t0)
+        #expect(recorder.shards?.owned == [1])
+        #expect(adopted.runs.isEmpty, "the minimum interval still runs: the push waits")
+        #expect(recorder.policy.pendingSlotCount == 1)
+        // Past the interval the adopted push wakes the app, as after a restart.
+        let due = recorder.advance(to: Self.t0.advanced(by: .seconds(61)))
+        #expect(due.runs.map(\.start.push) == [7])
+        #expect(Self.receive(&recorder, 8, device: device, at: Self.t0.advanced(by: .seconds(62))).reply == .done)
+        #expect(Self.receive(&recorder, 9, device: Self.token(in: 0), at: Self.t0.advanced(by: .seconds(62))).reply == .notOwner)
+    }
+
+    @Test func releasingTheShardsCancelsRunningWakesAndRecordsNothing() throws {
+        var recorder = Self.clustered()
+        let device = Self.token(in: 3)
+        _ = recorder.adopt(DeviceSnapshot(), shards: [3], now: Self.t0)
+        let woke = Self.receive(&recorder, 1, device: device, at: Self.t0)
+        let wake = try #require(woke.runs.first?.start.wakeID)
+        _ = Self.receive(&recorder, 2, device: device, at: Self.t0.advanced(by: .seconds(5)))
+        let released = recorder.releaseShards(now: Self.t0.advanced(by: .seconds(6)))
+        #expect(released.changes.isEmpty, "the next owner repairs the records, as a restart does")
+        #expect(released.ended.contains { $0.wakeID == wake && $0.cancel })
+        #expect(recorder.running.isEmpty && recorder.policy.pendingSlotCount == 0)
+        #expect(recorder.shards?.owned == [])
+        #expect(Self.receive(&recorder, 3, device: device, at: Self.t0.advanced(by: .seconds(7))).reply == .notOwner)
+        // The handler's late answer changes nothing.
+        let late = recorder.fetchCompleted(try #require(woke.runs.first?.start), result: .newData, now: Self.t0.advanced(by: .seconds(8)))
+        #expect(late.changes.isEmpty)
+    }
+
+    @Test func aNewBlockOfIdsNumbersWakesAndTaskRequestsOn() throws {
+        var recorder = DeviceRecorderTests.recorder()
+        recorder.continueIDs(from: 1 << 28)
+        let woke = DeviceRecorderTests.receive(&recorder, 1, at: Self.t0)
+        #expect(try #require(woke.runs.first).start.wakeID == 1 << 28)
+        #expect(recorder.takeTaskRequestID() == 1 << 28)
+        recorder.continueIDs(from: 5)
+        #expect(recorder.takeTaskRequestID() == (1 << 28) + 1, "never numbered back")
+    }
+}
