@@ -68,7 +68,8 @@ package struct ConfigFile: Sendable {
         "relaunchTime": ("--relaunch-time", .duration),
         "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
         "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
-        "logFormat": ("--log-format", .text),
+        "logFormat": ("--log-format", .text), "clusterShards": ("--cluster-shards", .number),
+        "clusterClaimInterval": ("--cluster-claim-interval", .duration), "clusterName": ("--cluster-name", .text),
     ]
 
     /// The other keys.
