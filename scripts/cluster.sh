@@ -40,6 +40,7 @@ PG_RUN=()
 
 stop() {
     trap - INT TERM EXIT
+    set +e  # every step of the clean-up runs, whatever one of them answers
     # The proxy first (no new pushes), then the receivers (each drains), at most 35 s.
     for pid in $(printf '%s\n' "${PIDS[@]}" | tac); do kill -TERM "$pid" 2>/dev/null || true; done
     for _ in $(seq 1 350); do

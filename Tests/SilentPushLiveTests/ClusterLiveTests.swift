@@ -92,7 +92,8 @@ import Testing
         let database = try await server.newDatabase()
         let cluster = try await Self.start(store: server.url(withPassword: false, database: database))
         var stopped = false
-        defer { if !stopped { cluster.process.signal(SIGKILL) } }
+        // SIGTERM, not SIGKILL: the script stops what it started.
+        defer { if !stopped { cluster.process.signal(SIGTERM) } }
 
         let tokens = (0..<1_000).map { _ in (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
         let devices = cluster.workdir + "/devices.txt"
