@@ -38,18 +38,25 @@ package final class ClusterMembership: Service, Sendable {
     package static func join(
         _ configuration: ClusterConfiguration, store: PushStore, runtime: DeviceRuntime, logger: Logger
     ) async throws -> ClusterMembership {
-        try await store.joinCluster(shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+        guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
+        try await joinStore(configuration, store)
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
-        return ClusterMembership(configuration, store: store, runtime: runtime, block: block, logger: logger)
+        return ClusterMembership(configuration, map: map, store: store, runtime: runtime, block: block, logger: logger)
     }
 
-    private init(_ configuration: ClusterConfiguration, store: PushStore, runtime: DeviceRuntime, block: UInt64, logger: Logger) {
+    /// Joins on the store's writer session: at start, and again after that session ended.
+    private static func joinStore(_ configuration: ClusterConfiguration, _ store: PushStore) async throws {
+        try await store.joinCluster(shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+    }
+
+    private init(
+        _ configuration: ClusterConfiguration, map: ShardMap, store: PushStore, runtime: DeviceRuntime, block: UInt64, logger: Logger
+    ) {
         self.configuration = configuration
         self.store = store
         self.runtime = runtime
         self.logger = logger
-        let map = ShardMap(count: configuration.shards) ?? ShardMap(count: 1)!
         state = Mutex(State(policy: ShardClaimPolicy(map: map), block: block))
         store.onSessionEnded { [sessionEnded] in sessionEnded.raise() }
     }
@@ -122,8 +129,7 @@ package final class ClusterMembership: Service, Sendable {
             metadata: ["cluster.released": "\(owned.sorted().map(String.init).joined(separator: ","))"])
         while !Task.isCancelled {
             do {
-                try await store.joinCluster(
-                    shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+                try await Self.joinStore(configuration, store)
                 try? await store.probe()
                 logger.notice("joined the cluster again")
                 return

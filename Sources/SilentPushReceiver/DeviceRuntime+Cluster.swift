@@ -15,6 +15,11 @@ extension DeviceRuntime {
         owns(deviceToken: Substring(device))
     }
 
+    /// How devices map to shards; nil: not clustered.
+    package var shardMap: ShardMap? {
+        inspect { $0.shards?.map }
+    }
+
     /// The shards this receiver owns, their devices put back; nil: not clustered.
     package var ownedShards: Set<Int>? {
         inspect { $0.shards?.owned }
@@ -24,7 +29,7 @@ extension DeviceRuntime {
     /// and takes their pushes from then on; returns what was put back.
     @discardableResult
     package func adopt(shards: Set<Int>) async throws -> ResumedState {
-        guard let map = inspect({ $0.shards?.map }), !shards.isEmpty else { return ResumedState() }
+        guard let map = shardMap, !shards.isEmpty else { return ResumedState() }
         let snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: inspect { $1 }) { shards.contains(map.shard(of: $0)) }
         modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, now: now) }
         return snapshot.resumed

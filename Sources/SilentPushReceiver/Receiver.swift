@@ -69,6 +69,20 @@ public final class Receiver: Service, Sendable {
         }
         guard !listeners.isEmpty else { throw ReceiverStartError.noListener }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
+        // A cluster's shards, checked before anything opens: the one map the device side keeps.
+        let shardMap: ShardMap?
+        if let cluster = configuration.cluster {
+            guard case .postgres = configuration.store else { throw ReceiverStartError.cluster(ClusterConfigurationError.needsPostgres) }
+            guard let map = ShardMap(count: cluster.shards) else {
+                throw ReceiverStartError.cluster(ClusterConfigurationError.shardCount(cluster.shards))
+            }
+            guard ClusterConfiguration.claimIntervalRange.contains(cluster.claimInterval) else {
+                throw ReceiverStartError.cluster(ClusterConfigurationError.claimInterval(cluster.claimInterval))
+            }
+            shardMap = map
+        } else {
+            shardMap = nil
+        }
 
         let registry = PrometheusCollectorRegistry()
         let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
@@ -97,7 +111,7 @@ public final class Receiver: Service, Sendable {
             runtime = try await DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
-                transfers: configuration.transfers, channels: channels, shards: configuration.cluster.flatMap { ShardMap(count: $0.shards) },
+                transfers: configuration.transfers, channels: channels, shards: shardMap,
                 group: group, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? await httpClient?.shutdown()

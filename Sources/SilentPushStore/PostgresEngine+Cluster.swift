@@ -61,10 +61,7 @@ extension PostgresEngine {
             if settled.settle() { answered.completeWith(result) }
         }
         do {
-            let result = try await answered.futureResult.get()
-            guard let first = result.rows.first else { return [] }
-            let columns = StoreColumns(first.map(\.columnName))
-            return try result.rows.map { row in StoreRow(columns: columns, values: try row.map(StoreValue.init)) }
+            return try Self.storeRows(try await answered.futureResult.get())
         } catch {
             guard connection.isClosed || (error as? PushStoreError) == .sessionEnded else { throw error }
             endSession()

@@ -248,7 +248,11 @@ final class PostgresEngine: StoreEngine {
     }
 
     private static func rows(_ statement: StoreStatement, _ connection: PostgresConnection, _ logger: Logger) async throws -> [StoreRow] {
-        let result = try await connection.query(statement.postgresQuery, logger: logger).get()
+        try storeRows(try await connection.query(statement.postgresQuery, logger: logger).get())
+    }
+
+    /// A query's rows as the engine-neutral rows the reads take.
+    static func storeRows(_ result: PostgresQueryResult) throws -> [StoreRow] {
         guard let first = result.rows.first else { return [] }
         let columns = StoreColumns(first.map(\.columnName))
         return try result.rows.map { row in StoreRow(columns: columns, values: try row.map(StoreValue.init)) }
@@ -273,7 +277,7 @@ final class PostgresEngine: StoreEngine {
 
     /// The writer's session: the one it has, or a new one (with the owner lock taken again).
     /// A clustered writer's session that ended is not replaced here: its claims ended with it,
-    /// and the receiver joins again once it has let its shards go (`rejoin`).
+    /// and the receiver joins again once it has let its shards go (`join`).
     private func session() -> EventLoopFuture<PostgresConnection> {
         let current = writerSession.withLock { $0 }
         if let current, !current.isClosed { return current.eventLoop.makeSucceededFuture(current) }
