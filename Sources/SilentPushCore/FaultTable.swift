@@ -34,6 +34,21 @@ public struct FaultTable: Sendable, Equatable {
         rules = []
     }
 
+    /// Makes `rules` (ids given elsewhere: a cluster's, shared by its receivers) the table,
+    /// in order. A rule already here keeps how often it applied and how many times it has
+    /// left; at most `capacity` are taken.
+    public mutating func replace(with rules: [FaultRule]) {
+        let current = Dictionary(self.rules.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        self.rules = rules.prefix(Self.capacity).map { rule in
+            guard let kept = current[rule.id] else { return rule }
+            var rule = rule
+            rule.applied = kept.applied
+            rule.remaining = kept.remaining
+            return rule
+        }
+        nextID = max(nextID, (self.rules.map(\.id).max() ?? 0) &+ 1)
+    }
+
     /// The rule that applies to `request` at `now`, if any, counted as applied. `draw` is
     /// uniform in [0, 1): a rule with a fraction applies when the draw falls under it.
     public mutating func decide(_ request: FaultRequest, now: DeviceInstant, draw: Double) -> FaultRule? {

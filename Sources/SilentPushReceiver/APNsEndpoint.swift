@@ -244,6 +244,15 @@ package final class APNsEndpoint: H2Service {
         }
     }
 
+    /// Makes `rules` the ones in force (a cluster's, ids given by its store); a rule already
+    /// in force keeps its counts.
+    package func setFaults(_ rules: [FaultRule]) {
+        faults.withLock { table in
+            table.replace(with: rules)
+            faultCount.store(table.rules.count, ordering: .relaxed)
+        }
+    }
+
     /// The rules in force, with how often each applied.
     package var faultRules: [FaultRule] { faults.withLock { $0.rules } }
 

@@ -28,6 +28,7 @@ package struct AdminAPI: Sendable {
         let routes = AdminRouteTable()
         router.add(middleware: AdminGuard(policy: access, routes: routes))
         router.add(middleware: AdminProblemMiddleware(routes: routes))
+        if let cluster { router.add(middleware: AdminShardGuard(membership: cluster, routes: routes)) }
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
@@ -53,13 +54,13 @@ package struct AdminAPI: Sendable {
         router.get("/v1/wakes") { request, _ in
             try await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
-        router.get("/v1/devices") { request, _ in self.devices(request.uri.queryParameters) }
+        router.get("/v1/devices") { request, _ in await self.devices(request.uri.queryParameters) }
         router.delete("/v1/devices/{token}") { _, context in try await self.forget(Self.parameter(context, "token")) }
         router.post("/v1/reset") { request, _ in
             try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
             return await self.reset()
         }
-        router.get("/v1/devices/{token}") { _, context in try self.device(Self.parameter(context, "token")) }
+        router.get("/v1/devices/{token}") { _, context in try await self.device(Self.parameter(context, "token")) }
         router.get("/v1/devices/{token}/apps/{topic}") { _, context in
             try self.app(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
@@ -300,8 +301,9 @@ package struct AdminAPI: Sendable {
     }
 
     /// `GET /v1/devices?topic=&state=&cursor=&limit=`: the devices known (pushed to, set, or
-    /// registered), by token; `next` is the cursor of the page after.
-    private func devices(_ query: Parameters) -> Response {
+    /// registered), by token; `next` is the cursor of the page after. A cluster's receiver
+    /// reads them from the store, so that every receiver lists every device.
+    private func devices(_ query: Parameters) async -> Response {
         var limit = 100
         if let text = query.get("limit") {
             guard let value = Int(text), (1...1000).contains(value) else {
@@ -313,7 +315,13 @@ package struct AdminAPI: Sendable {
         if let unknown = states.first(where: { !Self.deviceStateNames.contains($0) }) {
             return Self.error(.unprocessableContent, "state '\(unknown)' is not one of \(Self.deviceStateNames.joined(separator: ", "))")
         }
-        var known = device.knownDevices()
+        let view: DeviceView
+        do {
+            view = try await deviceView()
+        } catch {
+            return Self.error(.serviceUnavailable, "the store cannot be read: \(error)")
+        }
+        var known = view.known
         for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
         let topic = query.get("topic")
         let cursor = query.get("cursor")
@@ -323,13 +331,13 @@ package struct AdminAPI: Sendable {
         for token in known.keys.sorted() where cursor.map({ token > $0 }) ?? true {
             let topics = known[token] ?? []
             if let topic, !topics.contains(topic) { continue }
-            let state = device.deviceState(of: token)
+            let (state, unregisteredAt) = view.record(token)
             guard states.allSatisfy({ Self.device(state, isIn: $0) }) else { continue }
             if page.count == limit {
                 more = true
                 break
             }
-            guard case .object(var fields) = deviceJSON(token) else { continue }
+            guard case .object(var fields) = deviceJSON(token, state: state, unregisteredAt: unregisteredAt) else { continue }
             fields.append(("topics", .array(topics.sorted().map(JSONValue.string))))
             page.append(.object(fields))
             last = token
@@ -337,9 +345,31 @@ package struct AdminAPI: Sendable {
         return Self.respond(.ok, .object([("devices", .array(page)), ("next", more ? .string(last) : .null)]))
     }
 
-    private func device(_ token: String) -> Response {
+    private func device(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
-        return Self.respond(.ok, deviceJSON(token))
+        do {
+            let (state, unregisteredAt) = try await deviceView().record(token)
+            return Self.respond(.ok, deviceJSON(token, state: state, unregisteredAt: unregisteredAt))
+        } catch {
+            return Self.error(.serviceUnavailable, "the store cannot be read: \(error)")
+        }
+    }
+
+    /// The devices as this receiver answers for them: its device side's, or, in a cluster,
+    /// the store's (every member's devices, as committed).
+    private struct DeviceView {
+        var known: [String: Set<String>]
+        var record: (String) -> (state: DeviceState, unregisteredAt: Int64?)
+    }
+
+    private func deviceView() async throws -> DeviceView {
+        guard cluster != nil else {
+            return DeviceView(known: device.knownDevices(), record: localRecord)
+        }
+        let records = try await device.store.deviceRecords()
+        var known = try await device.store.pushedDevices()
+        for token in records.keys where known[token] == nil { known[token] = [] }
+        return DeviceView(known: known) { token in records[token] ?? (DeviceState(), nil) }
     }
 
     private func app(_ token: String, topic: String) -> Response {
@@ -457,7 +487,11 @@ package struct AdminAPI: Sendable {
     /// clock stays where it is.
     private func reset() async -> Response {
         await Self.answering {
-            try await device.reset()
+            do {
+                if let cluster { try await cluster.reset() } else { try await device.reset() }
+            } catch let error as ClusterCallError {
+                throw AdminError(.serviceUnavailable, error.description)
+            }
             return .object([("reset", .bool(true))])
         }
     }
@@ -504,12 +538,22 @@ package struct AdminAPI: Sendable {
             ]))
     }
 
-    private func deviceJSON(_ token: String) -> JSONValue {
-        let state = device.deviceState(of: token)
+    /// `token`'s state and registration as this receiver's device side holds them.
+    private func localRecord(_ token: String) -> (state: DeviceState, unregisteredAt: Int64?) {
         let unregisteredAt: Int64? = endpoint.withDevices { registry in
             if case .unregistered(let at) = registry.entry(token)?.state { return at }
             return nil
         }
+        return (device.deviceState(of: token), unregisteredAt)
+    }
+
+    /// `token`'s device as its owner's device side holds it (after a device-scoped write).
+    private func deviceJSON(_ token: String) -> JSONValue {
+        let record = localRecord(token)
+        return deviceJSON(token, state: record.state, unregisteredAt: record.unregisteredAt)
+    }
+
+    private func deviceJSON(_ token: String, state: DeviceState, unregisteredAt: Int64?) -> JSONValue {
         return .object([
             ("deviceToken", .string(token)),
             ("forceQuit", .bool(state.forceQuit)),
@@ -562,9 +606,11 @@ package struct AdminAPI: Sendable {
             let span = try Self.advanceSpan(Self.object(body))
             guard device.clock.mode == .manual else { throw AdminError(.conflict, DeviceClockError.notManual.description) }
             do {
-                try await device.advance(by: span)
+                if let cluster { _ = try await cluster.advance(by: span) } else { try await device.advance(by: span) }
             } catch let error as DeviceClockError {
                 throw AdminError(.conflict, error.description)
+            } catch let error as ClusterCallError {
+                throw AdminError(.serviceUnavailable, error.description)
             }
             return clockJSON()
         }

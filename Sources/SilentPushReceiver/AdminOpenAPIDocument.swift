@@ -723,6 +723,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -751,6 +754,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -791,6 +797,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -827,6 +836,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -890,6 +902,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -954,6 +969,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -985,6 +1003,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -1066,6 +1087,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1152,6 +1176,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1302,6 +1329,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -1374,6 +1404,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1437,6 +1470,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -1476,6 +1512,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -1497,6 +1536,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1534,6 +1576,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1583,6 +1628,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1632,6 +1680,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1808,6 +1859,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            },
@@ -1862,6 +1916,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1896,6 +1953,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -1946,6 +2006,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -2109,6 +2172,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/ClusterUnavailable"
              }
             }
            }
@@ -2429,6 +2495,16 @@ enum AdminOpenAPIDocument {
            },
            "Unprocessable": {
             "description": "A field or parameter is wrong; `detail` names it.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "ClusterUnavailable": {
+            "description": "A receiver of a cluster (`--cluster-shards`) cannot answer this now, with `detail`\nsaying why: the device is in a shard another receiver owns (named; through the\ncluster's proxy the request reaches it), a change for the whole cluster was not made\nby every receiver, or the store cannot be read.\n",
             "content": {
              "application/problem+json": {
               "schema": {

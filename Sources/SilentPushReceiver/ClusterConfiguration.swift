@@ -39,6 +39,8 @@ package enum ClusterConfigurationError: Error, CustomStringConvertible, Equatabl
     case claimInterval(Duration)
     /// The store is not PostgreSQL, which the cluster's receivers share.
     case needsPostgres
+    /// Fault rules came with the configuration: a cluster's live in its store, one set for all.
+    case faultsInConfiguration
 
     package var description: String {
         switch self {
@@ -47,6 +49,8 @@ package enum ClusterConfigurationError: Error, CustomStringConvertible, Equatabl
         case .claimInterval(let interval):
             "a claim interval of \(interval): give from 100ms to 60s (--cluster-claim-interval)"
         case .needsPostgres: "a cluster needs a PostgreSQL store that its receivers share (--store postgres://…)"
+        case .faultsInConfiguration:
+            "a cluster's fault rules are shared through its store: add them with POST /v1/faults, not in the configuration file (faults)"
         }
     }
 }

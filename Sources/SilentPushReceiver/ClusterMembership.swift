@@ -22,6 +22,10 @@ package final class ClusterMembership: Service, Sendable {
     let configuration: ClusterConfiguration
     let store: PushStore
     let runtime: DeviceRuntime
+    /// The device side as the admin API changes it: the clock, reset, fault rules.
+    let device: DeviceControl
+    /// Orders to and from the other members (clock, reset, fault rules).
+    let bus: ClusterBus
     let logger: Logger
     private let state: Mutex<State>
     /// Raised when the store's writer session ended.
@@ -33,29 +37,41 @@ package final class ClusterMembership: Service, Sendable {
         var block: UInt64
     }
 
-    /// Joins the cluster on `store` (checking the shard count) and numbers `runtime`'s ids
-    /// from a block of the cluster's; claims nothing yet (`run()` does).
-    package static func join(
-        _ configuration: ClusterConfiguration, store: PushStore, runtime: DeviceRuntime, logger: Logger
-    ) async throws -> ClusterMembership {
+    /// Joins the cluster on the device side's store (checking the shard count), takes the
+    /// cluster's fault rules and numbers the device side's ids from a block of the cluster's;
+    /// claims nothing yet (`run()` does).
+    package static func join(_ configuration: ClusterConfiguration, device: DeviceControl, logger: Logger) async throws -> ClusterMembership {
+        let runtime = device.runtime
         guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
-        try await joinStore(configuration, store)
+        let store = runtime.store
+        let bus = ClusterBus(store: store, interval: configuration.claimInterval, logger: logger)
+        bus.joined(session: try await joinStore(configuration, store))
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
-        return ClusterMembership(configuration, map: map, store: store, runtime: runtime, block: block, logger: logger)
+        let membership = ClusterMembership(configuration, map: map, device: device, bus: bus, block: block, logger: logger)
+        try await membership.takeFaults()
+        bus.perform(
+            { [weak membership] order in
+                guard let membership else { return "this receiver is stopping" }
+                return await membership.carryOut(order)
+            },
+            catchUp: { [weak membership] in await membership?.catchUp() })
+        return membership
     }
 
     /// Joins on the store's writer session: at start, and again after that session ended.
-    private static func joinStore(_ configuration: ClusterConfiguration, _ store: PushStore) async throws {
+    private static func joinStore(_ configuration: ClusterConfiguration, _ store: PushStore) async throws -> Int32 {
         try await store.joinCluster(shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
     }
 
     private init(
-        _ configuration: ClusterConfiguration, map: ShardMap, store: PushStore, runtime: DeviceRuntime, block: UInt64, logger: Logger
+        _ configuration: ClusterConfiguration, map: ShardMap, device: DeviceControl, bus: ClusterBus, block: UInt64, logger: Logger
     ) {
         self.configuration = configuration
-        self.store = store
-        self.runtime = runtime
+        self.store = device.store
+        self.runtime = device.runtime
+        self.device = device
+        self.bus = bus
         self.logger = logger
         state = Mutex(State(policy: ShardClaimPolicy(map: map), block: block))
         store.onSessionEnded { [sessionEnded] in sessionEnded.raise() }
@@ -66,19 +82,28 @@ package final class ClusterMembership: Service, Sendable {
     /// the claims for the other members.
     package func run() async throws {
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await self.waitForTick()
-                guard !Task.isCancelled else { return }
-                do {
-                    try await self.tick()
-                } catch is CancellationError {
-                    return
-                } catch PushStoreError.sessionEnded {
-                    await self.sessionLost()
-                } catch {
-                    // A read or claim that failed with the session still there: tried again next tick.
-                    self.logger.warning("cannot check this receiver's shards", metadata: ["error": "\(error)"])
-                }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.bus.run() }
+                group.addTask { await self.tickUntilCancelled() }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    private func tickUntilCancelled() async {
+        while !Task.isCancelled {
+            await self.waitForTick()
+            guard !Task.isCancelled else { return }
+            do {
+                try await self.tick()
+            } catch is CancellationError {
+                return
+            } catch PushStoreError.sessionEnded {
+                await self.sessionLost()
+            } catch {
+                // A read or claim that failed with the session still there: tried again next tick.
+                self.logger.warning("cannot check this receiver's shards", metadata: ["error": "\(error)"])
             }
         }
     }
@@ -98,6 +123,8 @@ package final class ClusterMembership: Service, Sendable {
     func tick() async throws {
         let lease = configuration.lease
         let locks = try await store.clusterLocks(timeout: lease)
+        // A member that does not hear the others' orders yet holds no device.
+        guard locks.listeners.contains(locks.session) else { return }
         let claims = state.withLock { state in
             state.policy.tick(members: locks.members.count, owned: locks.owned, held: Set(locks.shards.keys), offset: Int(locks.session))
         }
@@ -106,6 +133,14 @@ package final class ClusterMembership: Service, Sendable {
         let adopting = locks.owned.union(claimed).subtracting(runtime.ownedShards ?? [])
         if !adopting.isEmpty {
             let resumed = try await runtime.adopt(shards: adopting)
+            // Tokens the app gave up answer 410 at their new owner too.
+            let map = runtime.shardMap
+            let unregistered = try await store.deviceRecords().compactMap { token, record in
+                record.unregisteredAt.flatMap { at in map.map { adopting.contains($0.shard(of: token)) } == true ? (token, at) : nil }
+            }
+            device.endpoint.withDevices { registry in
+                for (token, at) in unregistered { registry.unregister(token, at: at) }
+            }
             logger.notice(
                 "claimed shards \(adopting.sorted().map(String.init).joined(separator: ",")): resumed \(resumed.summary)",
                 metadata: ["cluster.owned": "\(runtime.ownedShards?.count ?? 0)"])
@@ -129,7 +164,8 @@ package final class ClusterMembership: Service, Sendable {
             metadata: ["cluster.released": "\(owned.sorted().map(String.init).joined(separator: ","))"])
         while !Task.isCancelled {
             do {
-                try await Self.joinStore(configuration, store)
+                bus.joined(session: try await Self.joinStore(configuration, store))
+                try? await takeFaults()
                 try? await store.probe()
                 logger.notice("joined the cluster again")
                 return

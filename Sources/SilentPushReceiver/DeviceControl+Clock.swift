@@ -60,4 +60,13 @@ extension DeviceControl {
             }
         }
     }
+
+    /// Moves a manual clock forward to `target`, as `advance(by:)` does; a clock already
+    /// there or past it stays. (A cluster's members each move to the time one of them chose.)
+    public func advance(to target: DeviceInstant) async throws(DeviceClockError) {
+        guard clock.mode == .manual else { throw .notManual }
+        let now = clock.now
+        guard target > now else { return }
+        try await advance(by: now.duration(to: target))
+    }
 }

@@ -10,7 +10,8 @@ extension DeviceRuntime {
     /// states, each app's pending push, slot generation and minimum interval, pending task
     /// requests, Live Activities, the last day's widget and control reloads and the pushes
     /// their extensions hold, and ids that number on. Wakes that were running when that run stopped are recorded `failed`
-    /// (`interrupted`). A manual clock starts no earlier than the latest time recorded.
+    /// (`interrupted`). A manual clock starts no earlier than the latest time recorded (a
+    /// clustered one at that time: the cluster's one clock).
     /// With `shards` (clustered) it puts back no device: each shard's are put back when it is
     /// claimed (`adopt(shards:)`). Fetch handlers and system-clock timers run while `run()` does.
     package static func open(
@@ -24,8 +25,10 @@ extension DeviceRuntime {
         let taskIDs = try await store.lastTaskIDs()
         var start = DeviceClock.systemNow
         if mode == .manual, let latest = try await store.latestDeviceTime() {
-            start = max(start, DeviceInstant(millisecondsSinceEpoch: latest))
+            // A cluster has one clock, the stored one: a member joins at its time.
+            start = shards == nil ? max(start, DeviceInstant(millisecondsSinceEpoch: latest)) : DeviceInstant(millisecondsSinceEpoch: latest)
         }
+        if mode == .manual, shards != nil { try await store.write([.setManualClock(at: start.millisecondsSinceEpoch)]) }
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
         // Clustered, no device is this receiver's until it claims its shard.

@@ -79,6 +79,7 @@ public final class Receiver: Service, Sendable {
             guard ClusterConfiguration.claimIntervalRange.contains(cluster.claimInterval) else {
                 throw ReceiverStartError.cluster(ClusterConfigurationError.claimInterval(cluster.claimInterval))
             }
+            guard configuration.faults.isEmpty else { throw ReceiverStartError.cluster(ClusterConfigurationError.faultsInConfiguration) }
             shardMap = map
         } else {
             shardMap = nil
@@ -117,17 +118,6 @@ public final class Receiver: Service, Sendable {
             try? await httpClient?.shutdown()
             throw ReceiverStartError.store(error)
         }
-        if let cluster = configuration.cluster {
-            do {
-                membership = try await ClusterMembership.join(cluster, store: store, runtime: runtime, logger: logger)
-            } catch {
-                try? await store.close()
-                try? await httpClient?.shutdown()
-                throw ReceiverStartError.cluster(error)
-            }
-        } else {
-            membership = nil
-        }
         let endpoint = APNsEndpoint(
             settings: .init(
                 environment: configuration.environment, strict: configuration.strict,
@@ -153,7 +143,19 @@ public final class Receiver: Service, Sendable {
             metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         self.configuration = configuration
         self.runtime = runtime
-        self.device = DeviceControl(runtime: runtime, endpoint: endpoint)
+        let device = DeviceControl(runtime: runtime, endpoint: endpoint)
+        if let cluster = configuration.cluster {
+            do {
+                membership = try await ClusterMembership.join(cluster, device: device, logger: logger)
+            } catch {
+                try? await store.close()
+                try? await httpClient?.shutdown()
+                throw ReceiverStartError.cluster(error)
+            }
+        } else {
+            membership = nil
+        }
+        self.device = device
         self.storeService = DeviceStoreService(runtime: runtime, logger: logger)
         self.endpoint = endpoint
         self.channels = channels

@@ -70,8 +70,9 @@ extension PostgresEngine {
     }
 
     /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
-    /// member is live), and joins on a writer session: the member lock and row.
-    func join(shards count: Int, name: String, now: Int64) async throws {
+    /// member is live), and joins on a writer session: the member lock and row. Returns the
+    /// session (its backend pid).
+    func join(shards count: Int, name: String, now: Int64) async throws -> Int32 {
         let connection: PostgresConnection
         if let current = writerSession.withLock({ $0 }), !current.isClosed {
             connection = current
@@ -95,6 +96,8 @@ extension PostgresEngine {
             _ = try await run(
                 "CREATE TABLE IF NOT EXISTS cluster_members (pid BIGINT PRIMARY KEY, name TEXT NOT NULL, joined_at BIGINT NOT NULL)")
             _ = try await run("CREATE SEQUENCE IF NOT EXISTS cluster_id_blocks")
+            _ = try await run("CREATE TABLE IF NOT EXISTS cluster_faults (id BIGINT PRIMARY KEY, rule TEXT NOT NULL)")
+            _ = try await run("CREATE SEQUENCE IF NOT EXISTS cluster_fault_ids")
             let live = try await run(
                 "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted")
             let liveCount = try live.rows.first?.decode(Int64.self) ?? 0
@@ -128,26 +131,29 @@ extension PostgresEngine {
                 "INSERT INTO cluster_members (pid, name, joined_at) VALUES (pg_backend_pid(), ?, ?) ON CONFLICT (pid) DO UPDATE SET name = excluded.name, joined_at = excluded.joined_at",
                 [name, now])
             _ = try await run("COMMIT")
+            let session = try await run("SELECT pg_backend_pid()::bigint")
+            writerSession.withLock { $0 = connection }
+            return Int32(clamping: try session.rows.first?.decode(Int64.self) ?? 0)
         } catch {
             _ = try? await run("ROLLBACK")
             if writerSession.withLock({ $0 }) !== connection { try? await connection.close() }
             if let error = error as? PushStoreError { throw error }
             throw PushStoreError.cannotOpen(path: url.description, reason: "cannot join the cluster: \(Self.reason(error))")
         }
-        writerSession.withLock { $0 = connection }
     }
 
     /// Who holds what, read on the writer's session (a heartbeat too): each live member's
-    /// pid, and each claimed shard's holder.
-    func clusterLocks(timeout: Duration) async throws -> (session: Int32, members: Set<Int32>, shards: [Int: Int32]) {
+    /// pid, those listening for notices, and each claimed shard's holder.
+    func clusterLocks(timeout: Duration) async throws -> (session: Int32, members: Set<Int32>, listeners: Set<Int32>, shards: [Int: Int32]) {
         let rows = try await onWriterSession(
             StoreStatement(
                 """
                 SELECT classid::bigint AS class, objid::bigint AS key, pid::bigint AS pid, pg_backend_pid()::bigint AS me FROM pg_locks
-                WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid IN (\(Self.shardClass), \(Self.memberClass))
+                WHERE locktype = 'advisory' AND objsubid = 2 AND granted AND classid IN (\(Self.shardClass), \(Self.memberClass), \(Self.listenClass))
                 UNION ALL SELECT 0, 0, 0, pg_backend_pid()::bigint
                 """), timeout: timeout)
         var members = Set<Int32>()
+        var listeners = Set<Int32>()
         var shards: [Int: Int32] = [:]
         var session: Int32 = 0
         for row in rows {
@@ -155,11 +161,12 @@ extension PostgresEngine {
             session = Int32(clamping: row["me"] as Int64)
             switch Int32(clamping: row["class"] as Int64) {
             case Self.memberClass: members.insert(pid)
+            case Self.listenClass: listeners.insert(pid)
             case Self.shardClass: shards[Int(clamping: row["key"] as Int64)] = pid
             default: break
             }
         }
-        return (session, members, shards)
+        return (session, members, listeners, shards)
     }
 
     /// Claims those of `shards` no session holds; returns the ones claimed.

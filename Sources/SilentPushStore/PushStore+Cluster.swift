@@ -6,6 +6,9 @@ package struct ClusterLocks: Sendable, Equatable {
     package var session: Int32
     /// The sessions of the live members.
     package var members: Set<Int32>
+    /// The sessions of the members listening for notices (`listenCluster`): those that hear
+    /// an order sent now.
+    package var listeners: Set<Int32> = []
     /// Each claimed shard's holder (a session).
     package var shards: [Int: Int32]
 
@@ -37,17 +40,58 @@ extension PushStore {
         }
     }
 
-    /// Joins the cluster (again, after its session ended): checks the shard count, takes the
-    /// member lock and row on a writer session.
-    package func joinCluster(shards: Int, name: String, now: Int64) async throws {
+    /// Joins the cluster (again, after its session ended): checks the shard count, listens
+    /// for the cluster's notices and takes the member lock and row on a writer session.
+    /// Returns that session (its backend pid), which names this member to the others.
+    @discardableResult
+    package func joinCluster(shards: Int, name: String, now: Int64) async throws -> Int32 {
         try await clusterEngine.join(shards: shards, name: name, now: now)
+    }
+
+    /// Listens for the notices members send (this one's too) on the writer's session, handing
+    /// each to `handler` in order, until that session ends (then it throws `sessionEnded`).
+    /// `started` is called once this member is listening, and counted as such by the others.
+    package func listenCluster(started: @Sendable () -> Void, handler: @Sendable (String) -> Void) async throws {
+        try await clusterEngine.listen(started: started, handler: handler)
+    }
+
+    /// Sends a notice to every member listening.
+    package func notifyCluster(_ payload: String) async throws {
+        try await clusterEngine.notify(payload)
+    }
+
+    /// Takes the lock that lets one member at a time move the cluster's clock, unless
+    /// another holds it; true if taken. It is held on the writer's session.
+    package func tryLockClusterClock(timeout: Duration) async throws -> Bool {
+        try await clusterEngine.tryLockClock(timeout: timeout)
+    }
+
+    /// Gives the clock's lock back.
+    package func unlockClusterClock(timeout: Duration) async throws {
+        try await clusterEngine.unlockClock(timeout: timeout)
+    }
+
+    /// The cluster's fault rules, oldest first: each one's id and its JSON as given.
+    package func clusterFaults() async throws -> [(id: UInt64, rule: String)] {
+        try await clusterEngine.faults().map { (UInt64(clamping: $0.id), $0.rule) }
+    }
+
+    /// Adds a fault rule (its JSON as given) for the whole cluster; returns its id.
+    package func addClusterFault(_ rule: String) async throws -> UInt64 {
+        UInt64(clamping: try await clusterEngine.addFault(rule))
+    }
+
+    /// Removes the cluster's fault rule `id` (nil: every one); returns how many went.
+    @discardableResult
+    package func removeClusterFaults(_ id: UInt64?) async throws -> Int {
+        try await clusterEngine.removeFaults(id.map { Int64(clamping: $0) })
     }
 
     /// Who holds what; read on the writer's session, so it fails (`sessionEnded`) once that
     /// session has, or does not answer within `timeout`.
     package func clusterLocks(timeout: Duration) async throws -> ClusterLocks {
         let locks = try await clusterEngine.clusterLocks(timeout: timeout)
-        return ClusterLocks(session: locks.session, members: locks.members, shards: locks.shards)
+        return ClusterLocks(session: locks.session, members: locks.members, listeners: locks.listeners, shards: locks.shards)
     }
 
     /// Claims those of `shards` no one holds; returns those claimed.

@@ -102,6 +102,16 @@ extension PushStore {
         try await deviceRecords().mapValues(\.state)
     }
 
+    /// Every device a push was recorded for, with the topics pushed to it: the devices a
+    /// cluster's receivers know between them (a scan of the pushes kept).
+    public func pushedDevices() async throws -> [String: Set<String>] {
+        var devices: [String: Set<String>] = [:]
+        for row in try await reader.rows("SELECT device_token, topic FROM pushes GROUP BY device_token, topic") {
+            devices[row["device_token"], default: []].insert(row["topic"])
+        }
+        return devices
+    }
+
     /// Every device whose state was set, with when its token was unregistered (ms), if it is.
     public func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
         var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]

@@ -62,4 +62,23 @@ import Testing
             #expect(FaultAction(description: text) == nil, "\(text)")
         }
     }
+
+    /// A cluster's rules replace the table, ids and order kept; a rule already here keeps
+    /// its counts, a new one starts at zero, and later local ids do not collide.
+    @Test func replacingKeepsTheCountsOfRulesAlreadyHere() {
+        var table = FaultTable()
+        var counted = FaultRule(id: 7, match: .init(device: "aa"), count: 3, action: .reset)
+        table.replace(with: [counted])
+        #expect(
+            table.decide(FaultRequest(device: "aa", topic: nil, team: nil, keyID: nil), now: DeviceInstant(nanosecondsSinceEpoch: 0), draw: 0)?.id
+                == 7)
+        counted.action = .reason(.serviceUnavailable)
+        table.replace(with: [FaultRule(id: 9, action: .reset), counted])
+        #expect(table.rules.map(\.id) == [9, 7])
+        #expect(table.rules[1].remaining == 2 && table.rules[1].applied == 1 && table.rules[1].action == .reason(.serviceUnavailable))
+        #expect(table.rules[0].applied == 0)
+        #expect(table.add(FaultRule(action: .reset)) == 10)
+        table.replace(with: [])
+        #expect(table.rules.isEmpty)
+    }
 }

@@ -31,7 +31,7 @@ import Testing
 
     static let shards = 8
 
-    static func start(store: String, receivers: Int = 3) async throws -> Cluster {
+    static func start(store: String, receivers: Int = 3, arguments: String = "") async throws -> Cluster {
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let (tls, h2c, admin) = (try LoopbackPort.free(), try LoopbackPort.free(), try LoopbackPort.free())
@@ -41,6 +41,7 @@ import Testing
                 "RECEIVERS": "\(receivers)", "SHARDS": "\(shards)", "CLAIM_INTERVAL": "1s", "STORE": store, "PGPASSWORD": PostgresServer.password,
                 "SILENTPUSHD": try SilentPushdProcessTests.binary(), "CERTS": Repository.root + "/certs", "APNS_PORT": "\(tls)",
                 "H2C_PORT": "\(h2c)", "ADMIN_PORT": "\(admin)", "WORKDIR": base + "/run", "READY_FILE": base + "/ready.json",
+                "ARGS": arguments,
             ], uniquingKeysWith: { $1 })
         let process = try PeerProcess("/bin/bash", [Repository.root + "/scripts/cluster.sh"], environment: environment)
         for _ in 0..<600 {
@@ -145,6 +146,188 @@ import Testing
         let result = await cluster.stop()
         #expect(result.status == 0 || result.status == 143, "\(result.errorOutput)")
         #expect(!result.output.contains(PostgresServer.password) && !result.errorOutput.contains(PostgresServer.password))
+    }
+
+    /// One cluster, one view, on the manual clock: a clock advance, a fault rule and a reset
+    /// asked of one receiver hold on every receiver when the call answers; every receiver
+    /// lists every device; a device's state is changed only at its owner (503 naming the
+    /// owner elsewhere; through the proxy it reaches the owner); and a push held pending by
+    /// a receiver that is then killed wakes at its new owner exactly when it was due.
+    @Test func theClockFaultsAndResetReachEveryReceiverAndAPendingPushWakesOnScheduleAtItsNewOwner() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let cluster = try await Self.start(store: server.url(withPassword: false, database: database), arguments: "--clock manual")
+        var stopped = false
+        defer { if !stopped { cluster.process.signal(SIGTERM) } }
+        let admins = try (1...3).map { try cluster.receiver($0).admin }
+        func clocks(_ ports: [Int]) async throws -> Set<String> {
+            var seen = Set<String>()
+            for port in ports { seen.insert(try await SilentPushdDeviceTests.admin(port, "GET", "/v1/clock").json["now"] as? String ?? "") }
+            return seen
+        }
+        #expect(try await clocks(admins).count == 1, "the receivers start on the cluster's one clock")
+
+        // A clock advance through one receiver moves them all, to one time, before it answers.
+        let advanced = try await SilentPushdDeviceTests.admin(admins[1], "POST", "/v1/clock/advance", body: #"{"seconds": 3600}"#)
+        #expect(advanced.status == 200)
+        #expect(try await clocks(admins) == [advanced.json["now"] as? String ?? "-"])
+
+        // A fault rule added at one receiver is every receiver's when the call answers.
+        let token = String(repeating: "ab", count: 32)
+        let devices = cluster.workdir + "/one.txt"
+        try token.write(toFile: devices, atomically: true, encoding: .utf8)
+        let rule = try await SilentPushdDeviceTests.admin(
+            admins[2], "POST", "/v1/faults", body: #"{"match": {"device": "\#(token)"}, "action": {"reason": "TooManyRequests"}}"#)
+        #expect(rule.status == 201)
+        for port in admins {
+            let faults = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/faults").json["faults"] as? [[String: Any]]
+            #expect(faults?.map { $0["id"] as? Int } == [rule.json["id"] as? Int], "receiver on \(port)")
+        }
+        #expect(try await Self.push(cluster, devices: devices) == 0, "the device's owner answers the fault")
+        let counted = try await SilentPushdDeviceTests.admin(
+            admins[0], "POST", "/v1/faults", body: #"{"count": 2, "action": {"reason": "TooManyRequests"}}"#)
+        #expect(counted.status == 422, "a counted rule must name a device in a cluster")
+        #expect(try await SilentPushdDeviceTests.admin(admins[0], "DELETE", "/v1/faults").status == 200)
+        for port in admins {
+            let faults = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/faults").json["faults"] as? [Any]
+            #expect(faults?.isEmpty == true, "receiver on \(port)")
+        }
+
+        // Two pushes: the first wakes the app at once, the second waits the minimum interval.
+        #expect(try await Self.push(cluster, devices: devices) == 1)
+        #expect(try await Self.push(cluster, devices: devices) == 1)
+        let pushes =
+            try await SilentPushdDeviceTests.admin(admins[0], "GET", "/v1/pushes?device=\(token)&fate=pending").json["pushes"] as? [[String: Any]]
+        let pending = try #require(pushes?.first)
+        let due = try #require((pending["why"] as? [String: Any])?["until"] as? String)
+        let pendingID = try #require(pending["apnsId"] as? String)
+
+        // Every receiver lists the device; only its owner changes it.
+        let map = try #require(ShardMap(count: Self.shards))
+        var owner = 0
+        for (n, port) in zip(1...3, admins) {
+            let listed = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/devices").json["devices"] as? [[String: Any]]
+            #expect(listed?.compactMap { $0["deviceToken"] as? String } == [token], "receiver r\(n)")
+            let view = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/cluster")
+            if (view.json["owned"] as? [Int])?.contains(map.shard(of: token)) == true { owner = n }
+        }
+        let ownerAdmin = try #require(owner == 0 ? nil : admins[owner - 1])
+        for port in admins where port != ownerAdmin {
+            let refused = try await SilentPushdDeviceTests.admin(port, "PATCH", "/v1/devices/\(token)", body: #"{"charging": true}"#)
+            #expect(refused.status == 503)
+            #expect((refused.json["error"] as? String)?.contains("receiver 'r\(owner)'") == true, "\(refused.json)")
+        }
+        let proxied = try await SilentPushdDeviceTests.admin(cluster.admin, "PATCH", "/v1/devices/\(token)", body: #"{"charging": true}"#)
+        #expect(proxied.status == 200 && proxied.json["charging"] as? Bool == true)
+
+        // Kill -9 the owner; once a survivor owns the shard, advance the clock past the due time.
+        kill(try cluster.receiver(owner).pid, SIGKILL)
+        let survivors = admins.filter { $0 != ownerAdmin }
+        var adopted = false
+        for _ in 0..<150 where !adopted {
+            for port in survivors
+            where try await SilentPushdDeviceTests.admin(port, "GET", "/v1/cluster/shards/\(map.shard(of: token))").status == 200 {
+                adopted = true
+            }
+            if !adopted { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(adopted)
+        #expect(try await SilentPushdDeviceTests.admin(survivors[0], "POST", "/v1/clock/advance", body: #"{"seconds": 1800}"#).status == 200)
+        let woke = try await SilentPushdDeviceTests.admin(survivors[1], "GET", "/v1/pushes/\(pendingID)")
+        #expect(woke.json["fate"] as? String == "delivered", "\(woke.json)")
+        let wakes = try await SilentPushdDeviceTests.admin(survivors[1], "GET", "/v1/wakes?device=\(token)").json["wakes"] as? [[String: Any]]
+        #expect(wakes?.first { $0["apnsId"] as? String == pendingID }?["startedAt"] as? String == due, "it woke when it was due: \(due)")
+        #expect((try await SilentPushdDeviceTests.admin(survivors[1], "GET", "/v1/devices/\(token)")).json["charging"] as? Bool == true)
+
+        // A reset through one survivor empties every receiver's view before it answers.
+        #expect(try await SilentPushdDeviceTests.admin(survivors[0], "POST", "/v1/reset", body: "{}").status == 200)
+        for port in survivors {
+            let listed = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/devices").json["devices"] as? [Any]
+            #expect(listed?.isEmpty == true)
+        }
+        #expect(try await Self.rows(server, database: database, "SELECT count(*) FROM pushes") == ["0"])
+
+        stopped = true
+        let result = await cluster.stop()
+        #expect(result.status == 0 || result.status == 143, "\(result.errorOutput)")
+    }
+
+    /// A network cut rather than a crash: PostgreSQL ends a receiver's writer session while
+    /// the receiver lives. From that moment none of its writes can commit, so it answers its
+    /// own devices' pushes 503 (nothing recorded) before another receiver can claim their
+    /// shard; the device is served again within seconds, and the cut receiver joins again on a
+    /// new session, claiming only shards that are free: each shard is held once.
+    @Test func aReceiverWhoseStoreSessionIsCutAnswers503BeforeAnotherOwnsItsShards() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let cluster = try await Self.start(store: server.url(withPassword: false, database: database))
+        var stopped = false
+        defer { if !stopped { cluster.process.signal(SIGTERM) } }
+        let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let devices = cluster.workdir + "/one.txt"
+        try token.write(toFile: devices, atomically: true, encoding: .utf8)
+        #expect(try await Self.push(cluster, devices: devices) == 1)
+        var accepted = 1
+
+        let map = try #require(ShardMap(count: Self.shards))
+        let shard = map.shard(of: token)
+        var owner = 0
+        var session = 0
+        for n in 1...3 {
+            let view = try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/cluster").json
+            guard (view["owned"] as? [Int])?.contains(shard) == true else { continue }
+            owner = n
+            let members = view["members"] as? [[String: Any]] ?? []
+            session = members.first { $0["name"] as? String == "r\(n)" }?["session"] as? Int ?? 0
+        }
+        #expect(owner != 0 && session != 0)
+        let ports =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(owner).json"))) as? [String: Int]
+        let h2c = try #require(ports?["h2c"])
+
+        // The cut: PostgreSQL ends the owner's session; at once, a push straight to it is 503.
+        _ = try await server.psql("SELECT pg_terminate_backend(\(session))", database: database)
+        let pushsend = try #require(BuiltProducts.path(of: "pushsend"))
+        let direct = try await PeerProcess.run(pushsend, ["--url", "http://127.0.0.1:\(h2c)", "--device", token], timeout: .seconds(30))
+        #expect(direct.status != 0 && (direct.output + direct.errorOutput).contains("ServiceUnavailable"), "\(direct.output)\(direct.errorOutput)")
+
+        // The survivors take the shard over: through the proxy the device is served again.
+        let cutAt = ContinuousClock.now
+        var served = false
+        while !served, ContinuousClock.now - cutAt < .seconds(15) {
+            served = try await Self.push(cluster, devices: devices) == 1
+            if !served { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(served && ContinuousClock.now - cutAt < .seconds(10))
+        if served { accepted += 1 }
+
+        // The cut receiver joins again on a new session and takes only free shards.
+        let cut = try cluster.receiver(owner).admin
+        var rejoined = false
+        for _ in 0..<100 where !rejoined {
+            let members = try await SilentPushdDeviceTests.admin(cut, "GET", "/v1/cluster").json["members"] as? [[String: Any]] ?? []
+            rejoined = members.contains { $0["name"] as? String == "r\(owner)" && $0["session"] as? Int != session }
+            if !rejoined { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(rejoined)
+        // The shard is held once, on a session other than the one cut, and exactly one receiver
+        // says it owns it (the cut one too may have claimed it again: it was free).
+        let holder = try await Self.rows(
+            server, database: database,
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(0x5350_5348) AND objid = \(shard) AND objsubid = 2 AND granted")
+        #expect(holder.count == 1 && holder.first != "\(session)", "\(holder)")
+        var owners = 0
+        for n in 1...3 where try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/cluster/shards/\(shard)").status == 200
+        {
+            owners += 1
+        }
+        #expect(owners == 1)
+        #expect(try await Self.shardHolders(server, database: database) == Dictionary(uniqueKeysWithValues: (0..<Self.shards).map { ($0, 1) }))
+        #expect(try await Self.rows(server, database: database, "SELECT count(*) FROM pushes WHERE device_token = '\(token)'") == ["\(accepted)"])
+
+        stopped = true
+        let result = await cluster.stop()
+        #expect(result.status == 0 || result.status == 143, "\(result.errorOutput)")
     }
 
     /// A receiver given another shard count than its running cluster's, or a cluster without

@@ -1,0 +1,21 @@
+import SilentPushCore
+
+/// A cluster-wide change that some members could not make.
+enum ClusterCallError: Error, CustomStringConvertible {
+    case failed(doing: String, [ClusterCalls.Failure])
+    /// The fault table holds `FaultTable.capacity` rules already.
+    case faultTableFull
+
+    static func check(_ failures: [ClusterCalls.Failure], doing: String) throws {
+        if !failures.isEmpty { throw failed(doing: doing, failures) }
+    }
+
+    var description: String {
+        switch self {
+        case .failed(let doing, let failures):
+            let members = failures.map { "session \($0.member) (\($0.reason))" }.joined(separator: "; ")
+            return "not every receiver of the cluster could \(doing): \(members)"
+        case .faultTableFull: return "there are \(FaultTable.capacity) fault rules already: remove some first"
+        }
+    }
+}

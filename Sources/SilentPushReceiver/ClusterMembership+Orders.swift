@@ -1,0 +1,115 @@
+import Foundation
+import SilentPushCore
+import SilentPushStore
+
+/// What applies to the whole cluster before the call that asks for it answers: the manual
+/// clock (one clock, stored), reset and the fault rules (stored in the cluster's table). The
+/// member asked does it, orders every other live member to (`ClusterBus`), and answers once
+/// they all have.
+extension ClusterMembership {
+    /// Moves every member's manual clock forward by `span`, to the same time: one member at a
+    /// time (the store's clock lock; another gets `busy`). Each member fires its own
+    /// devices' timers on the way, as a lone receiver does. Returns the new time.
+    func advance(by span: Duration) async throws -> DeviceInstant {
+        guard device.clock.mode == .manual else { throw DeviceClockError.notManual }
+        guard try await store.tryLockClusterClock(timeout: configuration.lease) else { throw DeviceClockError.busy }
+        do {
+            let target = device.clock.now.advanced(by: span)
+            guard target < .distantFuture else { throw DeviceClockError.outOfRange }
+            // Stored first: a member that starts listening after the order went out catches up to it.
+            try await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])
+            async let others = bus.call(.advance(to: target))
+            let moved: Result<Void, DeviceClockError>
+            do {
+                try await device.advance(to: target)
+                moved = .success(())
+            } catch {
+                moved = .failure(error)
+            }
+            let failures = try await others
+            try? await store.unlockClusterClock(timeout: configuration.lease)
+            try moved.get()
+            try ClusterCallError.check(failures, doing: "move its clock")
+            return target
+        } catch {
+            try? await store.unlockClusterClock(timeout: configuration.lease)
+            throw error
+        }
+    }
+
+    /// Forgets every device, record and fault rule on every member (the clock stays).
+    func reset() async throws {
+        try await store.removeClusterFaults(nil)
+        try await device.reset()
+        try ClusterCallError.check(try await bus.call(.reset), doing: "reset")
+    }
+
+    /// Adds a fault rule (`POST /v1/faults`'s fields) for the whole cluster; returns it as
+    /// this member holds it. A rule with a `count` must name a device: each member counts
+    /// on its own, and only a device's owner sees its pushes.
+    func addFault(_ fields: [(String, JSONValue)]) async throws -> FaultRule {
+        let rule = try FaultRule(json: fields)
+        if rule.remaining != nil, rule.match.device == nil {
+            throw FaultRule.Invalid(
+                "in a cluster, a rule with a count must match a device (each receiver counts on its own; only a device's owner sees its pushes)")
+        }
+        guard device.endpoint.faultRules.count < FaultTable.capacity else { throw ClusterCallError.faultTableFull }
+        let id = try await store.addClusterFault(JSONValue.object(fields).rendered)
+        try await takeFaults()
+        try ClusterCallError.check(try await bus.call(.faults), doing: "take the new fault rule")
+        guard let added = device.endpoint.faultRules.first(where: { $0.id == id }) else { throw ClusterCallError.faultTableFull }
+        return added
+    }
+
+    /// Removes the fault rule `id` (nil: every one) from the whole cluster; returns how many went.
+    func removeFaults(_ id: UInt64?) async throws -> Int {
+        let removed = try await store.removeClusterFaults(id)
+        try await takeFaults()
+        try ClusterCallError.check(try await bus.call(.faults), doing: "drop the fault rule")
+        return removed
+    }
+
+    /// Makes the cluster's stored fault rules this member's.
+    func takeFaults() async throws {
+        var rules: [FaultRule] = []
+        for (id, text) in try await store.clusterFaults() {
+            guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case .object(let fields) = value,
+                var rule = try? FaultRule(json: fields)
+            else {
+                logger.warning("a stored fault rule of the cluster cannot be read; it is left out", metadata: ["fault.id": "\(id)"])
+                continue
+            }
+            rule.id = id
+            rules.append(rule)
+        }
+        device.endpoint.setFaults(rules)
+    }
+
+    /// This member started listening: it takes what it may have missed from the store, the
+    /// cluster's clock and fault rules. (It held no device while it did not listen, so a
+    /// reset missed has nothing to forget.)
+    func catchUp() async {
+        do {
+            if device.clock.mode == .manual, let stored = try await store.latestDeviceTime() {
+                try await device.advance(to: DeviceInstant(millisecondsSinceEpoch: stored))
+            }
+            try await takeFaults()
+        } catch {
+            logger.warning("cannot take the cluster's clock and fault rules from the store", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Carries out another member's order; returns why it could not, or nil.
+    func carryOut(_ order: ClusterNotice.Order) async -> String? {
+        do {
+            switch order {
+            case .advance(let target): try await device.advance(to: target)
+            case .reset: try await device.reset()
+            case .faults: try await takeFaults()
+            }
+            return nil
+        } catch {
+            return "\(configuration.name): \(error)"
+        }
+    }
+}
