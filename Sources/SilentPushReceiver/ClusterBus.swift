@@ -117,8 +117,10 @@ package final class ClusterBus: Sendable {
         do {
             try await store.notifyCluster(ClusterNotice.order(from: me, call: call, order).payload)
         } catch {
-            _ = state.withLock { $0.calls.giveUp(call, reason: "") }
-            state.withLock { _ = $0.waiting.removeValue(forKey: call) }
+            state.withLock { state in
+                _ = state.calls.giveUp(call, reason: "")
+                state.waiting[call] = nil
+            }
             throw error
         }
         await withTaskGroup(of: Void.self) { group in

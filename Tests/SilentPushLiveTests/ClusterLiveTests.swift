@@ -82,6 +82,22 @@ import Testing
                 + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
     }
 
+    /// Each shard held by one session: what `pg_locks` must say of a settled cluster.
+    static var eachShardOnce: [Int: Int] { Dictionary(uniqueKeysWithValues: (0..<shards).map { ($0, 1) }) }
+
+    /// The receiver (1…3) that owns `token`'s device, as the receivers' `/v1/cluster` say,
+    /// and its writer session; nil when none does.
+    static func owner(of token: String, in cluster: Cluster) async throws -> (receiver: Int, session: Int)? {
+        let shard = try #require(ShardMap(count: shards)).shard(of: token)
+        for n in 1...3 {
+            let view = try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/cluster").json
+            guard (view["owned"] as? [Int])?.contains(shard) == true else { continue }
+            let members = view["members"] as? [[String: Any]] ?? []
+            return (n, members.first { $0["name"] as? String == "r\(n)" }?["session"] as? Int ?? 0)
+        }
+        return nil
+    }
+
     /// How many shards HAProxy serves: those whose backend has exactly one server up (its
     /// owner), read from its stats socket as `cluster.sh` reads it before it says ready.
     static func shardsServed(_ cluster: Cluster) async throws -> Int {
@@ -137,21 +153,16 @@ import Testing
         let devices = cluster.workdir + "/devices.txt"
         try tokens.joined(separator: "\n").write(toFile: devices, atomically: true, encoding: .utf8)
         #expect(try await Self.push(cluster, devices: devices) == 1_000)
-        #expect(try await Self.shardHolders(server, database: database) == Dictionary(uniqueKeysWithValues: (0..<Self.shards).map { ($0, 1) }))
+        #expect(try await Self.shardHolders(server, database: database) == Self.eachShardOnce)
         // And by h2load, an independent HTTP/2 client: one push to each device, all 200.
         let clean = await (try Self.h2load(cluster, devices: tokens, requests: 1_000)).wait(timeout: .seconds(120))
         #expect(Self.succeeded(clean.output) == 1_000, "\(clean.output)\(clean.errorOutput)")
 
         // Kill -9 the receiver that owns the first device under load (h2load pushing to every
         // device); time until a push to it is answered 200.
-        let map = try #require(ShardMap(count: Self.shards))
         let moved = tokens[0]
-        var victim = 0
-        for n in 1...3 {
-            let view = try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/cluster")
-            if (view.json["owned"] as? [Int])?.contains(map.shard(of: moved)) == true { victim = n }
-        }
-        let killed = try cluster.receiver(#require(victim == 0 ? nil : victim))
+        let victim = try #require(try await Self.owner(of: moved, in: cluster)).receiver
+        let killed = try cluster.receiver(victim)
         let one = cluster.workdir + "/moved.txt"
         try moved.write(toFile: one, atomically: true, encoding: .utf8)
         let load = try Self.h2load(cluster, devices: tokens, requests: 6_000, connections: 2)
@@ -173,7 +184,7 @@ import Testing
             if try await Self.shardHolders(server, database: database).count == Self.shards { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        #expect(try await Self.shardHolders(server, database: database) == Dictionary(uniqueKeysWithValues: (0..<Self.shards).map { ($0, 1) }))
+        #expect(try await Self.shardHolders(server, database: database) == Self.eachShardOnce)
         let loaded = await load.wait(timeout: .seconds(120))
         let underLoad = try #require(Self.succeeded(loaded.output), "\(loaded.output)\(loaded.errorOutput)")
         #expect(underLoad > 0 && underLoad < 6_000, "the kill cost some of the load's pushes: \(loaded.output)")
@@ -261,14 +272,12 @@ import Testing
 
         // Every receiver lists the device; only its owner changes it.
         let map = try #require(ShardMap(count: Self.shards))
-        var owner = 0
         for (n, port) in zip(1...3, admins) {
             let listed = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/devices").json["devices"] as? [[String: Any]]
             #expect(listed?.compactMap { $0["deviceToken"] as? String } == [token], "receiver r\(n)")
-            let view = try await SilentPushdDeviceTests.admin(port, "GET", "/v1/cluster")
-            if (view.json["owned"] as? [Int])?.contains(map.shard(of: token)) == true { owner = n }
         }
-        let ownerAdmin = try #require(owner == 0 ? nil : admins[owner - 1])
+        let owner = try #require(try await Self.owner(of: token, in: cluster)).receiver
+        let ownerAdmin = admins[owner - 1]
         for port in admins where port != ownerAdmin {
             let refused = try await SilentPushdDeviceTests.admin(port, "PATCH", "/v1/devices/\(token)", body: #"{"charging": true}"#)
             #expect(refused.status == 503)
@@ -326,18 +335,9 @@ import Testing
         #expect(try await Self.push(cluster, devices: devices) == 1)
         var accepted = 1
 
-        let map = try #require(ShardMap(count: Self.shards))
-        let shard = map.shard(of: token)
-        var owner = 0
-        var session = 0
-        for n in 1...3 {
-            let view = try await SilentPushdDeviceTests.admin(try cluster.receiver(n).admin, "GET", "/v1/cluster").json
-            guard (view["owned"] as? [Int])?.contains(shard) == true else { continue }
-            owner = n
-            let members = view["members"] as? [[String: Any]] ?? []
-            session = members.first { $0["name"] as? String == "r\(n)" }?["session"] as? Int ?? 0
-        }
-        #expect(owner != 0 && session != 0)
+        let shard = try #require(ShardMap(count: Self.shards)).shard(of: token)
+        let (owner, session) = try #require(try await Self.owner(of: token, in: cluster))
+        #expect(session != 0)
         let ports =
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(owner).json"))) as? [String: Int]
         let h2c = try #require(ports?["h2c"])
@@ -379,7 +379,7 @@ import Testing
             owners += 1
         }
         #expect(owners == 1)
-        #expect(try await Self.shardHolders(server, database: database) == Dictionary(uniqueKeysWithValues: (0..<Self.shards).map { ($0, 1) }))
+        #expect(try await Self.shardHolders(server, database: database) == Self.eachShardOnce)
         #expect(try await Self.rows(server, database: database, "SELECT count(*) FROM pushes WHERE device_token = '\(token)'") == ["\(accepted)"])
 
         stopped = true
