@@ -317,7 +317,7 @@ package struct AdminAPI: Sendable {
         }
         let view: DeviceView
         do {
-            view = try await deviceView()
+            view = try await deviceView(listing: true)
         } catch {
             return Self.error(.serviceUnavailable, "the store cannot be read: \(error)")
         }
@@ -348,7 +348,7 @@ package struct AdminAPI: Sendable {
     private func device(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         do {
-            let (state, unregisteredAt) = try await deviceView().record(token)
+            let (state, unregisteredAt) = try await deviceView(listing: false).record(token)
             return Self.respond(.ok, deviceJSON(token, state: state, unregisteredAt: unregisteredAt))
         } catch {
             return Self.error(.serviceUnavailable, "the store cannot be read: \(error)")
@@ -358,17 +358,20 @@ package struct AdminAPI: Sendable {
     /// The devices as this receiver answers for them: its device side's, or, in a cluster,
     /// the store's (every member's devices, as committed).
     private struct DeviceView {
+        /// Each device known, with its topics (only when listing).
         var known: [String: Set<String>]
         var record: (String) -> (state: DeviceState, unregisteredAt: Int64?)
     }
 
-    private func deviceView() async throws -> DeviceView {
+    /// The view; `listing` also finds every device known (in a cluster, a scan of the pushes
+    /// kept, which answering for one device does without).
+    private func deviceView(listing: Bool) async throws -> DeviceView {
         guard cluster != nil else {
-            return DeviceView(known: device.knownDevices(), record: localRecord)
+            return DeviceView(known: listing ? device.knownDevices() : [:], record: localRecord)
         }
         let records = try await device.store.deviceRecords()
-        var known = try await device.store.pushedDevices()
-        for token in records.keys where known[token] == nil { known[token] = [] }
+        var known = listing ? try await device.store.pushedDevices() : [:]
+        for token in records.keys where listing && known[token] == nil { known[token] = [] }
         return DeviceView(known: known) { token in records[token] ?? (DeviceState(), nil) }
     }
 

@@ -37,9 +37,9 @@ package final class ClusterMembership: Service, Sendable {
         var block: UInt64
     }
 
-    /// Joins the cluster on the device side's store (checking the shard count), takes the
-    /// cluster's fault rules and numbers the device side's ids from a block of the cluster's;
-    /// claims nothing yet (`run()` does).
+    /// Joins the cluster on the device side's store (checking the shard count) and numbers the
+    /// device side's ids from a block of the cluster's; claims nothing yet, and takes the
+    /// cluster's clock and fault rules once it listens (`run()` does both).
     package static func join(_ configuration: ClusterConfiguration, device: DeviceControl, logger: Logger) async throws -> ClusterMembership {
         let runtime = device.runtime
         guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
@@ -49,7 +49,6 @@ package final class ClusterMembership: Service, Sendable {
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
         let membership = ClusterMembership(configuration, map: map, device: device, bus: bus, block: block, logger: logger)
-        try await membership.takeFaults()
         bus.perform(
             { [weak membership] order in
                 guard let membership else { return "this receiver is stopping" }
@@ -77,9 +76,10 @@ package final class ClusterMembership: Service, Sendable {
         store.onSessionEnded { [sessionEnded] in sessionEnded.raise() }
     }
 
-    /// Ticks every claim interval (sooner when the session ends) until graceful shutdown.
-    /// The store closes after the device side has drained, ending the session and freeing
-    /// the claims for the other members.
+    /// Until graceful shutdown: listens for the other members' orders and carries them out
+    /// (`ClusterBus`), and ticks every claim interval (sooner when the session ends). The
+    /// store closes after the device side has drained, ending the session and freeing the
+    /// claims for the other members.
     package func run() async throws {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
@@ -132,17 +132,13 @@ package final class ClusterMembership: Service, Sendable {
         // Claimed now, or before and not yet put back (a read that failed is tried again).
         let adopting = locks.owned.union(claimed).subtracting(runtime.ownedShards ?? [])
         if !adopting.isEmpty {
-            let resumed = try await runtime.adopt(shards: adopting)
+            let snapshot = try await runtime.adopt(shards: adopting)
             // Tokens the app gave up answer 410 at their new owner too.
-            let map = runtime.shardMap
-            let unregistered = try await store.deviceRecords().compactMap { token, record in
-                record.unregisteredAt.flatMap { at in map.map { adopting.contains($0.shard(of: token)) } == true ? (token, at) : nil }
-            }
             device.endpoint.withDevices { registry in
-                for (token, at) in unregistered { registry.unregister(token, at: at) }
+                for (token, at) in snapshot.unregistered { registry.unregister(token, at: at) }
             }
             logger.notice(
-                "claimed shards \(adopting.sorted().map(String.init).joined(separator: ",")): resumed \(resumed.summary)",
+                "claimed shards \(adopting.sorted().map(String.init).joined(separator: ",")): resumed \(snapshot.resumed.summary)",
                 metadata: ["cluster.owned": "\(runtime.ownedShards?.count ?? 0)"])
         }
         let newest = try await store.newestIDBlock(timeout: lease)
@@ -165,7 +161,6 @@ package final class ClusterMembership: Service, Sendable {
         while !Task.isCancelled {
             do {
                 bus.joined(session: try await Self.joinStore(configuration, store))
-                try? await takeFaults()
                 try? await store.probe()
                 logger.notice("joined the cluster again")
                 return

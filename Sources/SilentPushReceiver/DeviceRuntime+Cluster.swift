@@ -28,11 +28,11 @@ extension DeviceRuntime {
     /// Puts back the devices of `shards` (just claimed) from the store, as a restart does,
     /// and takes their pushes from then on; returns what was put back.
     @discardableResult
-    package func adopt(shards: Set<Int>) async throws -> ResumedState {
-        guard let map = shardMap, !shards.isEmpty else { return ResumedState() }
+    package func adopt(shards: Set<Int>) async throws -> DeviceSnapshot {
+        guard let map = shardMap, !shards.isEmpty else { return DeviceSnapshot() }
         let snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: inspect { $1 }) { shards.contains(map.shard(of: $0)) }
         modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, now: now) }
-        return snapshot.resumed
+        return snapshot
     }
 
     /// Lets every shard's devices go, their records untouched: the claims ended with the

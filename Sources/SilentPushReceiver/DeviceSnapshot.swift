@@ -1,7 +1,8 @@
 import SilentPushCore
 import SilentPushStore
 
-/// What the store holds of some devices' state, read back as a restart does: their states,
+/// What the store holds of some devices' state, read back as a restart does: their states
+/// and unregistered tokens,
 /// apps' last launches, wakes and task runs a stopped process left open, each app's slot
 /// (generation, minimum interval, pending push), pending task requests, Live Activities, the
 /// last day's reloads, reload pushes held, and transfers not ended.
@@ -12,6 +13,8 @@ import SilentPushStore
 package struct DeviceSnapshot: Sendable {
     /// Device states other than the default.
     package var states: [(token: String, state: DeviceState)] = []
+    /// Tokens the app gave up, with when (ms since 1970): they answer 410 `Unregistered`.
+    package var unregistered: [(token: String, at: Int64)] = []
     package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Fetch wakes still running when the process that ran them stopped.
     package var unfinishedWakes: [WakeRecord] = []
@@ -34,8 +37,9 @@ package struct DeviceSnapshot: Sendable {
         from store: PushStore, settings: WakeSettings, now: DeviceInstant, includes: @Sendable (String) -> Bool = { _ in true }
     ) async throws -> DeviceSnapshot {
         var snapshot = DeviceSnapshot()
-        for (token, device) in try await store.deviceRecords() where device.state != DeviceState() && includes(token) {
-            snapshot.states.append((token, device.state))
+        for (token, device) in try await store.deviceRecords() where includes(token) {
+            if device.state != DeviceState() { snapshot.states.append((token, device.state)) }
+            if let at = device.unregisteredAt { snapshot.unregistered.append((token, at)) }
         }
         for app in try await store.appUsage() where includes(app.deviceToken) {
             snapshot.lastOpened.append(

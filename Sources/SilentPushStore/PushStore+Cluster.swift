@@ -40,8 +40,8 @@ extension PushStore {
         }
     }
 
-    /// Joins the cluster (again, after its session ended): checks the shard count, listens
-    /// for the cluster's notices and takes the member lock and row on a writer session.
+    /// Joins the cluster (again, after its session ended): checks the shard count, takes the
+    /// member lock and row on a writer session.
     /// Returns that session (its backend pid), which names this member to the others.
     @discardableResult
     package func joinCluster(shards: Int, name: String, now: Int64) async throws -> Int32 {
