@@ -387,9 +387,10 @@ import Testing
         #expect(result.status == 0 || result.status == 143, "\(result.errorOutput)")
     }
 
-    /// A receiver given another shard count than its running cluster's, or a cluster without
-    /// PostgreSQL, refuses to start: exit code 2 and one line.
-    @Test func aWrongShardCountOrAStoreThatIsNotPostgreSQLStopsStartUpWithExitTwo() async throws {
+    /// A receiver given another shard count than its running cluster's, a cluster without
+    /// PostgreSQL or with a PostgreSQL that is down, refuses to start: exit code 2 and one
+    /// line, which names the URL without its password.
+    @Test func aWrongShardCountOrAStoreThatIsNotPostgreSQLOrIsDownStopsStartUpWithExitTwo() async throws {
         let server = try #require(PostgresServer.current)
         let url = server.url(database: try await server.newDatabase())
         let (first, _, _, _) = try await SilentPushdProcessTests.start(["--cluster-shards", "8"], store: url)
@@ -399,8 +400,13 @@ import Testing
                 try SilentPushdProcessTests.binary(), ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off"] + arguments,
                 timeout: .seconds(30))
         }
+        let nowhere = try LoopbackPort.free()
         for (arguments, text) in [
             (["--store", url, "--cluster-shards", "4"], "--cluster-shards 4 differs"),
+            (
+                ["--store", "postgres://silentpush:\(PostgresServer.password)@127.0.0.1:\(nowhere)/nowhere", "--cluster-shards", "8"],
+                "postgres://silentpush@127.0.0.1:\(nowhere)/nowhere"
+            ),
             (["--store", "memory", "--cluster-shards", "4"], "--cluster-shards needs a PostgreSQL --store"),
             (["--store", url, "--cluster-shards", "0"], "--cluster-shards must be a whole number from 1 to 1024"),
             (["--store", url, "--cluster-shards", "8", "--fresh"], "--fresh cannot empty a store a cluster shares"),

@@ -2,6 +2,7 @@ import Foundation
 import SilentPushCore
 import SilentPushStore
 import SilentPushTestSupport
+import SilentPushTesting
 import Testing
 
 /// `silentpushd --store postgres://…` against a real PostgreSQL server: an empty database
@@ -39,6 +40,65 @@ import Testing
         #expect(stopped.status == 0, "\(stopped.errorOutput)")
         #expect(stopped.errorOutput.contains("resumed"), "the restart says what it resumed: \(stopped.errorOutput)")
         #expect(!stopped.errorOutput.contains(PostgresServer.password), "a log line holds the password")
+    }
+
+    /// PostgreSQL stops under a running receiver, alone or in a cluster: pushes are answered
+    /// 503 `ServiceUnavailable` and `/readyz` fails, and every push answered 200 before is
+    /// kept. Once the server is back, the same process takes pushes and `/readyz` passes.
+    @Test(arguments: [[], ["--cluster-shards", "4", "--cluster-claim-interval", "200ms"]])
+    func aStoreThatGoesDownIsAnswered503AndTheReceiverRecoversWithoutARestart(_ cluster: [String]) async throws {
+        try await PostgresServer.with { server in
+            let database = try await server.newDatabase()
+            let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"] + cluster, store: server.url(database: database))
+            defer { process.signal(SIGKILL) }
+            let client = try await TestPushClient.connect(port: h2c)
+            var accepted: [String] = []
+            var refused: [TestPushResponse] = []
+            /// Pushes until `done` holds for an answer, for at most `limit`; true if it held.
+            func push(until done: (TestPushResponse) async throws -> Bool, within limit: Duration) async throws -> Bool {
+                let clock = ContinuousClock()
+                let end = clock.now + limit
+                while clock.now < end {
+                    let answer = try await client.push(apnsID: UUID().uuidString.lowercased())
+                    if answer.status == 200 { accepted.append(answer.apnsID) } else { refused.append(answer) }
+                    if try await done(answer) { return true }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return false
+            }
+            #expect(try await push(until: { $0.status == 200 }, within: .seconds(10)))
+
+            try await server.halt()
+            let down = try await push(until: { $0.status == 503 }, within: .seconds(10))
+            #expect(down, "a push is refused once the store is gone")
+            let readiness = try await SilentPushdDeviceTests.admin(admin, "GET", "/readyz")
+            #expect(readiness.status == 503, "\(readiness.json)")
+            #expect(!"\(readiness.json)".contains(PostgresServer.password))
+            // Down for a few claim intervals: still refused, nothing answered 200.
+            let acceptedWhileDown = accepted.count
+            _ = try await push(until: { _ in false }, within: .seconds(2))
+            #expect(accepted.count == acceptedWhileDown, "a push was answered 200 while the store was down")
+            #expect(!refused.isEmpty && refused.allSatisfy { $0.status == 503 && $0.reason == .serviceUnavailable }, "\(refused)")
+
+            try await server.resume()
+            let back = try await push(
+                until: { answer in
+                    guard answer.status == 200 else { return false }
+                    return try await SilentPushdDeviceTests.admin(admin, "GET", "/readyz").status == 200
+                }, within: .seconds(30))
+            #expect(back, "the receiver takes pushes again without a restart")
+            await client.close()
+
+            let stored = try await server.psql("SELECT apns_id FROM pushes", database: database)
+            let ids = Set(stored.output.split(separator: "\n").map(String.init))
+            #expect(Set(accepted).isSubset(of: ids), "\(Set(accepted).subtracting(ids).count) pushes answered 200 are not in PostgreSQL")
+            #expect(!refused.contains { ids.contains($0.apnsID) }, "a push answered 503 was recorded")
+
+            process.signal(SIGTERM)
+            let stopped = await process.wait(timeout: .seconds(20))
+            #expect(stopped.status == 0, "\(stopped.errorOutput)")
+            #expect(!stopped.errorOutput.contains(PostgresServer.password), "a log line holds the password")
+        }
     }
 
     /// A database of a newer schema, a server that is not there, a second receiver on a

@@ -125,8 +125,19 @@ public final class PostgresServer: Sendable {
     /// Stops the server and starts it again on the same port: a database that went away
     /// and came back.
     public func restart(downFor pause: Duration = .zero) async throws {
-        _ = try await Self.run(runAs, binaries + "pg_ctl", Self.stopArguments(directory: directory))
+        try await halt()
         if pause > .zero { try await Task.sleep(for: pause) }
+        try await resume()
+    }
+
+    /// Stops the server at once and keeps its data, for `resume()`: a database that went away.
+    public func halt() async throws {
+        let stopped = try await Self.run(runAs, binaries + "pg_ctl", Self.stopArguments(directory: directory))
+        guard stopped.status == 0 else { throw Failure(description: "pg_ctl stop: \(stopped.errorOutput)") }
+    }
+
+    /// Starts a halted server again on the same port: the database came back.
+    public func resume() async throws {
         let started = try await Self.run(runAs, binaries + "pg_ctl", Self.startArguments(directory: directory, port: port))
         guard started.status == 0 else { throw Failure(description: "pg_ctl start: \(started.errorOutput)") }
     }
