@@ -4,6 +4,7 @@
 #   127.0.0.1:${APNS_PORT:-2197}  APNs over TLS (ALPN h2, the development certificate)
 #   127.0.0.1:${H2C_PORT:-2198}   APNs over cleartext HTTP/2 (prior knowledge)
 #   127.0.0.1:${ADMIN_PORT:-2199} the admin API
+#   127.0.0.1:${CHANNELS_PORT:-2195} the channel-management API over TLS (h2c: ${CHANNELS_H2C_PORT:-2196})
 # Each push goes to the receiver that owns its device's shard (crc32 of the lower-cased
 # token, mod SHARDS), found by a health check per shard on /v1/cluster/shards/N.
 # Ctrl-C (or SIGTERM) stops it all. See docs/cluster.md.
@@ -20,6 +21,8 @@ CLAIM_INTERVAL=${CLAIM_INTERVAL:-2s}
 APNS_PORT=${APNS_PORT:-2197}
 H2C_PORT=${H2C_PORT:-2198}
 ADMIN_PORT=${ADMIN_PORT:-2199}
+CHANNELS_PORT=${CHANNELS_PORT:-2195}
+CHANNELS_H2C_PORT=${CHANNELS_H2C_PORT:-2196}
 SILENTPUSHD=${SILENTPUSHD:-.build/debug/silentpushd}
 CERTS=${CERTS:-certs}
 ARGS=${ARGS:-}
@@ -82,7 +85,7 @@ fi
 # The receivers: h2c and admin on free ports, read back from their ready files.
 for i in $(seq 1 "$RECEIVERS"); do
     # shellcheck disable=SC2086 # ARGS is a list of flags
-    "$SILENTPUSHD" --listen off --listen-h2c 127.0.0.1:0 --admin 127.0.0.1:0 --ready-file "$WORKDIR/r$i.json" \
+    "$SILENTPUSHD" --listen off --listen-h2c 127.0.0.1:0 --listen-channels-h2c 127.0.0.1:0 --admin 127.0.0.1:0 --ready-file "$WORKDIR/r$i.json" \
         --store "$URL" --cluster-shards "$SHARDS" --cluster-claim-interval "$CLAIM_INTERVAL" --cluster-name "r$i" \
         $ARGS >"$WORKDIR/r$i.log" 2>&1 &
     PIDS+=($!)
@@ -126,6 +129,12 @@ frontend apns
     use_backend shard%[path,field(4,/),lower,crc32,mod($SHARDS)] if { path_beg /3/device/ }
     default_backend apns-any
 
+# Channels and broadcasts reach every receiver's devices from any receiver.
+frontend channels
+    bind 127.0.0.1:$CHANNELS_PORT ssl crt $WORKDIR/front.pem alpn h2
+    bind 127.0.0.1:$CHANNELS_H2C_PORT proto h2
+    default_backend channels-any
+
 frontend admin
     bind 127.0.0.1:$ADMIN_PORT
     use_backend admin%[path,field(4,/),lower,crc32,mod($SHARDS)] if { path_reg ^/v1/devices/[^/]+ }
@@ -138,6 +147,10 @@ backend apns-any
 EOF
     for i in $(seq 1 "$RECEIVERS"); do
         echo "    server r$i 127.0.0.1:$(port_of "$i" h2c) proto h2 check port $(port_of "$i" admin) check-proto h1 inter 1s fall 1 rise 1"
+    done
+    printf '\nbackend channels-any\n    balance roundrobin\n    option httpchk\n    http-check send meth GET uri /readyz ver HTTP/1.1 hdr host 127.0.0.1\n'
+    for i in $(seq 1 "$RECEIVERS"); do
+        echo "    server r$i 127.0.0.1:$(port_of "$i" channels-h2c) proto h2 check port $(port_of "$i" admin) check-proto h1 inter 1s fall 1 rise 1"
     done
     printf '\nbackend admin-any\n    balance roundrobin\n    option httpchk\n    http-check send meth GET uri /healthz ver HTTP/1.1 hdr host 127.0.0.1\n'
     for i in $(seq 1 "$RECEIVERS"); do
@@ -191,12 +204,13 @@ for _ in $(seq 1 150); do
     sleep 0.2
 done
 if [ -n "${READY_FILE:-}" ]; then
-    printf '{"tls":%s,"h2c":%s,"admin":%s,"receivers":%s,"workdir":"%s","store":"%s"}\n' \
-        "$APNS_PORT" "$H2C_PORT" "$ADMIN_PORT" "$RECEIVERS" "$WORKDIR" "$URL" >"$READY_FILE.tmp"
+    printf '{"tls":%s,"h2c":%s,"admin":%s,"channels":%s,"channelsH2c":%s,"receivers":%s,"workdir":"%s","store":"%s"}\n' \
+        "$APNS_PORT" "$H2C_PORT" "$ADMIN_PORT" "$CHANNELS_PORT" "$CHANNELS_H2C_PORT" "$RECEIVERS" "$WORKDIR" "$URL" >"$READY_FILE.tmp"
     mv "$READY_FILE.tmp" "$READY_FILE"
 fi
 echo "SilentPush cluster: $RECEIVERS receivers, $SHARDS shards ($owned served), store $URL"
 echo "  APNs: https://127.0.0.1:$APNS_PORT (h2c: $H2C_PORT)   admin: http://127.0.0.1:$ADMIN_PORT/v1/cluster"
+echo "  channels: https://127.0.0.1:$CHANNELS_PORT (h2c: $CHANNELS_H2C_PORT)"
 echo "  logs and configuration: $WORKDIR   (Ctrl-C stops it all)"
 # A receiver may die (that is what the cluster is for); the proxy may not.
 wait "$HAPROXY" || true

@@ -5,7 +5,8 @@ import SilentPushTransport
 /// Broadcasts (`POST /4/broadcasts/apps/<bundleID>`) on the provider listener, answered as
 /// APNs answers them: `200` with `apns-request-id` (and, in the development environment,
 /// `apns-unique-id`) once the broadcast is recorded, or the status with `apns-request-id`,
-/// `content-type: application/json` and `{"reason":…}`.
+/// `content-type: application/json` and `{"reason":…}`. In a cluster, the 200 waits until
+/// every member has fanned the broadcast out to its devices' activities.
 extension APNsEndpoint {
     /// Checks in Apple's order: the request id, who sends (`TopicMismatch`), the bundle id
     /// (`TopicDisallowed`), the capability (`FeatureNotEnabled`), the headers, the channel,
@@ -22,14 +23,29 @@ extension APNsEndpoint {
             let (record, storagePolicy) = try channels.broadcast(
                 broadcast, bundleID: bundleID, requestID: header.id, payload: request.body, receivedAt: receivedAt)
             sink.broadcast(record, storagePolicy: storagePolicy) { [logger] result in
-                switch result {
-                case .success:
+                let accepted = { @Sendable in
                     var headers = H2HeaderList(name: RequestIDHeader.name, value: record.requestID)
                     if let unique = record.uniqueID { headers.append(name: "apns-unique-id", value: unique) }
                     writer.respond(H2Response(status: 200, headers: headers))
                     logger.debug(
                         "broadcast accepted",
                         metadata: ["app.topic": "\(bundleID)", "channel.id": "\(record.channelID)", "broadcast.request_id": "\(record.requestID)"])
+                }
+                switch result {
+                case .success:
+                    guard let relay = channels.clusterRelay else { return accepted() }
+                    // In a cluster, every member's devices' activities have it before the 200.
+                    Task {
+                        do {
+                            try await relay.fanOut(record)
+                            accepted()
+                        } catch {
+                            logger.warning(
+                                "a broadcast did not reach every member of the cluster; answered 503",
+                                metadata: ["broadcast.request_id": "\(record.requestID)", "error": "\(error)"])
+                            writer.respond(header.error(.serviceUnavailable))
+                        }
+                    }
                 case .failure(let rejection):
                     writer.respond(header.error(rejection.reason))
                 }

@@ -16,6 +16,8 @@ package final class ChannelDirectory: Sendable {
     private let now: @Sendable () -> Int64
     /// The id of the last broadcast numbered.
     private let lastBroadcast: Atomic<UInt64>
+    /// In a cluster: how the other members learn of a change or a broadcast.
+    private let relay = Mutex<(any ChannelRelay)?>(nil)
 
     /// A directory holding the store's channels, read from it.
     package convenience init(
@@ -74,7 +76,7 @@ package final class ChannelDirectory: Sendable {
         }
         store.write([.insertChannel(channel)]) { [self] result in
             switch result {
-            case .success: completion(.success(channel))
+            case .success: announce("create a channel") { completion(.success(channel)) }
             case .failure(let error):
                 table.withLock { _ = $0.remove(channel.id, bundleID: bundleID, environment: environment) }
                 completion(.failure(NotRecorded(underlying: error)))
@@ -109,7 +111,7 @@ package final class ChannelDirectory: Sendable {
         }
         store.write([.deleteChannel(id, bundleID: bundleID, environment: environment)]) { [self] result in
             switch result {
-            case .success: completion(.success(()))
+            case .success: announce("delete a channel") { completion(.success(())) }
             case .failure(let error):
                 table.withLock { $0.insert(removed) }
                 completion(.failure(NotRecorded(underlying: error)))
@@ -152,6 +154,35 @@ extension ChannelDirectory {
             environment: environment, channelID: request.channelID, priority: request.priority, expiration: request.expiration,
             receivedAt: receivedAt, payload: payload)
         return (record, channel.configuration.storagePolicy)
+    }
+
+    /// Tells the other members of a cluster of a recorded `change`, then runs `answer`; alone,
+    /// runs it at once.
+    private func announce(_ change: String, then answer: @escaping @Sendable () -> Void) {
+        guard let relay = relay.withLock({ $0 }) else { return answer() }
+        Task {
+            await relay.channelsChanged(change)
+            answer()
+        }
+    }
+
+    /// In a cluster: channel changes and broadcasts reach the other members through `relay`
+    /// before they are answered.
+    package func relay(through relay: any ChannelRelay) {
+        self.relay.withLock { $0 = relay }
+    }
+
+    /// The cluster's relay, nil for a receiver alone.
+    package var clusterRelay: (any ChannelRelay)? { relay.withLock { $0 } }
+
+    /// Holds `channels` (every environment's) instead: the store's, after another member of
+    /// the cluster changed them.
+    package func replace(with channels: [BroadcastChannel]) {
+        table.withLock { table in
+            var fresh = ChannelTable(limit: table.limit)
+            for channel in channels { fresh.insert(channel) }
+            table = fresh
+        }
     }
 
     /// Numbers broadcasts from `first` on, when past the next id: a clustered receiver's new

@@ -1,10 +1,12 @@
 import SilentPushCore
 
-/// A cluster-wide change that some members could not make.
+/// A cluster-wide change that some members could not make, or why one member could not.
 enum ClusterCallError: Error, CustomStringConvertible {
     case failed(doing: String, [ClusterCalls.Failure])
     /// The fault table holds `FaultTable.capacity` rules already.
     case faultTableFull
+    /// A member was ordered to fan out a broadcast the store does not hold.
+    case broadcastNotStored(UInt64)
 
     static func check(_ failures: [ClusterCalls.Failure], doing: String) throws {
         if !failures.isEmpty { throw failed(doing: doing, failures) }
@@ -16,6 +18,7 @@ enum ClusterCallError: Error, CustomStringConvertible {
             let members = failures.map { "session \($0.member) (\($0.reason))" }.joined(separator: "; ")
             return "not every receiver of the cluster could \(doing): \(members)"
         case .faultTableFull: return "there are \(FaultTable.capacity) fault rules already: remove some first"
+        case .broadcastNotStored(let id): return "broadcast \(id) is not in the store"
         }
     }
 }

@@ -85,17 +85,32 @@ extension ClusterMembership {
         device.endpoint.setFaults(rules)
     }
 
+    /// Makes the store's broadcast channels this member's.
+    func takeChannels() async throws {
+        guard let channels = device.runtime.channels else { return }
+        channels.replace(with: try await store.channels())
+    }
+
+    /// Fans broadcast `id`, which another member recorded, out to this member's devices'
+    /// activities, with its channel's storage policy (a channel deleted meanwhile stores nothing).
+    func fanOut(broadcast id: UInt64) async throws {
+        guard let record = try await store.broadcast(id: id) else { throw ClusterCallError.broadcastNotStored(id) }
+        let channel = try? device.runtime.channels?.channel(record.channelID, bundleID: record.bundleID)
+        try await device.runtime.fanOut(memberBroadcast: record, storagePolicy: channel?.configuration.storagePolicy ?? .noMessageStored)
+    }
+
     /// This member started listening: it takes what it may have missed from the store, the
-    /// cluster's clock and fault rules. (It held no device while it did not listen, so a
-    /// reset missed has nothing to forget.)
+    /// cluster's clock, fault rules and channels. (It held no device while it did not listen,
+    /// so a reset or a broadcast missed has nothing to change.)
     func catchUp() async {
         do {
             if device.clock.mode == .manual, let stored = try await store.latestDeviceTime() {
                 try await device.advance(to: DeviceInstant(millisecondsSinceEpoch: stored))
             }
             try await takeFaults()
+            try await takeChannels()
         } catch {
-            logger.warning("cannot take the cluster's clock and fault rules from the store", metadata: ["error": "\(error)"])
+            logger.warning("cannot take the cluster's clock, fault rules and channels from the store", metadata: ["error": "\(error)"])
         }
     }
 
@@ -106,6 +121,8 @@ extension ClusterMembership {
             case .advance(let target): try await device.advance(to: target)
             case .reset: try await device.reset()
             case .faults: try await takeFaults()
+            case .channels: try await takeChannels()
+            case .broadcast(let id): try await fanOut(broadcast: id)
             }
             return nil
         } catch {

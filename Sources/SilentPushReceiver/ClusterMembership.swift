@@ -55,6 +55,7 @@ package final class ClusterMembership: Service, Sendable {
                 return await membership.carryOut(order)
             },
             catchUp: { [weak membership] in await membership?.catchUp() })
+        runtime.channels?.relay(through: ClusterChannelRelay(bus: bus, logger: logger))
         return membership
     }
 

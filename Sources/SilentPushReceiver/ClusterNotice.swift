@@ -2,7 +2,8 @@ import Foundation
 import SilentPushCore
 
 /// What one member of a cluster tells the others through PostgreSQL's LISTEN/NOTIFY: an
-/// order (move the clock, reset, take the fault rules again), or the answer to one. Members
+/// order (move the clock, reset, take the fault rules or the channels again, fan a broadcast
+/// out), or the answer to one. Members
 /// are named by their writer session (its backend pid); the text is a small JSON object.
 package enum ClusterNotice: Sendable, Equatable {
     /// What every member is to do before the call that sent it answers.
@@ -13,6 +14,10 @@ package enum ClusterNotice: Sendable, Equatable {
         case reset
         /// Read the cluster's fault rules again.
         case faults
+        /// Read the broadcast channels again (one was created or deleted).
+        case channels
+        /// Fan broadcast `id`, which the sender recorded, out to this member's devices' activities.
+        case broadcast(id: UInt64)
     }
 
     case order(from: Int32, call: UInt64, Order)
@@ -28,6 +33,8 @@ package enum ClusterNotice: Sendable, Equatable {
             case .advance(let to): fields += [("order", .string("advance")), ("to", .int(to.millisecondsSinceEpoch))]
             case .reset: fields.append(("order", .string("reset")))
             case .faults: fields.append(("order", .string("faults")))
+            case .channels: fields.append(("order", .string("channels")))
+            case .broadcast(let id): fields += [("order", .string("broadcast")), ("id", .int(Int64(bitPattern: id)))]
             }
             return JSONValue.object(fields).rendered
         case .answer(let from, let to, let call, let failure):
@@ -59,6 +66,10 @@ package enum ClusterNotice: Sendable, Equatable {
             self = .order(from: member, call: call, .advance(to: DeviceInstant(millisecondsSinceEpoch: to)))
         case .string("reset")?: self = .order(from: member, call: call, .reset)
         case .string("faults")?: self = .order(from: member, call: call, .faults)
+        case .string("channels")?: self = .order(from: member, call: call, .channels)
+        case .string("broadcast")?:
+            guard case .int(let id)? = value["id"], id > 0 else { return nil }
+            self = .order(from: member, call: call, .broadcast(id: UInt64(id)))
         default: return nil
         }
     }

@@ -5,7 +5,7 @@ extension DeviceControl {
     /// The push-to-start token of `bundleID` on `device` (`Activity.pushToStartToken`): the
     /// token a `start` push goes to, with topic `<bundleID>.push-type.liveactivity`.
     public func pushToStartToken(device: String, bundleID: String) -> String {
-        LiveActivityApp(device: device, bundleID: bundleID).pushToStartToken
+        LiveActivityApp(device: device, bundleID: bundleID).pushToStartToken(in: runtime.shardMap)
     }
 
     /// Starts a Live Activity as the app does (`Activity.request`): subscribed to `channel`,

@@ -26,17 +26,26 @@ extension DeviceRecorder {
     /// time, so a push arriving meanwhile waits for one slice at most, not for them all.
     package static let fanOutSlice = 500
 
-    /// A broadcast APNs accepted: its row, and what it did to the first slice of the
-    /// activities on its channel, in one commit. Replies `fanningOut` while subscribers are
-    /// left for `continueBroadcast`. `payload` is nil when ActivityKit cannot read it
-    /// (nothing changes).
+    /// Where a broadcast comes from.
+    package enum BroadcastOrigin: Sendable, Equatable {
+        /// A provider sent it here: its row is recorded with the first slice.
+        case provider
+        /// Another member of the cluster accepted and recorded it; this one fans it out to
+        /// its own devices' activities.
+        case member
+    }
+
+    /// A broadcast APNs accepted: its row (from a provider), and what it did to the first
+    /// slice of the activities on its channel, in one commit. Replies `fanningOut` while
+    /// subscribers are left for `continueBroadcast`. `payload` is nil when ActivityKit cannot
+    /// read it (nothing changes).
     package mutating func broadcast(
-        _ broadcast: BroadcastRecord, payload: LiveActivityPayload?, storedUntil: DeviceInstant?, now: DeviceInstant,
-        completion: @escaping PushStore.Completion
+        _ broadcast: BroadcastRecord, from origin: BroadcastOrigin = .provider, payload: LiveActivityPayload?, storedUntil: DeviceInstant?,
+        now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
         var actions = Actions(completion: completion)
-        actions.changes.append(.insertBroadcast(broadcast))
+        if origin == .provider { actions.changes.append(.insertBroadcast(broadcast)) }
         if let payload {
             let channel = LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID)
             let message = LiveActivityPolicy.Broadcast(

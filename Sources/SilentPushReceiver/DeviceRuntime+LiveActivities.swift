@@ -18,7 +18,7 @@ extension DeviceRuntime {
         let bundleID = DeviceRecorder.bundleID(of: push.topic)
         let livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
-            newActivityID: UUID().uuidString, newToken: Self.newActivityToken())
+            newActivityID: UUID().uuidString, newToken: newActivityToken(inShardOf: push.deviceToken))
         let systemNow = DeviceClock.systemNow
         let reply = modifyStateAndRunActions { [channels] recorder, now in
             let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
@@ -38,6 +38,14 @@ extension DeviceRuntime {
     package func broadcast(
         _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
     ) {
+        broadcast(record, storagePolicy: storagePolicy, from: .provider, completion: completion)
+    }
+
+    /// A broadcast from `origin`: a provider's (recorded here), or another member's.
+    private func broadcast(
+        _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, from origin: DeviceRecorder.BroadcastOrigin,
+        completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) {
         guard store.isWritable else {
             store.probeSoon()
             return completion(.failure(APNsRejection(.serviceUnavailable)))
@@ -51,11 +59,19 @@ extension DeviceRuntime {
                 let kept = now.advanced(by: recorder.activities.settings.storedMessageLifetime)
                 storedUntil = min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
             }
-            return recorder.broadcast(record, payload: payload, storedUntil: storedUntil, now: now) { [self] result in
+            return recorder.broadcast(record, from: origin, payload: payload, storedUntil: storedUntil, now: now) { [self] result in
                 fanOutCommitted(source, result, completion: completion)
             }
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+    }
+
+    /// Fans broadcast `record`, which another member of the cluster accepted and recorded,
+    /// out to this receiver's devices' activities; returns once that is committed.
+    package func fanOut(memberBroadcast record: BroadcastRecord, storagePolicy: MessageStoragePolicy) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            broadcast(record, storagePolicy: storagePolicy, from: .member) { result in continuation.resume(with: result.mapError { $0 }) }
+        }
     }
 
     /// One slice of broadcast `source` is committed: the next is stepped, or, after the
@@ -82,7 +98,7 @@ extension DeviceRuntime {
         app: LiveActivityApp, attributesType: String, attributes: String, contentState: String, channel: ChannelID?
     ) async throws -> LiveActivity {
         let id = UUID().uuidString
-        let subscription: LiveActivity.Subscription = channel.map { .channel($0) } ?? .token(Self.newActivityToken())
+        let subscription: LiveActivity.Subscription = channel.map { .channel($0) } ?? .token(newActivityToken(inShardOf: app.device))
         let exists = channel.map { channels?.exists($0, bundleID: app.bundleID) ?? false } ?? true
         let reply = try await committing { recorder, now, completion in
             recorder.startActivity(
@@ -92,6 +108,22 @@ extension DeviceRuntime {
         if case .activityRefused(let reason) = reply { throw reason }
         guard let activity = inspect({ $0.activities.activities[id] }) else { throw LiveActivityIgnored.unknownToken }
         return activity
+    }
+
+    /// A new update token. In a cluster, one in the shard of `token` (the device's, or its
+    /// push-to-start token, which is in the same shard), so the proxy routes pushes to it to
+    /// the device's owner.
+    func newActivityToken(inShardOf token: String) -> String {
+        var fresh = Self.newActivityToken()
+        guard let map = shardMap else { return fresh }
+        let shard = map.shard(of: token)
+        // Each try lands there with odds 1 in the shard count: 64 times as many tries miss with odds below e^-64.
+        var tries = 1
+        while map.shard(of: fresh) != shard, tries < map.count * 64 {
+            fresh = Self.newActivityToken()
+            tries += 1
+        }
+        return fresh
     }
 
     /// A new update token: 32 random bytes as hex, shaped as a device token.

@@ -22,6 +22,12 @@ extension PushStore {
         return try await reader.rows(sql, arguments).compactMap(Self.broadcast)
     }
 
+    /// Broadcast `id`, or nil: the one another member of a cluster accepted and recorded, for
+    /// this member to fan out to its own devices' activities.
+    public func broadcast(id: UInt64) async throws -> BroadcastRecord? {
+        try await reader.rows("SELECT * FROM broadcasts WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.broadcast)
+    }
+
     /// The largest broadcast id stored, so a restarted receiver numbers on from there.
     public func lastBroadcastID() async throws -> UInt64 {
         UInt64(bitPattern: try await reader.rows("SELECT MAX(id) FROM broadcasts").first?[0] ?? 0)

@@ -86,6 +86,32 @@ import Testing
         #expect(Self.updates(unknown).first?.outcome == .ignored(.unknownChannel))
     }
 
+    /// In a cluster, an app's push-to-start token lands in its device's shard (so the proxy
+    /// sends a start to the device's owner), and reads back to its app; outside one, and
+    /// where the plain token lands there already, it is the plain token.
+    @Test(arguments: [1, 2, 8, 1024]) func aClusterPushToStartTokenIsInItsDevicesShardAndReadsBack(shards: Int) throws {
+        let map = try #require(ShardMap(count: shards))
+        var variants = 0
+        for n in 0..<200 {
+            let app = LiveActivityApp(device: String(format: "%064x", n * 7919 + 1), bundleID: "com.example.app")
+            let token = app.pushToStartToken(in: map)
+            #expect(map.shard(of: token) == map.shard(of: app.device), "\(token)")
+            #expect(token.count == 80 && token.hasPrefix(app.device))
+            #expect(LiveActivityApp.pushToStart(token: token, bundleID: app.bundleID) == app)
+            #expect(LiveActivityApp.pushToStart(token: token, bundleID: "com.example.other") == nil)
+            #expect(app.pushToStartToken(in: nil) == app.pushToStartToken)
+            if token != app.pushToStartToken {
+                variants += 1
+                // A variant whose digits were changed is no one's token.
+                var digits = Array(token)
+                digits[70] = digits[70] == "0" ? "1" : "0"
+                #expect(LiveActivityApp.pushToStart(token: String(digits), bundleID: app.bundleID) == nil)
+            }
+        }
+        // One shard: every plain token is in it. More: most plain tokens land elsewhere.
+        #expect(shards == 1 ? variants == 0 : variants > 50)
+    }
+
     @Test func tokensTakeOnlyTheirOwnEvents() throws {
         var policy = try Self.withActivity()
         let p2s = Self.app.pushToStartToken

@@ -15,6 +15,9 @@ import Testing
         var workdir: String
         var tls: Int
         var admin: Int
+        /// The proxy's cleartext fronts: APNs and the channel-management API.
+        var h2c: Int
+        var channelsH2C: Int
 
         /// Receiver `n`'s ports (from its ready file) and pid.
         func receiver(_ n: Int) throws -> (admin: Int, pid: Int32) {
@@ -35,18 +38,19 @@ import Testing
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let (tls, h2c, admin) = (try LoopbackPort.free(), try LoopbackPort.free(), try LoopbackPort.free())
+        let (channels, channelsH2C) = (try LoopbackPort.free(), try LoopbackPort.free())
         var environment = ProcessInfo.processInfo.environment
         environment.merge(
             [
                 "RECEIVERS": "\(receivers)", "SHARDS": "\(shards)", "CLAIM_INTERVAL": "1s", "STORE": store, "PGPASSWORD": PostgresServer.password,
                 "SILENTPUSHD": try SilentPushdProcessTests.binary(), "CERTS": Repository.root + "/certs", "APNS_PORT": "\(tls)",
                 "H2C_PORT": "\(h2c)", "ADMIN_PORT": "\(admin)", "WORKDIR": base + "/run", "READY_FILE": base + "/ready.json",
-                "ARGS": arguments,
+                "ARGS": arguments, "CHANNELS_PORT": "\(channels)", "CHANNELS_H2C_PORT": "\(channelsH2C)",
             ], uniquingKeysWith: { $1 })
         let process = try PeerProcess("/bin/bash", [Repository.root + "/scripts/cluster.sh"], environment: environment)
         for _ in 0..<600 {
             if FileManager.default.fileExists(atPath: base + "/ready.json") {
-                return Cluster(process: process, workdir: base + "/run", tls: tls, admin: admin)
+                return Cluster(process: process, workdir: base + "/run", tls: tls, admin: admin, h2c: h2c, channelsH2C: channelsH2C)
             }
             try await Task.sleep(for: .milliseconds(100))
         }
@@ -381,6 +385,105 @@ import Testing
         #expect(owners == 1)
         #expect(try await Self.shardHolders(server, database: database) == Self.eachShardOnce)
         #expect(try await Self.rows(server, database: database, "SELECT count(*) FROM pushes WHERE device_token = '\(token)'") == ["\(accepted)"])
+
+        stopped = true
+        let result = await cluster.stop()
+        #expect(result.status == 0 || result.status == 143, "\(result.errorOutput)")
+    }
+
+    /// Live Activities across the cluster, all through the proxy: a channel created at one
+    /// receiver is known to every one; one broadcast updates the activities of two devices
+    /// owned by different receivers before it is answered; a push-to-start token and an
+    /// update token are in their device's shard, so pushes to them reach its owner.
+    @Test func aBroadcastReachesTheActivitiesOfDevicesOfEveryReceiver() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let cluster = try await Self.start(store: server.url(database: database), arguments: "--profile debugger")
+        var stopped = false
+        defer { if !stopped { cluster.process.signal(SIGKILL) } }
+        let app = "com.example.app"
+        let jwt = try DevProviderToken.make()
+        /// curl over cleartext HTTP/2 with the provider token: the body, or the headers with `-D -`.
+        func h2(_ arguments: [String]) async throws -> String {
+            let result = try await PeerProcess.run(
+                "curl", ["-s", "--http2-prior-knowledge", "-H", "authorization: bearer \(jwt)"] + arguments, timeout: .seconds(30))
+            return result.output
+        }
+        func activities(_ device: String) async throws -> String {
+            let list = try await PeerProcess.run("curl", ["-s", "http://127.0.0.1:\(cluster.admin)/v1/devices/\(device)/apps/\(app)/activities"])
+            return list.output
+        }
+        let map = try #require(ShardMap(count: Self.shards))
+
+        // Two devices whose owners differ.
+        var phones: [(token: String, owner: Int)] = []
+        for n in 1...64 where phones.count < 2 {
+            let token = String(format: "%064x", n * 104_729)
+            guard let owner = try await Self.owner(of: token, in: cluster)?.receiver, !phones.contains(where: { $0.owner == owner }) else { continue }
+            phones.append((token, owner))
+        }
+        try #require(phones.count == 2, "no two devices with different owners")
+        let (phoneA, phoneB) = (phones[0].token, phones[1].token)
+
+        // A channel, created through the proxy, is known at every receiver.
+        let created = try await h2([
+            "-D", "-", "-o", "/dev/null", "-X", "POST", "-d", #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#,
+            "http://127.0.0.1:\(cluster.channelsH2C)/1/apps/\(app)/channels",
+        ])
+        let channel = try #require(
+            created.split(separator: "\r\n").first { $0.hasPrefix("apns-channel-id: ") }.map { String($0.dropFirst("apns-channel-id: ".count)) },
+            "\(created)")
+        for n in 1...3 {
+            let ports = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(n).json"))) as? [String: Int]
+            let listed = try await h2(["http://127.0.0.1:\(try #require(ports?["channels-h2c"]))/1/apps/\(app)/all-channels"])
+            #expect(listed.contains(channel), "receiver r\(n) does not list the channel: \(listed)")
+        }
+
+        // Phone A's app starts an activity on the channel; phone B's starts from a push to its
+        // push-to-start token, which is in phone B's shard.
+        let startedA = try await SilentPushdDeviceTests.admin(
+            cluster.admin, "POST", "/v1/devices/\(phoneA)/apps/\(app)/activities", body: #"{"attributesType": "MatchAttributes", "channel": "\#(channel)"}"#)
+        #expect(startedA.status == 201, "\(startedA.json)")
+        let appB = try await SilentPushdDeviceTests.admin(cluster.admin, "GET", "/v1/devices/\(phoneB)/apps/\(app)")
+        let pushToStart = try #require(appB.json["pushToStartToken"] as? String, "\(appB.json)")
+        #expect(map.shard(of: pushToStart) == map.shard(of: phoneB))
+        let start = try await h2([
+            "-o", "/dev/null", "-w", "%{http_code}", "-H", "apns-topic: \(app).push-type.liveactivity", "-H", "apns-push-type: liveactivity",
+            "-H", "apns-priority: 10", "-d",
+            #"{"aps":{"timestamp":1767225600,"event":"start","content-state":{"home":0,"away":0,"minute":0},"attributes-type":"MatchAttributes","attributes":{},"alert":{"title":"Kick-off"},"input-push-channel":"\#(channel)"}}"#,
+            "http://127.0.0.1:\(cluster.h2c)/3/device/\(pushToStart)",
+        ])
+        #expect(start == "200")
+        #expect(try await activities(phoneB).contains(#""state":"active""#), "phone B's activity did not start")
+
+        // One broadcast through the proxy: both activities have it when it is answered.
+        let broadcast = try await h2([
+            "-o", "/dev/null", "-w", "%{http_code}", "-H", "apns-channel-id: \(channel)", "-H", "apns-push-type: LiveActivity",
+            "-H", "apns-priority: 10", "-H", "apns-expiration: 0", "-d", "@" + Repository.root + "/payloads/liveactivity-broadcast.json",
+            "http://127.0.0.1:\(cluster.h2c)/4/broadcasts/apps/\(app)",
+        ])
+        #expect(broadcast == "200")
+        for phone in [phoneA, phoneB] {
+            let list = try await activities(phone)
+            #expect(list.contains(#""contentState":{"home": 1, "away": 0, "minute": 15}"#), "\(phone): \(list)")
+            #expect(list.contains(#""applied":true"#), "\(list)")
+        }
+        let recorded = try await Self.rows(server, database: database, "SELECT count(*) FROM broadcasts")
+        #expect(recorded == ["1"], "the broadcast is recorded once")
+
+        // An update token is in its device's shard too: an update pushed to it through the
+        // proxy reaches the activity at its owner.
+        let startedToken = try await SilentPushdDeviceTests.admin(
+            cluster.admin, "POST", "/v1/devices/\(phoneA)/apps/\(app)/activities", body: #"{"attributesType": "MatchAttributes"}"#)
+        let updateToken = try #require(startedToken.json["pushToken"] as? String, "\(startedToken.json)")
+        #expect(map.shard(of: updateToken) == map.shard(of: phoneA))
+        let update = try await h2([
+            "-o", "/dev/null", "-w", "%{http_code}", "-H", "apns-topic: \(app).push-type.liveactivity", "-H", "apns-push-type: liveactivity",
+            "-d", #"{"aps":{"timestamp":1767226600,"event":"update","content-state":{"home":2,"away":0,"minute":30}}}"#,
+            "http://127.0.0.1:\(cluster.h2c)/3/device/\(updateToken)",
+        ])
+        #expect(update == "200")
+        #expect(try await activities(phoneA).contains(#""contentState":{"home":2,"away":0,"minute":30}"#))
 
         stopped = true
         let result = await cluster.stop()
