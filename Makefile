@@ -18,7 +18,7 @@ BREW_PEER_PACKAGES := curl python chromium haproxy postgresql@15
 # schemathesis, which tests the admin API against openapi.yaml.
 PYTHON_PACKAGES := aioapns=aioapns schemathesis=schemathesis yaml=pyyaml
 
-.PHONY: run cluster test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-store bench-broadcast bench-build bench-pushsend fuzz certs clean
+.PHONY: run cluster test install uninstall build lint format openapi screenshot docs deps deps-build bench bench-apns bench-policy bench-store bench-broadcast bench-cluster bench-build bench-pushsend fuzz certs clean
 
 run: deps-build
 	$(SWIFT) build -c $(CONFIG) --product silentpushd
@@ -95,6 +95,10 @@ bench-store: deps-build
 
 bench-broadcast: deps-build
 	$(SWIFT) run --package-path Benchmarks -c release BroadcastFanOutBenchmark
+
+# The cluster's figures (docs/benchmarks.md): PostgreSQL against SQLite, HAProxy in front, failover.
+bench-cluster: deps
+	Benchmarks/cluster-figures.sh
 
 # Builds the Benchmarks package (debug), so CI notices when a change breaks it.
 bench-build: deps-build
