@@ -35,11 +35,10 @@ extension APNsEndpoint {
                 case .success:
                     guard let relay = channels.clusterRelay else { return accepted() }
                     // In a cluster, every member's devices' activities have it before the 200.
-                    Task {
-                        do {
-                            try await relay.fanOut(record)
-                            accepted()
-                        } catch {
+                    relay.fanOut(record) { result in
+                        switch result {
+                        case .success: accepted()
+                        case .failure(let error):
                             logger.warning(
                                 "a broadcast did not reach every member of the cluster; answered 503",
                                 metadata: ["broadcast.request_id": "\(record.requestID)", "error": "\(error)"])

@@ -160,10 +160,7 @@ extension ChannelDirectory {
     /// runs it at once.
     private func announce(_ change: String, then answer: @escaping @Sendable () -> Void) {
         guard let relay = relay.withLock({ $0 }) else { return answer() }
-        Task {
-            await relay.channelsChanged(change)
-            answer()
-        }
+        relay.channelsChanged(change, then: answer)
     }
 
     /// In a cluster: channel changes and broadcasts reach the other members through `relay`

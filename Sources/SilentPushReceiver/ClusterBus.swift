@@ -29,6 +29,14 @@ package final class ClusterBus: Sendable {
     private let heard: AsyncStream<Heard?>.Continuation
     private let performer = Mutex<Perform?>(nil)
     private let catchingUp = Mutex<(@Sendable () async -> Void)?>(nil)
+    /// Calls sent from code that cannot wait (`send`), made by `run()`'s own task.
+    private let outgoing: AsyncStream<UInt64>
+    private let sending: AsyncStream<UInt64>.Continuation
+    /// The sent calls not yet answered, by number: each answered once, failed if the bus stops.
+    private let sent = Mutex<(next: UInt64, calls: [UInt64: Sent])>((0, [:]))
+
+    /// A call `send` took: its order and what runs with its answer.
+    typealias Sent = (order: ClusterNotice.Order, completion: @Sendable (Result<[ClusterCalls.Failure], any Error>) -> Void)
 
     private typealias Heard = (from: Int32, call: UInt64, order: ClusterNotice.Order)
 
@@ -47,6 +55,7 @@ package final class ClusterBus: Sendable {
         self.answerLimit = answerLimit
         self.logger = logger
         (orders, heard) = AsyncStream.makeStream()
+        (outgoing, sending) = AsyncStream.makeStream()
     }
 
     /// Sets what carries out the orders heard, and what catches up from the store when this
@@ -67,6 +76,7 @@ package final class ClusterBus: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.listen() }
             group.addTask { await self.carryOutOrders() }
+            group.addTask { await self.makeSentCalls() }
             await group.next()
             group.cancelAll()
         }
@@ -100,6 +110,44 @@ package final class ClusterBus: Sendable {
                 logger.warning("cannot answer another receiver's order", metadata: ["error": "\(error)"])
             }
         }
+    }
+
+    /// Makes `call(order)` for code that cannot wait (a transport's callback): `completion`
+    /// runs once with its answer, from `run()`'s task; with an error if the bus has stopped.
+    package func send(_ order: ClusterNotice.Order, completion: @escaping @Sendable (Result<[ClusterCalls.Failure], any Error>) -> Void) {
+        let number = sent.withLock { sent in
+            defer { sent.next += 1 }
+            sent.calls[sent.next] = (order, completion)
+            return sent.next
+        }
+        if case .terminated = sending.yield(number), let taken = take(number) { taken.completion(.failure(CancellationError())) }
+    }
+
+    /// The sent call `number`, once: nil when it was taken already.
+    private func take(_ number: UInt64) -> Sent? {
+        sent.withLock { $0.calls.removeValue(forKey: number) }
+    }
+
+    /// Makes each sent call, concurrently, until cancelled; then fails those left.
+    private func makeSentCalls() async {
+        await withDiscardingTaskGroup { group in
+            for await number in outgoing {
+                guard let taken = take(number) else { continue }
+                group.addTask {
+                    do {
+                        taken.completion(.success(try await self.call(taken.order)))
+                    } catch {
+                        taken.completion(.failure(error))
+                    }
+                }
+            }
+        }
+        sending.finish()
+        let left = sent.withLock { sent in
+            defer { sent.calls.removeAll() }
+            return Array(sent.calls.values)
+        }
+        for call in left { call.completion(.failure(CancellationError())) }
     }
 
     /// Sends `order` to every other live member and returns once each has carried it out

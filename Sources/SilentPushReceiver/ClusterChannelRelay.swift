@@ -7,15 +7,20 @@ struct ClusterChannelRelay: ChannelRelay {
     let bus: ClusterBus
     let logger: Logger
 
-    func channelsChanged(_ change: String) async {
-        do {
-            try ClusterCallError.check(try await bus.call(.channels), doing: "take the channels")
-        } catch {
-            logger.warning("a member of the cluster did not take a channel change", metadata: ["change": "\(change)", "error": "\(error)"])
+    func channelsChanged(_ change: String, then answer: @escaping @Sendable () -> Void) {
+        bus.send(.channels) { [logger] result in
+            do {
+                try ClusterCallError.check(try result.get(), doing: "take the channels")
+            } catch {
+                logger.warning("a member of the cluster did not take a channel change", metadata: ["change": "\(change)", "error": "\(error)"])
+            }
+            answer()
         }
     }
 
-    func fanOut(_ broadcast: BroadcastRecord) async throws {
-        try ClusterCallError.check(try await bus.call(.broadcast(id: broadcast.id)), doing: "fan the broadcast out")
+    func fanOut(_ broadcast: BroadcastRecord, completion: @escaping @Sendable (Result<Void, any Error>) -> Void) {
+        bus.send(.broadcast(id: broadcast.id)) { result in
+            completion(Result { try ClusterCallError.check(try result.get(), doing: "fan the broadcast out") })
+        }
     }
 }

@@ -434,7 +434,8 @@ import Testing
             created.split(separator: "\r\n").first { $0.hasPrefix("apns-channel-id: ") }.map { String($0.dropFirst("apns-channel-id: ".count)) },
             "\(created)")
         for n in 1...3 {
-            let ports = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(n).json"))) as? [String: Int]
+            let ports =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(n).json"))) as? [String: Int]
             let listed = try await h2(["http://127.0.0.1:\(try #require(ports?["channels-h2c"]))/1/apps/\(app)/all-channels"])
             #expect(listed.contains(channel), "receiver r\(n) does not list the channel: \(listed)")
         }
@@ -442,7 +443,8 @@ import Testing
         // Phone A's app starts an activity on the channel; phone B's starts from a push to its
         // push-to-start token, which is in phone B's shard.
         let startedA = try await SilentPushdDeviceTests.admin(
-            cluster.admin, "POST", "/v1/devices/\(phoneA)/apps/\(app)/activities", body: #"{"attributesType": "MatchAttributes", "channel": "\#(channel)"}"#)
+            cluster.admin, "POST", "/v1/devices/\(phoneA)/apps/\(app)/activities",
+            body: #"{"attributesType": "MatchAttributes", "channel": "\#(channel)"}"#)
         #expect(startedA.status == 201, "\(startedA.json)")
         let appB = try await SilentPushdDeviceTests.admin(cluster.admin, "GET", "/v1/devices/\(phoneB)/apps/\(app)")
         let pushToStart = try #require(appB.json["pushToStartToken"] as? String, "\(appB.json)")

@@ -49,7 +49,8 @@ import Testing
     func aStoreThatGoesDownIsAnswered503AndTheReceiverRecoversWithoutARestart(_ cluster: [String]) async throws {
         try await PostgresServer.with { server in
             let database = try await server.newDatabase()
-            let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"] + cluster, store: server.url(database: database))
+            let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(
+                ["--profile", "fast"] + cluster, store: server.url(database: database))
             defer { process.signal(SIGKILL) }
             let client = try await TestPushClient.connect(port: h2c)
             var accepted: [String] = []
