@@ -19,11 +19,16 @@ import Testing
         var h2c: Int
         var channelsH2C: Int
 
-        /// Receiver `n`'s ports (from its ready file) and pid.
-        func receiver(_ n: Int) throws -> (admin: Int, pid: Int32) {
+        /// Receiver `n`'s listener `name`'s port (`admin`, `h2c`, `channels-h2c`), from its ready file.
+        func port(of n: Int, _ name: String) throws -> Int {
             let ports = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(workdir)/r\(n).json"))) as? [String: Int]
+            return try #require(ports?[name], "receiver r\(n) has no \(name) listener")
+        }
+
+        /// Receiver `n`'s admin port and pid.
+        func receiver(_ n: Int) throws -> (admin: Int, pid: Int32) {
             let pid = try String(contentsOfFile: "\(workdir)/r\(n).pid", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-            return (try #require(ports?["admin"]), try #require(Int32(pid)))
+            return (try port(of: n, "admin"), try #require(Int32(pid)))
         }
 
         func stop() async -> PeerResult {
@@ -342,9 +347,7 @@ import Testing
         let shard = try #require(ShardMap(count: Self.shards)).shard(of: token)
         let (owner, session) = try #require(try await Self.owner(of: token, in: cluster))
         #expect(session != 0)
-        let ports =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(owner).json"))) as? [String: Int]
-        let h2c = try #require(ports?["h2c"])
+        let h2c = try cluster.port(of: owner, "h2c")
 
         // The cut: PostgreSQL ends the owner's session; at once, a push straight to it is 503.
         _ = try await server.psql("SELECT pg_terminate_backend(\(session))", database: database)
@@ -434,9 +437,7 @@ import Testing
             created.split(separator: "\r\n").first { $0.hasPrefix("apns-channel-id: ") }.map { String($0.dropFirst("apns-channel-id: ".count)) },
             "\(created)")
         for n in 1...3 {
-            let ports =
-                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(cluster.workdir)/r\(n).json"))) as? [String: Int]
-            let listed = try await h2(["http://127.0.0.1:\(try #require(ports?["channels-h2c"]))/1/apps/\(app)/all-channels"])
+            let listed = try await h2(["http://127.0.0.1:\(try cluster.port(of: n, "channels-h2c"))/1/apps/\(app)/all-channels"])
             #expect(listed.contains(channel), "receiver r\(n) does not list the channel: \(listed)")
         }
 
