@@ -10,11 +10,12 @@ import Synchronization
 /// Nothing runs in a task of its own: the writer's drain is a chain of the connection's
 /// futures, started by whoever queues a write, and a read connects in its caller's task.
 ///
-/// A batch is sent as `BEGIN`, its statements and `COMMIT` queued on the writer's connection
-/// at once (no task switch between them); a statement that fails aborts the transaction, and
-/// the server answers the `COMMIT` with a rollback: a batch is all or nothing, and its
-/// completions run only once `COMMIT` is acknowledged (`synchronous_commit` on: in the WAL, on
-/// disk). A writer whose connection ended fails its batch (the receiver answers 503 and
+/// A batch is sent as `BEGIN`, its statements (`PostgresEngine+Batch.swift`: few, as each is a
+/// round trip) and `COMMIT`, queued on the writer's connection at once (no task switch between
+/// them; postgres-nio sends each when the one before has answered). A statement that fails
+/// aborts the transaction, and the server answers the `COMMIT` with a rollback: a batch is all
+/// or nothing, and its completions run only once `COMMIT` is acknowledged (`synchronous_commit`
+/// on: in the WAL, on disk). A writer whose connection ended fails its batch (the receiver answers 503 and
 /// probes); the next batch connects again and takes the owner lock again. A clustered
 /// store's writer holds its shards' claims instead (`PostgresEngine+Cluster.swift`): when
 /// that session ends, so do the claims, and nothing is written until the receiver has let
@@ -37,7 +38,7 @@ final class PostgresEngine: StoreEngine {
     static let ownerLock: Int64 = 0x5350_5354_4F52_4500  // "SPSTORE"
     /// The advisory lock that serialises migrations of receivers starting together.
     static let migrationLock: Int64 = 0x5350_4D49_4752_4100  // "SPMIGRA"
-    /// Rows of pushes one insert takes: a run of pushes is one statement, not one per push.
+    /// Rows one insert takes: a run of pushes (or of wakes) is one statement, not one per row.
     static let rowsPerInsert = 64
     /// The most sessions reads hold open at once; more readers wait for one.
     static let maximumReaders = 4
@@ -318,34 +319,6 @@ final class PostgresEngine: StoreEngine {
                 throw error
             }
         }
-    }
-
-    /// A batch's statements in order: each run of inserted pushes (across entries) in inserts
-    /// of up to `rowsPerInsert` rows, every other change as `StoreChange.statements` has it.
-    static func statements(_ batch: [StoreWriter.Entry]) -> [StoreStatement] {
-        var statements: [StoreStatement] = []
-        var run: [PushRecord] = []
-        func endRun() {
-            guard !run.isEmpty else { return }
-            var values: [any StoreValueConvertible] = []
-            values.reserveCapacity(run.count * StoreChange.pushColumns.count)
-            for push in run { values += StoreChange.pushValues(push) }
-            statements.append(StoreStatement(StoreChange.insertPushesSQL(rows: run.count), values))
-            run.removeAll(keepingCapacity: true)
-        }
-        for entry in batch {
-            for change in entry.changes {
-                if case .insertPush(let push) = change {
-                    run.append(push)
-                    if run.count == rowsPerInsert { endRun() }
-                } else {
-                    endRun()
-                    statements += change.statements
-                }
-            }
-        }
-        endRun()
-        return statements
     }
 
     func execute(_ statements: [StoreStatement]) async throws -> [Int] {

@@ -17,15 +17,7 @@ extension StoreChange {
                     Self.setFateSQL, [stored.kind.rawValue, stored.wakeID, stored.reason, generation.map { Int64($0) }, Int64(bitPattern: push)])
             ]
         case .insertWake(let wake):
-            return [
-                StoreStatement(
-                    Self.insertWakeSQL,
-                    [
-                        Int64(bitPattern: wake.id), wake.deviceToken, wake.topic, Int64(bitPattern: wake.pushID), Int64(wake.generation),
-                        wake.startedAt.millisecondsSinceEpoch, wake.deadline.millisecondsSinceEpoch, wake.finishedAt?.millisecondsSinceEpoch,
-                        wake.result?.name, wake.reason, wake.kind.rawValue,
-                    ])
-            ]
+            return [StoreStatement(Self.insertWakeSQL, Self.wakeValues(wake, finishedAt: wake.finishedAt?.millisecondsSinceEpoch))]
         case .finishWake(let id, let finishedAt, let result):
             return [StoreStatement(Self.finishWakeSQL, [finishedAt, result.name, result.reason, Int64(bitPattern: id)])]
         case .recordActivity(let activity):
@@ -254,10 +246,24 @@ extension StoreChange {
     }
 
     static let setFateSQL = "UPDATE pushes SET fate = ?, wake_id = ?, reason = ?, generation = COALESCE(?, generation) WHERE id = ?"
-    static let insertWakeSQL = """
-        INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason, kind)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        """
+    static let wakeColumns = [
+        "id", "device_token", "topic", "push_id", "generation", "started_at", "deadline", "finished_at", "result", "reason", "kind",
+    ]
+    static let insertWakeSQL = insertWakesSQL(rows: 1)
+
+    /// One insert of `rows` wakes, each bound in `wakeColumns` order.
+    static func insertWakesSQL(rows: Int) -> String {
+        insertSQL("wakes", wakeColumns, rows: rows)
+    }
+
+    /// A wake's row, in `wakeColumns` order, ended at `finishedAt` (ms) with its `result`.
+    static func wakeValues(_ wake: WakeRecord, finishedAt: Int64?) -> [any StoreValueConvertible] {
+        [
+            Int64(bitPattern: wake.id), wake.deviceToken, wake.topic, Int64(bitPattern: wake.pushID), Int64(wake.generation),
+            wake.startedAt.millisecondsSinceEpoch, wake.deadline.millisecondsSinceEpoch, finishedAt, wake.result?.name, wake.reason,
+            wake.kind.rawValue,
+        ]
+    }
     static let finishWakeSQL = "UPDATE wakes SET finished_at = ?, result = ?, reason = ? WHERE id = ? AND result IS NULL"
 
     static let pushColumns = [
@@ -267,9 +273,13 @@ extension StoreChange {
 
     /// One insert of `rows` pushes, each bound in `pushColumns` order.
     static func insertPushesSQL(rows: Int) -> String {
-        let row = "(" + Array(repeating: "?", count: pushColumns.count).joined(separator: ", ") + ")"
-        return "INSERT INTO pushes (\(pushColumns.joined(separator: ", "))) VALUES "
-            + Array(repeating: row, count: rows).joined(separator: ", ")
+        insertSQL("pushes", pushColumns, rows: rows)
+    }
+
+    /// One insert into `table` of `rows` rows of `columns`.
+    private static func insertSQL(_ table: String, _ columns: [String], rows: Int) -> String {
+        let row = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// A push's row, in `pushColumns` order. A push that replaced another in its app's slot

@@ -424,6 +424,60 @@ import Testing
         }
     }
 
+    /// Wakes started and ended in one batch, among pushes (a push's first wake, as every new
+    /// device has it), read back as one at a time would leave them: PostgreSQL's writer
+    /// gathers them into inserts and folds each end into its row.
+    @Test(arguments: StoreEngineKind.allCases) func wakesStartedAndEndedTogetherReadBackAsEachWasWritten(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        func wake(_ id: UInt64, result: FetchResult? = nil) -> WakeRecord {
+            WakeRecord(
+                id: id, deviceToken: "t\(id)", topic: "com.example.app", pushID: id, generation: UInt32(id % 3),
+                startedAt: .init(millisecondsSinceEpoch: 10_000 + Int64(id)), deadline: .init(millisecondsSinceEpoch: 40_000 + Int64(id)),
+                finishedAt: result == nil ? nil : .init(millisecondsSinceEpoch: 11_000), result: result)
+        }
+        // Wake 200 started in an earlier batch: its end in the next one is an update.
+        try await store.write([.insertPush(Self.push(200)), .insertWake(wake(200))])
+        var changes: [StoreChange] = [.finishWake(id: 200, finishedAt: 30_000, result: .failed(reason: "late"))]
+        var expected: [UInt64: (finishedAt: Int64?, result: FetchResult?)] = [200: (30_000, .failed(reason: "late"))]
+        // 150 pushes, each waking its app (more than one insert's rows); most wakes end at once.
+        for id in 1...150 as ClosedRange<UInt64> {
+            changes.append(.insertPush(Self.push(id, token: "t\(id)", fate: .delivered(by: id))))
+            if id == 9 {
+                // Inserted with a result: a later end changes nothing, as its update would not.
+                changes += [.insertWake(wake(id, result: .noData)), .finishWake(id: id, finishedAt: 99_000, result: .newData)]
+                expected[id] = (11_000, .noData)
+            } else if id % 10 == 0 {
+                changes.append(.insertWake(wake(id)))  // still running
+                expected[id] = (nil, nil)
+            } else {
+                let result: FetchResult = id % 7 == 0 ? .failed(reason: "r\(id)") : id % 2 == 0 ? .newData : .noData
+                changes += [.insertWake(wake(id)), .finishWake(id: id, finishedAt: 20_000 + Int64(id), result: result)]
+                expected[id] = (20_000 + Int64(id), result)
+            }
+            if id == 70 {
+                // A change between them keeps its place: the push it names is inserted before it,
+                // and wake 70 ends after it.
+                changes.append(.setFate(push: 69, fate: .expired, generation: nil))
+            }
+            if id == 75 {
+                changes.append(.finishWake(id: 70, finishedAt: 50_000, result: .newData))
+                expected[70] = (50_000, .newData)
+            }
+        }
+        try await store.write(changes)
+        let wakes = try await store.wakes(limit: 1_000)
+        #expect(wakes.count == 151)
+        for read in wakes {
+            let want = try #require(expected[read.id], "wake \(read.id)")
+            #expect(read.finishedAt?.millisecondsSinceEpoch == want.finishedAt && read.result == want.result, "wake \(read.id)")
+            var rest = wake(read.id)
+            (rest.finishedAt, rest.result, rest.apnsID) = (read.finishedAt, read.result, Self.push(read.id).apnsID)
+            #expect(read == rest, "wake \(read.id)")
+        }
+        #expect(try await store.push(apnsID: Self.push(69).apnsID)?.fate == .expired)
+        #expect(try await store.pushes(limit: 1_000).count == 151)
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func aFailedRunOfPushesLeavesNoneOfThemBehind(_ engine: StoreEngineKind) async throws {
         let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(5))])
