@@ -19,25 +19,17 @@ extension PostgresEngine {
         var statements: [StoreStatement] = []
         var pushes: [PushRecord] = []
         var wakes: [WakeRow] = []
-        /// Where each gathered wake is in `wakes`, by id.
-        var gathered: [UInt64: Int] = [:]
-        func sendPushes() {
-            guard !pushes.isEmpty else { return }
-            var values: [any StoreValueConvertible] = []
-            values.reserveCapacity(pushes.count * StoreChange.pushColumns.count)
-            for push in pushes { values += StoreChange.pushValues(push) }
-            statements.append(StoreStatement(StoreChange.insertPushesSQL(rows: pushes.count), values))
-            pushes.removeAll(keepingCapacity: true)
+        /// Sends `rows` gathered as one insert of them all.
+        func send<Row>(_ rows: inout [Row], _ sql: (Int) -> String, columns: Int, _ values: (Row) -> [any StoreValueConvertible]) {
+            guard !rows.isEmpty else { return }
+            var bound: [any StoreValueConvertible] = []
+            bound.reserveCapacity(rows.count * columns)
+            for row in rows { bound += values(row) }
+            statements.append(StoreStatement(sql(rows.count), bound))
+            rows.removeAll(keepingCapacity: true)
         }
-        func sendWakes() {
-            guard !wakes.isEmpty else { return }
-            var values: [any StoreValueConvertible] = []
-            values.reserveCapacity(wakes.count * StoreChange.wakeColumns.count)
-            for wake in wakes { values += wake.values }
-            statements.append(StoreStatement(StoreChange.insertWakesSQL(rows: wakes.count), values))
-            wakes.removeAll(keepingCapacity: true)
-            gathered.removeAll(keepingCapacity: true)
-        }
+        func sendPushes() { send(&pushes, StoreChange.insertPushesSQL, columns: StoreChange.pushColumns.count, StoreChange.pushValues) }
+        func sendWakes() { send(&wakes, StoreChange.insertWakesSQL, columns: StoreChange.wakeColumns.count) { $0.values } }
         for entry in batch {
             for change in entry.changes {
                 switch change {
@@ -45,11 +37,11 @@ extension PostgresEngine {
                     pushes.append(push)
                     if pushes.count == rowsPerInsert { sendPushes() }
                 case .insertWake(let wake):
-                    gathered[wake.id] = wakes.count
                     wakes.append(WakeRow(wake))
                     if wakes.count == rowsPerInsert { sendWakes() }
                 case .finishWake(let id, let finishedAt, let result):
-                    if let index = gathered[id] {
+                    // At most `rowsPerInsert` gathered: a scan, and no index beside them to keep.
+                    if let index = wakes.lastIndex(where: { $0.wake.id == id }) {
                         wakes[index].finish(at: finishedAt, result)
                     } else {
                         statements += change.statements

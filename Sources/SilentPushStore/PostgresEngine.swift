@@ -15,10 +15,10 @@ import Synchronization
 /// them; postgres-nio sends each when the one before has answered). A statement that fails
 /// aborts the transaction, and the server answers the `COMMIT` with a rollback: a batch is all
 /// or nothing, and its completions run only once `COMMIT` is acknowledged (`synchronous_commit`
-/// on: in the WAL, on disk). A writer whose connection ended fails its batch (the receiver answers 503 and
-/// probes); the next batch connects again and takes the owner lock again. A clustered
-/// store's writer holds its shards' claims instead (`PostgresEngine+Cluster.swift`): when
-/// that session ends, so do the claims, and nothing is written until the receiver has let
+/// on: in the WAL, on disk). A writer whose connection ended fails its batch (the receiver
+/// answers 503 and probes); the next batch connects again and takes the owner lock again. A
+/// clustered store's writer holds its shards' claims instead (`PostgresEngine+Cluster.swift`):
+/// when that session ends, so do the claims, and nothing is written until the receiver has let
 /// its shards go and joined again.
 final class PostgresEngine: StoreEngine {
     /// Where the database is (its password kept, never printed: `description` leaves it out).
