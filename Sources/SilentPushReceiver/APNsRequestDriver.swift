@@ -50,7 +50,7 @@ public final class APNsRequestDriver: Sendable {
         case .discard:
             device = nil
         case .device(let path):
-            device = try await DeviceRuntime.open(store: try PushStore.open(.file(path)), clock: .system, settings: WakeSettings())
+            device = try await DeviceRuntime.open(store: try PushStore.open(.file(path)), clock: .system, settings: WakeSettings()).runtime
         }
         endpoint = APNsEndpoint(settings: .init(), keys: try ProviderKeyRing(specs: [authKey]), sink: device ?? Discard())
         self.headers = H2HeaderList(headers.map { (name: $0.0, value: $0.1) })

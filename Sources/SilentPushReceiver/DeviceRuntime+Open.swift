@@ -14,13 +14,16 @@ extension DeviceRuntime {
     /// clustered one at that time: the cluster's one clock).
     /// With `shards` (clustered) it puts back no device: each shard's are put back when it is
     /// claimed (`adopt(shards:)`). Fetch handlers and system-clock timers run while `run()` does.
+    ///
+    /// Returns the runtime with the tokens the snapshot found unregistered (and when), read
+    /// once with the rest, for the endpoint's registry to answer 410 from the first push.
     package static func open(
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), declarations: [String: AppDeclaration] = [:],
         liveActivities: LiveActivitySettings = LiveActivitySettings(), transfers transferSettings: TransferPolicy.Settings = .init(),
         channels: ChannelDirectory? = nil, shards: ShardMap? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
-    ) async throws -> DeviceRuntime {
+    ) async throws -> (runtime: DeviceRuntime, unregistered: [(token: String, at: Int64)]) {
         let ids = try await store.lastIDs()
         let taskIDs = try await store.lastTaskIDs()
         var start = DeviceClock.systemNow
@@ -64,6 +67,6 @@ extension DeviceRuntime {
                     ])
             }
         }
-        return runtime
+        return (runtime, snapshot.unregistered)
     }
 }

@@ -95,7 +95,6 @@ public final class Receiver: Service, Sendable {
         do {
             store = try await PushStore.open(
                 configuration.store.pushStoreLocation, fresh: configuration.fresh, clustered: configuration.cluster != nil)
-            unregistered = try await store.deviceRecords().compactMap { token, record in record.unregisteredAt.map { (token, $0) } }
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
                 case .noData: NoDataFetchHandler()
@@ -109,7 +108,7 @@ public final class Receiver: Service, Sendable {
                 store: store, environment: configuration.environment,
                 featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys))
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
-            runtime = try await DeviceRuntime.open(
+            (runtime, unregistered) = try await DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
                 transfers: configuration.transfers, channels: channels, shards: shardMap,

@@ -45,4 +45,23 @@ import Testing
             #expect(receiver.device.deviceState(of: fresh) == DeviceState(batteryLevel: 15))
         }
     }
+
+    @Test func anUnregisteredTokenStillAnswers410AfterARestart() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let (fresh, timestamp) = try await Receiver.withTesting({ $0.store = .file(path) }) { receiver in
+            let fresh = try await receiver.reinstall(SamplePush.deviceToken)
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            return (fresh, try #require(try await client.push(to: SamplePush.deviceToken).timestamp))
+        }
+        // The start-up reads the device table once, with the rest of the snapshot.
+        try await Receiver.withTesting({ $0.store = .file(path) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let old = try await client.push(to: SamplePush.deviceToken)
+            #expect(old.status == 410 && old.reason == .unregistered && old.timestamp == timestamp)
+            #expect(try await client.push(to: fresh).status == 200)
+        }
+    }
 }
