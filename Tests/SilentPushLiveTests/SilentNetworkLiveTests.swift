@@ -1,0 +1,110 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import SilentPushTestSupport
+import SilentPushTesting
+import Synchronization
+import Testing
+
+/// A network that goes silent between a clustered receiver and PostgreSQL: no close and no
+/// reset, only a relay (`TCPRelay`) that stops carrying bytes. The receiver gives its session
+/// up itself when a check goes unanswered; nothing it writes afterwards commits, so a push
+/// waiting on a commit is answered 503; once the network is back, its close reaches the server,
+/// the claims are free, and it joins again on a new session.
+///
+/// Across a real network the server also ends the session by its TCP keepalives (set by the
+/// receiver, *assumed*); through the relay its kernel answers them, so here the session ends
+/// only once the receiver's close arrives.
+@Suite(.postgres, .serialized) struct SilentNetworkLiveTests {
+    final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        func raise() { value.store(true, ordering: .relaxed) }
+        var isRaised: Bool { value.load(ordering: .relaxed) }
+    }
+
+    static func url(through relay: TCPRelay, database: String) throws -> PostgresURL {
+        try PostgresURL("postgres://\(PostgresServer.user):\(PostgresServer.password)@127.0.0.1:\(relay.port)/\(database)")
+    }
+
+    @Test func aSessionThatGoesSilentIsGivenUpByItsOwnTimeoutAndItsClaimsFreedWhenItsCloseArrives() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let relay = try await TCPRelay.start(to: server.port)
+        let cut = try await PushStore.open(.postgres(try Self.url(through: relay, database: database)), clustered: true)
+        let other = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database))), clustered: true)
+        let ended = Flag()
+        cut.onSessionEnded { ended.raise() }
+        try await cut.joinCluster(shards: 4, name: "cut", now: 0)
+        #expect(try await cut.claimShards([0, 1], timeout: .seconds(5)) == [0, 1])
+        try await other.joinCluster(shards: 4, name: "other", now: 0)
+        #expect(try await other.claimShards([0, 1], timeout: .seconds(5)).isEmpty)
+
+        try await relay.freeze()
+        let frozen = ContinuousClock.now
+        await #expect(throws: PushStoreError.sessionEnded) { try await cut.clusterLocks(timeout: .seconds(1)) }
+        #expect(ContinuousClock.now - frozen < .seconds(5))
+        #expect(ended.isRaised)
+        // A session given up is not replaced: a write fails at once, on no other session.
+        await #expect(throws: PushStoreError.sessionEnded) { try await cut.write([.setManualClock(at: 1)]) }
+        // The server has not heard: the claims are still held.
+        #expect(try await other.claimShards([0, 1], timeout: .seconds(5)).isEmpty)
+
+        // The network comes back: the close the store sent arrives, the session ends, and
+        // another member claims the shards.
+        try await relay.thaw()
+        var claimed: Set<Int> = []
+        let thawed = ContinuousClock.now
+        while claimed.count < 2, ContinuousClock.now - thawed < .seconds(10) {
+            claimed.formUnion(try await other.claimShards([0, 1], timeout: .seconds(5)))
+            if claimed.count < 2 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(claimed == [0, 1])
+        try await cut.close()
+        try await other.close()
+        await relay.close()
+    }
+
+    @Test func aPushWaitingOnASilentStoreIsAnswered503AndTheReceiverServesAgainOnceTheNetworkIsBack() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try Self.url(through: relay, database: database)
+        try await Receiver.withTesting({
+            $0.store = .postgres(url)
+            $0.cluster = ClusterConfiguration(shards: 2, claimInterval: .milliseconds(200))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            // Alone in the cluster, the receiver claims every shard within a few intervals.
+            func servedWithin(_ limit: Duration) async throws -> String? {
+                let start = ContinuousClock.now
+                while ContinuousClock.now - start < limit {
+                    let answer = try await client.push()
+                    if answer.status == 200 { return answer.apnsID }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return nil
+            }
+            let before = try #require(try await servedWithin(.seconds(10)))
+
+            try await relay.freeze()
+            let frozen = ContinuousClock.now
+            let silent = try await client.push()
+            // The commit never comes back; within the lease (1 s) and a claim interval the
+            // receiver gives the session up, lets its devices go, and answers 503.
+            #expect(silent.status == 503 && silent.reason == .serviceUnavailable, "\(silent)")
+            #expect(ContinuousClock.now - frozen < .seconds(5))
+            #expect(try await client.push().status == 503, "no device is this receiver's while the session is gone")
+
+            try await relay.thaw()
+            let after = try #require(try await servedWithin(.seconds(15)), "served again on a new session")
+            await receiver.settle()
+            // Each push answered 200 is recorded once; the ones answered 503 are not.
+            #expect(try await receiver.device.push(apnsID: before) != nil)
+            #expect(try await receiver.device.push(apnsID: after) != nil)
+            #expect(try await receiver.device.push(apnsID: silent.apnsID) == nil)
+        }
+        await relay.close()
+    }
+}

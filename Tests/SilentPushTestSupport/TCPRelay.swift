@@ -1,0 +1,160 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// A TCP relay on 127.0.0.1 to a port on 127.0.0.1, for a network that goes silent between a
+/// client and its server. `freeze()` stops carrying anything either way, bytes and closes,
+/// while every connection stays open: the two ends see no close and no reset, only silence
+/// (their kernels still take what they send). `thaw()` carries on with what waited, a close
+/// included.
+public final class TCPRelay: Sendable {
+    /// The port it listens on, on 127.0.0.1.
+    public let port: Int
+    private let listener: any Channel
+    private let state: NIOLockedValueBox<State>
+
+    struct State {
+        var frozen = false
+        /// Both ends of every connection carried (closed ones are dropped on the next change).
+        var channels: [any Channel] = []
+    }
+
+    private init(port: Int, listener: any Channel, state: NIOLockedValueBox<State>) {
+        self.port = port
+        self.listener = listener
+        self.state = state
+    }
+
+    /// Listens on a free port and carries each connection to `targetPort`.
+    public static func start(to targetPort: Int, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) async throws -> TCPRelay {
+        let state = NIOLockedValueBox(State())
+        let listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // Nothing is read from a client until its server's end is connected (and then
+            // only while the relay is not frozen). An end's close is an event to carry, or hold.
+            .childChannelOption(.autoRead, value: false)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { client in
+                ClientBootstrap(group: client.eventLoop)
+                    .channelOption(.autoRead, value: false)
+                    .channelOption(.allowRemoteHalfClosure, value: true)
+                    .channelInitializer { server in
+                        server.eventLoop.makeCompletedFuture {
+                            try server.pipeline.syncOperations.addHandler(Carrier(to: client, state: state))
+                        }
+                    }
+                    .connect(host: "127.0.0.1", port: targetPort)
+                    .flatMap { server in
+                        do {
+                            try client.pipeline.syncOperations.addHandler(Carrier(to: server, state: state))
+                        } catch {
+                            return client.eventLoop.makeFailedFuture(error)
+                        }
+                        let frozen = state.withLockedValue { state in
+                            state.channels.removeAll { !$0.isActive }
+                            state.channels += [client, server]
+                            return state.frozen
+                        }
+                        return frozen ? client.eventLoop.makeSucceededVoidFuture() : Self.setAutoRead(true, on: [client, server])
+                    }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        guard let port = listener.localAddress?.port else {
+            try? await listener.close()
+            throw ChannelError.inputClosed
+        }
+        return TCPRelay(port: port, listener: listener, state: state)
+    }
+
+    /// Stops carrying anything on every connection, open or yet to come; none is closed.
+    public func freeze() async throws {
+        let channels = state.withLockedValue { state in
+            state.frozen = true
+            return state.channels
+        }
+        try await Self.setAutoRead(false, on: channels).get()
+    }
+
+    /// Carries on: first what waited (bytes, then a close), then whatever comes.
+    public func thaw() async throws {
+        let channels = state.withLockedValue { state in
+            state.frozen = false
+            return state.channels
+        }
+        for channel in channels {
+            try? await channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: Carrier.self).carryOn(channel) }.get()
+        }
+        try await Self.setAutoRead(true, on: channels).get()
+    }
+
+    /// Stops listening and closes every connection.
+    public func close() async {
+        let channels = state.withLockedValue { $0.channels }
+        try? await listener.close()
+        for channel in channels { try? await channel.close() }
+    }
+
+    private static func setAutoRead(_ on: Bool, on channels: [any Channel]) -> EventLoopFuture<Void> {
+        guard let first = channels.first else { return MultiThreadedEventLoopGroup.singleton.next().makeSucceededVoidFuture() }
+        let changes = channels.map { channel in
+            channel.setOption(.autoRead, value: on).flatMapErrorThrowing { error in
+                // A connection already closed needs no change.
+                guard channel.isActive else { return }
+                throw error
+            }
+        }
+        return EventLoopFuture.andAllSucceed(changes, on: first.eventLoop)
+    }
+
+    /// Writes what one end reads to the other, and closes the other when this one closes;
+    /// while the relay is frozen it holds both instead.
+    final class Carrier: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        private let partner: any Channel
+        private let state: NIOLockedValueBox<State>
+        /// What this end sent while the relay was frozen, in order.
+        private var held: [ByteBuffer] = []
+        private var closeHeld = false
+
+        init(to partner: any Channel, state: NIOLockedValueBox<State>) {
+            self.partner = partner
+            self.state = state
+        }
+
+        private var frozen: Bool { state.withLockedValue { $0.frozen } }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let bytes = unwrapInboundIn(data)
+            if frozen { held.append(bytes) } else { partner.writeAndFlush(bytes, promise: nil) }
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let event = event as? ChannelEvent, case .inputClosed = event {
+                if frozen { closeHeld = true } else { closeBoth(context.channel) }
+            }
+            context.fireUserInboundEventTriggered(event)
+        }
+
+        func channelInactive(context: ChannelHandlerContext) {
+            if frozen { closeHeld = true } else { partner.close(promise: nil) }
+            context.fireChannelInactive()
+        }
+
+        func errorCaught(context: ChannelHandlerContext, error: any Error) {
+            context.close(promise: nil)
+        }
+
+        /// After a thaw: what this end (`channel`) sent meanwhile, then its close.
+        func carryOn(_ channel: any Channel) {
+            for bytes in held { partner.write(bytes, promise: nil) }
+            partner.flush()
+            held = []
+            if closeHeld { closeBoth(channel) }
+        }
+
+        private func closeBoth(_ channel: any Channel) {
+            partner.close(promise: nil)
+            channel.close(promise: nil)
+        }
+    }
+}
