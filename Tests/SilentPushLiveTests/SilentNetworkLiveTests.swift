@@ -23,15 +23,11 @@ import Testing
         var isRaised: Bool { value.load(ordering: .relaxed) }
     }
 
-    static func url(through relay: TCPRelay, database: String) throws -> PostgresURL {
-        try PostgresURL("postgres://\(PostgresServer.user):\(PostgresServer.password)@127.0.0.1:\(relay.port)/\(database)")
-    }
-
     @Test func aSessionThatGoesSilentIsGivenUpByItsOwnTimeoutAndItsClaimsFreedWhenItsCloseArrives() async throws {
         let server = try #require(PostgresServer.current)
         let database = try await server.newDatabase()
         let relay = try await TCPRelay.start(to: server.port)
-        let cut = try await PushStore.open(.postgres(try Self.url(through: relay, database: database)), clustered: true)
+        let cut = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database, through: relay.port))), clustered: true)
         let other = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database))), clustered: true)
         let ended = Flag()
         cut.onSessionEnded { ended.raise() }
@@ -69,7 +65,7 @@ import Testing
         let server = try #require(PostgresServer.current)
         let database = try await server.newDatabase()
         let relay = try await TCPRelay.start(to: server.port)
-        let url = try Self.url(through: relay, database: database)
+        let url = try PostgresURL(server.url(database: database, through: relay.port))
         try await Receiver.withTesting({
             $0.store = .postgres(url)
             $0.cluster = ClusterConfiguration(shards: 2, claimInterval: .milliseconds(200))

@@ -17,9 +17,10 @@ public final class PostgresServer: Sendable {
     private let binaries: String
     private let runAs: [String]
 
-    /// `postgres://silentpush:PASSWORD@127.0.0.1:PORT/DATABASE`, or without the password.
-    public func url(withPassword: Bool = true, database: String = PostgresServer.user) -> String {
-        "postgres://\(Self.user)\(withPassword ? ":" + Self.password : "")@127.0.0.1:\(port)/\(database)"
+    /// `postgres://silentpush:PASSWORD@127.0.0.1:PORT/DATABASE`, or without the password;
+    /// `through` another port on 127.0.0.1 that leads to the server (a `TCPRelay`'s).
+    public func url(withPassword: Bool = true, database: String = PostgresServer.user, through relayPort: Int? = nil) -> String {
+        "postgres://\(Self.user)\(withPassword ? ":" + Self.password : "")@127.0.0.1:\(relayPort ?? port)/\(database)"
     }
 
     /// A new empty database on this server; its name.

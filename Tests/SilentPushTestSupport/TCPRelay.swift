@@ -17,6 +17,9 @@ public final class TCPRelay: Sendable {
         var frozen = false
         /// Both ends of every connection carried (closed ones are dropped on the next change).
         var channels: [any Channel] = []
+        /// What the connections did while frozen (bytes read, closes), in order, each to be
+        /// carried out on its connection's event loop at the thaw.
+        var held: [(loop: any EventLoop, carry: @Sendable () -> Void)] = []
     }
 
     private init(port: Int, listener: any Channel, state: NIOLockedValueBox<State>) {
@@ -75,16 +78,20 @@ public final class TCPRelay: Sendable {
         try await Self.setAutoRead(false, on: channels).get()
     }
 
-    /// Carries on: first what waited (bytes, then a close), then whatever comes.
+    /// Carries on: first what waited (bytes and closes, in order, still frozen so nothing
+    /// newer passes them), then whatever comes.
     public func thaw() async throws {
-        let channels = state.withLockedValue { state in
-            state.frozen = false
-            return state.channels
+        while let held = state.withLockedValue({ state -> [(loop: any EventLoop, carry: @Sendable () -> Void)]? in
+            guard !state.held.isEmpty else {
+                state.frozen = false
+                return nil
+            }
+            defer { state.held = [] }
+            return state.held
+        }) {
+            for (loop, carry) in held { try await loop.submit(carry).get() }
         }
-        for channel in channels {
-            try? await channel.eventLoop.submit { try channel.pipeline.syncOperations.handler(type: Carrier.self).carryOn(channel) }.get()
-        }
-        try await Self.setAutoRead(true, on: channels).get()
+        try await Self.setAutoRead(true, on: state.withLockedValue { $0.channels }).get()
     }
 
     /// Stops listening and closes every connection.
@@ -107,36 +114,34 @@ public final class TCPRelay: Sendable {
     }
 
     /// Writes what one end reads to the other, and closes the other when this one closes;
-    /// while the relay is frozen it holds both instead.
+    /// while the relay is frozen it leaves both for the thaw.
     final class Carrier: ChannelInboundHandler {
         typealias InboundIn = ByteBuffer
         private let partner: any Channel
         private let state: NIOLockedValueBox<State>
-        /// What this end sent while the relay was frozen, in order.
-        private var held: [ByteBuffer] = []
-        private var closeHeld = false
 
         init(to partner: any Channel, state: NIOLockedValueBox<State>) {
             self.partner = partner
             self.state = state
         }
 
-        private var frozen: Bool { state.withLockedValue { $0.frozen } }
-
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let bytes = unwrapInboundIn(data)
-            if frozen { held.append(bytes) } else { partner.writeAndFlush(bytes, promise: nil) }
+            carry(on: context.eventLoop) { [partner] in partner.writeAndFlush(bytes, promise: nil) }
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
             if let event = event as? ChannelEvent, case .inputClosed = event {
-                if frozen { closeHeld = true } else { closeBoth(context.channel) }
+                carry(on: context.eventLoop) { [partner, channel = context.channel] in
+                    partner.close(promise: nil)
+                    channel.close(promise: nil)
+                }
             }
             context.fireUserInboundEventTriggered(event)
         }
 
         func channelInactive(context: ChannelHandlerContext) {
-            if frozen { closeHeld = true } else { partner.close(promise: nil) }
+            carry(on: context.eventLoop) { [partner] in partner.close(promise: nil) }
             context.fireChannelInactive()
         }
 
@@ -144,17 +149,14 @@ public final class TCPRelay: Sendable {
             context.close(promise: nil)
         }
 
-        /// After a thaw: what this end (`channel`) sent meanwhile, then its close.
-        func carryOn(_ channel: any Channel) {
-            for bytes in held { partner.write(bytes, promise: nil) }
-            partner.flush()
-            held = []
-            if closeHeld { closeBoth(channel) }
-        }
-
-        private func closeBoth(_ channel: any Channel) {
-            partner.close(promise: nil)
-            channel.close(promise: nil)
+        /// Does `work` now, or, while the relay is frozen, at the thaw.
+        private func carry(on loop: any EventLoop, _ work: @escaping @Sendable () -> Void) {
+            let now = state.withLockedValue { state in
+                guard state.frozen else { return true }
+                state.held.append((loop, work))
+                return false
+            }
+            if now { work() }
         }
     }
 }
