@@ -60,6 +60,11 @@ public final class PushStore: Sendable {
             ?? (FileManager.default.temporaryDirectory.path + "/silentpush-transfers-" + UUID().uuidString.lowercased())
     }
 
+    deinit {
+        // A memory store's transfer files go with it, also when it was never closed.
+        if removesTransfersDirectory { try? FileManager.default.removeItem(atPath: transfersDirectory) }
+    }
+
     /// Opens (and migrates) the store; throws a message naming the path (a URL without its
     /// password) when it cannot, or when another process has it open as its store. `fresh`
     /// starts the store empty: a file store's previous one (database, WAL and contents) is

@@ -75,7 +75,7 @@ import Testing
     @Test func pushesAndWakesExportAsNDJSONAndCSVPastOnePage() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"])
         defer { process.signal(SIGKILL) }
-        let devices = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString)").path
+        let devices = Scratch.directory.appendingPathComponent("export-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: devices) }
         try Data((1...2_500).map { String(format: "%064x", $0) }.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: devices))
         let sent = try await PeerProcess.run(

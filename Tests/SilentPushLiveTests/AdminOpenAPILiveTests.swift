@@ -11,7 +11,7 @@ import Testing
     static let schemathesis = "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'schemathesis'; sys.exit(schemathesis())"
 
     @Test func schemathesisPassesAgainstTheServedDocument() async throws {
-        let config = FileManager.default.temporaryDirectory.appendingPathComponent("openapi-\(UUID().uuidString).json").path
+        let config = Scratch.directory.appendingPathComponent("openapi-\(UUID().uuidString).json").path
         try #"""
         {"apps": {"com.example.app": {"permittedTaskIdentifiers": ["com.example.app.refresh", "com.example.app.export.*"],
                                       "backgroundModes": ["fetch", "processing", "remote-notification"]}}}

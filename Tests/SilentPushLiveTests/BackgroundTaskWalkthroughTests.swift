@@ -14,7 +14,7 @@ import Testing
         let config = try #require(try Self.blocks("json").first)
         let scripts = try Self.blocks("sh").filter { !$0.hasPrefix("silentpushd ") }
         #expect(scripts.count == 2)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString).json").path
+        let path = Scratch.directory.appendingPathComponent("walkthrough-\(UUID().uuidString).json").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path])
@@ -41,7 +41,7 @@ import Testing
 
     @Test func theTaskRoutesAnswerWithApplesErrorNames() async throws {
         let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a", "b", "clean"], "backgroundModes": ["fetch", "processing"]}}}"#
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
+        let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual"])

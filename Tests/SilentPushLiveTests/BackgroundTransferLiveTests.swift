@@ -34,7 +34,7 @@ import Testing
 
     /// A new directory a relaunch's handler moves its files to (the caller removes it).
     static func keptDirectory() throws -> String {
-        let keep = FileManager.default.temporaryDirectory.appendingPathComponent("kept-\(UUID().uuidString)").path
+        let keep = Scratch.directory.appendingPathComponent("kept-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
         return keep
     }
@@ -249,7 +249,7 @@ import Testing
     @Test func aRestartedReceiverResumesTheTransfer() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-restart-\(UUID().uuidString)").path
+        let directory = Scratch.directory.appendingPathComponent("transfer-restart-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let relaunches = Relaunches()
         let configure: (inout ReceiverConfiguration) -> Void = {
@@ -293,7 +293,7 @@ import Testing
     @Test func anExecHandlerHandsOverA50MBDownloadThatNeverSitsInMemory() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("exec-transfer-\(UUID().uuidString)").path
+        let work = Scratch.directory.appendingPathComponent("exec-transfer-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: work + "/kept", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
         let size = 50 * 1024 * 1024

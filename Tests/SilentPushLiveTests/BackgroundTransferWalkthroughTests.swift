@@ -21,7 +21,7 @@ import Testing
             if flags[index] == "--store" { index += 2 } else { extra.append(flags[index]); index += 1 }
         }
         #expect(extra.last == "--fetch-exec")
-        let kept = FileManager.default.temporaryDirectory.appendingPathComponent("walkthrough-\(UUID().uuidString)").path
+        let kept = Scratch.directory.appendingPathComponent("walkthrough-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: kept, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: kept) }
         // The handler runs in the repository, as the document's command does, and keeps its

@@ -140,7 +140,7 @@ import Testing
     }
 
     @Test func aStoredChannelOutlivesARestartAndTheOtherEnvironmentDoesNotSeeIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("channels-\(UUID())").path
+        let directory = Scratch.directory.appendingPathComponent("channels-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite"

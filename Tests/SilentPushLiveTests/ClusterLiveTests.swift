@@ -59,7 +59,7 @@ import Testing
     }
 
     static func start(store: String, receivers: Int = 3, arguments: String = "") async throws -> Cluster {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString)").path
+        let base = Scratch.directory.appendingPathComponent("cluster-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let (tls, h2c, admin) = (try LoopbackPort.free(), try LoopbackPort.free(), try LoopbackPort.free())
         let (channels, channelsH2C) = (try LoopbackPort.free(), try LoopbackPort.free())

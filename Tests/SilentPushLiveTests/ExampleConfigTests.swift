@@ -12,7 +12,7 @@ import Testing
         let sample = Self.root.appendingPathComponent("Examples/silentpushd.json").path
         let text = try String(contentsOfFile: sample, encoding: .utf8)
         #expect(text.contains("//"), "the sample is meant to explain itself in comments")
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("example-\(UUID().uuidString)/s.sqlite").path
+        let store = Scratch.directory.appendingPathComponent("example-\(UUID().uuidString)/s.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path) }
         // The file's addresses and store are the staging machine's; the command line wins.
         let (receiver, tls, _, admin) = try await SilentPushdProcessTests.start(["--config", sample], store: store)

@@ -229,7 +229,7 @@ import Testing
     }
 
     @Test func everyReaderReportsTheSameFateBeforeAndAfterTheWakeARestartAndRetention() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fates-\(UUID().uuidString)").path
+        let directory = Scratch.directory.appendingPathComponent("fates-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         func configure(_ configuration: inout ReceiverConfiguration) {
             configuration.store = .file(directory + "/silentpush.sqlite")

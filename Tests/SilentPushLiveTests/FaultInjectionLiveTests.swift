@@ -30,7 +30,7 @@ import Testing
 
     @Test func rulesComeFromTheConfigFileAndBadOnesAreNamed() async throws {
         let config = #"{"faults": [{"match": {"topic": "com.example.app"}, "action": {"reason": "InternalServerError"}}]}"#
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("faults-\(UUID().uuidString).json").path
+        let path = Scratch.directory.appendingPathComponent("faults-\(UUID().uuidString).json").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path])

@@ -15,7 +15,7 @@ import Testing
         let root: String
 
         init() async throws {
-            root = FileManager.default.temporaryDirectory.appendingPathComponent("origin-\(UUID().uuidString)").path
+            root = Scratch.directory.appendingPathComponent("origin-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
             let ready = root + "/port"
             let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -49,7 +49,7 @@ import Testing
         origin: Origin, bodyLimit: Int = 10 * 1024 * 1024, deadline: Duration = .seconds(1),
         _ body: (Receiver, TestPushClient) async throws -> Void
     ) async throws {
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("fetch-\(UUID().uuidString)/store.sqlite").path
+        let store = Scratch.directory.appendingPathComponent("fetch-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path) }
         try await Receiver.withTesting({
             $0.store = .file(store)

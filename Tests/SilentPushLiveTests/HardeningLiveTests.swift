@@ -63,7 +63,7 @@ import Glibc
     }
 
     @Test func aSecondReceiverOnAHeldStoreExits2NamingTheHolder() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("held-\(UUID().uuidString)")
+        let directory = Scratch.directory.appendingPathComponent("held-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("store.sqlite").path
         let (first, _, _, _) = try await SilentPushdProcessTests.start(store: path)

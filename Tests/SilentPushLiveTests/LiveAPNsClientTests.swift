@@ -108,7 +108,7 @@ import Testing
     }
 
     @Test func aioapnsWithAClientCertificate() async throws {
-        let bundle = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-client-\(UUID().uuidString).pem")
+        let bundle = Scratch.directory.appendingPathComponent("silentpush-client-\(UUID().uuidString).pem")
         let pem =
             try String(contentsOfFile: DevCertificates.clientCertificate, encoding: .utf8)
             + (try String(contentsOfFile: DevCertificates.clientKey, encoding: .utf8))

@@ -1,6 +1,7 @@
 import Foundation
 import SilentPushCore
 import SilentPushReceiver
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
@@ -100,7 +101,7 @@ import Testing
     }
 
     @Test func anActivityOutlivesARestartWithItsTokenAndItsEnd() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("activities-\(UUID())").path
+        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite"

@@ -126,7 +126,7 @@ import Testing
 
     @Test func aBodyOverTheCapIsRefusedWith413() async throws {
         try await withReceiver { receiver in
-            let big = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-big-\(UUID().uuidString).bin")
+            let big = Scratch.directory.appendingPathComponent("silentpush-big-\(UUID().uuidString).bin")
             try Data(repeating: 0x61, count: 200_000).write(to: big)
             defer { try? FileManager.default.removeItem(at: big) }
             let result = try await PeerProcess.run(

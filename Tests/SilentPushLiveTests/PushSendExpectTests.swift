@@ -37,7 +37,7 @@ import Testing
             #expect(sent.status == 0, "\(sent.errorOutput)")
         }
         let url = "http://127.0.0.1:\(admin)"
-        let report = FileManager.default.temporaryDirectory.appendingPathComponent("expect-\(UUID().uuidString).xml").path
+        let report = Scratch.directory.appendingPathComponent("expect-\(UUID().uuidString).xml").path
         defer { try? FileManager.default.removeItem(atPath: report) }
 
         // Five minutes are not enough: iOS spaces wakes 15 minutes apart.

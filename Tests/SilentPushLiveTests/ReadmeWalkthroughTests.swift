@@ -38,7 +38,7 @@ import Testing
         let (arguments, lines) = try Self.walkthrough()
         #expect(arguments.contains("--fresh"))
         #expect(lines.contains { $0.contains(#"# "fate":"pending""#) }, "the walkthrough lost its expectations")
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("readme-\(UUID().uuidString)")
+        let work = Scratch.directory.appendingPathComponent("readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         for name in ["certs", "payloads", "scripts"] {
@@ -71,7 +71,7 @@ import Testing
 
     /// Without --fresh, a restart carries on with what the store holds and says what.
     @Test func aRestartSaysWhatItResumed() async throws {
-        let store = FileManager.default.temporaryDirectory.appendingPathComponent("resume-\(UUID().uuidString)/store.sqlite").path
+        let store = Scratch.directory.appendingPathComponent("resume-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: store).deletingLastPathComponent().path) }
         let (first, _, h2c, _) = try await SilentPushdProcessTests.start(["--clock", "manual"], store: store)
         for id in ["00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002"] {

@@ -11,7 +11,7 @@ import Testing
         try #require(PeerProcess.isInstalled("haproxy"), "haproxy is not installed: run `make test` (it installs it)")
         let shards = 5
         let map = try #require(ShardMap(count: shards))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("haproxy-\(UUID().uuidString)").path
+        let directory = Scratch.directory.appendingPathComponent("haproxy-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let port = try LoopbackPort.free()

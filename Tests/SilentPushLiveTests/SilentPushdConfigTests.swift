@@ -6,7 +6,7 @@ import Testing
 /// `silentpushd --config FILE`: flags as keys, registered devices, keys; flags override it.
 @Suite struct SilentPushdConfigTests {
     static func write(_ json: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-\(UUID().uuidString).json").path
+        let path = Scratch.directory.appendingPathComponent("silentpushd-\(UUID().uuidString).json").path
         try Data(json.utf8).write(to: URL(fileURLWithPath: path))
         return path
     }

@@ -207,7 +207,7 @@ import Testing
     }
 
     static func storePath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-\(UUID().uuidString)/store.sqlite").path
+        Scratch.directory.appendingPathComponent("silentpushd-\(UUID().uuidString)/store.sqlite").path
     }
 
     @Test func afterKillNineEveryPushAnswered200HasItsFate() async throws {
@@ -340,7 +340,7 @@ import Testing
     @Test func afterTenThousandPushesTheMetricsAndTheStoreAgree() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--profile", "fast"])
         defer { process.signal(SIGKILL) }
-        let devices = FileManager.default.temporaryDirectory.appendingPathComponent("devices-\(UUID().uuidString)").path
+        let devices = Scratch.directory.appendingPathComponent("devices-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: devices) }
         let tokens = (1...50).map { String(format: "%064x", $0) } + ["abcd", "not-hex"]
         try Data(tokens.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: devices))

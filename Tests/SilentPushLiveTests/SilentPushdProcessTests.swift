@@ -12,7 +12,7 @@ import Testing
     }
 
     static func readyFile() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("silentpushd-ready-\(UUID().uuidString).json").path
+        Scratch.directory.appendingPathComponent("silentpushd-ready-\(UUID().uuidString).json").path
     }
 
     /// Starts silentpushd with every listener on port 0 and waits for its ready file.
@@ -29,7 +29,10 @@ import Testing
             [
                 "--listen", "127.0.0.1:0", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--ready-file", ready,
                 "--store", store, "--tls-cert", DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey,
-            ] + extra)
+            ] + extra,
+            // A memory store keeps its transfers' files in the temporary directory: the
+            // scratch directory goes when the tests end, also after a SIGKILL of the process.
+            environment: ["TMPDIR": Scratch.directory.path])
         for _ in 0..<500 {
             if let data = FileManager.default.contents(atPath: ready),
                 let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
@@ -198,7 +201,7 @@ import Testing
     }
 
     @Test func aKeyThatIsNotP256IsNamed() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
+        let path = Scratch.directory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let made = try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", path])
         #expect(made.status == 0)
@@ -242,7 +245,7 @@ import Testing
 
     /// A value from the config file is named by the file and its key, not by the flag.
     @Test func aConfigFileProblemNamesTheFileTheKeyAndThePlace() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("config-\(UUID().uuidString)")
+        let directory = Scratch.directory.appendingPathComponent("config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         for (name, json, message) in [

@@ -13,7 +13,7 @@ import Testing
     /// Mounting needs root (CI runs as root); elsewhere the test cannot make the fault.
     static let canMount: Bool = {
         guard getuid() == 0 else { return false }
-        let probe = FileManager.default.temporaryDirectory.appendingPathComponent("mount-probe-\(UUID().uuidString)").path
+        let probe = Scratch.directory.appendingPathComponent("mount-probe-\(UUID().uuidString)").path
         try? FileManager.default.createDirectory(atPath: probe, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: probe) }
         let mounted = (try? Process.run(URL(fileURLWithPath: "/bin/mount"), arguments: ["-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]))
@@ -36,7 +36,7 @@ import Testing
     }
 
     @Test(.enabled(if: canMount)) func aStoreThatCannotBeWrittenGives503AndAFailingReadyzThenRecovers() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("full-\(UUID().uuidString)").path
+        let directory = Scratch.directory.appendingPathComponent("full-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try await Self.mount(["-t", "tmpfs", "-o", "size=8m", "tmpfs", directory])
         defer {

@@ -168,7 +168,7 @@ import Testing
 
     @Test func taskRunsAreDrawnWithTheirKindAndOutcome() async throws {
         let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["com.example.app.refresh"], "backgroundModes": ["fetch"]}}}"#
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString).json").path
+        let path = Scratch.directory.appendingPathComponent("timeline-\(UUID().uuidString).json").path
         try Data(config.utf8).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual"])

@@ -123,7 +123,7 @@ import Testing
     }
 
     @Test func aRestartKeepsTheDaysReloadsAndTheHeldPush() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reloads-\(UUID())").path
+        let directory = Scratch.directory.appendingPathComponent("reloads-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let configure: (inout ReceiverConfiguration) -> Void = {

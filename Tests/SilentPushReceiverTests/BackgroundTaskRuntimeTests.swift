@@ -2,6 +2,7 @@ import Foundation
 import SilentPushCore
 import SilentPushReceiver
 import SilentPushStore
+import SilentPushTestSupport
 import SilentPushTesting
 import Synchronization
 import Testing
@@ -155,7 +156,7 @@ import Testing
     }
 
     @Test func aRestartPutsBackPendingRequestsAndEndsTheRunsItCut() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tasks-\(UUID().uuidString)/store.sqlite").path
+        let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let configure: (inout ReceiverConfiguration) -> Void = {
             Self.configure(.swift(task: { _ in try? await Task.sleep(for: .seconds(3600)) }))(&$0)
@@ -202,7 +203,7 @@ import Testing
     }
 
     @Test func anExecTaskThatExitsOnSIGTERMHasExpired() async throws {
-        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("term-\(UUID().uuidString)").path
+        let marker = Scratch.directory.appendingPathComponent("term-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: marker) }
         let command = "trap 'echo \"$SILENTPUSH_TASK_IDENTIFIER\" > \(marker); exit 0' TERM; sleep 60 & wait"
         try await Receiver.withTesting(Self.exec(command)) { receiver in

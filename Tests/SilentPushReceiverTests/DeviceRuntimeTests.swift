@@ -2,6 +2,7 @@ import Foundation
 import SilentPushCore
 import SilentPushReceiver
 import SilentPushStore
+import SilentPushTestSupport
 import SilentPushTesting
 import Synchronization
 import Testing
@@ -96,7 +97,7 @@ import Testing
     }
 
     @Test func theExecHandlerGetsThePayloadAndTheWakeAndItsLastLineIsTheResult() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)").path
+        let directory = Scratch.directory.appendingPathComponent("exec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let command =
@@ -118,7 +119,7 @@ import Testing
     }
 
     @Test func aHangingCommandIsKilledAtTheDeadline() async throws {
-        let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString).pid").path
+        let pidFile = Scratch.directory.appendingPathComponent("exec-\(UUID().uuidString).pid").path
         defer { try? FileManager.default.removeItem(atPath: pidFile) }
         try await Receiver.withTesting({
             $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(1))
@@ -146,7 +147,7 @@ import Testing
     }
 
     @Test func aRestartPutsBackPendingPushesDeviceStateAndTheClock() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("restart-\(UUID().uuidString)/store.sqlite").path
+        let path = Scratch.directory.appendingPathComponent("restart-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let configure: (inout ReceiverConfiguration) -> Void = {
             $0.store = .file(path)
@@ -441,7 +442,7 @@ import Testing
     }
 
     @Test func aShutdownRecordsTheRunningFetchAndKeepsWhatWaits() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
+        let path = Scratch.directory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         try await Receiver.withTesting({
             $0.store = .file(path)

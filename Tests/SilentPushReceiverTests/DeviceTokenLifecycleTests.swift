@@ -1,6 +1,7 @@
 import Foundation
 import SilentPushCore
 import SilentPushReceiver
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
@@ -47,7 +48,7 @@ import Testing
     }
 
     @Test func anUnregisteredTokenStillAnswers410AfterARestart() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("tokens-\(UUID().uuidString)/store.sqlite").path
+        let path = Scratch.directory.appendingPathComponent("tokens-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let (fresh, timestamp) = try await Receiver.withTesting({ $0.store = .file(path) }) { receiver in
             let fresh = try await receiver.reinstall(SamplePush.deviceToken)

@@ -1,6 +1,7 @@
 import Foundation
 import SilentPushCore
 import SilentPushReceiver
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
         startedAt: DeviceInstant(millisecondsSinceEpoch: 0), deadline: DeviceInstant(millisecondsSinceEpoch: 30_000))
 
     static func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("exec-\(UUID().uuidString)-\(name)").path
+        Scratch.directory.appendingPathComponent("exec-\(UUID().uuidString)-\(name)").path
     }
 
     @Test(arguments: [

@@ -1,5 +1,6 @@
 import Foundation
 import SilentPushReceiver
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
 @Suite struct ReceiverStartTests {
     @Test func readyFileNamesTheBoundPorts() async throws {
         var configuration = ReceiverConfiguration.testing()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString).json").path
+        let path = Scratch.directory.appendingPathComponent("ready-\(UUID().uuidString).json").path
         configuration.readyFile = path
         defer { try? FileManager.default.removeItem(atPath: path) }
         try await Receiver(configuration).whileRunning { receiver in

@@ -40,7 +40,7 @@ import Testing
     static func publicSymbols() async throws -> [PublicSymbol] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let build = BuiltProducts.directory
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-symbols-\(UUID().uuidString)")
+        let output = Scratch.directory.appendingPathComponent("silentpush-symbols-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: output) }
         // The C modules the Swift modules import: SwiftPM's generated maps in the build

@@ -17,7 +17,7 @@ import Testing
     /// A client certificate whose subject UID is `topic`, signed by a throwaway key: the
     /// endpoint reads the certificate's topics, the handshake (not run here) checks its chain.
     static func certificate(naming topic: String) async throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cert-\(UUID())").path
+        let directory = Scratch.directory.appendingPathComponent("cert-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let result = try await PeerProcess.run(
             "openssl",

@@ -12,7 +12,7 @@ import Testing
         try await Receiver.withTesting({ $0.liveActivities = .unthrottled }) { receiver in
             let device = SamplePush.deviceToken
             let url = ["--url", "http://127.0.0.1:\(try #require(receiver.h2cPort))"]
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushsend-la-\(UUID())").path
+            let directory = Scratch.directory.appendingPathComponent("pushsend-la-\(UUID())").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try Data(#"{"score": "1-0"}"#.utf8).write(to: URL(fileURLWithPath: directory + "/state.json"))

@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func keyAndConnectionProblemsExitTwoWithOneLine() async throws {
-        let rsa = FileManager.default.temporaryDirectory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
+        let rsa = Scratch.directory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
         defer { try? FileManager.default.removeItem(atPath: rsa) }
         #expect(try await PeerProcess.run("openssl", ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", rsa]).status == 0)
         let cases: [([String], String)] = [

@@ -1,6 +1,7 @@
 import Foundation
 import SilentPushCore
 import SilentPushSender
+import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
 import Testing
@@ -9,7 +10,7 @@ import Testing
 @Suite struct PushSendRequestTests {
     static func options(_ change: (inout PushSendOptions) -> Void) throws -> PushSendOptions {
         var options = try PushSendOptions.parse(["-"])
-        options.payloadFile = FileManager.default.temporaryDirectory.appendingPathComponent("payload-\(UUID().uuidString).json").path
+        options.payloadFile = Scratch.directory.appendingPathComponent("payload-\(UUID().uuidString).json").path
         _ = FileManager.default.createFile(atPath: options.payloadFile!, contents: Data(#"{"aps":{"content-available":1}}"#.utf8))
         options.devices = [SamplePush.deviceToken]
         options.environment = [:]

@@ -9,7 +9,7 @@ import Testing
 /// The store on a real SQLite file.
 @Suite(.postgres) struct PushStoreTests {
     static func temporaryPath() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path
+        Scratch.directory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path
     }
 
     static func push(
@@ -80,6 +80,19 @@ import Testing
             let store = try await PushStore.open(.file(path))
             #expect(try await store.lastIDs().push == 2)
         }
+    }
+
+    /// A memory store keeps its transfers' files in a directory of its own under the system's
+    /// temporary directory; dropped without being closed (an in-process receiver a test let
+    /// go of), it still takes that directory with it.
+    @Test func aMemoryStoreDroppedUnclosedRemovesItsTransferFiles() async throws {
+        var store: PushStore? = try await PushStore.open(.memory)
+        let directory = try #require(store?.transfersDirectory)
+        try FileManager.default.createDirectory(atPath: directory + "/cache", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: directory + "/cache/body", contents: Data("x".utf8))
+        try await store?.write([.insertPush(Self.push(1))])
+        store = nil
+        #expect(!FileManager.default.fileExists(atPath: directory))
     }
 
     @Test(arguments: StoreEngineKind.allCases) func aClosedGenerationGivesItsCoalescedPushesItsFate(_ engine: StoreEngineKind) async throws {

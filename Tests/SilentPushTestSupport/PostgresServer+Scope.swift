@@ -38,7 +38,7 @@ public enum StoreEngineKind: String, CaseIterable, Sendable, CustomTestStringCon
         case .sqlite:
             return memory
                 ? .memory
-                : .file(FileManager.default.temporaryDirectory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path)
+                : .file(Scratch.directory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path)
         case .postgres:
             let server = try #require(PostgresServer.current, "a PostgreSQL store test's suite needs the .postgres trait")
             return .postgres(try PostgresURL(server.url(database: try await server.newDatabase())))
