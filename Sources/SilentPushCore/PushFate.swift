@@ -22,80 +22,109 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
         case injected
     }
 
+    /// The fate, each kind with only its own data.
+    private enum State: Sendable {
+        case pending(WaitReason<DeviceInstant>?)
+        case delivered(wake: UInt64?)
+        /// `byAPNs`: replaced at APNs, in its one-slot storage for an offline device.
+        case coalesced(into: UInt64?, byAPNs: Bool)
+        case expired
+        /// nil: a reason this version cannot read.
+        case dropped(DropReason?)
+        case rejected(APNsReason?, cause: String?)
+        case injected(FaultAction?, rule: UInt64?)
+    }
+
+    private let state: State
+
+    private init(_ state: State) {
+        self.state = state
+    }
+
     /// Which kind of fate this is.
-    public let kind: Kind
+    public var kind: Kind {
+        switch state {
+        case .pending: .pending
+        case .delivered: .delivered
+        case .coalesced: .coalesced
+        case .expired: .expired
+        case .dropped: .dropped
+        case .rejected: .rejected
+        case .injected: .injected
+        }
+    }
     /// The wake that delivered the push: set for `delivered`, and for `coalesced` once its
     /// successor's wake has started.
-    public let wakeID: UInt64?
+    public var wakeID: UInt64? {
+        switch state {
+        case .delivered(let wake), .coalesced(let wake, _): wake
+        default: nil
+        }
+    }
     /// Why a dropped push never reaches the app.
-    public let dropReason: DropReason?
+    public var dropReason: DropReason? {
+        if case .dropped(let reason) = state { reason } else { nil }
+    }
     /// APNs's reason for refusing a rejected push.
-    public let rejection: APNsReason?
+    public var rejection: APNsReason? {
+        if case .rejected(let reason, _) = state { reason } else { nil }
+    }
     /// Why, in words, when the receiver knows more than APNs says (why a provider token was
     /// refused); not part of equality.
-    public let rejectionCause: String?
+    public var rejectionCause: String? {
+        if case .rejected(_, let cause) = state { cause } else { nil }
+    }
     /// What holds a pending push, as the wake policy last said (not part of equality).
-    public let waitReason: WaitReason<DeviceInstant>?
+    public var waitReason: WaitReason<DeviceInstant>? {
+        if case .pending(let why) = state { why } else { nil }
+    }
     /// A coalesced push was replaced at APNs, in its one-slot storage for an offline
     /// device, not on the device (not part of equality).
-    public let coalescedByAPNs: Bool
+    public var coalescedByAPNs: Bool {
+        if case .coalesced(_, let byAPNs) = state { byAPNs } else { false }
+    }
     /// What the fault rule that answered an injected push did.
-    public let injection: FaultAction?
+    public var injection: FaultAction? {
+        if case .injected(let action, _) = state { action } else { nil }
+    }
     /// The fault rule that answered an injected push (not part of equality).
-    public let faultRule: UInt64?
-
-    private init(
-        _ kind: Kind, wakeID: UInt64? = nil, dropReason: DropReason? = nil, rejection: APNsReason? = nil, rejectionCause: String? = nil,
-        waitReason: WaitReason<DeviceInstant>? = nil, coalescedByAPNs: Bool = false, injection: FaultAction? = nil, faultRule: UInt64? = nil
-    ) {
-        self.kind = kind
-        self.wakeID = wakeID
-        self.dropReason = dropReason
-        self.rejection = rejection
-        self.rejectionCause = rejectionCause
-        self.waitReason = waitReason
-        self.coalescedByAPNs = coalescedByAPNs
-        self.injection = injection
-        self.faultRule = faultRule
+    public var faultRule: UInt64? {
+        if case .injected(_, let rule) = state { rule } else { nil }
     }
 
     /// Waiting in its app's slot.
-    public static let pending = PushFate(.pending)
+    public static let pending = PushFate(.pending(nil))
     /// Delivered, by whichever wake.
-    public static let delivered = PushFate(.delivered)
+    public static let delivered = PushFate(.delivered(wake: nil))
     /// Coalesced, into whichever wake (or none yet).
-    public static let coalesced = PushFate(.coalesced)
+    public static let coalesced = PushFate(.coalesced(into: nil, byAPNs: false))
     /// Expired before a wake could deliver it.
     public static let expired = PushFate(.expired)
 
     /// Dropped, for `reason`.
-    public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped, dropReason: reason) }
+    public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped(reason)) }
     /// Refused by APNs with `reason`.
-    public static func rejected(_ reason: APNsReason) -> PushFate { PushFate(.rejected, rejection: reason) }
+    public static func rejected(_ reason: APNsReason) -> PushFate { PushFate(.rejected(reason, cause: nil)) }
     /// Refused by APNs with `reason`, for `cause` (the receiver's own words).
-    package static func rejected(_ reason: APNsReason, cause: String?) -> PushFate {
-        PushFate(.rejected, rejection: reason, rejectionCause: cause)
-    }
+    package static func rejected(_ reason: APNsReason, cause: String?) -> PushFate { PushFate(.rejected(reason, cause: cause)) }
     /// Answered by a fault rule doing `action`, whichever rule.
-    public static func injected(_ action: FaultAction) -> PushFate { PushFate(.injected, injection: action) }
+    public static func injected(_ action: FaultAction) -> PushFate { PushFate(.injected(action, rule: nil)) }
     /// Answered by fault rule `rule` doing `action`.
-    package static func injected(by rule: UInt64, _ action: FaultAction) -> PushFate {
-        PushFate(.injected, injection: action, faultRule: rule)
-    }
+    package static func injected(by rule: UInt64, _ action: FaultAction) -> PushFate { PushFate(.injected(action, rule: rule)) }
     /// An injected push whose stored action this version cannot read.
-    package static func injectedForUnknownAction(rule: UInt64?) -> PushFate { PushFate(.injected, faultRule: rule) }
+    package static func injectedForUnknownAction(rule: UInt64?) -> PushFate { PushFate(.injected(nil, rule: rule)) }
     /// Pending, held by `why`.
-    package static func pending(_ why: WaitReason<DeviceInstant>?) -> PushFate { PushFate(.pending, waitReason: why) }
+    package static func pending(_ why: WaitReason<DeviceInstant>?) -> PushFate { PushFate(.pending(why)) }
     /// Delivered by wake `wakeID`.
-    package static func delivered(by wakeID: UInt64) -> PushFate { PushFate(.delivered, wakeID: wakeID) }
+    package static func delivered(by wakeID: UInt64) -> PushFate { PushFate(.delivered(wake: wakeID)) }
     /// Coalesced into wake `wakeID` (nil while its successor waits).
     package static func coalesced(into wakeID: UInt64?, byAPNs: Bool = false) -> PushFate {
-        PushFate(.coalesced, wakeID: wakeID, coalescedByAPNs: byAPNs)
+        PushFate(.coalesced(into: wakeID, byAPNs: byAPNs))
     }
     /// A dropped push whose stored reason this version cannot read.
-    package static let droppedForUnknownReason = PushFate(.dropped)
+    package static let droppedForUnknownReason = PushFate(.dropped(nil))
     /// A rejected push whose stored reason this version cannot read.
-    package static let rejectedForUnknownReason = PushFate(.rejected)
+    package static let rejectedForUnknownReason = PushFate(.rejected(nil, cause: nil))
 
     /// The fate's name as stored and served: pending, delivered, coalesced, expired, dropped, rejected, injected.
     public var name: String { kind.rawValue }

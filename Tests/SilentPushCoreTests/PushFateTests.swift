@@ -20,6 +20,28 @@ import Testing
         #expect(PushFate.rejected(.badDeviceToken).description == "rejected: BadDeviceToken")
     }
 
+    /// Each kind carries only its own data: a fate of one kind answers nil (or false) for
+    /// what belongs to another.
+    @Test func eachKindCarriesOnlyItsOwnData() {
+        let wait = WaitReason<DeviceInstant>.lowPowerMode
+        let fates: [PushFate] = [
+            .pending(wait), .delivered(by: 1), .coalesced(into: 2, byAPNs: true), .expired, .dropped(.forceQuit),
+            .rejected(.badTopic, cause: "why"), .injected(by: 3, .reset),
+        ]
+        #expect(fates.map(\.kind) == PushFate.Kind.allCases)
+        #expect(fates.map(\.wakeID) == [nil, 1, 2, nil, nil, nil, nil])
+        #expect(fates.map(\.waitReason) == [wait, nil, nil, nil, nil, nil, nil])
+        #expect(fates.map(\.coalescedByAPNs) == [false, false, true, false, false, false, false])
+        #expect(fates.map(\.dropReason) == [nil, nil, nil, nil, .forceQuit, nil, nil])
+        #expect(fates.map(\.rejection) == [nil, nil, nil, nil, nil, .badTopic, nil])
+        #expect(fates.map(\.rejectionCause) == [nil, nil, nil, nil, nil, "why", nil])
+        #expect(fates.map(\.injection) == [nil, nil, nil, nil, nil, nil, .reset])
+        #expect(fates.map(\.faultRule) == [nil, nil, nil, nil, nil, nil, 3])
+        #expect(PushFate.droppedForUnknownReason.kind == .dropped && PushFate.droppedForUnknownReason.dropReason == nil)
+        #expect(PushFate.rejectedForUnknownReason.kind == .rejected && PushFate.rejectedForUnknownReason.rejection == nil)
+        #expect(PushFate.injectedForUnknownAction(rule: 4).faultRule == 4 && PushFate.injectedForUnknownAction(rule: 4).injection == nil)
+    }
+
     @Test(
         arguments: [
             DropReason.forceQuit, .backgroundAppRefreshOff, .backgroundWithoutContentAvailable, .noContentAvailable,
