@@ -1,28 +1,35 @@
 /// A min-heap of values due at instants: the earliest first, ties in insertion order. Its
 /// owner checks, when one comes due, whether it still applies (entries are never removed
-/// early: cheaper than finding them).
-struct InstantHeap<Value: Sendable>: Sendable {
-    private struct Entry: Sendable {
-        var at: DeviceInstant
-        var sequence: UInt64
-        var value: Value
+/// early: cheaper than finding them). The wake policy's timers and those of the Live
+/// Activity, reload and transfer policies are each one.
+@usableFromInline struct InstantHeap<Instant: Comparable & Sendable, Value: Sendable>: Sendable {
+    @usableFromInline struct Entry: Sendable {
+        @usableFromInline var at: Instant
+        @usableFromInline var sequence: UInt64
+        @usableFromInline var value: Value
 
-        func precedes(_ other: Entry) -> Bool { at < other.at || (at == other.at && sequence < other.sequence) }
+        @inlinable init(at: Instant, sequence: UInt64, value: Value) {
+            self.at = at
+            self.sequence = sequence
+            self.value = value
+        }
+
+        @inlinable func precedes(_ other: Entry) -> Bool { at < other.at || (at == other.at && sequence < other.sequence) }
     }
 
-    private var entries: [Entry] = []
-    private var sequence: UInt64 = 0
+    @usableFromInline var entries: [Entry] = []
+    @usableFromInline var sequence: UInt64 = 0
 
-    init() {}
+    @inlinable init() {}
 
     /// When the earliest entry is due; nil when there is none.
-    var nextDue: DeviceInstant? { entries.first?.at }
+    @inlinable var nextDue: Instant? { entries.first?.at }
 
     /// Entries held.
-    var count: Int { entries.count }
+    @inlinable var count: Int { entries.count }
 
     /// Adds `value`, due at `at`.
-    mutating func insert(_ value: Value, at: DeviceInstant) {
+    @inlinable mutating func insert(_ value: Value, at: Instant) {
         sequence += 1
         entries.append(Entry(at: at, sequence: sequence, value: value))
         var child = entries.count - 1
@@ -35,7 +42,7 @@ struct InstantHeap<Value: Sendable>: Sendable {
     }
 
     /// Removes and returns the earliest entry if it is due at or before `now`.
-    mutating func popDue(_ now: DeviceInstant) -> (at: DeviceInstant, value: Value)? {
+    @inlinable mutating func popDue(_ now: Instant) -> (at: Instant, value: Value)? {
         guard let first = entries.first, first.at <= now else { return nil }
         let last = entries.removeLast()
         if !entries.isEmpty {

@@ -34,7 +34,7 @@ public struct LiveActivityPolicy: Sendable {
     private var stored: [ChannelKey: Stored] = [:]
     /// Devices that are offline: broadcasts wait for them (or are lost).
     private var offline: Set<String> = []
-    private var timers = InstantHeap<Timer>()
+    private var timers = InstantHeap<DeviceInstant, Timer>()
     /// Broadcasts still reaching their subscribers, by source.
     private var fanOuts: [String: FanOut] = [:]
 

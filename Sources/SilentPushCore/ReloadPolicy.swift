@@ -21,7 +21,7 @@ public struct ReloadPolicy: Sendable {
     public let dailyBudget: Int?
     /// Each device's extensions, by topic.
     private var devices: [String: [String: Extension]] = [:]
-    private var timers = InstantHeap<Target>()
+    private var timers = InstantHeap<DeviceInstant, Target>()
 
     private static let day = Duration.seconds(86_400)
 

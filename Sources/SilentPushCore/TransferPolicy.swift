@@ -97,7 +97,7 @@ public struct TransferPolicy: Sendable {
     /// Each device's transfers not yet ended.
     private var byDevice: [String: Set<UInt64>] = [:]
     private var conditions: [String: Conditions] = [:]
-    private var timers = InstantHeap<UInt64>()
+    private var timers = InstantHeap<DeviceInstant, UInt64>()
 
     public init(settings: Settings = Settings()) {
         self.settings = settings

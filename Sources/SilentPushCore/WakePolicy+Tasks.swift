@@ -306,7 +306,7 @@ extension WakePolicy {
         if let at, tasks[key]!.armedAt == at { return }
         tasks[key]!.timerStamp &+= 1
         tasks[key]!.armedAt = at
-        if let at { timers.push(at: at, slot: key, kind: .taskEvaluate, value: UInt64(tasks[key]!.timerStamp)) }
+        if let at { timers.insert(Timer(slot: key, kind: .taskEvaluate, value: UInt64(tasks[key]!.timerStamp)), at: at) }
     }
 
     @inlinable mutating func startTask(_ slot: Int, _ request: TaskRequest<Instant>, now: Instant, simulated: Bool) {
@@ -324,7 +324,7 @@ extension WakePolicy {
         tasks[key, default: AppTasks()].running.append(RunningTask(start: start))
         actions.append(.startTask(start))
         if request.kind != .continued { runningFetches += 1 }
-        if let deadline { timers.push(at: deadline, slot: key, kind: .taskDeadline, value: runID) }
+        if let deadline { timers.insert(Timer(slot: key, kind: .taskDeadline, value: runID), at: deadline) }
         guard !simulated, request.kind != .continued else { return }
         recordLaunch(slot, of: apps[slot].device, now: now)
         if request.kind == .refresh {
@@ -343,7 +343,7 @@ extension WakePolicy {
         else { return }
         tasks[key]!.running[index].expiredAt = now
         actions.append(.expireTask(runID: runID, app: apps[slot], at: now))
-        timers.push(at: now.advanced(by: settings.taskExpirationGrace), slot: key, kind: .taskGrace, value: runID)
+        timers.insert(Timer(slot: key, kind: .taskGrace, value: runID), at: now.advanced(by: settings.taskExpirationGrace))
     }
 
     /// The run never completed after its expiration handler: it is terminated, and the

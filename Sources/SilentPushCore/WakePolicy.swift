@@ -18,7 +18,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @usableFromInline var devices: [App.Device: DeviceRecord] = [:]
     /// When each app was last opened, for the apps whose usage was set (few: kept apart).
     @usableFromInline var lastOpened: [App: Instant] = [:]
-    @usableFromInline var timers = TimerHeap()
+    @usableFromInline var timers = InstantHeap<Instant, Timer>()
     @usableFromInline var waitingForSlot: [Int32] = []
     @usableFromInline var waitingHead = 0
     @usableFromInline var runningFetches = 0
@@ -60,7 +60,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable public var pendingSlotCount: Int { _pendingSlotCount }
 
     /// When `advance(to:)` should next be called; nil: no timer.
-    @inlinable public var nextDeadline: Instant? { timers.peek?.at }
+    @inlinable public var nextDeadline: Instant? { timers.nextDue }
 
     /// Apps the policy holds state for.
     @inlinable public var appCount: Int { apps.count }
@@ -309,22 +309,21 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     @inlinable mutating func fireTimers(upTo now: Instant) {
-        while let entry = timers.peek, entry.at <= now {
-            timers.pop()
-            let slot = Int(entry.slot)
-            switch entry.kind {
-            case .evaluate where states[slot].timerStamp == UInt32(truncatingIfNeeded: entry.value):
+        while let (at, timer) = timers.popDue(now) {
+            let slot = Int(timer.slot)
+            switch timer.kind {
+            case .evaluate where states[slot].timerStamp == UInt32(truncatingIfNeeded: timer.value):
                 states[slot].armedAt = nil
-                evaluate(slot, now: entry.at, announcePending: false)
-            case .deadline where states[slot].runningWake == entry.value:
-                overran(slot, wakeID: entry.value, now: entry.at)
-            case .taskEvaluate where tasks[entry.slot]?.timerStamp == UInt32(truncatingIfNeeded: entry.value):
-                tasks[entry.slot]?.armedAt = nil
-                evaluateTasks(slot, now: entry.at, announce: false)
+                evaluate(slot, now: at, announcePending: false)
+            case .deadline where states[slot].runningWake == timer.value:
+                overran(slot, wakeID: timer.value, now: at)
+            case .taskEvaluate where tasks[timer.slot]?.timerStamp == UInt32(truncatingIfNeeded: timer.value):
+                tasks[timer.slot]?.armedAt = nil
+                evaluateTasks(slot, now: at, announce: false)
             case .taskDeadline:
-                expireTask(slot, runID: entry.value, now: entry.at)
+                expireTask(slot, runID: timer.value, now: at)
             case .taskGrace:
-                terminateTask(slot, runID: entry.value, now: entry.at)
+                terminateTask(slot, runID: timer.value, now: at)
             default:
                 continue  // superseded
             }
@@ -427,7 +426,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if let at, states[slot].armedAt == at { return }
         states[slot].timerStamp &+= 1
         states[slot].armedAt = at
-        if let at { timers.push(at: at, slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp)) }
+        if let at { timers.insert(Timer(slot: Int32(slot), kind: .evaluate, value: UInt64(states[slot].timerStamp)), at: at) }
     }
 
     /// Empties the app's slot and opens its next generation; returns the generation closed
@@ -582,7 +581,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         states[slot].waitingForSlot = false
         states[slot].waitCode = 0
         runningFetches += 1
-        timers.push(at: deadline, slot: Int32(slot), kind: .deadline, value: wakeID)
+        timers.insert(Timer(slot: Int32(slot), kind: .deadline, value: wakeID), at: deadline)
         recordLaunch(slot, of: app.device, now: now)
     }
 
@@ -695,66 +694,19 @@ extension WakePolicy {
         case taskGrace
     }
 
-    /// A binary min-heap of timers, ties broken by insertion order.
-    @usableFromInline struct TimerHeap: Sendable {
-        @usableFromInline struct Entry: Sendable {
-            @usableFromInline var at: Instant
-            @usableFromInline var sequence: UInt64
-            /// The app's index.
-            @usableFromInline var slot: Int32
-            @usableFromInline var kind: TimerKind
-            /// The app's timer stamp (evaluate) or the wake id (deadline).
-            @usableFromInline var value: UInt64
+    /// What a timer is for: the app (its index), the kind, and the app's timer stamp
+    /// (evaluate) or the wake or run id it is about.
+    @usableFromInline struct Timer: Sendable {
+        /// The app's index.
+        @usableFromInline var slot: Int32
+        @usableFromInline var kind: TimerKind
+        /// The app's timer stamp (evaluate) or the wake id (deadline).
+        @usableFromInline var value: UInt64
 
-            @inlinable init(at: Instant, sequence: UInt64, slot: Int32, kind: TimerKind, value: UInt64) {
-                self.at = at
-                self.sequence = sequence
-                self.slot = slot
-                self.kind = kind
-                self.value = value
-            }
-
-            @inlinable func precedes(_ other: Entry) -> Bool {
-                at < other.at || (at == other.at && sequence < other.sequence)
-            }
-        }
-
-        @usableFromInline var entries: [Entry] = []
-        @usableFromInline var sequence: UInt64 = 0
-
-        @inlinable init() {}
-
-        @inlinable var peek: Entry? { entries.first }
-        @inlinable var count: Int { entries.count }
-
-        @inlinable mutating func push(at: Instant, slot: Int32, kind: TimerKind, value: UInt64) {
-            sequence += 1
-            entries.append(Entry(at: at, sequence: sequence, slot: slot, kind: kind, value: value))
-            var child = entries.count - 1
-            while child > 0 {
-                let parent = (child - 1) / 2
-                guard entries[child].precedes(entries[parent]) else { break }
-                entries.swapAt(child, parent)
-                child = parent
-            }
-        }
-
-        @inlinable mutating func pop() {
-            guard !entries.isEmpty else { return }
-            let last = entries.removeLast()
-            guard !entries.isEmpty else { return }
-            entries[0] = last
-            var parent = 0
-            while true {
-                let left = 2 * parent + 1
-                let right = left + 1
-                var first = parent
-                if left < entries.count, entries[left].precedes(entries[first]) { first = left }
-                if right < entries.count, entries[right].precedes(entries[first]) { first = right }
-                if first == parent { return }
-                entries.swapAt(parent, first)
-                parent = first
-            }
+        @inlinable init(slot: Int32, kind: TimerKind, value: UInt64) {
+            self.slot = slot
+            self.kind = kind
+            self.value = value
         }
     }
 }

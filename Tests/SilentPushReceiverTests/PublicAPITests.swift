@@ -11,7 +11,7 @@ import Testing
     static let internalModules = ["SilentPushTransport", "SilentPushStore", "SilentPushTestSupport"]
     static let ownHelpers: Set<String> = ["RawH2Connection", "H2Frame", "PeerProcess", "PeerResult", "BuiltProducts"]
     /// The benchmarks' handles: `@_spi(Benchmarks)`, so not part of the public surface.
-    static let benchmarkHandles: Set<String> = ["APNsRequestDriver", "FixedResponseServer", "ProviderTokenVerifier"]
+    static let benchmarkHandles: Set<String> = ["APNsRequestDriver", "FixedResponseServer", "ProviderTokenVerifier", "StoreWriteDriver"]
 
     struct PublicSymbol {
         var module: String
