@@ -694,13 +694,14 @@ extension WakePolicy {
         case taskGrace
     }
 
-    /// What a timer is for: the app (its index), the kind, and the app's timer stamp
-    /// (evaluate) or the wake or run id it is about.
+    /// What a timer is for: the app (its index), its kind, and the value it is checked
+    /// against when it fires.
     @usableFromInline struct Timer: Sendable {
         /// The app's index.
         @usableFromInline var slot: Int32
         @usableFromInline var kind: TimerKind
-        /// The app's timer stamp (evaluate) or the wake id (deadline).
+        /// The app's timer stamp (`evaluate`, `taskEvaluate`), the wake id (`deadline`) or
+        /// the task run's id (`taskDeadline`, `taskGrace`).
         @usableFromInline var value: UInt64
 
         @inlinable init(slot: Int32, kind: TimerKind, value: UInt64) {

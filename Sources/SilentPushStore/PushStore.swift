@@ -61,7 +61,11 @@ public final class PushStore: Sendable {
     }
 
     deinit {
-        // A memory store's transfer files go with it, also when it was never closed.
+        removeOwnTransfersDirectory()  // also when it was never closed
+    }
+
+    /// A memory store's transfer files go with it: its directory is its own.
+    private func removeOwnTransfersDirectory() {
         if removesTransfersDirectory { try? FileManager.default.removeItem(atPath: transfersDirectory) }
     }
 
@@ -246,8 +250,7 @@ public final class PushStore: Sendable {
     /// Commits what is queued and closes the database; later writes fail, and so do reads.
     /// A receiver closes its store when it stops, so the file can be opened again at once.
     package func close() async throws {
-        // A memory store's transfer files go with it.
-        if removesTransfersDirectory { try? FileManager.default.removeItem(atPath: transfersDirectory) }
+        removeOwnTransfersDirectory()
         try await writer.close()
     }
 
