@@ -11,8 +11,9 @@
 #
 # Settings (environment): RECEIVERS (3), SHARDS (8), CLAIM_INTERVAL (2s), STORE (a
 # postgres:// URL to use instead of a throwaway server), SILENTPUSHD (.build/debug/silentpushd),
-# CERTS (certs), ARGS (more silentpushd flags, e.g. "--clock manual"), WORKDIR (a new
-# temporary directory), READY_FILE (written with the ports once all is up).
+# CERTS (certs), ARGS (more silentpushd flags, e.g. "--clock manual"), WORKDIR (where the
+# logs and haproxy.cfg go: kept when given; else a new temporary directory, removed at the end
+# unless KEEP_WORKDIR is set), READY_FILE (written with the ports once all is up).
 set -euo pipefail
 
 RECEIVERS=${RECEIVERS:-3}
@@ -35,7 +36,13 @@ fail() { echo "cluster.sh: $*" >&2; exit 2; }
 command -v haproxy >/dev/null || fail "haproxy is not installed (apt-get install haproxy)"
 [ -f "$CERTS/server.pem" ] && [ -f "$CERTS/server-key.pem" ] || fail "no development certificate in $CERTS (make certs)"
 
-WORKDIR=${WORKDIR:-$(mktemp -d "${TMPDIR:-/tmp}/silentpush-cluster.XXXXXX")}
+# A directory given in WORKDIR is the caller's and stays; the one made here goes at the end
+# unless KEEP_WORKDIR is set.
+OWN_WORKDIR=""
+if [ -z "${WORKDIR:-}" ]; then
+    WORKDIR=$(mktemp -d "${TMPDIR:-/tmp}/silentpush-cluster.XXXXXX")
+    [ -n "${KEEP_WORKDIR:-}" ] || OWN_WORKDIR=$WORKDIR
+fi
 mkdir -p "$WORKDIR"
 PIDS=()
 PG_DATA=""
@@ -54,7 +61,7 @@ stop() {
     done
     for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     if [ -n "$PG_DATA" ]; then "${PG_RUN[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 || true; fi
-    [ -n "${KEEP_WORKDIR:-}" ] || rm -rf "$WORKDIR"
+    [ -z "$OWN_WORKDIR" ] || rm -rf "$OWN_WORKDIR"
 }
 trap stop INT TERM EXIT
 

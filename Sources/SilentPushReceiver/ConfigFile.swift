@@ -73,7 +73,7 @@ package struct ConfigFile: Sendable {
     ]
 
     /// The other keys.
-    static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry", "apps", "faults"]
+    package static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry", "apps", "faults"]
 
     /// Reads and checks `path`; throws one line naming the file, the key and the fix.
     package static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
