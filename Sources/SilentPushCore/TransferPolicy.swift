@@ -187,7 +187,7 @@ public struct TransferPolicy: Sendable {
         self.conditions[app.device] = conditions
         transfers[id] = Transfer(
             id: id, app: app, request: request, handedOverAt: handedOverAt, phase: ended.map(Phase.ended) ?? .waiting(.offline),
-            attempts: max(0, attempts))
+            attempts: min(max(0, attempts), Int(Int32.max)))  // a stored count, bounded so its next try cannot overflow
         guard ended == nil else { return [] }
         byDevice[app.device, default: []].insert(id)
         timers.insert(id, at: handedOverAt.advanced(by: settings.resourceTimeout))

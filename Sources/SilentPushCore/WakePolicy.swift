@@ -129,7 +129,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             let offline = device.network == .offline
             if let old = states[slot].pending {
                 actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation, atAPNs: offline))
-                states[slot].coalesced += 1
+                // Saturates: a slot held open for ever (no budget left, no expiry) counts on.
+                if states[slot].coalesced < .max { states[slot].coalesced += 1 }
             } else {
                 _pendingSlotCount += 1
             }

@@ -185,7 +185,7 @@ extension ChannelDirectory {
     /// Numbers broadcasts from `first` on, when past the next id: a clustered receiver's new
     /// block of ids.
     package func continueIDs(from first: UInt64) {
-        lastBroadcast.raise(to: first - 1)
+        lastBroadcast.raise(to: max(first, 1) - 1)
     }
 
     /// The broadcasts APNs accepted in this environment, newest first: of `bundleID` (every

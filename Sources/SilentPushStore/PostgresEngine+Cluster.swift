@@ -190,7 +190,12 @@ extension PostgresEngine {
     /// id recorded before, so blocks hold ids no one used.)
     func takeIDBlock(timeout: Duration) async throws -> UInt64 {
         let rows = try await onWriterSession(StoreStatement("SELECT nextval('cluster_id_blocks') AS block"), timeout: timeout)
-        return UInt64(clamping: max(1, rows.first?["block"] ?? Int64(1))) << Self.idBlockBits
+        let block = rows.first?["block"] ?? Int64(1)
+        // A block past the ceiling (the sequence set by hand) would number ids that overflow.
+        guard block >= 1, block < PushStore.idCeiling >> Self.idBlockBits else {
+            throw PushStoreError.idOutOfRange(table: "cluster_id_blocks", id: block)
+        }
+        return UInt64(block) << Self.idBlockBits
     }
 
     /// The live members (their name, when they joined) and the shards each holds.

@@ -30,7 +30,7 @@ extension PushStore {
 
     /// The largest broadcast id stored, so a restarted receiver numbers on from there.
     public func lastBroadcastID() async throws -> UInt64 {
-        UInt64(bitPattern: try await reader.rows("SELECT MAX(id) FROM broadcasts").first?[0] ?? 0)
+        try await lastIDs(of: ["broadcasts"])[0]
     }
 
     static func broadcast(_ row: StoreRow) -> BroadcastRecord? {

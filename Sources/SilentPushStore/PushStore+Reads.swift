@@ -273,10 +273,8 @@ extension PushStore {
 
     /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
     public func lastIDs() async throws -> (push: UInt64, wake: UInt64) {
-        let read = try await reader.snapshot([StoreStatement("SELECT MAX(id) FROM pushes"), StoreStatement("SELECT MAX(id) FROM wakes")])
-        let push: Int64 = read[0].first?[0] ?? 0
-        let wake: Int64 = read[1].first?[0] ?? 0
-        return (UInt64(bitPattern: push), UInt64(bitPattern: wake))
+        let ids = try await lastIDs(of: ["pushes", "wakes"])
+        return (ids[0], ids[1])
     }
 
     /// A `push_fates` row as a record, with the fate the view reads.

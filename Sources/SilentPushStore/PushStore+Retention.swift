@@ -164,15 +164,19 @@ extension PushStore {
             let next = "SELECT id, \(time) AS at FROM \(table) WHERE id >= ? ORDER BY id LIMIT 1"
             var (lower, upper) = (low, high)
             var found: Int64?
+            // Ids are whatever the table holds (a row edited by hand, a bit pattern past 2^63
+            // read back negative): the search moves by wrapping steps it checks itself.
             while lower <= upper {
-                let middle = lower + (upper - lower) / 2
+                let middle = lower &+ Int64(bitPattern: UInt64(bitPattern: upper &- lower) / 2)
                 guard let probe = try await reader.rows(next, [middle], cached: true).first, let id = probe["id"] as Int64?,
                     let at = probe["at"] as Int64?
                 else { break }
                 if at < cutoff {
                     found = id
+                    guard id < .max else { break }
                     lower = id + 1
                 } else {
+                    guard middle > .min else { break }
                     upper = middle - 1
                 }
             }

@@ -48,10 +48,8 @@ extension PushStore {
 
     /// The highest request and run ids, so a restarted receiver numbers on.
     public func lastTaskIDs() async throws -> (request: UInt64, run: UInt64) {
-        let read = try await reader.snapshot([StoreStatement("SELECT MAX(id) FROM task_requests"), StoreStatement("SELECT MAX(id) FROM task_runs")])
-        let request: Int64 = read[0].first?[0] ?? 0
-        let run: Int64 = read[1].first?[0] ?? 0
-        return (UInt64(bitPattern: request), UInt64(bitPattern: run))
+        let ids = try await lastIDs(of: ["task_requests", "task_runs"])
+        return (ids[0], ids[1])
     }
 
     /// A row as a record; nil for a row no version wrote (an unknown kind or state).

@@ -52,7 +52,7 @@ extension PushStore {
 
     /// The highest transfer id, so a restarted receiver numbers on.
     public func lastTransferID() async throws -> UInt64 {
-        UInt64(bitPattern: try await reader.rows("SELECT MAX(id) FROM transfers").first?[0] ?? 0)
+        try await lastIDs(of: ["transfers"])[0]
     }
 
     /// A row as a record; nil for a row no version wrote (an unknown method or state).

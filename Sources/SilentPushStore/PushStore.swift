@@ -311,6 +311,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The cluster's store has `found` shards, and a receiver of it is running; this one was
     /// given `given`.
     case shardCountDiffers(path: String, found: Int, given: Int)
+    /// `table` holds `id`, outside the ids a receiver gives out (1 up to 2^62): a row edited
+    /// by hand, or a damaged store. Numbering on from it would overflow.
+    case idOutOfRange(table: String, id: Int64)
 
     public var description: String {
         switch self {
@@ -325,11 +328,29 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
         case .sessionEnded: "the store session that held this receiver's shards ended; it joins the cluster again"
         case .shardCountDiffers(let path, let found, let given):
             "the cluster on '\(path)' has \(found) shards and a receiver running; --cluster-shards \(given) differs (give every receiver the same count, or stop them all to change it)"
+        case .idOutOfRange(let table, let id):
+            "the store's table '\(table)' holds id \(id), outside the ids a receiver gives out (1 up to 2^62): a row edited by hand, or a damaged store; give this receiver another --store"
         }
     }
 }
 
 extension PushStore {
+    /// The ids a receiver gives out stay below this, so numbering on from any stored one
+    /// cannot overflow (a cluster's blocks of 2^28 included).
+    package static let idCeiling: Int64 = 1 << 62
+
+    /// The largest id of each of `tables` (0 for an empty one), read in one snapshot, so a
+    /// restarted receiver numbers on from there. One outside the ids a receiver gives out
+    /// throws `idOutOfRange`.
+    func lastIDs(of tables: [String]) async throws -> [UInt64] {
+        let read = try await reader.snapshot(tables.map { StoreStatement("SELECT MAX(id) FROM \($0)") })
+        return try zip(tables, read).map { table, rows in
+            let id: Int64 = rows.first?[0] ?? 0
+            guard id >= 0, id < Self.idCeiling else { throw PushStoreError.idOutOfRange(table: table, id: id) }
+            return UInt64(id)
+        }
+    }
+
     /// A file error as the system says it ("No such file or directory"), not as Foundation
     /// wraps it (`NSCocoaErrorDomain Code=4 …`).
     package static func plainReason(_ error: any Error) -> String {

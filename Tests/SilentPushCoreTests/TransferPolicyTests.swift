@@ -159,4 +159,17 @@ import Testing
         let other = TransferPolicy.App(device: Self.app.device, topic: "com.example.other")
         #expect(throws: Never.self) { try policy.submit(try Self.request(), id: 4, for: other, conditions: .init(online: false), now: Self.at(0)) }
     }
+
+    /// A stored count of tries past any real one (a row edited by hand) is bounded as it is
+    /// put back: the next try and the retry after it count on without overflowing.
+    @Test func aRestoredCountOfTriesIsBounded() throws {
+        var policy = TransferPolicy()
+        let restored = policy.restore(
+            try Self.request(), id: 1, for: Self.app, handedOverAt: Self.at(0), attempts: .max, ended: nil, conditions: .init(), now: Self.at(1))
+        let attempts = Int(Int32.max)
+        #expect(restored == [.phase(id: 1, .running(attempt: attempts + 1)), .start(id: 1, attempt: attempts + 1)])
+        #expect(
+            policy.finished(1, completed: nil, now: Self.at(2))
+                == [.phase(id: 1, .waiting(.transferRetry(attempt: attempts + 2, until: Self.at(2).advanced(by: .seconds(3600)))))])
+    }
 }

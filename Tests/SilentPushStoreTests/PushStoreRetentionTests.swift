@@ -64,6 +64,24 @@ import Testing
         #expect(try await store.prune(olderThan: 1_000, maximumCount: nil, held: [10], batch: 1000).total == 0)
     }
 
+    /// Ids at both ends of the column (rows edited by hand, or bit patterns past 2^63 read
+    /// back negative) do not overflow the search for the cutoff: the old pushes from id 1 up
+    /// go (pruning walks up from there; a receiver refuses to start on a negative id).
+    @Test(arguments: StoreEngineKind.allCases) func idsAtTheColumnsEndsArePrunedByAge(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let ids: [UInt64] = [1 << 63, 5, UInt64(Int64.max), UInt64.max]
+        try await store.write(
+            ids.map { id in
+                var push = PushStoreTests.push(1)
+                push.id = id
+                push.apnsID = "00000000-0000-4000-8000-\(String(format: "%012d", id % 1_000_000))"
+                return .insertPush(push)
+            })
+        let pruned = try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 1000)
+        #expect(pruned.pushes == 2)
+        #expect(try await store.pushes(deviceToken: "aa", limit: 10).map(\.id).sorted() == [1 << 63, UInt64.max])
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func finishedTaskRunsAndRequestsGoToo(_ engine: StoreEngineKind) async throws {
         let store = try await engine.newStore(memory: true)
         var changes: [StoreChange] = []

@@ -64,6 +64,25 @@ import Testing
         #expect(try await store.lastIDs() == (push: 2, wake: 7))
     }
 
+    /// A stored id outside the ids a receiver gives out (a row edited by hand) is refused with
+    /// the table named, where numbering on from it would overflow.
+    @Test(arguments: StoreEngineKind.allCases) func anIdPastTheCeilingIsRefusedByName(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let request = try TransferRequest(session: "S", url: "https://example.com/f")
+        try await store.write([
+            .insertTransfer(
+                TransferRecord(
+                    id: UInt64.max, deviceToken: "aa", topic: "com.example.app", request: request, wakeID: 1,
+                    handedOverAt: DeviceInstant(millisecondsSinceEpoch: 1)))
+        ])
+        #expect(try await store.lastIDs() == (push: 0, wake: 0))
+        await #expect(throws: PushStoreError.idOutOfRange(table: "transfers", id: -1)) { try await store.lastTransferID() }
+        var push = Self.push(1)
+        push.id = UInt64(PushStore.idCeiling)
+        try await store.write([.insertPush(push)])
+        await #expect(throws: PushStoreError.idOutOfRange(table: "pushes", id: PushStore.idCeiling)) { try await store.lastIDs() }
+    }
+
     /// A store dropped, not closed, closes its connections as its last reference goes, on
     /// whichever thread that is; the last one checkpoints and removes the WAL under an
     /// exclusive lock. Opened again at that moment, the store waits for the lock: before, it
