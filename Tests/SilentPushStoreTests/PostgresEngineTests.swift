@@ -35,6 +35,23 @@ import Testing
         #expect(!line.contains("\n") && line.contains(url.description) && !line.contains(PostgresServer.password), "\(line)")
     }
 
+    /// A block of ids past the ceiling (the cluster's sequence set by hand) is refused, where
+    /// its first id, shifted, lost its high bits and numbered from 0.
+    @Test func anIDBlockPastTheCeilingIsRefused() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let store = try await PushStore.open(.postgres(try Self.url(database: database)), clustered: true)
+        _ = try await store.joinCluster(shards: 4, name: "r1", now: 1)
+        let first = try await store.takeIDBlock(timeout: .seconds(5))
+        #expect(first > 0 && first % (1 << 28) == 0)
+        let set = try await server.psql("SELECT setval('cluster_id_blocks', \(1 << 36 - 1))", database: database)
+        try #require(set.status == 0, "\(set.errorOutput)")
+        await #expect(throws: PushStoreError.idOutOfRange(table: "cluster_id_blocks", id: 1 << 36)) {
+            try await store.takeIDBlock(timeout: .seconds(5))
+        }
+        try await store.close()
+    }
+
     @Test func aServerThatIsNotThereIsNamedWithoutItsPassword() async throws {
         let port = try LoopbackPort.free()
         let url = try PostgresURL("postgres://silentpush:\(PostgresServer.password)@127.0.0.1:\(port)/nothing")
