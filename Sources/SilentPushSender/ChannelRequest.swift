@@ -101,7 +101,8 @@ public struct ChannelRequest: Sendable {
         }
         let connection: H2ClientConnection
         do {
-            connection = try await H2ClientConnection.connect(host: target.host, port: target.port, tls: context)
+            connection = try await H2ClientConnection.connect(
+                host: target.host, port: target.port, tls: context, answerTimeout: PushSendConfiguration.answerTimeout)
         } catch {
             if case .untrustedServer = error as? H2ConnectError { throw PushSendError.untrustedServer(problem: "\(error)") }
             throw PushSendError.connection(problem: "\(error)")

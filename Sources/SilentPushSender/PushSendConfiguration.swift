@@ -3,6 +3,11 @@ import SilentPushTransport
 
 /// Everything one `pushsend` run needs, resolved from its flags (tests build it directly).
 public struct PushSendConfiguration: Sendable {
+    /// How long the server may send nothing while the TLS handshake or a push waits on it:
+    /// then the connection is closed and its pushes fail, instead of waiting for ever on a
+    /// peer that accepts and never speaks.
+    package static let answerTimeout: Duration = .seconds(30)
+
     /// How the provider proves who it is.
     public enum Authentication: Sendable {
         /// A provider token signed with this signer.

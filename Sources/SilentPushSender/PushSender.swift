@@ -67,7 +67,8 @@ public struct PushSender: Sendable {
             for _ in 0..<configuration.connections {
                 connections.append(
                     try await H2ClientConnection.connect(
-                        host: configuration.target.host, port: configuration.target.port, tls: tls))
+                        host: configuration.target.host, port: configuration.target.port, tls: tls,
+                        answerTimeout: PushSendConfiguration.answerTimeout))
             }
         } catch {
             for connection in connections { await connection.close() }

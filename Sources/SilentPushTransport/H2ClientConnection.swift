@@ -14,6 +14,8 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
     case closedBeforeHTTP2
     /// The server closed the connection during the TLS handshake.
     case closedDuringHandshake
+    /// The server sent nothing for `seconds` while the handshake or a request waited on it.
+    case noAnswer(seconds: Int64)
 
     /// One line naming the host and what failed.
     public var description: String {
@@ -23,6 +25,7 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
         case .untrustedServer(let host, let port, let reason): "the certificate of \(host):\(port) did not verify: \(reason)"
         case .closedBeforeHTTP2: "the connection closed before HTTP/2 started"
         case .closedDuringHandshake: "the server closed the connection during the TLS handshake"
+        case .noAnswer(let seconds): "the server sent nothing for \(seconds) s"
         }
     }
 }
@@ -49,9 +52,12 @@ public final class H2ClientConnection: Sendable {
     }
 
     /// Connects and, with `tls`, completes the handshake (certificate and host name
-    /// checked unless the context is insecure); throws a one-line reason otherwise.
+    /// checked unless the context is insecure); throws a one-line reason otherwise. With
+    /// `answerTimeout`, a server that sends nothing for that long while the handshake or a
+    /// request waits on it has the connection closed (`H2ConnectError.noAnswer`), failing
+    /// the requests open on it: a peer that accepts and never speaks does not hold them for ever.
     public static func connect(
-        host: String, port: Int, tls: TLSContext?, serverName: String? = nil,
+        host: String, port: Int, tls: TLSContext?, serverName: String? = nil, answerTimeout: Duration? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> H2ClientConnection {
         let name = serverName ?? host
@@ -66,7 +72,8 @@ public final class H2ClientConnection: Sendable {
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let engine = try tls.map { try TLSEngine(context: $0, serverName: name) }
-                        let handler = Handler(tls: engine, ready: channel.eventLoop.makePromise())
+                        let handler = Handler(
+                            tls: engine, ready: channel.eventLoop.makePromise(), answerTimeout: answerTimeout.map(TimeAmount.init))
                         made.withLockedValue { $0 = (NIOLoopBound(handler, eventLoop: channel.eventLoop), handler.readyFuture) }
                         try channel.pipeline.syncOperations.addHandler(handler)
                     }
@@ -164,17 +171,46 @@ extension H2ClientConnection {
         /// Succeeds with the handshake's facts (nil for h2c) once HTTP/2 can start.
         let readyFuture: EventLoopFuture<TLSSessionInfo?>
         private var context: ChannelHandlerContext?
+        /// How long the server may send nothing while something waits on it; nil: for ever.
+        private let answerTimeout: TimeAmount?
+        /// When the server last sent bytes, or something began to wait on it.
+        private var lastProgress = NIODeadline.now()
+        private var watchdog: Scheduled<Void>?
 
-        init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>) {
+        init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>, answerTimeout: TimeAmount? = nil) {
             self.tls = tls
             self.output = H2OutputPump(tls: tls)
             self.state = H2ClientConnectionState(ready: ready)
             self.readyFuture = ready.futureResult
+            self.answerTimeout = answerTimeout
         }
 
         func handlerAdded(context: ChannelHandlerContext) {
             self.context = context
+            lastProgress = .now()
+            armWatchdog(at: lastProgress, context: context)
             if context.channel.isActive { start(context: context) }
+        }
+
+        /// Checks at `deadline` + the timeout whether the server has gone quiet on something
+        /// waiting (the handshake, or an open request), and closes the connection if so.
+        private func armWatchdog(at start: NIODeadline, context: ChannelHandlerContext) {
+            guard let timeout = answerTimeout else { return }
+            watchdog = context.eventLoop.assumeIsolatedUnsafeUnchecked().scheduleTask(deadline: start + timeout) {
+                self.watchdog = nil
+                guard let context = self.context else { return }
+                let waiting: Bool
+                switch self.state.state {
+                case .handshaking: waiting = true
+                case .running: waiting = self.session.pendingCount > 0
+                case .idle, .closed: waiting = false
+                }
+                if waiting, NIODeadline.now() - self.lastProgress >= timeout {
+                    self.fail(H2ConnectError.noAnswer(seconds: timeout.nanoseconds / 1_000_000_000), context: context)
+                } else {
+                    self.armWatchdog(at: waiting ? self.lastProgress : .now(), context: context)
+                }
+            }
         }
 
         func channelActive(context: ChannelHandlerContext) {
@@ -201,6 +237,8 @@ extension H2ClientConnection {
         }
 
         func handlerRemoved(context: ChannelHandlerContext) {
+            watchdog?.cancel()
+            watchdog = nil
             state.closed()?.fail(H2ConnectError.closedBeforeHTTP2)
             self.context = nil
         }
@@ -210,6 +248,8 @@ extension H2ClientConnection {
         }
 
         func submit(_ request: H2Request, completion: @escaping H2ClientSession.Completion) {
+            // A request on a quiet connection starts the wait for an answer now.
+            if answerTimeout != nil, session.pendingCount == 0 { lastProgress = .now() }
             session.submit(request, completion: completion)
             // One write for every request submitted in this turn of the event loop, not one
             // each: a sender with many streams in flight submits them back to back.
@@ -222,6 +262,7 @@ extension H2ClientConnection {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let buffer = unwrapInboundIn(data)
+            if answerTimeout != nil { lastProgress = .now() }
             schedule.readBegan()
             defer { schedule.readEnded() }
             guard let tls else {

@@ -135,10 +135,26 @@ struct Expect: AsyncParsableCommand {
 
     func validate() throws {
         _ = try expectation()
+        // Before the check runs (and moves a manual clock), not after.
+        if let junit {
+            let existing = FileManager.default.fileExists(atPath: junit)
+            let directory = URL(fileURLWithPath: junit).deletingLastPathComponent().path
+            guard existing ? FileManager.default.isWritableFile(atPath: junit) : FileManager.default.isWritableFile(atPath: directory) else {
+                throw ValidationError("cannot write --junit '\(junit)' (no such directory, or not writable)")
+            }
+        }
     }
 
     func run() async throws {
-        let outcome = try await expectation().run()
+        let outcome: PushExpectation.Outcome
+        do {
+            outcome = try await expectation().run()
+        } catch AdminExporter.Failure.refused(let status, let detail) {
+            // A refusal is not a result about the device: the admin URL or token is wrong (2).
+            let hint = status == 401 ? " (check --admin-token)" : status == 404 ? " (check --admin)" : ""
+            FileHandle.standardError.write(Data("pushsend: the admin API answered \(status): \(detail)\(hint)\n".utf8))
+            throw ExitCode(2)
+        }
         print(outcome.line)
         if let junit {
             let stamp = ISO8601Timestamp.string(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))

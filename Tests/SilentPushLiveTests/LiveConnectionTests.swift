@@ -122,6 +122,21 @@ import Testing
         }
     }
 
+    /// A peer that accepts and never speaks: the TLS handshake, or an h2c request, fails once
+    /// the server has sent nothing for the answer timeout, instead of waiting for ever.
+    @Test func ourClientGivesUpOnAServerThatNeverSpeaks() async throws {
+        let silent = try LoopbackPort.Silent()
+        await #expect {
+            _ = try await H2ClientConnection.connect(
+                host: "127.0.0.1", port: silent.port, tls: .client(TLSClientConfiguration(insecure: true)), answerTimeout: .seconds(1))
+        } throws: { "\($0)".hasSuffix("the server sent nothing for 1 s") }
+        let h2c = try await H2ClientConnection.connect(host: "127.0.0.1", port: silent.port, tls: nil, answerTimeout: .seconds(1))
+        await #expect {
+            _ = try await h2c.send(H2Request(method: "GET", path: "/"))
+        } throws: { "\($0)" == "the connection closed: the server sent nothing for 1 s" }
+        await h2c.close()
+    }
+
     @Test func ourClientKeepsWithinTheServersStreamLimit() async throws {
         try await withReceiver({ $0.settings.maxConcurrentStreams = 10 }) { receiver in
             let connection = try await H2ClientConnection.connect(host: "127.0.0.1", port: receiver.h2cPort!, tls: nil)

@@ -72,6 +72,46 @@ import Testing
         #expect(try await Self.pushsend(["expect", "--admin", url, "--apns-id", first, "--fate", "expired", "--within", "1d"]).status == 1)
     }
 
+    /// A count is exact over the whole span: two pushes, the second still waiting, are not
+    /// "one wake within 20m" however soon the first wake is seen. The count is the device's
+    /// whole, not as many as were asked for; a refusal of the admin API, and a report that
+    /// cannot be written, are usage errors (2) found before the clock moves.
+    @Test func aCountIsDecidedAtTheSpansEndAndARefusalIsUsage() async throws {
+        let (receiver, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--admin-token", "s3cret"])
+        defer { receiver.signal(SIGKILL) }
+        for id in ["00000000-0000-4000-8000-0000000000b1", "00000000-0000-4000-8000-0000000000b2"] {
+            let sent = try await Self.pushsend(["--url", "http://127.0.0.1:\(h2c)", "--device", SamplePush.deviceToken, "--apns-id", id])
+            #expect(sent.status == 0, "\(sent.errorOutput)")
+        }
+        let url = "http://127.0.0.1:\(admin)"
+        let check = ["expect", "--admin", url, "--admin-token", "s3cret", "--device", SamplePush.deviceToken]
+
+        let unwritable = try await Self.pushsend(check + ["--wakes", "1", "--within", "20m", "--junit", "/nonexistent-\(UUID().uuidString)/x.xml"])
+        #expect(unwritable.status == 2 && unwritable.output.isEmpty && unwritable.errorOutput.contains("cannot write --junit"))
+        let none = try await Self.pushsend(check + ["--wakes", "0"])
+        #expect(none.status == 1 && none.output.hasSuffix("woke 1 time\n"), "\(none.output)")
+
+        let one = try await Self.pushsend(check + ["--wakes", "1", "--within", "20m"])
+        #expect(one.status == 1)
+        #expect(one.output == "expected device \(SamplePush.deviceToken) wakes 1 time within 20m; device \(SamplePush.deviceToken) woke 2 times\n")
+        let zero = try await Self.pushsend(check + ["--wakes", "0"])
+        #expect(zero.status == 1 && zero.output.hasSuffix("woke 2 times\n"), "\(zero.output)")
+        #expect(try await Self.pushsend(check + ["--wakes", "2", "--within", "1m"]).status == 0)
+        let three = try await Self.pushsend(check + ["--wakes", "3", "--within", "500ms"])
+        #expect(
+            three.output == "expected device \(SamplePush.deviceToken) wakes 3 times within 500ms; device \(SamplePush.deviceToken) woke 2 times\n")
+
+        let wrongToken = try await Self.pushsend([
+            "expect", "--admin", url, "--admin-token", "nope", "--device", SamplePush.deviceToken, "--wakes", "2",
+        ])
+        #expect(
+            wrongToken.status == 2 && wrongToken.errorOutput.hasPrefix("pushsend: the admin API answered 401")
+                && wrongToken.errorOutput.hasSuffix("(check --admin-token)\n"))
+        let wrongPath = try await Self.pushsend(
+            ["expect", "--admin", url + "/prefix", "--admin-token", "s3cret", "--device", SamplePush.deviceToken, "--wakes", "2"])
+        #expect(wrongPath.status == 2 && wrongPath.errorOutput.hasSuffix("(check --admin)\n"), "\(wrongPath.errorOutput)")
+    }
+
     @Test(arguments: [
         (["expect", "--fate", "delivered"], "give --apns-id ID --fate FATE, or --device TOKEN --wakes N"),
         (["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "woken"], "--fate 'woken' is not one of pending, delivered"),
