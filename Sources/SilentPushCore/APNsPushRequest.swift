@@ -57,7 +57,8 @@ public struct APNsPushRequest: Sendable, Equatable {
             return bytes.isEmpty ? "the payload is empty" : "the payload is not a JSON object"
         }
         if bytes.count > pushType.maximumPayloadSize {
-            return "the payload is \(bytes.count) bytes; APNs takes at most \(pushType.maximumPayloadSize) for a \(pushType.rawValue) push"
+            let article = pushType.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a"
+            return "the payload is \(bytes.count) bytes; APNs takes at most \(pushType.maximumPayloadSize) for \(article) \(pushType.rawValue) push"
         }
         if pushType == .background, payload.hasAlert || payload.hasBadge || payload.hasSound {
             return "a background push must not carry an alert, badge or sound"

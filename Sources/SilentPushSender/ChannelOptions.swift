@@ -32,7 +32,10 @@ public struct ChannelOptions: ParsableArguments, Sendable {
                 production: APNsTarget(
                     scheme: "https", host: ChannelRequest.productionChannels.host, port: port ?? ChannelRequest.productionChannels.port))
         let local = provider.isLocal
-        guard let bundleID = topic ?? (local ? PushSendOptions.developmentTopic : nil), !bundleID.isEmpty else {
+        if let topic, !PushSendOptions.isFieldValue(topic) {
+            throw PushSendError.invalidValue(option: "--topic", value: "'\(topic)'", expected: "a bundle id (no spaces or control characters)")
+        }
+        guard let bundleID = topic ?? (local ? PushSendOptions.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")
         }
         if let requestID, !APNsHeaders.isCanonicalUUID(requestID) {
@@ -79,7 +82,7 @@ public struct ChannelOptions: ParsableArguments, Sendable {
         do throws(APNsReason) {
             try BroadcastRequest.checkPayload(bytes)
         } catch {
-            throw PushSendError.invalidPayload(problem: "APNs would refuse this broadcast payload (\(error.rawValue))", fix: "fix the payload")
+            throw PushSendError.refusedPayload(problem: "APNs would refuse this broadcast payload (\(error.rawValue))", fix: "fix the payload")
         }
         return bytes
     }

@@ -79,7 +79,7 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
         if let dismissalDate { aps += ",\"dismissal-date\":\(dismissalDate)" }
         let payload = Array(("{\"aps\":" + aps + "}}").utf8)
         if case .failure(let problem) = LiveActivityPayload.parse(payload) {
-            throw PushSendError.invalidPayload(
+            throw PushSendError.refusedPayload(
                 problem: "ActivityKit would ignore this push: \(problem.rawValue)", fix: "fix the Live Activity options")
         }
         return payload

@@ -16,7 +16,7 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     @Flag(help: "Apple's production host, api.push.apple.com.")
     public var production = false
 
-    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197.")
+    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.")
     public var port: Int?
 
     @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))
@@ -70,7 +70,8 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         if port != nil { throw PushSendError.conflictingOptions("--port goes with --sandbox or --production; put the port in --url") }
         let text = url ?? development
         guard let target = APNsTarget(url: text) else {
-            throw PushSendError.invalidValue(option: "--url", value: "'\(text)'", expected: "http://HOST:PORT or https://HOST:PORT")
+            throw PushSendError.invalidValue(
+                option: "--url", value: "'\(PostgresURL.redacted(text))'", expected: "http://HOST:PORT or https://HOST:PORT")
         }
         return target
     }
@@ -96,6 +97,12 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         }
         if cert != nil || certKey != nil {
             guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
+            // Without --cert-key the key comes from the certificate's own file.
+            if certKey == nil, let pem = FileManager.default.contents(atPath: cert),
+                !String(decoding: pem, as: UTF8.self).contains("PRIVATE KEY-----")
+            {
+                throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
+            }
             guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
             tls.certificateFile = cert
             tls.privateKeyFile = certKey ?? cert

@@ -16,6 +16,8 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     case unreadableFile(what: String, path: String)
     /// The payload would be refused by APNs, and `--no-validate` was not given.
     case invalidPayload(problem: String, fix: String)
+    /// The payload would be refused, and this command has no `--no-validate` to send it anyway.
+    case refusedPayload(problem: String, fix: String)
     /// The key file cannot sign provider tokens.
     case unusableKey(problem: String)
     /// TLS cannot be set up with the given CA and client certificate.
@@ -41,6 +43,7 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(devices) devices × --count \(count) is more than \(limit) pushes in one run"
         case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'"
         case .invalidPayload(let problem, let fix): "\(problem) (\(fix), or send it anyway with --no-validate)"
+        case .refusedPayload(let problem, let fix): "\(problem) (\(fix))"
         case .unusableKey(let problem): "\(problem) (check --key)"
         case .tlsSetup(let problem): "\(problem) (check --cacert, --cert and --cert-key)"
         case .signing(let keyID, let problem): "cannot sign a provider token with key \(keyID): \(problem) (check --key)"

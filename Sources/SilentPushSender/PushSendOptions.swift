@@ -162,7 +162,10 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         let payload = try activityPayload ?? readPayload()
         let devices = try readDevices(local: local)
 
-        guard var topic = self.topic ?? (local ? Self.developmentTopic : nil), !topic.isEmpty else {
+        if let topic = self.topic, !Self.isFieldValue(topic) {
+            throw PushSendError.invalidValue(option: "--topic", value: "'\(topic)'", expected: "a bundle id (no spaces or control characters)")
+        }
+        guard var topic = self.topic ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")
         }
         // A Live Activity push goes to the bundle id with its push type's suffix.
@@ -198,6 +201,10 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         }
         if let apnsID, !APNsHeaders.isCanonicalUUID(apnsID) {
             throw PushSendError.invalidValue(option: "--apns-id", value: "'\(apnsID)'", expected: "a UUID (8-4-4-4-12 hex digits)")
+        }
+        if let collapseID, !Self.isFieldValue(collapseID) {
+            throw PushSendError.invalidValue(
+                option: "--collapse-id", value: "'\(collapseID)'", expected: "an HTTP/2 header value (no control characters, no space at either end)")
         }
         if let collapseID, collapseID.utf8.count > APNsRequestValidator.maximumCollapseIDLength {
             throw PushSendError.tooLong(option: "--collapse-id", bytes: collapseID.utf8.count, limit: APNsRequestValidator.maximumCollapseIDLength)
@@ -245,9 +252,27 @@ public struct PushSendOptions: ParsableArguments, Sendable {
             tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }
+        if let devicesFile, tokens.count == devices.count {
+            throw PushSendError.invalidValue(option: "--devices", value: "'\(devicesFile)'", expected: "a file of device tokens (it has none)")
+        }
+        // A token goes into the request's path: a malformed one (to see APNs refuse it) is
+        // sent, but one HTTP/2 cannot carry at all is refused here, naming it.
+        if let bad = tokens.first(where: { token in !token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) {
+            throw PushSendError.invalidValue(
+                option: "device token", value: "'\(bad)'",
+                expected: "one a device can have (visible ASCII, no spaces: put a comment on a line of its own)")
+        }
         if tokens.isEmpty, local { tokens = [Self.developmentDevice] }
         guard !tokens.isEmpty else { throw PushSendError.missingOption(need: "--device TOKEN or --devices FILE") }
         return tokens
+    }
+
+    /// Whether `text` can be sent as an HTTP/2 field value (RFC 9113 §8.2.1): no control
+    /// characters, and no space or tab at either end; not empty.
+    static func isFieldValue(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, let last = bytes.last else { return false }
+        return first != 0x20 && first != 0x09 && last != 0x20 && last != 0x09 && bytes.allSatisfy { $0 >= 0x20 && $0 != 0x7F }
     }
 
 }

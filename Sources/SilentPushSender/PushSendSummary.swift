@@ -48,7 +48,7 @@ public struct PushSendSummary: Sendable {
                 format: "latency p50 %.2f ms, p99 %.2f ms; %.0f pushes/s over %.2f s",
                 Self.milliseconds(latency(percentile: 0.5)), Self.milliseconds(latency(percentile: 0.99)), rate,
                 Double(elapsed.nanosecondCount) / 1e9))
-        if let error = errors.first { lines.append("first unanswered push: \(error)") }
+        if let error = errors.first { lines.append("first unanswered push: \(error) (check --url, its scheme and port, and --cert)") }
         return lines.joined(separator: "\n")
     }
 

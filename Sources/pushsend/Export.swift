@@ -74,6 +74,17 @@ struct Export: AsyncParsableCommand {
             handle = FileHandle.standardOutput
         }
         defer { if output != nil { try? handle.close() } }
-        _ = try await exporter.run { chunk in try handle.write(contentsOf: chunk) }
+        let target = output.map { "'\($0)'" } ?? "stdout"
+        _ = try await exporter.run { chunk in
+            do {
+                try handle.write(contentsOf: chunk)
+            } catch {
+                // The system's words ("Broken pipe", "No space left on device"), not Foundation's wrapping.
+                let wrapped = error as NSError
+                let posix = wrapped.domain == NSPOSIXErrorDomain ? wrapped : wrapped.userInfo[NSUnderlyingErrorKey] as? NSError
+                let reason = posix.flatMap { Int32(exactly: $0.code) }.map { String(cString: strerror($0)) } ?? wrapped.localizedDescription
+                throw ValidationError("cannot write the export to \(target): \(reason)")
+            }
+        }
     }
 }

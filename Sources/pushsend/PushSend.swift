@@ -78,7 +78,8 @@ struct Send: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.configuration()
         let summary = try await PushSender(configuration).run()
-        if configuration.devices.count * configuration.count > 1 || !summary.errors.isEmpty {
+        // --quiet asks for the summary alone: it is printed even for one push.
+        if configuration.devices.count * configuration.count > 1 || !summary.errors.isEmpty || configuration.output == .quiet {
             FileHandle.standardError.write(Data((summary.text + "\n").utf8))
         }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }

@@ -49,6 +49,11 @@ import Testing
         (["channel", "list", "--sandbox", "--key", "/nonexistent.p8", "--key-id", "K", "--team-id", "T"], "give --topic"),
         (["broadcast", "--channel", "dHN0LXNyY2gtY2hubA=="], "give a payload file"),
         (["broadcast", "--channel", "dHN0LXNyY2gtY2hubA==", "--priority", "7", "x.json"], "--priority 7 is not 10, 5 or 1"),
+        // broadcast has no --no-validate, so its line does not offer one.
+        (
+            ["broadcast", "--channel", "dHN0LXNyY2gtY2hubA==", Repository.root + "/Package.swift"],
+            "APNs would refuse this broadcast payload (PayloadTooLarge) (fix the payload)\n"
+        ),
     ])
     func badInputExitsTwoWithOneLine(arguments: [String], message: String) async throws {
         let result = try await PushSendProcessTests.run(arguments)

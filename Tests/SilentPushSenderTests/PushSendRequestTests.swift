@@ -160,6 +160,7 @@ import Testing
         case twoTargets, appleWithoutTopic, appleWithoutKey, badURL, noDevice, badPriority, badPushType, badAPNsID
         case missingPayload, missingKey, certKeyWithoutCert
         case hugeCount, countTimesDevicesOverflows, negativeConcurrency, hugeConnections
+        case emptyDevicesFile, tokenWithASpace, topicWithATrailingSpace, emptyTopic, collapseIDWithANewline, certWithoutItsKey, urlWithAPassword
 
         func apply(_ o: inout PushSendOptions) {
             switch self {
@@ -178,6 +179,16 @@ import Testing
             case .countTimesDevicesOverflows: o.count = 100_000_000; o.devices = [SamplePush.deviceToken, SamplePush.deviceToken]
             case .negativeConcurrency: o.concurrency = Int.min
             case .hugeConnections: o.connections = Int.max
+            case .emptyDevicesFile:
+                o.devices = []
+                o.devicesFile = Scratch.directory.appendingPathComponent("devices-\(UUID().uuidString)").path
+                _ = FileManager.default.createFile(atPath: o.devicesFile!, contents: Data("# none yet\n\n".utf8))
+            case .tokenWithASpace: o.devices = [SamplePush.deviceToken + " # mine"]
+            case .topicWithATrailingSpace: o.topic = "com.example.app "
+            case .emptyTopic: o.topic = ""
+            case .collapseIDWithANewline: o.collapseID = "a\nb"
+            case .certWithoutItsKey: o.cert = DevCertificates.directory + "/client.pem"
+            case .urlWithAPassword: o.url = "https://user:s3cret@127.0.0.1:2197/x"
             }
         }
 
@@ -198,6 +209,13 @@ import Testing
             case .countTimesDevicesOverflows: "2 devices × --count 100000000 is more than 100000000 pushes in one run"
             case .negativeConcurrency: "--concurrency must be from 1 to 100000"
             case .hugeConnections: "--connections must be from 1 to 1000"
+            case .emptyDevicesFile: "is not a file of device tokens (it has none)"
+            case .tokenWithASpace: "is not one a device can have (visible ASCII, no spaces"
+            case .topicWithATrailingSpace: "--topic 'com.example.app ' is not a bundle id"
+            case .emptyTopic: "--topic '' is not a bundle id"
+            case .collapseIDWithANewline: "--collapse-id 'a\nb' is not an HTTP/2 header value"
+            case .certWithoutItsKey: "client.pem' holds no private key: give --cert-key PEM"
+            case .urlWithAPassword: "--url 'https://user:***@127.0.0.1:2197/x' is not"
             }
         }
 
@@ -214,6 +232,10 @@ import Testing
             case (.countTimesDevicesOverflows, .tooManyPushes(devices: 2, count: 100_000_000, limit: 100_000_000)): true
             case (.negativeConcurrency, .outOfRange(option: "--concurrency", value: Int.min, _)): true
             case (.hugeConnections, .outOfRange(option: "--connections", value: Int.max, _)): true
+            case (.emptyDevicesFile, .invalidValue(option: "--devices", _, _)), (.tokenWithASpace, .invalidValue(option: "device token", _, _)): true
+            case (.topicWithATrailingSpace, .invalidValue(option: "--topic", _, _)), (.emptyTopic, .invalidValue(option: "--topic", _, _)): true
+            case (.collapseIDWithANewline, .invalidValue(option: "--collapse-id", _, _)), (.certWithoutItsKey, .conflictingOptions): true
+            case (.urlWithAPassword, .invalidValue(option: "--url", _, _)): !error.description.contains("s3cret")
             default: false
             }
         }
