@@ -54,6 +54,15 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
                 throw PushSendError.invalidValue(option: option, value: "\(value)", expected: "seconds since 1970 (up to 9999)")
             }
         }
+        if kind != .start {
+            let startOnly = [
+                ("--attributes-type", attributesType != nil), ("--attributes", attributes != nil), ("--alert", alert != nil),
+                ("--input-push-token", inputPushToken), ("--input-push-channel", inputPushChannel != nil),
+            ]
+            if let (option, _) = startOnly.first(where: { $0.1 }) {
+                throw PushSendError.conflictingOptions("\(option) goes with --event start, not \(kind.rawValue)")
+            }
+        }
         var aps = "{\"timestamp\":\(timestamp ?? now),\"event\":\"\(kind.rawValue)\""
         aps += ",\"content-state\":" + (try Self.object(file: contentState, option: "--content-state"))
         if kind == .start {

@@ -82,7 +82,11 @@ struct Expect: AsyncParsableCommand {
         }
         let target: PushExpectation.Target
         if let transfer {
-            guard apnsID == nil, fate == nil, wakes == nil, applied == nil, activityState == nil, let device else {
+            guard apnsID == nil, fate == nil, wakes == nil, applied == nil, activityState == nil else {
+                throw ValidationError(
+                    "--transfer is an expectation of its own: give it without --apns-id, --fate, --wakes, --applied or --activity-state")
+            }
+            guard let device else {
                 throw ValidationError("give --device TOKEN with --transfer STATE (and --topic, --session, --file to narrow it)")
             }
             guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }

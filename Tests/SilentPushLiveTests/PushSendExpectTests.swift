@@ -117,6 +117,10 @@ import Testing
         (["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "woken"], "--fate 'woken' is not one of pending, delivered"),
         (["expect", "--device", "abc", "--wakes", "1"], "--device 'abc' is not a device token"),
         (
+            ["expect", "--device", String(repeating: "0", count: 64), "--wakes", "1", "--transfer", "done"],
+            "--transfer is an expectation of its own: give it without --apns-id, --fate, --wakes"
+        ),
+        (
             ["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered", "--within", "soon"],
             "--within 'soon' is not a duration"
         ),
