@@ -8,8 +8,8 @@ public struct LiveActivity: Sendable, Equatable {
         case stale
         /// Ended at `at`; still on the Lock Screen until `dismissAt`.
         case ended(at: DeviceInstant, dismissAt: DeviceInstant)
-        /// Removed.
-        case dismissed(at: DeviceInstant)
+        /// Ended at `endedAt`, then removed at `at`.
+        case dismissed(at: DeviceInstant, endedAt: DeviceInstant)
 
         /// `active`, `stale`, `ended` or `dismissed`, as the admin API writes it.
         public var name: String {
@@ -66,9 +66,12 @@ public struct LiveActivity: Sendable, Equatable {
         if case .channel(let id) = subscription { id } else { nil }
     }
 
-    /// When it ended; nil while it is active or stale, and once dismissed.
+    /// When it ended; nil while it is active or stale.
     public var endedAt: DeviceInstant? {
-        if case .ended(let at, _) = state { at } else { nil }
+        switch state {
+        case .active, .stale: nil
+        case .ended(let at, _), .dismissed(_, let at): at
+        }
     }
 
     /// When an ended activity leaves (or left) the Lock Screen; nil before it ends.
@@ -76,7 +79,7 @@ public struct LiveActivity: Sendable, Equatable {
         switch state {
         case .active, .stale: nil
         case .ended(_, let dismissAt): dismissAt
-        case .dismissed(let at): at
+        case .dismissed(let at, _): at
         }
     }
 

@@ -498,7 +498,7 @@ public struct LiveActivityPolicy: Sendable {
             let latest = now.advanced(by: settings.dismissalWindow)
             let dismissAt = min(payload.dismissalDate ?? latest, latest)
             if dismissAt <= now {
-                activity.state = .dismissed(at: now)
+                activity.state = .dismissed(at: now, endedAt: now)
                 note = "ended and dismissed at once (a dismissal-date in the past)"
             } else {
                 activity.state = .ended(at: now, dismissAt: dismissAt)
@@ -545,8 +545,8 @@ public struct LiveActivityPolicy: Sendable {
             activities[id] = activity
             actions.append(.record(activity, why: "stale at its stale-date \(Self.time(staleDate))"))
         case .dismiss(let id):
-            guard var activity = activities[id], case .ended(_, let dismissAt) = activity.state, dismissAt <= at else { return }
-            activity.state = .dismissed(at: at)
+            guard var activity = activities[id], case .ended(let endedAt, let dismissAt) = activity.state, dismissAt <= at else { return }
+            activity.state = .dismissed(at: at, endedAt: endedAt)
             activities[id] = activity
             actions.append(.record(activity, why: "dismissed from the Lock Screen at \(Self.time(at))"))
         case .expire(let id):

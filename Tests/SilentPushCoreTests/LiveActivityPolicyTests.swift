@@ -155,12 +155,13 @@ import Testing
         #expect(Self.updates(after).map(\.outcome) == [.ignored(.activityEnded)])
         #expect(policy.nextDeadline == Self.at(60 + 4 * 3600))
         let dismissed = policy.advance(to: Self.at(60 + 4 * 3600))
-        #expect(Self.records(dismissed).map(\.0.state) == [.dismissed(at: Self.at(60 + 4 * 3600))])
+        #expect(Self.records(dismissed).map(\.0.state) == [.dismissed(at: Self.at(60 + 4 * 3600), endedAt: Self.at(60))])
+        #expect(Self.records(dismissed).first?.0.endedAt == Self.at(60), "a dismissed activity keeps when it ended")
         #expect(Self.records(dismissed).first?.1.hasPrefix("dismissed from the Lock Screen") == true)
     }
 
     @Test(arguments: [
-        (Int64(30), LiveActivity.State.dismissed(at: at(60))),  // a date in the past: at once
+        (Int64(30), LiveActivity.State.dismissed(at: at(60), endedAt: at(60))),  // a date in the past: at once
         (Int64(600), .ended(at: at(60), dismissAt: at(600))),  // within the window: that date
         (Int64(60 + 5 * 3600), .ended(at: at(60), dismissAt: at(60 + 4 * 3600))),  // past it: four hours
     ])

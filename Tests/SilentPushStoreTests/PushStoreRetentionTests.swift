@@ -116,8 +116,8 @@ import Testing
                 startedAt: .init(millisecondsSinceEpoch: 1))
         }
         var changes: [StoreChange] = [
-            .recordActivity(activity("old", .dismissed(at: .init(millisecondsSinceEpoch: 10)))),
-            .recordActivity(activity("late", .dismissed(at: .init(millisecondsSinceEpoch: 100)))),
+            .recordActivity(activity("old", .dismissed(at: .init(millisecondsSinceEpoch: 10), endedAt: .init(millisecondsSinceEpoch: 5)))),
+            .recordActivity(activity("late", .dismissed(at: .init(millisecondsSinceEpoch: 100), endedAt: .init(millisecondsSinceEpoch: 50)))),
             .recordActivity(activity("shown", .active)),
         ]
         for at in [5, 15, 60] as [Int64] {
@@ -129,6 +129,8 @@ import Testing
         let pruned = try await store.prune(olderThan: 50, maximumCount: nil, batch: 100)
         #expect(pruned.activities == 1 && pruned.activityUpdates == 2)
         #expect(try await store.activities(deviceToken: "aa").map(\.id).sorted() == ["late", "shown"])
+        let late = try await store.activities(deviceToken: "aa").first { $0.id == "late" }
+        #expect(late?.endedAt == .init(millisecondsSinceEpoch: 50), "a dismissed activity reads back with when it ended")
         #expect(try await store.activityUpdates(activityID: "shown").map(\.source) == ["s60"])
         #expect(try await store.prune(olderThan: nil, maximumCount: 1, batch: 100).activities == 0, "the count limit is about pushes")
     }
