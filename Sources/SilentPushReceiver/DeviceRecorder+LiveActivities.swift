@@ -127,12 +127,17 @@ extension DeviceRecorder {
     }
 
     private func fate(of outcome: LiveActivityUpdate.Outcome, priority: APNsPriority, app: LiveActivityApp, _ actions: inout Actions) -> PushFate {
+        // Counted as the stats count them: once, when the push's fate is final.
         switch outcome {
-        case .applied: return .delivered
+        case .applied:
+            actions.metrics.delivered += 1
+            return .delivered
         case .waiting(let until):
             if priority == .high { return .pending(.activityBudget(budget: activities.budget(of: app) ?? 0, until: until)) }
             return .pending(.opportunistic(until: until))
-        case .coalesced: return .coalesced
+        case .coalesced:
+            actions.metrics.coalesced += 1
+            return .coalesced
         case .ignored(let reason):
             actions.metrics.dropped(.liveActivity(reason))
             return .dropped(.liveActivity(reason))

@@ -382,6 +382,25 @@ import Testing
         #expect(!metrics.keys.contains { $0.contains("0000000000000000000000000000000000000000000000000000000000000001") })
     }
 
+    /// A Live Activity push applied is delivered in the metrics as in `/v1/stats`.
+    @Test func liveActivityPushesAreCountedAsTheStatsCountThem() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let started = try await SilentPushdDeviceTests.admin(
+            admin, "POST", "/v1/devices/\(SamplePush.deviceToken)/apps/com.example.app/activities", body: #"{"attributesType": "Match"}"#)
+        let token = try #require(started.json["pushToken"] as? String, "\(started)")
+        let client = try await TestPushClient.connect(port: h2c)
+        let update = try await client.push(
+            #"{"aps":{"timestamp":1,"event":"update","content-state":{"score":1}}}"#, to: token,
+            topic: "com.example.app.push-type.liveactivity", priority: .high, pushType: .liveactivity)
+        #expect(update.status == 200)
+        await client.close()
+        let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json
+        #expect(stats["pushes"] as? [String: Int] == ["delivered": 1], "\(stats)")
+        let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
+        #expect(metrics[#"silentpush_push_fates_total{fate="delivered"}"#] == 1)
+    }
+
     @Test func expiriesAndDropsAreCountedByReason() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
         defer { process.signal(SIGKILL) }
