@@ -276,7 +276,7 @@ package final class APNsEndpoint: H2Service {
     private func inject(_ rule: FaultRule, id: String, pushID: UInt64, token: String, topic: String, writer: H2ResponseWriter) {
         switch rule.action {
         case .reason(let reason):
-            let timestamp: Int64? = reason == .unregistered || reason == .expiredToken ? now() : nil
+            let timestamp: Int64? = reason == .unregistered || reason == .expiredToken ? deviceNow().millisecondsSinceEpoch : nil
             writer.respond(Self.error(APNsRejection(reason, timestamp: timestamp), apnsID: id))
         case .goAway(let reason, _):
             writer.respond(Self.error(APNsRejection(reason), apnsID: id))

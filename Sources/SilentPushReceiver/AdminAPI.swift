@@ -581,7 +581,8 @@ package struct AdminAPI: Sendable {
             let (state, unregistered) = try Self.devicePatch(Self.object(body), to: device.deviceState(of: token))
             if state != device.deviceState(of: token) { try await device.setDeviceState(state, for: token) }
             if let unregistered {
-                let at: Int64? = unregistered ? Int64(Date().timeIntervalSince1970 * 1000) : nil
+                // Device time, as every other time in the record (a manual clock's too).
+                let at: Int64? = unregistered ? endpoint.deviceNow().millisecondsSinceEpoch : nil
                 endpoint.withDevices { registry in
                     if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
                 }

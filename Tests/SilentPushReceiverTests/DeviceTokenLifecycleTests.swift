@@ -47,6 +47,21 @@ import Testing
         }
     }
 
+    /// The 410's timestamp is device time, as every time in the record: on a manual clock
+    /// moved a year on, the reinstall's and a fault rule's answer say that year, not today.
+    @Test func anUnregistrationIsStampedWithDeviceTime() async throws {
+        try await Receiver.withTesting { receiver in
+            try await receiver.advanceClock(by: .seconds(365 * 86400))
+            let now = receiver.device.clock.now.millisecondsSinceEpoch
+            let fresh = try await receiver.reinstall(SamplePush.deviceToken)
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(to: SamplePush.deviceToken).timestamp == now)
+            _ = receiver.addFault(FaultRule(match: .init(device: fresh), action: .reason(.expiredToken)))
+            #expect(try await client.push(to: fresh).timestamp == now)
+        }
+    }
+
     @Test func anUnregisteredTokenStillAnswers410AfterARestart() async throws {
         let path = Scratch.directory.appendingPathComponent("tokens-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
