@@ -34,6 +34,14 @@ public struct APNsRequestValidator: Sendable {
         return token.utf8.withContiguousStorageIfAvailable(scan) ?? Array(token.utf8).withUnsafeBufferPointer(scan)
     }
 
+    /// Whether `topic` has a topic's shape: 1 to 255 visible ASCII characters other than `/`
+    /// (a bundle id with any push-type suffix). A push's `apns-topic` and the admin API's
+    /// paths are held to the same rule, so every app pushed to can be looked at.
+    public static func isTopicShape(_ topic: some StringProtocol) -> Bool {
+        let count = topic.utf8.count
+        return count > 0 && count <= 255 && topic.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
+    }
+
     /// `apns-collapse-id` is at most this many bytes.
     public static let maximumCollapseIDLength = 64
 

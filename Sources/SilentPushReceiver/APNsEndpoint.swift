@@ -325,6 +325,7 @@ package final class APNsEndpoint: H2Service {
         }
         let verified = try verifiedToken(headers.authorization, state: state)
         guard let topic = headers.topic, !topic.isEmpty else { throw .missingTopic }
+        guard APNsRequestValidator.isTopicShape(topic) else { throw .badTopic }
         guard verified.key.allows(topic: topic) else { throw .topicDisallowed }
         return (topic, identifyingKey ? verified.key : nil)
     }

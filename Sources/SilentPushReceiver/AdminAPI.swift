@@ -444,7 +444,7 @@ package struct AdminAPI: Sendable {
 
     /// Whether `text` can be an app's topic: its bundle ID, with any push-type suffix (1 to
     /// 255 visible ASCII characters).
-    static func isTopic(_ text: String) -> Bool { isName(text, maximumLength: 255) }
+    static func isTopic(_ text: String) -> Bool { APNsRequestValidator.isTopicShape(text) }
 
     /// Whether `text` is 1 to `maximumLength` visible ASCII characters other than `/`: the
     /// shape of the topics and task identifiers a path can carry.

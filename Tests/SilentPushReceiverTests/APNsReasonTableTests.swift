@@ -113,6 +113,9 @@ import Testing
                 headers: SamplePush.headers(jwt: nil).map { $0.0 == "apns-topic" ? ($0.0, "com.other.app") : $0 },
                 certificate: DevCertificates.clientCertificate)
         },
+        Case("a topic with a space", 400, .badTopic) { try push($0, setting("apns-topic", "com example app")) },
+        Case("a topic that is not ASCII", 400, .badTopic) { try push($0, setting("apns-topic", "com.exämple.app")) },
+        Case("a topic of 256 bytes", 400, .badTopic) { try push($0, setting("apns-topic", String(repeating: "a", count: 256))) },
         Case("token registered to another topic", 400, .deviceTokenNotForTopic) { harness in
             harness.endpoint.withDevices { $0.register(SamplePush.deviceToken, topics: ["com.example.other"]) }
             return try push(harness)
