@@ -1,4 +1,5 @@
 import Hummingbird
+import NIOCore
 import Synchronization
 
 /// Every refusal the admin API makes is a problem document (RFC 9457) that says what to fix:
@@ -27,6 +28,11 @@ struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch let error as HTTPError {
             return AdminAPI.error(error.status, error.body ?? error.status.reasonPhrase)
+        } catch is NIOTooManyBytesError {
+            // What a handler's `collect(upTo:)` throws past the cap; Hummingbird would answer it bare.
+            return AdminAPI.error(.contentTooLarge, "the body is larger than the admin API takes (\(AdminAPI.maximumBodySize / 1024) KB)")
+        } catch let error as any HTTPResponseError {
+            return AdminAPI.error(error.status, error.status.reasonPhrase)
         }
     }
 }

@@ -26,6 +26,17 @@ import Testing
         #expect(malformed.body["title"] as? String == "Unprocessable Content" || malformed.body["title"] as? String == "Unprocessable Entity")
         #expect(try await Self.curl(admin, "/v1/pushes?fate=lost").status == 422)
         #expect(try await Self.curl(admin, "/v1/devices?state=sleepy").status == 422)
+        // A body past the cap is a problem document too, not a bare 413.
+        let body = Scratch.directory.appendingPathComponent("big-\(UUID().uuidString).json").path
+        _ = FileManager.default.createFile(atPath: body, contents: Data(("{\"seconds\":1" + String(repeating: " ", count: 70_000) + "}").utf8))
+        let large = try await PeerProcess.run(
+            "curl",
+            [
+                "-sS", "-w", "\n%{http_code} %{content_type}", "-X", "POST", "-H", "content-type: application/json", "--data-binary", "@" + body,
+                "http://127.0.0.1:\(admin)/v1/clock/advance",
+            ])
+        #expect(large.output.hasSuffix("413 application/problem+json"), "\(large.output)")
+        #expect(large.output.contains("larger than the admin API takes (64 KB)"), "\(large.output)")
     }
 
     @Test func devicesAreListedAndPushesFilteredAndPaged() async throws {
