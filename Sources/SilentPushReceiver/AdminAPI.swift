@@ -724,13 +724,18 @@ package struct AdminAPI: Sendable {
             fields.append(("reason", .string(push.fate.injection?.description)))
         case .pending, .expired: break
         }
-        fields.append(("why", why(push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)))))
+        fields.append(
+            (
+                "why",
+                why(push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)), expires: push.expiresAt != nil)
+            ))
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
         return .object(fields)
     }
 
-    /// A push with what it was sent with: its APNs headers as the provider sent them (those
-    /// the receiver keeps: not `authorization`) and its payload as text.
+    /// A push with what it was sent with: its APNs headers as the receiver took them (not
+    /// `authorization`; the push type and priority in force, the defaults when the request
+    /// had none; `apns-expiration` as the second it expires) and its payload as text.
     static func detailedJSON(_ push: PushRecord) -> JSONValue {
         guard case .object(var fields) = json(push) else { return json(push) }
         var headers: [(String, JSONValue)] = [("apns-id", .string(push.apnsID))]
@@ -746,8 +751,9 @@ package struct AdminAPI: Sendable {
 
     /// `{"rule", "text", "until"}`: the rule that decided the push's fate, for people and
     /// programs. A pending push's comes from the policy that holds it; the others follow from
-    /// the fate (and, for a widget or control push, the reload it `reloading` makes).
-    static func why(_ fate: PushFate, reloading: WakeKind? = nil) -> JSONValue {
+    /// the fate (and, for a widget or control push, the reload it `reloading` makes). A push
+    /// that `expires` not expired with the newer push that replaced it in its slot.
+    static func why(_ fate: PushFate, reloading: WakeKind? = nil, expires: Bool = true) -> JSONValue {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
@@ -767,6 +773,8 @@ package struct AdminAPI: Sendable {
                 )
             case .coalesced:
                 ("replaced", fate.wakeID.map { "replaced in the app's slot; rode wake \($0)" } ?? "replaced in the app's slot by a newer push", nil)
+            case .expired where !expires:
+                ("expired", "replaced in the app's slot by a newer push whose apns-expiration passed before a wake could deliver it", nil)
             case .expired: ("expired", "its apns-expiration passed before a wake could deliver it", nil)
             case .dropped:
                 switch fate.dropReason {
