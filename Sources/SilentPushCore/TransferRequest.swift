@@ -98,15 +98,47 @@ public struct TransferRequest: Sendable, Equatable {
             sessionSendsLaunchEvents: flags.launchEvents)
     }
 
-    /// Whether `url` is `http://` or `https://` (either case) with a host.
+    /// Whether `url` is `http://` or `https://` (either case) with a host, and an optional
+    /// port: what the device can try at all (a malformed one would fail every try).
     static func isHTTP(_ url: String) -> Bool {
         let lower = url.lowercased()
         for scheme in ["http://", "https://"] where lower.hasPrefix(scheme) {
             let rest = lower.dropFirst(scheme.count)
-            let host = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-            return !host.isEmpty && !rest.contains(where: { $0 == " " || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false })
+            let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+            return isAuthority(authority) && !rest.contains(where: { $0 == " " || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false })
         }
         return false
+    }
+
+    /// Whether `authority` (after any `user@`) is a host name or IPv4 address, or an IPv6
+    /// address in brackets, with an optional port of 1 to 65535.
+    static func isAuthority(_ authority: Substring) -> Bool {
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        let host: Substring
+        var port: Substring?
+        if hostAndPort.hasPrefix("[") {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return false }
+            host = hostAndPort[hostAndPort.index(after: hostAndPort.startIndex)..<close]
+            let after = hostAndPort[hostAndPort.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return false }
+                port = after.dropFirst()
+            }
+            guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+        } else {
+            if let colon = hostAndPort.lastIndex(of: ":") {
+                host = hostAndPort[..<colon]
+                port = hostAndPort[hostAndPort.index(after: colon)...]
+            } else {
+                host = hostAndPort
+            }
+            guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") }) else { return false }
+        }
+        guard !host.isEmpty else { return false }
+        if let port {
+            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port), (1...65535).contains(number) else { return false }
+        }
+        return true
     }
 }
 

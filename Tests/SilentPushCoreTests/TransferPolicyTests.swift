@@ -23,9 +23,15 @@ import Testing
             #"{"session":"S1","url":"https://example.com/a.zip","method":"PUT","discretionary":true,"allowsCellular":false}"#
         ).get()
         #expect(read.session == "S1" && read.method == .PUT && read.discretionary && !read.allowsCellular && read.sessionSendsLaunchEvents)
+        for url in ["http://[::1]:8080/a", "https://user@example.com/a", "http://127.0.0.1:1/a", "HTTP://Example.COM"] {
+            #expect(throws: Never.self) { try TransferRequest(session: "S", url: url) }
+        }
         let refused: [(String, TransferRefusal)] = [
             (#"{"session":"S","url":"ftp://example.com/a"}"#, .notHTTP),
             (#"{"session":"S","url":"http:///nohost"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://[::1"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://example.com:99999/a"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://exa<mple.com/a"}"#, .notHTTP),
             (#"{"session":"S","url":"file:///etc/passwd"}"#, .notHTTP),
             (#"{"session":"S","url":"http://e.com/","method":"DELETE"}"#, .unknownMethod),
             (#"{"url":"http://e.com/"}"#, .missingSession),
