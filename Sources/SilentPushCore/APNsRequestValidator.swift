@@ -42,6 +42,12 @@ public struct APNsRequestValidator: Sendable {
         return count > 0 && count <= 255 && topic.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
     }
 
+    /// A header's whole number: decimal digits only (no sign, no space), at most `Int64.max`.
+    static func wholeNumber(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int64(text)
+    }
+
     /// `apns-collapse-id` is at most this many bytes.
     public static let maximumCollapseIDLength = 64
 
@@ -61,13 +67,13 @@ public struct APNsRequestValidator: Sendable {
 
         var expiration: Int64?
         if let text = headers.expiration {
-            guard let value = Int64(text), value >= 0 else { throw .badExpirationDate }
+            guard let value = Self.wholeNumber(text) else { throw .badExpirationDate }
             expiration = value
         }
 
         var priority = APNsPriority.high
         if let text = headers.priority {
-            guard let value = Int(text), let parsed = APNsPriority(rawValue: value) else { throw .badPriority }
+            guard let value = Self.wholeNumber(text), let parsed = APNsPriority(rawValue: Int(value)) else { throw .badPriority }
             priority = parsed
         }
 

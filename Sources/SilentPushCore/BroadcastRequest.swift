@@ -37,9 +37,11 @@ public struct BroadcastRequest: Sendable, Equatable {
         let channelID = try ChannelID(requestHeader: values[Field.channelID.rawValue])
         guard let pushType = values[Field.pushType.rawValue], !pushType.isEmpty else { throw .missingPushType }
         guard ChannelConfiguration.pushTypeSpellings.contains(pushType) else { throw .invalidPushType }
-        guard let priorityText = values[Field.priority.rawValue], let number = Int(priorityText), let priority = APNsPriority(rawValue: number)
+        // Whole numbers as a push's headers take them (one rule: APNsRequestValidator.wholeNumber).
+        guard let priorityText = values[Field.priority.rawValue], let number = APNsRequestValidator.wholeNumber(priorityText),
+            let priority = APNsPriority(rawValue: Int(number))
         else { throw .badPriority }
-        guard let expirationText = values[Field.expiration.rawValue], let expiration = Int64(expirationText), expiration >= 0 else {
+        guard let expirationText = values[Field.expiration.rawValue], let expiration = APNsRequestValidator.wholeNumber(expirationText) else {
             throw .badExpirationDate
         }
         self.init(channelID: channelID, priority: priority, expiration: expiration)

@@ -105,6 +105,9 @@ import Testing
             var r = try push($0); r.path = "/3/device/abcdef"; return r
         },
         Case("expiration not a number", 400, .badExpirationDate) { try push($0, setting("apns-expiration", "tomorrow")) },
+        Case("expiration with a sign", 400, .badExpirationDate) { try push($0, setting("apns-expiration", "+5")) },
+        Case("expiration past 2^63 - 1", 400, .badExpirationDate) { try push($0, setting("apns-expiration", "9223372036854775808")) },
+        Case("priority with a sign", 400, .badPriority) { try push($0, setting("apns-priority", "+5")) },
         Case("apns-id not a UUID", 400, .badMessageId) { try push($0, setting("apns-id", "not-a-uuid")) },
         Case("priority 7", 400, .badPriority) { try push($0, setting("apns-priority", "7")) },
         Case("priority 10 on a background push (strict)", 400, .badPriority, strict: true) { try push($0, setting("apns-priority", "10")) },
