@@ -31,25 +31,27 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("push-type"), help: "apns-push-type (default: background for a content-available-only payload, else alert).")
     public var pushType: String?
 
-    @Option(help: "apns-priority: 10, 5 or 1 (default: 5 for background, as APNs requires; 10 for alert).")
+    // `.unconditional`: a negative number is the value, not taken for a flag, so its range
+    // check names it.
+    @Option(parsing: .unconditional, help: "apns-priority: 10, 5 or 1 (default: 5 for background, as APNs requires; 10 for alert).")
     public var priority: Int?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
     public var collapseID: String?
 
-    @Option(help: "apns-expiration: seconds since the epoch (0: now or never).")
+    @Option(parsing: .unconditional, help: "apns-expiration: seconds since the epoch (0: now or never).")
     public var expiration: Int64?
 
     @Option(name: .customLong("apns-id"), help: "apns-id (a UUID) for every push.")
     public var apnsID: String?
 
-    @Option(help: "Pushes per device.")
+    @Option(parsing: .unconditional, help: "Pushes per device.")
     public var count = 1
 
-    @Option(help: "Streams in flight per connection (kept within the server's MAX_CONCURRENT_STREAMS).")
+    @Option(parsing: .unconditional, help: "Streams in flight per connection (kept within the server's MAX_CONCURRENT_STREAMS).")
     public var concurrency = 1
 
-    @Option(help: "Connections.")
+    @Option(parsing: .unconditional, help: "Connections.")
     public var connections = 1
 
     @Flag(help: "One JSON object per push instead of a line.")

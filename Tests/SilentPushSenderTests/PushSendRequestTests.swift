@@ -241,6 +241,16 @@ import Testing
         }
     }
 
+    /// A negative number is read as the option's value, so its range is what the line names
+    /// (not "missing value", as a flag would have it).
+    @Test(arguments: ["--count", "--concurrency", "--connections", "--priority", "--expiration"])
+    func aNegativeNumberIsTheValue(option: String) throws {
+        var options = try PushSendOptions.parse([option, "-1", "-"])
+        options.devices = [SamplePush.deviceToken]
+        options.certificatesDirectory = DevCertificates.directory
+        #expect(throws: PushSendError.self) { try options.configuration() }
+    }
+
     @Test(arguments: BadOption.allCases)
     func badOptionsAreNamed(option: BadOption) {
         #expect {
