@@ -8,8 +8,9 @@ public struct LiveActivity: Sendable, Equatable {
         case stale
         /// Ended at `at`; still on the Lock Screen until `dismissAt`.
         case ended(at: DeviceInstant, dismissAt: DeviceInstant)
-        /// Ended at `endedAt`, then removed at `at`.
-        case dismissed(at: DeviceInstant, endedAt: DeviceInstant)
+        /// Ended at `endedAt`, then removed at `at` (nil `endedAt`: a record from before the
+        /// end was kept once dismissed).
+        case dismissed(at: DeviceInstant, endedAt: DeviceInstant?)
 
         /// `active`, `stale`, `ended` or `dismissed`, as the admin API writes it.
         public var name: String {
@@ -66,11 +67,13 @@ public struct LiveActivity: Sendable, Equatable {
         if case .channel(let id) = subscription { id } else { nil }
     }
 
-    /// When it ended; nil while it is active or stale.
+    /// When it ended; nil while it is active or stale (and for a dismissed activity recorded
+    /// before its end was kept).
     public var endedAt: DeviceInstant? {
         switch state {
         case .active, .stale: nil
-        case .ended(let at, _), .dismissed(_, let at): at
+        case .ended(let at, _): at
+        case .dismissed(_, let endedAt): endedAt
         }
     }
 

@@ -110,10 +110,17 @@ public struct TransferRequest: Sendable, Equatable {
         return false
     }
 
-    /// Whether `authority` (after any `user@`) is a host name or IPv4 address, or an IPv6
-    /// address in brackets, with an optional port of 1 to 65535.
+    /// Whether `authority` is RFC 3986's: an optional `user@` (unreserved, percent-encoded
+    /// and sub-delimiter characters, `:`), then a host name (a non-ASCII one too, as a user
+    /// types it) or IPv4 address, or an IPv6 address in brackets (with a `%25` zone), then an
+    /// optional port: empty, or 1 to 65535.
     static func isAuthority(_ authority: Substring) -> Bool {
-        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        var hostAndPort = authority
+        if let at = authority.lastIndex(of: "@") {
+            let user = authority[..<at]
+            guard user.allSatisfy({ $0.isASCII ? ($0.isLetter || $0.isNumber || "-._~%!$&'()*+,;=:".contains($0)) : false }) else { return false }
+            hostAndPort = authority[authority.index(after: at)...]
+        }
         let host: Substring
         var port: Substring?
         if hostAndPort.hasPrefix("[") {
@@ -124,7 +131,10 @@ public struct TransferRequest: Sendable, Equatable {
                 guard after.hasPrefix(":") else { return false }
                 port = after.dropFirst()
             }
-            guard host.contains(":"), host.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }) else { return false }
+            let address = host.prefix { $0 != "%" }
+            guard address.contains(":"), address.contains(where: \.isHexDigit),
+                address.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." })
+            else { return false }
         } else {
             if let colon = hostAndPort.lastIndex(of: ":") {
                 host = hostAndPort[..<colon]
@@ -132,10 +142,12 @@ public struct TransferRequest: Sendable, Equatable {
             } else {
                 host = hostAndPort
             }
-            guard host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") }) else { return false }
+            guard host.contains(where: { $0 != "." }),
+                host.allSatisfy({ !$0.isASCII || $0.isLetter || $0.isNumber || "-._~%".contains($0) })
+            else { return false }
         }
         guard !host.isEmpty else { return false }
-        if let port {
+        if let port, !port.isEmpty {
             guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port), (1...65535).contains(number) else { return false }
         }
         return true

@@ -449,7 +449,7 @@ package struct AdminAPI: Sendable {
     /// Whether `text` is 1 to `maximumLength` visible ASCII characters other than `/`: the
     /// shape of the topics and task identifiers a path can carry.
     static func isName(_ text: String, maximumLength: Int) -> Bool {
-        !text.isEmpty && text.utf8.count <= maximumLength && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != 0x2F }
+        APNsRequestValidator.isVisibleName(text, maximumLength: maximumLength)
     }
 
     static var badTopic: Response {
@@ -752,7 +752,8 @@ package struct AdminAPI: Sendable {
     /// `{"rule", "text", "until"}`: the rule that decided the push's fate, for people and
     /// programs. A pending push's comes from the policy that holds it; the others follow from
     /// the fate (and, for a widget or control push, the reload it `reloading` makes). A push
-    /// that `expires` not expired with the newer push that replaced it in its slot.
+    /// that `expires` not (it had no `apns-expiration`) expired by APNs's storage limit or with
+    /// a newer push that replaced it.
     static func why(_ fate: PushFate, reloading: WakeKind? = nil, expires: Bool = true) -> JSONValue {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
@@ -773,9 +774,19 @@ package struct AdminAPI: Sendable {
                 )
             case .coalesced:
                 ("replaced", fate.wakeID.map { "replaced in the app's slot; rode wake \($0)" } ?? "replaced in the app's slot by a newer push", nil)
+            // The row does not say whether the push expired itself or with the newer push that
+            // replaced it in its slot: the text names both where both can be.
             case .expired where !expires:
-                ("expired", "replaced in the app's slot by a newer push whose apns-expiration passed before a wake could deliver it", nil)
-            case .expired: ("expired", "its apns-expiration passed before a wake could deliver it", nil)
+                (
+                    "expired",
+                    "APNs's storage limit for an offline device, or the apns-expiration of a newer push that replaced it in the app's slot, passed before a wake could deliver it",
+                    nil
+                )
+            case .expired:
+                (
+                    "expired",
+                    "its apns-expiration, or that of a newer push that replaced it in the app's slot, passed before a wake could deliver it", nil
+                )
             case .dropped:
                 switch fate.dropReason {
                 case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)

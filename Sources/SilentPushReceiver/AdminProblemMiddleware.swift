@@ -31,8 +31,6 @@ struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch is NIOTooManyBytesError {
             // What a handler's `collect(upTo:)` throws past the cap; Hummingbird would answer it bare.
             return AdminAPI.error(.contentTooLarge, "the body is larger than the admin API takes (\(AdminAPI.maximumBodySize / 1024) KB)")
-        } catch let error as any HTTPResponseError {
-            return AdminAPI.error(error.status, error.status.reasonPhrase)
         }
     }
 }

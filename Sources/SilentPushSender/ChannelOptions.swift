@@ -32,8 +32,9 @@ public struct ChannelOptions: ParsableArguments, Sendable {
                 production: APNsTarget(
                     scheme: "https", host: ChannelRequest.productionChannels.host, port: port ?? ChannelRequest.productionChannels.port))
         let local = provider.isLocal
-        if let topic, !PushSendOptions.isFieldValue(topic) {
-            throw PushSendError.invalidValue(option: "--topic", value: "'\(topic)'", expected: "a bundle id (no spaces or control characters)")
+        if let topic, !APNsRequestValidator.isTopicShape(topic) {
+            throw PushSendError.invalidValue(
+                option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces)")
         }
         guard let bundleID = topic ?? (local ? PushSendOptions.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")

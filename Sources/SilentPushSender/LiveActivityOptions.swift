@@ -20,7 +20,7 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(help: ArgumentHelp("A start's aps.attributes: a JSON file (default: {}).", valueName: "file"))
     public var attributes: String?
 
-    @Option(help: "A start's aps.alert title (default: the attributes type).")
+    @Option(help: "aps.alert title (a start's default: the attributes type; an update or end has none unless given).")
     public var alert: String?
 
     @Option(name: .customLong("stale-date"), help: "aps.stale-date, seconds since 1970.")
@@ -56,7 +56,7 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
         }
         if kind != .start {
             let startOnly = [
-                ("--attributes-type", attributesType != nil), ("--attributes", attributes != nil), ("--alert", alert != nil),
+                ("--attributes-type", attributesType != nil), ("--attributes", attributes != nil),
                 ("--input-push-token", inputPushToken), ("--input-push-channel", inputPushChannel != nil),
             ]
             if let (option, _) = startOnly.first(where: { $0.1 }) {
@@ -83,6 +83,11 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
                 }
                 aps += ",\"input-push-channel\":\"\(inputPushChannel)\""
             }
+        } else if let alert {
+            // An update or end may light the screen with an alert too.
+            var title = ""
+            JSONString.append(alert, to: &title)
+            aps += ",\"alert\":{\"title\":" + title + "}"
         }
         if let staleDate { aps += ",\"stale-date\":\(staleDate)" }
         if let dismissalDate { aps += ",\"dismissal-date\":\(dismissalDate)" }

@@ -85,9 +85,12 @@ package struct PushExpectation: Sendable {
             let took = (ContinuousClock.now - started).components
             return Outcome(met: met, line: line, name: name, seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18)
         }
-        // Each pass reads, then moves the clock (manual) or waits (system); a bound on passes
-        // keeps a receiver that never settles from holding the check for ever.
-        for _ in 0..<10_000 {
+        // Each pass reads, then moves the clock (manual) or waits (system). The system clock's
+        // check ends with its span; a bound on the manual clock's passes keeps a receiver that
+        // never settles from holding the check for ever.
+        var passes = 0
+        while !manual || passes < 10_000 {
+            passes += 1
             let seen: (met: Bool, final: Bool, line: String, until: Int64?)
             switch target {
             case .fate(let apnsID, let fate): seen = try await fateSeen(apnsID: apnsID, expected: fate)

@@ -5,8 +5,9 @@ import SilentPushTransport
 public struct PushSendConfiguration: Sendable {
     /// How long the server may send nothing while the TLS handshake or a push waits on it:
     /// then the connection is closed and its pushes fail, instead of waiting for ever on a
-    /// peer that accepts and never speaks.
-    package static let answerTimeout: Duration = .seconds(30)
+    /// peer that accepts and never speaks. Past the longest delay a fault rule can give an
+    /// answer (60 s), so a slowed answer still comes.
+    package static let answerTimeout: Duration = FaultAction.maximumDelay + .seconds(30)
 
     /// How the provider proves who it is.
     public enum Authentication: Sendable {

@@ -164,8 +164,9 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         let payload = try activityPayload ?? readPayload()
         let devices = try readDevices(local: local)
 
-        if let topic = self.topic, !Self.isFieldValue(topic) {
-            throw PushSendError.invalidValue(option: "--topic", value: "'\(topic)'", expected: "a bundle id (no spaces or control characters)")
+        if let topic = self.topic, !APNsRequestValidator.isTopicShape(topic) {
+            throw PushSendError.invalidValue(
+                option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces)")
         }
         guard var topic = self.topic ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")

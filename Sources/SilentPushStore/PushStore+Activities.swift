@@ -68,9 +68,9 @@ extension PushStore {
             guard let at = instant("ended_at"), let dismissAt = instant("dismiss_at") else { return nil }
             state = .ended(at: at, dismissAt: dismissAt)
         case "dismissed":
-            // A row written before dismissals kept their end has none: its dismissal stands in.
+            // A row written before dismissals kept their end has none: none is made up.
             guard let at = instant("dismiss_at") else { return nil }
-            state = .dismissed(at: at, endedAt: instant("ended_at") ?? at)
+            state = .dismissed(at: at, endedAt: instant("ended_at"))
         default: return nil
         }
         guard let startedAt = instant("started_at") else { return nil }

@@ -219,6 +219,8 @@ extension H2ClientConnection {
         }
 
         private func start(context: ChannelHandlerContext) {
+            // The wait for the server starts once the socket is connected, not while connecting.
+            lastProgress = .now()
             switch state.start(tls: tls != nil) {
             case .handshake:
                 do {

@@ -72,8 +72,9 @@ struct Broadcast: AsyncParsableCommand {
     @OptionGroup var options: ChannelOptions
     @Argument(help: ArgumentHelp("The payload JSON file, or - for stdin.", valueName: "payload")) var payloadFile: String?
     @Option(help: "The channel id.") var channel: String?
-    @Option(help: "apns-priority: 10, 5 or 1.") var priority = 10
-    @Option(help: "apns-expiration: seconds since the epoch; 0 (the default) for a channel that stores no message.") var expiration: Int64 = 0
+    @Option(parsing: .unconditional, help: "apns-priority: 10, 5 or 1.") var priority = 10
+    @Option(parsing: .unconditional, help: "apns-expiration: seconds since the epoch; 0 (the default) for a channel that stores no message.")
+    var expiration: Int64 = 0
 
     func run() async throws {
         let action = try ChannelOptions.broadcast(channel: channel, priority: priority, expiration: expiration, payloadFile: payloadFile)

@@ -45,10 +45,12 @@ struct Expect: AsyncParsableCommand {
             valueName: "topic"))
     var topic: String?
 
-    @Option(help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))
     var wakes: Int?
 
-    @Option(help: ArgumentHelp("How many Live Activity updates the app's activities on the device should have applied, exactly.", valueName: "n"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How many Live Activity updates the app's activities on the device should have applied, exactly.", valueName: "n"))
     var applied: Int?
 
     @Option(

@@ -23,7 +23,10 @@ import Testing
             #"{"session":"S1","url":"https://example.com/a.zip","method":"PUT","discretionary":true,"allowsCellular":false}"#
         ).get()
         #expect(read.session == "S1" && read.method == .PUT && read.discretionary && !read.allowsCellular && read.sessionSendsLaunchEvents)
-        for url in ["http://[::1]:8080/a", "https://user@example.com/a", "http://127.0.0.1:1/a", "HTTP://Example.COM"] {
+        for url in [
+            "http://[::1]:8080/a", "https://user@example.com/a", "https://user:pw@example.com/a", "http://127.0.0.1:1/a", "HTTP://Example.COM",
+            "http://example.com:/a", "http://[fe80::1%25en0]:8080/", "http://bücher.example/", "http://ex%41mple.com/", "http://example.com./",
+        ] {
             #expect(throws: Never.self) { try TransferRequest(session: "S", url: url) }
         }
         let refused: [(String, TransferRefusal)] = [
@@ -32,6 +35,9 @@ import Testing
             (#"{"session":"S","url":"http://[::1"}"#, .notHTTP),
             (#"{"session":"S","url":"http://example.com:99999/a"}"#, .notHTTP),
             (#"{"session":"S","url":"http://exa<mple.com/a"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://[:]/"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://./"}"#, .notHTTP),
+            (#"{"session":"S","url":"http://a<b>@example.com/"}"#, .notHTTP),
             (#"{"session":"S","url":"file:///etc/passwd"}"#, .notHTTP),
             (#"{"session":"S","url":"http://e.com/","method":"DELETE"}"#, .unknownMethod),
             (#"{"url":"http://e.com/"}"#, .missingSession),

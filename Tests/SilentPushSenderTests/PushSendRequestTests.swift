@@ -245,10 +245,19 @@ import Testing
     /// (not "missing value", as a flag would have it).
     @Test(arguments: ["--count", "--concurrency", "--connections", "--priority", "--expiration"])
     func aNegativeNumberIsTheValue(option: String) throws {
-        var options = try PushSendOptions.parse([option, "-1", "-"])
-        options.devices = [SamplePush.deviceToken]
-        options.certificatesDirectory = DevCertificates.directory
-        #expect(throws: PushSendError.self) { try options.configuration() }
+        let parsed = try PushSendOptions.parse([option, "-1"])
+        let options = try Self.options {
+            $0.count = parsed.count
+            $0.concurrency = parsed.concurrency
+            $0.connections = parsed.connections
+            $0.priority = parsed.priority
+            $0.expiration = parsed.expiration
+        }
+        #expect {
+            try options.configuration()
+        } throws: { error in
+            "\(error)".hasPrefix(option + " ") && "\(error)".contains("-1")
+        }
     }
 
     @Test(arguments: BadOption.allCases)

@@ -135,6 +135,25 @@ import Testing
         #expect(try await store.prune(olderThan: nil, maximumCount: 1, batch: 100).activities == 0, "the count limit is about pushes")
     }
 
+    /// A dismissed activity reads back with the end it was recorded with, and one recorded
+    /// without (before ends were kept) with none, not one made up.
+    @Test(arguments: StoreEngineKind.allCases) func aDismissedActivityKeepsItsEndOrNone(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let app = LiveActivityApp(device: "aa", bundleID: "com.example.app")
+        for (id, endedAt) in [("kept", DeviceInstant(millisecondsSinceEpoch: 50)), ("legacy", nil)] {
+            try await store.write([
+                .recordActivity(
+                    LiveActivity(
+                        id: id, app: app, attributesType: "A", attributes: "{}", subscription: .none,
+                        state: .dismissed(at: .init(millisecondsSinceEpoch: 100), endedAt: endedAt), contentState: "{}",
+                        startedAt: .init(millisecondsSinceEpoch: 1)))
+            ])
+        }
+        let read = try await store.activities(deviceToken: "aa")
+        #expect(read.first { $0.id == "kept" }?.endedAt == .init(millisecondsSinceEpoch: 50))
+        #expect(read.first { $0.id == "legacy" }.map { $0.endedAt == nil && $0.state.name == "dismissed" } == true)
+    }
+
     @Test func vacuumGivesTheSpaceBack() async throws {
         let path = PushStoreTests.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
