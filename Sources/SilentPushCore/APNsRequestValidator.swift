@@ -37,13 +37,13 @@ public struct APNsRequestValidator: Sendable {
     /// Whether `topic` has a topic's shape: 1 to 255 visible ASCII characters other than `/`
     /// (a bundle id with any push-type suffix). A push's `apns-topic` and the admin API's
     /// paths are held to the same rule, so every app pushed to can be looked at.
-    public static func isTopicShape(_ topic: some StringProtocol) -> Bool {
+    package static func isTopicShape(_ topic: some StringProtocol) -> Bool {
         isVisibleName(topic, maximumLength: 255)
     }
 
     /// Whether `text` is 1 to `maximumLength` visible ASCII characters other than `/`: the
     /// shape of a topic, and of the names an admin API path carries.
-    public static func isVisibleName(_ text: some StringProtocol, maximumLength: Int) -> Bool {
+    package static func isVisibleName(_ text: some StringProtocol, maximumLength: Int) -> Bool {
         let count = text.utf8.count
         return count > 0 && count <= maximumLength && text.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") }
     }
