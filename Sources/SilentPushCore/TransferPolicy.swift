@@ -26,15 +26,20 @@ public struct TransferPolicy: Sendable {
         /// How long a transfer may take, waits included (Apple's default
         /// `timeoutIntervalForResource`: 7 days).
         public var resourceTimeout: Duration
+        /// How long a try waits to connect, or for the origin's next bytes, before it is cut
+        /// off (Apple's default `timeoutIntervalForRequest`: 60 s). The executor's client
+        /// keeps it; the policy sees only the try's end.
+        public var requestTimeout: Duration
 
         public init(
             maximumPerApp: Int = 100, retryDelay: Duration = .seconds(60), maximumRetryDelay: Duration = .seconds(3600),
-            resourceTimeout: Duration = .seconds(7 * 86_400)
+            resourceTimeout: Duration = .seconds(7 * 86_400), requestTimeout: Duration = .seconds(60)
         ) {
             self.maximumPerApp = maximumPerApp
             self.retryDelay = retryDelay
             self.maximumRetryDelay = maximumRetryDelay
             self.resourceTimeout = resourceTimeout
+            self.requestTimeout = requestTimeout
         }
     }
 

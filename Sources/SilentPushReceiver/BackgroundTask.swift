@@ -73,6 +73,19 @@ public final class BackgroundTask: Sendable {
         return try context.startBackgroundTransfer(request)
     }
 
+    /// Hands the device a transfer of `url` in `session`; a request it refuses is recorded
+    /// with the run and thrown (see `FetchContext.startBackgroundTransfer(session:url:method:discretionary:allowsCellular:sessionSendsLaunchEvents:)`).
+    @discardableResult
+    public func startBackgroundTransfer(
+        session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
+        sessionSendsLaunchEvents: Bool = true
+    ) throws(TransferRefusal) -> UInt64 {
+        guard let context = state.withLock({ $0.context }) else { throw .notRunning }
+        return try context.startBackgroundTransfer(
+            session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
+            sessionSendsLaunchEvents: sessionSendsLaunchEvents)
+    }
+
     /// What the handler's hand-overs go through, and the relaunch's files.
     var context: FetchContext? { state.withLock { $0.context } }
 

@@ -60,6 +60,8 @@ extension DeviceRecorder {
                 TransferRecord(
                     refused: refusal, id: id, deviceToken: app.device, topic: app.topic, session: session, url: url, wakeID: wakeID,
                     taskRunID: runID, at: now)))
+        // Handed over and refused: the two counters reconcile (handed over = ended + open).
+        actions.metrics.transfersHandedOver += 1
         actions.metrics.transferEnded(.failed)
         actions.reply = .transferRefused(refusal)
         return finish(actions)
@@ -155,10 +157,12 @@ extension DeviceRecorder {
                     actions.changes.append(
                         .finishTransfer(id: id, state: .failed, at: at, bytes: nil, reason: reason, status: nil, etag: nil, lastModified: nil))
                     actions.metrics.transferEnded(.failed)
+                    actions.transferDiscards.append(id)
                 case .cancelled:
                     actions.changes.append(
                         .finishTransfer(id: id, state: .cancelled, at: at, bytes: nil, reason: nil, status: nil, etag: nil, lastModified: nil))
                     actions.metrics.transferEnded(.cancelled)
+                    actions.transferDiscards.append(id)
                 }
             case .start(let id, let attempt):
                 guard let transfer = transfers.transfers[id] else { continue }

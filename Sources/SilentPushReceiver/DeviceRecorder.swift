@@ -103,6 +103,9 @@ package struct DeviceRecorder {
         /// running try to stop (by id).
         package var transferStarts: [TransferStart] = []
         package var transferInterrupts: [UInt64] = []
+        /// Transfers that failed or were cancelled: their partial files are deleted (the
+        /// system discards a cancelled download's data; nothing will hand it to the app).
+        package var transferDiscards: [UInt64] = []
         /// What the event tells its caller.
         package var reply = Reply.done
 
@@ -143,6 +146,7 @@ package struct DeviceRecorder {
             tasksEnded += later.tasksEnded
             transferStarts += later.transferStarts
             transferInterrupts += later.transferInterrupts
+            transferDiscards += later.transferDiscards
             if later.reply != .done { reply = later.reply }
         }
     }

@@ -52,7 +52,9 @@ extension DeviceRuntime {
             store: store, clock: clock, settings: settings, shutdownGrace: shutdownGrace, handler: handler,
             metrics: DeviceMetrics(factory: metrics), recorder: recorder, nextPushID: ids.push + 1,
             nextTransferID: try await store.lastTransferID() + 1,
-            transferClient: TransferClient(group: group, directory: store.transfersDirectory), declarations: declarations, resumed: resumed,
+            transferClient: TransferClient(
+                group: group, directory: store.transfersDirectory, requestTimeout: transferSettings.requestTimeout,
+                resourceTimeout: transferSettings.resourceTimeout), declarations: declarations, resumed: resumed,
             channels: channels, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }

@@ -81,6 +81,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         var tasksEnded: [BackgroundTask] = []
         var transferTries: [TransferTry] = []
         var transferStops: [AsyncSignal] = []
+        var transferDiscards: [UInt64] = []
     }
 
     /// An app on a device, as the policy keys it.
@@ -204,6 +205,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             !actions.metrics.isEmpty || actions.armTimer != nil || !actions.ended.isEmpty || !actions.runs.isEmpty
                 || !actions.taskRuns.isEmpty || !actions.taskExpirations.isEmpty || !actions.taskTerminations.isEmpty
                 || !actions.tasksEnded.isEmpty || !actions.transferStarts.isEmpty || !actions.transferInterrupts.isEmpty
+                || !actions.transferDiscards.isEmpty
         else { return nil }
         var execution = Execution()
         execution.metrics = actions.metrics
@@ -233,6 +235,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             if let previous = state.transferTries.updateValue(stop, forKey: start.id) { execution.transferStops.append(previous) }
             execution.transferTries.append(TransferTry(start: start, stop: stop))
         }
+        execution.transferDiscards = actions.transferDiscards
         return execution
     }
 
@@ -256,6 +259,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             for task in execution.tasksEnded { task.settled.open() }
             for task in execution.taskRuns { startTask(task) }
             for stop in execution.transferStops { stop.raise() }
+            for id in execution.transferDiscards { transferClient.discard(id) }
             for transfer in execution.transferTries { fetchQueue.yield(.transfer(transfer)) }
             for fetch in execution.runs {
                 guard let result = handler.immediateResult(topic: fetch.start.app.topic) else {

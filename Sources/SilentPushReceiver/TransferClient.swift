@@ -22,13 +22,20 @@ package final class TransferClient: Sendable {
     /// Made at the first try: a receiver whose apps hand nothing over has none to shut down.
     private let client = Mutex<HTTPClient?>(nil)
 
-    /// How long a try waits for the origin's next bytes before it is cut off (Apple's default
-    /// `timeoutIntervalForRequest`: 60 s).
-    package static let idleTimeout = TimeAmount.seconds(60)
+    /// How long a try waits to connect, or for the origin's next bytes, before it is cut off
+    /// (`TransferPolicy.Settings.requestTimeout`: URLSession's `timeoutIntervalForRequest`).
+    package let requestTimeout: Duration
+    /// The longest one try may run (`TransferPolicy.Settings.resourceTimeout`): the policy
+    /// fails the transfer at its own deadline, which this only backs up in real time.
+    private let resourceTimeout: Duration
 
-    package init(group: any EventLoopGroup, directory: String) {
+    package init(
+        group: any EventLoopGroup, directory: String, requestTimeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(7 * 86_400)
+    ) {
         self.directory = directory
         self.group = group
+        self.requestTimeout = requestTimeout
+        self.resourceTimeout = resourceTimeout
     }
 
     /// Shuts the HTTP client down, if one was made; a later try makes another.
@@ -45,7 +52,8 @@ package final class TransferClient: Sendable {
                 eventLoopGroupProvider: .shared(group),
                 configuration: HTTPClient.Configuration(
                     redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
-                    timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10), read: Self.idleTimeout), decompression: .disabled))
+                    timeout: HTTPClient.Configuration.Timeout(connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout)),
+                    decompression: .disabled))
             client = made
             return made
         }
@@ -53,6 +61,14 @@ package final class TransferClient: Sendable {
 
     /// The file a done transfer's answer is in.
     package func file(of id: UInt64) -> String { directory + "/" + String(id) }
+
+    /// Deletes what transfer `id` kept (its partial file and validator, or a file a try
+    /// stopped as it ended left): it failed or was cancelled, so nothing hands it to the app.
+    package func discard(_ id: UInt64) {
+        for path in [file(of: id) + ".part", file(of: id) + ".part.validator", file(of: id)] {
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
 
     /// What the last try with validators left for `url` of an app: the cache file it would reuse.
     func cacheFile(device: String, topic: String, url: String) -> String {
@@ -90,7 +106,7 @@ package final class TransferClient: Sendable {
         var received: Int64 = 0
         var base: Int64 = 0
         do {
-            let response = try await httpClient.execute(request, deadline: .now() + .hours(24 * 7))
+            let response = try await httpClient.execute(request, deadline: .now() + TimeAmount(resourceTimeout))
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")
             let lastModified = response.headers.first(name: "Last-Modified")
@@ -131,17 +147,18 @@ package final class TransferClient: Sendable {
             }
             return .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified)
         } catch {
-            return .cutOff(error: Self.describe(error, url: start.request.url), bytes: base + received)
+            return .cutOff(error: describe(error, url: start.request.url), bytes: base + received)
         }
     }
 
     /// A try's error in a line.
-    static func describe(_ error: any Error, url: String) -> String {
+    func describe(_ error: any Error, url: String) -> String {
         if let error = error as? HTTPClientError {
             if error == .redirectLimitReached || error == .redirectCycleDetected {
                 return "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"
             }
-            if error == .readTimeout { return "no bytes from \(url) for \(TransferClient.idleTimeout.nanoseconds / 1_000_000_000) s" }
+            if error == .readTimeout { return "no bytes from \(url) for \(requestTimeout)" }
+            if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
         }
         return "\(error)"

@@ -3,7 +3,7 @@ import SilentPushCore
 import SilentPushReceiver
 
 extension SilentPushd {
-    /// The Live Activity, reload and background transfer numbers given as flags, over the profile's.
+    /// The Live Activity, reload, background transfer and task numbers given as flags, over the profile's.
     func applyLiveActivityOptions(to configuration: inout ReceiverConfiguration) throws {
         func positive(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
             let span = try Self.duration(text, flag: flag, atMost: limit)
@@ -57,6 +57,18 @@ extension SilentPushd {
         }
         if let relaunchTime {
             configuration.wakeSettings.relaunchTime = try positive(relaunchTime, flag: "--relaunch-time", atMost: .seconds(3600))
+        }
+        if let transferRequestTimeout {
+            configuration.transfers.requestTimeout = try positive(
+                transferRequestTimeout, flag: "--transfer-request-timeout", atMost: .seconds(86_400))
+        }
+        if let taskExpirationGrace {
+            configuration.wakeSettings.taskExpirationGrace = try positive(
+                taskExpirationGrace, flag: "--task-expiration-grace", atMost: .seconds(600))
+        }
+        if let taskTerminationPenalty {
+            configuration.wakeSettings.taskTerminationPenalty = try Self.duration(
+                taskTerminationPenalty, flag: "--task-termination-penalty", atMost: .seconds(7 * 86_400))
         }
         if let channelMessageLifetime {
             configuration.liveActivities.storedMessageLifetime = try Self.duration(

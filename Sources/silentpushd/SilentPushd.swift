@@ -276,6 +276,27 @@ struct SilentPushd: AsyncParsableCommand {
     var relaunchTime: String?
 
     @Option(
+        name: .customLong("transfer-request-timeout"),
+        help: ArgumentHelp(
+            "How long a transfer's try waits to connect or for the origin's next bytes before it is cut off (Apple's timeoutIntervalForRequest: 60s).",
+            valueName: "duration"))
+    var transferRequestTimeout: String?
+
+    @Option(
+        name: .customLong("task-expiration-grace"),
+        help: ArgumentHelp(
+            "How long a background task or relaunch has, after its expiration handler, to complete before it is terminated (assumed; default 5s).",
+            valueName: "duration"))
+    var taskExpirationGrace: String?
+
+    @Option(
+        name: .customLong("task-termination-penalty"),
+        help: ArgumentHelp(
+            "How long an app's later task launches and relaunches wait after one of its runs is terminated; 0: none (assumed; default 1h).",
+            valueName: "duration"))
+    var taskTerminationPenalty: String?
+
+    @Option(
         name: .customLong("battery-threshold"),
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
     var batteryThreshold: Int?

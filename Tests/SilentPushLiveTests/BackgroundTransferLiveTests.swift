@@ -64,6 +64,16 @@ import Testing
             })
     }
 
+    /// The first wake, once it has ended.
+    static func endedWake(_ receiver: Receiver) async throws -> WakeRecord {
+        for _ in 0..<500 {
+            if let wake = try await receiver.wakes().first, wake.finishedAt != nil { return wake }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no wake ended within 5 s")
+        throw CancellationError()
+    }
+
     static func push(_ client: TestPushClient, _ url: String) async throws {
         let answer = try await client.push(#"{"aps":{"content-available":1},"transfer":"\#(url)"}"#, to: device)
         #expect(answer.status == 200)
@@ -78,11 +88,16 @@ import Testing
         let relaunches = Relaunches()
         try await Receiver.withTesting({
             $0.clock = clock
+            $0.wakeSettings.deadline = .milliseconds(500)
             $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "S1", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
-            // 400 kB at 400 kB/s: about a second, while the wake's handler answered at once.
+            // 400 kB at 400 kB/s: about a second, while the wake's handler answered at once
+            // and its wake, limited to 500 ms, has ended.
             try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/400000?rate=400000")
+            let ended = try await Self.endedWake(receiver)
+            let whileEnded = try #require(try await receiver.transfers(session: "S1").first)
+            #expect(ended.result == .newData && whileEnded.state == .running, "the wake ended while its transfer ran: \(whileEnded)")
             let done = try await receiver.waitForTransfers(session: "S1") { $0.first?.fileFate != nil }
             let transfer = try #require(done.first)
             #expect(transfer.state == .done && transfer.bytes == 400_000 && transfer.status == 200, "\(transfer)")
@@ -90,6 +105,8 @@ import Testing
             #expect(transfer.fileFate == .moved)
             let wake = try #require(try await receiver.wakes().first)
             #expect(wake.result == .newData && wake.finishedAt! <= transfer.handedOverAt.advanced(by: .seconds(1)))
+            // On the system clock the transfer ends past the wake's own time limit.
+            if clock == .system { #expect(try #require(transfer.finishedAt) > wake.deadline, "\(transfer) \(wake)") }
             // The relaunch: a run of kind urlSession with the session's id and its file.
             let run = try #require(try await receiver.taskRuns().first)
             #expect(run.kind == .urlSession && run.identifier == "S1" && run.outcome == .completed, "\(run)")
@@ -101,11 +118,13 @@ import Testing
         }
     }
 
-    @Test func aFileTheHandlerDoesNotMoveIsGoneAfterTheRelaunch() async throws {
+    @Test(arguments: DeviceClock.Mode.allCases)
+    func aFileTheHandlerDoesNotMoveIsGoneAfterTheRelaunch(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
+            $0.clock = clock
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S2", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
@@ -126,11 +145,13 @@ import Testing
         }
     }
 
-    @Test func offlineItStopsAndResumesWhereItWasWhenTheNetworkReturns() async throws {
+    @Test(arguments: DeviceClock.Mode.allCases)
+    func offlineItStopsAndResumesWhereItWasWhenTheNetworkReturns(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
+            $0.clock = clock
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S3", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
@@ -169,7 +190,8 @@ import Testing
                 Issue.record("not waiting to retry: \(waiting)")
                 return
             }
-            #expect(attempt == 2 && until == waiting.handedOverAt.advanced(by: .seconds(60)) || until > waiting.handedOverAt)
+            // The manual clock stood still: the retry is the first delay after the hand-over.
+            #expect(attempt == 2 && until == waiting.handedOverAt.advanced(by: .seconds(60)), "\(waiting)")
             // The bytes that arrived before the cut are kept (TCP may lose the last ones in flight).
             #expect(waiting.lastError != nil && waiting.bytes > 0 && waiting.bytes <= 100_000, "\(waiting)")
             // The retry comes when the device's clock reaches it, not before.
@@ -226,19 +248,30 @@ import Testing
         }
     }
 
-    @Test func forceQuitCancelsTheTransferAndNothingRelaunches() async throws {
+    @Test(arguments: DeviceClock.Mode.allCases)
+    func forceQuitCancelsTheTransferAndNothingRelaunches(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
+        let directory = Scratch.directory.appendingPathComponent("transfer-quit-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let relaunches = Relaunches()
         try await Receiver.withTesting({
+            $0.clock = clock
+            $0.store = .file(directory + "/store.sqlite")
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S5", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/500000?rate=100000")
             try await receiver.waitForTransfers(session: "S5") { $0.first?.state == .running }
+            let kept = directory + "/contents/transfers"
+            func parts() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: kept)) ?? []).filter { $0.hasSuffix(".part") } }
+            for _ in 0..<100 where parts().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(parts().count == 1, "a part of the body arrived before the force-quit")
             try await receiver.setDeviceState(DeviceState(forceQuit: true))
             let cancelled = try await receiver.waitForTransfers(session: "S5") { $0.first?.state == .cancelled }
             #expect(cancelled.first?.state == .cancelled && cancelled.first?.relaunchRequestID == nil, "\(cancelled)")
+            // The system discards a cancelled download's data.
+            #expect(parts().isEmpty, "\(parts())")
             try await receiver.setDeviceState(DeviceState())
             try await Task.sleep(for: .milliseconds(300))
             #expect(try await receiver.taskRuns().isEmpty && relaunches.all.isEmpty)
@@ -356,6 +389,9 @@ import Testing
         #expect(peak - idle < 20 * 1024, "idle \(idle) kB, peak \(peak) kB")
         let metrics = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output
         #expect(metrics.contains("silentpush_transfers_ended_total{state=\"done\"} 1"), "\(metrics)")
+        // The two refused were handed over too: handed over = ended + not yet ended.
+        #expect(metrics.contains("silentpush_transfers_ended_total{state=\"failed\"} 2"), "\(metrics)")
+        #expect(metrics.contains("silentpush_transfers_handed_over_total 3"), "\(metrics)")
         #expect(metrics.contains("silentpush_transfer_bytes_total \(size)"))
     }
 
@@ -385,8 +421,10 @@ import Testing
     }
 
     /// A second transfer of a URL asks with the validators the first got; a 304 hands the app
-    /// the body kept then.
-    @Test func aURLTransferredBeforeIsAskedForWithItsValidators() async throws {
+    /// the body kept then. An origin that sends an ETag is asked with `If-None-Match`, one
+    /// that sends only `Last-Modified` with `If-Modified-Since`.
+    @Test(arguments: [false, true])
+    func aURLTransferredBeforeIsAskedForWithItsValidators(lastModifiedOnly: Bool) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         let keep = try Self.keptDirectory()
@@ -397,13 +435,21 @@ import Testing
             $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "V", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
-            let url = "http://127.0.0.1:\(origin.port)/blob/3000"
+            let url = "http://127.0.0.1:\(origin.port)/blob/3000" + (lastModifiedOnly ? "?validators=modified" : "")
             try await Self.push(client, url)
             try await receiver.waitForTransfers(session: "V") { $0.count == 1 && $0[0].fileFate != nil }
             try await Self.push(client, url)
             let both = try await receiver.waitForTransfers(session: "V") { $0.count == 2 && $0[1].fileFate != nil }
             #expect(both.map(\.state) == [.done, .done] && both.map(\.bytes) == [3000, 3000], "\(both)")
-            #expect(origin.log.contains("if-none-match=\"blob-3000\""), "\(origin.log)")
+            let asked = origin.log.split(separator: "\n").filter { $0.hasPrefix("GET /blob/3000") }
+            #expect(asked.count == 2, "\(origin.log)")
+            if lastModifiedOnly {
+                #expect(both.map(\.etag) == [nil, nil] && both.allSatisfy { $0.lastModified != nil }, "\(both)")
+                #expect(asked.last?.contains("if-none-match=None if-modified-since=") == true, "\(origin.log)")
+                #expect(asked.last?.hasSuffix("if-modified-since=None") == false, "\(origin.log)")
+            } else {
+                #expect(asked.last?.contains("if-none-match=\"blob-3000\"") == true, "\(origin.log)")
+            }
             #expect(Self.starts(origin, size: 3000) == [0], "one body sent: the second was a 304")
             #expect(relaunches.all.count == 2 && relaunches.all.allSatisfy { $0.kept.values.first == Self.blob(3000) })
             await client.close()
@@ -544,5 +590,66 @@ import Testing
         #expect(states == ["done", "failed"], "\(transfers)")
         let refused = try #require(transfers.first { $0["state"] as? String == "failed" })
         #expect((refused["why"] as? [String: Any])?["text"] as? String == "refused: " + TransferRefusal.tooMany.rawValue, "\(refused)")
+        let handedOver = try #require(transfers.first { $0["state"] as? String == "done" })
+        #expect(refused["wakeId"] as? Int != nil && refused["wakeId"] as? Int == handedOver["wakeId"] as? Int, "\(transfers)")
+    }
+
+    /// An origin that accepts and then sends nothing is cut off after the request timeout
+    /// (`timeoutIntervalForRequest`, here 1 s), and the transfer waits for its retry.
+    @Test func anOriginThatSendsNothingIsCutOffAfterTheRequestTimeout() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.transfers.requestTimeout = .seconds(1)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "Q", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let began = ContinuousClock.now
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/slow/20")
+            let cut = try await receiver.waitForTransfers(session: "Q", timeout: .seconds(10)) { $0.first?.state == .waiting }
+            let waited = ContinuousClock.now - began
+            let transfer = try #require(cut.first)
+            #expect(transfer.lastError?.hasPrefix("no bytes from http://127.0.0.1:\(origin.port)/slow/20 for 1") == true, "\(transfer)")
+            guard case .transferRetry(2, _)? = transfer.why else {
+                Issue.record("not waiting to retry: \(transfer)")
+                return
+            }
+            #expect(waited >= .seconds(1) && waited < .seconds(8), "cut off after \(waited)")
+            await client.close()
+        }
+    }
+
+    /// A Swift handler that hands over a URL the device cannot try (or a bad session) by
+    /// its parts gets the refusal thrown, and the wake's record keeps it, as the exec and
+    /// http handlers' refusals are kept.
+    @Test func aSwiftHandlersRefusedTransferIsRecordedWithItsWake() async throws {
+        let thrown = Mutex<[TransferRefusal]>([])
+        try await Receiver.withTesting({
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { _, context in
+                    for (session, url) in [("S", "ftp://127.0.0.1/file"), ("", "http://127.0.0.1/")] {
+                        do throws(TransferRefusal) {
+                            try context.startBackgroundTransfer(session: session, url: url)
+                        } catch {
+                            thrown.withLock { $0.append(error) }
+                        }
+                    }
+                    return .noData
+                }) { task in task.setTaskCompleted(success: true) })
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let wake = try await Self.endedWake(receiver)
+            #expect(thrown.withLock { $0 } == [.notHTTP, .badSession])
+            let refused = try await receiver.waitForTransfers { $0.count == 2 }
+            #expect(refused.allSatisfy { $0.state == .failed && $0.wakeID == wake.id }, "\(refused)")
+            #expect(
+                Set(refused.compactMap(\.reason)) == [
+                    "refused: " + TransferRefusal.notHTTP.rawValue, "refused: " + TransferRefusal.badSession.rawValue,
+                ])
+            #expect(refused.contains { $0.url == "ftp://127.0.0.1/file" && $0.session == "S" })
+            await client.close()
+        }
     }
 }

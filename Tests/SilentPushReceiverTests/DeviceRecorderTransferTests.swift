@@ -45,6 +45,26 @@ import Testing
         guard case .insertTransfer(let row) = refused.changes.first else { Issue.record("no row"); return }
         #expect(row.state == .failed && row.taskRunID == 4 && row.reason == "refused: " + TransferRefusal.tooMany.rawValue)
         #expect(refused.transferStarts.isEmpty)
+        // Nothing of it was kept, so nothing is discarded.
+        #expect(refused.transferDiscards.isEmpty)
+    }
+
+    @Test func aDoneTransferKeepsItsFileForTheRelaunch() throws {
+        var recorder = Self.recorder()
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        let done = recorder.transferTryEnded(1, attempt: 1, .completed(bytes: 10, status: 200, etag: nil, lastModified: nil), now: Self.at(5))
+        #expect(done.transferDiscards.isEmpty)
+    }
+
+    @Test func aTransferPastItsResourceTimeoutFailsAndItsBytesAreDiscarded() throws {
+        var settings = TransferPolicy.Settings()
+        settings.resourceTimeout = .seconds(60)
+        var recorder = DeviceRecorder(policy: DeviceRecorder.Policy(settings: .ios), transfers: TransferPolicy(settings: settings), armsTimers: false)
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        _ = recorder.transferTryEnded(1, attempt: 1, .cutOff(error: "gone", bytes: 3), now: Self.at(1))
+        let timedOut = recorder.advance(to: Self.at(61))
+        #expect(timedOut.changes.contains { if case .finishTransfer(1, .failed, _, _, _, _, _, _) = $0 { true } else { false } })
+        #expect(timedOut.transferDiscards == [1])
     }
 
     @Test func aCompletedSessionRelaunchesTheAppThroughTheWakePolicy() throws {
@@ -98,6 +118,8 @@ import Testing
         _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
         let quit = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.at(1)) { _ in }
         #expect(quit.transferInterrupts == [1])
+        // Its partial file goes: nothing will hand it to the app.
+        #expect(quit.transferDiscards == [1])
         #expect(quit.changes.contains { if case .finishTransfer(1, .cancelled, _, _, _, _, _, _) = $0 { true } else { false } })
         #expect(!quit.changes.contains { if case .insertTaskRequest = $0 { true } else { false } })
         #expect(recorder.transfers.transfers.isEmpty)

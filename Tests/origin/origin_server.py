@@ -17,7 +17,8 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
     GET /blob/N            N bytes (byte i is i % 251) with an ETag and Last-Modified; 304 when
                            If-None-Match matches; honours Range with If-Range (206). Query:
                            rate=B (bytes a second), fail=K&cut=C&name=X (the first K requests
-                           for X send C bytes, then close the connection), status=S (answer S)
+                           for X send C bytes, then close the connection), status=S (answer S),
+                           validators=modified (Last-Modified alone; 304 when If-Modified-Since matches)
     POST /task/success     a background task's run: logs "POST PATH identifier=ID", answers {"success": true}
     POST /task/fail        the same, answering {"success": false}
     POST /task/slow/S      answers {"success": true} after S seconds; notices a client that goes away
@@ -118,13 +119,17 @@ class Origin(BaseHTTPRequestHandler):
         self.send(404, b"not found\n")
 
     def blob(self, size, query):
-        etag = f'"blob-{size}"'
+        # ?validators=modified: Last-Modified alone, no ETag, and If-Modified-Since honoured.
+        only_modified = query.get("validators", [""])[0] == "modified"
+        etag = None if only_modified else f'"blob-{size}"'
         status = int(query.get("status", ["200"])[0])
-        if self.headers.get("If-None-Match") == etag:
+        if etag is not None and self.headers.get("If-None-Match") == etag:
             return self.send(304, headers={"ETag": etag, "Last-Modified": BLOB_MODIFIED})
+        if only_modified and self.headers.get("If-Modified-Since") == BLOB_MODIFIED:
+            return self.send(304, headers={"Last-Modified": BLOB_MODIFIED})
         start = 0
         ranged = self.headers.get("Range", "")
-        if ranged.startswith("bytes=") and ranged.endswith("-") and self.headers.get("If-Range") in (etag, BLOB_MODIFIED):
+        if ranged.startswith("bytes=") and ranged.endswith("-") and self.headers.get("If-Range") in (etag or BLOB_MODIFIED, BLOB_MODIFIED):
             start = min(int(ranged[6:-1]), size)
         cut = None
         name = query.get("name", [None])[0]
@@ -136,7 +141,8 @@ class Origin(BaseHTTPRequestHandler):
                     cut = int(query.get("cut", ["0"])[0])
         log(f"blob {size} from={start} cut={cut}")
         self.send_response(206 if start > 0 else status)
-        self.send_header("ETag", etag)
+        if etag is not None:
+            self.send_header("ETag", etag)
         self.send_header("Last-Modified", BLOB_MODIFIED)
         self.send_header("Content-Type", "application/octet-stream")
         if start > 0:
