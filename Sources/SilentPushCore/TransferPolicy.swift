@@ -166,6 +166,15 @@ public struct TransferPolicy: Sendable {
         return actions
     }
 
+    /// Transfer `id`'s try found it can never be done (an upload whose copy of its file is not
+    /// on this receiver): it fails now, with `reason`, instead of being retried.
+    public mutating func cannotComplete(_ id: UInt64, reason: String, now: DeviceInstant) -> [TransferAction] {
+        var actions = advance(to: now)
+        guard let transfer = transfers[id], case .running = transfer.phase else { return actions }
+        end(id, .failed(reason: reason), now: now, into: &actions)
+        return actions
+    }
+
     /// The user force-quit the app on `device`: its transfers are cancelled, and no relaunch
     /// follows (Apple: "If the user force-quits your app, the system cancels all of the
     /// session's background transfers").

@@ -35,6 +35,8 @@ public struct TransferRecord: Sendable, Equatable {
     public var discretionary: Bool
     public var allowsCellular: Bool
     public var sessionSendsLaunchEvents: Bool
+    /// An upload's file, as the app named it (the device sends the copy it took at hand-over).
+    public var fromFile: String?
     /// The wake whose handler handed it over, or the task run's (one of them).
     public var wakeID: UInt64?
     public var taskRunID: UInt64?
@@ -79,6 +81,7 @@ public struct TransferRecord: Sendable, Equatable {
         self.discretionary = request.discretionary
         self.allowsCellular = request.allowsCellular
         self.sessionSendsLaunchEvents = request.sessionSendsLaunchEvents
+        self.fromFile = request.fromFile
         self.wakeID = wakeID
         self.taskRunID = taskRunID
         self.handedOverAt = handedOverAt
@@ -123,6 +126,6 @@ public struct TransferRecord: Sendable, Equatable {
     public var request: TransferRequest? {
         try? TransferRequest(
             session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
-            sessionSendsLaunchEvents: sessionSendsLaunchEvents)
+            sessionSendsLaunchEvents: sessionSendsLaunchEvents, fromFile: fromFile)
     }
 }

@@ -1,6 +1,7 @@
 /// A background `URLSession` transfer an app hands the device (`URLSessionConfiguration.background`):
-/// `{"session", "url", "method", "discretionary", "allowsCellular", "sessionSendsLaunchEvents"}`,
-/// from a Swift, exec (`transfer {JSON}`) or http (`"transfers": [...]`) handler.
+/// `{"session", "url", "method", "discretionary", "allowsCellular", "sessionSendsLaunchEvents", "fromFile"}`,
+/// from a Swift, exec (`transfer {JSON}`) or http (`"transfers": [...]`) handler. A download
+/// by default; with `fromFile`, an upload of that file (`uploadTask(with:fromFile:)`).
 public struct TransferRequest: Sendable, Equatable {
     /// The HTTP methods a transfer may use.
     public enum Method: String, Sendable, CaseIterable {
@@ -18,26 +19,36 @@ public struct TransferRequest: Sendable, Equatable {
     public var allowsCellular: Bool
     /// `sessionSendsLaunchEvents`: the app is relaunched when the session's transfers are done.
     public var sessionSendsLaunchEvents: Bool
+    /// The file a `PUT` or `POST` sends as its body (`uploadTask(with:fromFile:)`), an
+    /// absolute path on the receiver's host; nil: no body.
+    public var fromFile: String?
 
     /// The longest session identifier and URL taken, in bytes.
     public static let maximumSessionLength = 200
     public static let maximumURLLength = 2048
+    /// The longest `fromFile` path taken, in bytes.
+    public static let maximumPathLength = 1024
 
     /// A request; throws what is wrong with it.
     public init(
         session: String, url: String, method: Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true
+        sessionSendsLaunchEvents: Bool = true, fromFile: String? = nil
     ) throws(TransferRefusal) {
         guard !session.isEmpty, session.utf8.count <= Self.maximumSessionLength, session.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
             throw .badSession
         }
         guard url.utf8.count <= Self.maximumURLLength, Self.isHTTP(url) else { throw .notHTTP }
+        if let fromFile {
+            guard method != .GET else { throw .uploadWithGET }
+            guard fromFile.hasPrefix("/"), fromFile.utf8.count <= Self.maximumPathLength, !fromFile.utf8.contains(0) else { throw .badFile }
+        }
         self.session = session
         self.url = url
         self.method = method
         self.discretionary = discretionary
         self.allowsCellular = allowsCellular
         self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
+        self.fromFile = fromFile
     }
 
     /// Reads one request, a JSON object, as a handler wrote it.
@@ -60,6 +71,7 @@ public struct TransferRequest: Sendable, Equatable {
         var session: String?
         var url: String?
         var method = Method.GET
+        var fromFile: String?
         var flags = (discretionary: false, allowsCellular: true, launchEvents: true)
         do {
             guard try scanner.peek() == .object else { throw TransferRefusal.notAnObject }
@@ -83,6 +95,9 @@ public struct TransferRequest: Sendable, Equatable {
                 case "discretionary": flags.discretionary = try bool(.badFlag)
                 case "allowsCellular": flags.allowsCellular = try bool(.badFlag)
                 case "sessionSendsLaunchEvents": flags.launchEvents = try bool(.badFlag)
+                case "fromFile":
+                    guard try scanner.peek() == .string else { throw TransferRefusal.badFile }
+                    fromFile = try scanner.readString()
                 default: try scanner.skipValue()
                 }
             }
@@ -95,7 +110,7 @@ public struct TransferRequest: Sendable, Equatable {
         guard let url else { throw .missingURL }
         return try TransferRequest(
             session: session, url: url, method: method, discretionary: flags.discretionary, allowsCellular: flags.allowsCellular,
-            sessionSendsLaunchEvents: flags.launchEvents)
+            sessionSendsLaunchEvents: flags.launchEvents, fromFile: fromFile)
     }
 
     /// Whether `url` is `http://` or `https://` (either case) with a host, and an optional
@@ -165,4 +180,6 @@ public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case badFlag = "discretionary, allowsCellular and sessionSendsLaunchEvents must be true or false"
     case tooMany = "too many transfers for the app: its transfers not yet done are at the cap"
     case notRunning = "the handler has ended: hand transfers over while it runs"
+    case uploadWithGET = "fromFile goes with PUT or POST: a GET downloads"
+    case badFile = "fromFile must be an absolute path to a file the receiver can read (at most 1024 bytes)"
 }

@@ -33,7 +33,7 @@ extension AdminAPI {
             ("id", .int(Int64(bitPattern: transfer.id))), ("deviceToken", .string(transfer.deviceToken)), ("topic", .string(transfer.topic)),
             ("session", .string(transfer.session)), ("url", .string(transfer.url)), ("method", .string(transfer.method.rawValue)),
             ("discretionary", .bool(transfer.discretionary)), ("allowsCellular", .bool(transfer.allowsCellular)),
-            ("sessionSendsLaunchEvents", .bool(transfer.sessionSendsLaunchEvents)),
+            ("sessionSendsLaunchEvents", .bool(transfer.sessionSendsLaunchEvents)), ("fromFile", .string(transfer.fromFile)),
             ("wakeId", .int(transfer.wakeID.map(Int64.init(bitPattern:)))), ("taskRunId", .int(transfer.taskRunID.map(Int64.init(bitPattern:)))),
             ("handedOverAt", .string(time(transfer.handedOverAt))), ("state", .string(transfer.state.rawValue)),
             ("attempts", .int(Int64(transfer.attempts))), ("bytes", .int(transfer.bytes)), ("status", .int(transfer.status.map(Int64.init))),

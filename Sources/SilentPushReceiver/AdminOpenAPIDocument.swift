@@ -3641,6 +3641,7 @@ enum AdminOpenAPIDocument {
              "discretionary",
              "allowsCellular",
              "sessionSendsLaunchEvents",
+             "fromFile",
              "wakeId",
              "taskRunId",
              "handedOverAt",
@@ -3685,6 +3686,13 @@ enum AdminOpenAPIDocument {
              },
              "sessionSendsLaunchEvents": {
               "type": "boolean"
+             },
+             "fromFile": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "An upload (PUT or POST): the file the app handed over, sent from the copy the device took then."
              },
              "wakeId": {
               "type": [

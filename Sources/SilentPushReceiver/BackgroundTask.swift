@@ -78,12 +78,12 @@ public final class BackgroundTask: Sendable {
     @discardableResult
     public func startBackgroundTransfer(
         session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true
+        sessionSendsLaunchEvents: Bool = true, fromFile: String? = nil
     ) throws(TransferRefusal) -> UInt64 {
         guard let context = state.withLock({ $0.context }) else { throw .notRunning }
         return try context.startBackgroundTransfer(
             session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
-            sessionSendsLaunchEvents: sessionSendsLaunchEvents)
+            sessionSendsLaunchEvents: sessionSendsLaunchEvents, fromFile: fromFile)
     }
 
     /// What the handler's hand-overs go through, and the relaunch's files.

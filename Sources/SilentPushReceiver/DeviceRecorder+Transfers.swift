@@ -25,6 +25,8 @@ extension DeviceRecorder {
         case completed(bytes: Int64, status: Int, etag: String?, lastModified: String?)
         /// Cut off (the origin failed, the connection broke) with `bytes` kept so far.
         case cutOff(error: String, bytes: Int64)
+        /// It can never be done (an upload's copy of its file is gone): no retry.
+        case cannotComplete(error: String)
     }
 
     /// The app's handler (of `source`) hands the device `request` as transfer `id`. Replies
@@ -78,6 +80,8 @@ extension DeviceRecorder {
         case .cutOff(let error, let bytes):
             actions.changes.append(.setTransferCutOff(id: id, error: error, bytes: bytes))
             record(transfers.finished(id, completed: nil, now: now), into: &actions, now: now)
+        case .cannotComplete(let error):
+            record(transfers.cannotComplete(id, reason: error, now: now), into: &actions, now: now)
         }
         return finish(actions)
     }

@@ -10,8 +10,22 @@ extension DeviceRuntime {
     /// transfer's id; throws the refusal (recorded, with the wake or run) when it is refused.
     func handOver(_ request: TransferRequest, app: AppKey, source: DeviceRecorder.TransferSource) throws(TransferRefusal) -> UInt64 {
         let id = nextTransferID.add(1, ordering: .relaxed).oldValue
+        if let path = request.fromFile {
+            // The upload's body is copied now, before the record says it was handed over.
+            do throws(TransferRefusal) {
+                try transferClient.takeUploadCopy(of: path, for: id)
+            } catch {
+                modifyStateAndRunActions { recorder, now in
+                    recorder.refuseTransfer(error, id: id, app: app, source: source, session: request.session, url: request.url, now: now)
+                }
+                throw error
+            }
+        }
         let reply = modifyStateAndRunActions { recorder, now in recorder.handOver(request, id: id, app: app, source: source, now: now) }
-        if case .transferRefused(let refusal) = reply { throw refusal }
+        if case .transferRefused(let refusal) = reply {
+            if request.fromFile != nil { transferClient.discard(id) }
+            throw refusal
+        }
         logger.debug(
             "transfer handed over",
             metadata: [
@@ -68,6 +82,9 @@ extension DeviceRuntime {
             bytes = kept
             logger.notice(
                 "transfer cut off", metadata: ["transfer.id": "\(start.id)", "transfer.attempt": "\(start.attempt)", "error": "\(error)"])
+        case .cannotComplete(let error):
+            bytes = 0
+            logger.notice("transfer failed", metadata: ["transfer.id": "\(start.id)", "error": "\(error)"])
         }
         metrics.transferred(bytes: bytes)
         logger.debug(

@@ -33,20 +33,20 @@ public final class FetchContext: Sendable {
 
     /// Hands the device a transfer of `url` in `session`, as
     /// `URLSession(configuration: .background(withIdentifier: session)).downloadTask(with: url).resume()`
-    /// does: a request the device refuses (a URL that is not http(s), a bad session, the app's
-    /// cap) is recorded with the wake or run, as the system reports an unsupported URL to the
+    /// does (with `fromFile`, a `PUT` or `POST` of that file: `uploadTask(with:fromFile:)`): a request the device refuses (a URL that is not http(s), a bad session, the app's
+    /// cap, an upload's file it cannot read) is recorded with the wake or run, as the system reports an unsupported URL to the
     /// session's delegate, and thrown. `startBackgroundTransfer(_:)` takes a request already
     /// checked (`TransferRequest.init` throws before anything reaches the device).
     @discardableResult
     public func startBackgroundTransfer(
         session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true
+        sessionSendsLaunchEvents: Bool = true, fromFile: String? = nil
     ) throws(TransferRefusal) -> UInt64 {
         let request: TransferRequest
         do throws(TransferRefusal) {
             request = try TransferRequest(
                 session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
-                sessionSendsLaunchEvents: sessionSendsLaunchEvents)
+                sessionSendsLaunchEvents: sessionSendsLaunchEvents, fromFile: fromFile)
         } catch {
             refuse(error, session, url)
             throw error

@@ -12,9 +12,14 @@ import Synchronization
 /// URL the app was given before is asked for with the origin's validators
 /// (`If-None-Match`, `If-Modified-Since`): a 304 hands the app the body kept then.
 ///
+/// An upload (`fromFile`) sends the copy of its file the device took at hand-over
+/// (`<id>.upload`, streamed from disk), from its first byte on every try, and keeps the
+/// origin's answer as a download's; it asks with no validators and no `Range`.
+///
 /// Files: `<id>.part` while it arrives (with `<id>.part.validator`, what `If-Range` sends),
-/// `<id>` once done (the file the relaunch hands the app), `cache/<key>` the last body of
-/// each app's URL that came with validators (a hard link, so no second copy).
+/// `<id>` once done (the file the relaunch hands the app), `<id>.upload` an upload's body
+/// until it ends, `cache/<key>` the last body of each app's URL that came with validators
+/// (a hard link, so no second copy).
 package final class TransferClient: Sendable {
     /// Where the files are kept.
     package let directory: String
@@ -65,8 +70,28 @@ package final class TransferClient: Sendable {
     /// Deletes what transfer `id` kept (its partial file and validator, or a file a try
     /// stopped as it ended left): it failed or was cancelled, so nothing hands it to the app.
     package func discard(_ id: UInt64) {
-        for path in [file(of: id) + ".part", file(of: id) + ".part.validator", file(of: id)] {
+        for path in [file(of: id) + ".part", file(of: id) + ".part.validator", file(of: id), uploadFile(of: id)] {
             try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    /// The copy of an upload's file that its tries send.
+    package func uploadFile(of id: UInt64) -> String { file(of: id) + ".upload" }
+
+    /// Takes the copy of `path` an upload as transfer `id` sends, as the system does when the
+    /// task is made (*assumed*: the app may then delete or change its own file). Throws when
+    /// `path` is not a regular file this process can read.
+    package func takeUploadCopy(of path: String, for id: UInt64) throws(TransferRefusal) {
+        let manager = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue, manager.isReadableFile(atPath: path)
+        else { throw .badFile }
+        do {
+            try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try? manager.removeItem(atPath: uploadFile(of: id))
+            try manager.copyItem(atPath: path, toPath: uploadFile(of: id))
+        } catch {
+            throw .badFile
         }
     }
 
@@ -90,7 +115,9 @@ package final class TransferClient: Sendable {
         } catch {
             return .cutOff(error: "cannot create '\(directory)': \(error.localizedDescription)", bytes: 0)
         }
-        let kept = (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0
+        let upload = start.request.fromFile.map { _ in uploadFile(of: start.id) }
+        // An upload starts over on every try: what its answer left is not resumed.
+        let kept = upload != nil ? 0 : (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0
         let resumeValidator = kept > 0 ? (try? String(contentsOfFile: validatorFile, encoding: .utf8)) : nil
 
         var request = HTTPClientRequest(url: start.request.url)
@@ -99,13 +126,19 @@ package final class TransferClient: Sendable {
         if let resumeValidator, kept > 0 {
             request.headers.add(name: "Range", value: "bytes=\(kept)-")
             request.headers.add(name: "If-Range", value: resumeValidator)
-        } else if let validators, manager.fileExists(atPath: cache) {
+        } else if let validators, start.request.method == .GET, manager.fileExists(atPath: cache) {
             if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let lastModified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
         }
         var received: Int64 = 0
         var base: Int64 = 0
         do {
+            if let upload {
+                guard let size = (try? manager.attributesOfItem(atPath: upload)[.size] as? Int64) ?? nil else {
+                    return .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver")
+                }
+                request.body = .stream(FileChunks(path: upload), length: .known(size))
+            }
             let response = try await httpClient.execute(request, deadline: .now() + TimeAmount(resourceTimeout))
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")
@@ -140,10 +173,13 @@ package final class TransferClient: Sendable {
             try? manager.removeItem(atPath: file(of: start.id))
             try manager.moveItem(atPath: part, toPath: file(of: start.id))
             try? manager.removeItem(atPath: validatorFile)
-            // The body the origin validated is what a later transfer of the URL asks about.
-            try? manager.removeItem(atPath: cache)
-            if etag != nil || lastModified != nil, (200..<300).contains(status) {
-                try? manager.linkItem(atPath: file(of: start.id), toPath: cache)
+            if let upload { try? manager.removeItem(atPath: upload) }
+            // The body the origin validated is what a later download of the URL asks about.
+            if start.request.method == .GET {
+                try? manager.removeItem(atPath: cache)
+                if etag != nil || lastModified != nil, (200..<300).contains(status) {
+                    try? manager.linkItem(atPath: file(of: start.id), toPath: cache)
+                }
             }
             return .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified)
         } catch {

@@ -102,7 +102,8 @@ final class PostgresEngine: StoreEngine {
         ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
     }
 
-    /// Makes an empty database the store; leaves one of this version as it is; refuses a newer one.
+    /// Makes an empty database the store; takes one of an older version to this one, a step at
+    /// a time, in the same transaction; leaves one of this version as it is; refuses a newer one.
     private static func migrate(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) async throws {
         do {
             _ = try await connection.query("BEGIN", logger: logger).get()
@@ -111,15 +112,26 @@ final class PostgresEngine: StoreEngine {
             if try found.rows.first?.decode(Bool.self) == true {
                 let version = try await connection.query("SELECT MAX(version) FROM schema_version", logger: logger).get()
                 let number = try version.rows.first?.decode(Int64?.self) ?? 0
-                _ = try await connection.query("COMMIT", logger: logger).get()
                 guard number <= PostgresSchema.version else {
+                    _ = try await connection.query("COMMIT", logger: logger).get()
                     throw PushStoreError.newerSchema(path: url.description, found: Int(clamping: number), supported: PostgresSchema.version)
                 }
-                guard number == PostgresSchema.version else {
+                var reached = number
+                while reached < PostgresSchema.version, let upgrade = PostgresSchema.upgrades[reached] {
+                    for statement in upgrade {
+                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()
+                    }
+                    reached += 1
+                    _ = try await connection.query("INSERT INTO schema_version (version) VALUES (\(reached))", logger: logger).get()
+                }
+                guard reached == PostgresSchema.version else {
+                    _ = try await connection.query("ROLLBACK", logger: logger).get()
                     throw PushStoreError.cannotOpen(
                         path: url.description, reason: "its schema is version \(number), which this version cannot migrate; give it an empty database"
                     )
                 }
+                _ = try await connection.query("COMMIT", logger: logger).get()
+                if reached != number { logger.notice("store migrated", metadata: ["from": "\(number)", "to": "\(reached)"]) }
                 return
             }
             for statement in PostgresSchema.statements {

@@ -1,11 +1,17 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 18), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 19), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
-/// later migration changes both engines.
+/// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 18
+    package static let version = 19
+
+    /// What takes a database of version N (the key, from 18 on: the first a release shipped)
+    /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
+    package static let upgrades: [Int64: [String]] = [
+        18: ["ALTER TABLE transfers ADD COLUMN from_file TEXT"]
+    ]
 
     /// What makes an empty database the store, one statement each (PostgreSQL's extended
     /// protocol runs one at a time), in order.
@@ -102,7 +108,7 @@ package enum PostgresSchema {
             method TEXT NOT NULL, discretionary BIGINT NOT NULL, allows_cellular BIGINT NOT NULL, launch_events BIGINT NOT NULL,
             wake_id BIGINT, task_run_id BIGINT, handed_over_at BIGINT NOT NULL, state TEXT NOT NULL, reason TEXT,
             attempts BIGINT NOT NULL, bytes BIGINT NOT NULL, finished_at BIGINT, etag TEXT, last_modified TEXT,
-            relaunch_request BIGINT, file_fate TEXT, last_error TEXT, status BIGINT)
+            relaunch_request BIGINT, file_fate TEXT, last_error TEXT, status BIGINT, from_file TEXT)
         """,
         "CREATE INDEX transfers_by_app ON transfers (device_token, topic, session)",
         "CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')",

@@ -238,6 +238,10 @@ extension PushStore {
                     CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done');
                     """)
         }
+        migrator.registerMigration("v19") { db in
+            // A background upload's file (`fromFile`).
+            try db.execute(sql: "ALTER TABLE transfers ADD COLUMN from_file TEXT")
+        }
         return migrator
     }()
 }

@@ -38,12 +38,12 @@ extension PushStore {
         ).compactMap(Self.transfer)
     }
 
-    /// The newest done transfer of `url` for an app with the origin's validators: a later
-    /// transfer of it asks with them, and a 304 keeps that body.
+    /// The newest done download of `url` for an app with the origin's validators: a later
+    /// download of it asks with them, and a 304 keeps that body.
     public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) async throws -> TransferRecord? {
         try await reader.rows(
             """
-            SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND state = 'done'
+            SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND state = 'done' AND method = 'GET'
                 AND (etag IS NOT NULL OR last_modified IS NOT NULL)
             ORDER BY id DESC LIMIT 1
             """, [deviceToken, topic, url]
@@ -68,6 +68,7 @@ extension PushStore {
         record.discretionary = row["discretionary"]
         record.allowsCellular = row["allows_cellular"]
         record.sessionSendsLaunchEvents = row["launch_events"]
+        record.fromFile = row["from_file"]
         record.wakeID = (row["wake_id"] as Int64?).map(UInt64.init(bitPattern:))
         record.taskRunID = (row["task_run_id"] as Int64?).map(UInt64.init(bitPattern:))
         record.state = state

@@ -74,15 +74,15 @@ extension StoreChange {
                     """
                     INSERT INTO transfers (id, device_token, topic, session, url, method, discretionary, allows_cellular,
                         launch_events, wake_id, task_run_id, handed_over_at, state, reason, attempts, bytes, finished_at, etag,
-                        last_modified, relaunch_request, file_fate)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        last_modified, relaunch_request, file_fate, from_file)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         Int64(bitPattern: t.id), t.deviceToken, t.topic, t.session, t.url, t.method.rawValue, t.discretionary, t.allowsCellular,
                         t.sessionSendsLaunchEvents, t.wakeID.map(Int64.init(bitPattern:)), t.taskRunID.map(Int64.init(bitPattern:)),
                         t.handedOverAt.millisecondsSinceEpoch, t.state.rawValue, t.why?.stored ?? t.reason, t.attempts, t.bytes,
                         t.finishedAt?.millisecondsSinceEpoch, t.etag, t.lastModified, t.relaunchRequestID.map(Int64.init(bitPattern:)),
-                        t.fileFate?.rawValue,
+                        t.fileFate?.rawValue, t.fromFile,
                     ])
             ]
         case .setTransferPhase(let id, let state, let why, let attempts):

@@ -23,6 +23,9 @@ import Testing
             #"{"session":"S1","url":"https://example.com/a.zip","method":"PUT","discretionary":true,"allowsCellular":false}"#
         ).get()
         #expect(read.session == "S1" && read.method == .PUT && read.discretionary && !read.allowsCellular && read.sessionSendsLaunchEvents)
+        #expect(read.fromFile == nil)
+        let upload = try TransferRequest.parse(#"{"session":"U","url":"http://e.com/up","method":"POST","fromFile":"/var/tmp/photo.jpg"}"#).get()
+        #expect(upload.method == .POST && upload.fromFile == "/var/tmp/photo.jpg")
         for url in [
             "http://[::1]:8080/a", "https://user@example.com/a", "https://user:pw@example.com/a", "http://127.0.0.1:1/a", "HTTP://Example.COM",
             "http://example.com:/a", "http://[fe80::1%25en0]:8080/", "http://bücher.example/", "http://ex%41mple.com/", "http://example.com./",
@@ -44,6 +47,9 @@ import Testing
             (#"{"session":"","url":"http://e.com/"}"#, .badSession),
             (#"{"session":"S"}"#, .missingURL),
             (#"{"session":"S","url":"http://e.com/","discretionary":"yes"}"#, .badFlag),
+            (#"{"session":"S","url":"http://e.com/","fromFile":"/tmp/a"}"#, .uploadWithGET),
+            (#"{"session":"S","url":"http://e.com/","method":"PUT","fromFile":"relative/a"}"#, .badFile),
+            (#"{"session":"S","url":"http://e.com/","method":"PUT","fromFile":7}"#, .badFile),
             (#"[1]"#, .notAnObject),
             (#"{"session":"S","url":"http://e.com/"} x"#, .notAnObject),
         ]
@@ -51,6 +57,18 @@ import Testing
             #expect(TransferRequest.parse(text) == .failure(refusal), "\(text)")
         }
         #expect(TransferRefusal.notHTTP.rawValue.contains("http or https"))
+    }
+
+    @Test func aTryThatCanNeverCompleteFailsTheTransferWithoutARetry() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        let actions = policy.cannotComplete(1, reason: "gone", now: Self.at(1))
+        #expect(actions.first == .phase(id: 1, .ended(.failed(reason: "gone"))), "\(actions)")
+        #expect(!actions.contains { if case .start = $0 { true } else { false } })
+        // Its session ended with it: the app is relaunched to hear of the failure.
+        #expect(actions.contains { if case .relaunch(_, "S", [1]) = $0 { true } else { false } }, "\(actions)")
+        // A second report of it changes nothing.
+        #expect(policy.cannotComplete(1, reason: "gone", now: Self.at(2)).isEmpty)
     }
 
     @Test func aTransferRunsAtOnceWhenItsConditionsHold() throws {

@@ -4,6 +4,7 @@ import SilentPushCore
 import SilentPushReceiver
 import SilentPushTestSupport
 import SilentPushTesting
+import SilentPushTransport
 import Testing
 
 /// Background transfers against a real origin (`Tests/origin/origin_server.py`): handed over
@@ -592,6 +593,103 @@ import Testing
         #expect((refused["why"] as? [String: Any])?["text"] as? String == "refused: " + TransferRefusal.tooMany.rawValue, "\(refused)")
         let handedOver = try #require(transfers.first { $0["state"] as? String == "done" })
         #expect(refused["wakeId"] as? Int != nil && refused["wakeId"] as? Int == handedOver["wakeId"] as? Int, "\(transfers)")
+    }
+
+    /// An upload (`fromFile`, PUT): the device sends the copy of the file it took at hand-over,
+    /// so the app may delete its own at once; the origin's answer is the relaunch's file. A
+    /// file it cannot read, or one with GET, is refused in the wake's record.
+    @Test func anUploadSendsTheFileTheAppHandedOver() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = try Self.keptDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let body = Self.blob(300_000)
+        let digest = SHA256Digest.hex(body)
+        let relaunches = Relaunches()
+        let refusals = Mutex<[TransferRefusal]>([])
+        try await Receiver.withTesting({
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { wake, context in
+                    let photo = keep + "/photo-\(wake.id)"
+                    _ = FileManager.default.createFile(atPath: photo, contents: Data(body))
+                    _ = try? context.startBackgroundTransfer(
+                        session: "up", url: "http://127.0.0.1:\(origin.port)/upload/photo", method: .PUT, fromFile: photo)
+                    // The system has its copy: the app's may go.
+                    try? FileManager.default.removeItem(atPath: photo)
+                    for (method, path) in [(TransferRequest.Method.PUT, keep + "/missing"), (.GET, keep + "/any")] {
+                        do throws(TransferRefusal) {
+                            try context.startBackgroundTransfer(
+                                session: "bad", url: "http://127.0.0.1:\(origin.port)/upload/x", method: method, fromFile: path)
+                        } catch {
+                            refusals.withLock { $0.append(error) }
+                        }
+                    }
+                    return .newData
+                }) { task in
+                    relaunches.record(task, moveTo: task.session == "up" ? keep : nil)
+                    task.setTaskCompleted(success: true)
+                })
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let done = try await receiver.waitForTransfers(session: "up") { $0.first?.fileFate != nil }
+            let upload = try #require(done.first)
+            #expect(
+                upload.state == .done && upload.status == 201 && upload.method == .PUT && upload.fromFile?.hasSuffix("/photo-1") == true, "\(upload)")
+            #expect(origin.log.contains("upload PUT photo bytes=300000 sha256=\(digest)"), "\(origin.log)")
+            // The relaunch's file is the origin's answer.
+            let answer = try #require(relaunches.all.first { $0.session == "up" }?.kept.values.first)
+            #expect(String(decoding: answer, as: UTF8.self).contains(digest), "\(String(decoding: answer, as: UTF8.self))")
+            #expect(refusals.withLock { $0 } == [.badFile, .uploadWithGET])
+            let refused = try await receiver.transfers(session: "bad")
+            #expect(
+                Set(refused.compactMap(\.reason))
+                    == ["refused: " + TransferRefusal.badFile.rawValue, "refused: " + TransferRefusal.uploadWithGET.rawValue], "\(refused)")
+            #expect(refused.allSatisfy { $0.wakeID == upload.wakeID })
+            await client.close()
+        }
+    }
+
+    /// An upload whose copy is not on the receiver when its try comes (a cluster's new owner,
+    /// or a copy removed by hand) fails at once, not retried, and its session relaunches.
+    @Test func anUploadWhoseCopyIsGoneFailsWithoutARetry() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = Scratch.directory.appendingPathComponent("transfer-upload-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let photo = directory + "/photo"
+        _ = FileManager.default.createFile(atPath: photo, contents: Data(Self.blob(1000)))
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { _, context in
+                    _ = try? context.startBackgroundTransfer(
+                        session: "up", url: "http://127.0.0.1:\(origin.port)/upload/photo", method: .POST, discretionary: true,
+                        fromFile: photo)
+                    return .newData
+                }) { task in
+                    relaunches.record(task, moveTo: nil)
+                    task.setTaskCompleted(success: true)
+                })
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            // Discretionary, off power: it waits with its copy taken.
+            let waiting = try await receiver.waitForTransfers(session: "up") { $0.first?.why != nil }
+            let id = try #require(waiting.first?.id)
+            let copy = directory + "/contents/transfers/\(id).upload"
+            #expect(FileManager.default.fileExists(atPath: copy))
+            try FileManager.default.removeItem(atPath: copy)
+            try await receiver.setDeviceState(DeviceState(charging: true))
+            let failed = try await receiver.waitForTransfers(session: "up") { $0.first?.relaunchRequestID != nil }
+            let transfer = try #require(failed.first)
+            #expect(transfer.state == .failed && transfer.attempts == 1, "\(transfer)")
+            #expect(transfer.reason == "the copy of its file taken at hand-over is not on this receiver", "\(transfer)")
+            #expect(!origin.log.contains("upload POST"), "\(origin.log)")
+            await client.close()
+        }
     }
 
     /// An origin that accepts and then sends nothing is cut off after the request timeout

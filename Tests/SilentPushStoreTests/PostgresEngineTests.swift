@@ -35,6 +35,37 @@ import Testing
         #expect(!line.contains("\n") && line.contains(url.description) && !line.contains(PostgresServer.password), "\(line)")
     }
 
+    /// A database of the version before (18: no transfer's `from_file`) is taken to this one
+    /// in place, its rows kept; one older than any upgrade is refused in one line.
+    @Test func anOlderSchemaIsUpgradedInPlace() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let url = try Self.url(database: database)
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        try await store.close()
+        let downgraded = try await server.psql(
+            "ALTER TABLE transfers DROP COLUMN from_file; DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (18)",
+            database: database)
+        try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
+        let upgraded = try await PushStore.open(.postgres(url))
+        #expect(try await upgraded.pushes().map(\.id) == [1])
+        let request = try TransferRequest(session: "U", url: "http://127.0.0.1:9/up", method: .PUT, fromFile: "/tmp/body")
+        try await upgraded.write([
+            .insertTransfer(
+                TransferRecord(id: 5, deviceToken: "aa", topic: "t", request: request, handedOverAt: DeviceInstant(millisecondsSinceEpoch: 0)))
+        ])
+        #expect(try await upgraded.transfer(id: 5)?.fromFile == "/tmp/body")
+        try await upgraded.close()
+        let version = try await server.psql("SELECT MAX(version) FROM schema_version", database: database)
+        #expect(version.output.split(separator: "\n").contains("\(PostgresSchema.version)"), "\(version.output)")
+
+        let ancient = try await server.psql("DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (3)", database: database)
+        try #require(ancient.status == 0, "\(ancient.errorOutput)")
+        let error = await #expect(throws: PushStoreError.self) { try await PushStore.open(.postgres(url)) }
+        #expect("\(try #require(error))".contains("its schema is version 3, which this version cannot migrate"))
+    }
+
     /// A block of ids past the ceiling (the cluster's sequence set by hand) is refused, where
     /// its first id, shifted, lost its high bits and numbered from 0.
     @Test func anIDBlockPastTheCeilingIsRefused() async throws {

@@ -19,6 +19,9 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
                            rate=B (bytes a second), fail=K&cut=C&name=X (the first K requests
                            for X send C bytes, then close the connection), status=S (answer S),
                            validators=modified (Last-Modified alone; 304 when If-Modified-Since matches)
+    PUT or POST /upload/NAME
+                           reads the body; logs "upload METHOD NAME bytes=N sha256=H"; answers 201
+                           {"name", "bytes", "sha256"}
     POST /task/success     a background task's run: logs "POST PATH identifier=ID", answers {"success": true}
     POST /task/fail        the same, answering {"success": false}
     POST /task/slow/S      answers {"success": true} after S seconds; notices a client that goes away
@@ -179,8 +182,33 @@ class Origin(BaseHTTPRequestHandler):
                 return False
         return True
 
+    def do_PUT(self):
+        url = urlparse(self.path)
+        parts = url.path.strip("/").split("/")
+        if parts[0] == "upload" and len(parts) == 2:
+            return self.upload(parts[1])
+        self.send(404, b"not found\n")
+
+    def upload(self, name):
+        """Reads the body a chunk at a time; logs its size and SHA-256; answers 201 with both."""
+        left = int(self.headers.get("Content-Length") or 0)
+        digest = hashlib.sha256()
+        received = 0
+        while left > 0:
+            chunk = self.rfile.read(min(left, 64 * 1024))
+            if not chunk:
+                break
+            digest.update(chunk)
+            received += len(chunk)
+            left -= len(chunk)
+        log(f"upload {self.command} {name} bytes={received} sha256={digest.hexdigest()}")
+        answer = json.dumps({"name": name, "bytes": received, "sha256": digest.hexdigest()}).encode()
+        self.send(201, answer, {"Content-Type": "application/json"})
+
     def do_POST(self):
         url = urlparse(self.path)
+        if url.path.startswith("/upload/") and url.path.count("/") == 2:
+            return self.upload(url.path.split("/")[2])
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
             posted = json.loads(body)
