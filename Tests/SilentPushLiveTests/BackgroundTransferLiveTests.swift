@@ -280,13 +280,15 @@ import Testing
         }
     }
 
-    @Test func aRestartedReceiverResumesTheTransfer() async throws {
+    @Test(arguments: DeviceClock.Mode.allCases)
+    func aRestartedReceiverResumesTheTransfer(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
         let directory = Scratch.directory.appendingPathComponent("transfer-restart-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let relaunches = Relaunches()
         let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.clock = clock
             $0.store = .file(directory + "/store.sqlite")
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S6", url: $0) }
         }
