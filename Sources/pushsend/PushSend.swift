@@ -16,7 +16,8 @@ struct PushSend: AsyncParsableCommand {
         subcommands: [Send.self, Expect.self, Export.self, Channel.self, Broadcast.self],
         defaultSubcommand: Send.self)
 
-    /// Usage, key and connection errors exit 2 with one line; rejections exit 1; help 0.
+    /// Usage, key and connection errors exit 2 with one line; rejections exit 1; help 0. Lines
+    /// that could not be written (a full disk, a closed pipe) are an error too: exit 2.
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -25,8 +26,9 @@ struct PushSend: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+            exitUnlessWritten(0)
         } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
+            exitUnlessWritten(code.rawValue)
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))
@@ -38,6 +40,18 @@ struct PushSend: AsyncParsableCommand {
             if case .refused? = error as? AdminExporter.Failure { Foundation.exit(1) }
             Foundation.exit(2)
         }
+    }
+
+    /// Exits with `code` once what `print` buffered is written; when it cannot be, says why
+    /// in one line (the system's words) and exits 2.
+    static func exitUnlessWritten(_ code: Int32) -> Never {
+        // fflush(NULL) flushes every output stream: stdout is the one `print` buffers.
+        if fflush(nil) != 0 {
+            let reason = String(cString: strerror(errno))
+            FileHandle.standardError.write(Data("pushsend: cannot write the output to stdout: \(reason)\n".utf8))
+            Foundation.exit(2)
+        }
+        Foundation.exit(code)
     }
 }
 

@@ -34,6 +34,27 @@ import Testing
         }
     }
 
+    /// Output that cannot be written (here a full disk) is an error with the system's words,
+    /// not a silent exit 0, for `send` and `export` alike.
+    @Test func outputThatCannotBeWrittenExitsTwoWithOneLine() async throws {
+        try await Receiver.withTesting { receiver in
+            let binary = try Self.binary()
+            for (command, expected) in [
+                (
+                    "'\(binary)' --url http://127.0.0.1:\(receiver.h2cPort!) --device \(SamplePush.deviceToken) \(Self.payload)",
+                    "pushsend: cannot write the output to stdout: No space left on device"
+                ),
+                (
+                    "'\(binary)' export pushes --admin http://127.0.0.1:\(receiver.adminPort!)",
+                    "pushsend: cannot write the export to stdout: No space left on device"
+                ),
+            ] {
+                let result = try await PeerProcess.run("sh", ["-c", command + " > /dev/full"], timeout: .seconds(60))
+                #expect(result.status == 2 && result.errorOutput.trimmingCharacters(in: .newlines) == expected, "\(command): \(result.errorOutput)")
+            }
+        }
+    }
+
     @Test func goodAndBadTokensMixedGiveOneRightLineEachAndExitOne() async throws {
         try await Receiver.withTesting { receiver in
             let result = try await Self.run([
