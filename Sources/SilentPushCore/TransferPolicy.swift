@@ -111,14 +111,18 @@ public struct TransferPolicy: Sendable {
     /// When a retry delay or a resource timeout ends next.
     public var nextDeadline: DeviceInstant? { timers.nextDue }
 
+    /// Whether `app`'s transfers not yet ended are at the cap: a hand-over now is refused.
+    public func isAtCap(_ app: App) -> Bool {
+        byDevice[app.device, default: []].count { transfers[$0]?.app == app } >= settings.maximumPerApp
+    }
+
     /// The app hands the device `request` as transfer `id`, with the device's `conditions`
     /// now. Throws `tooMany` at the app's cap (nothing is kept then).
     public mutating func submit(
         _ request: TransferRequest, id: UInt64, for app: App, conditions: Conditions, now: DeviceInstant
     ) throws(TransferRefusal) -> [TransferAction] {
         var actions = advance(to: now)
-        let open = byDevice[app.device, default: []].count { transfers[$0]?.app == app }
-        guard open < settings.maximumPerApp else { throw .tooMany }
+        guard !isAtCap(app) else { throw .tooMany }
         self.conditions[app.device] = conditions
         transfers[id] = Transfer(id: id, app: app, request: request, handedOverAt: now, phase: .waiting(.offline), attempts: 0)
         byDevice[app.device, default: []].insert(id)

@@ -101,14 +101,15 @@ public struct TransferRecord: Sendable, Equatable {
     /// its reason the refusal's.
     public init(
         refused refusal: TransferRefusal, id: UInt64, deviceToken: String, topic: String, session: String?, url: String?,
-        wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
+        method: TransferRequest.Method = .GET, fromFile: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
     ) {
         self.id = id
         self.deviceToken = deviceToken
         self.topic = topic
         self.session = String((session ?? "").prefix(TransferRequest.maximumSessionLength))
         self.url = String((url ?? "").prefix(TransferRequest.maximumURLLength))
-        self.method = .GET
+        self.method = method
+        self.fromFile = fromFile.map { String($0.prefix(TransferRequest.maximumPathLength)) }
         self.discretionary = false
         self.allowsCellular = true
         self.sessionSendsLaunchEvents = false

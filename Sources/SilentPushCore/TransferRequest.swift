@@ -96,8 +96,11 @@ public struct TransferRequest: Sendable, Equatable {
                 case "allowsCellular": flags.allowsCellular = try bool(.badFlag)
                 case "sessionSendsLaunchEvents": flags.launchEvents = try bool(.badFlag)
                 case "fromFile":
-                    guard try scanner.peek() == .string else { throw TransferRefusal.badFile }
-                    fromFile = try scanner.readString()
+                    switch try scanner.peek() {
+                    case .null: try scanner.skipValue()  // as the admin API writes a download's
+                    case .string: fromFile = try scanner.readString()
+                    default: throw TransferRefusal.badFile
+                    }
                 default: try scanner.skipValue()
                 }
             }
@@ -111,6 +114,16 @@ public struct TransferRequest: Sendable, Equatable {
         return try TransferRequest(
             session: session, url: url, method: method, discretionary: flags.discretionary, allowsCellular: flags.allowsCellular,
             sessionSendsLaunchEvents: flags.launchEvents, fromFile: fromFile)
+    }
+
+    /// `url` with any `user[:password]@` of its authority left out, for a log line or an
+    /// error: a secret the app put in a URL is not repeated.
+    public static func redacted(_ url: String) -> String {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return url }
+        let rest = url[url.index(colon, offsetBy: 3)...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return url }
+        return String(url[..<rest.startIndex]) + String(rest[rest.index(after: at)...])
     }
 
     /// Whether `url` is `http://` or `https://` (either case) with a host, and an optional
@@ -182,4 +195,5 @@ public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case notRunning = "the handler has ended: hand transfers over while it runs"
     case uploadWithGET = "fromFile goes with PUT or POST: a GET downloads"
     case badFile = "fromFile must be an absolute path to a file the receiver can read (at most 1024 bytes)"
+    case fileFromOrigin = "an http handler's transfers cannot name fromFile: the receiver would send its own files where an origin says"
 }

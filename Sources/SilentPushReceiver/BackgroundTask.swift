@@ -74,7 +74,7 @@ public final class BackgroundTask: Sendable {
     }
 
     /// Hands the device a transfer of `url` in `session`; a request it refuses is recorded
-    /// with the run and thrown (see `FetchContext.startBackgroundTransfer(session:url:method:discretionary:allowsCellular:sessionSendsLaunchEvents:)`).
+    /// with the run and thrown (see `FetchContext.startBackgroundTransfer(session:url:method:discretionary:allowsCellular:sessionSendsLaunchEvents:fromFile:)`).
     @discardableResult
     public func startBackgroundTransfer(
         session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,

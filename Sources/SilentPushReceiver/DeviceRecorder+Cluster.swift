@@ -79,7 +79,10 @@ extension DeviceRecorder {
         apply(policy.forget(now: now) { releasing.owns($0) }, to: &actions)
         activities.forget { releasing.owns($0) }
         reloads.forget { releasing.owns($0) }
-        actions.transferInterrupts += transfers.forget { releasing.owns($0) }
+        // The next owner starts them again from its first byte: what they kept here goes.
+        let forgotten = transfers.forget { releasing.owns($0) }
+        actions.transferInterrupts += forgotten
+        actions.transferDiscards += forgotten
         heldActivityPushes = heldActivityPushes.filter { !releasing.owns($0.value.app.device) }
         owned.removeAll()
         shards = owned

@@ -11,6 +11,26 @@ extension DeviceRecorder {
         case taskRun(UInt64)
     }
 
+    /// What of a refused request could be read, for its record.
+    package struct RefusedRequest: Equatable, Sendable {
+        package var session: String?
+        package var url: String?
+        package var method: TransferRequest.Method
+        package var fromFile: String?
+
+        package init(session: String?, url: String?, method: TransferRequest.Method = .GET, fromFile: String? = nil) {
+            self.session = session
+            self.url = url
+            self.method = method
+            self.fromFile = fromFile
+        }
+
+        /// A request that reads, refused for what it asks.
+        package init(_ request: TransferRequest) {
+            self.init(session: request.session, url: request.url, method: request.method, fromFile: request.fromFile)
+        }
+    }
+
     /// A try of a transfer for the executor to run.
     package struct TransferStart: Equatable, Sendable {
         package var id: UInt64
@@ -45,7 +65,7 @@ extension DeviceRecorder {
             actions.metrics.transfersHandedOver += 1
             record(decided, into: &actions, now: now)
         } catch {
-            actions.append(refuseTransfer(error, id: id, app: app, source: source, session: request.session, url: request.url, now: now))
+            actions.append(refuseTransfer(error, id: id, app: app, source: source, request: RefusedRequest(request), now: now))
         }
         return finish(actions)
     }
@@ -53,15 +73,15 @@ extension DeviceRecorder {
     /// The app's handler (of `source`) handed over a request the device refuses: recorded
     /// `failed` with the refusal as its reason. Replies `transferRefused`.
     package mutating func refuseTransfer(
-        _ refusal: TransferRefusal, id: UInt64, app: App, source: TransferSource, session: String?, url: String?, now: DeviceInstant
+        _ refusal: TransferRefusal, id: UInt64, app: App, source: TransferSource, request: RefusedRequest, now: DeviceInstant
     ) -> Actions {
         var actions = Actions()
         let (wakeID, runID) = Self.ids(of: source)
         actions.changes.append(
             .insertTransfer(
                 TransferRecord(
-                    refused: refusal, id: id, deviceToken: app.device, topic: app.topic, session: session, url: url, wakeID: wakeID,
-                    taskRunID: runID, at: now)))
+                    refused: refusal, id: id, deviceToken: app.device, topic: app.topic, session: request.session, url: request.url,
+                    method: request.method, fromFile: request.fromFile, wakeID: wakeID, taskRunID: runID, at: now)))
         // Handed over and refused: the two counters reconcile (handed over = ended + open).
         actions.metrics.transfersHandedOver += 1
         actions.metrics.transferEnded(.failed)

@@ -103,8 +103,8 @@ package struct DeviceRecorder {
         /// running try to stop (by id).
         package var transferStarts: [TransferStart] = []
         package var transferInterrupts: [UInt64] = []
-        /// Transfers that failed or were cancelled: their partial files are deleted (the
-        /// system discards a cancelled download's data; nothing will hand it to the app).
+        /// Transfers that failed, were cancelled or were forgotten: what they kept is deleted
+        /// (the system discards a cancelled download's data; nothing will hand it to the app).
         package var transferDiscards: [UInt64] = []
         /// What the event tells its caller.
         package var reply = Reply.done
@@ -376,7 +376,10 @@ package struct DeviceRecorder {
         }
         activities.forget(device: device)
         reloads.forget(device: device)
-        actions.transferInterrupts += transfers.forget(device: device)
+        // Forgotten with the device: their tries stop and what they kept goes.
+        let forgotten = transfers.forget(device: device)
+        actions.transferInterrupts += forgotten
+        actions.transferDiscards += forgotten
         heldActivityPushes = heldActivityPushes.filter { device != nil && $0.value.app.device != device }
         return finish(actions)
     }

@@ -11,12 +11,14 @@ extension DeviceRuntime {
     func handOver(_ request: TransferRequest, app: AppKey, source: DeviceRecorder.TransferSource) throws(TransferRefusal) -> UInt64 {
         let id = nextTransferID.add(1, ordering: .relaxed).oldValue
         if let path = request.fromFile {
-            // The upload's body is copied now, before the record says it was handed over.
+            // The upload's body is copied now, before the record says it was handed over; an
+            // app at its cap is refused without a copy.
             do throws(TransferRefusal) {
+                if inspect({ $0.transfers.isAtCap(TransferPolicy.App(device: app.device, topic: app.topic)) }) { throw .tooMany }
                 try transferClient.takeUploadCopy(of: path, for: id)
             } catch {
                 modifyStateAndRunActions { recorder, now in
-                    recorder.refuseTransfer(error, id: id, app: app, source: source, session: request.session, url: request.url, now: now)
+                    recorder.refuseTransfer(error, id: id, app: app, source: source, request: .init(request), now: now)
                 }
                 throw error
             }
@@ -35,12 +37,12 @@ extension DeviceRuntime {
         return id
     }
 
-    /// A handler of `app` handed over something the device refuses (`session` and `url`:
-    /// what of it could be read). Recorded with the wake or run.
-    func refuseTransfer(_ refusal: TransferRefusal, session: String?, url: String?, app: AppKey, source: DeviceRecorder.TransferSource) {
+    /// A handler of `app` handed over something the device refuses (`request`: what of it
+    /// could be read). Recorded with the wake or run.
+    func refuseTransfer(_ refusal: TransferRefusal, request: DeviceRecorder.RefusedRequest, app: AppKey, source: DeviceRecorder.TransferSource) {
         let id = nextTransferID.add(1, ordering: .relaxed).oldValue
         modifyStateAndRunActions { recorder, now in
-            recorder.refuseTransfer(refusal, id: id, app: app, source: source, session: session, url: url, now: now)
+            recorder.refuseTransfer(refusal, id: id, app: app, source: source, request: request, now: now)
         }
     }
 
@@ -49,8 +51,8 @@ extension DeviceRuntime {
         FetchContext { [self] request throws(TransferRefusal) in
             try handOver(request, app: app, source: source)
         } refuse: {
-            [self] refusal, session, url in
-            refuseTransfer(refusal, session: session, url: url, app: app, source: source)
+            [self] refusal, request in
+            refuseTransfer(refusal, request: request, app: app, source: source)
         }
     }
 

@@ -66,6 +66,9 @@ package final class DeviceRuntime: PushSink, Sendable {
         var tasks: [UInt64: BackgroundTask] = [:]
         /// The signal that stops each background transfer's running try, by transfer id.
         var transferTries: [UInt64: AsyncSignal] = [:]
+        /// Transfers whose kept files go once their try, stopped, has ended: deleted at once,
+        /// a try still unwinding could write or move them after.
+        var pendingDiscards: Set<UInt64> = []
     }
 
     /// What a step leaves for after the lock: its actions with the objects they name.
@@ -227,15 +230,20 @@ package final class DeviceRuntime: PushSink, Sendable {
         execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
         execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
         execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
+        var stopped: Set<UInt64> = []
         for id in actions.transferInterrupts {
-            if let stop = state.transferTries.removeValue(forKey: id) { execution.transferStops.append(stop) }
+            guard let stop = state.transferTries.removeValue(forKey: id) else { continue }
+            execution.transferStops.append(stop)
+            stopped.insert(id)
         }
         for start in actions.transferStarts {
             let stop = AsyncSignal()
             if let previous = state.transferTries.updateValue(stop, forKey: start.id) { execution.transferStops.append(previous) }
             execution.transferTries.append(TransferTry(start: start, stop: stop))
         }
-        execution.transferDiscards = actions.transferDiscards
+        for id in actions.transferDiscards {
+            if stopped.contains(id) { state.pendingDiscards.insert(id) } else { execution.transferDiscards.append(id) }
+        }
         return execution
     }
 
@@ -394,11 +402,14 @@ package final class DeviceRuntime: PushSink, Sendable {
         }
     }
 
-    /// A try of a transfer ended: its stop signal goes, unless a later try replaced it.
+    /// A try of a transfer ended: its stop signal goes, unless a later try replaced it, and
+    /// what the transfer kept goes too when it ended meanwhile (failed, cancelled, forgotten).
     func transferTryOver(_ transfer: TransferTry) {
-        state.withLock { state in
+        let discard = state.withLock { state in
             if state.transferTries[transfer.start.id] === transfer.stop { state.transferTries[transfer.start.id] = nil }
+            return state.pendingDiscards.remove(transfer.start.id) != nil
         }
+        if discard { transferClient.discard(transfer.start.id) }
     }
 
     /// Reads the recorder under the lock.

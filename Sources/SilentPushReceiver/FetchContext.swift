@@ -13,11 +13,11 @@ public final class FetchContext: Sendable {
     @TaskLocal package static var current: FetchContext?
 
     private let handOver: @Sendable (TransferRequest) throws(TransferRefusal) -> UInt64
-    private let refuse: @Sendable (TransferRefusal, String?, String?) -> Void
+    private let refuse: @Sendable (TransferRefusal, DeviceRecorder.RefusedRequest) -> Void
 
     init(
         handOver: @escaping @Sendable (TransferRequest) throws(TransferRefusal) -> UInt64,
-        refuse: @escaping @Sendable (TransferRefusal, String?, String?) -> Void
+        refuse: @escaping @Sendable (TransferRefusal, DeviceRecorder.RefusedRequest) -> Void
     ) {
         self.handOver = handOver
         self.refuse = refuse
@@ -25,7 +25,8 @@ public final class FetchContext: Sendable {
 
     /// Hands `request` to the device, as `URLSession(configuration: .background(…)).downloadTask(with:).resume()`
     /// does. Returns the transfer's id (`GET /v1/transfers`). Throws `tooMany` when the app's
-    /// transfers not yet done are at the cap; the refusal is recorded with the wake.
+    /// transfers not yet done are at the cap, or `badFile` for an upload whose file it cannot
+    /// read; the refusal is recorded with the wake or run.
     @discardableResult
     public func startBackgroundTransfer(_ request: TransferRequest) throws(TransferRefusal) -> UInt64 {
         try handOver(request)
@@ -33,9 +34,10 @@ public final class FetchContext: Sendable {
 
     /// Hands the device a transfer of `url` in `session`, as
     /// `URLSession(configuration: .background(withIdentifier: session)).downloadTask(with: url).resume()`
-    /// does (with `fromFile`, a `PUT` or `POST` of that file: `uploadTask(with:fromFile:)`): a request the device refuses (a URL that is not http(s), a bad session, the app's
-    /// cap, an upload's file it cannot read) is recorded with the wake or run, as the system reports an unsupported URL to the
-    /// session's delegate, and thrown. `startBackgroundTransfer(_:)` takes a request already
+    /// does (with `fromFile`, a `PUT` or `POST` of that file: `uploadTask(with:fromFile:)`): a
+    /// request the device refuses (a URL that is not http(s), a bad session, the app's cap, an
+    /// upload's file it cannot read) is recorded with the wake or run, as the system reports
+    /// an unsupported URL to the session's delegate, and thrown. `startBackgroundTransfer(_:)` takes a request already
     /// checked (`TransferRequest.init` throws before anything reaches the device).
     @discardableResult
     public func startBackgroundTransfer(
@@ -48,30 +50,36 @@ public final class FetchContext: Sendable {
                 session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
                 sessionSendsLaunchEvents: sessionSendsLaunchEvents, fromFile: fromFile)
         } catch {
-            refuse(error, session, url)
+            refuse(error, DeviceRecorder.RefusedRequest(session: session, url: url, method: method, fromFile: fromFile))
             throw error
         }
         return try handOver(request)
     }
 
     /// Hands over a transfer a handler wrote as JSON; a request that does not read is refused
-    /// and recorded with its reason.
+    /// and recorded with its reason. `fromOrigin`: an http handler's answer, which may not
+    /// name a file of the receiver's to upload (it would send the receiver's files wherever
+    /// an origin says).
     @discardableResult
-    package func startBackgroundTransfer(json text: String) -> Result<UInt64, TransferRefusal> {
+    package func startBackgroundTransfer(json text: String, fromOrigin: Bool = false) -> Result<UInt64, TransferRefusal> {
         switch TransferRequest.parse(text) {
+        case .success(let request) where fromOrigin && request.fromFile != nil:
+            refuse(.fileFromOrigin, DeviceRecorder.RefusedRequest(request))
+            return .failure(.fileFromOrigin)
         case .success(let request):
             do throws(TransferRefusal) { return .success(try handOver(request)) } catch { return .failure(error) }
         case .failure(let refusal):
             let fields = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
             func field(_ key: String) -> String? { if case .string(let value)? = fields?[key] { value } else { nil } }
-            refuse(refusal, field("session"), field("url"))
+            let method = field("method").flatMap(TransferRequest.Method.init(rawValue:)) ?? .GET
+            refuse(refusal, DeviceRecorder.RefusedRequest(session: field("session"), url: field("url"), method: method, fromFile: field("fromFile")))
             return .failure(refusal)
         }
     }
 
-    /// Hands over each member of a handler's `"transfers"` array (JSON values), in order.
+    /// Hands over each member of an http handler's `"transfers"` array (JSON values), in order.
     package func startBackgroundTransfers(_ values: [JSONValue]) {
-        for value in values { _ = startBackgroundTransfer(json: value.rendered) }
+        for value in values { _ = startBackgroundTransfer(json: value.rendered, fromOrigin: true) }
     }
 }
 

@@ -92,7 +92,7 @@ public struct ClosureFetchHandler: FetchHandler {
             FetchContext.current
             ?? FetchContext { _ throws(TransferRefusal) in
                 throw .notRunning
-            } refuse: { _, _, _ in
+            } refuse: { _, _ in
             }
         return await body(wake, context)
     }

@@ -57,7 +57,8 @@ package final class TransferClient: Sendable {
                 eventLoopGroupProvider: .shared(group),
                 configuration: HTTPClient.Configuration(
                     redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
-                    timeout: HTTPClient.Configuration.Timeout(connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout)),
+                    timeout: HTTPClient.Configuration.Timeout(
+                        connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout), write: TimeAmount(requestTimeout)),
                     decompression: .disabled))
             client = made
             return made
@@ -79,17 +80,19 @@ package final class TransferClient: Sendable {
     package func uploadFile(of id: UInt64) -> String { file(of: id) + ".upload" }
 
     /// Takes the copy of `path` an upload as transfer `id` sends, as the system does when the
-    /// task is made (*assumed*: the app may then delete or change its own file). Throws when
-    /// `path` is not a regular file this process can read.
+    /// task is made (*assumed*: the app may then delete or change its own file). A link is
+    /// followed to its file. Throws when that is not a regular file this process can read (a
+    /// directory, a device or a FIFO is refused without being opened).
     package func takeUploadCopy(of path: String, for id: UInt64) throws(TransferRefusal) {
         let manager = FileManager.default
-        var isDirectory: ObjCBool = false
-        guard manager.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue, manager.isReadableFile(atPath: path)
+        let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        guard let type = (try? manager.attributesOfItem(atPath: resolved))?[.type] as? FileAttributeType, type == .typeRegular,
+            manager.isReadableFile(atPath: resolved)
         else { throw .badFile }
         do {
             try manager.createDirectory(atPath: directory, withIntermediateDirectories: true)
             try? manager.removeItem(atPath: uploadFile(of: id))
-            try manager.copyItem(atPath: path, toPath: uploadFile(of: id))
+            try manager.copyItem(atPath: resolved, toPath: uploadFile(of: id))
         } catch {
             throw .badFile
         }
@@ -143,7 +146,7 @@ package final class TransferClient: Sendable {
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")
             let lastModified = response.headers.first(name: "Last-Modified")
-            if status == 304, manager.fileExists(atPath: cache) {
+            if status == 304, upload == nil, manager.fileExists(atPath: cache) {
                 try? manager.removeItem(atPath: file(of: start.id))
                 try manager.linkItem(atPath: cache, toPath: file(of: start.id))
                 let size = (try? manager.attributesOfItem(atPath: cache)[.size] as? Int64) ?? 0
@@ -193,7 +196,9 @@ package final class TransferClient: Sendable {
             if error == .redirectLimitReached || error == .redirectCycleDetected {
                 return "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"
             }
+            let url = TransferRequest.redacted(url)
             if error == .readTimeout { return "no bytes from \(url) for \(requestTimeout)" }
+            if error == .writeTimeout { return "\(url) took no bytes of the upload for \(requestTimeout)" }
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
         }

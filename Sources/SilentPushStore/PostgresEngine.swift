@@ -117,6 +117,11 @@ final class PostgresEngine: StoreEngine {
                     throw PushStoreError.newerSchema(path: url.description, found: Int(clamping: number), supported: PostgresSchema.version)
                 }
                 var reached = number
+                if number < PostgresSchema.version {
+                    // An upgrade's ALTER waits for the tables' other users: a cluster's members
+                    // still running fail it after this long, instead of queueing behind it.
+                    _ = try await connection.query("SET LOCAL lock_timeout = '10s'", logger: logger).get()
+                }
                 while reached < PostgresSchema.version, let upgrade = PostgresSchema.upgrades[reached] {
                     for statement in upgrade {
                         _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()

@@ -10,7 +10,7 @@ package enum PostgresSchema {
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
     package static let upgrades: [Int64: [String]] = [
-        18: ["ALTER TABLE transfers ADD COLUMN from_file TEXT"]
+        18: ["ALTER TABLE transfers ADD COLUMN IF NOT EXISTS from_file TEXT"]
     ]
 
     /// What makes an empty database the store, one statement each (PostgreSQL's extended

@@ -26,6 +26,11 @@ import Testing
         #expect(read.fromFile == nil)
         let upload = try TransferRequest.parse(#"{"session":"U","url":"http://e.com/up","method":"POST","fromFile":"/var/tmp/photo.jpg"}"#).get()
         #expect(upload.method == .POST && upload.fromFile == "/var/tmp/photo.jpg")
+        // null, as the admin API writes a download's, is no file.
+        #expect(try TransferRequest.parse(#"{"session":"S","url":"http://e.com/a","fromFile":null}"#).get().fromFile == nil)
+        // A URL's credentials stay out of log lines and errors.
+        #expect(TransferRequest.redacted("https://user:secret@example.com/a@b") == "https://example.com/a@b")
+        #expect(TransferRequest.redacted("http://example.com/a?x=1") == "http://example.com/a?x=1")
         for url in [
             "http://[::1]:8080/a", "https://user@example.com/a", "https://user:pw@example.com/a", "http://127.0.0.1:1/a", "HTTP://Example.COM",
             "http://example.com:/a", "http://[fe80::1%25en0]:8080/", "http://bücher.example/", "http://ex%41mple.com/", "http://example.com./",

@@ -93,9 +93,9 @@ import Testing
             $0.fetchHandler = Self.handler(relaunches, keep: keep) { try TransferRequest(session: "S1", url: $0) }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
-            // 400 kB at 400 kB/s: about a second, while the wake's handler answered at once
+            // 400 kB at 200 kB/s: about two seconds, while the wake's handler answered at once
             // and its wake, limited to 500 ms, has ended.
-            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/400000?rate=400000")
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/400000?rate=200000")
             let ended = try await Self.endedWake(receiver)
             let whileEnded = try #require(try await receiver.transfers(session: "S1").first)
             #expect(ended.result == .newData && whileEnded.state == .running, "the wake ended while its transfer ran: \(whileEnded)")
@@ -271,7 +271,8 @@ import Testing
             try await receiver.setDeviceState(DeviceState(forceQuit: true))
             let cancelled = try await receiver.waitForTransfers(session: "S5") { $0.first?.state == .cancelled }
             #expect(cancelled.first?.state == .cancelled && cancelled.first?.relaunchRequestID == nil, "\(cancelled)")
-            // The system discards a cancelled download's data.
+            // The system discards a cancelled download's data (once the stopped try has unwound).
+            for _ in 0..<100 where !parts().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             #expect(parts().isEmpty, "\(parts())")
             try await receiver.setDeviceState(DeviceState())
             try await Task.sleep(for: .milliseconds(300))
@@ -405,7 +406,8 @@ import Testing
         defer { origin.stop() }
         try origin.write(
             "manifest",
-            #"{"edition":7,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x"}]}"#)
+            #"{"edition":7,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x"},"#
+                + #"{"session":"M","url":"http://127.0.0.1:\#(origin.port)/upload/x","method":"PUT","fromFile":"/etc/hostname"}]}"#)
         try await Receiver.withTesting({
             $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/feed/manifest"))
         }) { receiver in
@@ -415,6 +417,10 @@ import Testing
             let transfer = try #require(done.first { $0.state == .done }, "\(done)")
             #expect(transfer.session == "M" && transfer.bytes == 5000 && transfer.etag == "\"blob-5000\"")
             #expect(done.contains { $0.state == .failed && $0.reason == "refused: " + TransferRefusal.notHTTP.rawValue && $0.url == "gopher://x" })
+            // An origin may not have the receiver upload its own files: refused, and recorded as the PUT it was.
+            let upload = try #require(done.first { $0.reason == "refused: " + TransferRefusal.fileFromOrigin.rawValue }, "\(done)")
+            #expect(upload.method == .PUT && upload.fromFile == "/etc/hostname" && upload.state == .failed)
+            #expect(!origin.log.contains("upload PUT"), "\(origin.log)")
             // The relaunch was POSTed to the feed's URL, which answers no {"success": …}: it failed, and left the file.
             #expect(transfer.fileFate == .deleted)
             #expect(origin.log.contains("POST /feed/manifest"), "\(origin.log)")
@@ -616,9 +622,15 @@ import Testing
                     _ = FileManager.default.createFile(atPath: photo, contents: Data(body))
                     _ = try? context.startBackgroundTransfer(
                         session: "up", url: "http://127.0.0.1:\(origin.port)/upload/photo", method: .PUT, fromFile: photo)
+                    // A link is followed to its file, whose bytes are copied.
+                    try? FileManager.default.createSymbolicLink(atPath: keep + "/link", withDestinationPath: photo)
+                    _ = try? context.startBackgroundTransfer(
+                        session: "linked", url: "http://127.0.0.1:\(origin.port)/upload/linked", method: .POST, fromFile: keep + "/link")
                     // The system has its copy: the app's may go.
                     try? FileManager.default.removeItem(atPath: photo)
-                    for (method, path) in [(TransferRequest.Method.PUT, keep + "/missing"), (.GET, keep + "/any")] {
+                    // A FIFO is not a file to send: refused without being opened (which would block).
+                    _ = mkfifo(keep + "/fifo", 0o600)
+                    for (method, path) in [(TransferRequest.Method.PUT, keep + "/missing"), (.GET, keep + "/any"), (.PUT, keep + "/fifo")] {
                         do throws(TransferRefusal) {
                             try context.startBackgroundTransfer(
                                 session: "bad", url: "http://127.0.0.1:\(origin.port)/upload/x", method: method, fromFile: path)
@@ -628,7 +640,7 @@ import Testing
                     }
                     return .newData
                 }) { task in
-                    relaunches.record(task, moveTo: task.session == "up" ? keep : nil)
+                    relaunches.record(task, moveTo: task.session == "bad" ? nil : keep)
                     task.setTaskCompleted(success: true)
                 })
         }) { receiver in
@@ -642,11 +654,17 @@ import Testing
             // The relaunch's file is the origin's answer.
             let answer = try #require(relaunches.all.first { $0.session == "up" }?.kept.values.first)
             #expect(String(decoding: answer, as: UTF8.self).contains(digest), "\(String(decoding: answer, as: UTF8.self))")
-            #expect(refusals.withLock { $0 } == [.badFile, .uploadWithGET])
+            #expect(refusals.withLock { $0 } == [.badFile, .uploadWithGET, .badFile])
+            let linked = try await receiver.waitForTransfers(session: "linked") { $0.first?.fileFate != nil }
+            #expect(linked.first?.state == .done && linked.first?.status == 201, "\(linked)")
+            #expect(origin.log.contains("upload POST linked bytes=300000 sha256=\(digest)"), "\(origin.log)")
             let refused = try await receiver.transfers(session: "bad")
             #expect(
                 Set(refused.compactMap(\.reason))
                     == ["refused: " + TransferRefusal.badFile.rawValue, "refused: " + TransferRefusal.uploadWithGET.rawValue], "\(refused)")
+            // Recorded as the requests they were.
+            #expect(refused.count == 3 && refused.allSatisfy { $0.fromFile != nil }, "\(refused)")
+            #expect(refused.contains { $0.method == .GET } && refused.filter { $0.method == .PUT }.count == 2, "\(refused)")
             #expect(refused.allSatisfy { $0.wakeID == upload.wakeID })
             await client.close()
         }

@@ -49,6 +49,14 @@ import Testing
         #expect(refused.transferDiscards.isEmpty)
     }
 
+    @Test func aForgottenDevicesTransfersStopAndTheirFilesGo() throws {
+        var recorder = Self.recorder()
+        _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
+        let forgotten = recorder.forget(Self.device, now: Self.at(1)) { _ in }
+        #expect(forgotten.transferInterrupts == [1] && forgotten.transferDiscards == [1])
+        #expect(recorder.transfers.transfers.isEmpty)
+    }
+
     @Test func aDoneTransferKeepsItsFileForTheRelaunch() throws {
         var recorder = Self.recorder()
         _ = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))
