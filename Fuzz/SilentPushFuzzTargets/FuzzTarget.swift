@@ -55,6 +55,11 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             var objects = JSONScanner(bytes)
             _ = try? objects.readObject { scanner, _ in _ = try scanner.readScalarText() }
         }
+        // A handler's transfer request (exec `transfer {…}`, an http answer's "transfers").
+        if case .success(let request) = TransferRequest.parse(String(decoding: input, as: UTF8.self)) {
+            precondition(request.fromFile == nil || request.method != .GET, "an upload read as a GET")
+            _ = TransferRequest.redacted(request.url)
+        }
     }
 
     static func channelRequest(_ input: UnsafeRawBufferPointer) {
