@@ -118,7 +118,7 @@ public struct TransferRequest: Sendable, Equatable {
 
     /// `url` with any `user[:password]@` of its authority left out, for a log line or an
     /// error: a secret the app put in a URL is not repeated.
-    public static func redacted(_ url: String) -> String {
+    package static func redacted(_ url: String) -> String {
         guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return url }
         let rest = url[url.index(colon, offsetBy: 3)...]
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }

@@ -17,9 +17,7 @@ extension DeviceRuntime {
                 if inspect({ $0.transfers.isAtCap(TransferPolicy.App(device: app.device, topic: app.topic)) }) { throw .tooMany }
                 try transferClient.takeUploadCopy(of: path, for: id)
             } catch {
-                modifyStateAndRunActions { recorder, now in
-                    recorder.refuseTransfer(error, id: id, app: app, source: source, request: .init(request), now: now)
-                }
+                refuseTransfer(error, request: .init(request), app: app, source: source)
                 throw error
             }
         }

@@ -94,6 +94,8 @@ package final class TransferClient: Sendable {
             try? manager.removeItem(atPath: uploadFile(of: id))
             try manager.copyItem(atPath: resolved, toPath: uploadFile(of: id))
         } catch {
+            // A copy cut short (a full disk) is not left behind.
+            try? manager.removeItem(atPath: uploadFile(of: id))
             throw .badFile
         }
     }

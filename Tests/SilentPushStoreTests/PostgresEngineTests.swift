@@ -12,13 +12,19 @@ import Testing
         try PostgresURL(try #require(PostgresServer.current).url(database: database))
     }
 
-    @Test func anEmptyDatabaseIsMigratedAndANewerSchemaIsRefusedInOneLine() async throws {
+    /// A new database made the store, holding push 1, closed again.
+    static func storeWithOnePush() async throws -> (server: PostgresServer, database: String, url: PostgresURL) {
         let server = try #require(PostgresServer.current)
         let database = try await server.newDatabase()
         let url = try Self.url(database: database)
         let store = try await PushStore.open(.postgres(url))
         try await store.write([.insertPush(PushStoreTests.push(1))])
         try await store.close()
+        return (server, database, url)
+    }
+
+    @Test func anEmptyDatabaseIsMigratedAndANewerSchemaIsRefusedInOneLine() async throws {
+        let (server, database, url) = try await Self.storeWithOnePush()
         // Opened again, the same schema is kept as it is, with its rows.
         let again = try await PushStore.open(.postgres(url))
         #expect(try await again.pushes().map(\.id) == [1])
@@ -38,12 +44,7 @@ import Testing
     /// A database of the version before (18: no transfer's `from_file`) is taken to this one
     /// in place, its rows kept; one older than any upgrade is refused in one line.
     @Test func anOlderSchemaIsUpgradedInPlace() async throws {
-        let server = try #require(PostgresServer.current)
-        let database = try await server.newDatabase()
-        let url = try Self.url(database: database)
-        let store = try await PushStore.open(.postgres(url))
-        try await store.write([.insertPush(PushStoreTests.push(1))])
-        try await store.close()
+        let (server, database, url) = try await Self.storeWithOnePush()
         let downgraded = try await server.psql(
             "ALTER TABLE transfers DROP COLUMN from_file; DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (18)",
             database: database)
