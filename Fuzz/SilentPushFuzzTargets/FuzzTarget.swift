@@ -58,7 +58,7 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
         // A handler's transfer request (exec `transfer {…}`, an http answer's "transfers").
         if case .success(let request) = TransferRequest.parse(String(decoding: input, as: UTF8.self)) {
             precondition(request.fromFile == nil || request.method != .GET, "an upload read as a GET")
-            _ = TransferRequest.redacted(request.url)
+            _ = URLUserInfo.masked(request.url)
         }
     }
 

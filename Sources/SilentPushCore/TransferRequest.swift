@@ -116,16 +116,6 @@ public struct TransferRequest: Sendable, Equatable {
             sessionSendsLaunchEvents: flags.launchEvents, fromFile: fromFile)
     }
 
-    /// `url` with any `user[:password]@` of its authority left out, for a log line or an
-    /// error: a secret the app put in a URL is not repeated.
-    package static func redacted(_ url: String) -> String {
-        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return url }
-        let rest = url[url.index(colon, offsetBy: 3)...]
-        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard let at = authority.lastIndex(of: "@") else { return url }
-        return String(url[..<rest.startIndex]) + String(rest[rest.index(after: at)...])
-    }
-
     /// Whether `url` is `http://` or `https://` (either case) with a host, and an optional
     /// port: what the device can try at all (a malformed one would fail every try).
     static func isHTTP(_ url: String) -> Bool {

@@ -24,7 +24,8 @@ package struct AdminAPI: Sendable {
     static let maximumBodySize = 64 * 1024
 
     func router() -> Router<BasicRequestContext> {
-        let router = Router()
+        // HEAD answers as GET does, without the body (`curl -I`, a load balancer's check).
+        let router = Router(options: .autoGenerateHeadEndpoints)
         let routes = AdminRouteTable()
         router.add(middleware: AdminGuard(policy: access, routes: routes))
         router.add(middleware: AdminProblemMiddleware(routes: routes))
@@ -311,6 +312,15 @@ package struct AdminAPI: Sendable {
             }
             limit = value
         }
+        // The cursor is the last token of the page before (`next`); anything else would
+        // quietly start the listing somewhere.
+        var cursor: String?
+        if let text = query.get("cursor") {
+            guard let token = Self.deviceToken(text) else {
+                return Self.error(.unprocessableContent, "cursor must be the next value of a page before (a device token)")
+            }
+            cursor = token
+        }
         let states = query.getAll("state")
         if let unknown = states.first(where: { !Self.deviceStateNames.contains($0) }) {
             return Self.error(.unprocessableContent, "state '\(unknown)' is not one of \(Self.deviceStateNames.joined(separator: ", "))")
@@ -324,7 +334,6 @@ package struct AdminAPI: Sendable {
         var known = view.known
         for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
         let topic = query.get("topic")
-        let cursor = query.get("cursor")
         var page: [JSONValue] = []
         var last: String?
         var more = false

@@ -659,9 +659,9 @@ enum AdminOpenAPIDocument {
              {
               "name": "cursor",
               "in": "query",
-              "description": "The `next` of the page before (a device token).",
+              "description": "The `next` of the page before (a device token); anything else is 422.",
               "schema": {
-               "type": "string"
+               "$ref": "#/components/schemas/DeviceToken"
               }
              },
              {

@@ -40,9 +40,13 @@ struct AdminProblemMiddleware<Context: RequestContext>: RouterMiddleware {
 final class AdminRouteTable: Sendable {
     private let routes = Mutex<[(method: String, components: [String])]>([])
 
+    /// The router's routes; each GET route takes HEAD too (the router makes those itself,
+    /// after this table is set).
     func set(_ descriptions: [Router<BasicRequestContext>.RouteDescription]) {
-        let table = descriptions.map { route in
-            (route.method.rawValue, route.path.description.split(separator: "/").map(String.init))
+        let table = descriptions.flatMap { route in
+            let components = route.path.description.split(separator: "/").map(String.init)
+            let methods = route.method == .get ? [route.method, .head] : [route.method]
+            return methods.map { (method: $0.rawValue, components: components) }
         }
         routes.withLock { $0 = table }
     }

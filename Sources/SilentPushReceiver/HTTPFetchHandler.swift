@@ -78,14 +78,14 @@ public struct HTTPFetchHandler: FetchHandler {
                 Self.handOverTransfers(in: body, to: FetchContext.current)
                 return try await keep(Array(buffer: body), of: response, url: url, wake: wake, previous: previous)
             default:
-                return .failed(reason: "HTTP \(response.status.code) from \(url)")
+                return .failed(reason: "HTTP \(response.status.code) from \(URLUserInfo.masked(url))")
             }
         } catch {
             if Task.isCancelled { return .deadlineExceeded }
             if let error = error as? HTTPClientError, error == .redirectLimitReached || error == .redirectCycleDetected {
-                return .failed(reason: "more than \(Self.redirectLimit) redirects from \(url)")
+                return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
-            return .failed(reason: "GET \(url): \(error)")
+            return .failed(reason: "GET \(URLUserInfo.masked(url)): \(error)")
         }
     }
 

@@ -195,10 +195,10 @@ package final class TransferClient: Sendable {
     /// A try's error in a line.
     func describe(_ error: any Error, url: String) -> String {
         if let error = error as? HTTPClientError {
+            let url = URLUserInfo.masked(url)
             if error == .redirectLimitReached || error == .redirectCycleDetected {
                 return "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"
             }
-            let url = TransferRequest.redacted(url)
             if error == .readTimeout { return "no bytes from \(url) for \(requestTimeout)" }
             if error == .writeTimeout { return "\(url) took no bytes of the upload for \(requestTimeout)" }
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }

@@ -71,7 +71,7 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         let text = url ?? development
         guard let target = APNsTarget(url: text) else {
             throw PushSendError.invalidValue(
-                option: "--url", value: "'\(PostgresURL.redacted(text))'", expected: "http://HOST:PORT or https://HOST:PORT")
+                option: "--url", value: "'\(URLUserInfo.masked(text))'", expected: "http://HOST:PORT or https://HOST:PORT")
         }
         return target
     }

@@ -29,8 +29,10 @@ import Testing
         // null, as the admin API writes a download's, is no file.
         #expect(try TransferRequest.parse(#"{"session":"S","url":"http://e.com/a","fromFile":null}"#).get().fromFile == nil)
         // A URL's credentials stay out of log lines and errors.
-        #expect(TransferRequest.redacted("https://user:secret@example.com/a@b") == "https://example.com/a@b")
-        #expect(TransferRequest.redacted("http://example.com/a?x=1") == "http://example.com/a?x=1")
+        #expect(URLUserInfo.masked("https://user:secret@example.com/a@b") == "https://***@example.com/a@b")
+        #expect(URLUserInfo.masked("https://token@example.com/a") == "https://***@example.com/a")
+        #expect(URLUserInfo.masked("http://example.com/a@b?x=1") == "http://example.com/a@b?x=1")
+        #expect(URLUserInfo.masked("not a url @ all") == "not a url @ all")
         for url in [
             "http://[::1]:8080/a", "https://user@example.com/a", "https://user:pw@example.com/a", "http://127.0.0.1:1/a", "HTTP://Example.COM",
             "http://example.com:/a", "http://[fe80::1%25en0]:8080/", "http://bücher.example/", "http://ex%41mple.com/", "http://example.com./",

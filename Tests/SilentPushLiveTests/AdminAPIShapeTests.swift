@@ -58,6 +58,8 @@ import Testing
         let cursor = try #require(first.body["next"] as? String)
         let second = try await Self.curl(admin, "/v1/devices?limit=1&cursor=\(cursor)")
         #expect((second.body["devices"] as? [[String: Any]])?.count == 1 && second.body["next"] is NSNull)
+        // A cursor that is no device token is refused, not read as a place to start from.
+        #expect(try await Self.curl(admin, "/v1/devices?cursor=abc").status == 422)
 
         // The first push woke the app; 2–4 were replaced by 5, which waits.
         let coalesced = try #require(try await Self.curl(admin, "/v1/pushes?fate=coalesced").body["pushes"] as? [[String: Any]])

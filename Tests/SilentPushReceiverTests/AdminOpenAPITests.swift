@@ -38,11 +38,26 @@ import Testing
             let port = try #require(receiver.adminPort)
             let put = try await Self.curl(port, ["-X", "PUT", "-H", "content-type: text/plain", "/v1/clock"])
             #expect(put.status == 405, "\(put)")
-            #expect(put.headers.lowercased().contains("allow: get"))
+            #expect(put.headers.lowercased().contains("allow: get, head"))
             #expect(put.body.contains(#""status":405"#) && put.body.contains("takes GET"))
             let tasks = try await Self.curl(port, ["-X", "PATCH", "/v1/devices/\(String(repeating: "ab", count: 32))/apps/com.example.app/tasks"])
-            #expect(tasks.status == 405 && tasks.headers.lowercased().contains("allow: delete, get, post"), "\(tasks)")
+            #expect(tasks.status == 405 && tasks.headers.lowercased().contains("allow: delete, get, head, post"), "\(tasks)")
             #expect(try await Self.curl(port, ["/v1/nothing/here"]).status == 404)
+        }
+    }
+
+    @Test func headAnswersAsGetWithoutTheBody() async throws {
+        try await Receiver(.testing()).whileRunning { receiver in
+            let port = try #require(receiver.adminPort)
+            for path in ["/healthz", "/v1/clock", "/v1/pushes"] {
+                let head = try await Self.curl(port, ["-I", path])
+                #expect(head.status == 200, "HEAD \(path): \(head)")
+                #expect(head.headers.lowercased().contains("content-type: application/json"), "HEAD \(path): \(head)")
+                #expect(head.body.isEmpty, "HEAD \(path) sent a body: \(head.body)")
+            }
+            // A path with no GET takes no HEAD either.
+            let reset = try await Self.curl(port, ["-I", "/v1/reset"])
+            #expect(reset.status == 405 && reset.headers.lowercased().contains("allow: post"), "\(reset)")
         }
     }
 

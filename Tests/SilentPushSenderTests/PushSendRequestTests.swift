@@ -160,7 +160,8 @@ import Testing
         case twoTargets, appleWithoutTopic, appleWithoutKey, badURL, noDevice, badPriority, badPushType, badAPNsID
         case missingPayload, missingKey, certKeyWithoutCert
         case hugeCount, countTimesDevicesOverflows, negativeConcurrency, hugeConnections
-        case emptyDevicesFile, tokenWithASpace, topicWithATrailingSpace, emptyTopic, collapseIDWithANewline, certWithoutItsKey, urlWithAPassword
+        case emptyDevicesFile, tokenWithASpace, topicWithATrailingSpace, emptyTopic, collapseIDWithANewline, certWithoutItsKey, urlWithAPassword,
+            urlWithAToken
 
         func apply(_ o: inout PushSendOptions) {
             switch self {
@@ -189,6 +190,7 @@ import Testing
             case .collapseIDWithANewline: o.collapseID = "a\nb"
             case .certWithoutItsKey: o.cert = DevCertificates.directory + "/client.pem"
             case .urlWithAPassword: o.url = "https://user:s3cret@127.0.0.1:2197/x"
+            case .urlWithAToken: o.url = "https://s3cret@127.0.0.1:2197/x"
             }
         }
 
@@ -215,7 +217,7 @@ import Testing
             case .emptyTopic: "--topic '' is not a bundle id"
             case .collapseIDWithANewline: "--collapse-id 'a\nb' is not an HTTP/2 header value"
             case .certWithoutItsKey: "client.pem' holds no private key: give --cert-key PEM"
-            case .urlWithAPassword: "--url 'https://user:***@127.0.0.1:2197/x' is not"
+            case .urlWithAPassword, .urlWithAToken: "--url 'https://***@127.0.0.1:2197/x' is not"
             }
         }
 
@@ -235,7 +237,8 @@ import Testing
             case (.emptyDevicesFile, .invalidValue(option: "--devices", _, _)), (.tokenWithASpace, .invalidValue(option: "device token", _, _)): true
             case (.topicWithATrailingSpace, .invalidValue(option: "--topic", _, _)), (.emptyTopic, .invalidValue(option: "--topic", _, _)): true
             case (.collapseIDWithANewline, .invalidValue(option: "--collapse-id", _, _)), (.certWithoutItsKey, .conflictingOptions): true
-            case (.urlWithAPassword, .invalidValue(option: "--url", _, _)): !error.description.contains("s3cret")
+            case (.urlWithAPassword, .invalidValue(option: "--url", _, _)), (.urlWithAToken, .invalidValue(option: "--url", _, _)):
+                !error.description.contains("s3cret")
             default: false
             }
         }
