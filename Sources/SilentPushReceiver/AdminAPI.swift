@@ -448,7 +448,12 @@ package struct AdminAPI: Sendable {
     /// A path parameter, percent-decoded (empty when its escapes are not UTF-8, which no
     /// validation passes): the router hands them over as sent.
     static func parameter(_ context: BasicRequestContext, _ name: String) throws -> String {
-        try context.parameters.require(name).removingPercentEncoding ?? ""
+        decoded(try context.parameters.require(name)[...])
+    }
+
+    /// A path component percent-decoded; empty when its escapes are not UTF-8.
+    static func decoded(_ component: Substring) -> String {
+        String(component).removingPercentEncoding ?? ""
     }
 
     /// Whether `text` can be an app's topic: its bundle ID, with any push-type suffix (1 to

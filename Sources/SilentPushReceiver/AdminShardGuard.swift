@@ -14,7 +14,8 @@ struct AdminShardGuard<Context: RequestContext>: RouterMiddleware {
         guard components.count >= 3, components[0] == "v1", components[1] == "devices",
             components.count > 3 || request.method != .get,
             routes.methods(forPath: request.uri.path).contains(request.method.rawValue),
-            let token = AdminAPI.deviceToken(String(components[2])),
+            // Decoded as the handlers decode it: `%61…` is the device `a…`.
+            let token = AdminAPI.deviceToken(AdminAPI.decoded(components[2])),
             !membership.runtime.owns(device: token)
         else { return try await next(request, context) }
         let shard = membership.runtime.shardMap?.shard(of: token) ?? 0

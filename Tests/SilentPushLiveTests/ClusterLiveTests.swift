@@ -305,6 +305,10 @@ import Testing
                 let refused = try await SilentPushdDeviceTests.admin(port, "PATCH", "/v1/devices/\(token)", body: #"{"charging": true}"#)
                 #expect(refused.status == 503)
                 #expect((refused.json["error"] as? String)?.contains("receiver 'r\(owner)'") == true, "\(refused.json)")
+                // The token's first digit percent-encoded is the same device, refused alike.
+                let encoded = "%" + String(UInt8(ascii: token.unicodeScalars.first ?? "0"), radix: 16) + token.dropFirst()
+                let refusedEncoded = try await SilentPushdDeviceTests.admin(port, "PATCH", "/v1/devices/\(encoded)", body: #"{"charging": true}"#)
+                #expect(refusedEncoded.status == 503, "\(refusedEncoded.json)")
             }
             let proxied = try await SilentPushdDeviceTests.admin(cluster.admin, "PATCH", "/v1/devices/\(token)", body: #"{"charging": true}"#)
             #expect(proxied.status == 200 && proxied.json["charging"] as? Bool == true)
