@@ -25,6 +25,9 @@ public struct JSONScanner {
         self.bytes = bytes
     }
 
+    /// The byte offset reading has reached.
+    public var offset: Int { position }
+
     /// The kind of the next value (after whitespace).
     public mutating func peek() throws -> Kind {
         skipWhitespace()

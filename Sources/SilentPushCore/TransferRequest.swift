@@ -73,9 +73,12 @@ public struct TransferRequest: Sendable, Equatable {
         var method = Method.GET
         var fromFile: String?
         var flags = (discretionary: false, allowsCellular: true, launchEvents: true)
+        var seen: Set<String> = []
         do {
             guard try scanner.peek() == .object else { throw TransferRefusal.notAnObject }
             try scanner.readObject { scanner, key in
+                // Either value of a field given twice would be a guess.
+                guard seen.insert(key).inserted else { throw TransferRefusal.repeatedField }
                 func bool(_ refusal: TransferRefusal) throws -> Bool {
                     guard try scanner.peek() == .bool else { throw refusal }
                     return try scanner.readBool()
@@ -175,6 +178,7 @@ public struct TransferRequest: Sendable, Equatable {
 /// Why a transfer was refused: the wake's record says it in these words.
 public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case notAnObject = "a transfer is a JSON object"
+    case repeatedField = "a transfer names each field at most once"
     case missingSession = "a transfer needs a session"
     case badSession = "session must be 1 to 200 printable characters"
     case missingURL = "a transfer needs a url"

@@ -703,12 +703,14 @@ package struct AdminAPI: Sendable {
 
     // MARK: JSON
 
-    /// The request body as a JSON object: 400 when it is not JSON, 422 when not an object.
+    /// The request body as a JSON object: 400 when it is not JSON, 422 when not an object or
+    /// when it names a field twice.
     package static func object(_ body: ByteBuffer) throws -> [(String, JSONValue)] {
         let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView))
+        do throws(JSONValue.ParseError) {
+            value = try JSONValue.parse(body.readableBytesView)
         } catch {
+            if case .duplicateKey(let key, _) = error { throw AdminError(.unprocessableContent, "the body gives '\(key)' twice") }
             throw AdminError(.badRequest, "the body is not JSON")
         }
         guard case .object(let fields) = value else { throw AdminError(.unprocessableContent, "the body must be a JSON object") }

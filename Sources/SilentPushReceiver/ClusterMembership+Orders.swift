@@ -73,7 +73,7 @@ extension ClusterMembership {
     func takeFaults() async throws {
         var rules: [FaultRule] = []
         for (id, text) in try await store.clusterFaults() {
-            guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), case .object(let fields) = value,
+            guard let value = try? JSONValue.parse(text.utf8), case .object(let fields) = value,
                 var rule = try? FaultRule(json: fields)
             else {
                 logger.warning("a stored fault rule of the cluster cannot be read; it is left out", metadata: ["fault.id": "\(id)"])

@@ -46,7 +46,7 @@ package enum ClusterNotice: Sendable, Equatable {
 
     /// The notice in `payload`; nil for anything else (a notice of a newer version, say).
     package init?(payload: String) {
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)),
+        guard let value = try? JSONValue.parse(payload.utf8),
             case .int(let from)? = value["from"], let member = Int32(exactly: from),
             case .int(let callNumber)? = value["call"]
         else { return nil }

@@ -88,10 +88,11 @@ package struct ConfigFile: Sendable {
     package static func parse(_ data: Data, path: String) throws(ConfigFileError) -> ConfigFile {
         let json = withoutComments(Array(data))
         let root: JSONValue
-        do {
-            root = try JSONDecoder().decode(JSONValue.self, from: Data(json))
+        do throws(JSONValue.ParseError) {
+            root = try JSONValue.parse(json)
         } catch {
-            let (line, column) = position(ofErrorIn: json)
+            let (line, column) = position(of: error.offset, in: json)
+            if case .duplicateKey(let key, _) = error { throw ConfigFileError.duplicateKey(path: path, key: key, line: line, column: column) }
             throw ConfigFileError.notJSON(path: path, line: line, column: column)
         }
         guard case .object(let fields) = root else { throw ConfigFileError.notAnObject(path: path) }
@@ -252,21 +253,8 @@ package struct ConfigFile: Sendable {
         return out
     }
 
-    /// The line and column (from 1; a column counts characters) where strict JSON reading of
-    /// `bytes` stops.
-    static func position(ofErrorIn bytes: [UInt8]) -> (line: Int, column: Int) {
-        let offset = bytes.withUnsafeBufferPointer { buffer in
-            var scanner = JSONScanner(buffer)
-            do {
-                try scanner.skipValue()
-                try scanner.expectEnd()
-                return buffer.count
-            } catch let malformed as JSONScanner.Malformed {
-                return malformed.offset
-            } catch {
-                return buffer.count
-            }
-        }
+    /// The line and column (from 1; a column counts characters) of byte `offset` of `bytes`.
+    static func position(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
         let before = bytes[..<min(max(offset, 0), bytes.count)]
         let lineStart = before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
         let line = before.count { $0 == UInt8(ascii: "\n") } + 1

@@ -5,6 +5,9 @@ package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertibl
     case unreadable(path: String)
     /// The file is not JSON: reading stopped at `line` and `column` (from 1).
     case notJSON(path: String, line: Int, column: Int)
+    /// An object in the file names `key` twice; `line` and `column` are just after the second
+    /// one's colon.
+    case duplicateKey(path: String, key: String, line: Int, column: Int)
     /// The file's JSON is not an object.
     case notAnObject(path: String)
     /// A key that is neither a flag's nor one of the other keys; `known` lists them all.
@@ -19,6 +22,7 @@ package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .unreadable(let path): "cannot read the config file '\(path)'"
         case .notJSON(let path, let line, let column): "\(path):\(line):\(column): the config file is not JSON here"
+        case .duplicateKey(let path, let key, let line, let column): "\(path):\(line):\(column): '\(key)' is given twice; keep one"
         case .notAnObject(let path): "the config file '\(path)' must hold a JSON object"
         case .unknownKey(let path, let key, let known): "\(path): unknown key '\(key)' (keys: \(known.joined(separator: ", ")))"
         case .invalidValue(let path, let key, let expected): "\(path): \(key) must be \(expected)"

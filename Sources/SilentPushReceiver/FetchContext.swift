@@ -69,7 +69,7 @@ public final class FetchContext: Sendable {
         case .success(let request):
             do throws(TransferRefusal) { return .success(try handOver(request)) } catch { return .failure(error) }
         case .failure(let refusal):
-            let fields = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            let fields = try? JSONValue.parse(text.utf8)
             func field(_ key: String) -> String? { if case .string(let value)? = fields?[key] { value } else { nil } }
             let method = field("method").flatMap(TransferRequest.Method.init(rawValue:)) ?? .GET
             refuse(refusal, DeviceRecorder.RefusedRequest(session: field("session"), url: field("url"), method: method, fromFile: field("fromFile")))

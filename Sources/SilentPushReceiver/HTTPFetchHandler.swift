@@ -113,7 +113,7 @@ public struct HTTPFetchHandler: FetchHandler {
             let body = try await response.body.collect(upTo: 64 * 1024)
             if (200..<300).contains(response.status.code) { Self.handOverTransfers(in: body, to: task.context) }
             guard (200..<300).contains(response.status.code),
-                case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)),
+                case .object(let fields)? = try? JSONValue.parse(body.readableBytesView),
                 case .bool(let success)? = fields.first(where: { $0.0 == "success" })?.1
             else { return task.setTaskCompleted(success: false) }
             task.setTaskCompleted(success: success)
@@ -125,7 +125,7 @@ public struct HTTPFetchHandler: FetchHandler {
     /// Hands over the members of a JSON object body's `"transfers"` array, if it has one.
     static func handOverTransfers(in body: ByteBuffer, to context: FetchContext?) {
         guard let context, body.readableBytesView.first(where: { $0 > 0x20 }) == UInt8(ascii: "{"),
-            case .array(let transfers)? = (try? JSONDecoder().decode(JSONValue.self, from: Data(buffer: body)))?["transfers"]
+            case .array(let transfers)? = (try? JSONValue.parse(body.readableBytesView))?["transfers"]
         else { return }
         context.startBackgroundTransfers(transfers)
     }

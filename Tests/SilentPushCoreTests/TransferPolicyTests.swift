@@ -58,6 +58,7 @@ import Testing
             (#"{"session":"S","url":"http://e.com/","method":"PUT","fromFile":"relative/a"}"#, .badFile),
             (#"{"session":"S","url":"http://e.com/","method":"PUT","fromFile":7}"#, .badFile),
             (#"[1]"#, .notAnObject),
+            (#"{"session":"S","url":"http://e.com/a","url":"http://e.com/b"}"#, .repeatedField),
             (#"{"session":"S","url":"http://e.com/"} x"#, .notAnObject),
         ]
         for (text, refusal) in refused {

@@ -69,6 +69,10 @@ import Testing
             let withField = try await Self.curl(port, ["-X", "POST"] + json + ["--data", #"{"now": true}"#, "/v1/devices/\(token)/reboot"])
             #expect(withField.status == 422 && withField.body.contains("takes no fields"), "\(withField)")
             #expect(try await Self.curl(port, ["-X", "POST"] + json + ["--data", "{}", "/v1/devices/\(token)/reboot"]).status == 200)
+            // A field given twice is refused, not read as either value.
+            let twice = try await Self.curl(
+                port, ["-X", "PATCH"] + json + ["--data", #"{"batteryLevel": 5, "batteryLevel": 50}"#, "/v1/devices/\(token)"])
+            #expect(twice.status == 422 && twice.body.contains("the body gives 'batteryLevel' twice"), "\(twice)")
             #expect(try await Self.curl(port, ["-X", "POST"] + json + ["/v1/reset"]).status == 200)
             // A DELETE needs no content type: a browser cannot send one across sites unasked.
             #expect(try await Self.curl(port, ["-X", "DELETE", "/v1/faults"]).status == 200)

@@ -41,6 +41,19 @@ import Testing
         #expect(throws: expected) { try Self.parse(json) }
     }
 
+    /// A key given twice is refused where the second one is, not read as either.
+    @Test func aKeyGivenTwiceIsRefusedWhereTheSecondIs() {
+        let json = "{\n  \"retain\": \"1d\",\n  \"clock\": \"manual\",\n  \"retain\": \"30d\"\n}\n"
+        let expected = ConfigFileError.duplicateKey(path: Self.path, key: "retain", line: 4, column: 12)
+        #expect(throws: expected) { try Self.parse(json) }
+        #expect(expected.description == "\(Self.path):4:12: 'retain' is given twice; keep one")
+        // In a nested object too; the same key in two objects is no repeat.
+        #expect(throws: ConfigFileError.self) {
+            try Self.parse(#"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "state": {"charging": true, "charging": false}}]}"#)
+        }
+        #expect(throws: Never.self) { try Self.parse(#"{"fetchHandlers": {"a.b": {"exec": "/bin/true"}, "c.d": {"exec": "/bin/true"}}}"#) }
+    }
+
     /// Where reading stopped, as an editor counts: lines and characters from 1.
     @Test(arguments: [
         ("{\n  \"profile\": \"ios\",\n  \"minInterval\": 5s\n}\n", 3, 19),
