@@ -11,7 +11,7 @@ import Synchronization
 /// `Fuzz/regressions`. An input may be refused in any way but a trap, a hang or a leak
 /// of state into the next input.
 package enum FuzzTarget: String, CaseIterable, Sendable {
-    /// The JSON scanner over any bytes.
+    /// The JSON scanner, and the JSON values and transfer requests read with it, over any bytes.
     case json
     /// A payload through the request validator (`aps`, content-available, size).
     case payload
@@ -54,6 +54,11 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             if (try? scanner.skipValue()) != nil { _ = try? scanner.expectEnd() }
             var objects = JSONScanner(bytes)
             _ = try? objects.readObject { scanner, _ in _ = try scanner.readScalarText() }
+        }
+        // The admin API's, the config file's and handlers' reader: what it renders reads back
+        // as the same value.
+        if let value = try? JSONValue.parse(input) {
+            precondition((try? JSONValue.parse(value.rendered.utf8)) == value, "a value that does not read back as rendered")
         }
         // A handler's transfer request (exec `transfer {…}`, an http answer's "transfers").
         if case .success(let request) = TransferRequest.parse(String(decoding: input, as: UTF8.self)) {
