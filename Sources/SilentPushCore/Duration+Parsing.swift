@@ -1,7 +1,8 @@
 extension Duration {
     /// Parses durations as the command line writes them: `500ms`, `30s`, `15m`, `2h`, `14d`, `1.5s`;
-    /// a bare number is seconds. Nil for anything else, a negative value, or one longer than
-    /// 292 years.
+    /// a bare number is seconds. Nil for anything else (a sign, an exponent, hex), or one longer
+    /// than 292 years. Kept to the millisecond; a value above zero but under 1 ms is 1 ms, since
+    /// zero turns some limits off.
     public init?(parsing text: String) {
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
@@ -11,8 +12,8 @@ extension Duration {
             scale = unit.seconds
             break
         }
-        guard let value = Double(number), value >= 0, value.isFinite else { return nil }
-        let milliseconds = (value * scale * 1000).rounded()
+        guard number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite else { return nil }
+        let milliseconds = value > 0 ? max(1, (value * scale * 1000).rounded()) : 0
         // Past 292 years a duration no longer fits in Int64 nanoseconds, what timers take.
         guard milliseconds < Double(Int64.max / 1_000_000) else { return nil }
         self = .milliseconds(Int64(milliseconds))

@@ -8,7 +8,7 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(help: "A Live Activity push: start, update or end (the payload is made from these options).")
     public var event: String?
 
-    @Option(help: "aps.timestamp, seconds since 1970 (default: now).")
+    @Option(parsing: .unconditional, help: "aps.timestamp, seconds since 1970 (default: now).")
     public var timestamp: Int64?
 
     @Option(name: .customLong("content-state"), help: ArgumentHelp("aps.content-state: a JSON file (default: {}).", valueName: "file"))
@@ -23,10 +23,10 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(help: "aps.alert title (a start's default: the attributes type; an update or end has none unless given).")
     public var alert: String?
 
-    @Option(name: .customLong("stale-date"), help: "aps.stale-date, seconds since 1970.")
+    @Option(name: .customLong("stale-date"), parsing: .unconditional, help: "aps.stale-date, seconds since 1970.")
     public var staleDate: Int64?
 
-    @Option(name: .customLong("dismissal-date"), help: "aps.dismissal-date, seconds since 1970 (an end's).")
+    @Option(name: .customLong("dismissal-date"), parsing: .unconditional, help: "aps.dismissal-date, seconds since 1970 (an end's).")
     public var dismissalDate: Int64?
 
     @Flag(name: .customLong("input-push-token"), help: "A start asks for the new activity's update token (input-push-token: 1).")

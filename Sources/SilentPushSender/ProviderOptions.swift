@@ -16,7 +16,9 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     @Flag(help: "Apple's production host, api.push.apple.com.")
     public var production = false
 
-    @Option(help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.")
+    @Option(
+        parsing: .unconditional,
+        help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.")
     public var port: Int?
 
     @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))

@@ -23,7 +23,8 @@ struct Channel: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a channel; prints 201 and its id.")
         @OptionGroup var options: ChannelOptions
-        @Option(name: .customLong("storage-policy"), help: "0: no message stored; 1: the most recent message stored (8 hours).")
+        @Option(
+            name: .customLong("storage-policy"), parsing: .unconditional, help: "0: no message stored; 1: the most recent message stored (8 hours).")
         var storagePolicy = 0
 
         func run() async throws { try await Channel.run(options.request(.create(ChannelOptions.storagePolicy(storagePolicy)))) }

@@ -78,7 +78,7 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write {\"tls\":P,\"h2c\":P,\"admin\":P} here.", valueName: "path"))
     var readyFile: String?
 
-    @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
+    @Option(name: .customLong("max-concurrent-streams"), parsing: .unconditional, help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
     var maxConcurrentStreams: UInt32 = 1000
 
     @Option(
@@ -95,7 +95,7 @@ struct SilentPushd: AsyncParsableCommand {
     var requestTimeout = "10s"
 
     @Option(
-        name: .customLong("max-connections"),
+        name: .customLong("max-connections"), parsing: .unconditional,
         help: ArgumentHelp(
             "HTTP/2 connections served at once; one more gets GOAWAY and is closed (default: from the open-file limit).", valueName: "n"))
     var maxConnections: Int?
@@ -138,7 +138,7 @@ struct SilentPushd: AsyncParsableCommand {
     var fresh = false
 
     @Option(
-        name: .customLong("cluster-shards"),
+        name: .customLong("cluster-shards"), parsing: .unconditional,
         help: ArgumentHelp(
             "Run as one of a cluster's receivers on a shared PostgreSQL --store: devices fall into N shards (the same N on every receiver), each owned by one receiver.",
             valueName: "n"))
@@ -147,9 +147,9 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("cluster-claim-interval"),
         help: ArgumentHelp(
-            "How often a clustered receiver claims free shards and checks its own: the longest a dead receiver's shards stay unowned.",
+            "How often a clustered receiver claims free shards and checks its own: the longest a dead receiver's shards stay unowned (2s by default).",
             valueName: "duration"))
-    var clusterClaimInterval = "2s"
+    var clusterClaimInterval: String?
 
     @Option(
         name: .customLong("cluster-name"),
@@ -245,7 +245,7 @@ struct SilentPushd: AsyncParsableCommand {
     var channelMessageLifetime: String?
 
     @Option(
-        name: .customLong("transfer-limit"),
+        name: .customLong("transfer-limit"), parsing: .unconditional,
         help: ArgumentHelp(
             "Background transfers of one app not yet ended, at most; more are refused (assumed; default 100).", valueName: "n"))
     var transferLimit: Int?
@@ -297,7 +297,7 @@ struct SilentPushd: AsyncParsableCommand {
     var taskTerminationPenalty: String?
 
     @Option(
-        name: .customLong("battery-threshold"),
+        name: .customLong("battery-threshold"), parsing: .unconditional,
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
     var batteryThreshold: Int?
 
@@ -309,7 +309,7 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long a wake's fetch handler may run before it is cancelled (overrides --profile).", valueName: "duration"))
     var deadline: String?
 
-    @Option(name: .customLong("max-fetches"), help: "Fetch handlers running at once across all devices.")
+    @Option(name: .customLong("max-fetches"), parsing: .unconditional, help: "Fetch handlers running at once across all devices.")
     var maxFetches = 64
 
     @Option(
@@ -327,7 +327,7 @@ struct SilentPushd: AsyncParsableCommand {
     var fetchURL: String?
 
     @Option(
-        name: .customLong("fetch-body-limit"),
+        name: .customLong("fetch-body-limit"), parsing: .unconditional,
         help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"))
     var fetchBodyLimit: Int?
 
@@ -337,7 +337,7 @@ struct SilentPushd: AsyncParsableCommand {
             valueName: "file"))
     var config: String?
 
-    @Option(help: "Event-loop threads (default: one per core).")
+    @Option(parsing: .unconditional, help: "Event-loop threads (default: one per core).")
     var threads: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -407,6 +407,14 @@ struct SilentPushd: AsyncParsableCommand {
             guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
             configuration.maxConnections = maxConnections
         }
+        // A Host header's name is compared without its port, so a value with one would never match.
+        if let bad = adminHosts.first(where: { name in
+            name.isEmpty || name.utf8.count > 253
+                || !name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_") }
+        }) {
+            throw ValidationError(
+                "--admin-host '\(bad)' is not a host name: give the name alone, with no scheme, port or path (e.g. admin.example.com)")
+        }
         configuration.adminHosts = adminHosts
         if let adminToken {
             guard !adminToken.isEmpty, adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
@@ -450,7 +458,7 @@ struct SilentPushd: AsyncParsableCommand {
                 throw ValidationError("--fresh cannot empty a store a cluster shares: stop every receiver and empty it, or POST /v1/reset")
             }
             let interval = try Self.duration(
-                clusterClaimInterval, flag: "--cluster-claim-interval", atMost: ClusterConfiguration.claimIntervalRange.upperBound)
+                clusterClaimInterval ?? "2s", flag: "--cluster-claim-interval", atMost: ClusterConfiguration.claimIntervalRange.upperBound)
             guard interval >= ClusterConfiguration.claimIntervalRange.lowerBound else {
                 throw ValidationError("--cluster-claim-interval must be at least 100ms")
             }
@@ -458,6 +466,8 @@ struct SilentPushd: AsyncParsableCommand {
                 throw ValidationError("--cluster-name must be 1 to 200 bytes")
             }
             configuration.cluster = ClusterConfiguration(shards: clusterShards, claimInterval: interval, name: clusterName)
+        } else if let flag = [(clusterClaimInterval, "--cluster-claim-interval"), (clusterName, "--cluster-name")].first(where: { $0.0 != nil })?.1 {
+            throw ValidationError("\(flag) goes with --cluster-shards: give both, or neither")
         }
         configuration.retention = ReceiverConfiguration.Retention(
             maximumAge: try Self.noneOr(retain) { text in

@@ -72,6 +72,8 @@ import Testing
     @Test(arguments: [
         ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("15m", .seconds(900)),
         ("2h", .seconds(7200)), ("14d", .seconds(14 * 86_400)), ("1.5s", .milliseconds(1500)), ("45", .seconds(45)), ("0", .zero),
+        // Above zero is never zero, which turns some limits off.
+        ("0.4ms", .milliseconds(1)), ("0.0001s", .milliseconds(1)), ("0.0ms", .zero), (".5s", .milliseconds(500)),
     ])
     func parses(text: String, expected: Duration) {
         #expect(Duration(parsing: text) == expected)
@@ -83,7 +85,11 @@ import Testing
     }
 
     /// Past 292 years a duration has no Int64 nanoseconds: refused, not trapped on later.
-    @Test(arguments: ["", "abc", "-1s", "10x", "ms", "1e400s", "nan", "inf", "9223372037s", "153722868m", "2562048h", "106752d", "1e18ms"])
+    @Test(arguments: [
+        "", "abc", "-1s", "10x", "ms", "1e400s", "nan", "inf", "9223372037s", "153722868m", "2562048h", "106752d", "1e18ms",
+        // Only decimal digits: hex, a sign or an exponent is a typo more often than meant.
+        "0x10d", "+5s", "1e3s", "1.2.3s", ".",
+    ])
     func rejects(text: String) {
         #expect(Duration(parsing: text) == nil)
     }

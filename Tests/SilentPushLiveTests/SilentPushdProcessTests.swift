@@ -187,6 +187,14 @@ import Testing
         (["--max-fetches", "9223372036854775807"], "--max-fetches must be from 1 to 100000"),
         (["--threads=-9223372036854775808"], "--threads must be from 1 to 1024"),
         (["--admin-token", "has space"], "--admin-token must be printable ASCII with no spaces"),
+        // A negative number is the flag's value, answered with its range.
+        (["--threads", "-5"], "--threads must be from 1 to 1024"),
+        (["--transfer-limit", "-1"], "--transfer-limit must be a whole number from 1 to 10000"),
+        // Values that would be read as something else, or not at all.
+        (["--admin-host", "admin.example.com:2199"], "--admin-host 'admin.example.com:2199' is not a host name: give the name alone"),
+        (["--cluster-name", "r1"], "--cluster-name goes with --cluster-shards: give both, or neither"),
+        (["--cluster-claim-interval", "banana"], "--cluster-claim-interval goes with --cluster-shards"),
+        (["--retain", "0x10d"], "--retain '0x10d' is not a duration"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
         let result = try await PeerProcess.run(
