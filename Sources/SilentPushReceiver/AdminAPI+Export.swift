@@ -50,11 +50,12 @@ extension AdminAPI {
         }
     }
 
-    /// Streams every wake of `device` and `topic` (of `kind`, when given).
-    func exportWakes(device token: String?, topic: String?, kind: WakeKind?, as format: ExportFormat) -> Response {
+    /// Streams every wake of `device` and `topic` (of `kind`, when given), older than the wake
+    /// `before` when given (a page's `next`, as the paged list takes it).
+    func exportWakes(device token: String?, topic: String?, kind: WakeKind?, before start: UInt64?, as format: ExportFormat) -> Response {
         let store = device.store
-        // The id of the last wake written; nil before the first page, and once the last is written.
-        let cursor = Mutex<(before: UInt64?, finished: Bool)>((nil, false))
+        // The id of the last wake written (the cursor's at first); finished once the last is written.
+        let cursor = Mutex<(before: UInt64?, finished: Bool)>((start, false))
         return stream(format, columns: Self.wakeColumns) {
             let before = cursor.withLock { $0 }
             guard !before.finished else { return nil }

@@ -20,6 +20,9 @@ package struct AdminAPI: Sendable {
     /// The receiver's cluster membership; nil: it stands alone.
     var cluster: ClusterMembership?
 
+    /// The query parameters each route takes, read once from the document it serves.
+    static let queryRules = AdminQueryRules(document: AdminOpenAPIDocument.json)
+
     /// Largest request body taken.
     static let maximumBodySize = 64 * 1024
 
@@ -29,6 +32,7 @@ package struct AdminAPI: Sendable {
         let routes = AdminRouteTable()
         router.add(middleware: AdminGuard(policy: access, routes: routes))
         router.add(middleware: AdminProblemMiddleware(routes: routes))
+        router.add(middleware: AdminQueryGuard(rules: Self.queryRules))
         if let cluster { router.add(middleware: AdminShardGuard(membership: cluster, routes: routes)) }
         router.get("/") { _, _ in
             Response(
@@ -135,7 +139,10 @@ package struct AdminAPI: Sendable {
     /// is the cursor of the page after, null on the last.
     private func pushes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
         // A refused query throws: AdminProblemMiddleware answers it.
-        if let export { return exportPushes(try pushQuery(query), as: export) }
+        if let export {
+            try Self.refuseLimit(query)
+            return exportPushes(try pushQuery(query), as: export)
+        }
         return await Self.answering {
             let pushQuery = try pushQuery(query)
             let pushes = try await device.store.pushes(pushQuery)
@@ -166,6 +173,13 @@ package struct AdminAPI: Sendable {
         return pushQuery
     }
 
+    /// An export answers every match: a `limit` it would not keep is refused.
+    private static func refuseLimit(_ query: Parameters) throws {
+        guard query.get("limit") == nil else {
+            throw AdminError(.unprocessableContent, "an export answers every match: leave out limit, or ask for a page as JSON")
+        }
+    }
+
     /// The `cursor` parameter of a paged list: the `next` of the page before (an id).
     private static func cursor(_ query: Parameters) throws -> UInt64? {
         guard let text = query.get("cursor") else { return nil }
@@ -180,8 +194,9 @@ package struct AdminAPI: Sendable {
 
     private func wakes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
         if let export {
+            try Self.refuseLimit(query)
             let filter = try Self.filter(query)
-            return exportWakes(device: filter.device, topic: filter.topic, kind: try Self.wakeKind(query), as: export)
+            return exportWakes(device: filter.device, topic: filter.topic, kind: try Self.wakeKind(query), before: try Self.cursor(query), as: export)
         }
         return await Self.answering {
             let filter = try Self.filter(query)

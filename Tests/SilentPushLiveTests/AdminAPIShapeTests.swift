@@ -123,6 +123,13 @@ import Testing
         }
         #expect(wakes.lines.first == "id,deviceToken,topic,apnsId,startedAt,deadline,finishedAt,result,reason,coalesced,kind")
         #expect(wakes.lines.count == 2_501)
+        // A cursor starts the export after that record, as it starts a page; a limit, which an
+        // export would not keep, is refused.
+        let page = try #require(
+            try await Self.curl(admin, "/v1/wakes?limit=1000").body["next"] as? String)
+        #expect(try await export("/v1/wakes?cursor=\(page)", "text/csv").lines.count == 1_501)
+        #expect(try await export("/v1/wakes?cursor=abc", "text/csv").lines.first?.contains("cursor must be") == true)
+        #expect(try await export("/v1/pushes?limit=10", "application/x-ndjson").lines.first?.contains("leave out limit") == true)
 
         // pushsend export wraps them: the same lines, to stdout or a file.
         let pushsend = BuiltProducts.path(of: "pushsend") ?? "pushsend"

@@ -46,6 +46,18 @@ import Testing
         }
     }
 
+    @Test func aQueryParameterTheRouteDoesNotTakeIs422() async throws {
+        try await Receiver(.testing()).whileRunning { receiver in
+            let port = try #require(receiver.adminPort)
+            let misspelled = try await Self.curl(port, ["/v1/pushes?devcie=ab"])
+            #expect(misspelled.status == 422 && misspelled.body.contains("unknown query parameter 'devcie'"), "\(misspelled)")
+            let twice = try await Self.curl(port, ["/v1/pushes?limit=5&limit=1000"])
+            #expect(twice.status == 422 && twice.body.contains("'limit' is given twice"), "\(twice)")
+            #expect(try await Self.curl(port, ["/v1/devices?state=idle&state=charging"]).status == 200)
+            #expect(try await Self.curl(port, ["/v1/pushes?fate=coalesced&limit=5"]).status == 200)
+        }
+    }
+
     @Test func headAnswersAsGetWithoutTheBody() async throws {
         try await Receiver(.testing()).whileRunning { receiver in
             let port = try #require(receiver.adminPort)
