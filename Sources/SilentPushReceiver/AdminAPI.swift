@@ -169,6 +169,9 @@ package struct AdminAPI: Sendable {
             }
             pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
         }
+        if let from = pushQuery.from, let until = pushQuery.until, from >= until {
+            throw AdminError(.unprocessableContent, "from must be before until: the window holds no push")
+        }
         pushQuery.before = try Self.cursor(query)
         return pushQuery
     }
@@ -232,8 +235,17 @@ package struct AdminAPI: Sendable {
     /// The latest body fetched for `device`, `topic` and `url` (the most recent URL when
     /// none is given), as the origin served it.
     private func contentBody(_ query: Parameters) async -> Response {
-        guard let token = query.get("device")?.lowercased(), let topic = query.get("topic") else {
+        guard let text = query.get("device"), query.get("topic") != nil else {
             return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
+        }
+        guard let token = Self.deviceToken(text) else {
+            return Self.error(.unprocessableContent, "device must be a device token (64 to 200 hex digits)")
+        }
+        let topic: String
+        do throws(AdminError) {
+            topic = try Self.topicFilter(query) ?? ""
+        } catch {
+            return Self.error(error.status, error.message)
         }
         do {
             let record =
@@ -290,7 +302,14 @@ package struct AdminAPI: Sendable {
             }
             device = token
         }
-        return (device, query.get("topic"), limit)
+        return (device, try topicFilter(query), limit)
+    }
+
+    /// `?topic=`, checked: an empty or malformed one would match nothing and answer an empty list.
+    static func topicFilter(_ query: Parameters) throws(AdminError) -> String? {
+        guard let text = query.get("topic") else { return nil }
+        guard isTopic(text) else { throw AdminError(.unprocessableContent, "topic must be an app's topic (its bundle ID)") }
+        return text
     }
 
     // MARK: Devices
@@ -348,7 +367,12 @@ package struct AdminAPI: Sendable {
         }
         var known = view.known
         for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
-        let topic = query.get("topic")
+        let topic: String?
+        do throws(AdminError) {
+            topic = try Self.topicFilter(query)
+        } catch {
+            return Self.error(error.status, error.message)
+        }
         var page: [JSONValue] = []
         var last: String?
         var more = false
