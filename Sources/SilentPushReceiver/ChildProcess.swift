@@ -115,7 +115,7 @@ extension ProcessSpawner.Spawned {
                 }
                 if entry.fd == stdout {
                     Self.appendTail(&output, buffer[0..<count], limit: ChildProcess.outputLimit)
-                    if let onOutputLine { Self.lines(buffer[0..<count], partial: &partialLine, to: onOutputLine) }
+                    if let onOutputLine { ChildProcess.lines(buffer[0..<count], partial: &partialLine, to: onOutputLine) }
                 } else {
                     Self.appendTail(&errorOutput, buffer[0..<count], limit: ChildProcess.errorLimit)
                 }
@@ -136,19 +136,30 @@ extension ProcessSpawner.Spawned {
         return ChildProcess.Outcome(termination: termination, output: output, errorOutput: errorOutput)
     }
 
-    /// Calls `handler` for each complete line in `partial` + `bytes`, keeping the rest (at
-    /// most 4 KiB of one line) for the next read.
-    private static func lines(_ bytes: ArraySlice<UInt8>, partial: inout [UInt8], to handler: (Substring) -> Void) {
-        partial.append(contentsOf: bytes)
-        while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-            handler(Substring(String(decoding: partial[..<newline], as: UTF8.self)))
-            partial.removeFirst(newline + 1)
-        }
-        if partial.count > 4096 { partial.removeAll() }
-    }
-
     private static func appendTail(_ kept: inout [UInt8], _ bytes: ArraySlice<UInt8>, limit: Int) {
         kept.append(contentsOf: bytes)
         if kept.count > limit { kept.removeFirst(kept.count - limit) }
+    }
+}
+
+extension ChildProcess {
+    /// The longest line handed over whole: any transfer line (its URL, file and session at
+    /// their limits, every byte escaped) fits. A longer one is handed over as its first this
+    /// many bytes, once its end is read; before, its head was dropped and its tail read as a
+    /// line of its own.
+    static let lineLimit = 32 * 1024
+
+    /// Calls `handler` for each line `bytes` ends (with what `partial` held of it), keeping
+    /// the start of the next in `partial`: at most `lineLimit` bytes of any line.
+    static func lines(_ bytes: ArraySlice<UInt8>, partial: inout [UInt8], to handler: (Substring) -> Void) {
+        var rest = bytes
+        while !rest.isEmpty {
+            let newline = rest.firstIndex(of: UInt8(ascii: "\n"))
+            partial.append(contentsOf: rest[..<(newline ?? rest.endIndex)].prefix(max(0, lineLimit - partial.count)))
+            guard let newline else { return }
+            handler(Substring(String(decoding: partial, as: UTF8.self)))
+            partial.removeAll(keepingCapacity: true)
+            rest = rest[(newline + 1)...]
+        }
     }
 }
