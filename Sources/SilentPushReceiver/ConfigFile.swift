@@ -108,13 +108,23 @@ package struct ConfigFile: Sendable {
                     throw ConfigFileError.invalidValue(path: path, key: "fetchHandlers", expected: "an object from topics to handlers")
                 }
                 for (topic, handler) in topics {
+                    guard AdminAPI.isTopic(topic) else {
+                        throw ConfigFileError.invalidValue(
+                            path: path, key: "fetchHandlers", expected: "keyed by topics (bundle IDs); '\(topic)' is not one")
+                    }
                     file.topicFetchHandlers[topic] = try fetchHandler(handler, path: path, key: "fetchHandlers.\(topic)")
                 }
             case "devices":
                 guard case .array(let devices) = value else { throw ConfigFileError.invalidValue(path: path, key: "devices", expected: "a list") }
+                var listed: Set<String> = []
                 for device in devices {
                     guard case .string(let token)? = device["token"], APNsRequestValidator.isValidDeviceToken(token) else {
                         throw ConfigFileError.invalidDeviceToken(path: path)
+                    }
+                    // A second entry would silently replace the first one's state.
+                    guard listed.insert(token.lowercased()).inserted else {
+                        throw ConfigFileError.invalidValue(
+                            path: path, key: "devices", expected: "one entry per device; \(token.lowercased()) is listed twice")
                     }
                     var topics: [String] = []
                     switch device["topics"] {
@@ -123,6 +133,10 @@ package struct ConfigFile: Sendable {
                         for topic in list {
                             guard case .string(let name) = topic else {
                                 throw ConfigFileError.invalidValue(path: path, key: "devices[].topics", expected: "strings")
+                            }
+                            guard AdminAPI.isTopic(name) else {
+                                throw ConfigFileError.invalidValue(
+                                    path: path, key: "devices[].topics", expected: "topics (bundle IDs); '\(name)' is not one")
                             }
                             topics.append(name)
                         }
@@ -171,6 +185,9 @@ package struct ConfigFile: Sendable {
                     throw ConfigFileError.invalidValue(path: path, key: "apps", expected: "an object from topics to app declarations")
                 }
                 for (topic, declaration) in topics {
+                    guard AdminAPI.isTopic(topic) else {
+                        throw ConfigFileError.invalidValue(path: path, key: "apps", expected: "keyed by topics (bundle IDs); '\(topic)' is not one")
+                    }
                     file.apps[topic] = try appDeclaration(declaration, path: path, key: "apps.\(topic)")
                 }
             case "deviceRegistry":

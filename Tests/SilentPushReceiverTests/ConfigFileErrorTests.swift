@@ -21,6 +21,19 @@ import Testing
         (#"{"devices": {}}"#, .invalidValue(path: path, key: "devices", expected: "a list")),
         (#"{"devices": [{"token": "xyz"}]}"#, .invalidDeviceToken(path: path)),
         (
+            #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))"}, {"token": "\#(String(repeating: "AB", count: 32))"}]}"#,
+            .invalidValue(path: path, key: "devices", expected: "one entry per device; \(String(repeating: "ab", count: 32)) is listed twice")
+        ),
+        (
+            #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "topics": ["com.example.app "]}]}"#,
+            .invalidValue(path: path, key: "devices[].topics", expected: "topics (bundle IDs); 'com.example.app ' is not one")
+        ),
+        (
+            #"{"fetchHandlers": {"": {"noData": true}}}"#,
+            .invalidValue(path: path, key: "fetchHandlers", expected: "keyed by topics (bundle IDs); '' is not one")
+        ),
+        (#"{"apps": {"a b": {}}}"#, .invalidValue(path: path, key: "apps", expected: "keyed by topics (bundle IDs); 'a b' is not one")),
+        (
             #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "topics": [1]}]}"#,
             .invalidValue(path: path, key: "devices[].topics", expected: "strings")
         ),
