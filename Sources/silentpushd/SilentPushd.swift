@@ -75,7 +75,7 @@ struct SilentPushd: AsyncParsableCommand {
             valueName: "pem"))
     var clientCA: String?
 
-    @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write {\"tls\":P,\"h2c\":P,\"admin\":P} here.", valueName: "path"))
+    @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write the bound ports as JSON here: {\"tls\":P,\"h2c\":P,\"admin\":P,…} (channels too).", valueName: "path"))
     var readyFile: String?
 
     @Option(name: .customLong("max-concurrent-streams"), parsing: .unconditional, help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
@@ -333,7 +333,7 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "A JSON config file: any flag as a camelCase key, plus fetchHandlers, devices and deviceRegistry; flags override it.",
+            "A JSON config file: any flag as a camelCase key, plus fetchHandlers, devices, deviceRegistry, apps and faults; flags override it.",
             valueName: "file"))
     var config: String?
 
