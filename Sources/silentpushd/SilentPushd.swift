@@ -75,7 +75,9 @@ struct SilentPushd: AsyncParsableCommand {
             valueName: "pem"))
     var clientCA: String?
 
-    @Option(name: .customLong("ready-file"), help: ArgumentHelp("Once bound, write the bound ports as JSON here: {\"tls\":P,\"h2c\":P,\"admin\":P,…} (channels too).", valueName: "path"))
+    @Option(
+        name: .customLong("ready-file"),
+        help: ArgumentHelp("Once bound, write the bound ports as JSON here: {\"tls\":P,\"h2c\":P,\"admin\":P,…} (channels too).", valueName: "path"))
     var readyFile: String?
 
     @Option(name: .customLong("max-concurrent-streams"), parsing: .unconditional, help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
