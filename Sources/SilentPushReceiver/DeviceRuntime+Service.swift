@@ -4,16 +4,16 @@ import SilentPushCore
 extension DeviceRuntime: Service {
     /// Runs the device side's long-lived work as child tasks: the fetch handlers of the
     /// wakes the policy starts, and, on the system clock, the timer that fires the policy's
-    /// deadlines. On graceful shutdown it stops taking pushes, gives running fetches the
-    /// receiver's shutdown grace (`shutdownGrace`, set before `run`), records what is left
-    /// and returns once every change is committed.
+    /// deadlines. On graceful shutdown it stops taking pushes, gives running fetches what is
+    /// left of the receiver's shutdown grace (`shutdownGrace`, counted from `shutdownBegan`),
+    /// records what is left and returns once every change is committed.
     public func run() async throws {
         let shutdownRequested = AsyncSignal()
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     await shutdownRequested.wait()
-                    await self.shutdown(grace: self.shutdownGrace)
+                    await self.shutdown(grace: self.remainingShutdownGrace())
                 }
                 if clock.mode == .system {
                     group.addTask { await self.runTimer() }
@@ -31,6 +31,22 @@ extension DeviceRuntime: Service {
         } onGracefulShutdown: {
             shutdownRequested.raise()
         }
+    }
+
+    /// Marks when graceful shutdown began (the first mark counts). The receiver marks it as the
+    /// signal arrives, before its server drains, so streams and fetches share one grace rather
+    /// than each taking a whole one in turn.
+    package func shutdownBegan(at instant: ContinuousClock.Instant = .now) {
+        shutdownStart.withLock { start in if start == nil { start = instant } }
+    }
+
+    /// `shutdownGrace` less the real time since `shutdownBegan` (all of it when unmarked).
+    func remainingShutdownGrace(now: ContinuousClock.Instant = .now) -> Duration {
+        let start = shutdownStart.withLock { start in
+            if start == nil { start = now }
+            return start ?? now
+        }
+        return max(.zero, shutdownGrace - start.duration(to: now))
     }
 
     /// Fires the policy's deadlines on the system clock, each as it comes, until cancelled.

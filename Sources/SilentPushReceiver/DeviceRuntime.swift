@@ -20,8 +20,11 @@ package final class DeviceRuntime: PushSink, Sendable {
     package let settings: WakeSettings
     /// The durable record.
     package let store: PushStore
-    /// How long a graceful shutdown lets running fetches answer.
+    /// How long a graceful shutdown may take, counted from `shutdownBegan`: what is left of
+    /// it once the server's streams are done is what running fetches get to answer.
     package let shutdownGrace: Duration
+    /// When graceful shutdown began (real time); nil until it does.
+    let shutdownStart = Mutex<ContinuousClock.Instant?>(nil)
     let handler: any FetchHandler
     let metrics: DeviceMetrics
     let logger: Logger

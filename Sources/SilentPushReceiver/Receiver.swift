@@ -168,8 +168,8 @@ public final class Receiver: Service, Sendable {
     /// Binds every listener, writes the ready file, and runs the store's service, the admin
     /// listener, the pruner, the device side and the HTTP/2 server as child services until
     /// graceful shutdown. They stop in reverse: the server stops accepting and lets open
-    /// streams finish (each 200 after its commit); then running fetches get the shutdown
-    /// grace and what is left is recorded and committed; the admin listener closes after
+    /// streams finish (each 200 after its commit); then running fetches get what is left of
+    /// the shutdown grace, counted from the signal, and what is left is recorded and committed; the admin listener closes after
     /// them, so scripts can read fates until the end; the store closes last.
     public func run() async throws {
         do {
@@ -205,7 +205,13 @@ public final class Receiver: Service, Sendable {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
-                        try await children.run()
+                        // The grace counts from the signal: the server's drain, then the
+                        // fetches', share it.
+                        try await withGracefulShutdownHandler {
+                            try await children.run()
+                        } onGracefulShutdown: {
+                            self.runtime.shutdownBegan()
+                        }
                     } catch {
                         self.readiness.settle(.failure(self.startError(error)))
                         throw error
@@ -319,6 +325,12 @@ public final class Receiver: Service, Sendable {
 
     /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
     /// after moving the manual clock.
+    /// Marks when graceful shutdown began, as the signal does (the first mark counts): the
+    /// drain's one grace counts from it.
+    package func shutdownBegan(at instant: ContinuousClock.Instant) {
+        runtime.shutdownBegan(at: instant)
+    }
+
     package func pruneStore() async throws -> (pushes: Int, wakes: Int) {
         let pruned = try await pruner.pass()
         return (pruned.pushes, pruned.wakes)

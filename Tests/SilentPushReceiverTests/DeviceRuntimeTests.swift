@@ -441,6 +441,37 @@ import Testing
         }
     }
 
+    /// The grace counts from the signal, for the server's streams and the fetches together:
+    /// a signal whose grace has already passed leaves a hanging fetch no time, where before
+    /// each part waited a whole grace in turn.
+    @Test func fetchesGetWhatIsLeftOfTheGraceCountedFromTheSignal() async throws {
+        let path = Scratch.directory.appendingPathComponent("grace-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let clock = ContinuousClock()
+        var stopping = clock.now
+        try await Receiver.withTesting({
+            $0.store = .file(path)
+            $0.shutdownGrace = .seconds(20)
+            $0.wakeSettings = .fast
+            $0.fetchHandler = .swift { _ in
+                try? await Task.sleep(for: .seconds(3600))
+                return .newData
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
+            await client.close()
+            // As if the signal came 30 s ago and the server's drain took all of the grace.
+            receiver.shutdownBegan(at: clock.now - .seconds(30))
+            stopping = clock.now
+        }
+        let took = stopping.duration(to: clock.now)
+        #expect(took < .seconds(10), "the fetch was given \(took) of a grace already spent")
+        let store = try await PushStore.open(.file(path))
+        let wake = try #require(try await store.wakes().first)
+        #expect(wake.result?.name == "failed" && wake.reason == "shutdown")
+    }
+
     @Test func aShutdownRecordsTheRunningFetchAndKeepsWhatWaits() async throws {
         let path = Scratch.directory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
