@@ -73,12 +73,12 @@ public struct TransferRequest: Sendable, Equatable {
         var method = Method.GET
         var fromFile: String?
         var flags = (discretionary: false, allowsCellular: true, launchEvents: true)
-        var seen: Set<String> = []
+        var seen: Set<[UInt8]> = []
         do {
             guard try scanner.peek() == .object else { throw TransferRefusal.notAnObject }
             try scanner.readObject { scanner, key in
                 // Either value of a field given twice would be a guess.
-                guard seen.insert(key).inserted else { throw TransferRefusal.repeatedField }
+                guard seen.insert(Array(key.utf8)).inserted else { throw TransferRefusal.repeatedField }
                 func bool(_ refusal: TransferRefusal) throws -> Bool {
                     guard try scanner.peek() == .bool else { throw refusal }
                     return try scanner.readBool()

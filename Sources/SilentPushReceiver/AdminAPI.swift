@@ -305,10 +305,12 @@ package struct AdminAPI: Sendable {
         return (device, try topicFilter(query), limit)
     }
 
-    /// `?topic=`, checked: an empty or malformed one would match nothing and answer an empty list.
+    /// `?topic=`: an empty one (an unset variable in a script) would match nothing and answer
+    /// an empty list. Any other text is taken as written: a push refused `BadTopic` is recorded
+    /// with the topic it was sent with, which a filter must still find.
     static func topicFilter(_ query: Parameters) throws(AdminError) -> String? {
         guard let text = query.get("topic") else { return nil }
-        guard isTopic(text) else { throw AdminError(.unprocessableContent, "topic must be an app's topic (its bundle ID)") }
+        guard !text.isEmpty else { throw AdminError(.unprocessableContent, "topic must not be empty: leave it out, or give an app's topic") }
         return text
     }
 
@@ -418,7 +420,8 @@ package struct AdminAPI: Sendable {
             return DeviceView(known: listing ? device.knownDevices() : [:], record: localRecord)
         }
         let records = try await device.store.deviceRecords()
-        var known = listing ? try await device.store.pushedDevices() : [:]
+        // Pushes refused for their token keep it as sent; no device has such a token.
+        var known = listing ? try await device.store.pushedDevices().filter { APNsRequestValidator.isValidDeviceToken($0.key) } : [:]
         for token in records.keys where listing && known[token] == nil { known[token] = [] }
         return DeviceView(known: known) { token in records[token] ?? (DeviceState(), nil) }
     }

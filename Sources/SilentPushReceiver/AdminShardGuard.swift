@@ -12,7 +12,7 @@ struct AdminShardGuard<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let components = request.uri.path.split(separator: "/")
         guard components.count >= 3, components[0] == "v1", components[1] == "devices",
-            components.count > 3 || request.method != .get,
+            components.count > 3 || (request.method != .get && request.method != .head),
             routes.methods(forPath: request.uri.path).contains(request.method.rawValue),
             // Decoded as the handlers decode it: `%61…` is the device `a…`.
             let token = AdminAPI.deviceToken(AdminAPI.decoded(components[2])),

@@ -42,10 +42,7 @@ extension DeviceRuntime: Service {
 
     /// `shutdownGrace` less the real time since `shutdownBegan` (all of it when unmarked).
     func remainingShutdownGrace(now: ContinuousClock.Instant = .now) -> Duration {
-        let start = shutdownStart.withLock { start in
-            if start == nil { start = now }
-            return start ?? now
-        }
+        let start = shutdownStart.withLock { $0 } ?? now
         return max(.zero, shutdownGrace - start.duration(to: now))
     }
 

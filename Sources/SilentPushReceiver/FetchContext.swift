@@ -69,17 +69,26 @@ public final class FetchContext: Sendable {
         case .success(let request):
             do throws(TransferRefusal) { return .success(try handOver(request)) } catch { return .failure(error) }
         case .failure(let refusal):
-            let fields = try? JSONValue.parse(text.utf8)
-            func field(_ key: String) -> String? { if case .string(let value)? = fields?[key] { value } else { nil } }
+            // What the record can still say of it: each string field's first value, read up to
+            // where the text stops being JSON (a refused request need not be well formed).
+            var fields: [String: String] = [:]
+            Array(text.utf8).withUnsafeBufferPointer { buffer in
+                var scanner = JSONScanner(buffer)
+                try? scanner.readObject { scanner, key in
+                    if fields[key] == nil, try scanner.peek() == .string { fields[key] = try scanner.readString() }
+                }
+            }
+            func field(_ key: String) -> String? { fields[key] }
             let method = field("method").flatMap(TransferRequest.Method.init(rawValue:)) ?? .GET
             refuse(refusal, DeviceRecorder.RefusedRequest(session: field("session"), url: field("url"), method: method, fromFile: field("fromFile")))
             return .failure(refusal)
         }
     }
 
-    /// Hands over each member of an http handler's `"transfers"` array (JSON values), in order.
-    package func startBackgroundTransfers(_ values: [JSONValue]) {
-        for value in values { _ = startBackgroundTransfer(json: value.rendered, fromOrigin: true) }
+    /// Hands over each member of an http handler's `"transfers"` array (each as its JSON text),
+    /// in order.
+    package func startBackgroundTransfers(_ texts: [String]) {
+        for text in texts { _ = startBackgroundTransfer(json: text, fromOrigin: true) }
     }
 }
 

@@ -122,12 +122,28 @@ public struct HTTPFetchHandler: FetchHandler {
         }
     }
 
-    /// Hands over the members of a JSON object body's `"transfers"` array, if it has one.
+    /// Hands over the members of a JSON object body's `"transfers"` array, if it has one, each
+    /// as written: the device reads and refuses each one on its own (a field given twice is
+    /// that transfer's refusal), and the rest of the body is the origin's content, which is
+    /// only checked to be JSON.
     static func handOverTransfers(in body: ByteBuffer, to context: FetchContext?) {
-        guard let context, body.readableBytesView.first(where: { $0 > 0x20 }) == UInt8(ascii: "{"),
-            case .array(let transfers)? = (try? JSONValue.parse(body.readableBytesView))?["transfers"]
-        else { return }
-        context.startBackgroundTransfers(transfers)
+        guard let context, body.readableBytesView.first(where: { $0 > 0x20 }) == UInt8(ascii: "{") else { return }
+        let bytes = Array(body.readableBytesView)
+        let transfers: [String]? = bytes.withUnsafeBufferPointer { buffer in
+            var scanner = JSONScanner(buffer)
+            var transfers: [String] = []
+            do {
+                try scanner.readObject { scanner, key in
+                    guard key == "transfers", try scanner.peek() == .array else { return try scanner.skipValue() }
+                    try scanner.readArray { transfers.append(try $0.readRawValue()) }
+                }
+                try scanner.expectEnd()
+                return transfers
+            } catch {
+                return nil
+            }
+        }
+        transfers.map(context.startBackgroundTransfers)
     }
 
     private func keep(_ body: [UInt8], of response: HTTPClientResponse, url: String, wake: Wake, previous: ContentRecord?) async throws -> FetchResult

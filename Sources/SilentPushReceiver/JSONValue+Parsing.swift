@@ -20,19 +20,24 @@ extension JSONValue {
 
     /// The JSON value `bytes` hold, with each object's members in the order written. A whole
     /// number that fits 64 bits reads as `.int` (`50.0` too); any other number as `.double`
-    /// (a finite one: `1e999` is refused).
+    /// (a finite one: `1e999` is refused). A leading UTF-8 byte order mark is passed over, as
+    /// RFC 8259 allows (an editor on Windows may save one); offsets count it.
     package static func parse(_ bytes: some Collection<UInt8>) throws(ParseError) -> JSONValue {
         let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { buffer throws(ParseError) in
-            var scanner = JSONScanner(buffer)
+        let start = array.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        return try array.withUnsafeBufferPointer { whole throws(ParseError) in
+            var scanner = JSONScanner(UnsafeBufferPointer(rebasing: whole[start...]))
             do {
                 let value = try read(&scanner)
                 try scanner.expectEnd()
                 return value
             } catch let error as ParseError {
-                throw error
+                switch error {
+                case .malformed(let offset): throw .malformed(offset: start + offset)
+                case .duplicateKey(let key, let offset): throw .duplicateKey(key, offset: start + offset)
+                }
             } catch {
-                throw .malformed(offset: (error as? JSONScanner.Malformed)?.offset ?? scanner.offset)
+                throw .malformed(offset: start + ((error as? JSONScanner.Malformed)?.offset ?? scanner.offset))
             }
         }
     }
@@ -57,9 +62,10 @@ extension JSONValue {
             return .array(values)
         case .object:
             var fields: [(String, JSONValue)] = []
-            var keys: Set<String> = []
+            // Keys compared as bytes: two spellings of "é" are two keys, as JSON has it.
+            var keys: Set<[UInt8]> = []
             try scanner.readObject { scanner, key in
-                guard keys.insert(key).inserted else { throw ParseError.duplicateKey(key, offset: scanner.offset) }
+                guard keys.insert(Array(key.utf8)).inserted else { throw ParseError.duplicateKey(key, offset: scanner.offset) }
                 fields.append((key, try read(&scanner)))
             }
             return .object(fields)

@@ -323,14 +323,19 @@ public final class Receiver: Service, Sendable {
     /// What the store held at start-up and the receiver carries on with (nothing after `fresh`).
     public var resumed: ResumedState { runtime.resumed }
 
-    /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
-    /// after moving the manual clock.
     /// Marks when graceful shutdown began, as the signal does (the first mark counts): the
     /// drain's one grace counts from it.
     package func shutdownBegan(at instant: ContinuousClock.Instant) {
         runtime.shutdownBegan(at: instant)
     }
 
+    /// When graceful shutdown began (real time); nil until it does.
+    package var shutdownBeganAt: ContinuousClock.Instant? {
+        runtime.shutdownStart.withLock { $0 }
+    }
+
+    /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
+    /// after moving the manual clock.
     package func pruneStore() async throws -> (pushes: Int, wakes: Int) {
         let pruned = try await pruner.pass()
         return (pruned.pushes, pruned.wakes)

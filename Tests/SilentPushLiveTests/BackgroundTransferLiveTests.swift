@@ -406,8 +406,10 @@ import Testing
         defer { origin.stop() }
         try origin.write(
             "manifest",
-            #"{"edition":7,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x"},"#
-                + #"{"session":"M","url":"http://127.0.0.1:\#(origin.port)/upload/x","method":"PUT","fromFile":"/etc/hostname"}]}"#)
+            // The origin's own content may give a key twice (only the transfers are the device's to read).
+            #"{"edition":7,"edition":8,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x"},"#
+                + #"{"session":"M","url":"http://127.0.0.1:\#(origin.port)/upload/x","method":"PUT","fromFile":"/etc/hostname"},"#
+                + #"{"session":"M","url":"http://e.com/one","url":"http://e.com/two"}]}"#)
         try await Receiver.withTesting({
             $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/feed/manifest"))
         }) { receiver in
@@ -417,6 +419,11 @@ import Testing
             let transfer = try #require(done.first { $0.state == .done }, "\(done)")
             #expect(transfer.session == "M" && transfer.bytes == 5000 && transfer.etag == "\"blob-5000\"")
             #expect(done.contains { $0.state == .failed && $0.reason == "refused: " + TransferRefusal.notHTTP.rawValue && $0.url == "gopher://x" })
+            // A transfer naming a field twice is refused on its own, recorded with what it said first.
+            #expect(
+                done.contains {
+                    $0.reason == "refused: " + TransferRefusal.repeatedField.rawValue && $0.session == "M" && $0.url == "http://e.com/one"
+                }, "\(done)")
             // An origin may not have the receiver upload its own files: refused, and recorded as the PUT it was.
             let upload = try #require(done.first { $0.reason == "refused: " + TransferRefusal.fileFromOrigin.rawValue }, "\(done)")
             #expect(upload.method == .PUT && upload.fromFile == "/etc/hostname" && upload.state == .failed)

@@ -472,6 +472,37 @@ import Testing
         #expect(wake.result?.name == "failed" && wake.reason == "shutdown")
     }
 
+    /// The signal itself marks the start, before the server drains: the grace above counts
+    /// from it.
+    @Test func theShutdownSignalMarksWhenTheGraceBegins() async throws {
+        let clock = ContinuousClock()
+        var signalled = clock.now
+        let watcher = try await Receiver.withTesting({
+            $0.shutdownGrace = .milliseconds(500)
+            $0.wakeSettings = .fast
+            $0.fetchHandler = .swift { _ in
+                try? await Task.sleep(for: .seconds(3600))
+                return .newData
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs through the drain
+            await client.close()
+            #expect(receiver.shutdownBeganAt == nil)
+            signalled = clock.now
+            // Watches the drain that follows this body's end, up to 10 s.
+            return Task {
+                for _ in 0..<1000 {
+                    if let began = receiver.shutdownBeganAt { return Optional(began) }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                return nil
+            }
+        }
+        let began = try #require(await watcher.value, "graceful shutdown ran without marking when it began")
+        #expect(began >= signalled)
+    }
+
     @Test func aShutdownRecordsTheRunningFetchAndKeepsWhatWaits() async throws {
         let path = Scratch.directory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }

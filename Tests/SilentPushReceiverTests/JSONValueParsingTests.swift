@@ -32,6 +32,18 @@ import Testing
         #expect(throws: expected) { try JSONValue.parse(text.utf8) }
     }
 
+    @Test func aByteOrderMarkIsPassedOverAndOffsetsCountIt() throws {
+        #expect(try JSONValue.parse([0xEF, 0xBB, 0xBF] + Array(#"{"a": 1}"#.utf8)) == .object([("a", .int(1))]))
+        #expect(throws: JSONValue.ParseError.malformed(offset: 9)) { try JSONValue.parse([0xEF, 0xBB, 0xBF] + Array(#"{"a": }"#.utf8)) }
+    }
+
+    /// Keys are compared as bytes: "é" composed and "e" with a combining accent are two keys.
+    @Test func keysThatLookAlikeAreTwoKeys() throws {
+        let value = try JSONValue.parse("{\"\u{E9}\": 1, \"e\u{301}\": 2}".utf8)
+        guard case .object(let fields) = value else { throw JSONValue.ParseError.malformed(offset: 0) }
+        #expect(fields.count == 2)
+    }
+
     @Test func theSameKeyInTwoObjectsIsNoRepeat() throws {
         #expect(throws: Never.self) { try JSONValue.parse(#"[{"a": 1}, {"a": 2}, {"b": {"a": 3}}]"#.utf8) }
     }
