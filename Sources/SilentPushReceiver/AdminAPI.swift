@@ -169,9 +169,6 @@ package struct AdminAPI: Sendable {
             }
             pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
         }
-        if let from = pushQuery.from, let until = pushQuery.until, from >= until {
-            throw AdminError(.unprocessableContent, "from must be before until: the window holds no push")
-        }
         pushQuery.before = try Self.cursor(query)
         return pushQuery
     }

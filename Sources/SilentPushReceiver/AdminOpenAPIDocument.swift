@@ -585,7 +585,8 @@ enum AdminOpenAPIDocument {
               "in": "query",
               "required": true,
               "schema": {
-               "type": "string"
+               "type": "string",
+               "minLength": 1
               }
              },
              {
@@ -2384,8 +2385,10 @@ enum AdminOpenAPIDocument {
            "TopicFilter": {
             "name": "topic",
             "in": "query",
+            "description": "Only this topic's, as the pushes were sent (an empty one is 422).",
             "schema": {
-             "type": "string"
+             "type": "string",
+             "minLength": 1
             }
            },
            "BundleIDFilter": {

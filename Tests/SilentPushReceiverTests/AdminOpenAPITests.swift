@@ -57,8 +57,6 @@ import Testing
             #expect(try await Self.curl(port, ["/v1/pushes?fate=coalesced&limit=5"]).status == 200)
             // Filters that cannot match anything are refused instead of answering an empty list;
             // a topic as a push refused BadTopic was sent with is still a filter.
-            let window = try await Self.curl(port, ["/v1/pushes?from=2026-11-23T00:00:00Z&until=2026-11-22T00:00:00Z"])
-            #expect(window.status == 422 && window.body.contains("from must be before until"), "\(window)")
             for path in ["/v1/pushes?topic=", "/v1/devices?topic=", "/v1/wakes?topic="] {
                 let topic = try await Self.curl(port, [path])
                 #expect(topic.status == 422 && topic.body.contains("topic must not be empty"), "\(path): \(topic)")
