@@ -50,16 +50,19 @@ extension AdminAPI {
         }
     }
 
-    /// Streams every wake of `device` and `topic` (of `kind`, when given), older than the wake
-    /// `before` when given (a page's `next`, as the paged list takes it).
-    func exportWakes(device token: String?, topic: String?, kind: WakeKind?, before start: UInt64?, as format: ExportFormat) -> Response {
+    /// Streams every wake of `device` and `topic` (of `kind`, and started within `window`, when
+    /// given), older than the wake `before` when given (a page's `next`, as the paged list takes it).
+    func exportWakes(
+        device token: String?, topic: String?, kind: WakeKind?, window: (from: Int64?, until: Int64?), before start: UInt64?, as format: ExportFormat
+    ) -> Response {
         let store = device.store
         // The id of the last wake written (the cursor's at first); finished once the last is written.
         let cursor = Mutex<(before: UInt64?, finished: Bool)>((start, false))
         return stream(format, columns: Self.wakeColumns) {
             let before = cursor.withLock { $0 }
             guard !before.finished else { return nil }
-            let wakes = try await store.wakes(deviceToken: token, topic: topic, kind: kind, before: before.before, limit: Self.exportPage)
+            let wakes = try await store.wakes(
+                deviceToken: token, topic: topic, kind: kind, from: window.from, until: window.until, before: before.before, limit: Self.exportPage)
             cursor.withLock { $0 = (wakes.last?.id, wakes.count < Self.exportPage) }
             let coalesced = try await store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             return wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }

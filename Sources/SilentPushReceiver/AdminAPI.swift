@@ -162,15 +162,22 @@ package struct AdminAPI: Sendable {
             }
             pushQuery.fate = kind
         }
-        for (name, keyPath) in [("from", \PushQuery.from), ("until", \PushQuery.until)] {
-            guard let text = query.get(name) else { continue }
+        (pushQuery.from, pushQuery.until) = try Self.window(query)
+        pushQuery.before = try Self.cursor(query)
+        return pushQuery
+    }
+
+    /// `?from=` and `?until=` as device-clock ms: received (pushes) or started (wakes) at or
+    /// after `from` and before `until`.
+    private static func window(_ query: Parameters) throws -> (from: Int64?, until: Int64?) {
+        func instant(_ name: String) throws -> Int64? {
+            guard let text = query.get(name) else { return nil }
             guard let instant = Self.instant(text) else {
                 throw AdminError(.unprocessableContent, "\(name) must be an ISO 8601 device time such as 2026-11-22T04:42:47Z")
             }
-            pushQuery[keyPath: keyPath] = instant.millisecondsSinceEpoch
+            return instant.millisecondsSinceEpoch
         }
-        pushQuery.before = try Self.cursor(query)
-        return pushQuery
+        return (try instant("from"), try instant("until"))
     }
 
     /// An export answers every match: a `limit` it would not keep is refused.
@@ -196,12 +203,17 @@ package struct AdminAPI: Sendable {
         if let export {
             try Self.refuseLimit(query)
             let filter = try Self.filter(query)
-            return exportWakes(device: filter.device, topic: filter.topic, kind: try Self.wakeKind(query), before: try Self.cursor(query), as: export)
+            return exportWakes(
+                device: filter.device, topic: filter.topic, kind: try Self.wakeKind(query), window: try Self.window(query),
+                before: try Self.cursor(query),
+                as: export)
         }
         return await Self.answering {
             let filter = try Self.filter(query)
+            let window = try Self.window(query)
             let wakes = try await device.store.wakes(
-                deviceToken: filter.device, topic: filter.topic, kind: Self.wakeKind(query), before: Self.cursor(query), limit: filter.limit)
+                deviceToken: filter.device, topic: filter.topic, kind: Self.wakeKind(query), from: window.from, until: window.until,
+                before: Self.cursor(query), limit: filter.limit)
             let coalesced = try await device.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
             let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])

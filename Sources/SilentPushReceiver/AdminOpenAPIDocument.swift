@@ -401,6 +401,24 @@ enum AdminOpenAPIDocument {
               }
              },
              {
+              "name": "from",
+              "in": "query",
+              "description": "Started at or after this device time.",
+              "schema": {
+               "type": "string",
+               "format": "date-time"
+              }
+             },
+             {
+              "name": "until",
+              "in": "query",
+              "description": "Started before this device time.",
+              "schema": {
+               "type": "string",
+               "format": "date-time"
+              }
+             },
+             {
               "name": "cursor",
               "in": "query",
               "description": "The `next` of the page before.",

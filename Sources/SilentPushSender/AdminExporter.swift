@@ -45,7 +45,7 @@ package struct AdminExporter: Sendable {
     package var admin: String
     package var records: Records
     package var format: Format
-    /// Query parameters: device, topic, fate, from, until (pushes; device and topic for wakes).
+    /// Query parameters: device, topic, from, until, and fate (pushes only).
     package var filters: [(name: String, value: String)]
     package var token: String?
 

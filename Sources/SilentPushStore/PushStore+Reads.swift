@@ -58,17 +58,20 @@ extension PushStore {
         try await reader.rows("SELECT * FROM push_fates WHERE fate = ? ORDER BY id", [PushFate.Kind.pending.rawValue]).map(Self.push)
     }
 
-    /// Wakes, newest first, for a device and/or topic, of one kind or all.
+    /// Wakes, newest first, for a device and/or topic, of one kind or all, started at or after
+    /// `from` and before `until` (device-clock ms) when given.
     public func wakes(
-        deviceToken: String? = nil, topic: String? = nil, kind: WakeKind? = nil, before: UInt64? = nil, limit: Int = 100
+        deviceToken: String? = nil, topic: String? = nil, kind: WakeKind? = nil, from: Int64? = nil, until: Int64? = nil, before: UInt64? = nil,
+        limit: Int = 100
     ) async throws -> [WakeRecord] {
         try await reader.rows(
             """
                 SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id
                 WHERE (CAST(?1 AS TEXT) IS NULL OR wakes.device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR wakes.topic = ?2) AND (CAST(?3 AS BIGINT) IS NULL OR wakes.id < ?3)
                     AND (CAST(?5 AS TEXT) IS NULL OR wakes.kind = ?5)
+                    AND (CAST(?6 AS BIGINT) IS NULL OR wakes.started_at >= ?6) AND (CAST(?7 AS BIGINT) IS NULL OR wakes.started_at < ?7)
                 ORDER BY wakes.id DESC LIMIT ?4
-            """, [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, max(0, limit), kind?.rawValue]
+            """, [deviceToken, topic, before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }, max(0, limit), kind?.rawValue, from, until]
         ).map(Self.wake)
     }
 

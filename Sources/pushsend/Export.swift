@@ -43,18 +43,18 @@ struct Export: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Pushes only: pending, delivered, coalesced, expired, dropped, rejected or injected.", valueName: "fate"))
     var fate: String?
 
-    @Option(help: ArgumentHelp("Pushes only: received at or after this device time (RFC 3339).", valueName: "time"))
+    @Option(help: ArgumentHelp("Only those received (pushes) or started (wakes) at or after this device time (RFC 3339).", valueName: "time"))
     var from: String?
 
-    @Option(help: ArgumentHelp("Pushes only: received before this device time (RFC 3339).", valueName: "time"))
+    @Option(help: ArgumentHelp("Only those received (pushes) or started (wakes) before this device time (RFC 3339).", valueName: "time"))
     var until: String?
 
     @Option(name: [.short, .long], help: ArgumentHelp("Write to this file instead of stdout.", valueName: "file"))
     var output: String?
 
     func validate() throws {
-        if records == .wakes, fate != nil || from != nil || until != nil {
-            throw ValidationError("--fate, --from and --until are for pushes; wakes take --device and --topic")
+        if records == .wakes, fate != nil {
+            throw ValidationError("--fate is for pushes; wakes take --device, --topic, --from and --until")
         }
     }
 

@@ -151,6 +151,15 @@ import Testing
         let nobody = try await PeerProcess.run(pushsend, ["export", "wakes", "--admin", "http://127.0.0.1:1"], timeout: .seconds(60))
         #expect(nobody.status == 2 && nobody.errorOutput.contains("cannot reach the admin API"), "\(nobody.errorOutput)")
         let wrong = try await PeerProcess.run(pushsend, ["export", "wakes", "--fate", "delivered"], timeout: .seconds(60))
-        #expect(wrong.status == 2 && wrong.errorOutput.contains("--fate, --from and --until are for pushes"), "\(wrong.errorOutput)")
+        #expect(wrong.status == 2 && wrong.errorOutput.contains("--fate is for pushes"), "\(wrong.errorOutput)")
+        // Wakes in a window of device time: all of them started before now, none after.
+        let now = ISO8601DateFormatter().string(from: Date().addingTimeInterval(60))
+        let before = try await PeerProcess.run(pushsend, ["export", "wakes", "--admin", adminURL, "--until", now], timeout: .seconds(120))
+        #expect(before.status == 0 && before.output.split(separator: "\n").count == 2_500, "\(before.errorOutput)")
+        let after = try await PeerProcess.run(pushsend, ["export", "wakes", "--admin", adminURL, "--from", now], timeout: .seconds(120))
+        #expect(after.status == 0 && after.output.isEmpty, "\(after.errorOutput)")
+        let later = try await Self.curl(admin, "/v1/wakes?from=\(now)")
+        #expect(later.status == 200 && (later.body["wakes"] as? [Any])?.isEmpty == true, "\(later)")
+        #expect(try await Self.curl(admin, "/v1/wakes?until=soon").status == 422)
     }
 }

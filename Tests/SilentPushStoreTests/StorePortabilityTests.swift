@@ -70,6 +70,7 @@ import Testing
         _ = try await store.pushes(PushQuery())
         _ = try await store.pendingPushes()
         _ = try await store.wakes(deviceToken: "aa", topic: "com.example.app", kind: .fetch, before: 5, limit: 5)
+        _ = try await store.wakes(from: 1, until: 2, limit: 5)
         _ = try await store.wake(id: 1)
         _ = try await store.deviceRecords()
         _ = try await store.channels()
