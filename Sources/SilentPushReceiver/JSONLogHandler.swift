@@ -15,7 +15,7 @@ package struct JSONLogHandler: LogHandler {
 
     /// A handler writing each line to standard error.
     package static func standardError(label: String) -> JSONLogHandler {
-        JSONLogHandler(label: label) { line in FileHandle.standardError.write(Data(line.utf8)) }
+        JSONLogHandler(label: label) { line in try? FileHandle.standardError.write(contentsOf: Data(line.utf8)) }
     }
 
     /// A handler passing each line (with its line break) to `write`.

@@ -26,6 +26,8 @@ package struct AdminExporter: Sendable {
         case refused(status: Int, detail: String)
         /// It cannot be reached.
         case unreachable(url: String, problem: String)
+        /// It was reached but had not answered `what` after `seconds`.
+        case noAnswer(url: String, what: String, seconds: Int)
 
         /// A refusal from its answer: the problem document's `detail`, else the body as text.
         static func refused(status: Int, body: ByteBuffer) -> Failure {
@@ -38,6 +40,8 @@ package struct AdminExporter: Sendable {
             switch self {
             case .refused(let status, let detail): "the admin API answered \(status): \(detail)"
             case .unreachable(let url, let problem): "cannot reach the admin API at \(url): \(problem) (is silentpushd running? check --admin)"
+            case .noAnswer(let url, let what, let seconds):
+                "the admin API at \(url) had not answered \(what) after \(seconds) s (a busy receiver? it may still be working on it)"
             }
         }
     }

@@ -15,7 +15,9 @@ package struct PushExpectation: Sendable {
         case fate(apnsID: String, fate: PushFate.Kind)
         /// The device (and app, when given) woke exactly `count` times: with a widgets or
         /// controls topic, its reloads; without a topic, its apps' fetch wakes.
-        case wakes(device: String, topic: String?, count: Int)
+        /// `since`: only wakes started at or after this device time (ms), so a device an earlier
+        /// step woke can be checked again.
+        case wakes(device: String, topic: String?, count: Int, since: Int64? = nil)
         /// The app's Live Activities on the device: exactly `applied` updates applied across
         /// them, and/or its newest activity in `state` (`active`, `stale`, `ended`, `dismissed`).
         case activities(device: String, topic: String, applied: Int?, state: String?)
@@ -58,8 +60,9 @@ package struct PushExpectation: Sendable {
     package var name: String {
         switch target {
         case .fate(let apnsID, let fate): "push \(apnsID) is \(fate.rawValue) within \(Self.words(within))"
-        case .wakes(let device, let topic, let count):
-            "device \(device)\(topic.map { " (\($0))" } ?? "") wakes \(count) time\(count == 1 ? "" : "s") within \(Self.words(within))"
+        case .wakes(let device, let topic, let count, let since):
+            "device \(device)\(topic.map { " (\($0))" } ?? "") wakes \(count) time\(count == 1 ? "" : "s")"
+                + (since.map { " since \(ISO8601Timestamp.string(millisecondsSinceEpoch: $0))" } ?? "") + " within \(Self.words(within))"
         case .activities(let device, let topic, let applied, let state):
             "\(topic) on device \(device) has "
                 + [applied.map { "\($0) Live Activity update\($0 == 1 ? "" : "s") applied" }, state.map { "its newest Live Activity \($0)" }]
@@ -94,7 +97,8 @@ package struct PushExpectation: Sendable {
             let seen: (met: Bool, final: Bool, line: String, until: Int64?)
             switch target {
             case .fate(let apnsID, let fate): seen = try await fateSeen(apnsID: apnsID, expected: fate)
-            case .wakes(let device, let topic, let count): seen = try await wakesSeen(device: device, topic: topic, expected: count)
+            case .wakes(let device, let topic, let count, let since):
+                seen = try await wakesSeen(device: device, topic: topic, expected: count, since: since)
             case .activities(let device, let topic, let applied, let state):
                 seen = try await activitiesSeen(device: device, topic: topic, applied: applied, state: state, now: now)
             case .transfers(let device, let topic, let session, let state, let file):
@@ -142,8 +146,14 @@ package struct PushExpectation: Sendable {
         return (fate == expected.rawValue, fate != PushFate.Kind.pending.rawValue, line, until)
     }
 
-    private func wakesSeen(device: String, topic: String?, expected: Int) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
+    private func wakesSeen(
+        device: String, topic: String?, expected: Int, since: Int64?
+    ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
         var path = "/v1/wakes?device=\(device)&limit=1000"
+        if let since {
+            let time = ISO8601Timestamp.string(millisecondsSinceEpoch: since)
+            path += "&from=\(time.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-:."))) ?? time)"
+        }
         if let topic {
             path += "&topic=\(topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic)"
         } else {
@@ -157,7 +167,9 @@ package struct PushExpectation: Sendable {
             guard let next = page["next"] as? String else { break }
             page = try await object(path + "&cursor=\(next)")
         }
-        let line = "device \(device) woke \(count) time\(count == 1 ? "" : "s")"
+        let line =
+            "device \(device) woke \(count) time\(count == 1 ? "" : "s")"
+            + (since.map { " since \(ISO8601Timestamp.string(millisecondsSinceEpoch: $0))" } ?? "")
         // More wakes than expected is final: wakes are never taken back.
         return (count == expected, count > expected, line, nil)
     }
@@ -194,6 +206,10 @@ package struct PushExpectation: Sendable {
         if let topic { path += "&topic=\(encoded(topic))" }
         if let session { path += "&session=\(encoded(session))" }
         let transfers = try await object(path)["transfers"] as? [[String: Any]] ?? []
+        // The list has no pages: past its 1,000, an older transfer could hold anything.
+        guard transfers.count < 1000 else {
+            return (false, true, "device \(device) has 1000 transfers or more, past what one check reads: narrow it with --topic or --session", nil)
+        }
         let states = transfers.map { $0["state"] as? String ?? "" }
         let met =
             !transfers.isEmpty && states.allSatisfy { $0 == state.rawValue }
@@ -223,11 +239,18 @@ package struct PushExpectation: Sendable {
 
     private func advance(milliseconds: Int64) async throws {
         guard milliseconds > 0 else { return }
-        _ = try await object("/v1/clock/advance", body: #"{"seconds": \#(Double(milliseconds) / 1000)}"#)
+        // The receiver answers once it has played the whole span, each wake's handler given up
+        // to its deadline in real time: minutes, not the seconds a read takes.
+        _ = try await object("/v1/clock/advance", body: #"{"seconds": \#(Double(milliseconds) / 1000)}"#, timeout: .seconds(Self.advanceTimeout))
     }
 
+    /// How long a move of the manual clock may take to answer, in seconds.
+    static let advanceTimeout: Int64 = 600
+
     /// A JSON object from the admin API; nil for a 404 when `missingIsNil`.
-    private func object(_ path: String, body: String? = nil, missingIsNil: Bool = false) async throws -> [String: Any]? {
+    private func object(
+        _ path: String, body: String? = nil, missingIsNil: Bool = false, timeout: TimeAmount = .seconds(5)
+    ) async throws -> [String: Any]? {
         let url = admin + path
         var request = HTTPClientRequest(url: url)
         if let body {
@@ -241,8 +264,13 @@ package struct PushExpectation: Sendable {
         do {
             // The client retries a refused connection until the deadline: a few seconds say
             // "not running" soon enough, and every admin route answers well within them.
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+            response = try await HTTPClient.shared.execute(request, timeout: timeout)
             bytes = try await response.body.collect(upTo: 16 * 1024 * 1024)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw AdminExporter.Failure.noAnswer(
+                url: admin, what: (body == nil ? "GET " : "POST ") + path, seconds: Int(timeout.nanoseconds / 1_000_000_000))
+        } catch is NIOTooManyBytesError {
+            throw AdminExporter.Failure.refused(status: 200, detail: "an answer to \(path) over 16 MiB: narrow the check with --topic")
         } catch {
             throw AdminExporter.Failure.unreachable(url: admin, problem: "\(error)")
         }

@@ -23,7 +23,7 @@ public struct PushSender: Sendable {
         /// stdout and stderr.
         public static let standard = Output(
             line: { print($0) },
-            message: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+            message: { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) })
     }
 
     public let configuration: PushSendConfiguration
@@ -199,9 +199,9 @@ public struct PushSender: Sendable {
     private func showProgress(_ state: RunState, total: Int) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .milliseconds(250))
-            FileHandle.standardError.write(Data("\rsent \(state.answered) of \(total)".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("\rsent \(state.answered) of \(total)".utf8))
         }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("\r\u{1B}[K".utf8))
     }
 }
 

@@ -48,6 +48,9 @@ struct Expect: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))
     var wakes: Int?
 
+    @Option(help: ArgumentHelp("Count only wakes started at or after this device time (RFC 3339; with --wakes).", valueName: "time"))
+    var since: String?
+
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("How many Live Activity updates the app's activities on the device should have applied, exactly.", valueName: "n"))
@@ -82,9 +85,12 @@ struct Expect: AsyncParsableCommand {
         guard let span = Duration(parsing: within), span <= .seconds(10 * 365 * 86400) else {
             throw ValidationError("--within '\(within)' is not a duration of at most ten years (e.g. 30s, 20m, 2h)")
         }
+        if let topic, !APNsRequestValidator.isTopicShape(topic) {
+            throw ValidationError("--topic '\(topic)' is not an app's topic (its bundle ID, e.g. com.example.app)")
+        }
         let target: PushExpectation.Target
         if let transfer {
-            guard apnsID == nil, fate == nil, wakes == nil, applied == nil, activityState == nil else {
+            guard apnsID == nil, fate == nil, wakes == nil, since == nil, applied == nil, activityState == nil else {
                 throw ValidationError(
                     "--transfer is an expectation of its own: give it without --apns-id, --fate, --wakes, --applied or --activity-state")
             }
@@ -109,7 +115,7 @@ struct Expect: AsyncParsableCommand {
         }
         guard session == nil, file == nil else { throw ValidationError("--session and --file go with --transfer") }
         if applied != nil || activityState != nil {
-            guard apnsID == nil, fate == nil, wakes == nil, let device, let topic else {
+            guard apnsID == nil, fate == nil, wakes == nil, since == nil, let device, let topic else {
                 throw ValidationError("give --device TOKEN --topic BUNDLE-ID with --applied N and/or --activity-state STATE")
             }
             guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
@@ -127,12 +133,19 @@ struct Expect: AsyncParsableCommand {
                 throw ValidationError("--fate '\(fate)' is not one of \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             guard APNsHeaders.isCanonicalUUID(apnsID) else { throw ValidationError("--apns-id '\(apnsID)' is not a UUID") }
-            guard topic == nil else { throw ValidationError("--topic goes with --device and --wakes") }
+            guard topic == nil, since == nil else { throw ValidationError("--topic and --since go with --device and --wakes") }
             target = .fate(apnsID: apnsID, fate: kind)
         case (nil, nil, let device?, let wakes?):
             guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
             guard (0...1000).contains(wakes) else { throw ValidationError("--wakes must be from 0 to 1000") }
-            target = .wakes(device: device, topic: topic, count: wakes)
+            var from: Int64?
+            if let since {
+                guard let time = ISO8601Timestamp.millisecondsSinceEpoch(parsing: since) else {
+                    throw ValidationError("--since '\(since)' is not an RFC 3339 time (e.g. 2026-11-22T04:42:47Z)")
+                }
+                from = time
+            }
+            target = .wakes(device: device, topic: topic, count: wakes, since: from)
         default:
             throw ValidationError("give --apns-id ID --fate FATE, or --device TOKEN --wakes N")
         }
@@ -158,7 +171,7 @@ struct Expect: AsyncParsableCommand {
         } catch AdminExporter.Failure.refused(let status, let detail) {
             // A refusal is not a result about the device: the admin URL or token is wrong (2).
             let hint = status == 401 ? " (check --admin-token)" : status == 404 ? " (check --admin)" : ""
-            FileHandle.standardError.write(Data("pushsend: the admin API answered \(status): \(detail)\(hint)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("pushsend: the admin API answered \(status): \(detail)\(hint)\n".utf8))
             throw ExitCode(2)
         }
         print(outcome.line)

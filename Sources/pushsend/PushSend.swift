@@ -19,6 +19,9 @@ struct PushSend: AsyncParsableCommand {
     /// Usage, key and connection errors exit 2 with one line; rejections exit 1; help 0. Lines
     /// that could not be written (a full disk, a closed pipe) are an error too: exit 2.
     static func main() async {
+        // A closed pipe is an error to report (exit 2), not a signal that kills the process
+        // without a word (macOS; SwiftNIO ignores it on Linux once a socket exists).
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var runnable = command as? AsyncParsableCommand {
@@ -35,7 +38,7 @@ struct PushSend: AsyncParsableCommand {
                 Foundation.exit(0)
             }
             let message = (error as? PushSendError)?.description ?? (error as? AdminExporter.Failure)?.description ?? message(for: error)
-            FileHandle.standardError.write(Data("pushsend: \(message)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("pushsend: \(message)\n".utf8))
             // An admin API that answered and refused is a result (1); the rest are usage (2).
             if case .refused? = error as? AdminExporter.Failure { Foundation.exit(1) }
             Foundation.exit(2)
@@ -48,7 +51,7 @@ struct PushSend: AsyncParsableCommand {
         // fflush(NULL) flushes every output stream: stdout is the one `print` buffers.
         if fflush(nil) != 0 {
             let reason = String(cString: strerror(errno))
-            FileHandle.standardError.write(Data("pushsend: cannot write the output to stdout: \(reason)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("pushsend: cannot write the output to stdout: \(reason)\n".utf8))
             Foundation.exit(2)
         }
         Foundation.exit(code)
@@ -94,7 +97,7 @@ struct Send: AsyncParsableCommand {
         let summary = try await PushSender(configuration).run()
         // --quiet asks for the summary alone: it is printed even for one push.
         if configuration.devices.count * configuration.count > 1 || !summary.errors.isEmpty || configuration.output == .quiet {
-            FileHandle.standardError.write(Data((summary.text + "\n").utf8))
+            try? FileHandle.standardError.write(contentsOf: Data((summary.text + "\n").utf8))
         }
         if summary.exitCode != 0 { throw ExitCode(summary.exitCode) }
     }

@@ -672,7 +672,7 @@ struct SilentPushd: AsyncParsableCommand {
     }
 
     static func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("silentpushd: \(message)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("silentpushd: \(message)\n".utf8))
         Foundation.exit(2)
     }
 }

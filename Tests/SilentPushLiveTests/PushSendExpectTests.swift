@@ -66,6 +66,14 @@ import Testing
         #expect(one.status == 1)
         #expect(one.output.hasSuffix("woke 2 times\n"), "\(one.output)")
         #expect(try await Self.pushsend(["expect", "--admin", url, "--device", SamplePush.deviceToken, "--wakes", "2"]).status == 0)
+        // --since counts only the wakes from then on: a device an earlier step woke is checked afresh.
+        let since = ["expect", "--admin", url, "--device", SamplePush.deviceToken, "--since", "2200-01-01T00:00:00Z"]
+        #expect(try await Self.pushsend(since + ["--wakes", "0"]).status == 0)
+        let none = try await Self.pushsend(since + ["--wakes", "2"])
+        #expect(none.status == 1 && none.output.contains("woke 0 times since 2200-01-01T00:00:00"), "\(none.output)")
+        #expect(
+            try await Self.pushsend(["expect", "--admin", url, "--device", SamplePush.deviceToken, "--wakes", "2", "--since", "1970-01-01T00:00:00Z"])
+                .status == 0)
         // A push never received, and a push whose fate is already another.
         let unknown = try await Self.pushsend(["expect", "--admin", url, "--apns-id", "00000000-0000-4000-8000-0000000000ff", "--fate", "delivered"])
         #expect(unknown.status == 1 && unknown.output.contains("no push 00000000-0000-4000-8000-0000000000ff was received"))
