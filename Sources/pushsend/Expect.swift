@@ -36,8 +36,12 @@ struct Expect: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The fate it should reach: \(PushFate.Kind.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "fate"))
     var fate: String?
 
-    @Option(help: ArgumentHelp("The device whose wakes are counted (with --wakes).", valueName: "hex"))
-    var device: String?
+    // Read as a list so that a second --device (which `send` takes) is refused, not the last kept.
+    @Option(name: .customLong("device"), help: ArgumentHelp("The device whose wakes are counted (with --wakes).", valueName: "hex"))
+    var devices: [String] = []
+
+    /// The one device checked.
+    var device: String? { devices.last }
 
     @Option(
         help: ArgumentHelp(
@@ -82,6 +86,9 @@ struct Expect: AsyncParsableCommand {
     var junit: String?
 
     func expectation() throws -> PushExpectation {
+        guard devices.count <= 1 else {
+            throw ValidationError("--device is given \(devices.count) times: a check is of one device (run expect once for each)")
+        }
         guard let span = Duration(parsing: within), span <= .seconds(10 * 365 * 86400) else {
             throw ValidationError("--within '\(within)' is not a duration of at most ten years (e.g. 30s, 20m, 2h)")
         }

@@ -34,8 +34,12 @@ struct Export: AsyncParsableCommand {
     @Option(help: "ndjson (one JSON object per line) or csv (a header line first).")
     var format = AdminExporter.Format.ndjson
 
-    @Option(help: ArgumentHelp("Only this device token's.", valueName: "hex"))
-    var device: String?
+    // Read as a list so that a second --device (which `send` takes) is refused, not the last kept.
+    @Option(name: .customLong("device"), help: ArgumentHelp("Only this device token's.", valueName: "hex"))
+    var devices: [String] = []
+
+    /// The one device exported.
+    var device: String? { devices.last }
 
     @Option(help: ArgumentHelp("Only this app's.", valueName: "bundle-id"))
     var topic: String?
@@ -53,6 +57,9 @@ struct Export: AsyncParsableCommand {
     var output: String?
 
     func validate() throws {
+        guard devices.count <= 1 else {
+            throw ValidationError("--device is given \(devices.count) times: an export is of one device, or of all (leave it out)")
+        }
         if records == .wakes, fate != nil {
             throw ValidationError("--fate is for pushes; wakes take --device, --topic, --from and --until")
         }

@@ -66,6 +66,11 @@ import Testing
         #expect(one.status == 1)
         #expect(one.output.hasSuffix("woke 2 times\n"), "\(one.output)")
         #expect(try await Self.pushsend(["expect", "--admin", url, "--device", SamplePush.deviceToken, "--wakes", "2"]).status == 0)
+        // One device a check: a second --device is refused, not the last one kept.
+        let two = try await Self.pushsend([
+            "expect", "--admin", url, "--device", SamplePush.deviceToken, "--device", SamplePush.deviceToken, "--wakes", "2",
+        ])
+        #expect(two.status == 2 && two.errorOutput.contains("--device is given 2 times"), "\(two.errorOutput)")
         // --since counts only the wakes from then on: a device an earlier step woke is checked afresh.
         let since = ["expect", "--admin", url, "--device", SamplePush.deviceToken, "--since", "2200-01-01T00:00:00Z"]
         #expect(try await Self.pushsend(since + ["--wakes", "0"]).status == 0)
