@@ -313,6 +313,22 @@ package struct PushExpectation: Sendable {
             """
     }
 
+    /// A JUnit XML report of a check that could not be made (the admin API refused, or did not
+    /// answer): one `testcase` with an `error`, so a report an earlier run left is replaced.
+    package static func junit(name: String, error: String, timestamp: String) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <testsuites name="pushsend expect" tests="1" failures="0" errors="1" time="0.000">
+          <testsuite name="pushsend expect" tests="1" failures="0" errors="1" time="0.000" timestamp="\(escaped(timestamp))">
+            <testcase classname="pushsend.expect" name="\(escaped(name))" time="0.000">
+              <error message="\(escaped(error))" type="admin">\(escaped(error))</error>
+            </testcase>
+          </testsuite>
+        </testsuites>
+
+        """
+    }
+
     /// Text as XML character data or an attribute value.
     static func escaped(_ text: String) -> String {
         var out = ""

@@ -172,10 +172,18 @@ struct Expect: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let expectation = try expectation()
+        let stamp = ISO8601Timestamp.string(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))
         let outcome: PushExpectation.Outcome
         do {
-            outcome = try await expectation().run()
-        } catch AdminExporter.Failure.refused(let status, let detail) {
+            outcome = try await expectation.run()
+        } catch let failure as AdminExporter.Failure {
+            // The report says the check was not made, so one an earlier run left is not read as this one's.
+            if let junit {
+                _ = FileManager.default.createFile(
+                    atPath: junit, contents: Data(PushExpectation.junit(name: expectation.name, error: failure.description, timestamp: stamp).utf8))
+            }
+            guard case .refused(let status, let detail) = failure else { throw failure }
             // A refusal is not a result about the device: the admin URL or token is wrong (2).
             let hint = status == 401 ? " (check --admin-token)" : status == 404 ? " (check --admin)" : ""
             try? FileHandle.standardError.write(contentsOf: Data("pushsend: the admin API answered \(status): \(detail)\(hint)\n".utf8))
@@ -183,7 +191,6 @@ struct Expect: AsyncParsableCommand {
         }
         print(outcome.line)
         if let junit {
-            let stamp = ISO8601Timestamp.string(millisecondsSinceEpoch: Int64(Date().timeIntervalSince1970 * 1000))
             guard FileManager.default.createFile(atPath: junit, contents: Data(PushExpectation.junit(outcome, timestamp: stamp).utf8)) else {
                 throw ValidationError("cannot write --junit '\(junit)'")
             }

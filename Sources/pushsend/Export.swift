@@ -71,16 +71,29 @@ struct Export: AsyncParsableCommand {
         }
         let exporter = AdminExporter(
             admin: adminOptions.admin, records: records, format: format, filters: filters, token: adminOptions.token)
+        // A file is written beside --output and renamed over it once the export is whole, so
+        // a refused or cut-short export leaves what was there before. Anything but a regular
+        // file (/dev/null, a pipe) is written to as it is: renaming over it would replace it.
+        let existing = output.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType }
+        let partial = output.flatMap { existing == nil || existing == .typeRegular ? $0 + ".part" : nil }
         let handle: FileHandle
         if let output {
-            guard FileManager.default.createFile(atPath: output, contents: nil) else {
+            let path = partial ?? output
+            guard partial == nil || FileManager.default.createFile(atPath: path, contents: nil) else {
                 throw ValidationError("cannot write --output '\(output)'")
             }
-            handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+            do {
+                handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            } catch {
+                throw ValidationError("cannot write --output '\(output)'")
+            }
         } else {
             handle = FileHandle.standardOutput
         }
-        defer { if output != nil { try? handle.close() } }
+        defer {
+            if output != nil { try? handle.close() }
+            if let partial { try? FileManager.default.removeItem(atPath: partial) }  // gone already once renamed
+        }
         let target = output.map { "'\($0)'" } ?? "stdout"
         _ = try await exporter.run { chunk in
             do {
@@ -91,6 +104,12 @@ struct Export: AsyncParsableCommand {
                 let posix = wrapped.domain == NSPOSIXErrorDomain ? wrapped : wrapped.userInfo[NSUnderlyingErrorKey] as? NSError
                 let reason = posix.flatMap { Int32(exactly: $0.code) }.map { String(cString: strerror($0)) } ?? wrapped.localizedDescription
                 throw ValidationError("cannot write the export to \(target): \(reason)")
+            }
+        }
+        if let output, let partial {
+            try? handle.synchronize()
+            guard rename(partial, output) == 0 else {
+                throw ValidationError("cannot write --output '\(output)': \(String(cString: strerror(errno)))")
             }
         }
     }

@@ -148,8 +148,12 @@ import Testing
         #expect(one.output.split(separator: "\n").count == 2 && one.output.contains(String(format: "%064x", 7)))
         let refused = try await PeerProcess.run(pushsend, ["export", "pushes", "--admin", adminURL, "--fate", "lost"], timeout: .seconds(60))
         #expect(refused.status == 1 && refused.errorOutput.contains("the admin API answered 422: fate must be one of"), "\(refused.errorOutput)")
-        let nobody = try await PeerProcess.run(pushsend, ["export", "wakes", "--admin", "http://127.0.0.1:1"], timeout: .seconds(60))
+        let nobody = try await PeerProcess.run(
+            pushsend, ["export", "wakes", "--admin", "http://127.0.0.1:1", "--output", file], timeout: .seconds(60))
         #expect(nobody.status == 2 && nobody.errorOutput.contains("cannot reach the admin API"), "\(nobody.errorOutput)")
+        // The file the export before wrote is left as it was, and nothing beside it.
+        #expect(try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n") == wakes.lines)
+        #expect(!FileManager.default.fileExists(atPath: file + ".part"))
         let wrong = try await PeerProcess.run(pushsend, ["export", "wakes", "--fate", "delivered"], timeout: .seconds(60))
         #expect(wrong.status == 2 && wrong.errorOutput.contains("--fate is for pushes"), "\(wrong.errorOutput)")
         // Wakes in a window of device time: all of them started before now, none after.

@@ -114,12 +114,18 @@ import Testing
         #expect(
             three.output == "expected device \(SamplePush.deviceToken) wakes 3 times within 500ms; device \(SamplePush.deviceToken) woke 2 times\n")
 
+        // A report an earlier run left is replaced by one that says the check was not made.
+        let report = Scratch.directory.appendingPathComponent("refused-\(UUID().uuidString).xml").path
+        defer { try? FileManager.default.removeItem(atPath: report) }
+        #expect(try await Self.pushsend(check + ["--wakes", "2", "--junit", report]).status == 0)
         let wrongToken = try await Self.pushsend([
-            "expect", "--admin", url, "--admin-token", "nope", "--device", SamplePush.deviceToken, "--wakes", "2",
+            "expect", "--admin", url, "--admin-token", "nope", "--device", SamplePush.deviceToken, "--wakes", "2", "--junit", report,
         ])
         #expect(
             wrongToken.status == 2 && wrongToken.errorOutput.hasPrefix("pushsend: the admin API answered 401")
                 && wrongToken.errorOutput.hasSuffix("(check --admin-token)\n"))
+        let errored = try String(contentsOfFile: report, encoding: .utf8)
+        #expect(errored.contains(#"errors="1""#) && errored.contains("<error message=\"the admin API answered 401"), "\(errored)")
         let wrongPath = try await Self.pushsend(
             ["expect", "--admin", url + "/prefix", "--admin-token", "s3cret", "--device", SamplePush.deviceToken, "--wakes", "2"])
         #expect(wrongPath.status == 2 && wrongPath.errorOutput.hasSuffix("(check --admin)\n"), "\(wrongPath.errorOutput)")
