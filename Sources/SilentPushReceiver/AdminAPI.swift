@@ -244,17 +244,15 @@ package struct AdminAPI: Sendable {
     /// The latest body fetched for `device`, `topic` and `url` (the most recent URL when
     /// none is given), as the origin served it.
     private func contentBody(_ query: Parameters) async -> Response {
-        guard let text = query.get("device"), query.get("topic") != nil else {
-            return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
-        }
-        guard let token = Self.deviceToken(text) else {
-            return Self.error(.unprocessableContent, "device must be a device token (64 to 200 hex digits)")
-        }
-        let topic: String
+        // The lists' own checks of both.
+        let filter: (device: String?, topic: String?, limit: Int)
         do throws(AdminError) {
-            topic = try Self.topicFilter(query) ?? ""
+            filter = try Self.filter(query)
         } catch {
             return Self.error(error.status, error.message)
+        }
+        guard let token = filter.device, let topic = filter.topic else {
+            return Self.error(.unprocessableContent, "give device and topic (and url, if the app fetches more than one)")
         }
         do {
             let record =
@@ -296,7 +294,7 @@ package struct AdminAPI: Sendable {
         return kind
     }
 
-    static func filter(_ query: Parameters) throws -> (device: String?, topic: String?, limit: Int) {
+    static func filter(_ query: Parameters) throws(AdminError) -> (device: String?, topic: String?, limit: Int) {
         var limit = 100
         if let text = query.get("limit") {
             guard let value = Int(text), (1...1000).contains(value) else {

@@ -55,13 +55,15 @@ final class AdminRouteTable: Sendable {
     func methods(forPath path: String) -> [String] {
         let components = path.split(separator: "/")
         let methods = routes.withLock { routes in
-            routes.filter { route in
-                route.components.count == components.count
-                    && zip(route.components, components).allSatisfy { pattern, component in
-                        pattern.hasPrefix("{") || pattern == component
-                    }
-            }.map(\.method)
+            routes.filter { route in Self.matches(route.components, components) }.map(\.method)
         }
         return Array(Set(methods)).sorted()
+    }
+
+    /// Whether a path's components fit a route's: the same count, each fixed part equal
+    /// (a `{parameter}` fits anything).
+    static func matches(_ pattern: [String], _ components: [Substring]) -> Bool {
+        pattern.count == components.count
+            && zip(pattern, components).allSatisfy { pattern, component in pattern.hasPrefix("{") || pattern == component }
     }
 }

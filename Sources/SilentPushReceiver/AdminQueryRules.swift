@@ -61,10 +61,7 @@ struct AdminQueryRules: Sendable {
         // The route whose fixed parts match most: `/v1/contents/body` before `/v1/contents/{x}`.
         let route =
             routes
-            .filter { route in
-                route.method == method && route.components.count == components.count
-                    && zip(route.components, components).allSatisfy { pattern, component in pattern.hasPrefix("{") || pattern == component }
-            }
+            .filter { route in route.method == method && AdminRouteTable.matches(route.components, components) }
             .max { $0.components.count { !$0.hasPrefix("{") } < $1.components.count { !$0.hasPrefix("{") } }
         guard let route else { return nil }
         var seen: Set<String> = []

@@ -19,8 +19,11 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// the database; past a minute a dead receiver's devices wait too long).
     public static let claimIntervalRange = Duration.milliseconds(100)...Duration.seconds(60)
 
+    /// How often a receiver claims shards when `--cluster-claim-interval` is not given.
+    public static let defaultClaimInterval = Duration.seconds(2)
+
     /// A receiver of a cluster of `shards` shards.
-    public init(shards: Int, claimInterval: Duration = .seconds(2), name: String? = nil) {
+    public init(shards: Int, claimInterval: Duration = defaultClaimInterval, name: String? = nil) {
         self.shards = shards
         self.claimInterval = claimInterval
         self.name = name ?? "\(ProcessInfo.processInfo.hostName):\(getpid())"

@@ -152,10 +152,10 @@ package struct PushExpectation: Sendable {
         var path = "/v1/wakes?device=\(device)&limit=1000"
         if let since {
             let time = ISO8601Timestamp.string(millisecondsSinceEpoch: since)
-            path += "&from=\(time.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-:."))) ?? time)"
+            path += "&from=\(Self.encoded(time))"
         }
         if let topic {
-            path += "&topic=\(topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? topic)"
+            path += "&topic=\(Self.encoded(topic))"
         } else {
             path += "&kind=\(WakeKind.fetch.rawValue)"
         }
@@ -177,7 +177,7 @@ package struct PushExpectation: Sendable {
     private func activitiesSeen(
         device: String, topic: String, applied: Int?, state: String?, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
-        let encoded = topic.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? topic
+        let encoded = Self.encoded(topic)
         let activities = try await object("/v1/devices/\(device)/apps/\(encoded)/activities")["activities"] as? [[String: Any]] ?? []
         let updates = activities.flatMap { $0["updates"] as? [[String: Any]] ?? [] }
         let count = updates.count { $0["applied"] as? Bool == true }
@@ -199,12 +199,9 @@ package struct PushExpectation: Sendable {
     private func transfersSeen(
         device: String, topic: String?, session: String?, state: TransferRecord.State, file: TransferRecord.FileFate?, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
-        func encoded(_ text: String) -> String {
-            text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? text
-        }
         var path = "/v1/transfers?device=\(device)&limit=1000"
-        if let topic { path += "&topic=\(encoded(topic))" }
-        if let session { path += "&session=\(encoded(session))" }
+        if let topic { path += "&topic=\(Self.encoded(topic))" }
+        if let session { path += "&session=\(Self.encoded(session))" }
         let transfers = try await object(path)["transfers"] as? [[String: Any]] ?? []
         // The list has no pages: past its 1,000, an older transfer could hold anything.
         guard transfers.count < 1000 else {
@@ -242,6 +239,12 @@ package struct PushExpectation: Sendable {
         // The receiver answers once it has played the whole span, each wake's handler given up
         // to its deadline in real time: minutes, not the seconds a read takes.
         _ = try await object("/v1/clock/advance", body: #"{"seconds": \#(Double(milliseconds) / 1000)}"#, timeout: .seconds(Self.advanceTimeout))
+    }
+
+    /// `text` as a path segment or query value: what is not a letter, digit, `.`, `-` or `_`
+    /// percent-encoded.
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: ".-_"))) ?? text
     }
 
     /// How long a move of the manual clock may take to answer, in seconds.

@@ -459,8 +459,10 @@ struct SilentPushd: AsyncParsableCommand {
             guard !fresh else {
                 throw ValidationError("--fresh cannot empty a store a cluster shares: stop every receiver and empty it, or POST /v1/reset")
             }
-            let interval = try Self.duration(
-                clusterClaimInterval ?? "2s", flag: "--cluster-claim-interval", atMost: ClusterConfiguration.claimIntervalRange.upperBound)
+            let interval =
+                try clusterClaimInterval.map {
+                    try Self.duration($0, flag: "--cluster-claim-interval", atMost: ClusterConfiguration.claimIntervalRange.upperBound)
+                } ?? ClusterConfiguration.defaultClaimInterval
             guard interval >= ClusterConfiguration.claimIntervalRange.lowerBound else {
                 throw ValidationError("--cluster-claim-interval must be at least 100ms")
             }

@@ -441,6 +441,20 @@ import Testing
         }
     }
 
+    /// A receiver whose fetches hang until cancelled, with `grace` to shut down, on a file
+    /// store at `store` when given.
+    static func hangingFetches(grace: Duration, store: String? = nil) -> @Sendable (inout ReceiverConfiguration) -> Void {
+        { configuration in
+            if let store { configuration.store = .file(store) }
+            configuration.shutdownGrace = grace
+            configuration.wakeSettings = .fast
+            configuration.fetchHandler = .swift { _ in
+                try? await Task.sleep(for: .seconds(3600))
+                return .newData
+            }
+        }
+    }
+
     /// The grace counts from the signal, for the server's streams and the fetches together:
     /// a signal whose grace has already passed leaves a hanging fetch no time, where before
     /// each part waited a whole grace in turn.
@@ -449,15 +463,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
         let clock = ContinuousClock()
         var stopping = clock.now
-        try await Receiver.withTesting({
-            $0.store = .file(path)
-            $0.shutdownGrace = .seconds(20)
-            $0.wakeSettings = .fast
-            $0.fetchHandler = .swift { _ in
-                try? await Task.sleep(for: .seconds(3600))
-                return .newData
-            }
-        }) { receiver in
+        try await Receiver.withTesting(Self.hangingFetches(grace: .seconds(20), store: path)) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
             await client.close()
@@ -477,14 +483,7 @@ import Testing
     @Test func theShutdownSignalMarksWhenTheGraceBegins() async throws {
         let clock = ContinuousClock()
         var signalled = clock.now
-        let watcher = try await Receiver.withTesting({
-            $0.shutdownGrace = .milliseconds(500)
-            $0.wakeSettings = .fast
-            $0.fetchHandler = .swift { _ in
-                try? await Task.sleep(for: .seconds(3600))
-                return .newData
-            }
-        }) { receiver in
+        let watcher = try await Receiver.withTesting(Self.hangingFetches(grace: .milliseconds(500))) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs through the drain
             await client.close()
@@ -506,15 +505,7 @@ import Testing
     @Test func aShutdownRecordsTheRunningFetchAndKeepsWhatWaits() async throws {
         let path = Scratch.directory.appendingPathComponent("shutdown-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
-        try await Receiver.withTesting({
-            $0.store = .file(path)
-            $0.shutdownGrace = .milliseconds(200)
-            $0.wakeSettings = .fast
-            $0.fetchHandler = .swift { _ in
-                try? await Task.sleep(for: .seconds(3600))
-                return .newData
-            }
-        }) { receiver in
+        try await Receiver.withTesting(Self.hangingFetches(grace: .milliseconds(200), store: path)) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             defer { Task { await client.close() } }
             #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
