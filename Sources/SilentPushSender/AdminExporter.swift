@@ -52,6 +52,9 @@ package struct AdminExporter: Sendable {
     /// Query parameters: device, topic, from, until, and fate (pushes only).
     package var filters: [(name: String, value: String)]
     package var token: String?
+    /// How long the admin API may take to start its answer (the rows then stream for as long
+    /// as they take).
+    package var headTimeout: TimeAmount = .seconds(30)
 
     package init(admin: String, records: Records, format: Format, filters: [(name: String, value: String)], token: String?) {
         self.admin = admin
@@ -76,7 +79,9 @@ package struct AdminExporter: Sendable {
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            response = try await HTTPClient.shared.execute(request, timeout: headTimeout)
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            throw Failure.noAnswer(url: admin, what: "GET /v1/\(records.rawValue)", seconds: Int(headTimeout.nanoseconds / 1_000_000_000))
         } catch {
             throw Failure.unreachable(url: url, problem: "\(error)")
         }

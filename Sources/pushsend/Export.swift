@@ -22,8 +22,8 @@ struct Export: AsyncParsableCommand {
                   --fate injected --from 2026-11-24T09:00:00Z
 
             Exit 0 when everything was written, 1 when the admin API refused the request \
-            (its answer is printed), 2 when it cannot be reached or the output cannot be \
-            written.
+            (its answer is printed), 2 when it cannot be reached, does not start its answer \
+            within 30 s, or the output cannot be written.
             """)
 
     @Argument(help: ArgumentHelp("What to export: pushes or wakes.", valueName: "records"))

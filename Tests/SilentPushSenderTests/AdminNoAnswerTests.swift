@@ -1,0 +1,54 @@
+import Foundation
+import SilentPushReceiver
+import SilentPushSender
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// A receiver that was reached but does not answer (here its admin API behind a relay gone
+/// silent) is said to be slow, with exit 2 and the request that waited, not "not running".
+@Suite struct AdminNoAnswerTests {
+    @Test func anExportThatGetsNoAnswerSaysSoAndASilenceEndedExportsTheRows() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let response = try await client.push()
+            #expect(response.status == 200)
+            let relay = try await TCPRelay.start(to: try #require(receiver.adminPort))
+            defer { Task { await relay.close() } }
+            let admin = "http://127.0.0.1:\(relay.port)"
+            var exporter = AdminExporter(admin: admin, records: .pushes, format: .ndjson, filters: [], token: nil)
+            exporter.headTimeout = .seconds(1)
+
+            try await relay.freeze()
+            await #expect(throws: AdminExporter.Failure.noAnswer(url: admin, what: "GET /v1/pushes", seconds: 1)) {
+                _ = try await exporter.run { _ in }
+            }
+            #expect(
+                AdminExporter.Failure.noAnswer(url: admin, what: "GET /v1/pushes", seconds: 1).description
+                    == "the admin API at \(admin) had not answered GET /v1/pushes after 1 s (a busy receiver? it may still be working on it)")
+
+            try await relay.thaw()
+            var body = Data()
+            _ = try await exporter.run { body.append($0) }
+            let lines = String(decoding: body, as: UTF8.self).split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].contains(response.apnsID), "\(lines)")
+        }
+    }
+
+    @Test func expectThatGetsNoAnswerExitsTwoAndNamesTheRequest() async throws {
+        try await Receiver.withTesting { receiver in
+            let relay = try await TCPRelay.start(to: try #require(receiver.adminPort))
+            defer { Task { await relay.close() } }
+            try await relay.freeze()
+            let id = "00000000-0000-4000-8000-0000000000b1"
+            let result = try await PushSendProcessTests.run([
+                "expect", "--admin", "http://127.0.0.1:\(relay.port)", "--apns-id", id, "--fate", "delivered",
+            ])
+            #expect(result.status == 2)
+            #expect(
+                result.errorOutput
+                    == "pushsend: the admin API at http://127.0.0.1:\(relay.port) had not answered GET /v1/clock after 5 s (a busy receiver? it may still be working on it)\n",
+                "\(result.errorOutput)")
+        }
+    }
+}
