@@ -74,7 +74,7 @@ struct Expect: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this background session's transfers (with --transfer).", valueName: "id"))
     var session: String?
 
-    @Option(help: ArgumentHelp("What the relaunch did with each transfer's file (with --transfer): moved or deleted.", valueName: "fate"))
+    @Option(help: ArgumentHelp("What the relaunch did with each transfer's file (with --transfer done): moved or deleted.", valueName: "fate"))
     var file: String?
 
     @Option(help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
@@ -112,6 +112,10 @@ struct Expect: AsyncParsableCommand {
             let fileFate = try file.map { text in
                 guard let fate = TransferRecord.FileFate(rawValue: text) else { throw ValidationError("--file '\(text)' is not moved or deleted") }
                 return fate
+            }
+            // Only a done transfer's file is handed to a relaunch: any other state never has one.
+            if file != nil, state != .done {
+                throw ValidationError("--file goes with --transfer done: a \(state.rawValue) transfer has no file handed to the app")
             }
             if let session, session.isEmpty || session.utf8.count > TransferRequest.maximumSessionLength {
                 throw ValidationError("--session must be 1 to \(TransferRequest.maximumSessionLength) bytes")

@@ -140,6 +140,10 @@ import Testing
             "--transfer is an expectation of its own: give it without --apns-id, --fate, --wakes"
         ),
         (
+            ["expect", "--device", String(repeating: "0", count: 64), "--transfer", "failed", "--file", "moved"],
+            "--file goes with --transfer done: a failed transfer has no file handed to the app"
+        ),
+        (
             ["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered", "--within", "soon"],
             "--within 'soon' is not a duration"
         ),
