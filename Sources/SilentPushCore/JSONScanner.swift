@@ -78,6 +78,9 @@ public struct JSONScanner {
             let key = try readStringText()
             skipWhitespace()
             try expect(UInt8(ascii: ":"))
+            // The value's first byte: a member that only peeks at it (which skips this
+            // whitespace too) and leaves it is told apart from one that read it.
+            skipWhitespace()
             let before = position
             switch key {
             case .raw(let range): try member(&self, Key(bytes: UnsafeBufferPointer(rebasing: bytes[range])))

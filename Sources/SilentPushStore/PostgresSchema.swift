@@ -66,17 +66,8 @@ package enum PostgresSchema {
             finished_at BIGINT, outcome TEXT, progress_completed BIGINT NOT NULL DEFAULT 0, progress_total BIGINT NOT NULL DEFAULT 0)
         """,
         "CREATE INDEX task_runs_by_app ON task_runs (device_token, topic)",
-        """
-        CREATE VIEW push_fates AS
-        SELECT pushes.id, pushes.apns_id, pushes.device_token, pushes.topic, pushes.push_type, pushes.priority,
-            pushes.received_at, pushes.expires_at, pushes.collapse_id, pushes.payload, pushes.warnings,
-            CASE WHEN successor.id IS NULL THEN pushes.fate ELSE 'coalesced' END AS fate,
-            pushes.wake_id,
-            CASE WHEN successor.id IS NULL THEN pushes.reason END AS reason,
-            pushes.generation, pushes.replaced, pushes.apns_key, pushes.apns_storage
-        FROM pushes LEFT JOIN pushes AS successor
-            ON pushes.fate = 'pending' AND successor.replaced = pushes.id
-        """,
+        // The same view as SQLite's, from the one mapping of fates to SQL.
+        StoredFate.viewSQL,
         """
         CREATE TABLE channels (
             environment TEXT NOT NULL, bundle_id TEXT NOT NULL, id TEXT NOT NULL, storage_policy BIGINT NOT NULL,

@@ -78,6 +78,18 @@ import Testing
         #expect(try Self.parse(#"{"aps":{"content-available":1}}"#).contentAvailable)
     }
 
+    /// Whitespace around `:` and `,` (as `json.dumps` and pretty printers write) reads the same,
+    /// including values the parser looks at and leaves (`content-available` not 1).
+    @Test(arguments: [
+        #"{"aps":{"content-available":true}}"#, #"{"aps":{"content-available":"1","alert":"hi"},"feed":"news"}"#,
+        #"{"aps":{"content-changed":1}}"#, #"{"aps":{"content-changed":true,"badge":2},"n":3}"#,
+        #"{"aps":{"content-available":1},"nested":{"a":[1, 2]}}"#, #"{"aps":"text"}"#,
+    ])
+    func spacedPayloadsReadAsCompactOnes(_ compact: String) throws {
+        let spaced = compact.replacingOccurrences(of: ":", with: " : \n\t").replacingOccurrences(of: ",", with: " ,\r\n ")
+        #expect(try Self.parse(spaced) == Self.parse(compact), "\(spaced)")
+    }
+
     @Test func alertBadgeAndSoundAreSeen() throws {
         let payload = try Self.parse(#"{"aps":{"content-available":1,"alert":{"title":"t"},"badge":2,"sound":"default"}}"#)
         #expect(payload.hasAlert && payload.hasBadge && payload.hasSound)
