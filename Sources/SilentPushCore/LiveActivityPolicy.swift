@@ -422,6 +422,14 @@ public struct LiveActivityPolicy: Sendable {
                 update.source, id, .olderTimestamp,
                 "timestamp \(Self.seconds(payload.timestamp)) is older than the last applied, \(Self.seconds(last)): ignored", now, &actions)
         }
+        // An update waiting to show is as good as applied: an older one that arrives later
+        // (APNs may reorder a channel's messages) cannot replace it.
+        if !released, let waiting = held[id], payload.timestamp < waiting.update.payload.timestamp {
+            return ignore(
+                update.source, id, .olderTimestamp,
+                "timestamp \(Self.seconds(payload.timestamp)) is older than that of \(waiting.update.source), which waits to show: ignored", now,
+                &actions)
+        }
         if payload.event == .end {
             // *Assumed*: an end is not held for the budget.
             return apply(update, to: id, why: "end", now: now, into: &actions)
@@ -490,7 +498,8 @@ public struct LiveActivityPolicy: Sendable {
         coalesceHeld(of: id, into: update.source, now: now, into: &actions)
         let payload = update.payload
         if let content = payload.contentState { activity.contentState = content }
-        if let staleDate = payload.staleDate { activity.staleDate = staleDate }
+        // The push's content replaces the activity's whole (ActivityContent): no stale-date, none.
+        activity.staleDate = payload.staleDate
         if let score = payload.relevanceScore { activity.relevanceScore = score }
         activity.timestamp = payload.timestamp
         var note = why

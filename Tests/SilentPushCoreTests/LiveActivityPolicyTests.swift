@@ -182,6 +182,22 @@ import Testing
         #expect(policy.activities["A1"]?.state == .active)
     }
 
+    /// An update replaces the activity's content whole, its stale-date included: one without a
+    /// stale-date leaves a stale activity active, and the earlier date's timer does nothing.
+    @Test func anUpdateWithoutAStaleDateClearsTheOneBefore() throws {
+        var policy = try Self.withActivity()
+        _ = policy.receive(Self.push("U1", to: "T1", Self.payload(timestamp: 100, stale: 600)), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.records(policy.advance(to: Self.at(600))).map(\.0.state) == [.stale])
+        _ = policy.receive(Self.push("U2", to: "T1", Self.payload(timestamp: 700)), channelExists: { _ in true }, now: Self.at(700))
+        #expect(policy.activities["A1"]?.state == .active)
+        #expect(policy.activities["A1"]?.staleDate == nil)
+
+        _ = policy.receive(Self.push("U3", to: "T1", Self.payload(timestamp: 800, stale: 900)), channelExists: { _ in true }, now: Self.at(800))
+        _ = policy.receive(Self.push("U4", to: "T1", Self.payload(timestamp: 850)), channelExists: { _ in true }, now: Self.at(850))
+        #expect(Self.records(policy.advance(to: Self.at(900))).isEmpty, "U3's stale-date was replaced by U4's content")
+        #expect(policy.activities["A1"]?.state == .active)
+    }
+
     @Test func itEndsAfterEightHoursActive() throws {
         var policy = try Self.withActivity()
         let expired = policy.advance(to: Self.at(8 * 3600))
@@ -218,6 +234,27 @@ import Testing
         policy.setFrequentUpdates(true, for: Self.app)
         // U1 and U2 have left the hour; U4 (applied at 3600) is in it.
         #expect(send("U5", 5, at: 3700).first?.why == "priority 10, within the hourly budget (2 of 4 this hour)")
+    }
+
+    /// APNs may reorder messages: an update older than the one waiting to show is ignored, and
+    /// the waiting one stays (whether it waits for budget or for its opportunity).
+    @Test func anOlderUpdateDoesNotReplaceANewerOneThatWaits() throws {
+        var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 1, opportunisticDelay: .seconds(600)))
+        _ = policy.receive(Self.push("U1", to: "T1", Self.payload(timestamp: 100)), channelExists: { _ in true }, now: Self.t0)
+        let newer = policy.receive(
+            Self.push("U3", to: "T1", Self.payload(timestamp: 300, content: #"{"n":3}"#)), channelExists: { _ in true }, now: Self.at(10))
+        #expect(Self.updates(newer).map(\.outcome) == [.waiting(until: Self.at(3600))])
+        for (source, priority) in [("U2", APNsPriority.high), ("L2", .normal)] {
+            let older = Self.updates(
+                policy.receive(
+                    Self.push(source, to: "T1", Self.payload(timestamp: 200, content: #"{"n":2}"#), priority: priority),
+                    channelExists: { _ in true }, now: Self.at(20)))
+            #expect(older.map(\.outcome) == [.ignored(.olderTimestamp)], "\(source)")
+            #expect(older.first?.why == "timestamp 1800000200 is older than that of U3, which waits to show: ignored")
+            #expect(policy.heldUpdate(of: "A1")?.source == "U3")
+        }
+        #expect(Self.updates(policy.advance(to: Self.at(3600))).map(\.source) == ["U3"])
+        #expect(policy.activities["A1"]?.contentState == #"{"n":3}"#)
     }
 
     @Test func anEndIsNotHeldForTheBudget() throws {
