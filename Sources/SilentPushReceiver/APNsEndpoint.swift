@@ -368,7 +368,18 @@ package final class APNsEndpoint: H2Service {
     private func admit(_ push: ValidatedPush) throws(APNsRejection) {
         let nowMilliseconds = now()
         try devices.withLock { devices throws(APNsRejection) in
-            try devices.registry.admit(token: push.deviceToken, topic: push.topic)
+            if push.pushType == .liveactivity {
+                // A Live Activity token is not a device token. A push-to-start token names its
+                // device and app, which the registry admits or refuses; an update token was
+                // issued to a running activity, and one the device never issued is its
+                // policy's to drop (`unknownToken`).
+                let bundleID = String(push.topic.dropLast(APNsPushType.liveactivity.topicSuffix?.utf8.count ?? 0))
+                if let app = LiveActivityApp.pushToStart(token: push.deviceToken, bundleID: bundleID) {
+                    try devices.registry.admit(token: app.device, topic: bundleID)
+                }
+            } else {
+                try devices.registry.admit(token: push.deviceToken, topic: push.topic)
+            }
             do throws(APNsReason) {
                 try devices.limiter?.admit(token: push.deviceToken, now: nowMilliseconds)
             } catch {

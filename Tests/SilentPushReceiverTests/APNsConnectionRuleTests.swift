@@ -119,6 +119,34 @@ import Testing
         #expect(harness.send(headers: headers).status == 200)
     }
 
+    /// Live Activity tokens are not device tokens: a push-to-start token is admitted or refused
+    /// as its device is, and an update token is left to the device's policy.
+    @Test func registeredOnlyModeJudgesALiveActivityTokenByItsDevice() throws {
+        let harness = try APNsEndpointHarness(mode: .registeredOnly)
+        let jwt = try harness.token()
+        let topic = SamplePush.topic + ".push-type.liveactivity"
+        let headers = SamplePush.headers(jwt: jwt).map {
+            switch $0.0 {
+            case "apns-topic": ($0.0, topic)
+            case "apns-push-type": ($0.0, "liveactivity")
+            case "apns-priority": ($0.0, "10")
+            default: $0
+            }
+        }
+        let start = Array(
+            #"{"aps":{"event":"start","timestamp":1,"content-state":{},"attributes-type":"A","attributes":{},"alert":{"title":"t"}}}"#.utf8)
+        let toStart = LiveActivityApp(device: SamplePush.deviceToken, bundleID: SamplePush.topic).pushToStartToken
+        let otherDevice = LiveActivityApp(device: String(repeating: "ab", count: 32), bundleID: SamplePush.topic).pushToStartToken
+        #expect(harness.send(path: "/3/device/\(toStart)", headers: headers, body: start).reason == "BadDeviceToken")
+        harness.endpoint.withDevices { $0.register(SamplePush.deviceToken, topics: [SamplePush.topic]) }
+        #expect(harness.send(path: "/3/device/\(toStart)", headers: headers, body: start).status == 200)
+        #expect(harness.send(path: "/3/device/\(otherDevice)", headers: headers, body: start).reason == "BadDeviceToken")
+        let update = Array(#"{"aps":{"event":"update","timestamp":2,"content-state":{}}}"#.utf8)
+        #expect(harness.send(path: "/3/device/\(String(repeating: "5", count: 64))", headers: headers, body: update).status == 200)
+        harness.endpoint.withDevices { $0.unregister(SamplePush.deviceToken, at: 1_000) }
+        #expect(harness.send(path: "/3/device/\(toStart)", headers: headers, body: start).reason == "Unregistered")
+    }
+
     @Test func oneDeviceTokenServesSeveralAppsUntilRegistered() throws {
         let harness = try APNsEndpointHarness()
         let token = try harness.token()
