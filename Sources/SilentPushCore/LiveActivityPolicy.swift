@@ -32,8 +32,13 @@ public struct LiveActivityPolicy: Sendable {
     private var held: [String: Held] = [:]
     /// Each Most Recent Message Stored channel's latest message, while it is kept.
     private var stored: [ChannelKey: Stored] = [:]
-    /// Devices that are offline: broadcasts wait for them (or are lost).
+    /// Devices that are offline: pushes and broadcasts wait for them (or are lost).
     private var offline: Set<String> = []
+    /// Pushes to the tokens of offline devices, as APNs keeps them: the latest to each token
+    /// (*assumed*, as for an app's notifications), each until its `storedUntil`.
+    private var keptForOffline: [String: Kept] = [:]
+    /// How many pushes were ever kept: their order of arrival.
+    private var keptCount: UInt64 = 0
     private var timers = InstantHeap<DeviceInstant, Timer>()
     /// Broadcasts still reaching their subscribers, by source.
     private var fanOuts: [String: FanOut] = [:]
@@ -67,10 +72,13 @@ public struct LiveActivityPolicy: Sendable {
         public var payload: LiveActivityPayload
         public var newActivityID: String
         public var newToken: String
+        /// Until when APNs keeps it for the device while the device is offline: its
+        /// `apns-expiration`, at most APNs' storage limit. Not after `now`: not kept (expiration 0).
+        public var storedUntil: DeviceInstant
 
         public init(
             source: String, token: String, bundleID: String, priority: APNsPriority, payload: LiveActivityPayload, newActivityID: String,
-            newToken: String
+            newToken: String, storedUntil: DeviceInstant = .distantFuture
         ) {
             self.source = source
             self.token = token
@@ -79,6 +87,7 @@ public struct LiveActivityPolicy: Sendable {
             self.payload = payload
             self.newActivityID = newActivityID
             self.newToken = newToken
+            self.storedUntil = storedUntil
         }
     }
 
@@ -125,11 +134,22 @@ public struct LiveActivityPolicy: Sendable {
         var until: DeviceInstant
     }
 
+    /// A push APNs keeps while its device is offline; `channelExists`: whether a start's
+    /// `input-push-channel` existed when it arrived.
+    struct Kept: Sendable {
+        var push: Push
+        var device: String
+        var channelExists: Bool
+        var order: UInt64
+    }
+
     enum Timer: Sendable {
         case release(String)
         case stale(String)
         case dismiss(String)
         case expire(String)
+        /// The push kept for an offline device's token is let go.
+        case unkeep(String)
     }
 
     /// A policy with no activity.
@@ -191,12 +211,14 @@ public struct LiveActivityPolicy: Sendable {
         frequentUpdates = frequentUpdates.filter { $0.device != device }
         spent = spent.filter { $0.key.device != device }
         offline.remove(device)
+        keptForOffline = keptForOffline.filter { $0.value.device != device }
     }
 
     /// Forgets every activity of the devices `forgetting` selects (see `forget(device:)`).
     public mutating func forget(where forgetting: (String) -> Bool) {
         let devices = Set(byDevice.keys.filter(forgetting)).union(frequentUpdates.map(\.device).filter(forgetting))
             .union(spent.keys.map(\.device).filter(forgetting)).union(offline.filter(forgetting))
+            .union(keptForOffline.values.map(\.device).filter(forgetting))
         for device in devices { forget(device: device) }
     }
 
@@ -248,8 +270,67 @@ public struct LiveActivityPolicy: Sendable {
     /// no activity when none took it.
     public mutating func receive(_ push: Push, channelExists: (ChannelID) -> Bool, now: DeviceInstant) -> [LiveActivityAction] {
         var actions = advance(to: now)
+        let target = target(ofToken: push.token, bundleID: push.bundleID)
+        if !offline.isEmpty, let device = device(of: target), offline.contains(device) {
+            keep(
+                push, for: device, activityID: activityID(of: target), channelExists: push.payload.inputPushChannel.map(channelExists) ?? true,
+                now: now, into: &actions)
+            return actions
+        }
+        take(push, target: target, channelExists: channelExists, now: now, into: &actions)
+        return actions
+    }
+
+    /// The device `target` is on: the app's for a push-to-start token, the activity's for an update token.
+    private func device(of target: Target?) -> String? {
+        switch target {
+        case .pushToStart(let app): app.device
+        case .activity(let id): activities[id]?.app.device
+        case nil: nil
+        }
+    }
+
+    private func activityID(of target: Target?) -> String? {
+        if case .activity(let id) = target { id } else { nil }
+    }
+
+    /// APNs keeps `push` for its offline device until its `storedUntil`, in place of what it
+    /// kept for the same token before.
+    private mutating func keep(
+        _ push: Push, for device: String, activityID: String?, channelExists: Bool, now: DeviceInstant, into actions: inout [LiveActivityAction]
+    ) {
+        guard push.storedUntil > now else {
+            return ignore(
+                push.source, activityID, .offlineNotStored, "the device is offline and apns-expiration 0 lets APNs keep nothing", now, &actions)
+        }
+        if let previous = keptForOffline[push.token] {
+            actions.append(
+                .update(
+                    LiveActivityUpdate(
+                        source: previous.push.source, activityID: activityID, outcome: .coalesced(into: push.source),
+                        why: "replaced at APNs by \(push.source) while the device was offline: APNs keeps the latest push to a token", at: now)))
+        }
+        keptCount += 1
+        keptForOffline[push.token] = Kept(push: push, device: device, channelExists: channelExists, order: keptCount)
+        timers.insert(.unkeep(push.token), at: push.storedUntil)
+        actions.append(
+            .update(
+                LiveActivityUpdate(
+                    source: push.source, activityID: activityID, outcome: .waiting(until: push.storedUntil),
+                    why: "the device is offline: APNs keeps the latest push to this token until \(Self.time(push.storedUntil))", at: now)))
+    }
+
+    /// Whether `source` is a push APNs keeps for an offline device.
+    public func isKeptForOffline(_ source: String) -> Bool {
+        !keptForOffline.isEmpty && keptForOffline.values.contains { $0.push.source == source }
+    }
+
+    /// The push reaches the device now.
+    private mutating func take(
+        _ push: Push, target: Target?, channelExists: (ChannelID) -> Bool, now: DeviceInstant, into actions: inout [LiveActivityAction]
+    ) {
         let payload = push.payload
-        switch target(ofToken: push.token, bundleID: push.bundleID) {
+        switch target {
         case nil:
             ignore(
                 push.source, nil, .unknownToken, "no Live Activity or push-to-start token of this device is \(push.token.prefix(8))…", now, &actions)
@@ -258,7 +339,7 @@ public struct LiveActivityPolicy: Sendable {
                 ignore(
                     push.source, nil, .notAStart, "an \(payload.event.rawValue) sent to the push-to-start token, which takes only start", now,
                     &actions)
-                return actions
+                return
             }
             let subscription: LiveActivity.Subscription
             if let channel = payload.inputPushChannel {
@@ -266,7 +347,7 @@ public struct LiveActivityPolicy: Sendable {
                     ignore(
                         push.source, nil, .unknownChannel,
                         "input-push-channel \(channel) is not a channel of the app: the Live Activity fails to start", now, &actions)
-                    return actions
+                    return
                 }
                 subscription = .channel(channel)
             } else {
@@ -282,7 +363,6 @@ public struct LiveActivityPolicy: Sendable {
         case .activity(let id):
             deliver(Pending(source: push.source, priority: push.priority, payload: payload), to: id, now: now, into: &actions)
         }
-        return actions
     }
 
     /// A broadcast reaches every activity subscribed to its channel; a stored one is kept
@@ -356,6 +436,15 @@ public struct LiveActivityPolicy: Sendable {
             return actions
         }
         guard offline.remove(device) != nil else { return actions }
+        // What APNs kept for the device's tokens arrives first, in the order it was sent.
+        if !keptForOffline.isEmpty {
+            for kept in keptForOffline.values.filter({ $0.device == device }).sorted(by: { $0.order < $1.order }) {
+                keptForOffline[kept.push.token] = nil
+                take(
+                    kept.push, target: target(ofToken: kept.push.token, bundleID: kept.push.bundleID), channelExists: { _ in kept.channelExists },
+                    now: now, into: &actions)
+            }
+        }
         for id in byDevice[device] ?? [] {
             guard let activity = activities[id], !activity.state.isOver else { continue }
             guard case .channel(let channel) = activity.subscription,
@@ -558,6 +647,13 @@ public struct LiveActivityPolicy: Sendable {
             activity.state = .dismissed(at: at, endedAt: endedAt)
             activities[id] = activity
             actions.append(.record(activity, why: "dismissed from the Lock Screen at \(Self.time(at))"))
+        case .unkeep(let token):
+            guard let kept = keptForOffline[token], kept.push.storedUntil <= at else { return }
+            keptForOffline[token] = nil
+            ignore(
+                kept.push.source, activityID(of: target(ofToken: token, bundleID: kept.push.bundleID)), .offlineExpired,
+                "APNs kept it for the offline device until \(Self.time(kept.push.storedUntil)), and the device did not come back by then", at,
+                &actions)
         case .expire(let id):
             guard var activity = activities[id], !activity.state.isOver, activity.startedAt.advanced(by: settings.maximumActive) <= at else { return }
             let dismissAt = at.advanced(by: settings.dismissalWindow)

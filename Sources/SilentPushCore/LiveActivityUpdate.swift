@@ -61,6 +61,10 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
     case unknownToken
     /// A start naming a channel that does not exist: "the Live Activity fails to start".
     case unknownChannel
-    /// A broadcast reached an offline device on a channel that stores no message.
+    /// The device was offline and APNs kept nothing for it: a broadcast on a channel that
+    /// stores no message, or a push with `apns-expiration: 0`.
     case offlineNotStored
+    /// APNs kept the push for the offline device until its expiration (or APNs' storage
+    /// limit), which passed before the device came back.
+    case offlineExpired
 }

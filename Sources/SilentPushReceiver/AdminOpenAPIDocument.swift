@@ -2834,7 +2834,8 @@ enum AdminOpenAPIDocument {
                   "broadcastStart",
                   "unknownToken",
                   "unknownChannel",
-                  "offlineNotStored"
+                  "offlineNotStored",
+                  "offlineExpired"
                  ]
                 },
                 "why": {

@@ -38,7 +38,11 @@ extension DeviceRecorder {
     /// decide now (expiries, wakes due) is among the actions. `shards` (clustered) become owned.
     package mutating func adopt(_ snapshot: DeviceSnapshot, shards: Set<Int> = [], now: DeviceInstant) -> Actions {
         var actions = Actions()
-        for (token, state) in snapshot.states { _ = policy.setDeviceState(state, for: token, now: now) }
+        for (token, state) in snapshot.states {
+            _ = policy.setDeviceState(state, for: token, now: now)
+            // The activities hold an offline device's pushes and broadcasts for its return.
+            if state.network == .offline { _ = activities.setOnline(false, device: token, now: now) }
+        }
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
         for wake in snapshot.unfinishedWakes {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))

@@ -115,10 +115,10 @@ extension DeviceRecorder {
                         update.activityID.flatMap { activities.activities[$0]?.app }
                         ?? LiveActivityApp(device: push.deviceToken, bundleID: Self.bundleID(of: push.topic))
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
-                    arriving?.fate = fate(of: update.outcome, priority: priority, app: app, &actions)
+                    arriving?.fate = fate(of: update, priority: priority, app: app, &actions)
                     if case .waiting = update.outcome { heldActivityPushes[update.source] = (push.id, priority, app) }
                 } else if !heldActivityPushes.isEmpty, let held = heldActivityPushes[update.source] {
-                    let fate = fate(of: update.outcome, priority: held.priority, app: held.app, &actions)
+                    let fate = fate(of: update, priority: held.priority, app: held.app, &actions)
                     actions.changes.append(.setFate(push: held.id, fate: fate, generation: nil))
                     if case .waiting = update.outcome {} else { heldActivityPushes[update.source] = nil }
                 }
@@ -126,18 +126,23 @@ extension DeviceRecorder {
         }
     }
 
-    private func fate(of outcome: LiveActivityUpdate.Outcome, priority: APNsPriority, app: LiveActivityApp, _ actions: inout Actions) -> PushFate {
+    private func fate(of update: LiveActivityUpdate, priority: APNsPriority, app: LiveActivityApp, _ actions: inout Actions) -> PushFate {
         // Counted as the stats count them: once, when the push's fate is final.
-        switch outcome {
+        switch update.outcome {
         case .applied:
             actions.metrics.delivered += 1
             return .delivered
+        case .waiting where activities.isKeptForOffline(update.source):
+            return .pending(.offline)
         case .waiting(let until):
             if priority == .high { return .pending(.activityBudget(budget: activities.budget(of: app) ?? 0, until: until)) }
             return .pending(.opportunistic(until: until))
         case .coalesced:
             actions.metrics.coalesced += 1
             return .coalesced
+        case .ignored(.offlineExpired):
+            actions.metrics.expired += 1
+            return .expired
         case .ignored(let reason):
             actions.metrics.dropped(.liveActivity(reason))
             return .dropped(.liveActivity(reason))

@@ -373,6 +373,61 @@ import Testing
         #expect(policy.hasFrequentUpdates(Self.app))
     }
 
+    /// APNs keeps the latest push to each token of an offline device, to its expiry, and the
+    /// device takes them in the order they were sent when it comes back.
+    @Test func anOfflineDevicesPushesWaitTheLatestPerTokenAndArriveWhenItIsBack() throws {
+        var policy = try Self.withActivity()
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.t0)
+        func send(_ push: LiveActivityPolicy.Push, at seconds: Int64) -> [LiveActivityUpdate] {
+            Self.updates(policy.receive(push, channelExists: { _ in true }, now: Self.at(seconds)))
+        }
+        func keptUntil(_ push: LiveActivityPolicy.Push, _ seconds: Int64) -> LiveActivityPolicy.Push {
+            var push = push
+            push.storedUntil = Self.at(seconds)
+            return push
+        }
+        let first = send(keptUntil(Self.push("U1", to: "T1", Self.payload(timestamp: 100, content: #"{"n":1}"#)), 3600), at: 10)
+        #expect(first.map(\.outcome) == [.waiting(until: Self.at(3600))])
+        #expect(first.first?.why.hasPrefix("the device is offline: APNs keeps the latest push to this token until") == true)
+        #expect(policy.isKeptForOffline("U1"))
+        let second = send(keptUntil(Self.push("U2", to: "T1", Self.payload(timestamp: 200, content: #"{"n":2}"#)), 3600), at: 20)
+        #expect(second.map(\.source) == ["U1", "U2"])
+        #expect(second.map(\.outcome) == [.coalesced(into: "U2"), .waiting(until: Self.at(3600))])
+        let start = LiveActivityApp(device: Self.app.device, bundleID: Self.app.bundleID).pushToStartToken
+        #expect(
+            send(keptUntil(Self.push("S", to: start, Self.payload(.start, timestamp: 300)), 3600), at: 30).map(\.outcome) == [
+                .waiting(until: Self.at(3600))
+            ])
+        #expect(
+            send(keptUntil(Self.push("Z", to: "T1", Self.payload(timestamp: 400)), 30), at: 30).map(\.outcome) == [
+                .ignored(.offlineNotStored)
+            ], "apns-expiration 0: nothing kept")
+        #expect(policy.activities["A1"]?.contentState == "{}", "nothing reached the device")
+        #expect(policy.activities(of: Self.app).count == 1)
+
+        let back = Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(60)))
+        #expect(back.map(\.source) == ["U2", "S"])
+        #expect(back.allSatisfy { $0.outcome == .applied })
+        #expect(policy.activities["A1"]?.contentState == #"{"n":2}"#)
+        #expect(policy.activities(of: Self.app).count == 2, "the kept start began its activity")
+        #expect(!policy.isKeptForOffline("U2"))
+    }
+
+    @Test func aPushKeptForAnOfflineDeviceExpiresAtItsStoredUntil() throws {
+        var policy = try Self.withActivity()
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.t0)
+        var push = Self.push("U1", to: "T1", Self.payload(timestamp: 100))
+        push.storedUntil = Self.at(600)
+        _ = policy.receive(push, channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(policy.advance(to: Self.at(599))).isEmpty)
+        let expired = Self.updates(policy.advance(to: Self.at(600)))
+        #expect(expired.map(\.outcome) == [.ignored(.offlineExpired)])
+        #expect(expired.first?.activityID == "A1")
+        #expect(expired.first?.why.hasPrefix("APNs kept it for the offline device until") == true)
+        #expect(Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(700))).isEmpty)
+        #expect(policy.activities["A1"]?.timestamp == nil, "it never reached the activity")
+    }
+
     @Test func anOfflineDeviceGetsTheStoredMessageWhenItComesBackAndLosesAnUnstoredOne() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)

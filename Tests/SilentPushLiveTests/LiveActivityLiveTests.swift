@@ -124,6 +124,45 @@ import Testing
         }
     }
 
+    /// An offline device gets nothing: APNs keeps the latest push to each of its tokens
+    /// (`pending`, offline), across a restart, and the device takes it when it is back.
+    @Test func anOfflineDevicesPushWaitsAcrossARestartAndArrivesWhenItIsBack() async throws {
+        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = directory + "/store.sqlite"
+        let device = Self.device("f")
+        var token = ""
+        try await Receiver.withTesting({
+            $0.store = .file(store)
+            $0.liveActivities = .unthrottled
+        }) { receiver in
+            let activity = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
+            guard case .token(let issued) = activity.subscription else {
+                Issue.record("no update token: \(activity.subscription)")
+                return
+            }
+            token = issued
+            try await receiver.setDeviceState(DeviceState(network: .offline), for: device)
+        }
+        try await Receiver.withTesting({
+            $0.store = .file(store)
+            $0.liveActivities = .unthrottled
+        }) { receiver in
+            let first = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":10,"event":"update","content-state":{"n":1}}}"#)
+            #expect(try await receiver.fate(of: first) == .pending(.offline))
+            let second = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":20,"event":"update","content-state":{"n":2}}}"#)
+            #expect(try await receiver.fate(of: first)?.kind == .coalesced)
+            #expect(try await receiver.device.activities(device: device, bundleID: Self.app).first?.contentState == "{}")
+
+            try await receiver.setDeviceState(DeviceState(network: .online), for: device)
+            #expect(try await receiver.fate(of: second)?.kind == .delivered)
+            let activity = try #require(try await receiver.device.activities(device: device, bundleID: Self.app).first)
+            #expect(activity.contentState == #"{"n":2}"#)
+            #expect(try await receiver.device.activityUpdates(activity.id).map(\.outcome.name).suffix(3) == ["coalesced", "waiting", "applied"])
+        }
+    }
+
     /// More subscribers than one commit's slice: the answer comes once every one shows the
     /// update, and a push sent meanwhile is committed between slices.
     @Test func aBroadcastPastOneSliceReachesEverySubscriberBeforeItsAnswer() async throws {
