@@ -50,8 +50,14 @@ public struct LiveActivityPayload: Sendable, Equatable {
         self.inputPushChannel = inputPushChannel
     }
 
+    /// Why ActivityKit cannot use `bytes`; nil when it can.
+    public static func problem(in bytes: [UInt8]) -> LiveActivityPayloadProblem? {
+        if case .failure(let problem) = parse(bytes) { problem } else { nil }
+    }
+
     /// Reads `bytes`, a payload APNs accepted (a JSON object): the payload, or the first
     /// problem ActivityKit would trip on.
+
     public static func parse(_ bytes: [UInt8]) -> Result<LiveActivityPayload, LiveActivityPayloadProblem> {
         var fields = Fields()
         do {

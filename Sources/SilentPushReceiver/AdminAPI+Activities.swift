@@ -67,6 +67,9 @@ extension AdminAPI {
             ("channel", .string(broadcast.channelID.text)), ("priority", .int(Int64(broadcast.priority.rawValue))),
             ("expiration", .int(broadcast.expiration)), ("receivedAt", .string(time(broadcast.receivedAt))),
             ("payload", .string(String(validating: broadcast.payload, as: UTF8.self))),
+            // Why it reached no activity, when ActivityKit cannot read it: the same words a
+            // push to a token gets in its fate.
+            ("ignored", .string(LiveActivityPayload.problem(in: broadcast.payload).map { DropReason.liveActivityPayload($0).description })),
         ])
     }
 

@@ -2860,7 +2860,8 @@ enum AdminOpenAPIDocument {
              "priority",
              "expiration",
              "receivedAt",
-             "payload"
+             "payload",
+             "ignored"
             ],
             "properties": {
              "requestId": {
@@ -2902,6 +2903,13 @@ enum AdminOpenAPIDocument {
                "null"
               ],
               "description": "The payload as sent (null if not UTF-8)."
+             },
+             "ignored": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "Why it reached no activity when ActivityKit cannot read its payload (Live Activity push ignored: <what>); null when it can."
              }
             }
            },

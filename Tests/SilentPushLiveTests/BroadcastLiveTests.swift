@@ -51,6 +51,29 @@ import Testing
         }
     }
 
+    /// A broadcast ActivityKit cannot read is accepted (APNs does not read it) and reaches no
+    /// activity; the admin API says why, in the words a push to a token gets.
+    @Test func aBroadcastActivityKitCannotReadSaysWhyItReachedNoActivity() async throws {
+        try await Receiver.withTesting { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .noMessageStored)
+            for (id, body) in [
+                ("00000000-0000-4000-8000-0000000000c1", Self.payload),
+                ("00000000-0000-4000-8000-0000000000c2", #"{"aps":{"event":"update","content-state":{}}}"#),
+            ] {
+                let answer = try await ChannelManagementLiveTests.curl(
+                    "POST", "/4/broadcasts/apps/\(Self.app)", port: try #require(receiver.tlsPort),
+                    headers: Self.documentedHeaders(channel: channel.id.text) + ["apns-request-id: \(id)"], body: body)
+                #expect(answer.status == 200, "\(answer.body)")
+            }
+            let listed = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/broadcasts")
+            let broadcasts = try #require(listed.json["broadcasts"] as? [[String: Any]])
+            #expect(
+                broadcasts.map { $0["requestId"] as? String } == ["00000000-0000-4000-8000-0000000000c2", "00000000-0000-4000-8000-0000000000c1"])
+            #expect(broadcasts.first?["ignored"] as? String == "Live Activity push ignored: no aps.timestamp")
+            #expect(broadcasts.last?["ignored"] is NSNull)
+        }
+    }
+
     @Test func everyReasonWithApplesStatusInCleartext() async throws {
         try await Receiver.withTesting({ configuration in
             var off = AppDeclaration(permittedTaskIdentifiers: [], backgroundModes: [])
