@@ -123,6 +123,7 @@ public struct LiveActivityPolicy: Sendable {
 
     /// A broadcast on its way to the subscribers it had when it arrived.
     struct FanOut: Sendable {
+        var channel: ChannelKey
         var update: Pending
         var storedUntil: DeviceInstant?
         var subscribers: [String]
@@ -132,6 +133,8 @@ public struct LiveActivityPolicy: Sendable {
     struct Stored: Sendable {
         var update: Pending
         var until: DeviceInstant
+        /// The activities of offline devices it waits to reach.
+        var waiting: [String] = []
     }
 
     /// A push APNs keeps while its device is offline; `channelExists`: whether a start's
@@ -150,6 +153,8 @@ public struct LiveActivityPolicy: Sendable {
         case expire(String)
         /// The push kept for an offline device's token is let go.
         case unkeep(String)
+        /// The channel's stored message is let go.
+        case unstore(ChannelKey)
     }
 
     /// A policy with no activity.
@@ -202,7 +207,11 @@ public struct LiveActivityPolicy: Sendable {
             frequentBundles = declared
             return
         }
-        for id in byDevice.removeValue(forKey: device) ?? [] {
+        let forgotten = byDevice.removeValue(forKey: device) ?? []
+        if !forgotten.isEmpty, !stored.isEmpty {
+            for key in stored.keys { stored[key]?.waiting.removeAll { forgotten.contains($0) } }
+        }
+        for id in forgotten {
             guard let activity = activities.removeValue(forKey: id) else { continue }
             held[activity.id] = nil
             if case .token(let token) = activity.subscription { byToken[token] = nil }
@@ -377,12 +386,27 @@ public struct LiveActivityPolicy: Sendable {
             return actions
         }
         let update = Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload)
+        // The message it replaces no longer waits for the offline devices: this one does, if kept.
+        if let previous = stored[broadcast.channel] {
+            for id in previous.waiting {
+                actions.append(
+                    .update(
+                        LiveActivityUpdate(
+                            source: previous.update.source, activityID: id, outcome: .coalesced(into: broadcast.source),
+                            why: "replaced on the channel by \(broadcast.source) while the device was offline: the channel keeps its latest message",
+                            at: now
+                        )))
+            }
+        }
         if let until = broadcast.storedUntil, until > now {
             stored[broadcast.channel] = Stored(update: update, until: until)
+            timers.insert(.unstore(broadcast.channel), at: until)
         } else {
             stored[broadcast.channel] = nil
         }
-        let fanOut = FanOut(update: update, storedUntil: broadcast.storedUntil, subscribers: subscribers[broadcast.channel] ?? [], next: 0)
+        let fanOut = FanOut(
+            channel: broadcast.channel, update: update, storedUntil: broadcast.storedUntil, subscribers: subscribers[broadcast.channel] ?? [],
+            next: 0)
         reach(fanOut, limit: limit, now: now, into: &actions)
         return actions
     }
@@ -411,6 +435,7 @@ public struct LiveActivityPolicy: Sendable {
             // Most fan-outs find no device offline: no lookup for them.
             if !offline.isEmpty, let device = activities[id]?.app.device, offline.contains(device) {
                 if let until = fanOut.storedUntil, until > now {
+                    if stored[fanOut.channel]?.update.source == fanOut.update.source { stored[fanOut.channel]?.waiting.append(id) }
                     actions.append(
                         .update(
                             LiveActivityUpdate(
@@ -446,11 +471,16 @@ public struct LiveActivityPolicy: Sendable {
             }
         }
         for id in byDevice[device] ?? [] {
-            guard let activity = activities[id], !activity.state.isOver else { continue }
-            guard case .channel(let channel) = activity.subscription,
-                let message = stored[ChannelKey(bundleID: activity.app.bundleID, channel: channel)], message.until > now,
-                activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true
-            else { continue }
+            guard let activity = activities[id], case .channel(let channel) = activity.subscription else { continue }
+            let key = ChannelKey(bundleID: activity.app.bundleID, channel: channel)
+            guard let message = stored[key], message.until > now else { continue }
+            // One that waited for this message gets it now, judged as any update (it may have ended meanwhile).
+            if let index = message.waiting.firstIndex(of: id) {
+                stored[key]?.waiting.remove(at: index)
+                deliver(message.update, to: id, now: now, into: &actions)
+                continue
+            }
+            guard !activity.state.isOver, activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true else { continue }
             deliver(message.update, to: activity.id, now: now, into: &actions)
         }
         return actions
@@ -654,6 +684,14 @@ public struct LiveActivityPolicy: Sendable {
                 kept.push.source, activityID(of: target(ofToken: token, bundleID: kept.push.bundleID)), .offlineExpired,
                 "APNs kept it for the offline device until \(Self.time(kept.push.storedUntil)), and the device did not come back by then", at,
                 &actions)
+        case .unstore(let key):
+            guard let message = stored[key], message.until <= at else { return }
+            stored[key] = nil
+            for id in message.waiting {
+                ignore(
+                    message.update.source, id, .offlineExpired,
+                    "the channel kept it until \(Self.time(message.until)), and the device did not come back by then", at, &actions)
+            }
         case .expire(let id):
             guard var activity = activities[id], !activity.state.isOver, activity.startedAt.advanced(by: settings.maximumActive) <= at else { return }
             let dismissAt = at.advanced(by: settings.dismissalWindow)

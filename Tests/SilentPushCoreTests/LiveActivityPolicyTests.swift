@@ -428,6 +428,32 @@ import Testing
         #expect(policy.activities["A1"]?.timestamp == nil, "it never reached the activity")
     }
 
+    /// Every broadcast that waited for an offline device ends: replaced by the channel's next
+    /// message, delivered when the device is back, or let go when the channel stops keeping it.
+    @Test func aBroadcastThatWaitsForAnOfflineDeviceIsReplacedDeliveredOrLetGo() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(1))
+        let first = Self.updates(policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10)))
+        #expect(first.map(\.activityID) == ["A1", "B1"])
+        #expect(first.map(\.outcome) == [.waiting(until: Self.at(8 * 3600)), .applied])
+        let second = Self.updates(policy.broadcast(Self.broadcast("R2", timestamp: 20, storedUntil: Self.at(8 * 3600)), now: Self.at(20)))
+        #expect(second.map(\.source) == ["R1", "R2", "R2"])
+        #expect(second.first?.outcome == .coalesced(into: "R2") && second.first?.activityID == "A1")
+        #expect(second.first?.why.hasPrefix("replaced on the channel by R2 while the device was offline") == true)
+        let back = Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(30)))
+        #expect(back.map(\.source) == ["R2"] && back.first?.outcome == .applied)
+
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(40))
+        _ = policy.broadcast(Self.broadcast("R3", timestamp: 50, storedUntil: Self.at(600)), now: Self.at(50))
+        let letGo = Self.updates(policy.advance(to: Self.at(600)))
+        #expect(letGo.map(\.source) == ["R3"] && letGo.first?.outcome == .ignored(.offlineExpired))
+        #expect(letGo.first?.why.hasPrefix("the channel kept it until") == true)
+        #expect(Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(700))).isEmpty)
+        #expect(policy.activities["A1"]?.timestamp == Self.at(20))
+    }
+
     @Test func anOfflineDeviceGetsTheStoredMessageWhenItComesBackAndLosesAnUnstoredOne() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
