@@ -249,6 +249,17 @@ public struct LiveActivityPolicy: Sendable {
         }
     }
 
+    /// Puts back the message a Most Recent Message Stored channel kept when a previous run
+    /// stopped (`broadcast.storedUntil`: until when it still keeps it), for activities that
+    /// subscribe later and devices that come back online. A message the channel holds already
+    /// (a cluster member's, newer) stays.
+    public mutating func restoreMessage(_ broadcast: Broadcast, now: DeviceInstant) {
+        guard stored[broadcast.channel] == nil, broadcast.payload.event != .start, let until = broadcast.storedUntil, until > now else { return }
+        stored[broadcast.channel] = Stored(
+            update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), until: until)
+        timers.insert(.unstore(broadcast.channel), at: until)
+    }
+
     /// Sets whether `app` has `NSSupportsLiveActivitiesFrequentUpdates`.
     public mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) {
         if on { frequentUpdates.insert(app) } else { frequentUpdates.remove(app) }

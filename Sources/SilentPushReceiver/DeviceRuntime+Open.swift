@@ -40,6 +40,24 @@ extension DeviceRuntime {
         for (topic, declaration) in declarations where declaration.frequentUpdates {
             activities.setFrequentUpdates(true, bundleID: topic)
         }
+        // What each Most Recent Message Stored channel keeps outlives the restart, for the rest
+        // of its lifetime (or to its apns-expiration).
+        if let channels {
+            let lifetime = liveActivities.storedMessageLifetime
+            let systemNow = DeviceClock.systemNow
+            for record in try await store.latestBroadcasts(environment: channels.environment, since: now.advanced(by: .zero - lifetime)) {
+                guard record.expiration != 0,
+                    (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy == .mostRecentMessageStored,
+                    case .success(let payload) = LiveActivityPayload.parse(record.payload)
+                else { continue }
+                let kept = record.receivedAt.advanced(by: lifetime)
+                let until = min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
+                activities.restoreMessage(
+                    LiveActivityPolicy.Broadcast(
+                        source: record.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: record.bundleID, channel: record.channelID),
+                        priority: record.priority, payload: payload, storedUntil: until), now: now)
+            }
+        }
         var recorder = DeviceRecorder(
             policy: DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1, firstTaskRunID: taskIDs.run + 1),
             activities: activities, reloads: ReloadPolicy(dailyBudget: settings.effectiveReloadBudget),

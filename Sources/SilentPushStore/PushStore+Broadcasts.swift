@@ -22,6 +22,18 @@ extension PushStore {
         return try await reader.rows(sql, arguments).compactMap(Self.broadcast)
     }
 
+    /// The latest broadcast of each channel of `environment`, where that broadcast was
+    /// received at or after `since` (device time): what a Most Recent Message Stored channel
+    /// may still keep. Oldest first.
+    public func latestBroadcasts(environment: APNsEnvironment, since: DeviceInstant) async throws -> [BroadcastRecord] {
+        try await reader.rows(
+            """
+            SELECT * FROM broadcasts WHERE received_at >= ?2 AND id IN (
+                SELECT MAX(id) FROM broadcasts WHERE environment = ?1 GROUP BY bundle_id, channel_id) ORDER BY id
+            """, [environment.rawValue, since.millisecondsSinceEpoch]
+        ).compactMap(Self.broadcast)
+    }
+
     /// Broadcast `id`, or nil: the one another member of a cluster accepted and recorded, for
     /// this member to fan out to its own devices' activities.
     public func broadcast(id: UInt64) async throws -> BroadcastRecord? {

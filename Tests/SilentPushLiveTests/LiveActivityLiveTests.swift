@@ -124,6 +124,42 @@ import Testing
         }
     }
 
+    /// A Most Recent Message Stored channel's message outlives a restart: an activity that
+    /// subscribes after it shows it. A channel that stores nothing has nothing to give.
+    @Test func aChannelsStoredMessageOutlivesARestart() async throws {
+        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = directory + "/store.sqlite"
+        var (keeping, plain) = (ChannelID(header: "AAAAAAAAAAAAAAAAAAAAAA==")!, ChannelID(header: "AAAAAAAAAAAAAAAAAAAAAA==")!)
+        try await Receiver.withTesting({
+            $0.store = .file(store)
+            $0.liveActivities = .unthrottled
+        }) { receiver in
+            keeping = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .mostRecentMessageStored).id
+            plain = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .noMessageStored).id
+            // A No Message Stored channel takes only apns-expiration 0.
+            for (channel, expiration) in [(keeping, "4102444800"), (plain, "0")] {
+                try await Self.broadcast(
+                    receiver, channel: channel.text, #"{"aps":{"timestamp":500,"event":"update","content-state":{"kept":true}}}"#,
+                    expiration: expiration)
+            }
+        }
+        try await Receiver.withTesting({
+            $0.store = .file(store)
+            $0.liveActivities = .unthrottled
+        }) { receiver in
+            let late = try await receiver.device.startActivity(
+                device: Self.device("9"), bundleID: Self.app, attributesType: "MatchAttributes", channel: keeping)
+            let shown = try #require(try await receiver.device.activities(device: Self.device("9"), bundleID: Self.app).first { $0.id == late.id })
+            #expect(shown.contentState == #"{"kept":true}"#)
+            let other = try await receiver.device.startActivity(
+                device: Self.device("8"), bundleID: Self.app, attributesType: "MatchAttributes", channel: plain)
+            #expect(
+                try await receiver.device.activities(device: Self.device("8"), bundleID: Self.app).first { $0.id == other.id }?.contentState == "{}")
+        }
+    }
+
     /// An offline device gets nothing: APNs keeps the latest push to each of its tokens
     /// (`pending`, offline), across a restart, and the device takes it when it is back.
     @Test func anOfflineDevicesPushWaitsAcrossARestartAndArrivesWhenItIsBack() async throws {

@@ -90,6 +90,7 @@ import Testing
         _ = try await store.activityUpdates(activityID: "a1")
         _ = try await store.activityUpdates(activityIDs: ["a1", "a2"])
         _ = try await store.broadcasts(bundleID: "com.example.app", environment: .sandbox, channelID: nil, limit: 5)
+        _ = try await store.latestBroadcasts(environment: .sandbox, since: DeviceInstant(millisecondsSinceEpoch: 0))
         _ = try await store.lastBroadcastID()
         _ = try await store.taskRequests(deviceToken: "aa", pendingOnly: true)
         _ = try await store.taskRequest(id: 1)
