@@ -1,45 +1,38 @@
 /// What an app's fetch handler reports at the end of a wake, as iOS's
-/// `UIBackgroundFetchResult`, with a reason for failures.
+/// `UIBackgroundFetchResult`, with a reason for failures; or why the receiver ended the wake
+/// itself. A handler's own words can never read as the receiver's: each is a case of its own.
 public enum FetchResult: Sendable, Equatable {
     case newData
     case noData
+    /// The handler reported a failure, in its own words.
     case failed(reason: String)
+    /// The handler ran past its deadline and was cancelled.
+    case deadlineExceeded
+    /// The receiver stopped, its shutdown grace over, before the handler answered.
+    case shutdown
+    /// The receiver stopped during the fetch and was started again: what the handler would
+    /// have answered is not known.
+    case interrupted
 
-    /// The result's name as stored and served: newData, noData or failed.
+    /// The result's name as served: newData, noData or failed (every failure).
     public var name: String {
         switch self {
         case .newData: "newData"
         case .noData: "noData"
-        case .failed: "failed"
+        case .failed, .deadlineExceeded, .shutdown, .interrupted: "failed"
         }
     }
 
-    /// Why it failed; nil for newData and noData.
+    /// Why it failed, as served; nil for newData and noData.
     public var reason: String? {
-        if case .failed(let reason) = self { return reason }
-        return nil
-    }
-
-    /// A result as stored: its `name` and, for a failure, its `reason`; nil for a name that
-    /// is none of the three.
-    public init?(name: String, reason: String?) {
-        switch name {
-        case "newData": self = .newData
-        case "noData": self = .noData
-        case "failed": self = .failed(reason: reason ?? "failed")
-        default: return nil
+        switch self {
+        case .newData, .noData: nil
+        case .failed(let reason): reason
+        case .deadlineExceeded: "deadlineExceeded"
+        case .shutdown: "shutdown"
+        case .interrupted: "interrupted: the receiver stopped during the fetch"
         }
     }
-
-    /// The handler ran past its deadline and was cancelled.
-    public static let deadlineExceeded = FetchResult.failed(reason: "deadlineExceeded")
-
-    /// The receiver stopped, its shutdown grace over, before the handler answered.
-    public static let shutdown = FetchResult.failed(reason: "shutdown")
-
-    /// The receiver stopped during the fetch and was started again: what the handler would
-    /// have answered is not known.
-    public static let interrupted = FetchResult.failed(reason: "interrupted: the receiver stopped during the fetch")
 
     /// Reads a handler's answer line: `newData`, `noData`, `failed` or `failed <reason>`;
     /// anything else is a failure that quotes the line.

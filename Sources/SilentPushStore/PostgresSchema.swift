@@ -1,16 +1,23 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 19), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 20), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 19
+    package static let version = 20
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
     package static let upgrades: [Int64: [String]] = [
-        18: ["ALTER TABLE transfers ADD COLUMN IF NOT EXISTS from_file TEXT"]
+        18: ["ALTER TABLE transfers ADD COLUMN IF NOT EXISTS from_file TEXT"],
+        // The receiver's own endings of a wake get a result of their own (`StoredResult`):
+        // a handler's "failed deadlineExceeded" no longer reads as the deadline's.
+        19: [
+            "UPDATE wakes SET result = 'deadlineExceeded', reason = NULL WHERE result = 'failed' AND reason = 'deadlineExceeded'",
+            "UPDATE wakes SET result = 'shutdown', reason = NULL WHERE result = 'failed' AND reason = 'shutdown'",
+            "UPDATE wakes SET result = 'interrupted', reason = NULL WHERE result = 'failed' AND reason = 'interrupted: the receiver stopped during the fetch'",
+        ],
     ]
 
     /// What makes an empty database the store, one statement each (PostgreSQL's extended

@@ -242,6 +242,9 @@ extension PushStore {
             // A background upload's file (`fromFile`).
             try db.execute(sql: "ALTER TABLE transfers ADD COLUMN from_file TEXT")
         }
+        migrator.registerMigration("v20") { db in
+            for statement in PostgresSchema.upgrades[19] ?? [] { try db.execute(sql: statement) }
+        }
         return migrator
     }()
 }

@@ -90,7 +90,7 @@ extension PushStore {
             startedAt: DeviceInstant(millisecondsSinceEpoch: row["started_at"]),
             deadline: DeviceInstant(millisecondsSinceEpoch: row["deadline"]),
             finishedAt: (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
-            result: (row["result"] as String?).flatMap { FetchResult(name: $0, reason: row["reason"]) },
+            result: StoredResult.read(result: row["result"], reason: row["reason"]),
             apnsID: row.hasColumn("apns_id") ? row["apns_id"] : nil, errorOutput: row.hasColumn("stderr") ? row["stderr"] : nil,
             kind: (row["kind"] as String?).flatMap(WakeKind.init(rawValue:)) ?? .fetch)
     }
@@ -269,7 +269,7 @@ extension PushStore {
         for row in read[1] {
             counts.countWake(
                 kind: (row[2] as String?).flatMap(WakeKind.init(rawValue:)) ?? .fetch,
-                result: (row[0] as String?).flatMap { FetchResult(name: $0, reason: row[1]) }, times: row[3])
+                result: StoredResult.read(result: row[0], reason: row[1]), times: row[3])
         }
         return counts
     }

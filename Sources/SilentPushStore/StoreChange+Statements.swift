@@ -19,7 +19,8 @@ extension StoreChange {
         case .insertWake(let wake):
             return [StoreStatement(Self.insertWakeSQL, Self.wakeValues(wake, finishedAt: wake.finishedAt?.millisecondsSinceEpoch))]
         case .finishWake(let id, let finishedAt, let result):
-            return [StoreStatement(Self.finishWakeSQL, [finishedAt, result.name, result.reason, Int64(bitPattern: id)])]
+            let stored = StoredResult(result)
+            return [StoreStatement(Self.finishWakeSQL, [finishedAt, stored.result, stored.reason, Int64(bitPattern: id)])]
         case .recordActivity(let activity):
             return [StoreStatement(Self.upsertActivitySQL, Self.activityValues(activity))]
         case .insertActivityUpdate(let update):
@@ -258,9 +259,10 @@ extension StoreChange {
 
     /// A wake's row, in `wakeColumns` order, ended at `finishedAt` (ms) with its `result`.
     static func wakeValues(_ wake: WakeRecord, finishedAt: Int64?) -> [any StoreValueConvertible] {
-        [
+        let stored = StoredResult.columns(wake.result)
+        return [
             Int64(bitPattern: wake.id), wake.deviceToken, wake.topic, Int64(bitPattern: wake.pushID), Int64(wake.generation),
-            wake.startedAt.millisecondsSinceEpoch, wake.deadline.millisecondsSinceEpoch, finishedAt, wake.result?.name, wake.reason,
+            wake.startedAt.millisecondsSinceEpoch, wake.deadline.millisecondsSinceEpoch, finishedAt, stored.result, stored.reason,
             wake.kind.rawValue,
         ]
     }

@@ -124,15 +124,17 @@ final class StoreStatements: @unchecked Sendable {
                 bind(wake.startedAt.millisecondsSinceEpoch)
                 bind(wake.deadline.millisecondsSinceEpoch)
                 bind(wake.finishedAt?.millisecondsSinceEpoch)
-                bind(wake.result?.name)
-                bind(wake.reason)
+                let stored = StoredResult.columns(wake.result)
+                bind(stored.result)
+                bind(stored.reason)
                 bind(wake.kind.rawValue)
             }
         case .finishWake(let id, let finishedAt, let result):
             try run(&finishWake, db, StoreChange.finishWakeSQL) { bind in
                 bind(finishedAt)
-                bind(result.name)
-                bind(result.reason)
+                let stored = StoredResult(result)
+                bind(stored.result)
+                bind(stored.reason)
                 bind(Int64(bitPattern: id))
             }
         case .recordActivity(let activity):

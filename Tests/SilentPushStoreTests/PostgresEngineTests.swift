@@ -41,12 +41,17 @@ import Testing
         #expect(!line.contains("\n") && line.contains(url.description) && !line.contains(PostgresServer.password), "\(line)")
     }
 
-    /// A database of the version before (18: no transfer's `from_file`) is taken to this one
+    /// A database of an earlier version (18: no transfer's `from_file`) is taken to this one
     /// in place, its rows kept; one older than any upgrade is refused in one line.
     @Test func anOlderSchemaIsUpgradedInPlace() async throws {
         let (server, database, url) = try await Self.storeWithOnePush()
+        // A wake a version before 20 ended at its deadline: `failed`, in the deadline's words.
         let downgraded = try await server.psql(
-            "ALTER TABLE transfers DROP COLUMN from_file; DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (18)",
+            """
+            ALTER TABLE transfers DROP COLUMN from_file; DELETE FROM schema_version; INSERT INTO schema_version (version) VALUES (18);
+            INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason, kind)
+                VALUES (7, 'aa', 'com.example.app', 1, 0, 0, 30000, 30000, 'failed', 'deadlineExceeded', 'fetch')
+            """,
             database: database)
         try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
         let upgraded = try await PushStore.open(.postgres(url))
@@ -57,6 +62,7 @@ import Testing
                 TransferRecord(id: 5, deviceToken: "aa", topic: "t", request: request, handedOverAt: DeviceInstant(millisecondsSinceEpoch: 0)))
         ])
         #expect(try await upgraded.transfer(id: 5)?.fromFile == "/tmp/body")
+        #expect(try await upgraded.wakes(limit: 5).first { $0.id == 7 }?.result == .deadlineExceeded)
         try await upgraded.close()
         let version = try await server.psql("SELECT MAX(version) FROM schema_version", database: database)
         #expect(version.output.split(separator: "\n").contains("\(PostgresSchema.version)"), "\(version.output)")

@@ -510,6 +510,61 @@ import Testing
         #expect(try await store.pushes(limit: 1_000).count == 151)
     }
 
+    /// The receiver's own endings of a wake read back as themselves, and a handler that fails
+    /// in the same words stays the handler's: counted `failed`, not as a deadline overrun.
+    @Test(arguments: StoreEngineKind.allCases) func aHandlersWordsNeverReadAsTheReceiversEnding(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let results: [FetchResult] = [
+            .deadlineExceeded, .failed(reason: "deadlineExceeded"), .shutdown, .failed(reason: "shutdown"), .interrupted,
+            .failed(reason: "interrupted: the receiver stopped during the fetch"), .newData, .noData,
+        ]
+        var changes: [StoreChange] = []
+        for (index, result) in results.enumerated() {
+            let id = UInt64(index + 1)
+            let wake = WakeRecord(
+                id: id, deviceToken: "t\(id)", topic: "com.example.app", pushID: id, generation: 0,
+                startedAt: .init(millisecondsSinceEpoch: 10_000), deadline: .init(millisecondsSinceEpoch: 40_000))
+            // Half end in an update, half are inserted ended: both write paths.
+            changes += [.insertPush(Self.push(id, token: "t\(id)", fate: .delivered(by: id)))]
+            if index % 2 == 0 {
+                changes += [.insertWake(wake), .finishWake(id: id, finishedAt: 20_000, result: result)]
+            } else {
+                var ended = wake
+                (ended.finishedAt, ended.result) = (.init(millisecondsSinceEpoch: 20_000), result)
+                changes.append(.insertWake(ended))
+            }
+        }
+        try await store.write(changes)
+        let read = try await store.wakes(limit: 100).sorted { $0.id < $1.id }.map(\.result)
+        #expect(read == results.map(Optional.some))
+        #expect(try await store.counts().wakes == ["deadlineExceeded": 1, "failed": 5, "newData": 1, "noData": 1])
+    }
+
+    /// A store written before the receiver's endings had a result of their own: migration v20
+    /// reads its `failed` rows in those words as the receiver's.
+    @Test func aStoreFromBeforeV20ReadsItsDeadlineFailuresAsTheDeadlines() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let store = try await PushStore.open(.file(path))
+        try await store.write([.insertPush(Self.push(1))])
+        try await store.close()
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            for (id, reason) in [(1, "deadlineExceeded"), (2, "shutdown"), (3, "interrupted: the receiver stopped during the fetch"), (4, "late")] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO wakes (id, device_token, topic, push_id, generation, started_at, deadline, finished_at, result, reason, kind)
+                        VALUES (?, 'aa', 'com.example.app', 1, 0, 0, 30000, 1000, 'failed', ?, 'fetch')
+                        """, arguments: [id, reason])
+            }
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v20'")
+        }
+        try old.close()
+        let reopened = try await PushStore.open(.file(path))
+        let read = try await reopened.wakes(limit: 10).sorted { $0.id < $1.id }.map(\.result)
+        #expect(read == [.deadlineExceeded, .shutdown, .interrupted, .failed(reason: "late")])
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func aFailedRunOfPushesLeavesNoneOfThemBehind(_ engine: StoreEngineKind) async throws {
         let store = try await engine.newStore(memory: true)
         try await store.write([.insertPush(Self.push(5))])
