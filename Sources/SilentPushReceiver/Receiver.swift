@@ -248,11 +248,12 @@ public final class Receiver: Service, Sendable {
                 case .channels: (configuration.listenChannels, "--listen-channels")
                 case .channelsH2C: (configuration.listenChannelsH2C, "--listen-channels-h2c")
                 }
-            return ReceiverStartError.addressInUse(address: address.map { "\($0)" } ?? listener.rawValue, flag: flag)
+            return ReceiverStartError.addressInUse(address: address.map { "\($0)" } ?? listener.rawValue, flag: flag, underlying: error)
         // The HTTP/2 listeners are bound before the children run: a busy address after that
         // is the admin API's.
         case let error as IOError where error.errnoCode == EADDRINUSE:
-            return ReceiverStartError.addressInUse(address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin")
+            return ReceiverStartError.addressInUse(
+                address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin", underlying: error)
         default: return ReceiverStartError.serving(error)
         }
     }
@@ -270,9 +271,8 @@ public final class Receiver: Service, Sendable {
 
     /// Every listener is bound: the ready file is written and the start logged.
     private func becomeReady(_ server: H2Server, adminPort: Int?) {
-        var ports = ReceiverReadiness.Ports()
-        for (name, port) in server.boundPorts { ports[name.rawValue] = port }
-        if let adminPort { ports["admin"] = adminPort }
+        var ports = ReceiverReadiness.Ports(admin: adminPort)
+        for (name, port) in server.boundPorts { ports.listeners[name] = port }
         if let path = configuration.readyFile {
             do {
                 try Self.writeReadyFile(Self.readyJSON(ports), to: path)
@@ -297,11 +297,11 @@ public final class Receiver: Service, Sendable {
         logger.info(
             "silentpushd listening",
             metadata: [
-                "listen.tls": listener(configuration.listen, ports["tls"]),
-                "listen.h2c": listener(configuration.listenH2C, ports["h2c"]),
-                "listen.channels": listener(configuration.listenChannels, ports["channels"]),
-                "listen.channels_h2c": listener(configuration.listenChannelsH2C, ports["channels-h2c"]),
-                "listen.admin": listener(configuration.admin, ports["admin"]),
+                "listen.tls": listener(configuration.listen, ports.listeners[.tls]),
+                "listen.h2c": listener(configuration.listenH2C, ports.listeners[.h2c]),
+                "listen.channels": listener(configuration.listenChannels, ports.listeners[.channels]),
+                "listen.channels_h2c": listener(configuration.listenChannelsH2C, ports.listeners[.channelsH2C]),
+                "listen.admin": listener(configuration.admin, ports.admin),
                 "device.clock": "\(configuration.clock.rawValue)",
                 "device.min_interval": "\(settings.minimumInterval)",
                 "device.deadline": "\(settings.deadline)",
@@ -401,19 +401,19 @@ public final class Receiver: Service, Sendable {
     }
 
     private var ports: ReceiverReadiness.Ports {
-        (try? readiness.result?.get()) ?? [:]
+        (try? readiness.result?.get()) ?? ReceiverReadiness.Ports()
     }
 
     /// The bound TLS port, once ready, if that listener is on.
-    public var tlsPort: Int? { ports["tls"] }
+    public var tlsPort: Int? { ports.listeners[.tls] }
     /// The bound h2c port, once ready, if that listener is on.
-    public var h2cPort: Int? { ports["h2c"] }
+    public var h2cPort: Int? { ports.listeners[.h2c] }
     /// The bound channel-management TLS port, once ready, if that listener is on.
-    public var channelsPort: Int? { ports["channels"] }
+    public var channelsPort: Int? { ports.listeners[.channels] }
     /// The bound channel-management h2c port, once ready, if that listener is on.
-    public var channelsH2CPort: Int? { ports["channels-h2c"] }
+    public var channelsH2CPort: Int? { ports.listeners[.channelsH2C] }
     /// The bound admin port, once ready, if that listener is on.
-    public var adminPort: Int? { ports["admin"] }
+    public var adminPort: Int? { ports.admin }
     /// Open HTTP/2 connections.
     public var connectionCount: Int { server.withLock { $0?.connectionCount ?? 0 } }
 
@@ -421,9 +421,11 @@ public final class Receiver: Service, Sendable {
     public var readyJSON: String { Self.readyJSON(ports) }
 
     private static func readyJSON(_ ports: ReceiverReadiness.Ports) -> String {
-        let names = ["tls", "h2c", H2ListenerName.channels.rawValue, H2ListenerName.channelsH2C.rawValue, "admin"]
-        let fields = names.compactMap { name in ports[name].map { "\"\(name)\":\($0)" } }
-        return "{" + fields.joined(separator: ",") + "}"
+        // Named as the listeners are (`H2ListenerName`'s raw values), in their declared order, then the admin API.
+        let named =
+            H2ListenerName.allCases.compactMap { name in ports.listeners[name].map { (name.rawValue, $0) } }
+            + [ports.admin.map { ("admin", $0) }].compactMap { $0 }
+        return "{" + named.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
     /// Changes the device registry: register tokens to topics, unregister or expire them.
@@ -493,7 +495,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     /// The store could not be opened, or what it holds could not be read back.
     case store(any Error)
     /// Another socket holds `address`; `flag` moves the listener.
-    case addressInUse(address: String, flag: String)
+    case addressInUse(address: String, flag: String, underlying: any Error)
     /// The receiver could not join its cluster (another shard count, or a store that a
     /// receiver standing alone holds).
     case cluster(any Error)
@@ -507,8 +509,10 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     /// The error underneath, if any.
     public var underlying: (any Error)? {
         switch self {
-        case .tls(let error), .store(let error), .cluster(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error): error
-        case .noListener, .addressInUse, .stoppedBeforeReady: nil
+        case .tls(let error), .store(let error), .cluster(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error),
+            .addressInUse(_, _, let error):
+            error
+        case .noListener, .stoppedBeforeReady: nil
         }
     }
 
@@ -519,7 +523,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         case .tls(let error): "\(error) (check --tls-cert, --tls-key and --client-ca)"
         case .authKey(let spec, let error): "\(error) (check --auth-key \(spec))"
         case .store(let error): "\(error) (check --store)"
-        case .addressInUse(let address, let flag): "address \(address) is already in use (another silentpushd? pass \(flag))"
+        case .addressInUse(let address, let flag, _): "address \(address) is already in use (another silentpushd? pass \(flag))"
         case .cluster(let error): "\(error)"
         case .serving(let error): "\(error)"
         case .readyFile(let path, let error): "cannot write the ready file '\(path)': \(PushStore.plainReason(error)) (check --ready-file)"

@@ -1,10 +1,14 @@
 import Synchronization
+import SilentPushTransport
 
 /// Whether a receiver's listeners are bound: pending, ready with their ports, or failed
 /// with the error that stopped it. Settled once; callers of `wait()` get the outcome.
 final class ReceiverReadiness: Sendable {
-    /// Bound ports by listener name (`tls`, `h2c`, `admin`).
-    typealias Ports = [String: Int]
+    /// The bound ports: each HTTP/2 listener's that is on, and the admin API's.
+    struct Ports: Sendable {
+        var listeners: [H2ListenerName: Int] = [:]
+        var admin: Int?
+    }
 
     private enum State {
         case pending(waiters: [CheckedContinuation<Ports, any Error>])

@@ -114,7 +114,7 @@ public final class H2Server: Service, Sendable {
                 } catch let error as IOError where error.errnoCode == EADDRINUSE {
                     throw H2ServerError.addressInUse(host: listener.host, port: listener.port, listener: listener.name)
                 } catch {
-                    throw H2ServerError.cannotListen(host: listener.host, port: listener.port, listener: listener.name, reason: "\(error)")
+                    throw H2ServerError.cannotListen(host: listener.host, port: listener.port, listener: listener.name, underlying: error)
                 }
                 channels.append(channel)
                 ports.append((listener.name, channel.localAddress?.port ?? listener.port))
@@ -173,16 +173,16 @@ public final class H2Server: Service, Sendable {
 }
 
 /// A server that could not start.
-public enum H2ServerError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// Binding `host:port` for the listener called `listener` failed.
-    case cannotListen(host: String, port: Int, listener: H2ListenerName, reason: String)
+public enum H2ServerError: Error, CustomStringConvertible, Sendable {
+    /// Binding `host:port` for the listener called `listener` failed, with the error underneath.
+    case cannotListen(host: String, port: Int, listener: H2ListenerName, underlying: any Error)
     /// Another socket holds `host:port` (EADDRINUSE).
     case addressInUse(host: String, port: Int, listener: H2ListenerName)
 
     /// One line naming what failed.
     public var description: String {
         switch self {
-        case .cannotListen(let host, let port, let listener, let reason): "cannot listen on \(host):\(port) (\(listener.rawValue)): \(reason)"
+        case .cannotListen(let host, let port, let listener, let error): "cannot listen on \(host):\(port) (\(listener.rawValue)): \(error)"
         case .addressInUse(let host, let port, let listener): "address \(host):\(port) is already in use (\(listener.rawValue))"
         }
     }
