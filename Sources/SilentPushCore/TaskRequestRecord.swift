@@ -12,7 +12,8 @@ public struct TaskRequestRecord: Sendable, Equatable {
         case replaced
     }
 
-    public var id: UInt64
+    /// Its request's id.
+    public var id: UInt64 { request.id }
     public var deviceToken: String
     public var topic: String
     public var request: TaskRequest<DeviceInstant>
@@ -28,7 +29,6 @@ public struct TaskRequestRecord: Sendable, Equatable {
         deviceToken: String, topic: String, request: TaskRequest<DeviceInstant>, submittedAt: DeviceInstant, state: State = .pending,
         why: WaitReason<DeviceInstant>? = nil, endedAt: DeviceInstant? = nil
     ) {
-        self.id = request.id
         self.deviceToken = deviceToken
         self.topic = topic
         self.request = request

@@ -12,16 +12,9 @@ extension DeviceControl {
     @discardableResult
     public func advance(by duration: Duration) async throws(DeviceClockError) -> DeviceInstant {
         guard clock.mode == .manual else { throw .notManual }
-        guard
-            runtime.advancing.withLock({ busy in
-                if busy { return false }
-                busy = true
-                return true
-            })
-        else { throw .busy }
-        defer { runtime.advancing.withLock { $0 = false } }
-
         let target = clock.now.advanced(by: duration)
+        guard runtime.modifyStateAndRunActions({ recorder, _ in recorder.beginClockMove(to: target) }) != .clockBusy else { throw .busy }
+        defer { runtime.modifyStateAndRunActions { recorder, _ in recorder.endClockMove() } }
         guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
         var waitedTasks: Set<DeviceRecorder.TaskWait> = []

@@ -51,9 +51,6 @@ extension DeviceControl {
     /// Sets whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (its
     /// Live Activities get the larger hourly budget). Kept until the receiver stops.
     public func setFrequentUpdates(_ on: Bool, device: String, bundleID: String) {
-        runtime.modifyStateAndRunActions { recorder, _ in
-            recorder.setFrequentUpdates(on, for: LiveActivityApp(device: device, bundleID: bundleID))
-            return DeviceRecorder.Actions()
-        }
+        runtime.modifyStateAndRunActions { recorder, _ in recorder.setFrequentUpdates(on, for: LiveActivityApp(device: device, bundleID: bundleID)) }
     }
 }

@@ -38,21 +38,24 @@ extension DeviceControl {
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
         let declaration = declarations[topic]
-        // The id is taken under the lock: the system's relaunches take ids from the same sequence.
+        // The recorder numbers the request (id 0 here is replaced) and replies with its id.
+        let request = TaskRequest(
+            id: 0, identifier: submission.identifier, kind: submission.kind, earliestBegin: submission.earliestBegin,
+            requiresNetworkConnectivity: submission.requiresNetworkConnectivity, requiresExternalPower: submission.requiresExternalPower,
+            strategy: submission.strategy)
         let taken = Mutex<UInt64>(0)
         let refusal: TaskSubmitError? = try await withCheckedThrowingContinuation { continuation in
             let reply = runtime.modifyStateAndRunActions { recorder, now in
-                let request = TaskRequest(
-                    id: recorder.takeTaskRequestID(), identifier: submission.identifier, kind: submission.kind,
-                    earliestBegin: submission.earliestBegin, requiresNetworkConnectivity: submission.requiresNetworkConnectivity,
-                    requiresExternalPower: submission.requiresExternalPower, strategy: submission.strategy)
-                taken.withLock { $0 = request.id }
-                return recorder.submitTask(
+                recorder.submitTask(
                     TaskRequestRecord(deviceToken: device, topic: topic, request: request, submittedAt: now), declaration: declaration,
                     now: now
                 ) { continuation.resume(with: $0.map { nil }) }
             }
-            if case .taskRefused(let error) = reply { continuation.resume(returning: error) }
+            switch reply {
+            case .taskRefused(let error): continuation.resume(returning: error)
+            case .taskSubmitted(let id): taken.withLock { $0 = id }
+            default: break
+            }
         }
         let id = taken.withLock { $0 }
         if let refusal {

@@ -97,8 +97,9 @@ extension DeviceRecorder {
 
     /// Numbers everything from `first` on (when past the next ids): a clustered receiver's
     /// new block of ids, which no other receiver numbers from.
-    package mutating func continueIDs(from first: UInt64) {
+    package mutating func continueIDs(from first: UInt64) -> Actions {
         policy.continueIDs(from: first)
         nextTaskRequestID = max(nextTaskRequestID, first)
+        return finish(Actions())
     }
 }

@@ -6,9 +6,10 @@ import SilentPushStore
 extension DeviceRecorder {
     /// A Live Activity push APNs accepted, its payload read: the activity policy decides, and
     /// the push's row takes the fate of its update (delivered when shown or started, pending
-    /// while held, coalesced, or dropped saying why).
+    /// while held, coalesced, or dropped saying why). `inputChannelExists`: whether a start's
+    /// `input-push-channel` is a channel of the app (looked up before the step).
     package mutating func receiveLiveActivity(
-        _ row: consuming PushRecord, push: LiveActivityPolicy.Push, channelExists: (ChannelID) -> Bool, now: DeviceInstant,
+        _ row: consuming PushRecord, push: LiveActivityPolicy.Push, inputChannelExists: Bool, now: DeviceInstant,
         completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
@@ -17,7 +18,7 @@ extension DeviceRecorder {
         actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
         var arriving: PushRecord? = consume row
         apply(policy.advance(to: now), to: &actions)
-        record(activities.receive(push, channelExists: channelExists, now: now), into: &actions, arriving: &arriving)
+        record(activities.receive(push, channelExists: { _ in inputChannelExists }, now: now), into: &actions, arriving: &arriving)
         if let row = arriving.take() { actions.changes[0] = .insertPush(row) }
         return finish(actions)
     }
@@ -92,8 +93,9 @@ extension DeviceRecorder {
     }
 
     /// Sets whether `app` has `NSSupportsLiveActivitiesFrequentUpdates` (a larger hourly budget).
-    package mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) {
+    package mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) -> Actions {
         activities.setFrequentUpdates(on, for: app)
+        return finish(Actions())
     }
 
     mutating func record(_ liveActions: [LiveActivityAction], into actions: inout Actions) {

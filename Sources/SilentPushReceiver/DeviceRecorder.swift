@@ -50,6 +50,10 @@ package struct DeviceRecorder {
         case fetchRecorded(FetchResult)
         /// A task request was refused with Apple's error; nothing was recorded.
         case taskRefused(TaskSubmitError)
+        /// A task request was taken, numbered `id`.
+        case taskSubmitted(id: UInt64)
+        /// Refused: a move of the manual clock is under way.
+        case clockBusy
         /// How many pending task requests were cancelled.
         case cancelledTasks(Int)
         /// Whether there was a task to launch or expire.
@@ -165,6 +169,14 @@ package struct DeviceRecorder {
     var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp)] = [:]
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
+    /// Whether a move of the manual clock is under way, and to where: one at a time.
+    package private(set) var clockMove = ClockMove.idle
+
+    /// A move of the manual clock.
+    package enum ClockMove: Equatable, Sendable {
+        case idle
+        case moving(to: DeviceInstant)
+    }
     /// Background task runs in progress, by run id.
     package private(set) var runningTasks: [UInt64: RunningTask] = [:]
     package private(set) var lifecycle = Lifecycle.running
@@ -206,8 +218,8 @@ package struct DeviceRecorder {
         return earlier(earlier(earlier(policy.nextDeadline, activities.nextDeadline), reloads.nextDeadline), transfers.nextDeadline)
     }
 
-    /// Takes the next task request id.
-    package mutating func takeTaskRequestID() -> UInt64 {
+    /// Takes the next task request id (inside an event: the ids are the recorder's to give).
+    mutating func takeTaskRequestID() -> UInt64 {
         defer { nextTaskRequestID += 1 }
         return nextTaskRequestID
     }
@@ -393,6 +405,9 @@ package struct DeviceRecorder {
         _ record: TaskRequestRecord, declaration: AppDeclaration?, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying(.taskRefused(.unavailable)) }
+        var record = record
+        // Numbered here: the system's relaunches take ids from the same sequence.
+        record.request.id = takeTaskRequestID()
         let app = App(device: record.deviceToken, topic: record.topic)
         let (error, policyActions) = policy.submitTask(record.request, for: app, declaration: declaration, now: now)
         var actions = Actions()
@@ -401,6 +416,7 @@ package struct DeviceRecorder {
         } else {
             actions.completion = completion
             actions.changes.append(.insertTaskRequest(record))
+            actions.reply = .taskSubmitted(id: record.request.id)
         }
         apply(policyActions, to: &actions)
         return finish(actions)
@@ -503,6 +519,19 @@ package struct DeviceRecorder {
             self.runID = runID
             self.before = before
         }
+    }
+
+    /// A move of the manual clock to `target` begins; replies `clockBusy` when one is under way.
+    package mutating func beginClockMove(to target: DeviceInstant) -> Actions {
+        guard case .idle = clockMove else { return Self.replying(.clockBusy) }
+        clockMove = .moving(to: target)
+        return finish(Actions())
+    }
+
+    /// The move of the manual clock ended (reached, or given up).
+    package mutating func endClockMove() -> Actions {
+        clockMove = .idle
+        return finish(Actions())
     }
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or

@@ -47,9 +47,6 @@ extension DeviceRuntime {
         nextPushID.raise(to: first)
         nextTransferID.raise(to: first)
         channels?.continueIDs(from: first)
-        modifyStateAndRunActions { recorder, _ in
-            recorder.continueIDs(from: first)
-            return DeviceRecorder.Actions()
-        }
+        modifyStateAndRunActions { recorder, _ in recorder.continueIDs(from: first) }
     }
 }

@@ -20,13 +20,15 @@ extension DeviceRuntime {
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
             newActivityID: UUID().uuidString, newToken: newActivityToken(inShardOf: push.deviceToken))
         let systemNow = DeviceClock.systemNow
-        let reply = modifyStateAndRunActions { [channels] recorder, now in
+        // Looked up before the step: the channel table's lock is not taken under the runtime's.
+        let inputChannelExists = payload.inputPushChannel.map { channels?.exists($0, bundleID: bundleID) ?? false } ?? true
+        let reply = modifyStateAndRunActions { recorder, now in
             let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
             // Kept for an offline device as a background push is: to its expiry, at most APNs' storage limit.
             let limit = now.advanced(by: recorder.policy.settings.apnsStorageLimit)
             livePush.storedUntil = min(record.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)) ?? limit, limit)
             return recorder.receiveLiveActivity(
-                record, push: livePush, channelExists: { channels?.exists($0, bundleID: bundleID) ?? false }, now: now, completion: recorded)
+                record, push: livePush, inputChannelExists: inputChannelExists, now: now, completion: recorded)
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
         if reply == .notOwner { completion(.failure(APNsRejection(.serviceUnavailable))) }

@@ -40,7 +40,6 @@ package final class DeviceRuntime: PushSink, Sendable {
     let nextTransferID: Atomic<UInt64>
     /// Runs background transfers against their origins.
     let transferClient: TransferClient
-    let advancing = Mutex(false)
     /// Handler tasks running, and who waits for there to be none.
     let handlers = Mutex<(running: Int, idleWaiters: [AsyncSignal])>((0, []))
     /// Raised when the policy's next deadline moves before the armed timer.

@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// The live timeline at the admin listener's `/`: a row per device and app over device time,
 /// with pushes (dots by fate, stacked where they crowd), wakes (bars by result) and
 /// background task runs (pills by outcome); a lane per background session, from each
@@ -6,7 +8,11 @@
 /// and refreshes when `/v1/events` says something changed. One self-contained page: no
 /// script or style from elsewhere, no build step.
 enum TimelinePage {
-    static let html = #"""
+    /// The page, with the fate names from `PushFate.Kind`, the one list of them.
+    static let html = page.replacingOccurrences(
+        of: "__FATES__", with: PushFate.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+
+    private static let page = #"""
         <!doctype html>
         <html lang="en">
         <head>
@@ -148,7 +154,7 @@ enum TimelinePage {
         <script>
         "use strict";
         const PAGE = 1000;
-        const FATES = ["pending", "delivered", "coalesced", "expired", "dropped", "rejected", "injected"];
+        const FATES = [__FATES__];
         const time = iso => iso == null ? null : Date.parse(iso);
         const esc = text => String(text ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
         const $ = id => document.getElementById(id);

@@ -282,15 +282,13 @@ extension PushStore {
 
     /// A `push_fates` row as a record, with the fate the view reads.
     static func push(_ row: StoreRow) -> PushRecord {
-        let stored = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"])
+        let stored = StoredFate(
+            fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"], apnsStorage: row.hasColumn("apns_storage") ? row["apns_storage"] : nil)
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]
         let generation: Int64? = row["generation"]
         let replaced: Int64? = row["replaced"]
-        var fate = stored.fate
-        if fate.kind == .coalesced, row.hasColumn("apns_storage"), (row["apns_storage"] as Int64?) == 1 {
-            fate = .coalesced(into: fate.wakeID, byAPNs: true)
-        }
+        let fate = stored.fate
         return PushRecord(
             id: UInt64(bitPattern: row["id"]), apnsID: row["apns_id"], deviceToken: row["device_token"], topic: row["topic"],
             pushType: row["push_type"], priority: row["priority"], receivedAt: row["received_at"], expiresAt: row["expires_at"],

@@ -1,12 +1,15 @@
 import SilentPushCore
 /// A push's fate as the `pushes` table holds it, in its `fate`, `wake_id` and `reason`
-/// columns: the one mapping between `PushFate` and SQL, both ways. `reason` holds why a
-/// push was dropped or rejected, what holds a pending one (`WaitReason.stored`), or what the
-/// fault rule that answered an injected one did; `wake_id` holds that rule's id.
+/// columns (and `apns_storage`, read here): the one mapping between `PushFate` and SQL, both
+/// ways. `reason` holds why a push was dropped or rejected, what holds a pending one
+/// (`WaitReason.stored`), or what the fault rule that answered an injected one did; `wake_id`
+/// holds that rule's id; `apns_storage` 1 marks a push APNs replaced while the device was
+/// offline (`StoreChange.setCoalescedByAPNs` writes it).
 struct StoredFate: Equatable {
     var kind: PushFate.Kind
     var wakeID: Int64?
     var reason: String?
+    var replacedAtAPNs = false
 
     /// The columns for `fate`.
     init(_ fate: PushFate) {
@@ -19,10 +22,11 @@ struct StoredFate: Equatable {
 
     /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
     /// none (a newer version's row).
-    init(fate: String, wakeID: Int64?, reason: String?) {
+    init(fate: String, wakeID: Int64?, reason: String?, apnsStorage: Int64? = nil) {
         kind = PushFate.Kind(rawValue: fate) ?? .pending
         self.wakeID = wakeID
         self.reason = reason
+        replacedAtAPNs = apnsStorage == 1
     }
 
     /// The fate the columns hold.
@@ -30,7 +34,7 @@ struct StoredFate: Equatable {
         switch kind {
         case .pending: .pending(reason.flatMap(WaitReason.init(stored:)))
         case .delivered: wakeID.map { .delivered(by: UInt64(bitPattern: $0)) } ?? .delivered  // no wake: a Live Activity applied it
-        case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) })
+        case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) }, byAPNs: replacedAtAPNs)
         case .expired: .expired
         case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason
         case .rejected:

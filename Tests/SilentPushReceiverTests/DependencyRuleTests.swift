@@ -23,8 +23,11 @@ import Testing
     }
 
     @Test func onlyTheTransportImportsTheCModules() {
-        let files = Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests")
+        let files =
+            Self.swiftFiles(under: "Sources") + Self.swiftFiles(under: "Tests") + Self.swiftFiles(under: "Fuzz")
+            + Self.swiftFiles(under: "Benchmarks")
         #expect(files.count > 20)
+        #expect(files.contains { $0.path.hasPrefix("Fuzz/") } && files.contains { $0.path.hasPrefix("Benchmarks/") })
         // The scan does see C imports where they belong.
         #expect(files.contains { $0.path.hasPrefix("Sources/SilentPushTransport/") && Self.imports($0.text).contains("CNghttp2") })
         for file in files where !file.path.hasPrefix("Sources/SilentPushTransport/") {

@@ -77,12 +77,12 @@ import Testing
 
     @Test func aNewBlockOfIdsNumbersWakesAndTaskRequestsOn() throws {
         var recorder = DeviceRecorderTests.recorder()
-        recorder.continueIDs(from: 1 << 28)
+        _ = recorder.continueIDs(from: 1 << 28)
         let woke = DeviceRecorderTests.receive(&recorder, 1, at: Self.t0)
         #expect(try #require(woke.runs.first).start.wakeID == 1 << 28)
-        #expect(recorder.takeTaskRequestID() == 1 << 28)
-        recorder.continueIDs(from: 5)
-        #expect(recorder.takeTaskRequestID() == (1 << 28) + 1, "never numbered back")
+        #expect(DeviceRecorderTests.submit(&recorder, at: Self.t0).reply == .taskSubmitted(id: 1 << 28))
+        _ = recorder.continueIDs(from: 5)
+        #expect(DeviceRecorderTests.submit(&recorder, at: Self.t0).reply == .taskSubmitted(id: (1 << 28) + 1), "never numbered back")
     }
 }
 

@@ -129,6 +129,16 @@ import Testing
         #expect(actions.changes.contains(.setFate(push: 2, fate: .dropped(.forceQuit), generation: nil)))
     }
 
+    @Test func oneMoveOfTheManualClockAtATime() {
+        var recorder = Self.recorder()
+        #expect(recorder.beginClockMove(to: Self.at(60)).reply == .done)
+        #expect(recorder.clockMove == .moving(to: Self.at(60)))
+        #expect(recorder.beginClockMove(to: Self.at(120)).reply == .clockBusy)
+        #expect(recorder.clockMove == .moving(to: Self.at(60)), "the refused move changes nothing")
+        _ = recorder.endClockMove()
+        #expect(recorder.beginClockMove(to: Self.at(120)).reply == .done)
+    }
+
     // MARK: Background tasks
 
     static let declaration = AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])
@@ -149,8 +159,9 @@ import Testing
             return
         }
         #expect(refused.changes.isEmpty && refused.completion == nil)
+        // The refused request took id 1: ids are not given back.
         let accepted = Self.submit(&recorder, at: Self.t0)
-        #expect(accepted.reply == .done && accepted.completion != nil)
+        #expect(accepted.reply == .taskSubmitted(id: 2) && accepted.completion != nil)
         #expect(accepted.taskRuns.map(\.request.identifier) == ["com.example.refresh"])
         #expect(recorder.runningTasks.values.map(\.phase) == [.running])
     }
