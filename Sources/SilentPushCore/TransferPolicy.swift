@@ -171,7 +171,8 @@ public struct TransferPolicy: Sendable {
     }
 
     /// Transfer `id`'s try found it can never be done (an upload whose copy of its file is not
-    /// on this receiver): it fails now, with `reason`, instead of being retried.
+    /// on this receiver, too many redirects, an untrusted server certificate): it fails now,
+    /// with `reason`, instead of being retried.
     public mutating func cannotComplete(_ id: UInt64, reason: String, now: DeviceInstant) -> [TransferAction] {
         var actions = advance(to: now)
         guard let transfer = transfers[id], case .running = transfer.phase else { return actions }

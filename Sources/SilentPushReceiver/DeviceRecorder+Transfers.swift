@@ -45,7 +45,8 @@ extension DeviceRecorder {
         case completed(bytes: Int64, status: Int, etag: String?, lastModified: String?)
         /// Cut off (the origin failed, the connection broke) with `bytes` kept so far.
         case cutOff(error: String, bytes: Int64)
-        /// It can never be done (an upload's copy of its file is gone): no retry.
+        /// It can never be done (an upload's copy of its file is gone, too many redirects, an
+        /// untrusted server certificate): it fails with `error`, without a retry.
         case cannotComplete(error: String)
     }
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import SilentPushCore
 import SilentPushTransport
 import Synchronization
@@ -188,7 +189,29 @@ package final class TransferClient: Sendable {
             }
             return .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified)
         } catch {
+            // What every try would end in fails the transfer, as URLSession ends the task with it.
+            if Self.isPermanent(error) { return .cannotComplete(error: describe(error, url: start.request.url)) }
             return .cutOff(error: describe(error, url: start.request.url), bytes: base + received)
+        }
+    }
+
+    /// Whether `error` is one every try would end in: more than `HTTPFetchHandler.redirectLimit`
+    /// redirects, a redirect cycle (`NSURLErrorHTTPTooManyRedirects` on iOS), or a server
+    /// certificate this host does not trust (`NSURLErrorServerCertificateUntrusted`).
+    static func isPermanent(_ error: any Error) -> Bool {
+        if let error = error as? HTTPClientError { return error == .redirectLimitReached || error == .redirectCycleDetected }
+        return isUntrustedCertificate(error)
+    }
+
+    /// Whether `error` is a server certificate that did not verify: not trusted, or not for the host.
+    static func isUntrustedCertificate(_ error: any Error) -> Bool {
+        switch error {
+        case NIOSSLError.handshakeFailed(.sslError(let stack)):
+            // BoringSSL says which check failed only in its message.
+            stack.contains { $0.description.contains("CERTIFICATE_VERIFY_FAILED") }
+        case NIOSSLError.unableToValidateCertificate: true  // the Security framework's verdict, on Darwin
+        case let error as NIOSSLExtraError: error == .failedToValidateHostname
+        default: false
         }
     }
 
@@ -203,6 +226,10 @@ package final class TransferClient: Sendable {
             if error == .writeTimeout { return "\(url) took no bytes of the upload for \(requestTimeout)" }
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
+        }
+        if Self.isUntrustedCertificate(error) {
+            let wrongHost = (error as? NIOSSLExtraError) == .failedToValidateHostname
+            return "the server certificate of \(URLUserInfo.masked(url)) " + (wrongHost ? "is not for its host" : "is not trusted")
         }
         return "\(error)"
     }

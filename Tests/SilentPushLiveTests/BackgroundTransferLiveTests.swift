@@ -75,6 +75,15 @@ import Testing
         throw CancellationError()
     }
 
+    /// The relaunch for `session` once its run has ended; nil if none ended within 10 s.
+    static func endedRelaunch(_ receiver: Receiver, session: String) async throws -> TaskRunRecord? {
+        for _ in 0..<1000 {
+            if let run = try await receiver.taskRuns().first(where: { $0.identifier == session && $0.outcome != nil }) { return run }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return nil
+    }
+
     static func push(_ client: TestPushClient, _ url: String) async throws {
         let answer = try await client.push(#"{"aps":{"content-available":1},"transfer":"\#(url)"}"#, to: device)
         #expect(answer.status == 200)
@@ -715,6 +724,47 @@ import Testing
             #expect(transfer.state == .failed && transfer.attempts == 1, "\(transfer)")
             #expect(transfer.reason == "the copy of its file taken at hand-over is not on this receiver", "\(transfer)")
             #expect(!origin.log.contains("upload POST"), "\(origin.log)")
+            await client.close()
+        }
+    }
+
+    /// A transfer every try of which would end the same way fails at its first, as URLSession
+    /// ends the task with an error the relaunch gets: more redirects than the limit
+    /// (`NSURLErrorHTTPTooManyRedirects`), a server certificate the host does not trust
+    /// (`NSURLErrorServerCertificateUntrusted`; the receiver's own TLS listener, whose
+    /// certificate is from the development CA).
+    @Test func aTransferThatCanNeverSucceedFailsWithoutARetry() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.wakeSettings = .debugger
+            // The connection pool retries a failed handshake until the connect timeout.
+            $0.transfers.requestTimeout = .seconds(1)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { url in
+                try TransferRequest(session: url.hasPrefix("https") ? "tls" : "redirects", url: url)
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            // /redirect/N answers after N redirects: one more than the limit.
+            let redirects = "http://127.0.0.1:\(origin.port)/redirect/\(HTTPFetchHandler.redirectLimit + 1)"
+            let untrusted = "https://127.0.0.1:\(try #require(receiver.tlsPort))/file"
+            for (session, url, reason) in [
+                ("redirects", redirects, "more than \(HTTPFetchHandler.redirectLimit) redirects from \(redirects)"),
+                ("tls", untrusted, "the server certificate of \(untrusted) is not trusted"),
+            ] {
+                try await Self.push(client, url)
+                let ended = try await receiver.waitForTransfers(session: session) { $0.first?.relaunchRequestID != nil }
+                let transfer = try #require(ended.first, "\(session)")
+                #expect(transfer.state == .failed && transfer.attempts == 1 && transfer.reason == reason, "\(transfer)")
+                // The relaunch hands the app no file, and the reason.
+                let run = try await Self.endedRelaunch(receiver, session: session)
+                #expect(run?.outcome == .completed, "\(String(describing: run))")
+                let files = relaunches.all.first { $0.session == session }?.files
+                #expect(files?.map(\.path) == [nil] && files?.map(\.error) == [reason], "\(String(describing: files))")
+            }
+            // One request for the first redirect: the chain was not asked for again.
+            #expect(origin.log.split(separator: "\n").filter { $0.hasPrefix("GET /redirect/\(HTTPFetchHandler.redirectLimit + 1) ") }.count == 1)
             await client.close()
         }
     }
