@@ -84,7 +84,8 @@ final class DeviceMetrics: Sendable {
 
     func accepted(_ count: Int = 1) { accepted.increment(by: count) }
 
-    /// A try of a background transfer received `bytes` from its origin.
+    /// A try of a background transfer received `bytes` of its origin's answer over the
+    /// network (a resumed try only the rest, a 304 none).
     func transferred(bytes: Int64) {
         if bytes > 0 { transferBytes.increment(by: Int(clamping: bytes)) }
     }

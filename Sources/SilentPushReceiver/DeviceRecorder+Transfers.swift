@@ -41,9 +41,11 @@ extension DeviceRecorder {
 
     /// How a try of a transfer ended, as the executor saw it.
     package enum TransferTryEnd: Equatable, Sendable {
-        /// The origin's answer arrived in full: `bytes` kept, with its status and validators.
+        /// The origin's answer arrived in full: the file of `bytes` (a 304's is the body kept
+        /// then), with its status and validators.
         case completed(bytes: Int64, status: Int, etag: String?, lastModified: String?)
-        /// Cut off (the origin failed, the connection broke) with `bytes` kept so far.
+        /// Cut off (the origin failed, the connection broke), with a part of `bytes` kept for
+        /// the next try (those of earlier tries included).
         case cutOff(error: String, bytes: Int64)
         /// It can never be done (an upload's copy of its file is gone, too many redirects, an
         /// untrusted server certificate): it fails with `error`, without a retry.

@@ -60,7 +60,7 @@ extension DeviceRuntime {
         let start = transfer.start
         let validators = try? await store.lastValidatedTransfer(deviceToken: start.app.device, topic: start.app.topic, url: start.request.url)
         let began = ContinuousClock.now
-        let ended = await withTaskGroup(of: DeviceRecorder.TransferTryEnd?.self) { group in
+        let (outcome, stopped) = await withTaskGroup(of: TransferClient.TryOutcome?.self) { group in
             group.addTask { [transferClient] in
                 await transferClient.run(start, validators: validators.map { ($0.etag, $0.lastModified) })
             }
@@ -70,11 +70,16 @@ extension DeviceRuntime {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first
+            // A stopped try's run still unwinds and says what it received.
+            var outcome = first
+            while let next = await group.next() { outcome = outcome ?? next }
+            return (outcome, first == nil)
         }
         transferTryOver(transfer)
+        // The metric counts what crossed the network, in a stopped try too.
+        metrics.transferred(bytes: outcome?.received ?? 0)
         // Stopped, or the receiver stops (the record says running; a restart resumes it).
-        guard let ended, !Task.isCancelled else { return }
+        guard let ended = outcome?.end, !stopped, !Task.isCancelled else { return }
         let bytes: Int64
         switch ended {
         case .completed(let total, _, _, _): bytes = total
@@ -86,11 +91,11 @@ extension DeviceRuntime {
             bytes = 0
             logger.notice("transfer failed", metadata: ["transfer.id": "\(start.id)", "error": "\(error)"])
         }
-        metrics.transferred(bytes: bytes)
         logger.debug(
             "transfer try ended",
             metadata: [
                 "transfer.id": "\(start.id)", "transfer.attempt": "\(start.attempt)", "transfer.bytes": "\(bytes)",
+                "transfer.received": "\(outcome?.received ?? 0)",
                 "transfer.duration_ms": "\((ContinuousClock.now - began).nanosecondCount / 1_000_000)",
             ])
         modifyStateAndRunActions { recorder, now in recorder.transferTryEnded(start.id, attempt: start.attempt, ended, now: now) }

@@ -106,24 +106,38 @@ package final class TransferClient: Sendable {
         directory + "/cache/" + SHA256Digest.hex(Array("\(device)\n\(topic)\n\(url)".utf8))
     }
 
+    /// How a try ended, and what of the origin's answer crossed the network in it.
+    package struct TryOutcome: Sendable, Equatable {
+        /// For the transfer's record: its `bytes` is the size of the file so far (the part the
+        /// next try resumes from, or the whole answer once done).
+        package var end: DeviceRecorder.TransferTryEnd
+        /// The answer's bytes this try received (`silentpush_transfer_bytes_total`): only the
+        /// rest for a resumed try, none for a 304.
+        package var received: Int64
+    }
+
     /// Runs one try of `start` and says how it ended; `validators`: the origin's for the body
     /// an earlier transfer of the URL kept (ask with them). Cancelling the task stops the try,
-    /// keeping what arrived.
-    package func run(
-        _ start: DeviceRecorder.TransferStart, validators: (etag: String?, lastModified: String?)?
-    ) async -> DeviceRecorder.TransferTryEnd {
+    /// keeping what arrived (and still says what it received).
+    package func run(_ start: DeviceRecorder.TransferStart, validators: (etag: String?, lastModified: String?)?) async -> TryOutcome {
         let part = file(of: start.id) + ".part"
         let validatorFile = part + ".validator"
         let cache = cacheFile(device: start.app.device, topic: start.app.topic, url: start.request.url)
         let manager = FileManager.default
+        var received: Int64 = 0
+        // A try cut off reports the part on disk: what the next try resumes from.
+        func cutOff(_ error: String) -> TryOutcome {
+            TryOutcome(end: .cutOff(error: error, bytes: (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0), received: received)
+        }
         do {
             try manager.createDirectory(atPath: directory + "/cache", withIntermediateDirectories: true)
         } catch {
-            return .cutOff(error: "cannot create '\(directory)': \(error.localizedDescription)", bytes: 0)
+            return cutOff("cannot create '\(directory)': \(error.localizedDescription)")
         }
         let upload = start.request.fromFile.map { _ in uploadFile(of: start.id) }
         // An upload starts over on every try: what its answer left is not resumed.
-        let kept = upload != nil ? 0 : (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0
+        if upload != nil { try? manager.removeItem(atPath: part) }
+        let kept = (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0
         let resumeValidator = kept > 0 ? (try? String(contentsOfFile: validatorFile, encoding: .utf8)) : nil
 
         var request = HTTPClientRequest(url: start.request.url)
@@ -136,12 +150,10 @@ package final class TransferClient: Sendable {
             if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let lastModified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
         }
-        var received: Int64 = 0
-        var base: Int64 = 0
         do {
             if let upload {
                 guard let size = (try? manager.attributesOfItem(atPath: upload)[.size] as? Int64) ?? nil else {
-                    return .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver")
+                    return TryOutcome(end: .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver"), received: 0)
                 }
                 request.body = .stream(FileChunks(path: upload), length: .known(size))
             }
@@ -153,21 +165,24 @@ package final class TransferClient: Sendable {
                 try? manager.removeItem(atPath: file(of: start.id))
                 try manager.linkItem(atPath: cache, toPath: file(of: start.id))
                 let size = (try? manager.attributesOfItem(atPath: cache)[.size] as? Int64) ?? 0
-                return .completed(bytes: size, status: 200, etag: validators?.etag ?? etag, lastModified: validators?.lastModified ?? lastModified)
+                // The file is the one kept; no byte of it crossed the network.
+                return TryOutcome(
+                    end: .completed(bytes: size, status: 200, etag: validators?.etag ?? etag, lastModified: validators?.lastModified ?? lastModified),
+                    received: 0)
             }
             // 206: the rest of what was kept; anything else starts the file over.
             let appending = status == 206 && kept > 0
             if !appending, !manager.createFile(atPath: part, contents: nil) {
-                return .cutOff(error: "cannot create '\(part)'", bytes: 0)
+                return cutOff("cannot create '\(part)'")
             }
-            base = appending ? kept : 0
+            let base = appending ? kept : 0
             if let validator = etag ?? lastModified {
                 try validator.write(toFile: validatorFile, atomically: true, encoding: .utf8)
             } else {
                 try? manager.removeItem(atPath: validatorFile)
             }
             guard let handle = FileHandle(forWritingAtPath: part) else {
-                return .cutOff(error: "cannot write '\(part)'", bytes: kept)
+                return cutOff("cannot write '\(part)'")
             }
             defer { try? handle.close() }
             try handle.seekToEnd()
@@ -187,11 +202,13 @@ package final class TransferClient: Sendable {
                     try? manager.linkItem(atPath: file(of: start.id), toPath: cache)
                 }
             }
-            return .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified)
+            return TryOutcome(
+                end: .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified),
+                received: received)
         } catch {
             // What every try would end in fails the transfer, as URLSession ends the task with it.
-            if Self.isPermanent(error) { return .cannotComplete(error: describe(error, url: start.request.url)) }
-            return .cutOff(error: describe(error, url: start.request.url), bytes: base + received)
+            if Self.isPermanent(error) { return TryOutcome(end: .cannotComplete(error: describe(error, url: start.request.url)), received: received) }
+            return cutOff(describe(error, url: start.request.url))
         }
     }
 

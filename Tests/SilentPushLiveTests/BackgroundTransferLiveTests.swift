@@ -179,6 +179,8 @@ import Testing
             let starts = Self.starts(origin, size: 600_000)
             #expect(starts.count == 2 && starts[0] == 0 && starts[1] > 0, "\(origin.log)")
             #expect(relaunches.all.first?.files.first?.bytes == 600_000)
+            // Each byte counted once: the stopped try's, then the rest.
+            #expect(receiver.metric("silentpush_transfer_bytes_total") == 600_000)
             await client.close()
         }
     }
@@ -222,6 +224,75 @@ import Testing
             #expect(done.first?.state == .done && done.first?.attempts == 2, "\(done)")
             #expect(Self.starts(origin, size: 300_000) == [0, Int(waiting.bytes)], "\(origin.log)")
             #expect(relaunches.all.first?.kept.values.first == Self.blob(300_000))
+            await client.close()
+        }
+    }
+
+    /// A try cut off keeps its part, and the transfer's `bytes` is that part's size; the next
+    /// try asks for the rest, and the bytes metric counts each byte of the answer once. The
+    /// URL downloaded again is a 304: the whole file, and no byte counted.
+    @Test func aResumedDownloadCountsEachByteOnceAndA304None() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "B", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let url = "http://127.0.0.1:\(origin.port)/blob/300000?fail=1&cut=100000&name=counted"
+            try await Self.push(client, url)
+            let cut = try await receiver.waitForTransfers(session: "B") { $0.first?.state == .waiting }
+            let kept = try #require(cut.first?.bytes)
+            #expect(kept > 0 && kept <= 100_000, "\(cut)")
+            #expect(receiver.metric("silentpush_transfer_bytes_total") == Double(kept))
+            try await receiver.advanceClock(by: .seconds(60))
+            let done = try await receiver.waitForTransfers(session: "B") { $0.first?.fileFate != nil }
+            #expect(done.first?.state == .done && done.first?.bytes == 300_000 && done.first?.attempts == 2, "\(done)")
+            #expect(Self.starts(origin, size: 300_000) == [0, Int(kept)], "\(origin.log)")
+            // The second try added the rest, not the file again.
+            #expect(receiver.metric("silentpush_transfer_bytes_total") == 300_000)
+            try await Self.push(client, url)
+            let both = try await receiver.waitForTransfers(session: "B") { $0.count == 2 && $0[1].fileFate != nil }
+            #expect(both.last?.state == .done && both.last?.bytes == 300_000 && both.last?.status == 200, "\(both)")
+            #expect(Self.starts(origin, size: 300_000) == [0, Int(kept)], "a 304 sends no body: \(origin.log)")
+            #expect(relaunches.all.last?.files.first?.bytes == 300_000)
+            #expect(receiver.metric("silentpush_transfer_bytes_total") == 300_000)
+            await client.close()
+        }
+    }
+
+    /// A resumed try that gets no answer (the origin is gone) leaves the part it would have
+    /// resumed, and the transfer's `bytes` still says its size.
+    @Test func aResumedTryThatGetsNoAnswerKeepsItsPart() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = Scratch.directory.appendingPathComponent("transfer-no-answer-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            // The connection pool tries to connect again until this timeout.
+            $0.transfers.requestTimeout = .seconds(1)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "G", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/300000?fail=1&cut=100000&name=gone")
+            let cut = try await receiver.waitForTransfers(session: "G") { $0.first?.state == .waiting }
+            let kept = try #require(cut.first)
+            #expect(kept.bytes > 0 && kept.bytes <= 100_000, "\(kept)")
+            // The origin goes away: the second try, asking for the rest, is refused a connection.
+            origin.stop()
+            _ = await origin.process.wait(timeout: .seconds(5))
+            try await receiver.advanceClock(by: .seconds(60))
+            let again = try await receiver.waitForTransfers(session: "G") { transfers in
+                if case .transferRetry(3, _)? = transfers.first?.why { true } else { false }
+            }
+            let transfer = try #require(again.first)
+            #expect(transfer.attempts == 2 && transfer.bytes == kept.bytes, "\(transfer)")
+            let part = directory + "/contents/transfers/\(transfer.id).part"
+            #expect((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64) == kept.bytes)
+            #expect(receiver.metric("silentpush_transfer_bytes_total") == Double(kept.bytes))
             await client.close()
         }
     }
