@@ -101,21 +101,29 @@ extension DeviceRuntime {
         modifyStateAndRunActions { recorder, now in recorder.transferTryEnded(start.id, attempt: start.attempt, ended, now: now) }
     }
 
-    /// The files a relaunch for `task`'s session hands the app: its session's done transfers.
+    /// What a relaunch says of a done transfer whose file is not on this receiver.
+    static let fileGone = "its file is gone: not in this receiver's contents directory"
+
+    /// The files a relaunch for `task`'s session hands the app: its session's done transfers
+    /// whose files are here (one that is not, deleted or never on this receiver after a
+    /// failover, is handed over with no path and `fileGone`), and why the others failed.
     func relaunchFiles(_ task: BackgroundTask) async -> [TransferFile] {
         guard task.kind == .urlSession else { return [] }
         // The relaunch's request was written before the run started; once committed it is readable.
         try? await store.flush()
         let records = (try? await store.transfers(relaunchRequestID: task.requestID, limit: TransferPolicy.Settings.maximumCap)) ?? []
         return records.reversed().map { record in
-            TransferFile(
-                transferID: record.id, url: record.url, path: record.state == .done ? transferClient.file(of: record.id) : nil,
-                bytes: record.bytes, status: record.status, error: record.state == .done ? nil : record.reason ?? record.lastError)
+            let file = transferClient.file(of: record.id)
+            let here = record.state == .done && FileManager.default.fileExists(atPath: file)
+            let error = record.state == .done ? (here ? nil : Self.fileGone) : record.reason ?? record.lastError
+            return TransferFile(
+                transferID: record.id, url: record.url, path: here ? file : nil, bytes: record.bytes, status: record.status, error: error)
         }
     }
 
     /// A relaunch's handler is done: each file it did not move away is deleted, as iOS
-    /// deletes it once `didFinishDownloadingTo` returns, and what became of each is recorded.
+    /// deletes it once `didFinishDownloadingTo` returns, and what became of each is recorded
+    /// (a file handed over with no path, being gone, has no fate).
     func settleRelaunchFiles(_ task: BackgroundTask) {
         let files = task.files.compactMap { file in file.path.map { (file.transferID, $0) } }
         guard !files.isEmpty else { return }

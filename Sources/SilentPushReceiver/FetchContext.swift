@@ -99,12 +99,13 @@ public final class FetchContext: Sendable {
 public struct TransferFile: Sendable, Equatable {
     public var transferID: UInt64
     public var url: String
-    /// Where the answer is; nil for a transfer that did not complete.
+    /// Where the answer is; nil for a transfer that did not complete, or whose file is gone
+    /// from the receiver (`error` says so).
     public var path: String?
     public var bytes: Int64
     /// The origin's HTTP status for a completed transfer.
     public var status: Int?
-    /// Why a transfer did not complete.
+    /// Why a transfer did not complete, or why a completed one has no file.
     public var error: String?
 
     public init(transferID: UInt64, url: String, path: String?, bytes: Int64, status: Int?, error: String?) {

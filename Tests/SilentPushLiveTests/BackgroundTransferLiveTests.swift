@@ -147,6 +147,41 @@ import Testing
         }
     }
 
+    /// A done transfer whose file is not on the receiver when its relaunch starts (deleted
+    /// from the contents directory, or never on a cluster's new owner) is handed to the app
+    /// with no path and an error saying the file is gone, and no file fate is recorded.
+    @Test func aDoneTransferWhoseFileIsGoneIsHandedOverWithoutAPath() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = Scratch.directory.appendingPathComponent("transfer-gone-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "F", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            // About a second: Low Power Mode comes while it runs, and holds the relaunch.
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/40000?rate=40000")
+            try await receiver.waitForTransfers(session: "F") { $0.first?.state == .running }
+            try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
+            let done = try await receiver.waitForTransfers(session: "F") { $0.first?.relaunchRequestID != nil }
+            let transfer = try #require(done.first)
+            #expect(transfer.state == .done && transfer.bytes == 40_000, "\(transfer)")
+            let pending = try await receiver.taskRequests().first { $0.request.kind == .urlSession }
+            #expect(pending?.state == .pending && pending?.why?.rule == .lowPowerMode, "\(String(describing: pending))")
+            try FileManager.default.removeItem(atPath: directory + "/contents/transfers/\(transfer.id)")
+            try await receiver.setDeviceState(DeviceState())
+            let run = try await Self.endedRelaunch(receiver, session: "F")
+            #expect(run?.outcome == .completed, "\(String(describing: run))")
+            let files = try #require(relaunches.all.first?.files)
+            #expect(files.map(\.path) == [nil] && files.map(\.bytes) == [40_000], "\(files)")
+            #expect(files.map(\.error) == ["its file is gone: not in this receiver's contents directory"], "\(files)")
+            #expect(try await receiver.transfers(session: "F").first?.fileFate == nil)
+            await client.close()
+        }
+    }
+
     /// The tries the origin saw for a blob of `size`: where each started.
     static func starts(_ origin: HTTPFetchHandlerTests.Origin, size: Int) -> [Int] {
         origin.log.split(separator: "\n").compactMap { line -> Int? in
