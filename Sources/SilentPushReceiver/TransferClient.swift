@@ -20,7 +20,7 @@ import Synchronization
 /// Files: `<id>.part` while it arrives (with `<id>.part.validator`, what `If-Range` sends),
 /// `<id>` once done (the file the relaunch hands the app), `<id>.upload` an upload's body
 /// until it ends, `cache/<key>` the last body of each app's URL that came with validators
-/// (a hard link, so no second copy).
+/// (a copy each way, never a link: the app owns the file it is handed, and may change it).
 package final class TransferClient: Sendable {
     /// Where the files are kept.
     package let directory: String
@@ -72,7 +72,7 @@ package final class TransferClient: Sendable {
     /// Deletes what transfer `id` kept (its partial file and validator, or a file a try
     /// stopped as it ended left): it failed or was cancelled, so nothing hands it to the app.
     package func discard(_ id: UInt64) {
-        for path in [file(of: id) + ".part", file(of: id) + ".part.validator", file(of: id), uploadFile(of: id)] {
+        for path in [file(of: id) + ".part", file(of: id) + ".part.validator", file(of: id), file(of: id) + ".copying", uploadFile(of: id)] {
             try? FileManager.default.removeItem(atPath: path)
         }
     }
@@ -163,7 +163,7 @@ package final class TransferClient: Sendable {
             let lastModified = response.headers.first(name: "Last-Modified")
             if status == 304, upload == nil, manager.fileExists(atPath: cache) {
                 try? manager.removeItem(atPath: file(of: start.id))
-                try manager.linkItem(atPath: cache, toPath: file(of: start.id))
+                try Self.copy(cache, to: file(of: start.id))
                 let size = (try? manager.attributesOfItem(atPath: cache)[.size] as? Int64) ?? 0
                 // The file is the one kept; no byte of it crossed the network.
                 return TryOutcome(
@@ -199,7 +199,7 @@ package final class TransferClient: Sendable {
             if start.request.method == .GET {
                 try? manager.removeItem(atPath: cache)
                 if etag != nil || lastModified != nil, (200..<300).contains(status) {
-                    try? manager.linkItem(atPath: file(of: start.id), toPath: cache)
+                    try? Self.copy(file(of: start.id), to: cache)
                 }
             }
             return TryOutcome(
@@ -209,6 +209,20 @@ package final class TransferClient: Sendable {
             // What every try would end in fails the transfer, as URLSession ends the task with it.
             if Self.isPermanent(error) { return TryOutcome(end: .cannotComplete(error: describe(error, url: start.request.url)), received: received) }
             return cutOff(describe(error, url: start.request.url))
+        }
+    }
+
+    /// Copies `source` to `destination` (which must not exist) through a file beside it, so a
+    /// copy cut short (a full disk) leaves nothing at `destination`.
+    static func copy(_ source: String, to destination: String) throws {
+        let copying = destination + ".copying"
+        try? FileManager.default.removeItem(atPath: copying)
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: copying)
+            try FileManager.default.moveItem(atPath: copying, toPath: destination)
+        } catch {
+            try? FileManager.default.removeItem(atPath: copying)
+            throw error
         }
     }
 

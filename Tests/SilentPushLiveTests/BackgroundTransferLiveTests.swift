@@ -44,9 +44,11 @@ import Testing
     static func blob(_ count: Int) -> [UInt8] { (0..<count).map { UInt8($0 % 251) } }
 
     /// A handler whose wakes hand over `requests` (the payload's `transfer` URLs), and whose
-    /// relaunches record what they get, moving the files to `keep` (nil: leaving them).
+    /// relaunches record what they get, moving the files to `keep` (nil: leaving them), then
+    /// calling `edit` with the path of each file moved.
     static func handler(
-        _ relaunches: Relaunches, keep: String?, request: @escaping @Sendable (String) throws -> TransferRequest
+        _ relaunches: Relaunches, keep: String?, edit: (@Sendable (String) -> Void)? = nil,
+        request: @escaping @Sendable (String) throws -> TransferRequest
     ) -> FetchHandlerChoice {
         .handler(
             ClosureFetchHandler(withContext: { wake, context in
@@ -61,6 +63,9 @@ import Testing
                 }
             }) { task in
                 relaunches.record(task, moveTo: keep)
+                if let keep, let edit {
+                    for file in task.files where file.path != nil { edit(keep + "/\(file.transferID)") }
+                }
                 task.setTaskCompleted(success: true)
             })
     }
@@ -583,6 +588,48 @@ import Testing
             }
             #expect(Self.starts(origin, size: 3000) == [0], "one body sent: the second was a 304")
             #expect(relaunches.all.count == 2 && relaunches.all.allSatisfy { $0.kept.values.first == Self.blob(3000) })
+            await client.close()
+        }
+    }
+
+    /// The app owns the file it moves away: editing it in place does not change the body the
+    /// receiver keeps for the URL, and a later download answered 304 hands out the origin's.
+    @Test func anAppEditingItsMovedFileLeavesWhatA304HandsOut() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        // The store's contents and the app's directory on one file system: a move keeps the file's inode.
+        let directory = Scratch.directory.appendingPathComponent("transfer-edit-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keep = directory + "/kept"
+        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        let edit = Array(" edited by the app".utf8)
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(
+                relaunches, keep: keep,
+                edit: { path in
+                    guard let handle = FileHandle(forWritingAtPath: path) else { return }
+                    _ = try? handle.seekToEnd()
+                    try? handle.write(contentsOf: edit)
+                    try? handle.close()
+                }
+            ) { try TransferRequest(session: "E", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let url = "http://127.0.0.1:\(origin.port)/blob/3000"
+            try await Self.push(client, url)
+            let first = try await receiver.waitForTransfers(session: "E") { $0.count == 1 && $0[0].fileFate != nil }
+            #expect(first.first?.etag == "\"blob-3000\"" && first.first?.fileFate == .moved, "\(first)")
+            let firstID = try #require(first.first?.id)
+            #expect(FileManager.default.contents(atPath: keep + "/\(firstID)").map(Array.init) == Self.blob(3000) + edit)
+            try await Self.push(client, url)
+            let both = try await receiver.waitForTransfers(session: "E") { $0.count == 2 && $0[1].fileFate != nil }
+            #expect(both.map(\.state) == [.done, .done] && both.last?.bytes == 3000, "\(both)")
+            #expect(Self.starts(origin, size: 3000) == [0], "the second was a 304: \(origin.log)")
+            // The 304's file is the origin's body, not the app's edit of the first.
+            #expect(relaunches.all.count == 2 && relaunches.all.last?.kept.values.first == Self.blob(3000))
             await client.close()
         }
     }
