@@ -66,6 +66,18 @@ public struct TransferRequest: Sendable, Equatable {
         }
     }
 
+    /// The fields the admin API's transfer record has beside a request's: skipped, so a
+    /// record copied from `GET /v1/transfers` reads as its request.
+    public static let recordFields: Set<String> = [
+        "id", "deviceToken", "topic", "wakeId", "taskRunId", "handedOverAt", "state", "attempts", "bytes", "status", "finishedAt",
+        "lastError", "relaunchRequestId", "file", "why",
+    ]
+
+    /// The fields a request is read from.
+    public static let requestFields: Set<String> = [
+        "session", "url", "method", "fromFile", "discretionary", "allowsCellular", "sessionSendsLaunchEvents",
+    ]
+
     /// Reads the JSON object at `scanner`'s position.
     public static func read(_ scanner: inout JSONScanner) throws(TransferRefusal) -> TransferRequest {
         var session: String?
@@ -104,7 +116,10 @@ public struct TransferRequest: Sendable, Equatable {
                     case .string: fromFile = try scanner.readString()
                     default: throw TransferRefusal.badFile
                     }
-                default: try scanner.skipValue()
+                case _ where Self.recordFields.contains(key): try scanner.skipValue()
+                // A field not read here would be silently ignored: URLSession's own names
+                // (earliestBeginDate, allowsCellularAccess) or a misspelt flag.
+                default: throw TransferRefusal.unknownField
                 }
             }
         } catch let refusal as TransferRefusal {
@@ -179,6 +194,8 @@ public struct TransferRequest: Sendable, Equatable {
 public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case notAnObject = "a transfer is a JSON object"
     case repeatedField = "a transfer names each field at most once"
+    case unknownField =
+        "a transfer's fields are session, url, method, fromFile, discretionary, allowsCellular and sessionSendsLaunchEvents (URLSession's others are not modelled)"
     case missingSession = "a transfer needs a session"
     case badSession = "session must be 1 to 200 printable characters"
     case missingURL = "a transfer needs a url"

@@ -28,7 +28,7 @@ extension AdminAPI {
         }
     }
 
-    static func json(_ transfer: TransferRecord) -> JSONValue {
+    package static func json(_ transfer: TransferRecord) -> JSONValue {
         .object([
             ("id", .int(Int64(bitPattern: transfer.id))), ("deviceToken", .string(transfer.deviceToken)), ("topic", .string(transfer.topic)),
             ("session", .string(transfer.session)), ("url", .string(transfer.url)), ("method", .string(transfer.method.rawValue)),

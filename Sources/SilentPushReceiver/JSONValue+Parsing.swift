@@ -6,7 +6,7 @@ extension JSONValue {
     package enum ParseError: Error, Equatable {
         /// Not JSON (RFC 8259): reading stopped at byte `offset`.
         case malformed(offset: Int)
-        /// An object names `key` twice, the second time at byte `offset`. RFC 8259 leaves
+        /// An object names `key` twice, the second time with its value at byte `offset`. RFC 8259 leaves
         /// what that means to the reader; taking either silently would hide a mistake.
         case duplicateKey(String, offset: Int)
 

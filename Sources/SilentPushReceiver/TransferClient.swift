@@ -60,11 +60,20 @@ package final class TransferClient: Sendable {
                     redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
                     timeout: HTTPClient.Configuration.Timeout(
                         connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout), write: TimeAmount(requestTimeout)),
+                    // Every device has its own connections: transfers of many devices (or many of
+                    // one app) from one origin do not queue behind AsyncHTTPClient's 8 per host,
+                    // where a try waiting past the request timeout would be cut off unstarted.
+                    connectionPool: HTTPClient.Configuration.ConnectionPool(
+                        idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerOrigin),
                     decompression: .disabled))
             client = made
             return made
         }
     }
+
+    /// Connections open at once to one origin, across every device (*assumed*: enough that a
+    /// try never waits for one; the per-app cap of transfers bounds what one app runs).
+    static let connectionsPerOrigin = 1024
 
     /// The file a done transfer's answer is in.
     package func file(of id: UInt64) -> String { directory + "/" + String(id) }

@@ -60,11 +60,19 @@ import Testing
             (#"[1]"#, .notAnObject),
             (#"{"session":"S","url":"http://e.com/a","url":"http://e.com/b"}"#, .repeatedField),
             (#"{"session":"S","url":"http://e.com/"} x"#, .notAnObject),
+            // URLSession's own names, which the device does not model, and a misspelt flag.
+            (#"{"session":"S","url":"http://e.com/","earliestBeginDate":"2030-01-01T00:00:00Z"}"#, .unknownField),
+            (#"{"session":"S","url":"http://e.com/","allowsCellularAccess":false}"#, .unknownField),
+            (#"{"session":"S","url":"http://e.com/","discretionery":true}"#, .unknownField),
         ]
         for (text, refusal) in refused {
             #expect(TransferRequest.parse(text) == .failure(refusal), "\(text)")
         }
         #expect(TransferRefusal.notHTTP.rawValue.contains("http or https"))
+        // A record as the admin API writes it reads as its request: its other fields are skipped.
+        let record =
+            #"{"id":4,"deviceToken":"aa","topic":"t","session":"S","url":"http://e.com/","method":"GET","discretionary":false,"allowsCellular":true,"sessionSendsLaunchEvents":true,"fromFile":null,"wakeId":1,"taskRunId":null,"handedOverAt":"2030-01-01T00:00:00Z","state":"done","attempts":1,"bytes":3,"status":200,"finishedAt":null,"lastError":null,"relaunchRequestId":null,"file":"moved","why":{"rule":"done"}}"#
+        #expect(TransferRequest.parse(record) == .success(try TransferRequest(session: "S", url: "http://e.com/")))
     }
 
     @Test func aTryThatCanNeverCompleteFailsTheTransferWithoutARetry() throws {

@@ -669,6 +669,33 @@ import Testing
         }
     }
 
+    /// Many transfers from one origin at once (each device has its own connections) each get a
+    /// connection: none waits behind a shared pool until its try is cut off.
+    @Test func twelveTransfersFromOneOriginRunAtOnce() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try await Receiver.withTesting({
+            // Each body takes about 2 s; a try that waited 1 s for a connection would be cut off.
+            $0.transfers.requestTimeout = .seconds(1)
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { _, context in
+                    for index in 0..<12 {
+                        _ = try? context.startBackgroundTransfer(
+                            TransferRequest(session: "P", url: "http://127.0.0.1:\(origin.port)/blob/40000?rate=20000&n=\(index)"))
+                    }
+                    return .newData
+                }))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let transfers = try await receiver.waitForTransfers(session: "P", timeout: .seconds(30)) {
+                $0.count == 12 && $0.allSatisfy { $0.state == .done }
+            }
+            #expect(transfers.count == 12 && transfers.allSatisfy { $0.state == .done && $0.attempts == 1 && $0.bytes == 40_000 }, "\(transfers)")
+            await client.close()
+        }
+    }
+
     /// How a task's handler is given: in Swift, as a command, or as a URL.
     enum TaskHandler: String, CaseIterable, Sendable { case swift, exec, http }
 

@@ -54,12 +54,12 @@ import Testing
         #expect(throws: expected) { try Self.parse(json) }
     }
 
-    /// A key given twice is refused where the second one is, not read as either.
+    /// A key given twice is refused where the second one's value is, not read as either.
     @Test func aKeyGivenTwiceIsRefusedWhereTheSecondIs() {
         let json = "{\n  \"retain\": \"1d\",\n  \"clock\": \"manual\",\n  \"retain\": \"30d\"\n}\n"
-        let expected = ConfigFileError.duplicateKey(path: Self.path, key: "retain", line: 4, column: 12)
+        let expected = ConfigFileError.duplicateKey(path: Self.path, key: "retain", line: 4, column: 13)
         #expect(throws: expected) { try Self.parse(json) }
-        #expect(expected.description == "\(Self.path):4:12: 'retain' is given twice; keep one")
+        #expect(expected.description == "\(Self.path):4:13: 'retain' is given twice; keep one")
         // In a nested object too; the same key in two objects is no repeat.
         #expect(throws: ConfigFileError.self) {
             try Self.parse(#"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "state": {"charging": true, "charging": false}}]}"#)

@@ -25,6 +25,21 @@ import Testing
         actions.changes.compactMap { if case .setTransferPhase(let id, let state, let why, _) = $0 { (id, state, why) } else { nil } }
     }
 
+    /// A record of `GET /v1/transfers`, copied into a handler's answer, reads as its request:
+    /// every field the admin API writes is a request's or a record's (none refused as unknown).
+    @Test func theAdminAPIsRecordReadsBackAsItsRequest() throws {
+        let request = try TransferRequest(
+            session: "S", url: "http://127.0.0.1:9/up", method: .PUT, discretionary: true, allowsCellular: false, fromFile: "/tmp/body")
+        let record = TransferRecord(id: 5, deviceToken: Self.device, topic: "com.example.app", request: request, handedOverAt: Self.at(0))
+        let json = AdminAPI.json(record)
+        guard case .object(let fields) = json else {
+            Issue.record("not an object: \(json)")
+            return
+        }
+        #expect(Set(fields.map(\.0)) == TransferRequest.requestFields.union(TransferRequest.recordFields))
+        #expect(TransferRequest.parse(json.rendered) == .success(request))
+    }
+
     @Test func aHandOverIsRecordedAndItsFirstTryStarts() throws {
         var recorder = Self.recorder()
         let actions = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))

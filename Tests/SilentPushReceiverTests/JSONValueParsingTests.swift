@@ -20,8 +20,8 @@ import Testing
     }
 
     @Test(arguments: [
-        (#"{"a": 1, "a": 2}"#, JSONValue.ParseError.duplicateKey("a", offset: 13)),
-        (#"[{"x": {"k": 1, "k": 1}}]"#, .duplicateKey("k", offset: 20)),
+        (#"{"a": 1, "a": 2}"#, JSONValue.ParseError.duplicateKey("a", offset: 14)),
+        (#"[{"x": {"k": 1, "k": 1}}]"#, .duplicateKey("k", offset: 21)),
         (#"{"a": }"#, .malformed(offset: 6)),
         (#"{"a": 1} x"#, .malformed(offset: 9)),
         ("1e999", .malformed(offset: 0)),

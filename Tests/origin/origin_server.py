@@ -239,7 +239,12 @@ class Origin(BaseHTTPRequestHandler):
         self.send(404, b"not found\n")
 
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Origin)
+class Server(ThreadingHTTPServer):
+    # A CDN takes many connections at once: the default backlog of 5 would drop the rest's SYNs.
+    request_queue_size = 128
+
+
+server = Server(("127.0.0.1", 0), Origin)
 server.daemon_threads = True
 with open(READY + ".tmp", "w") as f:
     f.write(str(server.server_address[1]))
