@@ -166,7 +166,29 @@ package final class TransferClient: Sendable {
                 }
                 request.body = .stream(FileChunks(path: upload), length: .known(size))
             }
-            let response = try await httpClient.execute(request, deadline: .now() + TimeAmount(resourceTimeout))
+            let deadline = NIODeadline.now() + TimeAmount(resourceTimeout)
+            var response = try await httpClient.execute(request, deadline: deadline)
+            // An upload's body is a stream AsyncHTTPClient cannot send twice, so it hands back a
+            // 307 or 308 as the answer: the device sends its copy again where that says, as
+            // URLSession does for an upload from a file, within the same redirect limit.
+            var redirects = 0
+            while let upload, response.status == .temporaryRedirect || response.status == .permanentRedirect,
+                let location = response.headers.first(name: "Location"),
+                let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString
+            {
+                guard redirects < HTTPFetchHandler.redirectLimit else {
+                    let url = URLUserInfo.masked(start.request.url)
+                    return TryOutcome(end: .cannotComplete(error: "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"), received: 0)
+                }
+                redirects += 1
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                guard let size = (try? manager.attributesOfItem(atPath: upload)[.size] as? Int64) ?? nil else {
+                    return TryOutcome(end: .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver"), received: 0)
+                }
+                request.url = next
+                request.body = .stream(FileChunks(path: upload), length: .known(size))
+                response = try await httpClient.execute(request, deadline: deadline)
+            }
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")
             let lastModified = response.headers.first(name: "Last-Modified")

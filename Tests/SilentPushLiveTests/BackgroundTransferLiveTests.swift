@@ -802,6 +802,38 @@ import Testing
     /// An upload (`fromFile`, PUT): the device sends the copy of the file it took at hand-over,
     /// so the app may delete its own at once; the origin's answer is the relaunch's file. A
     /// file it cannot read, or one with GET, is refused in the wake's record.
+    /// An upload answered 307 is sent again, whole, where the answer says (as URLSession does
+    /// for an upload from a file), up to the redirect limit; past it the transfer fails.
+    @Test func aRedirectedUploadIsSentAgainWhereTheAnswerSays() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let keep = try Self.keptDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let body = Self.blob(50_000)
+        try await Receiver.withTesting({
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { wake, context in
+                    let photo = keep + "/photo-\(wake.id)"
+                    _ = FileManager.default.createFile(atPath: photo, contents: Data(body))
+                    for (session, hops) in [("twice", 2), ("far", 6)] {
+                        _ = try? context.startBackgroundTransfer(
+                            session: session, url: "http://127.0.0.1:\(origin.port)/moved/\(hops)/\(session)", method: .PUT, fromFile: photo)
+                    }
+                    return .newData
+                }))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let twice = try await receiver.waitForTransfers(session: "twice") { $0.first?.state == .done }
+            #expect(twice.first?.status == 201, "\(twice)")
+            #expect(origin.log.contains("upload PUT twice bytes=50000 sha256=\(SHA256Digest.hex(body))"), "\(origin.log)")
+            let far = try await receiver.waitForTransfers(session: "far") { $0.first?.state == .failed }
+            #expect(far.first?.state == .failed && far.first?.attempts == 1, "\(far)")
+            #expect(far.first?.reason?.hasPrefix("more than 5 redirects from http://127.0.0.1:") == true, "\(far)")
+            await client.close()
+        }
+    }
+
     @Test func anUploadSendsTheFileTheAppHandedOver() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }

@@ -187,6 +187,14 @@ class Origin(BaseHTTPRequestHandler):
         parts = url.path.strip("/").split("/")
         if parts[0] == "upload" and len(parts) == 2:
             return self.upload(parts[1])
+        if parts[0] == "moved" and len(parts) == 3:
+            # /moved/N/NAME: N 307s (the body read and dropped), then the upload as NAME.
+            left = int(parts[1])
+            if left == 0:
+                return self.upload(parts[2])
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            log(f"moved {left} {parts[2]}")
+            return self.send(307, b"moved\n", {"Location": f"/moved/{left - 1}/{parts[2]}"})
         self.send(404, b"not found\n")
 
     def upload(self, name):
