@@ -201,13 +201,35 @@ package final class TransferClient: Sendable {
                     end: .completed(bytes: size, status: 200, etag: validators?.etag ?? etag, lastModified: validators?.lastModified ?? lastModified),
                     received: 0)
             }
-            // 206: the rest of what was kept; anything else starts the file over.
-            let appending = status == 206 && kept > 0
+            let resuming = resumeValidator != nil && kept > 0
+            let contentRange = response.headers.first(name: "Content-Range").flatMap(Self.ContentRange.init)
+            // 416 to a resume: the part kept is the whole body when the origin says its length
+            // is that (`bytes */LENGTH`); otherwise the next try starts over.
+            var whole = false
+            if resuming, status == 416 {
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                guard contentRange?.completeLength == kept else {
+                    try? manager.removeItem(atPath: part)
+                    try? manager.removeItem(atPath: validatorFile)
+                    return cutOff("\(URLUserInfo.masked(start.request.url)) cannot resume at byte \(kept) (416): the next try starts over")
+                }
+                whole = true
+            }
+            // 206: the rest of what was kept, from where it was kept; anything else starts the file over.
+            let appending = whole || (status == 206 && resuming && contentRange?.first == kept)
+            if status == 206, !appending {
+                // A part this try did not ask for, or from elsewhere: nothing to place it after.
+                try? manager.removeItem(atPath: part)
+                try? manager.removeItem(atPath: validatorFile)
+                return cutOff("\(URLUserInfo.masked(start.request.url)) answered 206 with a range other than asked: the next try starts over")
+            }
             if !appending, !manager.createFile(atPath: part, contents: nil) {
                 return cutOff("cannot create '\(part)'")
             }
             let base = appending ? kept : 0
-            if let validator = etag ?? lastModified {
+            if whole {
+                // The validator kept stays: it is the body's.
+            } else if let validator = etag ?? lastModified {
                 try validator.write(toFile: validatorFile, atomically: true, encoding: .utf8)
             } else {
                 try? manager.removeItem(atPath: validatorFile)
@@ -217,9 +239,11 @@ package final class TransferClient: Sendable {
             }
             defer { try? handle.close() }
             try handle.seekToEnd()
-            for try await chunk in response.body {
-                try handle.write(contentsOf: chunk.readableBytesView)
-                received += Int64(chunk.readableBytes)
+            if !whole {
+                for try await chunk in response.body {
+                    try handle.write(contentsOf: chunk.readableBytesView)
+                    received += Int64(chunk.readableBytes)
+                }
             }
             try handle.synchronize()
             try? manager.removeItem(atPath: file(of: start.id))
@@ -234,12 +258,41 @@ package final class TransferClient: Sendable {
                 }
             }
             return TryOutcome(
-                end: .completed(bytes: base + received, status: status == 206 ? 200 : status, etag: etag, lastModified: lastModified),
+                end: .completed(bytes: base + received, status: appending ? 200 : status, etag: etag, lastModified: lastModified),
                 received: received)
         } catch {
             // What every try would end in fails the transfer, as URLSession ends the task with it.
             if Self.isPermanent(error) { return TryOutcome(end: .cannotComplete(error: describe(error, url: start.request.url)), received: received) }
             return cutOff(describe(error, url: start.request.url))
+        }
+    }
+
+    /// A `Content-Range` header: `bytes FIRST-LAST/LENGTH` (a part), or `bytes */LENGTH` (a
+    /// 416's: the whole body's length). `LENGTH` may be `*` (unknown).
+    package struct ContentRange: Equatable {
+        package var first: Int64?
+        package var completeLength: Int64?
+
+        package init?(_ text: String) {
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasPrefix("bytes ") else { return nil }
+            let parts = trimmed.dropFirst(6).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            let range = parts[0].trimmingCharacters(in: .whitespaces)
+            let length = parts[1].trimmingCharacters(in: .whitespaces)
+            if range == "*" {
+                first = nil
+            } else {
+                let bounds = range.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+                guard bounds.count == 2, let low = Int64(bounds[0]), let high = Int64(bounds[1]), low >= 0, low <= high else { return nil }
+                first = low
+            }
+            if length == "*" {
+                completeLength = nil
+            } else {
+                guard let total = Int64(length), total >= 0 else { return nil }
+                completeLength = total
+            }
         }
     }
 

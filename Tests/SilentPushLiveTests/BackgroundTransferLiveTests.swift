@@ -337,6 +337,46 @@ import Testing
         }
     }
 
+    /// A resume the origin answers 416: a part kept whole (its length the body's, as the 416
+    /// says) completes with no byte sent again; a part longer than the body starts over.
+    @Test(arguments: [50_000, 50_010])
+    func aResumeAnswered416CompletesAPartKeptWholeOrStartsOver(kept: Int) async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = Scratch.directory.appendingPathComponent("transfers-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // What a receiver stopped between the last byte and the end left for transfer 1.
+        let transfers = directory + "/contents/transfers"
+        try FileManager.default.createDirectory(atPath: transfers, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: transfers + "/1.part", contents: Data(Self.blob(kept)))
+        try #""blob-50000""#.write(toFile: transfers + "/1.part.validator", atomically: true, encoding: .utf8)
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            $0.transfers.retryDelay = .milliseconds(200)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "R", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/50000")
+            if kept != 50_000 {
+                let cut = try await receiver.waitForTransfers(session: "R") { $0.first?.state == .waiting }
+                #expect(cut.first?.lastError?.contains("cannot resume at byte 50010 (416): the next try starts over") == true, "\(cut)")
+                #expect(!FileManager.default.fileExists(atPath: transfers + "/1.part"), "what was kept is gone")
+                try await receiver.advanceClock(by: .seconds(1))
+            }
+            let done = try await receiver.waitForTransfers(session: "R", timeout: .seconds(20)) { $0.first?.state == .done }
+            let transfer = try #require(done.first)
+            #expect(transfer.status == 200 && transfer.bytes == 50_000, "\(transfer)")
+            #expect(origin.log.contains("blob 50000 unsatisfiable from=\(kept)"), "\(origin.log)")
+            if kept == 50_000 {
+                #expect(transfer.attempts == 1 && !origin.log.contains("blob 50000 from=0"), "no byte sent again: \(origin.log)")
+            } else {
+                #expect(transfer.attempts == 2 && origin.log.contains("blob 50000 from=0"), "started over: \(origin.log)")
+            }
+            await client.close()
+        }
+    }
+
     @Test func discretionaryOnCellularWaitsForWiFiAndPower() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }

@@ -40,6 +40,17 @@ import Testing
         #expect(TransferRequest.parse(json.rendered) == .success(request))
     }
 
+    /// `Content-Range` as a resume reads it: where a part starts, and the body's whole length.
+    @Test func contentRangesAreReadAndNonsenseIsNot() {
+        typealias Range = TransferClient.ContentRange
+        #expect(Range("bytes 100-199/200").map { [$0.first, $0.completeLength] } == [100, 200])
+        #expect(Range("bytes */50000").map { [$0.first, $0.completeLength] } == [nil, 50_000])
+        #expect(Range("bytes 0-9/*").map { [$0.first, $0.completeLength] } == [0, nil])
+        for nonsense in ["bytes 9-0/10", "bytes -1-5/10", "items 0-1/2", "bytes 0-1", "bytes 0-1/-3", "bytes 99999999999999999999-1/2", ""] {
+            #expect(Range(nonsense) == nil, "\(nonsense)")
+        }
+    }
+
     @Test func aHandOverIsRecordedAndItsFirstTryStarts() throws {
         var recorder = Self.recorder()
         let actions = recorder.handOver(try Self.request(), id: 1, app: Self.app, source: .wake(3), now: Self.at(0))

@@ -133,7 +133,11 @@ class Origin(BaseHTTPRequestHandler):
         start = 0
         ranged = self.headers.get("Range", "")
         if ranged.startswith("bytes=") and ranged.endswith("-") and self.headers.get("If-Range") in (etag or BLOB_MODIFIED, BLOB_MODIFIED):
-            start = min(int(ranged[6:-1]), size)
+            start = int(ranged[6:-1])
+            if start >= size:
+                # Nothing at or past the end: 416, with the body's whole length.
+                log(f"blob {size} unsatisfiable from={start}")
+                return self.send(416, b"", {"Content-Range": f"bytes */{size}"})
         cut = None
         name = query.get("name", [None])[0]
         if name is not None:
