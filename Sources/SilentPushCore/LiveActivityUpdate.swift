@@ -67,4 +67,7 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
     /// APNs kept the push for the offline device until its expiration (or APNs' storage
     /// limit), which passed before the device came back.
     case offlineExpired
+    /// The receiver restarted while the push waited (for budget, its opportunity, or an
+    /// offline device): what waited is not kept across a restart.
+    case receiverRestarted
 }

@@ -2835,7 +2835,8 @@ enum AdminOpenAPIDocument {
                   "unknownToken",
                   "unknownChannel",
                   "offlineNotStored",
-                  "offlineExpired"
+                  "offlineExpired",
+                  "receiverRestarted"
                  ]
                 },
                 "why": {

@@ -64,6 +64,11 @@ extension DeviceRecorder {
             actions.append(restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now))
         }
         for push in snapshot.heldReloads { actions.append(restoreReload(push, now: now)) }
+        // What Live Activities held back is not kept: each push says so, not pending for ever.
+        for id in snapshot.heldActivityPushes {
+            actions.changes.append(.setFate(push: id, fate: .dropped(.liveActivity(.receiverRestarted)), generation: nil))
+            actions.metrics.dropped(.liveActivity(.receiverRestarted))
+        }
         for request in snapshot.taskRequests { actions.append(restoreTask(request, now: now)) }
         // Transfers not ended start again (a running try resumes from its bytes kept), and a
         // session that ended without its relaunch asked for relaunches the app.

@@ -23,6 +23,9 @@ package struct DeviceSnapshot: Sendable {
     package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
     /// Widget and control pushes an extension held.
     package var heldReloads: [ReloadPolicy.Push] = []
+    /// Live Activity pushes that waited (for budget, their opportunity, or an offline device):
+    /// not kept across a restart, each ends `dropped`.
+    package var heldActivityPushes: [UInt64] = []
     package var taskRequests: [TaskRequestRecord] = []
     package var activities: [LiveActivity] = []
     /// Reload times in the last day, by extension.
@@ -55,7 +58,11 @@ package struct DeviceSnapshot: Sendable {
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.
-        for push in try await store.pendingPushes() where push.pushType != APNsPushType.liveactivity.rawValue && includes(push.deviceToken) {
+        for push in try await store.pendingPushes() where includes(push.deviceToken) {
+            guard push.pushType != APNsPushType.liveactivity.rawValue else {
+                snapshot.heldActivityPushes.append(push.id)
+                continue
+            }
             if let type = APNsPushType(rawValue: push.pushType), WakeKind(reloading: type) != nil {
                 snapshot.heldReloads.append(
                     ReloadPolicy.Push(

@@ -199,6 +199,31 @@ import Testing
         }
     }
 
+    /// A push that waited when the receiver stopped is not kept across the restart: its fate
+    /// says so (dropped, receiverRestarted) instead of pending for ever.
+    @Test func aPushThatWaitedWhenTheReceiverStoppedEndsDroppedSayingWhy() async throws {
+        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = directory + "/store.sqlite"
+        let device = Self.device("7")
+        var waited = ""
+        try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
+            let activity = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
+            guard case .token(let token) = activity.subscription else {
+                Issue.record("no update token: \(activity.subscription)")
+                return
+            }
+            try await receiver.setDeviceState(DeviceState(network: .offline), for: device)
+            waited = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":10,"event":"update","content-state":{"n":1}}}"#)
+            #expect(try await receiver.fate(of: waited) == .pending(.offline))
+        }
+        try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
+            let fate = try await receiver.fate(of: waited)
+            #expect(fate?.dropReason == .liveActivity(.receiverRestarted), "\(String(describing: fate))")
+        }
+    }
+
     /// More subscribers than one commit's slice: the answer comes once every one shows the
     /// update, and a push sent meanwhile is committed between slices.
     @Test func aBroadcastPastOneSliceReachesEverySubscriberBeforeItsAnswer() async throws {
