@@ -117,12 +117,18 @@ public struct TransferPolicy: Sendable {
     }
 
     /// The app hands the device `request` as transfer `id`, with the device's `conditions`
-    /// now. Throws `tooMany` at the app's cap (nothing is kept then).
+    /// now. Throws `tooMany` at the app's cap, and `launchEventsDiffer` when the session's
+    /// other transfers say otherwise of `sessionSendsLaunchEvents` (nothing is kept then).
     public mutating func submit(
         _ request: TransferRequest, id: UInt64, for app: App, conditions: Conditions, now: DeviceInstant
     ) throws(TransferRefusal) -> [TransferAction] {
         var actions = advance(to: now)
         guard !isAtCap(app) else { throw .tooMany }
+        // A session's configuration, as URLSessionConfiguration has it: one value for all its tasks.
+        let differs = transfers.values.contains {
+            $0.app == app && $0.request.session == request.session && $0.request.sessionSendsLaunchEvents != request.sessionSendsLaunchEvents
+        }
+        guard !differs else { throw .launchEventsDiffer }
         self.conditions[app.device] = conditions
         transfers[id] = Transfer(id: id, app: app, request: request, handedOverAt: now, phase: .waiting(.offline), attempts: 0)
         byDevice[app.device, default: []].insert(id)

@@ -203,6 +203,7 @@ public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case unknownMethod = "method must be GET, PUT or POST"
     case badFlag = "discretionary, allowsCellular and sessionSendsLaunchEvents must be true or false"
     case tooMany = "too many transfers for the app: its transfers not yet done are at the cap"
+    case launchEventsDiffer = "sessionSendsLaunchEvents is the session's: give the value its other transfers have"
     case notRunning = "the handler has ended: hand transfers over while it runs"
     case uploadWithGET = "fromFile goes with PUT or POST: a GET downloads"
     case badFile = "fromFile must be an absolute path to a file the receiver can read (at most 1024 bytes)"

@@ -60,9 +60,10 @@ package final class TransferClient: Sendable {
                     redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
                     timeout: HTTPClient.Configuration.Timeout(
                         connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout), write: TimeAmount(requestTimeout)),
-                    // Every device has its own connections: transfers of many devices (or many of
-                    // one app) from one origin do not queue behind AsyncHTTPClient's 8 per host,
-                    // where a try waiting past the request timeout would be cut off unstarted.
+                    // One pool for every device, up to 1,024 connections per origin: transfers of
+                    // many devices (or many of one app) from one origin do not queue behind
+                    // AsyncHTTPClient's 8 per host, where a try waiting past the request timeout
+                    // would be cut off unstarted.
                     connectionPool: HTTPClient.Configuration.ConnectionPool(
                         idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerOrigin),
                     decompression: .disabled))
@@ -250,21 +251,30 @@ package final class TransferClient: Sendable {
             try manager.moveItem(atPath: part, toPath: file(of: start.id))
             try? manager.removeItem(atPath: validatorFile)
             if let upload { try? manager.removeItem(atPath: upload) }
+            // A part kept whole has the validator of the answer it came from (the 416 has none).
+            let validators = whole ? Self.validators(resumeValidator) : (etag: etag, lastModified: lastModified)
+            let finalStatus = appending ? 200 : status
             // The body the origin validated is what a later download of the URL asks about.
             if start.request.method == .GET {
                 try? manager.removeItem(atPath: cache)
-                if etag != nil || lastModified != nil, (200..<300).contains(status) {
+                if validators.etag != nil || validators.lastModified != nil, (200..<300).contains(finalStatus) {
                     try? Self.copy(file(of: start.id), to: cache)
                 }
             }
             return TryOutcome(
-                end: .completed(bytes: base + received, status: appending ? 200 : status, etag: etag, lastModified: lastModified),
+                end: .completed(bytes: base + received, status: finalStatus, etag: validators.etag, lastModified: validators.lastModified),
                 received: received)
         } catch {
             // What every try would end in fails the transfer, as URLSession ends the task with it.
             if Self.isPermanent(error) { return TryOutcome(end: .cannotComplete(error: describe(error, url: start.request.url)), received: received) }
             return cutOff(describe(error, url: start.request.url))
         }
+    }
+
+    /// A kept validator as the two it may be: an entity tag (quoted, or weak `W/`), else a date.
+    static func validators(_ kept: String?) -> (etag: String?, lastModified: String?) {
+        guard let kept else { return (nil, nil) }
+        return kept.hasPrefix("\"") || kept.hasPrefix("W/") ? (kept, nil) : (nil, kept)
     }
 
     /// A `Content-Range` header: `bytes FIRST-LAST/LENGTH` (a part), or `bytes */LENGTH` (a

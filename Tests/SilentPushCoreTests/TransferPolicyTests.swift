@@ -206,6 +206,22 @@ import Testing
         #expect(throws: Never.self) { try policy.submit(try Self.request(), id: 4, for: other, conditions: .init(online: false), now: Self.at(0)) }
     }
 
+    /// `sessionSendsLaunchEvents` is the session's, as URLSessionConfiguration has it: a
+    /// transfer saying otherwise than the session's others is refused; another session may.
+    @Test func aSessionHasOneSayOnLaunchEvents() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(launchEvents: false), id: 1, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        #expect(throws: TransferRefusal.launchEventsDiffer) {
+            try policy.submit(try Self.request(launchEvents: true), id: 2, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        }
+        #expect(policy.transfers[2] == nil)
+        #expect(throws: Never.self) {
+            _ = try policy.submit(try Self.request(launchEvents: false), id: 3, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+            _ = try policy.submit(
+                try Self.request(session: "T", launchEvents: true), id: 4, for: Self.app, conditions: .init(online: false), now: Self.at(0))
+        }
+    }
+
     /// A stored count of tries past any real one (a row edited by hand) is bounded as it is
     /// put back: the next try and the retry after it count on without overflowing.
     @Test func aRestoredCountOfTriesIsBounded() throws {

@@ -370,6 +370,7 @@ import Testing
             #expect(origin.log.contains("blob 50000 unsatisfiable from=\(kept)"), "\(origin.log)")
             if kept == 50_000 {
                 #expect(transfer.attempts == 1 && !origin.log.contains("blob 50000 from=0"), "no byte sent again: \(origin.log)")
+                #expect(transfer.etag == #""blob-50000""#, "the part's validator is the body's: \(transfer)")
             } else {
                 #expect(transfer.attempts == 2 && origin.log.contains("blob 50000 from=0"), "started over: \(origin.log)")
             }
@@ -839,9 +840,6 @@ import Testing
         #expect(refused["wakeId"] as? Int != nil && refused["wakeId"] as? Int == handedOver["wakeId"] as? Int, "\(transfers)")
     }
 
-    /// An upload (`fromFile`, PUT): the device sends the copy of the file it took at hand-over,
-    /// so the app may delete its own at once; the origin's answer is the relaunch's file. A
-    /// file it cannot read, or one with GET, is refused in the wake's record.
     /// An upload answered 307 is sent again, whole, where the answer says (as URLSession does
     /// for an upload from a file), up to the redirect limit; past it the transfer fails.
     @Test func aRedirectedUploadIsSentAgainWhereTheAnswerSays() async throws {
@@ -874,6 +872,9 @@ import Testing
         }
     }
 
+    /// An upload (`fromFile`, PUT): the device sends the copy of the file it took at hand-over,
+    /// so the app may delete its own at once; the origin's answer is the relaunch's file. A
+    /// file it cannot read, or one with GET, is refused in the wake's record.
     @Test func anUploadSendsTheFileTheAppHandedOver() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
