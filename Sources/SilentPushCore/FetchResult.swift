@@ -23,6 +23,22 @@ public enum FetchResult: Sendable, Equatable {
         }
     }
 
+    /// Who ended the wake: the handler with its answer, or the receiver (`deadline`,
+    /// `shutdown`, `restart`), whatever words a handler's failure uses.
+    public enum Ending: String, Sendable, CaseIterable {
+        case handler, deadline, shutdown, restart
+    }
+
+    /// Who ended the wake.
+    public var endedBy: Ending {
+        switch self {
+        case .newData, .noData, .failed: .handler
+        case .deadlineExceeded: .deadline
+        case .shutdown: .shutdown
+        case .interrupted: .restart
+        }
+    }
+
     /// Why it failed, as served; nil for newData and noData.
     public var reason: String? {
         switch self {

@@ -57,7 +57,6 @@ public struct LiveActivityPayload: Sendable, Equatable {
 
     /// Reads `bytes`, a payload APNs accepted (a JSON object): the payload, or the first
     /// problem ActivityKit would trip on.
-
     public static func parse(_ bytes: [UInt8]) -> Result<LiveActivityPayload, LiveActivityPayloadProblem> {
         var fields = Fields()
         do {

@@ -260,6 +260,19 @@ public struct LiveActivityPolicy: Sendable {
         timers.insert(.unstore(broadcast.channel), at: until)
     }
 
+    /// After a restart put back the activities, the offline devices and the channels' stored
+    /// messages: each activity of an offline device that does not show its channel's stored
+    /// message waits for it again, so that wait ends (delivered, replaced or let go).
+    public mutating func resumeWaits() {
+        for (key, message) in stored {
+            let waiting = (subscribers[key] ?? []).filter { id in
+                guard let activity = activities[id], offline.contains(activity.app.device) else { return false }
+                return activity.timestamp.map { message.update.payload.timestamp > $0 } ?? true
+            }
+            stored[key]?.waiting = Array(Set(message.waiting).union(waiting)).sorted()
+        }
+    }
+
     /// Sets whether `app` has `NSSupportsLiveActivitiesFrequentUpdates`.
     public mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) {
         if on { frequentUpdates.insert(app) } else { frequentUpdates.remove(app) }
@@ -446,7 +459,25 @@ public struct LiveActivityPolicy: Sendable {
             // Most fan-outs find no device offline: no lookup for them.
             if !offline.isEmpty, let device = activities[id]?.app.device, offline.contains(device) {
                 if let until = fanOut.storedUntil, until > now {
-                    if stored[fanOut.channel]?.update.source == fanOut.update.source { stored[fanOut.channel]?.waiting.append(id) }
+                    // A later broadcast replaced this one on the channel while it fanned out:
+                    // the device gets that one when it is back, or none.
+                    guard let current = stored[fanOut.channel], current.update.source == fanOut.update.source else {
+                        if let current = stored[fanOut.channel] {
+                            actions.append(
+                                .update(
+                                    LiveActivityUpdate(
+                                        source: fanOut.update.source, activityID: id, outcome: .coalesced(into: current.update.source),
+                                        why:
+                                            "replaced on the channel by \(current.update.source) while the device was offline: the channel keeps its latest message",
+                                        at: now)))
+                        } else {
+                            ignore(
+                                fanOut.update.source, id, .offlineNotStored, "the device is offline and the channel keeps this message no more", now,
+                                &actions)
+                        }
+                        continue
+                    }
+                    stored[fanOut.channel]?.waiting.append(id)
                     actions.append(
                         .update(
                             LiveActivityUpdate(

@@ -902,6 +902,7 @@ package struct AdminAPI: Sendable {
             ("durationMs", .int(wake.finishedAt.map { $0.millisecondsSinceEpoch - wake.startedAt.millisecondsSinceEpoch })),
             ("result", .string(wake.result?.name)),
             ("reason", .string(wake.reason)),
+            ("endedBy", .string(wake.result?.endedBy.rawValue)),
             ("stderr", .string(wake.errorOutput)),
         ])
     }

@@ -3113,7 +3113,8 @@ enum AdminOpenAPIDocument {
              "finishedAt",
              "durationMs",
              "result",
-             "reason"
+             "reason",
+             "endedBy"
             ],
             "properties": {
              "id": {
@@ -3178,6 +3179,16 @@ enum AdminOpenAPIDocument {
                "string",
                "null"
               ]
+             },
+             "endedBy": {
+              "enum": [
+               "handler",
+               "deadline",
+               "shutdown",
+               "restart",
+               null
+              ],
+              "description": "Who ended it: the handler with its answer, or the receiver (its deadline, its shutdown, its restart during the fetch), whatever words a handler's failure uses; null while it runs or for a reload."
              },
              "stderr": {
               "type": [

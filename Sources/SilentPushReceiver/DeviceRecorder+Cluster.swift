@@ -41,7 +41,7 @@ extension DeviceRecorder {
         for (token, state) in snapshot.states {
             _ = policy.setDeviceState(state, for: token, now: now)
             // The activities hold an offline device's pushes and broadcasts for its return.
-            if state.network == .offline { _ = activities.setOnline(false, device: token, now: now) }
+            if state.network == .offline { record(activities.setOnline(false, device: token, now: now), into: &actions) }
         }
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
         for wake in snapshot.unfinishedWakes {
@@ -53,6 +53,7 @@ extension DeviceRecorder {
                 .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .terminated))
         }
         for activity in snapshot.activities { activities.restore(activity, now: now) }
+        activities.resumeWaits()
         for (target, times) in snapshot.reloadTimes { reloads.restore(reloads: times, of: target, now: now) }
         self.shards?.add(shards)
         for (key, app) in snapshot.apps {

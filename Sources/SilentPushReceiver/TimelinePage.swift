@@ -455,7 +455,7 @@ enum TimelinePage {
               const start = time(w.startedAt), end = w.finishedAt ? time(w.finishedAt) : now();
               if (!inView(start, end)) continue;
               const reload = w.kind && w.kind !== "fetch";
-              const result = reload ? "reload" : w.result ? (w.reason === "deadlineExceeded" ? "deadlineExceeded" : w.result) : "running";
+              const result = reload ? "reload" : w.result ? (w.endedBy === "deadline" ? "deadlineExceeded" : w.result) : "running";
               const left = x(start), barWidth = Math.max(3, x(end) - left);
               const selected = state.selected?.kind === "wake" && state.selected.id === w.id ? " selected" : "";
               const said = reload ? w.kind + " reload" : w.result || "running";
@@ -714,7 +714,7 @@ enum TimelinePage {
           const w = state.wakes.get(id);
           if (!w) return `<h2>wake ${id}</h2><p>not loaded: load older pushes.</p>`;
           return `<h2>wake ${w.id}: <span data-result="${esc(w.result || "running")}">${esc(w.result || "running")}</span></h2>` +
-            `<p class="why">${w.result ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : "the fetch is running; its deadline is " + when(w.deadline)}</p>` +
+            `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
             table([
               ["delivered", pushLink(w.apnsId)], ["coalesced into it", w.coalesced.map(pushLink).join(", ") || "none"],
               ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],

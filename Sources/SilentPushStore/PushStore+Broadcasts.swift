@@ -22,14 +22,18 @@ extension PushStore {
         return try await reader.rows(sql, arguments).compactMap(Self.broadcast)
     }
 
-    /// The latest broadcast of each channel of `environment`, where that broadcast was
-    /// received at or after `since` (device time): what a Most Recent Message Stored channel
-    /// may still keep. Oldest first.
+    /// The latest broadcast of each channel of `environment` (by device time received, then
+    /// id: a cluster's members number in blocks of their own), where that broadcast was
+    /// received at or after `since`: what a Most Recent Message Stored channel may still keep.
+    /// Oldest first.
     public func latestBroadcasts(environment: APNsEnvironment, since: DeviceInstant) async throws -> [BroadcastRecord] {
         try await reader.rows(
             """
-            SELECT * FROM broadcasts WHERE received_at >= ?2 AND id IN (
-                SELECT MAX(id) FROM broadcasts WHERE environment = ?1 GROUP BY bundle_id, channel_id) ORDER BY id
+            SELECT * FROM broadcasts WHERE environment = ?1 AND received_at >= ?2 AND NOT EXISTS (
+                SELECT 1 FROM broadcasts AS later WHERE later.environment = broadcasts.environment AND later.bundle_id = broadcasts.bundle_id
+                    AND later.channel_id = broadcasts.channel_id
+                    AND (later.received_at > broadcasts.received_at OR (later.received_at = broadcasts.received_at AND later.id > broadcasts.id)))
+            ORDER BY received_at, id
             """, [environment.rawValue, since.millisecondsSinceEpoch]
         ).compactMap(Self.broadcast)
     }

@@ -454,6 +454,38 @@ import Testing
         #expect(policy.activities["A1"]?.timestamp == Self.at(20))
     }
 
+    /// A broadcast replaced on its channel while it still fans out says so to the offline
+    /// subscribers it reaches after: they wait for the newer one, not for it.
+    @Test func aBroadcastReplacedWhileItFansOutSaysSoToTheOfflineItReachesLater() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
+        _ = policy.setOnline(false, device: Self.otherDevice.device, now: Self.at(1))
+        let first = Self.updates(policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(3600)), now: Self.at(10), limit: 1))
+        #expect(first.map(\.activityID) == ["A1"] && policy.isFanningOut("R1"))
+        _ = policy.broadcast(Self.broadcast("R2", timestamp: 20, storedUntil: Self.at(3600)), now: Self.at(11))
+        let rest = Self.updates(policy.continueBroadcast("R1", now: Self.at(12)))
+        #expect(rest.map(\.source) == ["R1"] && rest.first?.activityID == "B1")
+        #expect(rest.first?.outcome == .coalesced(into: "R2"), "\(rest)")
+        let back = Self.updates(policy.setOnline(true, device: Self.otherDevice.device, now: Self.at(20)))
+        #expect(back.map(\.source) == ["R2"] && back.first?.outcome == .applied)
+    }
+
+    /// After a restart, an offline device's activity that does not show its channel's stored
+    /// message waits for it again: the wait ends when the channel lets it go.
+    @Test func aRestartResumesTheWaitsOfOfflineDevicesForTheStoredMessage() throws {
+        var before = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&before, "A1", Self.app)
+        let activity = try #require(before.activities["A1"])
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        policy.restoreMessage(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(600)), now: Self.at(100))
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(100))
+        policy.restore(activity, now: Self.at(100))
+        policy.resumeWaits()
+        let letGo = Self.updates(policy.advance(to: Self.at(600)))
+        #expect(letGo.map(\.source) == ["R1"] && letGo.first?.activityID == "A1" && letGo.first?.outcome == .ignored(.offlineExpired))
+    }
+
     @Test func anOfflineDeviceGetsTheStoredMessageWhenItComesBackAndLosesAnUnstoredOne() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
