@@ -215,7 +215,9 @@ if [ -n "${READY_FILE:-}" ]; then
         "$APNS_PORT" "$H2C_PORT" "$ADMIN_PORT" "$CHANNELS_PORT" "$CHANNELS_H2C_PORT" "$RECEIVERS" "$WORKDIR" "$URL" >"$READY_FILE.tmp"
     mv "$READY_FILE.tmp" "$READY_FILE"
 fi
-echo "SilentPush cluster: $RECEIVERS receivers, $SHARDS shards ($owned served), store $URL"
+# The store as logs may show it: no password, in the user part or the query.
+shown=$(printf '%s' "$URL" | sed -E 's#(://[^:/@]*):.*@#\1:***@#; s#(@[^?]*)\?.*#\1?…#; s#(://[^@?]*)\?.*#\1?…#')
+echo "SilentPush cluster: $RECEIVERS receivers, $SHARDS shards ($owned served), store $shown"
 echo "  APNs: https://127.0.0.1:$APNS_PORT (h2c: $H2C_PORT)   admin: http://127.0.0.1:$ADMIN_PORT/v1/cluster"
 echo "  channels: https://127.0.0.1:$CHANNELS_PORT (h2c: $CHANNELS_H2C_PORT)"
 echo "  logs and configuration: $WORKDIR   (Ctrl-C stops it all)"

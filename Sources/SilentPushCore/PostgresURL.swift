@@ -56,7 +56,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         }
         if let query = location.firstIndex(of: "?") {
             throw Problem(
-                description: "\(Self.redacted(text)): parameters ('\(location[query...])') are not supported; give the password in PGPASSWORD")
+                description:
+                    "\(Self.redacted(text)): parameters (\(Self.parameterNames(location[location.index(after: query)...]))) are not supported; give the password in PGPASSWORD"
+            )
         }
         var databasePart: Substring = ""
         if let slash = location.firstIndex(of: "/") {
@@ -122,9 +124,22 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
             return text
         }
         let afterScheme = text.utf8.dropFirst(scheme + 3)
-        guard let at = afterScheme.lastIndex(of: UInt8(ascii: "@")) else { return text }
-        guard let colon = afterScheme[..<at].firstIndex(of: UInt8(ascii: ":")) else { return text }
-        return String(text[..<colon]) + ":***" + String(text[at...])
+        let at = afterScheme.lastIndex(of: UInt8(ascii: "@"))
+        var shown = String(text)
+        if let at, let colon = afterScheme[..<at].firstIndex(of: UInt8(ascii: ":")) {
+            shown = String(text[..<colon]) + ":***" + String(text[at...])
+        }
+        // A query may carry a password too (`?password=`): none of it is shown.
+        let hostStart = shown.utf8.lastIndex(of: UInt8(ascii: "@")) ?? shown.utf8.index(shown.utf8.startIndex, offsetBy: scheme + 3)
+        if let query = shown.utf8[hostStart...].firstIndex(of: UInt8(ascii: "?")) {
+            shown = String(shown[..<query]) + "?…"
+        }
+        return shown
+    }
+
+    /// A query's parameter names, without their values (one may be a password).
+    static func parameterNames(_ query: Substring) -> String {
+        query.split(separator: "&").map { String($0.prefix { $0 != "=" }.prefix(40)) }.joined(separator: ", ")
     }
 
     /// Percent-decodes `part`; a bad escape or bytes that are not UTF-8 are refused.

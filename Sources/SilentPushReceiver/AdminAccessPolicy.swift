@@ -17,6 +17,17 @@ package struct AdminAccessPolicy: Sendable {
     /// data (it reads the API with the token given in its URL fragment).
     static let openPaths: Set<String> = ["/healthz", "/readyz", "/"]
 
+    /// Whether `method` on `path` needs no token: an open path, or a read of whether this
+    /// receiver owns shard N (`/v1/cluster/shards/N`), which a proxy's health check asks
+    /// without credentials and which says nothing but yes or no.
+    static func isOpen(method: String, path: String) -> Bool {
+        if openPaths.contains(path) { return true }
+        let prefix = "/v1/cluster/shards/"
+        guard method == "GET" || method == "HEAD", path.hasPrefix(prefix) else { return false }
+        let shard = path.dropFirst(prefix.count)
+        return !shard.isEmpty && shard.count <= 4 && shard.allSatisfy(\.isASCII) && shard.allSatisfy(\.isNumber)
+    }
+
     /// Why a request is refused, as an HTTP status and one line; nil when it may pass.
     package func refusal(method: String, path: String, host: String?, authorization: String?, contentType: String?) -> (status: Int, message: String)?
     {
@@ -26,7 +37,7 @@ package struct AdminAccessPolicy: Sendable {
                 "Host '\(host)' is not this admin listener: use its IP address or localhost, or start silentpushd with --admin-host \(Self.name(of: host))"
             )
         }
-        if let token, !Self.openPaths.contains(path), !Self.bearer(authorization, matches: token) {
+        if let token, !Self.isOpen(method: method, path: path), !Self.bearer(authorization, matches: token) {
             return (401, "this admin API needs 'authorization: Bearer <token>' with the token given to --admin-token")
         }
         // A cross-site form or simple fetch can POST without asking first; DELETE it cannot

@@ -2297,7 +2297,10 @@ enum AdminOpenAPIDocument {
              "cluster"
             ],
             "operationId": "getClusterShard",
-            "summary": "200 only at the receiver that owns the shard (a proxy's health check per shard backend); 503 elsewhere.",
+            "summary": "200 only at the receiver that owns the shard (a proxy's health check per shard backend); 503 elsewhere. A shard number needs no admin token.",
+            "security": [
+             {}
+            ],
             "parameters": [
              {
               "name": "shard",

@@ -36,7 +36,9 @@ import Testing
         ("postgres://u:hunter2@h/d%zz", "the database has a '%' that is not followed by two hex digits"),
         ("postgres://u:hunter2@h/d%00", "the database is not UTF-8 text"),
         ("postgres://u:hunter2@h/d%ff", "the database is not UTF-8 text"),
-        ("postgres://u:hunter2@h/d?sslmode=require", "parameters ('?sslmode=require') are not supported"),
+        ("postgres://u:hunter2@h/d?sslmode=require", "parameters (sslmode) are not supported"),
+        // A password in the query is no more shown than one in the user part.
+        ("postgres://u@h/d?sslmode=require&password=hunter2", "postgres://u@h/d?…: parameters (sslmode, password) are not supported"),
         ("postgres://u:hunter2@h/" + String(repeating: "d", count: 3000), "longer than 2048 bytes"),
     ])
     func aBadURLSaysWhatToFixAndNeverItsPassword(text: String, message: String) {
@@ -49,9 +51,11 @@ import Testing
         }
     }
 
-    @Test func redactedHidesOnlyThePassword() {
+    @Test func redactedHidesThePasswordAndTheQuery() {
         #expect(PostgresURL.redacted("postgres://u:hunter2@h:5/d") == "postgres://u:***@h:5/d")
         #expect(PostgresURL.redacted("postgres://u@h/d") == "postgres://u@h/d")
         #expect(PostgresURL.redacted("postgres://u:a@b@h/d") == "postgres://u:***@h/d")
+        #expect(PostgresURL.redacted("postgres://u:p?q@h/d?password=hunter2") == "postgres://u:***@h/d?…")
+        #expect(PostgresURL.redacted("postgres://h/d?password=hunter2") == "postgres://h/d?…")
     }
 }

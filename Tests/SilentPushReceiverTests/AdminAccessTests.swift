@@ -44,6 +44,16 @@ import Testing
         #expect(policy.refusal(method: "GET", path: "/healthz", host: "localhost", authorization: nil, contentType: nil) == nil)
         #expect(policy.refusal(method: "GET", path: "/readyz", host: "localhost", authorization: nil, contentType: nil) == nil)
         #expect(policy.refusal(method: "GET", path: "/", host: "localhost", authorization: nil, contentType: nil) == nil)  // the page: no data
+        // A proxy's health check asks whether this receiver owns a shard, without credentials;
+        // nothing else under /v1/cluster is open.
+        #expect(policy.refusal(method: "GET", path: "/v1/cluster/shards/17", host: nil, authorization: nil, contentType: nil) == nil)
+        #expect(policy.refusal(method: "HEAD", path: "/v1/cluster/shards/0", host: nil, authorization: nil, contentType: nil) == nil)
+        for (method, path) in [
+            ("GET", "/v1/cluster"), ("GET", "/v1/cluster/shards"), ("GET", "/v1/cluster/shards/"), ("GET", "/v1/cluster/shards/1/x"),
+            ("GET", "/v1/cluster/shards/١"), ("POST", "/v1/cluster/shards/1"), ("GET", "/v1/cluster/shards/123456"),
+        ] {
+            #expect(policy.refusal(method: method, path: path, host: nil, authorization: nil, contentType: nil)?.status == 401, "\(method) \(path)")
+        }
     }
 
     /// Against the live listener: what a web page could send is refused, curl as the docs
