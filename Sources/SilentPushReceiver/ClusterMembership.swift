@@ -74,7 +74,14 @@ package final class ClusterMembership: Service, Sendable {
         self.bus = bus
         self.logger = logger
         state = Mutex(State(policy: ShardClaimPolicy(map: map), block: block))
-        store.onSessionEnded { [sessionEnded] in sessionEnded.raise() }
+        // The claims went with the session: the devices go at once, not at the next tick (which
+        // may be a claim interval away, or held up in a read), so no push or timer is taken
+        // for a shard another member may own by then.
+        // (On a task of its own: the store may say so from inside a drain the writer started.)
+        store.onSessionEnded { [runtime, sessionEnded] in
+            Task { runtime.releaseShards() }
+            sessionEnded.raise()
+        }
     }
 
     /// Until graceful shutdown: listens for the other members' orders and carries them out
@@ -144,7 +151,9 @@ package final class ClusterMembership: Service, Sendable {
         }
         let newest = try await store.newestIDBlock(timeout: lease)
         let (block, used) = state.withLock { ($0.block, runtime.nextPushID.load(ordering: .relaxed) &- $0.block) }
-        if (newest > block && used > 0) || used > PushStore.idBlockSize / 2 {
+        // A newer block than ours: ours is behind the others' in id order, so even an idle
+        // member moves on, and ids stay in arrival order to within a claim interval.
+        if newest > block || used > PushStore.idBlockSize / 2 {
             let next = try await store.takeIDBlock(timeout: lease)
             runtime.continueIDs(from: next)
             state.withLock { $0.block = next }
