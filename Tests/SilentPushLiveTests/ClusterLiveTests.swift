@@ -347,6 +347,36 @@ import Testing
     /// own devices' pushes 503 (nothing recorded) before another receiver can claim their
     /// shard; the device is served again within seconds, and the cut receiver joins again on a
     /// new session, claiming only shards that are free: each shard is held once.
+    /// Ids come from each receiver's own block, and a receiver behind a newer block moves on
+    /// at its next tick even when it has numbered nothing: lists in id order are in arrival
+    /// order, whichever receivers the pushes reach and in whatever order they joined.
+    @Test func pushesToEveryReceiverListInTheOrderTheyArrived() async throws {
+        try await Self.withCluster { cluster, _, _ in
+            // A device of each receiver; the owners settle once every shard is claimed.
+            var devices: [Int: String] = [:]
+            while devices.count < 3 {
+                let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+                if let owner = try await Self.owner(of: token, in: cluster), devices[owner.receiver] == nil { devices[owner.receiver] = token }
+            }
+            let pushsend = try #require(BuiltProducts.path(of: "pushsend"))
+            var sent: [String] = []
+            // Down and up again: each receiver's first push comes after another's (two claim intervals apart).
+            for receiver in [3, 2, 1, 1, 2, 3] {
+                try await Task.sleep(for: .milliseconds(2_500))
+                let result = try await PeerProcess.run(
+                    pushsend,
+                    ["--url", "https://127.0.0.1:\(cluster.tls)", "--cacert", DevCertificates.ca, "--device", try #require(devices[receiver])],
+                    timeout: .seconds(30))
+                let line = result.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                #expect(result.status == 0 && line.hasPrefix("200 "), "\(line)\(result.errorOutput)")
+                sent.append(String(line.dropFirst(4)))
+            }
+            let listed = try await SilentPushdDeviceTests.admin(try cluster.receiver(1).admin, "GET", "/v1/pushes?limit=6")
+            let newestFirst = (listed.json["pushes"] as? [[String: Any]] ?? []).compactMap { $0["apnsId"] as? String }
+            #expect(newestFirst == sent.reversed(), "sent \(sent)")
+        }
+    }
+
     @Test func aReceiverWhoseStoreSessionIsCutAnswers503BeforeAnotherOwnsItsShards() async throws {
         try await Self.withCluster { cluster, server, database in
             let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
