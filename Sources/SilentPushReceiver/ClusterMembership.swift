@@ -77,9 +77,10 @@ package final class ClusterMembership: Service, Sendable {
         // The claims went with the session: the devices go at once, not at the next tick (which
         // may be a claim interval away, or held up in a read), so no push or timer is taken
         // for a shard another member may own by then.
-        // (On a task of its own: the store may say so from inside a drain the writer started.)
+        // The store says so from a query's or a drain's end, never under the runtime's lock (the
+        // runtime starts the writer after releasing it), so the step can be taken here.
         store.onSessionEnded { [runtime, sessionEnded] in
-            Task { runtime.releaseShards() }
+            runtime.releaseShards()
             sessionEnded.raise()
         }
     }
