@@ -20,6 +20,10 @@ package final class ClusterBus: Sendable {
     private let store: PushStore
     /// How often a waiting call checks which members are still live.
     private let interval: Duration
+    /// How long a check of the locks may go unanswered before the session is taken for gone:
+    /// the claim's lease, as the claim tick has it (a check cut shorter would end a session
+    /// that is only slow, and with it every claim).
+    private let lease: Duration
     /// How long a call waits for answers before it gives up on the members still silent.
     private let answerLimit: Duration
     private let logger: Logger
@@ -44,14 +48,17 @@ package final class ClusterBus: Sendable {
         var calls = ClusterCalls()
         /// This member's writer session (its name in notices).
         var session: Int32 = 0
+        /// The session on which this member last caught up from the store, once it has.
+        var caughtUp: Int32?
         var waiting: [UInt64: AsyncLatch] = [:]
         var answers: [UInt64: [ClusterCalls.Failure]] = [:]
     }
 
     /// A bus on `store`, hearing its notices from now on.
-    package init(store: PushStore, interval: Duration, answerLimit: Duration = .seconds(120), logger: Logger) {
+    package init(store: PushStore, interval: Duration, lease: Duration, answerLimit: Duration = .seconds(120), logger: Logger) {
         self.store = store
         self.interval = interval
+        self.lease = lease
         self.answerLimit = answerLimit
         self.logger = logger
         (orders, heard) = AsyncStream.makeStream()
@@ -63,6 +70,12 @@ package final class ClusterBus: Sendable {
     package func perform(_ perform: @escaping Perform, catchUp: @escaping @Sendable () async -> Void) {
         performer.withLock { $0 = perform }
         catchingUp.withLock { $0 = catchUp }
+    }
+
+    /// Whether this member has caught up from the store on `session`: until it has, it claims
+    /// no shard (its clock, fault rules and channels may be behind the cluster's).
+    package func hasCaughtUp(on session: Int32) -> Bool {
+        state.withLock { $0.caughtUp == session }
     }
 
     /// This member joined (again) on `session`.
@@ -98,7 +111,9 @@ package final class ClusterBus: Sendable {
         for await next in orders {
             guard !Task.isCancelled else { return }
             guard let (from, call, order) = next else {
+                let session = state.withLock { $0.session }
                 await catchingUp.withLock { $0 }?()
+                state.withLock { $0.caughtUp = session }
                 continue
             }
             let failure: String? =
@@ -153,7 +168,7 @@ package final class ClusterBus: Sendable {
     /// Sends `order` to every other live member and returns once each has carried it out
     /// (or left the cluster): those that could not, or did not answer within the limit.
     package func call(_ order: ClusterNotice.Order) async throws -> [ClusterCalls.Failure] {
-        let locks = try await store.clusterLocks(timeout: interval)
+        let locks = try await store.clusterLocks(timeout: lease)
         let latch = AsyncLatch()
         let (call, me, answered) = state.withLock { state in
             state.session = locks.session
@@ -185,7 +200,7 @@ package final class ClusterBus: Sendable {
                         self.deliver(answer.map { [$0] } ?? [])
                         return
                     }
-                    if let live = try? await self.store.clusterLocks(timeout: self.interval) {
+                    if let live = try? await self.store.clusterLocks(timeout: self.lease) {
                         let answers = self.state.withLock { $0.calls.live(live.listeners) }
                         self.deliver(answers)
                     }

@@ -44,7 +44,7 @@ package final class ClusterMembership: Service, Sendable {
         let runtime = device.runtime
         guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
         let store = runtime.store
-        let bus = ClusterBus(store: store, interval: configuration.claimInterval, logger: logger)
+        let bus = ClusterBus(store: store, interval: configuration.claimInterval, lease: configuration.lease, logger: logger)
         bus.joined(session: try await joinStore(configuration, store))
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
@@ -132,8 +132,9 @@ package final class ClusterMembership: Service, Sendable {
     func tick() async throws {
         let lease = configuration.lease
         let locks = try await store.clusterLocks(timeout: lease)
-        // A member that does not hear the others' orders yet holds no device.
-        guard locks.listeners.contains(locks.session) else { return }
+        // A member that does not hear the others' orders yet, or has not caught up from the
+        // store since it started to, holds no device.
+        guard locks.listeners.contains(locks.session), bus.hasCaughtUp(on: locks.session) else { return }
         let claims = state.withLock { state in
             state.policy.tick(members: locks.members.count, owned: locks.owned, held: Set(locks.shards.keys), offset: Int(locks.session))
         }
