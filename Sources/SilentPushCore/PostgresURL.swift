@@ -41,6 +41,11 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
             throw Problem(description: "\(Self.redacted(text)) names no user: write postgres://USER@HOST:PORT/DATABASE")
         }
         let userInfo = rest[..<at]
+        // A '/' or '?' before it: the last '@' is in the database or a parameter, not the user's.
+        guard !userInfo.contains("/"), !userInfo.contains("?") else {
+            throw Problem(
+                description: "\(Self.redacted(text)) has an '@' after its host: percent-encode it (%40) in the database name")
+        }
         var location = rest[rest.index(after: at)...]
         let userPart: Substring
         var password: String?
@@ -129,9 +134,10 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         if let at, let colon = afterScheme[..<at].firstIndex(of: UInt8(ascii: ":")) {
             shown = String(text[..<colon]) + ":***" + String(text[at...])
         }
-        // A query may carry a password too (`?password=`): none of it is shown.
-        let hostStart = shown.utf8.lastIndex(of: UInt8(ascii: "@")) ?? shown.utf8.index(shown.utf8.startIndex, offsetBy: scheme + 3)
-        if let query = shown.utf8[hostStart...].firstIndex(of: UInt8(ascii: "?")) {
+        // A query may carry a password too (`?password=`, with an '@' in it taken for the
+        // user's): nothing from the first '?' on is shown, the password masked before.
+        let afterShownScheme = shown.utf8.index(shown.utf8.startIndex, offsetBy: scheme + 3)
+        if let query = shown.utf8[afterShownScheme...].firstIndex(of: UInt8(ascii: "?")) {
             shown = String(shown[..<query]) + "?…"
         }
         return shown

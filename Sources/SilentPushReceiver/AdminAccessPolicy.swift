@@ -19,7 +19,7 @@ package struct AdminAccessPolicy: Sendable {
 
     /// Whether `method` on `path` needs no token: an open path, or a read of whether this
     /// receiver owns shard N (`/v1/cluster/shards/N`), which a proxy's health check asks
-    /// without credentials and which says nothing but yes or no.
+    /// without credentials and which says only that, with the receiver's cluster name.
     static func isOpen(method: String, path: String) -> Bool {
         if openPaths.contains(path) { return true }
         let prefix = "/v1/cluster/shards/"

@@ -8,7 +8,8 @@ import Hummingbird
 /// - a request that changes state must say `content-type: application/json`, which a
 ///   cross-site form or `fetch` without a CORS preflight cannot send: 415 otherwise;
 /// - with `--admin-token T`, `authorization: bearer T` is required (401 otherwise), but
-///   for `/healthz` and `/readyz`, which probes call bare.
+///   for what `AdminAccessPolicy.isOpen` lets through: `/healthz` and `/readyz`, which
+///   probes call bare, the timeline page, and a proxy's shard check.
 ///
 /// A method the path does not take is left to the router's 405, whatever its content type.
 struct AdminGuard<Context: RequestContext>: RouterMiddleware {

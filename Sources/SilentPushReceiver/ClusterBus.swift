@@ -32,7 +32,7 @@ package final class ClusterBus: Sendable {
     private let orders: AsyncStream<Heard?>
     private let heard: AsyncStream<Heard?>.Continuation
     private let performer = Mutex<Perform?>(nil)
-    private let catchingUp = Mutex<(@Sendable () async -> Void)?>(nil)
+    private let catchingUp = Mutex<(@Sendable () async -> Bool)?>(nil)
     /// Calls sent from code that cannot wait (`send`), made by `run()`'s own task.
     private let outgoing: AsyncStream<UInt64>
     private let sending: AsyncStream<UInt64>.Continuation
@@ -67,7 +67,7 @@ package final class ClusterBus: Sendable {
 
     /// Sets what carries out the orders heard, and what catches up from the store when this
     /// member starts listening (before `run()`).
-    package func perform(_ perform: @escaping Perform, catchUp: @escaping @Sendable () async -> Void) {
+    package func perform(_ perform: @escaping Perform, catchUp: @escaping @Sendable () async -> Bool) {
         performer.withLock { $0 = perform }
         catchingUp.withLock { $0 = catchUp }
     }
@@ -112,8 +112,13 @@ package final class ClusterBus: Sendable {
             guard !Task.isCancelled else { return }
             guard let (from, call, order) = next else {
                 let session = state.withLock { $0.session }
-                await catchingUp.withLock { $0 }?()
-                state.withLock { $0.caughtUp = session }
+                if await catchingUp.withLock({ $0 })?() ?? true {
+                    state.withLock { $0.caughtUp = session }
+                } else {
+                    // Tried again after a claim interval; orders heard meanwhile wait their turn.
+                    try? await Task.sleep(for: interval)
+                    heard.yield(nil)
+                }
                 continue
             }
             let failure: String? =

@@ -101,16 +101,20 @@ extension ClusterMembership {
 
     /// This member started listening: it takes what it may have missed from the store, the
     /// cluster's clock, fault rules and channels. (It held no device while it did not listen,
-    /// so a reset or a broadcast missed has nothing to change.)
-    func catchUp() async {
+    /// so a reset or a broadcast missed has nothing to change.) Returns whether it did.
+    func catchUp() async -> Bool {
         do {
             if device.clock.mode == .manual, let stored = try await store.latestDeviceTime() {
                 try await device.advance(to: DeviceInstant(millisecondsSinceEpoch: stored))
             }
             try await takeFaults()
             try await takeChannels()
+            return true
         } catch {
-            logger.warning("cannot take the cluster's clock, fault rules and channels from the store", metadata: ["error": "\(error)"])
+            logger.warning(
+                "cannot take the cluster's clock, fault rules and channels from the store: this receiver claims no shard until it can",
+                metadata: ["error": "\(error)"])
+            return false
         }
     }
 

@@ -54,7 +54,7 @@ package final class ClusterMembership: Service, Sendable {
                 guard let membership else { return "this receiver is stopping" }
                 return await membership.carryOut(order)
             },
-            catchUp: { [weak membership] in await membership?.catchUp() })
+            catchUp: { [weak membership] in await membership?.catchUp() ?? false })
         runtime.channels?.relay(through: ClusterChannelRelay(bus: bus, logger: logger))
         return membership
     }
@@ -79,8 +79,12 @@ package final class ClusterMembership: Service, Sendable {
         // for a shard another member may own by then.
         // The store says so from a query's or a drain's end, never under the runtime's lock (the
         // runtime starts the writer after releasing it), so the step can be taken here.
-        store.onSessionEnded { [runtime, sessionEnded] in
+        store.onSessionEnded { [runtime, sessionEnded, logger] in
+            let owned = runtime.ownedShards ?? []
             runtime.releaseShards()
+            logger.error(
+                "the store session that held this receiver's shards ended: its devices are let go (pushes to them are answered 503) until it joins again and claims free shards",
+                metadata: ["cluster.released": "\(owned.sorted().map(String.init).joined(separator: ","))"])
             sessionEnded.raise()
         }
     }
@@ -131,6 +135,7 @@ package final class ClusterMembership: Service, Sendable {
     /// block of ids when due.
     func tick() async throws {
         let lease = configuration.lease
+        let releasesSeen = runtime.shardReleases
         let locks = try await store.clusterLocks(timeout: lease)
         // A member that does not hear the others' orders yet, or has not caught up from the
         // store since it started to, holds no device.
@@ -142,7 +147,7 @@ package final class ClusterMembership: Service, Sendable {
         // Claimed now, or before and not yet put back (a read that failed is tried again).
         let adopting = locks.owned.union(claimed).subtracting(runtime.ownedShards ?? [])
         if !adopting.isEmpty {
-            let snapshot = try await runtime.adopt(shards: adopting)
+            let snapshot = try await runtime.adopt(shards: adopting, releasesSeen: releasesSeen)
             // Tokens the app gave up answer 410 at their new owner too.
             device.endpoint.withDevices { registry in
                 for (token, at) in snapshot.unregistered { registry.unregister(token, at: at) }
@@ -151,11 +156,12 @@ package final class ClusterMembership: Service, Sendable {
                 "claimed shards \(adopting.sorted().map(String.init).joined(separator: ",")): resumed \(snapshot.resumed.summary)",
                 metadata: ["cluster.owned": "\(runtime.ownedShards?.count ?? 0)"])
         }
-        let newest = try await store.newestIDBlock(timeout: lease)
-        let (block, used) = state.withLock { ($0.block, runtime.nextPushID.load(ordering: .relaxed) &- $0.block) }
-        // A newer block than ours: ours is behind the others' in id order, so even an idle
-        // member moves on, and ids stay in arrival order to within a claim interval.
-        if newest > block || used > PushStore.idBlockSize / 2 {
+        // Another member recorded a push past where this one numbers next: this one is behind
+        // in id order and moves on, even idle, so ids stay in arrival order to within a claim
+        // interval. (A member that merely took a newer block moves no one: no leapfrogging.)
+        let recorded = try await store.lastIDs().push
+        let (block, next) = state.withLock { ($0.block, runtime.nextPushID.load(ordering: .relaxed)) }
+        if recorded >= next || next &- block > PushStore.idBlockSize / 2 {
             let next = try await store.takeIDBlock(timeout: lease)
             runtime.continueIDs(from: next)
             state.withLock { $0.block = next }
@@ -165,11 +171,8 @@ package final class ClusterMembership: Service, Sendable {
     /// The session that held the claims ended: every device goes, then the receiver joins
     /// again (retrying each claim interval) and probes the store so pushes are taken again.
     private func sessionLost() async {
-        let owned = runtime.ownedShards ?? []
+        // Let go already, and said so, when the store said the session ended.
         runtime.releaseShards()
-        logger.error(
-            "the store session that held this receiver's shards ended: its devices are let go (pushes to them are answered 503) until it joins again and claims free shards",
-            metadata: ["cluster.released": "\(owned.sorted().map(String.init).joined(separator: ","))"])
         while !Task.isCancelled {
             do {
                 bus.joined(session: try await Self.joinStore(configuration, store))

@@ -11,6 +11,9 @@ extension DeviceRecorder {
         package let map: ShardMap
         /// The shards owned, their devices put back.
         package private(set) var owned: Set<Int> = []
+        /// How many times every shard was let go (a store session ended): a takeover read
+        /// before the last of them is not put back.
+        package private(set) var releases: UInt64 = 0
 
         package init(map: ShardMap) {
             self.map = map
@@ -23,7 +26,10 @@ extension DeviceRecorder {
 
         mutating func add(_ shards: Set<Int>) { owned.formUnion(shards) }
 
-        mutating func removeAll() { owned.removeAll() }
+        mutating func removeAll() {
+            owned.removeAll()
+            releases &+= 1
+        }
     }
 
     /// Whether pushes and changes for `device` are this recorder's to take.
@@ -36,7 +42,11 @@ extension DeviceRecorder {
     /// `interrupted`; task runs `terminated`), each app's slot, reload pushes held, pending task
     /// requests, Live Activities, the last day's reloads and transfers not ended. What they
     /// decide now (expiries, wakes due) is among the actions. `shards` (clustered) become owned.
-    package mutating func adopt(_ snapshot: DeviceSnapshot, shards: Set<Int> = [], now: DeviceInstant) -> Actions {
+    package mutating func adopt(
+        _ snapshot: DeviceSnapshot, shards: Set<Int> = [], releasesSeen: UInt64? = nil, now: DeviceInstant
+    ) -> Actions {
+        // Claimed under a store session that has ended since: not ours to put back.
+        if let releasesSeen, let current = self.shards, current.releases != releasesSeen { return Actions() }
         var actions = Actions()
         for (token, state) in snapshot.states {
             _ = policy.setDeviceState(state, for: token, now: now)
@@ -83,7 +93,13 @@ extension DeviceRecorder {
     /// nothing recorded (the next owner records them `interrupted` and `terminated`, as a
     /// restart does).
     package mutating func releaseShards(now: DeviceInstant) -> Actions {
-        guard var owned = shards, !owned.owned.isEmpty else { return Actions() }
+        guard var owned = shards else { return Actions() }
+        guard !owned.owned.isEmpty else {
+            // Nothing to let go, but a takeover read under the session that ended is stale.
+            owned.removeAll()
+            shards = owned
+            return Actions()
+        }
         let releasing = owned
         var actions = Actions()
         apply(policy.forget(now: now) { releasing.owns($0) }, to: &actions)

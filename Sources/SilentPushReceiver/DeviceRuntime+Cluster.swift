@@ -26,13 +26,20 @@ extension DeviceRuntime {
     }
 
     /// Puts back the devices of `shards` (just claimed) from the store, as a restart does,
-    /// and takes their pushes from then on; returns what was put back.
+    /// and takes their pushes from then on; returns what was put back. `releasesSeen`
+    /// (`shardReleases` when the claim was made): if every shard was let go since (the store
+    /// session that held the claim ended), nothing is put back.
     @discardableResult
-    package func adopt(shards: Set<Int>) async throws -> DeviceSnapshot {
+    package func adopt(shards: Set<Int>, releasesSeen: UInt64? = nil) async throws -> DeviceSnapshot {
         guard let map = shardMap, !shards.isEmpty else { return DeviceSnapshot() }
         let snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: inspect { $1 }) { shards.contains(map.shard(of: $0)) }
-        modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, now: now) }
+        modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, releasesSeen: releasesSeen, now: now) }
         return snapshot
+    }
+
+    /// How many times every shard was let go: what a takeover notes before it claims.
+    package var shardReleases: UInt64? {
+        inspect { $0.shards?.releases }
     }
 
     /// Lets every shard's devices go, their records untouched: the claims ended with the

@@ -179,13 +179,6 @@ extension PostgresEngine {
         return Set(rows.map { Int(clamping: $0["shard"] as Int64) })
     }
 
-    /// The newest block of ids any member took (0: none yet).
-    func newestIDBlock(timeout: Duration) async throws -> UInt64 {
-        let rows = try await onWriterSession(
-            StoreStatement("SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS block FROM cluster_id_blocks"), timeout: timeout)
-        return UInt64(clamping: rows.first?["block"] ?? Int64(0))
-    }
-
     /// Takes a new block of ids; returns its first id. (Joining moved the sequence past every
     /// id recorded before, so blocks hold ids no one used.)
     func takeIDBlock(timeout: Duration) async throws -> UInt64 {

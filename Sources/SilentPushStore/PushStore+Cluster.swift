@@ -99,11 +99,6 @@ extension PushStore {
         try await clusterEngine.claim(shards, timeout: timeout)
     }
 
-    /// The newest block of ids any member took.
-    package func newestIDBlock(timeout: Duration) async throws -> UInt64 {
-        try await clusterEngine.newestIDBlock(timeout: timeout) << PostgresEngine.idBlockBits
-    }
-
     /// Takes a new block of ids for this member; returns its first id.
     package func takeIDBlock(timeout: Duration) async throws -> UInt64 {
         try await clusterEngine.takeIDBlock(timeout: timeout)

@@ -57,6 +57,18 @@ import Testing
         #expect(Self.receive(&recorder, 9, device: Self.token(in: 0), at: Self.t0.advanced(by: .seconds(62))).reply == .notOwner)
     }
 
+    /// A takeover read under a session that has ended since (every shard let go meanwhile)
+    /// puts nothing back; one read after the release does.
+    @Test func aTakeoverClaimedBeforeTheLastReleaseIsNotPutBack() {
+        var recorder = Self.clustered()
+        let seen = recorder.shards?.releases
+        _ = recorder.releaseShards(now: Self.t0)
+        let stale = recorder.adopt(DeviceSnapshot(), shards: [1], releasesSeen: seen, now: Self.t0)
+        #expect(recorder.shards?.owned == [] && stale.changes.isEmpty)
+        _ = recorder.adopt(DeviceSnapshot(), shards: [1], releasesSeen: recorder.shards?.releases, now: Self.t0)
+        #expect(recorder.shards?.owned == [1])
+    }
+
     @Test func releasingTheShardsCancelsRunningWakesAndRecordsNothing() throws {
         var recorder = Self.clustered()
         let device = Self.token(in: 3)
