@@ -135,9 +135,16 @@ package final class TransferClient: Sendable {
         let cache = cacheFile(device: start.app.device, topic: start.app.topic, url: start.request.url)
         let manager = FileManager.default
         var received: Int64 = 0
+        func size(of path: String) -> Int64? { (try? manager.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil }
         // A try cut off reports the part on disk: what the next try resumes from.
         func cutOff(_ error: String) -> TryOutcome {
-            TryOutcome(end: .cutOff(error: error, bytes: (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0), received: received)
+            TryOutcome(end: .cutOff(error: error, bytes: size(of: part) ?? 0), received: received)
+        }
+        // What was kept cannot be resumed: the next try starts over.
+        func startOver(_ error: String) -> TryOutcome {
+            try? manager.removeItem(atPath: part)
+            try? manager.removeItem(atPath: validatorFile)
+            return cutOff("\(URLUserInfo.masked(start.request.url)) \(error): the next try starts over")
         }
         do {
             try manager.createDirectory(atPath: directory + "/cache", withIntermediateDirectories: true)
@@ -147,7 +154,7 @@ package final class TransferClient: Sendable {
         let upload = start.request.fromFile.map { _ in uploadFile(of: start.id) }
         // An upload starts over on every try: what its answer left is not resumed.
         if upload != nil { try? manager.removeItem(atPath: part) }
-        let kept = (try? manager.attributesOfItem(atPath: part)[.size] as? Int64) ?? 0
+        let kept = size(of: part) ?? 0
         let resumeValidator = kept > 0 ? (try? String(contentsOfFile: validatorFile, encoding: .utf8)) : nil
 
         var request = HTTPClientRequest(url: start.request.url)
@@ -160,12 +167,15 @@ package final class TransferClient: Sendable {
             if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let lastModified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
         }
+        // An upload sends its copy whole, on every try and after every redirect.
+        func uploadBody(_ upload: String) -> HTTPClientRequest.Body? {
+            size(of: upload).map { .stream(FileChunks(path: upload), length: .known($0)) }
+        }
+        let noCopy = TryOutcome(end: .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver"), received: 0)
         do {
             if let upload {
-                guard let size = (try? manager.attributesOfItem(atPath: upload)[.size] as? Int64) ?? nil else {
-                    return TryOutcome(end: .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver"), received: 0)
-                }
-                request.body = .stream(FileChunks(path: upload), length: .known(size))
+                guard let body = uploadBody(upload) else { return noCopy }
+                request.body = body
             }
             let deadline = NIODeadline.now() + TimeAmount(resourceTimeout)
             var response = try await httpClient.execute(request, deadline: deadline)
@@ -178,16 +188,14 @@ package final class TransferClient: Sendable {
                 let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString
             {
                 guard redirects < HTTPFetchHandler.redirectLimit else {
-                    let url = URLUserInfo.masked(start.request.url)
-                    return TryOutcome(end: .cannotComplete(error: "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"), received: 0)
+                    return TryOutcome(
+                        end: .cannotComplete(error: describe(HTTPClientError.redirectLimitReached, url: start.request.url)), received: 0)
                 }
                 redirects += 1
                 _ = try? await response.body.collect(upTo: 64 * 1024)
-                guard let size = (try? manager.attributesOfItem(atPath: upload)[.size] as? Int64) ?? nil else {
-                    return TryOutcome(end: .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver"), received: 0)
-                }
+                guard let body = uploadBody(upload) else { return noCopy }
                 request.url = next
-                request.body = .stream(FileChunks(path: upload), length: .known(size))
+                request.body = body
                 response = try await httpClient.execute(request, deadline: deadline)
             }
             let status = Int(response.status.code)
@@ -196,10 +204,11 @@ package final class TransferClient: Sendable {
             if status == 304, upload == nil, manager.fileExists(atPath: cache) {
                 try? manager.removeItem(atPath: file(of: start.id))
                 try Self.copy(cache, to: file(of: start.id))
-                let size = (try? manager.attributesOfItem(atPath: cache)[.size] as? Int64) ?? 0
                 // The file is the one kept; no byte of it crossed the network.
                 return TryOutcome(
-                    end: .completed(bytes: size, status: 200, etag: validators?.etag ?? etag, lastModified: validators?.lastModified ?? lastModified),
+                    end: .completed(
+                        bytes: size(of: cache) ?? 0, status: 200, etag: validators?.etag ?? etag,
+                        lastModified: validators?.lastModified ?? lastModified),
                     received: 0)
             }
             let resuming = resumeValidator != nil && kept > 0
@@ -209,21 +218,13 @@ package final class TransferClient: Sendable {
             var whole = false
             if resuming, status == 416 {
                 _ = try? await response.body.collect(upTo: 64 * 1024)
-                guard contentRange?.completeLength == kept else {
-                    try? manager.removeItem(atPath: part)
-                    try? manager.removeItem(atPath: validatorFile)
-                    return cutOff("\(URLUserInfo.masked(start.request.url)) cannot resume at byte \(kept) (416): the next try starts over")
-                }
+                guard contentRange?.completeLength == kept else { return startOver("cannot resume at byte \(kept) (416)") }
                 whole = true
             }
             // 206: the rest of what was kept, from where it was kept; anything else starts the file over.
             let appending = whole || (status == 206 && resuming && contentRange?.first == kept)
-            if status == 206, !appending {
-                // A part this try did not ask for, or from elsewhere: nothing to place it after.
-                try? manager.removeItem(atPath: part)
-                try? manager.removeItem(atPath: validatorFile)
-                return cutOff("\(URLUserInfo.masked(start.request.url)) answered 206 with a range other than asked: the next try starts over")
-            }
+            // A part this try did not ask for, or from elsewhere: nothing to place it after.
+            if status == 206, !appending { return startOver("answered 206 with a range other than asked") }
             if !appending, !manager.createFile(atPath: part, contents: nil) {
                 return cutOff("cannot create '\(part)'")
             }
