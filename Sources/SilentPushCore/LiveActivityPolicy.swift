@@ -412,15 +412,7 @@ public struct LiveActivityPolicy: Sendable {
         let update = Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload)
         // The message it replaces no longer waits for the offline devices: this one does, if kept.
         if let previous = stored[broadcast.channel] {
-            for id in previous.waiting {
-                actions.append(
-                    .update(
-                        LiveActivityUpdate(
-                            source: previous.update.source, activityID: id, outcome: .coalesced(into: broadcast.source),
-                            why: "replaced on the channel by \(broadcast.source) while the device was offline: the channel keeps its latest message",
-                            at: now
-                        )))
-            }
+            for id in previous.waiting { replacedOnChannel(previous.update.source, for: id, by: broadcast.source, now: now, into: &actions) }
         }
         if let until = broadcast.storedUntil, until > now {
             stored[broadcast.channel] = Stored(update: update, until: until)
@@ -463,13 +455,7 @@ public struct LiveActivityPolicy: Sendable {
                     // the device gets that one when it is back, or none.
                     guard let current = stored[fanOut.channel], current.update.source == fanOut.update.source else {
                         if let current = stored[fanOut.channel] {
-                            actions.append(
-                                .update(
-                                    LiveActivityUpdate(
-                                        source: fanOut.update.source, activityID: id, outcome: .coalesced(into: current.update.source),
-                                        why:
-                                            "replaced on the channel by \(current.update.source) while the device was offline: the channel keeps its latest message",
-                                        at: now)))
+                            replacedOnChannel(fanOut.update.source, for: id, by: current.update.source, now: now, into: &actions)
                         } else {
                             ignore(
                                 fanOut.update.source, id, .offlineNotStored, "the device is offline and the channel keeps this message no more", now,
@@ -642,6 +628,18 @@ public struct LiveActivityPolicy: Sendable {
         held[id] = Held(update: update, due: due)
         timers.insert(.release(id), at: due)
         actions.append(.update(LiveActivityUpdate(source: update.source, activityID: id, outcome: .waiting(until: due), why: why, at: now)))
+    }
+
+    /// Broadcast `source`, which waited for activity `id`'s offline device, gives way to the
+    /// channel's newer message `newer`.
+    private func replacedOnChannel(
+        _ source: String, for id: String, by newer: String, now: DeviceInstant, into actions: inout [LiveActivityAction]
+    ) {
+        actions.append(
+            .update(
+                LiveActivityUpdate(
+                    source: source, activityID: id, outcome: .coalesced(into: newer),
+                    why: "replaced on the channel by \(newer) while the device was offline: the channel keeps its latest message", at: now)))
     }
 
     /// The update `id` holds, if any, gives way to `source`.

@@ -59,16 +59,26 @@ extension DeviceRuntime {
         let systemNow = DeviceClock.systemNow
         let source = record.requestID
         let reply = modifyStateAndRunActions { recorder, now in
-            var storedUntil: DeviceInstant?
-            if storagePolicy == .mostRecentMessageStored, record.expiration != 0 {
-                let kept = now.advanced(by: recorder.activities.settings.storedMessageLifetime)
-                storedUntil = min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
-            }
+            let storedUntil = Self.keptUntil(
+                record, storagePolicy: storagePolicy, receivedAt: now, lifetime: recorder.activities.settings.storedMessageLifetime,
+                systemNow: systemNow, now: now)
             return recorder.broadcast(record, from: origin, payload: payload, storedUntil: storedUntil, now: now) { [self] result in
                 fanOutCommitted(source, result, completion: completion)
             }
         }
         if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
+    }
+
+    /// Until when a channel of `storagePolicy` keeps broadcast `record`, received at
+    /// `receivedAt`: its `lifetime` (8 hours), or its `apns-expiration` (counted from `now`)
+    /// if sooner; nil when it keeps nothing (No Message Stored, or expiration 0).
+    static func keptUntil(
+        _ record: BroadcastRecord, storagePolicy: MessageStoragePolicy, receivedAt: DeviceInstant, lifetime: Duration, systemNow: DeviceInstant,
+        now: DeviceInstant
+    ) -> DeviceInstant? {
+        guard storagePolicy == .mostRecentMessageStored, record.expiration != 0 else { return nil }
+        let kept = receivedAt.advanced(by: lifetime)
+        return min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
     }
 
     /// Fans broadcast `record`, which another member of the cluster accepted and recorded,

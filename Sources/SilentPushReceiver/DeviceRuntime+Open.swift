@@ -46,12 +46,11 @@ extension DeviceRuntime {
             let lifetime = liveActivities.storedMessageLifetime
             let systemNow = DeviceClock.systemNow
             for record in try await store.latestBroadcasts(environment: channels.environment, since: now.advanced(by: .zero - lifetime)) {
-                guard record.expiration != 0,
-                    (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy == .mostRecentMessageStored,
+                guard let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy,
+                    let until = keptUntil(
+                        record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now),
                     case .success(let payload) = LiveActivityPayload.parse(record.payload)
                 else { continue }
-                let kept = record.receivedAt.advanced(by: lifetime)
-                let until = min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
                 activities.restoreMessage(
                     LiveActivityPolicy.Broadcast(
                         source: record.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: record.bundleID, channel: record.channelID),
