@@ -51,7 +51,7 @@ public struct LiveActivityPayload: Sendable, Equatable {
     }
 
     /// Why ActivityKit cannot use `bytes`; nil when it can.
-    public static func problem(in bytes: [UInt8]) -> LiveActivityPayloadProblem? {
+    package static func problem(in bytes: [UInt8]) -> LiveActivityPayloadProblem? {
         if case .failure(let problem) = parse(bytes) { problem } else { nil }
     }
 

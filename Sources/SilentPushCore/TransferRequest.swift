@@ -68,13 +68,13 @@ public struct TransferRequest: Sendable, Equatable {
 
     /// The fields the admin API's transfer record has beside a request's: skipped, so a
     /// record copied from `GET /v1/transfers` reads as its request.
-    public static let recordFields: Set<String> = [
+    package static let recordFields: Set<String> = [
         "id", "deviceToken", "topic", "wakeId", "taskRunId", "handedOverAt", "state", "attempts", "bytes", "status", "finishedAt",
         "lastError", "relaunchRequestId", "file", "why",
     ]
 
     /// The fields a request is read from.
-    public static let requestFields: Set<String> = [
+    package static let requestFields: Set<String> = [
         "session", "url", "method", "fromFile", "discretionary", "allowsCellular", "sessionSendsLaunchEvents",
     ]
 
