@@ -35,9 +35,7 @@ import Testing
 
     /// A new directory a relaunch's handler moves its files to (the caller removes it).
     static func keptDirectory() throws -> String {
-        let keep = Scratch.directory.appendingPathComponent("kept-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
-        return keep
+        try Scratch.newDirectory("kept")
     }
 
     /// The bytes of `/blob/N` from 0 to `count`.

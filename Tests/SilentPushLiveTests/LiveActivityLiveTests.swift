@@ -101,8 +101,7 @@ import Testing
     }
 
     @Test func anActivityOutlivesARestartWithItsTokenAndItsEnd() async throws {
-        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.newDirectory("activities")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite"
         let device = Self.device("e")
@@ -127,8 +126,7 @@ import Testing
     /// A Most Recent Message Stored channel's message outlives a restart: an activity that
     /// subscribes after it shows it. A channel that stores nothing has nothing to give.
     @Test func aChannelsStoredMessageOutlivesARestart() async throws {
-        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.newDirectory("activities")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite"
         var (keeping, plain) = (ChannelID(header: "AAAAAAAAAAAAAAAAAAAAAA==")!, ChannelID(header: "AAAAAAAAAAAAAAAAAAAAAA==")!)
@@ -163,8 +161,7 @@ import Testing
     /// An offline device gets nothing: APNs keeps the latest push to each of its tokens
     /// (`pending`, offline), across a restart, and the device takes it when it is back.
     @Test func anOfflineDevicesPushWaitsAcrossARestartAndArrivesWhenItIsBack() async throws {
-        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.newDirectory("activities")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite"
         let device = Self.device("f")
@@ -202,8 +199,7 @@ import Testing
     /// A push that waited when the receiver stopped is not kept across the restart: its fate
     /// says so (dropped, receiverRestarted) instead of pending for ever.
     @Test func aPushThatWaitedWhenTheReceiverStoppedEndsDroppedSayingWhy() async throws {
-        let directory = Scratch.directory.appendingPathComponent("activities-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.newDirectory("activities")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = directory + "/store.sqlite"
         let device = Self.device("7")

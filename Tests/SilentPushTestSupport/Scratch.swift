@@ -12,4 +12,11 @@ public enum Scratch {
         atexit { try? FileManager.default.removeItem(at: Scratch.directory) }
         return url
     }()
+
+    /// A new, empty directory of its own in `directory`, named `prefix-UUID`: its path.
+    public static func newDirectory(_ prefix: String) throws -> String {
+        let path = directory.appendingPathComponent("\(prefix)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
 }
