@@ -343,7 +343,7 @@ public struct LiveActivityPolicy: Sendable {
                         source: previous.push.source, activityID: activityID, outcome: .coalesced(into: push.source),
                         why: "replaced at APNs by \(push.source) while the device was offline: APNs keeps the latest push to a token", at: now)))
         }
-        keptCount += 1
+        keptCount &+= 1
         keptForOffline[push.token] = Kept(push: push, device: device, channelExists: channelExists, order: keptCount)
         timers.insert(.unkeep(push.token), at: push.storedUntil)
         actions.append(
