@@ -42,6 +42,7 @@ public struct HTTPFetchHandler: FetchHandler {
             configuration: HTTPClient.Configuration(
                 redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
                 timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10)),
+                connectionPool: ConnectionFailure.noRetry(idleTimeout: .seconds(60)),
                 decompression: .disabled))
     }
 
@@ -85,7 +86,7 @@ public struct HTTPFetchHandler: FetchHandler {
             if let error = error as? HTTPClientError, error == .redirectLimitReached || error == .redirectCycleDetected {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
-            return .failed(reason: "GET \(URLUserInfo.masked(url)): \(error)")
+            return .failed(reason: "GET \(URLUserInfo.masked(url)): " + (ConnectionFailure.reason(error) ?? "\(error)"))
         }
     }
 

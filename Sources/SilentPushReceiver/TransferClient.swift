@@ -64,8 +64,8 @@ package final class TransferClient: Sendable {
                     // many devices (or many of one app) from one origin do not queue behind
                     // AsyncHTTPClient's 8 per host, where a try waiting past the request timeout
                     // would be cut off unstarted.
-                    connectionPool: HTTPClient.Configuration.ConnectionPool(
-                        idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerOrigin),
+                    connectionPool: ConnectionFailure.noRetry(
+                        idleTimeout: .seconds(60), connectionsPerOrigin: Self.connectionsPerOrigin),
                     decompression: .disabled))
             client = made
             return made
@@ -353,6 +353,7 @@ package final class TransferClient: Sendable {
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
         }
+        if let reason = ConnectionFailure.reason(error) { return "no connection to \(URLUserInfo.masked(url)): " + reason }
         if Self.isUntrustedCertificate(error) {
             let wrongHost = (error as? NIOSSLExtraError) == .failedToValidateHostname
             return "the server certificate of \(URLUserInfo.masked(url)) " + (wrongHost ? "is not for its host" : "is not trusted")

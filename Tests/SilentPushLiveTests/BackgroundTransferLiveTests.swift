@@ -1046,6 +1046,31 @@ import Testing
         }
     }
 
+    /// An origin nobody listens on fails the try at once, with the reason, and the transfer
+    /// waits for its retry: the try does not sit out the request timeout (here 30 s) retrying
+    /// the connection, as URLSession's task ends with `NSURLErrorCannotConnectToHost`.
+    @Test func anOriginNobodyListensOnFailsTheTryAtOnce() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        origin.stop()
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.transfers.requestTimeout = .seconds(30)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "R", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let url = "http://127.0.0.1:\(origin.port)/file"
+            try await Self.push(client, url)
+            let cut = try await receiver.waitForTransfers(session: "R", timeout: .seconds(10)) { $0.first?.state == .waiting }
+            let transfer = try #require(cut.first)
+            #expect(transfer.lastError == "no connection to \(url): connection refused", "\(transfer)")
+            guard case .transferRetry(2, _)? = transfer.why else {
+                Issue.record("not waiting to retry: \(transfer)")
+                return
+            }
+            await client.close()
+        }
+    }
+
     /// A Swift handler that hands over a URL the device cannot try (or a bad session) by
     /// its parts gets the refusal thrown, and the wake's record keeps it, as the exec and
     /// http handlers' refusals are kept.

@@ -135,6 +135,18 @@ import Testing
         }
     }
 
+    /// A handler server nobody listens on fails the fetch at once, saying so, instead of
+    /// retrying the connection until the wake's deadline ends it `deadlineExceeded`.
+    @Test func aHandlerNobodyListensOnFailsAtOnce() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        origin.stop()
+        try await Self.withReceiver(origin: origin, deadline: .seconds(20)) { receiver, client in
+            let wake = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "200")
+            #expect(wake.result?.name == "failed", "\(wake)")
+            #expect(wake.reason == "GET http://127.0.0.1:\(origin.port)/status/200: connection refused", "\(wake)")
+        }
+    }
+
     @Test func aConnectionClosedWithoutAnAnswerIsFailed() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
