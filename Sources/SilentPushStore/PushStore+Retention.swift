@@ -69,11 +69,16 @@ extension PushStore {
                     break
                 }
             }
-            // One range delete (the rows are next to each other) but for the few kept;
-            // their ids are whole numbers, safe to write into the statement.
+            // Range deletes (the rows are next to each other) around the few kept, in two
+            // statement texts: SQLite's writer keeps every text it runs prepared, so none
+            // may name the ids it keeps.
             if kept.count < rows.count {
-                let except = kept.isEmpty ? "" : " AND id NOT IN (\(kept.map(String.init).joined(separator: ",")))"
-                deletes.append((StoreStatement("DELETE FROM pushes WHERE id > ? AND id <= ?" + except, [after, pruned.lastExamined]), \.pushes))
+                var from = after
+                for id in kept {
+                    deletes.append((StoreStatement("DELETE FROM pushes WHERE id > ? AND id < ?", [from, id]), \.pushes))
+                    from = id
+                }
+                deletes.append((StoreStatement("DELETE FROM pushes WHERE id > ? AND id <= ?", [from, pruned.lastExamined]), \.pushes))
             }
             // The wakes that delivered them go too, once finished and once the push each
             // delivered is gone; a coalesced push's wake goes with the push it delivered.
@@ -133,8 +138,14 @@ extension PushStore {
         }
         guard !deletes.isEmpty else { return pruned }
         let changed = try await engine.execute(deletes.map(\.statement))
-        for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] = count }
+        for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] += count }
         return pruned
+    }
+
+    /// How many statements SQLite's writer holds prepared (nil on PostgreSQL, which keeps
+    /// none): a number that must not grow with what pruning keeps.
+    package func preparedWriteStatements() async throws -> Int? {
+        try await (engine as? SQLiteEngine)?.preparedStatementCount()
     }
 
     /// The highest id of `table` that may go: past the count limit, or (by a

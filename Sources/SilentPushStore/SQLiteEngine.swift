@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// The records in SQLite through GRDB: a file (WAL, readers beside the writer) or memory.
@@ -72,6 +73,20 @@ final class SQLiteEngine: StoreEngine {
                 try db.cachedStatement(sql: statement.sql).execute(arguments: statement.databaseArguments)
                 return db.changesCount
             }
+        }
+    }
+
+    /// The statements the writer's connection holds prepared: GRDB keeps every text it ran
+    /// through `cachedStatement`, for the connection's life.
+    func preparedStatementCount() async throws -> Int {
+        try await database.writeWithoutTransaction { db in
+            var count = 0
+            var statement = sqlite3_next_stmt(db.sqliteConnection, nil)
+            while let current = statement {
+                count += 1
+                statement = sqlite3_next_stmt(db.sqliteConnection, current)
+            }
+            return count
         }
     }
 

@@ -55,6 +55,24 @@ import Testing
         #expect(try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], batch: 16).total == 0)
     }
 
+    /// Batches that keep different pushes run the same statement texts: SQLite's writer keeps
+    /// each text it ran prepared for its life, so a text naming the kept ids grew it by one
+    /// statement a batch, for as long as the receiver ran.
+    @Test func batchesKeepingDifferentPushesPrepareNoNewStatements() async throws {
+        let store = try await Self.store(.sqlite, count: 100, pending: Set(1...100))
+        var after: Int64 = 0
+        var prepared: [Int] = []
+        for batch in 0..<10 {
+            let held: Set<UInt64> = [UInt64(after) + 1 + UInt64(batch % 9), UInt64(after) + 10 - UInt64(batch % 3)]
+            let pruned = try await store.prune(olderThan: nil, maximumCount: 0, held: held, after: after, batch: 10)
+            #expect(pruned.pushes == 10 - held.count, "\(batch): \(pruned)")
+            after = pruned.lastExamined
+            prepared.append(try #require(try await store.preparedWriteStatements()))
+        }
+        #expect(Set(prepared).count == 1, "\(prepared)")
+        #expect(try await store.pushes(limit: 1000).count == 20)
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func pushesOlderThanTheCutoffGo(_ engine: StoreEngineKind) async throws {
         let store = try await Self.store(engine, count: 100, pending: [10])
         // Push n arrived at 1000 + n ms.
