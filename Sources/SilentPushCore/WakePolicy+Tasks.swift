@@ -93,10 +93,12 @@ extension WakePolicy {
     }
 
     /// The app cancelled the pending request `identifier` (`cancel(taskRequestWithIdentifier:)`).
-    /// Returns whether one was pending.
+    /// Returns whether one was pending. A relaunch for a `URLSession` (kind `urlSession`) is
+    /// the system's, not `BGTaskScheduler`'s: no cancel reaches it.
     @inlinable public mutating func cancelTask(identifier: String, for app: App, now: Instant) -> (found: Bool, actions: [WakeAction<App, Instant>]) {
         fireTimers(upTo: now)
-        guard let slot = apps.index(of: app), let found = tasks[Int32(slot)]?.pending.firstIndex(where: { $0.request.identifier == identifier })
+        guard let slot = apps.index(of: app),
+            let found = tasks[Int32(slot)]?.pending.firstIndex(where: { $0.request.identifier == identifier && $0.request.kind != .urlSession })
         else { return (false, takeActions()) }
         let cancelled = tasks[Int32(slot)]!.pending.remove(at: found)
         actions.append(.taskRequestEnded(request: cancelled.request.id, app: app, outcome: .cancelled, at: now))
@@ -104,12 +106,15 @@ extension WakePolicy {
         return (true, takeActions())
     }
 
-    /// The app cancelled every pending request (`cancelAllTaskRequests()`).
+    /// The app cancelled every pending request (`cancelAllTaskRequests()`), but the system's
+    /// relaunches for its `URLSession`s.
     @inlinable public mutating func cancelAllTasks(for app: App, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         if let slot = apps.index(of: app), let pending = tasks[Int32(slot)]?.pending {
-            tasks[Int32(slot)]!.pending = []
-            for task in pending { actions.append(.taskRequestEnded(request: task.request.id, app: app, outcome: .cancelled, at: now)) }
+            tasks[Int32(slot)]!.pending = pending.filter { $0.request.kind == .urlSession }
+            for task in pending where task.request.kind != .urlSession {
+                actions.append(.taskRequestEnded(request: task.request.id, app: app, outcome: .cancelled, at: now))
+            }
             evaluateTasks(slot, now: now, announce: false)
         }
         return takeActions()

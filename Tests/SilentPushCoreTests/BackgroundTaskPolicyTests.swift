@@ -193,6 +193,24 @@ import Testing
         #expect(scenario.taskRuns.isEmpty)
     }
 
+    /// A relaunch for a background `URLSession` is the system's: the app's
+    /// `cancel(taskRequestWithIdentifier:)` and `cancelAllTaskRequests()` reach only its own
+    /// `BGTaskScheduler` requests, even one named as the session is.
+    @Test func cancellingLeavesTheSystemsRelaunches() throws {
+        let scenario = Scenario(.ios)
+        scenario.setDevice("d1", DeviceState(lowPowerMode: true), at: 0)
+        scenario.apply(scenario.policy.relaunch(session: "S", requestID: 900, for: Self.app, now: Scenario.at(10)))
+        #expect(scenario.taskWhys[900] == .lowPowerMode)
+        let cancelled = scenario.policy.cancelTask(identifier: "S", for: Self.app, now: Scenario.at(20))
+        scenario.apply(cancelled.actions)
+        #expect(!cancelled.found && scenario.requestOutcomes[900] == nil)
+        scenario.apply(scenario.policy.cancelAllTasks(for: Self.app, now: Scenario.at(30)))
+        #expect(scenario.requestOutcomes[900] == nil)
+        #expect(scenario.policy.pendingTasks(of: Self.app).map(\.request.id) == [900])
+        scenario.setDevice("d1", DeviceState(), at: 40)
+        #expect(scenario.run(of: 900)?.startedAt == Scenario.at(40))
+    }
+
     @Test func continuedTasksQueueOrFailAndHeatStopsTheLeastProgressFirst() throws {
         let scenario = Scenario(.ios)
         scenario.completeTasksImmediately = false
