@@ -191,6 +191,10 @@ public struct TransferPolicy: Sendable {
     /// session's background transfers").
     public mutating func forceQuit(device: String, now: DeviceInstant) -> [TransferAction] {
         var actions = advance(to: now)
+        // Done ones whose session had others still open: never handed over now.
+        for transfer in transfers.values.filter({ $0.app.device == device }).sorted(by: { $0.id < $1.id }) {
+            if case .ended(.done) = transfer.phase { actions.append(.abandon(id: transfer.id)) }
+        }
         for id in (byDevice[device] ?? []).sorted() {
             if case .running? = transfers[id]?.phase { actions.append(.interrupt(id: id)) }
             setPhase(id, .ended(.cancelled), into: &actions)
@@ -348,4 +352,7 @@ public enum TransferAction: Sendable, Equatable {
     case interrupt(id: UInt64)
     /// Every transfer of `session` ended: relaunch the app for it with these transfers' files.
     case relaunch(app: TransferPolicy.App, session: String, transfers: [UInt64])
+    /// Done transfer `id` will never be handed to the app (a force-quit cancelled its
+    /// session): its file goes.
+    case abandon(id: UInt64)
 }

@@ -21,7 +21,8 @@ public struct TransferRecord: Sendable, Equatable {
         /// The handler moved it away: it is the app's now.
         case moved
         /// The handler left it: it was deleted when the relaunch ended, as iOS deletes it
-        /// once `didFinishDownloadingTo` returns.
+        /// once `didFinishDownloadingTo` returns. Or no relaunch will hand it over (a
+        /// force-quit cancelled its session before the session's last transfer ended).
         case deleted
     }
 

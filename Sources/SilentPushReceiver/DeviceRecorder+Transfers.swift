@@ -198,6 +198,9 @@ extension DeviceRecorder {
                         id: id, attempt: attempt, app: App(device: transfer.app.device, topic: transfer.app.topic), request: transfer.request))
             case .interrupt(let id):
                 actions.transferInterrupts.append(id)
+            case .abandon(let id):
+                actions.changes.append(.setTransferFile(id: id, fate: .deleted))
+                actions.transferDiscards.append(id)
             case .relaunch(let app, let session, let ids):
                 let requestID = takeTaskRequestID()
                 let key = App(device: app.device, topic: app.topic)

@@ -28,11 +28,12 @@ extension PushStore {
     }
 
     /// What a restarted receiver carries on with, oldest first: transfers not ended, and done
-    /// ones whose session's relaunch was not yet asked for.
+    /// ones whose session's relaunch was not yet asked for (and whose file was not deleted,
+    /// as a force-quit's cancelled session's are).
     public func openTransfers() async throws -> [TransferRecord] {
         try await reader.rows(
             """
-            SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')
+            SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done' AND file_fate IS NULL)
             ORDER BY id
             """
         ).compactMap(Self.transfer)

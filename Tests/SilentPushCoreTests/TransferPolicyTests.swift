@@ -194,6 +194,20 @@ import Testing
         #expect(policy.finished(1, completed: 10, now: Self.at(6)).isEmpty, "a late answer changes nothing")
     }
 
+    /// A done transfer whose session a force-quit cancels is abandoned: no relaunch will
+    /// hand it over.
+    @Test func forceQuitAbandonsTheDoneTransfersOfASessionStillOpen() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        _ = try policy.submit(try Self.request(), id: 2, for: Self.app, conditions: .init(), now: Self.at(0))
+        #expect(policy.finished(1, completed: 10, now: Self.at(3)) == [.phase(id: 1, .ended(.done(bytes: 10)))])
+        #expect(
+            policy.forceQuit(device: Self.app.device, now: Self.at(5)) == [
+                .abandon(id: 1), .interrupt(id: 2), .phase(id: 2, .ended(.cancelled)),
+            ])
+        #expect(policy.transfers.isEmpty)
+    }
+
     @Test func anAppHasACapOnTransfersNotYetDone() throws {
         var policy = TransferPolicy(settings: .init(maximumPerApp: 2))
         _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(online: false), now: Self.at(0))

@@ -440,6 +440,54 @@ import Testing
         }
     }
 
+    /// A force-quit while a session has one transfer done and another running: the done
+    /// one's file goes at once (`fileFate` `deleted`), and a restart relaunches nothing for
+    /// the session (its cancelled transfer is not read back, the done one must not be either).
+    @Test func aForceQuitDiscardsTheSessionsDoneFileAndARestartRelaunchesNothing() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-quit-done")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            // One wake hands over both: a slow download, then a quick one.
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { _, context in
+                    for url in ["/blob/500000?rate=100000", "/blob/1000"] {
+                        _ = try? context.startBackgroundTransfer(TransferRequest(session: "S8", url: "http://127.0.0.1:\(origin.port)" + url))
+                    }
+                    return .newData
+                }) { task in
+                    relaunches.record(task, moveTo: nil)
+                    task.setTaskCompleted(success: true)
+                })
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let both = try await receiver.waitForTransfers(session: "S8") { $0.count == 2 && $0.last?.state == .done }
+            let done = try #require(both.last)
+            #expect(both.first?.state == .running, "\(both)")
+            #expect(FileManager.default.fileExists(atPath: directory + "/contents/transfers/\(done.id)"))
+            try await receiver.setDeviceState(DeviceState(forceQuit: true))
+            let ended = try await receiver.waitForTransfers(session: "S8") { $0.first?.state == .cancelled && $0.last?.fileFate != nil }
+            #expect(ended.last?.id == done.id && ended.last?.fileFate == .deleted && ended.last?.relaunchRequestID == nil, "\(ended)")
+            for _ in 0..<100 where FileManager.default.fileExists(atPath: directory + "/contents/transfers/\(done.id)") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(!FileManager.default.fileExists(atPath: directory + "/contents/transfers/\(done.id)"))
+            await client.close()
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            #expect(receiver.resumed.transfers == 0)
+            try await receiver.setDeviceState(DeviceState())
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await receiver.taskRuns().isEmpty && relaunches.all.isEmpty)
+            #expect(try await receiver.taskRequests().isEmpty)
+        }
+    }
+
     @Test(arguments: DeviceClock.Mode.allCases)
     func aRestartedReceiverResumesTheTransfer(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
