@@ -81,7 +81,11 @@ public struct DeviceControl: Sendable {
     /// Forgets `device` (nil: every device): what waits for it, its state, its registration
     /// and every record of it; running wakes and task runs are stopped. Returns once committed.
     public func forget(device: String?) async throws {
+        // The files its records name go with them: done transfers no relaunch has settled
+        // (the policy no longer holds them), and the validators' cache.
+        let transfers = try await store.transfers(deviceToken: device, limit: .max)
         try await runtime.committing { recorder, now, completion in recorder.forget(device, now: now, completion: completion) }
+        runtime.transferClient.forgetFiles(of: transfers)
         endpoint.withDevices { registry in
             if let device { registry.forget(device) } else { registry.forgetAll() }
         }

@@ -87,6 +87,16 @@ package final class TransferClient: Sendable {
         }
     }
 
+    /// Deletes what the device kept for `transfers`, whose records are being forgotten: the
+    /// files of ended ones (a running one's try is stopped first; the device side discards it
+    /// then), and the body kept for a later 304 of each URL.
+    package func forgetFiles(of transfers: [TransferRecord]) {
+        for transfer in transfers {
+            if transfer.finishedAt != nil { discard(transfer.id) }
+            try? FileManager.default.removeItem(atPath: cacheFile(device: transfer.deviceToken, topic: transfer.topic, url: transfer.url))
+        }
+    }
+
     /// The copy of an upload's file that its tries send.
     package func uploadFile(of id: UInt64) -> String { file(of: id) + ".upload" }
 

@@ -488,6 +488,40 @@ import Testing
         }
     }
 
+    /// Forgetting a device deletes what the receiver kept for its transfers: the file of a
+    /// done one whose relaunch waits (the device is in Low Power Mode), and the body kept for
+    /// a later 304 of its URL.
+    @Test func forgettingADeviceDeletesItsTransfersFiles() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-forget")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "F", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/1000")
+            let transfers = directory + "/contents/transfers"
+            func files() -> [String] {
+                let top = (try? FileManager.default.contentsOfDirectory(atPath: transfers)) ?? []
+                let cache = (try? FileManager.default.contentsOfDirectory(atPath: transfers + "/cache")) ?? []
+                return top.filter { $0 != "cache" } + cache.map { "cache/" + $0 }
+            }
+            try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
+            let done = try await receiver.waitForTransfers(session: "F") { $0.first?.relaunchRequestID != nil }
+            let id = try #require(done.first?.id)
+            #expect(done.first?.etag != nil, "\(done)")
+            #expect(files().contains(String(id)) && files().contains { $0.hasPrefix("cache/") }, "\(files())")
+            #expect(relaunches.all.isEmpty, "Low Power Mode holds the relaunch")
+            try await receiver.device.forget(device: Self.device)
+            #expect(files().isEmpty, "\(files())")
+            #expect(try await receiver.transfers(session: "F").isEmpty)
+            await client.close()
+        }
+    }
+
     @Test(arguments: DeviceClock.Mode.allCases)
     func aRestartedReceiverResumesTheTransfer(clock: DeviceClock.Mode) async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
