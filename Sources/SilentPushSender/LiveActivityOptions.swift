@@ -11,7 +11,7 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "aps.timestamp, seconds since 1970 (default: now).")
     public var timestamp: Int64?
 
-    @Option(name: .customLong("content-state"), help: ArgumentHelp("aps.content-state: a JSON file (default: {}).", valueName: "file"))
+    @Option(name: .customLong("content-state"), help: ArgumentHelp("aps.content-state: a JSON file (default: {}; an end sends none unless given, keeping what the activity shows).", valueName: "file"))
     public var contentState: String?
 
     @Option(name: .customLong("attributes-type"), help: "A start's aps.attributes-type: the ActivityAttributes type's name.")
@@ -64,7 +64,10 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
             }
         }
         var aps = "{\"timestamp\":\(timestamp ?? now),\"event\":\"\(kind.rawValue)\""
-        aps += ",\"content-state\":" + (try Self.object(file: contentState, option: "--content-state"))
+        // An end without one keeps the content the activity shows; a start or update needs one.
+        if kind != .end || contentState != nil {
+            aps += ",\"content-state\":" + (try Self.object(file: contentState, option: "--content-state"))
+        }
         if kind == .start {
             guard let type = attributesType, !type.isEmpty else {
                 throw PushSendError.missingOption(need: "--attributes-type (the ActivityAttributes type's name) for a start")

@@ -31,6 +31,12 @@ import Testing
                 url + ["--device", token, "--event", "update", "--content-state", directory + "/state.json", "--timestamp", "200"])
             #expect(update.status == 0, "\(update.output)\(update.errorOutput)")
             #expect(try await receiver.device.activities(device: device, bundleID: "com.example.app").first?.contentState == #"{"score": "1-0"}"#)
+
+            // An end without --content-state sends none: the activity keeps what it shows.
+            let end = try await PushSendProcessTests.run(url + ["--device", token, "--event", "end", "--timestamp", "300"])
+            #expect(end.status == 0, "\(end.output)\(end.errorOutput)")
+            let ended = try #require(try await receiver.device.activities(device: device, bundleID: "com.example.app").first)
+            #expect(ended.state.name == "ended" && ended.contentState == #"{"score": "1-0"}"#, "\(ended)")
         }
     }
 
