@@ -48,7 +48,12 @@ public struct PushSendSummary: Sendable {
                 format: "latency p50 %.2f ms, p99 %.2f ms; %.0f pushes/s over %.2f s",
                 Self.milliseconds(latency(percentile: 0.5)), Self.milliseconds(latency(percentile: 0.99)), rate,
                 Double(elapsed.nanosecondCount) / 1e9))
-        if let error = errors.first { lines.append("first unanswered push: \(error) (check --url, its scheme and port, and --cert)") }
+        if let error = errors.first {
+            // With nothing answered, the server is likely not the one meant; with answers, it
+            // closed the connection or reset the stream under those pushes.
+            let hint = accepted == 0 && rejected.isEmpty ? " (check --url, its scheme and port, and --cert)" : ""
+            lines.append("first unanswered push: \(error)" + hint)
+        }
         return lines.joined(separator: "\n")
     }
 

@@ -90,48 +90,102 @@ public struct PushSender: Sendable {
         // Each stream's next push is sent from its answer's callback, on the connection's
         // event loop: no hop to the task pool and back per push, whose thread switches would
         // be most of the client's time.
+        let connect: @Sendable () async throws -> H2ClientConnection = {
+            try await H2ClientConnection.connect(
+                host: configuration.target.host, port: configuration.target.port, tls: tls, answerTimeout: PushSendConfiguration.answerTimeout)
+        }
+        let slots = connections.map { ConnectionSlot($0, connect: connect) }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let finished = Atomic<Int>(0)
             let streams = max(1, min(configuration.concurrency, total))
-            let chains = connections.count * streams
-            @Sendable func next(_ connection: H2ClientConnection) {
+            let chains = slots.count * streams
+            @Sendable func next(_ slot: ConnectionSlot, _ connection: H2ClientConnection) {
                 let index = state.next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < total else {
                     if finished.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue == chains { done.resume() }
                     return
                 }
                 let which = index % configuration.devices.count
-                send(to: configuration.devices[which], path: paths[which], over: connection, headers: headers) { outcome in
+                let push = Push(device: configuration.devices[which], path: paths[which], began: .now)
+                send(push, over: connection, of: slot, headers: headers) { outcome, connection in
                     state.finish(index, outcome, emit: emit)
-                    next(connection)
+                    next(slot, connection)
                 }
             }
-            for connection in connections {
-                for _ in 0..<streams { next(connection) }
+            for (slot, connection) in zip(slots, connections) {
+                for _ in 0..<streams { next(slot, connection) }
             }
         }
         let elapsed = ContinuousClock.now - began
         progress?.cancel()
-        for connection in connections { await connection.close() }
+        for slot in slots {
+            for connection in await slot.opened { await connection.close() }
+        }
         return state.summary(elapsed: elapsed)
     }
 
-    /// Sends one push; `done` runs once, on the connection's event loop, with the answer or
-    /// why there was none.
+    /// One push to make: its device, its path, and when it was first sent.
+    struct Push: Sendable {
+        var device: String
+        var path: String
+        var began: ContinuousClock.Instant
+    }
+
+    /// How many times a push the server never processed is sent again on a new connection.
+    static let resends = 3
+
+    /// Sends one push over `connection` of `slot` (over its replacement when the connection
+    /// is gone); `done` runs once, with the answer or why there was none, and the connection
+    /// the stream goes on with.
     private func send(
-        to device: String, path: String, over connection: H2ClientConnection, headers cache: HeaderCache,
-        done: @escaping @Sendable (Outcome) -> Void
+        _ push: Push, over connection: H2ClientConnection, of slot: ConnectionSlot, headers cache: HeaderCache, resent: Int = 0,
+        done: @escaping @Sendable (Outcome, H2ClientConnection) -> Void
+    ) {
+        @Sendable func resend(after error: (any Error)?) {
+            Task {
+                if let error {
+                    let goneAway = ((try? await connection.goAway()) ?? nil) != nil
+                    guard resent < Self.resends, ConnectionSlot.neverProcessed(error, goneAway: goneAway) else {
+                        return done(failed(push, error), connection)
+                    }
+                } else if resent >= Self.resends {
+                    return done(failed(push, nil), connection)
+                }
+                switch await slot.replacement(for: connection) {
+                case .success(let new): send(push, over: new, of: slot, headers: cache, resent: resent + 1, done: done)
+                case .failure(let connectError): done(failed(push, connectError), connection)
+                }
+            }
+        }
+        // The server closed it (after a GOAWAY, say): this push goes on the slot's next.
+        guard connection.isActive else { return resend(after: nil) }
+        send(push.device, path: push.path, over: connection, headers: cache) { result in
+            switch result {
+            case .success(let outcome): done(outcome, connection)
+            case .failure(let error): resend(after: error)
+            }
+        }
+    }
+
+    private func failed(_ push: Push, _ error: (any Error)?) -> Outcome {
+        Outcome(
+            device: push.device, status: nil, apnsID: configuration.request.apnsID ?? "-", reason: nil, latency: ContinuousClock.now - push.began,
+            error: error.map { "\($0)" } ?? "the connection closed")
+    }
+
+    /// Sends one push; `done` runs once, on the connection's event loop, with the answer, or
+    /// the error when there was none.
+    private func send(
+        _ device: String, path: String, over connection: H2ClientConnection, headers cache: HeaderCache,
+        done: @escaping @Sendable (Result<Outcome, any Error>) -> Void
     ) {
         let began = ContinuousClock.now
-        let givenID = configuration.request.apnsID
-        @Sendable func failed(_ error: any Error) -> Outcome {
-            Outcome(device: device, status: nil, apnsID: givenID ?? "-", reason: nil, latency: ContinuousClock.now - began, error: "\(error)")
-        }
         var token: String?
         do {
             if case .token(let signer) = configuration.authentication { token = try signer.token() }
         } catch {
-            return done(failed(error))
+            return done(.success(Outcome(device: device, status: nil, apnsID: configuration.request.apnsID ?? "-", reason: nil,
+                latency: ContinuousClock.now - began, error: "\(error)")))
         }
         // Every push of a run carries the same fields but the path: built once per token.
         let headers = cache.headers(for: configuration.request, token: token)
@@ -147,10 +201,11 @@ public struct PushSender: Sendable {
                 if verbose { showResponse(response) }
                 let reason = response.status == 200 ? nil : Self.reason(in: response.body)
                 done(
-                    Outcome(
-                        device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
-                        reason: reason, latency: ContinuousClock.now - began))
-            case .failure(let error): done(failed(error))
+                    .success(
+                        Outcome(
+                            device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
+                            reason: reason, latency: ContinuousClock.now - began)))
+            case .failure(let error): done(.failure(error))
             }
         }
     }

@@ -147,6 +147,9 @@ public final class H2ClientConnection: Sendable {
         return try await channel.eventLoop.submit { handler.value.session.goAway }.get()
     }
 
+    /// Whether the connection is still open (neither side closed it).
+    public var isActive: Bool { channel.isActive }
+
     /// Closes the connection; open requests fail.
     public func close() async {
         try? await channel.close()

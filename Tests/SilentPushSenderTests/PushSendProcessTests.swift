@@ -71,6 +71,42 @@ import Testing
         }
     }
 
+    /// A GOAWAY mid-run: the push it answered counts as answered, and the pushes the server
+    /// never processed (streams past its last, refused) are sent again on a new connection,
+    /// as an APNs client does, instead of being reported unanswered.
+    @Test(arguments: [1, 8]) func pushesAGoAwayLeftUnprocessedAreSentOnANewConnection(concurrency: Int) async throws {
+        try await Receiver.withTesting { receiver in
+            #expect(receiver.addFault(FaultRule(action: .goAway(.tooManyRequests, afterStreams: 2))) != nil)
+            let result = try await Self.run([
+                "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--count", "12",
+                "--concurrency", String(concurrency), "--quiet", Self.payload,
+            ])
+            #expect(result.status == 1, "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("sent 12, accepted "), "\(result.errorOutput)")
+            #expect(!result.errorOutput.contains("unanswered"), "\(result.errorOutput)")
+            if concurrency == 1 {
+                // Each connection takes 2, answers the third 429 and goes away: 12 pushes, 3 in 4.
+                #expect(result.errorOutput.contains("sent 12, accepted 8, rejected 4 (429 TooManyRequests: 4)"), "\(result.errorOutput)")
+            }
+        }
+    }
+
+    /// A connection the server closes without GOAWAY under a push: that push is unanswered
+    /// (the server may have taken it), and the next ones go on a new connection.
+    @Test func afterAConnectionResetTheNextPushesGoOnANewConnection() async throws {
+        try await Receiver.withTesting { receiver in
+            #expect(receiver.addFault(FaultRule(count: 1, action: .reset)) != nil)
+            let result = try await Self.run([
+                "--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--count", "4", "--concurrency", "1",
+                Self.payload,
+            ])
+            #expect(result.status == 2, "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("sent 4, accepted 3, rejected 0, unanswered 1"), "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("first unanswered push: the connection closed\n") || result.errorOutput.hasSuffix("the connection closed"),
+                "\(result.errorOutput)")
+        }
+    }
+
     @Test func jsonLinesParse() async throws {
         try await Receiver.withTesting { receiver in
             let result = try await Self.run(
