@@ -11,7 +11,10 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(parsing: .unconditional, help: "aps.timestamp, seconds since 1970 (default: now).")
     public var timestamp: Int64?
 
-    @Option(name: .customLong("content-state"), help: ArgumentHelp("aps.content-state: a JSON file (default: {}; an end sends none unless given, keeping what the activity shows).", valueName: "file"))
+    @Option(
+        name: .customLong("content-state"),
+        help: ArgumentHelp(
+            "aps.content-state: a JSON file (default: {}; an end sends none unless given, keeping what the activity shows).", valueName: "file"))
     public var contentState: String?
 
     @Option(name: .customLong("attributes-type"), help: "A start's aps.attributes-type: the ActivityAttributes type's name.")

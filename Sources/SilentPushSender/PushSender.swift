@@ -184,8 +184,11 @@ public struct PushSender: Sendable {
         do {
             if case .token(let signer) = configuration.authentication { token = try signer.token() }
         } catch {
-            return done(.success(Outcome(device: device, status: nil, apnsID: configuration.request.apnsID ?? "-", reason: nil,
-                latency: ContinuousClock.now - began, error: "\(error)")))
+            return done(
+                .success(
+                    Outcome(
+                        device: device, status: nil, apnsID: configuration.request.apnsID ?? "-", reason: nil,
+                        latency: ContinuousClock.now - began, error: "\(error)")))
         }
         // Every push of a run carries the same fields but the path: built once per token.
         let headers = cache.headers(for: configuration.request, token: token)
