@@ -42,7 +42,7 @@ public struct HTTPFetchHandler: FetchHandler {
             configuration: HTTPClient.Configuration(
                 redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
                 timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10)),
-                connectionPool: ConnectionFailure.noRetry(idleTimeout: .seconds(60)),
+                connectionPool: .noRetry(idleTimeout: .seconds(60)),
                 decompression: .disabled))
     }
 

@@ -64,7 +64,7 @@ package final class TransferClient: Sendable {
                     // many devices (or many of one app) from one origin do not queue behind
                     // AsyncHTTPClient's 8 per host, where a try waiting past the request timeout
                     // would be cut off unstarted.
-                    connectionPool: ConnectionFailure.noRetry(
+                    connectionPool: .noRetry(
                         idleTimeout: .seconds(60), connectionsPerOrigin: Self.connectionsPerOrigin),
                     decompression: .disabled))
             client = made

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import SilentPushTransport
 
 /// `pushsend export`: streams every push or wake a receiver recorded from its admin API
 /// (`GET /v1/pushes` or `/v1/wakes` with `Accept: application/x-ndjson` or `text/csv`),
@@ -83,7 +84,7 @@ package struct AdminExporter: Sendable {
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             throw Failure.noAnswer(url: admin, what: "GET /v1/\(records.rawValue)", seconds: Int(headTimeout.nanoseconds / 1_000_000_000))
         } catch {
-            throw Failure.unreachable(url: url, problem: "\(error)")
+            throw Failure.unreachable(url: url, problem: ConnectionFailure.reason(error) ?? "\(error)")
         }
         guard response.status == .ok else {
             throw Failure.refused(status: Int(response.status.code), body: (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer())

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import SilentPushCore
+import SilentPushTransport
 
 /// `pushsend expect`: an assertion about a receiver, checked through its admin API, for CI
 /// in any language. A push reaches a fate, a device wakes a number of times, or an app's
@@ -275,7 +276,7 @@ package struct PushExpectation: Sendable {
         } catch is NIOTooManyBytesError {
             throw AdminExporter.Failure.refused(status: 200, detail: "an answer to \(path) over 16 MiB: narrow the check with --topic")
         } catch {
-            throw AdminExporter.Failure.unreachable(url: admin, problem: "\(error)")
+            throw AdminExporter.Failure.unreachable(url: admin, problem: ConnectionFailure.reason(error) ?? "\(error)")
         }
         if response.status == .notFound, missingIsNil { return nil }
         guard response.status == .ok else { throw AdminExporter.Failure.refused(status: Int(response.status.code), body: bytes) }

@@ -80,7 +80,7 @@ public final class H2ClientConnection: Sendable {
                 }
                 .connect(host: host, port: port).get()
         } catch {
-            throw H2ConnectError.cannotConnect(host: host, port: port, reason: "\(error)")
+            throw H2ConnectError.cannotConnect(host: host, port: port, reason: ConnectionFailure.reason(error) ?? "\(error)")
         }
         guard let (handler, ready) = made.withLockedValue({ $0 }) else {
             throw H2ConnectError.cannotConnect(host: host, port: port, reason: "the connection was not set up")

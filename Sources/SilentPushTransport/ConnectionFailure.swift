@@ -1,0 +1,28 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// Why a TCP connection was not made, in a few words (`connection refused`, `host example.com
+/// not found`): what SwiftNIO's errors say, without their wrapping, for the lines a fetch, a
+/// transfer or `pushsend` shows.
+package enum ConnectionFailure {
+    /// The words for `error`, or nil when it is not a failure to connect.
+    package static func reason(_ error: any Error) -> String? {
+        switch error {
+        case let error as IOError:
+            return words(errno: error.errnoCode)
+        case let error as NIOConnectionError:
+            if error.dnsAError != nil || error.dnsAAAAError != nil { return "host \(error.host) not found" }
+            guard let last = error.connectionErrors.last else { return "host \(error.host) has no address" }
+            return reason(last.error) ?? "\(last.error)"
+        default:
+            return nil
+        }
+    }
+
+    /// The system's words for `errno`, starting lower case (`connection refused`).
+    private static func words(errno: CInt) -> String {
+        let text = String(cString: strerror(errno))
+        return text.prefix(1).lowercased() + text.dropFirst()
+    }
+}
