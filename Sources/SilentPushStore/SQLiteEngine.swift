@@ -90,10 +90,16 @@ final class SQLiteEngine: StoreEngine {
         }
     }
 
+    private func finalizeStatements() {
+        database.writeWithoutTransaction { _ in statements.finalize() }
+    }
+
     func close() async throws {
         // The writer runs one block at a time: this one runs after the last drain. Its
         // prepared statements go first: SQLite will not close a connection that has any.
-        try await database.writeWithoutTransaction { _ in self.statements.finalize() }
+        // Synchronous: a close from a cancelled task (a sibling service failed) still closes,
+        // where GRDB's async form would throw CancellationError and leave the file open.
+        finalizeStatements()
         try checkpointer?.close()
         try database.close()
     }
