@@ -34,7 +34,7 @@ public struct ChannelOptions: ParsableArguments, Sendable {
         let local = provider.isLocal
         if let topic, !APNsRequestValidator.isTopicShape(topic) {
             throw PushSendError.invalidValue(
-                option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces)")
+                option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces or /)")
         }
         guard let bundleID = topic ?? (local ? PushSendOptions.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")

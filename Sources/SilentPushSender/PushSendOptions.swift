@@ -166,7 +166,7 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
         if let topic = self.topic, !APNsRequestValidator.isTopicShape(topic) {
             throw PushSendError.invalidValue(
-                option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces)")
+                option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces or /)")
         }
         guard var topic = self.topic ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")

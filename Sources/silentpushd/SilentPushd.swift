@@ -54,7 +54,7 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("admin-token"),
         help: ArgumentHelp(
-            "Require 'authorization: Bearer TOKEN' on every admin route but /healthz, /readyz and the page at / (open it as /#token=TOKEN).",
+            "Require 'authorization: Bearer TOKEN' on every admin route but /healthz, /readyz, a cluster's /v1/cluster/shards/N (a proxy's health check) and the page at / (open it as /#token=TOKEN).",
             valueName: "token"))
     var adminToken: String?
 
