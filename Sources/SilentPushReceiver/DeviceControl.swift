@@ -85,7 +85,7 @@ public struct DeviceControl: Sendable {
         // (the policy no longer holds them), and the validators' cache.
         let transfers = try await store.transfers(deviceToken: device, limit: .max)
         try await runtime.committing { recorder, now, completion in recorder.forget(device, now: now, completion: completion) }
-        runtime.transferClient.forgetFiles(of: transfers)
+        await runtime.transferClient.forgetFiles(of: transfers)
         endpoint.withDevices { registry in
             if let device { registry.forget(device) } else { registry.forgetAll() }
         }

@@ -139,6 +139,13 @@ public final class Receiver: Service, Sendable {
         pruner = StorePruner(
             store: runtime.store, retention: configuration.retention, now: { [runtime] in runtime.clock.now },
             held: { [runtime] in runtime.inspect { $0.policy.pendingPushes } },
+            removeTransferFiles: { [runtime] transfers in
+                // A URL another record still validates keeps the body a 304 hands out.
+                await runtime.transferClient.forgetFiles(of: transfers) { transfer in
+                    (try? await runtime.store.lastValidatedTransfer(deviceToken: transfer.deviceToken, topic: transfer.topic, url: transfer.url))
+                        != nil
+                }
+            },
             metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         self.configuration = configuration
         self.runtime = runtime
@@ -336,9 +343,8 @@ public final class Receiver: Service, Sendable {
 
     /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
     /// after moving the manual clock.
-    package func pruneStore() async throws -> (pushes: Int, wakes: Int) {
-        let pruned = try await pruner.pass()
-        return (pruned.pushes, pruned.wakes)
+    package func pruneStore() async throws -> PushStore.Pruned {
+        try await pruner.pass()
     }
 
     /// One metric's value as `/metrics` shows it (`name` with its labels, as on the page), or

@@ -21,6 +21,8 @@ final class StorePruner: Service, Sendable {
     private let now: @Sendable () -> DeviceInstant
     /// The pushes the device holds in its slots: pending, and kept whatever their age.
     private let held: @Sendable () -> Set<UInt64>
+    /// Deletes what the device kept for transfers whose records were pruned.
+    private let removeTransferFiles: @Sendable ([TransferRecord]) async -> Void
     private let interval: Duration
     private let logger: Logger
     private let pruned: [String: Counter]
@@ -28,16 +30,20 @@ final class StorePruner: Service, Sendable {
 
     init(
         store: PushStore, retention: ReceiverConfiguration.Retention, interval: Duration = .seconds(10),
-        now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> Set<UInt64>, metrics: any MetricsFactory, logger: Logger
+        now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> Set<UInt64>,
+        removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in }, metrics: any MetricsFactory, logger: Logger
     ) {
         self.held = held
+        self.removeTransferFiles = removeTransferFiles
         self.store = store
         self.retention = retention
         self.interval = interval
         self.now = now
         self.logger = logger
         pruned = Dictionary(
-            uniqueKeysWithValues: ["pushes", "wakes", "task_runs", "task_requests", "broadcasts", "activities", "activity_updates"].map {
+            uniqueKeysWithValues: [
+                "pushes", "wakes", "task_runs", "task_requests", "broadcasts", "activities", "activity_updates", "transfers",
+            ].map {
                 ($0, Counter(label: "silentpush_store_pruned_total", dimensions: [("table", $0)], factory: metrics))
             })
         batchDuration = CoreMetrics.Timer(label: "silentpush_store_prune_batch_seconds", dimensions: [], factory: metrics)
@@ -84,9 +90,13 @@ final class StorePruner: Service, Sendable {
             total.broadcasts += batch.broadcasts
             total.activities += batch.activities
             total.activityUpdates += batch.activityUpdates
+            total.transfersDeleted += batch.transfersDeleted
+            total.transfers += batch.transfers
+            if !batch.transfers.isEmpty { await removeTransferFiles(batch.transfers) }
             for (table, count) in [
                 ("pushes", batch.pushes), ("wakes", batch.wakes), ("task_runs", batch.taskRuns), ("task_requests", batch.taskRequests),
                 ("broadcasts", batch.broadcasts), ("activities", batch.activities), ("activity_updates", batch.activityUpdates),
+                ("transfers", batch.transfersDeleted),
             ]
             where count > 0 {
                 pruned[table]?.increment(by: Int64(count))
@@ -94,6 +104,7 @@ final class StorePruner: Service, Sendable {
             guard
                 batch.examined == Self.batch || batch.taskRuns == Self.batch || batch.taskRequests == Self.batch
                     || batch.broadcasts == Self.batch || batch.activities == Self.batch || batch.activityUpdates == Self.batch
+                    || batch.transfers.count == Self.batch
             else { break }
             try await Task.sleep(for: Self.pause)
         }
@@ -107,7 +118,7 @@ final class StorePruner: Service, Sendable {
                 metadata: [
                     "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
                     "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)", "activities": "\(total.activities)",
-                    "activity_updates": "\(total.activityUpdates)",
+                    "activity_updates": "\(total.activityUpdates)", "transfers": "\(total.transfersDeleted)",
                 ])
         }
         return total

@@ -87,13 +87,18 @@ package final class TransferClient: Sendable {
         }
     }
 
-    /// Deletes what the device kept for `transfers`, whose records are being forgotten: the
-    /// files of ended ones (a running one's try is stopped first; the device side discards it
-    /// then), and the body kept for a later 304 of each URL.
-    package func forgetFiles(of transfers: [TransferRecord]) {
+    /// Deletes what the device kept for `transfers`, whose records are gone (forgotten or
+    /// pruned): the files of ended ones (a running one's try is stopped first; the device side
+    /// discards it then), and the body kept for a later 304 of each URL, unless
+    /// `keepsCache` says a record still names it.
+    package func forgetFiles(
+        of transfers: [TransferRecord], keepsCache: @Sendable (TransferRecord) async -> Bool = { _ in false }
+    ) async {
         for transfer in transfers {
             if transfer.finishedAt != nil { discard(transfer.id) }
-            try? FileManager.default.removeItem(atPath: cacheFile(device: transfer.deviceToken, topic: transfer.topic, url: transfer.url))
+            if await !keepsCache(transfer) {
+                try? FileManager.default.removeItem(atPath: cacheFile(device: transfer.deviceToken, topic: transfer.topic, url: transfer.url))
+            }
         }
     }
 

@@ -13,6 +13,11 @@ extension PushStore {
         /// Live Activities dismissed before the cutoff, and update decisions made before it.
         package var activities = 0
         package var activityUpdates = 0
+        /// Rows of `transfers` deleted (those of `transfers` no other pass took first).
+        package var transfersDeleted = 0
+        /// Background transfers ended (and handed over, or never to be), whose files the
+        /// caller deletes.
+        package var transfers: [TransferRecord] = []
         /// Pushes looked at, pruned or kept: a batch that looked at `batch` may have more after.
         package var examined = 0
         /// The last push id looked at: the next batch starts after it.
@@ -21,7 +26,7 @@ extension PushStore {
         package init() {}
 
         /// Rows removed in all.
-        package var total: Int { pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates }
+        package var total: Int { pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates + transfersDeleted }
     }
 
     /// Prunes what a batch of `batch` pushes (after id `after`) holds that is older than
@@ -29,7 +34,9 @@ extension PushStore {
     /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts, by the same
     /// rules; and, by age alone, up to `batch` Live Activity update decisions and dismissed activities
     /// rules. A pending push stays when it is one of `held` (the device holds it in a slot); a
-    /// push coalesced while its successor waits goes. A pending task request stays.
+    /// push coalesced while its successor waits goes. A pending task request stays. Up to
+    /// `batch` background transfers that ended go by the same rules (by when they were handed
+    /// over), but those whose relaunch has not run yet; the caller deletes their files.
     ///
     /// Pushes are found by id, which follows arrival: the count limit keeps ids past
     /// `max(id) - maximumCount`, and the age limit is found by a binary search of
@@ -118,6 +125,25 @@ extension PushStore {
                         "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)", [boundary, batch]),
                     \.broadcasts
                 ))
+        }
+        // Transfers that ended, unless a relaunch will still hand their files over: its request
+        // is pending, or (not asked for yet) another transfer of the session has not ended.
+        if let boundary = try await boundary(of: "transfers", time: "handed_over_at", maximumCount: maximumCount, cutoff: cutoff) {
+            let ended = try await reader.rows(
+                """
+                SELECT * FROM transfers WHERE id <= ? AND finished_at IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM task_requests
+                        WHERE task_requests.id = transfers.relaunch_request AND task_requests.state = 'pending')
+                    AND NOT EXISTS (SELECT 1 FROM transfers AS sibling
+                        WHERE sibling.device_token = transfers.device_token AND sibling.topic = transfers.topic
+                            AND sibling.session = transfers.session AND sibling.finished_at IS NULL)
+                ORDER BY id LIMIT ?
+                """, [boundary, batch], cached: true
+            ).compactMap(Self.transfer)
+            pruned.transfers = ended
+            for transfer in ended {
+                deletes.append((StoreStatement("DELETE FROM transfers WHERE id = ?", [Int64(bitPattern: transfer.id)]), \.transfersDeleted))
+            }
         }
         // Live Activities by age only (the count limit is about pushes): the decisions
         // made before the cutoff, and the activities dismissed before it.

@@ -57,7 +57,7 @@ extension PushStore {
     }
 
     /// A row as a record; nil for a row no version wrote (an unknown method or state).
-    private static func transfer(_ row: StoreRow) -> TransferRecord? {
+    static func transfer(_ row: StoreRow) -> TransferRecord? {
         guard let method = TransferRequest.Method(rawValue: row["method"]), let state = TransferRecord.State(rawValue: row["state"]) else {
             return nil
         }

@@ -488,6 +488,49 @@ import Testing
         }
     }
 
+    /// Retention prunes ended transfers with what the receiver kept for them: the file of a
+    /// session that sends no launch events (never handed over), and the body kept for a 304
+    /// once no record left names its URL.
+    @Test func retentionDeletesAPrunedTransfersFileAndThenItsURLsCache() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-retention")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.clock = .manual
+            $0.store = .file(directory + "/store.sqlite")
+            $0.wakeSettings = .debugger
+            $0.retention = .init(maximumAge: .seconds(86_400), maximumPushes: nil)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) {
+                try TransferRequest(session: "Q", url: $0, sessionSendsLaunchEvents: false)
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let transfers = directory + "/contents/transfers"
+            func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: transfers + "/" + name) }
+            func cached() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: transfers + "/cache")) ?? []).count }
+            let url = "http://127.0.0.1:\(origin.port)/blob/1000"
+            try await Self.push(client, url)
+            let first = try #require(try await receiver.waitForTransfers(session: "Q") { $0.first?.state == .done }.first)
+            #expect(exists(String(first.id)) && cached() == 1)
+            try await receiver.advanceClock(by: .seconds(36 * 3600))
+            try await Self.push(client, url)
+            let both = try await receiver.waitForTransfers(session: "Q") { $0.count == 2 && $0.last?.state == .done }
+            let second = try #require(both.last)
+            try await receiver.advanceClock(by: .seconds(14 * 3600))
+            // The first is 50 hours old, the second 14: the second still names the URL's body.
+            let pruned = try await receiver.pruneStore()
+            #expect(pruned.transfers.map(\.id) == [first.id], "\(pruned)")
+            #expect(!exists(String(first.id)) && exists(String(second.id)) && cached() == 1)
+            try await receiver.advanceClock(by: .seconds(11 * 3600))
+            #expect(try await receiver.pruneStore().transfers.map(\.id) == [second.id])
+            #expect(!exists(String(second.id)) && cached() == 0)
+            #expect(try await receiver.transfers(session: "Q").isEmpty && relaunches.all.isEmpty)
+            await client.close()
+        }
+    }
+
     /// Forgetting a device deletes what the receiver kept for its transfers: the file of a
     /// done one whose relaunch waits (the device is in Low Power Mode), and the body kept for
     /// a later 304 of its URL.

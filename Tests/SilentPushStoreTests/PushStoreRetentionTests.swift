@@ -73,6 +73,46 @@ import Testing
         #expect(try await store.pushes(limit: 1000).count == 20)
     }
 
+    /// Transfers that ended go by age, but those a relaunch will still hand over: its request
+    /// pending, or not asked for yet because another transfer of the session runs.
+    @Test(arguments: StoreEngineKind.allCases) func endedTransfersGoButThoseARelaunchWillHandOver(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        func transfer(_ id: UInt64, session: String, launchEvents: Bool = true) throws -> TransferRecord {
+            TransferRecord(
+                id: id, deviceToken: "aa", topic: "com.example.app",
+                request: try TransferRequest(session: session, url: "https://example.com/\(id)", sessionSendsLaunchEvents: launchEvents),
+                wakeID: 1, handedOverAt: DeviceInstant(millisecondsSinceEpoch: 1_000 + Int64(id)))
+        }
+        func finish(_ id: UInt64, _ state: TransferRecord.State) -> StoreChange {
+            .finishTransfer(id: id, state: state, at: 2_000, bytes: 10, reason: nil, status: 200, etag: nil, lastModified: nil)
+        }
+        try await store.write([
+            // 1: done, its relaunch ran and deleted the file.
+            .insertTransfer(try transfer(1, session: "ran")), finish(1, .done),
+            .insertTaskRequest(
+                TaskRequestRecord(
+                    deviceToken: "aa", topic: "com.example.app", request: TaskRequest(id: 50, identifier: "ran", kind: .urlSession),
+                    submittedAt: DeviceInstant(millisecondsSinceEpoch: 1_500), state: .launched)),
+            .setTransferRelaunch(ids: [1], request: 50), .setTransferFile(id: 1, fate: .deleted),
+            // 2: done, its relaunch waits.
+            .insertTransfer(try transfer(2, session: "waits")), finish(2, .done),
+            .insertTaskRequest(
+                TaskRequestRecord(
+                    deviceToken: "aa", topic: "com.example.app", request: TaskRequest(id: 51, identifier: "waits", kind: .urlSession),
+                    submittedAt: DeviceInstant(millisecondsSinceEpoch: 1_500))),
+            .setTransferRelaunch(ids: [2], request: 51),
+            // 3 done and 4 running, in one session: 3 waits for the relaunch 4's end asks for.
+            .insertTransfer(try transfer(3, session: "open")), finish(3, .done), .insertTransfer(try transfer(4, session: "open")),
+            // 5: failed. 6: done, in a session that sends no launch events.
+            .insertTransfer(try transfer(5, session: "failed")), finish(5, .failed),
+            .insertTransfer(try transfer(6, session: "quiet", launchEvents: false)), finish(6, .done),
+        ])
+        let pruned = try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 100)
+        #expect(pruned.transfers.map(\.id) == [1, 5, 6] && pruned.transfersDeleted == 3, "\(pruned)")
+        #expect(try await store.transfers().map(\.id).sorted() == [2, 3, 4])
+        #expect(try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 100).transfers.isEmpty)
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func pushesOlderThanTheCutoffGo(_ engine: StoreEngineKind) async throws {
         let store = try await Self.store(engine, count: 100, pending: [10])
         // Push n arrived at 1000 + n ms.
