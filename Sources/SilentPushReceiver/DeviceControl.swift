@@ -82,10 +82,13 @@ public struct DeviceControl: Sendable {
     /// and every record of it; running wakes and task runs are stopped. Returns once committed.
     public func forget(device: String?) async throws {
         // The files its records name go with them: done transfers no relaunch has settled
-        // (the policy no longer holds them), and the validators' cache.
+        // (the policy no longer holds them), and the validators' cache; the fetched bodies
+        // once no other device's row names them (retention's next pass).
         let transfers = try await store.transfers(deviceToken: device, limit: .max)
+        let contents = try await store.contents(deviceToken: device, limit: .max)
         try await runtime.committing { recorder, now, completion in recorder.forget(device, now: now, completion: completion) }
         await runtime.transferClient.forgetFiles(of: transfers)
+        for content in contents { store.contentSuperseded(sha256: content.sha256) }
         endpoint.withDevices { registry in
             if let device { registry.forget(device) } else { registry.forgetAll() }
         }

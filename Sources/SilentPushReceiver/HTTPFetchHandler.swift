@@ -161,6 +161,8 @@ public struct HTTPFetchHandler: FetchHandler {
                     fetchedAt: wake.startedAt.millisecondsSinceEpoch,
                     changedAt: changed ? wake.startedAt.millisecondsSinceEpoch : previous?.changedAt ?? wake.startedAt.millisecondsSinceEpoch))
         ])
+        // The body this URL had is kept only while another row names it.
+        if changed, let old = previous?.sha256 { store.contentSuperseded(sha256: old) }
         return changed ? .newData : .noData
     }
 

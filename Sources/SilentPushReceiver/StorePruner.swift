@@ -43,6 +43,7 @@ final class StorePruner: Service, Sendable {
         pruned = Dictionary(
             uniqueKeysWithValues: [
                 "pushes", "wakes", "task_runs", "task_requests", "broadcasts", "activities", "activity_updates", "transfers",
+                "content_bodies",
             ].map {
                 ($0, Counter(label: "silentpush_store_pruned_total", dimensions: [("table", $0)], factory: metrics))
             })
@@ -108,6 +109,8 @@ final class StorePruner: Service, Sendable {
             else { break }
             try await Task.sleep(for: Self.pause)
         }
+        total.contentBodies = try await store.dropSupersededContents()
+        if total.contentBodies > 0 { pruned["content_bodies"]?.increment(by: Int64(total.contentBodies)) }
         if total.total > 0 {
             while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {
                 try await Task.sleep(for: Self.pause)
@@ -119,6 +122,7 @@ final class StorePruner: Service, Sendable {
                     "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
                     "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)", "activities": "\(total.activities)",
                     "activity_updates": "\(total.activityUpdates)", "transfers": "\(total.transfersDeleted)",
+                    "content_bodies": "\(total.contentBodies)",
                 ])
         }
         return total

@@ -1,11 +1,11 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 20), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 21), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 20
+    package static let version = 21
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
@@ -17,6 +17,12 @@ package enum PostgresSchema {
             "UPDATE wakes SET result = 'deadlineExceeded', reason = NULL WHERE result = 'failed' AND reason = 'deadlineExceeded'",
             "UPDATE wakes SET result = 'shutdown', reason = NULL WHERE result = 'failed' AND reason = 'shutdown'",
             "UPDATE wakes SET result = 'interrupted', reason = NULL WHERE result = 'failed' AND reason = 'interrupted: the receiver stopped during the fetch'",
+        ],
+        // Bodies no content row names any more are deleted: found by their hash, and not
+        // while a fetch has just saved one (`saved_at`, milliseconds of real time).
+        20: [
+            "CREATE INDEX IF NOT EXISTS contents_by_sha ON contents (sha256)",
+            "ALTER TABLE content_bodies ADD COLUMN IF NOT EXISTS saved_at BIGINT NOT NULL DEFAULT 0",
         ],
     ]
 
@@ -57,6 +63,7 @@ package enum PostgresSchema {
             sha256 TEXT NOT NULL, size BIGINT NOT NULL, fetched_at BIGINT NOT NULL, changed_at BIGINT NOT NULL,
             PRIMARY KEY (device_token, topic, url))
         """,
+        "CREATE INDEX contents_by_sha ON contents (sha256)",
         "CREATE TABLE health (id BIGINT PRIMARY KEY CHECK (id = 1), probed_at BIGINT NOT NULL)",
         "CREATE TABLE apps (device_token TEXT NOT NULL, topic TEXT NOT NULL, last_opened_at BIGINT, PRIMARY KEY (device_token, topic))",
         """
@@ -112,7 +119,7 @@ package enum PostgresSchema {
         "CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')",
         // Content bodies live here, not in files beside the database: every receiver of a
         // cluster reads them (SQLite keeps them as files in `contents/`).
-        "CREATE TABLE content_bodies (sha256 TEXT PRIMARY KEY, body BYTEA NOT NULL)",
+        "CREATE TABLE content_bodies (sha256 TEXT PRIMARY KEY, body BYTEA NOT NULL, saved_at BIGINT NOT NULL DEFAULT 0)",
         "INSERT INTO schema_version (version) VALUES (\(version))",
     ]
 

@@ -245,6 +245,11 @@ extension PushStore {
         migrator.registerMigration("v20") { db in
             for statement in PostgresSchema.upgrades[19] ?? [] { try db.execute(sql: statement) }
         }
+        migrator.registerMigration("v21") { db in
+            // Bodies no content row names any more are deleted, found by their hash (the
+            // files' own times say when a fetch last saved one).
+            try db.execute(sql: "CREATE INDEX contents_by_sha ON contents (sha256)")
+        }
         return migrator
     }()
 }

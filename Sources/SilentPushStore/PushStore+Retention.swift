@@ -15,6 +15,8 @@ extension PushStore {
         package var activityUpdates = 0
         /// Rows of `transfers` deleted (those of `transfers` no other pass took first).
         package var transfersDeleted = 0
+        /// Fetched bodies no content row names any more, deleted.
+        package var contentBodies = 0
         /// Background transfers ended (and handed over, or never to be), whose files the
         /// caller deletes.
         package var transfers: [TransferRecord] = []
@@ -26,7 +28,9 @@ extension PushStore {
         package init() {}
 
         /// Rows removed in all.
-        package var total: Int { pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates + transfersDeleted }
+        package var total: Int {
+            pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates + transfersDeleted + contentBodies
+        }
     }
 
     /// Prunes what a batch of `batch` pushes (after id `after`) holds that is older than

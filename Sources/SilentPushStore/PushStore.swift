@@ -32,7 +32,10 @@ public final class PushStore: Sendable {
     /// Where content bodies are kept: `contents/` beside the database file; nil in memory
     /// and in PostgreSQL (a table there).
     private let contentsDirectory: String?
-    private let memoryContents = Mutex<[String: [UInt8]]>([:])
+    private let memoryContents = Mutex<[String: (body: [UInt8], savedAt: Int64)]>([:])
+    /// Bodies a content row stopped naming (its URL's body changed, or its device was
+    /// forgotten): deleted by `dropSupersededContents` once no row names them.
+    private let supersededContents = Mutex<Set<String>>([])
     /// The file store's owner lock, held while this store is open.
     private let lock: StoreLock?
     /// When the last probe started (`DispatchTime` nanoseconds), so pushes refused while
@@ -258,24 +261,85 @@ public final class PushStore: Sendable {
 
     /// Keeps `body` under its SHA-256 (lower-case hex): a file in `contents/` beside the
     /// database, written whole then renamed; in memory for a memory store; a row for PostgreSQL.
+    /// A body saved again (already there) is marked saved now, so it is not deleted as the
+    /// fetch that saved it writes the row naming it.
     public func saveContent(_ body: [UInt8], sha256: String) async throws {
+        let now = Self.realTimeMilliseconds()
         if engine is PostgresEngine {
             _ = try await engine.execute([
-                StoreStatement("INSERT INTO content_bodies (sha256, body) VALUES (?, ?) ON CONFLICT(sha256) DO NOTHING", [sha256, body])
+                StoreStatement(
+                    "INSERT INTO content_bodies (sha256, body, saved_at) VALUES (?, ?, ?) ON CONFLICT(sha256) DO UPDATE SET saved_at = excluded.saved_at",
+                    [sha256, body, now])
             ])
             return
         }
         guard let directory = contentsDirectory else {
-            memoryContents.withLock { $0[sha256] = body }
+            memoryContents.withLock { $0[sha256] = (body, now) }
             return
         }
         let path = directory + "/" + sha256
-        if FileManager.default.fileExists(atPath: path) { return }  // content-addressed: already there
+        if FileManager.default.fileExists(atPath: path) {  // content-addressed: already there
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: path)
+            return
+        }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let temporary = path + ".tmp-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         try Data(body).write(to: URL(fileURLWithPath: temporary))
         try FileManager.default.moveItem(atPath: temporary, toPath: path)
     }
+
+    /// A content row stopped naming the body saved under `sha256`: it goes once no row names
+    /// it (`dropSupersededContents`).
+    package func contentSuperseded(sha256: String) {
+        supersededContents.withLock { _ = $0.insert(sha256) }
+    }
+
+    /// Deletes the superseded bodies no content row names and no fetch saved within `grace`
+    /// (real time: the fetch that saved one writes the row naming it just after); one saved
+    /// since stays a candidate. Returns how many went.
+    package func dropSupersededContents(grace: Duration = .seconds(60)) async throws -> Int {
+        let candidates = supersededContents.withLock { $0 }
+        let cutoff = Self.realTimeMilliseconds() - grace.nanosecondCount / 1_000_000
+        var dropped = 0
+        for sha256 in candidates.sorted() {
+            let named = try await !reader.rows("SELECT 1 AS named FROM contents WHERE sha256 = ? LIMIT 1", [sha256], cached: true).isEmpty
+            var gone = named
+            if !named {
+                if engine is PostgresEngine {
+                    let changed = try await engine.execute([
+                        StoreStatement(
+                            "DELETE FROM content_bodies WHERE sha256 = ? AND saved_at < ? AND NOT EXISTS (SELECT 1 FROM contents WHERE sha256 = ?)",
+                            [sha256, cutoff, sha256])
+                    ])
+                    dropped += changed.first ?? 0
+                    // Not deleted: saved within the grace (a candidate still), or gone already.
+                    let kept = try await reader.rows("SELECT 1 AS kept FROM content_bodies WHERE sha256 = ?", [sha256], cached: true)
+                    gone = kept.isEmpty
+                } else if let directory = contentsDirectory {
+                    let path = directory + "/" + sha256
+                    let saved = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+                    if let saved, Int64(saved.timeIntervalSince1970 * 1000) >= cutoff {
+                        gone = false
+                    } else {
+                        if saved != nil, (try? FileManager.default.removeItem(atPath: path)) != nil { dropped += 1 }
+                        gone = true
+                    }
+                } else {
+                    gone = memoryContents.withLock { contents in
+                        guard let saved = contents[sha256]?.savedAt else { return true }
+                        guard saved < cutoff else { return false }
+                        contents[sha256] = nil
+                        dropped += 1
+                        return true
+                    }
+                }
+            }
+            if gone { supersededContents.withLock { _ = $0.remove(sha256) } }
+        }
+        return dropped
+    }
+
+    private static func realTimeMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// The body saved under `sha256`, if any.
     public func contentBody(sha256: String) async throws -> [UInt8]? {
@@ -283,7 +347,7 @@ public final class PushStore: Sendable {
             let rows = try await reader.rows("SELECT body FROM content_bodies WHERE sha256 = ?", [sha256])
             return rows.first.map { $0["body"] }
         }
-        guard let directory = contentsDirectory else { return memoryContents.withLock { $0[sha256] } }
+        guard let directory = contentsDirectory else { return memoryContents.withLock { $0[sha256]?.body } }
         guard sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
         return FileManager.default.contents(atPath: directory + "/" + sha256).map(Array.init)
     }

@@ -113,6 +113,39 @@ import Testing
         #expect(try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 100).transfers.isEmpty)
     }
 
+    /// A fetched body goes once no content row names it and no fetch saved it within the
+    /// grace: in files beside a SQLite store, in memory, and in PostgreSQL's table.
+    @Test(arguments: [(StoreEngineKind.sqlite, false), (.sqlite, true), (.postgres, false)])
+    func aBodyNoRowNamesGoes(_ engine: StoreEngineKind, memory: Bool) async throws {
+        let store = try await engine.newStore(memory: memory)
+        let (a, b) = (Array("first".utf8), Array("second".utf8))
+        func row(_ url: String, _ sha256: String) -> StoreChange {
+            .setContent(
+                ContentRecord(
+                    deviceToken: "aa", topic: "com.example.app", url: url, etag: nil, lastModified: nil, contentType: nil, sha256: sha256,
+                    size: 5, fetchedAt: 1, changedAt: 1))
+        }
+        try await store.saveContent(a, sha256: "aaaa")
+        try await store.write([row("https://example.com/1", "aaaa"), row("https://example.com/2", "aaaa")])
+        try await store.saveContent(b, sha256: "bbbb")
+        try await store.write([row("https://example.com/1", "bbbb")])
+        store.contentSuperseded(sha256: "aaaa")
+        // The second URL still names it.
+        #expect(try await store.dropSupersededContents(grace: .zero) == 0)
+        #expect(try await store.contentBody(sha256: "aaaa") == a)
+        try await store.write([row("https://example.com/2", "bbbb")])
+        store.contentSuperseded(sha256: "aaaa")
+        // Saved within the grace: a fetch may be about to name it.
+        #expect(try await store.dropSupersededContents() == 0)
+        #expect(try await store.contentBody(sha256: "aaaa") == a)
+        try await Task.sleep(for: .milliseconds(5))
+        #expect(try await store.dropSupersededContents(grace: .zero) == 1)
+        #expect(try await store.contentBody(sha256: "aaaa") == nil)
+        #expect(try await store.contentBody(sha256: "bbbb") == b)
+        #expect(try await store.dropSupersededContents(grace: .zero) == 0, "no candidate is left")
+        try await store.close()
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func pushesOlderThanTheCutoffGo(_ engine: StoreEngineKind) async throws {
         let store = try await Self.store(engine, count: 100, pending: [10])
         // Push n arrived at 1000 + n ms.
