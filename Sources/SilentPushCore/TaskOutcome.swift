@@ -9,6 +9,9 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     /// The task never completed, even after its expiration handler: iOS terminated it, and
     /// the app's later launches are deferred.
     case terminated
+    /// The receiver stopped while it ran (its shutdown grace ended first): nothing is
+    /// deferred, and a relaunch for a `URLSession` runs again, with its files, at the next start.
+    case interrupted
     /// The app cancelled the request before it ran.
     case cancelled
     /// A request with the same identifier replaced it before it ran.

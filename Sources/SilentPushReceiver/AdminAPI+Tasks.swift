@@ -217,6 +217,9 @@ extension AdminAPI {
             case .failed?: "the handler called setTaskCompleted(success: false)"
             case .expired?: "its time ran out; it completed after its expiration handler"
             case .terminated?: "it never completed, even after its expiration handler: terminated, and the app's task launches are deferred"
+            case .interrupted? where run.kind == .urlSession:
+                "the receiver stopped while it ran: the app is relaunched for the session again, with its files, at the next start"
+            case .interrupted?: "the receiver stopped while it ran: nothing is deferred"
             case .cancelled?, .replaced?: "it never ran"
             }
         return whyObject(run.outcome?.rawValue ?? (run.expiredAt == nil ? "running" : "expiring"), text, nil)

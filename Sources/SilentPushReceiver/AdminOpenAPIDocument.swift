@@ -3646,6 +3646,7 @@ enum AdminOpenAPIDocument {
                "failed",
                "expired",
                "terminated",
+               "interrupted",
                "cancelled",
                "replaced",
                null

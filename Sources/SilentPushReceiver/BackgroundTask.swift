@@ -35,6 +35,7 @@ public final class BackgroundTask: Sendable {
         var expirationHandler: (@Sendable () -> Void)?
         var expired = false
         var completed = false
+        var interrupted = false
         var reports: (@Sendable (Report) -> Void)?
         var context: FetchContext?
         var files: [TransferFile] = []
@@ -43,7 +44,7 @@ public final class BackgroundTask: Sendable {
     private let state = Mutex(State())
     /// Raised once the run expires: the runtime cancels the handler's task then.
     let expiration = AsyncSignal()
-    /// Raised when the run is terminated (it never completed after expiring).
+    /// Raised when the run is terminated (it never completed after expiring), or interrupted.
     let termination = AsyncSignal()
     /// Opened when the run ends or its handler returns: a manual-clock advance about to
     /// expire or terminate it, and `settle()`, wait for this first.
@@ -151,6 +152,16 @@ public final class BackgroundTask: Sendable {
     func connect(_ reports: @escaping @Sendable (Report) -> Void) {
         state.withLock { $0.reports = reports }
     }
+
+    /// The receiver stops under the run: its handler is stopped as a terminated one is, and a
+    /// relaunch's files are left for the relaunch the next start runs.
+    func interrupt() {
+        state.withLock { $0.interrupted = true }
+        termination.raise()
+    }
+
+    /// Whether the receiver stopped under the run (`interrupt()`).
+    var wasInterrupted: Bool { state.withLock { $0.interrupted } }
 
     /// The system expires the run: the expiration handler is called, then the handler's task
     /// is cancelled.

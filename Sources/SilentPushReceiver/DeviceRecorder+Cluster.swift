@@ -57,10 +57,19 @@ extension DeviceRecorder {
         for wake in snapshot.unfinishedWakes {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }
-        // A task run the previous process did not see end ended with it, as on a device that shut down.
+        // A task run the previous process did not see end was interrupted with it; a
+        // relaunch's request is pending again, so the app is relaunched with its files.
+        var relaunches: [TaskRequestRecord] = []
         for run in snapshot.unfinishedTaskRuns {
             actions.changes.append(
-                .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .terminated))
+                .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .interrupted))
+            if run.kind == .urlSession {
+                actions.changes.append(.setTaskRequest(id: run.requestID, state: .pending, why: nil, at: nil))
+                relaunches.append(
+                    TaskRequestRecord(
+                        deviceToken: run.deviceToken, topic: run.topic,
+                        request: TaskRequest(id: run.requestID, identifier: run.identifier, kind: .urlSession), submittedAt: run.startedAt))
+            }
         }
         for activity in snapshot.activities { activities.restore(activity, now: now) }
         activities.resumeWaits()
@@ -80,7 +89,7 @@ extension DeviceRecorder {
             actions.changes.append(.setFate(push: id, fate: .dropped(.liveActivity(.receiverRestarted)), generation: nil))
             actions.metrics.dropped(.liveActivity(.receiverRestarted))
         }
-        for request in snapshot.taskRequests { actions.append(restoreTask(request, now: now)) }
+        for request in snapshot.taskRequests + relaunches { actions.append(restoreTask(request, now: now)) }
         // Transfers not ended start again (a running try resumes from its bytes kept), and a
         // session that ended without its relaunch asked for relaunches the app.
         actions.append(restoreTransfers(snapshot.transfers, now: now))

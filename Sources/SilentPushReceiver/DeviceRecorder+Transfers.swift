@@ -92,11 +92,24 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
-    /// Try `attempt` of transfer `id` ended as `end` (a report of an older try is ignored, and
-    /// so is one while stopping: the record says running, and the next run resumes it).
+    /// Try `attempt` of transfer `id` ended as `end` (a report of an older try is ignored).
+    /// While stopping, only a completed try is recorded, and the relaunch it may complete a
+    /// session for waits for the next start (`restoreTransfers` asks for it); a try cut off
+    /// then is not recorded: the record says running, and the next run resumes it.
     package mutating func transferTryEnded(_ id: UInt64, attempt: Int, _ end: TransferTryEnd, now: DeviceInstant) -> Actions {
         var actions = Actions()
-        guard case .running = lifecycle, case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
+        guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
+        guard case .running = lifecycle else {
+            guard case .completed(let bytes, let status, let etag, let lastModified) = end else { return finish(actions) }
+            let ended = transfers.finished(id, completed: bytes, now: now).filter { action in
+                switch action {
+                case .relaunch, .start: false
+                case .phase, .interrupt, .abandon: true
+                }
+            }
+            record(ended, into: &actions, now: now, answer: (status, etag, lastModified))
+            return finish(actions)
+        }
         switch end {
         case .completed(let bytes, let status, let etag, let lastModified):
             record(transfers.finished(id, completed: bytes, now: now), into: &actions, now: now, answer: (status, etag, lastModified))

@@ -23,7 +23,9 @@ package struct DeviceRecorder {
         /// Takes pushes and starts wakes.
         case running
         /// Shutting down: takes no push and starts no wake; running fetches may still answer.
-        case stopping
+        /// `cut`: the wakes the grace's end recorded, with their result, until their handlers
+        /// return (what those say then is not what was recorded).
+        case stopping(cut: [UInt64: FetchResult])
     }
 
     /// A background task run in progress.
@@ -102,6 +104,8 @@ package struct DeviceRecorder {
         /// ended (by run id).
         package var taskExpirations: [UInt64] = []
         package var taskTerminations: [UInt64] = []
+        /// Runs the receiver's stop cut short: their handlers are stopped, files left.
+        package var taskInterruptions: [UInt64] = []
         package var tasksEnded: [UInt64] = []
         /// Tries of background transfers to run against their origin, and transfers whose
         /// running try to stop (by id).
@@ -147,6 +151,7 @@ package struct DeviceRecorder {
             taskRuns += later.taskRuns
             taskExpirations += later.taskExpirations
             taskTerminations += later.taskTerminations
+            taskInterruptions += later.taskInterruptions
             tasksEnded += later.tasksEnded
             transferStarts += later.transferStarts
             transferInterrupts += later.transferInterrupts
@@ -291,7 +296,13 @@ package struct DeviceRecorder {
     package mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> Actions {
         var actions = Actions()
         guard running[start.wakeID] != nil else {
-            actions.reply = .fetchRecorded(.deadlineExceeded)
+            // Ended without it: at its deadline, or by the shutdown's grace (`cutRunning`).
+            var recorded = FetchResult.deadlineExceeded
+            if case .stopping(var cut) = lifecycle, let result = cut.removeValue(forKey: start.wakeID) {
+                recorded = result
+                lifecycle = .stopping(cut: cut)
+            }
+            actions.reply = .fetchRecorded(recorded)
             return finish(actions)
         }
         switch lifecycle {
@@ -458,8 +469,16 @@ package struct DeviceRecorder {
     /// What a running task's handler reported.
     package mutating func taskReport(_ report: BackgroundTask.Report, runID: UInt64, app: App, now: DeviceInstant) -> Actions {
         var actions = Actions()
-        // Stopping, the runs still going were recorded ended (`cutRunningTasks`).
-        guard case .running = lifecycle else { return actions }
+        guard case .running = lifecycle else {
+            // Stopping, a run that completes within the grace ends as it would, and nothing
+            // new starts; once the grace is over the runs still going were cut (`cutRunningTasks`).
+            guard case .completed(let success) = report, let task = runningTasks.removeValue(forKey: runID) else { return actions }
+            let outcome: TaskOutcome = if case .expired = task.phase { .expired } else { success ? .completed : .failed }
+            actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: outcome))
+            actions.tasksEnded.append(runID)
+            actions.metrics.taskEnded(outcome)
+            return finish(actions)
+        }
         switch report {
         case .completed(let success):
             apply(policy.taskCompleted(runID: runID, app: app, success: success, now: now).actions, to: &actions)
@@ -564,14 +583,19 @@ package struct DeviceRecorder {
         return actions
     }
 
-    /// Ends every task run still running at `now` (the receiver stops): each is recorded
-    /// `terminated` and its handler stopped, as a device shutting down ends it.
+    /// Ends every task run still running at `now` (the receiver's shutdown grace is over):
+    /// each is recorded `interrupted` and its handler stopped. Nothing is deferred for it; a
+    /// relaunch's request is pending again, so the next start relaunches the app with its files.
     package mutating func cutRunningTasks(now: DeviceInstant) -> Actions {
         var actions = Actions()
-        for runID in runningTasks.keys.sorted() {
-            actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: .terminated))
-            actions.taskTerminations.append(runID)
+        for (runID, task) in runningTasks.sorted(by: { $0.key < $1.key }) {
+            actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: .interrupted))
+            if task.start.request.kind == .urlSession {
+                actions.changes.append(.setTaskRequest(id: task.start.request.id, state: .pending, why: nil, at: nil))
+            }
+            actions.taskInterruptions.append(runID)
             actions.tasksEnded.append(runID)
+            actions.metrics.taskEnded(.interrupted)
         }
         runningTasks = [:]
         return finish(actions)
@@ -579,7 +603,7 @@ package struct DeviceRecorder {
 
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
     package mutating func beginShutdown() -> Actions {
-        lifecycle = .stopping
+        lifecycle = .stopping(cut: [:])
         return Self.replying(.stoppingWith(running: running.keys.sorted()))
     }
 
@@ -590,11 +614,12 @@ package struct DeviceRecorder {
         for wakeID in running.keys.sorted() {
             guard let start = end(wakeID, &actions, cancelling: true) else { continue }
             // Timers no longer fire while stopping: a wake past its deadline overran.
-            let overran = now >= start.deadline
-            actions.changes.append(
-                .finishWake(
-                    id: wakeID, finishedAt: min(now, start.deadline).millisecondsSinceEpoch,
-                    result: overran ? .deadlineExceeded : .shutdown))
+            let result: FetchResult = now >= start.deadline ? .deadlineExceeded : .shutdown
+            actions.changes.append(.finishWake(id: wakeID, finishedAt: min(now, start.deadline).millisecondsSinceEpoch, result: result))
+            if case .stopping(var cut) = lifecycle {
+                cut[wakeID] = result
+                lifecycle = .stopping(cut: cut)
+            }
         }
         return finish(actions)
     }

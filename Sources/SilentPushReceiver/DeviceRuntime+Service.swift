@@ -91,15 +91,27 @@ extension DeviceRuntime: Service {
         try? await store.flush()
     }
 
-    /// Stops taking pushes and starting wakes, gives running fetches up to `grace` to
-    /// answer, records those still running as failed (`deadlineExceeded` if past their
-    /// deadline, else `shutdown`), and waits for every change to be committed. `run()` does
-    /// this on graceful shutdown; a runtime that is not run (a benchmark's driver, or a
-    /// receiver whose start failed) calls it itself.
+    /// Stops taking pushes and starting wakes and task runs, gives running fetches and task
+    /// runs up to `grace` to end, records the fetches still running as failed
+    /// (`deadlineExceeded` if past their deadline, else `shutdown`) and the runs `interrupted`,
+    /// and waits for every change to be committed. `run()` does this on graceful shutdown; a
+    /// runtime that is not run (a benchmark's driver, or a receiver whose start failed) calls
+    /// it itself.
     func shutdown(grace: Duration) async {
-        var running: [UInt64] = []
-        if case .stoppingWith(let wakes) = modifyStateAndRunActions({ recorder, _ in recorder.beginShutdown() }) { running = wakes }
-        await waitForWakes(running, timeout: grace)
+        var stopping: [UInt64] = []
+        if case .stoppingWith(let wakes) = modifyStateAndRunActions({ recorder, _ in recorder.beginShutdown() }) { stopping = wakes }
+        // On the system clock a wake gets no more than is left to its deadline (timers no
+        // longer fire while stopping, so nothing else would end it there).
+        let running = inspect { recorder in stopping.compactMap { recorder.running[$0] } }
+        let now = clock.now
+        let tasks = runningTasks()
+        await withTaskGroup(of: Void.self) { group in
+            for wake in running {
+                let left = clock.mode == .system ? min(grace, max(.zero, now.duration(to: wake.deadline))) : grace
+                group.addTask { await self.waitForWake(wake.wakeID, timeout: left) }
+            }
+            for task in tasks { group.addTask { await self.waitAtMost(grace) { await task.settled.wait() } } }
+        }
         modifyStateAndRunActions { recorder, now in
             var actions = recorder.cutRunning(now: now)
             actions.append(recorder.cutRunningTasks(now: now))

@@ -34,7 +34,8 @@ extension DeviceRuntime {
                 await group.waitForAll()
             }
         }
-        if task.kind == .urlSession { settleRelaunchFiles(task) }
+        // Interrupted by the receiver's stop, the relaunch runs again with its files at the next start.
+        if task.kind == .urlSession, !task.wasInterrupted { settleRelaunchFiles(task) }
         task.settled.open()
     }
 }

@@ -78,8 +78,12 @@ extension DeviceRuntime {
         transferTryOver(transfer)
         // The metric counts what crossed the network, in a stopped try too.
         metrics.transferred(bytes: outcome?.received ?? 0)
-        // Stopped, or the receiver stops (the record says running; a restart resumes it).
-        guard let ended = outcome?.end, !stopped, !Task.isCancelled else { return }
+        // Stopped, or cut by the receiver's stop (the record says running; a restart resumes
+        // it). A try that completed first is reported, even as the receiver stops.
+        guard let ended = outcome?.end, !stopped else { return }
+        if Task.isCancelled {
+            guard case .completed = ended else { return }
+        }
         let bytes: Int64
         switch ended {
         case .completed(let total, _, _, _): bytes = total

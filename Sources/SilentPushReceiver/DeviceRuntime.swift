@@ -83,6 +83,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         var taskRuns: [BackgroundTask] = []
         var taskExpirations: [BackgroundTask] = []
         var taskTerminations: [BackgroundTask] = []
+        var taskInterruptions: [BackgroundTask] = []
         var tasksEnded: [BackgroundTask] = []
         var transferTries: [TransferTry] = []
         var transferStops: [AsyncSignal] = []
@@ -209,6 +210,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         guard
             !actions.metrics.isEmpty || actions.armTimer != nil || !actions.ended.isEmpty || !actions.runs.isEmpty
                 || !actions.taskRuns.isEmpty || !actions.taskExpirations.isEmpty || !actions.taskTerminations.isEmpty
+                || !actions.taskInterruptions.isEmpty
                 || !actions.tasksEnded.isEmpty || !actions.transferStarts.isEmpty || !actions.transferInterrupts.isEmpty
                 || !actions.transferDiscards.isEmpty
         else { return nil }
@@ -231,6 +233,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         }
         execution.taskExpirations = actions.taskExpirations.compactMap { state.tasks[$0] }
         execution.taskTerminations = actions.taskTerminations.compactMap { state.tasks[$0] }
+        execution.taskInterruptions = actions.taskInterruptions.compactMap { state.tasks[$0] }
         execution.tasksEnded = actions.tasksEnded.compactMap { state.tasks.removeValue(forKey: $0) }
         var stopped: Set<UInt64> = []
         for id in actions.transferInterrupts {
@@ -266,6 +269,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             if execution.armsTimer { timerMoved.raise() }
             for task in execution.taskExpirations { task.expire() }
             for task in execution.taskTerminations { task.termination.raise() }
+            for task in execution.taskInterruptions { task.interrupt() }
             for task in execution.tasksEnded { task.settled.open() }
             for task in execution.taskRuns { startTask(task) }
             for stop in execution.transferStops { stop.raise() }

@@ -67,7 +67,7 @@ enum TimelinePage {
           .fate-injected { background: #000; }
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
           .result-deadlineExceeded { background: #b33; } .result-running { background: #fb3; color: #222; }
-          .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; }
+          .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; } .outcome-interrupted { background: #999; }
           .outcome-expired { background: #c80; } .outcome-running { background: #fb3; color: #222; }
           .outcome-cancelled, .outcome-replaced { background: #999; }
           .result-reload { background: #39c; }
@@ -133,6 +133,7 @@ enum TimelinePage {
             task runs:
             <span><i class="pill outcome-completed"></i>completed</span><span><i class="pill outcome-expired"></i>expired</span>
             <span><i class="pill outcome-failed"></i>failed or terminated</span>
+            <span><i class="pill outcome-interrupted"></i>interrupted by a stop</span>
             <span><i class="bar result-reload"></i>widget or control reload</span>
             Live Activity updates:
             <span><i class="update-applied"></i>applied</span><span><i class="update-waiting"></i>waiting</span>

@@ -531,6 +531,103 @@ import Testing
         }
     }
 
+    /// A relaunch still running when the receiver stops is interrupted, not terminated: its
+    /// files stay, and the next start relaunches the app for the session again, with them.
+    @Test func aRelaunchTheStopInterruptsRunsAgainWithItsFilesAtTheNextStart() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-relaunch-stop")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let keep = try Self.keptDirectory()
+        defer { try? FileManager.default.removeItem(atPath: keep) }
+        let relaunches = Relaunches()
+        let first = Atomic(true)
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.shutdownGrace = .milliseconds(200)
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { wake, context in
+                    let url = String(decoding: wake.payload, as: UTF8.self).split(separator: "\"").first { $0.hasPrefix("http") }
+                    _ = try? context.startBackgroundTransfer(TransferRequest(session: "R", url: url.map(String.init) ?? ""))
+                    return .newData
+                }) { task in
+                    // The first run hangs past the stop; the next moves the file away.
+                    if first.exchange(false, ordering: .relaxed) {
+                        try? await Task.sleep(for: .seconds(3600))
+                        return
+                    }
+                    relaunches.record(task, moveTo: keep)
+                    task.setTaskCompleted(success: true)
+                })
+        }
+        var id: UInt64 = 0
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/1000")
+            let done = try await receiver.waitForTransfers(session: "R") { $0.first?.relaunchRequestID != nil }
+            id = try #require(done.first?.id)
+            for _ in 0..<200 where try await receiver.taskRuns().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(try await receiver.taskRuns().first?.outcome == nil, "the relaunch runs")
+            await client.close()
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            var runs = try await receiver.taskRuns()
+            for _ in 0..<500 where runs.count < 2 || runs.last?.outcome == nil {
+                try await Task.sleep(for: .milliseconds(10))
+                runs = try await receiver.taskRuns()
+            }
+            #expect(runs.map(\.outcome) == [.interrupted, .completed], "\(runs)")
+            let moved = try #require(relaunches.all.first?.kept[keep + "/\(id)"])
+            #expect(moved == Self.blob(1000))
+            let transfer = try #require(try await receiver.transfers(session: "R").first)
+            #expect(transfer.fileFate == .moved, "\(transfer)")
+        }
+    }
+
+    /// A download that completes while the receiver drains (a wake holds the drain open) is
+    /// recorded done, and the next start relaunches the app with its file: nothing is asked of
+    /// the origin again.
+    @Test func aDownloadDoneDuringTheDrainIsKeptAndRelaunchedAtTheNextStart() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-drain")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.wakeSettings = .debugger
+            $0.shutdownGrace = .seconds(10)
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { wake, context in
+                    let text = String(decoding: wake.payload, as: UTF8.self)
+                    if let url = text.split(separator: "\"").first(where: { $0.hasPrefix("http") }) {
+                        _ = try? context.startBackgroundTransfer(TransferRequest(session: "D", url: String(url)))
+                    } else {
+                        try? await Task.sleep(for: .seconds(3))  // holds the drain open
+                    }
+                    return .newData
+                }) { task in
+                    relaunches.record(task, moveTo: nil)
+                    task.setTaskCompleted(success: true)
+                })
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/150000?rate=100000")
+            try await receiver.waitForTransfers(session: "D") { $0.first?.state == .running }
+            try await Self.push(client, "hold")
+            for _ in 0..<200 where try await receiver.wakes().count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            await client.close()
+        }
+        #expect(relaunches.all.isEmpty, "the relaunch waits for the next start")
+        try await Receiver.withTesting(configure) { receiver in
+            let done = try await receiver.waitForTransfers(session: "D") { $0.first?.fileFate != nil }
+            #expect(done.first?.state == .done && done.first?.bytes == 150_000 && done.first?.attempts == 1, "\(done)")
+            #expect(relaunches.all.first?.files.first?.bytes == 150_000)
+            #expect(Self.starts(origin, size: 150_000) == [0], "\(origin.log)")
+        }
+    }
+
     /// Forgetting a device deletes what the receiver kept for its transfers: the file of a
     /// done one whose relaunch waits (the device is in Low Power Mode), and the body kept for
     /// a later 304 of its URL.

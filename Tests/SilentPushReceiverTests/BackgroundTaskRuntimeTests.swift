@@ -172,14 +172,42 @@ import Testing
         }
         _ = waitingUntil
         try await Receiver.withTesting(configure) { receiver in
+            // Cut by the stop, not terminated by the system: nothing is deferred for it.
             let run = try #require(try await receiver.taskRuns().first)
-            #expect(run.outcome == .terminated)
+            #expect(run.outcome == .interrupted)
             let pending = try await receiver.taskRequests().filter { $0.state == .pending }
             #expect(pending.map(\.request.identifier) == ["com.example.clean"])
             #expect(pending.first?.why == .deviceInUse)
             try await receiver.setDeviceState(DeviceState(idle: true))
             #expect(try await receiver.taskRuns().count == 2)
         }
+    }
+
+    /// A run going when the receiver stops is given the shutdown grace, as a fetch is: one that
+    /// completes within it ends as it would (`completed`), not cut.
+    @Test func aRunThatCompletesWithinTheShutdownGraceIsCompleted() async throws {
+        let path = try Scratch.newDirectory("tasks-grace") + "/store.sqlite"
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let clock = ContinuousClock()
+        var stopping = clock.now
+        try await Receiver.withTesting({
+            Self.configure(
+                .swift(task: { task in
+                    try? await Task.sleep(for: .milliseconds(500))
+                    task.setTaskCompleted(success: true)
+                }))(&$0)
+            $0.store = .file(path)
+            $0.shutdownGrace = .seconds(10)
+        }) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            stopping = clock.now
+        }
+        let took = stopping.duration(to: clock.now)
+        #expect(took >= .milliseconds(300) && took < .seconds(8), "the stop waited \(took)")
+        let store = try await PushStore.open(.file(path))
+        let run = try #require(try await store.taskRuns(deviceToken: SamplePush.deviceToken).first)
+        #expect(run.outcome == .completed, "\(run)")
+        try await store.close()
     }
 
     /// An exec handler: exit status as success, SIGTERM as the expiration handler, SIGKILL

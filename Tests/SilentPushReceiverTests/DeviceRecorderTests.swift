@@ -117,6 +117,8 @@ import Testing
         let cut = recorder.cutRunning(now: Self.at(5))
         #expect(cut.ended.map(\.wakeID) == [start.wakeID] && cut.ended.map(\.cancel) == [true])
         #expect(cut.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(5).millisecondsSinceEpoch, result: .shutdown)])
+        // The cancelled handler's late answer reads as what was recorded, for the log and metrics.
+        #expect(recorder.fetchCompleted(start, result: .deadlineExceeded, now: Self.at(6)).reply == .fetchRecorded(.shutdown))
     }
 
     @Test func aDeviceStateChangeIsRecordedAndDropsWhatWaits() throws {
@@ -198,11 +200,22 @@ import Testing
         #expect(actions.changes.contains(.finishTaskRun(id: run.runID, at: graceOver.millisecondsSinceEpoch, outcome: .terminated)))
     }
 
-    @Test func aShutdownTerminatesTheRunsStillGoing() throws {
+    /// The shutdown's grace over, a run still going is interrupted (not terminated: nothing is
+    /// deferred); one that completed within the grace ended as it would.
+    @Test func aShutdownInterruptsTheRunsStillGoingAndRecordsTheOnesThatComplete() throws {
         var recorder = Self.recorder()
         let run = try #require(Self.submit(&recorder, at: Self.t0).taskRuns.first)
+        _ = recorder.beginShutdown()
         let cut = recorder.cutRunningTasks(now: Self.at(3))
-        #expect(cut.taskTerminations == [run.runID] && cut.tasksEnded == [run.runID])
-        #expect(cut.changes == [.finishTaskRun(id: run.runID, at: Self.at(3).millisecondsSinceEpoch, outcome: .terminated)])
+        #expect(cut.taskInterruptions == [run.runID] && cut.tasksEnded == [run.runID] && cut.taskTerminations.isEmpty)
+        #expect(cut.changes == [.finishTaskRun(id: run.runID, at: Self.at(3).millisecondsSinceEpoch, outcome: .interrupted)])
+
+        var other = Self.recorder()
+        let done = try #require(Self.submit(&other, at: Self.t0).taskRuns.first)
+        _ = other.beginShutdown()
+        let completed = other.taskReport(.completed(success: true), runID: done.runID, app: done.app, now: Self.at(2))
+        #expect(completed.changes == [.finishTaskRun(id: done.runID, at: Self.at(2).millisecondsSinceEpoch, outcome: .completed)])
+        #expect(completed.tasksEnded == [done.runID] && completed.taskRuns.isEmpty)
+        #expect(other.cutRunningTasks(now: Self.at(3)).changes.isEmpty)
     }
 }

@@ -455,6 +455,33 @@ import Testing
         }
     }
 
+    /// On the system clock a fetch gets no more of the grace than is left to its deadline: a
+    /// handler hanging past a 1 s deadline holds the stop 1 s, not the 20 s grace, and its
+    /// wake ends `deadlineExceeded`.
+    @Test func aFetchIsGivenNoMoreOfTheGraceThanItsDeadline() async throws {
+        let path = try Scratch.newDirectory("grace-deadline") + "/store.sqlite"
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let clock = ContinuousClock()
+        var stopping = clock.now
+        try await Receiver.withTesting({
+            Self.hangingFetches(grace: .seconds(20), store: path)(&$0)
+            $0.clock = .system
+            $0.wakeSettings.deadline = .seconds(1)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
+            for _ in 0..<100 where try await receiver.wakes().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            await client.close()
+            stopping = clock.now
+        }
+        let took = stopping.duration(to: clock.now)
+        #expect(took < .seconds(5), "the stop waited \(took) for a fetch past its deadline")
+        let store = try await PushStore.open(.file(path))
+        let wake = try #require(try await store.wakes().first)
+        #expect(wake.result == .deadlineExceeded, "\(wake)")
+        try await store.close()
+    }
+
     /// The grace counts from the signal, for the server's streams and the fetches together:
     /// a signal whose grace has already passed leaves a hanging fetch no time, where before
     /// each part waited a whole grace in turn.
