@@ -223,6 +223,27 @@ public struct LiveActivityPolicy: Sendable {
         keptForOffline = keptForOffline.filter { $0.value.device != device }
     }
 
+    /// Forgets the activities dismissed before `cutoff`, as retention prunes their records: a
+    /// push to one's token is then as to a token no activity has. Returns how many went.
+    public mutating func forgetDismissed(before cutoff: DeviceInstant) -> Int {
+        let gone = activities.values.filter { activity in
+            if case .dismissed(let at, _) = activity.state { at < cutoff } else { false }
+        }
+        guard !gone.isEmpty else { return 0 }
+        for activity in gone {
+            activities[activity.id] = nil
+            held[activity.id] = nil
+            if case .token(let token) = activity.subscription, byToken[token] == activity.id { byToken[token] = nil }
+            unsubscribe(activity)
+        }
+        let ids = Set(gone.map(\.id))
+        for device in Set(gone.map(\.app.device)) {
+            byDevice[device]?.removeAll { ids.contains($0) }
+            if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
+        }
+        return gone.count
+    }
+
     /// Forgets every activity of the devices `forgetting` selects (see `forget(device:)`).
     public mutating func forget(where forgetting: (String) -> Bool) {
         let devices = Set(byDevice.keys.filter(forgetting)).union(frequentUpdates.map(\.device).filter(forgetting))

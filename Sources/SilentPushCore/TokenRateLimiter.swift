@@ -8,6 +8,12 @@ public struct TokenRateLimiter: Sendable {
     /// `window` in ms, at least 1.
     private let windowMilliseconds: Int64
     private var buckets: [String: (tokens: Double, at: Int64)] = [:]
+    /// The bucket count at which the full buckets are swept out next: a full bucket is what
+    /// a token never seen gets, so each token costs memory only while it is limited.
+    private var sweepAt = 1024
+
+    /// Tokens with a bucket not full: how much memory the limiter holds.
+    public var trackedTokens: Int { buckets.count }
 
     /// A limiter of `limit` pushes per `window`.
     public init(limit: Int, window: Duration) {
@@ -29,5 +35,13 @@ public struct TokenRateLimiter: Sendable {
         }
         bucket.tokens -= 1
         buckets[token] = bucket
+        if buckets.count >= sweepAt { sweep(now: now, rate: rate) }
+    }
+
+    /// Drops the buckets refilled by `now`: amortized over the admits that grew the table.
+    private mutating func sweep(now: Int64, rate: Double) {
+        let full = Double(limit)
+        buckets = buckets.filter { _, bucket in bucket.tokens + Double(max(0, now - bucket.at)) * rate < full }
+        sweepAt = max(1024, buckets.count * 2)
     }
 }

@@ -66,6 +66,12 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// Retention pruned the activities dismissed before `cutoff`: the device forgets them too.
+    package mutating func forgetDismissedActivities(before cutoff: DeviceInstant) -> Actions {
+        _ = activities.forgetDismissed(before: cutoff)
+        return Actions()
+    }
+
     /// A slice of broadcast `source` could not be committed: its fan-out stops there (the
     /// provider is answered 503 and sends it again).
     package mutating func abandonBroadcast(_ source: String) -> Actions {

@@ -146,6 +146,9 @@ public final class Receiver: Service, Sendable {
                         != nil
                 }
             },
+            forgetDismissedActivities: { [runtime] cutoff in
+                runtime.modifyStateAndRunActions { recorder, _ in recorder.forgetDismissedActivities(before: cutoff) }
+            },
             metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         self.configuration = configuration
         self.runtime = runtime

@@ -23,6 +23,8 @@ final class StorePruner: Service, Sendable {
     private let held: @Sendable () -> Set<UInt64>
     /// Deletes what the device kept for transfers whose records were pruned.
     private let removeTransferFiles: @Sendable ([TransferRecord]) async -> Void
+    /// Forgets, in the device's memory, the Live Activities dismissed before the cutoff.
+    private let forgetDismissedActivities: @Sendable (DeviceInstant) -> Void
     private let interval: Duration
     private let logger: Logger
     private let pruned: [String: Counter]
@@ -31,10 +33,12 @@ final class StorePruner: Service, Sendable {
     init(
         store: PushStore, retention: ReceiverConfiguration.Retention, interval: Duration = .seconds(10),
         now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> Set<UInt64>,
-        removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in }, metrics: any MetricsFactory, logger: Logger
+        removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in },
+        forgetDismissedActivities: @escaping @Sendable (DeviceInstant) -> Void = { _ in }, metrics: any MetricsFactory, logger: Logger
     ) {
         self.held = held
         self.removeTransferFiles = removeTransferFiles
+        self.forgetDismissedActivities = forgetDismissedActivities
         self.store = store
         self.retention = retention
         self.interval = interval
@@ -76,6 +80,11 @@ final class StorePruner: Service, Sendable {
         // Read once a pass: a push replaced meanwhile is pruned by the next.
         let held = held()
         var after: Int64 = 0
+        // The store prunes dismissed activities by age; the device's memory keeps no more.
+        if let age = retention.maximumAge {
+            let at = now().millisecondsSinceEpoch
+            forgetDismissedActivities(DeviceInstant(millisecondsSinceEpoch: at - min(age.nanosecondCount / 1_000_000, at)))
+        }
         while true {
             let at = now().millisecondsSinceEpoch
             let cutoff = retention.maximumAge.map { at - min($0.nanosecondCount / 1_000_000, at) }

@@ -198,6 +198,19 @@ import Testing
         #expect(throws: Never.self) { try limiter.admit(token: "a", now: 5_000) }
     }
 
+    /// A token whose bucket has refilled costs nothing: 200,000 tokens, each pushed 1 ms
+    /// apart, leave the limiter holding about the last half second's worth, not all of them.
+    @Test func theRateLimiterForgetsTokensWhoseBucketRefilled() throws {
+        var limiter = TokenRateLimiter(limit: 2, window: .seconds(1))
+        for n in 0..<200_000 { try limiter.admit(token: String(n), now: Int64(n)) }
+        #expect(limiter.trackedTokens < 4_096, "\(limiter.trackedTokens)")
+        // A token still limited keeps its bucket through a sweep.
+        var limited = TokenRateLimiter(limit: 1, window: .seconds(3600))
+        try limited.admit(token: "hot", now: 0)
+        for n in 0..<5_000 { try limited.admit(token: String(n), now: 1) }
+        #expect(throws: APNsReason.tooManyRequests) { try limited.admit(token: "hot", now: 2) }
+    }
+
     @Test func theCacheKeepsItsBound() {
         var cache = BoundedCache<Int, Int>(capacity: 8)
         for key in 0..<100 { cache.insert(key, for: key) }

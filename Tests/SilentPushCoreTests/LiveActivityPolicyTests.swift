@@ -158,6 +158,10 @@ import Testing
         #expect(Self.records(dismissed).map(\.0.state) == [.dismissed(at: Self.at(60 + 4 * 3600), endedAt: Self.at(60))])
         #expect(Self.records(dismissed).first?.0.endedAt == Self.at(60), "a dismissed activity keeps when it ended")
         #expect(Self.records(dismissed).first?.1.hasPrefix("dismissed from the Lock Screen") == true)
+        // Retention forgets it once its dismissal is older than the cutoff, token and all.
+        #expect(policy.forgetDismissed(before: Self.at(60 + 4 * 3600)) == 0, "dismissed at the cutoff, not before")
+        #expect(policy.forgetDismissed(before: Self.at(61 + 4 * 3600)) == 1)
+        #expect(policy.activities.isEmpty && policy.target(ofToken: "T1", bundleID: ended.app.bundleID) == nil)
     }
 
     @Test(arguments: [
