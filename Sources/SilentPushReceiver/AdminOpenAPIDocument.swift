@@ -2528,7 +2528,7 @@ enum AdminOpenAPIDocument {
             }
            },
            "ClusterUnavailable": {
-            "description": "A receiver of a cluster (`--cluster-shards`) cannot answer this now, with `detail`\nsaying why: the device is in a shard another receiver owns (named; through the\ncluster's proxy the request reaches it), a change for the whole cluster was not made\nby every receiver, or the store cannot be read.\n",
+            "description": "A receiver of a cluster (`--cluster-shards`) cannot answer this now, with `detail`\nsaying why: the device is in a shard another receiver owns (named; through the\ncluster's proxy the request reaches it), a change for the whole cluster was not made\nby every receiver, or the store cannot be read; or (any receiver) a task submitted\nwhile the receiver shuts down.\n",
             "content": {
              "application/problem+json": {
               "schema": {

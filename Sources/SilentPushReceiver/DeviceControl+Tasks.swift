@@ -33,7 +33,8 @@ extension DeviceControl {
     }
 
     /// Submits a request for `topic`'s app on `device`, as `BGTaskScheduler.submit` does.
-    /// Throws a `TaskSubmitError` (Apple's code) when iOS would refuse it. Returns the request's
+    /// Throws a `TaskSubmitError` (Apple's code) when iOS would refuse it, `DeviceStopping` while
+    /// the receiver shuts down. Returns the request's
     /// record once it is committed: pending, with why, or launched already.
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
@@ -54,6 +55,7 @@ extension DeviceControl {
             switch reply {
             case .taskRefused(let error): continuation.resume(returning: error)
             case .taskSubmitted(let id): taken.withLock { $0 = id }
+            case .stopping: continuation.resume(throwing: DeviceStopping())
             default: break
             }
         }

@@ -415,7 +415,7 @@ package struct DeviceRecorder {
     package mutating func submitTask(
         _ record: TaskRequestRecord, declaration: AppDeclaration?, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
-        guard case .running = lifecycle else { return Self.replying(.taskRefused(.unavailable)) }
+        guard case .running = lifecycle else { return Self.replying(.stopping) }
         var record = record
         // Numbered here: the system's relaunches take ids from the same sequence.
         record.request.id = takeTaskRequestID()

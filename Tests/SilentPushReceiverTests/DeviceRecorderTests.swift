@@ -217,5 +217,7 @@ import Testing
         #expect(completed.changes == [.finishTaskRun(id: done.runID, at: Self.at(2).millisecondsSinceEpoch, outcome: .completed)])
         #expect(completed.tasksEnded == [done.runID] && completed.taskRuns.isEmpty)
         #expect(other.cutRunningTasks(now: Self.at(3)).changes.isEmpty)
+        // A request submitted while stopping is refused as the stop, not as Apple's error.
+        #expect(Self.submit(&other, at: Self.at(4)).reply == .stopping)
     }
 }
