@@ -85,9 +85,17 @@ extension DeviceRecorder {
         }
         for push in snapshot.heldReloads { actions.append(restoreReload(push, now: now)) }
         // What Live Activities held back is not kept: each push says so, not pending for ever.
-        for id in snapshot.heldActivityPushes {
-            actions.changes.append(.setFate(push: id, fate: .dropped(.liveActivity(.receiverRestarted)), generation: nil))
+        for push in snapshot.heldActivityPushes {
+            actions.changes.append(.setFate(push: push.id, fate: .dropped(.liveActivity(.receiverRestarted)), generation: nil))
             actions.metrics.dropped(.liveActivity(.receiverRestarted))
+            // The activity's decisions say so too: its `waiting` entry was the last.
+            let target = activities.target(ofToken: push.deviceToken, bundleID: Self.bundleID(of: push.topic))
+            let activityID: String? = if case .activity(let id)? = target { id } else { nil }
+            actions.changes.append(
+                .insertActivityUpdate(
+                    LiveActivityUpdate(
+                        source: push.apnsID, activityID: activityID, outcome: .ignored(.receiverRestarted),
+                        why: "the receiver restarted while it waited: what waited is not kept across a restart", at: now)))
         }
         for request in snapshot.taskRequests + relaunches { actions.append(restoreTask(request, now: now)) }
         // Transfers not ended start again (a running try resumes from its bytes kept), and a

@@ -25,7 +25,7 @@ package struct DeviceSnapshot: Sendable {
     package var heldReloads: [ReloadPolicy.Push] = []
     /// Live Activity pushes that waited (for budget, their opportunity, or an offline device):
     /// not kept across a restart, each ends `dropped`.
-    package var heldActivityPushes: [UInt64] = []
+    package var heldActivityPushes: [PushRecord] = []
     package var taskRequests: [TaskRequestRecord] = []
     package var activities: [LiveActivity] = []
     /// Reload times in the last day, by extension.
@@ -60,7 +60,7 @@ package struct DeviceSnapshot: Sendable {
         // control push its extension held.
         for push in try await store.pendingPushes() where includes(push.deviceToken) {
             guard push.pushType != APNsPushType.liveactivity.rawValue else {
-                snapshot.heldActivityPushes.append(push.id)
+                snapshot.heldActivityPushes.append(push)
                 continue
             }
             if let type = APNsPushType(rawValue: push.pushType), WakeKind(reloading: type) != nil {

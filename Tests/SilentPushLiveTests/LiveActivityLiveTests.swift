@@ -204,8 +204,10 @@ import Testing
         let store = directory + "/store.sqlite"
         let device = Self.device("7")
         var waited = ""
+        var activityID = ""
         try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
             let activity = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
+            activityID = activity.id
             guard case .token(let token) = activity.subscription else {
                 Issue.record("no update token: \(activity.subscription)")
                 return
@@ -217,6 +219,9 @@ import Testing
         try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
             let fate = try await receiver.fate(of: waited)
             #expect(fate?.dropReason == .liveActivity(.receiverRestarted), "\(String(describing: fate))")
+            // The activity's last decision for it says so too: not `waiting` for ever.
+            let last = try await receiver.device.activityUpdates(activityID).last { $0.source == waited }
+            #expect(last?.outcome == .ignored(.receiverRestarted), "\(String(describing: last))")
         }
     }
 
