@@ -88,6 +88,9 @@ public final class PushStore: Sendable {
             let engine = try await PostgresEngine.open(url, clustered: clustered, fresh: fresh)
             let name = "\(url.host)-\(url.port)-\(url.database)".map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }
             let transfers = FileManager.default.temporaryDirectory.path + "/silentpush-transfers-" + String(name)
+            // Emptied, its transfer ids start again from 1: no file of the old ones may be
+            // taken for a new one's part kept.
+            if fresh { try? FileManager.default.removeItem(atPath: transfers) }
             return PushStore(engine: engine, contentsDirectory: nil, transfersDirectory: transfers, lock: nil, setAside: nil)
         }
         return try openSQLite(location, fresh: fresh)

@@ -109,6 +109,23 @@ import Testing
         try await second.close()
     }
 
+    /// `--fresh` empties the tables, and transfer ids start again from 1: the files the old
+    /// transfers left go too, so a new transfer 1 cannot take an old `1.part` for its own.
+    @Test func aFreshStoreLeavesNoTransferFileOfTheOldOne() async throws {
+        let (_, _, url) = try await Self.storeWithOnePush()
+        let store = try await PushStore.open(.postgres(url))
+        try FileManager.default.createDirectory(atPath: store.transfersDirectory, withIntermediateDirectories: true)
+        try Data("old bytes".utf8).write(to: URL(fileURLWithPath: store.transfersDirectory + "/1.part"))
+        try await store.close()
+        let kept = try await PushStore.open(.postgres(url))
+        #expect(FileManager.default.fileExists(atPath: kept.transfersDirectory + "/1.part"), "a store opened as it is keeps them")
+        try await kept.close()
+        let fresh = try await PushStore.open(.postgres(url), fresh: true)
+        #expect(try await fresh.pushes().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: fresh.transfersDirectory + "/1.part"))
+        try await fresh.close()
+    }
+
     @Test func contentBodiesAreRowsEveryReceiverReads() async throws {
         let store = try await StoreEngineKind.postgres.newStore()
         let body = Array("fresh content".utf8)
