@@ -1212,8 +1212,7 @@ import Testing
         let relaunches = Relaunches()
         try await Receiver.withTesting({
             $0.wakeSettings = .debugger
-            // The connection pool retries a failed handshake until the connect timeout.
-            $0.transfers.requestTimeout = .seconds(1)
+            // The default request timeout (60 s): a failed handshake is not retried until it.
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { url in
                 try TransferRequest(session: url.hasPrefix("https") ? "tls" : "redirects", url: url)
             }
