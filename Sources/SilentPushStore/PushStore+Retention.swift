@@ -60,6 +60,7 @@ extension PushStore {
         pruned.lastExamined = after
         let clustered = isClustered
         var deletes: [(statement: StoreStatement, count: WritableKeyPath<Pruned, Int>)] = []
+        var transfersRead: [TransferRecord] = []
         if let boundary = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
             let rows = try await reader.rows(
                 "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, boundary, batch], cached: true)
@@ -130,23 +131,18 @@ extension PushStore {
                     \.broadcasts
                 ))
         }
-        // Transfers that ended, unless a relaunch will still hand their files over: its request
-        // is pending, or (not asked for yet) another transfer of the session has not ended.
+        // Transfers that ended, unless a relaunch will still hand their files over: not asked
+        // for yet (another transfer of the session has not ended, or the receiver stopped
+        // before it asked), pending, or running. The same test guards the delete, so a row
+        // that changed since it was read stays, and only the rows deleted lose their files.
         if let boundary = try await boundary(of: "transfers", time: "handed_over_at", maximumCount: maximumCount, cutoff: cutoff) {
             let ended = try await reader.rows(
-                """
-                SELECT * FROM transfers WHERE id <= ? AND finished_at IS NOT NULL
-                    AND NOT EXISTS (SELECT 1 FROM task_requests
-                        WHERE task_requests.id = transfers.relaunch_request AND task_requests.state = 'pending')
-                    AND NOT EXISTS (SELECT 1 FROM transfers AS sibling
-                        WHERE sibling.device_token = transfers.device_token AND sibling.topic = transfers.topic
-                            AND sibling.session = transfers.session AND sibling.finished_at IS NULL)
-                ORDER BY id LIMIT ?
-                """, [boundary, batch], cached: true
+                "SELECT * FROM transfers WHERE id <= ? AND \(Self.transferGoes) ORDER BY id LIMIT ?", [boundary, batch], cached: true
             ).compactMap(Self.transfer)
-            pruned.transfers = ended
+            transfersRead = ended
             for transfer in ended {
-                deletes.append((StoreStatement("DELETE FROM transfers WHERE id = ?", [Int64(bitPattern: transfer.id)]), \.transfersDeleted))
+                deletes.append(
+                    (StoreStatement("DELETE FROM transfers WHERE id = ? AND \(Self.transferGoes)", [Int64(bitPattern: transfer.id)]), \.transfersDeleted))
             }
         }
         // Live Activities by age only (the count limit is about pushes): the decisions
@@ -169,8 +165,28 @@ extension PushStore {
         guard !deletes.isEmpty else { return pruned }
         let changed = try await engine.execute(deletes.map(\.statement))
         for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] += count }
+        // The transfers' deletes are the last of their kind, one a row, in the order read.
+        let transferCounts = zip(deletes, changed).filter { $0.0.count == \.transfersDeleted }.map(\.1)
+        pruned.transfers = zip(transfersRead, transferCounts).filter { $0.1 == 1 }.map(\.0)
         return pruned
     }
+
+    /// Whether a `transfers` row may go: it ended, and no relaunch will hand its file over
+    /// (one done with no file fate keeps it while its session's relaunch is not asked for yet,
+    /// and the session sends launch events, or while that relaunch's request is pending or its
+    /// run running); nor while another transfer of its session has not ended.
+    static let transferGoes = """
+        finished_at IS NOT NULL
+            AND NOT (state = 'done' AND file_fate IS NULL AND (
+                (relaunch_request IS NULL AND launch_events = 1)
+                OR EXISTS (SELECT 1 FROM task_requests
+                    WHERE task_requests.id = transfers.relaunch_request AND task_requests.state = 'pending')
+                OR EXISTS (SELECT 1 FROM task_runs
+                    WHERE task_runs.request_id = transfers.relaunch_request AND task_runs.finished_at IS NULL)))
+            AND NOT EXISTS (SELECT 1 FROM transfers AS sibling
+                WHERE sibling.device_token = transfers.device_token AND sibling.topic = transfers.topic
+                    AND sibling.session = transfers.session AND sibling.finished_at IS NULL)
+        """
 
     /// How many statements SQLite's writer holds prepared (nil on PostgreSQL, which keeps
     /// none): a number that must not grow with what pruning keeps.

@@ -106,10 +106,23 @@ import Testing
             // 5: failed. 6: done, in a session that sends no launch events.
             .insertTransfer(try transfer(5, session: "failed")), finish(5, .failed),
             .insertTransfer(try transfer(6, session: "quiet", launchEvents: false)), finish(6, .done),
+            // 7: done, its relaunch running (launched, its run not ended).
+            .insertTransfer(try transfer(7, session: "running")), finish(7, .done),
+            .insertTaskRequest(
+                TaskRequestRecord(
+                    deviceToken: "aa", topic: "com.example.app", request: TaskRequest(id: 52, identifier: "running", kind: .urlSession),
+                    submittedAt: DeviceInstant(millisecondsSinceEpoch: 1_500), state: .launched)),
+            .setTransferRelaunch(ids: [7], request: 52),
+            .insertTaskRun(
+                TaskRunRecord(
+                    id: 60, requestID: 52, deviceToken: "aa", topic: "com.example.app", identifier: "running", kind: .urlSession,
+                    startedAt: DeviceInstant(millisecondsSinceEpoch: 1_600), deadline: nil, simulated: false)),
+            // 8: done, the session over, its relaunch not asked for (the receiver stopped first).
+            .insertTransfer(try transfer(8, session: "stopped")), finish(8, .done),
         ])
         let pruned = try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 100)
         #expect(pruned.transfers.map(\.id) == [1, 5, 6] && pruned.transfersDeleted == 3, "\(pruned)")
-        #expect(try await store.transfers().map(\.id).sorted() == [2, 3, 4])
+        #expect(try await store.transfers().map(\.id).sorted() == [2, 3, 4, 7, 8])
         #expect(try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 100).transfers.isEmpty)
     }
 
