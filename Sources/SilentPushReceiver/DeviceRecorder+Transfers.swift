@@ -101,9 +101,10 @@ extension DeviceRecorder {
         guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
         guard case .running = lifecycle else {
             guard case .completed(let bytes, let status, let etag, let lastModified) = end else { return finish(actions) }
+            // Nothing starts: not a relaunch, nor a retry come due (its record stays waiting).
             let ended = transfers.finished(id, completed: bytes, now: now).filter { action in
                 switch action {
-                case .relaunch, .start: false
+                case .relaunch, .start, .phase(_, .running): false
                 case .phase, .interrupt, .abandon: true
                 }
             }

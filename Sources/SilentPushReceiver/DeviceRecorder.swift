@@ -585,12 +585,13 @@ package struct DeviceRecorder {
 
     /// Ends every task run still running at `now` (the receiver's shutdown grace is over):
     /// each is recorded `interrupted` and its handler stopped. Nothing is deferred for it; a
-    /// relaunch's request is pending again, so the next start relaunches the app with its files.
-    package mutating func cutRunningTasks(now: DeviceInstant) -> Actions {
+    /// relaunch's request is pending again, so the next start relaunches the app with its
+    /// files, unless its handler had returned (`returned`: those runs; its files were settled).
+    package mutating func cutRunningTasks(now: DeviceInstant, returned: Set<UInt64> = []) -> Actions {
         var actions = Actions()
         for (runID, task) in runningTasks.sorted(by: { $0.key < $1.key }) {
             actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: .interrupted))
-            if task.start.request.kind == .urlSession {
+            if task.start.request.kind == .urlSession, !returned.contains(runID) {
                 actions.changes.append(.setTaskRequest(id: task.start.request.id, state: .pending, why: nil, at: nil))
             }
             actions.taskInterruptions.append(runID)

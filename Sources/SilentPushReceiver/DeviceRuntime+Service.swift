@@ -112,9 +112,11 @@ extension DeviceRuntime: Service {
             }
             for task in tasks { group.addTask { await self.waitAtMost(grace) { await task.settled.wait() } } }
         }
+        // A run whose handler returned without completing settled its files already.
+        let returned = Set(runningTasks().filter { $0.settled.isOpen }.map(\.runID))
         modifyStateAndRunActions { recorder, now in
             var actions = recorder.cutRunning(now: now)
-            actions.append(recorder.cutRunningTasks(now: now))
+            actions.append(recorder.cutRunningTasks(now: now, returned: returned))
             return actions
         }
         endFetches()

@@ -41,8 +41,10 @@ public struct HTTPFetchHandler: FetchHandler {
             eventLoopGroupProvider: .shared(group),
             configuration: HTTPClient.Configuration(
                 redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
+                // A failed connect is retried until this timeout (AsyncHTTPClient's default):
+                // without retries, one failed connect would fail every fetch queued behind the
+                // pool's 8 connections to the host.
                 timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10)),
-                connectionPool: .noRetry(idleTimeout: .seconds(60)),
                 decompression: .disabled))
     }
 

@@ -144,8 +144,10 @@ public struct PushSender: Sendable {
         @Sendable func resend(after error: (any Error)?) {
             Task {
                 if let error {
+                    // A live connection retries its refused streams itself: only one the
+                    // server went away from or closed is replaced.
                     let goneAway = ((try? await connection.goAway()) ?? nil) != nil
-                    guard resent < Self.resends, ConnectionSlot.neverProcessed(error, goneAway: goneAway) else {
+                    guard resent < Self.resends, ConnectionSlot.neverProcessed(error), goneAway || !connection.isActive else {
                         return done(failed(push, error), connection)
                     }
                 } else if resent >= Self.resends {

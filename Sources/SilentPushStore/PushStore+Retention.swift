@@ -142,7 +142,10 @@ extension PushStore {
             transfersRead = ended
             for transfer in ended {
                 deletes.append(
-                    (StoreStatement("DELETE FROM transfers WHERE id = ? AND \(Self.transferGoes)", [Int64(bitPattern: transfer.id)]), \.transfersDeleted))
+                    (
+                        StoreStatement("DELETE FROM transfers WHERE id = ? AND \(Self.transferGoes)", [Int64(bitPattern: transfer.id)]),
+                        \.transfersDeleted
+                    ))
             }
         }
         // Live Activities by age only (the count limit is about pushes): the decisions

@@ -6,11 +6,14 @@ import NIOPosix
 /// not found`): what SwiftNIO's errors say, without their wrapping, for the lines a fetch, a
 /// transfer or `pushsend` shows.
 package enum ConnectionFailure {
+    /// What a connect fails with: an error past it (a reset mid-answer) is not one.
+    private static let connectErrors: Set<CInt> = [ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT, EADDRNOTAVAIL]
+
     /// The words for `error`, or nil when it is not a failure to connect.
     package static func reason(_ error: any Error) -> String? {
         switch error {
         case let error as IOError:
-            return words(errno: error.errnoCode)
+            return connectErrors.contains(error.errnoCode) ? words(errno: error.errnoCode) : nil
         case let error as NIOConnectionError:
             if error.dnsAError != nil || error.dnsAAAAError != nil { return "host \(error.host) not found" }
             guard let last = error.connectionErrors.last else { return "host \(error.host) has no address" }

@@ -4,8 +4,11 @@ import CNghttp2
 public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server reset the stream (RST_STREAM, or refused past its GOAWAY).
     case streamReset(errorCode: UInt32)
-    /// The connection closed before the answer came.
+    /// The connection closed before the answer came; the server may have processed it.
     case connectionClosed(reason: String?)
+    /// The server never processed it: a stream past its GOAWAY's last, or a request held or
+    /// submitted when the connection was gone. Sending it again cannot deliver it twice.
+    case notProcessed(reason: String?)
     /// nghttp2 would not take the request.
     case submitFailed(String)
 
@@ -13,6 +16,7 @@ public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .streamReset(let code): return "the server reset the stream (\(H2GoAwayReason.ErrorCode(code: code).rawValue))"
         case .connectionClosed(let reason): return "the connection closed" + (reason.map { ": \($0)" } ?? "")
+        case .notProcessed(let reason): return "the connection closed before the server took it" + (reason.map { ": \($0)" } ?? "")
         case .submitFailed(let message): return "the request could not be sent: \(message)"
         }
     }
@@ -105,7 +109,7 @@ public final class H2ClientSession {
         switch state.submit(stream) {
         case .held: break
         case .start: start(stream)
-        case .closed: completion(.failure(.connectionClosed(reason: goAway?.debugData)))
+        case .closed: completion(.failure(.notProcessed(reason: goAway?.debugData)))
         }
     }
 
@@ -183,11 +187,17 @@ public final class H2ClientSession {
         return total
     }
 
-    /// Fails every open request: the connection is gone.
+    /// Fails every open request: the connection is gone. Those the server cannot have
+    /// processed (held, or past its GOAWAY's last stream) say so.
     public func close(reason: String?) {
         guard let open = state.close() else { return }
-        for stream in open {
-            stream.completion(.failure(.connectionClosed(reason: reason ?? goAway?.debugData)))
+        let reason = reason ?? goAway?.debugData
+        for (streamID, stream) in open {
+            if let streamID, goAway.map({ streamID <= $0.lastStreamID }) ?? true {
+                stream.completion(.failure(.connectionClosed(reason: reason)))
+            } else {
+                stream.completion(.failure(.notProcessed(reason: reason)))
+            }
         }
     }
 
@@ -325,16 +335,16 @@ extension H2ClientSession {
             }
         }
 
-        /// The connection is gone. Returns the requests to fail (sent ones by stream, then
-        /// those held), or nil when it was closed already.
-        mutating func close() -> [Stream]? {
+        /// The connection is gone. Returns the requests to fail, each with its stream (sent
+        /// ones by stream; nil for those held), or nil when it was closed already.
+        mutating func close() -> [(Int32?, Stream)]? {
             switch consume self {
             case .awaitingSettings(let held):
                 self = .closed
-                return held
+                return held.map { (nil, $0) }
             case .open(let streams):
                 self = .closed
-                return streams.sorted(by: { $0.key < $1.key }).map(\.value)
+                return streams.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) }
             case .closed:
                 self = .closed
                 return nil

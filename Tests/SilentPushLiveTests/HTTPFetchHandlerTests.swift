@@ -135,9 +135,9 @@ import Testing
         }
     }
 
-    /// A handler server nobody listens on fails the fetch at once, saying so, instead of
-    /// retrying the connection until the wake's deadline ends it `deadlineExceeded`.
-    @Test func aHandlerNobodyListensOnFailsAtOnce() async throws {
+    /// A handler server nobody listens on fails the fetch after the 10 s connect timeout,
+    /// saying so in a few words (it read "connection reset (error set): Connection refused)").
+    @Test func aHandlerNobodyListensOnFailsSayingTheConnectionWasRefused() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         origin.stop()
         try await Self.withReceiver(origin: origin, deadline: .seconds(20)) { receiver, client in

@@ -217,6 +217,22 @@ import Testing
         #expect(completed.changes == [.finishTaskRun(id: done.runID, at: Self.at(2).millisecondsSinceEpoch, outcome: .completed)])
         #expect(completed.tasksEnded == [done.runID] && completed.taskRuns.isEmpty)
         #expect(other.cutRunningTasks(now: Self.at(3)).changes.isEmpty)
+        // A relaunch cut by the stop is pending again, but not one whose handler had returned.
+        var relaunching = Self.recorder()
+        let app = DeviceRecorder.App(device: Self.device, topic: Self.topic)
+        let relaunch = try #require(
+            relaunching.restoreTask(
+                TaskRequestRecord(
+                    deviceToken: Self.device, topic: Self.topic, request: TaskRequest(id: 9, identifier: "S", kind: .urlSession),
+                    submittedAt: Self.t0), now: Self.t0
+            ).taskRuns.first)
+        #expect(relaunch.app == app)
+        _ = relaunching.beginShutdown()
+        var again = relaunching
+        #expect(relaunching.cutRunningTasks(now: Self.at(3)).changes.contains(.setTaskRequest(id: 9, state: .pending, why: nil, at: nil)))
+        #expect(
+            !again.cutRunningTasks(now: Self.at(3), returned: [relaunch.runID]).changes.contains(
+                .setTaskRequest(id: 9, state: .pending, why: nil, at: nil)))
         // A request submitted while stopping is refused as the stop, not as Apple's error.
         #expect(Self.submit(&other, at: Self.at(4)).reply == .stopping)
     }

@@ -6,6 +6,7 @@ import SilentPushStore
 import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
+import Synchronization
 import Testing
 
 /// The `pushsend` executable against an in-process receiver: lines, exit codes, messages.
@@ -104,6 +105,27 @@ import Testing
             #expect(result.errorOutput.contains("sent 4, accepted 3, rejected 0, unanswered 1"), "\(result.errorOutput)")
             #expect(result.errorOutput.contains("first unanswered push: the connection closed"), "\(result.errorOutput)")
             #expect(!result.errorOutput.contains("check --url"), "pushes were answered: \(result.errorOutput)")
+        }
+    }
+
+    /// Once a replacement connection could not be made, a slot's later pushes get that
+    /// failure at once: no connect, and no connect timeout, for each of them.
+    @Test func aSlotWhoseReplacementFailedConnectsNoMore() async throws {
+        try await Receiver.withTesting { receiver in
+            let first = try await H2ClientConnection.connect(host: "127.0.0.1", port: try #require(receiver.h2cPort), tls: nil)
+            let attempts = Atomic(0)
+            let slot = ConnectionSlot(first) {
+                attempts.add(1, ordering: .relaxed)
+                throw H2ConnectError.cannotConnect(host: "127.0.0.1", port: 1, reason: "connection refused")
+            }
+            for _ in 0..<3 {
+                guard case .failure = await slot.replacement(for: first) else {
+                    Issue.record("a replacement was made")
+                    return
+                }
+            }
+            #expect(attempts.load(ordering: .relaxed) == 1)
+            await first.close()
         }
     }
 

@@ -37,6 +37,41 @@ import Testing
         #expect(pair.server.openStreamCount == 0)
     }
 
+    /// A connection that closes after the server's GOAWAY: a request at or below its last
+    /// stream may have been processed (`connectionClosed`), one past it was not
+    /// (`notProcessed`, or refused), and one submitted afterwards was never sent.
+    @Test func aCloseAfterAGoAwaySaysWhichRequestsTheServerNeverTook() throws {
+        let pair = H2SessionPair()
+        pair.answer = nil
+        var results: [Int: H2ClientError] = [:]
+        for index in 0..<2 {
+            pair.client.submit(H2Request(method: "POST", path: "/\(index)")) { result in
+                if case .failure(let error) = result { results[index] = error }
+            }
+        }
+        pair.pump()
+        #expect(pair.requests.count == 2)
+        pair.server.shutdown(lastStreamID: 1)
+        pair.pump()
+        pair.client.close(reason: nil)
+        pair.client.submit(H2Request(method: "POST", path: "/late")) { result in
+            if case .failure(let error) = result { results[2] = error }
+        }
+        guard case .connectionClosed? = results[0] else {
+            Issue.record("stream 1, at the GOAWAY's last: \(String(describing: results[0]))")
+            return
+        }
+        switch results[1] {
+        case .notProcessed?, .submitFailed?: break
+        case .streamReset(let code)? where code == H2GoAwayReason.ErrorCode.refusedStream.code: break
+        default: Issue.record("stream 3, past the GOAWAY's last: \(String(describing: results[1]))")
+        }
+        guard case .notProcessed? = results[2] else {
+            Issue.record("a request after the close: \(String(describing: results[2]))")
+            return
+        }
+    }
+
     @Test func answersMayComeLaterAndInAnyOrder() throws {
         let pair = H2SessionPair()
         pair.answer = nil
