@@ -61,9 +61,12 @@ final class StorePruner: Service, Sendable {
             return
         }
         await cancelWhenGracefulShutdown {
+            var passes = 0
             while !Task.isCancelled {
+                defer { passes &+= 1 }
                 do {
-                    _ = try await self.pass()
+                    // The first pass sweeps every body: what a previous run left.
+                    _ = try await self.pass(sweepsContents: passes % Self.contentSweepEvery == 0)
                 } catch is CancellationError {
                     return
                 } catch {
@@ -74,8 +77,13 @@ final class StorePruner: Service, Sendable {
         }
     }
 
-    /// Prunes until nothing more goes, then vacuums; returns what went.
-    func pass() async throws -> PushStore.Pruned {
+    /// Passes between two sweeps of every fetched body (`PushStore.dropUnnamedContents`),
+    /// which reads all their names: an hour, at the default interval.
+    static let contentSweepEvery = 360
+
+    /// Prunes until nothing more goes, then vacuums; returns what went. `sweepsContents`: also
+    /// looks at every fetched body, not only those seen superseded.
+    func pass(sweepsContents: Bool = true) async throws -> PushStore.Pruned {
         var total = PushStore.Pruned()
         // Read once a pass: a push replaced meanwhile is pruned by the next.
         let held = held()
@@ -119,6 +127,7 @@ final class StorePruner: Service, Sendable {
             try await Task.sleep(for: Self.pause)
         }
         total.contentBodies = try await store.dropSupersededContents()
+        if sweepsContents { total.contentBodies += try await store.dropUnnamedContents() }
         if total.contentBodies > 0 { pruned["content_bodies"]?.increment(by: Int64(total.contentBodies)) }
         if total.total > 0 {
             while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {

@@ -342,6 +342,45 @@ public final class PushStore: Sendable {
         return dropped
     }
 
+    /// Deletes every body no content row names and no fetch saved within `grace`, not only
+    /// the candidates this process saw superseded: what a restart or another receiver left.
+    /// It reads every body's name, so it runs seldom. Returns how many went.
+    package func dropUnnamedContents(grace: Duration = .seconds(60)) async throws -> Int {
+        let cutoff = Self.realTimeMilliseconds() - grace.nanosecondCount / 1_000_000
+        if engine is PostgresEngine {
+            return try await engine.execute([
+                StoreStatement(
+                    """
+                    DELETE FROM content_bodies WHERE sha256 IN (SELECT body.sha256 FROM content_bodies AS body
+                        WHERE body.saved_at < ? AND NOT EXISTS (SELECT 1 FROM contents WHERE contents.sha256 = body.sha256))
+                    """, [cutoff])
+            ]).first ?? 0
+        }
+        let named: @Sendable (String) async throws -> Bool = { [reader] sha256 in
+            try await !reader.rows("SELECT 1 AS named FROM contents WHERE sha256 = ? LIMIT 1", [sha256], cached: true).isEmpty
+        }
+        var dropped = 0
+        guard let directory = contentsDirectory else {
+            let old = memoryContents.withLock { contents in contents.filter { $0.value.savedAt < cutoff }.map(\.key) }
+            for sha256 in old where try await !named(sha256) {
+                if memoryContents.withLock({ $0[sha256].map { $0.savedAt < cutoff } ?? false }) {
+                    memoryContents.withLock { _ = $0.removeValue(forKey: sha256) }
+                    dropped += 1
+                }
+            }
+            return dropped
+        }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for name in names where name.utf8.count == 64 && name.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) {
+            let path = directory + "/" + name
+            guard let saved = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                Int64(saved.timeIntervalSince1970 * 1000) < cutoff, try await !named(name)
+            else { continue }
+            if (try? FileManager.default.removeItem(atPath: path)) != nil { dropped += 1 }
+        }
+        return dropped
+    }
+
     private static func realTimeMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// The body saved under `sha256`, if any.
