@@ -149,6 +149,12 @@ public final class Receiver: Service, Sendable {
             forgetDismissedActivities: { [runtime] cutoff in
                 runtime.modifyStateAndRunActions { recorder, _ in recorder.forgetDismissedActivities(before: cutoff) }
             },
+            sweepTransferFiles: { [runtime] in
+                guard let validated = try? await runtime.store.validatedTransferURLs() else { return 0 }
+                return await runtime.transferClient.sweepFiles(
+                    // A record that cannot be read now keeps its files.
+                    recorded: { id in (try? await runtime.store.hasTransfer(id: id)) ?? true }, validated: validated)
+            },
             metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         self.configuration = configuration
         self.runtime = runtime

@@ -23,6 +23,8 @@ final class StorePruner: Service, Sendable {
     private let held: @Sendable () -> Set<UInt64>
     /// Deletes what the device kept for transfers whose records were pruned.
     private let removeTransferFiles: @Sendable ([TransferRecord]) async -> Void
+    /// Deletes the transfers' files no record names any more; returns how many went.
+    private let sweepTransferFiles: @Sendable () async -> Int
     /// Forgets, in the device's memory, the Live Activities dismissed before the cutoff.
     private let forgetDismissedActivities: @Sendable (DeviceInstant) -> Void
     private let interval: Duration
@@ -34,8 +36,10 @@ final class StorePruner: Service, Sendable {
         store: PushStore, retention: ReceiverConfiguration.Retention, interval: Duration = .seconds(10),
         now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> Set<UInt64>,
         removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in },
-        forgetDismissedActivities: @escaping @Sendable (DeviceInstant) -> Void = { _ in }, metrics: any MetricsFactory, logger: Logger
+        forgetDismissedActivities: @escaping @Sendable (DeviceInstant) -> Void = { _ in },
+        sweepTransferFiles: @escaping @Sendable () async -> Int = { 0 }, metrics: any MetricsFactory, logger: Logger
     ) {
+        self.sweepTransferFiles = sweepTransferFiles
         self.held = held
         self.removeTransferFiles = removeTransferFiles
         self.forgetDismissedActivities = forgetDismissedActivities
@@ -77,8 +81,8 @@ final class StorePruner: Service, Sendable {
         }
     }
 
-    /// Passes between two sweeps of every fetched body (`PushStore.dropUnnamedContents`),
-    /// which reads all their names: an hour, at the default interval.
+    /// Passes between two sweeps of every fetched body (`PushStore.dropUnnamedContents`) and
+    /// of the transfers' files, which read all their names: an hour, at the default interval.
     static let contentSweepEvery = 360
 
     /// Prunes until nothing more goes, then vacuums; returns what went. `sweepsContents`: also
@@ -127,7 +131,11 @@ final class StorePruner: Service, Sendable {
             try await Task.sleep(for: Self.pause)
         }
         total.contentBodies = try await store.dropSupersededContents()
-        if sweepsContents { total.contentBodies += try await store.dropUnnamedContents() }
+        if sweepsContents {
+            total.contentBodies += try await store.dropUnnamedContents()
+            let swept = await sweepTransferFiles()
+            if swept > 0 { logger.debug("swept the transfers' files no record names", metadata: ["files": "\(swept)"]) }
+        }
         if total.contentBodies > 0 { pruned["content_bodies"]?.increment(by: Int64(total.contentBodies)) }
         if total.total > 0 {
             while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {

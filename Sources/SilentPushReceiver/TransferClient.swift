@@ -102,6 +102,34 @@ package final class TransferClient: Sendable {
         }
     }
 
+    /// Deletes the files no record names any more, older than `grace` (a try may be making
+    /// one for a record not yet committed): what a crash, or another receiver of a cluster
+    /// pruning the records, left. `recorded` says whether transfer `id` has a record;
+    /// `validated` lists the apps' URLs whose bodies the cache keeps. Returns how many went.
+    package func sweepFiles(
+        grace: Duration = .seconds(3600), recorded: (UInt64) async -> Bool, validated: [(deviceToken: String, topic: String, url: String)]
+    ) async -> Int {
+        let manager = FileManager.default
+        let cutoff = Date().addingTimeInterval(-Double(grace.nanosecondCount) / 1e9)
+        func old(_ path: String) -> Bool {
+            ((try? manager.attributesOfItem(atPath: path))?[.modificationDate] as? Date).map { $0 < cutoff } ?? false
+        }
+        var removed = 0
+        var known: [UInt64: Bool] = [:]
+        for name in (try? manager.contentsOfDirectory(atPath: directory)) ?? [] {
+            // `<id>`, `<id>.part`, `<id>.part.validator`, `<id>.upload`, `<id>.copying`.
+            guard let id = UInt64(name.prefix { $0.isNumber }), old(directory + "/" + name) else { continue }
+            if known[id] == nil { known[id] = await recorded(id) }
+            if known[id] == false, (try? manager.removeItem(atPath: directory + "/" + name)) != nil { removed += 1 }
+        }
+        let kept = Set(validated.map { cacheFile(device: $0.deviceToken, topic: $0.topic, url: $0.url) })
+        for name in (try? manager.contentsOfDirectory(atPath: directory + "/cache")) ?? [] {
+            let path = directory + "/cache/" + name
+            if !kept.contains(path), old(path), (try? manager.removeItem(atPath: path)) != nil { removed += 1 }
+        }
+        return removed
+    }
+
     /// The copy of an upload's file that its tries send.
     package func uploadFile(of id: UInt64) -> String { file(of: id) + ".upload" }
 
@@ -127,7 +155,7 @@ package final class TransferClient: Sendable {
     }
 
     /// What the last try with validators left for `url` of an app: the cache file it would reuse.
-    func cacheFile(device: String, topic: String, url: String) -> String {
+    package func cacheFile(device: String, topic: String, url: String) -> String {
         directory + "/cache/" + SHA256Digest.hex(Array("\(device)\n\(topic)\n\(url)".utf8))
     }
 

@@ -51,6 +51,22 @@ extension PushStore {
         ).first.flatMap(Self.transfer)
     }
 
+    /// Whether transfer `id` has a record (of any version's making).
+    package func hasTransfer(id: UInt64) async throws -> Bool {
+        try await !reader.rows("SELECT 1 AS found FROM transfers WHERE id = ?", [Int64(bitPattern: id)], cached: true).isEmpty
+    }
+
+    /// Each app's URLs with a done download kept for a later 304: what the transfers' cache
+    /// may hold.
+    package func validatedTransferURLs() async throws -> [(deviceToken: String, topic: String, url: String)] {
+        try await reader.rows(
+            """
+            SELECT DISTINCT device_token, topic, url FROM transfers
+            WHERE state = 'done' AND method = 'GET' AND (etag IS NOT NULL OR last_modified IS NOT NULL)
+            """
+        ).map { ($0["device_token"], $0["topic"], $0["url"]) }
+    }
+
     /// The highest transfer id, so a restarted receiver numbers on.
     public func lastTransferID() async throws -> UInt64 {
         try await lastIDs(of: ["transfers"])[0]
