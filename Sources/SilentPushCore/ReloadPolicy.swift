@@ -162,14 +162,28 @@ public struct ReloadPolicy: Sendable {
         devices = devices.filter { !forgetting($0.key) }
     }
 
+    /// Keeps `state` for `target`; an extension with no reload to count and nothing held is
+    /// not kept (nor a device with no extension kept).
+    private mutating func set(_ state: Extension, for target: Target) {
+        guard state == Extension() else {
+            devices[target.device, default: [:]][target.topic] = state
+            return
+        }
+        devices[target.device]?[target.topic] = nil
+        if devices[target.device]?.isEmpty == true { devices[target.device] = nil }
+    }
+
+    /// Tracked extensions, on every device: what the policy holds in memory.
+    public var trackedExtensions: Int { devices.values.reduce(0) { $0 + $1.count } }
+
     /// Reloads `push`'s extension now, or holds it for the budget.
     private mutating func deliver(_ push: Push, riders: Int, now: DeviceInstant, into actions: inout [ReloadAction]) {
         let target = push.target
         var state = devices[target.device]?[target.topic] ?? Extension()
         state.held = nil
         guard let budget = dailyBudget else {
-            // No budget: nothing to count.
-            devices[target.device, default: [:]][target.topic] = state
+            // No budget: nothing to count, so nothing kept of the extension.
+            set(state, for: target)
             actions.append(.reload(push: push.id, target: target, at: now, coalesced: riders, used: 0, budget: nil))
             return
         }

@@ -84,6 +84,12 @@ import Testing
                     .reload(push: id, target: Self.widgets, at: Self.at(Int64(id)), coalesced: 0, used: 0, budget: nil)
                 ])
         }
+        // Nothing to count: no extension is kept in memory, however many devices push.
+        for n in 0..<100 {
+            _ = policy.receive(
+                Self.push(UInt64(300 + n), ReloadPolicy.Target(device: String(n), topic: Self.widgets.topic)), online: true, now: Self.at(300))
+        }
+        #expect(policy.trackedExtensions == 0)
     }
 
     @Test func aBudgetOfZeroHoldsWithoutEnd() {
