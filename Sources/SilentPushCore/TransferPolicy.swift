@@ -111,6 +111,9 @@ public struct TransferPolicy: Sendable {
     /// When a retry delay or a resource timeout ends next.
     public var nextDeadline: DeviceInstant? { timers.nextDue }
 
+    /// Devices with a transfer not ended: what the policy keeps per device.
+    public var trackedDevices: Int { byDevice.count }
+
     /// Whether `app`'s transfers not yet ended are at the cap: a hand-over now is refused.
     public func isAtCap(_ app: App) -> Bool {
         byDevice[app.device, default: []].count { transfers[$0]?.app == app } >= settings.maximumPerApp
@@ -141,6 +144,8 @@ public struct TransferPolicy: Sendable {
     /// and running ones whose conditions no longer hold are cut off (they resume later).
     public mutating func conditionsChanged(_ conditions: Conditions, device: String, now: DeviceInstant) -> [TransferAction] {
         var actions = advance(to: now)
+        // Kept only while the device has a transfer not ended (a hand-over says them anew).
+        guard byDevice[device] != nil else { return actions }
         self.conditions[device] = conditions
         for id in (byDevice[device] ?? []).sorted() {
             guard let transfer = transfers[id] else { continue }
@@ -200,6 +205,7 @@ public struct TransferPolicy: Sendable {
             setPhase(id, .ended(.cancelled), into: &actions)
         }
         byDevice[device] = nil
+        conditions[device] = nil
         transfers = transfers.filter { $0.value.app.device != device }
         return actions
     }
@@ -213,11 +219,11 @@ public struct TransferPolicy: Sendable {
         _ request: TransferRequest, id: UInt64, for app: App, handedOverAt: DeviceInstant, attempts: Int, ended: TransferEnd?,
         conditions: Conditions, now: DeviceInstant
     ) -> [TransferAction] {
-        self.conditions[app.device] = conditions
         transfers[id] = Transfer(
             id: id, app: app, request: request, handedOverAt: handedOverAt, phase: ended.map(Phase.ended) ?? .waiting(.offline),
             attempts: min(max(0, attempts), Int(Int32.max)))  // a stored count, bounded so its next try cannot overflow
         guard ended == nil else { return [] }
+        self.conditions[app.device] = conditions
         byDevice[app.device, default: []].insert(id)
         timers.insert(id, at: handedOverAt.advanced(by: settings.resourceTimeout))
         var actions = advance(to: now)
@@ -250,7 +256,13 @@ public struct TransferPolicy: Sendable {
     public mutating func forget(device: String?) -> [UInt64] {
         let gone = transfers.values.filter { device == nil || $0.app.device == device }.map(\.id).sorted()
         for id in gone { transfers[id] = nil }
-        if let device { byDevice[device] = nil } else { byDevice = [:] }
+        if let device {
+            byDevice[device] = nil
+            conditions[device] = nil
+        } else {
+            byDevice = [:]
+            conditions = [:]
+        }
         return gone
     }
 
@@ -309,6 +321,10 @@ public struct TransferPolicy: Sendable {
         guard let transfer = transfers[id] else { return }
         setPhase(id, .ended(end), into: &actions)
         byDevice[transfer.app.device]?.remove(id)
+        if byDevice[transfer.app.device]?.isEmpty == true {
+            byDevice[transfer.app.device] = nil
+            conditions[transfer.app.device] = nil
+        }
         let open = transfers.values.contains { other in
             guard other.app == transfer.app, other.request.session == transfer.request.session else { return false }
             if case .ended = other.phase { return false }

@@ -208,6 +208,21 @@ import Testing
         #expect(policy.transfers.isEmpty)
     }
 
+    /// A device is kept in memory only while it has a transfer not ended: its conditions go
+    /// with its last transfer, and a state change of a device with none keeps nothing.
+    @Test func aDeviceIsKeptOnlyWhileItHasATransferNotEnded() throws {
+        var policy = TransferPolicy()
+        _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(), now: Self.at(0))
+        #expect(policy.trackedDevices == 1)
+        _ = policy.finished(1, completed: 10, now: Self.at(1))
+        #expect(policy.trackedDevices == 0)
+        for n in 0..<50 { _ = policy.conditionsChanged(.init(online: false), device: String(n), now: Self.at(2)) }
+        #expect(policy.trackedDevices == 0)
+        // The device's conditions come with its next hand-over.
+        _ = try policy.submit(try Self.request(), id: 2, for: Self.app, conditions: .init(online: false), now: Self.at(3))
+        #expect(policy.transfers[2]?.phase == .waiting(.offline))
+    }
+
     @Test func anAppHasACapOnTransfersNotYetDone() throws {
         var policy = TransferPolicy(settings: .init(maximumPerApp: 2))
         _ = try policy.submit(try Self.request(), id: 1, for: Self.app, conditions: .init(online: false), now: Self.at(0))
