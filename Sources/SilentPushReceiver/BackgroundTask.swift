@@ -35,7 +35,9 @@ public final class BackgroundTask: Sendable {
         var expirationHandler: (@Sendable () -> Void)?
         var expired = false
         var completed = false
-        var interrupted = false
+        /// How the run's handler side ended, first come: it returned, or the receiver's stop
+        /// interrupted it (nil: neither yet).
+        var ending: Ending?
         var reports: (@Sendable (Report) -> Void)?
         var context: FetchContext?
         var files: [TransferFile] = []
@@ -153,15 +155,37 @@ public final class BackgroundTask: Sendable {
         state.withLock { $0.reports = reports }
     }
 
-    /// The receiver stops under the run: its handler is stopped as a terminated one is, and a
-    /// relaunch's files are left for the relaunch the next start runs.
-    func interrupt() {
-        state.withLock { $0.interrupted = true }
-        termination.raise()
+    /// How the handler side of a run ended, whichever came first.
+    enum Ending {
+        /// The handler returned: a relaunch's files are settled.
+        case returned
+        /// The receiver's stop came first: a relaunch's files are left for the next start.
+        case interrupted
     }
 
-    /// Whether the receiver stopped under the run (`interrupt()`).
-    var wasInterrupted: Bool { state.withLock { $0.interrupted } }
+    /// The receiver stops under the run: its handler is stopped as a terminated one is.
+    /// Returns whether this came before the handler returned (then a relaunch's files are
+    /// left for the relaunch the next start runs).
+    @discardableResult
+    func interrupt() -> Bool {
+        let first = state.withLock { state in
+            guard state.ending == nil else { return false }
+            state.ending = .interrupted
+            return true
+        }
+        termination.raise()
+        return first
+    }
+
+    /// The handler returned. Returns whether this came before an interruption (then a
+    /// relaunch's files are settled now).
+    func handlerReturned() -> Bool {
+        state.withLock { state in
+            guard state.ending == nil else { return false }
+            state.ending = .returned
+            return true
+        }
+    }
 
     /// The system expires the run: the expiration handler is called, then the handler's task
     /// is cancelled.

@@ -58,12 +58,13 @@ extension DeviceRecorder {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }
         // A task run the previous process did not see end was interrupted with it; a
-        // relaunch's request is pending again, so the app is relaunched with its files.
+        // relaunch's request is pending again, so the app is relaunched with its files (when
+        // a done file is left that no handler settled).
         var relaunches: [TaskRequestRecord] = []
         for run in snapshot.unfinishedTaskRuns {
             actions.changes.append(
                 .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .interrupted))
-            if run.kind == .urlSession {
+            if run.kind == .urlSession, snapshot.relaunchesToRunAgain.contains(run.requestID) {
                 actions.changes.append(.setTaskRequest(id: run.requestID, state: .pending, why: nil, at: nil))
                 relaunches.append(
                     TaskRequestRecord(

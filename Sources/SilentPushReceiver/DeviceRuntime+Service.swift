@@ -112,8 +112,9 @@ extension DeviceRuntime: Service {
             }
             for task in tasks { group.addTask { await self.waitAtMost(grace) { await task.settled.wait() } } }
         }
-        // A run whose handler returned without completing settled its files already.
-        let returned = Set(runningTasks().filter { $0.settled.isOpen }.map(\.runID))
+        // Interrupted here, before the cut records it: a run whose handler returned first
+        // (without completing) settled its files already, and is not relaunched again.
+        let returned = Set(runningTasks().filter { !$0.interrupt() }.map(\.runID))
         modifyStateAndRunActions { recorder, now in
             var actions = recorder.cutRunning(now: now)
             actions.append(recorder.cutRunningTasks(now: now, returned: returned))

@@ -34,8 +34,9 @@ extension DeviceRuntime {
                 await group.waitForAll()
             }
         }
-        // Interrupted by the receiver's stop, the relaunch runs again with its files at the next start.
-        if task.kind == .urlSession, !task.wasInterrupted { settleRelaunchFiles(task) }
+        // Interrupted by the receiver's stop first, the relaunch runs again with its files at
+        // the next start.
+        if task.handlerReturned(), task.kind == .urlSession { settleRelaunchFiles(task) }
         task.settled.open()
     }
 }

@@ -19,6 +19,8 @@ package struct DeviceSnapshot: Sendable {
     /// Fetch wakes still running when the process that ran them stopped.
     package var unfinishedWakes: [WakeRecord] = []
     package var unfinishedTaskRuns: [TaskRunRecord] = []
+    /// The relaunch requests of those runs with a done file no handler settled: run again.
+    package var relaunchesToRunAgain: Set<UInt64> = []
     /// Each app's slot: the minimum interval from its last wake, its generation, its pending push.
     package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
     /// Widget and control pushes an extension held.
@@ -50,6 +52,10 @@ package struct DeviceSnapshot: Sendable {
         }
         snapshot.unfinishedWakes = try await store.unfinishedWakes().filter { includes($0.deviceToken) }
         snapshot.unfinishedTaskRuns = try await store.unfinishedTaskRuns().filter { includes($0.deviceToken) }
+        for run in snapshot.unfinishedTaskRuns where run.kind == .urlSession {
+            let files = try await store.transfers(relaunchRequestID: run.requestID, limit: TransferPolicy.Settings.maximumCap)
+            if files.contains(where: { $0.state == .done && $0.fileFate == nil }) { snapshot.relaunchesToRunAgain.insert(run.requestID) }
+        }
         for wake in try await store.lastWakes() where includes(wake.deviceToken) {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
             snapshot.apps[DeviceRecorder.App(device: wake.deviceToken, topic: wake.topic)] = (

@@ -150,7 +150,7 @@ public final class Receiver: Service, Sendable {
                 runtime.modifyStateAndRunActions { recorder, _ in recorder.forgetDismissedActivities(before: cutoff) }
             },
             sweepTransferFiles: { [runtime] in
-                guard let validated = try? await runtime.store.validatedTransferURLs() else { return 0 }
+                guard let validated = try? await runtime.store.validatedTransferURLs() else { return nil }
                 return await runtime.transferClient.sweepFiles(
                     // A record that cannot be read now keeps its files.
                     recorded: { id in (try? await runtime.store.hasTransfer(id: id)) ?? true }, validated: validated)
@@ -353,7 +353,9 @@ public final class Receiver: Service, Sendable {
     /// Runs one pruning pass now (the receiver runs one every 10 seconds): what a test calls
     /// after moving the manual clock.
     package func pruneStore() async throws -> PushStore.Pruned {
-        try await pruner.pass()
+        let pruned = try await pruner.pass()
+        _ = await pruner.sweep()
+        return pruned
     }
 
     /// One metric's value as `/metrics` shows it (`name` with its labels, as on the page), or

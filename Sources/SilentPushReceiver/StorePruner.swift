@@ -23,8 +23,9 @@ final class StorePruner: Service, Sendable {
     private let held: @Sendable () -> Set<UInt64>
     /// Deletes what the device kept for transfers whose records were pruned.
     private let removeTransferFiles: @Sendable ([TransferRecord]) async -> Void
-    /// Deletes the transfers' files no record names any more; returns how many went.
-    private let sweepTransferFiles: @Sendable () async -> Int
+    /// Deletes the transfers' files no record names any more; returns how many went (nil:
+    /// the records could not be read).
+    private let sweepTransferFiles: @Sendable () async -> Int?
     /// Forgets, in the device's memory, the Live Activities dismissed before the cutoff.
     private let forgetDismissedActivities: @Sendable (DeviceInstant) -> Void
     private let interval: Duration
@@ -37,7 +38,7 @@ final class StorePruner: Service, Sendable {
         now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> Set<UInt64>,
         removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in },
         forgetDismissedActivities: @escaping @Sendable (DeviceInstant) -> Void = { _ in },
-        sweepTransferFiles: @escaping @Sendable () async -> Int = { 0 }, metrics: any MetricsFactory, logger: Logger
+        sweepTransferFiles: @escaping @Sendable () async -> Int? = { 0 }, metrics: any MetricsFactory, logger: Logger
     ) {
         self.sweepTransferFiles = sweepTransferFiles
         self.held = held
@@ -65,29 +66,50 @@ final class StorePruner: Service, Sendable {
             return
         }
         await cancelWhenGracefulShutdown {
-            var passes = 0
+            // The first sweep at start-up: what a previous run left.
+            var nextSweep = ContinuousClock.now
             while !Task.isCancelled {
-                defer { passes &+= 1 }
                 do {
-                    // The first pass sweeps every body: what a previous run left.
-                    _ = try await self.pass(sweepsContents: passes % Self.contentSweepEvery == 0)
+                    _ = try await self.pass()
                 } catch is CancellationError {
                     return
                 } catch {
                     self.logger.warning("cannot prune the store", metadata: ["error": "\(error)"])
                 }
+                // Due again an hour after one that succeeded; after a failure, the next pass.
+                if ContinuousClock.now >= nextSweep, await self.sweep() { nextSweep = .now + Self.sweepInterval }
                 try? await Task.sleep(for: self.interval)
             }
         }
     }
 
-    /// Passes between two sweeps of every fetched body (`PushStore.dropUnnamedContents`) and
-    /// of the transfers' files, which read all their names: an hour, at the default interval.
-    static let contentSweepEvery = 360
+    /// How often every fetched body (`PushStore.dropUnnamedContents`) and every transfer file
+    /// is looked at: the sweep reads all their names.
+    static let sweepInterval = Duration.seconds(3600)
 
-    /// Prunes until nothing more goes, then vacuums; returns what went. `sweepsContents`: also
-    /// looks at every fetched body, not only those seen superseded.
-    func pass(sweepsContents: Bool = true) async throws -> PushStore.Pruned {
+    /// Deletes the fetched bodies and the transfers' files no record names, whoever left them
+    /// (a previous run, a cluster peer). Returns whether both parts succeeded.
+    func sweep() async -> Bool {
+        var succeeded = true
+        do {
+            let dropped = try await store.dropUnnamedContents()
+            if dropped > 0 { pruned["content_bodies"]?.increment(by: Int64(dropped)) }
+        } catch is CancellationError {
+            return false
+        } catch {
+            logger.warning("cannot sweep the fetched bodies", metadata: ["error": "\(error)"])
+            succeeded = false
+        }
+        if let swept = await sweepTransferFiles() {
+            if swept > 0 { logger.debug("swept the transfers' files no record names", metadata: ["files": "\(swept)"]) }
+        } else {
+            succeeded = false
+        }
+        return succeeded
+    }
+
+    /// Prunes until nothing more goes, then vacuums; returns what went.
+    func pass() async throws -> PushStore.Pruned {
         var total = PushStore.Pruned()
         // Read once a pass: a push replaced meanwhile is pruned by the next.
         let held = held()
@@ -131,11 +153,6 @@ final class StorePruner: Service, Sendable {
             try await Task.sleep(for: Self.pause)
         }
         total.contentBodies = try await store.dropSupersededContents()
-        if sweepsContents {
-            total.contentBodies += try await store.dropUnnamedContents()
-            let swept = await sweepTransferFiles()
-            if swept > 0 { logger.debug("swept the transfers' files no record names", metadata: ["files": "\(swept)"]) }
-        }
         if total.contentBodies > 0 { pruned["content_bodies"]?.increment(by: Int64(total.contentBodies)) }
         if total.total > 0 {
             while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {

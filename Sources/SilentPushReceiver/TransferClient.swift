@@ -64,8 +64,11 @@ package final class TransferClient: Sendable {
                     // many devices (or many of one app) from one origin do not queue behind
                     // AsyncHTTPClient's 8 per host, where a try waiting past the request timeout
                     // would be cut off unstarted.
-                    connectionPool: .noRetry(
-                        idleTimeout: .seconds(60), connectionsPerOrigin: Self.connectionsPerOrigin),
+                    // A failed connect is tried again until the request timeout, as URLSession's
+                    // `timeoutIntervalForRequest` covers the connection too: without retries,
+                    // one failed connect would fail every try waiting for that origin.
+                    connectionPool: HTTPClient.Configuration.ConnectionPool(
+                        idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: Self.connectionsPerOrigin),
                     decompression: .disabled))
             client = made
             return made

@@ -10,9 +10,12 @@ package actor ConnectionSlot {
     /// Every connection the slot opened, to close at the end.
     package private(set) var opened: [H2ClientConnection]
     private var replacing: Task<Result<H2ClientConnection, any Error>, Never>?
-    /// Why the last replacement could not connect: the slot's later pushes fail with it at
-    /// once, rather than each waiting out a connect timeout of its own.
-    private var failure: (any Error)?
+    /// Why the last replacement could not connect, and when: for `retryAfter`, the slot's
+    /// later pushes fail with it at once, rather than each waiting out a connect of its own.
+    private var failure: (error: any Error, at: ContinuousClock.Instant)?
+    /// How long a failed connect stands before the next push tries again (a server that
+    /// restarts takes a moment to listen again).
+    package static let retryAfter = Duration.seconds(1)
     private let connect: @Sendable () async throws -> H2ClientConnection
 
     package init(_ connection: H2ClientConnection, connect: @escaping @Sendable () async throws -> H2ClientConnection) {
@@ -22,11 +25,11 @@ package actor ConnectionSlot {
     }
 
     /// The connection to send on instead of `old`: the slot's current one if `old` was
-    /// already replaced, else a new one (made once for every stream that asks); once one
-    /// could not be made, that failure.
+    /// already replaced, else a new one (made once for every stream that asks); for
+    /// `retryAfter` once one could not be made, that failure.
     package func replacement(for old: H2ClientConnection) async -> Result<H2ClientConnection, any Error> {
         if connection !== old { return .success(connection) }
-        if let failure { return .failure(failure) }
+        if let failure, ContinuousClock.now - failure.at < Self.retryAfter { return .failure(failure.error) }
         if let replacing { return await replacing.value }
         let connect = self.connect
         let task = Task { () -> Result<H2ClientConnection, any Error> in
@@ -40,7 +43,7 @@ package actor ConnectionSlot {
             connection = new
             opened.append(new)
         case .failure(let error):
-            failure = error
+            failure = (error, .now)
         }
         return made
     }

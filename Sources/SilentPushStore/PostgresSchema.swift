@@ -23,6 +23,7 @@ package enum PostgresSchema {
         20: [
             "CREATE INDEX IF NOT EXISTS contents_by_sha ON contents (sha256)",
             "ALTER TABLE content_bodies ADD COLUMN IF NOT EXISTS saved_at BIGINT NOT NULL DEFAULT 0",
+            "CREATE INDEX IF NOT EXISTS task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL",
         ],
     ]
 
@@ -80,6 +81,7 @@ package enum PostgresSchema {
             finished_at BIGINT, outcome TEXT, progress_completed BIGINT NOT NULL DEFAULT 0, progress_total BIGINT NOT NULL DEFAULT 0)
         """,
         "CREATE INDEX task_runs_by_app ON task_runs (device_token, topic)",
+        "CREATE INDEX task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL",
         // The same view as SQLite's, from the one mapping of fates to SQL.
         StoredFate.viewSQL,
         """

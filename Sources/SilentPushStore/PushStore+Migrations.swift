@@ -249,6 +249,8 @@ extension PushStore {
             // Bodies no content row names any more are deleted, found by their hash (the
             // files' own times say when a fetch last saved one).
             try db.execute(sql: "CREATE INDEX contents_by_sha ON contents (sha256)")
+            // Retention keeps a transfer while its relaunch's run is running: found by request.
+            try db.execute(sql: "CREATE INDEX task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL")
         }
         return migrator
     }()

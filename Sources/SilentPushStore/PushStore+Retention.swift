@@ -182,10 +182,11 @@ extension PushStore {
         finished_at IS NOT NULL
             AND NOT (state = 'done' AND file_fate IS NULL AND (
                 (relaunch_request IS NULL AND launch_events = 1)
-                OR EXISTS (SELECT 1 FROM task_requests
-                    WHERE task_requests.id = transfers.relaunch_request AND task_requests.state = 'pending')
-                OR EXISTS (SELECT 1 FROM task_runs
-                    WHERE task_runs.request_id = transfers.relaunch_request AND task_runs.finished_at IS NULL)))
+                OR (relaunch_request IS NOT NULL AND (
+                    EXISTS (SELECT 1 FROM task_requests
+                        WHERE task_requests.id = transfers.relaunch_request AND task_requests.state = 'pending')
+                    OR EXISTS (SELECT 1 FROM task_runs
+                        WHERE task_runs.request_id = transfers.relaunch_request AND task_runs.finished_at IS NULL)))))
             AND NOT EXISTS (SELECT 1 FROM transfers AS sibling
                 WHERE sibling.device_token = transfers.device_token AND sibling.topic = transfers.topic
                     AND sibling.session = transfers.session AND sibling.finished_at IS NULL)

@@ -351,8 +351,8 @@ public final class PushStore: Sendable {
             return try await engine.execute([
                 StoreStatement(
                     """
-                    DELETE FROM content_bodies WHERE sha256 IN (SELECT body.sha256 FROM content_bodies AS body
-                        WHERE body.saved_at < ? AND NOT EXISTS (SELECT 1 FROM contents WHERE contents.sha256 = body.sha256))
+                    DELETE FROM content_bodies
+                    WHERE saved_at < ? AND NOT EXISTS (SELECT 1 FROM contents WHERE contents.sha256 = content_bodies.sha256)
                     """, [cutoff])
             ]).first ?? 0
         }
@@ -370,13 +370,16 @@ public final class PushStore: Sendable {
             }
             return dropped
         }
+        func old(_ path: String) -> Bool {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date)
+                .map { Int64($0.timeIntervalSince1970 * 1000) < cutoff } ?? false
+        }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         for name in names where name.utf8.count == 64 && name.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) {
             let path = directory + "/" + name
-            guard let saved = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                Int64(saved.timeIntervalSince1970 * 1000) < cutoff, try await !named(name)
-            else { continue }
-            if (try? FileManager.default.removeItem(atPath: path)) != nil { dropped += 1 }
+            guard old(path), try await !named(name) else { continue }
+            // Saved again while the row was looked for: a fetch is about to name it.
+            if old(path), (try? FileManager.default.removeItem(atPath: path)) != nil { dropped += 1 }
         }
         return dropped
     }

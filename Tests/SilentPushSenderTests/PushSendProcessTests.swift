@@ -109,8 +109,9 @@ import Testing
     }
 
     /// Once a replacement connection could not be made, a slot's later pushes get that
-    /// failure at once: no connect, and no connect timeout, for each of them.
-    @Test func aSlotWhoseReplacementFailedConnectsNoMore() async throws {
+    /// failure at once for a second (no connect, and no connect timeout, for each of them);
+    /// then the next tries again.
+    @Test func aSlotWhoseReplacementFailedWaitsASecondBeforeConnectingAgain() async throws {
         try await Receiver.withTesting { receiver in
             let first = try await H2ClientConnection.connect(host: "127.0.0.1", port: try #require(receiver.h2cPort), tls: nil)
             let attempts = Atomic(0)
@@ -125,6 +126,9 @@ import Testing
                 }
             }
             #expect(attempts.load(ordering: .relaxed) == 1)
+            try await Task.sleep(for: ConnectionSlot.retryAfter + .milliseconds(100))
+            _ = await slot.replacement(for: first)
+            #expect(attempts.load(ordering: .relaxed) == 2)
             await first.close()
         }
     }
