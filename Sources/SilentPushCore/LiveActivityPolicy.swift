@@ -294,6 +294,14 @@ public struct LiveActivityPolicy: Sendable {
         }
     }
 
+    /// Whether activity `activityID` waits for `source` now: an update it holds back, a
+    /// channel's kept message for its offline device, or a push APNs keeps for its token.
+    public func isWaiting(source: String, activityID: String) -> Bool {
+        held[activityID]?.update.source == source
+            || stored.values.contains { $0.update.source == source && $0.waiting.contains(activityID) }
+            || keptForOffline.contains { $0.value.push.source == source && byToken[$0.key] == activityID }
+    }
+
     /// Sets whether `app` has `NSSupportsLiveActivitiesFrequentUpdates`.
     public mutating func setFrequentUpdates(_ on: Bool, for app: LiveActivityApp) {
         if on { frequentUpdates.insert(app) } else { frequentUpdates.remove(app) }

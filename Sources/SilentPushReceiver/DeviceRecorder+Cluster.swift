@@ -89,13 +89,15 @@ extension DeviceRecorder {
         for push in snapshot.heldActivityPushes {
             actions.changes.append(.setFate(push: push.id, fate: .dropped(.liveActivity(.receiverRestarted)), generation: nil))
             actions.metrics.dropped(.liveActivity(.receiverRestarted))
-            // The activity's decisions say so too: its `waiting` entry was the last.
-            let target = activities.target(ofToken: push.deviceToken, bundleID: Self.bundleID(of: push.topic))
-            let activityID: String? = if case .activity(let id)? = target { id } else { nil }
+        }
+        // What an activity waited for and no longer does (a push or a broadcast held for the
+        // budget or its opportunity, a push APNs kept): its decisions say so, not `waiting`.
+        for update in snapshot.waitingActivityUpdates.sorted(by: { ($0.at, $0.source) < ($1.at, $1.source) }) {
+            guard let id = update.activityID, !activities.isWaiting(source: update.source, activityID: id) else { continue }
             actions.changes.append(
                 .insertActivityUpdate(
                     LiveActivityUpdate(
-                        source: push.apnsID, activityID: activityID, outcome: .ignored(.receiverRestarted),
+                        source: update.source, activityID: id, outcome: .ignored(.receiverRestarted),
                         why: "the receiver restarted while it waited: what waited is not kept across a restart", at: now)))
         }
         for request in snapshot.taskRequests + relaunches { actions.append(restoreTask(request, now: now)) }

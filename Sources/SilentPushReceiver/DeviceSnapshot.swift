@@ -28,6 +28,8 @@ package struct DeviceSnapshot: Sendable {
     /// Live Activity pushes that waited (for budget, their opportunity, or an offline device):
     /// not kept across a restart, each ends `dropped`.
     package var heldActivityPushes: [PushRecord] = []
+    /// Live Activity updates whose last decision was `waiting`.
+    package var waitingActivityUpdates: [LiveActivityUpdate] = []
     package var taskRequests: [TaskRequestRecord] = []
     package var activities: [LiveActivity] = []
     /// Reload times in the last day, by extension.
@@ -84,6 +86,13 @@ package struct DeviceSnapshot: Sendable {
         }
         snapshot.taskRequests = try await store.pendingTaskRequests().filter { includes($0.deviceToken) }
         snapshot.activities = try await store.activities().filter { includes($0.app.device) }
+        // The last decision for each of an activity's updates, where it says `waiting`.
+        let shown = snapshot.activities.filter { if case .dismissed = $0.state { false } else { true } }.map(\.id)
+        for (_, updates) in try await store.activityUpdates(activityIDs: shown) {
+            var last: [String: LiveActivityUpdate] = [:]
+            for update in updates { last[update.source] = update }
+            snapshot.waitingActivityUpdates += last.values.filter { if case .waiting = $0.outcome { true } else { false } }
+        }
         for reload in try await store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) where includes(reload.deviceToken) {
             snapshot.reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
                 DeviceInstant(millisecondsSinceEpoch: reload.startedAt))

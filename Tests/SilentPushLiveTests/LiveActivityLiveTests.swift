@@ -225,6 +225,36 @@ import Testing
         }
     }
 
+    /// A broadcast an activity held back for its budget when the receiver stopped: its last
+    /// decision after the restart says so (ignored, receiverRestarted), not `waiting` for ever.
+    @Test func aBroadcastHeldForTheBudgetAtAStopEndsInItsActivitysDecisions() async throws {
+        let directory = try Scratch.newDirectory("activities")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.liveActivities = LiveActivitySettings(hourlyBudget: 1, frequentHourlyBudget: 1)
+        }
+        var activityID = ""
+        var held: LiveActivityUpdate?
+        try await Receiver.withTesting(configure) { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .noMessageStored)
+            let activity = try await receiver.device.startActivity(
+                device: Self.device("8"), bundleID: Self.app, attributesType: "MatchAttributes", channel: channel.id)
+            activityID = activity.id
+            for timestamp in [10, 20] {
+                try await Self.broadcast(
+                    receiver, channel: channel.id.text, #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"n":\#(timestamp)}}}"#)
+            }
+            held = try await receiver.device.activityUpdates(activity.id).last
+            #expect(held?.outcome.name == "waiting", "the second is over the budget of 1: \(String(describing: held))")
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let source = try #require(held?.source)
+            let last = try await receiver.device.activityUpdates(activityID).last { $0.source == source }
+            #expect(last?.outcome == .ignored(.receiverRestarted), "\(String(describing: last))")
+        }
+    }
+
     /// More subscribers than one commit's slice: the answer comes once every one shows the
     /// update, and a push sent meanwhile is committed between slices.
     @Test func aBroadcastPastOneSliceReachesEverySubscriberBeforeItsAnswer() async throws {
