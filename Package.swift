@@ -50,6 +50,8 @@ let package = Package(
             dependencies: [
                 "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
+                // The TLS settings of a connection to PostgreSQL (postgres-nio's own TLS).
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
 

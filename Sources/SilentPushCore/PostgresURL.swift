@@ -13,6 +13,23 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
     public var port: Int
     /// The database (the user's name unless given).
     public var database: String
+    /// How the connection is secured: libpq's `sslmode` (`disable` unless given).
+    public var tls: TLSMode = .disable
+    /// libpq's `sslrootcert`: a PEM file of the authorities to trust (the system's unless given).
+    public var rootCertificate: String?
+
+    /// libpq's `sslmode`s that SilentPush takes. `prefer` and `allow` (TLS when the server
+    /// happens to offer it) are not among them: a connection is secured, or it is not.
+    public enum TLSMode: String, Sendable, CaseIterable {
+        /// No TLS.
+        case disable
+        /// TLS, the server's certificate not checked.
+        case require
+        /// TLS, the server's certificate signed by a trusted authority.
+        case verifyCA = "verify-ca"
+        /// TLS, the server's certificate signed by a trusted authority and for the host.
+        case verifyFull = "verify-full"
+    }
 
     /// Why a URL is not a PostgreSQL URL, in words that say what to fix.
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
@@ -59,11 +76,31 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         guard !user.isEmpty else {
             throw Problem(description: "\(Self.redacted(text)) names no user: write postgres://USER@HOST:PORT/DATABASE")
         }
+        var tls = TLSMode.disable
+        var rootCertificate: String?
         if let query = location.firstIndex(of: "?") {
-            throw Problem(
-                description:
-                    "\(Self.redacted(text)): parameters (\(Self.parameterNames(location[location.index(after: query)...]))) are not supported; give the password in PGPASSWORD"
-            )
+            for parameter in location[location.index(after: query)...].split(separator: "&") {
+                let name = parameter.prefix { $0 != "=" }
+                let value = parameter.dropFirst(name.count + 1)
+                switch name {
+                case "sslmode":
+                    guard let mode = TLSMode(rawValue: String(value)) else {
+                        throw Problem(
+                            description:
+                                "\(Self.redacted(text)): sslmode '\(value.prefix(40))' is not one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))"
+                        )
+                    }
+                    tls = mode
+                case "sslrootcert":
+                    rootCertificate = try Self.decoded(value, "sslrootcert", text)
+                default:
+                    throw Problem(
+                        description:
+                            "\(Self.redacted(text)): parameters (\(Self.parameterNames(location[location.index(after: query)...]))) are not supported but sslmode and sslrootcert; give the password in PGPASSWORD"
+                    )
+                }
+            }
+            location = location[..<query]
         }
         var databasePart: Substring = ""
         if let slash = location.firstIndex(of: "/") {
@@ -104,12 +141,18 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         self.host = String(host)
         self.port = port
         self.database = database.isEmpty ? user : database
+        self.tls = tls
+        self.rootCertificate = rootCertificate
     }
 
     /// The URL without its password.
     public var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
+        var parameters: [String] = []
+        if tls != .disable { parameters.append("sslmode=" + tls.rawValue) }
+        if let rootCertificate { parameters.append("sslrootcert=" + Self.encoded(rootCertificate).replacing("%2F", with: "/")) }
         return "postgres://\(Self.encoded(user))@\(shownHost):\(port)/\(Self.encoded(database))"
+            + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
 
     /// The URL without its password, as `description`: `debugPrint` and string interpolation

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NIOSSL
 import PostgresNIO
 import SilentPushCore
 import Synchronization
@@ -87,18 +88,40 @@ final class PostgresEngine: StoreEngine {
         return PostgresEngine(url: url, clustered: clustered, writer: writer, logger: logger)
     }
 
-    private static func configuration(_ url: PostgresURL) -> PostgresConnection.Configuration {
+    private static func configuration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
         var configuration = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: .disable)
+            host: url.host, port: url.port, username: url.user, password: url.password, database: url.database, tls: try tls(url))
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }
 
+    /// The connection's TLS, as libpq's `sslmode` and `sslrootcert` say.
+    static func tls(_ url: PostgresURL) throws -> PostgresConnection.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch url.tls {
+        case .disable: return .disable
+        case .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        if let root = url.rootCertificate {
+            tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(root))
+        }
+        return .require(try NIOSSLContext(configuration: tls))
+    }
+
     /// A new session, or why there is none (naming the URL, never its password).
     static func connect(_ url: PostgresURL, logger: Logger) -> EventLoopFuture<PostgresConnection> {
-        PostgresConnection.connect(
-            on: PostgresConnection.defaultEventLoopGroup.any(), configuration: configuration(url),
-            id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
+        let loop = PostgresConnection.defaultEventLoopGroup.any()
+        let configuration: PostgresConnection.Configuration
+        do {
+            configuration = try Self.configuration(url)
+        } catch {
+            let root = url.rootCertificate.map { "sslrootcert '\($0)'" } ?? "the system's trusted certificates"
+            return loop.makeFailedFuture(PushStoreError.cannotOpen(path: url.description, reason: "cannot read \(root): \(error)"))
+        }
+        return PostgresConnection.connect(
+            on: loop, configuration: configuration, id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
         ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
     }
 
@@ -170,6 +193,11 @@ final class PostgresEngine: StoreEngine {
     static func reason(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] { return message }
+        if case .handshakeFailed(.sslError(let stack))? = error.underlying as? NIOSSLError,
+            stack.contains(where: { $0.description.contains("CERTIFICATE_VERIFY_FAILED") })
+        {
+            return "the server's certificate did not verify: give its authority as sslrootcert=PEM"
+        }
         if let underlying = error.underlying { return "\(underlying)" }
         switch error.code {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection to PostgreSQL ended"

@@ -36,11 +36,13 @@ import Testing
         ("postgres://u:hunter2@h/d%zz", "the database has a '%' that is not followed by two hex digits"),
         ("postgres://u:hunter2@h/d%00", "the database is not UTF-8 text"),
         ("postgres://u:hunter2@h/d%ff", "the database is not UTF-8 text"),
-        ("postgres://u:hunter2@h/d?sslmode=require", "parameters (sslmode) are not supported"),
+        ("postgres://u:hunter2@h/d?sslmode=prefer", "sslmode 'prefer' is not one of disable, require, verify-ca, verify-full"),
+        ("postgres://u:hunter2@h/d?connect_timeout=3", "parameters (connect_timeout) are not supported but sslmode and sslrootcert"),
         ("postgres://u@h/d?password=hun@ter2hunter2", "has an '@' after its host"),
         ("postgres://u@h/d@x", "has an '@' after its host"),
         // A password in the query is no more shown than one in the user part.
         ("postgres://u@h/d?sslmode=require&password=hunter2", "postgres://u@h/d?…: parameters (sslmode, password) are not supported"),
+        ("postgres://u@h/d?sslrootcert=%zz", "the sslrootcert has a '%' that is not followed by two hex digits"),
         ("postgres://u:hunter2@h/" + String(repeating: "d", count: 3000), "longer than 2048 bytes"),
     ])
     func aBadURLSaysWhatToFixAndNeverItsPassword(text: String, message: String) {
@@ -51,6 +53,15 @@ import Testing
             #expect(error.description.contains(message), "\(error.description)")
             #expect(!error.description.contains("hunter2"), "\(error.description)")
         }
+    }
+
+    /// libpq's `sslmode` and `sslrootcert`, read and shown again (they are no secret).
+    @Test func theTLSParametersAreReadAsLibpqReadsThem() throws {
+        let url = try PostgresURL("postgres://u:hunter2@h/d?sslmode=verify-full&sslrootcert=/etc/ssl/db%20ca.pem")
+        #expect(url.tls == .verifyFull && url.rootCertificate == "/etc/ssl/db ca.pem")
+        #expect(url.description == "postgres://u@h:5432/d?sslmode=verify-full&sslrootcert=/etc/ssl/db%20ca.pem")
+        #expect(try PostgresURL("postgres://u@h/d").tls == .disable)
+        #expect(try PostgresURL("postgres://u@h/d?sslmode=require").tls == .require)
     }
 
     @Test func redactedHidesThePasswordAndTheQuery() {

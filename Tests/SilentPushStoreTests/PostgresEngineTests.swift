@@ -126,6 +126,31 @@ import Testing
         try await fresh.close()
     }
 
+    /// A server that takes only TLS: `sslmode=verify-full` with its certificate as
+    /// `sslrootcert` opens the store; without TLS, or trusting only the system's authorities,
+    /// it is refused in a line that names the URL and no password.
+    @Test func aStoreOverTLSAsLibpqsSSLModeSays() async throws {
+        try await PostgresServer.with { server in
+            let root = try await server.requireTLS()
+            let base = server.url()
+            await #expect(throws: PushStoreError.self) { try await PushStore.open(.postgres(try PostgresURL(base))) }
+            for mode in ["require", "verify-ca", "verify-full"] {
+                let url = try PostgresURL(base + "?sslmode=\(mode)&sslrootcert=\(root)")
+                let store = try await PushStore.open(.postgres(url))
+                try await store.write([.insertPush(PushStoreTests.push(1))])
+                #expect(try await store.pushes().map(\.id) == [1], "\(mode)")
+                try await store.close()
+                _ = try await server.psql("TRUNCATE pushes")
+            }
+            let untrusted = await #expect(throws: PushStoreError.self) {
+                try await PushStore.open(.postgres(try PostgresURL(base + "?sslmode=verify-full")))
+            }
+            let line = "\(try #require(untrusted))"
+            #expect(!line.contains(PostgresServer.password) && line.contains("sslmode=verify-full"), "\(line)")
+            #expect(line.hasSuffix("the server's certificate did not verify: give its authority as sslrootcert=PEM"), "\(line)")
+        }
+    }
+
     @Test func contentBodiesAreRowsEveryReceiverReads() async throws {
         let store = try await StoreEngineKind.postgres.newStore()
         let body = Array("fresh content".utf8)

@@ -95,6 +95,33 @@ public final class PostgresServer: Sendable {
         throw Failure(description: "pg_ctl start: \(lastError.suffix(500))")
     }
 
+    /// Turns TLS on, with a new self-signed certificate for 127.0.0.1, and refuses every
+    /// connection without it; returns the certificate's PEM file (the authority to trust).
+    public func requireTLS() async throws -> String {
+        let certificate = directory + "/server.crt"
+        let key = directory + "/server.key"
+        let made = try await PeerProcess.run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", certificate,
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "2",
+            ])
+        guard made.status == 0 else { throw Failure(description: "openssl: \(made.errorOutput)") }
+        if !runAs.isEmpty { _ = try await PeerProcess.run("chown", ["postgres:postgres", certificate, key]) }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let hba = directory + "/data/pg_hba.conf"
+        let rules = (try? String(contentsOfFile: hba, encoding: .utf8)) ?? ""
+        try ("hostnossl all all 127.0.0.1/32 reject\n" + rules).write(toFile: hba, atomically: false, encoding: .utf8)
+        for setting in ["ssl = on", "ssl_cert_file = '\(certificate)'", "ssl_key_file = '\(key)'"] {
+            let set = try await psql("ALTER SYSTEM SET " + setting)
+            guard set.status == 0 else { throw Failure(description: "ALTER SYSTEM: \(set.errorOutput)") }
+        }
+        let reloaded = try await psql("SELECT pg_reload_conf()")
+        guard reloaded.status == 0 else { throw Failure(description: "pg_reload_conf: \(reloaded.errorOutput)") }
+        try await Task.sleep(for: .milliseconds(300))  // the reload is signalled, not waited for
+        return certificate
+    }
+
     /// Runs a new cluster for `body`, then stops it.
     public static func with<Result>(_ body: (PostgresServer) async throws -> Result) async throws -> Result {
         let server = try await start()
