@@ -766,10 +766,14 @@ public struct LiveActivityPolicy: Sendable {
             let dismissAt = at.advanced(by: settings.dismissalWindow)
             activity.state = .ended(at: at, dismissAt: dismissAt)
             activities[id] = activity
-            held[id] = nil
             unsubscribe(activity)
             timers.insert(.dismiss(id), at: dismissAt)
             actions.append(.record(activity, why: "ended by the system: a Live Activity is active for at most 8 hours"))
+            // What it held back ends with it, saying so (its push is not left pending).
+            if let waiting = held.removeValue(forKey: id) {
+                ignore(
+                    waiting.update.source, id, .activityEnded, "the activity ended (8 hours active) while this waited to show: ignored", at, &actions)
+            }
         }
     }
 

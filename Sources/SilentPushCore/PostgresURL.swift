@@ -101,6 +101,11 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
                 }
             }
             location = location[..<query]
+            // libpq reads a root certificate only to verify with: without TLS it would be a
+            // check silently not made.
+            guard tls != .disable || rootCertificate == nil else {
+                throw Problem(description: "\(Self.redacted(text)): sslrootcert goes with sslmode=require, verify-ca or verify-full")
+            }
         }
         var databasePart: Substring = ""
         if let slash = location.firstIndex(of: "/") {

@@ -102,6 +102,7 @@ public struct ReloadPolicy: Sendable {
         guard online else {
             if let expiresAt = push.expiresAt, expiresAt <= now {
                 // `apns-expiration` 0, or a time already past: APNs does not store it.
+                compact(push.target)
                 actions.append(.expired(push: push.id, coalesced: riders))
                 return actions
             }
@@ -138,6 +139,7 @@ public struct ReloadPolicy: Sendable {
                 deliver(held.push, riders: held.riders, now: at, into: &actions)
             case .apns where held.push.expiresAt.map { $0 <= at } ?? false:
                 devices[target.device]?[target.topic]?.held = nil
+                compact(target)
                 actions.append(.expired(push: held.push.id, coalesced: held.riders))
             case .budget, .apns:
                 continue  // a stale timer: the push it was armed for was replaced
@@ -148,6 +150,7 @@ public struct ReloadPolicy: Sendable {
 
     /// Puts back what a restarted receiver found: `target`'s reloads in the last 24 hours.
     public mutating func restore(reloads: [DeviceInstant], of target: Target, now: DeviceInstant) {
+        guard dailyBudget != nil else { return }  // nothing to count
         let since = now.advanced(by: .zero - Self.day)
         devices[target.device, default: [:]][target.topic, default: Extension()].reloads = reloads.filter { $0 > since }.sorted()
     }
@@ -171,6 +174,11 @@ public struct ReloadPolicy: Sendable {
         }
         devices[target.device]?[target.topic] = nil
         if devices[target.device]?.isEmpty == true { devices[target.device] = nil }
+    }
+
+    /// Drops `target`'s entry when it has nothing left (no reload to count, nothing held).
+    private mutating func compact(_ target: Target) {
+        if let state = devices[target.device]?[target.topic] { set(state, for: target) }
     }
 
     /// Tracked extensions, on every device: what the policy holds in memory.

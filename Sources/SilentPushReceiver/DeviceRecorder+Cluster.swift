@@ -39,7 +39,7 @@ extension DeviceRecorder {
 
     /// Puts back the devices of `snapshot` as a restart does: their states and apps' last
     /// launches, the repairs of what a stopped process left open (wakes recorded `failed`,
-    /// `interrupted`; task runs `terminated`), each app's slot, reload pushes held, pending task
+    /// `interrupted`; task runs `interrupted`), each app's slot, reload pushes held, pending task
     /// requests, Live Activities, the last day's reloads and transfers not ended. What they
     /// decide now (expiries, wakes due) is among the actions. `shards` (clustered) become owned.
     package mutating func adopt(
@@ -58,8 +58,8 @@ extension DeviceRecorder {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }
         // A task run the previous process did not see end was interrupted with it; a
-        // relaunch's request is pending again, so the app is relaunched with its files (when
-        // a done file is left that no handler settled).
+        // relaunch's request is pending again, so the app is relaunched with its files (unless
+        // its handler had settled them).
         var relaunches: [TaskRequestRecord] = []
         for run in snapshot.unfinishedTaskRuns {
             actions.changes.append(
@@ -110,8 +110,7 @@ extension DeviceRecorder {
     /// Lets every device of every shard go, records untouched: the store session that held
     /// the shards ended, so another receiver may own them and puts their devices back from
     /// the store. Running wakes and task runs are cancelled and transfers stopped, with
-    /// nothing recorded (the next owner records them `interrupted` and `terminated`, as a
-    /// restart does).
+    /// nothing recorded (the next owner records them `interrupted`, as a restart does).
     package mutating func releaseShards(now: DeviceInstant) -> Actions {
         guard var owned = shards else { return Actions() }
         guard !owned.owned.isEmpty else {

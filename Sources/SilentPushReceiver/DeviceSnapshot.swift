@@ -19,7 +19,7 @@ package struct DeviceSnapshot: Sendable {
     /// Fetch wakes still running when the process that ran them stopped.
     package var unfinishedWakes: [WakeRecord] = []
     package var unfinishedTaskRuns: [TaskRunRecord] = []
-    /// The relaunch requests of those runs with a done file no handler settled: run again.
+    /// The relaunch requests of those runs whose handler had not settled a file: run again.
     package var relaunchesToRunAgain: Set<UInt64> = []
     /// Each app's slot: the minimum interval from its last wake, its generation, its pending push.
     package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
@@ -54,9 +54,11 @@ package struct DeviceSnapshot: Sendable {
         }
         snapshot.unfinishedWakes = try await store.unfinishedWakes().filter { includes($0.deviceToken) }
         snapshot.unfinishedTaskRuns = try await store.unfinishedTaskRuns().filter { includes($0.deviceToken) }
+        // A relaunch is run again unless its handler had returned: then it had settled its
+        // files, and a fate of one says so (a relaunch with no file to settle runs again).
         for run in snapshot.unfinishedTaskRuns where run.kind == .urlSession {
-            let files = try await store.transfers(relaunchRequestID: run.requestID, limit: TransferPolicy.Settings.maximumCap)
-            if files.contains(where: { $0.state == .done && $0.fileFate == nil }) { snapshot.relaunchesToRunAgain.insert(run.requestID) }
+            let transfers = try await store.transfers(relaunchRequestID: run.requestID, limit: TransferPolicy.Settings.maximumCap)
+            if !transfers.contains(where: { $0.fileFate != nil }) { snapshot.relaunchesToRunAgain.insert(run.requestID) }
         }
         for wake in try await store.lastWakes() where includes(wake.deviceToken) {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
@@ -86,13 +88,9 @@ package struct DeviceSnapshot: Sendable {
         }
         snapshot.taskRequests = try await store.pendingTaskRequests().filter { includes($0.deviceToken) }
         snapshot.activities = try await store.activities().filter { includes($0.app.device) }
-        // The last decision for each of an activity's updates, where it says `waiting`.
-        let shown = snapshot.activities.filter { if case .dismissed = $0.state { false } else { true } }.map(\.id)
-        for (_, updates) in try await store.activityUpdates(activityIDs: shown) {
-            var last: [String: LiveActivityUpdate] = [:]
-            for update in updates { last[update.source] = update }
-            snapshot.waitingActivityUpdates += last.values.filter { if case .waiting = $0.outcome { true } else { false } }
-        }
+        // The last decision for each of these activities' updates, where it says `waiting`.
+        let ids = Set(snapshot.activities.map(\.id))
+        snapshot.waitingActivityUpdates = try await store.lastWaitingActivityUpdates().filter { $0.activityID.map(ids.contains) ?? false }
         for reload in try await store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) where includes(reload.deviceToken) {
             snapshot.reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
                 DeviceInstant(millisecondsSinceEpoch: reload.startedAt))

@@ -66,8 +66,8 @@ final class StorePruner: Service, Sendable {
             return
         }
         await cancelWhenGracefulShutdown {
-            // The first sweep at start-up: what a previous run left.
-            var nextSweep = ContinuousClock.now
+            // The first sweeps at start-up: what a previous run left.
+            var nextSweeps = (bodies: ContinuousClock.now, files: ContinuousClock.now)
             while !Task.isCancelled {
                 do {
                     _ = try await self.pass()
@@ -76,8 +76,10 @@ final class StorePruner: Service, Sendable {
                 } catch {
                     self.logger.warning("cannot prune the store", metadata: ["error": "\(error)"])
                 }
-                // Due again an hour after one that succeeded; after a failure, the next pass.
-                if ContinuousClock.now >= nextSweep, await self.sweep() { nextSweep = .now + Self.sweepInterval }
+                // Each due again an hour after it succeeded; after a failure, the next pass.
+                let now = ContinuousClock.now
+                if now >= nextSweeps.bodies, await self.sweepBodies() { nextSweeps.bodies = now + Self.sweepInterval }
+                if now >= nextSweeps.files, await self.sweepFiles() { nextSweeps.files = now + Self.sweepInterval }
                 try? await Task.sleep(for: self.interval)
             }
         }
@@ -90,22 +92,28 @@ final class StorePruner: Service, Sendable {
     /// Deletes the fetched bodies and the transfers' files no record names, whoever left them
     /// (a previous run, a cluster peer). Returns whether both parts succeeded.
     func sweep() async -> Bool {
-        var succeeded = true
+        let bodies = await sweepBodies()
+        let files = await sweepFiles()
+        return bodies && files
+    }
+
+    /// Deletes the fetched bodies no content row names; returns whether it could.
+    func sweepBodies() async -> Bool {
         do {
             let dropped = try await store.dropUnnamedContents()
             if dropped > 0 { pruned["content_bodies"]?.increment(by: Int64(dropped)) }
-        } catch is CancellationError {
-            return false
+            return true
         } catch {
-            logger.warning("cannot sweep the fetched bodies", metadata: ["error": "\(error)"])
-            succeeded = false
+            if !(error is CancellationError) { logger.warning("cannot sweep the fetched bodies", metadata: ["error": "\(error)"]) }
+            return false
         }
-        if let swept = await sweepTransferFiles() {
-            if swept > 0 { logger.debug("swept the transfers' files no record names", metadata: ["files": "\(swept)"]) }
-        } else {
-            succeeded = false
-        }
-        return succeeded
+    }
+
+    /// Deletes the transfers' files no record names; returns whether it could.
+    func sweepFiles() async -> Bool {
+        guard let swept = await sweepTransferFiles() else { return false }
+        if swept > 0 { logger.debug("swept the transfers' files no record names", metadata: ["files": "\(swept)"]) }
+        return true
     }
 
     /// Prunes until nothing more goes, then vacuums; returns what went.

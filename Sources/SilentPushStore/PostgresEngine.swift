@@ -100,7 +100,8 @@ final class PostgresEngine: StoreEngine {
         var tls = TLSConfiguration.makeClientConfiguration()
         switch url.tls {
         case .disable: return .disable
-        case .require: tls.certificateVerification = .none
+        // As libpq: `require` with a root certificate file checks the authority (verify-ca).
+        case .require: tls.certificateVerification = url.rootCertificate == nil ? .none : .noHostnameVerification
         case .verifyCA: tls.certificateVerification = .noHostnameVerification
         case .verifyFull: tls.certificateVerification = .fullVerification
         }
@@ -122,7 +123,7 @@ final class PostgresEngine: StoreEngine {
         }
         return PostgresConnection.connect(
             on: loop, configuration: configuration, id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
-        ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
+        ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error, url: url)) }
     }
 
     /// Makes an empty database the store; takes one of an older version to this one, a step at
@@ -190,13 +191,14 @@ final class PostgresEngine: StoreEngine {
 
     /// What went wrong, in the server's or the system's words: never the password (neither
     /// is given it), never postgres-nio's generic text.
-    static func reason(_ error: any Error) -> String {
+    static func reason(_ error: any Error, url: PostgresURL? = nil) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] { return message }
         if case .handshakeFailed(.sslError(let stack))? = error.underlying as? NIOSSLError,
             stack.contains(where: { $0.description.contains("CERTIFICATE_VERIFY_FAILED") })
         {
-            return "the server's certificate did not verify: give its authority as sslrootcert=PEM"
+            return "the server's certificate did not verify"
+                + (url?.rootCertificate.map { " against sslrootcert '\($0)'" } ?? ": give its authority as sslrootcert=PEM")
         }
         if let underlying = error.underlying { return "\(underlying)" }
         switch error.code {

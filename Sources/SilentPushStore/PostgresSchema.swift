@@ -24,6 +24,7 @@ package enum PostgresSchema {
             "CREATE INDEX IF NOT EXISTS contents_by_sha ON contents (sha256)",
             "ALTER TABLE content_bodies ADD COLUMN IF NOT EXISTS saved_at BIGINT NOT NULL DEFAULT 0",
             "CREATE INDEX IF NOT EXISTS task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL",
+            "CREATE INDEX IF NOT EXISTS activity_updates_waiting ON activity_updates (activity_id) WHERE outcome = 'waiting'",
         ],
     ]
 
@@ -109,6 +110,7 @@ package enum PostgresSchema {
             until BIGINT, coalesced_into TEXT, ignored TEXT, why TEXT NOT NULL, at BIGINT NOT NULL)
         """,
         "CREATE INDEX activity_updates_by_activity ON activity_updates (activity_id, seq)",
+        "CREATE INDEX activity_updates_waiting ON activity_updates (activity_id) WHERE outcome = 'waiting'",
         """
         CREATE TABLE transfers (
             id BIGINT PRIMARY KEY, device_token TEXT NOT NULL, topic TEXT NOT NULL, session TEXT NOT NULL, url TEXT NOT NULL,

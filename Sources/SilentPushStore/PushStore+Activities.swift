@@ -30,6 +30,18 @@ extension PushStore {
         try await reader.rows("SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", [id]).compactMap(Self.update)
     }
 
+    /// The decisions that were the last for their update (activity and source) and said
+    /// `waiting`: what a restarted device waited for.
+    package func lastWaitingActivityUpdates() async throws -> [LiveActivityUpdate] {
+        try await reader.rows(
+            """
+            SELECT * FROM activity_updates AS u WHERE u.outcome = 'waiting' AND NOT EXISTS
+                (SELECT 1 FROM activity_updates AS later WHERE later.activity_id = u.activity_id AND later.source = u.source AND later.seq > u.seq)
+            ORDER BY u.seq
+            """
+        ).compactMap(Self.update)
+    }
+
     /// Every decision about the updates of each activity in `ids`, oldest first, by activity.
     public func activityUpdates(activityIDs ids: [String]) async throws -> [String: [LiveActivityUpdate]] {
         guard !ids.isEmpty else { return [:] }

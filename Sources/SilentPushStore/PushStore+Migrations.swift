@@ -251,6 +251,8 @@ extension PushStore {
             try db.execute(sql: "CREATE INDEX contents_by_sha ON contents (sha256)")
             // Retention keeps a transfer while its relaunch's run is running: found by request.
             try db.execute(sql: "CREATE INDEX task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL")
+            // A restart finds the decisions that said `waiting` without reading the others.
+            try db.execute(sql: "CREATE INDEX activity_updates_waiting ON activity_updates (activity_id) WHERE outcome = 'waiting'")
         }
         return migrator
     }()

@@ -210,6 +210,19 @@ import Testing
         #expect(why == "ended by the system: a Live Activity is active for at most 8 hours")
     }
 
+    /// An update held back for its opportunity when the 8 hours end is ignored, saying so: not
+    /// left waiting (with its push pending) for ever.
+    @Test func anUpdateHeldWhenTheEightHoursEndIsIgnored() throws {
+        var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 10, opportunisticDelay: .seconds(3600)))
+        let late = 8 * 3600 - 60
+        let held = policy.receive(
+            Self.push("U", to: "T1", Self.payload(timestamp: 500), priority: .normal), channelExists: { _ in true }, now: Self.at(Int64(late)))
+        #expect(Self.updates(held).map(\.outcome.name) == ["waiting"])
+        let ended = policy.advance(to: Self.at(8 * 3600))
+        let ignored = try #require(Self.updates(ended).first)
+        #expect(ignored.source == "U" && ignored.outcome == .ignored(.activityEnded), "\(ignored)")
+    }
+
     // MARK: Budget and priority
 
     @Test func priority10SpendsTheHourlyBudgetThenWaitsAndCoalescesToTheLatest() throws {

@@ -43,6 +43,7 @@ import Testing
         // A password in the query is no more shown than one in the user part.
         ("postgres://u@h/d?sslmode=require&password=hunter2", "postgres://u@h/d?…: parameters (sslmode, password) are not supported"),
         ("postgres://u@h/d?sslrootcert=%zz", "the sslrootcert has a '%' that is not followed by two hex digits"),
+        ("postgres://u@h/d?sslrootcert=/ca.pem", "sslrootcert goes with sslmode=require, verify-ca or verify-full"),
         ("postgres://u:hunter2@h/" + String(repeating: "d", count: 3000), "longer than 2048 bytes"),
     ])
     func aBadURLSaysWhatToFixAndNeverItsPassword(text: String, message: String) {

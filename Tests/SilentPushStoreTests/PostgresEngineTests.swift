@@ -142,6 +142,20 @@ import Testing
                 try await store.close()
                 _ = try await server.psql("TRUNCATE pushes")
             }
+            // `require` with a root certificate checks the authority, as libpq's does.
+            let other = try Scratch.newDirectory("other-ca")
+            defer { try? FileManager.default.removeItem(atPath: other) }
+            let made = try await PeerProcess.run(
+                "openssl",
+                [
+                    "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", other + "/ca.key",
+                    "-out", other + "/ca.pem", "-subj", "/CN=another authority", "-days", "2",
+                ])
+            try #require(made.status == 0, "\(made.errorOutput)")
+            let wrongAuthority = await #expect(throws: PushStoreError.self) {
+                try await PushStore.open(.postgres(try PostgresURL(base + "?sslmode=require&sslrootcert=\(other)/ca.pem")))
+            }
+            #expect("\(try #require(wrongAuthority))".hasSuffix("did not verify against sslrootcert '\(other)/ca.pem'"))
             let untrusted = await #expect(throws: PushStoreError.self) {
                 try await PushStore.open(.postgres(try PostgresURL(base + "?sslmode=verify-full")))
             }
