@@ -165,6 +165,28 @@ import Testing
         }
     }
 
+    /// A database of version 20 takes version 21's change in place: the content bodies'
+    /// `saved_at` and the indexes retention and a restart look things up by.
+    @Test func aVersion20DatabaseIsUpgradedInPlace() async throws {
+        let (server, database, url) = try await Self.storeWithOnePush()
+        let downgraded = try await server.psql(
+            """
+            DROP INDEX contents_by_sha; DROP INDEX task_runs_running; DROP INDEX activity_updates_waiting;
+            ALTER TABLE content_bodies DROP COLUMN saved_at; UPDATE schema_version SET version = 20
+            """, database: database)
+        try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
+        let store = try await PushStore.open(.postgres(url))
+        #expect(try await store.pushes().map(\.id) == [1])
+        try await store.saveContent(Array("body".utf8), sha256: "ab12")
+        try await store.close()
+        let indexes = try await server.psql(
+            "SELECT indexname FROM pg_indexes WHERE indexname IN ('contents_by_sha', 'task_runs_running', 'activity_updates_waiting') ORDER BY 1",
+            database: database)
+        #expect(indexes.output.split(separator: "\n") == ["activity_updates_waiting", "contents_by_sha", "task_runs_running"])
+        let version = try await server.psql("SELECT max(version) FROM schema_version", database: database)
+        #expect(version.output.trimmingCharacters(in: .whitespacesAndNewlines) == "\(PostgresSchema.version)")
+    }
+
     @Test func contentBodiesAreRowsEveryReceiverReads() async throws {
         let store = try await StoreEngineKind.postgres.newStore()
         let body = Array("fresh content".utf8)
