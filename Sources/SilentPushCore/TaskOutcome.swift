@@ -16,4 +16,10 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     case cancelled
     /// A request with the same identifier replaced it before it ran.
     case replaced
+
+    /// How a run ends when its handler calls `setTaskCompleted(success:)`: `expired` once its
+    /// expiration handler was called, else as the handler says.
+    @inlinable public static func completion(success: Bool, expired: Bool) -> TaskOutcome {
+        expired ? .expired : success ? .completed : .failed
+    }
 }

@@ -127,7 +127,7 @@ extension WakePolicy {
     ) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
         fireTimers(upTo: now)
         guard let slot = apps.index(of: app), let run = removeRun(runID, at: slot) else { return (false, takeActions()) }
-        let outcome: TaskOutcome = run.expiredAt != nil ? .expired : success ? .completed : .failed
+        let outcome = TaskOutcome.completion(success: success, expired: run.expiredAt != nil)
         actions.append(.taskEnded(runID: runID, app: app, outcome: outcome, at: now))
         runEnded(run, at: slot, now: now)
         return (true, takeActions())

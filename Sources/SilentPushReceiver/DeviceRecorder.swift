@@ -473,7 +473,8 @@ package struct DeviceRecorder {
             // Stopping, a run that completes within the grace ends as it would, and nothing
             // new starts; once the grace is over the runs still going were cut (`cutRunningTasks`).
             guard case .completed(let success) = report, let task = runningTasks.removeValue(forKey: runID) else { return actions }
-            let outcome: TaskOutcome = if case .expired = task.phase { .expired } else { success ? .completed : .failed }
+            let expired = if case .expired = task.phase { true } else { false }
+            let outcome = TaskOutcome.completion(success: success, expired: expired)
             actions.changes.append(.finishTaskRun(id: runID, at: now.millisecondsSinceEpoch, outcome: outcome))
             actions.tasksEnded.append(runID)
             actions.metrics.taskEnded(outcome)

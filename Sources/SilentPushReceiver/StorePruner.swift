@@ -142,13 +142,12 @@ final class StorePruner: Service, Sendable {
             total.broadcasts += batch.broadcasts
             total.activities += batch.activities
             total.activityUpdates += batch.activityUpdates
-            total.transfersDeleted += batch.transfersDeleted
             total.transfers += batch.transfers
             if !batch.transfers.isEmpty { await removeTransferFiles(batch.transfers) }
             for (table, count) in [
                 ("pushes", batch.pushes), ("wakes", batch.wakes), ("task_runs", batch.taskRuns), ("task_requests", batch.taskRequests),
                 ("broadcasts", batch.broadcasts), ("activities", batch.activities), ("activity_updates", batch.activityUpdates),
-                ("transfers", batch.transfersDeleted),
+                ("transfers", batch.transfers.count),
             ]
             where count > 0 {
                 pruned[table]?.increment(by: Int64(count))
@@ -172,7 +171,7 @@ final class StorePruner: Service, Sendable {
                 metadata: [
                     "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
                     "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)", "activities": "\(total.activities)",
-                    "activity_updates": "\(total.activityUpdates)", "transfers": "\(total.transfersDeleted)",
+                    "activity_updates": "\(total.activityUpdates)", "transfers": "\(total.transfers.count)",
                     "content_bodies": "\(total.contentBodies)",
                 ])
         }

@@ -13,12 +13,10 @@ extension PushStore {
         /// Live Activities dismissed before the cutoff, and update decisions made before it.
         package var activities = 0
         package var activityUpdates = 0
-        /// Rows of `transfers` deleted (those of `transfers` no other pass took first).
-        package var transfersDeleted = 0
         /// Fetched bodies no content row names any more, deleted.
         package var contentBodies = 0
-        /// Background transfers ended (and handed over, or never to be), whose files the
-        /// caller deletes.
+        /// Background transfers ended (and handed over, or never to be) whose rows were
+        /// deleted; the caller deletes their files.
         package var transfers: [TransferRecord] = []
         /// Pushes looked at, pruned or kept: a batch that looked at `batch` may have more after.
         package var examined = 0
@@ -29,7 +27,7 @@ extension PushStore {
 
         /// Rows removed in all.
         package var total: Int {
-            pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates + transfersDeleted + contentBodies
+            pushes + wakes + taskRuns + taskRequests + broadcasts + activities + activityUpdates + transfers.count + contentBodies
         }
     }
 
@@ -61,6 +59,7 @@ extension PushStore {
         let clustered = isClustered
         var deletes: [(statement: StoreStatement, count: WritableKeyPath<Pruned, Int>)] = []
         var transfersRead: [TransferRecord] = []
+        var transferDeletes: [StoreStatement] = []
         if let boundary = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
             let rows = try await reader.rows(
                 "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, boundary, batch], cached: true)
@@ -140,13 +139,7 @@ extension PushStore {
                 "SELECT * FROM transfers WHERE id <= ? AND \(Self.transferGoes) ORDER BY id LIMIT ?", [boundary, batch], cached: true
             ).compactMap(Self.transfer)
             transfersRead = ended
-            for transfer in ended {
-                deletes.append(
-                    (
-                        StoreStatement("DELETE FROM transfers WHERE id = ? AND \(Self.transferGoes)", [Int64(bitPattern: transfer.id)]),
-                        \.transfersDeleted
-                    ))
-            }
+            transferDeletes = ended.map { StoreStatement("DELETE FROM transfers WHERE id = ? AND \(Self.transferGoes)", [Int64(bitPattern: $0.id)]) }
         }
         // Live Activities by age only (the count limit is about pushes): the decisions
         // made before the cutoff, and the activities dismissed before it.
@@ -165,12 +158,11 @@ extension PushStore {
                         [cutoff, batch]), \.activities
                 ))
         }
-        guard !deletes.isEmpty else { return pruned }
-        let changed = try await engine.execute(deletes.map(\.statement))
+        guard !deletes.isEmpty || !transferDeletes.isEmpty else { return pruned }
+        let changed = try await engine.execute(deletes.map(\.statement) + transferDeletes)
         for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] += count }
-        // The transfers' deletes are the last of their kind, one a row, in the order read.
-        let transferCounts = zip(deletes, changed).filter { $0.0.count == \.transfersDeleted }.map(\.1)
-        pruned.transfers = zip(transfersRead, transferCounts).filter { $0.1 == 1 }.map(\.0)
+        // The transfers' deletes come last, one a row, in the order read.
+        pruned.transfers = zip(transfersRead, changed.dropFirst(deletes.count)).filter { $0.1 == 1 }.map(\.0)
         return pruned
     }
 

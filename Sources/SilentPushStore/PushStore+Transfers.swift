@@ -44,8 +44,7 @@ extension PushStore {
     public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) async throws -> TransferRecord? {
         try await reader.rows(
             """
-            SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND state = 'done' AND method = 'GET'
-                AND (etag IS NOT NULL OR last_modified IS NOT NULL)
+            SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND \(Self.validated)
             ORDER BY id DESC LIMIT 1
             """, [deviceToken, topic, url]
         ).first.flatMap(Self.transfer)
@@ -61,11 +60,14 @@ extension PushStore {
     package func validatedTransferURLs() async throws -> [(deviceToken: String, topic: String, url: String)] {
         try await reader.rows(
             """
-            SELECT DISTINCT device_token, topic, url FROM transfers
-            WHERE state = 'done' AND method = 'GET' AND (etag IS NOT NULL OR last_modified IS NOT NULL)
+            SELECT DISTINCT device_token, topic, url FROM transfers WHERE \(Self.validated)
             """
         ).map { ($0["device_token"], $0["topic"], $0["url"]) }
     }
+
+    /// A done download with the origin's validators: its body is what a later 304 of its URL
+    /// hands out (and the transfers' cache keeps).
+    private static let validated = "state = 'done' AND method = 'GET' AND (etag IS NOT NULL OR last_modified IS NOT NULL)"
 
     /// The highest transfer id, so a restarted receiver numbers on.
     public func lastTransferID() async throws -> UInt64 {

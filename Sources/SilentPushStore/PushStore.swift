@@ -305,39 +305,9 @@ public final class PushStore: Sendable {
         let cutoff = Self.realTimeMilliseconds() - grace.nanosecondCount / 1_000_000
         var dropped = 0
         for sha256 in candidates.sorted() {
-            let named = try await !reader.rows("SELECT 1 AS named FROM contents WHERE sha256 = ? LIMIT 1", [sha256], cached: true).isEmpty
-            var gone = named
-            if !named {
-                if engine is PostgresEngine {
-                    let changed = try await engine.execute([
-                        StoreStatement(
-                            "DELETE FROM content_bodies WHERE sha256 = ? AND saved_at < ? AND NOT EXISTS (SELECT 1 FROM contents WHERE sha256 = ?)",
-                            [sha256, cutoff, sha256])
-                    ])
-                    dropped += changed.first ?? 0
-                    // Not deleted: saved within the grace (a candidate still), or gone already.
-                    let kept = try await reader.rows("SELECT 1 AS kept FROM content_bodies WHERE sha256 = ?", [sha256], cached: true)
-                    gone = kept.isEmpty
-                } else if let directory = contentsDirectory {
-                    let path = directory + "/" + sha256
-                    let saved = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-                    if let saved, Int64(saved.timeIntervalSince1970 * 1000) >= cutoff {
-                        gone = false
-                    } else {
-                        if saved != nil, (try? FileManager.default.removeItem(atPath: path)) != nil { dropped += 1 }
-                        gone = true
-                    }
-                } else {
-                    gone = memoryContents.withLock { contents in
-                        guard let saved = contents[sha256]?.savedAt else { return true }
-                        guard saved < cutoff else { return false }
-                        contents[sha256] = nil
-                        dropped += 1
-                        return true
-                    }
-                }
-            }
-            if gone { supersededContents.withLock { _ = $0.remove(sha256) } }
+            let looked = try await dropIfUnnamed(sha256, savedBefore: cutoff)
+            if looked == .deleted { dropped += 1 }
+            if looked != .savedRecently { supersededContents.withLock { _ = $0.remove(sha256) } }
         }
         return dropped
     }
@@ -356,32 +326,64 @@ public final class PushStore: Sendable {
                     """, [cutoff])
             ]).first ?? 0
         }
-        let named: @Sendable (String) async throws -> Bool = { [reader] sha256 in
-            try await !reader.rows("SELECT 1 AS named FROM contents WHERE sha256 = ? LIMIT 1", [sha256], cached: true).isEmpty
-        }
+        let names =
+            contentsDirectory.map { ((try? FileManager.default.contentsOfDirectory(atPath: $0)) ?? []).filter(Self.isBodyName) }
+            ?? memoryContents.withLock { Array($0.keys) }
         var dropped = 0
-        guard let directory = contentsDirectory else {
-            let old = memoryContents.withLock { contents in contents.filter { $0.value.savedAt < cutoff }.map(\.key) }
-            for sha256 in old where try await !named(sha256) {
-                if memoryContents.withLock({ $0[sha256].map { $0.savedAt < cutoff } ?? false }) {
-                    memoryContents.withLock { _ = $0.removeValue(forKey: sha256) }
-                    dropped += 1
-                }
-            }
-            return dropped
-        }
-        func old(_ path: String) -> Bool {
-            ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date)
-                .map { Int64($0.timeIntervalSince1970 * 1000) < cutoff } ?? false
-        }
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        for name in names where name.utf8.count == 64 && name.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) {
-            let path = directory + "/" + name
-            guard old(path), try await !named(name) else { continue }
-            // Saved again while the row was looked for: a fetch is about to name it.
-            if old(path), (try? FileManager.default.removeItem(atPath: path)) != nil { dropped += 1 }
-        }
+        for sha256 in names where try await dropIfUnnamed(sha256, savedBefore: cutoff) == .deleted { dropped += 1 }
         return dropped
+    }
+
+    /// What became of a body looked at for deletion.
+    private enum BodyLook: Equatable {
+        /// A content row names it: it stays.
+        case named
+        /// A fetch saved it at or after the cutoff: it stays, for that fetch's row.
+        case savedRecently
+        /// Deleted now.
+        case deleted
+        /// Not there.
+        case gone
+    }
+
+    /// Deletes the body under `sha256` when no content row names it and no fetch saved it
+    /// since `cutoff` (ms of real time), in whichever place the store keeps bodies. The row
+    /// is looked for first, so a fetch saving it meanwhile makes it recent.
+    private func dropIfUnnamed(_ sha256: String, savedBefore cutoff: Int64) async throws -> BodyLook {
+        if try await !reader.rows("SELECT 1 AS named FROM contents WHERE sha256 = ? LIMIT 1", [sha256], cached: true).isEmpty {
+            return .named
+        }
+        if engine is PostgresEngine {
+            let changed = try await engine.execute([
+                StoreStatement(
+                    "DELETE FROM content_bodies WHERE sha256 = ? AND saved_at < ? AND NOT EXISTS (SELECT 1 FROM contents WHERE sha256 = ?)",
+                    [sha256, cutoff, sha256])
+            ])
+            if changed.first == 1 { return .deleted }
+            let kept = try await reader.rows("SELECT 1 AS kept FROM content_bodies WHERE sha256 = ?", [sha256], cached: true)
+            return kept.isEmpty ? .gone : .savedRecently
+        }
+        guard let directory = contentsDirectory else {
+            return memoryContents.withLock { contents in
+                guard let saved = contents[sha256]?.savedAt else { return .gone }
+                guard saved < cutoff else { return .savedRecently }
+                contents[sha256] = nil
+                return .deleted
+            }
+        }
+        let path = directory + "/" + sha256
+        guard let saved = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return .gone }
+        guard Int64(saved.timeIntervalSince1970 * 1000) < cutoff else { return .savedRecently }
+        return (try? FileManager.default.removeItem(atPath: path)) != nil ? .deleted : .gone
+    }
+
+    /// Whether `name` is a body's file name: a SHA-256 in lower-case hex.
+    private static func isBodyName(_ name: String) -> Bool {
+        name.utf8.count == 64 && isLowerHex(name)
+    }
+
+    private static func isLowerHex(_ text: String) -> Bool {
+        text.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
     }
 
     private static func realTimeMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -393,7 +395,7 @@ public final class PushStore: Sendable {
             return rows.first.map { $0["body"] }
         }
         guard let directory = contentsDirectory else { return memoryContents.withLock { $0[sha256]?.body } }
-        guard sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else { return nil }
+        guard Self.isLowerHex(sha256) else { return nil }
         return FileManager.default.contents(atPath: directory + "/" + sha256).map(Array.init)
     }
 }
