@@ -182,7 +182,7 @@ public struct ReloadPolicy: Sendable {
     }
 
     /// Tracked extensions, on every device: what the policy holds in memory.
-    public var trackedExtensions: Int { devices.values.reduce(0) { $0 + $1.count } }
+    package var trackedExtensions: Int { devices.values.reduce(0) { $0 + $1.count } }
 
     /// Reloads `push`'s extension now, or holds it for the budget.
     private mutating func deliver(_ push: Push, riders: Int, now: DeviceInstant, into actions: inout [ReloadAction]) {

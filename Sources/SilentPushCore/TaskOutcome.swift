@@ -19,7 +19,7 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
 
     /// How a run ends when its handler calls `setTaskCompleted(success:)`: `expired` once its
     /// expiration handler was called, else as the handler says.
-    @inlinable public static func completion(success: Bool, expired: Bool) -> TaskOutcome {
+    @inlinable package static func completion(success: Bool, expired: Bool) -> TaskOutcome {
         expired ? .expired : success ? .completed : .failed
     }
 }

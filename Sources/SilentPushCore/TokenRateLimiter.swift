@@ -13,7 +13,7 @@ public struct TokenRateLimiter: Sendable {
     private var sweepAt = 1024
 
     /// Tokens with a bucket not full: how much memory the limiter holds.
-    public var trackedTokens: Int { buckets.count }
+    package var trackedTokens: Int { buckets.count }
 
     /// A limiter of `limit` pushes per `window`.
     public init(limit: Int, window: Duration) {

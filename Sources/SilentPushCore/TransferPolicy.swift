@@ -112,7 +112,7 @@ public struct TransferPolicy: Sendable {
     public var nextDeadline: DeviceInstant? { timers.nextDue }
 
     /// Devices with a transfer not ended: what the policy keeps per device.
-    public var trackedDevices: Int { byDevice.count }
+    package var trackedDevices: Int { byDevice.count }
 
     /// Whether `app`'s transfers not yet ended are at the cap: a hand-over now is refused.
     public func isAtCap(_ app: App) -> Bool {
