@@ -37,3 +37,13 @@ public struct BroadcastRecord: Sendable, Equatable {
         self.payload = payload
     }
 }
+
+extension LiveActivityPolicy.Broadcast {
+    /// Broadcast `record` as the device's activities take it: its `payload` read, kept by
+    /// its channel until `storedUntil` (nil: not kept).
+    public init(_ record: BroadcastRecord, payload: LiveActivityPayload, storedUntil: DeviceInstant?) {
+        self.init(
+            source: record.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: record.bundleID, channel: record.channelID),
+            priority: record.priority, payload: payload, receivedAt: record.receivedAt, storedUntil: storedUntil)
+    }
+}

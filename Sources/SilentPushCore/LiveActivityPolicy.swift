@@ -91,20 +91,26 @@ public struct LiveActivityPolicy: Sendable {
         }
     }
 
-    /// A broadcast on `channel`; `storedUntil` is when its channel stops keeping it (nil: a
-    /// No Message Stored channel, or `apns-expiration: 0`).
+    /// A broadcast on `channel`, received (by whichever receiver of a cluster took it) at
+    /// `receivedAt`; `storedUntil` is when its channel stops keeping it (nil: a No Message
+    /// Stored channel, or `apns-expiration: 0`).
     public struct Broadcast: Sendable {
         public var source: String
         public var channel: ChannelKey
         public var priority: APNsPriority
         public var payload: LiveActivityPayload
+        public var receivedAt: DeviceInstant
         public var storedUntil: DeviceInstant?
 
-        public init(source: String, channel: ChannelKey, priority: APNsPriority, payload: LiveActivityPayload, storedUntil: DeviceInstant?) {
+        public init(
+            source: String, channel: ChannelKey, priority: APNsPriority, payload: LiveActivityPayload, receivedAt: DeviceInstant,
+            storedUntil: DeviceInstant?
+        ) {
             self.source = source
             self.channel = channel
             self.priority = priority
             self.payload = payload
+            self.receivedAt = receivedAt
             self.storedUntil = storedUntil
         }
     }
@@ -132,6 +138,8 @@ public struct LiveActivityPolicy: Sendable {
 
     struct Stored: Sendable {
         var update: Pending
+        /// When its broadcast was received: a message taken from the store replaces only an older one.
+        var receivedAt: DeviceInstant
         var until: DeviceInstant
         /// The activities of offline devices it waits to reach.
         var waiting: [String] = []
@@ -277,8 +285,43 @@ public struct LiveActivityPolicy: Sendable {
     public mutating func restoreMessage(_ broadcast: Broadcast, now: DeviceInstant) {
         guard stored[broadcast.channel] == nil, broadcast.payload.event != .start, let until = broadcast.storedUntil, until > now else { return }
         stored[broadcast.channel] = Stored(
-            update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), until: until)
+            update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), receivedAt: broadcast.receivedAt,
+            until: until)
         timers.insert(.unstore(broadcast.channel), at: until)
+    }
+
+    /// Makes `broadcast`, its channel's latest as the store has it, what the channel keeps
+    /// (nothing when `storedUntil` is nil or past): a cluster member that joins again takes
+    /// what it missed while it was out. An older message held gives way to it (a newer one,
+    /// received here after the store was read, stays): the offline activities that waited for
+    /// that one wait for this one, or miss it when it is not kept.
+    public mutating func takeMessage(_ broadcast: Broadcast, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        let previous = stored[broadcast.channel]
+        guard previous.map({ $0.update.source != broadcast.source && $0.receivedAt <= broadcast.receivedAt }) ?? true,
+            broadcast.payload.event != .start
+        else { return actions }
+        let waiting = previous?.waiting ?? []
+        for id in waiting { replacedOnChannel(previous?.update.source ?? "", for: id, by: broadcast.source, now: now, into: &actions) }
+        guard let until = broadcast.storedUntil, until > now else {
+            stored[broadcast.channel] = nil
+            for id in waiting {
+                ignore(broadcast.source, id, .offlineNotStored, "the device is offline and the channel keeps this message no more", now, &actions)
+            }
+            return actions
+        }
+        stored[broadcast.channel] = Stored(
+            update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), receivedAt: broadcast.receivedAt,
+            until: until, waiting: waiting)
+        timers.insert(.unstore(broadcast.channel), at: until)
+        for id in waiting {
+            actions.append(
+                .update(
+                    LiveActivityUpdate(
+                        source: broadcast.source, activityID: id, outcome: .waiting(until: until),
+                        why: "the device is offline: the channel keeps its latest message until \(Self.time(until))", at: now)))
+        }
+        return actions
     }
 
     /// After a restart put back the activities, the offline devices and the channels' stored
@@ -444,7 +487,7 @@ public struct LiveActivityPolicy: Sendable {
             for id in previous.waiting { replacedOnChannel(previous.update.source, for: id, by: broadcast.source, now: now, into: &actions) }
         }
         if let until = broadcast.storedUntil, until > now {
-            stored[broadcast.channel] = Stored(update: update, until: until)
+            stored[broadcast.channel] = Stored(update: update, receivedAt: broadcast.receivedAt, until: until)
             timers.insert(.unstore(broadcast.channel), at: until)
         } else {
             stored[broadcast.channel] = nil
@@ -461,6 +504,28 @@ public struct LiveActivityPolicy: Sendable {
         var actions = advance(to: now)
         guard let fanOut = fanOuts.removeValue(forKey: source) else { return actions }
         reach(fanOut, limit: limit, now: now, into: &actions)
+        return actions
+    }
+
+    /// Broadcast `broadcast`, received while no receiver of a cluster held activity `id`'s
+    /// device (its shard was changing owner), reaches the activity now that its device is put
+    /// back: as the fan-out would have reached it, and its decision says so. Nothing when the
+    /// activity no longer listens on the channel, or for a start.
+    public mutating func catchUp(_ broadcast: Broadcast, activityID id: String, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        guard broadcast.payload.event != .start, subscribers[broadcast.channel]?.contains(id) == true else { return actions }
+        let first = actions.count
+        let update = Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload)
+        reach(
+            FanOut(channel: broadcast.channel, update: update, storedUntil: broadcast.storedUntil, subscribers: [id], next: 0), limit: 1,
+            now: now, into: &actions)
+        let note =
+            " (the broadcast arrived at \(Self.time(broadcast.receivedAt)), while no receiver of the cluster held this device: it reaches it as the device is put back)"
+        for index in actions.indices[first...] {
+            guard case .update(var decision) = actions[index], decision.source == broadcast.source, decision.activityID == id else { continue }
+            decision.why += note
+            actions[index] = .update(decision)
+        }
         return actions
     }
 

@@ -100,8 +100,9 @@ extension ClusterMembership {
     }
 
     /// This member started listening: it takes what it may have missed from the store, the
-    /// cluster's clock, fault rules and channels. (It held no device while it did not listen,
-    /// so a reset or a broadcast missed has nothing to change.) Returns whether it did.
+    /// cluster's clock, fault rules, channels and what each channel keeps. (It held no device
+    /// while it did not listen, so a reset or a broadcast missed has no activity of its to
+    /// change: a shard's new owner catches its activities up.) Returns whether it did.
     func catchUp() async -> Bool {
         do {
             if device.clock.mode == .manual, let stored = try await store.latestDeviceTime() {
@@ -109,10 +110,11 @@ extension ClusterMembership {
             }
             try await takeFaults()
             try await takeChannels()
+            try await device.takeKeptMessages()
             return true
         } catch {
             logger.warning(
-                "cannot take the cluster's clock, fault rules and channels from the store: this receiver claims no shard until it can",
+                "cannot take the cluster's clock, fault rules, channels and kept broadcasts from the store: this receiver claims no shard until it can",
                 metadata: ["error": "\(error)"])
             return false
         }

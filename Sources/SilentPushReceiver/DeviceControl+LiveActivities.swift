@@ -20,6 +20,13 @@ extension DeviceControl {
             contentState: contentState, channel: channel)
     }
 
+    /// Takes what each Most Recent Message Stored channel keeps from the store, where another
+    /// receiver of a cluster may have recorded a newer broadcast: what a member does when it
+    /// joins the cluster again.
+    package func takeKeptMessages() async throws {
+        try await runtime.takeKeptMessages()
+    }
+
     /// The app's Live Activities on `device`, oldest first, as recorded.
     public func activities(device: String, bundleID: String) async throws -> [LiveActivity] {
         try await runtime.store.activities(deviceToken: device, bundleID: bundleID)

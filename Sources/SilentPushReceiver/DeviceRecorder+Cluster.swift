@@ -107,6 +107,44 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// A broadcast that arrived while no receiver held the device of an activity just put
+    /// back with its shard: no decision for that activity was recorded.
+    package struct MissedBroadcast: Sendable {
+        /// The activity it missed.
+        package var activityID: String
+        /// The broadcast, as the channel keeps it now (`storedUntil`).
+        package var broadcast: LiveActivityPolicy.Broadcast
+
+        package init(activityID: String, broadcast: LiveActivityPolicy.Broadcast) {
+            self.activityID = activityID
+            self.broadcast = broadcast
+        }
+    }
+
+    /// Broadcasts the activities of adopted shards missed (read once their devices were put
+    /// back, so any later broadcast reaches them as a fan-out here) reach them now, in the
+    /// order they arrived, each as its fan-out would have. Activities of devices not owned
+    /// (let go meanwhile) are left alone.
+    package mutating func catchUp(_ missed: [MissedBroadcast], now: DeviceInstant) -> Actions {
+        // Stopping, nothing reaches them here: the next owner finds them still missed.
+        guard case .running = lifecycle else { return Actions() }
+        var actions = Actions()
+        for entry in missed {
+            guard let device = activities.activities[entry.activityID]?.app.device, owns(device) else { continue }
+            record(activities.catchUp(entry.broadcast, activityID: entry.activityID, now: now), into: &actions)
+        }
+        return finish(actions)
+    }
+
+    /// The channels' latest broadcasts as the store has them (each with what its channel
+    /// keeps) become what the channels keep here: a member that joins again takes what it
+    /// missed while it was out.
+    package mutating func takeMessages(_ latest: [LiveActivityPolicy.Broadcast], now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        for message in latest { record(activities.takeMessage(message, now: now), into: &actions) }
+        return finish(actions)
+    }
+
     /// Lets every device of every shard go, records untouched: the store session that held
     /// the shards ended, so another receiver may own them and puts their devices back from
     /// the store. Running wakes and task runs are cancelled and transfers stopped, with

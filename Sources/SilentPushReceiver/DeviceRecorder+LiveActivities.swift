@@ -48,9 +48,7 @@ extension DeviceRecorder {
         var actions = Actions(completion: completion)
         if origin == .provider { actions.changes.append(.insertBroadcast(broadcast)) }
         if let payload {
-            let channel = LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID)
-            let message = LiveActivityPolicy.Broadcast(
-                source: broadcast.requestID, channel: channel, priority: broadcast.priority, payload: payload, storedUntil: storedUntil)
+            let message = LiveActivityPolicy.Broadcast(broadcast, payload: payload, storedUntil: storedUntil)
             record(activities.broadcast(message, now: now, limit: Self.fanOutSlice), into: &actions)
             if activities.isFanningOut(broadcast.requestID) { actions.reply = .fanningOut }
         }

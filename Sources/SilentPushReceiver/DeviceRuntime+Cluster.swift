@@ -34,7 +34,51 @@ extension DeviceRuntime {
         guard let map = shardMap, !shards.isEmpty else { return DeviceSnapshot() }
         let snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: inspect { $1 }) { shards.contains(map.shard(of: $0)) }
         modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, releasesSeen: releasesSeen, now: now) }
+        await catchUpBroadcasts(of: snapshot.activities)
         return snapshot
+    }
+
+    /// Broadcasts that arrived while no receiver held the devices of `activities` (just put
+    /// back) reach them now. Read after the devices were put back: a broadcast recorded
+    /// later reaches them by its fan-out here, so none falls between the two. (One recorded
+    /// meanwhile may reach an activity both ways: it takes the same update again, as when a
+    /// provider sends a broadcast again.)
+    private func catchUpBroadcasts(of activities: [LiveActivity]) async {
+        guard let channels else { return }
+        let listening = activities.filter { $0.channel != nil && !$0.state.isOver }
+        guard !listening.isEmpty else { return }
+        let missed: [(activityID: String, broadcast: BroadcastRecord)]
+        do {
+            missed = try await store.missedBroadcasts(of: listening, environment: channels.environment)
+        } catch {
+            logger.warning(
+                "cannot read the broadcasts the Live Activities of the shards claimed missed while no receiver held them: they miss them",
+                metadata: ["error": "\(error)"])
+            return
+        }
+        guard !missed.isEmpty else { return }
+        // Looked up before the step: the channel table's lock is not taken under the runtime's.
+        let entries = missed.compactMap { entry -> (String, BroadcastRecord, LiveActivityPayload, MessageStoragePolicy)? in
+            guard case .success(let payload) = LiveActivityPayload.parse(entry.broadcast.payload) else { return nil }
+            let policy = (try? channels.channel(entry.broadcast.channelID, bundleID: entry.broadcast.bundleID))?.configuration.storagePolicy
+            return (entry.activityID, entry.broadcast, payload, policy ?? .noMessageStored)
+        }
+        let systemNow = DeviceClock.systemNow
+        modifyStateAndRunActions { recorder, now in
+            let lifetime = recorder.activities.settings.storedMessageLifetime
+            return recorder.catchUp(
+                entries.map { activityID, record, payload, policy in
+                    DeviceRecorder.MissedBroadcast(
+                        activityID: activityID,
+                        broadcast: LiveActivityPolicy.Broadcast(
+                            record, payload: payload,
+                            storedUntil: Self.keptUntil(
+                                record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now)))
+                }, now: now)
+        }
+        logger.notice(
+            "Live Activities of the shards claimed took the broadcasts they missed while no receiver held them",
+            metadata: ["broadcasts": "\(Set(missed.map(\.broadcast.id)).count)", "activities": "\(Set(missed.map(\.activityID)).count)"])
     }
 
     /// How many times every shard was let go: what a takeover notes before it claims.

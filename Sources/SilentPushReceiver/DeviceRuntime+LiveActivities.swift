@@ -81,6 +81,34 @@ extension DeviceRuntime {
         return min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
     }
 
+    /// What each Most Recent Message Stored channel keeps at `now`, as `store` has it: each
+    /// channel's latest broadcast of the last `lifetime`, with until when it is kept (nil: not
+    /// kept, by its channel's policy or its `apns-expiration`). A broadcast ActivityKit cannot
+    /// read, or of a channel deleted since, is left out.
+    static func keptMessages(
+        in store: PushStore, channels: ChannelDirectory, lifetime: Duration, now: DeviceInstant
+    ) async throws -> [LiveActivityPolicy.Broadcast] {
+        let systemNow = DeviceClock.systemNow
+        return try await store.latestBroadcasts(environment: channels.environment, since: now.advanced(by: .zero - lifetime)).compactMap { record in
+            guard let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy,
+                case .success(let payload) = LiveActivityPayload.parse(record.payload)
+            else { return nil }
+            return LiveActivityPolicy.Broadcast(
+                record, payload: payload,
+                storedUntil: keptUntil(
+                    record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now))
+        }
+    }
+
+    /// Makes what the store says each channel keeps what the channels keep here: a cluster
+    /// member that joins again takes the broadcasts it missed while it was out.
+    package func takeKeptMessages() async throws {
+        guard let channels else { return }
+        let (lifetime, now) = inspect { ($0.activities.settings.storedMessageLifetime, $1) }
+        let latest = try await Self.keptMessages(in: store, channels: channels, lifetime: lifetime, now: now)
+        modifyStateAndRunActions { recorder, now in recorder.takeMessages(latest, now: now) }
+    }
+
     /// Fans broadcast `record`, which another member of the cluster accepted and recorded,
     /// out to this receiver's devices' activities; returns once that is committed.
     package func fanOut(memberBroadcast record: BroadcastRecord, storagePolicy: MessageStoragePolicy) async throws {

@@ -43,18 +43,8 @@ extension DeviceRuntime {
         // What each Most Recent Message Stored channel keeps outlives the restart, for the rest
         // of its lifetime (or to its apns-expiration).
         if let channels {
-            let lifetime = liveActivities.storedMessageLifetime
-            let systemNow = DeviceClock.systemNow
-            for record in try await store.latestBroadcasts(environment: channels.environment, since: now.advanced(by: .zero - lifetime)) {
-                guard let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy,
-                    let until = keptUntil(
-                        record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now),
-                    case .success(let payload) = LiveActivityPayload.parse(record.payload)
-                else { continue }
-                activities.restoreMessage(
-                    LiveActivityPolicy.Broadcast(
-                        source: record.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: record.bundleID, channel: record.channelID),
-                        priority: record.priority, payload: payload, storedUntil: until), now: now)
+            for message in try await keptMessages(in: store, channels: channels, lifetime: liveActivities.storedMessageLifetime, now: now) {
+                activities.restoreMessage(message, now: now)
             }
         }
         var recorder = DeviceRecorder(

@@ -38,6 +38,27 @@ extension PushStore {
         ).compactMap(Self.broadcast)
     }
 
+    /// The broadcasts each of `activities` (channel activities) missed: on its channel in
+    /// `environment`, received since it started, with no decision recorded for it (a
+    /// cluster's shard had no owner when they arrived). In the order they arrived.
+    package func missedBroadcasts(
+        of activities: [LiveActivity], environment: APNsEnvironment
+    ) async throws -> [(activityID: String, broadcast: BroadcastRecord)] {
+        var missed: [(activityID: String, broadcast: BroadcastRecord)] = []
+        for activity in activities {
+            guard let channel = activity.channel else { continue }
+            let rows = try await reader.rows(
+                """
+                SELECT * FROM broadcasts WHERE environment = ?1 AND bundle_id = ?2 AND channel_id = ?3 AND received_at >= ?4
+                    AND NOT EXISTS (SELECT 1 FROM activity_updates WHERE activity_updates.activity_id = ?5 AND activity_updates.source = broadcasts.request_id)
+                ORDER BY received_at, id
+                """,
+                [environment.rawValue, activity.app.bundleID, channel.text, activity.startedAt.millisecondsSinceEpoch, activity.id])
+            missed += rows.compactMap(Self.broadcast).map { (activity.id, $0) }
+        }
+        return missed.sorted { ($0.broadcast.receivedAt, $0.broadcast.id, $0.activityID) < ($1.broadcast.receivedAt, $1.broadcast.id, $1.activityID) }
+    }
+
     /// Broadcast `id`, or nil: the one another member of a cluster accepted and recorded, for
     /// this member to fan out to its own devices' activities.
     public func broadcast(id: UInt64) async throws -> BroadcastRecord? {

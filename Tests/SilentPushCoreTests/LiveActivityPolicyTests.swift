@@ -311,7 +311,8 @@ import Testing
         _ source: String, timestamp: Int64, storedUntil: DeviceInstant? = nil, event: LiveActivityPayload.Event = .update
     ) -> LiveActivityPolicy.Broadcast {
         LiveActivityPolicy.Broadcast(
-            source: source, channel: channelKey, priority: .high, payload: payload(event, timestamp: timestamp), storedUntil: storedUntil)
+            source: source, channel: channelKey, priority: .high, payload: payload(event, timestamp: timestamp), receivedAt: at(timestamp),
+            storedUntil: storedUntil)
     }
 
     @Test func aBroadcastFansOutToEverySubscribedActivity() throws {
@@ -327,6 +328,53 @@ import Testing
         #expect(Self.records(end).map(\.0.state.name) == ["ended", "ended", "ended"])
         #expect(policy.subscriberCount(Self.channelKey) == 0)
         #expect(Self.updates(policy.broadcast(Self.broadcast("R4", timestamp: 30), now: Self.at(30))).isEmpty)
+    }
+
+    /// A broadcast a cluster accepted while no receiver held an activity's device (its shard
+    /// changing owner) reaches that activity when the new owner puts the device back, as its
+    /// fan-out would have, and says so; a start, or an activity that no longer listens, is left alone.
+    @Test func aBroadcastMissedWhileNoReceiverHeldTheDeviceReachesItWhenItIsPutBack() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
+        let caught = Self.updates(policy.catchUp(Self.broadcast("R1", timestamp: 10), activityID: "A1", now: Self.at(12)))
+        #expect(caught.map(\.activityID) == ["A1"] && caught.first?.outcome == .applied && caught.first?.source == "R1")
+        #expect(
+            caught.first?.why.contains("arrived at 2027-01-15T08:00:10.000Z, while no receiver of the cluster held this device") == true, "\(caught)")
+        #expect(policy.activities["A1"]?.timestamp == Self.at(10) && policy.activities["A1"]?.contentState == #"{"score":1}"#)
+        #expect(policy.activities["B1"]?.timestamp == nil, "only the activity named")
+        #expect(Self.updates(policy.catchUp(Self.broadcast("R2", timestamp: 11, event: .start), activityID: "A1", now: Self.at(12))).isEmpty)
+        // An offline device's activity is treated as in a fan-out: a channel that stores nothing loses it.
+        _ = policy.setOnline(false, device: Self.otherDevice.device, now: Self.at(13))
+        let offline = Self.updates(policy.catchUp(Self.broadcast("R3", timestamp: 12), activityID: "B1", now: Self.at(14)))
+        #expect(offline.map(\.outcome) == [.ignored(.offlineNotStored)])
+        // An activity that ended listens no more.
+        _ = policy.broadcast(Self.broadcast("R4", timestamp: 20, event: .end), now: Self.at(20))
+        #expect(policy.activities["A1"]?.state.isOver == true)
+        #expect(Self.updates(policy.catchUp(Self.broadcast("R5", timestamp: 30), activityID: "A1", now: Self.at(31))).isEmpty)
+    }
+
+    /// A cluster member that joins again takes its channels' latest broadcasts from the store:
+    /// a newer one replaces the message held (its offline waiters wait for it instead) and
+    /// reaches later subscribers; an older one leaves the held one; a newer one its channel
+    /// does not keep leaves none, and the waiters miss it.
+    @Test func aMessageTakenFromTheStoreReplacesOnlyAnOlderOne() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(1))
+        _ = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))
+        #expect(Self.updates(policy.takeMessage(Self.broadcast("R0", timestamp: 5, storedUntil: Self.at(8 * 3600)), now: Self.at(20))).isEmpty)
+        #expect(Self.updates(policy.takeMessage(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(20))).isEmpty)
+        let taken = Self.updates(policy.takeMessage(Self.broadcast("R2", timestamp: 15, storedUntil: Self.at(8 * 3600)), now: Self.at(20)))
+        #expect(taken.map(\.source) == ["R1", "R2"])
+        #expect(taken.map(\.outcome) == [.coalesced(into: "R2"), .waiting(until: Self.at(8 * 3600))])
+        let later = Self.updates(try Self.subscribe(&policy, "B1", Self.otherDevice, at: 30))
+        #expect(later.contains { $0.source == "R2" && $0.activityID == "B1" && $0.outcome == .applied }, "\(later)")
+
+        let unkept = Self.updates(policy.takeMessage(Self.broadcast("R3", timestamp: 40), now: Self.at(40)))
+        #expect(unkept.map(\.source) == ["R2", "R3"])
+        #expect(unkept.map(\.outcome) == [.coalesced(into: "R3"), .ignored(.offlineNotStored)])
+        #expect(Self.updates(try Self.subscribe(&policy, "B2", Self.otherDevice, at: 50)).allSatisfy { $0.source != "R3" && $0.source != "R2" })
     }
 
     @Test func aBroadcastReachesItsSubscribersASliceAtATime() throws {

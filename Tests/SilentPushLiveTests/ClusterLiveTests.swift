@@ -527,6 +527,82 @@ import Testing
         }
     }
 
+    /// A broadcast answered while its activity's device had no owner (the owner stopped, and
+    /// the survivor had not claimed its shard yet) reaches the activity when the survivor
+    /// claims the shard, and its decision says why it came late. Two receivers on one
+    /// database, no proxy: the broadcast goes straight to the survivor.
+    @Test func aBroadcastAcceptedWhileAShardHadNoOwnerReachesItsActivityWhenTheShardIsClaimed() async throws {
+        let server = try #require(PostgresServer.current)
+        let url = server.url(database: try await server.newDatabase())
+        let app = "com.example.app"
+        let device = String(repeating: "5a", count: 32)
+        func member(_ name: String, claimInterval: String) async throws -> (PeerProcess, [String: Int]) {
+            try await SilentPushdProcessTests.startWithPorts(
+                [
+                    "--listen-channels-h2c", "127.0.0.1:0", "--cluster-shards", "2", "--cluster-claim-interval", claimInterval,
+                    "--cluster-name", name, "--profile", "debugger",
+                ], store: url)
+        }
+        func owned(_ admin: Int) async throws -> [Int] {
+            try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/cluster").json["owned"] as? [Int] ?? []
+        }
+        let jwt = try DevProviderToken.make()
+        func h2(_ arguments: [String]) async throws -> String {
+            try await PeerProcess.run(
+                "curl", ["-s", "--http2-prior-knowledge", "-H", "authorization: bearer \(jwt)"] + arguments, timeout: .seconds(30)
+            ).output
+        }
+
+        // r1 owns both shards; r2, claiming every 4 s, owns none while r1 lives.
+        let (first, firstPorts) = try await member("r1", claimInterval: "200ms")
+        defer { first.signal(SIGKILL) }
+        let firstAdmin = try #require(firstPorts["admin"])
+        for _ in 0..<100 where try await owned(firstAdmin).count < 2 { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try await owned(firstAdmin) == [0, 1])
+        let (second, secondPorts) = try await member("r2", claimInterval: "4s")
+        defer { second.signal(SIGKILL) }
+        let (secondAdmin, secondH2C) = (try #require(secondPorts["admin"]), try #require(secondPorts["h2c"]))
+
+        // A channel, and an activity on it on r1's device.
+        let created = try await h2([
+            "-D", "-", "-o", "/dev/null", "-X", "POST", "-d", #"{"message-storage-policy": 0, "push-type": "LiveActivity"}"#,
+            "http://127.0.0.1:\(try #require(firstPorts["channels-h2c"]))/1/apps/\(app)/channels",
+        ])
+        let channel = try #require(
+            created.split(separator: "\r\n").first { $0.hasPrefix("apns-channel-id: ") }.map { String($0.dropFirst("apns-channel-id: ".count)) },
+            "\(created)")
+        let started = try await SilentPushdDeviceTests.admin(
+            firstAdmin, "POST", "/v1/devices/\(device)/apps/\(app)/activities",
+            body: #"{"attributesType": "MatchAttributes", "channel": "\#(channel)"}"#)
+        #expect(started.status == 201, "\(started.json)")
+
+        // r1 stops, freeing its shards; before r2's next claim, a broadcast to r2 is answered 200.
+        first.signal(SIGTERM)
+        #expect(await first.wait(timeout: .seconds(20)).status == 0)
+        #expect(try await owned(secondAdmin).isEmpty)
+        let answer = try await h2([
+            "-o", "/dev/null", "-w", "%{http_code}", "-H", "apns-channel-id: \(channel)", "-H", "apns-push-type: LiveActivity",
+            "-H", "apns-priority: 10", "-H", "apns-expiration: 0", "-d", "@" + Repository.root + "/payloads/liveactivity-broadcast.json",
+            "http://127.0.0.1:\(secondH2C)/4/broadcasts/apps/\(app)",
+        ])
+        #expect(answer == "200")
+        try #require(try await owned(secondAdmin).isEmpty, "r2 claimed the shard before the broadcast was answered: nothing was missed")
+
+        // r2 claims the shard: the activity has the broadcast, saying it came late.
+        var list = ""
+        for _ in 0..<100 {
+            list = try await PeerProcess.run(
+                "curl", ["-s", "http://127.0.0.1:\(secondAdmin)/v1/devices/\(device)/apps/\(app)/activities"]
+            ).output
+            if list.contains(#""home": 1"#) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(list.contains(#""contentState":{"home": 1, "away": 0, "minute": 15}"#), "\(list)")
+        #expect(list.contains("while no receiver of the cluster held this device"), "\(list)")
+        second.signal(SIGTERM)
+        #expect(await second.wait(timeout: .seconds(20)).status == 0)
+    }
+
     /// A receiver given another shard count than its running cluster's, a cluster without
     /// PostgreSQL or with a PostgreSQL that is down, refuses to start: exit code 2 and one
     /// line, which names the URL without its password.

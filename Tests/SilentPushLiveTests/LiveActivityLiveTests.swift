@@ -283,4 +283,30 @@ import Testing
             await client.close()
         }
     }
+
+    /// What a cluster member does when it joins again: the channels' latest broadcasts, as
+    /// the store has them (another member recorded one while this one was out), become what
+    /// the channels keep here, so an activity that subscribes later shows it.
+    @Test func aBroadcastAnotherReceiverRecordedIsKeptForLaterSubscribersOnceTaken() async throws {
+        try await Receiver.withTesting { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .mostRecentMessageStored)
+            let expiration = Int64(Date().timeIntervalSince1970) + 3600
+            try await receiver.device.store.write([
+                .insertBroadcast(
+                    BroadcastRecord(
+                        id: 9_000, requestID: "another-member", uniqueID: nil, bundleID: Self.app, environment: receiver.configuration.environment,
+                        channelID: channel.id, priority: .high, expiration: expiration, receivedAt: receiver.device.clock.now,
+                        payload: Array(#"{"aps":{"timestamp":5,"event":"update","content-state":{"v":2}}}"#.utf8)))
+            ])
+            let (first, second) = (String(repeating: "1a", count: 32), String(repeating: "2b", count: 32))
+            _ = try await receiver.device.startActivity(device: first, bundleID: Self.app, attributesType: "T", channel: channel.id)
+            try await receiver.device.takeKeptMessages()
+            _ = try await receiver.device.startActivity(device: second, bundleID: Self.app, attributesType: "T", channel: channel.id)
+            var shown: [String?] = []
+            for device in [first, second] {
+                shown.append(try await receiver.device.activities(device: device, bundleID: Self.app).first?.contentState)
+            }
+            #expect(shown == ["{}", #"{"v":2}"#], "only an activity that subscribed once it was taken shows it")
+        }
+    }
 }

@@ -57,6 +57,36 @@ import Testing
         #expect(Self.receive(&recorder, 9, device: Self.token(in: 0), at: Self.t0.advanced(by: .seconds(62))).reply == .notOwner)
     }
 
+    /// Broadcasts an adopted shard's channel activity missed while no receiver held its device
+    /// reach it, each recorded as its decision (with the activity as it now shows); once
+    /// the shards are let go, nothing is recorded for them.
+    @Test func broadcastsAnAdoptedActivityMissedReachItUntilItsShardIsLetGo() throws {
+        var recorder = Self.clustered()
+        let app = LiveActivityApp(device: Self.token(in: 1), bundleID: "com.example.app")
+        let channel = try #require(ChannelID(header: "dHN0LXNyY2gtY2hubA=="))
+        var snapshot = DeviceSnapshot()
+        snapshot.activities = [
+            LiveActivity(
+                id: "A1", app: app, attributesType: "GameAttributes", attributes: "{}", subscription: .channel(channel), contentState: "{}",
+                startedAt: Self.t0)
+        ]
+        _ = recorder.adopt(snapshot, shards: [1], now: Self.t0)
+        let payload = try LiveActivityPayload.parse(Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"score":2}}}"#.utf8)).get()
+        let missed = DeviceRecorder.MissedBroadcast(
+            activityID: "A1",
+            broadcast: LiveActivityPolicy.Broadcast(
+                source: "R1", channel: LiveActivityPolicy.ChannelKey(bundleID: app.bundleID, channel: channel), priority: .high,
+                payload: payload, receivedAt: Self.t0.advanced(by: .seconds(5)), storedUntil: nil))
+        let caught = recorder.catchUp([missed], now: Self.t0.advanced(by: .seconds(10)))
+        let decisions = caught.changes.compactMap { if case .insertActivityUpdate(let update) = $0 { update } else { nil } }
+        #expect(decisions.map(\.source) == ["R1"] && decisions.first?.outcome == .applied && decisions.first?.activityID == "A1")
+        #expect(decisions.first?.why.contains("while no receiver of the cluster held this device") == true, "\(decisions)")
+        #expect(caught.changes.contains { if case .recordActivity(let activity) = $0 { activity.contentState == #"{"score":2}"# } else { false } })
+
+        _ = recorder.releaseShards(now: Self.t0.advanced(by: .seconds(11)))
+        #expect(recorder.catchUp([missed], now: Self.t0.advanced(by: .seconds(12))).changes.isEmpty)
+    }
+
     /// A takeover read under a session that has ended since (every shard let go meanwhile)
     /// puts nothing back; one read after the release does.
     @Test func aTakeoverClaimedBeforeTheLastReleaseIsNotPutBack() {

@@ -64,6 +64,39 @@ import Testing
         #expect(try await store.lastIDs() == (push: 2, wake: 7))
     }
 
+    /// The broadcasts a channel activity missed (a cluster's shard had no owner when they
+    /// arrived): on its channel and environment, received since it started, with no decision
+    /// recorded for it; in the order they arrived.
+    @Test(arguments: StoreEngineKind.allCases) func anActivityMissedItsChannelsBroadcastsSinceItStartedThatHaveNoDecisionForIt(
+        _ engine: StoreEngineKind
+    ) async throws {
+        let store = try await engine.newStore(memory: true)
+        let channel = try #require(ChannelID(header: "dHN0LXNyY2gtY2hubA=="))
+        let other = try #require(ChannelID(header: "b3RoZXItY2hhbm5lbA=="))
+        func broadcast(_ id: UInt64, at milliseconds: Int64, on channel: ChannelID, _ environment: APNsEnvironment = .sandbox) -> StoreChange {
+            .insertBroadcast(
+                BroadcastRecord(
+                    id: id, requestID: "r\(id)", uniqueID: nil, bundleID: "com.example.app", environment: environment, channelID: channel,
+                    priority: .high, expiration: 0, receivedAt: DeviceInstant(millisecondsSinceEpoch: milliseconds), payload: Array("{}".utf8)))
+        }
+        let activities = ["A1", "A2"].map { id in
+            LiveActivity(
+                id: id, app: LiveActivityApp(device: "aa", bundleID: "com.example.app"), attributesType: "GameAttributes", attributes: "{}",
+                subscription: .channel(channel), contentState: "{}", startedAt: DeviceInstant(millisecondsSinceEpoch: 2_000))
+        }
+        try await store.write(
+            [
+                broadcast(1, at: 1_000, on: channel), broadcast(3, at: 4_000, on: channel), broadcast(2, at: 3_000, on: channel),
+                broadcast(4, at: 3_500, on: other), broadcast(5, at: 3_600, on: channel, .production),
+                .insertActivityUpdate(
+                    LiveActivityUpdate(
+                        source: "r3", activityID: "A1", outcome: .applied, why: "fanned out", at: DeviceInstant(millisecondsSinceEpoch: 4_000))),
+            ] + activities.map(StoreChange.recordActivity))
+        let missed = try await store.missedBroadcasts(of: activities, environment: .sandbox)
+        #expect(missed.map { "\($0.activityID):\($0.broadcast.id)" } == ["A1:2", "A2:2", "A2:3"])
+        try await store.close()
+    }
+
     /// A stored id outside the ids a receiver gives out (a row edited by hand) is refused with
     /// the table named, where numbering on from it would overflow.
     @Test(arguments: StoreEngineKind.allCases) func anIdPastTheCeilingIsRefusedByName(_ engine: StoreEngineKind) async throws {

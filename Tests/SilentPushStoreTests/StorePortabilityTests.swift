@@ -92,6 +92,13 @@ import Testing
         _ = try await store.broadcasts(bundleID: "com.example.app", environment: .sandbox, channelID: nil, limit: 5)
         _ = try await store.latestBroadcasts(environment: .sandbox, since: DeviceInstant(millisecondsSinceEpoch: 0))
         _ = try await store.lastBroadcastID()
+        _ = try await store.missedBroadcasts(
+            of: [
+                LiveActivity(
+                    id: "a1", app: LiveActivityApp(device: "aa", bundleID: "com.example.app"), attributesType: "T", attributes: "{}",
+                    subscription: .channel(ChannelID(header: "dHN0LXNyY2gtY2hubA==")!), contentState: "{}",
+                    startedAt: DeviceInstant(millisecondsSinceEpoch: 1))
+            ], environment: .sandbox)
         _ = try await store.taskRequests(deviceToken: "aa", pendingOnly: true)
         _ = try await store.taskRequest(id: 1)
         _ = try await store.pendingTaskRequests()
