@@ -48,11 +48,18 @@ let package = Package(
         .target(
             name: "SilentPushStore",
             dependencies: [
-                "SilentPushCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                "SilentPushCore", "SilentPushNetworking", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
                 // The TLS settings of a connection to PostgreSQL (postgres-nio's own TLS).
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
+        ),
+
+        // Why a connection was not made, in a few words: for the transport's clients and the store's PostgreSQL.
+        .target(
+            name: "SilentPushNetworking",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]
         ),
 
         // HTTP/2 (nghttp2) and TLS (OpenSSL) on SwiftNIO event loops.
@@ -60,6 +67,7 @@ let package = Package(
             name: "SilentPushTransport",
             dependencies: [
                 "SilentPushCore",
+                "SilentPushNetworking",
                 "CNghttp2",
                 "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -77,6 +85,7 @@ let package = Package(
                 "SilentPushCore",
                 "SilentPushStore",
                 "SilentPushTransport",
+                "SilentPushNetworking",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -96,6 +105,7 @@ let package = Package(
             dependencies: [
                 "SilentPushCore",
                 "SilentPushTransport",
+                "SilentPushNetworking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -159,6 +169,7 @@ let package = Package(
                 "SilentPushSender",
                 "SilentPushCore",
                 "SilentPushTransport",
+                "SilentPushNetworking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]

@@ -1,8 +1,9 @@
-import Foundation
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 import SilentPushCore
+import SilentPushNetworking
 import SilentPushStore
 import SilentPushTransport
 

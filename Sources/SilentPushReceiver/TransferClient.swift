@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 import SilentPushCore
+import SilentPushNetworking
 import SilentPushTransport
 import Synchronization
 

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import SilentPushNetworking
 import SilentPushTransport
 
 /// `pushsend export`: streams every push or wake a receiver recorded from its admin API

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import SilentPushCore
+import SilentPushNetworking
 import SilentPushTransport
 
 /// `pushsend expect`: an assertion about a receiver, checked through its admin API, for CI

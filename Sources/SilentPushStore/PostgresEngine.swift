@@ -3,6 +3,7 @@ import NIOCore
 import NIOSSL
 import PostgresNIO
 import SilentPushCore
+import SilentPushNetworking
 import Synchronization
 
 /// The records in PostgreSQL through postgres-nio. Batches commit on one session of their own
@@ -200,7 +201,9 @@ final class PostgresEngine: StoreEngine {
             return "the server's certificate did not verify"
                 + (url?.rootCertificate.map { " against sslrootcert '\($0)'" } ?? ": give its authority as sslrootcert=PEM")
         }
-        if let underlying = error.underlying { return "\(underlying)" }
+        if let underlying = error.underlying {
+            return ConnectionFailure.reason(underlying).map { "cannot connect to PostgreSQL: \($0)" } ?? "\(underlying)"
+        }
         switch error.code {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection to PostgreSQL ended"
         case .connectionError: return "cannot connect to PostgreSQL"

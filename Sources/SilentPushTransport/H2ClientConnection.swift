@@ -1,6 +1,7 @@
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SilentPushNetworking
 
 /// A client connection could not be made.
 public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable {

@@ -55,7 +55,7 @@ import Testing
     /// the writer's queue above the engines know neither.
     @Test func onlyThePostgreSQLEngineImportsPostgresNIO() {
         let importers = Self.swiftFiles(under: "Sources/SilentPushStore").filter { file in
-            Self.imports(file.text).contains { $0 == "PostgresNIO" || $0 == "NIOCore" || $0 == "NIOSSL" }
+            Self.imports(file.text).contains { $0 == "PostgresNIO" || $0 == "NIOCore" || $0 == "NIOSSL" || $0 == "SilentPushNetworking" }
         }.map { URL(fileURLWithPath: $0.path).lastPathComponent }.sorted()
         #expect(importers == ["PostgresEngine+Cluster.swift", "PostgresEngine+Notices.swift", "PostgresEngine.swift", "StoreValue+Postgres.swift"])
     }
@@ -65,15 +65,16 @@ import Testing
         (
             "SilentPushStore",
             [
-                "SilentPushCore", "GRDB", "GRDBSQLite", "PostgresNIO", "NIOCore", "NIOSSL", "Logging", "Foundation", "Synchronization", "Glibc",
-                "Darwin", "Dispatch",
+                "SilentPushCore", "SilentPushNetworking", "GRDB", "GRDBSQLite", "PostgresNIO", "NIOCore", "NIOSSL", "Logging", "Foundation",
+                "Synchronization", "Glibc", "Darwin", "Dispatch",
             ]
         ),
+        ("SilentPushNetworking", ["NIOCore", "NIOPosix", "Foundation", "Glibc", "Darwin"]),
         (
             "SilentPushTransport",
             [
-                "SilentPushCore", "CNghttp2", "COpenSSL", "NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "Logging", "ServiceLifecycle",
-                "Foundation", "Synchronization", "Glibc", "Darwin",
+                "SilentPushCore", "SilentPushNetworking", "CNghttp2", "COpenSSL", "NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "Logging",
+                "ServiceLifecycle", "Foundation", "Synchronization", "Glibc", "Darwin",
             ]
         ),
     ])
