@@ -29,3 +29,21 @@ package enum ConnectionFailure {
         return text.prefix(1).lowercased() + text.dropFirst()
     }
 }
+
+extension ConnectionFailure {
+    /// Connects to `host`:`port` over TCP and closes at once: the words for why it could not,
+    /// or nil when it could (or the failure was not one of connecting, such as `timeout`
+    /// passing: a host that drops the attempt). A client whose pool retries a failed connect
+    /// until its timeout asks this to fail fast when nobody listens. Cancellation does not
+    /// cut a connect under way: `timeout` bounds it.
+    package static func probe(host: String, port: Int, on group: any EventLoopGroup, timeout: TimeAmount = .seconds(1)) async -> String? {
+        guard (1...65_535).contains(port) else { return nil }
+        do {
+            let channel = try await ClientBootstrap(group: group).connectTimeout(timeout).connect(host: host, port: port).get()
+            try? await channel.close()
+            return nil
+        } catch {
+            return reason(error)
+        }
+    }
+}

@@ -44,7 +44,8 @@ public struct HTTPFetchHandler: FetchHandler {
                 redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
                 // A failed connect is retried until this timeout (AsyncHTTPClient's default):
                 // without retries, one failed connect would fail every fetch queued behind the
-                // pool's 8 connections to the host.
+                // pool's 8 connections to the host. `executeFailingFast` probes an origin slow
+                // to answer, so one nobody listens on fails at once.
                 timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10)),
                 decompression: .disabled))
     }
@@ -66,8 +67,8 @@ public struct HTTPFetchHandler: FetchHandler {
         do {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
-            let response = try await client.execute(
-                request, timeout: .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)))
+            let response = try await client.executeFailingFast(
+                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)))
             switch response.status.code {
             case 304:
                 try await remember(previous, fetchedAt: wake.startedAt.millisecondsSinceEpoch)
@@ -89,7 +90,8 @@ public struct HTTPFetchHandler: FetchHandler {
             if let error = error as? HTTPClientError, error == .redirectLimitReached || error == .redirectCycleDetected {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
-            return .failed(reason: "GET \(URLUserInfo.masked(url)): " + (ConnectionFailure.reason(error) ?? "\(error)"))
+            let reason = (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error) ?? "\(error)"
+            return .failed(reason: "GET \(URLUserInfo.masked(url)): " + reason)
         }
     }
 
@@ -113,7 +115,7 @@ public struct HTTPFetchHandler: FetchHandler {
         request.body = .bytes(ByteBuffer(string: task.json.rendered))
         do {
             let limit = task.deadline.map { min(max(1, task.startedAt.duration(to: $0).components.seconds + 5), 86_400) } ?? 86_400
-            let response = try await client.execute(request, timeout: .seconds(limit))
+            let response = try await client.executeFailingFast(request, deadline: .now() + .seconds(limit))
             let body = try await response.body.collect(upTo: 64 * 1024)
             if (200..<300).contains(response.status.code) { Self.handOverTransfers(in: body, to: task.context) }
             guard (200..<300).contains(response.status.code),

@@ -225,7 +225,7 @@ package final class TransferClient: Sendable {
                 request.body = body
             }
             let deadline = NIODeadline.now() + TimeAmount(resourceTimeout)
-            var response = try await httpClient.execute(request, deadline: deadline)
+            var response = try await httpClient.executeFailingFast(request, deadline: deadline)
             // An upload's body is a stream AsyncHTTPClient cannot send twice, so it hands back a
             // 307 or 308 as the answer: the device sends its copy again where that says, as
             // URLSession does for an upload from a file, within the same redirect limit.
@@ -243,7 +243,7 @@ package final class TransferClient: Sendable {
                 guard let body = uploadBody(upload) else { return noCopy }
                 request.url = next
                 request.body = body
-                response = try await httpClient.execute(request, deadline: deadline)
+                response = try await httpClient.executeFailingFast(request, deadline: deadline)
             }
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")
@@ -400,7 +400,9 @@ package final class TransferClient: Sendable {
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
         }
-        if let reason = ConnectionFailure.reason(error) { return "no connection to \(URLUserInfo.masked(url)): " + reason }
+        if let reason = (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error) {
+            return "no connection to \(URLUserInfo.masked(url)): " + reason
+        }
         if Self.isUntrustedCertificate(error) {
             let wrongHost = (error as? NIOSSLExtraError) == .failedToValidateHostname
             return "the server certificate of \(URLUserInfo.masked(url)) " + (wrongHost ? "is not for its host" : "is not trusted")

@@ -135,15 +135,19 @@ import Testing
         }
     }
 
-    /// A handler server nobody listens on fails the fetch after the 10 s connect timeout,
-    /// saying so in a few words (it read "connection reset (error set): Connection refused)").
-    @Test func aHandlerNobodyListensOnFailsSayingTheConnectionWasRefused() async throws {
+    /// A handler server nobody listens on fails the fetch at once, as a URLSession task does
+    /// (not at the pool's 10 s connect timeout), saying so in a few words (it read
+    /// "connection reset (error set): Connection refused)").
+    @Test func aHandlerNobodyListensOnFailsAtOnceSayingTheConnectionWasRefused() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         origin.stop()
         try await Self.withReceiver(origin: origin, deadline: .seconds(20)) { receiver, client in
+            let began = ContinuousClock.now
             let wake = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "200")
+            let elapsed = ContinuousClock.now - began
             #expect(wake.result?.name == "failed", "\(wake)")
             #expect(wake.reason == "GET http://127.0.0.1:\(origin.port)/status/200: connection refused", "\(wake)")
+            #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a refused connection")
         }
     }
 
