@@ -145,12 +145,11 @@ public struct LiveActivityPolicy: Sendable {
         var waiting: [String] = []
     }
 
-    /// A push APNs keeps while its device is offline; `channelExists`: whether a start's
-    /// `input-push-channel` existed when it arrived.
+    /// A push APNs keeps while its device is offline (a start's `input-push-channel` is
+    /// looked up when it reaches the device: the device subscribes then).
     struct Kept: Sendable {
         var push: Push
         var device: String
-        var channelExists: Bool
         var order: UInt64
     }
 
@@ -377,9 +376,7 @@ public struct LiveActivityPolicy: Sendable {
         var actions = advance(to: now)
         let target = target(ofToken: push.token, bundleID: push.bundleID)
         if !offline.isEmpty, let device = device(of: target), offline.contains(device) {
-            keep(
-                push, for: device, activityID: activityID(of: target), channelExists: push.payload.inputPushChannel.map(channelExists) ?? true,
-                now: now, into: &actions)
+            keep(push, for: device, activityID: activityID(of: target), now: now, into: &actions)
             return actions
         }
         take(push, target: target, channelExists: channelExists, now: now, into: &actions)
@@ -402,7 +399,7 @@ public struct LiveActivityPolicy: Sendable {
     /// APNs keeps `push` for its offline device until its `storedUntil`, in place of what it
     /// kept for the same token before.
     private mutating func keep(
-        _ push: Push, for device: String, activityID: String?, channelExists: Bool, now: DeviceInstant, into actions: inout [LiveActivityAction]
+        _ push: Push, for device: String, activityID: String?, now: DeviceInstant, into actions: inout [LiveActivityAction]
     ) {
         guard push.storedUntil > now else {
             return ignore(
@@ -416,7 +413,7 @@ public struct LiveActivityPolicy: Sendable {
                         why: "replaced at APNs by \(push.source) while the device was offline: APNs keeps the latest push to a token", at: now)))
         }
         keptCount &+= 1
-        keptForOffline[push.token] = Kept(push: push, device: device, channelExists: channelExists, order: keptCount)
+        keptForOffline[push.token] = Kept(push: push, device: device, order: keptCount)
         timers.insert(.unkeep(push.token), at: push.storedUntil)
         actions.append(
             .update(
@@ -574,22 +571,35 @@ public struct LiveActivityPolicy: Sendable {
         if end < fanOut.subscribers.count { fanOuts[fanOut.update.source] = fanOut }
     }
 
-    /// The device goes offline or comes back: back online, each of its channel activities
-    /// gets its channel's stored message, if newer than what it shows.
-    public mutating func setOnline(_ online: Bool, device: String, now: DeviceInstant) -> [LiveActivityAction] {
-        var actions = advance(to: now)
-        guard online else {
-            offline.insert(device)
-            return actions
+    /// The device goes offline: pushes and broadcasts to it wait (or are lost).
+    public mutating func setOffline(device: String, now: DeviceInstant) -> [LiveActivityAction] {
+        let actions = advance(to: now)
+        offline.insert(device)
+        return actions
+    }
+
+    /// The channels the starts APNs keeps for offline `device` subscribe to: what a caller
+    /// looks up for `setOnline`'s `channelExists`.
+    public func keptStartChannels(device: String) -> [ChannelKey] {
+        keptForOffline.values.compactMap { kept in
+            guard kept.device == device, let channel = kept.push.payload.inputPushChannel else { return nil }
+            return ChannelKey(bundleID: kept.push.bundleID, channel: channel)
         }
+    }
+
+    /// The device comes back online: what APNs kept for its tokens arrives (a start subscribes
+    /// to its `input-push-channel` if `channelExists` says the app has it now), then each of
+    /// its channel activities gets its channel's stored message, if newer than what it shows.
+    public mutating func setOnline(device: String, channelExists: (ChannelKey) -> Bool, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
         guard offline.remove(device) != nil else { return actions }
         // What APNs kept for the device's tokens arrives first, in the order it was sent.
         if !keptForOffline.isEmpty {
             for kept in keptForOffline.values.filter({ $0.device == device }).sorted(by: { $0.order < $1.order }) {
                 keptForOffline[kept.push.token] = nil
                 take(
-                    kept.push, target: target(ofToken: kept.push.token, bundleID: kept.push.bundleID), channelExists: { _ in kept.channelExists },
-                    now: now, into: &actions)
+                    kept.push, target: target(ofToken: kept.push.token, bundleID: kept.push.bundleID),
+                    channelExists: { channelExists(ChannelKey(bundleID: kept.push.bundleID, channel: $0)) }, now: now, into: &actions)
             }
         }
         for id in byDevice[device] ?? [] {

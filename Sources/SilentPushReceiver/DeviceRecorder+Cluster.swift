@@ -51,7 +51,7 @@ extension DeviceRecorder {
         for (token, state) in snapshot.states {
             _ = policy.setDeviceState(state, for: token, now: now)
             // The activities hold an offline device's pushes and broadcasts for its return.
-            if state.network == .offline { record(activities.setOnline(false, device: token, now: now), into: &actions) }
+            if state.network == .offline { record(activities.setOffline(device: token, now: now), into: &actions) }
         }
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
         for wake in snapshot.unfinishedWakes {

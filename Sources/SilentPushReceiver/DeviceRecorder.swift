@@ -352,9 +352,11 @@ package struct DeviceRecorder {
         return advance(to: now)
     }
 
-    /// `device`'s state changed; `completion` runs once the change is committed.
+    /// `device`'s state changed; `completion` runs once the change is committed. Back online,
+    /// a Live Activity start APNs kept for it subscribes to its channel if `channelExists`.
     package mutating func setDeviceState(
-        _ new: DeviceState, for device: String, now: DeviceInstant, completion: @escaping PushStore.Completion
+        _ new: DeviceState, for device: String, channelExists: (LiveActivityPolicy.ChannelKey) -> Bool = { _ in true }, now: DeviceInstant,
+        completion: @escaping PushStore.Completion
     ) -> Actions {
         var actions = Actions(completion: completion)
         actions.changes.append(.setDevice(token: device, state: new))
@@ -363,7 +365,10 @@ package struct DeviceRecorder {
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
         deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
         if wasOnline != (new.network == .online) {
-            record(activities.setOnline(new.network == .online, device: device, now: now), into: &actions)
+            let changed =
+                new.network == .online
+                ? activities.setOnline(device: device, channelExists: channelExists, now: now) : activities.setOffline(device: device, now: now)
+            record(changed, into: &actions)
             if new.network == .online { record(reloads.deviceOnline(device, now: now), into: &actions) }
         }
         return finish(actions)

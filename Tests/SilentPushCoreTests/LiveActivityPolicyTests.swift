@@ -345,7 +345,7 @@ import Testing
         #expect(policy.activities["B1"]?.timestamp == nil, "only the activity named")
         #expect(Self.updates(policy.catchUp(Self.broadcast("R2", timestamp: 11, event: .start), activityID: "A1", now: Self.at(12))).isEmpty)
         // An offline device's activity is treated as in a fan-out: a channel that stores nothing loses it.
-        _ = policy.setOnline(false, device: Self.otherDevice.device, now: Self.at(13))
+        _ = policy.setOffline(device: Self.otherDevice.device, now: Self.at(13))
         let offline = Self.updates(policy.catchUp(Self.broadcast("R3", timestamp: 12), activityID: "B1", now: Self.at(14)))
         #expect(offline.map(\.outcome) == [.ignored(.offlineNotStored)])
         // An activity that ended listens no more.
@@ -361,7 +361,7 @@ import Testing
     @Test func aMessageTakenFromTheStoreReplacesOnlyAnOlderOne() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(1))
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(1))
         _ = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))
         #expect(Self.updates(policy.takeMessage(Self.broadcast("R0", timestamp: 5, storedUntil: Self.at(8 * 3600)), now: Self.at(20))).isEmpty)
         #expect(Self.updates(policy.takeMessage(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(20))).isEmpty)
@@ -442,7 +442,7 @@ import Testing
     /// device takes them in the order they were sent when it comes back.
     @Test func anOfflineDevicesPushesWaitTheLatestPerTokenAndArriveWhenItIsBack() throws {
         var policy = try Self.withActivity()
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.t0)
+        _ = policy.setOffline(device: Self.app.device, now: Self.t0)
         func send(_ push: LiveActivityPolicy.Push, at seconds: Int64) -> [LiveActivityUpdate] {
             Self.updates(policy.receive(push, channelExists: { _ in true }, now: Self.at(seconds)))
         }
@@ -470,7 +470,7 @@ import Testing
         #expect(policy.activities["A1"]?.contentState == "{}", "nothing reached the device")
         #expect(policy.activities(of: Self.app).count == 1)
 
-        let back = Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(60)))
+        let back = Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(60)))
         #expect(back.map(\.source) == ["U2", "S"])
         #expect(back.allSatisfy { $0.outcome == .applied })
         #expect(policy.activities["A1"]?.contentState == #"{"n":2}"#)
@@ -478,9 +478,34 @@ import Testing
         #expect(!policy.isKeptForOffline("U2"))
     }
 
+    /// A start APNs kept for an offline device subscribes to its `input-push-channel` when it
+    /// reaches the device, so the channel is looked up then: one the app deleted meanwhile
+    /// fails the start, one it created meanwhile is subscribed to.
+    @Test func aKeptStartLooksItsChannelUpWhenItReachesTheDevice() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        let other = try #require(ChannelID(header: "b3RoZXItY2hhbm5lbA=="))
+        let start = LiveActivityApp(device: Self.app.device, bundleID: Self.app.bundleID).pushToStartToken
+        _ = policy.setOffline(device: Self.app.device, now: Self.t0)
+        _ = policy.receive(
+            Self.push("S1", to: start, Self.payload(.start, timestamp: 10, inputChannel: Self.channel)), channelExists: { _ in true },
+            now: Self.at(10))
+        #expect(policy.keptStartChannels(device: Self.app.device) == [Self.channelKey])
+        #expect(policy.keptStartChannels(device: Self.otherDevice.device).isEmpty)
+        let deleted = Self.updates(policy.setOnline(device: Self.app.device, channelExists: { $0 != Self.channelKey }, now: Self.at(20)))
+        #expect(deleted.map(\.outcome) == [.ignored(.unknownChannel)], "\(deleted)")
+        #expect(policy.activities(of: Self.app).isEmpty)
+
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(30))
+        _ = policy.receive(
+            Self.push("S2", to: start, Self.payload(.start, timestamp: 40, inputChannel: other)), channelExists: { _ in false }, now: Self.at(40))
+        let created = Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(50)))
+        #expect(created.map(\.outcome) == [.applied], "\(created)")
+        #expect(policy.activities(of: Self.app).first?.channel == other)
+    }
+
     @Test func aPushKeptForAnOfflineDeviceExpiresAtItsStoredUntil() throws {
         var policy = try Self.withActivity()
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.t0)
+        _ = policy.setOffline(device: Self.app.device, now: Self.t0)
         var push = Self.push("U1", to: "T1", Self.payload(timestamp: 100))
         push.storedUntil = Self.at(600)
         _ = policy.receive(push, channelExists: { _ in true }, now: Self.t0)
@@ -489,7 +514,7 @@ import Testing
         #expect(expired.map(\.outcome) == [.ignored(.offlineExpired)])
         #expect(expired.first?.activityID == "A1")
         #expect(expired.first?.why.hasPrefix("APNs kept it for the offline device until") == true)
-        #expect(Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(700))).isEmpty)
+        #expect(Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(700))).isEmpty)
         #expect(policy.activities["A1"]?.timestamp == nil, "it never reached the activity")
     }
 
@@ -499,7 +524,7 @@ import Testing
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
         _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(1))
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(1))
         let first = Self.updates(policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10)))
         #expect(first.map(\.activityID) == ["A1", "B1"])
         #expect(first.map(\.outcome) == [.waiting(until: Self.at(8 * 3600)), .applied])
@@ -507,15 +532,15 @@ import Testing
         #expect(second.map(\.source) == ["R1", "R2", "R2"])
         #expect(second.first?.outcome == .coalesced(into: "R2") && second.first?.activityID == "A1")
         #expect(second.first?.why.hasPrefix("replaced on the channel by R2 while the device was offline") == true)
-        let back = Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(30)))
+        let back = Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(30)))
         #expect(back.map(\.source) == ["R2"] && back.first?.outcome == .applied)
 
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(40))
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(40))
         _ = policy.broadcast(Self.broadcast("R3", timestamp: 50, storedUntil: Self.at(600)), now: Self.at(50))
         let letGo = Self.updates(policy.advance(to: Self.at(600)))
         #expect(letGo.map(\.source) == ["R3"] && letGo.first?.outcome == .ignored(.offlineExpired))
         #expect(letGo.first?.why.hasPrefix("the channel kept it until") == true)
-        #expect(Self.updates(policy.setOnline(true, device: Self.app.device, now: Self.at(700))).isEmpty)
+        #expect(Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(700))).isEmpty)
         #expect(policy.activities["A1"]?.timestamp == Self.at(20))
     }
 
@@ -525,14 +550,14 @@ import Testing
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
         _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
-        _ = policy.setOnline(false, device: Self.otherDevice.device, now: Self.at(1))
+        _ = policy.setOffline(device: Self.otherDevice.device, now: Self.at(1))
         let first = Self.updates(policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(3600)), now: Self.at(10), limit: 1))
         #expect(first.map(\.activityID) == ["A1"] && policy.isFanningOut("R1"))
         _ = policy.broadcast(Self.broadcast("R2", timestamp: 20, storedUntil: Self.at(3600)), now: Self.at(11))
         let rest = Self.updates(policy.continueBroadcast("R1", now: Self.at(12)))
         #expect(rest.map(\.source) == ["R1"] && rest.first?.activityID == "B1")
         #expect(rest.first?.outcome == .coalesced(into: "R2"), "\(rest)")
-        let back = Self.updates(policy.setOnline(true, device: Self.otherDevice.device, now: Self.at(20)))
+        let back = Self.updates(policy.setOnline(device: Self.otherDevice.device, channelExists: { _ in true }, now: Self.at(20)))
         #expect(back.map(\.source) == ["R2"] && back.first?.outcome == .applied)
     }
 
@@ -544,7 +569,7 @@ import Testing
         let activity = try #require(before.activities["A1"])
         var policy = LiveActivityPolicy(settings: .unthrottled)
         policy.restoreMessage(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(600)), now: Self.at(100))
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(100))
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(100))
         policy.restore(activity, now: Self.at(100))
         policy.resumeWaits()
         let letGo = Self.updates(policy.advance(to: Self.at(600)))
@@ -554,13 +579,13 @@ import Testing
     @Test func anOfflineDeviceGetsTheStoredMessageWhenItComesBackAndLosesAnUnstoredOne() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try Self.subscribe(&policy, "A1", Self.app)
-        _ = policy.setOnline(false, device: Self.app.device, now: Self.at(1))
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(1))
         let lost = policy.broadcast(Self.broadcast("R0", timestamp: 5), now: Self.at(5))
         #expect(Self.updates(lost).map(\.outcome) == [.ignored(.offlineNotStored)])
         let kept = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(8 * 3600)), now: Self.at(10))
         #expect(Self.updates(kept).map(\.outcome) == [.waiting(until: Self.at(8 * 3600))])
         #expect(Self.updates(kept).first?.why.hasPrefix("the device is offline") == true)
-        let back = policy.setOnline(true, device: Self.app.device, now: Self.at(100))
+        let back = policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(100))
         #expect(Self.updates(back).map(\.source) == ["R1"])
         #expect(Self.updates(back).first?.outcome == .applied)
     }

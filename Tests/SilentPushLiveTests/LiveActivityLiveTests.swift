@@ -196,6 +196,25 @@ import Testing
         }
     }
 
+    /// A push-to-start APNs kept for an offline device subscribes to its channel when the
+    /// device is back, so a channel the app deleted meanwhile fails the start then.
+    @Test func aKeptStartWhoseChannelWasDeletedMeanwhileFailsWhenTheDeviceIsBack() async throws {
+        try await Receiver.withTesting({ $0.liveActivities = .unthrottled }) { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .noMessageStored)
+            let device = Self.device("9")
+            try await receiver.setDeviceState(DeviceState(network: .offline), for: device)
+            let start = try await Self.push(
+                receiver, to: receiver.device.pushToStartToken(device: device, bundleID: Self.app),
+                #"{"aps":{"timestamp":1000,"event":"start","content-state":{},"attributes-type":"MatchAttributes","attributes":{},"alert":"Kick-off","input-push-channel":"\#(channel.id.text)"}}"#
+            )
+            #expect(try await receiver.fate(of: start) == .pending(.offline))
+            try await receiver.deleteChannel(channel.id, bundleID: Self.app)
+            try await receiver.setDeviceState(DeviceState(network: .online), for: device)
+            #expect(try await receiver.fate(of: start)?.dropReason == .liveActivity(.unknownChannel))
+            #expect(try await receiver.device.activities(device: device, bundleID: Self.app).isEmpty)
+        }
+    }
+
     /// A push that waited when the receiver stopped is not kept across the restart: its fate
     /// says so (dropped, receiverRestarted) instead of pending for ever.
     @Test func aPushThatWaitedWhenTheReceiverStoppedEndsDroppedSayingWhy() async throws {
