@@ -36,7 +36,7 @@ extension ConnectionFailure {
     /// passing: a host that drops the attempt). A client whose pool retries a failed connect
     /// until its timeout asks this to fail fast when nobody listens. Cancellation does not
     /// cut a connect under way: `timeout` bounds it.
-    package static func probe(host: String, port: Int, on group: any EventLoopGroup, timeout: TimeAmount = .seconds(1)) async -> String? {
+    package static func probe(host: String, port: Int, on group: any EventLoopGroup, timeout: TimeAmount = .milliseconds(500)) async -> String? {
         guard (1...65_535).contains(port) else { return nil }
         do {
             let channel = try await ClientBootstrap(group: group).connectTimeout(timeout).connect(host: host, port: port).get()

@@ -48,6 +48,7 @@ extension DeviceRecorder {
         // Claimed under a store session that has ended since: not ours to put back.
         if let releasesSeen, let current = self.shards, current.releases != releasesSeen { return Actions() }
         var actions = Actions()
+        if !shards.isEmpty { arrivedDuringCatchUp = arrivedDuringCatchUp ?? [] }
         for (token, state) in snapshot.states {
             _ = policy.setDeviceState(state, for: token, now: now)
             // The activities hold an offline device's pushes and broadcasts for its return.
@@ -121,15 +122,17 @@ extension DeviceRecorder {
         }
     }
 
-    /// Broadcasts the activities of adopted shards missed (read once their devices were put
-    /// back, so any later broadcast reaches them as a fan-out here) reach them now, in the
-    /// order they arrived, each as its fan-out would have. Activities of devices not owned
-    /// (let go meanwhile) are left alone.
+    /// Broadcasts the activities of adopted shards missed (read once the adoption was
+    /// committed) reach them now, in the order they arrived, each as its fan-out would have;
+    /// one that arrived here since the adoption reached them by its fan-out and is skipped.
+    /// Activities of devices not owned (let go meanwhile) are left alone. Ends the catch-up.
     package mutating func catchUp(_ missed: [MissedBroadcast], now: DeviceInstant) -> Actions {
+        let arrived = arrivedDuringCatchUp ?? []
+        arrivedDuringCatchUp = nil
         // Stopping, nothing reaches them here: the next owner finds them still missed.
         guard case .running = lifecycle else { return Actions() }
         var actions = Actions()
-        for entry in missed {
+        for entry in missed where !arrived.contains(entry.broadcast.source) {
             guard let device = activities.activities[entry.activityID]?.app.device, owns(device) else { continue }
             record(activities.catchUp(entry.broadcast, activityID: entry.activityID, now: now), into: &actions)
         }
@@ -169,6 +172,7 @@ extension DeviceRecorder {
         heldActivityPushes = heldActivityPushes.filter { !releasing.owns($0.value.app.device) }
         owned.removeAll()
         shards = owned
+        arrivedDuringCatchUp = nil
         // Not ours to write any more: the next owner repairs what these would have.
         actions.changes.removeAll()
         return finish(actions)

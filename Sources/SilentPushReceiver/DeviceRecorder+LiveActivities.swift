@@ -47,6 +47,7 @@ extension DeviceRecorder {
         guard case .running = lifecycle else { return Self.replying() }
         var actions = Actions(completion: completion)
         if origin == .provider { actions.changes.append(.insertBroadcast(broadcast)) }
+        arrivedDuringCatchUp?.insert(broadcast.requestID)
         if let payload {
             let message = LiveActivityPolicy.Broadcast(broadcast, payload: payload, storedUntil: storedUntil)
             record(activities.broadcast(message, now: now, limit: Self.fanOutSlice), into: &actions)

@@ -187,6 +187,10 @@ package struct DeviceRecorder {
     package private(set) var lifecycle = Lifecycle.running
     /// A clustered receiver's shards (nil: not clustered, every device is its own).
     package internal(set) var shards: Shards?
+    /// From an adoption of shards to its `catchUp`, the sources of the broadcasts that arrived
+    /// here meanwhile: their fan-out reaches the adopted activities, so the catch-up skips
+    /// them. nil: no catch-up under way.
+    package internal(set) var arrivedDuringCatchUp: Set<String>?
     /// The device time a manual clock's advance has reached: the executor moves the clock
     /// there after releasing its lock, and steps every event at this time at least, so an
     /// event that reads the clock before it moves is not stepped in the past.

@@ -26,59 +26,68 @@ extension DeviceRuntime {
     }
 
     /// Puts back the devices of `shards` (just claimed) from the store, as a restart does,
-    /// and takes their pushes from then on; returns what was put back. `releasesSeen`
+    /// and takes their pushes from then on; then the broadcasts their Live Activities missed
+    /// while no receiver held them reach them. Returns what was put back. `releasesSeen`
     /// (`shardReleases` when the claim was made): if every shard was let go since (the store
     /// session that held the claim ended), nothing is put back.
     @discardableResult
     package func adopt(shards: Set<Int>, releasesSeen: UInt64? = nil) async throws -> DeviceSnapshot {
         guard let map = shardMap, !shards.isEmpty else { return DeviceSnapshot() }
         let snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: inspect { $1 }) { shards.contains(map.shard(of: $0)) }
-        modifyStateAndRunActions { recorder, now in recorder.adopt(snapshot, shards: shards, releasesSeen: releasesSeen, now: now) }
-        await catchUpBroadcasts(of: snapshot.activities)
-        return snapshot
-    }
-
-    /// Broadcasts that arrived while no receiver held the devices of `activities` (just put
-    /// back) reach them now. Read after the devices were put back: a broadcast recorded
-    /// later reaches them by its fan-out here, so none falls between the two. (One recorded
-    /// meanwhile may reach an activity both ways: it takes the same update again, as when a
-    /// provider sends a broadcast again.)
-    private func catchUpBroadcasts(of activities: [LiveActivity]) async {
-        guard let channels else { return }
-        let listening = activities.filter { $0.channel != nil && !$0.state.isOver }
-        guard !listening.isEmpty else { return }
-        let missed: [(activityID: String, broadcast: BroadcastRecord)]
+        // Committed before the missed broadcasts are read: one this receiver took before the
+        // step (fanned out without these devices) is then in the store.
         do {
-            missed = try await store.missedBroadcasts(of: listening, environment: channels.environment)
+            try await committing { recorder, now, completion in
+                var actions = recorder.adopt(snapshot, shards: shards, releasesSeen: releasesSeen, now: now)
+                actions.completion = completion
+                return actions
+            }
         } catch {
+            // The catch-up ends either way: the recorder stops noting the broadcasts it fans out.
+            modifyStateAndRunActions { recorder, now in recorder.catchUp([], now: now) }
+            throw error
+        }
+        let missed: [DeviceRecorder.MissedBroadcast]
+        do {
+            missed = try await missedBroadcasts(of: snapshot.activities)
+        } catch {
+            // Not tried again: a store that fails here has mostly lost the session too, and the
+            // next owner catches the activities up.
+            missed = []
             logger.warning(
                 "cannot read the broadcasts the Live Activities of the shards claimed missed while no receiver held them: they miss them",
                 metadata: ["error": "\(error)"])
-            return
         }
-        guard !missed.isEmpty else { return }
-        // Looked up before the step: the channel table's lock is not taken under the runtime's.
-        let entries = missed.compactMap { entry -> (String, BroadcastRecord, LiveActivityPayload, MessageStoragePolicy)? in
+        modifyStateAndRunActions { recorder, now in recorder.catchUp(missed, now: now) }
+        if !missed.isEmpty {
+            logger.notice(
+                "Live Activities of the shards claimed took the broadcasts they missed while no receiver held them",
+                metadata: [
+                    "broadcasts": "\(Set(missed.map(\.broadcast.source)).count)", "activities": "\(Set(missed.map(\.activityID)).count)",
+                ])
+        }
+        return snapshot
+    }
+
+    /// The broadcasts `activities` (just put back) missed while no receiver held their
+    /// devices, each as its channel keeps it now.
+    private func missedBroadcasts(of activities: [LiveActivity]) async throws -> [DeviceRecorder.MissedBroadcast] {
+        guard let channels else { return [] }
+        let listening = activities.filter { $0.channel != nil && !$0.state.isOver }
+        guard !listening.isEmpty else { return [] }
+        let lifetime = inspect { $0.activities.settings.storedMessageLifetime }
+        let (systemNow, now) = (DeviceClock.systemNow, inspect { $1 })
+        return try await store.missedBroadcasts(of: listening, environment: channels.environment).compactMap { entry in
             guard case .success(let payload) = LiveActivityPayload.parse(entry.broadcast.payload) else { return nil }
-            let policy = (try? channels.channel(entry.broadcast.channelID, bundleID: entry.broadcast.bundleID))?.configuration.storagePolicy
-            return (entry.activityID, entry.broadcast, payload, policy ?? .noMessageStored)
+            let record = entry.broadcast
+            let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy ?? .noMessageStored
+            return DeviceRecorder.MissedBroadcast(
+                activityID: entry.activityID,
+                broadcast: LiveActivityPolicy.Broadcast(
+                    record, payload: payload,
+                    storedUntil: Self.keptUntil(
+                        record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now)))
         }
-        let systemNow = DeviceClock.systemNow
-        modifyStateAndRunActions { recorder, now in
-            let lifetime = recorder.activities.settings.storedMessageLifetime
-            return recorder.catchUp(
-                entries.map { activityID, record, payload, policy in
-                    DeviceRecorder.MissedBroadcast(
-                        activityID: activityID,
-                        broadcast: LiveActivityPolicy.Broadcast(
-                            record, payload: payload,
-                            storedUntil: Self.keptUntil(
-                                record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now)))
-                }, now: now)
-        }
-        logger.notice(
-            "Live Activities of the shards claimed took the broadcasts they missed while no receiver held them",
-            metadata: ["broadcasts": "\(Set(missed.map(\.broadcast.id)).count)", "activities": "\(Set(missed.map(\.activityID)).count)"])
     }
 
     /// How many times every shard was let go: what a takeover notes before it claims.

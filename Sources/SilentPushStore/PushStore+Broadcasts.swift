@@ -39,22 +39,38 @@ extension PushStore {
     }
 
     /// The broadcasts each of `activities` (channel activities) missed: on its channel in
-    /// `environment`, received since it started, with no decision recorded for it (a
-    /// cluster's shard had no owner when they arrived). In the order they arrived.
+    /// `environment`, received after it started, with no decision recorded for it (a
+    /// cluster's shard had no owner when they arrived). In the order they arrived. One read
+    /// of each channel's broadcasts since its earliest activity began, and one of the
+    /// activities' decisions.
     package func missedBroadcasts(
         of activities: [LiveActivity], environment: APNsEnvironment
     ) async throws -> [(activityID: String, broadcast: BroadcastRecord)] {
+        struct Channel: Hashable {
+            var bundleID: String
+            var channel: String
+        }
+        let listening = Dictionary(grouping: activities.filter { $0.channel != nil }) {
+            Channel(bundleID: $0.app.bundleID, channel: $0.channel?.text ?? "")
+        }
         var missed: [(activityID: String, broadcast: BroadcastRecord)] = []
-        for activity in activities {
-            guard let channel = activity.channel else { continue }
-            let rows = try await reader.rows(
+        for (channel, activities) in listening {
+            guard let since = activities.map(\.startedAt).min() else { continue }
+            let broadcasts = try await reader.rows(
                 """
-                SELECT * FROM broadcasts WHERE environment = ?1 AND bundle_id = ?2 AND channel_id = ?3 AND received_at >= ?4
-                    AND NOT EXISTS (SELECT 1 FROM activity_updates WHERE activity_updates.activity_id = ?5 AND activity_updates.source = broadcasts.request_id)
+                SELECT * FROM broadcasts WHERE environment = ?1 AND bundle_id = ?2 AND channel_id = ?3 AND received_at > ?4
                 ORDER BY received_at, id
                 """,
-                [environment.rawValue, activity.app.bundleID, channel.text, activity.startedAt.millisecondsSinceEpoch, activity.id])
-            missed += rows.compactMap(Self.broadcast).map { (activity.id, $0) }
+                [environment.rawValue, channel.bundleID, channel.channel, since.millisecondsSinceEpoch]
+            ).compactMap(Self.broadcast)
+            guard !broadcasts.isEmpty else { continue }
+            let decided = try await activityUpdates(activityIDs: activities.map(\.id)).mapValues { Set($0.map(\.source)) }
+            for broadcast in broadcasts {
+                for activity in activities
+                where broadcast.receivedAt > activity.startedAt && decided[activity.id]?.contains(broadcast.requestID) != true {
+                    missed.append((activity.id, broadcast))
+                }
+            }
         }
         return missed.sorted { ($0.broadcast.receivedAt, $0.broadcast.id, $0.activityID) < ($1.broadcast.receivedAt, $1.broadcast.id, $1.activityID) }
     }

@@ -77,9 +77,20 @@ import Testing
             broadcast: LiveActivityPolicy.Broadcast(
                 source: "R1", channel: LiveActivityPolicy.ChannelKey(bundleID: app.bundleID, channel: channel), priority: .high,
                 payload: payload, receivedAt: Self.t0.advanced(by: .seconds(5)), storedUntil: nil))
-        let caught = recorder.catchUp([missed], now: Self.t0.advanced(by: .seconds(10)))
+        // A broadcast that arrives between the adoption and the catch-up reaches A1 by its
+        // fan-out: the catch-up skips it, though the read found it missed too.
+        let during = BroadcastRecord(
+            id: 2, requestID: "R2", uniqueID: nil, bundleID: app.bundleID, environment: .sandbox, channelID: channel, priority: .high,
+            expiration: 0, receivedAt: Self.t0.advanced(by: .seconds(6)), payload: [])
+        let fannedOut = recorder.broadcast(
+            during, from: .member, payload: payload, storedUntil: nil, now: Self.t0.advanced(by: .seconds(6)), completion: { _ in })
+        #expect(fannedOut.changes.contains { if case .insertActivityUpdate(let update) = $0 { update.source == "R2" } else { false } })
+        var missedDuring = missed
+        missedDuring.broadcast.source = "R2"
+        let caught = recorder.catchUp([missed, missedDuring], now: Self.t0.advanced(by: .seconds(10)))
         let decisions = caught.changes.compactMap { if case .insertActivityUpdate(let update) = $0 { update } else { nil } }
         #expect(decisions.map(\.source) == ["R1"] && decisions.first?.outcome == .applied && decisions.first?.activityID == "A1")
+        #expect(recorder.arrivedDuringCatchUp == nil, "the catch-up is over")
         #expect(decisions.first?.why.contains("while no receiver of the cluster held this device") == true, "\(decisions)")
         #expect(caught.changes.contains { if case .recordActivity(let activity) = $0 { activity.contentState == #"{"score":2}"# } else { false } })
 

@@ -65,7 +65,7 @@ import Testing
     }
 
     /// The broadcasts a channel activity missed (a cluster's shard had no owner when they
-    /// arrived): on its channel and environment, received since it started, with no decision
+    /// arrived): on its channel and environment, received after it started, with no decision
     /// recorded for it; in the order they arrived.
     @Test(arguments: StoreEngineKind.allCases) func anActivityMissedItsChannelsBroadcastsSinceItStartedThatHaveNoDecisionForIt(
         _ engine: StoreEngineKind
@@ -88,6 +88,8 @@ import Testing
             [
                 broadcast(1, at: 1_000, on: channel), broadcast(3, at: 4_000, on: channel), broadcast(2, at: 3_000, on: channel),
                 broadcast(4, at: 3_500, on: other), broadcast(5, at: 3_600, on: channel, .production),
+                // In the millisecond the activities began: before them, as far as anyone can tell.
+                broadcast(6, at: 2_000, on: channel),
                 .insertActivityUpdate(
                     LiveActivityUpdate(
                         source: "r3", activityID: "A1", outcome: .applied, why: "fanned out", at: DeviceInstant(millisecondsSinceEpoch: 4_000))),
