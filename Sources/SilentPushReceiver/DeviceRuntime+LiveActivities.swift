@@ -82,22 +82,46 @@ extension DeviceRuntime {
     }
 
     /// What each Most Recent Message Stored channel keeps at `now`, as `store` has it: each
-    /// channel's latest broadcast of the last `lifetime`, with until when it is kept (nil: not
-    /// kept, by its channel's policy or its `apns-expiration`). A broadcast ActivityKit cannot
-    /// read, or of a channel deleted since, is left out.
+    /// channel's latest broadcast of the last `lifetime` that the device's activities take (a
+    /// start, or one ActivityKit cannot read, leaves the one before), with until when it is
+    /// kept (nil: not kept, by its channel's policy or its `apns-expiration`). A channel
+    /// deleted since keeps nothing.
     static func keptMessages(
         in store: PushStore, channels: ChannelDirectory, lifetime: Duration, now: DeviceInstant
     ) async throws -> [LiveActivityPolicy.Broadcast] {
         let systemNow = DeviceClock.systemNow
-        return try await store.latestBroadcasts(environment: channels.environment, since: now.advanced(by: .zero - lifetime)).compactMap { record in
-            guard let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy,
-                case .success(let payload) = LiveActivityPayload.parse(record.payload)
-            else { return nil }
-            return LiveActivityPolicy.Broadcast(
-                record, payload: payload,
-                storedUntil: keptUntil(
-                    record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now))
+        let since = now.advanced(by: .zero - lifetime)
+        /// What the device's activities take of `record`: nothing from a start or a payload
+        /// ActivityKit cannot read, which leave the channel's message as it was.
+        func usable(_ record: BroadcastRecord) -> LiveActivityPayload? {
+            guard case .success(let payload) = LiveActivityPayload.parse(record.payload), payload.event != .start else { return nil }
+            return payload
         }
+        var kept: [LiveActivityPolicy.Broadcast] = []
+        for latest in try await store.latestBroadcasts(environment: channels.environment, since: since) {
+            guard let policy = (try? channels.channel(latest.channelID, bundleID: latest.bundleID))?.configuration.storagePolicy else { continue }
+            var record = latest
+            var payload = usable(latest)
+            if payload == nil {
+                // The one before it is what the channel keeps, if it is recent and usable.
+                let earlier = try await store.broadcasts(
+                    bundleID: latest.bundleID, environment: channels.environment, channelID: latest.channelID, limit: 50)
+                for candidate in earlier.sorted(by: { ($0.receivedAt, $0.id) > ($1.receivedAt, $1.id) })
+                where candidate.receivedAt >= since && (candidate.receivedAt, candidate.id) < (latest.receivedAt, latest.id) {
+                    if let found = usable(candidate) {
+                        (record, payload) = (candidate, found)
+                        break
+                    }
+                }
+            }
+            guard let payload else { continue }
+            kept.append(
+                LiveActivityPolicy.Broadcast(
+                    record, payload: payload,
+                    storedUntil: keptUntil(
+                        record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now)))
+        }
+        return kept
     }
 
     /// Makes what the store says each channel keeps what the channels keep here: a cluster

@@ -553,13 +553,13 @@ import Testing
             ).output
         }
 
-        // r1 owns both shards; r2, claiming every 4 s, owns none while r1 lives.
+        // r1 owns both shards; r2, claiming every 10 s (so the broadcast below lands before its next claim), owns none while r1 lives.
         let (first, firstPorts) = try await member("r1", claimInterval: "200ms")
         defer { first.signal(SIGKILL) }
         let firstAdmin = try #require(firstPorts["admin"])
         for _ in 0..<100 where try await owned(firstAdmin).count < 2 { try await Task.sleep(for: .milliseconds(100)) }
         #expect(try await owned(firstAdmin) == [0, 1])
-        let (second, secondPorts) = try await member("r2", claimInterval: "4s")
+        let (second, secondPorts) = try await member("r2", claimInterval: "10s")
         defer { second.signal(SIGKILL) }
         let (secondAdmin, secondH2C) = (try #require(secondPorts["admin"]), try #require(secondPorts["h2c"]))
 
@@ -590,7 +590,7 @@ import Testing
 
         // r2 claims the shard: the activity has the broadcast, saying it came late.
         var list = ""
-        for _ in 0..<100 {
+        for _ in 0..<200 {
             list = try await PeerProcess.run(
                 "curl", ["-s", "http://127.0.0.1:\(secondAdmin)/v1/devices/\(device)/apps/\(app)/activities"]
             ).output

@@ -303,9 +303,10 @@ import Testing
         }
     }
 
-    /// What a cluster member does when it joins again: the channels' latest broadcasts, as
-    /// the store has them (another member recorded one while this one was out), become what
-    /// the channels keep here, so an activity that subscribes later shows it.
+    /// What a cluster member does when it joins again (and a restart, from the same read):
+    /// the channels' latest broadcasts, as the store has them (another member recorded one
+    /// while this one was out), become what the channels keep here, so an activity that
+    /// subscribes later shows it. A start after it, which the device ignores, changes nothing.
     @Test func aBroadcastAnotherReceiverRecordedIsKeptForLaterSubscribersOnceTaken() async throws {
         try await Receiver.withTesting { receiver in
             let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .mostRecentMessageStored)
@@ -315,7 +316,15 @@ import Testing
                     BroadcastRecord(
                         id: 9_000, requestID: "another-member", uniqueID: nil, bundleID: Self.app, environment: receiver.configuration.environment,
                         channelID: channel.id, priority: .high, expiration: expiration, receivedAt: receiver.device.clock.now,
-                        payload: Array(#"{"aps":{"timestamp":5,"event":"update","content-state":{"v":2}}}"#.utf8)))
+                        payload: Array(#"{"aps":{"timestamp":5,"event":"update","content-state":{"v":2}}}"#.utf8))),
+                // A start after it, which the device ignores on a channel: the update stays what the channel keeps.
+                .insertBroadcast(
+                    BroadcastRecord(
+                        id: 9_001, requestID: "a-start", uniqueID: nil, bundleID: Self.app, environment: receiver.configuration.environment,
+                        channelID: channel.id, priority: .high, expiration: expiration, receivedAt: receiver.device.clock.now,
+                        payload: Array(
+                            #"{"aps":{"timestamp":6,"event":"start","content-state":{"v":3},"attributes-type":"T","attributes":{},"alert":"x"}}"#.utf8
+                        ))),
             ])
             let (first, second) = (String(repeating: "1a", count: 32), String(repeating: "2b", count: 32))
             _ = try await receiver.device.startActivity(device: first, bundleID: Self.app, attributesType: "T", channel: channel.id)
