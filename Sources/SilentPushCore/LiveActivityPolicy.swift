@@ -471,8 +471,11 @@ public struct LiveActivityPolicy: Sendable {
     /// for activities that subscribe later and devices that come back online. At most
     /// `limit` subscribers are reached now; `continueBroadcast` reaches the rest, `limit` at
     /// a time, so an executor can commit each slice before the next (pushes are not held
-    /// behind a large fan-out). The subscribers are those of the moment it arrived.
-    public mutating func broadcast(_ broadcast: Broadcast, now: DeviceInstant, limit: Int = .max) -> [LiveActivityAction] {
+    /// behind a large fan-out). The subscribers are those of the moment it arrived, but for
+    /// `skipping` (activities a cluster's catch-up already brought it to).
+    public mutating func broadcast(
+        _ broadcast: Broadcast, now: DeviceInstant, limit: Int = .max, skipping: Set<String> = []
+    ) -> [LiveActivityAction] {
         var actions = advance(to: now)
         guard broadcast.payload.event != .start else {
             ignore(broadcast.source, nil, .broadcastStart, "a broadcast cannot start a Live Activity", now, &actions)
@@ -489,9 +492,10 @@ public struct LiveActivityPolicy: Sendable {
         } else {
             stored[broadcast.channel] = nil
         }
+        let listening = subscribers[broadcast.channel] ?? []
         let fanOut = FanOut(
-            channel: broadcast.channel, update: update, storedUntil: broadcast.storedUntil, subscribers: subscribers[broadcast.channel] ?? [],
-            next: 0)
+            channel: broadcast.channel, update: update, storedUntil: broadcast.storedUntil,
+            subscribers: skipping.isEmpty ? listening : listening.filter { !skipping.contains($0) }, next: 0)
         reach(fanOut, limit: limit, now: now, into: &actions)
         return actions
     }
@@ -582,7 +586,7 @@ public struct LiveActivityPolicy: Sendable {
     /// looks up for `setOnline`'s `channelExists`.
     public func keptStartChannels(device: String) -> [ChannelKey] {
         keptForOffline.values.compactMap { kept in
-            guard kept.device == device, let channel = kept.push.payload.inputPushChannel else { return nil }
+            guard kept.device == device, kept.push.payload.event == .start, let channel = kept.push.payload.inputPushChannel else { return nil }
             return ChannelKey(bundleID: kept.push.bundleID, channel: channel)
         }
     }

@@ -43,12 +43,14 @@ public struct DeviceControl: Sendable {
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
         // The channels of the starts APNs kept for it, looked up before the step (the channel
         // table's lock is not taken under the runtime's): back online, each start subscribes.
-        let lookedUp = Set(runtime.inspect { $0.activities.keptStartChannels(device: device) })
-        let existing = lookedUp.filter { runtime.channels?.exists($0.channel, bundleID: $0.bundleID) ?? false }
-        try await runtime.committing { recorder, now, completion in
-            // A start kept since the look-up is taken to find its channel.
-            recorder.setDeviceState(
-                new, for: device, channelExists: { existing.contains($0) || !lookedUp.contains($0) }, now: now, completion: completion)
+        var reply = DeviceRecorder.Reply.channelsChanged
+        while reply == .channelsChanged {
+            // Looked up again if a start was kept for it in between.
+            let lookedUp = Set(runtime.inspect { $0.activities.keptStartChannels(device: device) })
+            let existing = lookedUp.filter { runtime.channels?.exists($0.channel, bundleID: $0.bundleID) ?? false }
+            reply = try await runtime.committing { recorder, now, completion in
+                recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), now: now, completion: completion)
+            }
         }
     }
 

@@ -48,7 +48,9 @@ extension DeviceRecorder {
         // Claimed under a store session that has ended since: not ours to put back.
         if let releasesSeen, let current = self.shards, current.releases != releasesSeen { return Actions() }
         var actions = Actions()
-        if !shards.isEmpty { arrivedDuringCatchUp = arrivedDuringCatchUp ?? [] }
+        if !shards.isEmpty {
+            if case .reading = broadcastCatchUp {} else { broadcastCatchUp = .reading(arrived: []) }
+        }
         for (token, state) in snapshot.states {
             _ = policy.setDeviceState(state, for: token, now: now)
             // The activities hold an offline device's pushes and broadcasts for its return.
@@ -125,18 +127,31 @@ extension DeviceRecorder {
     /// Broadcasts the activities of adopted shards missed (read once the adoption was
     /// committed) reach them now, in the order they arrived, each as its fan-out would have;
     /// one that arrived here since the adoption reached them by its fan-out and is skipped.
-    /// Activities of devices not owned (let go meanwhile) are left alone. Ends the catch-up.
+    /// Activities of devices not owned (let go meanwhile) are left alone. Ends the reading:
+    /// what was delivered is kept until another member's fan-out of it arrives (the next
+    /// adoption forgets the rest).
     package mutating func catchUp(_ missed: [MissedBroadcast], now: DeviceInstant) -> Actions {
-        let arrived = arrivedDuringCatchUp ?? []
-        arrivedDuringCatchUp = nil
+        guard case .reading(let arrived) = broadcastCatchUp else { return Actions() }
+        broadcastCatchUp = .idle
         // Stopping, nothing reaches them here: the next owner finds them still missed.
         guard case .running = lifecycle else { return Actions() }
         var actions = Actions()
+        var reached: [String: Set<String>] = [:]
         for entry in missed where !arrived.contains(entry.broadcast.source) {
             guard let device = activities.activities[entry.activityID]?.app.device, owns(device) else { continue }
             record(activities.catchUp(entry.broadcast, activityID: entry.activityID, now: now), into: &actions)
+            reached[entry.broadcast.source, default: []].insert(entry.activityID)
         }
+        if !reached.isEmpty { broadcastCatchUp = .delivered(reached: reached) }
         return finish(actions)
+    }
+
+    /// The activities the last catch-up already brought broadcast `source` to, forgotten now
+    /// that its fan-out arrived: the fan-out skips them.
+    mutating func caughtUp(_ source: String) -> Set<String> {
+        guard case .delivered(var reached) = broadcastCatchUp, let activities = reached.removeValue(forKey: source) else { return [] }
+        broadcastCatchUp = reached.isEmpty ? .idle : .delivered(reached: reached)
+        return activities
     }
 
     /// The channels' latest broadcasts as the store has them (each with what its channel
@@ -172,7 +187,7 @@ extension DeviceRecorder {
         heldActivityPushes = heldActivityPushes.filter { !releasing.owns($0.value.app.device) }
         owned.removeAll()
         shards = owned
-        arrivedDuringCatchUp = nil
+        broadcastCatchUp = .idle
         // Not ours to write any more: the next owner repairs what these would have.
         actions.changes.removeAll()
         return finish(actions)

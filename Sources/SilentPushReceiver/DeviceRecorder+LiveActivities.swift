@@ -47,10 +47,17 @@ extension DeviceRecorder {
         guard case .running = lifecycle else { return Self.replying() }
         var actions = Actions(completion: completion)
         if origin == .provider { actions.changes.append(.insertBroadcast(broadcast)) }
-        arrivedDuringCatchUp?.insert(broadcast.requestID)
+        var skipping: Set<String> = []
+        switch broadcastCatchUp {
+        case .idle: break
+        case .reading(var arrived):
+            arrived.insert(broadcast.requestID)
+            broadcastCatchUp = .reading(arrived: arrived)
+        case .delivered: skipping = caughtUp(broadcast.requestID)
+        }
         if let payload {
             let message = LiveActivityPolicy.Broadcast(broadcast, payload: payload, storedUntil: storedUntil)
-            record(activities.broadcast(message, now: now, limit: Self.fanOutSlice), into: &actions)
+            record(activities.broadcast(message, now: now, limit: Self.fanOutSlice, skipping: skipping), into: &actions)
             if activities.isFanningOut(broadcast.requestID) { actions.reply = .fanningOut }
         }
         return finish(actions)

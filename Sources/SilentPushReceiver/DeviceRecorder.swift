@@ -73,6 +73,9 @@ package struct DeviceRecorder {
         /// Refused: the device belongs to a shard of the cluster this receiver does not own
         /// (any more); nothing was recorded.
         case notOwner
+        /// Nothing done: a Live Activity start was kept for the device on a channel not looked
+        /// up before the step; look the channels up again.
+        case channelsChanged
 
         /// The result a `fetchRecorded` reply names.
         package var recordedResult: FetchResult? {
@@ -187,10 +190,20 @@ package struct DeviceRecorder {
     package private(set) var lifecycle = Lifecycle.running
     /// A clustered receiver's shards (nil: not clustered, every device is its own).
     package internal(set) var shards: Shards?
-    /// From an adoption of shards to its `catchUp`, the sources of the broadcasts that arrived
-    /// here meanwhile: their fan-out reaches the adopted activities, so the catch-up skips
-    /// them. nil: no catch-up under way.
-    package internal(set) var arrivedDuringCatchUp: Set<String>?
+    /// Where the catch-up of adopted activities on the broadcasts they missed is.
+    package internal(set) var broadcastCatchUp = BroadcastCatchUp.idle
+
+    /// The catch-up of the Live Activities of adopted shards on the broadcasts they missed
+    /// while no receiver held them (`DeviceRecorder+Cluster`).
+    package enum BroadcastCatchUp: Equatable, Sendable {
+        case idle
+        /// From the adoption to `catchUp`: the sources of the broadcasts that arrived here
+        /// meanwhile. Their fan-out reaches the adopted activities, so the catch-up skips them.
+        case reading(arrived: Set<String>)
+        /// After `catchUp`: the activities each broadcast it delivered reached. Another
+        /// member's fan-out of one of them, arriving later, skips those activities.
+        case delivered(reached: [String: Set<String>])
+    }
     /// The device time a manual clock's advance has reached: the executor moves the clock
     /// there after releasing its lock, and steps every event at this time at least, so an
     /// event that reads the clock before it moves is not stepped in the past.
@@ -357,11 +370,19 @@ package struct DeviceRecorder {
     }
 
     /// `device`'s state changed; `completion` runs once the change is committed. Back online,
-    /// a Live Activity start APNs kept for it subscribes to its channel if `channelExists`.
+    /// a Live Activity start APNs kept for it subscribes to its channel if that is among
+    /// `startChannels.existing`; replies `channelsChanged`, changing nothing, when a start was
+    /// kept on a channel not among `startChannels.lookedUp` (look them up again).
     package mutating func setDeviceState(
-        _ new: DeviceState, for device: String, channelExists: (LiveActivityPolicy.ChannelKey) -> Bool = { _ in true }, now: DeviceInstant,
-        completion: @escaping PushStore.Completion
+        _ new: DeviceState, for device: String,
+        startChannels: (lookedUp: Set<LiveActivityPolicy.ChannelKey>, existing: Set<LiveActivityPolicy.ChannelKey>) = ([], []),
+        now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
+        if new.network == .online, policy.deviceState(device).network != .online,
+            !Set(activities.keptStartChannels(device: device)).isSubset(of: startChannels.lookedUp)
+        {
+            return Self.replying(.channelsChanged, completion: completion)
+        }
         var actions = Actions(completion: completion)
         actions.changes.append(.setDevice(token: device, state: new))
         let old = policy.deviceState(device)
@@ -371,7 +392,8 @@ package struct DeviceRecorder {
         if wasOnline != (new.network == .online) {
             let changed =
                 new.network == .online
-                ? activities.setOnline(device: device, channelExists: channelExists, now: now) : activities.setOffline(device: device, now: now)
+                ? activities.setOnline(device: device, channelExists: startChannels.existing.contains, now: now)
+                : activities.setOffline(device: device, now: now)
             record(changed, into: &actions)
             if new.network == .online { record(reloads.deviceOnline(device, now: now), into: &actions) }
         }

@@ -42,14 +42,19 @@ extension DeviceRuntime {
                 actions.completion = completion
                 return actions
             }
-        } catch {
-            // The catch-up ends either way: the recorder stops noting the broadcasts it fans out.
+        } catch PushStoreError.sessionEnded {
+            // The catch-up ends: the recorder stops noting the broadcasts it fans out.
             modifyStateAndRunActions { recorder, now in recorder.catchUp([], now: now) }
-            throw error
+            throw PushStoreError.sessionEnded
+        } catch {
+            // The devices are back all the same, as when no one waited for this commit.
+            logger.error("cannot record a device change", metadata: ["error": "\(error)"])
         }
         let missed: [DeviceRecorder.MissedBroadcast]
         do {
-            missed = try await missedBroadcasts(of: snapshot.activities)
+            // A takeover that was stale (every shard let go since its claim) put nothing back.
+            let adopted = inspect { if case .reading = $0.broadcastCatchUp { true } else { false } }
+            missed = adopted ? try await missedBroadcasts(of: snapshot.activities) : []
         } catch {
             // Not tried again: a store that fails here has mostly lost the session too, and the
             // next owner catches the activities up.

@@ -102,17 +102,18 @@ extension DeviceRuntime {
             guard let policy = (try? channels.channel(latest.channelID, bundleID: latest.bundleID))?.configuration.storagePolicy else { continue }
             var record = latest
             var payload = usable(latest)
-            if payload == nil {
-                // The one before it is what the channel keeps, if it is recent and usable.
-                let earlier = try await store.broadcasts(
-                    bundleID: latest.bundleID, environment: channels.environment, channelID: latest.channelID, limit: 50)
-                for candidate in earlier.sorted(by: { ($0.receivedAt, $0.id) > ($1.receivedAt, $1.id) })
-                where candidate.receivedAt >= since && (candidate.receivedAt, candidate.id) < (latest.receivedAt, latest.id) {
+            // The newest usable one before it is what the channel keeps, if it is recent.
+            var cursor = latest
+            search: while payload == nil {
+                let earlier = try await store.broadcasts(before: cursor, since: since, limit: 50)
+                for candidate in earlier {
                     if let found = usable(candidate) {
                         (record, payload) = (candidate, found)
-                        break
+                        break search
                     }
                 }
+                guard earlier.count == 50, let oldest = earlier.last else { break }
+                cursor = oldest
             }
             guard let payload else { continue }
             kept.append(

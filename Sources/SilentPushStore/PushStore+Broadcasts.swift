@@ -40,9 +40,9 @@ extension PushStore {
 
     /// The broadcasts each of `activities` (channel activities) missed: on its channel in
     /// `environment`, received after it started, with no decision recorded for it (a
-    /// cluster's shard had no owner when they arrived). In the order they arrived. One read
-    /// of each channel's broadcasts since its earliest activity began, and one of the
-    /// activities' decisions.
+    /// cluster's shard had no owner when they arrived). In the order they arrived. For each
+    /// channel, one read of its broadcasts since its earliest activity began and, when there
+    /// are any, one of its activities' decisions.
     package func missedBroadcasts(
         of activities: [LiveActivity], environment: APNsEnvironment
     ) async throws -> [(activityID: String, broadcast: BroadcastRecord)] {
@@ -73,6 +73,24 @@ extension PushStore {
             }
         }
         return missed.sorted { ($0.broadcast.receivedAt, $0.broadcast.id, $0.activityID) < ($1.broadcast.receivedAt, $1.broadcast.id, $1.activityID) }
+    }
+
+    /// The broadcasts of `record`'s channel received before it (by device time, then id: a
+    /// cluster's members number in blocks of their own) and at or after `since`, newest
+    /// first, at most `limit`: where to look for what the channel keeps when `record` is one
+    /// the device ignores.
+    package func broadcasts(before record: BroadcastRecord, since: DeviceInstant, limit: Int) async throws -> [BroadcastRecord] {
+        try await reader.rows(
+            """
+            SELECT * FROM broadcasts WHERE environment = ?1 AND bundle_id = ?2 AND channel_id = ?3 AND received_at >= ?4
+                AND (received_at < ?5 OR (received_at = ?5 AND id < ?6))
+            ORDER BY received_at DESC, id DESC LIMIT ?7
+            """,
+            [
+                record.environment.rawValue, record.bundleID, record.channelID.text, since.millisecondsSinceEpoch,
+                record.receivedAt.millisecondsSinceEpoch, Int64(bitPattern: record.id), max(0, limit),
+            ]
+        ).compactMap(Self.broadcast)
     }
 
     /// Broadcast `id`, or nil: the one another member of a cluster accepted and recorded, for

@@ -90,7 +90,15 @@ import Testing
         let caught = recorder.catchUp([missed, missedDuring], now: Self.t0.advanced(by: .seconds(10)))
         let decisions = caught.changes.compactMap { if case .insertActivityUpdate(let update) = $0 { update } else { nil } }
         #expect(decisions.map(\.source) == ["R1"] && decisions.first?.outcome == .applied && decisions.first?.activityID == "A1")
-        #expect(recorder.arrivedDuringCatchUp == nil, "the catch-up is over")
+        #expect(recorder.broadcastCatchUp == .delivered(reached: ["R1": ["A1"]]))
+        // Another member's fan-out of R1, arriving after the catch-up, skips A1: it has R1.
+        let relayed = BroadcastRecord(
+            id: 1, requestID: "R1", uniqueID: nil, bundleID: app.bundleID, environment: .sandbox, channelID: channel, priority: .high,
+            expiration: 0, receivedAt: Self.t0.advanced(by: .seconds(5)), payload: [])
+        let again = recorder.broadcast(
+            relayed, from: .member, payload: payload, storedUntil: nil, now: Self.t0.advanced(by: .seconds(10)), completion: { _ in })
+        #expect(!again.changes.contains { if case .insertActivityUpdate = $0 { true } else { false } }, "\(again.changes)")
+        #expect(recorder.broadcastCatchUp == .idle)
         #expect(decisions.first?.why.contains("while no receiver of the cluster held this device") == true, "\(decisions)")
         #expect(caught.changes.contains { if case .recordActivity(let activity) = $0 { activity.contentState == #"{"score":2}"# } else { false } })
 

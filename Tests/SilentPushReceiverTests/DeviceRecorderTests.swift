@@ -236,4 +236,37 @@ import Testing
         // A request submitted while stopping is refused as the stop, not as Apple's error.
         #expect(Self.submit(&other, at: Self.at(4)).reply == .stopping)
     }
+
+    /// Back online, a Live Activity start APNs kept for the device subscribes to its channel as
+    /// looked up before the step; a start kept on a channel nobody looked up (it arrived in
+    /// between) sends the caller to look again, changing nothing.
+    @Test func aDeviceBackOnlineWithAStartKeptOnAChannelNotLookedUpIsSteppedAgain() throws {
+        var recorder = Self.recorder()
+        let app = LiveActivityApp(device: String(repeating: "ab", count: 32), bundleID: Self.topic)
+        let channel = try #require(ChannelID(header: "dHN0LXNyY2gtY2hubA=="))
+        _ = recorder.setDeviceState(DeviceState(network: .offline), for: app.device, now: Self.t0) { _ in }
+        let payload = try LiveActivityPayload.parse(
+            Array(
+                #"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes-type":"T","attributes":{},"alert":"x","input-push-channel":"dHN0LXNyY2gtY2hubA=="}}"#
+                    .utf8)
+        ).get()
+        var row = Self.record(1)
+        row.deviceToken = app.pushToStartToken
+        let push = LiveActivityPolicy.Push(
+            source: row.apnsID, token: app.pushToStartToken, bundleID: app.bundleID, priority: .high, payload: payload, newActivityID: "A1",
+            newToken: "T1", storedUntil: Self.t0.advanced(by: .seconds(3600)))
+        _ = recorder.receiveLiveActivity(row, push: push, inputChannelExists: true, now: Self.t0) { _ in }
+
+        let unseen = recorder.setDeviceState(DeviceState(), for: app.device, now: Self.t0.advanced(by: .seconds(10))) { _ in }
+        #expect(unseen.reply == .channelsChanged && unseen.changes.isEmpty)
+        #expect(recorder.policy.deviceState(app.device).network == .offline)
+        let key = LiveActivityPolicy.ChannelKey(bundleID: app.bundleID, channel: channel)
+        let deleted = recorder.setDeviceState(
+            DeviceState(), for: app.device, startChannels: ([key], []), now: Self.t0.advanced(by: .seconds(10))
+        ) { _ in }
+        #expect(
+            deleted.changes.contains { if case .insertActivityUpdate(let update) = $0 { update.outcome == .ignored(.unknownChannel) } else { false } }
+        )
+        #expect(recorder.policy.deviceState(app.device).network == .online)
+    }
 }

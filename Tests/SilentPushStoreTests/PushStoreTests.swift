@@ -99,6 +99,27 @@ import Testing
         try await store.close()
     }
 
+    /// The broadcasts of a channel before one, newest first by device time and then id (a
+    /// cluster's members number in blocks, so ids alone are not arrival order), since a time.
+    @Test(arguments: StoreEngineKind.allCases) func broadcastsBeforeOneAreNewestFirstByTimeThenID(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let channel = try #require(ChannelID(header: "dHN0LXNyY2gtY2hubA=="))
+        func record(_ id: UInt64, at milliseconds: Int64) -> BroadcastRecord {
+            BroadcastRecord(
+                id: id, requestID: "r\(id)", uniqueID: nil, bundleID: "com.example.app", environment: .sandbox, channelID: channel,
+                priority: .high, expiration: 0, receivedAt: DeviceInstant(millisecondsSinceEpoch: milliseconds), payload: Array("{}".utf8))
+        }
+        try await store.write(
+            [record(1, at: 1_000), record(5, at: 2_000), record(3, at: 2_000), record(2, at: 3_000)].map(StoreChange.insertBroadcast))
+        let before = try await store.broadcasts(before: record(5, at: 2_000), since: DeviceInstant(millisecondsSinceEpoch: 0), limit: 10)
+        #expect(before.map(\.id) == [3, 1])
+        #expect(
+            try await store.broadcasts(before: record(5, at: 2_000), since: DeviceInstant(millisecondsSinceEpoch: 1_500), limit: 10).map(\.id) == [3])
+        #expect(
+            try await store.broadcasts(before: record(2, at: 3_000), since: DeviceInstant(millisecondsSinceEpoch: 0), limit: 2).map(\.id) == [5, 3])
+        try await store.close()
+    }
+
     /// A stored id outside the ids a receiver gives out (a row edited by hand) is refused with
     /// the table named, where numbering on from it would overflow.
     @Test(arguments: StoreEngineKind.allCases) func anIdPastTheCeilingIsRefusedByName(_ engine: StoreEngineKind) async throws {

@@ -92,6 +92,12 @@ import Testing
         _ = try await store.broadcasts(bundleID: "com.example.app", environment: .sandbox, channelID: nil, limit: 5)
         _ = try await store.latestBroadcasts(environment: .sandbox, since: DeviceInstant(millisecondsSinceEpoch: 0))
         _ = try await store.lastBroadcastID()
+        _ = try await store.broadcasts(
+            before: BroadcastRecord(
+                id: 2, requestID: "r", uniqueID: nil, bundleID: "com.example.app", environment: .sandbox,
+                channelID: ChannelID(header: "dHN0LXNyY2gtY2hubA==")!, priority: .high, expiration: 0,
+                receivedAt: DeviceInstant(millisecondsSinceEpoch: 5), payload: []),
+            since: DeviceInstant(millisecondsSinceEpoch: 0), limit: 5)
         _ = try await store.missedBroadcasts(
             of: [
                 LiveActivity(
