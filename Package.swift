@@ -94,6 +94,8 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // A transfer's TLS errors: an untrusted server certificate ends it.
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The handshake's end, which an origin's probe waits for.
+                .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]

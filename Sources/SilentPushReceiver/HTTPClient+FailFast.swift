@@ -1,12 +1,15 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOSSL
 import SilentPushNetworking
 
-/// Requests that fail at once when nobody listens at their origin, as a URLSession task does.
-/// AsyncHTTPClient's pool retries a failed connect until its timeout (so that one failure
-/// does not fail every request queued for the host); a request unanswered after `probeDelay`
-/// has its origin probed with a connect of its own, and a refusal (or a host not found) ends it.
+/// Requests that fail at once when nobody listens at their origin, or its certificate is
+/// refused, as a URLSession task does. AsyncHTTPClient's pool retries a failed connect or
+/// handshake until its timeout (so that one failure does not fail every request queued for
+/// the host); a request unanswered after `probeDelay` has its origin probed with a connect
+/// (and for https a handshake) of its own, and a refusal, a host not found or a refused
+/// certificate ends it.
 extension HTTPClient {
     /// How long a request waits for its answer before its origin is probed (*assumed*: a
     /// reachable origin has accepted the connection well within it).
@@ -18,10 +21,16 @@ extension HTTPClient {
     }
 
     /// `execute(_:deadline:)`, ended by `OriginUnreachable` as soon as a probe finds nobody at
-    /// the origin.
-    func executeFailingFast(_ request: HTTPClientRequest, deadline: NIODeadline) async throws -> HTTPClientResponse {
+    /// the origin, or by NIOSSL's error when the probe's handshake refuses its certificate.
+    /// `tls`: this client's TLS configuration (AsyncHTTPClient's default unless it was given one).
+    func executeFailingFast(
+        _ request: HTTPClientRequest, deadline: NIODeadline, tls: TLSConfiguration = .makeClientConfiguration()
+    ) async throws -> HTTPClientResponse {
         let origin = URL(string: request.url).flatMap { url in
-            url.host.map { host in (host: host, port: url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)) }
+            url.host.map { host in
+                let secure = url.scheme?.lowercased() == "https"
+                return (host: host, port: url.port ?? (secure ? 443 : 80), secure: secure)
+            }
         }
         return try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
             group.addTask { try await self.execute(request, deadline: deadline) }
@@ -30,6 +39,15 @@ extension HTTPClient {
                     try await _Concurrency.Task.sleep(for: Self.probeDelay)
                     if let reason = await ConnectionFailure.probe(host: origin.host, port: origin.port, on: self.eventLoopGroup) {
                         throw OriginUnreachable(reason: reason)
+                    }
+                    // The handshake too, with this client's trust: a refused certificate is
+                    // the error the pool would report at its timeout.
+                    if origin.secure,
+                        let refusal = await OriginProbe.certificateRefusal(
+                            host: origin.host, port: origin.port, tls: tls,
+                            on: self.eventLoopGroup)
+                    {
+                        throw refusal
                     }
                     return nil
                 }

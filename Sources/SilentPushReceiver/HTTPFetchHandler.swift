@@ -90,7 +90,9 @@ public struct HTTPFetchHandler: FetchHandler {
             if let error = error as? HTTPClientError, error == .redirectLimitReached || error == .redirectCycleDetected {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
-            let reason = (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error) ?? "\(error)"
+            let reason =
+                (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error)
+                ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? "\(error)"
             return .failed(reason: "GET \(URLUserInfo.masked(url)): " + reason)
         }
     }

@@ -2,7 +2,6 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import NIOSSL
 import SilentPushCore
 import SilentPushNetworking
 import SilentPushTransport
@@ -373,19 +372,7 @@ package final class TransferClient: Sendable {
     /// certificate this host does not trust (`NSURLErrorServerCertificateUntrusted`).
     static func isPermanent(_ error: any Error) -> Bool {
         if let error = error as? HTTPClientError { return error == .redirectLimitReached || error == .redirectCycleDetected }
-        return isUntrustedCertificate(error)
-    }
-
-    /// Whether `error` is a server certificate that did not verify: not trusted, or not for the host.
-    static func isUntrustedCertificate(_ error: any Error) -> Bool {
-        switch error {
-        case NIOSSLError.handshakeFailed(.sslError(let stack)):
-            // BoringSSL says which check failed only in its message.
-            stack.contains { $0.description.contains("CERTIFICATE_VERIFY_FAILED") }
-        case NIOSSLError.unableToValidateCertificate: true  // the Security framework's verdict, on Darwin
-        case let error as NIOSSLExtraError: error == .failedToValidateHostname
-        default: false
-        }
+        return OriginProbe.isRefusedCertificate(error)
     }
 
     /// A try's error in a line.
@@ -403,10 +390,7 @@ package final class TransferClient: Sendable {
         if let reason = (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error) {
             return "no connection to \(URLUserInfo.masked(url)): " + reason
         }
-        if Self.isUntrustedCertificate(error) {
-            let wrongHost = (error as? NIOSSLExtraError) == .failedToValidateHostname
-            return "the server certificate of \(URLUserInfo.masked(url)) " + (wrongHost ? "is not for its host" : "is not trusted")
-        }
+        if let words = OriginProbe.certificateWords(error) { return "the server certificate of \(URLUserInfo.masked(url)) " + words }
         return "\(error)"
     }
 }

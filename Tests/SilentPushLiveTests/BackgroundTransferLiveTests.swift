@@ -1212,8 +1212,9 @@ import Testing
         let relaunches = Relaunches()
         try await Receiver.withTesting({
             $0.wakeSettings = .debugger
-            // The connection pool retries a failed handshake until the request timeout.
-            $0.transfers.requestTimeout = .seconds(1)
+            // The connection pool retries a failed handshake until the request timeout; the
+            // receiver's probe of the origin refuses the certificate at once.
+            $0.transfers.requestTimeout = .seconds(30)
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { url in
                 try TransferRequest(session: url.hasPrefix("https") ? "tls" : "redirects", url: url)
             }
@@ -1226,8 +1227,10 @@ import Testing
                 ("redirects", redirects, "more than \(HTTPFetchHandler.redirectLimit) redirects from \(redirects)"),
                 ("tls", untrusted, "the server certificate of \(untrusted) is not trusted"),
             ] {
+                let began = ContinuousClock.now
                 try await Self.push(client, url)
                 let ended = try await receiver.waitForTransfers(session: session) { $0.first?.relaunchRequestID != nil }
+                #expect(ContinuousClock.now - began < .seconds(10), "\(session): ended after \(ContinuousClock.now - began)")
                 let transfer = try #require(ended.first, "\(session)")
                 #expect(transfer.state == .failed && transfer.attempts == 1 && transfer.reason == reason, "\(transfer)")
                 // The relaunch hands the app no file, and the reason.
