@@ -22,10 +22,13 @@ extension HTTPClient {
 
     /// `execute(_:deadline:)`, ended by `OriginUnreachable` as soon as a probe finds nobody at
     /// the origin, or by NIOSSL's error when the probe's handshake refuses its certificate.
-    /// `tls`: this client's TLS configuration (AsyncHTTPClient's default unless it was given one).
+    /// `tls`: this client's trust (AsyncHTTPClient's default unless it was given a TLS
+    /// configuration); nil: the handshake is not probed.
     func executeFailingFast(
-        _ request: HTTPClientRequest, deadline: NIODeadline, tls: TLSConfiguration = .makeClientConfiguration()
+        _ request: HTTPClientRequest, deadline: NIODeadline, tls: NIOSSLContext? = OriginProbe.defaultContext
     ) async throws -> HTTPClientResponse {
+        // A request's own TLS configuration is the one its connection uses.
+        let trust = request.tlsConfiguration.map { try? NIOSSLContext(configuration: $0) } ?? tls
         let origin = URL(string: request.url).flatMap { url in
             url.host.map { host in
                 let secure = url.scheme?.lowercased() == "https"
@@ -42,10 +45,9 @@ extension HTTPClient {
                     }
                     // The handshake too, with this client's trust: a refused certificate is
                     // the error the pool would report at its timeout.
-                    if origin.secure,
-                        let refusal = await OriginProbe.certificateRefusal(
-                            host: origin.host, port: origin.port, tls: tls,
-                            on: self.eventLoopGroup)
+                    try _Concurrency.Task.checkCancellation()
+                    if origin.secure, let trust,
+                        let refusal = await OriginProbe.certificateRefusal(host: origin.host, port: origin.port, tls: trust, on: self.eventLoopGroup)
                     {
                         throw refusal
                     }

@@ -8,28 +8,42 @@ import NIOTLS
 /// make it, to learn at once what the client's pool would only report at its connect timeout
 /// (it retries a failed handshake): that the origin's certificate is refused.
 enum OriginProbe {
+    /// AsyncHTTPClient's default trust (the system's roots), loaded once.
+    static let defaultContext: NIOSSLContext? = try? NIOSSLContext(configuration: .makeClientConfiguration())
+
     /// Why the certificate of `host`:`port` is refused under `tls`, as NIOSSL says it; nil
-    /// when the handshake completes, or fails for another reason (the connection, `timeout`).
+    /// when the handshake completes, or fails for another reason (the connection, `timeout`
+    /// for each of the connect and the handshake), or the task is cancelled.
     static func certificateRefusal(
-        host: String, port: Int, tls: TLSConfiguration, on group: any EventLoopGroup, timeout: TimeAmount = .milliseconds(500)
+        host: String, port: Int, tls context: NIOSSLContext, on group: any EventLoopGroup, timeout: TimeAmount = .milliseconds(500)
     ) async -> (any Error)? {
-        guard (1...65_535).contains(port), let context = try? NIOSSLContext(configuration: tls) else { return nil }
-        // An address is verified against the certificate's IP names and is never a server name.
-        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
-        let done = group.next().makePromise(of: Void.self)
-        let bootstrap = ClientBootstrap(group: group).connectTimeout(timeout).channelInitializer { channel in
-            channel.eventLoop.makeCompletedFuture {
-                try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverName))
-                try channel.pipeline.syncOperations.addHandler(HandshakeOutcome(done: done, timeout: timeout))
-            }
-        }
-        guard let channel = try? await bootstrap.connect(host: host, port: port).get() else {
-            done.succeed(())  // never settled otherwise
+        guard (1...65_535).contains(port) else { return nil }
+        // A plain connect first: the handshake's handlers belong to the one connection made
+        // (a name's addresses are tried in turn, each on a channel of its own).
+        guard let channel = try? await ClientBootstrap(group: group).connectTimeout(timeout).connect(host: host, port: port).get() else {
             return nil
         }
         defer { channel.close(promise: nil) }
+        // An address is verified against the certificate's IP names and is never a server name.
+        let serverName = (try? SocketAddress(ipAddress: host, port: 0)) == nil ? host : nil
+        let done = channel.eventLoop.makePromise(of: Void.self)
         do {
-            try await done.futureResult.get()
+            try await channel.eventLoop.submit {
+                // The outcome first, so it sees every event of the TLS handler put before it.
+                try channel.pipeline.syncOperations.addHandler(HandshakeOutcome(done: done, timeout: timeout))
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLClientHandler(context: context, serverHostname: serverName), position: .first)
+            }.get()
+        } catch {
+            done.succeed(())
+            return nil
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await done.futureResult.get()
+            } onCancel: {
+                done.fail(CancellationError())
+            }
             return nil
         } catch {
             return isRefusedCertificate(error) ? error : nil

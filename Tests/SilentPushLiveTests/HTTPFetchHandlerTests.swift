@@ -155,10 +155,11 @@ import Testing
     /// listener, with the development CA's certificate) fails the fetch at once, as a
     /// URLSession task does (`NSURLErrorServerCertificateUntrusted`), not at the pool's 10 s
     /// connect timeout, saying so in a few words.
-    @Test func aHandlerWithAnUntrustedCertificateFailsAtOnceSayingSo() async throws {
+    /// By name too (the handshake then names the server, and verifies the certificate for it).
+    @Test(arguments: ["127.0.0.1", "localhost"]) func aHandlerWithAnUntrustedCertificateFailsAtOnceSayingSo(_ host: String) async throws {
         try await Receiver.withTesting { origin in
             let port = try #require(origin.tlsPort)
-            let template = try FetchURLTemplate("https://127.0.0.1:\(port)/{kind}/{arg}")
+            let template = try FetchURLTemplate("https://\(host):\(port)/{kind}/{arg}")
             try await Receiver.withTesting({
                 $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(20))
                 $0.fetchHandler = .url(template)
@@ -168,7 +169,7 @@ import Testing
                 let wake = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "200")
                 let elapsed = ContinuousClock.now - began
                 #expect(wake.result?.name == "failed", "\(wake)")
-                #expect(wake.reason == "GET https://127.0.0.1:\(port)/status/200: the server certificate is not trusted", "\(wake)")
+                #expect(wake.reason == "GET https://\(host):\(port)/status/200: the server certificate is not trusted", "\(wake)")
                 #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a certificate it does not trust")
                 await client.close()
             }
