@@ -171,7 +171,6 @@ let package = Package(
                 "SilentPushSender",
                 "SilentPushCore",
                 "SilentPushTransport",
-                "SilentPushNetworking",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             plugins: ["BuildInfo"]

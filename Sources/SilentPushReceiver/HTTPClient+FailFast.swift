@@ -40,16 +40,16 @@ extension HTTPClient {
             if let origin {
                 group.addTask {
                     try await _Concurrency.Task.sleep(for: Self.probeDelay)
-                    if let reason = await ConnectionFailure.probe(host: origin.host, port: origin.port, on: self.eventLoopGroup) {
-                        throw OriginUnreachable(reason: reason)
+                    guard origin.secure, let trust else {
+                        if let reason = await ConnectionFailure.probe(host: origin.host, port: origin.port, on: self.eventLoopGroup) {
+                            throw OriginUnreachable(reason: reason)
+                        }
+                        return nil
                     }
-                    // The handshake too, with this client's trust: a refused certificate is
-                    // the error the pool would report at its timeout.
-                    try _Concurrency.Task.checkCancellation()
-                    if origin.secure, let trust,
-                        let refusal = await OriginProbe.certificateRefusal(host: origin.host, port: origin.port, tls: trust, on: self.eventLoopGroup)
-                    {
-                        throw refusal
+                    // For https, a handshake with this client's trust on the probe's connection:
+                    // a refused certificate is the error the pool would report at its timeout.
+                    if let refusal = await OriginProbe.refusal(host: origin.host, port: origin.port, tls: trust, on: self.eventLoopGroup) {
+                        throw ConnectionFailure.reason(refusal).map(OriginUnreachable.init(reason:)) ?? refusal
                     }
                     return nil
                 }

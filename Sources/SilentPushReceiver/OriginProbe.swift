@@ -3,6 +3,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import NIOTLS
+import SilentPushNetworking
 
 /// A TLS handshake with an origin, as an HTTP client with the same TLS configuration would
 /// make it, to learn at once what the client's pool would only report at its connect timeout
@@ -11,17 +12,22 @@ enum OriginProbe {
     /// AsyncHTTPClient's default trust (the system's roots), loaded once.
     static let defaultContext: NIOSSLContext? = try? NIOSSLContext(configuration: .makeClientConfiguration())
 
-    /// Why the certificate of `host`:`port` is refused under `tls`, as NIOSSL says it; nil
-    /// when the handshake completes, or fails for another reason (the connection, `timeout`
-    /// for each of the connect and the handshake), or the task is cancelled.
-    static func certificateRefusal(
+    /// Why `host`:`port` refuses a client with trust `tls`: the connect's error when nobody
+    /// listens there or the host is not found (`ConnectionFailure.reason` words it), or
+    /// NIOSSL's error when the certificate is refused; nil when the handshake completes, or
+    /// fails for another reason (`timeout` passing, for each of the connect and the
+    /// handshake), or the task is cancelled.
+    static func refusal(
         host: String, port: Int, tls context: NIOSSLContext, on group: any EventLoopGroup, timeout: TimeAmount = .milliseconds(500)
     ) async -> (any Error)? {
         guard (1...65_535).contains(port) else { return nil }
         // A plain connect first: the handshake's handlers belong to the one connection made
         // (a name's addresses are tried in turn, each on a channel of its own).
-        guard let channel = try? await ClientBootstrap(group: group).connectTimeout(timeout).connect(host: host, port: port).get() else {
-            return nil
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group).connectTimeout(timeout).connect(host: host, port: port).get()
+        } catch {
+            return ConnectionFailure.reason(error) == nil ? nil : error
         }
         defer { channel.close(promise: nil) }
         // An address is verified against the certificate's IP names and is never a server name.

@@ -176,6 +176,24 @@ import Testing
         }
     }
 
+    /// Over https as well: the probe's one connection is refused, and says so.
+    @Test func anHTTPSHandlerNobodyListensOnFailsAtOnceSayingTheConnectionWasRefused() async throws {
+        let port = try LoopbackPort.free()
+        let template = try FetchURLTemplate("https://127.0.0.1:\(port)/{kind}/{arg}")
+        try await Receiver.withTesting({
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(20))
+            $0.fetchHandler = .url(template)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let began = ContinuousClock.now
+            let wake = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "200")
+            let elapsed = ContinuousClock.now - began
+            #expect(wake.reason == "GET https://127.0.0.1:\(port)/status/200: connection refused", "\(wake)")
+            #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a refused connection")
+            await client.close()
+        }
+    }
+
     @Test func aConnectionClosedWithoutAnAnswerIsFailed() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
