@@ -301,25 +301,19 @@ public struct LiveActivityPolicy: Sendable {
             broadcast.payload.event != .start
         else { return actions }
         let waiting = previous?.waiting ?? []
-        for id in waiting { replacedOnChannel(previous?.update.source ?? "", for: id, by: broadcast.source, now: now, into: &actions) }
+        if let previous {
+            for id in waiting { replacedOnChannel(previous.update.source, for: id, by: broadcast.source, now: now, into: &actions) }
+        }
         guard let until = broadcast.storedUntil, until > now else {
             stored[broadcast.channel] = nil
-            for id in waiting {
-                ignore(broadcast.source, id, .offlineNotStored, "the device is offline and the channel keeps this message no more", now, &actions)
-            }
+            for id in waiting { missesUnkept(broadcast.source, id, now: now, into: &actions) }
             return actions
         }
         stored[broadcast.channel] = Stored(
             update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), receivedAt: broadcast.receivedAt,
             until: until, waiting: waiting)
         timers.insert(.unstore(broadcast.channel), at: until)
-        for id in waiting {
-            actions.append(
-                .update(
-                    LiveActivityUpdate(
-                        source: broadcast.source, activityID: id, outcome: .waiting(until: until),
-                        why: "the device is offline: the channel keeps its latest message until \(Self.time(until))", at: now)))
-        }
+        for id in waiting { waitsForKept(broadcast.source, id, until: until, now: now, into: &actions) }
         return actions
     }
 
@@ -552,18 +546,12 @@ public struct LiveActivityPolicy: Sendable {
                         if let current = stored[fanOut.channel] {
                             replacedOnChannel(fanOut.update.source, for: id, by: current.update.source, now: now, into: &actions)
                         } else {
-                            ignore(
-                                fanOut.update.source, id, .offlineNotStored, "the device is offline and the channel keeps this message no more", now,
-                                &actions)
+                            missesUnkept(fanOut.update.source, id, now: now, into: &actions)
                         }
                         continue
                     }
                     stored[fanOut.channel]?.waiting.append(id)
-                    actions.append(
-                        .update(
-                            LiveActivityUpdate(
-                                source: fanOut.update.source, activityID: id, outcome: .waiting(until: until),
-                                why: "the device is offline: the channel keeps its latest message until \(Self.time(until))", at: now)))
+                    waitsForKept(fanOut.update.source, id, until: until, now: now, into: &actions)
                 } else {
                     ignore(fanOut.update.source, id, .offlineNotStored, "the device is offline and the channel stores no message", now, &actions)
                 }
@@ -748,6 +736,21 @@ public struct LiveActivityPolicy: Sendable {
                 LiveActivityUpdate(
                     source: source, activityID: id, outcome: .coalesced(into: newer),
                     why: "replaced on the channel by \(newer) while the device was offline: the channel keeps its latest message", at: now)))
+    }
+
+    /// Activity `id`, whose device is offline, waits for broadcast `source`, which its channel
+    /// keeps until `until`.
+    private func waitsForKept(_ source: String, _ id: String, until: DeviceInstant, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
+        actions.append(
+            .update(
+                LiveActivityUpdate(
+                    source: source, activityID: id, outcome: .waiting(until: until),
+                    why: "the device is offline: the channel keeps its latest message until \(Self.time(until))", at: now)))
+    }
+
+    /// Activity `id`, whose device is offline, misses broadcast `source`: its channel keeps it no more.
+    private mutating func missesUnkept(_ source: String, _ id: String, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
+        ignore(source, id, .offlineNotStored, "the device is offline and the channel keeps this message no more", now, &actions)
     }
 
     /// The update `id` holds, if any, gives way to `source`.

@@ -378,15 +378,13 @@ package struct DeviceRecorder {
         startChannels: (lookedUp: Set<LiveActivityPolicy.ChannelKey>, existing: Set<LiveActivityPolicy.ChannelKey>) = ([], []),
         now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
-        if new.network == .online, policy.deviceState(device).network != .online,
-            !Set(activities.keptStartChannels(device: device)).isSubset(of: startChannels.lookedUp)
-        {
+        let old = policy.deviceState(device)
+        let wasOnline = old.network == .online
+        if new.network == .online, !wasOnline, !Set(activities.keptStartChannels(device: device)).isSubset(of: startChannels.lookedUp) {
             return Self.replying(.channelsChanged, completion: completion)
         }
         var actions = Actions(completion: completion)
         actions.changes.append(.setDevice(token: device, state: new))
-        let old = policy.deviceState(device)
-        let wasOnline = old.network == .online
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
         deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
         if wasOnline != (new.network == .online) {

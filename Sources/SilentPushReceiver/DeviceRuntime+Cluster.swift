@@ -88,10 +88,7 @@ extension DeviceRuntime {
             let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy ?? .noMessageStored
             return DeviceRecorder.MissedBroadcast(
                 activityID: entry.activityID,
-                broadcast: LiveActivityPolicy.Broadcast(
-                    record, payload: payload,
-                    storedUntil: Self.keptUntil(
-                        record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now)))
+                broadcast: Self.recordedMessage(record, payload: payload, storagePolicy: policy, lifetime: lifetime, systemNow: systemNow, now: now))
         }
     }
 

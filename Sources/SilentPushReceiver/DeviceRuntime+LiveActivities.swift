@@ -81,6 +81,18 @@ extension DeviceRuntime {
         return min(kept, DeviceInstant.expiry(ofAPNsExpiration: record.expiration, systemNow: systemNow, deviceNow: now) ?? kept)
     }
 
+    /// Broadcast `record`, recorded earlier (here or by another member), as the activities take
+    /// it at `now`: kept by a channel of `storagePolicy` from when it was received.
+    static func recordedMessage(
+        _ record: BroadcastRecord, payload: LiveActivityPayload, storagePolicy: MessageStoragePolicy, lifetime: Duration, systemNow: DeviceInstant,
+        now: DeviceInstant
+    ) -> LiveActivityPolicy.Broadcast {
+        LiveActivityPolicy.Broadcast(
+            record, payload: payload,
+            storedUntil: keptUntil(
+                record, storagePolicy: storagePolicy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now))
+    }
+
     /// What each Most Recent Message Stored channel keeps at `now`, as `store` has it: each
     /// channel's latest broadcast of the last `lifetime` that the device's activities take (a
     /// start, or one ActivityKit cannot read, leaves the one before), with until when it is
@@ -116,11 +128,7 @@ extension DeviceRuntime {
                 cursor = oldest
             }
             guard let payload else { continue }
-            kept.append(
-                LiveActivityPolicy.Broadcast(
-                    record, payload: payload,
-                    storedUntil: keptUntil(
-                        record, storagePolicy: policy, receivedAt: record.receivedAt, lifetime: lifetime, systemNow: systemNow, now: now)))
+            kept.append(recordedMessage(record, payload: payload, storagePolicy: policy, lifetime: lifetime, systemNow: systemNow, now: now))
         }
         return kept
     }

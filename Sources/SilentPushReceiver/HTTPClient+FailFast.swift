@@ -20,6 +20,12 @@ extension HTTPClient {
         let reason: String
     }
 
+    /// Why no connection was made for a request that failed with `error`, in a few words
+    /// (its probe's finding, or SwiftNIO's error); nil when it was not a failure to connect.
+    static func connectFailure(of error: any Error) -> String? {
+        (error as? OriginUnreachable)?.reason ?? ConnectionFailure.reason(error)
+    }
+
     /// `execute(_:deadline:)`, ended by `OriginUnreachable` as soon as a probe finds nobody at
     /// the origin, or by NIOSSL's error when the probe's handshake refuses its certificate.
     /// `tls`: this client's trust (AsyncHTTPClient's default unless it was given a TLS

@@ -91,7 +91,7 @@ public struct HTTPFetchHandler: FetchHandler {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
             let reason =
-                (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error)
+                HTTPClient.connectFailure(of: error)
                 ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? "\(error)"
             return .failed(reason: "GET \(URLUserInfo.masked(url)): " + reason)
         }

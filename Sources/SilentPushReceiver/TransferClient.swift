@@ -387,7 +387,7 @@ package final class TransferClient: Sendable {
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
         }
-        if let reason = (error as? HTTPClient.OriginUnreachable)?.reason ?? ConnectionFailure.reason(error) {
+        if let reason = HTTPClient.connectFailure(of: error) {
             return "no connection to \(URLUserInfo.masked(url)): " + reason
         }
         if let words = OriginProbe.certificateWords(error) { return "the server certificate of \(URLUserInfo.masked(url)) " + words }

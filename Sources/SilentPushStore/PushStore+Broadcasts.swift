@@ -46,12 +46,10 @@ extension PushStore {
     package func missedBroadcasts(
         of activities: [LiveActivity], environment: APNsEnvironment
     ) async throws -> [(activityID: String, broadcast: BroadcastRecord)] {
-        struct Channel: Hashable {
-            var bundleID: String
-            var channel: String
-        }
-        let listening = Dictionary(grouping: activities.filter { $0.channel != nil }) {
-            Channel(bundleID: $0.app.bundleID, channel: $0.channel?.text ?? "")
+        var listening: [LiveActivityPolicy.ChannelKey: [LiveActivity]] = [:]
+        for activity in activities {
+            guard let channel = activity.channel else { continue }
+            listening[LiveActivityPolicy.ChannelKey(bundleID: activity.app.bundleID, channel: channel), default: []].append(activity)
         }
         var missed: [(activityID: String, broadcast: BroadcastRecord)] = []
         for (channel, activities) in listening {
@@ -61,7 +59,7 @@ extension PushStore {
                 SELECT * FROM broadcasts WHERE environment = ?1 AND bundle_id = ?2 AND channel_id = ?3 AND received_at > ?4
                 ORDER BY received_at, id
                 """,
-                [environment.rawValue, channel.bundleID, channel.channel, since.millisecondsSinceEpoch]
+                [environment.rawValue, channel.bundleID, channel.channel.text, since.millisecondsSinceEpoch]
             ).compactMap(Self.broadcast)
             guard !broadcasts.isEmpty else { continue }
             let decided = try await activityUpdates(activityIDs: activities.map(\.id)).mapValues { Set($0.map(\.source)) }

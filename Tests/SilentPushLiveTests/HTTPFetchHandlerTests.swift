@@ -159,27 +159,26 @@ import Testing
     @Test(arguments: ["127.0.0.1", "localhost"]) func aHandlerWithAnUntrustedCertificateFailsAtOnceSayingSo(_ host: String) async throws {
         try await Receiver.withTesting { origin in
             let port = try #require(origin.tlsPort)
-            let template = try FetchURLTemplate("https://\(host):\(port)/{kind}/{arg}")
-            try await Receiver.withTesting({
-                $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(20))
-                $0.fetchHandler = .url(template)
-            }) { receiver in
-                let client = try await TestPushClient.connect(to: receiver)
-                let began = ContinuousClock.now
-                let wake = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "200")
-                let elapsed = ContinuousClock.now - began
-                #expect(wake.result?.name == "failed", "\(wake)")
-                #expect(wake.reason == "GET https://\(host):\(port)/status/200: the server certificate is not trusted", "\(wake)")
-                #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a certificate it does not trust")
-                await client.close()
-            }
+            let (wake, elapsed) = try await Self.timedWake(url: "https://\(host):\(port)")
+            #expect(wake.result?.name == "failed", "\(wake)")
+            #expect(wake.reason == "GET https://\(host):\(port)/status/200: the server certificate is not trusted", "\(wake)")
+            #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a certificate it does not trust")
         }
     }
 
     /// Over https as well: the probe's one connection is refused, and says so.
     @Test func anHTTPSHandlerNobodyListensOnFailsAtOnceSayingTheConnectionWasRefused() async throws {
         let port = try LoopbackPort.free()
-        let template = try FetchURLTemplate("https://127.0.0.1:\(port)/{kind}/{arg}")
+        let (wake, elapsed) = try await Self.timedWake(url: "https://127.0.0.1:\(port)")
+        #expect(wake.reason == "GET https://127.0.0.1:\(port)/status/200: connection refused", "\(wake)")
+        #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a refused connection")
+    }
+
+    /// One wake of app 1 on a receiver whose handler GETs `url/status/200` (a 20 s deadline),
+    /// and how long it took in real time.
+    static func timedWake(url: String) async throws -> (WakeRecord, Duration) {
+        let template = try FetchURLTemplate(url + "/{kind}/{arg}")
+        var timed: (WakeRecord, Duration)?
         try await Receiver.withTesting({
             $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(20))
             $0.fetchHandler = .url(template)
@@ -187,11 +186,10 @@ import Testing
             let client = try await TestPushClient.connect(to: receiver)
             let began = ContinuousClock.now
             let wake = try await Self.wake(receiver, client, app: 1, kind: "status", arg: "200")
-            let elapsed = ContinuousClock.now - began
-            #expect(wake.reason == "GET https://127.0.0.1:\(port)/status/200: connection refused", "\(wake)")
-            #expect(elapsed < .seconds(5), "the fetch waited \(elapsed) for a refused connection")
+            timed = (wake, ContinuousClock.now - began)
             await client.close()
         }
+        return try #require(timed)
     }
 
     @Test func aConnectionClosedWithoutAnAnswerIsFailed() async throws {
