@@ -504,18 +504,31 @@ public struct LiveActivityPolicy: Sendable {
 
     /// Broadcast `broadcast`, received while no receiver of a cluster held activity `id`'s
     /// device (its shard was changing owner), reaches the activity now that its device is put
-    /// back: as the fan-out would have reached it, and its decision says so. Nothing when the
+    /// back: as the fan-out would have reached it, and its decision says so. `newer`: a later
+    /// broadcast on the channel that already reached the activity (its fan-out came first), so
+    /// this one gives way to it, as an update replaced while it waited. Nothing when the
     /// activity no longer listens on the channel, or for a start.
-    public mutating func catchUp(_ broadcast: Broadcast, activityID id: String, now: DeviceInstant) -> [LiveActivityAction] {
+    public mutating func catchUp(
+        _ broadcast: Broadcast, activityID id: String, after newer: String? = nil, now: DeviceInstant
+    ) -> [LiveActivityAction] {
         var actions = advance(to: now)
         guard broadcast.payload.event != .start, subscribers[broadcast.channel]?.contains(id) == true else { return actions }
+        let arrived = "the broadcast arrived at \(Self.time(broadcast.receivedAt)), while no receiver of the cluster held this device"
+        if let newer {
+            actions.append(
+                .update(
+                    LiveActivityUpdate(
+                        source: broadcast.source, activityID: id, outcome: .coalesced(into: newer),
+                        why: "the later broadcast \(newer) on the channel reached it first: only the latest content-state shows (\(arrived))", at: now
+                    )))
+            return actions
+        }
+        let note = " (\(arrived): it reaches it as the device is put back)"
         let first = actions.count
         let update = Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload)
         reach(
             FanOut(channel: broadcast.channel, update: update, storedUntil: broadcast.storedUntil, subscribers: [id], next: 0), limit: 1,
             now: now, into: &actions)
-        let note =
-            " (the broadcast arrived at \(Self.time(broadcast.receivedAt)), while no receiver of the cluster held this device: it reaches it as the device is put back)"
         for index in actions.indices[first...] {
             guard case .update(var decision) = actions[index], decision.source == broadcast.source, decision.activityID == id else { continue }
             decision.why += note
@@ -550,7 +563,8 @@ public struct LiveActivityPolicy: Sendable {
                         }
                         continue
                     }
-                    stored[fanOut.channel]?.waiting.append(id)
+                    // A restart or an adoption may have put it there already (`resumeWaits`).
+                    if !current.waiting.contains(id) { stored[fanOut.channel]?.waiting.append(id) }
                     waitsForKept(fanOut.update.source, id, until: until, now: now, into: &actions)
                 } else {
                     ignore(fanOut.update.source, id, .offlineNotStored, "the device is offline and the channel stores no message", now, &actions)

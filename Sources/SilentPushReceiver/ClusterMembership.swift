@@ -155,6 +155,9 @@ package final class ClusterMembership: Service, Sendable {
             logger.notice(
                 "claimed shards \(adopting.sorted().map(String.init).joined(separator: ",")): resumed \(snapshot.resumed.summary)",
                 metadata: ["cluster.owned": "\(runtime.ownedShards?.count ?? 0)"])
+        } else {
+            // A catch-up whose read failed at the last claim is tried again.
+            await runtime.catchUpMissedBroadcasts()
         }
         // Another member recorded a push past where this one numbers next: this one is behind
         // in id order and moves on, even idle, so ids stay in arrival order to within a claim

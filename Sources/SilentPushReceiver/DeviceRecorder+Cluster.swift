@@ -49,7 +49,11 @@ extension DeviceRecorder {
         if let releasesSeen, let current = self.shards, current.releases != releasesSeen { return Actions() }
         var actions = Actions()
         if !shards.isEmpty {
-            if case .reading = broadcastCatchUp {} else { broadcastCatchUp = .reading(arrived: []) }
+            if case .reading(let reading, let arrived) = broadcastCatchUp {
+                broadcastCatchUp = .reading(shards: reading.union(shards), arrived: arrived)
+            } else {
+                broadcastCatchUp = .reading(shards: shards, arrived: [])
+            }
         }
         for (token, state) in snapshot.states {
             _ = policy.setDeviceState(state, for: token, now: now)
@@ -124,22 +128,30 @@ extension DeviceRecorder {
         }
     }
 
+    /// The shards whose activities are still to catch up on the broadcasts they missed; empty
+    /// when none is.
+    package var shardsCatchingUp: Set<Int> {
+        if case .reading(let shards, _) = broadcastCatchUp { shards } else { [] }
+    }
+
     /// Broadcasts the activities of adopted shards missed (read once the adoption was
     /// committed) reach them now, in the order they arrived, each as its fan-out would have;
-    /// one that arrived here since the adoption reached them by its fan-out and is skipped.
-    /// Activities of devices not owned (let go meanwhile) are left alone. Ends the reading:
-    /// what was delivered is kept until another member's fan-out of it arrives (the next
-    /// adoption forgets the rest).
+    /// one that arrived here since the adoption reached them by its fan-out and is skipped,
+    /// and one older than such an arrival on its channel gives way to it (coalesced into it:
+    /// the activity shows the later one). Activities of devices not owned (let go meanwhile)
+    /// are left alone. Ends the reading: what was delivered is kept until another member's
+    /// fan-out of it arrives (the next adoption forgets the rest).
     package mutating func catchUp(_ missed: [MissedBroadcast], now: DeviceInstant) -> Actions {
-        guard case .reading(let arrived) = broadcastCatchUp else { return Actions() }
+        guard case .reading(_, let arrived) = broadcastCatchUp else { return Actions() }
         broadcastCatchUp = .idle
         // Stopping, nothing reaches them here: the next owner finds them still missed.
         guard case .running = lifecycle else { return Actions() }
         var actions = Actions()
         var reached: [String: Set<String>] = [:]
-        for entry in missed where !arrived.contains(entry.broadcast.source) {
+        for entry in missed where !arrived.contains(where: { $0.source == entry.broadcast.source }) {
             guard let device = activities.activities[entry.activityID]?.app.device, owns(device) else { continue }
-            record(activities.catchUp(entry.broadcast, activityID: entry.activityID, now: now), into: &actions)
+            let newer = arrived.last { $0.channel == entry.broadcast.channel && $0.receivedAt >= entry.broadcast.receivedAt }
+            record(activities.catchUp(entry.broadcast, activityID: entry.activityID, after: newer?.source, now: now), into: &actions)
             reached[entry.broadcast.source, default: []].insert(entry.activityID)
         }
         if !reached.isEmpty { broadcastCatchUp = .delivered(reached: reached) }

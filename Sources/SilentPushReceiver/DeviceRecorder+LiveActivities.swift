@@ -50,9 +50,12 @@ extension DeviceRecorder {
         var skipping: Set<String> = []
         switch broadcastCatchUp {
         case .idle: break
-        case .reading(var arrived):
-            arrived.insert(broadcast.requestID)
-            broadcastCatchUp = .reading(arrived: arrived)
+        case .reading(let shards, var arrived):
+            arrived.append(
+                Arrival(
+                    source: broadcast.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID),
+                    receivedAt: broadcast.receivedAt))
+            broadcastCatchUp = .reading(shards: shards, arrived: arrived)
         case .delivered: skipping = caughtUp(broadcast.requestID)
         }
         if let payload {

@@ -197,12 +197,27 @@ package struct DeviceRecorder {
     /// while no receiver held them (`DeviceRecorder+Cluster`).
     package enum BroadcastCatchUp: Equatable, Sendable {
         case idle
-        /// From the adoption to `catchUp`: the sources of the broadcasts that arrived here
-        /// meanwhile. Their fan-out reaches the adopted activities, so the catch-up skips them.
-        case reading(arrived: Set<String>)
+        /// From the adoption to `catchUp`: the shards adopted whose activities are still to
+        /// catch up (a read that failed is tried again at the next claim), and the broadcasts
+        /// that arrived here meanwhile. Their fan-out reaches the adopted activities, so the
+        /// catch-up skips them, and a missed one older on the same channel gives way to them.
+        case reading(shards: Set<Int>, arrived: [Arrival])
         /// After `catchUp`: the activities each broadcast it delivered reached. Another
         /// member's fan-out of one of them, arriving later, skips those activities.
         case delivered(reached: [String: Set<String>])
+    }
+
+    /// A broadcast that arrived while the catch-up read: its source, channel and arrival.
+    package struct Arrival: Equatable, Sendable {
+        package var source: String
+        package var channel: LiveActivityPolicy.ChannelKey
+        package var receivedAt: DeviceInstant
+
+        package init(source: String, channel: LiveActivityPolicy.ChannelKey, receivedAt: DeviceInstant) {
+            self.source = source
+            self.channel = channel
+            self.receivedAt = receivedAt
+        }
     }
     /// The device time a manual clock's advance has reached: the executor moves the clock
     /// there after releasing its lock, and steps every event at this time at least, so an

@@ -50,18 +50,27 @@ extension DeviceRuntime {
             // The devices are back all the same, as when no one waited for this commit.
             logger.error("cannot record a device change", metadata: ["error": "\(error)"])
         }
+        await catchUpMissedBroadcasts()
+        return snapshot
+    }
+
+    /// The Live Activities of the shards adopted and not yet caught up take the broadcasts
+    /// they missed while no receiver held their devices. A read that fails leaves them to the
+    /// next claim, which tries again (`ClusterMembership.tick`); adoptions and these reads run
+    /// from that tick alone, one at a time.
+    package func catchUpMissedBroadcasts() async {
+        // A takeover that was stale (every shard let go since its claim) put nothing back.
+        let shards = inspect { $0.shardsCatchingUp }
+        guard !shards.isEmpty, let map = shardMap else { return }
         let missed: [DeviceRecorder.MissedBroadcast]
         do {
-            // A takeover that was stale (every shard let go since its claim) put nothing back.
-            let adopted = inspect { if case .reading = $0.broadcastCatchUp { true } else { false } }
-            missed = adopted ? try await missedBroadcasts(of: snapshot.activities) : []
+            let adopted = inspect { recorder, _ in recorder.activities.activities.values.filter { shards.contains(map.shard(of: $0.app.device)) } }
+            missed = try await missedBroadcasts(of: adopted)
         } catch {
-            // Not tried again: a store that fails here has mostly lost the session too, and the
-            // next owner catches the activities up.
-            missed = []
             logger.warning(
-                "cannot read the broadcasts the Live Activities of the shards claimed missed while no receiver held them: they miss them",
+                "cannot read the broadcasts the Live Activities of shards \(shards.sorted().map(String.init).joined(separator: ",")) missed while no receiver held them: tried again at the next claim",
                 metadata: ["error": "\(error)"])
+            return
         }
         modifyStateAndRunActions { recorder, now in recorder.catchUp(missed, now: now) }
         if !missed.isEmpty {
@@ -71,7 +80,6 @@ extension DeviceRuntime {
                     "broadcasts": "\(Set(missed.map(\.broadcast.source)).count)", "activities": "\(Set(missed.map(\.activityID)).count)",
                 ])
         }
-        return snapshot
     }
 
     /// The broadcasts `activities` (just put back) missed while no receiver held their
@@ -82,13 +90,21 @@ extension DeviceRuntime {
         guard !listening.isEmpty else { return [] }
         let lifetime = inspect { $0.activities.settings.storedMessageLifetime }
         let (systemNow, now) = (DeviceClock.systemNow, inspect { $1 })
+        var messages: [UInt64: LiveActivityPolicy.Broadcast?] = [:]
         return try await store.missedBroadcasts(of: listening, environment: channels.environment).compactMap { entry in
-            guard case .success(let payload) = LiveActivityPayload.parse(entry.broadcast.payload) else { return nil }
+            // Each broadcast is parsed once, however many activities missed it.
             let record = entry.broadcast
-            let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy ?? .noMessageStored
-            return DeviceRecorder.MissedBroadcast(
-                activityID: entry.activityID,
-                broadcast: Self.recordedMessage(record, payload: payload, storagePolicy: policy, lifetime: lifetime, systemNow: systemNow, now: now))
+            if messages.index(forKey: record.id) == nil {
+                var message: LiveActivityPolicy.Broadcast?
+                if case .success(let payload) = LiveActivityPayload.parse(record.payload) {
+                    let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy ?? .noMessageStored
+                    message = Self.recordedMessage(
+                        record, payload: payload, storagePolicy: policy, lifetime: lifetime, systemNow: systemNow, now: now)
+                }
+                messages.updateValue(message, forKey: record.id)
+            }
+            guard let message = messages[record.id] ?? nil else { return nil }
+            return DeviceRecorder.MissedBroadcast(activityID: entry.activityID, broadcast: message)
         }
     }
 

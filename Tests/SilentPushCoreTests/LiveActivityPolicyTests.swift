@@ -354,6 +354,28 @@ import Testing
         #expect(Self.updates(policy.catchUp(Self.broadcast("R5", timestamp: 30), activityID: "A1", now: Self.at(31))).isEmpty)
     }
 
+    /// An offline device's activity put back waiting for its channel's kept message, which a
+    /// cluster's catch-up then brings it too, waits once: back online it takes it, and the
+    /// channel's next message finds it waiting for nothing.
+    @Test func aCaughtUpActivityAlreadyWaitingForTheKeptMessageWaitsOnce() throws {
+        var before = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&before, "A1", Self.app)
+        let activity = try #require(before.activities["A1"])
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        let kept = Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(3600))
+        policy.restoreMessage(kept, now: Self.at(100))
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(100))
+        policy.restore(activity, now: Self.at(100))
+        policy.resumeWaits()
+        let caught = Self.updates(policy.catchUp(kept, activityID: "A1", now: Self.at(101)))
+        #expect(caught.map(\.outcome) == [.waiting(until: Self.at(3600))], "\(caught)")
+        let back = Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(200)))
+        #expect(back.map(\.source) == ["R1"] && back.first?.outcome == .applied, "\(back)")
+        #expect(!policy.isWaiting(source: "R1", activityID: "A1"))
+        let next = Self.updates(policy.broadcast(Self.broadcast("R2", timestamp: 20, storedUntil: Self.at(3600)), now: Self.at(300)))
+        #expect(next.map(\.source) == ["R2"] && next.first?.outcome == .applied, "\(next)")
+    }
+
     /// A cluster member that joins again takes its channels' latest broadcasts from the store:
     /// a newer one replaces the message held (its offline waiters wait for it instead) and
     /// reaches later subscribers; an older one leaves the held one; a newer one its channel

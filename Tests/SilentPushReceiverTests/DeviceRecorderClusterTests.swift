@@ -85,12 +85,23 @@ import Testing
         let fannedOut = recorder.broadcast(
             during, from: .member, payload: payload, storedUntil: nil, now: Self.t0.advanced(by: .seconds(6)), completion: { _ in })
         #expect(fannedOut.changes.contains { if case .insertActivityUpdate(let update) = $0 { update.source == "R2" } else { false } })
+        #expect(recorder.shardsCatchingUp == [1])
         var missedDuring = missed
         missedDuring.broadcast.source = "R2"
-        let caught = recorder.catchUp([missed, missedDuring], now: Self.t0.advanced(by: .seconds(10)))
+        missedDuring.broadcast.receivedAt = Self.t0.advanced(by: .seconds(6))
+        // R1, older than R2 on the channel, gives way to it (the activity shows R2); R3, newer
+        // (its own fan-out not here yet), is applied.
+        let later = try LiveActivityPayload.parse(Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"score":3}}}"#.utf8)).get()
+        var missedAfter = missed
+        missedAfter.broadcast.source = "R3"
+        missedAfter.broadcast.payload = later
+        missedAfter.broadcast.receivedAt = Self.t0.advanced(by: .seconds(7))
+        let caught = recorder.catchUp([missed, missedDuring, missedAfter], now: Self.t0.advanced(by: .seconds(10)))
         let decisions = caught.changes.compactMap { if case .insertActivityUpdate(let update) = $0 { update } else { nil } }
-        #expect(decisions.map(\.source) == ["R1"] && decisions.first?.outcome == .applied && decisions.first?.activityID == "A1")
-        #expect(recorder.broadcastCatchUp == .delivered(reached: ["R1": ["A1"]]))
+        #expect(decisions.map(\.source) == ["R1", "R3"] && decisions.allSatisfy { $0.activityID == "A1" }, "\(decisions)")
+        #expect(decisions.map(\.outcome) == [.coalesced(into: "R2"), .applied], "\(decisions)")
+        #expect(recorder.broadcastCatchUp == .delivered(reached: ["R1": ["A1"], "R3": ["A1"]]))
+        #expect(recorder.shardsCatchingUp.isEmpty)
         // Another member's fan-out of R1, arriving after the catch-up, skips A1: it has R1.
         let relayed = BroadcastRecord(
             id: 1, requestID: "R1", uniqueID: nil, bundleID: app.bundleID, environment: .sandbox, channelID: channel, priority: .high,
@@ -98,12 +109,28 @@ import Testing
         let again = recorder.broadcast(
             relayed, from: .member, payload: payload, storedUntil: nil, now: Self.t0.advanced(by: .seconds(10)), completion: { _ in })
         #expect(!again.changes.contains { if case .insertActivityUpdate = $0 { true } else { false } }, "\(again.changes)")
-        #expect(recorder.broadcastCatchUp == .idle)
-        #expect(decisions.first?.why.contains("while no receiver of the cluster held this device") == true, "\(decisions)")
-        #expect(caught.changes.contains { if case .recordActivity(let activity) = $0 { activity.contentState == #"{"score":2}"# } else { false } })
+        #expect(recorder.broadcastCatchUp == .delivered(reached: ["R3": ["A1"]]))
+        #expect(decisions.allSatisfy { $0.why.contains("while no receiver of the cluster held this device") }, "\(decisions)")
+        #expect(decisions.first?.why.hasPrefix("the later broadcast R2 on the channel reached it first") == true, "\(decisions)")
+        #expect(caught.changes.contains { if case .recordActivity(let activity) = $0 { activity.contentState == #"{"score":3}"# } else { false } })
 
         _ = recorder.releaseShards(now: Self.t0.advanced(by: .seconds(11)))
         #expect(recorder.catchUp([missed], now: Self.t0.advanced(by: .seconds(12))).changes.isEmpty)
+    }
+
+    /// A catch-up whose read failed leaves its shards catching up; the next adoption adds its
+    /// own, so one read at the next claim catches up both; letting go ends it.
+    @Test func shardsAdoptedStayCatchingUpUntilTheirCatchUpOrTheirRelease() {
+        var recorder = Self.clustered()
+        _ = recorder.adopt(DeviceSnapshot(), shards: [1], now: Self.t0)
+        #expect(recorder.shardsCatchingUp == [1])
+        _ = recorder.adopt(DeviceSnapshot(), shards: [2], now: Self.t0)
+        #expect(recorder.shardsCatchingUp == [1, 2])
+        _ = recorder.catchUp([], now: Self.t0)
+        #expect(recorder.shardsCatchingUp.isEmpty && recorder.broadcastCatchUp == .idle)
+        _ = recorder.adopt(DeviceSnapshot(), shards: [3], now: Self.t0)
+        _ = recorder.releaseShards(now: Self.t0)
+        #expect(recorder.shardsCatchingUp.isEmpty)
     }
 
     /// A takeover read under a session that has ended since (every shard let go meanwhile)
