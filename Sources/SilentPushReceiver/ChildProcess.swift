@@ -6,6 +6,8 @@ import Synchronization
 /// collected (their tails), reaped when it ends. Cancelling the calling task sends SIGTERM to
 /// the whole group, then SIGKILL after a grace; whatever the command left running in its
 /// group when it ended is killed too, so no child outlives its wake and none is left a zombie.
+/// It inherits none of the receiver's other descriptors: a handler still running when the
+/// receiver dies holds neither its ports nor its store's session (a cluster's shards).
 struct ChildProcess {
     /// How it ended.
     enum Termination: Equatable {
@@ -33,7 +35,7 @@ struct ChildProcess {
         onOutputLine: (@Sendable (Substring) -> Void)? = nil
     ) async throws -> Outcome {
         let child = try ProcessSpawner.spawn(
-            "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: false)
+            "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: true)
         let control = Control()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in

@@ -44,6 +44,24 @@ import Testing
                 + "00000000-0000-4000-8000-000000000005,00000000-0000-4000-8000-000000000006\n")
     }
 
+    /// The command inherits only its standard input, output and error: a descriptor of the
+    /// receiver not marked close-on-exec (as a socket may be) stays out of it, so a handler
+    /// that outlives a killed receiver holds none of its ports or store sessions.
+    @Test func theCommandInheritsNoDescriptorOfTheReceiver() async throws {
+        let path = Self.temporaryPath("descriptors")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let held = open("/dev/null", O_RDONLY)
+        try #require(held > 2)
+        defer { close(held) }
+        // What each of the shell's descriptors is (beside the three pipes, the shell's own
+        // redirection to the file).
+        let command = "for fd in /proc/$$/fd/*; do readlink $fd; done > \(path); echo newData"
+        #expect(await ExecFetchHandler(command: command).fetch(Self.wake) == .newData)
+        let targets = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self).split(separator: "\n")
+        #expect(targets.filter { $0.hasPrefix("pipe:") }.count == 3, "\(targets)")
+        #expect(!targets.contains("/dev/null") && !targets.contains { $0.hasPrefix("socket:") }, "\(targets)")
+    }
+
     @Test func aCommandPastItsDeadlineLosesItsWholeProcessGroup() async throws {
         let path = Self.temporaryPath("group")
         defer { try? FileManager.default.removeItem(atPath: path) }
