@@ -45,7 +45,7 @@ package final class ClusterMembership: Service, Sendable {
         guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
         let store = runtime.store
         let bus = ClusterBus(store: store, interval: configuration.claimInterval, lease: configuration.lease, logger: logger)
-        bus.joined(session: try await joinStore(configuration, store))
+        bus.joined(session: try await joinStore(configuration, store, clock: device.clock.mode))
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
         let membership = ClusterMembership(configuration, map: map, device: device, bus: bus, block: block, logger: logger)
@@ -60,8 +60,9 @@ package final class ClusterMembership: Service, Sendable {
     }
 
     /// Joins on the store's writer session: at start, and again after that session ended.
-    private static func joinStore(_ configuration: ClusterConfiguration, _ store: PushStore) async throws -> Int32 {
-        try await store.joinCluster(shards: configuration.shards, name: configuration.name, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+    private static func joinStore(_ configuration: ClusterConfiguration, _ store: PushStore, clock: DeviceClock.Mode) async throws -> Int32 {
+        try await store.joinCluster(
+            shards: configuration.shards, name: configuration.name, manualClock: clock == .manual, now: DeviceClock.systemNow.millisecondsSinceEpoch)
     }
 
     private init(
@@ -178,7 +179,7 @@ package final class ClusterMembership: Service, Sendable {
         runtime.releaseShards()
         while !Task.isCancelled {
             do {
-                bus.joined(session: try await Self.joinStore(configuration, store))
+                bus.joined(session: try await Self.joinStore(configuration, store, clock: device.clock.mode))
                 try? await store.probe()
                 logger.notice("joined the cluster again")
                 return

@@ -16,10 +16,17 @@ public final class DeviceClock: Sendable {
     public let mode: Mode
     private let manualNow: Mutex<DeviceInstant>
 
-    /// A clock; a manual one starts at `start`.
+    /// A clock; a manual one starts at `start`, to the millisecond.
     public init(_ mode: Mode, start: DeviceInstant = DeviceClock.systemNow) {
         self.mode = mode
-        manualNow = Mutex(start)
+        manualNow = Mutex(Self.wholeMillisecond(start))
+    }
+
+    /// `instant` to the millisecond below (the far future stays): a manual clock keeps whole
+    /// milliseconds, as the store and a cluster's members do, so a time due on one member is
+    /// reached exactly by an advance another chose.
+    static func wholeMillisecond(_ instant: DeviceInstant) -> DeviceInstant {
+        instant == .distantFuture ? instant : DeviceInstant(millisecondsSinceEpoch: instant.millisecondsSinceEpoch)
     }
 
     /// The system clock's now.

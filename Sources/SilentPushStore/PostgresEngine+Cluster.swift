@@ -72,7 +72,7 @@ extension PostgresEngine {
     /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
     /// member is live), and joins on a writer session: the member lock and row. Returns the
     /// session (its backend pid).
-    func join(shards count: Int, name: String, now: Int64) async throws -> Int32 {
+    func join(shards count: Int, name: String, manualClock: Bool, now: Int64) async throws -> Int32 {
         let connection: PostgresConnection
         if let current = writerSession.withLock({ $0 }), !current.isClosed {
             connection = current
@@ -95,6 +95,7 @@ extension PostgresEngine {
             _ = try await run("CREATE TABLE IF NOT EXISTS cluster (id BIGINT PRIMARY KEY CHECK (id = 1), shards BIGINT NOT NULL)")
             _ = try await run(
                 "CREATE TABLE IF NOT EXISTS cluster_members (pid BIGINT PRIMARY KEY, name TEXT NOT NULL, joined_at BIGINT NOT NULL)")
+            _ = try await run("ALTER TABLE cluster_members ADD COLUMN IF NOT EXISTS manual_clock BIGINT NOT NULL DEFAULT 0")
             _ = try await run("CREATE SEQUENCE IF NOT EXISTS cluster_id_blocks")
             _ = try await run("CREATE TABLE IF NOT EXISTS cluster_faults (id BIGINT PRIMARY KEY, rule TEXT NOT NULL)")
             _ = try await run("CREATE SEQUENCE IF NOT EXISTS cluster_fault_ids")
@@ -104,6 +105,15 @@ extension PostgresEngine {
             let stored = try await run("SELECT shards FROM cluster WHERE id = 1")
             if let found = try stored.rows.first?.decode(Int64.self), found != Int64(count), liveCount > 0 {
                 throw PushStoreError.shardCountDiffers(path: url.description, found: Int(clamping: found), given: count)
+            }
+            // One clock for the cluster: the running members' kind is the only one.
+            let clocks = try await run(
+                """
+                SELECT DISTINCT manual_clock FROM cluster_members WHERE pid IN
+                    (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted)
+                """)
+            if let running = try clocks.rows.first?.decode(Int64.self), (running != 0) != manualClock {
+                throw PushStoreError.clockDiffers(path: url.description, runningManual: running != 0)
             }
             _ = try await run("INSERT INTO cluster (id, shards) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET shards = excluded.shards", [count])
             // A receiver that owns the whole database holds the owner lock alone; members share it.
@@ -128,8 +138,11 @@ extension PostgresEngine {
                     (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted)
                 """)
             _ = try await run(
-                "INSERT INTO cluster_members (pid, name, joined_at) VALUES (pg_backend_pid(), ?, ?) ON CONFLICT (pid) DO UPDATE SET name = excluded.name, joined_at = excluded.joined_at",
-                [name, now])
+                """
+                INSERT INTO cluster_members (pid, name, joined_at, manual_clock) VALUES (pg_backend_pid(), ?, ?, ?)
+                    ON CONFLICT (pid) DO UPDATE SET name = excluded.name, joined_at = excluded.joined_at, manual_clock = excluded.manual_clock
+                """,
+                [name, now, manualClock ? 1 : 0])
             _ = try await run("COMMIT")
             let session = try await run("SELECT pg_backend_pid()::bigint")
             writerSession.withLock { $0 = connection }

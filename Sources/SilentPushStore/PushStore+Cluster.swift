@@ -40,12 +40,13 @@ extension PushStore {
         }
     }
 
-    /// Joins the cluster (again, after its session ended): checks the shard count, takes the
-    /// member lock and row on a writer session.
+    /// Joins the cluster (again, after its session ended): checks the shard count and the
+    /// kind of clock (`manualClock`) against the running members', takes the member lock and
+    /// row on a writer session.
     /// Returns that session (its backend pid), which names this member to the others.
     @discardableResult
-    package func joinCluster(shards: Int, name: String, now: Int64) async throws -> Int32 {
-        try await clusterEngine.join(shards: shards, name: name, now: now)
+    package func joinCluster(shards: Int, name: String, manualClock: Bool = false, now: Int64) async throws -> Int32 {
+        try await clusterEngine.join(shards: shards, name: name, manualClock: manualClock, now: now)
     }
 
     /// Listens for the notices members send (this one's too) on the writer's session, handing

@@ -422,6 +422,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The cluster's store has `found` shards, and a receiver of it is running; this one was
     /// given `given`.
     case shardCountDiffers(path: String, found: Int, given: Int)
+    /// The cluster's running receivers run on the manual clock (`runningManual`) or the
+    /// system one, and this one on the other: a cluster has one clock.
+    case clockDiffers(path: String, runningManual: Bool)
     /// `table` holds `id`, outside the ids a receiver gives out (1 up to 2^62): a row edited
     /// by hand, or a damaged store. Numbering on from it would overflow.
     case idOutOfRange(table: String, id: Int64)
@@ -439,6 +442,8 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
         case .sessionEnded: "the store session that held this receiver's shards ended; it joins the cluster again"
         case .shardCountDiffers(let path, let found, let given):
             "the cluster on '\(path)' has \(found) shards and a receiver running; --cluster-shards \(given) differs (give every receiver the same count, or stop them all to change it)"
+        case .clockDiffers(let path, let runningManual):
+            "the cluster on '\(path)' has receivers running on the \(runningManual ? "manual" : "system") clock, and this one runs on the \(runningManual ? "system" : "manual") one (give every receiver the same --clock: a cluster has one clock)"
         case .idOutOfRange(let table, let id):
             "the store's table '\(table)' holds id \(id), outside the ids a receiver gives out (1 up to 2^62): a row edited by hand, or a damaged store; give this receiver another --store"
         }

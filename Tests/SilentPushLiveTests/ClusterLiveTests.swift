@@ -603,7 +603,7 @@ import Testing
         #expect(await second.wait(timeout: .seconds(20)).status == 0)
     }
 
-    /// A receiver given another shard count than its running cluster's, a cluster without
+    /// A receiver given another shard count or kind of clock than its running cluster's, a cluster without
     /// PostgreSQL or with a PostgreSQL that is down, refuses to start: exit code 2 and one
     /// line, which names the URL without its password.
     @Test func aWrongShardCountOrAStoreThatIsNotPostgreSQLOrIsDownStopsStartUpWithExitTwo() async throws {
@@ -619,6 +619,7 @@ import Testing
         let nowhere = try LoopbackPort.free()
         for (arguments, text) in [
             (["--store", url, "--cluster-shards", "4"], "--cluster-shards 4 differs"),
+            (["--store", url, "--cluster-shards", "8", "--clock", "manual"], "give every receiver the same --clock"),
             (
                 ["--store", "postgres://silentpush:\(PostgresServer.password)@127.0.0.1:\(nowhere)/nowhere", "--cluster-shards", "8"],
                 "postgres://silentpush@127.0.0.1:\(nowhere)/nowhere"

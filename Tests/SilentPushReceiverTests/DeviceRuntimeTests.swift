@@ -374,6 +374,18 @@ import Testing
         }
     }
 
+    /// A manual clock keeps whole milliseconds, as the store and a cluster's members do: a
+    /// time due on one member is then reached exactly by an advance another chose.
+    @Test func theManualClockKeepsWholeMilliseconds() async throws {
+        #expect(DeviceClock(.manual, start: DeviceInstant(nanosecondsSinceEpoch: 1_000_999_999)).now == DeviceInstant(millisecondsSinceEpoch: 1_000))
+        _ = try await Receiver.withTesting({ $0.clock = .manual }) { receiver in
+            let start = receiver.device.clock.now
+            #expect(start.nanosecondsSinceEpoch % 1_000_000 == 0, "\(start.nanosecondsSinceEpoch)")
+            let moved = try await receiver.device.advance(by: .nanoseconds(2_500_000))
+            #expect(moved == start.advanced(by: .milliseconds(2)) && receiver.device.clock.now == moved)
+        }
+    }
+
     @Test func advancingTheSystemClockIsRefused() async throws {
         _ = try await Receiver.withTesting({ $0.clock = .system }) { receiver in
             await #expect(throws: DeviceClockError.notManual) { try await receiver.device.advance(by: .seconds(1)) }
