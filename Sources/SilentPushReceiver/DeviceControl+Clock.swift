@@ -5,7 +5,9 @@ extension DeviceControl {
     /// exact device time, in order. Before the clock crosses a running wake's deadline, the
     /// wake's handler gets up to the deadline's length in real time to answer, so advancing
     /// never cuts short a handler that would have finished on a device; one that has not
-    /// answered by then is cancelled at the deadline. Returns the new device time.
+    /// answered by then is cancelled at the deadline. A transfer try a timer started gets up
+    /// to `transferTryWait` to end before the clock moves on, so a retry schedule plays out
+    /// in one move. Returns the new device time.
     ///
     /// Each step is one event of the executor; the clock moves after its lock is released
     /// (the recorder steps every later event at the time reached meanwhile).
@@ -18,9 +20,10 @@ extension DeviceControl {
         guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
         var waitedTasks: Set<DeviceRecorder.TaskWait> = []
+        var waitedTries: Set<DeviceRecorder.TransferTryKey> = []
         while true {
             let reply = runtime.modifyStateAndRunActions { recorder, _ in
-                recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
+                recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks, waitedTries: waitedTries)
             }
             guard case .advance(let step) = reply else { return target }
             switch step {
@@ -50,9 +53,21 @@ extension DeviceControl {
                     }
                 }
                 waitedTasks.formUnion(waits)
+            case .waitTransfers(let tries):
+                let ends = runtime.transferTryEnds(tries)
+                await withTaskGroup(of: Void.self) { group in
+                    for end in ends { group.addTask { await runtime.waitAtMost(Self.transferTryWait) { await end.wait() } } }
+                }
+                waitedTries.formUnion(tries)
             }
         }
     }
+
+    /// How long in real time a move of the manual clock waits for a transfer try it started
+    /// to end before it passes it (*assumed*: a try that fails, as against an origin that is
+    /// down, ends well within it, and is retried a delay after the time it began; a longer
+    /// one goes on and ends at a later device time).
+    static let transferTryWait = Duration.seconds(5)
 
     /// Moves a manual clock forward to `target`, as `advance(by:)` does; a clock already
     /// there or past it stays. (A cluster's members each move to the time one of them chose.)

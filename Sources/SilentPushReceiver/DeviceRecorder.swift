@@ -183,7 +183,20 @@ package struct DeviceRecorder {
     /// A move of the manual clock.
     package enum ClockMove: Equatable, Sendable {
         case idle
-        case moving(to: DeviceInstant)
+        /// Toward `to`; `tries`: the transfer tries its timers started, which the move lets
+        /// end before it passes them (their retry is timed from where they began).
+        case moving(to: DeviceInstant, tries: Set<TransferTryKey>)
+    }
+
+    /// One try of a transfer.
+    package struct TransferTryKey: Hashable, Sendable {
+        package var id: UInt64
+        package var attempt: Int
+
+        package init(id: UInt64, attempt: Int) {
+            self.id = id
+            self.attempt = attempt
+        }
     }
     /// Background task runs in progress, by run id.
     package private(set) var runningTasks: [UInt64: RunningTask] = [:]
@@ -561,6 +574,9 @@ package struct DeviceRecorder {
         /// Before the next timer, these task runs may expire or be terminated: give their
         /// handlers time to end, then step again.
         case waitTasks([TaskWait])
+        /// Transfer tries this move started still run: give them time to end (a try that
+        /// fails is retried a delay after the time it began), then step again.
+        case waitTransfers([TransferTryKey])
         /// The clock reached the target.
         case done
     }
@@ -588,7 +604,7 @@ package struct DeviceRecorder {
     /// A move of the manual clock to `target` begins; replies `clockBusy` when one is under way.
     package mutating func beginClockMove(to target: DeviceInstant) -> Actions {
         guard case .idle = clockMove else { return Self.replying(.clockBusy) }
-        clockMove = .moving(to: target)
+        clockMove = .moving(to: target, tries: [])
         return finish(Actions())
     }
 
@@ -600,8 +616,20 @@ package struct DeviceRecorder {
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
     /// task run not yet waited for (`waited`, `waitedTasks`) would pass its deadline or grace
-    /// there. Replies `advance` with the step.
-    package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
+    /// there, or a transfer try the move started still runs (`waitedTries`: those waited for).
+    /// Replies `advance` with the step.
+    package mutating func advanceStep(
+        toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = [], waitedTries: Set<TransferTryKey> = []
+    ) -> Actions {
+        if case .moving(_, let tries) = clockMove {
+            let running = tries.filter { key in
+                guard !waitedTries.contains(key), case .running(let attempt)? = transfers.transfers[key.id]?.phase else { return false }
+                return attempt == key.attempt
+            }
+            if !running.isEmpty {
+                return Self.replying(.advance(.waitTransfers(running.sorted { ($0.id, $0.attempt) < ($1.id, $1.attempt) })))
+            }
+        }
         guard let next = nextDeadline, next <= target else {
             advancedTo = max(advancedTo, target)
             var actions = advance(to: target)
@@ -624,6 +652,10 @@ package struct DeviceRecorder {
         if !dueTasks.isEmpty { return Self.replying(.advance(.waitTasks(dueTasks.sorted { $0.runID < $1.runID }))) }
         advancedTo = max(advancedTo, next)
         var actions = advance(to: next)
+        if case .moving(let to, var tries) = clockMove, !actions.transferStarts.isEmpty {
+            tries.formUnion(actions.transferStarts.map { TransferTryKey(id: $0.id, attempt: $0.attempt) })
+            clockMove = .moving(to: to, tries: tries)
+        }
         actions.reply = .advance(.fired(to: next))
         return actions
     }

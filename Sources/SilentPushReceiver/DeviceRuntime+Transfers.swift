@@ -57,6 +57,7 @@ extension DeviceRuntime {
     /// Runs one try of a transfer (a child task of `run()`) until it ends or is stopped (its
     /// conditions no longer hold, force-quit, forgotten; nothing is reported then).
     func runTransfer(_ transfer: TransferTry) async {
+        defer { transferTryRecorded(transfer) }
         let start = transfer.start
         let validators = try? await store.lastValidatedTransfer(deviceToken: start.app.device, topic: start.app.topic, url: start.request.url)
         let began = ContinuousClock.now

@@ -68,6 +68,9 @@ package final class DeviceRuntime: PushSink, Sendable {
         var tasks: [UInt64: BackgroundTask] = [:]
         /// The signal that stops each background transfer's running try, by transfer id.
         var transferTries: [UInt64: AsyncSignal] = [:]
+        /// Each transfer's try under way, opened once its end is recorded (or it stopped): what
+        /// a move of the manual clock waits for.
+        var transferTryEnds: [UInt64: (attempt: Int, ended: AsyncLatch)] = [:]
         /// Transfers whose kept files go once their try, stopped, has ended: deleted at once,
         /// a try still unwinding could write or move them after.
         var pendingDiscards: Set<UInt64> = []
@@ -112,6 +115,8 @@ package final class DeviceRuntime: PushSink, Sendable {
     struct TransferTry: Sendable {
         var start: DeviceRecorder.TransferStart
         var stop: AsyncSignal
+        /// Opened once the try is over and its end recorded.
+        var ended: AsyncLatch
     }
 
     /// A fetch for `run()` to start.
@@ -244,7 +249,9 @@ package final class DeviceRuntime: PushSink, Sendable {
         for start in actions.transferStarts {
             let stop = AsyncSignal()
             if let previous = state.transferTries.updateValue(stop, forKey: start.id) { execution.transferStops.append(previous) }
-            execution.transferTries.append(TransferTry(start: start, stop: stop))
+            let ended = AsyncLatch()
+            state.transferTryEnds[start.id] = (start.attempt, ended)
+            execution.transferTries.append(TransferTry(start: start, stop: stop, ended: ended))
         }
         for id in actions.transferDiscards {
             if stopped.contains(id) { state.pendingDiscards.insert(id) } else { execution.transferDiscards.append(id) }
@@ -429,6 +436,22 @@ package final class DeviceRuntime: PushSink, Sendable {
     }
 
     /// The handles of task runs in progress (`ids`; nil: all).
+    /// What opens once each of `tries` is over and its end recorded; none for a try already over.
+    func transferTryEnds(_ tries: [DeviceRecorder.TransferTryKey]) -> [AsyncLatch] {
+        state.withLock { state in
+            tries.compactMap { key in state.transferTryEnds[key.id].flatMap { $0.attempt == key.attempt ? $0.ended : nil } }
+        }
+    }
+
+    /// Transfer try `transfer` is over, its end recorded: a move of the manual clock waiting
+    /// for it goes on.
+    func transferTryRecorded(_ transfer: TransferTry) {
+        state.withLock { state in
+            if state.transferTryEnds[transfer.start.id]?.ended === transfer.ended { state.transferTryEnds[transfer.start.id] = nil }
+        }
+        transfer.ended.open()
+    }
+
     func runningTasks(_ ids: [UInt64]? = nil) -> [BackgroundTask] {
         state.withLock { state in ids.map { $0.compactMap { state.tasks[$0] } } ?? Array(state.tasks.values) }
     }

@@ -1271,6 +1271,33 @@ import Testing
         }
     }
 
+    /// On the manual clock, one move plays a failing transfer's retry schedule: each try at
+    /// its exact device time, each retry a doubled delay after the try before began (60 s, 120 s,
+    /// 240 s, …), not one try per move timed from where the move ended.
+    @Test func oneMoveOfTheManualClockPlaysTheRetriesAtTheirDeviceTimes() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        origin.stop()
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.clock = .manual
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "M", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/file")
+            let first = try #require(try await receiver.waitForTransfers(session: "M") { $0.first?.state == .waiting }.first)
+            // Tries at +0, 60, 180, 420, 900 and 1860 s; the seventh is due at +3780 s.
+            try await receiver.advanceClock(by: .seconds(3600))
+            let moved = try #require(try await receiver.transfers(session: "M").first)
+            #expect(moved.attempts == 6, "\(moved)")
+            guard case .transferRetry(7, let until)? = moved.why else {
+                Issue.record("not waiting for try 7: \(moved)")
+                return
+            }
+            #expect(until == first.handedOverAt.advanced(by: .seconds(3780)), "\(moved)")
+            await client.close()
+        }
+    }
+
     /// An origin nobody listens on fails the try at once, as URLSession ends it with
     /// `NSURLErrorCannotConnectToHost` (not at the request timeout, here 30 s, that the
     /// client's pool retried the connect until), saying so in a few words (it read

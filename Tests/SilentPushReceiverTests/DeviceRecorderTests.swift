@@ -134,9 +134,9 @@ import Testing
     @Test func oneMoveOfTheManualClockAtATime() {
         var recorder = Self.recorder()
         #expect(recorder.beginClockMove(to: Self.at(60)).reply == .done)
-        #expect(recorder.clockMove == .moving(to: Self.at(60)))
+        #expect(recorder.clockMove == .moving(to: Self.at(60), tries: []))
         #expect(recorder.beginClockMove(to: Self.at(120)).reply == .clockBusy)
-        #expect(recorder.clockMove == .moving(to: Self.at(60)), "the refused move changes nothing")
+        #expect(recorder.clockMove == .moving(to: Self.at(60), tries: []), "the refused move changes nothing")
         _ = recorder.endClockMove()
         #expect(recorder.beginClockMove(to: Self.at(120)).reply == .done)
     }
