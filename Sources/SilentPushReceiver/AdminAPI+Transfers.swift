@@ -43,17 +43,33 @@ extension AdminAPI {
         ])
     }
 
+    /// What became of a done transfer's file, and why.
+    private static func doneWords(_ transfer: TransferRecord) -> String {
+        switch (transfer.relaunchRequestID, transfer.fileFate) {
+        case (_?, .moved?): "the app was relaunched for its session and moved the file"
+        case (_?, .deleted?): "the app was relaunched for its session and left the file, which was deleted"
+        case (_?, nil): "the app is relaunched for its session"
+        case (nil, let fate) where !transfer.sessionSendsLaunchEvents:
+            fate == .deleted
+                ? "the session sends no launch events; its file was kept until retention pruned it"
+                : "the session sends no launch events: its file stays in the transfers' directory"
+        case (nil, .deleted?): "the app was force-quit before its session ended: its file was deleted, and no relaunch follows"
+        case (nil, _): "the session's other transfers are not done yet"
+        }
+    }
+
     /// Why a transfer waits, or how it ended, in words.
     static func why(_ transfer: TransferRecord) -> JSONValue {
         switch transfer.state {
-        case .waiting: transfer.why.map(why) ?? whyObject("waiting", "waiting for its conditions", nil)
+        case .waiting:
+            switch transfer.why {
+            // The rule pushes share, in the transfer's words: nothing is held at APNs.
+            case .offline?: whyObject("offline", "waiting: the device is offline; the transfer resumes when the network returns", nil)
+            case let reason?: why(reason)
+            case nil: whyObject("waiting", "waiting for its conditions", nil)
+            }
         case .running: whyObject("running", "try \(transfer.attempts) runs against the origin", nil)
-        case .done:
-            whyObject(
-                "done",
-                transfer.relaunchRequestID == nil
-                    ? "the origin answered in full; the session's other transfers are not done yet"
-                    : "the origin answered in full; the app is relaunched for its session", nil)
+        case .done: whyObject("done", "the origin answered in full; " + doneWords(transfer), nil)
         case .failed: whyObject("failed", transfer.reason ?? "failed", nil)
         case .cancelled: whyObject("cancelled", "the app was force-quit: the system cancels its background transfers", nil)
         }

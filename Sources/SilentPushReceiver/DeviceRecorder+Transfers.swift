@@ -123,6 +123,26 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// Try `attempt` of transfer `id` was stopped because its conditions no longer hold (the
+    /// device went offline, left Wi-Fi, …): the part it kept, `kept` bytes, is what the next
+    /// try resumes from, and its record says so. Nothing when the transfer ended meanwhile
+    /// (force-quit, forgotten) or another try runs.
+    package mutating func transferTryStopped(_ id: UInt64, attempt: Int, kept: Int64, now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        guard let transfer = transfers.transfers[id], transfer.attempts == attempt, case .waiting(let why) = transfer.phase else {
+            return finish(actions)
+        }
+        let error: String =
+            switch why {
+            case .offline: "stopped: the device went offline"
+            case .wifiRequired: "stopped: the device left Wi-Fi, and the transfer does not allow cellular access"
+            case .discretionary: "stopped: a discretionary transfer's conditions no longer hold"
+            default: "stopped"
+            }
+        actions.changes.append(.setTransferCutOff(id: id, error: error, bytes: kept))
+        return finish(actions)
+    }
+
     /// A relaunch's handler ended: what became of each of its files (moved away, or deleted).
     package mutating func settleTransferFiles(_ files: [(id: UInt64, fate: TransferRecord.FileFate)]) -> Actions {
         var actions = Actions()

@@ -81,6 +81,10 @@ extension DeviceRuntime {
         metrics.transferred(bytes: outcome?.received ?? 0)
         // Stopped, or cut by the receiver's stop (the record says running; a restart resumes
         // it). A try that completed first is reported, even as the receiver stops.
+        // A try its conditions stopped keeps its part: the record says how much.
+        if stopped, case .cutOff(_, let kept)? = outcome?.end {
+            modifyStateAndRunActions { recorder, now in recorder.transferTryStopped(start.id, attempt: start.attempt, kept: kept, now: now) }
+        }
         guard let ended = outcome?.end, !stopped else { return }
         if Task.isCancelled {
             guard case .completed = ended else { return }
