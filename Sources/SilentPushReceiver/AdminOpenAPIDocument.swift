@@ -3793,7 +3793,7 @@ enum AdminOpenAPIDocument {
                "string",
                "null"
               ],
-              "description": "Why the last try was cut off (it is retried)."
+              "description": "Why the last try was cut off or stopped (it is retried, or resumed once its conditions hold again)."
              },
              "relaunchRequestId": {
               "type": [
