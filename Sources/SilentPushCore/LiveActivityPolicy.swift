@@ -471,8 +471,8 @@ public struct LiveActivityPolicy: Sendable {
         _ broadcast: Broadcast, now: DeviceInstant, limit: Int = .max, skipping: Set<String> = []
     ) -> [LiveActivityAction] {
         var actions = advance(to: now)
-        guard broadcast.payload.event != .start else {
-            ignore(broadcast.source, nil, .broadcastStart, "a broadcast cannot start a Live Activity", now, &actions)
+        if let ignored = Self.ignores(broadcast: broadcast.payload) {
+            ignore(broadcast.source, nil, ignored, "a broadcast cannot start a Live Activity", now, &actions)
             return actions
         }
         let update = Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload)
@@ -492,6 +492,13 @@ public struct LiveActivityPolicy: Sendable {
             subscribers: skipping.isEmpty ? listening : listening.filter { !skipping.contains($0) }, next: 0)
         reach(fanOut, limit: limit, now: now, into: &actions)
         return actions
+    }
+
+    /// Why every device ignores a broadcast of `payload`, whatever its channel's activities;
+    /// nil when each activity decides ("You can't use broadcast push notifications to start a
+    /// Live Activity").
+    public static func ignores(broadcast payload: LiveActivityPayload) -> LiveActivityIgnored? {
+        payload.event == .start ? .broadcastStart : nil
     }
 
     /// Reaches the next `limit` subscribers of broadcast `source`; nothing when it reached them all.
@@ -651,11 +658,21 @@ public struct LiveActivityPolicy: Sendable {
         if let staleDate = activity.staleDate, staleDate > now { timers.insert(.stale(activity.id), at: staleDate) }
         actions.append(.record(activity, why: why))
         if let source { actions.append(.update(LiveActivityUpdate(source: source, activityID: activity.id, outcome: .applied, why: why, at: now))) }
-        // A channel that keeps its latest message gives it to an activity that subscribes later.
+        // A channel that keeps its latest message gives it to an activity that subscribes later,
+        // judged as any update (one older than the start is ignored, and says so).
         if case .channel(let channel) = activity.subscription, let message = stored[ChannelKey(bundleID: activity.app.bundleID, channel: channel)],
-            message.until > now, activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true
+            message.until > now
         {
+            let first = actions.count
             deliver(message.update, to: activity.id, now: now, into: &actions)
+            let note =
+                " (the channel's kept message, received at \(Self.time(message.receivedAt)): it reaches an activity that subscribes later)"
+            for index in actions.indices[first...] {
+                guard case .update(var decision) = actions[index], decision.source == message.update.source, decision.activityID == activity.id
+                else { continue }
+                decision.why += note
+                actions[index] = .update(decision)
+            }
         }
     }
 

@@ -67,10 +67,19 @@ extension AdminAPI {
             ("channel", .string(broadcast.channelID.text)), ("priority", .int(Int64(broadcast.priority.rawValue))),
             ("expiration", .int(broadcast.expiration)), ("receivedAt", .string(time(broadcast.receivedAt))),
             ("payload", .string(String(validating: broadcast.payload, as: UTF8.self))),
-            // Why it reached no activity, when ActivityKit cannot read it: the same words a
-            // push to a token gets in its fate.
-            ("ignored", .string(LiveActivityPayload.problem(in: broadcast.payload).map { DropReason.liveActivityPayload($0).description })),
+            // Why it reached no activity, when ActivityKit cannot read it or no device takes
+            // it (a start): the same words a push to a token gets in its fate.
+            ("ignored", .string(ignoredWords(broadcast.payload))),
         ])
+    }
+
+    /// Why a broadcast of `payload` reached no activity, as a push's fate says it; nil when
+    /// each activity decided.
+    static func ignoredWords(_ payload: [UInt8]) -> String? {
+        switch LiveActivityPayload.parse(payload) {
+        case .failure(let problem): DropReason.liveActivityPayload(problem).description
+        case .success(let parsed): LiveActivityPolicy.ignores(broadcast: parsed).map { DropReason.liveActivity($0).description }
+        }
     }
 
     /// Activities as the admin API shows them, their update decisions read in one go.
@@ -83,6 +92,11 @@ extension AdminAPI {
     private func startActivity(_ token: String, topic: String, body: ByteBuffer) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
+        // An app starts its activities under its bundle id: a channel's bundle id has no suffix.
+        guard APNsPushType.alert.accepts(topic: topic) else {
+            return Self.error(
+                .unprocessableContent, "\(topic) is a push type's topic: start the activity under the app's bundle id (without .push-type.…)")
+        }
         var attributesType: String?
         var attributes = "{}"
         var contentState = "{}"

@@ -18,7 +18,7 @@ extension DeviceRuntime {
         let bundleID = DeviceRecorder.bundleID(of: push.topic)
         var livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
-            newActivityID: UUID().uuidString, newToken: newActivityToken(inShardOf: push.deviceToken))
+            newActivityID: ActivityID.next(), newToken: newActivityToken(inShardOf: push.deviceToken))
         let systemNow = DeviceClock.systemNow
         // Looked up before the step: the channel table's lock is not taken under the runtime's.
         let inputChannelExists = payload.inputPushChannel.map { channels?.exists($0, bundleID: bundleID) ?? false } ?? true
@@ -173,7 +173,7 @@ extension DeviceRuntime {
     package func startActivity(
         app: LiveActivityApp, attributesType: String, attributes: String, contentState: String, channel: ChannelID?
     ) async throws -> LiveActivity {
-        let id = UUID().uuidString
+        let id = ActivityID.next()
         let subscription: LiveActivity.Subscription = channel.map { .channel($0) } ?? .token(newActivityToken(inShardOf: app.device))
         let exists = channel.map { channels?.exists($0, bundleID: app.bundleID) ?? false } ?? true
         let reply = try await committing { recorder, now, completion in

@@ -439,6 +439,28 @@ import Testing
         #expect(Self.updates(none).isEmpty, "a broadcast with no storage replaces nothing later subscribers get")
     }
 
+    /// A start that subscribes to a channel gets the channel's kept message judged as any
+    /// update: one as new as the start applies, one older is ignored; both decisions say
+    /// it was the channel's kept message.
+    @Test(arguments: [(Int64(70), LiveActivityUpdate.Outcome.applied), (Int64(10), .ignored(.olderTimestamp))])
+    func aStartOnAChannelIsGivenItsKeptMessageJudgedAsAnyUpdate(kept: Int64, outcome: LiveActivityUpdate.Outcome) throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = policy.broadcast(Self.broadcast("R1", timestamp: kept, storedUntil: Self.at(8 * 3600)), now: Self.at(kept))
+        let start = policy.receive(
+            Self.push("P1", to: Self.app.pushToStartToken, Self.payload(.start, timestamp: 70, inputChannel: Self.channel)),
+            channelExists: { _ in true }, now: Self.at(100))
+        let updates = Self.updates(start)
+        #expect(updates.map(\.source) == ["P1", "R1"], "\(updates)")
+        #expect(updates.last?.outcome == outcome, "\(updates)")
+        #expect(updates.last?.why.contains("the channel's kept message, received at") == true, "\(updates)")
+    }
+
+    /// A broadcast start reaches no activity, for a reason the broadcast's record can show.
+    @Test func everyDeviceIgnoresABroadcastStart() {
+        #expect(LiveActivityPolicy.ignores(broadcast: Self.payload(.start)) == .broadcastStart)
+        #expect(LiveActivityPolicy.ignores(broadcast: Self.payload(.update)) == nil)
+    }
+
     @Test func forgettingADeviceForgetsItsActivitiesAndTheirTokensOnly() throws {
         var policy = LiveActivityPolicy(settings: .unthrottled)
         _ = try policy.start(

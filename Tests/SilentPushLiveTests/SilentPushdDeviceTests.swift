@@ -401,6 +401,25 @@ import Testing
         #expect(metrics[#"silentpush_push_fates_total{fate="delivered"}"#] == 1)
     }
 
+    /// Activities that began at one device instant list in the order they began (the newest
+    /// last, as `limit` and `pushsend expect` read it); one asked for under a push type's
+    /// topic is refused, naming the bundle id to use.
+    @Test func activitiesOfOneInstantListInTheOrderTheyBegan() async throws {
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let path = "/v1/devices/\(SamplePush.deviceToken)/apps/com.example.app/activities"
+        let names = (1...8).map { "T\($0)" }
+        for name in names {
+            #expect(try await SilentPushdDeviceTests.admin(admin, "POST", path, body: #"{"attributesType": "\#(name)"}"#).status == 201)
+        }
+        let listed = try await SilentPushdDeviceTests.admin(admin, "GET", path).json["activities"] as? [[String: Any]] ?? []
+        #expect(listed.compactMap { $0["attributesType"] as? String } == names, "\(listed)")
+        let refused = try await SilentPushdDeviceTests.admin(
+            admin, "POST", "/v1/devices/\(SamplePush.deviceToken)/apps/com.example.app.push-type.liveactivity/activities",
+            body: #"{"attributesType": "T"}"#)
+        #expect(refused.status == 422 && (refused.json["error"] as? String)?.contains("under the app's bundle id") == true, "\(refused)")
+    }
+
     @Test func expiriesAndDropsAreCountedByReason() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
         defer { process.signal(SIGKILL) }
