@@ -29,9 +29,11 @@ package enum ActivityID {
         let tail = random.next() as UInt64
         for index in 8..<16 { bytes[index] = UInt8(truncatingIfNeeded: tail >> (8 * UInt64(15 - index))) }
         bytes[8] = 0x80 | (bytes[8] & 0x3F)
-        return UUID(uuid: (
-            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-        )).uuidString
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        ).uuidString
     }
 }
