@@ -24,11 +24,16 @@ package final class ChannelEndpoint: H2Service {
     }
 
     private static let requestIDName = RequestIDHeader.name
+    /// The headers a channel request may not give twice.
+    private static let once = ["apns-channel-id", RequestIDHeader.name, "authorization"]
 
     package func handle(_ request: H2Request, writer: H2ResponseWriter) {
         let header = RequestIDHeader(request, generate: newRequestID)
         let requestID = header.id
         do throws(APNsReason) {
+            // As the provider API: a header that names the channel, the request or the
+            // credentials may come once (which of two channels would a DELETE delete?).
+            guard Self.once.allSatisfy({ request.headers.count(of: $0) <= 1 }) else { throw .duplicateHeaders }
             guard header.given != .invalid else { throw .badMessageId }
             let route = ChannelRoute(method: request.method, path: request.path)
             guard let bundleID = route.bundleID else { throw route == .methodNotAllowed ? .methodNotAllowed : .badPath }

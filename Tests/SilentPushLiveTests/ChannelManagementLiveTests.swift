@@ -113,6 +113,10 @@ import Testing
                 ("GET", "/1/apps/\(Self.app)/channels", ["apns-channel-id: not*base64"], nil, nil, 400, "BadChannelId"),
                 ("DELETE", "/1/apps/\(Self.app)/channels", ["apns-channel-id: dHN0LXNyY2gtY2hubA=="], nil, nil, 400, "ChannelNotRegistered"),
                 (
+                    "DELETE", "/1/apps/\(Self.app)/channels", ["apns-channel-id: dHN0LXNyY2gtY2hubA==", "apns-channel-id: b3RoZXItY2hhbm5lbA=="], nil,
+                    nil, 400, "DuplicateHeaders"
+                ),
+                (
                     "POST", "/1/apps/\(Self.app)/channels", [], #"{"message-storage-policy": 3, "push-type": "LiveActivity"}"#, nil, 400,
                     "BadRequestParams"
                 ),
