@@ -193,7 +193,9 @@ public final class H2ServerSession {
 
     /// Answers `streamID`. Ignored when the stream is gone or already answered.
     public func respond(streamID: Int32, response: H2Response) {
-        guard let stream = stream(streamID), stream.phase.respond(body: response.body) else { return }
+        guard let stream = stream(streamID) else { return }
+        let body = stream.phase.isHeadRequest ? [] : response.body
+        guard stream.phase.respond(body: body) else { return }
         let headers = response.headers
         let status = max(100, min(999, response.status))
         let result: Int32 = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 10) { statusField in
@@ -214,7 +216,7 @@ public final class H2ServerSession {
                             namelen: Int(entry.nameLength), valuelen: Int(entry.valueLength),
                             flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
                     }
-                    if response.body.isEmpty {
+                    if body.isEmpty {
                         return nghttp2_submit_response(session, streamID, nva.baseAddress, nva.count, nil)
                     }
                     var provider = nghttp2_data_provider(

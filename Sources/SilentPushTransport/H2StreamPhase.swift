@@ -180,6 +180,17 @@ package enum H2StreamPhase: Equatable {
         }
     }
 
+    /// Whether the request is a HEAD, whose answer carries no content (RFC 9110 §9.3.2): its
+    /// body is not sent, whatever the delegate answers.
+    package var isHeadRequest: Bool {
+        switch self {
+        case .receiving(let request), .headersTooLarge(let request), .awaitingAnswer(let request), .answered(let request, _),
+            .refused(.unanswered(let request, _)), .refused(.answering(let request, _, _)):
+            request.method == "HEAD"
+        default: false
+        }
+    }
+
     /// The delegate answers with a body of `body` (empty: none). Returns whether to send the
     /// answer (a stream answered once, or reset, takes no other).
     package mutating func respond(body: [UInt8]) -> Bool {

@@ -62,6 +62,21 @@ import Testing
         }
     }
 
+    /// A HEAD is answered with the status and headers its GET or POST would have, and no
+    /// content (RFC 9110 §9.3.2): curl and nghttp read it cleanly (a body made them reset the
+    /// stream with PROTOCOL_ERROR).
+    @Test func aHeadRequestIsAnsweredWithoutContent() async throws {
+        try await withReceiver { receiver in
+            let url = "http://127.0.0.1:\(receiver.h2cPort!)\(SamplePush.path)"
+            let curl = try await PeerProcess.run("curl", ["-sS", "--http2-prior-knowledge", "-I", url])
+            #expect(curl.status == 0, "\(curl.errorOutput)")
+            #expect(curl.output.hasPrefix("HTTP/2 405"), "\(curl.output)")
+            let nghttp = try await PeerProcess.run("nghttp", ["-v", "-H", ":method: HEAD", url])
+            #expect(nghttp.status == 0, "\(nghttp.output)\(nghttp.errorOutput)")
+            #expect(!nghttp.output.contains("recv DATA") && !nghttp.output.contains("PROTOCOL_ERROR"), "\(nghttp.output)")
+        }
+    }
+
     @Test func aTLSClientThatOffersNoALPNIsServedH2() async throws {
         try await withReceiver { receiver in
             let result = try await PeerProcess.run(
