@@ -30,7 +30,7 @@ extension AdminAPI {
             let list = try await device.activities(device: token, bundleID: topic)
             return Self.respond(.ok, .object([("activities", .array(try await activitiesJSON(list)))]))
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 
@@ -134,7 +134,7 @@ extension AdminAPI {
                 .unprocessableContent,
                 "channel \(channel?.text ?? "") is not a channel of \(topic) in this environment (create it with POST /1/apps/\(topic)/channels)")
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 

@@ -17,22 +17,31 @@ extension AdminAPI {
             guard let membership = cluster else { throw AdminError(.notFound, Self.notClustered) }
             let configuration = membership.configuration
             let owned = (membership.runtime.ownedShards ?? []).sorted()
-            let members = try await membership.store.clusterMembers()
+            // The store down, this receiver still says what it holds (nothing, once its session ended).
+            var storeError: String?
+            let members: [ClusterMemberRecord]?
+            do {
+                members = try await membership.store.clusterMembers()
+            } catch {
+                (members, storeError) = (nil, "\(error)")
+            }
             return .object([
                 ("name", .string(configuration.name)), ("shards", .int(Int64(configuration.shards))),
                 ("claimIntervalMs", .int(configuration.claimInterval.nanosecondCount / 1_000_000)),
                 ("owned", .array(owned.map { .int(Int64($0)) })),
-                ("store", .string(membership.store.clusterStoreDescription)),
+                ("store", .string(membership.store.clusterStoreDescription)), ("storeError", .string(storeError)),
                 (
                     "members",
-                    .array(
-                        members.map { member in
-                            .object([
-                                ("name", .string(member.name)), ("session", .int(Int64(member.session))),
-                                ("joinedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: member.joinedAt))),
-                                ("shards", .array(member.shards.map { .int(Int64($0)) })),
-                            ])
-                        })
+                    members.map { members in
+                        .array(
+                            members.map { member in
+                                .object([
+                                    ("name", .string(member.name)), ("session", .int(Int64(member.session))),
+                                    ("joinedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: member.joinedAt))),
+                                    ("shards", .array(member.shards.map { .int(Int64($0)) })),
+                                ])
+                            })
+                    } ?? .null
                 ),
             ])
         }

@@ -73,7 +73,7 @@ extension AdminAPI {
         } catch let stopping as DeviceStopping {
             return Self.error(.serviceUnavailable, stopping.description)
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 
@@ -123,7 +123,7 @@ extension AdminAPI {
             let pending = try await device.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
             return Self.respond(.ok, .object([("requests", .array(pending.map(Self.json)))]))
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 
@@ -136,7 +136,7 @@ extension AdminAPI {
             if let identifier, count == 0 { return Self.error(.notFound, "no request \(identifier) is pending for \(topic) on this device") }
             return Self.respond(.ok, .object([("cancelled", .int(Int64(count)))]))
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 
@@ -159,7 +159,7 @@ extension AdminAPI {
             let run = try await device.taskRuns(device: token, topic: topic, limit: 50).first { $0.identifier == identifier }
             return Self.respond(.ok, run.map { Self.json($0) } ?? .object([]))
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 

@@ -268,19 +268,30 @@ package struct AdminAPI: Sendable {
             if let etag = record.etag { headers[.eTag] = etag }
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
+        }
+    }
+
+    /// A store that failed a request: 503 when it cannot be reached now (PostgreSQL down, a
+    /// cluster's store session ended, the store closing), which passes once it is back; 500
+    /// for any other failure.
+    static func storeFailure(_ error: any Error) -> Response {
+        switch error as? PushStoreError {
+        case .cannotOpen?, .sessionEnded?, .closed?:
+            Self.error(.serviceUnavailable, "the store cannot be reached now: \(error); try again once it is back (no restart needed)")
+        default: Self.error(.internalServerError, "store: \(error)")
         }
     }
 
     /// `200` with what `body` makes, or the status and message of what it threw (a store
-    /// failure is a 500).
+    /// failure is a 503 or a 500: `storeFailure`).
     static func answering(_ body: () async throws -> JSONValue) async -> Response {
         do {
             return respond(.ok, try await body())
         } catch let error as AdminError {
             return Self.error(error.status, error.message)
         } catch {
-            return Self.error(.internalServerError, "store: \(error)")
+            return Self.storeFailure(error)
         }
     }
 

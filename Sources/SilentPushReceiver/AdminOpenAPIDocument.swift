@@ -329,6 +329,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -370,6 +373,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -479,6 +485,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -526,6 +535,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -578,6 +590,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -637,6 +652,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -1250,6 +1268,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -1299,6 +1320,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -1754,6 +1778,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -1826,6 +1853,9 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "$ref": "#/components/responses/StoreUnavailable"
              }
             }
            }
@@ -2218,7 +2248,8 @@ enum AdminOpenAPIDocument {
                   "claimIntervalMs",
                   "owned",
                   "store",
-                  "members"
+                  "members",
+                  "storeError"
                  ],
                  "properties": {
                   "name": {
@@ -2243,8 +2274,18 @@ enum AdminOpenAPIDocument {
                   "store": {
                    "type": "string"
                   },
+                  "storeError": {
+                   "type": [
+                    "string",
+                    "null"
+                   ],
+                   "description": "Why the store cannot be read now (its members are then null); null when it can."
+                  },
                   "members": {
-                   "type": "array",
+                   "type": [
+                    "array",
+                    "null"
+                   ],
                    "items": {
                     "type": "object",
                     "required": [
@@ -2529,6 +2570,16 @@ enum AdminOpenAPIDocument {
            },
            "ClusterUnavailable": {
             "description": "A receiver of a cluster (`--cluster-shards`) cannot answer this now, with `detail`\nsaying why: the device is in a shard another receiver owns (named; through the\ncluster's proxy the request reaches it), a change for the whole cluster was not made\nby every receiver, or the store cannot be read; or (any receiver) a task submitted\nwhile the receiver shuts down.\n",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "StoreUnavailable": {
+            "description": "The store cannot be reached now (PostgreSQL down or unreachable, a cluster's store\nsession ended, the store closing): `detail` says why. Try again once it is back; the\nreceiver needs no restart.\n",
             "content": {
              "application/problem+json": {
               "schema": {

@@ -65,12 +65,13 @@ extension DeviceRuntime {
             channels: channels, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }
+        let remedy = store.unwritableRemedy
         store.observeWritability { [logger] writable, error in
             if writable {
                 logger.notice("the store takes writes again: pushes are accepted")
             } else {
                 logger.error(
-                    "the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (free disk space or make it writable; no restart needed)",
+                    "the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (\(remedy); no restart needed)",
                     metadata: [
                         "error": "\(error.map { "\($0)" } ?? "-")"
                     ])

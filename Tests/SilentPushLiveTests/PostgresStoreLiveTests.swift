@@ -75,6 +75,14 @@ import Testing
             let readiness = try await SilentPushdDeviceTests.admin(admin, "GET", "/readyz")
             #expect(readiness.status == 503, "\(readiness.json)")
             #expect(!"\(readiness.json)".contains(PostgresServer.password))
+            // The records cannot be read now: 503, a retry passes once the store is back.
+            let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats")
+            #expect(stats.status == 503, "\(stats.json)")
+            if !cluster.isEmpty {
+                // The cluster as this receiver holds it, and why its peers cannot be read.
+                let state = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/cluster")
+                #expect(state.status == 200 && state.json["storeError"] is String && state.json["members"] is NSNull, "\(state.json)")
+            }
             // Down for a few claim intervals: still refused, nothing answered 200.
             let acceptedWhileDown = accepted.count
             _ = try await push(until: { _ in false }, within: .seconds(2))
@@ -99,6 +107,7 @@ import Testing
             let stopped = await process.wait(timeout: .seconds(20))
             #expect(stopped.status == 0, "\(stopped.errorOutput)")
             #expect(!stopped.errorOutput.contains(PostgresServer.password), "a log line holds the password")
+            #expect(stopped.errorOutput.contains("check that PostgreSQL is up and reachable"), "\(stopped.errorOutput)")
         }
     }
 
