@@ -180,8 +180,22 @@ final class PostgresEngine: StoreEngine {
     private static func takeOwnerLock(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) -> EventLoopFuture<Void> {
         let lock: EventLoopFuture<PostgresQueryResult> = connection.query("SELECT pg_try_advisory_lock(\(ownerLock))", logger: logger)
         return lock.flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
-            .flatMapThrowing { result in
-                guard try result.rows.first?.decode(Bool.self) == true else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+            .flatMap { result in
+                guard (try? result.rows.first?.decode(Bool.self)) != true else { return connection.eventLoop.makeSucceededVoidFuture() }
+                // Held: by a running cluster's members (who share it), or by another receiver.
+                let members = connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT shards FROM cluster WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
+                                AND classid = \(memberClass) AND objsubid = 2 AND granted)
+                            """), logger: logger)
+                return members.flatMapThrowing { rows in
+                    guard let shards = try rows.rows.first?.decode(Int64.self) else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+                    throw PushStoreError.usedByCluster(path: url.description, shards: Int(clamping: shards))
+                }.flatMapErrorThrowing { error in
+                    if error is PushStoreError { throw error }
+                    throw PushStoreError.inUse(path: url.description, pid: nil)
+                }
             }
     }
 
@@ -207,6 +221,7 @@ final class PostgresEngine: StoreEngine {
         switch error.code {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection to PostgreSQL ended"
         case .connectionError: return "cannot connect to PostgreSQL"
+        case .sslUnsupported: return "the PostgreSQL server does not take TLS connections (drop sslmode=require, or turn on ssl in the server)"
         default: return "\(error.code)"
         }
     }

@@ -422,6 +422,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     /// The cluster's store has `found` shards, and a receiver of it is running; this one was
     /// given `given`.
     case shardCountDiffers(path: String, found: Int, given: Int)
+    /// A running cluster of `shards` shards shares the store: a receiver that stands alone
+    /// cannot own it.
+    case usedByCluster(path: String, shards: Int)
     /// The cluster's running receivers run on the manual clock (`runningManual`) or the
     /// system one, and this one on the other: a cluster has one clock.
     case clockDiffers(path: String, runningManual: Bool)
@@ -442,6 +445,8 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
         case .sessionEnded: "the store session that held this receiver's shards ended; it joins the cluster again"
         case .shardCountDiffers(let path, let found, let given):
             "the cluster on '\(path)' has \(found) shards and a receiver running; --cluster-shards \(given) differs (give every receiver the same count, or stop them all to change it)"
+        case .usedByCluster(let path, let shards):
+            "the store '\(path)' is used by a running cluster of \(shards) shards; give this receiver --cluster-shards \(shards) to join it, or another --store"
         case .clockDiffers(let path, let runningManual):
             "the cluster on '\(path)' has receivers running on the \(runningManual ? "manual" : "system") clock, and this one runs on the \(runningManual ? "system" : "manual") one (give every receiver the same --clock: a cluster has one clock)"
         case .idOutOfRange(let table, let id):

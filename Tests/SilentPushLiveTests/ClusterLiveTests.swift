@@ -620,6 +620,7 @@ import Testing
         for (arguments, text) in [
             (["--store", url, "--cluster-shards", "4"], "--cluster-shards 4 differs"),
             (["--store", url, "--cluster-shards", "8", "--clock", "manual"], "give every receiver the same --clock"),
+            (["--store", url], "is used by a running cluster of 8 shards; give this receiver --cluster-shards 8 to join it"),
             (
                 ["--store", "postgres://silentpush:\(PostgresServer.password)@127.0.0.1:\(nowhere)/nowhere", "--cluster-shards", "8"],
                 "postgres://silentpush@127.0.0.1:\(nowhere)/nowhere"

@@ -151,5 +151,7 @@ import Testing
             nobody, containing: "'postgres://silentpush@127.0.0.1:\(port)/nowhere': cannot connect to PostgreSQL: connection refused (check --store)")
         #expect(!nobody.errorOutput.contains("errno") && !nobody.errorOutput.contains("SingleConnectionFailure"), "\(nobody.errorOutput)")
         expectOneLine(try await start("postgres://silentpush:\(PostgresServer.password)@127.0.0.1:99999/x"), containing: "--store")
+        // TLS asked of a server that has none: said in words, not as postgres-nio's code.
+        expectOneLine(try await start(url + "?sslmode=require"), containing: "the PostgreSQL server does not take TLS connections")
     }
 }
