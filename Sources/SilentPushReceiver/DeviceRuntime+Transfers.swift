@@ -17,13 +17,14 @@ extension DeviceRuntime {
                 if inspect({ $0.transfers.isAtCap(TransferPolicy.App(device: app.device, topic: app.topic)) }) { throw .tooMany }
                 try transferClient.takeUploadCopy(of: path, for: id)
             } catch {
-                refuseTransfer(error, request: .init(request), app: app, source: source)
+                refuseTransfer(error, request: .init(request), app: app, source: source, id: id)
                 throw error
             }
         }
         let reply = modifyStateAndRunActions { recorder, now in recorder.handOver(request, id: id, app: app, source: source, now: now) }
         if case .transferRefused(let refusal) = reply {
             if request.fromFile != nil { transferClient.discard(id) }
+            logRefusal(refusal, id: id, session: request.session, app: app)
             throw refusal
         }
         logger.debug(
@@ -37,11 +38,25 @@ extension DeviceRuntime {
 
     /// A handler of `app` handed over something the device refuses (`request`: what of it
     /// could be read). Recorded with the wake or run.
-    func refuseTransfer(_ refusal: TransferRefusal, request: DeviceRecorder.RefusedRequest, app: AppKey, source: DeviceRecorder.TransferSource) {
-        let id = nextTransferID.add(1, ordering: .relaxed).oldValue
+    /// `id`: the one the hand-over already took, if it did.
+    func refuseTransfer(
+        _ refusal: TransferRefusal, request: DeviceRecorder.RefusedRequest, app: AppKey, source: DeviceRecorder.TransferSource, id: UInt64? = nil
+    ) {
+        let id = id ?? nextTransferID.add(1, ordering: .relaxed).oldValue
         modifyStateAndRunActions { recorder, now in
             recorder.refuseTransfer(refusal, id: id, app: app, source: source, request: request, now: now)
         }
+        logRefusal(refusal, id: id, session: request.session, app: app)
+    }
+
+    /// A refused hand-over, in the log as in its record (its URL left out: it may carry a secret).
+    private func logRefusal(_ refusal: TransferRefusal, id: UInt64, session: String?, app: AppKey) {
+        logger.notice(
+            "transfer refused: \(refusal.rawValue)",
+            metadata: [
+                "transfer.id": "\(id)", "transfer.session": "\(session ?? "-")", "device.token": Self.shortened(app.device),
+                "app.topic": "\(app.topic)",
+            ])
     }
 
     /// What a handler of `app` hands transfers over through.

@@ -137,12 +137,17 @@ public struct HTTPFetchHandler: FetchHandler {
     static func handOverTransfers(in body: ByteBuffer, to context: FetchContext?) {
         guard let context, body.readableBytesView.first(where: { $0 > 0x20 }) == UInt8(ascii: "{") else { return }
         let bytes = Array(body.readableBytesView)
+        var notAnArray = false
         let transfers: [String]? = bytes.withUnsafeBufferPointer { buffer in
             var scanner = JSONScanner(buffer)
             var transfers: [String] = []
             do {
                 try scanner.readObject { scanner, key in
-                    guard key == "transfers", try scanner.peek() == .array else { return try scanner.skipValue() }
+                    guard key == "transfers" else { return try scanner.skipValue() }
+                    guard try scanner.peek() == .array else {
+                        notAnArray = true
+                        return try scanner.skipValue()
+                    }
                     try scanner.readArray { transfers.append(try $0.readRawValue()) }
                 }
                 try scanner.expectEnd()
@@ -151,7 +156,9 @@ public struct HTTPFetchHandler: FetchHandler {
                 return nil
             }
         }
-        transfers.map(context.startBackgroundTransfers)
+        guard let transfers else { return }
+        if notAnArray { context.refuseTransfersNotAnArray() }
+        context.startBackgroundTransfers(transfers)
     }
 
     private func keep(_ body: [UInt8], of response: HTTPClientResponse, url: String, wake: Wake, previous: ContentRecord?) async throws -> FetchResult

@@ -822,6 +822,24 @@ import Testing
         }
     }
 
+    /// An http handler's answer whose `transfers` is not an array hands nothing over, and says
+    /// so in a refused transfer of its wake (it was silently taken as the origin's content).
+    @Test func anHTTPHandlersTransfersThatAreNotAnArrayAreRefused() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try origin.write("manifest", #"{"transfers":{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"}}"#)
+        try await Receiver.withTesting({
+            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/feed/manifest"))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            let refused = try await receiver.waitForTransfers { !$0.isEmpty }
+            #expect(refused.map(\.reason) == ["refused: " + TransferRefusal.transfersNotAnArray.rawValue], "\(refused)")
+            #expect(refused.first?.state == .failed && refused.first?.wakeID != nil, "\(refused)")
+            await client.close()
+        }
+    }
+
     /// A second transfer of a URL asks with the validators the first got; a 304 hands the app
     /// the body kept then. An origin that sends an ETag is asked with `If-None-Match`, one
     /// that sends only `Last-Modified` with `If-Modified-Since`.
