@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import SilentPushCore
 
 /// `--fetch-exec "COMMAND"`: each wake runs COMMAND with `/bin/sh -c` in a process
@@ -73,6 +74,9 @@ public struct ExecFetchHandler: FetchHandler {
         return true
     }
 
+    /// Where a task command's failure is said (its exit status and last line of stderr).
+    private static let logger = Logger(label: "silentpushd.device")
+
     public func runTask(_ task: BackgroundTask) async {
         // SIGTERM, on cancellation, is the command's expiration handler.
         task.expirationHandler = {}
@@ -88,6 +92,12 @@ public struct ExecFetchHandler: FetchHandler {
             }
         } catch {
             return task.setTaskCompleted(success: false)
+        }
+        // A run's record says only failed: why, for the team reading the log.
+        if outcome.termination != .exited(0), outcome.termination != .signaled(SIGKILL) {
+            Self.logger.notice(
+                "task handler failed: \(Self.result(of: outcome).reason ?? "")",
+                metadata: ["task.run_id": "\(task.runID)", "task.identifier": "\(task.identifier)"])
         }
         switch outcome.termination {
         case .exited(let status): task.setTaskCompleted(success: status == 0)

@@ -39,4 +39,33 @@ import Testing
         let log = await receiver.wait().errorOutput
         #expect(log.split(separator: "\n").contains { $0.contains("debug") && $0.contains("fetch handler stderr") && $0.contains("the end") })
     }
+
+    /// A task command that fails (a crash, a non-zero exit) leaves its run `failed`; the log
+    /// says why, with its exit status and the last line of its stderr.
+    @Test func aFailingTaskCommandIsLoggedWithItsExitStatusAndStderr() async throws {
+        let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a"], "backgroundModes": ["fetch"]}}}"#
+        let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let command = #"echo "SyntaxError: invalid syntax" >&2; exit 3"#
+        let (receiver, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual", "--fetch-exec", command])
+        var stopped = false
+        defer { if !stopped { receiver.signal(SIGKILL) } }
+        let tasks = "/v1/devices/" + String(repeating: "ab", count: 32) + "/apps/com.example.app/tasks"
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", tasks, body: #"{"identifier": "a", "kind": "refresh"}"#).status == 201)
+        // Launched now, unless the device launched it already (then there is none to launch: 404).
+        let launched = try await SilentPushdDeviceTests.admin(admin, "POST", tasks + "/a/simulate-launch", body: "{}")
+        #expect([200, 404].contains(launched.status), "\(launched)")
+        var outcome: String?
+        for _ in 0..<100 where outcome == nil {
+            let runs = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/task-runs").json["runs"] as? [[String: Any]]
+            outcome = runs?.first?["outcome"] as? String
+            if outcome == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(outcome == "failed")
+        receiver.signal(SIGTERM)
+        stopped = true
+        let log = await receiver.wait().errorOutput
+        #expect(log.contains("task handler failed: exit 3: SyntaxError: invalid syntax"), "\(log)")
+    }
 }
