@@ -227,7 +227,12 @@ package struct PushExpectation: Sendable {
                 return ISO8601Timestamp.millisecondsSinceEpoch(parsing: text).flatMap { $0 > now ? $0 : nil }
             }.min()
         var counts: [String: Int] = [:]
-        for state in states { counts[state, default: 0] += 1 }
+        for transfer in transfers {
+            let state = transfer["state"] as? String ?? ""
+            // Asked about files: a done one says what became of its file.
+            let key = file != nil && state == "done" ? "\(state) (file \(transfer["file"] as? String ?? "not settled yet"))" : state
+            counts[key, default: 0] += 1
+        }
         let summary = counts.keys.sorted().map { "\(counts[$0]!) \($0)" }.joined(separator: ", ")
         let waiting = transfers.first { $0["state"] as? String == "waiting" }.flatMap { ($0["why"] as? [String: Any])?["text"] as? String }
         let line =

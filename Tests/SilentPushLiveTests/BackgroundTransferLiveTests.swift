@@ -146,6 +146,12 @@ import Testing
             #expect(done.first?.fileFate == .deleted, "\(done)")
             let path = try #require(relaunches.all.first?.files.first?.path)
             #expect(!FileManager.default.fileExists(atPath: path))
+            // pushsend expect --file moved says what it saw of the file.
+            let expected = try await PushSendExpectTests.pushsend([
+                "expect", "--admin", "http://127.0.0.1:\(try #require(receiver.adminPort))", "--device", Self.device, "--session", "S2",
+                "--transfer", "done", "--file", "moved",
+            ])
+            #expect(expected.status == 1 && expected.output.contains("1 transfer: 1 done (file deleted)"), "\(expected.output)\(expected.errorOutput)")
             await client.close()
         }
     }
