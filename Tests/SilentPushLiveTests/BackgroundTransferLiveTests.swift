@@ -151,7 +151,8 @@ import Testing
                 "expect", "--admin", "http://127.0.0.1:\(try #require(receiver.adminPort))", "--device", Self.device, "--session", "S2",
                 "--transfer", "done", "--file", "moved",
             ])
-            #expect(expected.status == 1 && expected.output.contains("1 transfer: 1 done (file deleted)"), "\(expected.output)\(expected.errorOutput)")
+            #expect(
+                expected.status == 1 && expected.output.contains("1 transfer: 1 done (file deleted)"), "\(expected.output)\(expected.errorOutput)")
             await client.close()
         }
     }
