@@ -122,7 +122,12 @@ global
 
 defaults
     mode http
-    timeout connect 2s
+    # A receiver killed: a request on its way is tried again after min(timeout connect, 1 s),
+    # at most twice, and sent to another server of the backend (the shard's new owner, once
+    # its check passes), then answered 503: about a second, not three (HAProxy's defaults).
+    timeout connect 500ms
+    retries 2
+    option redispatch 1
     timeout client 120s
     timeout server 120s
     timeout check 1s
@@ -135,6 +140,8 @@ frontend apns
     bind 127.0.0.1:$H2C_PORT proto h2
     use_backend shard%[path,field(4,/),lower,crc32,mod($SHARDS)] if { path_beg /3/device/ }
     default_backend apns-any
+    # The proxy's own 503 has an apns-id, as every APNs answer does.
+    http-after-response set-header apns-id %[uuid(4)] if { status 503 } !{ res.hdr(apns-id) -m found }
 
 # Channels and broadcasts reach every receiver's devices from any receiver.
 frontend channels
