@@ -70,4 +70,20 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
     /// The receiver restarted while the push waited (for budget, its opportunity, or an
     /// offline device): what waited is not kept across a restart.
     case receiverRestarted
+
+    /// What it means for the push, and what to change, in words.
+    public var advice: String {
+        switch self {
+        case .activityEnded: "the activity had ended; the system ignores its pushes after the end"
+        case .olderTimestamp: "its aps.timestamp is older than what the activity shows; send a newer timestamp"
+        case .startToUpdateToken: "a start sent to an activity's update token; send starts to the app's push-to-start token"
+        case .notAStart: "an update or end sent to the push-to-start token; send it to the activity's update token"
+        case .broadcastStart: "a broadcast cannot start a Live Activity; start it with a push to the push-to-start token"
+        case .unknownToken: "no activity or push-to-start token of this device has this token (never issued, or its activity is gone)"
+        case .unknownChannel: "its input-push-channel is not a channel of the app; create the channel first"
+        case .offlineNotStored: "the device was offline and APNs kept nothing for it"
+        case .offlineExpired: "APNs kept it for the offline device until its expiration, which passed before the device came back"
+        case .receiverRestarted: "the receiver restarted while it waited; what waited is not kept across a restart"
+        }
+    }
 }

@@ -78,6 +78,11 @@ import Testing
             let updatesC = try await receiver.device.activityUpdates(activityC.id)
             #expect(updatesC.last?.outcome == .ignored(.olderTimestamp))
             #expect(updatesC.last?.why.contains("older than the last applied") == true)
+            // The push's own record says what to change.
+            let record = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/pushes/\(older)")
+            let why = (record.json["why"] as? [String: Any])?["text"] as? String
+            #expect(why == "dropped: Live Activity: olderTimestamp (" + LiveActivityIgnored.olderTimestamp.advice + ")", "\(record.json)")
+            #expect(why?.contains("send a newer timestamp") == true)
 
             // A late subscriber, D, gets the channel's stored message.
             let late = try await receiver.device.startActivity(
