@@ -49,11 +49,8 @@ extension AdminAPI {
         case (_?, .moved?): "the app was relaunched for its session and moved the file"
         case (_?, .deleted?): "the app was relaunched for its session and left the file, which was deleted"
         case (_?, nil): "the app is relaunched for its session"
-        case (nil, let fate) where !transfer.sessionSendsLaunchEvents:
-            fate == .deleted
-                ? "the session sends no launch events; its file was kept until retention pruned it"
-                : "the session sends no launch events: its file stays in the transfers' directory"
         case (nil, .deleted?): "the app was force-quit before its session ended: its file was deleted, and no relaunch follows"
+        case (nil, _) where !transfer.sessionSendsLaunchEvents: "the session sends no launch events: its file stays in the transfers' directory"
         case (nil, _): "the session's other transfers are not done yet"
         }
     }

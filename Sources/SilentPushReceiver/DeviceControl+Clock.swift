@@ -20,10 +20,9 @@ extension DeviceControl {
         guard target < .distantFuture else { throw .outOfRange }
         var waited: Set<UInt64> = []
         var waitedTasks: Set<DeviceRecorder.TaskWait> = []
-        var waitedTries: Set<DeviceRecorder.TransferTryKey> = []
         while true {
             let reply = runtime.modifyStateAndRunActions { recorder, _ in
-                recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks, waitedTries: waitedTries)
+                recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
             }
             guard case .advance(let step) = reply else { return target }
             switch step {
@@ -58,7 +57,6 @@ extension DeviceControl {
                 await withTaskGroup(of: Void.self) { group in
                     for end in ends { group.addTask { await runtime.waitAtMost(Self.transferTryWait) { await end.wait() } } }
                 }
-                waitedTries.formUnion(tries)
             }
         }
     }

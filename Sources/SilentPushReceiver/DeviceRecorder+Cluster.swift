@@ -148,9 +148,13 @@ extension DeviceRecorder {
         guard case .running = lifecycle else { return Actions() }
         var actions = Actions()
         var reached: [String: Set<String>] = [:]
-        for entry in missed where !arrived.contains(where: { $0.source == entry.broadcast.source }) {
+        for entry in missed {
             guard let device = activities.activities[entry.activityID]?.app.device, owns(device) else { continue }
-            let newer = arrived.last { $0.channel == entry.broadcast.channel && $0.receivedAt >= entry.broadcast.receivedAt }
+            // What reached this activity by its fan-out: arrivals while its shard was catching up.
+            let shard = shards?.map.shard(of: device)
+            let fannedOut = arrived.filter { arrival in shard.map { arrival.shards.contains($0) } ?? true }
+            if fannedOut.contains(where: { $0.source == entry.broadcast.source }) { continue }
+            let newer = fannedOut.last { $0.channel == entry.broadcast.channel && $0.receivedAt >= entry.broadcast.receivedAt }
             record(activities.catchUp(entry.broadcast, activityID: entry.activityID, after: newer?.source, now: now), into: &actions)
             reached[entry.broadcast.source, default: []].insert(entry.activityID)
         }

@@ -51,11 +51,16 @@ extension DeviceRecorder {
         switch broadcastCatchUp {
         case .idle: break
         case .reading(let shards, var arrived):
-            arrived.append(
-                Arrival(
-                    source: broadcast.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID),
-                    receivedAt: broadcast.receivedAt))
-            broadcastCatchUp = .reading(shards: shards, arrived: arrived)
+            // Only one whose fan-out reaches activities: the catch-up skips it for, or yields
+            // older ones to it in, the shards catching up now (not one adopted later).
+            if let payload, LiveActivityPolicy.ignores(broadcast: payload) == nil {
+                arrived.append(
+                    Arrival(
+                        source: broadcast.requestID,
+                        channel: LiveActivityPolicy.ChannelKey(bundleID: broadcast.bundleID, channel: broadcast.channelID),
+                        receivedAt: broadcast.receivedAt, shards: shards))
+                broadcastCatchUp = .reading(shards: shards, arrived: arrived)
+            }
         case .delivered: skipping = caughtUp(broadcast.requestID)
         }
         if let payload {

@@ -220,16 +220,19 @@ package struct DeviceRecorder {
         case delivered(reached: [String: Set<String>])
     }
 
-    /// A broadcast that arrived while the catch-up read: its source, channel and arrival.
+    /// A broadcast that arrived while the catch-up read and fanned out: its source, channel,
+    /// arrival, and the shards then catching up, whose activities it reached.
     package struct Arrival: Equatable, Sendable {
         package var source: String
         package var channel: LiveActivityPolicy.ChannelKey
         package var receivedAt: DeviceInstant
+        package var shards: Set<Int>
 
-        package init(source: String, channel: LiveActivityPolicy.ChannelKey, receivedAt: DeviceInstant) {
+        package init(source: String, channel: LiveActivityPolicy.ChannelKey, receivedAt: DeviceInstant, shards: Set<Int>) {
             self.source = source
             self.channel = channel
             self.receivedAt = receivedAt
+            self.shards = shards
         }
     }
     /// The device time a manual clock's advance has reached: the executor moves the clock
@@ -616,14 +619,13 @@ package struct DeviceRecorder {
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
     /// task run not yet waited for (`waited`, `waitedTasks`) would pass its deadline or grace
-    /// there, or a transfer try the move started still runs (`waitedTries`: those waited for).
-    /// Replies `advance` with the step.
-    package mutating func advanceStep(
-        toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = [], waitedTries: Set<TransferTryKey> = []
-    ) -> Actions {
-        if case .moving(_, let tries) = clockMove {
+    /// there, or a transfer try the move started still runs (each is waited for once: the move
+    /// forgets the tries it hands over to wait for). Replies `advance` with the step.
+    package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
+        if case .moving(let to, let tries) = clockMove, !tries.isEmpty {
+            clockMove = .moving(to: to, tries: [])
             let running = tries.filter { key in
-                guard !waitedTries.contains(key), case .running(let attempt)? = transfers.transfers[key.id]?.phase else { return false }
+                guard case .running(let attempt)? = transfers.transfers[key.id]?.phase else { return false }
                 return attempt == key.attempt
             }
             if !running.isEmpty {

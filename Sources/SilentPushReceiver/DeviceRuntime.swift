@@ -435,7 +435,6 @@ package final class DeviceRuntime: PushSink, Sendable {
         state.withLock { body($0.recorder, max(clock.now, $0.recorder.advancedTo)) }
     }
 
-    /// The handles of task runs in progress (`ids`; nil: all).
     /// What opens once each of `tries` is over and its end recorded; none for a try already over.
     func transferTryEnds(_ tries: [DeviceRecorder.TransferTryKey]) -> [AsyncLatch] {
         state.withLock { state in
@@ -452,6 +451,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         transfer.ended.open()
     }
 
+    /// The handles of task runs in progress (`ids`; nil: all).
     func runningTasks(_ ids: [UInt64]? = nil) -> [BackgroundTask] {
         state.withLock { state in ids.map { $0.compactMap { state.tasks[$0] } } ?? Array(state.tasks.values) }
     }

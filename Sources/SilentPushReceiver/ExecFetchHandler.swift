@@ -93,8 +93,9 @@ public struct ExecFetchHandler: FetchHandler {
         } catch {
             return task.setTaskCompleted(success: false)
         }
-        // A run's record says only failed: why, for the team reading the log.
-        if outcome.termination != .exited(0), outcome.termination != .signaled(SIGKILL) {
+        // A run's record says only failed: why, for the team reading the log (not an ending
+        // its expiration asked for: that run is expired, as it should be).
+        if outcome.termination != .exited(0), outcome.termination != .signaled(SIGKILL), !task.isExpired {
             Self.logger.notice(
                 "task handler failed: \(Self.result(of: outcome).reason ?? "")",
                 metadata: ["task.run_id": "\(task.runID)", "task.identifier": "\(task.identifier)"])

@@ -85,14 +85,14 @@ public final class FetchContext: Sendable {
         }
     }
 
-    /// Hands over each member of an http handler's `"transfers"` array (each as its JSON text),
-    /// in order.
     /// An http handler's answer names `transfers`, but not as an array: refused, so the app
     /// sees why nothing was handed over.
     package func refuseTransfersNotAnArray() {
         refuse(.transfersNotAnArray, DeviceRecorder.RefusedRequest(session: nil, url: nil))
     }
 
+    /// Hands over each member of an http handler's `"transfers"` array (each as its JSON text),
+    /// in order.
     package func startBackgroundTransfers(_ texts: [String]) {
         for text in texts { _ = startBackgroundTransfer(json: text, fromOrigin: true) }
     }

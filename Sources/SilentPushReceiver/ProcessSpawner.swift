@@ -85,10 +85,10 @@ package enum ProcessSpawner {
         posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
         posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
         if closingInherited {
-            if let closeFrom = Self.closeFrom {
-                // After the dup2s, every descriptor from 3 on, however recently opened.
-                _ = closeFrom(&actions, 3)
-            } else {
+            // After the dup2s, every descriptor from 3 on, however recently opened; else (an
+            // older glibc, or the action refused) those open now, listed.
+            let closedFrom = Self.closeFrom.map { $0(&actions, 3) == 0 } ?? false
+            if !closedFrom {
                 // glibc ignores a close of a descriptor that another thread closed meanwhile.
                 for fd in Platform.openDescriptors() where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
                     posix_spawn_file_actions_addclose(&actions, fd)

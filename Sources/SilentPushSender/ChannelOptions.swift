@@ -83,7 +83,13 @@ public struct ChannelOptions: ParsableArguments, Sendable {
         do throws(APNsReason) {
             try BroadcastRequest.checkPayload(bytes)
         } catch {
-            throw PushSendError.refusedPayload(problem: "APNs would refuse this broadcast payload (\(error.rawValue))", fix: "fix the payload")
+            let fix =
+                switch error {
+                case .payloadTooLarge: "make it at most \(BroadcastRequest.maximumPayloadSize) bytes (it has \(bytes.count))"
+                case .payloadEmpty: "give a payload, such as payloads/liveactivity-broadcast.json"
+                default: "make it a JSON object"
+                }
+            throw PushSendError.refusedPayload(problem: "APNs would refuse this broadcast payload (\(error.rawValue))", fix: fix)
         }
         return bytes
     }

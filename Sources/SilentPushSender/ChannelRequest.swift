@@ -123,7 +123,15 @@ public struct ChannelRequest: Sendable {
         let requestID = response.headers.first("apns-request-id") ?? "-"
         guard (200..<300).contains(response.status) else {
             let reason = APNsErrorBody(parsing: response.body)?.reason ?? "-"
-            return Answer(status: response.status, line: "\(response.status) \(reason) \(requestID)")
+            var line = "\(response.status) \(reason) \(requestID)"
+            // A channel route unknown where it was sent: most likely a provider listener.
+            if response.status == 404, reason == APNsReason.badPath.rawValue {
+                if case .broadcast = action {
+                } else {
+                    line += " (no channel routes there: give --url the receiver's --listen-channels address, not its provider listener)"
+                }
+            }
+            return Answer(status: response.status, line: line)
         }
         let text = String(decoding: response.body, as: UTF8.self)
         switch action {

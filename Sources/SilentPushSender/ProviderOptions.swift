@@ -10,10 +10,13 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
     public var url: String?
 
-    @Flag(help: "Apple's development host, api.sandbox.push.apple.com.")
+    @Flag(
+        help:
+            "Apple's development host: api.sandbox.push.apple.com for pushes and broadcasts, api-manage-broadcast.sandbox.push.apple.com for channels."
+    )
     public var sandbox = false
 
-    @Flag(help: "Apple's production host, api.push.apple.com.")
+    @Flag(help: "Apple's production host: api.push.apple.com for pushes and broadcasts, api-manage-broadcast.push.apple.com for channels.")
     public var production = false
 
     @Option(

@@ -257,6 +257,14 @@ final class PostgresEngine: StoreEngine {
             return result
         } catch {
             giveBack(connection)
+            // A connection that ended under the read: the store cannot be reached now.
+            if connection.isClosed
+                || (error as? PSQLError).map({
+                    [.serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .connectionError].contains($0.code)
+                }) == true
+            {
+                throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url))
+            }
             throw error
         }
     }

@@ -6,13 +6,13 @@ extension PushStore {
     /// (a probe, or the next write) sets it again.
     package var isWritable: Bool { writer.writable.load(ordering: .relaxed) }
 
-    /// Calls `observer` on the writer each time writability changes, with the error that
-    /// turned it off.
     /// What to do about a store that cannot be written, in a few words: its engine's remedy.
     package var unwritableRemedy: String {
         engine is PostgresEngine ? "check that PostgreSQL is up and reachable" : "free disk space or make it writable"
     }
 
+    /// Calls `observer` on the writer each time writability changes, with the error that
+    /// turned it off.
     package func observeWritability(_ observer: @escaping @Sendable (_ writable: Bool, _ error: (any Error)?) -> Void) {
         writer.writabilityObserver.withLock { $0 = observer }
     }

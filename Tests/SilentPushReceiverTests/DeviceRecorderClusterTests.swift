@@ -118,6 +118,54 @@ import Testing
         #expect(recorder.catchUp([missed], now: Self.t0.advanced(by: .seconds(12))).changes.isEmpty)
     }
 
+    /// A broadcast that arrived while one shard caught up reached only that shard's
+    /// activities: a shard adopted after it still gets it from the catch-up. One that reached
+    /// no activity (a start) is not one an older missed broadcast gives way to.
+    @Test func anArrivalCountsOnlyForTheShardsItReached() throws {
+        var recorder = Self.clustered()
+        let channel = try #require(ChannelID(header: "dHN0LXNyY2gtY2hubA=="))
+        let key = LiveActivityPolicy.ChannelKey(bundleID: "com.example.app", channel: channel)
+        func activity(_ id: String, shard: Int) -> LiveActivity {
+            LiveActivity(
+                id: id, app: LiveActivityApp(device: Self.token(in: shard), bundleID: key.bundleID), attributesType: "G", attributes: "{}",
+                subscription: .channel(channel), contentState: "{}", startedAt: Self.t0)
+        }
+        func record(_ source: String, at seconds: Int64) -> BroadcastRecord {
+            BroadcastRecord(
+                id: UInt64(seconds), requestID: source, uniqueID: nil, bundleID: key.bundleID, environment: .sandbox, channelID: channel,
+                priority: .high, expiration: 0, receivedAt: Self.t0.advanced(by: .seconds(seconds)), payload: [])
+        }
+        func payload(_ event: String, _ score: Int) throws -> LiveActivityPayload {
+            let start = event == "start" ? #","attributes-type":"G","attributes":{},"alert":"a""# : ""
+            return try LiveActivityPayload.parse(
+                Array(#"{"aps":{"timestamp":1,"event":"\#(event)","content-state":{"score":\#(score)}\#(start)}}"#.utf8)
+            ).get()
+        }
+        func missed(_ source: String, _ id: String, at seconds: Int64) throws -> DeviceRecorder.MissedBroadcast {
+            DeviceRecorder.MissedBroadcast(
+                activityID: id,
+                broadcast: LiveActivityPolicy.Broadcast(
+                    source: source, channel: key, priority: .high, payload: try payload("update", Int(seconds)),
+                    receivedAt: Self.t0.advanced(by: .seconds(seconds)), storedUntil: nil))
+        }
+        var first = DeviceSnapshot()
+        first.activities = [activity("A1", shard: 1)]
+        _ = recorder.adopt(first, shards: [1], now: Self.t0)
+        // X reaches A1 by its fan-out while shard 1 catches up; a start reaches no one.
+        _ = recorder.broadcast(
+            record("X", at: 6), from: .member, payload: try payload("update", 6), storedUntil: nil, now: Self.t0, completion: { _ in })
+        _ = recorder.broadcast(
+            record("S", at: 7), from: .member, payload: try payload("start", 7), storedUntil: nil, now: Self.t0, completion: { _ in })
+        var second = DeviceSnapshot()
+        second.activities = [activity("A2", shard: 2)]
+        _ = recorder.adopt(second, shards: [2], now: Self.t0)
+        let caught = recorder.catchUp(
+            [try missed("U", "A1", at: 5), try missed("X", "A1", at: 6), try missed("X", "A2", at: 6)], now: Self.t0.advanced(by: .seconds(8)))
+        let decisions = caught.changes.compactMap { if case .insertActivityUpdate(let update) = $0 { update } else { nil } }
+        #expect(decisions.map { "\($0.source)>\($0.activityID ?? "-")" } == ["U>A1", "X>A2"], "\(decisions)")
+        #expect(decisions.first?.outcome == .coalesced(into: "X") && decisions.last?.outcome == .applied, "\(decisions)")
+    }
+
     /// A catch-up whose read failed leaves its shards catching up; the next adoption adds its
     /// own, so one read at the next claim catches up both; letting go ends it.
     @Test func shardsAdoptedStayCatchingUpUntilTheirCatchUpOrTheirRelease() {
