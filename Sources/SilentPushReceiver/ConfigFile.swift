@@ -48,6 +48,7 @@ package struct ConfigFile: Sendable {
         "listen": ("--listen", .text), "listenH2C": ("--listen-h2c", .text), "admin": ("--admin", .text),
         "listenChannels": ("--listen-channels", .text), "listenChannelsH2C": ("--listen-channels-h2c", .text),
         "tlsCert": ("--tls-cert", .text), "tlsKey": ("--tls-key", .text), "clientCA": ("--client-ca", .text),
+        "originCAs": ("--origin-ca", .list),
         "readyFile": ("--ready-file", .text), "maxConcurrentStreams": ("--max-concurrent-streams", .number),
         "idleTimeout": ("--idle-timeout", .duration), "shutdownGrace": ("--shutdown-grace", .duration),
         "requestTimeout": ("--request-timeout", .duration), "maxConnections": ("--max-connections", .number),

@@ -21,7 +21,8 @@ extension DeviceRuntime {
         store: PushStore, clock mode: DeviceClock.Mode, settings: WakeSettings, shutdownGrace: Duration = .seconds(30),
         handler: any FetchHandler = NoDataFetchHandler(), declarations: [String: AppDeclaration] = [:],
         liveActivities: LiveActivitySettings = LiveActivitySettings(), transfers transferSettings: TransferPolicy.Settings = .init(),
-        channels: ChannelDirectory? = nil, shards: ShardMap? = nil, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        channels: ChannelDirectory? = nil, shards: ShardMap? = nil, originTrust: OriginTrust = .system,
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
     ) async throws -> (runtime: DeviceRuntime, unregistered: [(token: String, at: Int64)]) {
         let ids = try await store.lastIDs()
@@ -61,7 +62,7 @@ extension DeviceRuntime {
             nextTransferID: try await store.lastTransferID() + 1,
             transferClient: TransferClient(
                 group: group, directory: store.transfersDirectory, requestTimeout: transferSettings.requestTimeout,
-                resourceTimeout: transferSettings.resourceTimeout), declarations: declarations, resumed: resumed,
+                resourceTimeout: transferSettings.resourceTimeout, trust: originTrust), declarations: declarations, resumed: resumed,
             channels: channels, logger: logger)
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }

@@ -25,22 +25,26 @@ public struct HTTPFetchHandler: FetchHandler {
     public let bodyLimit: Int
     let client: HTTPClient
     let store: PushStore
+    /// What the client trusts: its origin probe's handshake trusts the same.
+    let trust: OriginTrust
 
     /// Redirects followed before a fetch fails.
     public static let redirectLimit = 5
 
-    init(template: FetchURLTemplate, bodyLimit: Int, client: HTTPClient, store: PushStore) {
+    init(template: FetchURLTemplate, bodyLimit: Int, client: HTTPClient, store: PushStore, trust: OriginTrust = .system) {
         self.template = template
         self.bodyLimit = bodyLimit
         self.client = client
         self.store = store
+        self.trust = trust
     }
 
-    /// The client every HTTP fetch handler of a receiver shares.
-    static func makeClient(group: any EventLoopGroup) -> HTTPClient {
+    /// The client every HTTP fetch handler of a receiver shares, trusting `trust`.
+    static func makeClient(group: any EventLoopGroup, trust: OriginTrust = .system) -> HTTPClient {
         HTTPClient(
             eventLoopGroupProvider: .shared(group),
             configuration: HTTPClient.Configuration(
+                tlsConfiguration: trust.configuration,
                 redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
                 // A failed connect is retried until this timeout (AsyncHTTPClient's default):
                 // without retries, one failed connect would fail every fetch queued behind the
@@ -68,7 +72,7 @@ public struct HTTPFetchHandler: FetchHandler {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
             let response = try await client.executeFailingFast(
-                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)))
+                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)), tls: trust.context)
             switch response.status.code {
             case 304:
                 try await remember(previous, fetchedAt: wake.startedAt.millisecondsSinceEpoch)
@@ -117,7 +121,7 @@ public struct HTTPFetchHandler: FetchHandler {
         request.body = .bytes(ByteBuffer(string: task.json.rendered))
         do {
             let limit = task.deadline.map { min(max(1, task.startedAt.duration(to: $0).components.seconds + 5), 86_400) } ?? 86_400
-            let response = try await client.executeFailingFast(request, deadline: .now() + .seconds(limit))
+            let response = try await client.executeFailingFast(request, deadline: .now() + .seconds(limit), tls: trust.context)
             let body = try await response.body.collect(upTo: 64 * 1024)
             if (200..<300).contains(response.status.code) { Self.handOverTransfers(in: body, to: task.context) }
             guard (200..<300).contains(response.status.code),

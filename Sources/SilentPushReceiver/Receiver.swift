@@ -87,7 +87,14 @@ public final class Receiver: Service, Sendable {
 
         let registry = PrometheusCollectorRegistry()
         let choices = [configuration.fetchHandler] + Array(configuration.topicFetchHandlers.values)
-        let httpClient = choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group) : nil
+        let originTrust: OriginTrust
+        do {
+            originTrust = try OriginTrust(certificateAuthorities: configuration.originCertificateAuthorities)
+        } catch {
+            throw ReceiverStartError.tls(error)
+        }
+        let httpClient =
+            choices.contains { if case .url = $0 { true } else { false } } ? HTTPFetchHandler.makeClient(group: group, trust: originTrust) : nil
         let runtime: DeviceRuntime
         let channels: ChannelDirectory
         let unregistered: [(token: String, at: Int64)]
@@ -100,7 +107,8 @@ public final class Receiver: Service, Sendable {
                 case .noData: NoDataFetchHandler()
                 case .exec(let command): ExecFetchHandler(command: command, taskKillGrace: configuration.wakeSettings.taskExpirationGrace)
                 case .url(let template):
-                    HTTPFetchHandler(template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store)
+                    HTTPFetchHandler(
+                        template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store, trust: originTrust)
                 case .handler(let handler): handler
                 }
             }
@@ -111,7 +119,7 @@ public final class Receiver: Service, Sendable {
             (runtime, unregistered) = try await DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
-                transfers: configuration.transfers, channels: channels, shards: shardMap,
+                transfers: configuration.transfers, channels: channels, shards: shardMap, originTrust: originTrust,
                 group: group, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
         } catch {
             try? await httpClient?.shutdown()
@@ -505,7 +513,7 @@ public final class Receiver: Service, Sendable {
 public enum ReceiverStartError: Error, CustomStringConvertible {
     /// No listener is configured.
     case noListener
-    /// The TLS certificate, key or client CA could not be loaded.
+    /// The TLS certificate, key or client CA could not be loaded, or a CA for the origins.
     case tls(any Error)
     /// A provider key (`--auth-key SPEC`) could not be loaded.
     case authKey(spec: String, underlying: any Error)
@@ -537,6 +545,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .noListener: "no listener: give --listen or --listen-h2c"
+        case .tls(let error as OriginTrust.CertificateFileError): "\(error)"
         case .tls(let error): "\(error) (check --tls-cert, --tls-key and --client-ca)"
         case .authKey(let spec, let error): "\(error) (check --auth-key \(spec))"
         case .store(let error): "\(error) (check --store)"

@@ -19,6 +19,9 @@ public struct ReceiverConfiguration: Sendable {
     public var tlsKey: String
     /// CA for client certificates (`--client-ca`); nil: none asked for.
     public var clientCA: String?
+    /// CAs (PEM files) trusted at the https origins of fetch handlers and background transfers,
+    /// beside the system's roots (`--origin-ca`): a development origin's own CA.
+    public var originCertificateAuthorities: [String] = []
     /// HTTP/2 limits.
     package var settings: H2Settings
     /// A connection on which nothing is read or answered for this long, with no request

@@ -35,13 +35,18 @@ package final class TransferClient: Sendable {
     /// fails the transfer at its own deadline, which this only backs up in real time.
     private let resourceTimeout: Duration
 
+    /// What the client trusts at https origins (its probe's handshake too).
+    private let trust: OriginTrust
+
     package init(
-        group: any EventLoopGroup, directory: String, requestTimeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(7 * 86_400)
+        group: any EventLoopGroup, directory: String, requestTimeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(7 * 86_400),
+        trust: OriginTrust = .system
     ) {
         self.directory = directory
         self.group = group
         self.requestTimeout = requestTimeout
         self.resourceTimeout = resourceTimeout
+        self.trust = trust
     }
 
     /// Shuts the HTTP client down, if one was made; a later try makes another.
@@ -57,6 +62,7 @@ package final class TransferClient: Sendable {
             let made = HTTPClient(
                 eventLoopGroupProvider: .shared(group),
                 configuration: HTTPClient.Configuration(
+                    tlsConfiguration: trust.configuration,
                     redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
                     timeout: HTTPClient.Configuration.Timeout(
                         connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout), write: TimeAmount(requestTimeout)),
@@ -224,7 +230,7 @@ package final class TransferClient: Sendable {
                 request.body = body
             }
             let deadline = NIODeadline.now() + TimeAmount(resourceTimeout)
-            var response = try await httpClient.executeFailingFast(request, deadline: deadline)
+            var response = try await httpClient.executeFailingFast(request, deadline: deadline, tls: trust.context)
             // An upload's body is a stream AsyncHTTPClient cannot send twice, so it hands back a
             // 307 or 308 as the answer: the device sends its copy again where that says, as
             // URLSession does for an upload from a file, within the same redirect limit.
@@ -242,7 +248,7 @@ package final class TransferClient: Sendable {
                 guard let body = uploadBody(upload) else { return noCopy }
                 request.url = next
                 request.body = body
-                response = try await httpClient.executeFailingFast(request, deadline: deadline)
+                response = try await httpClient.executeFailingFast(request, deadline: deadline, tls: trust.context)
             }
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")

@@ -76,6 +76,13 @@ struct SilentPushd: AsyncParsableCommand {
     var clientCA: String?
 
     @Option(
+        name: .customLong("origin-ca"),
+        help: ArgumentHelp(
+            "Also trust this CA (PEM) at the https origins of fetch handlers and background transfers, beside the system's (repeat for more).",
+            valueName: "pem"))
+    var originCA: [String] = []
+
+    @Option(
         name: .customLong("ready-file"),
         help: ArgumentHelp("Once bound, write the bound ports as JSON here: {\"tls\":P,\"h2c\":P,\"admin\":P,…} (channels too).", valueName: "path"))
     var readyFile: String?
@@ -400,6 +407,7 @@ struct SilentPushd: AsyncParsableCommand {
         if let tlsCert { configuration.tlsCertificate = try Self.readable(tlsCert, flag: "--tls-cert") }
         if let tlsKey { configuration.tlsKey = try Self.readable(tlsKey, flag: "--tls-key") }
         configuration.clientCA = try clientCA.map { try Self.readable($0, flag: "--client-ca") }
+        configuration.originCertificateAuthorities = try originCA.map { try Self.readable($0, flag: "--origin-ca") }
         configuration.readyFile = readyFile
         guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
         configuration.settings.maxConcurrentStreams = maxConcurrentStreams

@@ -1275,6 +1275,25 @@ import Testing
         }
     }
 
+    /// An https origin whose CA the receiver is given (`--origin-ca`) is trusted: the transfer
+    /// gets its answer (another receiver's TLS listener: a 404, a complete answer, so done).
+    @Test func anOriginWhoseCAIsGivenIsTrusted() async throws {
+        try await Receiver.withTesting { origin in
+            let url = "https://localhost:\(try #require(origin.tlsPort))/file"
+            let relaunches = Relaunches()
+            try await Receiver.withTesting({
+                $0.originCertificateAuthorities = [DevCertificates.ca]
+                $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "CA", url: $0) }
+            }) { receiver in
+                let client = try await TestPushClient.connect(to: receiver)
+                try await Self.push(client, url)
+                let done = try await receiver.waitForTransfers(session: "CA") { $0.first?.state == .done || $0.first?.state == .failed }
+                #expect(done.first?.state == .done && done.first?.status == 404, "\(done)")
+                await client.close()
+            }
+        }
+    }
+
     /// An origin that accepts and then sends nothing is cut off after the request timeout
     /// (`timeoutIntervalForRequest`, here 1 s), and the transfer waits for its retry.
     @Test func anOriginThatSendsNothingIsCutOffAfterTheRequestTimeout() async throws {

@@ -166,6 +166,17 @@ import Testing
         }
     }
 
+    /// An origin whose CA the receiver is given (`--origin-ca`) is trusted, beside the
+    /// system's roots: the fetch reaches it (here another receiver's TLS listener, which
+    /// answers the path 404) instead of failing on its certificate.
+    @Test func aHandlerWhoseCAIsGivenIsTrusted() async throws {
+        try await Receiver.withTesting { origin in
+            let port = try #require(origin.tlsPort)
+            let (wake, _) = try await Self.timedWake(url: "https://localhost:\(port)", originCA: [DevCertificates.ca])
+            #expect(wake.reason == "HTTP 404 from https://localhost:\(port)/status/200", "\(wake)")
+        }
+    }
+
     /// Over https as well: the probe's one connection is refused, and says so.
     @Test func anHTTPSHandlerNobodyListensOnFailsAtOnceSayingTheConnectionWasRefused() async throws {
         let port = try LoopbackPort.free()
@@ -176,12 +187,13 @@ import Testing
 
     /// One wake of app 1 on a receiver whose handler GETs `url/status/200` (a 20 s deadline),
     /// and how long it took in real time.
-    static func timedWake(url: String) async throws -> (WakeRecord, Duration) {
+    static func timedWake(url: String, originCA: [String] = []) async throws -> (WakeRecord, Duration) {
         let template = try FetchURLTemplate(url + "/{kind}/{arg}")
         var timed: (WakeRecord, Duration)?
         try await Receiver.withTesting({
             $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(20))
             $0.fetchHandler = .url(template)
+            $0.originCertificateAuthorities = originCA
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             let began = ContinuousClock.now

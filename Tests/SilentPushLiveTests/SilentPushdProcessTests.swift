@@ -135,6 +135,8 @@ import Testing
         (["--tls-key", "/nonexistent/key.pem"], "silentpushd: --tls-key: cannot read '/nonexistent/key.pem' (no such file)\n"),
         (["--tls-key", "/tmp"], "silentpushd: --tls-key: cannot read '/tmp' (it is a directory)\n"),
         (["--client-ca", "/nonexistent/ca.pem"], "silentpushd: --client-ca: cannot read '/nonexistent/ca.pem' (no such file)\n"),
+        (["--origin-ca", "/nonexistent/ca.pem"], "silentpushd: --origin-ca: cannot read '/nonexistent/ca.pem' (no such file)\n"),
+        (["--origin-ca", "/etc/hostname"], "silentpushd: cannot read a PEM certificate from '/etc/hostname' (check --origin-ca)\n"),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
         (["--auth-key", "bogus"], "--auth-key 'bogus' is not KEYID:TEAMID:PATH"),
         (["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"], "silentpushd: --auth-key: cannot read '/nonexistent/AuthKey.p8' (no such file)\n"),
