@@ -279,7 +279,8 @@ public struct TransferPolicy: Sendable {
             if case .ended = transfer.phase { continue }
             if at >= transfer.handedOverAt.advanced(by: settings.resourceTimeout) {
                 if case .running = transfer.phase { actions.append(.interrupt(id: id)) }
-                end(id, .failed(reason: "timed out: not done within the resource timeout"), now: at, into: &actions)
+                let timeout = WaitReason<DeviceInstant>.words(settings.resourceTimeout)
+                end(id, .failed(reason: "timed out: not done within the resource timeout (\(timeout), --transfer-timeout)"), now: at, into: &actions)
             } else if case .waiting(.transferRetry(_, let until)) = transfer.phase, until <= at {
                 tryToStart(id, now: at, into: &actions)
             }

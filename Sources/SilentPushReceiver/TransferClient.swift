@@ -393,6 +393,10 @@ package final class TransferClient: Sendable {
             if error == .connectTimeout { return "no connection to \(url) within \(requestTimeout)" }
             if error == .remoteConnectionClosed { return "\(url) closed the connection before the answer ended" }
         }
+        // The parser's words ("stream ended at an unexpected time") for the same thing.
+        if let error = error as? HTTPParserError, error == .invalidEOFState {
+            return "\(URLUserInfo.masked(url)) closed the connection before the answer ended"
+        }
         if let reason = HTTPClient.connectFailure(of: error) {
             return "no connection to \(URLUserInfo.masked(url)): " + reason
         }

@@ -164,7 +164,7 @@ import Testing
         #expect(policy.advance(to: Self.at(3599)).isEmpty)
         #expect(
             policy.advance(to: Self.at(3600)) == [
-                .phase(id: 1, .ended(.failed(reason: "timed out: not done within the resource timeout"))),
+                .phase(id: 1, .ended(.failed(reason: "timed out: not done within the resource timeout (1 h, --transfer-timeout)"))),
                 .relaunch(app: Self.app, session: "S", transfers: [1]),
             ])
     }

@@ -256,6 +256,8 @@ import Testing
             #expect(attempt == 2 && until == waiting.handedOverAt.advanced(by: .seconds(60)), "\(waiting)")
             // The bytes that arrived before the cut are kept (TCP may lose the last ones in flight).
             #expect(waiting.lastError != nil && waiting.bytes > 0 && waiting.bytes <= 100_000, "\(waiting)")
+            // In the receiver's words, not the HTTP parser's ("stream ended at an unexpected time").
+            #expect(waiting.lastError?.hasSuffix("closed the connection before the answer ended") == true, "\(waiting)")
             // The retry comes when the device's clock reaches it, not before.
             try await receiver.advanceClock(by: .seconds(30))
             #expect(try await receiver.transfers(session: "S4").first?.state == .waiting)
