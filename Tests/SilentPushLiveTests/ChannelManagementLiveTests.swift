@@ -125,6 +125,7 @@ import Testing
                 ("POST", "/1/apps/\(Self.app)/channels", [], #"{"message-storage-policy": 0, "push-type": "alert"}"#, nil, 400, "InvalidPushType"),
                 ("POST", "/1/apps/\(Self.app)/channels", ["apns-request-id: nope"], policy, nil, 400, "BadMessageId"),
                 ("POST", "/1/apps/\(Self.app).voip/channels", [], policy, nil, 400, "TopicDisallowed"),
+                ("POST", "/1/apps/\(String(repeating: "a", count: 256))/channels", [], policy, nil, 400, "TopicDisallowed"),
                 ("POST", "/1/apps/com.example.off/channels", [], policy, nil, 400, "FeatureNotEnabled"),
                 ("POST", "/1/apps/\(Self.app)/channels", [], policy, "", 403, "MissingProviderToken"),
                 ("POST", "/1/apps/\(Self.app)/channels", [], policy, "e30.e30.e30", 403, "InvalidProviderToken"),
