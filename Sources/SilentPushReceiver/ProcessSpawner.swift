@@ -28,17 +28,6 @@ package enum ProcessSpawner {
         }
     }
 
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 on), which its Swift module
-    /// does not declare; nil elsewhere: the descriptors open at the spawn are listed instead.
-    private static let closeFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
-        #if os(Linux)
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-        #else
-        return nil
-        #endif
-    }()
-
     /// Held from making a child's pipes until it is spawned, so no other child of ours
     /// inherits them before they are marked close-on-exec (Glibc's module has no `pipe2`).
     private static let spawning = Mutex(())
@@ -87,8 +76,7 @@ package enum ProcessSpawner {
         if closingInherited {
             // After the dup2s, every descriptor from 3 on, however recently opened; else (an
             // older glibc, or the action refused) those open now, listed.
-            let closedFrom = Self.closeFrom.map { $0(&actions, 3) == 0 } ?? false
-            if !closedFrom {
+            if !Platform.closeDescriptors(from: 3, in: &actions) {
                 // glibc ignores a close of a descriptor that another thread closed meanwhile.
                 for fd in Platform.openDescriptors() where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
                     posix_spawn_file_actions_addclose(&actions, fd)

@@ -39,6 +39,24 @@ package enum Platform {
         DevelopmentMaterial.locate(executable: executablePath, workingDirectory: workingDirectory, isReadable: isReadableFile)
     }
 
+    /// Adds to `actions` the closing of every descriptor from `lowest` on, however recently
+    /// opened (glibc 2.34's `posix_spawn_file_actions_addclosefrom_np`, which its Swift module
+    /// does not declare); false where there is none, or it was refused: list
+    /// `openDescriptors()` then.
+    package static func closeDescriptors(from lowest: Int32, in actions: inout posix_spawn_file_actions_t) -> Bool {
+        guard let closeFrom = closeFromAction else { return false }
+        return closeFrom(&actions, lowest) == 0
+    }
+
+    private static let closeFromAction: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+        #if os(Linux)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+
     /// The descriptors this process has open (for a child to close what it inherits).
     package static func openDescriptors() -> [Int32] {
         #if os(Linux)

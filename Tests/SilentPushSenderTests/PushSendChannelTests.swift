@@ -52,7 +52,7 @@ import Testing
         // broadcast has no --no-validate, so its line does not offer one.
         (
             ["broadcast", "--channel", "dHN0LXNyY2gtY2hubA==", Repository.root + "/Package.swift"],
-            "APNs would refuse this broadcast payload (PayloadTooLarge) (fix the payload)\n"
+            "APNs would refuse this broadcast payload (PayloadTooLarge) (make it at most 5120 bytes (it has \(FileManager.default.contents(atPath: Repository.root + "/Package.swift")?.count ?? 0)))\n"
         ),
     ])
     func badInputExitsTwoWithOneLine(arguments: [String], message: String) async throws {
