@@ -133,6 +133,18 @@ extension WakePolicy {
         return (true, takeActions())
     }
 
+    /// Run `runID`'s grace after its expiration handler is over in real time, and its handler
+    /// is gone without completing (a manual clock, where the grace's timer waits for the clock
+    /// to move): it is terminated now, as the timer would. Nothing when it is not an expired
+    /// run still running.
+    @inlinable public mutating func taskGraceOver(runID: UInt64, app: App, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        guard let slot = apps.index(of: app), tasks[Int32(slot)]?.running.contains(where: { $0.start.runID == runID && $0.expiredAt != nil }) == true
+        else { return takeActions() }
+        terminateTask(slot, runID: runID, now: now)
+        return takeActions()
+    }
+
     /// A continued task reported progress (`completed` of `total` units). Returns false when
     /// the run is not running.
     @inlinable public mutating func taskProgress(runID: UInt64, app: App, completed: Int64, total: Int64) -> Bool {

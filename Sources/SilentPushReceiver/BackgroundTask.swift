@@ -133,6 +133,14 @@ public final class BackgroundTask: Sendable {
     /// Whether the task has expired.
     public var isExpired: Bool { state.withLock { $0.expired } }
 
+    /// Whether its handler said it is done (`setTaskCompleted`), or the receiver's stop cut it.
+    var isSettled: Bool {
+        state.withLock { state in
+            if case .interrupted? = state.ending { return true }
+            return state.completed
+        }
+    }
+
     /// Ends the run (`BGTask.setTaskCompleted(success:)`); later calls are ignored.
     public func setTaskCompleted(success: Bool) {
         let reports = state.withLock { state -> (@Sendable (Report) -> Void)? in

@@ -66,10 +66,20 @@ struct ChildProcess {
         /// When to send SIGKILL (`monotonicNanoseconds()`), after a SIGTERM; 0: not asked to stop.
         let killAt = Atomic<Int64>(0)
 
-        /// SIGKILLs the group if its grace after SIGTERM is over.
-        func killIfOverdue(_ pid: pid_t) {
+        /// SIGKILLs the group if its grace after SIGTERM is over; returns whether it did.
+        @discardableResult
+        func killIfOverdue(_ pid: pid_t) -> Bool {
             let at = killAt.load(ordering: .acquiring)
-            if at != 0, ChildProcess.monotonicNanoseconds() >= at { kill(-pid, SIGKILL) }
+            guard at != 0, ChildProcess.monotonicNanoseconds() >= at else { return false }
+            kill(-pid, SIGKILL)
+            return true
+        }
+
+        /// Whether the group was asked to stop (SIGTERM sent) and its grace is not over by
+        /// more than `slack`: what it still runs is the handler, ending or being killed.
+        func isStopping(slack: Int64 = 1_000_000_000) -> Bool {
+            let at = killAt.load(ordering: .acquiring)
+            return at != 0 && ChildProcess.monotonicNanoseconds() < at &+ slack
         }
     }
 }
@@ -95,17 +105,25 @@ extension ProcessSpawner.Spawned {
         var open = [stdout, stderr]
         var status: Int32 = 0
         var exited = false
+        var killed = false
+        // The shell died on the SIGTERM sent to its group (its expiration, or a cancel), while
+        // what it ran traps it: the handler goes on until its group is gone or is killed at the
+        // grace (bounded, should a zombie linger), not only until the shell is gone.
+        func handlerLives() -> Bool {
+            exited && (status & 0x7f) != 0 && control.isStopping() && kill(-pid, 0) == 0
+        }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var partialLine: [UInt8] = []
         while !open.isEmpty {
             var polled = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             // A background child may hold the pipes open after the shell is gone: once it
             // has exited, only what is already written is read.
-            let ready = poll(&polled, nfds_t(polled.count), exited ? 0 : 50)
-            if !exited { control.killIfOverdue(pid) }
+            let lives = handlerLives()
+            let ready = poll(&polled, nfds_t(polled.count), exited && !lives ? 0 : 50)
+            if !exited || lives { killed = control.killIfOverdue(pid) || killed }
             if ready < 0, errno == EINTR { continue }
             if ready <= 0 {
-                if exited { break }
+                if exited, !lives { break }
                 if waitpid(pid, &status, WNOHANG) == pid { exited = true }
                 continue
             }
@@ -126,15 +144,24 @@ extension ProcessSpawner.Spawned {
         // Its output is closed but it may still run: wait for it, killing it once overdue.
         while !exited {
             let waited = waitpid(pid, &status, WNOHANG)
-            if waited == pid || (waited < 0 && errno != EINTR) { break }
-            control.killIfOverdue(pid)
+            if waited == pid || (waited < 0 && errno != EINTR) {
+                exited = true
+                break
+            }
+            killed = control.killIfOverdue(pid) || killed
+            usleep(20_000)
+        }
+        while handlerLives() {
+            killed = control.killIfOverdue(pid) || killed
             usleep(20_000)
         }
         control.reaped.store(true, ordering: .releasing)
         kill(-pid, SIGKILL)  // whatever it left running in its group
         close(stdout)
         close(stderr)
-        let termination: ChildProcess.Termination = (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
+        // Killed at the grace, the shell or what it ran: the handler never ended by itself.
+        let termination: ChildProcess.Termination =
+            killed ? .signaled(SIGKILL) : (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)
         return ChildProcess.Outcome(termination: termination, output: output, errorOutput: errorOutput)
     }
 

@@ -551,6 +551,15 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
+    /// Run `runID`'s handler is gone, without completing, its grace after the expiration
+    /// handler over in real time: the run is terminated now (`WakePolicy.taskGraceOver`).
+    package mutating func taskGraceOver(runID: UInt64, app: App, now: DeviceInstant) -> Actions {
+        var actions = Actions()
+        guard case .running = lifecycle else { return actions }
+        apply(policy.taskGraceOver(runID: runID, app: app, now: now), to: &actions)
+        return finish(actions)
+    }
+
     /// Puts back a request a restarted receiver found pending.
     package mutating func restoreTask(_ record: TaskRequestRecord, now: DeviceInstant) -> Actions {
         var actions = Actions()

@@ -24,14 +24,24 @@ extension DeviceRuntime {
     func runTask(_ task: BackgroundTask) async {
         let app = AppKey(device: task.deviceToken, topic: task.topic)
         task.prepare(context: transferContext(app: app, source: .taskRun(task.runID)), files: await relaunchFiles(task))
+        var expiredAt: ContinuousClock.Instant?
         await countingHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.handler.runTask(task) }
                 group.addTask { await task.expiration.wait() }
                 group.addTask { await task.termination.wait() }
                 await group.next()
+                if task.isExpired { expiredAt = .now }
                 group.cancelAll()
                 await group.waitForAll()
+            }
+        }
+        // Expired, and its handler gone without completing: once the grace is over in real
+        // time, on either clock, it is terminated (a manual clock's timer would wait for a move).
+        if let expiredAt, !task.isSettled, !Task.isCancelled {
+            try? await Task.sleep(until: expiredAt + settings.taskExpirationGrace)
+            if !Task.isCancelled {
+                modifyStateAndRunActions { recorder, now in recorder.taskGraceOver(runID: task.runID, app: app, now: now) }
             }
         }
         // Interrupted by the receiver's stop first, the relaunch runs again with its files at

@@ -299,6 +299,24 @@ import Testing
         }
     }
 
+    /// The shell a command runs under dies on the SIGTERM, while what it runs ignores it: the
+    /// handler has not ended (its group still runs), so the run is terminated once the grace
+    /// is over in real time, on either clock, without a move of the manual clock (it was
+    /// `expired` at once, as if the shell were the app).
+    @Test(arguments: DeviceClock.Mode.allCases)
+    func aSimulatedExpirationOfATaskWhoseShellDiesButWhoseCommandIgnoresSIGTERMTerminatesItAfterTheGrace(clock: DeviceClock.Mode) async throws {
+        try await Receiver.withTesting(Self.ending("(trap '' TERM; while :; do sleep 1; done); echo after", clock: clock)) { receiver in
+            let device = SamplePush.deviceToken, topic = SamplePush.topic
+            // A long refresh: the simulated expiration comes before its own deadline.
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await Task.sleep(for: .milliseconds(200))
+            let began = ContinuousClock.now
+            #expect(try await receiver.device.simulateTaskExpiration(identifier: "com.example.refresh", device: device, topic: topic))
+            #expect(try await Self.outcome(of: receiver, within: .seconds(8)) == .terminated)
+            #expect(ContinuousClock.now - began >= .seconds(2), "terminated before its 2 s of grace: \(ContinuousClock.now - began)")
+        }
+    }
+
     @Test func anExecTaskThatIgnoresSIGTERMIsKilledAndTerminated() async throws {
         try await Receiver.withTesting(Self.exec("trap '' TERM; sleep 60")) { receiver in
             try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
