@@ -586,6 +586,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         recordLaunch(slot, of: app.device, now: now)
     }
 
+    /// After a restart: a background launch of `app` at `at` (a wake, or a task run), as its
+    /// device's daily budget counts it. Call them oldest first, after the devices' states.
+    @inlinable public mutating func restoreLaunch(of app: App, at: Instant) {
+        recordLaunch(index(of: app), of: app.device, now: at)
+    }
+
     /// Counts a background launch of the app at `slot` against its device's daily budget.
     @inlinable mutating func recordLaunch(_ slot: Int, of device: App.Device, now: Instant) {
         if settings.dailyBudget != nil || !devices.isEmpty {

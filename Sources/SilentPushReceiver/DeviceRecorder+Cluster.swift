@@ -61,6 +61,7 @@ extension DeviceRecorder {
             if state.network == .offline { record(activities.setOffline(device: token, now: now), into: &actions) }
         }
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
+        for (app, at) in snapshot.launches { policy.restoreLaunch(of: app, at: at) }
         for wake in snapshot.unfinishedWakes {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }

@@ -16,6 +16,8 @@ package struct DeviceSnapshot: Sendable {
     /// Tokens the app gave up, with when (ms since 1970): they answer 410 `Unregistered`.
     package var unregistered: [(token: String, at: Int64)] = []
     package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
+    /// Background launches in the last day, oldest first: what each device's budget counts.
+    package var launches: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Fetch wakes still running when the process that ran them stopped.
     package var unfinishedWakes: [WakeRecord] = []
     package var unfinishedTaskRuns: [TaskRunRecord] = []
@@ -60,11 +62,23 @@ package struct DeviceSnapshot: Sendable {
             let transfers = try await store.transfers(relaunchRequestID: run.requestID, limit: TransferPolicy.Settings.maximumCap)
             if !transfers.contains(where: { $0.fileFate != nil }) { snapshot.relaunchesToRunAgain.insert(run.requestID) }
         }
+        for launch in try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch)
+        where includes(launch.deviceToken) {
+            snapshot.launches.append((DeviceRecorder.App(device: launch.deviceToken, topic: launch.topic), DeviceInstant(millisecondsSinceEpoch: launch.startedAt)))
+        }
         for wake in try await store.lastWakes() where includes(wake.deviceToken) {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
             snapshot.apps[DeviceRecorder.App(device: wake.deviceToken, topic: wake.topic)] = (
                 started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil
             )
+        }
+        // A refresh launch starts the app's interval as a wake does: the later of the two counts.
+        for run in try await store.lastRefreshRuns() where includes(run.deviceToken) {
+            let app = DeviceRecorder.App(device: run.deviceToken, topic: run.topic)
+            let after = DeviceInstant(millisecondsSinceEpoch: run.startedAt).advanced(by: settings.minimumInterval)
+            let slot = snapshot.apps[app]
+            if let next = slot?.nextAllowed, next >= after { continue }
+            snapshot.apps[app] = (after, slot?.generation ?? 0, slot?.pending)
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.

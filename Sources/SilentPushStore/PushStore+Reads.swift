@@ -207,6 +207,31 @@ extension PushStore {
         }
     }
 
+    /// Background launches since `since` (ms), oldest first: the apps' wakes, and their task
+    /// runs the daily budget counts (not simulated, not continued), so a restarted receiver
+    /// keeps each device's budget.
+    public func launches(since: Int64) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+        try await reader.rows(
+            """
+            SELECT device_token, topic, started_at FROM wakes WHERE kind = ?1 AND started_at >= ?2
+            UNION ALL
+            SELECT device_token, topic, started_at FROM task_runs WHERE simulated = 0 AND kind != ?3 AND started_at >= ?2
+            ORDER BY started_at
+            """, [WakeKind.fetch.rawValue, since, BackgroundTaskKind.continued.rawValue]
+        ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
+    }
+
+    /// Per app: its last refresh task run's start (ms), not simulated: the app's interval runs
+    /// from it as from a wake.
+    public func lastRefreshRuns() async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+        try await reader.rows(
+            """
+            SELECT device_token, topic, MAX(started_at) AS started_at FROM task_runs
+            WHERE kind = ? AND simulated = 0 GROUP BY device_token, topic
+            """, [BackgroundTaskKind.refresh.rawValue]
+        ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
+    }
+
     /// Wakes with no result: they were running when the receiver stopped.
     public func unfinishedWakes() async throws -> [WakeRecord] {
         try await reader.rows("SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", [WakeKind.fetch.rawValue]).map(Self.wake)

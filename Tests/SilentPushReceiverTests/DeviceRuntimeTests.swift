@@ -146,6 +146,33 @@ import Testing
         }
     }
 
+    /// The launches of the last day outlive a restart: a push the daily budget holds is still
+    /// held after it (it was woken as the receiver started, the budget forgotten).
+    @Test func aRestartKeepsTheDailyBudgetSpent() async throws {
+        let path = Scratch.directory.appendingPathComponent("budget-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(path)
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), dailyBudget: 1)
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // wakes at once: the day's one launch
+            await receiver.settle()
+            try await receiver.advanceClock(by: .seconds(60))
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)  // waits for tomorrow
+            await receiver.settle()
+            #expect(try await receiver.fate(of: Self.apnsID(2))?.waitReason?.rule == .dailyBudget)
+            await client.close()
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            await receiver.settle()
+            let restored = try #require(try await receiver.fate(of: Self.apnsID(2)))
+            #expect(restored == .pending && restored.waitReason?.rule == .dailyBudget, "\(restored)")
+            #expect(try await receiver.wakes().count == 1)
+        }
+    }
+
     @Test func aRestartPutsBackPendingPushesDeviceStateAndTheClock() async throws {
         let path = Scratch.directory.appendingPathComponent("restart-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
