@@ -64,7 +64,8 @@ package struct DeviceSnapshot: Sendable {
         }
         for launch in try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch)
         where includes(launch.deviceToken) {
-            snapshot.launches.append((DeviceRecorder.App(device: launch.deviceToken, topic: launch.topic), DeviceInstant(millisecondsSinceEpoch: launch.startedAt)))
+            snapshot.launches.append(
+                (DeviceRecorder.App(device: launch.deviceToken, topic: launch.topic), DeviceInstant(millisecondsSinceEpoch: launch.startedAt)))
         }
         for wake in try await store.lastWakes() where includes(wake.deviceToken) {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
