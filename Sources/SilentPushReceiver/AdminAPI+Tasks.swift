@@ -188,7 +188,14 @@ extension AdminAPI {
     /// What holds a pending request, or how it left pending.
     static func why(_ record: TaskRequestRecord) -> JSONValue {
         switch record.state {
-        case .pending: record.why.map(why) ?? whyObject("pending", "waiting", nil)
+        case .pending:
+            switch record.why {
+            // The rules pushes share, in a task's words: nothing is held at APNs, and a task is no push.
+            case .offline?: whyObject("offline", "waiting: the task requires network connectivity and the device is offline", nil)
+            case .lowPowerMode?: whyObject("lowPowerMode", "deferred: Low Power Mode holds background tasks", nil)
+            case let reason?: why(reason)
+            case nil: whyObject("pending", "waiting", nil)
+            }
         case .launched: whyObject("launched", "it ran: see its run", nil)
         case .cancelled: whyObject("cancelled", "the app cancelled it", nil)
         case .replaced: whyObject("replaced", "a request with the same identifier replaced it", nil)
@@ -217,6 +224,8 @@ extension AdminAPI {
                 "it never called the background session's completion handler: terminated, and the app's later launches are deferred"
             case .completed?: "the handler called setTaskCompleted(success: true)"
             case .failed?: "the handler called setTaskCompleted(success: false)"
+            // A continued task has no time limit: the system stopped it (heat, or too many running).
+            case .expired? where run.kind == .continued: "the system stopped it (under resource pressure); it completed after its expiration handler"
             case .expired?: "its time ran out; it completed after its expiration handler"
             case .terminated?: "it never completed, even after its expiration handler: terminated, and the app's task launches are deferred"
             case .interrupted? where run.kind == .urlSession:

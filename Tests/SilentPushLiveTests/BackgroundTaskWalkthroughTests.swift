@@ -39,6 +39,29 @@ import Testing
         #expect(runs.contains(#""identifier":"com.example.app.refresh""#), "\(result.output)")
     }
 
+    /// A request held by the device's network or Low Power Mode says so in a task's words,
+    /// not a push's ("held at APNs", "priority-5 wakes").
+    @Test func aHeldRequestSaysWhatHoldsItInATasksWords() async throws {
+        let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["net", "lpm"], "backgroundModes": ["fetch", "processing"]}}}"#
+        let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let device = "/v1/devices/" + String(repeating: "cd", count: 32)
+        func why(_ body: String) async throws -> String? {
+            let answer = try await SilentPushdDeviceTests.admin(admin, "POST", device + "/apps/com.example.app/tasks", body: body)
+            return (answer.json["why"] as? [String: Any])?["text"] as? String
+        }
+        #expect(try await SilentPushdDeviceTests.admin(admin, "PATCH", device, body: #"{"network": "offline"}"#).status == 200)
+        let held = try await why(#"{"identifier": "net", "kind": "processing", "requiresNetworkConnectivity": true}"#)
+        #expect(held == "waiting: the task requires network connectivity and the device is offline", "\(String(describing: held))")
+        #expect(
+            try await SilentPushdDeviceTests.admin(admin, "PATCH", device, body: #"{"network": "online", "lowPowerMode": true}"#).status == 200)
+        let deferred = try await why(#"{"identifier": "lpm", "kind": "refresh"}"#)
+        #expect(deferred == "deferred: Low Power Mode holds background tasks", "\(String(describing: deferred))")
+    }
+
     @Test func theTaskRoutesAnswerWithApplesErrorNames() async throws {
         let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a", "b", "clean"], "backgroundModes": ["fetch", "processing"]}}}"#
         let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
