@@ -191,7 +191,12 @@ extension AdminAPI {
         case .pending:
             switch record.why {
             // The rules pushes share, in a task's words: nothing is held at APNs, and a task is no push.
-            case .offline?: whyObject("offline", "waiting: the task requires network connectivity and the device is offline", nil)
+            case .offline?:
+                whyObject(
+                    "offline",
+                    record.request.kind == .refresh
+                        ? "waiting: the device is offline, and a refresh waits for the network"
+                        : "waiting: the task requires network connectivity and the device is offline", nil)
             case .lowPowerMode?: whyObject("lowPowerMode", "deferred: Low Power Mode holds background tasks", nil)
             case let reason?: why(reason)
             case nil: whyObject("pending", "waiting", nil)

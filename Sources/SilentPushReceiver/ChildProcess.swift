@@ -110,7 +110,12 @@ extension ProcessSpawner.Spawned {
         // what it ran traps it: the handler goes on until its group is gone or is killed at the
         // grace (bounded, should a zombie linger), not only until the shell is gone.
         func handlerLives() -> Bool {
-            exited && (status & 0x7f) != 0 && control.isStopping() && kill(-pid, 0) == 0
+            guard exited, (status & 0x7f) != 0, control.isStopping() else { return false }
+            // Its members this process inherited (it runs as PID 1, say) are reaped here, so a
+            // zombie does not count as alive.
+            var reaped: Int32 = 0
+            while waitpid(-pid, &reaped, WNOHANG) > 0 {}
+            return kill(-pid, 0) == 0
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var partialLine: [UInt8] = []
@@ -124,7 +129,7 @@ extension ProcessSpawner.Spawned {
             if ready < 0, errno == EINTR { continue }
             if ready <= 0 {
                 if exited, !lives { break }
-                if waitpid(pid, &status, WNOHANG) == pid { exited = true }
+                if !exited, waitpid(pid, &status, WNOHANG) == pid { exited = true }
                 continue
             }
             for entry in polled where entry.revents != 0 {

@@ -555,7 +555,8 @@ package struct DeviceRecorder {
     /// handler over in real time: the run is terminated now (`WakePolicy.taskGraceOver`).
     package mutating func taskGraceOver(runID: UInt64, app: App, now: DeviceInstant) -> Actions {
         var actions = Actions()
-        guard case .running = lifecycle else { return actions }
+        // A move of the manual clock fires the grace's own timer, at its device time.
+        guard case .running = lifecycle, case .idle = clockMove else { return actions }
         apply(policy.taskGraceOver(runID: runID, app: app, now: now), to: &actions)
         return finish(actions)
     }

@@ -36,17 +36,23 @@ extension DeviceRuntime {
                 await group.waitForAll()
             }
         }
-        // Expired, and its handler gone without completing: once the grace is over in real
-        // time, on either clock, it is terminated (a manual clock's timer would wait for a move).
-        if let expiredAt, !task.isSettled, !Task.isCancelled {
-            try? await Task.sleep(until: expiredAt + settings.taskExpirationGrace)
-            if !Task.isCancelled {
-                modifyStateAndRunActions { recorder, now in recorder.taskGraceOver(runID: task.runID, app: app, now: now) }
-            }
-        }
         // Interrupted by the receiver's stop first, the relaunch runs again with its files at
         // the next start.
         if task.handlerReturned(), task.kind == .urlSession { settleRelaunchFiles(task) }
         task.settled.open()
+        // Expired, and its handler gone without completing: once the grace is over in real
+        // time, on either clock, it is terminated (a manual clock's timer would wait for a
+        // move), unless it is terminated or interrupted before.
+        if let expiredAt, !task.isSettled, !Task.isCancelled {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { [grace = settings.taskExpirationGrace] in try? await Task.sleep(until: expiredAt + grace) }
+                group.addTask { await task.termination.wait() }
+                await group.next()
+                group.cancelAll()
+            }
+            if !task.isSettled, !Task.isCancelled {
+                modifyStateAndRunActions { recorder, now in recorder.taskGraceOver(runID: task.runID, app: app, now: now) }
+            }
+        }
     }
 }

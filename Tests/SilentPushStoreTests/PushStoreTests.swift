@@ -120,6 +120,35 @@ import Testing
         try await store.close()
     }
 
+    /// The launches a restart puts back: fetch wakes and task runs the budget counts (not a
+    /// simulated or continued run), oldest first, since the time given; and each app's last
+    /// refresh run, from which its interval runs.
+    @Test(arguments: StoreEngineKind.allCases) func launchesAreTheWakesAndCountedTaskRunsSinceATime(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        func at(_ milliseconds: Int64) -> DeviceInstant { DeviceInstant(millisecondsSinceEpoch: milliseconds) }
+        func wake(_ id: UInt64, at milliseconds: Int64) -> StoreChange {
+            .insertWake(
+                WakeRecord(
+                    id: id, deviceToken: "aa", topic: "com.example.app", pushID: id, generation: 0, startedAt: at(milliseconds),
+                    deadline: at(milliseconds + 30_000), finishedAt: nil, result: nil))
+        }
+        func run(_ id: UInt64, _ kind: BackgroundTaskKind, at milliseconds: Int64, simulated: Bool = false) -> StoreChange {
+            .insertTaskRun(
+                TaskRunRecord(
+                    id: id, requestID: id, deviceToken: "aa", topic: "com.example.app", identifier: "t\(id)", kind: kind,
+                    startedAt: at(milliseconds), deadline: nil, simulated: simulated))
+        }
+        try await store.write([
+            wake(1, at: 500), wake(2, at: 3_000), run(1, .refresh, at: 2_000), run(2, .processing, at: 4_000),
+            run(3, .continued, at: 5_000), run(4, .refresh, at: 6_000, simulated: true),
+        ])
+        let launches = try await store.launches(since: 1_000)
+        #expect(launches.map(\.startedAt) == [2_000, 3_000, 4_000], "\(launches)")
+        let refreshes = try await store.lastRefreshRuns()
+        #expect(refreshes.count == 1 && refreshes.first?.startedAt == 2_000, "\(refreshes)")
+        try await store.close()
+    }
+
     /// A stored id outside the ids a receiver gives out (a row edited by hand) is refused with
     /// the table named, where numbering on from it would overflow.
     @Test(arguments: StoreEngineKind.allCases) func anIdPastTheCeilingIsRefusedByName(_ engine: StoreEngineKind) async throws {
