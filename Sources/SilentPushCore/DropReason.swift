@@ -8,6 +8,9 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
     case forceQuit
     /// Background App Refresh is off, for the app or the device.
     case backgroundAppRefreshOff
+    /// The app was deleted (and installed again, with a new device token): what waited for
+    /// the old install never reaches it.
+    case appDeleted
     /// A `background` push without `content-available: 1`: there is nothing to wake the app for.
     case backgroundWithoutContentAvailable
     /// A push of another type (an alert, say) without `content-available: 1`.
@@ -25,6 +28,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .forceQuit: "app force-quit"
         case .backgroundAppRefreshOff: "Background App Refresh off"
+        case .appDeleted: "app deleted"
         case .backgroundWithoutContentAvailable: "background push without content-available: 1"
         case .noContentAvailable: "no content-available: 1, so the app is not woken"
         case .pushTypeNeverWakes(let type): "apns-push-type \(type.rawValue) does not start a background fetch"
@@ -39,6 +43,7 @@ public enum DropReason: Sendable, Hashable, CustomStringConvertible {
         switch description {
         case "app force-quit": self = .forceQuit
         case "Background App Refresh off": self = .backgroundAppRefreshOff
+        case "app deleted": self = .appDeleted
         case "background push without content-available: 1": self = .backgroundWithoutContentAvailable
         case "no content-available: 1, so the app is not woken": self = .noContentAvailable
         case _ where description.hasPrefix(Self.liveActivityPrefix):

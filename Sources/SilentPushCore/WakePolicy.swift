@@ -190,6 +190,21 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         return takeActions()
     }
 
+    /// The apps of `device` were deleted (a reinstall gives them a new token): each push
+    /// waiting in a slot is dropped (`appDeleted`) and each pending task request cancelled
+    /// (a relaunch for a background session stays: the transfers' policy ends those).
+    @inlinable public mutating func appDeleted(device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+        fireTimers(upTo: now)
+        for slot in 0..<apps.count where apps[slot].device == device {
+            if let pending = states[slot].pending {
+                let (generation, coalesced) = closeSlot(slot)
+                actions.append(.dropped(push: pending.push, app: apps[slot], reason: .appDeleted, generation: generation, coalesced: coalesced))
+            }
+            actions += cancelAllTasks(for: apps[slot], now: now)
+        }
+        return takeActions()
+    }
+
     /// The user opened `app` at `opened` (nil: usage unknown, which counts as in use).
     /// Apps not opened for a day, a week, are launched at twice, four times the interval;
     /// past `settings.appUsageThreshold`, not at all. Its waiting push is looked at again.

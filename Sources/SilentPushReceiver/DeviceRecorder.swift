@@ -439,6 +439,17 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
+    /// The apps of `device` were deleted (a reinstall gave them a new token): the push each
+    /// slot holds is dropped, pending task requests are cancelled and background transfers
+    /// cancelled, as for a force-quit (`WakePolicy.appDeleted`).
+    package mutating func appDeleted(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(completion: completion) }
+        var actions = Actions(completion: completion)
+        apply(policy.appDeleted(device: device, now: now), to: &actions)
+        record(transfers.forceQuit(device: device, now: now), into: &actions, now: now)
+        return finish(actions)
+    }
+
     /// `device` restarted (see `WakePolicy.reboot`).
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         var actions = Actions(completion: completion)

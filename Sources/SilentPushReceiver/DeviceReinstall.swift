@@ -16,6 +16,9 @@ enum DeviceReinstall {
             registry.unregister(token, at: at)
         }
         try await device.store.write([.setUnregistered(token: token, at: at)])
+        // What waited for the deleted install never reaches it: its pending push, task
+        // requests and background transfers end.
+        try await device.runtime.committing { recorder, now, completion in recorder.appDeleted(token, now: now, completion: completion) }
         // The phone is the same: its battery, network and the rest carry over.
         let state = device.deviceState(of: token)
         if state != DeviceState() { try await device.setDeviceState(state, for: fresh) }

@@ -36,4 +36,35 @@ import Testing
         #expect(try await Self.push(h2c: h2c, token: fresh).status == 200)
         #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/xyz/reinstall", body: "{}").status == 422)
     }
+
+    /// What waited for the deleted install never reaches it: the push waiting in its slot is
+    /// dropped (`app deleted`), its pending task request cancelled; the clock moving past the
+    /// interval wakes nothing for the old token.
+    @Test func aReinstallDropsThePushTheOldInstallWaitedForAndCancelsItsTasks() async throws {
+        let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a"], "backgroundModes": ["fetch"]}}}"#
+        let path = Scratch.directory.appendingPathComponent("reinstall-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--config", path, "--clock", "manual", "--profile", "ios"])
+        defer { process.signal(SIGKILL) }
+        let token = SamplePush.deviceToken
+        #expect(try await Self.push(h2c: h2c).status == 200)  // wakes the app
+        let waiting = try await Self.push(h2c: h2c)  // waits for the interval
+        let id = try #require(
+            waiting.headers.split(whereSeparator: \.isNewline).first { $0.hasPrefix("apns-id:") }?.dropFirst("apns-id:".count)
+                .trimmingCharacters(in: .whitespaces))
+        let tasks = "/v1/devices/\(token)/apps/com.example.app/tasks"
+        let submitted = try await SilentPushdDeviceTests.admin(
+            admin, "POST", tasks, body: #"{"identifier": "a", "kind": "refresh", "earliestBeginDate": "2200-01-01T00:00:00Z"}"#)
+        #expect(submitted.status == 201)
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/\(token)/reinstall", body: "{}").status == 200)
+        // The helper lowercases the answer's headers; the apns-id as APNs wrote it is upper-case.
+        let push = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id.uppercased())")
+        #expect(push.json["fate"] as? String == "dropped" && (push.json["why"] as? [String: Any])?["rule"] as? String == "appDeleted", "\(push.json)")
+        let pending = try await SilentPushdDeviceTests.admin(admin, "GET", tasks).json["requests"] as? [Any]
+        #expect(pending?.isEmpty == true, "\(String(describing: pending))")
+        _ = try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 3600}"#)
+        let wakes = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/wakes?device=\(token)").json["wakes"] as? [Any]
+        #expect(wakes?.count == 1, "only the wake before the reinstall: \(String(describing: wakes))")
+    }
 }
