@@ -104,6 +104,26 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         }
     }
 
+    /// What waits for a reason: a push, or what shares the push's rules (a background task
+    /// request, a background transfer), whose words differ where a push's would be wrong.
+    package enum Waiter: Sendable {
+        case push
+        case task(BackgroundTaskKind)
+        case transfer
+    }
+
+    /// One line for people, with the numbers, for `waiter`; `time` writes an instant.
+    package func text(time: (Instant) -> String, for waiter: Waiter) -> String {
+        switch (self, waiter) {
+        // Nothing is held at APNs for a task or a transfer, and a task is no priority-5 wake.
+        case (.offline, .task(.refresh)): "waiting: the device is offline, and a refresh waits for the network"
+        case (.offline, .task): "waiting: the task requires network connectivity and the device is offline"
+        case (.offline, .transfer): "waiting: the device is offline; the transfer resumes when the network returns"
+        case (.lowPowerMode, .task): "deferred: Low Power Mode holds background tasks"
+        default: text(time: time)
+        }
+    }
+
     /// One line for people, with the numbers; `time` writes an instant.
     public func text(time: (Instant) -> String) -> String {
         switch self {

@@ -188,19 +188,7 @@ extension AdminAPI {
     /// What holds a pending request, or how it left pending.
     static func why(_ record: TaskRequestRecord) -> JSONValue {
         switch record.state {
-        case .pending:
-            switch record.why {
-            // The rules pushes share, in a task's words: nothing is held at APNs, and a task is no push.
-            case .offline?:
-                whyObject(
-                    "offline",
-                    record.request.kind == .refresh
-                        ? "waiting: the device is offline, and a refresh waits for the network"
-                        : "waiting: the task requires network connectivity and the device is offline", nil)
-            case .lowPowerMode?: whyObject("lowPowerMode", "deferred: Low Power Mode holds background tasks", nil)
-            case let reason?: why(reason)
-            case nil: whyObject("pending", "waiting", nil)
-            }
+        case .pending: record.why.map { why($0, for: .task(record.request.kind)) } ?? whyObject("pending", "waiting", nil)
         case .launched: whyObject("launched", "it ran: see its run", nil)
         case .cancelled: whyObject("cancelled", "the app cancelled it", nil)
         case .replaced: whyObject("replaced", "a request with the same identifier replaced it", nil)

@@ -58,13 +58,7 @@ extension AdminAPI {
     /// Why a transfer waits, or how it ended, in words.
     static func why(_ transfer: TransferRecord) -> JSONValue {
         switch transfer.state {
-        case .waiting:
-            switch transfer.why {
-            // The rule pushes share, in the transfer's words: nothing is held at APNs.
-            case .offline?: whyObject("offline", "waiting: the device is offline; the transfer resumes when the network returns", nil)
-            case let reason?: why(reason)
-            case nil: whyObject("waiting", "waiting for its conditions", nil)
-            }
+        case .waiting: transfer.why.map { why($0, for: .transfer) } ?? whyObject("waiting", "waiting for its conditions", nil)
         case .running: whyObject("running", "try \(transfer.attempts) runs against the origin", nil)
         case .done: whyObject("done", "the origin answered in full; " + doneWords(transfer), nil)
         case .failed: whyObject("failed", transfer.reason ?? "failed", nil)

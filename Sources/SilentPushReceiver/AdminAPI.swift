@@ -886,9 +886,9 @@ package struct AdminAPI: Sendable {
         return whyObject(rule, text, until)
     }
 
-    /// `{"rule", "text", "until"}` for what holds a push.
-    static func why(_ wait: WaitReason<DeviceInstant>) -> JSONValue {
-        whyObject(wait.rule.rawValue, wait.text(time: time), wait.until)
+    /// `{"rule", "text", "until"}` for what holds a push (or `waiter`, in its words).
+    static func why(_ wait: WaitReason<DeviceInstant>, for waiter: WaitReason<DeviceInstant>.Waiter = .push) -> JSONValue {
+        whyObject(wait.rule.rawValue, wait.text(time: time, for: waiter), wait.until)
     }
 
     static func whyObject(_ rule: String, _ text: String, _ until: DeviceInstant?) -> JSONValue {

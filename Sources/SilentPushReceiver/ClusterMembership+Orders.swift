@@ -14,7 +14,7 @@ extension ClusterMembership {
         guard device.clock.mode == .manual else { throw DeviceClockError.notManual }
         guard try await store.tryLockClusterClock(timeout: configuration.lease) else { throw DeviceClockError.busy }
         do {
-            let target = DeviceClock.wholeMillisecond(device.clock.now.advanced(by: span))
+            let target = device.clock.target(after: span)
             guard target < .distantFuture else { throw DeviceClockError.outOfRange }
             // Stored first: a member that starts listening after the order went out catches up to it.
             try await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])

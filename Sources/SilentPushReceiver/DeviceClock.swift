@@ -25,7 +25,7 @@ public final class DeviceClock: Sendable {
     /// `instant` to the millisecond below (the far future stays): a manual clock keeps whole
     /// milliseconds, as the store and a cluster's members do, so a time due on one member is
     /// reached exactly by an advance another chose.
-    static func wholeMillisecond(_ instant: DeviceInstant) -> DeviceInstant {
+    private static func wholeMillisecond(_ instant: DeviceInstant) -> DeviceInstant {
         instant == .distantFuture ? instant : DeviceInstant(millisecondsSinceEpoch: instant.millisecondsSinceEpoch)
     }
 
@@ -42,6 +42,11 @@ public final class DeviceClock: Sendable {
         case .system: Self.systemNow
         case .manual: manualNow.withLock { $0 }
         }
+    }
+
+    /// Where a manual clock moved by `span` from now lands: to the whole millisecond.
+    func target(after span: Duration) -> DeviceInstant {
+        Self.wholeMillisecond(now.advanced(by: span))
     }
 
     /// Moves a manual clock forward to `instant` (never back).

@@ -14,7 +14,7 @@ extension DeviceControl {
     @discardableResult
     public func advance(by duration: Duration) async throws(DeviceClockError) -> DeviceInstant {
         guard clock.mode == .manual else { throw .notManual }
-        let target = DeviceClock.wholeMillisecond(clock.now.advanced(by: duration))
+        let target = clock.target(after: duration)
         guard runtime.modifyStateAndRunActions({ recorder, _ in recorder.beginClockMove(to: target) }) != .clockBusy else { throw .busy }
         defer { runtime.modifyStateAndRunActions { recorder, _ in recorder.endClockMove() } }
         guard target < .distantFuture else { throw .outOfRange }
