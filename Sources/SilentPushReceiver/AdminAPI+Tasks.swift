@@ -121,7 +121,7 @@ extension AdminAPI {
         guard Self.isTopic(topic) else { return Self.badTopic }
         do {
             let pending = try await device.taskRequests(device: token, topic: topic, pendingOnly: true).reversed()
-            return Self.respond(.ok, .object([("requests", .array(pending.map(Self.json)))]))
+            return Self.respond(.ok, .object([("requests", .array(pending.map { Self.json($0) }))]))
         } catch {
             return Self.storeFailure(error)
         }
@@ -163,12 +163,18 @@ extension AdminAPI {
         }
     }
 
-    /// `GET /v1/task-runs?device=&topic=&limit=`: runs, newest first.
+    /// `GET /v1/task-runs?device=&topic=&limit=`: runs, newest first, and the requests that
+    /// never ran (`cancelled`, `replaced`: no id, no start), each where it ended.
     private func taskRuns(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
             let runs = try await device.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
-            return .object([("runs", .array(runs.map { Self.json($0) }))])
+            let ended = try await device.endedTaskRequests(device: filter.device, topic: filter.topic, limit: filter.limit)
+            let entries =
+                runs.map { (at: $0.startedAt, request: $0.requestID, json: Self.json($0)) }
+                + ended.map { (at: $0.endedAt ?? $0.submittedAt, request: $0.id, json: Self.json(neverRan: $0)) }
+            let newestFirst = entries.sorted { ($0.at, $0.request) > ($1.at, $1.request) }.prefix(filter.limit)
+            return .object([("runs", .array(newestFirst.map(\.json)))])
         }
     }
 
@@ -190,8 +196,8 @@ extension AdminAPI {
         switch record.state {
         case .pending: record.why.map { why($0, for: .task(record.request.kind)) } ?? whyObject("pending", "waiting", nil)
         case .launched: whyObject("launched", "it ran: see its run", nil)
-        case .cancelled: whyObject("cancelled", "the app cancelled it", nil)
-        case .replaced: whyObject("replaced", "a request with the same identifier replaced it", nil)
+        case .cancelled: whyObject("cancelled", "it never ran: the app cancelled it, or was deleted", nil)
+        case .replaced: whyObject("replaced", "it never ran: a request with the same identifier replaced it", nil)
         }
     }
 
@@ -204,6 +210,17 @@ extension AdminAPI {
             ("finishedAt", .string(run.finishedAt.map(time))), ("outcome", .string(run.outcome?.rawValue)),
             ("progress", .object([("completed", .int(run.progressCompleted)), ("total", .int(run.progressTotal))])),
             ("why", why(run)),
+        ])
+    }
+
+    /// A request that never ran, as an entry of `/v1/task-runs`: its outcome is its state.
+    static func json(neverRan record: TaskRequestRecord) -> JSONValue {
+        .object([
+            ("id", .null), ("requestId", .int(Int64(bitPattern: record.id))), ("deviceToken", .string(record.deviceToken)),
+            ("topic", .string(record.topic)), ("identifier", .string(record.request.identifier)), ("kind", .string(record.request.kind.rawValue)),
+            ("startedAt", .null), ("deadline", .null), ("simulated", .bool(false)), ("expiredAt", .null),
+            ("finishedAt", .string(record.endedAt.map(time))), ("outcome", .string(record.state.rawValue)),
+            ("progress", .object([("completed", .int(0)), ("total", .int(0))])), ("why", why(record)),
         ])
     }
 

@@ -1736,7 +1736,7 @@ enum AdminOpenAPIDocument {
              "tasks"
             ],
             "operationId": "listTaskRuns",
-            "summary": "Background task runs, newest first.",
+            "summary": "Background task runs, newest first, with the requests that never ran (cancelled or replaced).",
             "parameters": [
              {
               "$ref": "#/components/parameters/DeviceFilter"
@@ -3622,6 +3622,7 @@ enum AdminOpenAPIDocument {
             }
            },
            "TaskRunRecord": {
+            "description": "A run, or a request that never ran (outcome `cancelled` or `replaced`: no id, no start;\n`finishedAt` is when it left pending).\n",
             "type": "object",
             "required": [
              "id",
@@ -3641,7 +3642,11 @@ enum AdminOpenAPIDocument {
             ],
             "properties": {
              "id": {
-              "type": "integer"
+              "type": [
+               "integer",
+               "null"
+              ],
+              "description": "The run's id; null for a request that never ran."
              },
              "requestId": {
               "type": "integer"
@@ -3664,7 +3669,10 @@ enum AdminOpenAPIDocument {
               ]
              },
              "startedAt": {
-              "type": "string",
+              "type": [
+               "string",
+               "null"
+              ],
               "format": "date-time"
              },
              "deadline": {

@@ -114,6 +114,12 @@ extension DeviceControl {
         try await store.transfers(deviceToken: device, topic: topic, session: session, wakeID: wakeID, limit: limit)
     }
 
+    /// Requests that never ran (cancelled or replaced), the last to end first, for a device
+    /// and/or topic.
+    func endedTaskRequests(device: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRequestRecord] {
+        try await store.endedTaskRequests(deviceToken: device, topic: topic, limit: limit)
+    }
+
     /// Task runs, newest first, for a device and/or topic.
     public func taskRuns(device: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
         try await store.taskRuns(deviceToken: device, topic: topic, limit: limit)

@@ -196,7 +196,8 @@ enum TimelinePage {
           if (state.wakes.size === 0) state.nextWakes = wakes.next;
           for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
           for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
-          for (const run of runs.runs) state.runs.set(run.id, run);
+          // A request that never ran (no id, no start) has no span to draw.
+          for (const run of runs.runs) if (run.id != null) state.runs.set(run.id, run);
           for (const activity of activities.activities) state.activities.set(activity.id, activity);
           for (const broadcast of broadcasts.broadcasts) state.broadcasts.set(broadcast.requestId, broadcast);
           for (const transfer of transfers.transfers) state.transfers.set(transfer.id, transfer);

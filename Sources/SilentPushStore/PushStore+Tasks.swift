@@ -16,6 +16,22 @@ extension PushStore {
         ).compactMap(Self.taskRequest)
     }
 
+    /// Requests that left pending without running (cancelled, or replaced by one with the same
+    /// identifier), the last to end first, for a device and/or topic.
+    public func endedTaskRequests(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRequestRecord] {
+        try await reader.rows(
+            """
+            SELECT * FROM task_requests WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
+                AND state IN (?3, ?4)
+            ORDER BY ended_at DESC, id DESC LIMIT ?5
+            """,
+            [
+                deviceToken, topic, TaskRequestRecord.State.cancelled.rawValue, TaskRequestRecord.State.replaced.rawValue,
+                max(0, limit),
+            ]
+        ).compactMap(Self.taskRequest)
+    }
+
     /// The request with this id.
     public func taskRequest(id: UInt64) async throws -> TaskRequestRecord? {
         try await reader.rows("SELECT * FROM task_requests WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.taskRequest)

@@ -105,17 +105,25 @@ import Testing
 
         let clean = try await call("POST", tasks, #"{"identifier": "clean", "kind": "processing"}"#)
         #expect((clean.json["why"] as? [String: Any])?["rule"] as? String == "idle")
+        // The same identifier again replaces the pending request.
+        #expect(try await call("POST", tasks, #"{"identifier": "clean", "kind": "processing"}"#).status == 201)
         let cancelled = try await call("DELETE", tasks, "{}")
         #expect(cancelled.status == 200 && cancelled.json["cancelled"] as? Int == 1)
 
         #expect(try await call("PATCH", device, #"{"backgroundRefresh": false}"#).status == 200)
         let unavailable = try await call("POST", tasks, #"{"identifier": "a", "kind": "refresh"}"#)
         #expect(unavailable.status == 409 && unavailable.json["code"] as? String == "unavailable")
+        // The cancelled request is listed with the run, as a request that never ran.
         let runs = try #require(try await call("GET", "/v1/task-runs?topic=com.example.app").json["runs"] as? [[String: Any]])
-        #expect(runs.count == 1 && runs.first?["identifier"] as? String == "a")
+        #expect(runs.map { $0["identifier"] as? String } == ["clean", "clean", "a"], "\(runs)")
+        #expect(runs.map { $0["outcome"] as? String } == ["cancelled", "replaced", "completed"], "\(runs)")
+        #expect(runs.first?["id"] is NSNull && runs.first?["startedAt"] is NSNull && runs.first?["finishedAt"] is String)
+        #expect((runs.first?["why"] as? [String: Any])?["rule"] as? String == "cancelled")
+        #expect(runs.last?["id"] is Int && runs.last?["startedAt"] is String)
         let metrics = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"])
         #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="completed"} 1"#), "\(metrics.output)")
         #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="cancelled"} 1"#))
+        #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="replaced"} 1"#))
         #expect(metrics.output.contains("silentpush_task_runs_started_total 1"))
     }
 }

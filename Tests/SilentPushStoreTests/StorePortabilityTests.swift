@@ -107,6 +107,7 @@ import Testing
             ], environment: .sandbox)
         _ = try await store.taskRequests(deviceToken: "aa", pendingOnly: true)
         _ = try await store.taskRequest(id: 1)
+        _ = try await store.endedTaskRequests(topic: "com.example.app", limit: 5)
         _ = try await store.pendingTaskRequests()
         _ = try await store.taskRuns(topic: "com.example.app")
         _ = try await store.taskRun(id: 1)
