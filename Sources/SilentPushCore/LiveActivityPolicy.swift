@@ -230,6 +230,38 @@ public struct LiveActivityPolicy: Sendable {
         keptForOffline = keptForOffline.filter { $0.value.device != device }
     }
 
+    /// The app of `device` (a device token) was deleted, as a reinstall does: its activities
+    /// leave the device at once, dismissed, and what waited to reach them (an update held
+    /// back, a channel's message kept for the offline device) is ignored as after their end.
+    public mutating func appDeleted(device: String, now: DeviceInstant) -> [LiveActivityAction] {
+        var actions = advance(to: now)
+        for id in byDevice[device] ?? [] {
+            guard let activity = activities[id] else { continue }
+            let endedAt: DeviceInstant
+            switch activity.state {
+            case .dismissed: continue
+            case .ended(let at, _): endedAt = at
+            case .active, .stale: endedAt = now
+            }
+            var gone = activity
+            gone.state = .dismissed(at: now, endedAt: endedAt)
+            activities[id] = gone
+            unsubscribe(activity)
+            actions.append(.record(gone, why: "dismissed: the app was deleted (reinstalled)"))
+            if let waiting = held.removeValue(forKey: id) {
+                ignore(waiting.update.source, id, .activityEnded, "the app was deleted while this waited to show: ignored", now, &actions)
+            }
+            for key in stored.keys {
+                guard let index = stored[key]?.waiting.firstIndex(of: id), let message = stored[key] else { continue }
+                stored[key]?.waiting.remove(at: index)
+                ignore(
+                    message.update.source, id, .activityEnded, "the app was deleted while this waited for the device to come back online: ignored",
+                    now, &actions)
+            }
+        }
+        return actions
+    }
+
     /// Forgets the activities dismissed before `cutoff`, as retention prunes their records: a
     /// push to one's token is then as to a token no activity has. Returns how many went.
     public mutating func forgetDismissed(before cutoff: DeviceInstant) -> Int {

@@ -441,12 +441,14 @@ package struct DeviceRecorder {
 
     /// The apps of `device` were deleted (a reinstall gave them a new token): the push each
     /// slot holds is dropped, pending task requests are cancelled and background transfers
-    /// cancelled, as for a force-quit (`WakePolicy.appDeleted`).
+    /// cancelled, as for a force-quit (`WakePolicy.appDeleted`), and their Live Activities
+    /// dismissed (`LiveActivityPolicy.appDeleted`).
     package mutating func appDeleted(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         guard case .running = lifecycle else { return Self.replying(completion: completion) }
         var actions = Actions(completion: completion)
         apply(policy.appDeleted(device: device, now: now), to: &actions)
         record(transfers.forceQuit(device: device, now: now), into: &actions, now: now)
+        record(activities.appDeleted(device: device, now: now), into: &actions)
         return finish(actions)
     }
 

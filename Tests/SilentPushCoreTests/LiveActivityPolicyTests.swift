@@ -283,6 +283,30 @@ import Testing
         #expect(Self.updates(end).map(\.outcome) == [.coalesced(into: "E"), .applied])
     }
 
+    /// A reinstall deletes the app: its activities leave the device at once (dismissed, an ended
+    /// one keeping when it ended), what one held back is ignored, a channel's subscriber
+    /// listens no more, and another device's activity stays.
+    @Test func theAppDeletedDismissesItsActivitiesAndIgnoresWhatTheyHeld() throws {
+        var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 1, opportunisticDelay: .seconds(900)))
+        _ = try Self.subscribe(&policy, "A2", Self.app)
+        _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
+        let low = policy.receive(Self.push("L", to: "T1", Self.payload(timestamp: 1), priority: .normal), channelExists: { _ in true }, now: Self.t0)
+        #expect(Self.updates(low).map(\.outcome) == [.waiting(until: Self.at(900))])
+
+        let deleted = policy.appDeleted(device: Self.app.device, now: Self.at(60))
+        #expect(Self.records(deleted).map(\.0.id) == ["A1", "A2"])
+        #expect(Self.records(deleted).allSatisfy { $0.0.state == .dismissed(at: Self.at(60), endedAt: Self.at(60)) })
+        #expect(Self.records(deleted).first?.1 == "dismissed: the app was deleted (reinstalled)")
+        #expect(Self.updates(deleted).map(\.source) == ["L"] && Self.updates(deleted).first?.outcome == .ignored(.activityEnded))
+        #expect(policy.subscriberCount(Self.channelKey) == 1, "only the other device's activity listens")
+        #expect(policy.activities["B1"]?.state == .active)
+        // Nothing fires later for it, and a push to its token is ignored as after the end.
+        #expect(policy.advance(to: Self.at(900)).isEmpty)
+        let after = policy.receive(Self.push("U", to: "T1", Self.payload(timestamp: 500)), channelExists: { _ in true }, now: Self.at(901))
+        #expect(Self.updates(after).map(\.outcome) == [.ignored(.activityEnded)])
+        #expect(Self.records(policy.appDeleted(device: Self.app.device, now: Self.at(902))).isEmpty, "a dismissed activity stays as it was")
+    }
+
     @Test func priority5IsOpportunisticAndSpendsNoBudget() throws {
         var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 1, opportunisticDelay: .seconds(900)))
         let low = policy.receive(Self.push("L", to: "T1", Self.payload(timestamp: 1), priority: .normal), channelExists: { _ in true }, now: Self.t0)

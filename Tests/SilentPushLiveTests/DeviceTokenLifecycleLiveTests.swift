@@ -38,8 +38,8 @@ import Testing
     }
 
     /// What waited for the deleted install never reaches it: the push waiting in its slot is
-    /// dropped (`app deleted`), its pending task request cancelled; the clock moving past the
-    /// interval wakes nothing for the old token.
+    /// dropped (`app deleted`), its pending task request cancelled, its Live Activity
+    /// dismissed; the clock moving past the interval wakes nothing for the old token.
     @Test func aReinstallDropsThePushTheOldInstallWaitedForAndCancelsItsTasks() async throws {
         let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a"], "backgroundModes": ["fetch"]}}}"#
         let path = Scratch.directory.appendingPathComponent("reinstall-\(UUID().uuidString).json").path
@@ -57,7 +57,13 @@ import Testing
         let submitted = try await SilentPushdDeviceTests.admin(
             admin, "POST", tasks, body: #"{"identifier": "a", "kind": "refresh", "earliestBeginDate": "2200-01-01T00:00:00Z"}"#)
         #expect(submitted.status == 201)
+        let activities = "/v1/devices/\(token)/apps/com.example.app/activities"
+        let started = try await SilentPushdDeviceTests.admin(
+            admin, "POST", activities, body: #"{"attributesType": "GameAttributes", "attributes": {}, "contentState": {"score": 1}}"#)
+        #expect(started.status == 201 && started.json["state"] as? String == "active", "\(started.json)")
         #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/\(token)/reinstall", body: "{}").status == 200)
+        let activity = (try await SilentPushdDeviceTests.admin(admin, "GET", activities).json["activities"] as? [[String: Any]])?.first
+        #expect(activity?["state"] as? String == "dismissed" && activity?["endedAt"] is String, "\(String(describing: activity))")
         // The helper lowercases the answer's headers; the apns-id as APNs wrote it is upper-case.
         let push = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id.uppercased())")
         #expect(push.json["fate"] as? String == "dropped" && (push.json["why"] as? [String: Any])?["rule"] as? String == "appDeleted", "\(push.json)")
