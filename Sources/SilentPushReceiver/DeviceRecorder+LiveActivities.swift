@@ -137,18 +137,29 @@ extension DeviceRecorder {
                         update.activityID.flatMap { activities.activities[$0]?.app }
                         ?? LiveActivityApp(device: push.deviceToken, bundleID: Self.bundleID(of: push.topic))
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
-                    arriving?.fate = fate(of: update, priority: priority, app: app, &actions)
-                    if case .waiting = update.outcome { heldActivityPushes[update.source] = (push.id, priority, app) }
+                    arriving?.fate = fate(of: update, priority: priority, app: app, atAPNs: false, &actions)
+                    if case .waiting = update.outcome {
+                        heldActivityPushes[update.source] = (push.id, priority, app, activities.isKeptForOffline(update.source))
+                    }
                 } else if !heldActivityPushes.isEmpty, let held = heldActivityPushes[update.source] {
-                    let fate = fate(of: update, priority: held.priority, app: held.app, &actions)
+                    let fate = fate(of: update, priority: held.priority, app: held.app, atAPNs: held.atAPNs, &actions)
                     actions.changes.append(.setFate(push: held.id, fate: fate, generation: nil))
-                    if case .waiting = update.outcome {} else { heldActivityPushes[update.source] = nil }
+                    if fate.coalescedByAPNs { actions.changes.append(.setCoalescedByAPNs(push: held.id)) }
+                    if case .waiting = update.outcome {
+                        heldActivityPushes[update.source]?.atAPNs = activities.isKeptForOffline(update.source)
+                    } else {
+                        heldActivityPushes[update.source] = nil
+                    }
                 }
             }
         }
     }
 
-    private func fate(of update: LiveActivityUpdate, priority: APNsPriority, app: LiveActivityApp, _ actions: inout Actions) -> PushFate {
+    /// The fate `update` gives its push; `atAPNs`: the push was kept at APNs for the offline
+    /// device, so a replacement happened there.
+    private func fate(
+        of update: LiveActivityUpdate, priority: APNsPriority, app: LiveActivityApp, atAPNs: Bool, _ actions: inout Actions
+    ) -> PushFate {
         // Counted as the stats count them: once, when the push's fate is final.
         switch update.outcome {
         case .applied:
@@ -161,7 +172,7 @@ extension DeviceRecorder {
             return .pending(.opportunistic(until: until))
         case .coalesced:
             actions.metrics.coalesced += 1
-            return .coalesced
+            return .coalesced(into: nil, byAPNs: atAPNs)
         case .ignored(.offlineExpired):
             actions.metrics.expired += 1
             return .expired

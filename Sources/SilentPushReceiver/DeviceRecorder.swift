@@ -173,8 +173,9 @@ package struct DeviceRecorder {
     /// The next task request's id: the app's submissions and the system's relaunches share it.
     package internal(set) var nextTaskRequestID: UInt64
     /// Live Activity pushes an activity holds back, by apns-id: their row's id and priority,
-    /// so the fate the row shows follows the update when it is released or replaced.
-    var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp)] = [:]
+    /// so the fate the row shows follows the update when it is released or replaced, and
+    /// whether APNs keeps it for the offline device (a push replaced there says so).
+    var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp, atAPNs: Bool)] = [:]
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
     /// Whether a move of the manual clock is under way, and to where: one at a time.

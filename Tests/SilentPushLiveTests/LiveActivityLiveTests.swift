@@ -191,6 +191,8 @@ import Testing
             #expect(try await receiver.fate(of: first) == .pending(.offline))
             let second = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":20,"event":"update","content-state":{"n":2}}}"#)
             #expect(try await receiver.fate(of: first)?.kind == .coalesced)
+            // Replaced at APNs, as a background push is: its why says apnsStorage.
+            #expect(try await receiver.fate(of: first)?.coalescedByAPNs == true)
             #expect(try await receiver.device.activities(device: device, bundleID: Self.app).first?.contentState == "{}")
 
             try await receiver.setDeviceState(DeviceState(network: .online), for: device)

@@ -52,7 +52,8 @@ import Testing
     }
 
     /// The budget flag reaches the device: with `--activity-budget 1`, the second priority-10
-    /// update in the hour waits, and its fate says so.
+    /// update in the hour waits, and its fate says so; a third replaces it on the device (not
+    /// at APNs: the device is online).
     @Test func theBudgetFlagHoldsTheSecondUpdate() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--activity-budget", "1"])
         defer { process.signal(SIGKILL) }
@@ -63,7 +64,12 @@ import Testing
         let token = try #require(started.json["pushToken"] as? String)
         let jwt = try DevProviderToken.make()
         var fates: [String] = []
-        for (index, id) in ["00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000a2"].enumerated() {
+        let ids = ["00000000-0000-4000-8000-0000000000a1", "00000000-0000-4000-8000-0000000000a2", "00000000-0000-4000-8000-0000000000a3"]
+        func fate(_ id: String) async throws -> String {
+            let push = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)")
+            return "\(push.json["fate"] ?? "-") \((push.json["why"] as? [String: Any])?["rule"] ?? "-")"
+        }
+        for (index, id) in ids.enumerated() {
             let result = try await PeerProcess.run(
                 "curl",
                 [
@@ -73,9 +79,9 @@ import Testing
                     "http://127.0.0.1:\(h2c)/3/device/\(token)",
                 ])
             #expect(result.output == "200")
-            let push = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)")
-            fates.append("\(push.json["fate"] ?? "-") \((push.json["why"] as? [String: Any])?["rule"] ?? "-")")
+            fates.append(try await fate(id))
         }
-        #expect(fates == ["delivered applied", "pending activityBudget"])
+        #expect(fates == ["delivered applied", "pending activityBudget", "pending activityBudget"])
+        #expect(try await fate(ids[1]) == "coalesced replaced")
     }
 }
