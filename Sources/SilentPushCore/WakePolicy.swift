@@ -282,15 +282,17 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Puts back an app as a restarted receiver found it in its store: the slot generation
-    /// to go on from, when its next wake may start, and the push waiting in its slot. The
-    /// push is looked at at once: it may wake the app now, or have expired meanwhile.
+    /// to go on from, when its next wake may start (`overran`: its last wake overran its
+    /// deadline, and `nextAllowed` is a doubled interval after it), and the push waiting in
+    /// its slot. The push is looked at at once: it may wake the app now, or have expired meanwhile.
     @inlinable public mutating func restore(
-        app: App, generation: UInt32, nextAllowed: Instant?, pending: IncomingPush<Instant>?, now: Instant
+        app: App, generation: UInt32, nextAllowed: Instant?, overran: Bool = false, pending: IncomingPush<Instant>?, now: Instant
     ) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let slot = index(of: app)
         states[slot].generation = generation
         states[slot].nextAllowed = nextAllowed
+        states[slot].overran = overran && nextAllowed != nil
         if let pending {
             if states[slot].pending == nil { _pendingSlotCount += 1 }
             states[slot].pending = Pending(push: pending.id, priority: pending.priority, expiresAt: pending.expiresAt)

@@ -90,7 +90,8 @@ extension DeviceRecorder {
                     id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
                     expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
             }
-            actions.append(restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, pending: pending, now: now))
+            actions.append(
+                restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, overran: app.overran, pending: pending, now: now))
         }
         for push in snapshot.heldReloads { actions.append(restoreReload(push, now: now)) }
         // What Live Activities held back is not kept: each push says so, not pending for ever.

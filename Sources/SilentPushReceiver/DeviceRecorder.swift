@@ -584,10 +584,13 @@ package struct DeviceRecorder {
 
     /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
     package mutating func restore(
-        app: App, generation: UInt32, nextAllowed: DeviceInstant?, pending: IncomingPush<DeviceInstant>?, now: DeviceInstant
+        app: App, generation: UInt32, nextAllowed: DeviceInstant?, overran: Bool = false, pending: IncomingPush<DeviceInstant>?,
+        now: DeviceInstant
     ) -> Actions {
         var actions = Actions()
-        apply(policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, pending: pending, now: now), to: &actions)
+        apply(
+            policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, overran: overran, pending: pending, now: now),
+            to: &actions)
         return finish(actions)
     }
 

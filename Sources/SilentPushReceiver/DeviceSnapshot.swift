@@ -24,7 +24,7 @@ package struct DeviceSnapshot: Sendable {
     /// The relaunch requests of those runs whose handler had not settled a file: run again.
     package var relaunchesToRunAgain: Set<UInt64> = []
     /// Each app's slot: the minimum interval from its last wake, its generation, its pending push.
-    package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, generation: UInt32, pending: PushRecord?)] = [:]
+    package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, overran: Bool, generation: UInt32, pending: PushRecord?)] = [:]
     /// Widget and control pushes an extension held.
     package var heldReloads: [ReloadPolicy.Push] = []
     /// Live Activity pushes that waited (for budget, their opportunity, or an offline device):
@@ -69,8 +69,10 @@ package struct DeviceSnapshot: Sendable {
         }
         for wake in try await store.lastWakes() where includes(wake.deviceToken) {
             let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
+            // A wake that overran doubles the interval after it, as `WakePolicy` does.
+            let interval = wake.overran ? settings.minimumInterval * 2 : settings.minimumInterval
             snapshot.apps[DeviceRecorder.App(device: wake.deviceToken, topic: wake.topic)] = (
-                started.advanced(by: settings.minimumInterval), wake.generation &+ 1, nil
+                started.advanced(by: interval), wake.overran, wake.generation &+ 1, nil
             )
         }
         // A refresh launch starts the app's interval as a wake does: the later of the two counts.
@@ -79,7 +81,7 @@ package struct DeviceSnapshot: Sendable {
             let after = DeviceInstant(millisecondsSinceEpoch: run.startedAt).advanced(by: settings.minimumInterval)
             let slot = snapshot.apps[app]
             if let next = slot?.nextAllowed, next >= after { continue }
-            snapshot.apps[app] = (after, slot?.generation ?? 0, slot?.pending)
+            snapshot.apps[app] = (after, false, slot?.generation ?? 0, slot?.pending)
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.
@@ -96,7 +98,7 @@ package struct DeviceSnapshot: Sendable {
                 continue
             }
             let key = DeviceRecorder.App(device: push.deviceToken, topic: push.topic)
-            var app = snapshot.apps[key] ?? (nil, 0, nil)
+            var app = snapshot.apps[key] ?? (nil, false, 0, nil)
             app.pending = push
             if let generation = push.generation { app.generation = generation }
             snapshot.apps[key] = app

@@ -194,16 +194,21 @@ extension PushStore {
         }
     }
 
-    /// Per app ever woken: its last wake's start (ms) and the highest slot generation a wake
-    /// closed, so a restarted receiver keeps the minimum interval and numbers on.
-    public func lastWakes() async throws -> [(deviceToken: String, topic: String, startedAt: Int64, generation: UInt32)] {
+    /// Per app ever woken: its last wake's start (ms), whether that wake overran its deadline
+    /// (the interval after it is doubled), and the highest slot generation a wake closed, so a
+    /// restarted receiver keeps the minimum interval and numbers on.
+    public func lastWakes() async throws -> [(deviceToken: String, topic: String, startedAt: Int64, overran: Bool, generation: UInt32)] {
         try await reader.rows(
             """
-            SELECT device_token, topic, MAX(started_at) AS started_at, MAX(generation) AS generation
-            FROM wakes WHERE kind = ? GROUP BY device_token, topic
+            SELECT device_token, topic, started_at, result, generation FROM (
+                SELECT device_token, topic, started_at, result, MAX(generation) OVER (PARTITION BY device_token, topic) AS generation,
+                    ROW_NUMBER() OVER (PARTITION BY device_token, topic ORDER BY started_at DESC, id DESC) AS n
+                FROM wakes WHERE kind = ?1) AS last
+            WHERE n = 1
             """, [WakeKind.fetch.rawValue]
         ).map { row in
-            (row["device_token"], row["topic"], row["started_at"], UInt32(truncatingIfNeeded: row["generation"] as Int64))
+            let overran = (row["result"] as String?).map { StoredResult(result: $0, reason: nil).fetchResult == .deadlineExceeded } ?? false
+            return (row["device_token"], row["topic"], row["started_at"], overran, UInt32(truncatingIfNeeded: row["generation"] as Int64))
         }
     }
 

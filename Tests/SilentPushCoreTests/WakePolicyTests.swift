@@ -346,6 +346,20 @@ import Testing
         #expect(scenario.fates[next] == .delivered(at: 30 * Self.minute))
     }
 
+    /// A restarted receiver puts back an app whose last wake overran: the interval after it
+    /// stays doubled, and the reason names the wake it follows.
+    @Test func aRestoredOverrunKeepsItsDoubledInterval() throws {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(30)))
+        scenario.apply(
+            scenario.policy.restore(
+                app: Self.app, generation: 1, nextAllowed: Scenario.at(30 * Self.minute), overran: true, pending: nil, now: Scenario.at(60)))
+        let next = scenario.push(Self.app, at: 60)
+        let doubled = WaitReason.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(30 * 60), until: Scenario.at(30 * Self.minute))
+        #expect(scenario.fates[next] == .pending(doubled))
+        scenario.advance(to: 30 * Self.minute)
+        #expect(scenario.fates[next] == .delivered(at: 30 * Self.minute))
+    }
+
     @Test func oneFetchAtATimePerApp() throws {
         let scenario = Scenario(.fast)
         scenario.completeImmediately = false

@@ -173,6 +173,39 @@ import Testing
         }
     }
 
+    /// The interval an overrun doubled outlives a restart: a push after it waits 30 minutes
+    /// from the overrun wake, not 15.
+    @Test func aRestartKeepsTheIntervalAnOverrunDoubled() async throws {
+        let path = Scratch.directory.appendingPathComponent("overrun-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let handler = ClosureFetchHandler { _ in
+            try? await Task.sleep(for: .seconds(3600))  // hangs until cancelled
+            return .newData
+        }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(path)
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(1))
+            $0.fetchHandler = .handler(handler)
+        }
+        let woke = try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            try await receiver.advanceClock(by: Self.minute)
+            await receiver.settle()
+            let wake = try #require(try await receiver.wakes().first)
+            #expect(wake.reason == "deadlineExceeded")
+            return wake.startedAt
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(2)).status == 200)
+            let why = try #require(try await receiver.fate(of: Self.apnsID(2))?.waitReason)
+            #expect(why == .minimumInterval(lastWake: woke, interval: .seconds(30 * 60), until: woke.advanced(by: .seconds(30 * 60))), "\(why)")
+        }
+    }
+
     @Test func aRestartPutsBackPendingPushesDeviceStateAndTheClock() async throws {
         let path = Scratch.directory.appendingPathComponent("restart-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
