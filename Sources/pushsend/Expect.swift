@@ -184,8 +184,7 @@ struct Expect: AsyncParsableCommand {
         } catch let failure as AdminExporter.Failure {
             // The report says the check was not made, so one an earlier run left is not read as this one's.
             if let junit {
-                _ = FileManager.default.createFile(
-                    atPath: junit, contents: Data(PushExpectation.junit(name: expectation.name, error: failure.description, timestamp: stamp).utf8))
+                _ = OutputFile.write(Data(PushExpectation.junit(name: expectation.name, error: failure.description, timestamp: stamp).utf8), to: junit)
             }
             guard case .refused(let status, let detail) = failure else { throw failure }
             // A refusal is not a result about the device: the admin URL or token is wrong (2).
@@ -194,10 +193,8 @@ struct Expect: AsyncParsableCommand {
             throw ExitCode(2)
         }
         print(outcome.line)
-        if let junit {
-            guard FileManager.default.createFile(atPath: junit, contents: Data(PushExpectation.junit(outcome, timestamp: stamp).utf8)) else {
-                throw ValidationError("cannot write --junit '\(junit)'")
-            }
+        if let junit, let reason = OutputFile.write(Data(PushExpectation.junit(outcome, timestamp: stamp).utf8), to: junit) {
+            throw ValidationError("cannot write --junit '\(junit)': \(reason)")
         }
         if !outcome.met { throw ExitCode(1) }
     }

@@ -71,11 +71,8 @@ struct Export: AsyncParsableCommand {
         }
         let exporter = AdminExporter(
             admin: adminOptions.admin, records: records, format: format, filters: filters, token: adminOptions.token)
-        // A file is written beside --output and renamed over it once the export is whole, so
-        // a refused or cut-short export leaves what was there before. Anything but a regular
-        // file (/dev/null, a pipe) is written to as it is: renaming over it would replace it.
-        let existing = output.flatMap { try? FileManager.default.attributesOfItem(atPath: $0)[.type] as? FileAttributeType }
-        let partial = output.flatMap { existing == nil || existing == .typeRegular ? $0 + ".part" : nil }
+        // A refused or cut-short export leaves what was there before (`OutputFile`).
+        let partial = output.flatMap { OutputFile.writesInPlace($0) ? nil : $0 + ".part" }
         let handle: FileHandle
         if let output {
             let path = partial ?? output
@@ -99,17 +96,13 @@ struct Export: AsyncParsableCommand {
             do {
                 try handle.write(contentsOf: chunk)
             } catch {
-                // The system's words ("Broken pipe", "No space left on device"), not Foundation's wrapping.
-                let wrapped = error as NSError
-                let posix = wrapped.domain == NSPOSIXErrorDomain ? wrapped : wrapped.userInfo[NSUnderlyingErrorKey] as? NSError
-                let reason = posix.flatMap { Int32(exactly: $0.code) }.map { String(cString: strerror($0)) } ?? wrapped.localizedDescription
-                throw ValidationError("cannot write the export to \(target): \(reason)")
+                throw ValidationError("cannot write the export to \(target): \(OutputFile.reason(error))")
             }
         }
         if let output, let partial {
             try? handle.synchronize()
             guard rename(partial, output) == 0 else {
-                throw ValidationError("cannot write --output '\(output)': \(String(cString: strerror(errno)))")
+                throw ValidationError("cannot write --output '\(output)': \(OutputFile.reason(errno))")
             }
         }
     }

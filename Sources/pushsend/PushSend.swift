@@ -22,6 +22,11 @@ struct PushSend: AsyncParsableCommand {
         // A closed pipe is an error to report (exit 2), not a signal that kills the process
         // without a word (macOS; SwiftNIO ignores it on Linux once a socket exists).
         signal(SIGPIPE, SIG_IGN)
+        // Before the parser sees it: its messages quote an argument, and this one may be a private key.
+        if CommandLine.arguments.dropFirst().contains(where: { $0.contains("-----BEGIN") }) {
+            try? FileHandle.standardError.write(contentsOf: Data("pushsend: \(PEMContents.refusal)\n".utf8))
+            Foundation.exit(2)
+        }
         do {
             var command = try parseAsRoot()
             if var runnable = command as? AsyncParsableCommand {

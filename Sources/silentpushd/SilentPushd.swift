@@ -641,6 +641,8 @@ struct SilentPushd: AsyncParsableCommand {
     /// Every failure to start exits 2 with one line; help exits 0.
     static func main() async {
         let given = Array(CommandLine.arguments.dropFirst())
+        // Before the parser sees it: its messages quote an argument, and this one may be a private key.
+        if given.contains(where: { $0.contains("-----BEGIN") }) { fail(PEMContents.refusal) }
         var arguments = given
         if let path = configPath(in: given) {
             do {

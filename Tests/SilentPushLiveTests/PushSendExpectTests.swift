@@ -126,6 +126,22 @@ import Testing
                 && wrongToken.errorOutput.hasSuffix("(check --admin-token)\n"))
         let errored = try String(contentsOfFile: report, encoding: .utf8)
         #expect(errored.contains(#"errors="1""#) && errored.contains("<error message=\"the admin API answered 401"), "\(errored)")
+        // A report named by a symbolic link is written through it (the link stays); a device
+        // is written to, not replaced, and its error said (here /dev/full, through a link, so a
+        // regression replaces the link and not the device).
+        let link = report + ".link"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: report)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        try Data().write(to: URL(fileURLWithPath: report))
+        #expect(try await Self.pushsend(check + ["--wakes", "2", "--junit", link]).status == 0)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == report)
+        #expect(try String(contentsOfFile: report, encoding: .utf8).contains(#"failures="0""#))
+        let full = report + ".full"
+        try FileManager.default.createSymbolicLink(atPath: full, withDestinationPath: "/dev/full")
+        defer { try? FileManager.default.removeItem(atPath: full) }
+        let noSpace = try await Self.pushsend(check + ["--wakes", "2", "--junit", full])
+        #expect(noSpace.status == 2 && noSpace.errorOutput.contains("No space left on device"), "\(noSpace.errorOutput)")
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) == "/dev/full")
         let wrongPath = try await Self.pushsend(
             ["expect", "--admin", url + "/prefix", "--admin-token", "s3cret", "--device", SamplePush.deviceToken, "--wakes", "2"])
         #expect(wrongPath.status == 2 && wrongPath.errorOutput.hasSuffix("(check --admin)\n"), "\(wrongPath.errorOutput)")
