@@ -23,7 +23,8 @@ public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Eq
     /// One line for a user.
     public var description: String {
         switch self {
-        case .unreadable(let path) where PEMContents.found(in: path): "the key's contents were given where the path of its .p8 file belongs (the contents are not shown)"
+        case .unreadable(let path) where PEMContents.found(in: path):
+            "the key's contents were given where the path of its .p8 file belongs (the contents are not shown)"
         case .unreadable(let path): "cannot read key file '\(path)'"
         case .inFile(let path, let problem) where PEMContents.found(in: path): "key file (name not shown): \(problem)"
         case .inFile(let path, let problem): "key file '\(path)': \(problem)"

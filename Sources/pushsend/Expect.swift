@@ -184,7 +184,8 @@ struct Expect: AsyncParsableCommand {
         } catch let failure as AdminExporter.Failure {
             // The report says the check was not made, so one an earlier run left is not read as this one's.
             if let junit {
-                _ = OutputFile.write(Data(PushExpectation.junit(name: expectation.name, error: failure.description, timestamp: stamp).utf8), to: junit)
+                _ = OutputFile.write(
+                    Data(PushExpectation.junit(name: expectation.name, error: failure.description, timestamp: stamp).utf8), to: junit)
             }
             guard case .refused(let status, let detail) = failure else { throw failure }
             // A refusal is not a result about the device: the admin URL or token is wrong (2).

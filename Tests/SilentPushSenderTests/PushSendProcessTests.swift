@@ -218,11 +218,16 @@ import Testing
     @Test func aKeysContentsInPlaceOfItsPathAreNeverEchoed() async throws {
         let pem = try String(contentsOfFile: DevCertificates.directory + "/AuthKey_\(PushSendOptions.developmentKeyID).p8", encoding: .utf8)
         let body = try #require(pem.split(separator: "\n").dropFirst().first.map(String.init))  // a line of the key itself
-        let given = try await Self.run(["--url", "http://127.0.0.1:9", "--device", SamplePush.deviceToken, "--key", pem, "--key-id", "K", "--team-id", "T", Self.payload])
+        let given = try await Self.run([
+            "--url", "http://127.0.0.1:9", "--device", SamplePush.deviceToken, "--key", pem, "--key-id", "K", "--team-id", "T", Self.payload,
+        ])
         let fromEnvironment = try await PeerProcess.run(
             try Self.binary(), ["--url", "https://127.0.0.1:9", "--device", SamplePush.deviceToken, Self.payload],
             environment: ["APNS_KEY": pem, "APNS_KEY_ID": "K", "APNS_TEAM_ID": "T", "PATH": "/usr/bin:/bin"])
-        for (result, says) in [(given, "pushsend: an argument holds a key's or certificate's contents"), (fromEnvironment, "pushsend: APNS_KEY holds the key's contents")] {
+        for (result, says) in [
+            (given, "pushsend: an argument holds a key's or certificate's contents"),
+            (fromEnvironment, "pushsend: APNS_KEY holds the key's contents"),
+        ] {
             #expect(result.status == 2)
             #expect(result.errorOutput.hasPrefix(says), "\(result.errorOutput)")
             #expect(!result.errorOutput.contains(body) && !result.errorOutput.contains("PRIVATE KEY"), "\(result.errorOutput)")
