@@ -68,7 +68,7 @@ public struct PushSender: Sendable {
                 connections.append(
                     try await H2ClientConnection.connect(
                         host: configuration.target.host, port: configuration.target.port, tls: tls,
-                        answerTimeout: PushSendConfiguration.answerTimeout))
+                        answerTimeout: configuration.answerTimeout))
             }
         } catch {
             for connection in connections { await connection.close() }
@@ -92,7 +92,7 @@ public struct PushSender: Sendable {
         // be most of the client's time.
         let connect: @Sendable () async throws -> H2ClientConnection = {
             try await H2ClientConnection.connect(
-                host: configuration.target.host, port: configuration.target.port, tls: tls, answerTimeout: PushSendConfiguration.answerTimeout)
+                host: configuration.target.host, port: configuration.target.port, tls: tls, answerTimeout: configuration.answerTimeout)
         }
         let slots = connections.map { ConnectionSlot($0, connect: connect) }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -143,6 +143,11 @@ public struct PushSender: Sendable {
     ) {
         @Sendable func resend(after error: (any Error)?) {
             Task {
+                // Past the answer timeout (a server that sent nothing for it, the push held
+                // for its SETTINGS) a new connection would wait as long again: the push fails.
+                if ContinuousClock.now - push.began >= configuration.answerTimeout {
+                    return done(failed(push, error), connection)
+                }
                 if let error {
                     // A live connection retries its refused streams itself: only one the
                     // server went away from or closed is replaced.

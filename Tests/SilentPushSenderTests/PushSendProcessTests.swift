@@ -235,6 +235,24 @@ import Testing
         }
     }
 
+    /// A server that accepts and never speaks holds a push for the answer timeout once: the
+    /// push, held for the server's SETTINGS, is not sent again on new connections to wait as long.
+    @Test func aSilentServerHoldsAPushForOneAnswerTimeoutNotOnePerConnection() async throws {
+        let silent = try LoopbackPort.Silent()
+        var options = try PushSendOptions.parse(["-"])
+        options.url = "http://127.0.0.1:\(silent.port)"
+        options.payloadFile = Self.payload
+        options.devices = [SamplePush.deviceToken]
+        options.certificatesDirectory = DevCertificates.directory
+        options.environment = [:]
+        options.quiet = true
+        var configuration = try options.configuration()
+        configuration.answerTimeout = .seconds(1)
+        let summary = try await PushSender(configuration, output: .init(line: { _ in }, message: { _ in })).run()
+        #expect(summary.sent == 1 && summary.accepted == 0 && summary.exitCode == 2, "\(summary)")
+        #expect(silent.takeConnections() == 1, "one connection, not one per resend")
+    }
+
     @Test func oneTokenServesEveryConnectionOfARun() async throws {
         try await Receiver.withTesting { receiver in
             var options = try! PushSendOptions.parse(["-"])

@@ -52,6 +52,17 @@ public enum LoopbackPort {
             port = Int(UInt16(bigEndian: address.sin_port))
         }
 
+        /// How many connections were made to it since the last call (each taken and closed).
+        public func takeConnections() -> Int {
+            _ = fcntl(socket, F_SETFL, fcntl(socket, F_GETFL) | O_NONBLOCK)
+            var count = 0
+            while case let connection = accept(socket, nil, nil), connection >= 0 {
+                close(connection)
+                count += 1
+            }
+            return count
+        }
+
         deinit { close(socket) }
     }
 
