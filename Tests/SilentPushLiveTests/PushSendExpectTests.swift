@@ -80,8 +80,13 @@ import Testing
             try await Self.pushsend(["expect", "--admin", url, "--device", SamplePush.deviceToken, "--wakes", "2", "--since", "1970-01-01T00:00:00Z"])
                 .status == 0)
         // A push never received, and a push whose fate is already another.
-        let unknown = try await Self.pushsend(["expect", "--admin", url, "--apns-id", "00000000-0000-4000-8000-0000000000ff", "--fate", "delivered"])
+        // The manual clock is not moved for a push that never came: other checks share it.
+        let clockBefore = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"] as? String
+        let unknown = try await Self.pushsend([
+            "expect", "--admin", url, "--apns-id", "00000000-0000-4000-8000-0000000000ff", "--fate", "delivered", "--within", "1h",
+        ])
         #expect(unknown.status == 1 && unknown.output.contains("no push 00000000-0000-4000-8000-0000000000ff was received"))
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"] as? String == clockBefore)
         #expect(try await Self.pushsend(["expect", "--admin", url, "--apns-id", first, "--fate", "expired", "--within", "1d"]).status == 1)
     }
 
