@@ -12,6 +12,8 @@ import Hummingbird
 ///   probes call bare, the timeline page, and a proxy's shard check.
 ///
 /// A method the path does not take is left to the router's 405, whatever its content type.
+/// A path with an empty segment (`/v1/faults/`, `…/tasks//x`) is 404: the router would take
+/// `DELETE /v1/faults/`, an id left empty, for `DELETE /v1/faults`, which removes them all.
 struct AdminGuard<Context: RequestContext>: RouterMiddleware {
     let policy: AdminAccessPolicy
     let routes: AdminRouteTable
@@ -27,7 +29,15 @@ struct AdminGuard<Context: RequestContext>: RouterMiddleware {
             if refusal.status == 401 { response.headers[.wwwAuthenticate] = #"Bearer realm="silentpushd""# }
             return response
         }
+        if Self.hasEmptySegment(request.uri.path) {
+            return AdminAPI.error(.notFound, "no such path: \(request.uri.path) has an empty segment (is an id missing?)")
+        }
         return try await next(request, context)
+    }
+
+    /// Whether `path` (not the root) ends with `/` or has `//` in it.
+    static func hasEmptySegment(_ path: String) -> Bool {
+        path != "/" && (path.hasSuffix("/") || path.contains("//"))
     }
 
     /// The status with its reason phrase (a status made from a bare code has none).

@@ -46,6 +46,12 @@ import Testing
             #expect(answer.status == 422 && (answer.json["error"] as? String)?.contains(field) == true, "\(body): \(answer.json)")
         }
         let id = try #require(listed.first?["id"] as? Int)
+        // An id left empty (`/v1/faults/$ID` with no ID) is not the whole list's delete.
+        for empty in ["/v1/faults/", "/v1/faults//", "//v1/faults"] {
+            let answer = try await SilentPushdDeviceTests.admin(admin, "DELETE", empty, body: "{}")
+            #expect(answer.status == 404 && (answer.json["detail"] as? String)?.contains("empty segment") == true, "\(empty): \(answer.json)")
+        }
+        #expect((try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/faults").json["faults"] as? [Any])?.count == 1)
         #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/faults/\(id)", body: "{}").status == 200)
         #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/faults/\(id)", body: "{}").status == 404)
     }
