@@ -577,7 +577,12 @@ package struct AdminAPI: Sendable {
     private func reinstall(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         return await Self.answering {
-            let (fresh, at) = try await device.reinstall(token)
+            let (fresh, at): (String, Int64)
+            do {
+                (fresh, at) = try await device.reinstall(token)
+            } catch let refusal as DeviceReinstallError {
+                throw AdminError(.conflict, refusal.description)
+            }
             return .object([
                 ("deviceToken", .string(fresh)), ("previousDeviceToken", .string(token)),
                 ("unregisteredAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: at))),

@@ -952,7 +952,7 @@ enum AdminOpenAPIDocument {
              "devices"
             ],
             "operationId": "reinstallApp",
-            "summary": "Delete and install the app again; the old token answers 410 Unregistered.",
+            "summary": "Delete and install the app again; the old token answers 410 Unregistered. 409 for a token already unregistered or expired.",
             "parameters": [
              {
               "$ref": "#/components/parameters/Token"
@@ -994,6 +994,9 @@ enum AdminOpenAPIDocument {
              },
              "401": {
               "$ref": "#/components/responses/Unauthorized"
+             },
+             "409": {
+              "$ref": "#/components/responses/Conflict"
              },
              "413": {
               "$ref": "#/components/responses/TooLarge"

@@ -6,15 +6,24 @@ import SilentPushCore
 enum DeviceReinstall {
     /// Gives `token`'s app a new token (registered to the same topics, the device's state
     /// carried over) and unregisters the old one now. Returns the new token and the time (ms).
+    /// Throws `DeviceReinstallError` for a token already unregistered or expired: its app was
+    /// uninstalled or has another token, and a second install from it would leave two.
     static func reinstall(_ token: String, endpoint: APNsEndpoint, device: DeviceControl) async throws -> (token: String, unregisteredAt: Int64) {
         var random = SystemRandomNumberGenerator()
         let fresh = (0..<4).map { _ in String(format: "%016llx", random.next() as UInt64) }.joined()
         let at = endpoint.deviceNow().millisecondsSinceEpoch  // device time, as the rest of the record
-        endpoint.withDevices { registry in
-            let topics = registry.entry(token).map { Array($0.topics).sorted() } ?? []
-            registry.register(fresh, topics: topics)
+        let refusal: DeviceReinstallError? = endpoint.withDevices { registry in
+            let entry = registry.entry(token)
+            switch entry?.state {
+            case .unregistered(let since)?: return .unregistered(token: token, at: since)
+            case .expired(let since)?: return .expired(token: token, at: since)
+            case .active?, nil: break
+            }
+            registry.register(fresh, topics: entry.map { Array($0.topics).sorted() } ?? [])
             registry.unregister(token, at: at)
+            return nil
         }
+        if let refusal { throw refusal }
         try await device.store.write([.setUnregistered(token: token, at: at)])
         // What waited for the deleted install never reaches it: its pending push, task
         // requests and background transfers end.

@@ -34,6 +34,10 @@ import Testing
         #expect(reinstall.json["previousDeviceToken"] as? String == SamplePush.deviceToken)
         #expect(try await Self.push(h2c: h2c).status == 410)
         #expect(try await Self.push(h2c: h2c, token: fresh).status == 200)
+        // The old token is no installed app's: a second reinstall from it would make two.
+        let again = try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/\(SamplePush.deviceToken)/reinstall", body: "{}")
+        #expect(again.status == 409 && (again.json["detail"] as? String)?.contains("reinstall from the app's current token") == true, "\(again.json)")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/\(fresh)/reinstall", body: "{}").status == 200)
         #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/xyz/reinstall", body: "{}").status == 422)
     }
 
