@@ -5,13 +5,14 @@ extension PushStore {
     /// The push with this `apns-id` (the latest, when a provider reused one).
     public func push(apnsID: String) async throws -> PushRecord? {
         let key = Self.apnsKey(apnsID)
-        // By the id the apns-id carries, or by its key; the latest when both match.
+        // By the id the apns-id carries, or by its key; the latest when both match. A UUID's
+        // case is not part of it (the key's hex digits are read either way).
         return try await reader.rows(
             """
-                SELECT * FROM (SELECT * FROM push_fates WHERE id = ?1 AND apns_id = ?3
-                    UNION ALL SELECT * FROM push_fates WHERE apns_key = ?2 AND apns_id = ?3) AS matches
+                SELECT * FROM (SELECT * FROM push_fates WHERE id = ?1 AND LOWER(apns_id) = ?3
+                    UNION ALL SELECT * FROM push_fates WHERE apns_key = ?2 AND LOWER(apns_id) = ?3) AS matches
                 ORDER BY id DESC LIMIT 1
-            """, [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID]
+            """, [key.pushID.map { Int64(bitPattern: $0) }, key.value, apnsID.lowercased()]
         ).first.map(Self.push)
     }
 

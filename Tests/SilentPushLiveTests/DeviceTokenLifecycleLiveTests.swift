@@ -27,6 +27,11 @@ import Testing
         let uniqueID = line.dropFirst("apns-unique-id:".count).trimmingCharacters(in: .whitespacesAndNewlines)
         let found = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(uniqueID)")
         #expect(found.status == 200 && found.json["deviceToken"] as? String == SamplePush.deviceToken, "\(found.json)")
+        // An apns-id is a UUID: found in either case.
+        let apnsID = try #require(found.json["apnsId"] as? String)
+        for id in [apnsID.lowercased(), apnsID.uppercased()] {
+            #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)").json["apnsId"] as? String == apnsID, "\(id)")
+        }
 
         let reinstall = try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/devices/\(SamplePush.deviceToken)/reinstall", body: "{}")
         #expect(reinstall.status == 200)
