@@ -14,6 +14,8 @@ public struct APNsPayload: Sendable, Equatable {
     public var hasAps: Bool
     /// `aps.content-changed` is `true` (what a `widgets` or `controls` push carries).
     public var contentChanged = false
+    /// `aps.event` is present (what a Live Activity push carries).
+    public var hasEvent = false
     /// Top-level keys other than `aps`, in order, with their value as text when it is a
     /// scalar (strings unescaped, numbers as written) and nil for objects, arrays and null.
     public var customValues: [(key: String, value: String?)]
@@ -45,6 +47,7 @@ public struct APNsPayload: Sendable, Equatable {
                         case "badge": payload.hasBadge = true
                         case "sound": payload.hasSound = true
                         case "content-changed": payload.contentChanged = try scanner.peek() == .bool && (try scanner.readBool())
+                        case "event": payload.hasEvent = true
                         default: break
                         }
                     }
@@ -61,7 +64,7 @@ public struct APNsPayload: Sendable, Equatable {
 
     public static func == (lhs: APNsPayload, rhs: APNsPayload) -> Bool {
         lhs.contentAvailable == rhs.contentAvailable && lhs.hasAlert == rhs.hasAlert && lhs.hasBadge == rhs.hasBadge
-            && lhs.hasSound == rhs.hasSound && lhs.hasAps == rhs.hasAps && lhs.contentChanged == rhs.contentChanged
+            && lhs.hasSound == rhs.hasSound && lhs.hasAps == rhs.hasAps && lhs.contentChanged == rhs.contentChanged && lhs.hasEvent == rhs.hasEvent
             && lhs.customValues.elementsEqual(rhs.customValues) { $0.key == $1.key && $0.value == $1.value }
     }
 }

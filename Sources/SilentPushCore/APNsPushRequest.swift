@@ -41,10 +41,13 @@ public struct APNsPushRequest: Sendable, Equatable {
         return headers
     }
 
-    /// The push type a provider means when it names none: background for a payload that
-    /// is only `content-available: 1`, alert otherwise.
+    /// The push type a provider means when it names none: liveactivity for a payload with
+    /// `aps.event`, widgets for one whose `aps` only says `content-changed`, background for
+    /// one that is only `content-available: 1`, alert otherwise.
     public static func defaultPushType(for payload: APNsPayload) -> APNsPushType {
-        payload.isBackgroundOnly ? .background : .alert
+        if payload.hasEvent { return .liveactivity }
+        if payload.contentChanged, !payload.contentAvailable, !payload.hasAlert, !payload.hasBadge, !payload.hasSound { return .widgets }
+        return payload.isBackgroundOnly ? .background : .alert
     }
 
     /// What APNs would refuse, or a silent push could not do, checked before sending; nil

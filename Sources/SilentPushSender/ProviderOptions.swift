@@ -109,6 +109,10 @@ public struct ProviderOptions: ParsableArguments, Sendable {
                 throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
             }
             guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
+            // h2c has no TLS handshake to present a certificate in: it would go unsent.
+            guard target.scheme == "https" else {
+                throw PushSendError.conflictingOptions("--cert needs TLS: give an https:// --url (the receiver's TLS port), not \(target.scheme)://")
+            }
             tls.certificateFile = cert
             tls.privateKeyFile = certKey ?? cert
             return (tls, .certificate)

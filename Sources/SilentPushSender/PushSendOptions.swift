@@ -28,7 +28,10 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     @Option(help: "apns-topic (default for local receivers: com.example.app).")
     public var topic: String?
 
-    @Option(name: .customLong("push-type"), help: "apns-push-type (default: background for a content-available-only payload, else alert).")
+    @Option(
+        name: .customLong("push-type"),
+        help: "apns-push-type (default: liveactivity with aps.event, widgets with content-changed, background if only content-available, else alert)."
+    )
     public var pushType: String?
 
     // `.unconditional`: a negative number is the value, not taken for a flag, so its range
@@ -171,23 +174,26 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         guard var topic = self.topic ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")
         }
-        // A Live Activity push goes to the bundle id with its push type's suffix.
-        let suffix = APNsPushType.liveactivity.topicSuffix ?? ""
-        if activityPayload != nil, pushType == nil, !topic.hasSuffix(suffix) { topic += suffix }
         let type: APNsPushType
-        if activityPayload != nil, pushType == nil {
-            type = .liveactivity
-        } else if let pushType {
+        if let pushType {
             guard let parsed = APNsPushType(rawValue: pushType) else {
                 throw PushSendError.invalidValue(
                     option: "--push-type", value: "'\(pushType)'", expected: "one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))"
                 )
             }
+            if activityPayload != nil, parsed != .liveactivity {
+                throw PushSendError.conflictingOptions("--event makes a Live Activity push: leave out --push-type \(pushType), or give liveactivity")
+            }
             type = parsed
+        } else if activityPayload != nil {
+            type = .liveactivity
         } else {
             let parsed = try? payload.withUnsafeBufferPointer { bytes throws(APNsReason) in try APNsPayload.parse(bytes) }
             type = parsed.map(APNsPushRequest.defaultPushType) ?? .alert
         }
+        // A push type with a topic suffix (liveactivity, widgets, voip…) goes to the bundle id
+        // with it, as APNs requires; --no-validate sends the topic as given.
+        if validate, let suffix = type.topicSuffix, !topic.hasSuffix(suffix) { topic += suffix }
         if validate, let problem = APNsPushRequest.payloadProblem(payload, pushType: type) {
             let fix = problem.hasPrefix("a background push") ? "send it with --push-type alert" : "fix the payload"
             throw PushSendError.invalidPayload(problem: problem, fix: fix)

@@ -134,9 +134,12 @@ struct Expect: AsyncParsableCommand {
             if let activityState, !PushExpectation.activityStates.contains(activityState) {
                 throw ValidationError("--activity-state '\(activityState)' is not one of \(PushExpectation.activityStates.joined(separator: ", "))")
             }
+            // The topic a Live Activity push goes to names the app by its bundle id.
+            let suffix = APNsPushType.liveactivity.topicSuffix ?? ""
+            let bundleID = topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic
             return PushExpectation(
                 admin: adminOptions.admin, token: adminOptions.token,
-                target: .activities(device: device.lowercased(), topic: topic, applied: applied, state: activityState), within: span)
+                target: .activities(device: device.lowercased(), topic: bundleID, applied: applied, state: activityState), within: span)
         }
         switch (apnsID, fate, device, wakes) {
         case (let apnsID?, let fate?, nil, nil):
@@ -158,7 +161,8 @@ struct Expect: AsyncParsableCommand {
             }
             target = .wakes(device: device, topic: topic, count: wakes, since: from)
         default:
-            throw ValidationError("give --apns-id ID --fate FATE, or --device TOKEN --wakes N")
+            throw ValidationError(
+                "give --apns-id ID --fate FATE; or --device TOKEN with --wakes N, --applied N, --activity-state STATE or --transfer STATE")
         }
         return PushExpectation(admin: adminOptions.admin, token: adminOptions.token, target: target, within: span)
     }

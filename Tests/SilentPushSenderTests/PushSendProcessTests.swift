@@ -201,6 +201,10 @@ import Testing
             (["--key", rsa, "--key-id", "K", "--team-id", "T"], "pushsend: key file '\(rsa)': not an EC P-256 key (ES256 needs one) (check --key)"),
             (["--url", "http://127.0.0.1:1"], "pushsend: cannot connect to 127.0.0.1:1"),
             (["--bogus"], "pushsend: Unknown option '--bogus'"),
+            (
+                ["--cert", DevCertificates.clientCertificate, "--cert-key", DevCertificates.clientKey],
+                "pushsend: --cert needs TLS: give an https:// --url (the receiver's TLS port), not http://"
+            ),
         ]
         for (arguments, message) in cases {
             var all = ["--device", SamplePush.deviceToken] + arguments + [Self.payload]

@@ -122,6 +122,39 @@ import Testing
         #expect(configuration.request.priority == expected)
     }
 
+    /// With no --push-type, the payload says it (a Live Activity's `event`, a widget's
+    /// `content-changed`), and a push type with a topic suffix gets it on the topic, as APNs
+    /// requires; --event with another push type is refused.
+    @Test(
+        arguments: [
+            ("liveactivity-update.json", nil, APNsPushType.liveactivity, "com.example.app.push-type.liveactivity"),
+            ("widgets.json", nil, .widgets, "com.example.app.push-type.widgets"),
+            ("widgets.json", "controls", .controls, "com.example.app.push-type.controls"),
+            ("liveactivity-update.json", "liveactivity", .liveactivity, "com.example.app.push-type.liveactivity"),
+            ("background.json", nil, .background, "com.example.app"),
+            ("invalid-background-with-alert.json", nil, .alert, "com.example.app"),
+        ] as [(String, String?, APNsPushType, String)])
+    func theSamplePayloadsGoAsTheirPushTypeToItsTopic(file: String, pushType: String?, type: APNsPushType, topic: String) throws {
+        let configuration = try Self.options {
+            $0.payloadFile = Repository.root + "/payloads/" + file
+            $0.pushType = pushType
+            $0.topic = "com.example.app"
+        }.configuration()
+        #expect(configuration.request.pushType == type)
+        #expect(configuration.request.topic == topic)
+    }
+
+    @Test func eventWithAnotherPushTypeIsRefused() throws {
+        let options = try Self.options {
+            $0.payloadFile = nil
+            $0.liveActivity.event = "update"
+            $0.pushType = "alert"
+        }
+        #expect(throws: PushSendError.conflictingOptions("--event makes a Live Activity push: leave out --push-type alert, or give liveactivity")) {
+            try options.configuration()
+        }
+    }
+
     /// A receiver on this machine is trusted through the development CA unless a CA is given;
     /// any other host through the system's trust store.
     @Test(
