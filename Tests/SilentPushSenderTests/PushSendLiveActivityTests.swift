@@ -62,6 +62,10 @@ import Testing
             let later = try await PushSendProcessTests.run(["expect"] + admin + ["--applied", "2", "--activity-state", "active", "--within", "2h"])
             #expect(later.status == 0, "\(later.output)\(later.errorOutput)")
             #expect(later.output.hasPrefix("ok: com.example.app on device"), "\(later.output)")
+            // The topic the pushes went to names the same app (it was read as another, with none).
+            let suffixed = ["--admin", admin[1], "--device", device, "--topic", "com.example.app.push-type.liveactivity"]
+            #expect(try await PushSendProcessTests.run(["expect"] + suffixed + ["--applied", "0"]).status == 1)
+            #expect(try await PushSendProcessTests.run(["expect"] + suffixed + ["--applied", "2"]).status == 0)
             let bad = try await PushSendProcessTests.run(["expect"] + admin + ["--activity-state", "paused"])
             #expect(bad.status == 2)
             #expect(bad.errorOutput.contains("--activity-state 'paused' is not one of active, stale, ended, dismissed"), "\(bad.errorOutput)")
