@@ -174,6 +174,8 @@ enum TimelinePage {
           nextPushes: null, nextWakes: null, clock: {mode: "system", now: Date.now(), at: performance.now()},
           view: null, follow: true, selected: null, filters: {device: "", topic: "", fate: ""},
           topics: new Set(), tokens: new Set(),
+          // Why the last read failed (a wrong token, the receiver gone): shown until one succeeds.
+          error: null,
         };
 
         // Device time now: on the system clock it runs on between events; on the manual one it stands.
@@ -202,6 +204,7 @@ enum TimelinePage {
           for (const broadcast of broadcasts.broadcasts) state.broadcasts.set(broadcast.requestId, broadcast);
           for (const transfer of transfers.transfers) state.transfers.set(transfer.id, transfer);
           await refreshDevices();
+          state.error = null;
           scheduleRender();
           if (state.selected) showPanel(state.selected, false);
         }
@@ -256,7 +259,12 @@ enum TimelinePage {
         }
 
         async function safely(body) {
-          try { await body(); } catch (error) { $("status").textContent = "cannot reach the admin API: " + error.message; }
+          try {
+            await body();
+          } catch (error) {
+            state.error = "cannot reach the admin API: " + error.message;
+            scheduleRender();
+          }
         }
 
         // Live: /v1/events says when the record changed (read with fetch, so the token goes along).
@@ -485,7 +493,8 @@ enum TimelinePage {
           html += transferRows(records, named, x, inView, width);
           html += activityRows(records, named, x, inView, width);
           $("rows").innerHTML = html;
-          $("empty").hidden = rows.size > 0 || records.activities.length > 0 || records.broadcasts.length > 0 || records.transfers.length > 0;
+          $("empty").hidden = state.error !== null || rows.size > 0 || records.activities.length > 0 || records.broadcasts.length > 0
+            || records.transfers.length > 0;
           const nowX = x(now());
           if (nowX >= 0 && nowX <= width) {
             let line = $("now");
@@ -500,6 +509,8 @@ enum TimelinePage {
           older.hidden = !state.nextPushes;
           older.textContent = `older pushes (${state.pushes.size} loaded)`;
           $("status").dataset.now = new Date(now()).toISOString();
+          // What the page shows is not the record while it cannot read it: the error says so.
+          if (state.error !== null) { $("status").textContent = state.error; return; }
           $("status").textContent = `device time ${new Date(now()).toISOString().replace("T", " ").substring(0, 23)} (${state.clock.mode} clock) — ` +
             `${records.pushes.length} pushes, ${records.wakes.length} wakes, ${records.runs.length} task runs in ${rows.size} rows` +
             (records.activities.length ? `, ${records.activities.length} Live Activities, ${records.broadcasts.length} broadcasts` : "") +

@@ -138,6 +138,24 @@ import Testing
         #expect(page.text("#status").contains("manual clock"))
     }
 
+    /// With --admin-token, a page opened with a wrong token (or none) says how to open it, and
+    /// keeps saying it: the clock's ticks do not draw an empty record over it.
+    @Test func aWrongTokenIsSaidAndStaysSaid() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--admin-token", "s3cret"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        await client.close()
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/#token=wrong",
+            [("wait", "2"), ("read", "#status"), ("evaluate", #"String(document.getElementById("empty").hidden)"#)])
+        #expect(
+            page.text("#status") == "cannot reach the admin API: 401: open this page as /#token=TOKEN (the --admin-token)", "\(page.text("#status"))")
+        #expect(page.evaluated == ["true"], "no \"No pushes yet\" beside it")
+        let right = try await Self.browse("http://127.0.0.1:\(admin)/#token=s3cret", [("expect", Self.push(1)), ("read", "#status")])
+        #expect(right.text("#status").contains("1 pushes"), "\(right.text("#status"))")
+    }
+
     /// A render asked for just before a button goes down waits until it is up, so the click
     /// lands on the element the press went down on. (A refresh drawn between press and
     /// release replaced the dot, and the click then opened nothing.)
