@@ -156,7 +156,14 @@ extension StoreChange {
                     [at, outcome.rawValue, Int64(bitPattern: id)])
             ]
         case .forgetDevice(let token):
-            return [StoreStatement("DELETE FROM activity_updates WHERE activity_id IN (SELECT id FROM activities WHERE device_token = ?)", [token])]
+            // Its Live Activity pushes went to its apps' push-to-start tokens (the device's
+            // token and 16 hex digits) and its activities' update tokens: theirs go too.
+            return [
+                StoreStatement("DELETE FROM activity_updates WHERE activity_id IN (SELECT id FROM activities WHERE device_token = ?)", [token]),
+                StoreStatement(
+                    "DELETE FROM pushes WHERE device_token LIKE ? OR device_token IN (SELECT push_token FROM activities WHERE device_token = ?)",
+                    [token + String(repeating: "_", count: 16), token]),
+            ]
                 + ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "activities", "transfers"].map { table in
                     StoreStatement("DELETE FROM \(table) WHERE device_token = ?", [token])
                 }

@@ -163,6 +163,29 @@ import Testing
         }
     }
 
+    /// Forgetting a device forgets its Live Activity pushes too: those to its app's
+    /// push-to-start token and to its activities' update tokens; another device's stay.
+    @Test func forgettingADeviceForgetsItsLiveActivityPushes() async throws {
+        try await Receiver.withTesting({ $0.liveActivities = .unthrottled }) { receiver in
+            let (device, other) = (Self.device("1"), Self.device("2"))
+            var sent: [String: [String]] = [:]
+            for token in [device, other] {
+                let p2s = LiveActivityApp(device: token, bundleID: Self.app).pushToStartToken
+                let start = try await Self.push(
+                    receiver, to: p2s,
+                    #"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes-type":"A","attributes":{},"input-push-token":1,"alert":{"title":"t"}}}"#
+                )
+                let activity = try #require(try await receiver.device.activities(device: token, bundleID: Self.app).first)
+                let update = try await Self.push(
+                    receiver, to: try #require(activity.pushToken), #"{"aps":{"timestamp":2,"event":"update","content-state":{"n":1}}}"#)
+                sent[token] = [start, update]
+            }
+            try await receiver.forget(device: device)
+            for id in sent[device] ?? [] { #expect(try await receiver.fate(of: id) == nil, "\(id)") }
+            for id in sent[other] ?? [] { #expect(try await receiver.fate(of: id) != nil, "\(id)") }
+        }
+    }
+
     /// An offline device gets nothing: APNs keeps the latest push to each of its tokens
     /// (`pending`, offline), across a restart, and the device takes it when it is back.
     @Test func anOfflineDevicesPushWaitsAcrossARestartAndArrivesWhenItIsBack() async throws {
