@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 import SilentPushCore
@@ -13,16 +14,28 @@ extension AdminAPI {
         case ndjson
         case csv
 
-        /// The format `accept` asks for; nil for JSON (a page).
+        /// The format `accept` prefers; nil for JSON (a page). Each media range's `q` weighs
+        /// it (`q=0`: not acceptable); JSON, and `*/*` or `application/*`, stand for a page;
+        /// of equal weights the first listed wins.
         init?(accept: String?) {
             guard let accept else { return nil }
-            if accept.contains("application/x-ndjson") {
-                self = .ndjson
-            } else if accept.contains("text/csv") {
-                self = .csv
-            } else {
-                return nil
+            var best: (format: ExportFormat?, q: Double)?
+            for range in accept.split(separator: ",") {
+                let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                guard let type = parts.first else { continue }
+                let q = min(parts.dropFirst().first { $0.hasPrefix("q=") }.map { Double($0.dropFirst(2)) ?? 0 } ?? 1, 1)
+                guard q.isFinite, q > 0 else { continue }
+                let format: ExportFormat?
+                switch type {
+                case "application/x-ndjson": format = .ndjson
+                case "text/csv": format = .csv
+                case "application/json", "application/problem+json", "*/*", "application/*": format = nil
+                default: continue
+                }
+                if best.map({ q > $0.q }) ?? true { best = (format, q) }
             }
+            guard let format = best?.format else { return nil }
+            self = format
         }
 
         var contentType: String { self == .ndjson ? "application/x-ndjson" : "text/csv; charset=utf-8" }

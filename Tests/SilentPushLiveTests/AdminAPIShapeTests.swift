@@ -130,6 +130,16 @@ import Testing
         #expect(try await export("/v1/wakes?cursor=\(page)", "text/csv").lines.count == 1_501)
         #expect(try await export("/v1/wakes?cursor=abc", "text/csv").lines.first?.contains("cursor must be") == true)
         #expect(try await export("/v1/pushes?limit=10", "application/x-ndjson").lines.first?.contains("leave out limit") == true)
+        // Accept's weights choose: q=0 is not acceptable, and the heavier of two wins.
+        let oneDevice = "/v1/pushes?device=\(try #require(parsed.first?["deviceToken"] as? String))"
+        for (accept, type) in [
+            ("text/csv;q=0, application/json", "application/json"), ("application/json;q=0.5, text/csv", "text/csv"),
+            ("text/csv;q=0.2, application/x-ndjson;q=0.9", "application/x-ndjson"), ("*/*", "application/json"),
+            ("text/csv; q=1.0, */*;q=0.1", "text/csv"), ("text/csv;q=zero, application/json", "application/json"),
+        ] {
+            let answer = try await export(oneDevice, accept)
+            #expect(answer.type.contains(type), "\(accept): \(answer.type)")
+        }
 
         // pushsend export wraps them: the same lines, to stdout or a file.
         let pushsend = BuiltProducts.path(of: "pushsend") ?? "pushsend"
