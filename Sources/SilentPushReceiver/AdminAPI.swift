@@ -776,7 +776,8 @@ package struct AdminAPI: Sendable {
             value = try JSONValue.parse(body.readableBytesView)
         } catch {
             if case .duplicateKey(let key, _) = error { throw AdminError(.unprocessableContent, "the body gives '\(key)' twice") }
-            throw AdminError(.badRequest, "the body is not JSON")
+            // Where reading stopped: a cut-off body, a trailing comma, a number past a double's range.
+            throw AdminError(.badRequest, "the body is not JSON: reading stopped at byte \(error.offset)")
         }
         guard case .object(let fields) = value else { throw AdminError(.unprocessableContent, "the body must be a JSON object") }
         return fields

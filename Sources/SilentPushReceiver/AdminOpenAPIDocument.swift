@@ -2072,7 +2072,7 @@ enum AdminOpenAPIDocument {
             ],
             "operationId": "events",
             "summary": "Server-sent events that say when the record changed (the timeline listens to them).",
-            "description": "A `text/event-stream` that does not end until the receiver shuts down (or the client\ngoes). A `change` event comes at most four times a second, once what changed is\ncommitted, with `{\"changes\", \"clock\", \"now\"}`: `changes` counts the steps that changed\nthe record (pushes, wakes, task runs, device state); on the manual clock a move of the\nclock is a change too. A comment line comes every 15 s on a quiet stream. The first event\ncomes at once; with `limit`, the stream ends after that many.\n",
+            "description": "A `text/event-stream` that does not end until the receiver shuts down (or the client\ngoes). A `change` event comes at most four times a second, once what changed is\ncommitted, with `{\"changes\", \"clock\", \"now\"}`: `changes` counts the steps that changed\nthe record (pushes, wakes, task runs, device state); on the manual clock a move of the\nclock sends an event too, with the new `now` (`changes` counts the record's steps only).\nA comment line comes every 15 s on a quiet stream. The first event\ncomes at once; with `limit`, the stream ends after that many.\n",
             "parameters": [
              {
               "name": "limit",

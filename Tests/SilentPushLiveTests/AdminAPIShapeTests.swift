@@ -37,6 +37,10 @@ import Testing
             ])
         #expect(large.output.hasSuffix("413 application/problem+json"), "\(large.output)")
         #expect(large.output.contains("larger than the admin API takes (64 KB)"), "\(large.output)")
+        // A body that is not JSON says where reading stopped.
+        let notJSON = try await SilentPushdDeviceTests.admin(
+            admin, "PATCH", "/v1/devices/\(String(repeating: "ab", count: 32))", body: #"{"batteryLevel": 1e309}"#)
+        #expect(notJSON.status == 400 && notJSON.json["detail"] as? String == "the body is not JSON: reading stopped at byte 17", "\(notJSON.json)")
     }
 
     @Test func devicesAreListedAndPushesFilteredAndPaged() async throws {
