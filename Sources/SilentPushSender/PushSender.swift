@@ -237,7 +237,9 @@ public struct PushSender: Sendable {
         case .json:
             var text = "{\"device\":" + JSONString.quoted(outcome.device)
             text += ",\"status\":" + (outcome.status.map(String.init) ?? "null")
-            text += ",\"apnsId\":" + JSONString.quoted(outcome.apnsID)
+            // A push with no answer has no apns-id but the one it was sent with.
+            let apnsID = outcome.status == nil && configuration.request.apnsID == nil ? nil : outcome.apnsID
+            text += ",\"apnsId\":" + (apnsID.map(JSONString.quoted) ?? "null")
             text += ",\"reason\":" + (outcome.reason.map(JSONString.quoted) ?? "null")
             if let error = outcome.error { text += ",\"error\":" + JSONString.quoted(error) }
             text += ",\"latencyMs\":" + String(format: "%.3f", Double(outcome.latency.nanosecondCount) / 1e6) + "}"

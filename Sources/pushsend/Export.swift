@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SilentPushCore
 import SilentPushSender
 
 extension AdminExporter.Records: ExpressibleByArgument {}
@@ -62,6 +63,12 @@ struct Export: AsyncParsableCommand {
         }
         if records == .wakes, fate != nil {
             throw ValidationError("--fate is for pushes; wakes take --device, --topic, --from and --until")
+        }
+        // A usage error (2), as `expect --since` says it, not the admin API's refusal (1).
+        for (option, value) in [("--from", from), ("--until", until)] {
+            if let value, ISO8601Timestamp.millisecondsSinceEpoch(parsing: value) == nil {
+                throw ValidationError("\(option) '\(value)' is not an RFC 3339 time (e.g. 2026-11-22T04:42:47Z)")
+            }
         }
     }
 

@@ -161,6 +161,7 @@ import Testing
             ["expect", "--admin", "127.0.0.1:2199", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
             "--admin '127.0.0.1:2199' is not a URL like http://127.0.0.1:2199"
         ),
+        (["export", "pushes", "--from", "yesterday"], "--from 'yesterday' is not an RFC 3339 time"),
         (["export", "pushes", "--admin", "ftp://127.0.0.1:2199"], "--admin 'ftp://127.0.0.1:2199' is not a URL like http://127.0.0.1:2199"),
         (["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "woken"], "--fate 'woken' is not one of pending, delivered"),
         (["expect", "--device", "abc", "--wakes", "1"], "--device 'abc' is not a device token"),

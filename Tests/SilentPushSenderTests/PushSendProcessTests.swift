@@ -249,12 +249,19 @@ import Testing
         options.devices = [SamplePush.deviceToken]
         options.certificatesDirectory = DevCertificates.directory
         options.environment = [:]
-        options.quiet = true
+        options.json = true
         var configuration = try options.configuration()
         configuration.answerTimeout = .seconds(1)
-        let summary = try await PushSender(configuration, output: .init(line: { _ in }, message: { _ in })).run()
+        let lines = Mutex<[String]>([])
+        let summary = try await PushSender(configuration, output: .init(line: { line in lines.withLock { $0.append(line) } }, message: { _ in }))
+            .run()
         #expect(summary.sent == 1 && summary.accepted == 0 && summary.exitCode == 2, "\(summary)")
         #expect(silent.takeConnections() == 1, "one connection, not one per resend")
+        // Its line has no status and no apns-id, and says why.
+        let line = try #require(lines.withLock { $0.first })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["status"] is NSNull && object["apnsId"] is NSNull, "\(line)")
+        #expect((object["error"] as? String)?.contains("the server sent nothing for 1 s") == true, "\(line)")
     }
 
     @Test func oneTokenServesEveryConnectionOfARun() async throws {
