@@ -85,7 +85,7 @@ package struct AdminExporter: Sendable {
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             throw Failure.noAnswer(url: admin, what: "GET /v1/\(records.rawValue)", seconds: Int(headTimeout.nanoseconds / 1_000_000_000))
         } catch {
-            throw Failure.unreachable(url: url, problem: ConnectionFailure.reason(error) ?? "\(error)")
+            throw Failure.unreachable(url: url, problem: Self.problem(error))
         }
         guard response.status == .ok else {
             throw Failure.refused(status: Int(response.status.code), body: (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer())

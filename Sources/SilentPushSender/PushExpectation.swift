@@ -286,7 +286,7 @@ package struct PushExpectation: Sendable {
         } catch is NIOTooManyBytesError {
             throw AdminExporter.Failure.refused(status: 200, detail: "an answer to \(path) over 16 MiB: narrow the check with --topic")
         } catch {
-            throw AdminExporter.Failure.unreachable(url: admin, problem: ConnectionFailure.reason(error) ?? "\(error)")
+            throw AdminExporter.Failure.unreachable(url: admin, problem: AdminExporter.problem(error))
         }
         if response.status == .notFound, missingIsNil { return nil }
         guard response.status == .ok else { throw AdminExporter.Failure.refused(status: Int(response.status.code), body: bytes) }

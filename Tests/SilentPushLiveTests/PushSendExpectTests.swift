@@ -147,6 +147,14 @@ import Testing
         let noSpace = try await Self.pushsend(check + ["--wakes", "2", "--junit", full])
         #expect(noSpace.status == 2 && noSpace.errorOutput.contains("No space left on device"), "\(noSpace.errorOutput)")
         #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) == "/dev/full")
+        // An --admin that names the wrong scheme or the wrong listener says what to check.
+        for (admin, says) in [
+            ("https://127.0.0.1:\(admin)", "the TLS handshake failed (the admin API speaks plain HTTP: use http://)"),
+            ("http://127.0.0.1:\(h2c)", "what answered does not speak HTTP/1.1 (an APNs or channel port?"),
+        ] {
+            let wrong = try await Self.pushsend(["expect", "--admin", admin, "--device", SamplePush.deviceToken, "--wakes", "2"])
+            #expect(wrong.status == 2 && wrong.errorOutput.contains(says), "\(admin): \(wrong.errorOutput)")
+        }
         let wrongPath = try await Self.pushsend(
             ["expect", "--admin", url + "/prefix", "--admin-token", "s3cret", "--device", SamplePush.deviceToken, "--wakes", "2"])
         #expect(wrongPath.status == 2 && wrongPath.errorOutput.hasSuffix("(check --admin)\n"), "\(wrongPath.errorOutput)")
