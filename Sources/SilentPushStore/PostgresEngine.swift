@@ -218,11 +218,29 @@ final class PostgresEngine: StoreEngine {
         if let underlying = error.underlying {
             return ConnectionFailure.reason(underlying).map { "cannot connect to PostgreSQL: \($0)" } ?? "\(underlying)"
         }
-        switch error.code {
-        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: return "the connection to PostgreSQL ended"
-        case .connectionError: return "cannot connect to PostgreSQL"
-        case .sslUnsupported: return "the PostgreSQL server does not take TLS connections (drop sslmode=require, or turn on ssl in the server)"
-        default: return "\(error.code)"
+        switch sessionFailure(error.code) {
+        case .ended?: return "the connection to PostgreSQL ended"
+        case .cannotConnect?: return "cannot connect to PostgreSQL"
+        case nil:
+            if error.code == .sslUnsupported {
+                return "the PostgreSQL server does not take TLS connections (drop sslmode=require, or turn on ssl in the server)"
+            }
+            return "\(error.code)"
+        }
+    }
+
+    /// A failure of the session rather than of the statement: the store cannot be reached now.
+    enum SessionFailure {
+        case ended
+        case cannotConnect
+    }
+
+    /// What `code` says of the session; nil for an error of the statement.
+    static func sessionFailure(_ code: PSQLError.Code) -> SessionFailure? {
+        switch code {
+        case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: .ended
+        case .connectionError: .cannotConnect
+        default: nil
         }
     }
 
@@ -258,11 +276,7 @@ final class PostgresEngine: StoreEngine {
         } catch {
             giveBack(connection)
             // A connection that ended under the read: the store cannot be reached now.
-            if connection.isClosed
-                || (error as? PSQLError).map({
-                    [.serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .connectionError].contains($0.code)
-                }) == true
-            {
+            if connection.isClosed || (error as? PSQLError).flatMap({ Self.sessionFailure($0.code) }) != nil {
                 throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url))
             }
             throw error
