@@ -106,6 +106,10 @@ import Testing
                 ("POST", path, headers("apns-channel-id", none), "{nope", nil, 400, "BadRequestPayload"),
                 ("POST", path, headers("apns-channel-id", none), large, nil, 413, "PayloadTooLarge"),
                 ("POST", "/4/broadcasts/apps/\(Self.app).voip", headers("apns-channel-id", none), Self.payload, nil, 400, "TopicDisallowed"),
+                (
+                    "POST", "/4/broadcasts/apps/\(String(repeating: "a", count: 256))", headers("apns-channel-id", none), Self.payload, nil, 400,
+                    "TopicDisallowed"
+                ),
                 ("POST", "/4/broadcasts/apps/com.example.off", headers("apns-channel-id", none), Self.payload, nil, 400, "FeatureNotEnabled"),
                 ("POST", path, headers("apns-channel-id", none), Self.payload, "", 403, "MissingProviderToken"),
                 ("POST", path, headers("apns-channel-id", none), Self.payload, "e30.e30.e30", 403, "InvalidProviderToken"),
