@@ -8,8 +8,8 @@ public struct PushSendConfiguration: Sendable {
     /// peer that accepts and never speaks. Past the longest delay a fault rule can give an
     /// answer (60 s), so a slowed answer still comes.
     package static let answerTimeout: Duration = FaultAction.maximumDelay + .seconds(30)
-    /// This run's answer timeout (`answerTimeout`; tests shorten it). A push is sent again on
-    /// a new connection only within it, so a silent server holds a push no longer than it.
+    /// This run's answer timeout (`answerTimeout`; tests shorten it). A push on a connection
+    /// the server's silence ended is not sent again, so it holds a push no longer than this.
     package var answerTimeout: Duration = Self.answerTimeout
 
     /// How the provider proves who it is.

@@ -143,11 +143,9 @@ public struct PushSender: Sendable {
     ) {
         @Sendable func resend(after error: (any Error)?) {
             Task {
-                // Past the answer timeout (a server that sent nothing for it, the push held
-                // for its SETTINGS) a new connection would wait as long again: the push fails.
-                if ContinuousClock.now - push.began >= configuration.answerTimeout {
-                    return done(failed(push, error), connection)
-                }
+                // A server that sent nothing for the answer timeout (the push held for its
+                // SETTINGS) would keep a new connection waiting as long: the push fails.
+                if await connection.endedWithoutAnswer() { return done(failed(push, error), connection) }
                 if let error {
                     // A live connection retries its refused streams itself: only one the
                     // server went away from or closed is replaced.

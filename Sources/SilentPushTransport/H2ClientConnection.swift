@@ -151,6 +151,13 @@ public final class H2ClientConnection: Sendable {
     /// Whether the connection is still open (neither side closed it).
     public var isActive: Bool { channel.isActive }
 
+    /// Whether it was closed because the server sent nothing for the answer timeout while
+    /// something waited on it (`H2ConnectError.noAnswer`): a new connection is likely to wait as long.
+    public func endedWithoutAnswer() async -> Bool {
+        let handler = self.handler
+        return (try? await channel.eventLoop.submit { handler.value.endedSilent }.get()) ?? false
+    }
+
     /// Closes the connection; open requests fail.
     public func close() async {
         try? await channel.close()
@@ -180,6 +187,9 @@ extension H2ClientConnection {
         /// When the server last sent bytes, or something began to wait on it.
         private var lastProgress = NIODeadline.now()
         private var watchdog: Scheduled<Void>?
+
+        /// Whether the server's silence ended it.
+        var endedSilent: Bool { state.endedSilent }
 
         init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>, answerTimeout: TimeAmount? = nil) {
             self.tls = tls
@@ -308,7 +318,8 @@ extension H2ClientConnection {
         }
 
         private func fail(_ error: any Error, context: ChannelHandlerContext) {
-            state.closed()?.fail(error)
+            let silent = if case .noAnswer? = error as? H2ConnectError { true } else { false }
+            state.closed(silent ? .serverSilent : .closed)?.fail(error)
             // A write that fails inside `flush` lands here while the pump is still busy.
             if !schedule.isPumping { output.writeCiphertext(context: context) }
             session.close(reason: "\(error)")

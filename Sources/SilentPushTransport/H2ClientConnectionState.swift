@@ -10,8 +10,17 @@ package struct H2ClientConnectionState<Ready> {
         case handshaking(Ready)
         /// HTTP/2 runs.
         case running
-        /// Failed or closed: nothing more is written.
+        /// Failed or closed, and how: nothing more is written.
+        case closed(Ending)
+    }
+
+    /// How a connection ended.
+    package enum Ending: Equatable {
+        /// Closed, by either side, or failed.
         case closed
+        /// The server sent nothing for the answer timeout while something waited on it: a new
+        /// connection to it is likely to wait as long.
+        case serverSilent
     }
 
     package private(set) var state: State
@@ -51,12 +60,23 @@ package struct H2ClientConnectionState<Ready> {
         return ready
     }
 
-    /// The connection failed or closed. Returns the promise to break, if it was pending.
-    package mutating func closed() -> Ready? {
-        defer { state = .closed }
+    /// The connection failed or closed (`ending`: how; the first ending stays). Returns the
+    /// promise to break, if it was pending.
+    package mutating func closed(_ ending: Ending = .closed) -> Ready? {
         switch state {
-        case .idle(let ready), .handshaking(let ready): return ready
-        case .running, .closed: return nil
+        case .idle(let ready), .handshaking(let ready):
+            state = .closed(ending)
+            return ready
+        case .running:
+            state = .closed(ending)
+            return nil
+        case .closed:
+            return nil
         }
+    }
+
+    /// Whether it ended because the server went silent.
+    package var endedSilent: Bool {
+        if case .closed(.serverSilent) = state { true } else { false }
     }
 }

@@ -40,6 +40,20 @@ import Testing
         #expect(state.handshakeCompleted() == nil && state.closed() == nil)
     }
 
+    /// How it ended is the first ending's: a server gone silent stays so when the channel
+    /// then closes, and a plain close is not taken for silence.
+    @Test func theFirstEndingStays() {
+        var silent = Self.state("running")
+        #expect(silent.closed(.serverSilent) == nil && silent.endedSilent)
+        #expect(silent.closed() == nil && silent.endedSilent)
+        var handshaking = Self.state("handshaking")
+        #expect(handshaking.closed(.serverSilent) == "ready" && handshaking.endedSilent)
+        var plain = Self.state("running")
+        _ = plain.closed()
+        _ = plain.closed(.serverSilent)
+        #expect(!plain.endedSilent)
+    }
+
     @Test func h2cRunsAtOnce() {
         var state = State(ready: "ready")
         guard case .run(let ready) = state.start(tls: false) else {
