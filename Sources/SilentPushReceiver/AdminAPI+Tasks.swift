@@ -163,13 +163,20 @@ extension AdminAPI {
         }
     }
 
-    /// `GET /v1/task-runs?device=&topic=&limit=`: runs, newest first, and the requests that
-    /// never ran (`cancelled`, `replaced`: no id, no start), each where it ended.
+    /// `GET /v1/task-runs?device=&topic=&limit=&neverRan=`: runs, newest first, and (unless
+    /// `neverRan=false`) the requests that never ran (`cancelled`, `replaced`: no id, no
+    /// start), each where it ended.
     private func taskRuns(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
+            let withNeverRan: Bool
+            switch query.get("neverRan") {
+            case nil, "true": withNeverRan = true
+            case "false": withNeverRan = false
+            case let text?: throw AdminError(.unprocessableContent, "neverRan must be true or false, not '\(text)'")
+            }
             let runs = try await device.taskRuns(device: filter.device, topic: filter.topic, limit: filter.limit)
-            let ended = try await device.endedTaskRequests(device: filter.device, topic: filter.topic, limit: filter.limit)
+            let ended = withNeverRan ? try await device.endedTaskRequests(device: filter.device, topic: filter.topic, limit: filter.limit) : []
             let entries =
                 runs.map { (at: $0.startedAt, request: $0.requestID, json: Self.json($0)) }
                 + ended.map { (at: $0.endedAt ?? $0.submittedAt, request: $0.id, json: Self.json(neverRan: $0)) }

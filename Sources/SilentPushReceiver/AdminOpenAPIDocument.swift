@@ -1749,6 +1749,15 @@ enum AdminOpenAPIDocument {
              },
              {
               "$ref": "#/components/parameters/Limit"
+             },
+             {
+              "name": "neverRan",
+              "in": "query",
+              "description": "`false`: runs only, without the requests that never ran.",
+              "schema": {
+               "type": "boolean",
+               "default": true
+              }
              }
             ],
             "responses": {

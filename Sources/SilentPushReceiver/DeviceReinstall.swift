@@ -12,19 +12,24 @@ enum DeviceReinstall {
         var random = SystemRandomNumberGenerator()
         let fresh = (0..<4).map { _ in String(format: "%016llx", random.next() as UInt64) }.joined()
         let at = endpoint.deviceNow().millisecondsSinceEpoch  // device time, as the rest of the record
-        let refusal: DeviceReinstallError? = endpoint.withDevices { registry in
-            let entry = registry.entry(token)
-            switch entry?.state {
-            case .unregistered(let since)?: return .unregistered(token: token, at: since)
-            case .expired(let since)?: return .expired(token: token, at: since)
-            case .active?, nil: break
+        func refusal(_ registry: DeviceRegistry) -> DeviceReinstallError? {
+            switch registry.entry(token)?.state {
+            case .unregistered(let since)?: .unregistered(token: token, at: since)
+            case .expired(let since)?: .expired(token: token, at: since)
+            case .active?, nil: nil
             }
-            registry.register(fresh, topics: entry.map { Array($0.topics).sorted() } ?? [])
+        }
+        if let refused = endpoint.withDevices({ refusal($0) }) { throw refused }
+        // The store first: a write that fails leaves the token as it was, and a retry may follow.
+        try await device.store.write([.setUnregistered(token: token, at: at)])
+        let lost: DeviceReinstallError? = endpoint.withDevices { registry in
+            // A reinstall of the same token that finished meanwhile keeps its new token.
+            if let refused = refusal(registry) { return refused }
+            registry.register(fresh, topics: registry.entry(token).map { Array($0.topics).sorted() } ?? [])
             registry.unregister(token, at: at)
             return nil
         }
-        if let refusal { throw refusal }
-        try await device.store.write([.setUnregistered(token: token, at: at)])
+        if let lost { throw lost }
         // What waited for the deleted install never reaches it: its pending push, task
         // requests and background transfers end.
         try await device.runtime.committing { recorder, now, completion in recorder.appDeleted(token, now: now, completion: completion) }

@@ -191,15 +191,14 @@ enum TimelinePage {
         async function refresh() {
           const pushQuery = query(state.filters.fate ? {fate: state.filters.fate} : {});
           const [pushes, wakes, runs, clock, activities, broadcasts, transfers] = await Promise.all([
-            api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({})), api("/v1/clock"),
+            api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({neverRan: "false"})), api("/v1/clock"),
             api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false)), api("/v1/transfers?" + query({}))]);
           state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
           if (state.pushes.size === 0) state.nextPushes = pushes.next;
           if (state.wakes.size === 0) state.nextWakes = wakes.next;
           for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
           for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
-          // A request that never ran (no id, no start) has no span to draw.
-          for (const run of runs.runs) if (run.id != null) state.runs.set(run.id, run);
+          for (const run of runs.runs) state.runs.set(run.id, run);
           for (const activity of activities.activities) state.activities.set(activity.id, activity);
           for (const broadcast of broadcasts.broadcasts) state.broadcasts.set(broadcast.requestId, broadcast);
           for (const transfer of transfers.transfers) state.transfers.set(transfer.id, transfer);

@@ -42,12 +42,12 @@ extension PushStore {
         try await reader.rows("SELECT * FROM task_requests WHERE state = 'pending' ORDER BY id").compactMap(Self.taskRequest)
     }
 
-    /// Task runs, newest first, for a device and/or topic.
+    /// Task runs, the latest started first, for a device and/or topic.
     public func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
         try await reader.rows(
             """
             SELECT * FROM task_runs WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
-            ORDER BY id DESC LIMIT ?3
+            ORDER BY started_at DESC, id DESC LIMIT ?3
             """, [deviceToken, topic, max(0, limit)]
         ).compactMap(Self.taskRun)
     }

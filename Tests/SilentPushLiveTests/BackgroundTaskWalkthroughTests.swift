@@ -120,6 +120,9 @@ import Testing
         #expect(runs.first?["id"] is NSNull && runs.first?["startedAt"] is NSNull && runs.first?["finishedAt"] is String)
         #expect((runs.first?["why"] as? [String: Any])?["rule"] as? String == "cancelled")
         #expect(runs.last?["id"] is Int && runs.last?["startedAt"] is String)
+        let ranOnly = try await call("GET", "/v1/task-runs?topic=com.example.app&neverRan=false").json["runs"] as? [[String: Any]]
+        #expect(ranOnly?.map { $0["identifier"] as? String } == ["a"], "\(String(describing: ranOnly))")
+        #expect(try await call("GET", "/v1/task-runs?neverRan=maybe").status == 422)
         let metrics = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"])
         #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="completed"} 1"#), "\(metrics.output)")
         #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="cancelled"} 1"#))
