@@ -91,6 +91,17 @@ public struct ProviderTokenAuthenticator: Sendable {
         } ?? (authorization.prefix(7).lowercased() == "bearer ")
     }
 
+    /// Whether `token` updates the connection's `current` one too soon: a token made less
+    /// than 20 minutes after it (by `iat`), on a connection that took it less than 20 minutes
+    /// ago. Not an update: the same `iat` and key signed again (ES256 signatures differ), a
+    /// token replacing an expired one (APNs' answer to ExpiredProviderToken is a new token),
+    /// or a new token on a connection opened late in its current token's life.
+    static func isTooSoon(_ token: VerifiedProviderToken, replacing current: VerifiedProviderToken, adoptedAt: Int64, now: Int64) -> Bool {
+        guard token.issuedAt != current.issuedAt || token.key.keyID != current.key.keyID else { return false }
+        guard now - current.issuedAt <= lifetimeSeconds else { return false }
+        return token.issuedAt - current.issuedAt < switchSeconds && now - adoptedAt < switchSeconds
+    }
+
     private func checkAge(_ token: VerifiedProviderToken, now: Int64) throws(APNsReason) {
         guard token.issuedAt <= now + Self.skewSeconds else { throw .invalidProviderToken }
         guard now - token.issuedAt <= Self.lifetimeSeconds else { throw .expiredProviderToken }
@@ -134,7 +145,7 @@ public struct ProviderTokenAuthenticator: Sendable {
 
         if connection.currentToken != jwt {
             if let team = connection.teamID, team != verified.key.teamID { throw .unrelatedKeyIdInToken }
-            if connection.current != nil, now - connection.adoptedAt < Self.switchSeconds {
+            if let current = connection.current, Self.isTooSoon(verified, replacing: current, adoptedAt: connection.adoptedAt, now: now) {
                 throw .tooManyProviderTokenUpdates
             }
             connection.teamID = verified.key.teamID

@@ -29,6 +29,34 @@ import Testing
         #expect(harness.send(headers: SamplePush.headers(jwt: second), connection: connection).status == 200)
     }
 
+    /// What counts as an update is a token made sooner than 20 minutes after the current
+    /// one, as the clients' refresh schedules assume: a connection opened late in a token's
+    /// life takes the next token at once (aioapns refreshes at 30 minutes, node-apn at 55), a
+    /// token re-signed with the same iat is the same token, and an expired token gives way.
+    @Test func aTokenUpdateIsJudgedByWhenTheTokensWereMade() throws {
+        let harness = try APNsEndpointHarness()
+        let late = Self.connection(1)
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token(age: 29 * 60)), connection: late).status == 200)
+        harness.advance(seconds: 60)
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token()), connection: late).status == 200)
+        // The same iat and key, signed again: not an update.
+        let resigned = Self.connection(2)
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token(age: 10)), connection: resigned).status == 200)
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token(age: 10)), connection: resigned).status == 200)
+        // A new token made 5 minutes after the current one, taken 5 minutes ago: too soon.
+        harness.advance(seconds: 5 * 60)
+        let soon = harness.send(headers: SamplePush.headers(jwt: try harness.token()), connection: resigned)
+        #expect(soon.reason == "TooManyProviderTokenUpdates")
+        // Once the current token has expired, the next is taken whenever it was made.
+        let expiring = Self.connection(3)
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token(age: 59 * 60 + 55)), connection: expiring).status == 200)
+        harness.advance(seconds: 10)
+        #expect(
+            harness.send(headers: SamplePush.headers(jwt: try harness.token(age: 59 * 60 + 65)), connection: expiring).reason
+                == "ExpiredProviderToken")
+        #expect(harness.send(headers: SamplePush.headers(jwt: try harness.token()), connection: expiring).status == 200)
+    }
+
     @Test func theRequestsOfOneReadReachTheSinkUnderOneHold() throws {
         let harness = try APNsEndpointHarness()
         let connection = Self.connection(1)
