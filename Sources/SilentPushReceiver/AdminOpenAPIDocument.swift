@@ -2027,7 +2027,7 @@ enum AdminOpenAPIDocument {
              "devices"
             ],
             "operationId": "reset",
-            "summary": "Forget everything (for tests) \u2014 devices, records, registrations, fault rules. The clock stays.",
+            "summary": "Forget everything (for tests) \u2014 devices, records, registrations, fault rules. The clock and the apps' broadcast channels stay.",
             "requestBody": {
              "$ref": "#/components/requestBodies/Empty"
             },
