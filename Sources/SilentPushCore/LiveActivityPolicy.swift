@@ -232,7 +232,8 @@ public struct LiveActivityPolicy: Sendable {
 
     /// The app of `device` (a device token) was deleted, as a reinstall does: its activities
     /// leave the device at once, dismissed, and what waited to reach them (an update held
-    /// back, a channel's message kept for the offline device) is ignored as after their end.
+    /// back, a channel's message or a push APNs kept for the offline device) is ignored
+    /// (`appDeleted`).
     public mutating func appDeleted(device: String, now: DeviceInstant) -> [LiveActivityAction] {
         var actions = advance(to: now)
         for id in byDevice[device] ?? [] {
@@ -249,14 +250,24 @@ public struct LiveActivityPolicy: Sendable {
             unsubscribe(activity)
             actions.append(.record(gone, why: "dismissed: the app was deleted (reinstalled)"))
             if let waiting = held.removeValue(forKey: id) {
-                ignore(waiting.update.source, id, .activityEnded, "the app was deleted while this waited to show: ignored", now, &actions)
+                ignore(waiting.update.source, id, .appDeleted, "the app was deleted while this waited to show: ignored", now, &actions)
             }
             for key in stored.keys {
                 guard let index = stored[key]?.waiting.firstIndex(of: id), let message = stored[key] else { continue }
                 stored[key]?.waiting.remove(at: index)
                 ignore(
-                    message.update.source, id, .activityEnded, "the app was deleted while this waited for the device to come back online: ignored",
+                    message.update.source, id, .appDeleted, "the app was deleted while this waited for the device to come back online: ignored",
                     now, &actions)
+            }
+        }
+        // What APNs kept for the offline device's tokens of the deleted install (an update
+        // to one of its activities, a start to its push-to-start token) never reaches it.
+        if !keptForOffline.isEmpty {
+            for kept in keptForOffline.values.filter({ $0.device == device }).sorted(by: { $0.order < $1.order }) {
+                keptForOffline[kept.push.token] = nil
+                ignore(
+                    kept.push.source, activityID(of: target(ofToken: kept.push.token, bundleID: kept.push.bundleID)), .appDeleted,
+                    "the app was deleted while APNs kept this for the offline device: ignored", now, &actions)
             }
         }
         return actions
@@ -590,7 +601,8 @@ public struct LiveActivityPolicy: Sendable {
         let end = fanOut.next + min(max(limit, 1), fanOut.subscribers.count - fanOut.next)
         for id in fanOut.subscribers[fanOut.next..<end] {
             // Most fan-outs find no device offline: no lookup for them.
-            if !offline.isEmpty, let device = activities[id]?.app.device, offline.contains(device) {
+            // One that ended meanwhile (or was deleted) is judged at once: it waits for nothing.
+            if !offline.isEmpty, let activity = activities[id], !activity.state.isOver, offline.contains(activity.app.device) {
                 if let until = fanOut.storedUntil, until > now {
                     // A later broadcast replaced this one on the channel while it fanned out:
                     // the device gets that one when it is back, or none.

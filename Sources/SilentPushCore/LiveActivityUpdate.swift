@@ -70,6 +70,9 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
     /// The receiver restarted while the push waited (for budget, its opportunity, or an
     /// offline device): what waited is not kept across a restart.
     case receiverRestarted
+    /// The app was deleted (a reinstall) while the push waited for its activity or its
+    /// offline device: its activities and tokens went with it.
+    case appDeleted
 
     /// What it means for the push, and what to change, in words.
     public var advice: String {
@@ -84,6 +87,7 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
         case .offlineNotStored: "the device was offline and APNs kept nothing for it"
         case .offlineExpired: "APNs kept it for the offline device until its expiration, which passed before the device came back"
         case .receiverRestarted: "the receiver restarted while it waited; what waited is not kept across a restart"
+        case .appDeleted: "the app was deleted (reinstalled) while it waited; its activities and tokens went with it"
         }
     }
 }

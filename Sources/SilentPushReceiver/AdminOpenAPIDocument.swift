@@ -2902,7 +2902,8 @@ enum AdminOpenAPIDocument {
                   "unknownChannel",
                   "offlineNotStored",
                   "offlineExpired",
-                  "receiverRestarted"
+                  "receiverRestarted",
+                  "appDeleted"
                  ]
                 },
                 "why": {

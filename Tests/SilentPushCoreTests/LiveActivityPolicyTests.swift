@@ -297,7 +297,7 @@ import Testing
         #expect(Self.records(deleted).map(\.0.id) == ["A1", "A2"])
         #expect(Self.records(deleted).allSatisfy { $0.0.state == .dismissed(at: Self.at(60), endedAt: Self.at(60)) })
         #expect(Self.records(deleted).first?.1 == "dismissed: the app was deleted (reinstalled)")
-        #expect(Self.updates(deleted).map(\.source) == ["L"] && Self.updates(deleted).first?.outcome == .ignored(.activityEnded))
+        #expect(Self.updates(deleted).map(\.source) == ["L"] && Self.updates(deleted).first?.outcome == .ignored(.appDeleted))
         #expect(policy.subscriberCount(Self.channelKey) == 1, "only the other device's activity listens")
         #expect(policy.activities["B1"]?.state == .active)
         // Nothing fires later for it, and a push to its token is ignored as after the end.
@@ -305,6 +305,40 @@ import Testing
         let after = policy.receive(Self.push("U", to: "T1", Self.payload(timestamp: 500)), channelExists: { _ in true }, now: Self.at(901))
         #expect(Self.updates(after).map(\.outcome) == [.ignored(.activityEnded)])
         #expect(Self.records(policy.appDeleted(device: Self.app.device, now: Self.at(902))).isEmpty, "a dismissed activity stays as it was")
+    }
+
+    /// What APNs kept for the deleted install's offline device (an update to its activity,
+    /// a start to its push-to-start token) is ignored with the app, and nothing starts when
+    /// the device is back; a broadcast then finds the dismissed activity over at once.
+    @Test func theAppDeletedIgnoresWhatAPNsKeptForItsOfflineDevice() throws {
+        var policy = try Self.withActivity()
+        _ = try Self.subscribe(&policy, "A2", Self.app)
+        _ = policy.setOffline(device: Self.app.device, now: Self.t0)
+        let update = Self.updates(policy.receive(Self.push("U", to: "T1", Self.payload(timestamp: 5)), channelExists: { _ in true }, now: Self.at(1)))
+        let start = Self.updates(
+            policy.receive(
+                Self.push("S", to: Self.app.pushToStartToken, Self.payload(.start, timestamp: 6)), channelExists: { _ in true }, now: Self.at(2)))
+        #expect((update + start).map(\.outcome.name) == ["waiting", "waiting"])
+        let deleted = Self.updates(policy.appDeleted(device: Self.app.device, now: Self.at(3)))
+        #expect(deleted.map(\.source) == ["U", "S"] && deleted.allSatisfy { $0.outcome == .ignored(.appDeleted) }, "\(deleted)")
+        #expect(!policy.isKeptForOffline("U") && !policy.isKeptForOffline("S"))
+        let back = policy.setOnline(device: Self.app.device, channelExists: { _ in true }, now: Self.at(4))
+        #expect(Self.records(back).isEmpty && Self.updates(back).isEmpty, "\(back)")
+        #expect(policy.activities.values.allSatisfy { $0.state.isOver })
+    }
+
+    /// A subscriber that ended while its broadcast fanned out, on an offline device, is judged
+    /// at once (ignored: it ended) rather than left waiting for the device.
+    @Test func aFanOutJudgesAnEndedSubscriberOnAnOfflineDeviceAtOnce() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "B1", Self.otherDevice)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(1))
+        let first = policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(3600)), now: Self.at(10), limit: 1)
+        #expect(Self.updates(first).map(\.activityID) == ["B1"], "the first slice has yet to reach A1")
+        _ = policy.appDeleted(device: Self.app.device, now: Self.at(11))
+        let rest = Self.updates(policy.continueBroadcast("R1", now: Self.at(12)))
+        #expect(rest.map(\.outcome) == [.ignored(.activityEnded)], "\(rest)")
     }
 
     @Test func priority5IsOpportunisticAndSpendsNoBudget() throws {
