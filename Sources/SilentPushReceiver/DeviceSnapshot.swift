@@ -75,13 +75,17 @@ package struct DeviceSnapshot: Sendable {
                 started.advanced(by: interval), wake.overran, wake.generation &+ 1, nil
             )
         }
-        // A refresh launch starts the app's interval as a wake does: the later of the two counts.
+        // A refresh launch starts the app's interval as a wake does (an overrun's doubling
+        // with it): the later launch of the two counts.
         for run in try await store.lastRefreshRuns() where includes(run.deviceToken) {
             let app = DeviceRecorder.App(device: run.deviceToken, topic: run.topic)
-            let after = DeviceInstant(millisecondsSinceEpoch: run.startedAt).advanced(by: settings.minimumInterval)
+            let started = DeviceInstant(millisecondsSinceEpoch: run.startedAt)
             let slot = snapshot.apps[app]
-            if let next = slot?.nextAllowed, next >= after { continue }
-            snapshot.apps[app] = (after, false, slot?.generation ?? 0, slot?.pending)
+            if let slot, let next = slot.nextAllowed {
+                let wakeStarted = next.advanced(by: .zero - (slot.overran ? settings.minimumInterval * 2 : settings.minimumInterval))
+                if wakeStarted >= started { continue }
+            }
+            snapshot.apps[app] = (started.advanced(by: settings.minimumInterval), false, slot?.generation ?? 0, slot?.pending)
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.
