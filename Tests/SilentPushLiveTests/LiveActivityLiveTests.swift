@@ -180,9 +180,14 @@ import Testing
                     receiver, to: try #require(activity.pushToken), #"{"aps":{"timestamp":2,"event":"update","content-state":{"n":1}}}"#)
                 sent[token] = [start, update]
             }
+            // A device whose longer token begins with this one's is another device.
+            let client = try await TestPushClient.connect(to: receiver)
+            let longer = try await client.push(to: device + "0123456789abcdef", apnsID: UUID().uuidString)
+            await client.close()
+            #expect(longer.status == 200)
             try await receiver.forget(device: device)
             for id in sent[device] ?? [] { #expect(try await receiver.fate(of: id) == nil, "\(id)") }
-            for id in sent[other] ?? [] { #expect(try await receiver.fate(of: id) != nil, "\(id)") }
+            for id in (sent[other] ?? []) + [longer.apnsID] { #expect(try await receiver.fate(of: id) != nil, "\(id)") }
         }
     }
 
