@@ -79,24 +79,22 @@ struct Export: AsyncParsableCommand {
         let exporter = AdminExporter(
             admin: adminOptions.admin, records: records, format: format, filters: filters, token: adminOptions.token)
         // A refused or cut-short export leaves what was there before (`OutputFile`).
-        let partial = output.flatMap { OutputFile.writesInPlace($0) ? nil : $0 + ".part" }
+        let plan = output.map(OutputFile.plan)
+        let replacing: (partial: String, target: String)? =
+            if case .replace(let target)? = plan { (target + ".part", target) } else { nil }
         let handle: FileHandle
         if let output {
-            let path = partial ?? output
-            guard partial == nil || FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw ValidationError("cannot write --output '\(output)'")
-            }
             do {
-                handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+                handle = try OutputFile.openInPlace(replacing?.partial ?? output)
             } catch {
-                throw ValidationError("cannot write --output '\(output)'")
+                throw ValidationError("cannot write --output '\(output)': \(error.reason)")
             }
         } else {
             handle = FileHandle.standardOutput
         }
         defer {
             if output != nil { try? handle.close() }
-            if let partial { try? FileManager.default.removeItem(atPath: partial) }  // gone already once renamed
+            if let replacing { try? FileManager.default.removeItem(atPath: replacing.partial) }  // gone already once renamed
         }
         let target = output.map { "'\($0)'" } ?? "stdout"
         _ = try await exporter.run { chunk in
@@ -106,9 +104,9 @@ struct Export: AsyncParsableCommand {
                 throw ValidationError("cannot write the export to \(target): \(OutputFile.reason(error))")
             }
         }
-        if let output, let partial {
+        if let output, let replacing {
             try? handle.synchronize()
-            guard rename(partial, output) == 0 else {
+            guard rename(replacing.partial, replacing.target) == 0 else {
                 throw ValidationError("cannot write --output '\(output)': \(OutputFile.reason(errno))")
             }
         }

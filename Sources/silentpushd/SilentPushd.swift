@@ -647,6 +647,7 @@ struct SilentPushd: AsyncParsableCommand {
         if let path = configPath(in: given) {
             do {
                 let file = try ConfigFile.load(path)
+                if file.arguments.contains(where: { $0.contains("-----BEGIN") }) { fail("\(path): \(PEMContents.refusal)") }
                 // The file's values, checked on their own so a bad one is named by its key.
                 do {
                     _ = try parseAsRoot(file.arguments)

@@ -160,6 +160,19 @@ import Testing
         let one = try await PeerProcess.run(
             pushsend, ["export", "pushes", "--admin", adminURL, "--device", String(format: "%064x", 7), "--format", "csv"], timeout: .seconds(60))
         #expect(one.output.split(separator: "\n").count == 2 && one.output.contains(String(format: "%064x", 7)))
+        // Through a symbolic link the file it names is replaced whole (no tail of a longer one
+        // left), and the link stays.
+        let link = devices + ".link.csv"
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: file)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        let linked = try await PeerProcess.run(
+            pushsend, ["export", "pushes", "--admin", adminURL, "--device", String(format: "%064x", 7), "--format", "csv", "--output", link],
+            timeout: .seconds(60))
+        #expect(linked.status == 0, "\(linked.errorOutput)")
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == one.output)
+        #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == file)
+        _ = try await PeerProcess.run(
+            pushsend, ["export", "wakes", "--admin", adminURL, "--format", "csv", "--output", file], timeout: .seconds(120))
         let refused = try await PeerProcess.run(pushsend, ["export", "pushes", "--admin", adminURL, "--fate", "lost"], timeout: .seconds(60))
         #expect(refused.status == 1 && refused.errorOutput.contains("the admin API answered 422: fate must be one of"), "\(refused.errorOutput)")
         let nobody = try await PeerProcess.run(
