@@ -56,6 +56,9 @@ public struct LiveActivity: Sendable, Equatable {
     /// The `timestamp` of the last update applied (nil: none yet, a local start).
     public var timestamp: DeviceInstant?
     public var startedAt: DeviceInstant
+    /// Why it is as it is now, in words: the device's last decision about it (its start, an
+    /// update applied, its stale date, its end by a push or by the system, its dismissal).
+    public var why: String
 
     /// Its update token; nil for a channel activity or one with none.
     public var pushToken: String? {
@@ -90,7 +93,7 @@ public struct LiveActivity: Sendable, Equatable {
     public init(
         id: String, app: LiveActivityApp, attributesType: String, attributes: String, subscription: Subscription, state: State = .active,
         contentState: String, staleDate: DeviceInstant? = nil, relevanceScore: Double? = nil, timestamp: DeviceInstant? = nil,
-        startedAt: DeviceInstant
+        startedAt: DeviceInstant, why: String = ""
     ) {
         self.id = id
         self.app = app
@@ -103,6 +106,7 @@ public struct LiveActivity: Sendable, Equatable {
         self.relevanceScore = relevanceScore
         self.timestamp = timestamp
         self.startedAt = startedAt
+        self.why = why
     }
 }
 

@@ -246,9 +246,10 @@ public struct LiveActivityPolicy: Sendable {
             }
             var gone = activity
             gone.state = .dismissed(at: now, endedAt: endedAt)
+            gone.why = "dismissed: the app was deleted (reinstalled)"
             activities[id] = gone
             unsubscribe(activity)
-            actions.append(.record(gone, why: "dismissed: the app was deleted (reinstalled)"))
+            actions.append(.record(gone))
             if let waiting = held.removeValue(forKey: id) {
                 ignore(waiting.update.source, id, .appDeleted, "the app was deleted while this waited to show: ignored", now, &actions)
             }
@@ -691,6 +692,7 @@ public struct LiveActivityPolicy: Sendable {
     ) {
         var activity = activity
         if let staleDate = activity.staleDate, staleDate <= now { activity.state = .stale }
+        activity.why = why
         activities[activity.id] = activity
         byDevice[activity.app.device, default: []].append(activity.id)
         switch activity.subscription {
@@ -700,7 +702,7 @@ public struct LiveActivityPolicy: Sendable {
         }
         timers.insert(.expire(activity.id), at: now.advanced(by: settings.maximumActive))
         if let staleDate = activity.staleDate, staleDate > now { timers.insert(.stale(activity.id), at: staleDate) }
-        actions.append(.record(activity, why: why))
+        actions.append(.record(activity))
         if let source { actions.append(.update(LiveActivityUpdate(source: source, activityID: activity.id, outcome: .applied, why: why, at: now))) }
         // A channel that keeps its latest message gives it to an activity that subscribes later,
         // judged as any update (one older than the start is ignored, and says so).
@@ -869,8 +871,9 @@ public struct LiveActivityPolicy: Sendable {
             activity.state = .active
             if let staleDate = payload.staleDate { timers.insert(.stale(id), at: staleDate) }
         }
+        activity.why = note
         activities[id] = activity
-        actions.append(.record(activity, why: note))
+        actions.append(.record(activity))
         actions.append(.update(LiveActivityUpdate(source: update.source, activityID: id, outcome: .applied, why: note, at: now)))
     }
 
@@ -896,13 +899,15 @@ public struct LiveActivityPolicy: Sendable {
         case .stale(let id):
             guard var activity = activities[id], activity.state == .active, let staleDate = activity.staleDate, staleDate <= at else { return }
             activity.state = .stale
+            activity.why = "stale at its stale-date \(Self.time(staleDate))"
             activities[id] = activity
-            actions.append(.record(activity, why: "stale at its stale-date \(Self.time(staleDate))"))
+            actions.append(.record(activity))
         case .dismiss(let id):
             guard var activity = activities[id], case .ended(let endedAt, let dismissAt) = activity.state, dismissAt <= at else { return }
             activity.state = .dismissed(at: at, endedAt: endedAt)
+            activity.why = "dismissed from the Lock Screen at \(Self.time(at))"
             activities[id] = activity
-            actions.append(.record(activity, why: "dismissed from the Lock Screen at \(Self.time(at))"))
+            actions.append(.record(activity))
         case .unkeep(let token):
             guard let kept = keptForOffline[token], kept.push.storedUntil <= at else { return }
             keptForOffline[token] = nil
@@ -922,10 +927,11 @@ public struct LiveActivityPolicy: Sendable {
             guard var activity = activities[id], !activity.state.isOver, activity.startedAt.advanced(by: settings.maximumActive) <= at else { return }
             let dismissAt = at.advanced(by: settings.dismissalWindow)
             activity.state = .ended(at: at, dismissAt: dismissAt)
+            activity.why = "ended by the system: a Live Activity is active for at most 8 hours"
             activities[id] = activity
             unsubscribe(activity)
             timers.insert(.dismiss(id), at: dismissAt)
-            actions.append(.record(activity, why: "ended by the system: a Live Activity is active for at most 8 hours"))
+            actions.append(.record(activity))
             // What it held back ends with it, saying so (its push is not left pending).
             if let waiting = held.removeValue(forKey: id) {
                 ignore(
@@ -951,8 +957,8 @@ public struct LiveActivityPolicy: Sendable {
 
 /// What the Live Activity policy asks its executor to record.
 public enum LiveActivityAction: Sendable, Equatable {
-    /// The activity as it now is, and why it changed.
-    case record(LiveActivity, why: String)
+    /// The activity as it now is (its `why` says why it changed).
+    case record(LiveActivity)
     /// What became of one push or broadcast for one activity.
     case update(LiveActivityUpdate)
 }

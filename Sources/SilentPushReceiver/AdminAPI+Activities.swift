@@ -157,6 +157,8 @@ extension AdminAPI {
             ("id", .string(activity.id)), ("deviceToken", .string(activity.app.device)), ("bundleId", .string(activity.app.bundleID)),
             ("pushToken", .string(activity.pushToken)), ("channel", .string(activity.channel?.text)),
             ("state", .string(activity.state.name)),
+            // Why it is as it is (empty for a record from before the receiver kept it).
+            ("why", .string(activity.why)),
             ("attributesType", .string(activity.attributesType)), ("attributes", Self.jsonObject(activity.attributes)),
             ("contentState", Self.jsonObject(activity.contentState)), ("staleDate", .string(activity.staleDate.map(Self.time))),
             ("endedAt", .string(activity.endedAt.map(Self.time))), ("dismissalDate", .string(activity.dismissalDate.map(Self.time))),

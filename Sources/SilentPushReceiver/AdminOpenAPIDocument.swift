@@ -2774,6 +2774,7 @@ enum AdminOpenAPIDocument {
              "pushToken",
              "channel",
              "state",
+             "why",
              "attributesType",
              "attributes",
              "contentState",
@@ -2815,6 +2816,10 @@ enum AdminOpenAPIDocument {
                "ended",
                "dismissed"
               ]
+             },
+             "why": {
+              "type": "string",
+              "description": "Why it is as it is now: the device's last decision about it (its start, an update applied, its stale date, its end by a push or by the system after 8 hours, its dismissal)."
              },
              "attributesType": {
               "type": "string"

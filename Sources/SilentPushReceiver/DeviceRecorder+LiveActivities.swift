@@ -128,7 +128,7 @@ extension DeviceRecorder {
     mutating func record(_ liveActions: [LiveActivityAction], into actions: inout Actions, arriving: inout PushRecord?) {
         for action in liveActions {
             switch action {
-            case .record(let activity, _):
+            case .record(let activity):
                 actions.changes.append(.recordActivity(activity))
             case .update(let update):
                 actions.changes.append(.insertActivityUpdate(update))

@@ -635,7 +635,7 @@ enum TimelinePage {
             }
             html += `<section class="row activity-row" data-activity-id="${esc(a.id)}" data-state="${esc(a.state)}">` +
                     `<div class="label" title="${esc(a.deviceToken)}: Live Activity ${esc(a.id)}"><div class="name">${esc(named.get(a.deviceToken) ?? a.deviceToken)}</div>` +
-                    `<div class="topic">${esc(a.attributesType)} · ${esc(a.state)}${a.channel ? " · channel " + esc(a.channel) : ""}</div></div>` +
+                    `<div class="topic" title="${esc(a.why)}">${esc(a.attributesType)} · ${esc(a.state)}${a.channel ? " · channel " + esc(a.channel) : ""}</div></div>` +
                     `<div class="lane" style="height:28px">${lane}</div></section>`;
           }
           const channels = new Map();

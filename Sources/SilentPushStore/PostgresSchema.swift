@@ -1,11 +1,11 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 21), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 22), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 21
+    package static let version = 22
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
@@ -26,6 +26,8 @@ package enum PostgresSchema {
             "CREATE INDEX IF NOT EXISTS task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL",
             "CREATE INDEX IF NOT EXISTS activity_updates_waiting ON activity_updates (activity_id) WHERE outcome = 'waiting'",
         ],
+        // An activity says why it is as it is (the device's last decision about it).
+        21: ["ALTER TABLE activities ADD COLUMN IF NOT EXISTS why TEXT"],
     ]
 
     /// What makes an empty database the store, one statement each (PostgreSQL's extended
@@ -101,7 +103,8 @@ package enum PostgresSchema {
         CREATE TABLE activities (
             id TEXT PRIMARY KEY, device_token TEXT NOT NULL, bundle_id TEXT NOT NULL, attributes_type TEXT NOT NULL,
             attributes TEXT NOT NULL, push_token TEXT, channel_id TEXT, state TEXT NOT NULL, ended_at BIGINT, dismiss_at BIGINT,
-            content_state TEXT NOT NULL, stale_date BIGINT, relevance_score DOUBLE PRECISION, timestamp BIGINT, started_at BIGINT NOT NULL)
+            content_state TEXT NOT NULL, stale_date BIGINT, relevance_score DOUBLE PRECISION, timestamp BIGINT, started_at BIGINT NOT NULL,
+            why TEXT)
         """,
         "CREATE INDEX activities_by_app ON activities (device_token, bundle_id, started_at)",
         """

@@ -89,7 +89,8 @@ extension PushStore {
         return LiveActivity(
             id: row["id"], app: LiveActivityApp(device: row["device_token"], bundleID: row["bundle_id"]), attributesType: row["attributes_type"],
             attributes: row["attributes"], subscription: subscription, state: state, contentState: row["content_state"],
-            staleDate: instant("stale_date"), relevanceScore: row["relevance_score"], timestamp: instant("timestamp"), startedAt: startedAt)
+            staleDate: instant("stale_date"), relevanceScore: row["relevance_score"], timestamp: instant("timestamp"), startedAt: startedAt,
+            why: (row["why"] as String?) ?? "")
     }
 
     static func update(_ row: StoreRow) -> LiveActivityUpdate? {

@@ -254,6 +254,10 @@ extension PushStore {
             // A restart finds the decisions that said `waiting` without reading the others.
             try db.execute(sql: "CREATE INDEX activity_updates_waiting ON activity_updates (activity_id) WHERE outcome = 'waiting'")
         }
+        migrator.registerMigration("v22") { db in
+            // An activity says why it is as it is (the device's last decision about it).
+            try db.execute(sql: "ALTER TABLE activities ADD COLUMN why TEXT")
+        }
         return migrator
     }()
 }

@@ -315,16 +315,16 @@ extension StoreChange {
     }
 
     /// What changes in an activity's row after its start, in the order the statements bind it.
-    static let activityStateColumns = ["state", "ended_at", "dismiss_at", "content_state", "stale_date", "relevance_score", "timestamp"]
+    static let activityStateColumns = ["state", "ended_at", "dismiss_at", "content_state", "stale_date", "relevance_score", "timestamp", "why"]
 
     static let updateActivitySQL = """
         UPDATE activities SET state = ?, ended_at = ?, dismiss_at = ?, content_state = ?, stale_date = ?, relevance_score = ?,
-            timestamp = ? WHERE id = ?
+            timestamp = ?, why = ? WHERE id = ?
         """
     static let insertActivitySQL = """
         INSERT INTO activities (id, device_token, bundle_id, attributes_type, attributes, push_token, channel_id, started_at,
-            state, ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            state, ended_at, dismiss_at, content_state, stale_date, relevance_score, timestamp, why)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
     /// The insert, or the update of the row the activity has: one statement, one round trip.
     static let upsertActivitySQL =
@@ -344,7 +344,7 @@ extension StoreChange {
         [
             activity.state.name, activity.endedAt?.millisecondsSinceEpoch, activity.dismissalDate?.millisecondsSinceEpoch,
             activity.contentState, activity.staleDate?.millisecondsSinceEpoch, activity.relevanceScore,
-            activity.timestamp?.millisecondsSinceEpoch,
+            activity.timestamp?.millisecondsSinceEpoch, activity.why,
         ]
     }
 

@@ -16,6 +16,7 @@ extension StoreStatements {
             bind(activity.staleDate?.millisecondsSinceEpoch)
             bind(activity.relevanceScore)
             bind(activity.timestamp?.millisecondsSinceEpoch)
+            bind(activity.why)
         }
         try run(&updateActivity, db, StoreChange.updateActivitySQL) { bind in
             bindState(&bind)

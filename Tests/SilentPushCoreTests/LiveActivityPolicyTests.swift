@@ -33,7 +33,7 @@ import Testing
     }
 
     static func records(_ actions: [LiveActivityAction]) -> [(LiveActivity, String)] {
-        actions.compactMap { if case .record(let activity, let why) = $0 { (activity, why) } else { nil } }
+        actions.compactMap { if case .record(let activity) = $0 { (activity, activity.why) } else { nil } }
     }
 
     /// A policy with one activity of `app`, started by the app with update token "T1".

@@ -120,11 +120,25 @@ import Testing
             token = issued
         }
         try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
+            // It says why it is as it is, read back from the store.
+            #expect(try await receiver.device.activities(device: device, bundleID: Self.app).first?.why == "started by the app, with an update token")
             let update = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":10,"event":"end","content-state":{"final":true}}}"#)
             #expect(try await receiver.fate(of: update)?.kind == .delivered)
             let activity = try #require(try await receiver.device.activities(device: device, bundleID: Self.app).first)
             #expect(activity.state.name == "ended")
             #expect(activity.contentState == #"{"final":true}"#)
+            #expect(activity.why.hasPrefix("ended; on the Lock Screen until"), "\(activity.why)")
+        }
+    }
+
+    /// An activity the system ends after 8 hours says so, with no push to explain it.
+    @Test func anActivityEndedByTheSystemSaysWhy() async throws {
+        try await Receiver.withTesting({ $0.clock = .manual }) { receiver in
+            let device = Self.device("9")
+            _ = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
+            try await receiver.advanceClock(by: .seconds(8 * 3600))
+            let activity = try #require(try await receiver.device.activities(device: device, bundleID: Self.app).first)
+            #expect(activity.state.name == "ended" && activity.why == "ended by the system: a Live Activity is active for at most 8 hours")
         }
     }
 
