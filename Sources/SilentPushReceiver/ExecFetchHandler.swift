@@ -29,10 +29,19 @@ public struct ExecFetchHandler: FetchHandler {
     public var taskKillGrace: Duration
 
     /// A handler running `command`.
-    public init(command: String, killGrace: Duration = .seconds(2), taskKillGrace: Duration = .seconds(5)) {
+    /// Where a task command's failure is said (its exit status and last line of stderr): the
+    /// receiver's logger, at its level.
+    public var logger: Logger
+
+    /// A handler that runs `command` with `/bin/sh -c` for each wake and task run.
+    public init(
+        command: String, killGrace: Duration = .seconds(2), taskKillGrace: Duration = .seconds(5),
+        logger: Logger = Logger(label: "silentpushd.device")
+    ) {
         self.command = command
         self.killGrace = killGrace
         self.taskKillGrace = taskKillGrace
+        self.logger = logger
         Self.ignoreBrokenPipes
     }
 
@@ -74,9 +83,6 @@ public struct ExecFetchHandler: FetchHandler {
         return true
     }
 
-    /// Where a task command's failure is said (its exit status and last line of stderr).
-    private static let logger = Logger(label: "silentpushd.device")
-
     public func runTask(_ task: BackgroundTask) async {
         // SIGTERM, on cancellation, is the command's expiration handler.
         task.expirationHandler = {}
@@ -96,7 +102,7 @@ public struct ExecFetchHandler: FetchHandler {
         // A run's record says only failed: why, for the team reading the log (not an ending
         // its expiration asked for: that run is expired, as it should be).
         if outcome.termination != .exited(0), outcome.termination != .signaled(SIGKILL), !task.isExpired {
-            Self.logger.notice(
+            logger.notice(
                 "task handler failed: \(Self.result(of: outcome).reason ?? "")",
                 metadata: ["task.run_id": "\(task.runID)", "task.identifier": "\(task.identifier)"])
         }

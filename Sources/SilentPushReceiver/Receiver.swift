@@ -105,7 +105,8 @@ public final class Receiver: Service, Sendable {
             func make(_ choice: FetchHandlerChoice) -> any FetchHandler {
                 switch choice {
                 case .noData: NoDataFetchHandler()
-                case .exec(let command): ExecFetchHandler(command: command, taskKillGrace: configuration.wakeSettings.taskExpirationGrace)
+                case .exec(let command):
+                    ExecFetchHandler(command: command, taskKillGrace: configuration.wakeSettings.taskExpirationGrace, logger: logger)
                 case .url(let template):
                     HTTPFetchHandler(
                         template: template, bodyLimit: configuration.fetchBodyLimit, client: httpClient!, store: store, trust: originTrust)
