@@ -15,16 +15,50 @@ public enum TokenRefusalCause: Sendable, Hashable, CustomStringConvertible {
     /// `iat` is further in the future than the allowed clock skew.
     case issuedInFuture(seconds: Int64, allowed: Int64)
 
+    /// The words for a log line or a record: what the sender wrote (`kid`, `iss`, `alg`, `iat`)
+    /// is quoted as `shown` makes it, so no sender's text starts a line of its own.
     public var description: String {
         switch self {
         case .notBearer: "the authorization header is not 'bearer <token>'"
         case .malformed(let part): "the token is malformed: \(part)"
-        case .unknownKey(let keyID): "no key with kid '\(keyID)' is registered"
+        case .unknownKey(let keyID): "no key with kid '\(Self.shown(keyID))' is registered"
         case .teamMismatch(let keyID, let tokenTeam, let keyTeam):
-            "key '\(keyID)' belongs to team '\(keyTeam)', but the token's iss is '\(tokenTeam)'"
-        case .badSignature(let keyID): "the signature does not verify with key '\(keyID)'"
+            "key '\(Self.shown(keyID))' belongs to team '\(Self.shown(keyTeam))', but the token's iss is '\(Self.shown(tokenTeam))'"
+        case .badSignature(let keyID): "the signature does not verify with key '\(Self.shown(keyID))'"
         case .issuedInFuture(let seconds, let allowed): "iat is \(seconds) s in the future (at most \(allowed) s of clock skew is allowed)"
         }
+    }
+
+    /// The kinds of cause, without the sender's text: what a log limits its lines by, so a
+    /// sender varying its `kid` gets no more lines than one that does not.
+    public enum Kind: Sendable, Hashable {
+        case notBearer, malformed, unknownKey, teamMismatch, badSignature, issuedInFuture
+    }
+
+    /// This cause's kind.
+    public var kind: Kind {
+        switch self {
+        case .notBearer: .notBearer
+        case .malformed: .malformed
+        case .unknownKey: .unknownKey
+        case .teamMismatch: .teamMismatch
+        case .badSignature: .badSignature
+        case .issuedInFuture: .issuedInFuture
+        }
+    }
+
+    /// A sender's text as a message shows it: visible ASCII as it is, anything else (a line
+    /// break, a control character, a quote, non-ASCII) as `\u{XX}`, at most 64 characters.
+    package static func shown(_ text: some StringProtocol) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(64) {
+            if scalar.value >= 0x20, scalar.value < 0x7F, scalar != "'", scalar != "\\" {
+                shown.unicodeScalars.append(scalar)
+            } else {
+                shown += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
+        }
+        return text.unicodeScalars.count > 64 ? shown + "…" : shown
     }
 }
 
@@ -77,10 +111,10 @@ extension ProviderToken {
         }
         guard let head = fields(header, ["alg", "kid"]) else { return "its header is not a JSON object" }
         guard let body = fields(claims, ["iss", "iat"]) else { return "its claims are not a JSON object" }
-        if head["alg"] != "ES256" { return "alg is \(head["alg"].map { "'\($0)'" } ?? "missing"), not 'ES256'" }
+        if head["alg"] != "ES256" { return "alg is \(head["alg"].map { "'\(TokenRefusalCause.shown($0))'" } ?? "missing"), not 'ES256'" }
         if (head["kid"] ?? "").isEmpty { return "kid is missing" }
         if (body["iss"] ?? "").isEmpty { return "iss (the team id) is missing" }
         guard let iat = body["iat"] else { return "iat is missing" }
-        return "iat '\(iat)' is not seconds since the epoch from 1970 to 9999"
+        return "iat '\(TokenRefusalCause.shown(iat))' is not seconds since the epoch from 1970 to 9999"
     }
 }

@@ -53,7 +53,7 @@ package final class APNsEndpoint: H2Service {
     let logger: Logger
     /// When each distinct token refusal was last logged and how many went unlogged since: one
     /// line per cause a minute, however many requests carry it.
-    private let refusalsLogged = Mutex<[TokenRefusalCause: (at: Int64, unlogged: Int)]>([:])
+    private let refusalsLogged = Mutex<[TokenRefusalCause.Kind: (at: Int64, unlogged: Int)]>([:])
 
     package init(
         settings: Settings, keys: ProviderKeyRing, sink: any PushSink, channels: ChannelDirectory? = nil,
@@ -170,7 +170,7 @@ package final class APNsEndpoint: H2Service {
 
     package func readEnded() { batching?.releaseSubmissions() }
 
-    /// Why the request's provider token was refused, logged at notice once a minute per cause.
+    /// Why the request's provider token was refused, logged at notice once a minute per kind of cause.
     private func tokenRefusalCause(_ request: H2Request) -> TokenRefusalCause? {
         let authorization = request.headers.first("authorization").map { Substring($0) }
         let nowMilliseconds = now()
@@ -180,14 +180,14 @@ package final class APNsEndpoint: H2Service {
                 verify: { token, _ in keys.verify(token) })
         }
         guard let cause else { return nil }
+        // One line a minute per kind of cause: a sender varying its kid gets no more.
         let unlogged = refusalsLogged.withLock { logged -> Int? in
-            if let last = logged[cause], nowMilliseconds - last.at < 60_000 {
-                logged[cause] = (last.at, last.unlogged + 1)
+            if let last = logged[cause.kind], nowMilliseconds - last.at < 60_000 {
+                logged[cause.kind] = (last.at, last.unlogged + 1)
                 return nil
             }
-            if logged.count >= 256 { logged.removeAll() }  // bounded, whatever senders try
-            let before = logged[cause]?.unlogged ?? 0
-            logged[cause] = (nowMilliseconds, 0)
+            let before = logged[cause.kind]?.unlogged ?? 0
+            logged[cause.kind] = (nowMilliseconds, 0)
             return before
         }
         if let unlogged {

@@ -39,4 +39,29 @@ import Testing
         #expect(lines.count == 1, "\(log)")
         #expect(lines.first?.contains("notice") == true && lines.first?.contains("InvalidProviderToken): \(cause)") == true, "\(lines)")
     }
+
+    /// A sender's text in a token (its kid) cannot start a log line of its own, and a sender
+    /// varying it gets one line a minute, as one that does not.
+    @Test func aSendersKidNeitherForgesNorFloodsLogLines() async throws {
+        let (receiver, _, h2c, _) = try await SilentPushdProcessTests.start()
+        var stopped = false
+        defer { if !stopped { receiver.signal(SIGKILL) } }
+        // The first kid, as its JSON header writes it, holds a line break ("\\n" in the JSON).
+        for kid in [#"KID0000001\n2026-11-29T00:00:00+0000 critical silentpushd: FORGED"#, "KID0000002", "KID0000003"] {
+            let token = try DevProviderToken.make(keyID: kid)
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-s", "--http2-prior-knowledge", "-H", "authorization: bearer \(token)", "-H", "apns-topic: com.example.app",
+                    "-d", #"{"aps":{"content-available":1}}"#, "-w", " %{http_code}", "http://127.0.0.1:\(h2c)\(SamplePush.path)",
+                ])
+            #expect(result.output.hasSuffix(" 403"), "\(result.output)")
+        }
+        receiver.signal(SIGTERM)
+        stopped = true
+        let log = await receiver.wait().errorOutput.split(separator: "\n")
+        #expect(log.filter { $0.contains("provider token refused") }.count == 1, "\(log)")
+        #expect(!log.contains { $0.contains("FORGED") && !$0.contains("provider token refused") }, "\(log)")
+        #expect(log.contains { $0.contains(#"no key with kid 'KID0000001\u{a}2026"#) }, "\(log)")
+    }
 }
