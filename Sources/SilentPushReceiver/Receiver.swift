@@ -121,7 +121,7 @@ public final class Receiver: Service, Sendable {
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
                 transfers: configuration.transfers, channels: channels, shards: shardMap, originTrust: originTrust,
-                group: group, metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+                group: group, metrics: MetricsHelp(registry: registry), logger: logger)
         } catch {
             try? await httpClient?.shutdown()
             throw ReceiverStartError.store(error)
@@ -164,7 +164,7 @@ public final class Receiver: Service, Sendable {
                     // A record that cannot be read now keeps its files.
                     recorded: { id in (try? await runtime.store.hasTransfer(id: id)) ?? true }, validated: validated)
             },
-            metrics: PrometheusMetricsFactory(registry: registry), logger: logger)
+            metrics: MetricsHelp(registry: registry), logger: logger)
         self.configuration = configuration
         self.runtime = runtime
         let device = DeviceControl(runtime: runtime, endpoint: endpoint)

@@ -128,5 +128,10 @@ import Testing
         #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="cancelled"} 1"#))
         #expect(metrics.output.contains(#"silentpush_task_outcomes_total{outcome="replaced"} 1"#))
         #expect(metrics.output.contains("silentpush_task_runs_started_total 1"))
+        // Every family says what it counts.
+        let lines = metrics.output.split(separator: "\n")
+        let families = lines.filter { $0.hasPrefix("# TYPE silentpush_") }.map { $0.split(separator: " ")[2] }
+        let helped = Set(lines.filter { $0.hasPrefix("# HELP silentpush_") }.map { $0.split(separator: " ")[2] })
+        #expect(!families.isEmpty && families.allSatisfy(helped.contains), "no help: \(families.filter { !helped.contains($0) })")
     }
 }
