@@ -289,13 +289,18 @@ extension PushStore {
     public func counts() async throws -> StoreCounts {
         var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
         let read = try await reader.snapshot([
-            StoreStatement("SELECT fate, MIN(wake_id), reason, COUNT(*) FROM push_fates GROUP BY fate, wake_id IS NULL, reason"),
+            StoreStatement(
+                """
+                SELECT fate, MIN(wake_id), reason, COUNT(*), MIN(CASE WHEN push_type = ?1 THEN 0 ELSE 1 END)
+                FROM push_fates GROUP BY fate, wake_id IS NULL, reason, push_type = ?1
+                """, [APNsPushType.liveactivity.rawValue]),
             StoreStatement("SELECT result, reason, kind, COUNT(*) FROM wakes GROUP BY kind, result, reason"),
         ])
         // Each row's stored fate, read through the one mapping and counted under its name.
         for row in read[0] {
             let fate = StoredFate(fate: row[0], wakeID: row[1], reason: row[2]).fate
-            counts.count(fate, times: row[3])
+            // A Live Activity push rides no wake (its activity applies it).
+            counts.count(fate, ridesWake: (row[4] as Int64) == 1, times: row[3])
         }
         for row in read[1] {
             counts.countWake(

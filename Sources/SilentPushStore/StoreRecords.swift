@@ -166,9 +166,10 @@ public struct StoreCounts: Sendable, Equatable {
     public var wakes: [String: Int]
 
     /// What `GET /v1/stats` calls a push of `fate`: its fate's name, but `coalescedWaiting`
-    /// for a coalesced push whose wake has not started.
-    package static func pushKey(_ fate: PushFate) -> String {
-        fate.kind == .coalesced && fate.wakeID == nil ? "coalescedWaiting" : fate.name
+    /// for a coalesced push whose wake has not started. A Live Activity push (`ridesWake`
+    /// false) rides none: replaced by a newer update, it is coalesced for good.
+    package static func pushKey(_ fate: PushFate, ridesWake: Bool = true) -> String {
+        fate.kind == .coalesced && fate.wakeID == nil && ridesWake ? "coalescedWaiting" : fate.name
     }
 
     /// What `GET /v1/stats` calls a fetch wake that ended with `result` (nil: running):
@@ -184,8 +185,8 @@ public struct StoreCounts: Sendable, Equatable {
     }
 
     /// Counts `times` pushes of `fate`, and their reason when dropped or rejected.
-    mutating func count(_ fate: PushFate, times: Int) {
-        pushes[Self.pushKey(fate), default: 0] += times
+    mutating func count(_ fate: PushFate, ridesWake: Bool = true, times: Int) {
+        pushes[Self.pushKey(fate, ridesWake: ridesWake), default: 0] += times
         if let reason = fate.dropReason { dropped[reason.description, default: 0] += times }
         if fate.kind == .rejected { rejected[fate.rejection?.rawValue ?? "", default: 0] += times }
     }

@@ -83,5 +83,8 @@ import Testing
         }
         #expect(fates == ["delivered applied", "pending activityBudget", "pending activityBudget"])
         #expect(try await fate(ids[1]) == "coalesced replaced")
+        // Stats count it coalesced for good: it rides no wake, so it waits for none.
+        let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json["pushes"] as? [String: Int]
+        #expect(stats?["coalesced"] == 1 && stats?["coalescedWaiting"] == nil, "\(String(describing: stats))")
     }
 }
