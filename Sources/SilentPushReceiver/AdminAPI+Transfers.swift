@@ -31,7 +31,7 @@ extension AdminAPI {
     package static func json(_ transfer: TransferRecord) -> JSONValue {
         .object([
             ("id", .int(Int64(bitPattern: transfer.id))), ("deviceToken", .string(transfer.deviceToken)), ("topic", .string(transfer.topic)),
-            ("session", .string(transfer.session)), ("url", .string(transfer.url)), ("method", .string(transfer.method.rawValue)),
+            ("session", .string(transfer.session)), ("url", .string(URLUserInfo.masked(transfer.url))), ("method", .string(transfer.method.rawValue)),
             ("discretionary", .bool(transfer.discretionary)), ("allowsCellular", .bool(transfer.allowsCellular)),
             ("sessionSendsLaunchEvents", .bool(transfer.sessionSendsLaunchEvents)), ("fromFile", .string(transfer.fromFile)),
             ("wakeId", .int(transfer.wakeID.map(Int64.init(bitPattern:)))), ("taskRunId", .int(transfer.taskRunID.map(Int64.init(bitPattern:)))),

@@ -3792,7 +3792,8 @@ enum AdminOpenAPIDocument {
               "type": "string"
              },
              "url": {
-              "type": "string"
+              "type": "string",
+              "description": "As handed over, with any user and password in it shown as ***."
              },
              "method": {
               "enum": [

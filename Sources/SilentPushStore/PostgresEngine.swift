@@ -222,6 +222,9 @@ final class PostgresEngine: StoreEngine {
         case .ended?: return "the connection to PostgreSQL ended"
         case .cannotConnect?: return "cannot connect to PostgreSQL"
         case nil:
+            if error.code == .authMechanismRequiresPassword {
+                return "the PostgreSQL server asks for a password: put it in the URL (postgres://user:password@host/db) or in PGPASSWORD"
+            }
             if error.code == .sslUnsupported {
                 return "the PostgreSQL server does not take TLS connections (drop sslmode=require, or turn on ssl in the server)"
             }

@@ -737,7 +737,7 @@ import Testing
               exit 1
             fi
             echo 'transfer {"session":"big","url":"http://127.0.0.1:\(origin.port)/blob/\(size)"}'
-            echo 'transfer {"session":"bad","url":"ftp://127.0.0.1/file"}'
+            echo 'transfer {"session":"bad","url":"ftp://alice:s3cret@127.0.0.1/file"}'
             echo 'transfer {"session":"bad","url":"http://127.0.0.1/","method":"DELETE"}'
             echo newData
             """
@@ -778,6 +778,8 @@ import Testing
                     "refused: " + TransferRefusal.unknownMethod.rawValue, "refused: " + TransferRefusal.notHTTP.rawValue,
                     "the origin answered in full; the app was relaunched for its session and moved the file",
                 ].sorted(), "\(ofWake)")
+        // A password in a URL is not shown.
+        #expect(ofWake.contains { $0["url"] as? String == "ftp://***@127.0.0.1/file" } && !"\(ofWake)".contains("s3cret"), "\(ofWake)")
         // The relaunch got the session and moved the whole file away.
         #expect(String(decoding: FileManager.default.contents(atPath: work + "/session") ?? Data(), as: UTF8.self) == "big\n")
         let kept = try FileManager.default.contentsOfDirectory(atPath: work + "/kept")
