@@ -68,7 +68,7 @@ public final class H2ClientConnection: Sendable {
             // The handler goes in before the socket connects, so not one byte of the
             // server's preface can pass it by.
             channel = try await ClientBootstrap(group: group)
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .connectTimeout(.seconds(10))
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {

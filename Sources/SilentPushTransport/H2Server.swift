@@ -84,7 +84,7 @@ public final class H2Server: Service, Sendable {
                                 AcceptBackoffHandler(shouldForwardIOErrorCaught: false, backoffProvider: { acceptFailures.backoff(after: $0) }))
                         }
                     }
-                    .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                     .childChannelOption(.maxMessagesPerRead, value: 16)
                     .childChannelInitializer { channel in
                         let accepted: (id: UInt64, over: Bool)? = connections.withLockedValue { state in

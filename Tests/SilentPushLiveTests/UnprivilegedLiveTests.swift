@@ -1,0 +1,54 @@
+import Foundation
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// `silentpushd` and `pushsend` as a service account runs them (the systemd unit's
+/// `User=silentpush`): no privilege a socket option could need. Run as root, the tests drop to
+/// `nobody` with `setpriv`; as any other user, they run as it.
+@Suite struct UnprivilegedLiveTests {
+    /// The command prefix that drops root; none for another user.
+    static var unprivileged: [String] { getuid() == 0 ? ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] : [] }
+
+    @Test func aReceiverAndASenderWithoutPrivilegeExchangeAPush() async throws {
+        try #require(getuid() != 0 || PeerProcess.isInstalled("setpriv"), "setpriv (util-linux) is not installed")
+        // Somewhere `nobody` may write its ready file; the binaries are readable by all.
+        let directory = try Scratch.newDirectory("unprivileged")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        chmod(directory, 0o777)
+        chmod(Scratch.directory.path, 0o755)
+        let ready = directory + "/ready.json"
+        let command =
+            Self.unprivileged + [
+                try SilentPushdProcessTests.binary(), "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "127.0.0.1:0", "--store", "memory",
+                "--ready-file", ready,
+            ]
+        let receiver = try PeerProcess(command[0], Array(command.dropFirst()), environment: ["TMPDIR": directory])
+        defer { receiver.signal(SIGKILL) }
+        var h2c: Int?
+        for _ in 0..<500 where h2c == nil {
+            if let data = FileManager.default.contents(atPath: ready), let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int] {
+                h2c = ports["h2c"]
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        guard let port = h2c else {
+            receiver.signal(SIGKILL)
+            Issue.record("no ready file: \(await receiver.wait().errorOutput)")
+            return
+        }
+        // Before the fix a socket option the kernel grants only root (SO_DEBUG, asked for as
+        // TCP_NODELAY at the wrong level) closed every connection: curl's push got no answer.
+        let pushed = try await PeerProcess.run(
+            "curl",
+            [
+                "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}", "-d", #"{"aps":{"content-available":1}}"#,
+                "http://127.0.0.1:\(port)\(SamplePush.path)",
+            ] + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
+        #expect(pushed.output == "200", "\(pushed.output) \(pushed.errorOutput)")
+        let pushsend = Self.unprivileged + [try #require(BuiltProducts.path(of: "pushsend")), "--url", "http://127.0.0.1:\(port)"]
+        let sent = try await PeerProcess.run(pushsend[0], Array(pushsend.dropFirst()), environment: ["HOME": directory, "PATH": "/usr/bin:/bin"])
+        #expect(sent.status == 0 && sent.output.hasPrefix("200 "), "\(sent.output) \(sent.errorOutput)")
+    }
+}
