@@ -109,6 +109,11 @@ package struct AdminAPI: Sendable {
     /// 200 while the store takes writes (each call commits one small write to find out),
     /// else 503 naming why: a load balancer sends pushes elsewhere meanwhile.
     private func ready() async -> Response {
+        // Draining: a load balancer should send new connections elsewhere.
+        guard !device.runtime.isShuttingDown else {
+            return Self.respond(
+                .serviceUnavailable, .object([("status", .string("draining")), ("error", .string("the receiver is shutting down"))]))
+        }
         do {
             try await device.store.probe()
             return Self.respond(.ok, .object([("status", .string("ready"))]))

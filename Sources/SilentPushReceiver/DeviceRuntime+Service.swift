@@ -37,8 +37,20 @@ extension DeviceRuntime: Service {
     /// signal arrives, before its server drains, so streams and fetches share one grace rather
     /// than each taking a whole one in turn.
     package func shutdownBegan(at instant: ContinuousClock.Instant = .now) {
-        shutdownStart.withLock { start in if start == nil { start = instant } }
+        let first = shutdownStart.withLock { start in
+            guard start == nil else { return false }
+            start = instant
+            return true
+        }
+        if first {
+            logger.notice(
+                "shutting down: answering the requests under way and letting fetches end",
+                metadata: ["shutdown.grace": "\(shutdownGrace)"])
+        }
     }
+
+    /// Whether graceful shutdown has begun: the receiver takes nothing new (`/readyz` says so).
+    package var isShuttingDown: Bool { shutdownStart.withLock { $0 != nil } }
 
     /// `shutdownGrace` less the real time since `shutdownBegan` (all of it when unmarked).
     func remainingShutdownGrace(now: ContinuousClock.Instant = .now) -> Duration {

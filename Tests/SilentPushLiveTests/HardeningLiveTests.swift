@@ -205,3 +205,29 @@ extension HardeningLiveTests {
         #expect(log.contains("the admin API listens beyond loopback with no token") == warned, "\(log)")
     }
 }
+
+extension HardeningLiveTests {
+    /// While SIGTERM's drain lets a fetch end, `/readyz` says draining (503), so a load
+    /// balancer sends new connections elsewhere, and the log says the drain began.
+    @Test func theDrainIsSaidByReadyzAndTheLog() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--fetch-exec", "sleep 2; echo noData", "--shutdown-grace", "10s"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push().status == 200)  // wakes the app: its handler sleeps
+        await client.close()
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/readyz").status == 200)
+        process.signal(SIGTERM)
+        var draining: (status: Int, json: [String: Any])?
+        for _ in 0..<50 {
+            let answer = try? await SilentPushdDeviceTests.admin(admin, "GET", "/readyz")
+            if answer?.status == 503 {
+                draining = answer
+                break
+            }
+            try await Task.sleep(for: .milliseconds(40))
+        }
+        #expect(draining?.json["status"] as? String == "draining", "\(String(describing: draining))")
+        let log = await process.wait(timeout: .seconds(30)).errorOutput
+        #expect(log.contains("shutting down: answering the requests under way and letting fetches end"), "\(log.prefix(3000))")
+    }
+}
