@@ -141,8 +141,21 @@ public final class PushStore: Sendable {
         case .postgres(let url):
             throw PushStoreError.cannotOpen(path: url.description, reason: "not a SQLite store")
         }
-        if case .file = location { try Self.useIncrementalVacuum(database) }
-        try Self.migrator.migrate(database)
+        // A store a newer version migrated further is refused, as on PostgreSQL; a damaged one
+        // names its path.
+        let path: String = if case .file(let path) = location { path } else { "memory" }
+        do {
+            let superseded = try database.read { db in
+                try Self.migrator.hasBeenSuperseded(db) ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") ?? 0 : nil
+            }
+            if let found = superseded { throw PushStoreError.newerSchema(path: path, found: found, supported: PostgresSchema.version) }
+            if case .file = location { try Self.useIncrementalVacuum(database) }
+            try Self.migrator.migrate(database)
+        } catch let error as PushStoreError {
+            throw error
+        } catch {
+            throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
+        }
         var contentsDirectory: String?
         if case .file(let path) = location {
             contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path

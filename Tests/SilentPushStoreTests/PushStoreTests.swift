@@ -337,6 +337,18 @@ import Testing
         try await store.close()
     }
 
+    /// A store a newer version migrated further is refused with both versions named, as a
+    /// PostgreSQL one is, not served by code that does not know its tables.
+    @Test func aStoreANewerVersionMigratedIsRefused() async throws {
+        let path = Self.temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        try await PushStore.open(.file(path)).close()
+        try await DatabaseQueue(path: path).write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99')") }
+        await #expect(throws: PushStoreError.newerSchema(path: path, found: PostgresSchema.version + 1, supported: PostgresSchema.version)) {
+            try await PushStore.open(.file(path))
+        }
+    }
+
     @Test func pushesAreFoundByAPNsIDWithAnIndexEntryOnlyWhenTheIDDoesNotCarryThem() async throws {
         let path = Self.temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
