@@ -691,8 +691,11 @@ public struct LiveActivityPolicy: Sendable {
         _ activity: LiveActivity, source: String? = nil, why: String, now: DeviceInstant, into actions: inout [LiveActivityAction]
     ) {
         var activity = activity
-        if let staleDate = activity.staleDate, staleDate <= now { activity.state = .stale }
         activity.why = why
+        if let staleDate = activity.staleDate, staleDate <= now {
+            activity.state = .stale
+            activity.why += "; stale at once (its stale-date \(Self.time(staleDate)) has passed)"
+        }
         activities[activity.id] = activity
         byDevice[activity.app.device, default: []].append(activity.id)
         switch activity.subscription {
@@ -867,6 +870,7 @@ public struct LiveActivityPolicy: Sendable {
             unsubscribe(activity)
         } else if let staleDate = activity.staleDate, staleDate <= now {
             activity.state = .stale
+            note += "; stale at once (its stale-date \(Self.time(staleDate)) has passed)"
         } else {
             activity.state = .active
             if let staleDate = payload.staleDate { timers.insert(.stale(id), at: staleDate) }

@@ -51,8 +51,8 @@ package final class APNsEndpoint: H2Service {
     private let faultCount = Atomic<Int>(0)
     let deviceNow: @Sendable () -> DeviceInstant
     let logger: Logger
-    /// When each distinct token refusal was last logged and how many went unlogged since: one
-    /// line per cause a minute, however many requests carry it.
+    /// When each kind of token refusal was last logged and how many went unlogged since: one
+    /// line per kind a minute, however many requests carry it and whatever text they vary.
     private let refusalsLogged = Mutex<[TokenRefusalCause.Kind: (at: Int64, unlogged: Int)]>([:])
 
     package init(

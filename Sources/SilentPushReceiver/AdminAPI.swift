@@ -107,7 +107,8 @@ package struct AdminAPI: Sendable {
     // MARK: Health
 
     /// 200 while the store takes writes (each call commits one small write to find out),
-    /// else 503 naming why: a load balancer sends pushes elsewhere meanwhile.
+    /// else 503 naming why, and 503 `draining` from SIGTERM on: a load balancer sends pushes
+    /// elsewhere meanwhile.
     private func ready() async -> Response {
         // Draining: a load balancer should send new connections elsewhere.
         guard !device.runtime.isShuttingDown else {

@@ -121,7 +121,7 @@ enum AdminOpenAPIDocument {
              "health"
             ],
             "operationId": "ready",
-            "summary": "Readiness; 503 while the store cannot be written.",
+            "summary": "Readiness; 503 while the store cannot be written, or from SIGTERM on.",
             "security": [
              {}
             ],
@@ -145,7 +145,7 @@ enum AdminOpenAPIDocument {
               }
              },
              "503": {
-              "description": "The store cannot be written.",
+              "description": "The store cannot be written (unavailable), or the receiver is shutting down (draining).",
               "content": {
                "application/json": {
                 "schema": {
@@ -156,7 +156,10 @@ enum AdminOpenAPIDocument {
                  ],
                  "properties": {
                   "status": {
-                   "const": "unavailable"
+                   "enum": [
+                    "unavailable",
+                    "draining"
+                   ]
                   },
                   "error": {
                    "type": "string"

@@ -17,7 +17,7 @@ struct MetricsHelp: CoreMetrics.MetricsFactory {
     static let texts: [String: String] = [
         "silentpush_pushes_accepted_total": "Pushes answered 200 (after their commit).",
         "silentpush_pushes_rejected_total": "Pushes refused, by Apple's reason.",
-        "silentpush_push_fates_total": "Final fates: delivered, coalesced (when the wake they ride starts), expired.",
+        "silentpush_push_fates_total": "Final fates: delivered, coalesced (when the wake they ride starts; a Live Activity update at once), expired.",
         "silentpush_push_drops_total": "Pushes dropped, by reason.",
         "silentpush_pending_slots": "Apps with a push waiting in their slot.",
         "silentpush_wakes_started_total": "Fetch wakes started.",
@@ -44,15 +44,17 @@ struct MetricsHelp: CoreMetrics.MetricsFactory {
         return registry.makeCounter(descriptor: descriptor, labels: dimensions)
     }
 
+    // Every kind of metric takes the table's text, so no family is made twice with two texts
+    // (swift-prometheus stops the process on that).
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
-        base.makeFloatingPointCounter(label: label, dimensions: dimensions)
+        guard let descriptor = descriptor(label) else { return base.makeFloatingPointCounter(label: label, dimensions: dimensions) }
+        return registry.makeCounter(descriptor: descriptor, labels: dimensions)
     }
 
     func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
-        guard !aggregate, let descriptor = descriptor(label) else {
-            return base.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate)
-        }
-        return registry.makeGauge(descriptor: descriptor, labels: dimensions)
+        guard let descriptor = descriptor(label) else { return base.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate) }
+        guard aggregate else { return registry.makeGauge(descriptor: descriptor, labels: dimensions) }
+        return registry.makeValueHistogram(descriptor: descriptor, labels: dimensions, buckets: base.defaultValueHistogramBuckets)
     }
 
     func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {

@@ -148,7 +148,8 @@ public final class PushStore: Sendable {
             let superseded = try database.read { db in
                 try Self.migrator.hasBeenSuperseded(db) ? try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") ?? 0 : nil
             }
-            if let found = superseded { throw PushStoreError.newerSchema(path: path, found: found, supported: PostgresSchema.version) }
+            // Versions count migrations, as PostgreSQL's `schema_version` does (v1… vN).
+            if let found = superseded { throw PushStoreError.newerSchema(path: path, found: found, supported: Self.migrator.migrations.count) }
             if case .file = location { try Self.useIncrementalVacuum(database) }
             try Self.migrator.migrate(database)
         } catch let error as PushStoreError {

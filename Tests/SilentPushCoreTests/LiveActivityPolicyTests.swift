@@ -184,6 +184,13 @@ import Testing
         #expect(Self.records(stale).first?.1.hasPrefix("stale at its stale-date") == true)
         _ = policy.receive(Self.push("U2", to: "T1", Self.payload(timestamp: 700, stale: 1200)), channelExists: { _ in true }, now: Self.at(700))
         #expect(policy.activities["A1"]?.state == .active)
+        // An update whose stale-date has passed makes it stale at once, and its why says so.
+        _ = policy.receive(Self.push("U3", to: "T1", Self.payload(timestamp: 800, stale: 750)), channelExists: { _ in true }, now: Self.at(800))
+        #expect(policy.activities["A1"]?.state == .stale)
+        #expect(
+            policy.activities["A1"]?.why.hasSuffix(
+                "; stale at once (its stale-date \(ISO8601Timestamp.string(millisecondsSinceEpoch: Self.at(750).millisecondsSinceEpoch)) has passed)")
+                == true)
     }
 
     /// An update replaces the activity's content whole, its stale-date included: one without a
