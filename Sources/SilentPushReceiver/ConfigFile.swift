@@ -283,7 +283,8 @@ package struct ConfigFile: Sendable {
     /// Rewrites a flag's name in a parser's message as the file's key.
     package func describing(_ message: String) -> String {
         var text = message
-        for (key, entry) in Self.flags where text.contains(entry.flag) {
+        // The longest flag first: `--admin` is the start of `--admin-token`.
+        for (key, entry) in Self.flags.sorted(by: { $0.value.flag.count > $1.value.flag.count }) where text.contains(entry.flag) {
             text = text.replacingOccurrences(of: "'\(entry.flag)'", with: key).replacingOccurrences(of: entry.flag, with: key)
         }
         return "\(path): \(text)"

@@ -117,6 +117,15 @@ import Testing
         }
     }
 
+    /// A flag's message names the key the file used: the longest flag first, so
+    /// `--admin-token` is `adminToken`, not `admin` and a dangling `-token`.
+    @Test func aFlagsMessageNamesTheFilesKey() throws {
+        let file = try Self.parse(#"{"adminToken": "has space"}"#)
+        #expect(
+            file.describing("--admin-token must be printable ASCII with no spaces").hasSuffix(": adminToken must be printable ASCII with no spaces"))
+        #expect(file.describing("--admin 'x' is not an address").hasSuffix(": admin 'x' is not an address"))
+    }
+
     @Test func devicesCanStartInAState() throws {
         let token = String(repeating: "ab", count: 32)
         let file = try Self.parse(#"{"devices": [{"token": "\#(token)", "state": {"network": "offline", "batteryLevel": 15}}]}"#)
