@@ -41,6 +41,12 @@ public struct APNsRequestValidator: Sendable {
         isVisibleName(topic, maximumLength: 255)
     }
 
+    /// Whether `text` is a bundle id as the channel and broadcast APIs name an app: a topic's
+    /// shape with no push type's suffix (`TopicDisallowed` otherwise).
+    package static func isBundleID(_ text: String) -> Bool {
+        isTopicShape(text) && APNsPushType.alert.accepts(topic: text)
+    }
+
     /// Whether `text` is 1 to `maximumLength` visible ASCII characters other than `/`: the
     /// shape of a topic, and of the names an admin API path carries.
     package static func isVisibleName(_ text: some StringProtocol, maximumLength: Int) -> Bool {

@@ -122,6 +122,12 @@ public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "\(bundleID) on \(device)" }
 
+    /// The bundle id a Live Activity push's topic names: the topic without its push-type suffix.
+    package static func bundleID(ofTopic topic: String) -> String {
+        guard let suffix = APNsPushType.liveactivity.topicSuffix, topic.hasSuffix(suffix) else { return topic }
+        return String(topic.dropLast(suffix.count))
+    }
+
     /// The app's push-to-start token: the device token followed by 16 hex digits derived
     /// from it and the bundle id, so a push names its device and app with nothing stored
     /// (a restart gives the same token). A device token longer than 184 digits has none

@@ -694,7 +694,7 @@ public struct LiveActivityPolicy: Sendable {
         activity.why = why
         if let staleDate = activity.staleDate, staleDate <= now {
             activity.state = .stale
-            activity.why += "; stale at once (its stale-date \(Self.time(staleDate)) has passed)"
+            activity.why += Self.staleAtOnce(staleDate)
         }
         activities[activity.id] = activity
         byDevice[activity.app.device, default: []].append(activity.id)
@@ -870,7 +870,7 @@ public struct LiveActivityPolicy: Sendable {
             unsubscribe(activity)
         } else if let staleDate = activity.staleDate, staleDate <= now {
             activity.state = .stale
-            note += "; stale at once (its stale-date \(Self.time(staleDate)) has passed)"
+            note += Self.staleAtOnce(staleDate)
         } else {
             activity.state = .active
             if let staleDate = payload.staleDate { timers.insert(.stale(id), at: staleDate) }
@@ -943,6 +943,9 @@ public struct LiveActivityPolicy: Sendable {
             }
         }
     }
+
+    /// What an activity's why adds when its stale-date has passed as it starts or updates.
+    static func staleAtOnce(_ staleDate: DeviceInstant) -> String { "; stale at once (its stale-date \(time(staleDate)) has passed)" }
 
     /// An instant as the why texts write it: ISO 8601, UTC.
     static func time(_ instant: DeviceInstant) -> String { ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch) }

@@ -4,8 +4,16 @@
 package enum PEMContents {
     /// Whether `text` holds a PEM block (or any line break, which no path here has).
     package static func found(in text: some StringProtocol) -> Bool {
-        text.contains("-----BEGIN") || text.contains("\n")
+        text.contains(marker) || text.contains("\n")
     }
+
+    /// Whether any of `arguments` holds a PEM block: checked before a parser, whose messages
+    /// quote arguments, sees them (a line break alone is not one: a command may have it).
+    package static func found(inAnyOf arguments: [String]) -> Bool {
+        arguments.contains { $0.contains(marker) }
+    }
+
+    private static let marker = "-----BEGIN"
 
     /// The message for an argument that holds one, naming neither it nor its contents.
     package static let refusal =

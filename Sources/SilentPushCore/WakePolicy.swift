@@ -539,7 +539,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         var at = start
         var why = initial
         if interval, let allowed = app.nextAllowed {
-            let base = app.overran ? settings.minimumInterval * 2 : settings.minimumInterval
+            let base = settings.interval(afterOverrun: app.overran)
             let lastWake = allowed.advanced(by: .zero - base)
             let interval = base * usage
             let next = lastWake.advanced(by: interval)

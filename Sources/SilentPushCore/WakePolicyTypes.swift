@@ -22,6 +22,9 @@ public struct WakeSettings: Sendable, Equatable {
 
     /// Two wakes of one app start at least this far apart (wake start to wake start).
     public var minimumInterval: Duration
+
+    /// The interval after a launch: `minimumInterval`, doubled after a wake that overran its deadline.
+    @inlinable package func interval(afterOverrun overran: Bool) -> Duration { overran ? minimumInterval * 2 : minimumInterval }
     /// A fetch handler still running this long after its wake started is cancelled.
     public var deadline: Duration
     /// Fetches running at once across all devices; nil: no cap.

@@ -17,8 +17,7 @@ extension APNsEndpoint {
         do throws(APNsReason) {
             guard header.given != .invalid else { throw .badMessageId }
             try authorize(request, bundleID: bundleID)
-            // A bundle id: a topic's shape (at most 255 visible characters), with no push-type suffix.
-            guard APNsRequestValidator.isTopicShape(bundleID), APNsPushType.alert.accepts(topic: bundleID) else { throw .topicDisallowed }
+            guard APNsRequestValidator.isBundleID(bundleID) else { throw .topicDisallowed }
             try channels.checkFeatureEnabled(bundleID: bundleID)
             let broadcast = try BroadcastRequest(headers: HeaderFields(list: request.headers))
             let (record, storagePolicy) = try channels.broadcast(

@@ -38,8 +38,7 @@ package final class ChannelEndpoint: H2Service {
             let route = ChannelRoute(method: request.method, path: request.path)
             guard let bundleID = route.bundleID else { throw route == .methodNotAllowed ? .methodNotAllowed : .badPath }
             try provider.authorize(request, bundleID: bundleID)
-            // A bundle id as a push's topic is one (at most 255 visible characters), with no push type's suffix.
-            guard APNsRequestValidator.isTopicShape(bundleID), APNsPushType.alert.accepts(topic: bundleID) else { throw .topicDisallowed }
+            guard APNsRequestValidator.isBundleID(bundleID) else { throw .topicDisallowed }
             try directory.checkFeatureEnabled(bundleID: bundleID)
             switch route {
             case .create:

@@ -135,7 +135,7 @@ extension DeviceRecorder {
                 if let push = arriving, push.apnsID == update.source {
                     let app =
                         update.activityID.flatMap { activities.activities[$0]?.app }
-                        ?? LiveActivityApp(device: push.deviceToken, bundleID: Self.bundleID(of: push.topic))
+                        ?? LiveActivityApp(device: push.deviceToken, bundleID: LiveActivityApp.bundleID(ofTopic: push.topic))
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
                     arriving?.fate = fate(of: update, priority: priority, app: app, atAPNs: false, &actions)
                     if case .waiting = update.outcome {
@@ -180,11 +180,5 @@ extension DeviceRecorder {
             actions.metrics.dropped(.liveActivity(reason))
             return .dropped(.liveActivity(reason))
         }
-    }
-
-    /// The bundle id a topic names: without its push-type suffix.
-    static func bundleID(of topic: String) -> String {
-        guard let suffix = APNsPushType.liveactivity.topicSuffix, topic.hasSuffix(suffix) else { return topic }
-        return String(topic.dropLast(suffix.count))
     }
 }

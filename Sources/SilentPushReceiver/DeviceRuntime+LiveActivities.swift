@@ -15,7 +15,7 @@ extension DeviceRuntime {
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
         let recorded = answeringOnceRecorded(completion)
-        let bundleID = DeviceRecorder.bundleID(of: push.topic)
+        let bundleID = LiveActivityApp.bundleID(ofTopic: push.topic)
         var livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
             newActivityID: ActivityID.next(), newToken: newActivityToken(inShardOf: push.deviceToken))

@@ -67,25 +67,22 @@ package struct DeviceSnapshot: Sendable {
             snapshot.launches.append(
                 (DeviceRecorder.App(device: launch.deviceToken, topic: launch.topic), DeviceInstant(millisecondsSinceEpoch: launch.startedAt)))
         }
+        // Each app's interval runs from its later launch, its last wake or its last refresh run
+        // (doubled after a wake that overran, as `WakePolicy` does); generations from its wakes.
+        var lastLaunch: [DeviceRecorder.App: (at: DeviceInstant, overran: Bool, generation: UInt32)] = [:]
         for wake in try await store.lastWakes() where includes(wake.deviceToken) {
-            let started = DeviceInstant(millisecondsSinceEpoch: wake.startedAt)
-            // A wake that overran doubles the interval after it, as `WakePolicy` does.
-            let interval = wake.overran ? settings.minimumInterval * 2 : settings.minimumInterval
-            snapshot.apps[DeviceRecorder.App(device: wake.deviceToken, topic: wake.topic)] = (
-                started.advanced(by: interval), wake.overran, wake.generation &+ 1, nil
+            lastLaunch[DeviceRecorder.App(device: wake.deviceToken, topic: wake.topic)] = (
+                DeviceInstant(millisecondsSinceEpoch: wake.startedAt), wake.overran, wake.generation &+ 1
             )
         }
-        // A refresh launch starts the app's interval as a wake does (an overrun's doubling
-        // with it): the later launch of the two counts.
         for run in try await store.lastRefreshRuns() where includes(run.deviceToken) {
             let app = DeviceRecorder.App(device: run.deviceToken, topic: run.topic)
             let started = DeviceInstant(millisecondsSinceEpoch: run.startedAt)
-            let slot = snapshot.apps[app]
-            if let slot, let next = slot.nextAllowed {
-                let wakeStarted = next.advanced(by: .zero - (slot.overran ? settings.minimumInterval * 2 : settings.minimumInterval))
-                if wakeStarted >= started { continue }
-            }
-            snapshot.apps[app] = (started.advanced(by: settings.minimumInterval), false, slot?.generation ?? 0, slot?.pending)
+            if let wake = lastLaunch[app], wake.at >= started { continue }
+            lastLaunch[app] = (started, false, lastLaunch[app]?.generation ?? 0)
+        }
+        for (app, launch) in lastLaunch {
+            snapshot.apps[app] = (launch.at.advanced(by: settings.interval(afterOverrun: launch.overran)), launch.overran, launch.generation, nil)
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.

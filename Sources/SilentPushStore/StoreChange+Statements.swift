@@ -161,18 +161,15 @@ extension StoreChange {
             // that begins with this one is left alone) and its activities' update tokens:
             // theirs go too, with the decisions of starts no activity took.
             let liveActivityPushes = """
-                SELECT apns_id FROM pushes WHERE (device_token LIKE ?1 AND push_type = ?2)
-                    OR device_token IN (SELECT push_token FROM activities WHERE device_token = ?3)
+                (device_token LIKE ?1 AND push_type = ?2) OR device_token IN (SELECT push_token FROM activities WHERE device_token = ?3)
                 """
             let arguments: [any StoreValueConvertible] = [token + String(repeating: "_", count: 16), APNsPushType.liveactivity.rawValue, token]
             return [
                 StoreStatement("DELETE FROM activity_updates WHERE activity_id IN (SELECT id FROM activities WHERE device_token = ?)", [token]),
-                StoreStatement("DELETE FROM activity_updates WHERE activity_id IS NULL AND source IN (\(liveActivityPushes))", arguments),
                 StoreStatement(
-                    """
-                    DELETE FROM pushes WHERE (device_token LIKE ?1 AND push_type = ?2)
-                        OR device_token IN (SELECT push_token FROM activities WHERE device_token = ?3)
-                    """, arguments),
+                    "DELETE FROM activity_updates WHERE activity_id IS NULL AND source IN (SELECT apns_id FROM pushes WHERE \(liveActivityPushes))",
+                    arguments),
+                StoreStatement("DELETE FROM pushes WHERE \(liveActivityPushes)", arguments),
             ]
                 + ["pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "activities", "transfers"].map { table in
                     StoreStatement("DELETE FROM \(table) WHERE device_token = ?", [token])

@@ -135,11 +135,11 @@ struct Expect: AsyncParsableCommand {
                 throw ValidationError("--activity-state '\(activityState)' is not one of \(PushExpectation.activityStates.joined(separator: ", "))")
             }
             // The topic a Live Activity push goes to names the app by its bundle id.
-            let suffix = APNsPushType.liveactivity.topicSuffix ?? ""
-            let bundleID = topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic
             return PushExpectation(
                 admin: adminOptions.admin, token: adminOptions.token,
-                target: .activities(device: device.lowercased(), topic: bundleID, applied: applied, state: activityState), within: span)
+                target: .activities(
+                    device: device.lowercased(), topic: LiveActivityApp.bundleID(ofTopic: topic), applied: applied, state: activityState),
+                within: span)
         }
         switch (apnsID, fate, device, wakes) {
         case (let apnsID?, let fate?, nil, nil):

@@ -23,7 +23,7 @@ struct PushSend: AsyncParsableCommand {
         // without a word (macOS; SwiftNIO ignores it on Linux once a socket exists).
         signal(SIGPIPE, SIG_IGN)
         // Before the parser sees it: its messages quote an argument, and this one may be a private key.
-        if CommandLine.arguments.dropFirst().contains(where: { $0.contains("-----BEGIN") }) {
+        if PEMContents.found(inAnyOf: Array(CommandLine.arguments.dropFirst())) {
             try? FileHandle.standardError.write(contentsOf: Data("pushsend: \(PEMContents.refusal)\n".utf8))
             Foundation.exit(2)
         }

@@ -642,12 +642,12 @@ struct SilentPushd: AsyncParsableCommand {
     static func main() async {
         let given = Array(CommandLine.arguments.dropFirst())
         // Before the parser sees it: its messages quote an argument, and this one may be a private key.
-        if given.contains(where: { $0.contains("-----BEGIN") }) { fail(PEMContents.refusal) }
+        if PEMContents.found(inAnyOf: given) { fail(PEMContents.refusal) }
         var arguments = given
         if let path = configPath(in: given) {
             do {
                 let file = try ConfigFile.load(path)
-                if file.arguments.contains(where: { $0.contains("-----BEGIN") }) { fail("\(path): \(PEMContents.refusal)") }
+                if PEMContents.found(inAnyOf: file.arguments) { fail("\(path): \(PEMContents.refusal)") }
                 // The file's values, checked on their own so a bad one is named by its key.
                 do {
                     _ = try parseAsRoot(file.arguments)
