@@ -31,12 +31,12 @@ public enum TokenRefusalCause: Sendable, Hashable, CustomStringConvertible {
 
     /// The kinds of cause, without the sender's text: what a log limits its lines by, so a
     /// sender varying its `kid` gets no more lines than one that does not.
-    public enum Kind: Sendable, Hashable {
+    package enum Kind: Sendable, Hashable {
         case notBearer, malformed, unknownKey, teamMismatch, badSignature, issuedInFuture
     }
 
     /// This cause's kind.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .notBearer: .notBearer
         case .malformed: .malformed

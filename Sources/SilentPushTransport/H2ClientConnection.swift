@@ -153,7 +153,7 @@ public final class H2ClientConnection: Sendable {
 
     /// Whether it was closed because the server sent nothing for the answer timeout while
     /// something waited on it (`H2ConnectError.noAnswer`): a new connection is likely to wait as long.
-    public func endedWithoutAnswer() async -> Bool {
+    package func endedWithoutAnswer() async -> Bool {
         let handler = self.handler
         return (try? await channel.eventLoop.submit { handler.value.endedSilent }.get()) ?? false
     }
