@@ -439,6 +439,10 @@ final class PostgresEngine: StoreEngine {
             return (readers.idle, readers.waiting)
         }
         for waiter in waiting { waiter.resume(returning: nil) }
+        // The server lets a session's advisory locks go only when its backend has exited,
+        // some time after the socket closes: a receiver started again at once (or a cluster
+        // member taking these shards over) found the store still in use. Given back first.
+        if let writer, !writer.isClosed { _ = try? await writer.query("SELECT pg_advisory_unlock_all()", logger: logger).get() }
         for session in idle + (writer.map { [$0] } ?? []) { try? await session.close() }
     }
 

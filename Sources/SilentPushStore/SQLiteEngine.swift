@@ -39,9 +39,14 @@ final class SQLiteEngine: StoreEngine {
     private static func rows(_ statement: StoreStatement, cached: Bool, _ db: Database) throws -> [StoreRow] {
         let prepared = cached ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
         let columns = StoreColumns(prepared.columnNames)
-        return try Row.fetchAll(prepared, arguments: statement.databaseArguments).map { row in
-            StoreRow(columns: columns, values: row.databaseValues.map(StoreValue.init))
+        // Row by row off a cursor: GRDB's own array of rows beside ours doubled a large read's
+        // peak (a restart reads every pending push).
+        let cursor = try Row.fetchCursor(prepared, arguments: statement.databaseArguments)
+        var rows: [StoreRow] = []
+        while let row = try cursor.next() {
+            rows.append(StoreRow(columns: columns, values: row.databaseValues.map(StoreValue.init)))
         }
+        return rows
     }
 
     // MARK: Writes

@@ -109,6 +109,32 @@ import Testing
         try await second.close()
     }
 
+    /// A receiver started again the moment it stopped (systemd's restart, a test's next case)
+    /// finds the store free: the owner lock is given back before the session closes, not when
+    /// the server's backend gets round to exiting. Here that backend is held stopped across
+    /// the close, as a busy server may leave it, and let go 300 ms later.
+    @Test func aStoreOpenedAgainTheMomentItClosesIsNotInUse() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let url = try Self.url(database: database)
+        let store = try await PushStore.open(.postgres(url))
+        let holder = try await server.psql(
+            """
+            SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted
+                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+            """, database: database)
+        let pid = try #require(pid_t(holder.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(holder.output)\(holder.errorOutput)")
+        try #require(kill(pid, SIGSTOP) == 0)
+        let resumed = Task {
+            try? await Task.sleep(for: .milliseconds(300))
+            kill(pid, SIGCONT)
+        }
+        try await store.close()
+        let again = try await PushStore.open(.postgres(url))
+        await resumed.value
+        try await again.close()
+    }
+
     /// `--fresh` empties the tables, and transfer ids start again from 1: the files the old
     /// transfers left go too, so a new transfer 1 cannot take an old `1.part` for its own.
     @Test func aFreshStoreLeavesNoTransferFileOfTheOldOne() async throws {
