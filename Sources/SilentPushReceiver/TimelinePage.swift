@@ -31,6 +31,7 @@ enum TimelinePage {
           .controls { margin: .4em 0; display: flex; flex-wrap: wrap; gap: .4em; align-items: center; }
           .controls label { color: #555; }
           .controls select, .controls button { font: inherit; padding: 1px 6px; }
+          .controls select { max-width: 22em; text-overflow: ellipsis; }
           .legend { color: #444; font-size: 12px; }
           .legend span { display: inline-block; margin-right: .9em; white-space: nowrap; }
           .legend i { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: .3em; vertical-align: -1px; }
@@ -161,16 +162,31 @@ enum TimelinePage {
         const $ = id => document.getElementById(id);
 
         // With --admin-token, open the page as /#token=TOKEN: the fragment never leaves the browser.
-        const token = new URLSearchParams(location.hash.substring(1)).get("token");
+        // All of it after "token=" is the token, percent-decoded if it is (not form-decoded: a
+        // base64 token's "+" stays a "+").
+        const token = (() => {
+          if (!location.hash.startsWith("#token=")) return null;
+          const given = location.hash.substring(7);
+          try { return decodeURIComponent(given); } catch { return given; }
+        })();
         const headers = token ? {"authorization": "Bearer " + token} : {};
+        const refused = () => token
+          ? "the admin token in this page's address (#token=…) was refused: it must be silentpushd's --admin-token"
+          : "this receiver has an admin token: open this page as /#token=TOKEN (its --admin-token)";
         async function api(path) {
           const response = await fetch(path, {headers});
-          if (!response.ok) throw new Error(response.status === 401 ? "401: open this page as /#token=TOKEN (the --admin-token)" : "HTTP " + response.status + " for " + path);
+          if (response.status === 401) throw Object.assign(new Error(refused()), {refused: true});
+          if (!response.ok) throw new Error("HTTP " + response.status + " for " + path);
           return response.json();
         }
+        // The filters offer only what the admin API takes (a refused push's path may be anything).
+        const isDeviceToken = text => /^(?:[0-9a-fA-F]{2}){32,100}$/.test(text);
+        const isTopic = text => /^[!-.0-~]{1,255}$/.test(text);
 
         const state = {
           pushes: new Map(), wakes: new Map(), runs: new Map(), devices: new Map(), activities: new Map(), broadcasts: new Map(), transfers: new Map(),
+          // Pages of pushes and wakes loaded ("older pushes" adds one): each change reads them all again.
+          pushPages: 1, wakePages: 1,
           nextPushes: null, nextWakes: null, clock: {mode: "system", now: Date.now(), at: performance.now()},
           view: null, follow: true, selected: null, filters: {device: "", topic: "", fate: ""},
           topics: new Set(), tokens: new Set(),
@@ -187,22 +203,44 @@ enum TimelinePage {
           return parameters;
         }
 
-        // The newest page of each, merged into what is loaded (older pages stay).
+        // At most this many pages of pushes on the page: each change reads them again.
+        const MOST_PAGES = 10;
+
+        // `count` pages of a list, newest first.
+        async function pages(path, parameters, key, count) {
+          const items = [];
+          let next = null;
+          for (let page = 0; page < count; page++) {
+            if (next) parameters.set("cursor", next);
+            const answer = await api(path + "?" + parameters);
+            items.push(...answer[key]);
+            next = answer.next;
+            if (!next) break;
+          }
+          return {items, next};
+        }
+
+        // Everything loaded, read again whole: what left the record (a reset, a device
+        // forgotten, retention) leaves the page, and no fate shown is older than the record's.
         async function refresh() {
           const pushQuery = query(state.filters.fate ? {fate: state.filters.fate} : {});
-          const [pushes, wakes, runs, clock, activities, broadcasts, transfers] = await Promise.all([
-            api("/v1/pushes?" + pushQuery), api("/v1/wakes?" + query({})), api("/v1/task-runs?" + query({neverRan: "false"})), api("/v1/clock"),
-            api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false)), api("/v1/transfers?" + query({}))]);
+          const [pushes, wakes, runs, clock, activities, broadcasts, transfers, devices] = await Promise.all([
+            pages("/v1/pushes", pushQuery, "pushes", state.pushPages), pages("/v1/wakes", query({}), "wakes", state.wakePages),
+            api("/v1/task-runs?" + query({neverRan: "false"})), api("/v1/clock"),
+            api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false)), api("/v1/transfers?" + query({})),
+            readDevices()]);
           state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
-          if (state.pushes.size === 0) state.nextPushes = pushes.next;
-          if (state.wakes.size === 0) state.nextWakes = wakes.next;
-          for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
-          for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
-          for (const run of runs.runs) state.runs.set(run.id, run);
-          for (const activity of activities.activities) state.activities.set(activity.id, activity);
-          for (const broadcast of broadcasts.broadcasts) state.broadcasts.set(broadcast.requestId, broadcast);
-          for (const transfer of transfers.transfers) state.transfers.set(transfer.id, transfer);
-          await refreshDevices();
+          state.pushes = new Map(pushes.items.map(push => [push.apnsId, push]));
+          state.nextPushes = pushes.next;
+          state.wakes = new Map(wakes.items.map(wake => [wake.id, wake]));
+          state.nextWakes = wakes.next;
+          state.runs = new Map(runs.runs.map(run => [run.id, run]));
+          state.activities = new Map(activities.activities.map(activity => [activity.id, activity]));
+          state.broadcasts = new Map(broadcasts.broadcasts.map(broadcast => [broadcast.requestId, broadcast]));
+          state.transfers = new Map(transfers.transfers.map(transfer => [transfer.id, transfer]));
+          state.devices = devices;
+          // Unfiltered, the filters' choices are what is loaded now; filtered, they are kept.
+          if (!state.filters.device && !state.filters.topic && !state.filters.fate) { state.tokens.clear(); state.topics.clear(); }
           state.error = null;
           scheduleRender();
           if (state.selected) showPanel(state.selected, false);
@@ -217,26 +255,20 @@ enum TimelinePage {
           return parameters;
         }
 
-        async function refreshDevices() {
-          let cursor = null;
-          for (let page = 0; page < 10; page++) {
-            const parameters = new URLSearchParams({limit: PAGE});
-            if (cursor) parameters.set("cursor", cursor);
-            const answer = await api("/v1/devices?" + parameters);
-            for (const device of answer.devices) state.devices.set(device.deviceToken, device);
-            cursor = answer.next;
-            if (!cursor) break;
-          }
+        async function readDevices() {
+          const devices = await pages("/v1/devices", new URLSearchParams({limit: PAGE}), "devices", 10);
+          return new Map(devices.items.map(device => [device.deviceToken, device]));
         }
 
         // The page of pushes before the oldest loaded, and the wakes back to them.
         async function loadOlder() {
-          if (!state.nextPushes) return;
+          if (!state.nextPushes || state.pushPages >= MOST_PAGES) return;
           const parameters = query({cursor: state.nextPushes});
           if (state.filters.fate) parameters.set("fate", state.filters.fate);
           const pushes = await api("/v1/pushes?" + parameters);
           for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
           state.nextPushes = pushes.next;
+          state.pushPages++;
           const oldest = Math.min(...[...state.pushes.values()].map(p => time(p.receivedAt)));
           for (let page = 0; page < 20 && state.nextWakes; page++) {
             const loaded = [...state.wakes.values()].map(w => time(w.startedAt));
@@ -244,6 +276,7 @@ enum TimelinePage {
             const wakes = await api("/v1/wakes?" + query({cursor: state.nextWakes}));
             for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
             state.nextWakes = wakes.next;
+            state.wakePages++;
           }
           state.follow = false;
           state.view = null;
@@ -252,7 +285,7 @@ enum TimelinePage {
 
         async function reload() {
           state.pushes.clear(); state.wakes.clear(); state.runs.clear(); state.activities.clear(); state.broadcasts.clear(); state.transfers.clear();
-          state.nextPushes = null; state.nextWakes = null;
+          state.nextPushes = null; state.nextWakes = null; state.pushPages = 1; state.wakePages = 1;
           state.view = null; state.follow = true;
           await safely(refresh);
         }
@@ -261,7 +294,7 @@ enum TimelinePage {
           try {
             await body();
           } catch (error) {
-            state.error = "cannot reach the admin API: " + error.message;
+            state.error = error.refused ? error.message : "cannot reach the admin API: " + error.message;
             scheduleRender();
           }
         }
@@ -278,8 +311,12 @@ enum TimelinePage {
           for (;;) {
             try {
               const response = await fetch("/v1/events", {headers});
+              // A refused token stays refused: said once, not asked again every 2 s.
+              if (response.status === 401) { state.error = refused(); scheduleRender(); return; }
               if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
               $("live").classList.add("on");
+              // Back after a gap: read what changed meanwhile (and clear the error).
+              if (state.error !== null) changed();
               const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
               let buffer = "";
               for (;;) {
@@ -298,6 +335,8 @@ enum TimelinePage {
                 }
               }
             } catch (error) { /* the receiver went away: try again */ }
+            state.error = "the receiver is not answering (its admin API closed the live updates); trying again every 2 s";
+            scheduleRender();
             $("live").classList.remove("on");
             await new Promise(resolve => setTimeout(resolve, 2000));
           }
@@ -426,7 +465,10 @@ enum TimelinePage {
           for (const p of records.pushes) row(p.deviceToken, p.topic).pushes.push(p);
           for (const w of records.wakes) row(w.deviceToken, w.topic).wakes.push(w);
           for (const r of records.runs) row(r.deviceToken, r.topic).runs.push(r);
-          for (const p of state.pushes.values()) { if (p.topic) state.topics.add(p.topic); if (p.deviceToken) state.tokens.add(p.deviceToken); }
+          for (const p of state.pushes.values()) {
+            if (p.topic && isTopic(p.topic)) state.topics.add(p.topic);
+            if (p.deviceToken && isDeviceToken(p.deviceToken)) state.tokens.add(p.deviceToken);
+          }
           for (const a of state.activities.values()) state.tokens.add(a.deviceToken);
           const named = names([...new Set([...state.tokens, ...state.devices.keys()])].sort());
           updateFilters(named);
@@ -506,7 +548,8 @@ enum TimelinePage {
           }
           const older = $("older");
           older.hidden = !state.nextPushes;
-          older.textContent = `older pushes (${state.pushes.size} loaded)`;
+          older.disabled = state.pushPages >= MOST_PAGES;
+          older.textContent = older.disabled ? `${state.pushes.size} pushes loaded: the most this page shows` : `older pushes (${state.pushes.size} loaded)`;
           $("status").dataset.now = new Date(now()).toISOString();
           // What the page shows is not the record while it cannot read it: the error says so.
           if (state.error !== null) { $("status").textContent = state.error; return; }

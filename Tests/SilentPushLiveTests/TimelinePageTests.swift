@@ -150,10 +150,46 @@ import Testing
             "http://127.0.0.1:\(admin)/#token=wrong",
             [("wait", "2"), ("read", "#status"), ("evaluate", #"String(document.getElementById("empty").hidden)"#)])
         #expect(
-            page.text("#status") == "cannot reach the admin API: 401: open this page as /#token=TOKEN (the --admin-token)", "\(page.text("#status"))")
+            page.text("#status") == "the admin token in this page's address (#token=…) was refused: it must be silentpushd's --admin-token",
+            "\(page.text("#status"))")
         #expect(page.evaluated == ["true"], "no \"No pushes yet\" beside it")
         let right = try await Self.browse("http://127.0.0.1:\(admin)/#token=s3cret", [("expect", Self.push(1)), ("read", "#status")])
         #expect(right.text("#status").contains("1 pushes"), "\(right.text("#status"))")
+    }
+
+    /// A token is all of the fragment after `token=`, percent-decoded only: a base64 token's
+    /// `+` is not a space, and its `&` does not end it.
+    @Test func anAdminTokenWithPlusAndAmpersandOpensThePage() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--admin-token", "s3c+r/t=&x"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        await client.close()
+        let page = try await Self.browse("http://127.0.0.1:\(admin)/#token=s3c+r/t=&x", [("expect", Self.push(1)), ("read", "#status")])
+        #expect(page.text("#status").contains("1 pushes"), "\(page.text("#status"))")
+    }
+
+    /// What leaves the record while the page is open leaves the page: a reset takes every
+    /// push off it, with no reload.
+    @Test func aResetWhileThePageIsOpenEmptiesIt() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)
+        await client.close()
+        let reset = #"fetch("/v1/reset", {method: "POST", headers: {"content-type": "application/json"}, body: "{}"}).then(r => r.status)"#
+        let gone = """
+            new Promise(done => {
+              const poll = setInterval(() => { if (!document.querySelector('.push')) { clearInterval(poll); done("gone"); } }, 50);
+              setTimeout(() => done("still there: " + document.querySelectorAll('.push').length), 10000);
+            })
+            """
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [("expect", Self.push(2)), ("expect", "#live.on"), ("evaluate", reset), ("evaluate", gone), ("read", "#status")])
+        #expect(page.evaluated == ["200", "gone"], "\(page.evaluated)")
+        #expect(page.text("#status").contains("0 pushes"), "\(page.text("#status"))")
     }
 
     /// A render asked for just before a button goes down waits until it is up, so the click
