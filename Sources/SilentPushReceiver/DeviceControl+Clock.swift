@@ -14,6 +14,7 @@ extension DeviceControl {
     @discardableResult
     public func advance(by duration: Duration) async throws(DeviceClockError) -> DeviceInstant {
         guard clock.mode == .manual else { throw .notManual }
+        guard duration >= .zero else { throw .backwards }
         let target = clock.target(after: duration)
         guard runtime.modifyStateAndRunActions({ recorder, _ in recorder.beginClockMove(to: target) }) != .clockBusy else { throw .busy }
         defer { runtime.modifyStateAndRunActions { recorder, _ in recorder.endClockMove() } }
@@ -26,6 +27,8 @@ extension DeviceControl {
             }
             guard case .advance(let step) = reply else { return target }
             switch step {
+            case .stopped:
+                throw .stopped
             case .done:
                 runtime.clock.set(target)
                 // Committed before answering, with the changes queued before it, so a restart

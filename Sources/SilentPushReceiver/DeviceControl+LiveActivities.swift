@@ -5,7 +5,8 @@ extension DeviceControl {
     /// The push-to-start token of `bundleID` on `device` (`Activity.pushToStartToken`): the
     /// token a `start` push goes to, with topic `<bundleID>.push-type.liveactivity`.
     public func pushToStartToken(device: String, bundleID: String) -> String {
-        LiveActivityApp(device: device, bundleID: bundleID).pushToStartToken(in: runtime.shardMap)
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        return LiveActivityApp(device: device, bundleID: bundleID).pushToStartToken(in: runtime.shardMap)
     }
 
     /// Starts a Live Activity as the app does (`Activity.request`): subscribed to `channel`,
@@ -29,7 +30,8 @@ extension DeviceControl {
 
     /// The app's Live Activities on `device`, oldest first, as recorded.
     public func activities(device: String, bundleID: String) async throws -> [LiveActivity] {
-        try await runtime.store.activities(deviceToken: device, bundleID: bundleID)
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        return try await runtime.store.activities(deviceToken: device, bundleID: bundleID)
     }
 
     /// The newest `limit` activities of `device` and `bundleID` (each nil: all), oldest first.
@@ -52,12 +54,14 @@ extension DeviceControl {
     /// Whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (from the
     /// config file's `apps.<topic>.frequentUpdates`, or set here).
     public func hasFrequentUpdates(device: String, bundleID: String) -> Bool {
-        runtime.inspect { $0.activities.hasFrequentUpdates(LiveActivityApp(device: device, bundleID: bundleID)) }
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        return runtime.inspect { $0.activities.hasFrequentUpdates(LiveActivityApp(device: device, bundleID: bundleID)) }
     }
 
     /// Sets whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (its
     /// Live Activities get the larger hourly budget). Kept until the receiver stops.
     public func setFrequentUpdates(_ on: Bool, device: String, bundleID: String) {
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
         runtime.modifyStateAndRunActions { recorder, _ in recorder.setFrequentUpdates(on, for: LiveActivityApp(device: device, bundleID: bundleID)) }
     }
 }

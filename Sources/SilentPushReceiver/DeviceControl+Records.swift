@@ -22,7 +22,8 @@ extension DeviceControl {
 
     /// Wakes, newest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [WakeRecord] {
-        try await store.wakes(deviceToken: deviceToken, topic: topic, limit: limit)
+        let deviceToken = deviceToken?.lowercased()  // stored lower-case, as the APNs path takes it
+        return try await store.wakes(deviceToken: deviceToken, topic: topic, limit: limit)
     }
 
     /// The apns-ids of the pushes coalesced into wake `wakeID` (its own push not among them).

@@ -38,6 +38,7 @@ extension DeviceControl {
     /// record once it is committed: pending, with why, or launched already.
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
         let declaration = declarations[topic]
         // The recorder numbers the request (id 0 here is replaced) and replies with its id.
         let request = TaskRequest(
@@ -74,6 +75,7 @@ extension DeviceControl {
     /// Returns how many were pending, once their ends are committed.
     @discardableResult
     public func cancelTasks(identifier: String? = nil, device: String, topic: String) async throws -> Int {
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
         let reply = try await runtime.committing { recorder, now, completion in
             recorder.cancelTasks(identifier: identifier, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
@@ -84,13 +86,15 @@ extension DeviceControl {
     /// The debugger's `_simulateLaunchForTaskWithIdentifier`: launches the pending request
     /// now, whatever holds it. Returns false when none is pending.
     public func simulateTaskLaunch(identifier: String, device: String, topic: String) async throws -> Bool {
-        try await simulateTask(identifier, expire: false, device: device, topic: topic)
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        return try await simulateTask(identifier, expire: false, device: device, topic: topic)
     }
 
     /// The debugger's `_simulateExpirationForTaskWithIdentifier`: the running task's time is
     /// up now. Returns false when none is running.
     public func simulateTaskExpiration(identifier: String, device: String, topic: String) async throws -> Bool {
-        try await simulateTask(identifier, expire: true, device: device, topic: topic)
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        return try await simulateTask(identifier, expire: true, device: device, topic: topic)
     }
 
     private func simulateTask(_ identifier: String, expire: Bool, device: String, topic: String) async throws -> Bool {
@@ -103,7 +107,8 @@ extension DeviceControl {
 
     /// Task requests of `topic`'s app on `device`, newest first (only pending ones when asked).
     public func taskRequests(device: String, topic: String, pendingOnly: Bool = false) async throws -> [TaskRequestRecord] {
-        try await store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
+        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        return try await store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
     }
 
     /// Background transfers, newest first, for a device, topic, session and/or the wake that
@@ -122,7 +127,8 @@ extension DeviceControl {
 
     /// Task runs, newest first, for a device and/or topic.
     public func taskRuns(device: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
-        try await store.taskRuns(deviceToken: device, topic: topic, limit: limit)
+        let device = device?.lowercased()  // stored lower-case, as the APNs path takes it
+        return try await store.taskRuns(deviceToken: device, topic: topic, limit: limit)
     }
 }
 

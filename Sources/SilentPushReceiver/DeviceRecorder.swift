@@ -609,6 +609,8 @@ package struct DeviceRecorder {
         case waitTransfers([TransferTryKey])
         /// The clock reached the target.
         case done
+        /// The device has stopped (or is stopping): no timer fires any more.
+        case stopped
     }
 
     /// A task run an advance waits for, in the phase it waits in: a run waited for before
@@ -649,6 +651,8 @@ package struct DeviceRecorder {
     /// there, or a transfer try the move started still runs (each is waited for once: the move
     /// forgets the tries it hands over to wait for). Replies `advance` with the step.
     package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
+        // Timers fire only while running: stepping on would fire none and never get there.
+        guard case .running = lifecycle else { return Self.replying(.advance(.stopped)) }
         if case .moving(let to, let tries) = clockMove, !tries.isEmpty {
             clockMove = .moving(to: to, tries: [])
             let running = tries.filter { key in

@@ -39,6 +39,8 @@ public final class Receiver: Service, Sendable {
     private let pruner: StorePruner
     /// The bound HTTP/2 server, while `run()` runs.
     private let server = Mutex<H2Server?>(nil)
+    /// Whether `run()` was called: a receiver runs once (its store closes as it stops).
+    private let ran = Mutex(false)
     /// Its part in a cluster: claims shards and puts their devices back; nil: it stands alone.
     let membership: ClusterMembership?
 
@@ -197,6 +199,7 @@ public final class Receiver: Service, Sendable {
     /// the shutdown grace, counted from the signal, and what is left is recorded and committed; the admin listener closes after
     /// them, so scripts can read fates until the end; the store closes last.
     public func run() async throws {
+        guard ran.withLock({ ran in defer { ran = true }; return !ran }) else { throw ReceiverStartError.alreadyRan }
         do {
             for (token, state) in configuration.deviceStates where device.deviceState(of: token) != state {
                 try await device.setDeviceState(state, for: token)
@@ -531,6 +534,8 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     case readyFile(path: String, underlying: any Error)
     /// The receiver stopped before every listener was bound.
     case stoppedBeforeReady
+    /// `run()` was called again: a receiver runs once.
+    case alreadyRan
 
     /// The error underneath, if any.
     public var underlying: (any Error)? {
@@ -538,7 +543,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         case .tls(let error), .store(let error), .cluster(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error),
             .addressInUse(_, _, let error):
             error
-        case .noListener, .stoppedBeforeReady: nil
+        case .noListener, .stoppedBeforeReady, .alreadyRan: nil
         }
     }
 
@@ -555,6 +560,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         case .serving(let error): "\(error)"
         case .readyFile(let path, let error): "cannot write the ready file '\(path)': \(PushStore.plainReason(error)) (check --ready-file)"
         case .stoppedBeforeReady: "the receiver stopped before its listeners were bound"
+        case .alreadyRan: "this receiver has run and stopped (its store is closed): make a new Receiver, on the same store to carry on"
         }
     }
 }

@@ -125,7 +125,6 @@ public struct ReceiverConfiguration: Sendable {
 }
 
 extension ReceiverConfiguration {
-    /// Where a receiver records pushes, wakes and device state.
     /// How much the store keeps: pushes older than ``maximumAge`` (device time) or past the
     /// newest ``maximumPushes`` are pruned in the background, with their wakes, and so are
     /// finished task runs and requests. A pending push is never pruned: the device holds it.
@@ -149,6 +148,7 @@ extension ReceiverConfiguration {
         public static let keepEverything = Retention(maximumAge: nil, maximumPushes: nil)
     }
 
+    /// Where a receiver records pushes, wakes and device state.
     public enum StoreLocation: Sendable, Equatable {
         /// A SQLite file, created with its directory when missing; it survives restarts.
         case file(String)

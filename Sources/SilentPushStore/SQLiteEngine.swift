@@ -12,6 +12,7 @@ final class SQLiteEngine: StoreEngine {
     private let checkpointer: DatabaseQueue?
     private let statements = StoreStatements()
     private let checkpointing = Atomic<Bool>(false)
+    private let closed = Atomic<Bool>(false)
     /// The WAL's length in frames at the last checkpoint. A WAL written while checkpoints
     /// run beside it may never start over; past `walLimit` the writer checkpoints itself
     /// between transactions, when nothing can append, so the file stays bounded.
@@ -29,11 +30,19 @@ final class SQLiteEngine: StoreEngine {
     // MARK: Reads
 
     func rows(_ statement: StoreStatement, cached: Bool) async throws -> [StoreRow] {
-        try await database.read { db in try Self.rows(statement, cached: cached, db) }
+        try checkOpen()
+        return try await database.read { db in try Self.rows(statement, cached: cached, db) }
     }
 
     func snapshot(_ statements: [StoreStatement]) async throws -> [[StoreRow]] {
-        try await database.read { db in try statements.map { try Self.rows($0, cached: true, db) } }
+        try checkOpen()
+        return try await database.read { db in try statements.map { try Self.rows($0, cached: true, db) } }
+    }
+
+    /// GRDB uses a closed connection's null handle (a crash): a read or write after `close()`
+    /// is refused first.
+    private func checkOpen() throws {
+        if closed.load(ordering: .acquiring) { throw PushStoreError.closed }
     }
 
     private static func rows(_ statement: StoreStatement, cached: Bool, _ db: Database) throws -> [StoreRow] {
@@ -73,7 +82,8 @@ final class SQLiteEngine: StoreEngine {
     }
 
     func execute(_ statements: [StoreStatement]) async throws -> [Int] {
-        try await database.write { db in
+        try checkOpen()
+        return try await database.write { db in
             try statements.map { statement in
                 try db.cachedStatement(sql: statement.sql).execute(arguments: statement.databaseArguments)
                 return db.changesCount
@@ -104,6 +114,7 @@ final class SQLiteEngine: StoreEngine {
         // prepared statements go first: SQLite will not close a connection that has any.
         // Synchronous: a close from a cancelled task (a sibling service failed) still closes,
         // where GRDB's async form would throw CancellationError and leave the file open.
+        closed.store(true, ordering: .releasing)
         finalizeStatements()
         try checkpointer?.close()
         try database.close()
@@ -112,7 +123,8 @@ final class SQLiteEngine: StoreEngine {
     // MARK: Space
 
     func size() async throws -> Int {
-        try await database.read { db in
+        try checkOpen()
+        return try await database.read { db in
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
             return pages * size
@@ -124,7 +136,8 @@ final class SQLiteEngine: StoreEngine {
     /// as it grows needs no vacuum (moving pages costs as much as writing them); one that
     /// shrank, after a burst or a lower retention, gives the space back.
     func vacuumIncrementally(pages: Int) async throws -> Int {
-        try await database.writeWithoutTransaction { db in
+        try checkOpen()
+        return try await database.writeWithoutTransaction { db in
             func excess() throws -> Int {
                 let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
                 let total = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
@@ -143,7 +156,7 @@ final class SQLiteEngine: StoreEngine {
     /// would hold the write lock and fail the commits meanwhile): after a pruning pass whose
     /// large WAL no further commit may come to reset.
     func checkpoint() async {
-        guard let checkpointer, !checkpointing.exchange(true, ordering: .acquiring) else { return }
+        guard let checkpointer, !closed.load(ordering: .acquiring), !checkpointing.exchange(true, ordering: .acquiring) else { return }
         _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
         checkpointing.store(false, ordering: .releasing)
         _ = try? await database.writeWithoutTransaction { db in

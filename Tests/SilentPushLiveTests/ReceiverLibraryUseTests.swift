@@ -1,0 +1,50 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushStore
+import SilentPushTesting
+import Testing
+
+/// The in-process library used the way a Swift test does, wrong uses included: each gets a
+/// typed error, never a crash or a hang.
+@Suite struct ReceiverLibraryUseTests {
+    /// A receiver kept past `withTesting`: its records, its clock and a second run are refused
+    /// in words (a read of the closed store crashed; a clock move with a timer set spun).
+    @Test func aStoppedReceiverRefusesReadsClockMovesAndASecondRun() async throws {
+        let (receiver, apnsID) = try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let answer = try await client.push()
+            #expect(answer.status == 200)
+            await client.close()
+            _ = try await receiver.fate(of: answer.apnsID, becomes: .delivered)
+            return (receiver, answer.apnsID)
+        }
+        await #expect(throws: PushStoreError.closed) { try await receiver.fate(of: apnsID) }
+        await #expect(throws: DeviceClockError.stopped) { try await receiver.advanceClock(by: .seconds(60)) }
+        let again = await #expect(throws: ReceiverStartError.self) { try await receiver.whileRunning { _ in 1 } }
+        #expect("\(try #require(again))".contains("make a new Receiver"))
+    }
+
+    /// A device's clock only moves forward, through the library as through the admin API.
+    @Test func aNegativeClockMoveIsRefused() async throws {
+        try await Receiver.withTesting { receiver in
+            let before = receiver.device.clock.now
+            await #expect(throws: DeviceClockError.backwards) { try await receiver.advanceClock(by: .seconds(-3600)) }
+            #expect(receiver.device.clock.now == before)
+        }
+    }
+
+    /// A token given in capitals names the same device as the APNs path does (which stores
+    /// it lower-case): its state applies to the pushes, and its records are found.
+    @Test func aTokenInCapitalsNamesTheSameDevice() async throws {
+        try await Receiver.withTesting { receiver in
+            try await receiver.setDeviceState(DeviceState(forceQuit: true), for: SamplePush.deviceToken.uppercased())
+            let client = try await TestPushClient.connect(to: receiver)
+            let answer = try await client.push()
+            await client.close()
+            let fate = try await receiver.fate(of: answer.apnsID, becomes: .dropped)
+            #expect(fate.dropReason == .forceQuit, "\(fate)")
+            #expect(receiver.device.deviceState(of: SamplePush.deviceToken.uppercased()).forceQuit)
+        }
+    }
+}
