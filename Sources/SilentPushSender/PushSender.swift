@@ -146,6 +146,11 @@ public struct PushSender: Sendable {
                 // A server that sent nothing for the answer timeout (the push held for its
                 // SETTINGS) would keep a new connection waiting as long: the push fails.
                 if await connection.endedWithoutAnswer() { return done(failed(push, error), connection) }
+                // A server that ended TLS with an alert (a client certificate it refuses) would
+                // refuse a new connection alike: said, not sent again.
+                if let alert = await connection.refusal() {
+                    return done(failed(push, H2ConnectError.refusedInTLS(alert: alert)), connection)
+                }
                 if let error {
                     // A live connection retries its refused streams itself: only one the
                     // server went away from or closed is replaced.

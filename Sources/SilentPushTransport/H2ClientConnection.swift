@@ -17,6 +17,9 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
     case closedDuringHandshake
     /// The server sent nothing for `seconds` while the handshake or a request waited on it.
     case noAnswer(seconds: Int64)
+    /// The server ended TLS with an alert once the handshake was done: under TLS 1.3, how it
+    /// refuses a client certificate.
+    case refusedInTLS(alert: String)
 
     /// One line naming the host and what failed.
     public var description: String {
@@ -27,6 +30,7 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
         case .closedBeforeHTTP2: "the connection closed before HTTP/2 started"
         case .closedDuringHandshake: "the server closed the connection during the TLS handshake"
         case .noAnswer(let seconds): "the server sent nothing for \(seconds) s"
+        case .refusedInTLS(let alert): "the server ended the TLS connection with an alert (\(alert)): a client certificate it does not accept?"
         }
     }
 }
@@ -158,6 +162,13 @@ public final class H2ClientConnection: Sendable {
         return (try? await channel.eventLoop.submit { handler.value.endedSilent }.get()) ?? false
     }
 
+    /// The TLS alert the server ended the connection with, if it did (a client certificate it
+    /// does not accept, under TLS 1.3): a new connection would be refused the same way.
+    package func refusal() async -> String? {
+        let handler = self.handler
+        return (try? await channel.eventLoop.submit { handler.value.refusal }.get()) ?? nil
+    }
+
     /// Closes the connection; open requests fail.
     public func close() async {
         try? await channel.close()
@@ -190,6 +201,8 @@ extension H2ClientConnection {
 
         /// Whether the server's silence ended it.
         var endedSilent: Bool { state.endedSilent }
+        /// The alert the server ended TLS with, if it did.
+        var refusal: String? { state.refusal }
 
         init(tls: TLSEngine?, ready: EventLoopPromise<TLSSessionInfo?>, answerTimeout: TimeAmount? = nil) {
             self.tls = tls
@@ -318,8 +331,13 @@ extension H2ClientConnection {
         }
 
         private func fail(_ error: any Error, context: ChannelHandlerContext) {
-            let silent = if case .noAnswer? = error as? H2ConnectError { true } else { false }
-            state.closed(silent ? .serverSilent : .closed)?.fail(error)
+            let ending: H2ClientConnectionState<EventLoopPromise<TLSSessionInfo?>>.Ending =
+                switch error {
+                case H2ConnectError.noAnswer: .serverSilent
+                case TLSError.alertReceived(let alert): .refused(alert: alert)
+                default: .closed
+                }
+            state.closed(ending)?.fail(error)
             // A write that fails inside `flush` lands here while the pump is still busy.
             if !schedule.isPumping { output.writeCiphertext(context: context) }
             session.close(reason: "\(error)")

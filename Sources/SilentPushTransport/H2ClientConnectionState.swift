@@ -18,6 +18,9 @@ package struct H2ClientConnectionState<Ready> {
     package enum Ending: Equatable {
         /// Closed, by either side, or failed.
         case closed
+        /// The server ended TLS with this alert (under TLS 1.3, how it refuses a client
+        /// certificate): a new connection would be refused the same way.
+        case refused(alert: String)
         /// The server sent nothing for the answer timeout while something waited on it: a new
         /// connection to it is likely to wait as long.
         case serverSilent
@@ -73,6 +76,11 @@ package struct H2ClientConnectionState<Ready> {
         case .closed:
             return nil
         }
+    }
+
+    /// The alert the server ended TLS with, if that is how it ended.
+    package var refusal: String? {
+        if case .closed(.refused(let alert)) = state { alert } else { nil }
     }
 
     /// Whether it ended because the server went silent.

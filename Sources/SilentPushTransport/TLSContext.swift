@@ -99,6 +99,9 @@ public final class TLSContext: @unchecked Sendable {
         let context = try makeContext(method: TLS_server_method())
         let tls = TLSContext(context: context, isServer: true, verifiesPeer: configuration.clientCAFile != nil)
         SSL_CTX_set_options(context, copenssl_op_cipher_server_preference())
+        // TLS 1.2 with only AEAD suites and ephemeral keys: RFC 9113 §9.2.2 lists the rest as
+        // ones an HTTP/2 peer may refuse (TLS 1.3's suites are all of this kind).
+        guard SSL_CTX_set_cipher_list(context, "ECDHE+AESGCM:ECDHE+CHACHA20") == 1 else { throw TLSConfigurationError(.context) }
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateChainFile) == 1 else {
             throw TLSConfigurationError(.certificate, path: configuration.certificateChainFile)
         }
@@ -111,12 +114,14 @@ public final class TLSContext: @unchecked Sendable {
         SSL_CTX_set_alpn_select_cb(
             context,
             { _, out, outLength, offered, offeredLength, _ in
-                // nghttp2 picks h2 from the client's list; without h2 we answer no ALPN at all,
-                // so a client that offers none (or only http/1.1) still connects and may speak h2.
+                // nghttp2 picks h2 from the client's list. A list without h2 (only http/1.1)
+                // is refused with `no_application_protocol` (RFC 7301 §3.2): the client would
+                // speak a protocol this server does not. A client that offers no ALPN at all
+                // is not asked here, and may speak h2 directly.
                 let selected = out!.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 1) { out in
                     nghttp2_select_next_protocol(out, outLength, offered, offeredLength)
                 }
-                return selected == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_NOACK
+                return selected == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_ALERT_FATAL
             }, nil)
         if let caFile = configuration.clientCAFile {
             guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {

@@ -11,6 +11,9 @@ public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
     case peerCertificateRejected(String)
     /// Reading application data failed.
     case read(String)
+    /// The peer ended the connection with a TLS alert after the handshake (a server that
+    /// refuses a client certificate says so this way under TLS 1.3): OpenSSL's words for it.
+    case alertReceived(String)
     /// Writing application data failed.
     case write(String)
 
@@ -21,6 +24,7 @@ public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
         case .handshake(let why): "TLS handshake failed: \(why)"
         case .peerCertificateRejected(let why): "TLS handshake failed: the peer's certificate did not verify: \(why)"
         case .read(let why): "TLS read failed: \(why)"
+        case .alertReceived(let why): "the peer ended TLS with an alert: \(why)"
         case .write(let why): "TLS write failed: \(why)"
         }
     }
@@ -108,7 +112,11 @@ public final class TLSEngine {
             switch SSL_get_error(ssl, count) {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .open
             case SSL_ERROR_ZERO_RETURN: return .closed
-            default: throw TLSError.read(Self.failure())
+            default:
+                // OpenSSL numbers a received alert's reason from SSL_AD_REASON_OFFSET up.
+                let alert = ERR_GET_REASON(ERR_peek_error()) >= SSL_AD_REASON_OFFSET
+                let why = Self.failure()
+                throw alert ? TLSError.alertReceived(why) : TLSError.read(why)
             }
         }
     }

@@ -122,7 +122,28 @@ import Testing
                 [
                     "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "http/1.1", "-CAfile", DevCertificates.ca,
                 ])
-            #expect(http11Only.output.contains("No ALPN negotiated"))
+            // Refused in the handshake (RFC 7301 §3.2), not answered with HTTP/2 frames.
+            #expect(http11Only.errorOutput.contains("no application protocol"), "\(http11Only.output)\(http11Only.errorOutput)")
+            #expect(http11Only.output.contains("Cipher is (NONE)"), "no session: \(http11Only.output)")
+        }
+    }
+
+    /// TLS 1.2 offers only AEAD suites with ephemeral keys (RFC 9113 §9.2.2): a client that
+    /// offers only a CBC suite is refused in the handshake; one with AES-GCM connects.
+    @Test func tls12RefusesTheSuitesHTTP2Blocks() async throws {
+        try await withReceiver { receiver in
+            func connect(_ cipher: String) async throws -> PeerResult {
+                try await PeerProcess.run(
+                    "openssl",
+                    [
+                        "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "h2", "-tls1_2", "-cipher", cipher,
+                        "-CAfile", DevCertificates.ca,
+                    ])
+            }
+            let cbc = try await connect("ECDHE-ECDSA-AES128-SHA")
+            #expect(cbc.errorOutput.contains("handshake failure"), "\(cbc.output)\(cbc.errorOutput)")
+            let gcm = try await connect("ECDHE-ECDSA-AES128-GCM-SHA256")
+            #expect(gcm.output.contains("ALPN protocol: h2"), "\(gcm.output)\(gcm.errorOutput)")
         }
     }
 

@@ -189,6 +189,22 @@ import Testing
         }
     }
 
+    /// A client certificate the receiver does not trust is refused after the TLS 1.3
+    /// handshake, with an alert: said as that, and not sent again on new connections.
+    @Test func aClientCertificateTheServerRefusesIsSaidAsSuch() async throws {
+        try await Receiver.withTesting({ $0 = .testing(requireClientCertificates: true) }) { receiver in
+            let other = DevCertificates.directory + "/other-client"
+            let result = try await Self.run([
+                "--url", "https://localhost:\(receiver.tlsPort!)", "--cacert", DevCertificates.ca,
+                "--cert", other + ".pem", "--cert-key", other + "-key.pem", "--device", SamplePush.deviceToken, Self.payload,
+            ])
+            let said = result.output + result.errorOutput
+            #expect(result.status == 2, "\(said)")
+            #expect(said.contains("ended the TLS connection with an alert") && said.contains("unknown ca"), "\(said)")
+            #expect(receiver.connectionCount == 0)
+        }
+    }
+
     @Test func keyAndConnectionProblemsExitTwoWithOneLine() async throws {
         let rsa = Scratch.directory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
         defer { try? FileManager.default.removeItem(atPath: rsa) }
