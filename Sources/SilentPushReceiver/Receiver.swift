@@ -199,7 +199,11 @@ public final class Receiver: Service, Sendable {
     /// the shutdown grace, counted from the signal, and what is left is recorded and committed; the admin listener closes after
     /// them, so scripts can read fates until the end; the store closes last.
     public func run() async throws {
-        guard ran.withLock({ ran in defer { ran = true }; return !ran }) else { throw ReceiverStartError.alreadyRan }
+        let first = ran.withLock { ran in
+            defer { ran = true }
+            return !ran
+        }
+        guard first else { throw ReceiverStartError.alreadyRan }
         do {
             for (token, state) in configuration.deviceStates where device.deviceState(of: token) != state {
                 try await device.setDeviceState(state, for: token)
