@@ -153,8 +153,10 @@ public struct DeviceControl: Sendable {
     // MARK: - Waiting
 
     /// Waits until no fetch is running (giving each at most `timeout` of real time) and
-    /// every change so far is committed.
-    public func settle(timeout: Duration) async {
+    /// every change so far is committed. Returns false when it gave up: a fetch or task
+    /// handler still ran after `timeout`, or the last changes could not be committed.
+    @discardableResult
+    public func settle(timeout: Duration) async -> Bool {
         await runtime.settle(timeout: timeout)
     }
 

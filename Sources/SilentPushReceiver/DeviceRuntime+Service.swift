@@ -86,21 +86,32 @@ extension DeviceRuntime: Service {
 
     /// Waits until no fetch is running (giving each at most `timeout` of real time) and
     /// every change so far is committed.
-    func settle(timeout: Duration) async {
+    @discardableResult
+    func settle(timeout: Duration) async -> Bool {
+        var settled = true
         while true {
             let running = inspect { Array($0.running.keys) }
             if running.isEmpty { break }
             await waitForWakes(running, timeout: timeout)
-            if inspect({ $0.running.keys.contains { running.contains($0) } }) { break }  // still running: timed out
+            if inspect({ $0.running.keys.contains { running.contains($0) } }) {  // still running: timed out
+                settled = false
+                break
+            }
         }
         // Task handlers that are done, or that finish within the timeout.
         let tasks = runningTasks()
-        await withTaskGroup(of: Void.self) { group in
+        let tasksEnded = await withTaskGroup(of: Bool.self) { group in
             for task in tasks { group.addTask { await self.waitAtMost(timeout) { await task.settled.wait() } } }
+            return await group.reduce(true) { $0 && $1 }
         }
         // Handlers of wakes cancelled at their deadline may still be unwinding.
-        await waitAtMost(timeout) { await self.handlersIdle() }
-        try? await store.flush()
+        let idle = await waitAtMost(timeout) { await self.handlersIdle() }
+        do {
+            try await store.flush()
+        } catch {
+            settled = false
+        }
+        return settled && tasksEnded && idle
     }
 
     /// Stops taking pushes and starting wakes and task runs, gives running fetches and task

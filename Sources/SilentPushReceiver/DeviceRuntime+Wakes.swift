@@ -104,13 +104,22 @@ extension DeviceRuntime {
         await waitAtMost(timeout) { await self.wakeEnded(wakeID) }
     }
 
-    /// Runs `body` for at most `timeout` of real time (it is cancelled then).
-    func waitAtMost(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await body() }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
+    /// Runs `body` for at most `timeout` of real time (it is cancelled then). Returns whether
+    /// `body` ended first.
+    @discardableResult
+    func waitAtMost(_ timeout: Duration, _ body: @escaping @Sendable () async -> Void) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await body()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let ended = await group.next() ?? false
             group.cancelAll()
+            return ended
         }
     }
 

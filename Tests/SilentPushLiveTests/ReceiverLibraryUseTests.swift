@@ -34,6 +34,26 @@ import Testing
         }
     }
 
+    /// `settle` says when it gave up on a handler still running, and when all settled.
+    @Test func settleSaysWhetherItGaveUp() async throws {
+        let release = AsyncSignal()
+        try await Receiver.withTesting({
+            $0.fetchHandler = .swift { _ in
+                await release.wait()
+                return .noData
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push().status == 200)
+            await client.close()
+            for _ in 0..<200 where receiver.device.runningWakeCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(receiver.device.runningWakeCount == 1)
+            #expect(await receiver.settle(timeout: .milliseconds(200)) == false)
+            release.raise()
+            #expect(await receiver.settle())
+        }
+    }
+
     /// A token given in capitals names the same device as the APNs path does (which stores
     /// it lower-case): its state applies to the pushes, and its records are found.
     @Test func aTokenInCapitalsNamesTheSameDevice() async throws {
