@@ -9,17 +9,26 @@ import Glibc
 import Darwin
 #endif
 
-/// Says when the listeners cannot take connections: out of file descriptors on accept, or
-/// over `maxConnections`. Counted every time, logged at most once per `quietPeriod` each,
-/// so a flood of clients does not become a flood of log lines.
-final class H2AcceptFailureLog: Sendable {
+/// Says when the listeners cannot take connections: out of file descriptors on accept, over
+/// `maxConnections`, or a client certificate that did not verify. Counted every time, logged
+/// at most once per `quietPeriod` each, so a flood of clients does not become a flood of log
+/// lines.
+package final class H2AcceptFailureLog: Sendable {
     static let quietPeriod = TimeAmount.seconds(10)
     /// How long accepting pauses after it failed for want of descriptors.
     static let backoff = TimeAmount.milliseconds(250)
 
     private let statistics: H2ServerStatistics
     private let logger: Logger
-    private let lastLogged = Mutex<(accept: NIODeadline?, refused: NIODeadline?)>((nil, nil))
+    private let lastLogged = Mutex<Last>(Last())
+    /// Certificates refused since the last line that said so.
+    private let certificatesUnsaid = Atomic<Int>(0)
+
+    private struct Last {
+        var accept: NIODeadline?
+        var refused: NIODeadline?
+        var certificate: NIODeadline?
+    }
 
     init(statistics: H2ServerStatistics, logger: Logger) {
         self.statistics = statistics
@@ -51,7 +60,21 @@ final class H2AcceptFailureLog: Sendable {
         logger.warning("refusing connections over --max-connections with GOAWAY ServiceUnavailable", metadata: ["max_connections": "\(limit)"])
     }
 
-    private func shouldLog(_ which: WritableKeyPath<(accept: NIODeadline?, refused: NIODeadline?), NIODeadline?>) -> Bool {
+    /// A client's certificate did not verify in the TLS handshake (OpenSSL's reason): the
+    /// client sees only an alert, so the operator is told why (the CA it trusts is
+    /// `--client-ca`).
+    func certificateRefused(reason: String) {
+        guard shouldLog(\.certificate) else {
+            certificatesUnsaid.add(1, ordering: .relaxed)
+            return
+        }
+        let unsaid = certificatesUnsaid.exchange(0, ordering: .relaxed)
+        logger.notice(
+            "a client certificate was refused in the TLS handshake: \(reason) (clients must present one the --client-ca signed)",
+            metadata: ["refused_since_last_line": "\(unsaid)"])
+    }
+
+    private func shouldLog(_ which: WritableKeyPath<Last, NIODeadline?>) -> Bool {
         let now = NIODeadline.now()
         return lastLogged.withLock { last in
             if let previous = last[keyPath: which], now - previous < Self.quietPeriod { return false }

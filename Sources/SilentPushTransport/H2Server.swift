@@ -99,7 +99,7 @@ public final class H2Server: Service, Sendable {
                         }
                         let handler = H2ServerConnectionHandler(
                             connectionID: id, tlsContext: listener.tls, settings: settings, service: listener.service ?? service,
-                            limits: limits, statistics: statistics, admission: over ? .refuse : .serve, logger: logger,
+                            limits: limits, statistics: statistics, admission: over ? .refuse : .serve, logger: logger, failures: acceptFailures,
                             onClose: { id in _ = connections.withLockedValue { $0.open.removeValue(forKey: id) } })
                         connections.withLockedValue {
                             $0.open[id] = (channel, NIOLoopBound(handler, eventLoop: channel.eventLoop))

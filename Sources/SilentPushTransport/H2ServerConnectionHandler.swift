@@ -16,6 +16,8 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     private let limits: H2ConnectionLimits
     private let statistics: H2ServerStatistics
     private let logger: Logger
+    /// The server's one place for saying why connections fail (rate-limited).
+    private let failures: H2AcceptFailureLog?
     private let onClose: @Sendable (UInt64) -> Void
 
     private var context: ChannelHandlerContext?
@@ -33,7 +35,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     package init(
         connectionID: UInt64, tlsContext: TLSContext?, settings: H2Settings, service: any H2Service,
         limits: H2ConnectionLimits, statistics: H2ServerStatistics, admission: H2ServerConnectionState<H2ServerSession>.Admission = .serve,
-        logger: Logger, onClose: @escaping @Sendable (UInt64) -> Void
+        logger: Logger, failures: H2AcceptFailureLog? = nil, onClose: @escaping @Sendable (UInt64) -> Void
     ) {
         self.connectionID = connectionID
         self.tlsContext = tlsContext
@@ -43,6 +45,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         self.statistics = statistics
         self.state = H2ServerConnectionState(admission: admission)
         self.logger = logger
+        self.failures = failures
         self.onClose = onClose
     }
 
@@ -196,6 +199,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
                 context?.close(promise: nil)
             }
         } catch {
+            if case TLSError.peerCertificateRejected(let reason) = error { failures?.certificateRefused(reason: reason) }
             logger.debug("TLS failure", metadata: ["connection": "\(connectionID)", "error": "\(error)"])
             if let context { output.writeCiphertext(context: context) }  // the alert
             context?.close(promise: nil)

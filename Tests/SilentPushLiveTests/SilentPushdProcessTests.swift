@@ -48,6 +48,27 @@ import Testing
         throw CancellationError()
     }
 
+    /// A client certificate the receiver does not trust is refused in the handshake, where
+    /// the client sees only an alert: the log says why, once per quiet period however many.
+    @Test func aRefusedClientCertificateIsLoggedWithItsReasonOnce() async throws {
+        let (process, tls, _, _) = try await Self.start(["--client-ca", DevCertificates.ca])
+        let other = DevCertificates.directory + "/other-client"
+        for _ in 0..<3 {
+            let refused = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "--http2", "--cacert", DevCertificates.ca, "--cert", other + ".pem", "--key", other + "-key.pem",
+                    "-d", "{}", "https://localhost:\(tls)/3/device/\(SamplePush.deviceToken)",
+                ])
+            #expect(refused.status != 0)
+        }
+        process.signal(SIGTERM)
+        let log = await process.wait().errorOutput
+        let lines = log.split(separator: "\n").filter { $0.contains("a client certificate was refused in the TLS handshake") }
+        #expect(lines.count == 1, "\(log)")
+        #expect(lines.first?.contains("unable to get local issuer certificate") == true, "\(log)")
+    }
+
     @Test func sigtermLetsStreamsInFlightCompleteThenExitsZero() async throws {
         let (process, _, h2c, _) = try await Self.start()
         let connection = try await RawH2Connection.connect(port: h2c)
