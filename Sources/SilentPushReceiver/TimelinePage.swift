@@ -19,6 +19,8 @@ enum TimelinePage {
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <title>SilentPush timeline</title>
+        <!-- No icon to fetch: the browser's request for /favicon.ico was a 404 (401 with a token) in its console. -->
+        <link rel="icon" href="data:,">
         <style>
           :root { --label: 300px; }
           * { box-sizing: border-box; }

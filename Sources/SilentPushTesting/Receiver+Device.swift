@@ -42,12 +42,12 @@ extension Receiver {
         try await device.submitTask(submission, device: deviceToken, topic: topic)
     }
 
-    /// Task runs of `topic`'s app on `deviceToken`, oldest first.
+    /// Task runs of `topic`'s app on `deviceToken`, oldest first: the newest 1,000.
     public func taskRuns(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) async throws -> [TaskRunRecord] {
-        try await device.taskRuns(device: deviceToken, topic: topic).reversed()
+        try await device.taskRuns(device: deviceToken, topic: topic, limit: 1000).reversed()
     }
 
-    /// The task requests of `topic`'s app on `deviceToken`, oldest first.
+    /// The task requests of `topic`'s app on `deviceToken`, oldest first: the newest 100.
     public func taskRequests(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) async throws -> [TaskRequestRecord] {
         try await device.taskRequests(device: deviceToken, topic: topic).reversed()
     }
@@ -101,7 +101,7 @@ extension Receiver {
         }
     }
 
-    /// Background transfers, oldest first, for a device, topic and/or session.
+    /// Background transfers, oldest first, for a device, topic and/or session: the newest 1,000.
     public func transfers(deviceToken: String? = nil, topic: String? = nil, session: String? = nil) async throws -> [TransferRecord] {
         try await device.transfers(device: deviceToken, topic: topic, session: session, limit: 1000).reversed()
     }
@@ -123,7 +123,7 @@ extension Receiver {
         }
     }
 
-    /// Wakes, oldest first, for a device and/or topic.
+    /// Wakes, oldest first, for a device and/or topic: the newest 1,000.
     public func wakes(deviceToken: String? = nil, topic: String? = nil) async throws -> [WakeRecord] {
         try await device.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()
     }
