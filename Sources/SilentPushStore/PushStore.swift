@@ -271,6 +271,7 @@ public final class PushStore: Sendable {
     /// A receiver closes its store when it stops, so the file can be opened again at once.
     package func close() async throws {
         removeOwnTransfersDirectory()
+        defer { lock?.release() }
         try await writer.close()
     }
 
@@ -451,7 +452,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
         case .cannotOpen(let path, let reason): "cannot open the store '\(path)': \(reason)"
         case .cannotLock(let path, let reason): "cannot lock the store '\(path)': \(reason)"
         case .inUse(let path, let pid):
-            "the store '\(path)' is in use by \(pid.map { "another process (pid \($0))" } ?? "another process"); stop it, or give this receiver another --store"
+            pid == getpid()
+                ? "the store '\(path)' is open in this process already (another receiver here uses it); close that one first, or give this one another store"
+                : "the store '\(path)' is in use by \(pid.map { "another process (pid \($0))" } ?? "another process"); stop it, or give this receiver another --store"
         case .closed: "the store is closed"
         case .newerSchema(let path, let found, let supported):
             "the store '\(path)' has schema version \(found), newer than this version's \(supported); run the newer silentpushd, or give this one another --store"

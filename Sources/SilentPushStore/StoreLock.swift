@@ -10,29 +10,31 @@ import Darwin
 /// One process per store file: a POSIX write lock on `<store>.lock`, beside it.
 ///
 /// Two receivers writing one SQLite file answer most pushes 500 (UNIQUE constraint, busy):
-/// the second one must not start. POSIX locks belong to the process, so a process may open
-/// its own store again (a restart in tests), and `F_GETLK` names the process holding it.
-/// Because closing any descriptor of the file drops a POSIX lock, each path keeps one
-/// descriptor per process, closed when the last store using it goes.
+/// the second one must not start, in another process or in this one. POSIX locks belong to
+/// the process, so within it the lock is this table's: a path is held from `acquire` until
+/// `release` (the store's close, or its end without one), and may then be taken again (a
+/// restart in tests). `F_GETLK` names another process holding it. Because closing any
+/// descriptor of the file drops a POSIX lock, each path keeps one descriptor, closed on release.
 final class StoreLock: Sendable {
     let path: String
+    private let released = Atomic<Bool>(false)
 
-    private static let held = Mutex<[String: (descriptor: Int32, users: Int)]>([:])
+    private static let held = Mutex<[String: Int32]>([:])
 
     private init(path: String) {
         self.path = path
     }
 
     deinit {
+        release()
+    }
+
+    /// Lets the path go: another store in this process (or another process) may take it.
+    func release() {
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
         Self.held.withLock { held in
-            guard var entry = held[path] else { return }
-            entry.users -= 1
-            if entry.users == 0 {
-                close(entry.descriptor)
-                held[path] = nil
-            } else {
-                held[path] = entry
-            }
+            guard let descriptor = held.removeValue(forKey: path) else { return }
+            close(descriptor)
         }
     }
 
@@ -40,11 +42,8 @@ final class StoreLock: Sendable {
     static func acquire(beside storePath: String) throws -> StoreLock {
         let path = URL(fileURLWithPath: storePath).standardizedFileURL.path + ".lock"
         try held.withLock { held in
-            if var entry = held[path] {
-                entry.users += 1
-                held[path] = entry
-                return
-            }
+            // Another store of this process has it open.
+            if held[path] != nil { throw PushStoreError.inUse(path: storePath, pid: getpid()) }
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
                 throw PushStoreError.cannotLock(path: storePath, reason: "cannot open its lock file '\(path)': \(String(cString: strerror(errno)))")
@@ -68,7 +67,7 @@ final class StoreLock: Sendable {
             let text = "\(getpid())\n"
             _ = ftruncate(descriptor, 0)
             _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
-            held[path] = (descriptor, 1)
+            held[path] = descriptor
         }
         return StoreLock(path: path)
     }

@@ -2,6 +2,7 @@ import Foundation
 import SilentPushCore
 import SilentPushReceiver
 import SilentPushStore
+import SilentPushTestSupport
 import SilentPushTesting
 import Testing
 
@@ -23,6 +24,18 @@ import Testing
         await #expect(throws: DeviceClockError.stopped) { try await receiver.advanceClock(by: .seconds(60)) }
         let again = await #expect(throws: ReceiverStartError.self) { try await receiver.whileRunning { _ in 1 } }
         #expect("\(try #require(again))".contains("make a new Receiver"))
+    }
+
+    /// Two receivers of one process on one SQLite file: the second is refused (both used to
+    /// start, and the second answered every push 503); once the first closes, it is free.
+    @Test func aSecondReceiverOnTheSameFileInThisProcessIsRefused() async throws {
+        let path = Scratch.directory.appendingPathComponent("one-store-\(UUID().uuidString)/pushes.sqlite").path
+        try await Receiver.withTesting({ $0.store = .file(path) }) { _ in
+            let error = await #expect(throws: (any Error).self) { try await Receiver.withTesting({ $0.store = .file(path) }) { _ in } }
+            let said = "\(try #require(error))"
+            #expect(said.contains("is open in this process already"), "\(said)")
+        }
+        try await Receiver.withTesting({ $0.store = .file(path) }) { _ in }
     }
 
     /// A device's clock only moves forward, through the library as through the admin API.
