@@ -5,7 +5,7 @@ extension DeviceControl {
     /// The push-to-start token of `bundleID` on `device` (`Activity.pushToStartToken`): the
     /// token a `start` push goes to, with topic `<bundleID>.push-type.liveactivity`.
     public func pushToStartToken(device: String, bundleID: String) -> String {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return LiveActivityApp(device: device, bundleID: bundleID).pushToStartToken(in: runtime.shardMap)
     }
 
@@ -16,7 +16,8 @@ extension DeviceControl {
         device: String, bundleID: String, attributesType: String, attributes: String = "{}", contentState: String = "{}",
         channel: ChannelID? = nil
     ) async throws -> LiveActivity {
-        try await runtime.startActivity(
+        let device = Self.stored(device)
+        return try await runtime.startActivity(
             app: LiveActivityApp(device: device, bundleID: bundleID), attributesType: attributesType, attributes: attributes,
             contentState: contentState, channel: channel)
     }
@@ -30,7 +31,7 @@ extension DeviceControl {
 
     /// The app's Live Activities on `device`, oldest first, as recorded.
     public func activities(device: String, bundleID: String) async throws -> [LiveActivity] {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return try await runtime.store.activities(deviceToken: device, bundleID: bundleID)
     }
 
@@ -54,14 +55,14 @@ extension DeviceControl {
     /// Whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (from the
     /// config file's `apps.<topic>.frequentUpdates`, or set here).
     public func hasFrequentUpdates(device: String, bundleID: String) -> Bool {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return runtime.inspect { $0.activities.hasFrequentUpdates(LiveActivityApp(device: device, bundleID: bundleID)) }
     }
 
     /// Sets whether the app has `NSSupportsLiveActivitiesFrequentUpdates` on `device` (its
     /// Live Activities get the larger hourly budget). Kept until the receiver stops.
     public func setFrequentUpdates(_ on: Bool, device: String, bundleID: String) {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         runtime.modifyStateAndRunActions { recorder, _ in recorder.setFrequentUpdates(on, for: LiveActivityApp(device: device, bundleID: bundleID)) }
     }
 }

@@ -22,7 +22,7 @@ extension DeviceControl {
 
     /// Wakes, newest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [WakeRecord] {
-        let deviceToken = deviceToken?.lowercased()  // stored lower-case, as the APNs path takes it
+        let deviceToken = deviceToken.map(Self.stored)
         return try await store.wakes(deviceToken: deviceToken, topic: topic, limit: limit)
     }
 

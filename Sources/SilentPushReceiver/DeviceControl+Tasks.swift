@@ -38,7 +38,7 @@ extension DeviceControl {
     /// record once it is committed: pending, with why, or launched already.
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         let declaration = declarations[topic]
         // The recorder numbers the request (id 0 here is replaced) and replies with its id.
         let request = TaskRequest(
@@ -75,7 +75,7 @@ extension DeviceControl {
     /// Returns how many were pending, once their ends are committed.
     @discardableResult
     public func cancelTasks(identifier: String? = nil, device: String, topic: String) async throws -> Int {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         let reply = try await runtime.committing { recorder, now, completion in
             recorder.cancelTasks(identifier: identifier, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
@@ -86,14 +86,14 @@ extension DeviceControl {
     /// The debugger's `_simulateLaunchForTaskWithIdentifier`: launches the pending request
     /// now, whatever holds it. Returns false when none is pending.
     public func simulateTaskLaunch(identifier: String, device: String, topic: String) async throws -> Bool {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return try await simulateTask(identifier, expire: false, device: device, topic: topic)
     }
 
     /// The debugger's `_simulateExpirationForTaskWithIdentifier`: the running task's time is
     /// up now. Returns false when none is running.
     public func simulateTaskExpiration(identifier: String, device: String, topic: String) async throws -> Bool {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return try await simulateTask(identifier, expire: true, device: device, topic: topic)
     }
 
@@ -107,7 +107,7 @@ extension DeviceControl {
 
     /// Task requests of `topic`'s app on `device`, newest first (only pending ones when asked).
     public func taskRequests(device: String, topic: String, pendingOnly: Bool = false) async throws -> [TaskRequestRecord] {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return try await store.taskRequests(deviceToken: device, topic: topic, pendingOnly: pendingOnly)
     }
 
@@ -116,7 +116,7 @@ extension DeviceControl {
     public func transfers(
         device: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, limit: Int = 100
     ) async throws -> [TransferRecord] {
-        try await store.transfers(deviceToken: device, topic: topic, session: session, wakeID: wakeID, limit: limit)
+        try await store.transfers(deviceToken: device.map(Self.stored), topic: topic, session: session, wakeID: wakeID, limit: limit)
     }
 
     /// Requests that never ran (cancelled or replaced), the last to end first, for a device
@@ -127,7 +127,7 @@ extension DeviceControl {
 
     /// Task runs, newest first, for a device and/or topic.
     public func taskRuns(device: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
-        let device = device?.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = device.map(Self.stored)
         return try await store.taskRuns(deviceToken: device, topic: topic, limit: limit)
     }
 }

@@ -41,7 +41,7 @@ public struct DeviceControl: Sendable {
     /// Sets `device`'s state: dropping or releasing the pushes waiting in its
     /// apps' slots. Returns once the change is committed.
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         // The channels of the starts APNs kept for it, looked up before the step (the channel
         // table's lock is not taken under the runtime's): back online, each start subscribes.
         var reply = DeviceRecorder.Reply.channelsChanged
@@ -59,7 +59,7 @@ public struct DeviceControl: Sendable {
     /// for a while is launched less, then not at all (`WakeSettings.appUsageThreshold`).
     /// Returns once the change is committed.
     public func setLastOpened(_ opened: DeviceInstant? = nil, device: String, topic: String) async throws {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         try await runtime.committing { recorder, now, completion in
             recorder.setLastOpened(opened ?? now, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
@@ -67,7 +67,7 @@ public struct DeviceControl: Sendable {
 
     /// Forgets when the app was last opened: its usage is unknown, which counts as in use.
     public func clearLastOpened(device: String, topic: String) async throws {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         try await runtime.committing { recorder, now, completion in
             recorder.setLastOpened(nil, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
@@ -75,7 +75,7 @@ public struct DeviceControl: Sendable {
 
     /// When the user last opened `topic`'s app on `device`, if known.
     public func lastOpened(device: String, topic: String) -> DeviceInstant? {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return runtime.inspect { $0.policy.lastOpened(DeviceRuntime.AppKey(device: device, topic: topic)) }
     }
 
@@ -83,7 +83,7 @@ public struct DeviceControl: Sendable {
     /// Returns the warm-up's end, once what it changed is committed.
     @discardableResult
     public func reboot(_ device: String) async throws -> DeviceInstant {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         let now = clock.now
         try await runtime.committing { recorder, now, completion in
             recorder.reboot(device, now: now, completion: completion)
@@ -94,7 +94,7 @@ public struct DeviceControl: Sendable {
     /// Forgets `device` (nil: every device): what waits for it, its state, its registration
     /// and every record of it; running wakes and task runs are stopped. Returns once committed.
     public func forget(device: String?) async throws {
-        let device = device?.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = device.map(Self.stored)
         // The files its records name go with them: done transfers no relaunch has settled
         // (the policy no longer holds them), and the validators' cache; the fetched bodies
         // once no other device's row names them (retention's next pass).
@@ -120,7 +120,7 @@ public struct DeviceControl: Sendable {
     /// old one `410 Unregistered` with the time of the change. Returns the new token and
     /// that time (ms since the epoch).
     public func reinstall(_ token: String) async throws -> (token: String, unregisteredAt: Int64) {
-        let token = token.lowercased()  // stored lower-case, as the APNs path takes it
+        let token = Self.stored(token)
         return try await DeviceReinstall.reinstall(token, endpoint: endpoint, device: self)
     }
 
@@ -137,18 +137,22 @@ public struct DeviceControl: Sendable {
 
     /// `device`'s state as the policy holds it.
     public func deviceState(of device: String) -> DeviceState {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return runtime.inspect { $0.policy.deviceState(device) }
     }
 
     /// If a push of `priority` came now for `topic` on `device`: when it would wake the app,
     /// and what holds it until then. Changes nothing.
     public func forecast(device: String, topic: String, priority: APNsPriority = .normal) -> WakeForecast<DeviceInstant> {
-        let device = device.lowercased()  // stored lower-case, as the APNs path takes it
+        let device = Self.stored(device)
         return runtime.inspect { recorder, now in
             recorder.policy.forecast(for: DeviceRuntime.AppKey(device: device, topic: topic), priority: priority, now: now)
         }
     }
+
+    /// A device token as the store and the policy key it: lower-case, as the APNs path
+    /// takes it. Every entry point that names a device goes through it.
+    static func stored(_ token: String) -> String { token.lowercased() }
 
     // MARK: - Waiting
 

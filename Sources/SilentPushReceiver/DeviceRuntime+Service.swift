@@ -85,7 +85,8 @@ extension DeviceRuntime: Service {
     static let longestTimerSleep = Duration.seconds(1)
 
     /// Waits until no fetch is running (giving each at most `timeout` of real time) and
-    /// every change so far is committed.
+    /// every change so far is committed. Returns false when it gave up: a fetch or task
+    /// handler still ran after `timeout`, or the last changes could not be committed.
     @discardableResult
     func settle(timeout: Duration) async -> Bool {
         var settled = true

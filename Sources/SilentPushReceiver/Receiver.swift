@@ -39,8 +39,6 @@ public final class Receiver: Service, Sendable {
     private let pruner: StorePruner
     /// The bound HTTP/2 server, while `run()` runs.
     private let server = Mutex<H2Server?>(nil)
-    /// Whether `run()` was called: a receiver runs once (its store closes as it stops).
-    private let ran = Mutex(false)
     /// Its part in a cluster: claims shards and puts their devices back; nil: it stands alone.
     let membership: ClusterMembership?
 
@@ -199,11 +197,9 @@ public final class Receiver: Service, Sendable {
     /// the shutdown grace, counted from the signal, and what is left is recorded and committed; the admin listener closes after
     /// them, so scripts can read fates until the end; the store closes last.
     public func run() async throws {
-        let first = ran.withLock { ran in
-            defer { ran = true }
-            return !ran
-        }
-        guard first else { throw ReceiverStartError.alreadyRan }
+        // A receiver runs once: its store closes as it stops.
+        guard readiness.begin() else { throw ReceiverStartError.alreadyRan }
+        defer { readiness.end() }
         do {
             for (token, state) in configuration.deviceStates where device.deviceState(of: token) != state {
                 try await device.setDeviceState(state, for: token)
@@ -469,7 +465,7 @@ public final class Receiver: Service, Sendable {
     /// Forgets `token`'s device: its state, what waits for it, its registration and every
     /// record of it (`DELETE /v1/devices/{token}`).
     public func forget(device token: String) async throws {
-        try await device.forget(device: token.lowercased())
+        try await device.forget(device: token)
     }
 
     /// Forgets everything but the clock (`POST /v1/reset`): devices, records, registrations
@@ -482,7 +478,7 @@ public final class Receiver: Service, Sendable {
     /// (registered to the same topics, with the device's state); pushes to the old one get
     /// `410 Unregistered` with the time of the change.
     public func reinstall(_ token: String) async throws -> String {
-        try await device.reinstall(token.lowercased()).token
+        try await device.reinstall(token).token
     }
 
     /// Adds a fault rule to the APNs endpoint (as `POST /v1/faults`); returns its id, nil
@@ -538,7 +534,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     case readyFile(path: String, underlying: any Error)
     /// The receiver stopped before every listener was bound.
     case stoppedBeforeReady
-    /// `run()` was called again: a receiver runs once.
+    /// `run()` was called again, or `ready()` after it returned: a receiver runs once.
     case alreadyRan
 
     /// The error underneath, if any.

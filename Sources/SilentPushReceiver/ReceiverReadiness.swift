@@ -1,8 +1,9 @@
 import Synchronization
 import SilentPushTransport
 
-/// Whether a receiver's listeners are bound: pending, ready with their ports, or failed
-/// with the error that stopped it. Settled once; callers of `wait()` get the outcome.
+/// Where a receiver's one run stands: not started, starting, ready with its listeners'
+/// ports, failed with the error that stopped it, or stopped. Ready or failed is settled
+/// once; callers of `wait()` get that outcome, and once the run has returned, that it did.
 final class ReceiverReadiness: Sendable {
     /// The bound ports: each HTTP/2 listener's that is on, and the admin API's.
     struct Ports: Sendable {
@@ -11,19 +12,34 @@ final class ReceiverReadiness: Sendable {
     }
 
     private enum State {
-        case pending(waiters: [CheckedContinuation<Ports, any Error>])
+        /// `run()` has not been called.
+        case idle(waiters: [CheckedContinuation<Ports, any Error>])
+        /// `run()` is binding the listeners.
+        case starting(waiters: [CheckedContinuation<Ports, any Error>])
+        /// Every listener is bound, or the run failed before they were.
         case settled(Result<Ports, any Error>)
+        /// `run()` has returned: a receiver runs once.
+        case stopped
     }
 
-    private let state = Mutex(State.pending(waiters: []))
+    private let state = Mutex(State.idle(waiters: []))
 
-    /// The outcome, once settled.
+    /// The outcome, while the run is settled and has not returned.
     var result: Result<Ports, any Error>? {
         state.withLock { state in
             switch state {
-            case .pending: nil
+            case .idle, .starting, .stopped: nil
             case .settled(let result): result
             }
+        }
+    }
+
+    /// `run()` begins; false when it was called before.
+    func begin() -> Bool {
+        state.withLock { state in
+            guard case .idle(let waiters) = state else { return false }
+            state = .starting(waiters: waiters)
+            return true
         }
     }
 
@@ -31,13 +47,26 @@ final class ReceiverReadiness: Sendable {
     func settle(_ result: Result<Ports, any Error>) {
         let waiters = state.withLock { state -> [CheckedContinuation<Ports, any Error>] in
             switch state {
-            case .settled: return []
-            case .pending(let waiters):
+            case .settled, .stopped: return []
+            case .idle(let waiters), .starting(let waiters):
                 state = .settled(result)
                 return waiters
             }
         }
         for waiter in waiters { waiter.resume(with: result) }
+    }
+
+    /// `run()` has returned: waiters still waiting hear it stopped before it was ready, and
+    /// later ones that it has run.
+    func end() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Ports, any Error>] in
+            defer { state = .stopped }
+            switch state {
+            case .idle(let waiters), .starting(let waiters): return waiters
+            case .settled, .stopped: return []
+            }
+        }
+        for waiter in waiters { waiter.resume(throwing: ReceiverStartError.stoppedBeforeReady) }
     }
 
     /// Waits for the outcome.
@@ -46,9 +75,14 @@ final class ReceiverReadiness: Sendable {
             let settled = state.withLock { state -> Result<Ports, any Error>? in
                 switch state {
                 case .settled(let result): return result
-                case .pending(var waiters):
+                case .stopped: return .failure(ReceiverStartError.alreadyRan)
+                case .idle(var waiters):
                     waiters.append(continuation)
-                    state = .pending(waiters: waiters)
+                    state = .idle(waiters: waiters)
+                    return nil
+                case .starting(var waiters):
+                    waiters.append(continuation)
+                    state = .starting(waiters: waiters)
                     return nil
                 }
             }

@@ -181,7 +181,8 @@ enum TimelinePage {
           if (!response.ok) throw new Error("HTTP " + response.status + " for " + path);
           return response.json();
         }
-        // The filters offer only what the admin API takes (a refused push's path may be anything).
+        // The device filter offers only what the admin API takes (a refused push's path may be
+        // anything); a topic the API would refuse as a bundle id reads no activities or broadcasts.
         const isDeviceToken = text => /^(?:[0-9a-fA-F]{2}){32,100}$/.test(text);
         const isTopic = text => /^[!-.0-~]{1,255}$/.test(text);
 
@@ -229,7 +230,8 @@ enum TimelinePage {
           const [pushes, wakes, runs, clock, activities, broadcasts, transfers, devices] = await Promise.all([
             pages("/v1/pushes", pushQuery, "pushes", state.pushPages), pages("/v1/wakes", query({}), "wakes", state.wakePages),
             api("/v1/task-runs?" + query({neverRan: "false"})), api("/v1/clock"),
-            api("/v1/activities?" + activityQuery(true)), api("/v1/broadcasts?" + activityQuery(false)), api("/v1/transfers?" + query({})),
+            apps(() => api("/v1/activities?" + activityQuery(true)), {activities: []}),
+            apps(() => api("/v1/broadcasts?" + activityQuery(false)), {broadcasts: []}), api("/v1/transfers?" + query({})),
             readDevices()]);
           state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
           state.pushes = new Map(pushes.items.map(push => [push.apnsId, push]));
@@ -248,6 +250,9 @@ enum TimelinePage {
           if (state.selected) showPanel(state.selected, false);
         }
 
+        // Filtered by a topic no bundle id has (a push refused BadTopic), there are none of these.
+        const apps = (read, none) => !state.filters.topic || isTopic(state.filters.topic) ? read() : Promise.resolve(none);
+
         // Live Activities and broadcasts go by bundle id: the app filter without its push-type suffix.
         const bundleOf = topic => topic.replace(/\.push-type\.liveactivity$/, "");
         function activityQuery(withDevice) {
@@ -262,34 +267,22 @@ enum TimelinePage {
           return new Map(devices.items.map(device => [device.deviceToken, device]));
         }
 
-        // The page of pushes before the oldest loaded, and the wakes back to them.
-        async function loadOlder() {
+        // One more page of pushes and of wakes, read with the rest by the refresh (one reader
+        // at a time: a refresh under way would overwrite a page read beside it).
+        function loadOlder() {
           if (!state.nextPushes || state.pushPages >= MOST_PAGES) return;
-          const parameters = query({cursor: state.nextPushes});
-          if (state.filters.fate) parameters.set("fate", state.filters.fate);
-          const pushes = await api("/v1/pushes?" + parameters);
-          for (const push of pushes.pushes) state.pushes.set(push.apnsId, push);
-          state.nextPushes = pushes.next;
           state.pushPages++;
-          const oldest = Math.min(...[...state.pushes.values()].map(p => time(p.receivedAt)));
-          for (let page = 0; page < 20 && state.nextWakes; page++) {
-            const loaded = [...state.wakes.values()].map(w => time(w.startedAt));
-            if (loaded.length && Math.min(...loaded) < oldest) break;
-            const wakes = await api("/v1/wakes?" + query({cursor: state.nextWakes}));
-            for (const wake of wakes.wakes) state.wakes.set(wake.id, wake);
-            state.nextWakes = wakes.next;
-            state.wakePages++;
-          }
+          state.wakePages = Math.min(state.wakePages + 1, MOST_PAGES);
           state.follow = false;
           state.view = null;
-          scheduleRender();
+          changed();
         }
 
         async function reload() {
           state.pushes.clear(); state.wakes.clear(); state.runs.clear(); state.activities.clear(); state.broadcasts.clear(); state.transfers.clear();
           state.nextPushes = null; state.nextWakes = null; state.pushPages = 1; state.wakePages = 1;
           state.view = null; state.follow = true;
-          await safely(refresh);
+          await changed();
         }
 
         async function safely(body) {
@@ -317,8 +310,6 @@ enum TimelinePage {
               if (response.status === 401) { state.error = refused(); scheduleRender(); return; }
               if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
               $("live").classList.add("on");
-              // Back after a gap: read what changed meanwhile (and clear the error).
-              if (state.error !== null) changed();
               const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
               let buffer = "";
               for (;;) {
@@ -468,7 +459,7 @@ enum TimelinePage {
           for (const w of records.wakes) row(w.deviceToken, w.topic).wakes.push(w);
           for (const r of records.runs) row(r.deviceToken, r.topic).runs.push(r);
           for (const p of state.pushes.values()) {
-            if (p.topic && isTopic(p.topic)) state.topics.add(p.topic);
+            if (p.topic) state.topics.add(p.topic);
             if (p.deviceToken && isDeviceToken(p.deviceToken)) state.tokens.add(p.deviceToken);
           }
           for (const a of state.activities.values()) state.tokens.add(a.deviceToken);

@@ -442,7 +442,13 @@ final class PostgresEngine: StoreEngine {
         // The server lets a session's advisory locks go only when its backend has exited,
         // some time after the socket closes: a receiver started again at once (or a cluster
         // member taking these shards over) found the store still in use. Given back first.
-        if let writer, !writer.isClosed { _ = try? await writer.query("SELECT pg_advisory_unlock_all()", logger: logger).get() }
+        if let writer, !writer.isClosed {
+            // At most 2 s: a server gone or a half-open connection must not hold a shutdown
+            // (closing the connection fails the query).
+            let stuck = writer.eventLoop.scheduleTask(in: .seconds(2)) { writer.close().whenComplete { _ in } }
+            _ = try? await writer.query("SELECT pg_advisory_unlock_all()", logger: logger).get()
+            stuck.cancel()
+        }
         for session in idle + (writer.map { [$0] } ?? []) { try? await session.close() }
     }
 

@@ -423,7 +423,7 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     case cannotLock(path: String, reason: String)
     /// Another process holds the store (`pid`, when the system says which).
     case inUse(path: String, pid: Int32?)
-    /// The store was closed: nothing more is written.
+    /// The store was closed: nothing more is read or written.
     case closed
     /// The database's schema is newer than this version knows: an older receiver would
     /// misread it.

@@ -11,7 +11,8 @@ extension Receiver {
 
     /// Waits until no fetch is running (at most `timeout` of real time per fetch) and every
     /// record is committed: then fates and wakes can be asserted. Returns false when it gave
-    /// up (a handler still ran after `timeout`): `#expect(await receiver.settle())`.
+    /// up (a handler still ran after `timeout`, or the last records could not be committed):
+    /// `#expect(await receiver.settle())`.
     @discardableResult
     public func settle(timeout: Duration = .seconds(10)) async -> Bool {
         await device.settle(timeout: timeout)

@@ -10,9 +10,9 @@ import Darwin
 #endif
 
 /// Says when the listeners cannot take connections: out of file descriptors on accept, over
-/// `maxConnections`, or a client certificate that did not verify. Counted every time, logged
-/// at most once per `quietPeriod` each, so a flood of clients does not become a flood of log
-/// lines.
+/// `maxConnections`, or a client certificate that did not verify. Counted every time (the
+/// server's statistics), logged at most once per `quietPeriod` each, so a flood of clients
+/// does not become a flood of log lines.
 package final class H2AcceptFailureLog: Sendable {
     static let quietPeriod = TimeAmount.seconds(10)
     /// How long accepting pauses after it failed for want of descriptors.
@@ -64,6 +64,7 @@ package final class H2AcceptFailureLog: Sendable {
     /// client sees only an alert, so the operator is told why (the CA it trusts is
     /// `--client-ca`).
     func certificateRefused(reason: String) {
+        statistics.clientCertificatesRefused.add(1, ordering: .relaxed)
         guard shouldLog(\.certificate) else {
             certificatesUnsaid.add(1, ordering: .relaxed)
             return

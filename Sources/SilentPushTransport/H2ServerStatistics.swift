@@ -10,6 +10,8 @@ public final class H2ServerStatistics: Sendable {
     public let connectionsRefused = Atomic<Int>(0)
     /// Accepts that failed because the process or system ran out of file descriptors.
     public let acceptFailures = Atomic<Int>(0)
+    /// TLS handshakes refused because the client's certificate did not verify.
+    public let clientCertificatesRefused = Atomic<Int>(0)
 
     /// All zero.
     public init() {}
@@ -20,6 +22,10 @@ public final class H2ServerStatistics: Sendable {
         ("silentpush_idle_timeouts_total", "Connections closed with GOAWAY IdleTimeout."),
         ("silentpush_connections_refused_total", "Connections refused over --max-connections with GOAWAY."),
         ("silentpush_accept_failures_total", "Accepts that failed for want of file descriptors."),
+        (
+            "silentpush_client_certificates_refused_total",
+            "TLS handshakes refused because the client's certificate did not verify against --client-ca."
+        ),
     ]
 
     /// Every count, in the order of `names`.
@@ -27,6 +33,7 @@ public final class H2ServerStatistics: Sendable {
         [
             requestTimeouts.load(ordering: .relaxed), idleTimeouts.load(ordering: .relaxed),
             connectionsRefused.load(ordering: .relaxed), acceptFailures.load(ordering: .relaxed),
+            clientCertificatesRefused.load(ordering: .relaxed),
         ]
     }
 }

@@ -114,7 +114,8 @@ public final class TLSEngine {
             case SSL_ERROR_ZERO_RETURN: return .closed
             default:
                 // OpenSSL numbers a received alert's reason from SSL_AD_REASON_OFFSET up.
-                let alert = ERR_GET_REASON(ERR_peek_error()) >= SSL_AD_REASON_OFFSET
+                let code = ERR_peek_error()
+                let alert = ERR_GET_LIB(code) == ERR_LIB_SSL && ERR_GET_REASON(code) >= SSL_AD_REASON_OFFSET
                 let why = Self.failure()
                 throw alert ? TLSError.alertReceived(why) : TLSError.read(why)
             }

@@ -192,6 +192,32 @@ import Testing
         #expect(page.text("#status").contains("0 pushes"), "\(page.text("#status"))")
     }
 
+    /// "older pushes" adds the page before the newest 1,000, and its pushes' fates follow the
+    /// record as the newest do (they kept the fate they were loaded with).
+    @Test func olderPushesAreLoadedAndTheirFatesFollowTheRecord() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)  // wakes the app
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)  // waits for the interval
+        let other = String(repeating: "ab", count: 32)
+        for n in 3...1_005 { #expect(try await client.push(to: other, apnsID: SilentPushdDeviceTests.apnsID(n)).status == 200) }
+        await client.close()
+        let advance =
+            #"fetch("/v1/clock/advance", {method: "POST", headers: {"content-type": "application/json"}, body: '{"seconds": 3600}'}).then(r => r.status)"#
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [
+                ("expect", Self.push(1_005)), ("expect", "#live.on"), ("read", "#status"), ("click", "#older"),
+                ("expect", Self.push(2) + "[data-fate=pending]"), ("read", "#status"), ("evaluate", advance),
+                ("expect", Self.push(2) + "[data-fate=delivered]"),
+            ])
+        let statuses = page.all("#status").map(\.text)
+        #expect(statuses.first?.contains("1000 pushes") == true, "\(statuses)")
+        #expect(statuses.last?.contains("1005 pushes") == true, "\(statuses)")
+        #expect(page.evaluated == ["200"])
+    }
+
     /// A render asked for just before a button goes down waits until it is up, so the click
     /// lands on the element the press went down on. (A refresh drawn between press and
     /// release replaced the dot, and the click then opened nothing.)
