@@ -17,7 +17,9 @@ extension DeviceControl {
 
     /// The pushes `query` asks for, newest first.
     package func pushes(_ query: PushQuery = PushQuery()) async throws -> [PushRecord] {
-        try await store.pushes(query)
+        var query = query
+        query.deviceToken = query.deviceToken.map(Self.stored)
+        return try await store.pushes(query)
     }
 
     /// Wakes, newest first, for a device and/or topic.

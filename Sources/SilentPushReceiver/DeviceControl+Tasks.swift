@@ -122,7 +122,7 @@ extension DeviceControl {
     /// Requests that never ran (cancelled or replaced), the last to end first, for a device
     /// and/or topic.
     func endedTaskRequests(device: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRequestRecord] {
-        try await store.endedTaskRequests(deviceToken: device, topic: topic, limit: limit)
+        try await store.endedTaskRequests(deviceToken: device.map(Self.stored), topic: topic, limit: limit)
     }
 
     /// Task runs, newest first, for a device and/or topic.

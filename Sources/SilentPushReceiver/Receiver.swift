@@ -44,6 +44,9 @@ public final class Receiver: Service, Sendable {
 
     /// Opens the store, puts back the device state it holds and loads the TLS material;
     /// binds nothing yet (`run()` does). Throws a `ReceiverStartError` naming what to fix.
+    /// The store is this receiver's from here: `run()` closes it as it stops, and a receiver
+    /// that never runs lets it go when it is dropped (a second one on the same file is
+    /// refused meanwhile, in this process too).
     public init(
         _ configuration: ReceiverConfiguration,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,

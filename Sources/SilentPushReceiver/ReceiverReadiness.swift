@@ -18,8 +18,9 @@ final class ReceiverReadiness: Sendable {
         case starting(waiters: [CheckedContinuation<Ports, any Error>])
         /// Every listener is bound, or the run failed before they were.
         case settled(Result<Ports, any Error>)
-        /// `run()` has returned: a receiver runs once.
-        case stopped
+        /// `run()` has returned (a receiver runs once), with the error that stopped it before
+        /// it was ready, if one did.
+        case stopped(failure: (any Error)?)
     }
 
     private let state = Mutex(State.idle(waiters: []))
@@ -57,13 +58,21 @@ final class ReceiverReadiness: Sendable {
     }
 
     /// `run()` has returned: waiters still waiting hear it stopped before it was ready, and
-    /// later ones that it has run.
+    /// later ones why it failed, or that it has run.
     func end() {
         let waiters = state.withLock { state -> [CheckedContinuation<Ports, any Error>] in
-            defer { state = .stopped }
             switch state {
-            case .idle(let waiters), .starting(let waiters): return waiters
-            case .settled, .stopped: return []
+            case .idle(let waiters), .starting(let waiters):
+                state = .stopped(failure: ReceiverStartError.stoppedBeforeReady)
+                return waiters
+            case .settled(.failure(let error)):
+                state = .stopped(failure: error)
+                return []
+            case .settled(.success):
+                state = .stopped(failure: nil)
+                return []
+            case .stopped:
+                return []
             }
         }
         for waiter in waiters { waiter.resume(throwing: ReceiverStartError.stoppedBeforeReady) }
@@ -75,7 +84,7 @@ final class ReceiverReadiness: Sendable {
             let settled = state.withLock { state -> Result<Ports, any Error>? in
                 switch state {
                 case .settled(let result): return result
-                case .stopped: return .failure(ReceiverStartError.alreadyRan)
+                case .stopped(let failure): return .failure(failure ?? ReceiverStartError.alreadyRan)
                 case .idle(var waiters):
                     waiters.append(continuation)
                     state = .idle(waiters: waiters)

@@ -251,7 +251,7 @@ enum TimelinePage {
         }
 
         // Filtered by a topic no bundle id has (a push refused BadTopic), there are none of these.
-        const apps = (read, none) => !state.filters.topic || isTopic(state.filters.topic) ? read() : Promise.resolve(none);
+        const apps = (read, none) => !state.filters.topic || isTopic(bundleOf(state.filters.topic)) ? read() : Promise.resolve(none);
 
         // Live Activities and broadcasts go by bundle id: the app filter without its push-type suffix.
         const bundleOf = topic => topic.replace(/\.push-type\.liveactivity$/, "");

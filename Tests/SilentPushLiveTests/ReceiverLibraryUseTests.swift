@@ -36,12 +36,31 @@ import Testing
     /// start, and the second answered every push 503); once the first closes, it is free.
     @Test func aSecondReceiverOnTheSameFileInThisProcessIsRefused() async throws {
         let path = Scratch.directory.appendingPathComponent("one-store-\(UUID().uuidString)/pushes.sqlite").path
+        // The same file through a symlinked directory is the same store.
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let link = Scratch.directory.appendingPathComponent("one-store-link-\(UUID().uuidString)")
         try await Receiver.withTesting({ $0.store = .file(path) }) { _ in
-            let error = await #expect(throws: (any Error).self) { try await Receiver.withTesting({ $0.store = .file(path) }) { _ in } }
-            let said = "\(try #require(error))"
-            #expect(said.contains("is open in this process already"), "\(said)")
+            try FileManager.default.createSymbolicLink(at: link, withDestinationURL: directory)
+            for other in [path, link.path + "/pushes.sqlite"] {
+                let error = await #expect(throws: (any Error).self) { try await Receiver.withTesting({ $0.store = .file(other) }) { _ in } }
+                let said = "\(try #require(error))"
+                #expect(said.contains("is open in this process already"), "\(other): \(said)")
+            }
         }
         try await Receiver.withTesting({ $0.store = .file(path) }) { _ in }
+    }
+
+    /// `ready()` after a run that failed says why it failed, not that it ran.
+    @Test func readyAfterAFailedRunSaysWhyItFailed() async throws {
+        try await Receiver.withTesting { first in
+            var configuration = ReceiverConfiguration.testing()
+            configuration.listenH2C = ListenAddress(host: "127.0.0.1", port: try #require(first.h2cPort))
+            let second = try await Receiver(configuration)
+            await #expect(throws: (any Error).self) { try await second.run() }
+            let error = await #expect(throws: ReceiverStartError.self) { try await second.ready() }
+            let busy = if case .addressInUse? = error { true } else { false }
+            #expect(busy, "\(String(describing: error))")
+        }
     }
 
     /// A device's clock only moves forward, through the library as through the admin API.
