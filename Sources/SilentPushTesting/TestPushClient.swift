@@ -14,8 +14,10 @@ public final class TestPushClient: Sendable {
         self.jwt = jwt
     }
 
-    /// Connects to `receiver`'s h2c listener.
+    /// Connects to `receiver`'s h2c listener, once it is bound. A receiver that has stopped
+    /// throws `ReceiverStartError.alreadyRan` (or what stopped it).
     public static func connect(to receiver: Receiver) async throws -> TestPushClient {
+        try await receiver.ready()
         guard let port = receiver.h2cPort else { throw TestPushClientError.noCleartextListener }
         return try await connect(port: port)
     }

@@ -30,6 +30,9 @@ import Testing
         #expect(ranBefore, "\(String(describing: again))")
         #expect(ReceiverStartError.alreadyRan.description.contains("make a new Receiver"))
         #expect(receiver.h2cPort == nil, "a stopped receiver names no port")
+        let connect = await #expect(throws: ReceiverStartError.self) { try await TestPushClient.connect(to: receiver) }
+        let stopped = if case .alreadyRan? = connect { true } else { false }
+        #expect(stopped, "\(String(describing: connect))")
     }
 
     /// Two receivers of one process on one SQLite file: the second is refused (both used to
