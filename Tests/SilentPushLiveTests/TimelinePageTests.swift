@@ -41,6 +41,20 @@ import Testing
 
     static func push(_ n: Int) -> String { ".push[data-apns-id=\"\(SilentPushdDeviceTests.apnsID(n))\"]" }
 
+    /// silentpushd on the manual clock (with `extra`), and the pushes `ids` sent to the sample
+    /// device over h2c, each answered 200. Returns the process and its h2c and admin ports.
+    static func started(_ extra: [String] = [], pushing ids: ClosedRange<Int>) async throws -> (PeerProcess, h2c: Int, admin: Int) {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"] + extra)
+        let client = try await TestPushClient.connect(port: h2c)
+        for n in ids { #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(n)).status == 200) }
+        await client.close()
+        return (process, h2c, admin)
+    }
+
+    /// The page's own fetch (same origin) moving the manual clock an hour on; its value is the status.
+    static let advanceAnHour =
+        #"fetch("/v1/clock/advance", {method: "POST", headers: {"content-type": "application/json"}, body: '{"seconds": 3600}'}).then(r => r.status)"#
+
     /// The §4 walk on the manual clock: the page draws it, and clicking a push opens a panel
     /// with its fate and the reason it waits; clicking a wake, what it delivered and coalesced.
     @Test func clickingAPushOpensAPanelWithItsReason() async throws {
@@ -116,23 +130,17 @@ import Testing
     /// The page listens to /v1/events: a move of the clock made while it is open shows, and
     /// the push it lets wake turns delivered, with no reload and no polling.
     @Test func changesShowWhileThePageIsOpen() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        let (process, _, admin) = try await Self.started(pushing: 1...2)
         defer { process.signal(SIGKILL) }
-        let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)
-        await client.close()
         let clock = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json
         let later = try SilentPushdDeviceTests.milliseconds(clock["now"]) + 3_600_000
         let laterText = ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: Double(later) / 1000))
 
-        // The page's own fetch moves the clock (same origin); then it waits for the news.
-        let advance =
-            #"fetch("/v1/clock/advance", {method: "POST", headers: {"content-type": "application/json"}, body: '{"seconds": 3600}'}).then(r => r.status)"#
+        // The page's own fetch moves the clock; then it waits for the news.
         let page = try await Self.browse(
             "http://127.0.0.1:\(admin)/",
             [
-                ("expect", Self.push(2) + "[data-fate=pending]"), ("expect", "#live.on"), ("evaluate", advance),
+                ("expect", Self.push(2) + "[data-fate=pending]"), ("expect", "#live.on"), ("evaluate", Self.advanceAnHour),
                 ("expect", "#status[data-now=\"\(laterText)\"]"), ("expect", Self.push(2) + "[data-fate=delivered]"), ("read", "#status"),
             ])
         #expect(page.text("#status").contains("manual clock"))
@@ -141,11 +149,8 @@ import Testing
     /// With --admin-token, a page opened with a wrong token (or none) says how to open it, and
     /// keeps saying it: the clock's ticks do not draw an empty record over it.
     @Test func aWrongTokenIsSaidAndStaysSaid() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--admin-token", "s3cret"])
+        let (process, _, admin) = try await Self.started(["--admin-token", "s3cret"], pushing: 1...1)
         defer { process.signal(SIGKILL) }
-        let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
-        await client.close()
         let page = try await Self.browse(
             "http://127.0.0.1:\(admin)/#token=wrong",
             [("wait", "2"), ("read", "#status"), ("evaluate", #"String(document.getElementById("empty").hidden)"#)])
@@ -160,11 +165,8 @@ import Testing
     /// A token is all of the fragment after `token=`, percent-decoded only: a base64 token's
     /// `+` is not a space, and its `&` does not end it.
     @Test func anAdminTokenWithPlusAndAmpersandOpensThePage() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual", "--admin-token", "s3c+r/t=&x"])
+        let (process, _, admin) = try await Self.started(["--admin-token", "s3c+r/t=&x"], pushing: 1...1)
         defer { process.signal(SIGKILL) }
-        let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
-        await client.close()
         let page = try await Self.browse("http://127.0.0.1:\(admin)/#token=s3c+r/t=&x", [("expect", Self.push(1)), ("read", "#status")])
         #expect(page.text("#status").contains("1 pushes"), "\(page.text("#status"))")
     }
@@ -172,12 +174,8 @@ import Testing
     /// What leaves the record while the page is open leaves the page: a reset takes every
     /// push off it, with no reload.
     @Test func aResetWhileThePageIsOpenEmptiesIt() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        let (process, _, admin) = try await Self.started(pushing: 1...2)
         defer { process.signal(SIGKILL) }
-        let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)
-        await client.close()
         let reset = #"fetch("/v1/reset", {method: "POST", headers: {"content-type": "application/json"}, body: "{}"}).then(r => r.status)"#
         let gone = """
             new Promise(done => {
@@ -195,21 +193,18 @@ import Testing
     /// "older pushes" adds the page before the newest 1,000, and its pushes' fates follow the
     /// record as the newest do (they kept the fate they were loaded with).
     @Test func olderPushesAreLoadedAndTheirFatesFollowTheRecord() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        // 1 wakes the app and 2 waits for the interval; 3 to 1,005 go to another device.
+        let (process, h2c, admin) = try await Self.started(pushing: 1...2)
         defer { process.signal(SIGKILL) }
         let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)  // wakes the app
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)  // waits for the interval
         let other = String(repeating: "ab", count: 32)
         for n in 3...1_005 { #expect(try await client.push(to: other, apnsID: SilentPushdDeviceTests.apnsID(n)).status == 200) }
         await client.close()
-        let advance =
-            #"fetch("/v1/clock/advance", {method: "POST", headers: {"content-type": "application/json"}, body: '{"seconds": 3600}'}).then(r => r.status)"#
         let page = try await Self.browse(
             "http://127.0.0.1:\(admin)/",
             [
                 ("expect", Self.push(1_005)), ("expect", "#live.on"), ("read", "#status"), ("click", "#older"),
-                ("expect", Self.push(2) + "[data-fate=pending]"), ("read", "#status"), ("evaluate", advance),
+                ("expect", Self.push(2) + "[data-fate=pending]"), ("read", "#status"), ("evaluate", Self.advanceAnHour),
                 ("expect", Self.push(2) + "[data-fate=delivered]"),
             ])
         let statuses = page.all("#status").map(\.text)
@@ -222,11 +217,8 @@ import Testing
     /// lands on the element the press went down on. (A refresh drawn between press and
     /// release replaced the dot, and the click then opened nothing.)
     @Test func aRenderWaitsWhileAButtonIsHeld() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        let (process, _, admin) = try await Self.started(pushing: 1...1)
         defer { process.signal(SIGKILL) }
-        let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
-        await client.close()
         // The page's own functions, as the press and the refresh would call them.
         let script = """
             (async () => {
