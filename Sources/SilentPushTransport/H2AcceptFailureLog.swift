@@ -21,13 +21,13 @@ package final class H2AcceptFailureLog: Sendable {
     private let statistics: H2ServerStatistics
     private let logger: Logger
     private let lastLogged = Mutex<Last>(Last())
-    /// Certificates refused since the last line that said so.
-    private let certificatesUnsaid = Atomic<Int>(0)
 
     private struct Last {
         var accept: NIODeadline?
         var refused: NIODeadline?
         var certificate: NIODeadline?
+        /// The statistics' count of refused certificates when the last line said one.
+        var certificatesSaid = 0
     }
 
     init(statistics: H2ServerStatistics, logger: Logger) {
@@ -64,12 +64,13 @@ package final class H2AcceptFailureLog: Sendable {
     /// client sees only an alert, so the operator is told why (the CA it trusts is
     /// `--client-ca`).
     func certificateRefused(reason: String) {
-        statistics.clientCertificatesRefused.add(1, ordering: .relaxed)
-        guard shouldLog(\.certificate) else {
-            certificatesUnsaid.add(1, ordering: .relaxed)
-            return
+        let count = statistics.clientCertificatesRefused.add(1, ordering: .relaxed).newValue
+        guard shouldLog(\.certificate) else { return }
+        // The ones counted since the last line, this one aside.
+        let unsaid = lastLogged.withLock { last in
+            defer { last.certificatesSaid = count }
+            return max(0, count - 1 - last.certificatesSaid)
         }
-        let unsaid = certificatesUnsaid.exchange(0, ordering: .relaxed)
         logger.notice(
             "a client certificate was refused in the TLS handshake: \(reason) (clients must present one the --client-ca signed)",
             metadata: ["refused_since_last_line": "\(unsaid)"])
