@@ -263,7 +263,7 @@ package struct AdminAPI: Sendable {
         do {
             let record =
                 if let url = query.get("url") {
-                    try await device.store.content(deviceToken: token, topic: topic, url: url)
+                    try await Self.content(device.store, deviceToken: token, topic: topic, url: url)
                 } else {
                     try await device.store.contents(deviceToken: token, topic: topic, limit: 1).first
                 }
@@ -277,6 +277,20 @@ package struct AdminAPI: Sendable {
             return Self.storeFailure(error)
         }
     }
+
+    /// The content fetched from `url` exactly, else the most recently fetched one whose URL
+    /// the listing shows as `url` (its user and password masked: `URLUserInfo`), so a URL
+    /// copied from `GET /v1/contents` finds its body.
+    private static func content(_ store: PushStore, deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
+        if let exact = try await store.content(deviceToken: deviceToken, topic: topic, url: url) { return exact }
+        guard URLUserInfo.masked(url) == url else { return nil }
+        return try await store.contents(deviceToken: deviceToken, topic: topic, limit: Self.maskedLookupLimit).first {
+            $0.url != url && URLUserInfo.masked($0.url) == url
+        }
+    }
+
+    /// How many of an app's URLs a masked `url` is compared with (an app fetches a handful).
+    private static let maskedLookupLimit = 1000
 
     /// A store that failed a request: 503 when it cannot be reached now (PostgreSQL down, a
     /// cluster's store session ended, the store closing), which passes once it is back; 500
@@ -935,7 +949,7 @@ package struct AdminAPI: Sendable {
         .object([
             ("deviceToken", .string(content.deviceToken)),
             ("topic", .string(content.topic)),
-            ("url", .string(content.url)),
+            ("url", .string(URLUserInfo.masked(content.url))),
             ("etag", .string(content.etag)),
             ("lastModified", .string(content.lastModified)),
             ("contentType", .string(content.contentType)),

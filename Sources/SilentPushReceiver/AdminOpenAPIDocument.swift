@@ -628,6 +628,7 @@ enum AdminOpenAPIDocument {
              {
               "name": "url",
               "in": "query",
+              "description": "The URL as fetched, or as `GET /v1/contents` lists it (user and password shown as ***; the most recently fetched of those that list alike).",
               "schema": {
                "type": "string"
               }
@@ -3293,7 +3294,8 @@ enum AdminOpenAPIDocument {
               "type": "string"
              },
              "url": {
-              "type": "string"
+              "type": "string",
+              "description": "As fetched, with any user and password in it shown as ***; as given here it finds the body."
              },
              "etag": {
               "type": [

@@ -254,6 +254,49 @@ import Testing
     }
 }
 
+extension SilentPushdFetchConfigTests {
+    /// A fetch URL's user and password are the app's secret: the listing masks them, and the
+    /// URL as listed still finds the body (as does the URL itself).
+    @Test func aFetchURLsPasswordIsMaskedInTheListingAndItsMaskedURLFindsTheBody() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try origin.write("sports", #"{"score":"3-0"}"#)
+        let template = "http://reader:s3cret-pass@127.0.0.1:\(origin.port)/feed/{feed}"
+        let store = origin.root + "/store/store.sqlite"
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(
+            ["--fetch-url", template, "--clock", "manual", "--profile", "fast"], store: store)
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(#"{"aps":{"content-available":1},"feed":"sports"}"#, apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        await client.close()
+        let device = SamplePush.deviceToken
+        var listed = ""
+        for _ in 0..<500 where !listed.contains("sha256") {
+            listed = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/v1/contents?device=\(device)"]).output
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let masked = "http://***@127.0.0.1:\(origin.port)/feed/sports"
+        let json = try JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [String: Any]
+        let content = try #require((json?["contents"] as? [[String: Any]])?.first)
+        #expect(content["url"] as? String == masked)
+        #expect(!listed.contains("s3cret"), "\(listed)")
+        for url in [masked, "http://reader:s3cret-pass@127.0.0.1:\(origin.port)/feed/sports"] {
+            let query = url.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let body = try await PeerProcess.run(
+                "curl", ["-sS", "http://127.0.0.1:\(admin)/v1/contents/body?device=\(device)&topic=\(SamplePush.topic)&url=\(query)"])
+            #expect(body.output == #"{"score":"3-0"}"#, "\(url)")
+        }
+        let other = "http://***@127.0.0.1:\(origin.port)/feed/weather".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let missing = try await PeerProcess.run(
+            "curl",
+            [
+                "-sS", "-o", "/dev/null", "-w", "%{http_code}",
+                "http://127.0.0.1:\(admin)/v1/contents/body?device=\(device)&topic=\(SamplePush.topic)&url=\(other)",
+            ])
+        #expect(missing.output == "404")
+    }
+}
+
 /// Background tasks with the http handler, against the same origin: the run's JSON POSTed,
 /// the answer's `success` completing it, expiry cancelling the request.
 @Suite struct HTTPTaskHandlerTests {
