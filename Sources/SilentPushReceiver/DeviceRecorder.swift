@@ -713,8 +713,9 @@ package struct DeviceRecorder {
     }
 
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
+    /// Once stopping, it changes nothing: the wakes already cut keep what was recorded.
     package mutating func beginShutdown() -> Actions {
-        lifecycle = .stopping(cut: [:])
+        if case .running = lifecycle { lifecycle = .stopping(cut: [:]) }
         return Self.replying(.stoppingWith(running: running.keys.sorted()))
     }
 

@@ -117,6 +117,8 @@ import Testing
         let cut = recorder.cutRunning(now: Self.at(5))
         #expect(cut.ended.map(\.wakeID) == [start.wakeID] && cut.ended.map(\.cancel) == [true])
         #expect(cut.changes == [.finishWake(id: start.wakeID, finishedAt: Self.at(5).millisecondsSinceEpoch, result: .shutdown)])
+        // The store's service stops the device side again (grace zero): the cut is kept.
+        #expect(recorder.beginShutdown().reply == .stoppingWith(running: []))
         // The cancelled handler's late answer reads as what was recorded, for the log and metrics.
         #expect(recorder.fetchCompleted(start, result: .deadlineExceeded, now: Self.at(6)).reply == .fetchRecorded(.shutdown))
     }
