@@ -84,11 +84,11 @@ public struct DeviceControl: Sendable {
     @discardableResult
     public func reboot(_ device: String) async throws -> DeviceInstant {
         let device = Self.stored(device)
-        let now = clock.now
-        try await runtime.committing { recorder, now, completion in
+        let reply = try await runtime.committing { recorder, now, completion in
             recorder.reboot(device, now: now, completion: completion)
         }
-        return now.advanced(by: settings.rebootWarmup)
+        guard case .warmingUp(let end) = reply else { preconditionFailure("a reboot replies with its warm-up's end, not \(reply)") }
+        return end
     }
 
     /// Forgets `device` (nil: every device): what waits for it, its state, its registration

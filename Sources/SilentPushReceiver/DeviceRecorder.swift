@@ -64,6 +64,8 @@ package struct DeviceRecorder {
         case advance(AdvanceStep)
         /// Shutting down: the wakes still running.
         case stoppingWith(running: [UInt64])
+        /// Rebooted: no background launch starts on the device before this instant.
+        case warmingUp(until: DeviceInstant)
         /// A Live Activity the app asked for did not start, for this reason.
         case activityRefused(LiveActivityIgnored)
         /// A broadcast has subscribers left to reach (`continueBroadcast`).
@@ -457,6 +459,7 @@ package struct DeviceRecorder {
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         var actions = Actions(completion: completion)
         apply(policy.reboot(device, now: now), to: &actions)
+        actions.reply = .warmingUp(until: now.advanced(by: policy.settings.rebootWarmup))
         return finish(actions)
     }
 

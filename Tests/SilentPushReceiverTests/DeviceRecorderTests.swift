@@ -123,6 +123,14 @@ import Testing
         #expect(recorder.fetchCompleted(start, result: .deadlineExceeded, now: Self.at(6)).reply == .fetchRecorded(.shutdown))
     }
 
+    @Test func aRebootRepliesWithTheEndOfItsWarmUpFromTheStepsTime() {
+        var settings = WakeSettings.ios
+        settings.rebootWarmup = .seconds(300)
+        var recorder = Self.recorder(settings: settings)
+        let warmup = Duration.seconds(300)
+        #expect(recorder.reboot(Self.device, now: Self.at(5)) { _ in }.reply == .warmingUp(until: Self.at(5).advanced(by: warmup)))
+    }
+
     @Test func aDeviceStateChangeIsRecordedAndDropsWhatWaits() throws {
         var recorder = Self.recorder()
         _ = Self.receive(&recorder, 1, at: Self.t0)
