@@ -149,7 +149,8 @@ public final class Receiver: Service, Sendable {
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
         pruner = StorePruner(
-            store: runtime.store, retention: configuration.retention, now: { [runtime] in runtime.clock.now },
+            store: runtime.store, retention: configuration.retention, interval: configuration.retentionPassInterval,
+            now: { [runtime] in runtime.clock.now },
             held: { [runtime] in runtime.inspect { $0.policy.pendingPushes } },
             removeTransferFiles: { [runtime] transfers in
                 // A URL another record still validates keeps the body a 304 hands out.

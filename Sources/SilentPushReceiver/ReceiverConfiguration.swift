@@ -68,6 +68,8 @@ public struct ReceiverConfiguration: Sendable {
     public var cluster: ClusterConfiguration?
     /// How much the store keeps (`--retain`, `--retain-pushes`).
     public var retention: Retention
+    /// How often the retention pass runs (real time; tests shorten it).
+    package var retentionPassInterval = Duration.seconds(10)
     /// The device clock (`--clock`).
     public var clock: DeviceClock.Mode
     /// Minimum interval, deadline and fetch cap (`--profile`, `--min-interval`, `--deadline`).

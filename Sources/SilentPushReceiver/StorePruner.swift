@@ -7,7 +7,9 @@ import SilentPushStore
 /// Keeps the store within its retention (`--retain`, `--retain-pushes`): a pass every
 /// ``interval`` prunes in batches of ``batch`` pushes, each its own short transaction on the
 /// store's writer, so the group commit waits for one batch at most; then incremental vacuum
-/// gives the freed pages back, a few at a time.
+/// gives the freed pages back, a few at a time. With no limit (`keepEverything`) it prunes no
+/// record, but still deletes what no record names: superseded fetched bodies, each pass, and
+/// unnamed bodies and transfer files, hourly.
 final class StorePruner: Service, Sendable {
     /// Pushes (and task runs and requests) per transaction.
     static let batch = 256
@@ -61,10 +63,6 @@ final class StorePruner: Service, Sendable {
 
     /// Passes until graceful shutdown; a store that fails is logged and tried again next pass.
     func run() async throws {
-        guard retention.maximumAge != nil || retention.maximumPushes != nil else {
-            try? await gracefulShutdown()
-            return
-        }
         await cancelWhenGracefulShutdown {
             // The first sweeps at start-up: what a previous run left.
             var nextSweeps = (bodies: ContinuousClock.now, files: ContinuousClock.now)
@@ -116,9 +114,32 @@ final class StorePruner: Service, Sendable {
         return true
     }
 
-    /// Prunes until nothing more goes, then vacuums; returns what went.
+    /// Prunes the records past a limit (none without one) and the superseded bodies, then
+    /// vacuums; returns what went.
     func pass() async throws -> PushStore.Pruned {
         var total = PushStore.Pruned()
+        if retention.maximumAge != nil || retention.maximumPushes != nil { try await pruneRecords(into: &total) }
+        total.contentBodies = try await store.dropSupersededContents()
+        if total.contentBodies > 0 { pruned["content_bodies"]?.increment(by: Int64(total.contentBodies)) }
+        if total.total > 0 {
+            while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {
+                try await Task.sleep(for: Self.pause)
+            }
+            await store.checkpointAndTruncate()
+            logger.debug(
+                "pruned the store",
+                metadata: [
+                    "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
+                    "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)", "activities": "\(total.activities)",
+                    "activity_updates": "\(total.activityUpdates)", "transfers": "\(total.transfers.count)",
+                    "content_bodies": "\(total.contentBodies)",
+                ])
+        }
+        return total
+    }
+
+    /// Prunes the records past a limit, batch by batch until nothing more goes, into `total`.
+    private func pruneRecords(into total: inout PushStore.Pruned) async throws {
         // Read once a pass: a push replaced meanwhile is pruned by the next.
         let held = held()
         var after: Int64 = 0
@@ -159,22 +180,5 @@ final class StorePruner: Service, Sendable {
             else { break }
             try await Task.sleep(for: Self.pause)
         }
-        total.contentBodies = try await store.dropSupersededContents()
-        if total.contentBodies > 0 { pruned["content_bodies"]?.increment(by: Int64(total.contentBodies)) }
-        if total.total > 0 {
-            while try await store.vacuumIncrementally(pages: Self.vacuumPages) > 0 {
-                try await Task.sleep(for: Self.pause)
-            }
-            await store.checkpointAndTruncate()
-            logger.debug(
-                "pruned the store",
-                metadata: [
-                    "pushes": "\(total.pushes)", "wakes": "\(total.wakes)", "task_runs": "\(total.taskRuns)",
-                    "task_requests": "\(total.taskRequests)", "broadcasts": "\(total.broadcasts)", "activities": "\(total.activities)",
-                    "activity_updates": "\(total.activityUpdates)", "transfers": "\(total.transfers.count)",
-                    "content_bodies": "\(total.contentBodies)",
-                ])
-        }
-        return total
     }
 }

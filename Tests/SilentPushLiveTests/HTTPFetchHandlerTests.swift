@@ -100,6 +100,37 @@ import Testing
         }
     }
 
+    /// A receiver that keeps every record still deletes a body no record names any more.
+    @Test func aSupersededBodyIsDeletedWhenEveryRecordIsKept() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = Scratch.directory.appendingPathComponent("fetch-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            #expect($0.retention == .keepEverything)
+            $0.retentionPassInterval = .milliseconds(50)
+            $0.wakeSettings = WakeSettings(minimumInterval: .seconds(1), deadline: .seconds(10))
+            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/{kind}/{arg}"))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let url = "http://127.0.0.1:\(origin.port)/feed/news"
+            try origin.write("news", #"{"headline":"one"}"#)
+            #expect(try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news").result == .newData)
+            let first = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            try origin.write("news", #"{"headline":"two"}"#)
+            #expect(try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news").result == .newData)
+            let second = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
+            // Saved longer ago than the minute a fetch's own body is spared for.
+            let old = directory + "/contents/" + first.sha256
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: old)
+            for _ in 0..<200 where FileManager.default.fileExists(atPath: old) { try await Task.sleep(for: .milliseconds(25)) }
+            #expect(!FileManager.default.fileExists(atPath: old), "the first body, superseded, is deleted")
+            #expect(FileManager.default.fileExists(atPath: directory + "/contents/" + second.sha256))
+        }
+    }
+
     @Test func failuresAreFailedWithTheirReason() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
