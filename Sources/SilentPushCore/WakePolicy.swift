@@ -526,7 +526,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if let threshold = settings.appUsageThreshold, unused >= threshold {
             return .failure(Held(.appUsage(lastOpened: opened, threshold: threshold)))
         }
-        return .success(unused < Self.day ? 1 : unused < Self.day * 7 ? 2 : 4)
+        return .success(unused < Self.day ? 1 : unused < Self.day * 7 ? settings.appUsageFactors.week : settings.appUsageFactors.older)
     }
 
     /// When the device's schedule lets `key` launch, starting from `start` (held so far for
@@ -565,7 +565,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                     why = .dailyBudget(used: recent, budget: budget, until: refill)
                 }
             }
-            // An app used less gets its share of the budget: a half, a quarter.
+            // An app used less gets its share of the budget: 1/factor (a half, a quarter by default).
             if usage > 1, let slot {
                 let share = max(1, budget / usage)
                 let mine = launches[first...].filter { $0.slot == Int32(slot) }

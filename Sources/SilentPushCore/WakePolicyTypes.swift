@@ -23,8 +23,12 @@ public struct WakeSettings: Sendable, Equatable {
     /// Two wakes of one app start at least this far apart (wake start to wake start).
     public var minimumInterval: Duration
 
-    /// The interval after a launch: `minimumInterval`, doubled after a wake that overran its deadline.
-    @inlinable package func interval(afterOverrun overran: Bool) -> Duration { overran ? minimumInterval * 2 : minimumInterval }
+    /// The interval after a launch: `minimumInterval`, times `overrunFactor` after a wake that
+    /// overran its deadline.
+    @inlinable package func interval(afterOverrun overran: Bool) -> Duration { overran ? minimumInterval * overrunFactor : minimumInterval }
+    /// The interval after a wake that overran its deadline is this many times the minimum
+    /// (*assumed*: Apple says only that such apps are launched less), 1–16.
+    public var overrunFactor: Int = 2
     /// A fetch handler still running this long after its wake started is cancelled.
     public var deadline: Duration
     /// Fetches running at once across all devices; nil: no cap.
@@ -43,9 +47,11 @@ public struct WakeSettings: Sendable, Equatable {
     /// After a (simulated) restart, no background launch starts for this long (0: none).
     public var rebootWarmup: Duration = .zero
     /// An app not opened for this long is not launched in the background at all; nil: no
-    /// limit. (Opened within a day: the interval as set; within a week: twice; older: four
-    /// times.)
+    /// limit. (Opened within a day: the interval as set; less recently: `appUsageFactors`.)
     public var appUsageThreshold: Duration? = .seconds(14 * 86_400)
+    /// How much less an app opened less recently is launched (*assumed*: Apple says only that
+    /// apps used less get less background time).
+    public var appUsageFactors = AppUsageFactors()
     /// How long a refresh task runs before its expiration handler is called (Apple: "up to
     /// 30 seconds").
     public var refreshTaskTime: Duration = .seconds(30)
@@ -70,6 +76,24 @@ public struct WakeSettings: Sendable, Equatable {
     /// refreshes" a day for a widget the user views often). Throttling `debugger` and
     /// `off` lift it.
     public var reloadBudget: Int? = 70
+
+    /// An app last opened more than a day ago waits `week` times the interval between its
+    /// launches and gets 1/`week` of the device's daily budget; more than a week ago, `older`
+    /// times and 1/`older`. Each is 1–64, and `older` at least `week`.
+    public struct AppUsageFactors: Sendable, Equatable {
+        /// Opened within the last week (but not the last day): 2 by default.
+        public var week: Int
+        /// Opened longer ago: 4 by default.
+        public var older: Int
+        /// The largest factor taken.
+        public static let maximum = 64
+
+        /// The factors for an app opened within the last week, and for one opened longer ago.
+        public init(week: Int = 2, older: Int = 4) {
+            self.week = week
+            self.older = older
+        }
+    }
 
     /// The reload budget that applies: none unless throttling is on.
     public var effectiveReloadBudget: Int? { throttling == .on ? reloadBudget : nil }

@@ -68,6 +68,8 @@ package struct ConfigFile: Sendable {
         "transferMaxRetryDelay": ("--transfer-max-retry-delay", .duration), "transferTimeout": ("--transfer-timeout", .duration),
         "relaunchTime": ("--relaunch-time", .duration), "transferRequestTimeout": ("--transfer-request-timeout", .duration),
         "taskExpirationGrace": ("--task-expiration-grace", .duration), "taskTerminationPenalty": ("--task-termination-penalty", .duration),
+        "processingTaskTime": ("--processing-task-time", .duration), "continuedTaskCapacity": ("--continued-task-capacity", .number),
+        "overrunFactor": ("--overrun-factor", .number), "appUsageFactors": ("--app-usage-factors", .text),
         "maxFetches": ("--max-fetches", .number), "fetchExec": ("--fetch-exec", .text), "fetchURL": ("--fetch-url", .text),
         "fetchBodyLimit": ("--fetch-body-limit", .number), "threads": ("--threads", .number), "logLevel": ("--log-level", .text),
         "logFormat": ("--log-format", .text), "clusterShards": ("--cluster-shards", .number),

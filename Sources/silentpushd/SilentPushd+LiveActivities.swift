@@ -70,6 +70,30 @@ extension SilentPushd {
             configuration.wakeSettings.taskTerminationPenalty = try Self.duration(
                 taskTerminationPenalty, flag: "--task-termination-penalty", atMost: .seconds(7 * 86_400))
         }
+        if let processingTaskTime {
+            configuration.wakeSettings.processingTaskTime = try positive(
+                processingTaskTime, flag: "--processing-task-time", atMost: .seconds(86_400))
+        }
+        if let continuedTaskCapacity {
+            guard (1...64).contains(continuedTaskCapacity) else {
+                throw ValidationError("--continued-task-capacity must be a whole number from 1 to 64")
+            }
+            configuration.wakeSettings.continuedTaskCapacity = continuedTaskCapacity
+        }
+        if let overrunFactor {
+            guard (1...16).contains(overrunFactor) else { throw ValidationError("--overrun-factor must be a whole number from 1 to 16") }
+            configuration.wakeSettings.overrunFactor = overrunFactor
+        }
+        if let appUsageFactors {
+            let limit = WakeSettings.AppUsageFactors.maximum
+            let parts = appUsageFactors.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 2, let week = parts[0], let older = parts[1], (1...limit).contains(week), (week...limit).contains(older) else {
+                throw ValidationError(
+                    "--app-usage-factors '\(appUsageFactors)' must be two whole numbers WEEK,OLDER from 1 to \(limit), OLDER at least WEEK (e.g. 2,4)"
+                )
+            }
+            configuration.wakeSettings.appUsageFactors = WakeSettings.AppUsageFactors(week: week, older: older)
+        }
         if let channelMessageLifetime {
             configuration.liveActivities.storedMessageLifetime = try Self.duration(
                 channelMessageLifetime, flag: "--channel-message-lifetime", atMost: .seconds(30 * 86_400))

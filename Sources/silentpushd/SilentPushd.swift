@@ -306,6 +306,31 @@ struct SilentPushd: AsyncParsableCommand {
     var taskTerminationPenalty: String?
 
     @Option(
+        name: .customLong("processing-task-time"),
+        help: ArgumentHelp(
+            "How long a processing task runs before its expiration handler is called (Apple: several minutes; assumed 5m).",
+            valueName: "duration"))
+    var processingTaskTime: String?
+
+    @Option(
+        name: .customLong("continued-task-capacity"), parsing: .unconditional,
+        help: ArgumentHelp("Continued processing tasks running at once per device; more queue or fail (assumed; default 2).", valueName: "n"))
+    var continuedTaskCapacity: Int?
+
+    @Option(
+        name: .customLong("overrun-factor"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "After a wake that overran its deadline, the next interval is this many times the minimum (assumed; default 2).", valueName: "n"))
+    var overrunFactor: Int?
+
+    @Option(
+        name: .customLong("app-usage-factors"),
+        help: ArgumentHelp(
+            "An app last opened over a day ago waits WEEK times the interval and gets 1/WEEK of the daily budget; over a week ago, OLDER (assumed; default 2,4).",
+            valueName: "week,older"))
+    var appUsageFactors: String?
+
+    @Option(
         name: .customLong("battery-threshold"), parsing: .unconditional,
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
     var batteryThreshold: Int?

@@ -321,6 +321,22 @@ import Testing
         #expect(scenario.fates[scenario.push(other, at: start + 20 * interval + 1)] == .delivered(at: start + 20 * interval + 1))
     }
 
+    /// `--app-usage-factors 3,5`: two days unopened is three times the interval, ten days five.
+    @Test func theAppUsageFactorsAreTheSettings() {
+        var settings = WakeSettings.ios
+        settings.appUsageFactors = WakeSettings.AppUsageFactors(week: 3, older: 5)
+        let scenario = Scenario(settings)
+        let start = 20 * Self.day
+        let interval = Int64(15 * 60)
+        scenario.apply(scenario.policy.setLastOpened(Scenario.at(start), for: Self.app, now: Scenario.at(start)))
+        #expect(scenario.fates[scenario.push(Self.app, at: start)] == .delivered(at: start))
+        scenario.apply(scenario.policy.setLastOpened(Scenario.at(start - 2 * Self.day), for: Self.app, now: Scenario.at(start + 10)))
+        let twoDays = scenario.push(Self.app, at: start + 20)
+        #expect(scenario.why(twoDays)?.until == Scenario.at(start + 3 * interval))
+        scenario.apply(scenario.policy.setLastOpened(Scenario.at(start - 10 * Self.day), for: Self.app, now: Scenario.at(start + 30)))
+        #expect(scenario.why(twoDays)?.until == Scenario.at(start + 5 * interval))
+    }
+
     @Test func anAppUsedLessGetsItsShareOfTheBudget() {
         let scenario = Scenario(WakeSettings(minimumInterval: .seconds(1), dailyBudget: 8))
         let used = App(device: "d1", topic: "com.example.used")

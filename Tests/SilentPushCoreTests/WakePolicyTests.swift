@@ -360,6 +360,19 @@ import Testing
         #expect(scenario.fates[next] == .delivered(at: 30 * Self.minute))
     }
 
+    /// `--overrun-factor`: the interval after an overrun is that many times the minimum.
+    @Test func theIntervalAfterAnOverrunTakesTheOverrunFactor() throws {
+        var settings = WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(30))
+        settings.overrunFactor = 3
+        let scenario = Scenario(settings)
+        scenario.apply(
+            scenario.policy.restore(
+                app: Self.app, generation: 1, nextAllowed: Scenario.at(45 * Self.minute), overran: true, pending: nil, now: Scenario.at(60)))
+        let next = scenario.push(Self.app, at: 60)
+        let tripled = WaitReason.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(45 * 60), until: Scenario.at(45 * Self.minute))
+        #expect(scenario.fates[next] == .pending(tripled))
+    }
+
     @Test func oneFetchAtATimePerApp() throws {
         let scenario = Scenario(.fast)
         scenario.completeImmediately = false
