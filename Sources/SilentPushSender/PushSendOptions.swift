@@ -36,7 +36,9 @@ public struct PushSendOptions: ParsableArguments, Sendable {
 
     // `.unconditional`: a negative number is the value, not taken for a flag, so its range
     // check names it.
-    @Option(parsing: .unconditional, help: "apns-priority: 10, 5 or 1 (default: 5 for background, as Apple requires; 10 for alert).")
+    @Option(
+        parsing: .unconditional,
+        help: "apns-priority: 10, 5 or 1 (default: 5 for background, as Apple requires; 10 for alert and liveactivity; none for the rest).")
     public var priority: Int?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")

@@ -19,9 +19,10 @@ struct Expect: AsyncParsableCommand {
               The app's background download is done and its relaunch kept the file:
                 pushsend expect --device 0123…cdef --transfer done --file moved \\
                   --within 1h
-              The app's Live Activity took two updates and ended:
+              The app's Live Activity, started by push-to-start, took two updates and
+              ended (the start and the end count as pushes applied):
                 pushsend expect --device 0123…cdef --topic com.example.app \\
-                  --applied 2 --activity-state ended --within 1h
+                  --applied 4 --activity-state ended --within 1h
 
             On a receiver with a manual clock, expect moves the clock itself: to each time \
             the push waits until, and at most by --within. On the system clock it polls \
@@ -57,7 +58,9 @@ struct Expect: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("How many Live Activity updates the app's activities on the device should have applied, exactly.", valueName: "n"))
+        help: ArgumentHelp(
+            "How many Live Activity pushes the app's activities on the device should have applied, exactly (a push-to-start and an end push count).",
+            valueName: "n"))
     var applied: Int?
 
     @Option(

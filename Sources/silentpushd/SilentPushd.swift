@@ -122,7 +122,7 @@ struct SilentPushd: AsyncParsableCommand {
     var authKeys: [String] = []
 
     @Option(
-        help: ArgumentHelp("The APNs environment played: sandbox or production.", valueName: "env"),
+        help: ArgumentHelp("The APNs environment played: sandbox (the default) or production.", valueName: "env"),
         completion: .list(APNsEnvironment.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--environment") })
     var environment: APNsEnvironment = .sandbox
 
@@ -177,13 +177,13 @@ struct SilentPushd: AsyncParsableCommand {
     var retainPushes = "1000000"
 
     @Option(
-        help: ArgumentHelp("The device clock: system, or manual (moved only by POST /v1/clock/advance).", valueName: "clock"),
+        help: ArgumentHelp("The device clock: system (the default), or manual (moved only by POST /v1/clock/advance).", valueName: "clock"),
         completion: .list(DeviceClock.Mode.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--clock") })
     var clock: DeviceClock.Mode = .system
 
     @Option(
         help: ArgumentHelp(
-            "The device's throttling: ios (as observed: 15m between wakes, 30s deadline), fast (1s between wakes), debugger (no throttling), strict (Apple's two or three an hour) or off (every push wakes).",
+            "The device's throttling: ios (the default; as observed: 15m between wakes, 30s deadline), fast (1s between wakes), debugger (no throttling), strict (Apple's two or three an hour: 20m between wakes, 72 launches a day) or off (every push wakes).",
             valueName: "profile"),
         completion: .list(WakeProfile.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--profile") })
     var profile: WakeProfile = .ios
@@ -220,20 +220,21 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("activity-budget"),
         help: ArgumentHelp(
-            "Priority-10 Live Activity updates an app takes per device per hour (assumed; default 10, none under --profile debugger; 'none': no budget).",
+            "Priority-10 Live Activity updates an app takes per device per hour (assumed; default 10, none under --profile debugger and off; 'none': no budget).",
             valueName: "n"))
     var activityBudget: String?
 
     @Option(
         name: .customLong("activity-frequent-budget"),
         help: ArgumentHelp(
-            "The same for an app with NSSupportsLiveActivitiesFrequentUpdates (assumed; default 120; 'none': no budget).", valueName: "n"))
+            "The same for an app with NSSupportsLiveActivitiesFrequentUpdates (assumed; default 120, none under --profile debugger and off; 'none': no budget).",
+            valueName: "n"))
     var activityFrequentBudget: String?
 
     @Option(
         name: .customLong("activity-opportunistic-delay"),
         help: ArgumentHelp(
-            "How long a priority 5 or 1 Live Activity update waits for its opportunity (assumed; default 15m, 0 under --profile debugger).",
+            "How long a priority 5 or 1 Live Activity update waits for its opportunity (assumed; default 15m; 1s under --profile fast, 0 under debugger and off).",
             valueName: "duration"))
     var activityOpportunisticDelay: String?
 
