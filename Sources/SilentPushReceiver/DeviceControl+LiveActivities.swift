@@ -37,7 +37,7 @@ extension DeviceControl {
 
     /// The newest `limit` activities of `device` and `bundleID` (each nil: all), oldest first.
     package func activities(device: String?, bundleID: String?, limit: Int) async throws -> [LiveActivity] {
-        try await runtime.store.activities(deviceToken: device, bundleID: bundleID, limit: limit)
+        try await runtime.store.activities(deviceToken: device.map(Self.stored), bundleID: bundleID, limit: limit)
     }
 
     /// Every decision about the updates of each activity in `ids`, oldest first, by activity.

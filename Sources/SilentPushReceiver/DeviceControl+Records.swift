@@ -40,7 +40,7 @@ extension DeviceControl {
 
     /// The latest content fetched for `deviceToken`, `topic` and `url`.
     package func content(deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
-        try await store.content(deviceToken: deviceToken, topic: topic, url: url)
+        try await store.content(deviceToken: Self.stored(deviceToken), topic: topic, url: url)
     }
 
     /// A fetched content's body, by its SHA-256, while it is kept.

@@ -210,7 +210,9 @@ public final class H2ClientSession {
     private func onHeader(_ frame: UnsafePointer<nghttp2_frame>, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> Int32 {
         guard frame.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE, let stream = state.stream(frame.pointee.hd.stream_id) else { return 0 }
         if name.elementsEqual(":status".utf8) {
-            stream.status = value.reduce(0) { $0 * 10 + Int($1) - 48 }
+            // Three digits (nghttp2 checks a response's too); anything else reads as 0.
+            stream.status =
+                value.count == 3 && value.allSatisfy({ (0x30...0x39).contains($0) }) ? value.reduce(0) { $0 * 10 + Int($1) - 48 } : 0
         } else if name.first != UInt8(ascii: ":") {
             stream.headers.append(name: name, value: value)
         }

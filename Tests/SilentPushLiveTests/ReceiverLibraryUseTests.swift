@@ -106,6 +106,12 @@ import Testing
             let fate = try await receiver.fate(of: answer.apnsID, becomes: .dropped)
             #expect(fate.dropReason == .forceQuit, "\(fate)")
             #expect(receiver.device.deviceState(of: SamplePush.deviceToken.uppercased()).forceQuit)
+            let started = try await receiver.device.startActivity(
+                device: SamplePush.deviceToken.uppercased(), bundleID: SamplePush.topic, attributesType: "Score")
+            for device in [SamplePush.deviceToken, SamplePush.deviceToken.uppercased()] {
+                #expect(try await receiver.device.activities(device: device, bundleID: SamplePush.topic).map(\.id) == [started.id])
+                #expect(try await receiver.device.activities(device: device, bundleID: nil, limit: 10).map(\.id) == [started.id])
+            }
         }
     }
 }
