@@ -353,7 +353,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// if the reason has not changed since it was last said.
     @inlinable mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool) {
         guard let pending = states[slot].pending else { return }
+        let expired = pending.expiresAt.map { $0 <= now } ?? false
         guard states[slot].runningWake == 0 else {
+            if expired { return expire(slot, pending) }
             announce(slot, pending, .fetchRunning, force: announcePending)
             // With a fetch running, only the pending push's expiry needs a timer.
             arm(slot, at: pending.expiresAt)
@@ -361,22 +363,22 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         }
         let readiness = readiness(slot, pending, now: now)
         if case .now = readiness {
+            // A push due to expire now is delivered only if it can wake the app now.
             if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
                 startWake(slot, pending, now: now)
                 return
             }
+            if expired { return expire(slot, pending) }
             announce(slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending)
             if !states[slot].waitingForSlot {
                 states[slot].waitingForSlot = true
                 waitingForSlot.append(Int32(slot))
             }
+            // Queued for a slot, it still expires on time.
+            arm(slot, at: pending.expiresAt)
             return
         }
-        if let expiresAt = pending.expiresAt, expiresAt <= now {
-            let (generation, coalesced) = closeSlot(slot)
-            actions.append(.expired(push: pending.push, app: apps[slot], generation: generation, coalesced: coalesced))
-            return
-        }
+        if expired { return expire(slot, pending) }
         // Wake at `ready`, or expire first; a held push only expires.
         let ready: Instant?
         switch readiness {
@@ -396,6 +398,14 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             case (nil, nil): nil
             }
         arm(slot, at: at)
+    }
+
+    /// The slot's pending push expired: recorded so with the pushes coalesced before it; the
+    /// slot leaves the queue for a fetch slot.
+    @inlinable mutating func expire(_ slot: Int, _ pending: Pending) {
+        states[slot].waitingForSlot = false
+        let (generation, coalesced) = closeSlot(slot)
+        actions.append(.expired(push: pending.push, app: apps[slot], generation: generation, coalesced: coalesced))
     }
 
     /// Says why the push waits: when asked to, or when the reason is not the one last said.

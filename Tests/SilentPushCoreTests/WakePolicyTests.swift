@@ -275,6 +275,44 @@ import Testing
         #expect(scenario.policy.nextDeadline == nil || scenario.policy.pendingPush(of: Self.app) == nil)
     }
 
+    /// A push that waits while its app's fetch runs expires at its expiry, and the policy goes
+    /// on (it re-armed a timer already due, for ever).
+    @Test func aPushWaitingForTheRunningFetchExpiresOnTime() throws {
+        let scenario = Scenario(WakeSettings.fast)
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        let wake = try #require(scenario.wakes.first)
+        let waiting = scenario.push(Self.app, at: 1, expiresIn: 2)
+        #expect(scenario.fates[waiting] == .pending(.fetchRunning))
+        scenario.advance(to: 4)
+        #expect(scenario.fates[waiting] == .expired)
+        let atOnce = scenario.push(Self.app, at: 5, expiresIn: 0)
+        #expect(scenario.fates[atOnce] == .expired, "apns-expiration 0: delivered only if it can wake the app now")
+        scenario.complete(wake, at: 6)
+        #expect(scenario.wakes.count == 1)
+    }
+
+    /// A push queued for a fetch slot (the cap reached) expires on time, and is not delivered
+    /// after its expiry when a slot frees.
+    @Test func aPushQueuedForAFetchSlotExpiresOnTime() throws {
+        var settings = WakeSettings.fast
+        settings.maximumConcurrentFetches = 1
+        let scenario = Scenario(settings)
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        let wake = try #require(scenario.wakes.first)
+        let other = App(device: "d2", topic: Self.app.topic), third = App(device: "d3", topic: Self.app.topic)
+        let never = scenario.push(other, at: 1, expiresIn: 0)
+        #expect(scenario.fates[never] == .expired)
+        let soon = scenario.push(third, at: 1, expiresIn: 2)
+        #expect(scenario.fates[soon] == .pending(.fetchSlots(running: 1, cap: 1)))
+        scenario.advance(to: 4)
+        #expect(scenario.fates[soon] == .expired)
+        scenario.complete(wake, at: 5)
+        #expect(scenario.wakes.count == 1, "no wake for an expired push")
+        #expect(scenario.policy.pendingPush(of: third) == nil)
+    }
+
     @Test func priorityOneRidesTheNextWake() {
         let scenario = Scenario(WakeSettings())
         let quiet = scenario.push(Self.app, at: 0, priority: .low)
