@@ -80,6 +80,9 @@ public struct ReloadPolicy: Sendable {
     /// When the next held push may reload or expire; nil when nothing waits on the clock.
     public var nextDeadline: DeviceInstant? { timers.nextDue }
 
+    /// Every push an extension holds back: what the store must keep pending.
+    public var heldPushes: [UInt64] { devices.values.flatMap { $0.values.compactMap { $0.held?.push.id } } }
+
     /// The push an extension holds back, if any.
     public func held(_ target: Target) -> UInt64? { devices[target.device]?[target.topic]?.held?.push.id }
 

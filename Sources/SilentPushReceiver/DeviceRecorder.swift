@@ -715,6 +715,16 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
+    /// The pushes retention must keep whatever their age: those waiting in an app's slot, in
+    /// a Live Activity's or an extension's hold, and those whose wake still runs.
+    package var retainedPushes: Set<UInt64> {
+        var pushes = policy.pendingPushes
+        for held in heldActivityPushes.values { pushes.insert(held.id) }
+        pushes.formUnion(reloads.heldPushes)
+        for start in running.values { pushes.insert(start.push) }
+        return pushes
+    }
+
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
     /// Once stopping, it changes nothing: the wakes already cut keep what was recorded.
     package mutating func beginShutdown() -> Actions {

@@ -151,7 +151,10 @@ public final class Receiver: Service, Sendable {
         pruner = StorePruner(
             store: runtime.store, retention: configuration.retention, interval: configuration.retentionPassInterval,
             now: { [runtime] in runtime.clock.now },
-            held: { [runtime] in runtime.inspect { $0.policy.pendingPushes } },
+            held: { [runtime] in
+                // Under the lock: a push with a later id was not yet stepped when the set was read.
+                runtime.inspect { ($0.retainedPushes, Int64(clamping: runtime.nextPushID.load(ordering: .relaxed))) }
+            },
             removeTransferFiles: { [runtime] transfers in
                 // A URL another record still validates keeps the body a 304 hands out.
                 await runtime.transferClient.forgetFiles(of: transfers) { transfer in

@@ -35,8 +35,9 @@ extension PushStore {
     /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
     /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts, by the same
     /// rules; and, by age alone, up to `batch` Live Activity update decisions and dismissed activities
-    /// rules. A pending push stays when it is one of `held` (the device holds it in a slot); a
-    /// push coalesced while its successor waits goes. A pending task request stays. Up to
+    /// rules. A pending push stays when it is one of `held` (the device holds it), and so does
+    /// a delivered one whose wake still runs; a push coalesced while its successor waits goes.
+    /// No push from id `before` on (when given) is examined: `held` was read before it arrived. A pending task request stays. Up to
     /// `batch` background transfers that ended go by the same rules (by when they were handed
     /// over), but those whose relaunch has not run yet; the caller deletes their files.
     ///
@@ -44,7 +45,7 @@ extension PushStore {
     /// `max(id) - maximumCount`, and the age limit is found by a binary search of
     /// `received_at` over ids, so a batch reads only the rows it examines.
     package func prune(
-        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], after: Int64 = 0, batch: Int
+        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], before: Int64? = nil, after: Int64 = 0, batch: Int
     ) async throws -> Pruned {
         guard cutoff != nil || maximumCount != nil, batch > 0 else {
             var nothing = Pruned()
@@ -60,7 +61,8 @@ extension PushStore {
         var deletes: [(statement: StoreStatement, count: WritableKeyPath<Pruned, Int>)] = []
         var transfersRead: [TransferRecord] = []
         var transferDeletes: [StoreStatement] = []
-        if let boundary = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
+        if let found = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
+            let boundary = before.map { min(found, $0 &- 1) } ?? found
             let rows = try await reader.rows(
                 "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, boundary, batch], cached: true)
             pruned.examined = rows.count
@@ -74,6 +76,8 @@ extension PushStore {
                 // Clustered, other receivers hold pushes too: every pending push stays.
                 case .pending where clustered || held.contains(UInt64(bitPattern: id)):
                     kept.append(id)
+                case .delivered where held.contains(UInt64(bitPattern: id)):
+                    kept.append(id)  // its wake still runs
                 case .delivered, .coalesced:
                     if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
                 default:

@@ -36,6 +36,28 @@ import Testing
 
     static func why(_ push: [String: Any]) -> String? { (push["why"] as? [String: Any])?["rule"] as? String }
 
+    /// Retention keeps a widget push the extension holds for its budget, however many pushes
+    /// came after it (it went with the rest, and its reload later named no push).
+    @Test func retentionKeepsAPushTheExtensionHolds() async throws {
+        try await Receiver.withTesting({
+            $0.wakeSettings.reloadBudget = 1
+            $0.retention = .init(maximumAge: nil, maximumPushes: 2)
+        }) { receiver in
+            let first = SilentPushdDeviceTests.apnsID(951), held = SilentPushdDeviceTests.apnsID(952)
+            for id in [first, held] { #expect(try await Self.widgetPush(receiver, id).status == 200) }
+            #expect(Self.why(try await Self.push(receiver, held)) == "reloadBudget")
+            let client = try await TestPushClient.connect(to: receiver)
+            for n in 1...6 {
+                #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(960 + n), rawHeaders: ["apns-priority": "3"]).status == 400)
+            }
+            await client.close()
+            await receiver.settle()
+            #expect(try await receiver.pruneStore().pushes == 5, "the first widget push and the four oldest refusals")
+            #expect(try await receiver.fate(of: first) == nil)
+            #expect(try await receiver.fate(of: held) == .pending)
+        }
+    }
+
     @Test func reloadsAreWakesOfTheirOwnKindUnderADailyBudget() async throws {
         try await Receiver.withTesting({ $0.wakeSettings.reloadBudget = 2 }) { receiver in
             let admin = try #require(receiver.adminPort)

@@ -55,6 +55,16 @@ import Testing
         #expect(try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], batch: 16).total == 0)
     }
 
+    /// A delivered push whose wake still runs is kept when held, and pushes from `before` on
+    /// (arrived after the held set was read) are not examined.
+    @Test(arguments: StoreEngineKind.allCases) func aHeldDeliveredPushAndThoseArrivedSinceTheHeldSetStay(_ engine: StoreEngineKind) async throws {
+        let store = try await Self.store(engine, count: 100, pending: [], running: 20)
+        let pruned = try await store.prune(olderThan: nil, maximumCount: 0, held: [20], before: 95, batch: 1000)
+        #expect(pruned.pushes == 93)
+        let kept = try await store.pushes(deviceToken: "aa", limit: 1000).map(\.id)
+        #expect(kept == Array((95...100).reversed()) + [20])
+    }
+
     /// Batches that keep different pushes run the same statement texts: SQLite's writer keeps
     /// each text it ran prepared for its life, so a text naming the kept ids grew it by one
     /// statement a batch, for as long as the receiver ran.
