@@ -77,6 +77,12 @@ package final class APNsEndpoint: H2Service {
     }
 
     private static let uniqueIDName: StaticString = "apns-unique-id"
+
+    /// The request's `apns-id`, when it has one in its canonical form (any other is refused
+    /// with BadMessageId, and answered with an id of ours).
+    static func givenAPNsID(_ request: H2Request) -> String? {
+        request.headers.first("apns-id").flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil }
+    }
     package static let systemMilliseconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) }
 
     // MARK: H2Service
@@ -100,8 +106,7 @@ package final class APNsEndpoint: H2Service {
             deviceToken = token
             // Another receiver of the cluster owns this device: nothing is recorded here.
             guard sink.owns(deviceToken: token) else {
-                let given = request.headers.first("apns-id").flatMap { APNsHeaders.isCanonicalUUID($0) ? $0 : nil }
-                return writer.respond(Self.error(APNsRejection(.serviceUnavailable), apnsID: given ?? ids.apnsID(pushID: pushID)))
+                return writer.respond(Self.error(APNsRejection(.serviceUnavailable), apnsID: Self.givenAPNsID(request) ?? ids.apnsID(pushID: pushID)))
             }
             let headers = try APNsHeaders.read(from: HeaderFields(list: request.headers))
             topicHeader = headers.topic
@@ -155,7 +160,9 @@ package final class APNsEndpoint: H2Service {
             }
         } catch {
             let rejection = (error as? APNsRejection) ?? (error as? APNsReason).map { APNsRejection($0) } ?? APNsRejection(.internalServerError)
-            let id = apnsID ?? ids.apnsID(pushID: pushID)
+            // Refused before its headers were read (the path, a header's value): the provider's
+            // apns-id is still echoed when it is one.
+            let id = apnsID ?? Self.givenAPNsID(request) ?? ids.apnsID(pushID: pushID)
             writer.respond(Self.error(rejection, apnsID: id))
             // The wire answer stays Apple's; the cause is for our own log and record.
             let cause = rejection.reason == .invalidProviderToken ? tokenRefusalCause(request) : nil

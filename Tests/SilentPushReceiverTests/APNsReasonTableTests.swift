@@ -135,6 +135,19 @@ import Testing
         Case("POST /3/device/", 400, .missingDeviceToken) {
             var r = try push($0); r.path = "/3/device/"; return r
         },
+        // Refused before the headers are read: the provider's apns-id is echoed all the same.
+        Case("POST /3/device/ with an apns-id", 400, .missingDeviceToken) {
+            var r = try push($0, setting("apns-id", "00000000-0000-4000-8000-0000000090b1")); r.path = "/3/device/"; return r
+        },
+        Case("POST /3/foo with an apns-id", 404, .badPath) {
+            var r = try push($0, setting("apns-id", "00000000-0000-4000-8000-0000000090b2")); r.path = "/3/foo"; return r
+        },
+        Case("apns-priority 7 with an apns-id", 400, .badPriority) {
+            try push($0) { headers in
+                setting("apns-id", "00000000-0000-4000-8000-0000000090b3")(&headers)
+                setting("apns-priority", "7")(&headers)
+            }
+        },
         Case("no apns-topic", 400, .missingTopic) { try push($0, setting("apns-topic", nil)) },
         Case("client certificate with several topics, no apns-topic", 400, .missingTopic) { _ in
             Request(headers: SamplePush.headers(jwt: nil).filter { $0.0 != "apns-topic" }, certificate: DevCertificates.clientCertificate)
