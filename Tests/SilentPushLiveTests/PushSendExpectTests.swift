@@ -90,6 +90,25 @@ import Testing
         #expect(try await Self.pushsend(["expect", "--admin", url, "--apns-id", first, "--fate", "expired", "--within", "1d"]).status == 1)
     }
 
+    /// A push coalesced into one still waiting is not settled: its successor's expiry decides
+    /// it, and expect moves the clock on until it does.
+    @Test func aPushCoalescedIntoAWaitingOneIsNotYetFinal() async throws {
+        let (receiver, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { receiver.signal(SIGKILL) }
+        let url = "http://127.0.0.1:\(admin)"
+        let now = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"])
+        let client = try await TestPushClient.connect(port: h2c)
+        let ids = (1...3).map { "00000000-0000-4000-8000-0000000000e\($0)" }
+        #expect(try await client.push(apnsID: ids[0]).status == 200)  // wakes
+        #expect(try await client.push(apnsID: ids[1]).status == 200)  // waits for the interval
+        #expect(try await client.push(expiration: now / 1000 + 120, apnsID: ids[2]).status == 200)  // replaces it, expires first
+        await client.close()
+        let waiting = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(ids[1])").json
+        #expect(waiting["fate"] as? String == "coalesced" && waiting["wakeId"] is NSNull, "\(waiting)")
+        let expired = try await Self.pushsend(["expect", "--admin", url, "--apns-id", ids[1], "--fate", "expired", "--within", "1h"])
+        #expect(expired.status == 0 && expired.output.hasPrefix("ok: push \(ids[1]) is expired"), "\(expired.output)")
+    }
+
     /// A count is exact over the whole span: two pushes, the second still waiting, are not
     /// "one wake within 20m" however soon the first wake is seen. The count is the device's
     /// whole, not as many as were asked for; a refusal of the admin API, and a report that
