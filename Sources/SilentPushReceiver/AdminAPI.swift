@@ -806,6 +806,8 @@ package struct AdminAPI: Sendable {
     static func json(_ push: PushRecord) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("apnsId", .string(push.apnsID)),
+            // This push alone, when a provider sent several with one apns-id.
+            ("apnsUniqueId", .string(APNsIDGenerator.uniqueID(apnsID: push.apnsID, pushID: push.id))),
             ("deviceToken", .string(push.deviceToken.isEmpty ? nil : push.deviceToken)),
             ("topic", .string(push.topic.isEmpty ? nil : push.topic)),
             ("pushType", .string(push.pushType.isEmpty ? nil : push.pushType)),
@@ -933,6 +935,7 @@ package struct AdminAPI: Sendable {
             ("topic", .string(wake.topic)),
             ("kind", .string(wake.kind.rawValue)),
             ("apnsId", .string(wake.apnsID)),
+            ("apnsUniqueId", .string(wake.apnsID.map { APNsIDGenerator.uniqueID(apnsID: $0, pushID: wake.pushID) })),
             ("coalesced", .array(coalesced.map(JSONValue.string))),
             ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt.millisecondsSinceEpoch))),
             ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline.millisecondsSinceEpoch))),

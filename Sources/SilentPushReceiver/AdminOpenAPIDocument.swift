@@ -3067,6 +3067,7 @@ enum AdminOpenAPIDocument {
             "type": "object",
             "required": [
              "apnsId",
+             "apnsUniqueId",
              "deviceToken",
              "topic",
              "pushType",
@@ -3080,6 +3081,10 @@ enum AdminOpenAPIDocument {
             "properties": {
              "apnsId": {
               "type": "string"
+             },
+             "apnsUniqueId": {
+              "type": "string",
+              "description": "The push's apns-unique-id (the development environment answers it with the push): this push alone, when a provider sent several with one apns-id; `GET /v1/pushes/{apnsId}` takes it too."
              },
              "deviceToken": {
               "type": [
@@ -3183,6 +3188,7 @@ enum AdminOpenAPIDocument {
              "topic",
              "kind",
              "apnsId",
+             "apnsUniqueId",
              "coalesced",
              "startedAt",
              "deadline",
@@ -3211,8 +3217,18 @@ enum AdminOpenAPIDocument {
               ]
              },
              "apnsId": {
-              "type": "string",
-              "description": "The push delivered."
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "The push delivered (null once retention pruned it while the wake stays)."
+             },
+             "apnsUniqueId": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "description": "The push delivered, by its apns-unique-id (null once retention pruned it)."
              },
              "coalesced": {
               "description": "The pushes it replaced in the app's slot, which rode this wake.",

@@ -234,7 +234,8 @@ enum TimelinePage {
             apps(() => api("/v1/broadcasts?" + activityQuery(false)), {broadcasts: []}), api("/v1/transfers?" + query({})),
             readDevices()]);
           state.clock = {mode: clock.clock, now: time(clock.now), at: performance.now()};
-          state.pushes = new Map(pushes.items.map(push => [push.apnsId, push]));
+          // By apns-unique-id: a provider may send several pushes with one apns-id.
+          state.pushes = new Map(pushes.items.map(push => [push.apnsUniqueId, push]));
           state.nextPushes = pushes.next;
           state.wakes = new Map(wakes.items.map(wake => [wake.id, wake]));
           state.nextWakes = wakes.next;
@@ -484,8 +485,8 @@ enum TimelinePage {
                 continue;
               }
               levels[level] = px;
-              const selected = state.selected?.kind === "push" && state.selected.id === p.apnsId ? " selected" : "";
-              dots += `<span class="push fate-${esc(p.fate)}${selected}" data-apns-id="${esc(p.apnsId)}" data-fate="${esc(p.fate)}" style="left:${px.toFixed(1)}px;top:${3 + level * 10}px"` +
+              const selected = state.selected?.kind === "push" && state.selected.id === p.apnsUniqueId ? " selected" : "";
+              dots += `<span class="push fate-${esc(p.fate)}${selected}" data-apns-id="${esc(p.apnsId)}" data-push-id="${esc(p.apnsUniqueId)}" data-fate="${esc(p.fate)}" style="left:${px.toFixed(1)}px;top:${3 + level * 10}px"` +
                       ` title="${esc(p.apnsId)} at ${esc(p.receivedAt)}: ${esc(p.why ? p.why.text : p.fate)}"></span>`;
               if (p.fate === "pending" && p.why && p.why.until) {
                 const until = Math.min(x(time(p.why.until)), width + 10);
@@ -729,7 +730,8 @@ enum TimelinePage {
         // MARK: the panel
 
         const table = rows => "<table>" + rows.filter(([, v]) => v != null && v !== "").map(([k, v]) => `<tr><th>${esc(k)}</th><td>${v}</td></tr>`).join("") + "</table>";
-        const pushLink = id => `<a data-open-push="${esc(id)}" class="mono">${esc(id)}</a>`;
+        // `id`: an apns-id (the latest push with it) or an apns-unique-id; `text`: what it shows.
+        const pushLink = (id, text = id) => `<a data-open-push="${esc(id)}" class="mono">${esc(text)}</a>`;
         const wakeLink = id => `<a data-open-wake="${id}">wake ${id}</a>`;
         const when = iso => iso ? esc(iso.replace("T", " ").replace("Z", "")) : "";
         function untilText(iso) {
@@ -741,7 +743,9 @@ enum TimelinePage {
 
         async function pushPanel(apnsId) {
           const p = await api("/v1/pushes/" + encodeURIComponent(apnsId));
-          state.pushes.set(p.apnsId, {...state.pushes.get(p.apnsId), ...p});
+          state.pushes.set(p.apnsUniqueId, {...state.pushes.get(p.apnsUniqueId), ...p});
+          // Opened by an apns-id: the dot to mark is this push's.
+          if (state.selected?.kind === "push") state.selected.id = p.apnsUniqueId;
           const wake = p.wakeId != null ? state.wakes.get(p.wakeId) : null;
           let payload = p.payload;
           try { payload = JSON.stringify(JSON.parse(p.payload), null, 2); } catch (error) { /* shown as sent */ }
@@ -764,7 +768,7 @@ enum TimelinePage {
           return `<h2>wake ${w.id}: <span data-result="${esc(w.result || "running")}">${esc(w.result || "running")}</span></h2>` +
             `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
             table([
-              ["delivered", pushLink(w.apnsId)], ["coalesced into it", w.coalesced.map(pushLink).join(", ") || "none"],
+              ["delivered", pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)], ["coalesced into it", w.coalesced.map(id => pushLink(id)).join(", ") || "none"],
               ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],
               ["device", `<span class="mono">${esc(w.deviceToken)}</span>`], ["app", esc(w.topic)],
             ]) + (w.stderr ? `<h3>the handler's stderr</h3><pre class="stderr">${esc(w.stderr)}</pre>` : "");
@@ -818,10 +822,10 @@ enum TimelinePage {
             ["state", badges(d) || "as it comes: nothing holds it back"], ["battery", d.batteryLevel + "%" + (d.charging ? ", charging" : "")],
             ["thermal", esc(d.thermalState)], ["network", esc(d.network)], ["daily budget", d.dailyBudget != null ? esc(d.dailyBudget) : "the profile's"],
           ]);
-          if (waiting.length) html += `<b>waiting</b><ul>` + waiting.map(p => `<li>${pushLink(p.apnsId)}: ${esc(p.why.text)}</li>`).join("") + `</ul>`;
+          if (waiting.length) html += `<b>waiting</b><ul>` + waiting.map(p => `<li>${pushLink(p.apnsUniqueId, p.apnsId)}: ${esc(p.why.text)}</li>`).join("") + `</ul>`;
           html += `<b>wakes</b> (${wakes.length} loaded)<ol class="wakes">` + wakes.map(w =>
             `<li class="wake-item" data-wake-id="${w.id}">${wakeLink(w.id)} at ${when(w.startedAt)}: ${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}, ` +
-            `delivered ${pushLink(w.apnsId)}${w.coalesced.length ? ", coalesced " + w.coalesced.map(pushLink).join(", ") : ""}</li>`).join("") + `</ol>`;
+            `delivered ${pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)}${w.coalesced.length ? ", coalesced " + w.coalesced.map(id => pushLink(id)).join(", ") : ""}</li>`).join("") + `</ol>`;
           return html;
         }
 
@@ -864,7 +868,7 @@ enum TimelinePage {
           if (target.dataset.row) return showPanel({kind: "row", id: target.dataset.row});
           if (target.dataset.wakeId) return showPanel({kind: "wake", id: Number(target.dataset.wakeId)});
           if (target.dataset.runId) return showPanel({kind: "run", id: Number(target.dataset.runId)});
-          if (target.dataset.apnsId) return showPanel({kind: "push", id: target.dataset.apnsId});
+          if (target.dataset.pushId) return showPanel({kind: "push", id: target.dataset.pushId});
         });
         document.addEventListener("keydown", event => { if (event.key === "Escape" && !$("panel").hidden) closePanel(); });
 

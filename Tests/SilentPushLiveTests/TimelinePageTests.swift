@@ -95,6 +95,32 @@ import Testing
         #expect(wakePanel.contains(SilentPushdDeviceTests.apnsID(3)) && wakePanel.contains(SilentPushdDeviceTests.apnsID(2)), "\(wakePanel)")
     }
 
+    /// A provider that sends one apns-id again (a retry after 503s) has a dot for each push,
+    /// each with its own fate, and each dot opens its own push.
+    @Test func pushesThatShareAnAPNsIDEachHaveTheirDotAndFate() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let rule = #"{"match": {"device": "\#(SamplePush.deviceToken)"}, "count": 2, "action": {"reason": "ServiceUnavailable"}}"#
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/faults", body: rule).status == 201)
+        let client = try await TestPushClient.connect(port: h2c)
+        let id = SilentPushdDeviceTests.apnsID(1)
+        #expect(try await [client.push(apnsID: id).status, client.push(apnsID: id).status, client.push(apnsID: id).status] == [503, 503, 200])
+        await client.close()
+        let pushes = try #require(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes").json["pushes"] as? [[String: Any]])
+        let oldest = try #require(pushes.last?["apnsUniqueId"] as? String)
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/",
+            [
+                ("expect", Self.push(1)), ("read", "#rows"), ("click", ".push[data-push-id=\"\(oldest)\"]"), ("expect", "#panel[data-kind=push]"),
+                ("read", "#panel"),
+            ])
+        let rows = page.html("#rows")
+        #expect(rows.components(separatedBy: "data-apns-id=\"\(id)\"").count - 1 == 3, "\(rows.prefix(3000))")
+        #expect(rows.components(separatedBy: #"data-fate="injected""#).count - 1 == 2 && rows.contains(#"data-fate="delivered""#))
+        let panel = try #require(page.all("#panel").first)
+        #expect(panel.html.contains(#"<span data-fate="injected">injected</span>"#), "the oldest push's own fate: \(panel.text)")
+    }
+
     /// Devices whose tokens share a long prefix get names that tell them apart, the full token
     /// on hover, and their state as badges.
     @Test func rowsTellDevicesApartAndShowTheirState() async throws {
