@@ -127,12 +127,14 @@ public struct DeviceControl: Sendable {
     /// Every device the device side knows (it received a push for it, or its state was set),
     /// with the topics of its apps.
     public func knownDevices() -> [String: Set<String>] {
-        runtime.inspect { recorder in
-            var devices: [String: Set<String>] = [:]
-            for app in recorder.policy.knownApps { devices[app.device, default: []].insert(app.topic) }
-            for device in recorder.policy.devicesWithState where devices[device] == nil { devices[device] = [] }
-            return devices
-        }
+        // A copy of the policy (its storage shared until the next push changes it) is taken
+        // under the lock; the walk of every app is made outside it, so pushes do not wait for
+        // a listing of 100,000 devices.
+        let policy = runtime.inspect { $0.policy }
+        var devices: [String: Set<String>] = [:]
+        for app in policy.knownApps { devices[app.device, default: []].insert(app.topic) }
+        for device in policy.devicesWithState where devices[device] == nil { devices[device] = [] }
+        return devices
     }
 
     /// `device`'s state as the policy holds it.

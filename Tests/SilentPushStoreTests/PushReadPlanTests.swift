@@ -1,0 +1,41 @@
+import Foundation
+import GRDB
+import SilentPushCore
+import SilentPushStore
+import SilentPushTestSupport
+import Testing
+
+/// The lists' reads seek where their filters let them: a page after a cursor starts at the
+/// cursor, not at the newest row (an export read every row above each page again).
+@Suite struct PushReadPlanTests {
+    static func plan(_ statement: StoreStatement, in path: String) throws -> String {
+        let queue = try DatabaseQueue(path: path)
+        let arguments = StatementArguments(
+            statement.arguments.map { value -> (any DatabaseValueConvertible)? in
+                switch value {
+                case .null: nil
+                case .integer(let integer): integer
+                case .real(let real): real
+                case .text(let text): text
+                case .blob(let bytes): Data(bytes)
+                }
+            })
+        return try queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: arguments).map { $0["detail"] as String }
+                .joined(separator: "\n")
+        }
+    }
+
+    @Test func aPageAfterACursorSeeksToIt() async throws {
+        let path = PushStoreTests.temporaryPath()
+        let store = try await PushStore.open(.file(path))
+        try await store.write((1...10).map { .insertPush(PushStoreTests.push($0)) })
+        defer { Task { try? await store.close() } }
+        let after = try Self.plan(PushStore.pushesStatement(PushQuery(before: 5, limit: 2)), in: path)
+        #expect(after.contains("SEARCH pushes USING INTEGER PRIMARY KEY (rowid<?)"), "\(after)")
+        let filtered = try Self.plan(PushStore.pushesStatement(PushQuery(fate: .pending, before: 5, limit: 2)), in: path)
+        #expect(filtered.contains("SEARCH pushes USING INTEGER PRIMARY KEY (rowid<?)"), "\(filtered)")
+        #expect(try await store.pushes(PushQuery(before: 5, limit: 2)).map(\.id) == [4, 3])
+        #expect(try await store.pushes(PushQuery(limit: 2)).map(\.id) == [10, 9])
+    }
+}
