@@ -120,7 +120,7 @@ public final class PushStore: Sendable {
                 // A connection that finds the file locked waits instead of failing at once. The
                 // lock is ours: a store dropped just before (its last connection checkpoints and
                 // removes the WAL under an exclusive lock as it closes), or a checkpoint.
-                configuration.busyMode = .timeout(5)
+                configuration.busyMode = .timeout(Double(SQLiteEngine.busyTimeoutMilliseconds) / 1000)
                 // WAL with synchronous=NORMAL: a commit is in the log before it returns, so a
                 // killed process loses nothing it answered (a power cut may lose the last ones).
                 configuration.prepareDatabase { db in

@@ -151,15 +151,22 @@ final class SQLiteEngine: StoreEngine {
         }
     }
 
+    /// How long a connection that finds the file locked waits before it fails.
+    static let busyTimeoutMilliseconds = 5000
+
     /// Copies the WAL into the database beside the writer, then cuts the file back to nothing
     /// between two commits on the writer itself (a TRUNCATE checkpoint on another connection
     /// would hold the write lock and fail the commits meanwhile): after a pruning pass whose
-    /// large WAL no further commit may come to reset.
+    /// large WAL no further commit may come to reset. The cut is tried once, with no wait: it
+    /// needs every reader gone, and waiting for an export's reads held every commit behind it
+    /// for seconds; a WAL not cut now is reused from its start all the same.
     func checkpoint() async {
         guard let checkpointer, !closed.load(ordering: .acquiring), !checkpointing.exchange(true, ordering: .acquiring) else { return }
         _ = try? await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
         checkpointing.store(false, ordering: .releasing)
         _ = try? await database.writeWithoutTransaction { db in
+            try? db.execute(sql: "PRAGMA busy_timeout = 0")
+            defer { try? db.execute(sql: "PRAGMA busy_timeout = \(Self.busyTimeoutMilliseconds)") }
             if (try? db.checkpoint(.truncate)) != nil { self.walFrames.store(0, ordering: .relaxed) }
         }
     }
