@@ -63,8 +63,14 @@ extension PushStore {
         var transferDeletes: [StoreStatement] = []
         if let found = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
             let boundary = before.map { min(found, $0 &- 1) } ?? found
+            // With each push, when the wake it rode started: a push kept waiting past the age
+            // limit and delivered since stays with its wake, which is new.
             let rows = try await reader.rows(
-                "SELECT id, fate, wake_id FROM push_fates WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", [after, boundary, batch], cached: true)
+                """
+                SELECT push_fates.id AS id, push_fates.fate AS fate, push_fates.wake_id AS wake_id, wakes.started_at AS woke_at
+                FROM push_fates LEFT JOIN wakes ON wakes.id = push_fates.wake_id
+                WHERE push_fates.id > ? AND push_fates.id <= ? ORDER BY push_fates.id LIMIT ?
+                """, [after, boundary, batch], cached: true)
             pruned.examined = rows.count
             pruned.lastExamined = rows.last?["id"] ?? after
             var newestWake: Int64?
@@ -72,12 +78,16 @@ extension PushStore {
             for row in rows {
                 let id: Int64 = row["id"]
                 let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
+                let wokeAt: Int64? = row["woke_at"]
+                let wokeRecently = cutoff.map { cutoff in wokeAt.map { $0 >= cutoff } ?? false } ?? false
                 switch fate.kind {
                 // Clustered, other receivers hold pushes too: every pending push stays.
                 case .pending where clustered || held.contains(UInt64(bitPattern: id)):
                     kept.append(id)
                 case .delivered where held.contains(UInt64(bitPattern: id)):
                     kept.append(id)  // its wake still runs
+                case .delivered where wokeRecently, .coalesced where wokeRecently:
+                    kept.append(id)  // its wake is within the age limit
                 case .delivered, .coalesced:
                     if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
                 default:
@@ -98,12 +108,16 @@ extension PushStore {
             // The wakes that delivered them go too, once finished and once the push each
             // delivered is gone; a coalesced push's wake goes with the push it delivered.
             if let newestWake {
-                deletes.append(
-                    (
+                let statement =
+                    if let cutoff {
                         StoreStatement(
-                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ?", [newestWake, pruned.lastExamined]),
-                        \.wakes
-                    ))
+                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ? AND started_at < ?",
+                            [newestWake, pruned.lastExamined, cutoff])
+                    } else {
+                        StoreStatement(
+                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ?", [newestWake, pruned.lastExamined])
+                    }
+                deletes.append((statement, \.wakes))
             }
         }
         if let boundary = try await boundary(of: "task_runs", time: "started_at", maximumCount: maximumCount, cutoff: cutoff) {

@@ -65,6 +65,32 @@ import Testing
         #expect(kept == Array((95...100).reversed()) + [20])
     }
 
+    /// A push older than the age limit that waited (held, or offline) and was delivered since
+    /// stays with its wake, which is new; the pushes coalesced into that wake stay too.
+    @Test(arguments: StoreEngineKind.allCases) func anOldPushDeliveredByARecentWakeStaysWithIt(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        try await store.write([
+            .insertPush(PushStoreTests.push(1, fate: .delivered(by: 7))), .insertPush(PushStoreTests.push(2, fate: .delivered(by: 8))),
+            .insertPush(PushStoreTests.push(3, fate: .coalesced(into: 8))),
+            .insertWake(
+                WakeRecord(
+                    id: 7, deviceToken: "aa", topic: "com.example.app", pushID: 1, generation: 0, startedAt: .init(millisecondsSinceEpoch: 1_500),
+                    deadline: .init(millisecondsSinceEpoch: 31_500))),
+            .finishWake(id: 7, finishedAt: 1_600, result: .newData),
+            .insertWake(
+                WakeRecord(
+                    id: 8, deviceToken: "bb", topic: "com.example.app", pushID: 2, generation: 0, startedAt: .init(millisecondsSinceEpoch: 50_000),
+                    deadline: .init(millisecondsSinceEpoch: 80_000))),
+            .finishWake(id: 8, finishedAt: 50_100, result: .newData),
+        ])
+        // Every push arrived by 1,003 ms; the cutoff is 10,000.
+        let pruned = try await store.prune(olderThan: 10_000, maximumCount: nil, batch: 100)
+        #expect(pruned.pushes == 1 && pruned.wakes == 1)
+        #expect(try await store.pushes(limit: 10).map(\.id) == [3, 2])
+        #expect(try await store.wake(id: 8) != nil)
+        #expect(try await store.wake(id: 7) == nil)
+    }
+
     /// Batches that keep different pushes run the same statement texts: SQLite's writer keeps
     /// each text it ran prepared for its life, so a text naming the kept ids grew it by one
     /// statement a batch, for as long as the receiver ran.
