@@ -152,8 +152,10 @@ public final class Receiver: Service, Sendable {
             store: runtime.store, retention: configuration.retention, interval: configuration.retentionPassInterval,
             now: { [runtime] in runtime.clock.now },
             held: { [runtime] in
-                // Under the lock: a push with a later id was not yet stepped when the set was read.
-                runtime.inspect { ($0.retainedPushes, Int64(clamping: runtime.nextPushID.load(ordering: .relaxed))) }
+                // Under the lock: a push with a later id was not yet stepped when the set was
+                // read. Clustered, every pending push is kept, and the other members number
+                // from blocks above this one's.
+                runtime.inspect { ($0.retainedPushes, runtime.clustered ? nil : Int64(clamping: runtime.nextPushID.load(ordering: .relaxed))) }
             },
             removeTransferFiles: { [runtime] transfers in
                 // A URL another record still validates keeps the body a 304 hands out.
