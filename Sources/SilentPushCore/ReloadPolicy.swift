@@ -19,6 +19,8 @@ public struct ReloadPolicy: Sendable {
     /// The most reloads one extension on one device makes in any 24 hours; nil: no budget
     /// (the `debugger` and `off` profiles).
     public let dailyBudget: Int?
+    /// The longest APNs keeps a push for an offline device (`WakeSettings.apnsStorageLimit`).
+    public let apnsStorageLimit: Duration
     /// Each device's extensions, by topic.
     private var devices: [String: [String: Extension]] = [:]
     private var timers = InstantHeap<DeviceInstant, Target>()
@@ -72,9 +74,11 @@ public struct ReloadPolicy: Sendable {
         var held: Held?
     }
 
-    /// A policy with `dailyBudget` reloads per extension per day (nil: no budget).
-    public init(dailyBudget: Int?) {
+    /// A policy with `dailyBudget` reloads per extension per day (nil: no budget), whose
+    /// pushes for an offline device APNs keeps up to their expiry or `apnsStorageLimit`.
+    public init(dailyBudget: Int?, apnsStorageLimit: Duration = .seconds(30 * 86_400)) {
         self.dailyBudget = dailyBudget.map { max(0, $0) }
+        self.apnsStorageLimit = apnsStorageLimit
     }
 
     /// When the next held push may reload or expire; nil when nothing waits on the clock.
@@ -109,9 +113,13 @@ public struct ReloadPolicy: Sendable {
                 actions.append(.expired(push: push.id, coalesced: riders))
                 return actions
             }
+            // Kept up to its expiry, or APNs's storage limit.
+            var kept = push
+            let limit = now.advanced(by: apnsStorageLimit)
+            kept.expiresAt = push.expiresAt.map { min($0, limit) } ?? limit
             devices[push.target.device, default: [:]][push.target.topic, default: Extension()].held = Held(
-                push: push, place: .apns, riders: riders)
-            if let expiresAt = push.expiresAt { timers.insert(push.target, at: expiresAt) }
+                push: kept, place: .apns, riders: riders)
+            if let expiresAt = kept.expiresAt { timers.insert(push.target, at: expiresAt) }
             actions.append(.wait(push: push.id, why: .offline))
             return actions
         }

@@ -113,6 +113,9 @@ extension DeviceRecorder {
         // Transfers not ended start again (a running try resumes from its bytes kept), and a
         // session that ended without its relaunch asked for relaunches the app.
         actions.append(restoreTransfers(snapshot.transfers, now: now))
+        // What the activities put back should have done by now (gone stale, ended at 8 hours,
+        // been dismissed) happens now, not at the next event.
+        record(activities.advance(to: now), into: &actions)
         return finish(actions)
     }
 

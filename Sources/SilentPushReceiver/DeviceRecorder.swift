@@ -259,7 +259,7 @@ package struct DeviceRecorder {
         self.transfers = transfers
         nextTaskRequestID = firstTaskRequestID
         self.activities = activities
-        self.reloads = reloads ?? ReloadPolicy(dailyBudget: policy.settings.effectiveReloadBudget)
+        self.reloads = reloads ?? ReloadPolicy(dailyBudget: policy.settings.effectiveReloadBudget, apnsStorageLimit: policy.settings.apnsStorageLimit)
         self.armsTimers = armsTimers
     }
 
@@ -280,12 +280,26 @@ package struct DeviceRecorder {
         return nextTaskRequestID
     }
 
+    /// When the system-clock timer fires next: the next deadline, while running (timers no
+    /// longer fire while stopping: one left armed at a past instant woke the timer at once,
+    /// without end, for the whole shutdown grace).
+    package var timerDeadline: DeviceInstant? {
+        guard case .running = lifecycle else { return nil }
+        return nextDeadline
+    }
+
     /// What every event ends with: the timer to arm when the policy's next deadline moved
     /// before it, and the pending-slots gauge when the count moved.
     mutating func finish(_ actions: consuming Actions) -> Actions {
-        if armsTimers, let next = nextDeadline, armedTimer.map({ next < $0 }) ?? true {
-            armedTimer = next
-            actions.armTimer = next
+        if armsTimers {
+            let next = timerDeadline
+            // Another step fired the armed instant (or timers stopped): forgotten, so that a
+            // later deadline is armed, and the timer told, again.
+            if let armed = armedTimer, next.map({ $0 > armed }) ?? true { armedTimer = nil }
+            if let next, armedTimer.map({ next < $0 }) ?? true {
+                armedTimer = next
+                actions.armTimer = next
+            }
         }
         if policy.pendingSlotCount != reportedPendingSlots {
             reportedPendingSlots = policy.pendingSlotCount

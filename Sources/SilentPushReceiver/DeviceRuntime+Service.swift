@@ -61,7 +61,7 @@ extension DeviceRuntime: Service {
     /// Fires the policy's deadlines on the system clock, each as it comes, until cancelled.
     private func runTimer() async {
         while !Task.isCancelled {
-            let next = inspect { $0.nextDeadline }
+            let next = inspect { $0.timerDeadline }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.timerMoved.wait() }
                 if let next {

@@ -127,6 +127,19 @@ import Testing
         #expect(policy.deviceOnline(Self.device, now: Self.at(100)).isEmpty)
     }
 
+    /// With no expiry (or a later one), APNs keeps it for an offline device up to its storage
+    /// limit, as it does a background push: it was kept for ever.
+    @Test func offlineAPushExpiresAtTheStorageLimitAtLatest() {
+        var policy = ReloadPolicy(dailyBudget: 5, apnsStorageLimit: .seconds(30 * 86_400))
+        #expect(policy.receive(Self.push(1), online: false, now: Self.at(0)) == [.wait(push: 1, why: .offline)])
+        #expect(policy.nextDeadline == Self.at(30 * 86_400))
+        #expect(policy.advance(to: Self.at(30 * 86_400)) == [.expired(push: 1, coalesced: 0)])
+        _ = policy.receive(Self.push(2, expiresAt: Self.at(90 * 86_400)), online: false, now: Self.at(40 * 86_400))
+        #expect(policy.nextDeadline == Self.at(70 * 86_400))
+        #expect(
+            policy.deviceOnline(Self.device, now: Self.at(75 * 86_400)) == [.expired(push: 2, coalesced: 0)], "expired at the limit, not reloaded")
+    }
+
     @Test func backOnlineAHeldPushStillMeetsTheBudget() {
         var policy = ReloadPolicy(dailyBudget: 1)
         _ = policy.receive(Self.push(1), online: true, now: Self.at(0))

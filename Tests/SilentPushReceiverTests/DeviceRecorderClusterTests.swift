@@ -57,6 +57,22 @@ import Testing
         #expect(Self.receive(&recorder, 9, device: Self.token(in: 0), at: Self.t0.advanced(by: .seconds(62))).reply == .notOwner)
     }
 
+    /// An activity put back past its stale date goes stale as it is adopted, not at the next
+    /// event (on a manual clock, the next move).
+    @Test func anAdoptedActivityPastItsStaleDateGoesStaleAtOnce() throws {
+        var recorder = Self.clustered()
+        let app = LiveActivityApp(device: Self.token(in: 1), bundleID: "com.example.app")
+        var snapshot = DeviceSnapshot()
+        snapshot.activities = [
+            LiveActivity(
+                id: "A1", app: app, attributesType: "GameAttributes", attributes: "{}", subscription: .token("T1"), contentState: "{}",
+                staleDate: Self.t0.advanced(by: .seconds(60)), startedAt: Self.t0)
+        ]
+        let adopted = recorder.adopt(snapshot, shards: [1], now: Self.t0.advanced(by: .seconds(600)))
+        let recorded = adopted.changes.compactMap { if case .recordActivity(let activity) = $0 { activity } else { nil } }
+        #expect(recorded.map(\.id) == ["A1"] && recorded.first?.state == .stale, "\(recorded)")
+    }
+
     /// Broadcasts an adopted shard's channel activity missed while no receiver held its device
     /// reach it, each recorded as its decision (with the activity as it now shows); once
     /// the shards are let go, nothing is recorded for them.

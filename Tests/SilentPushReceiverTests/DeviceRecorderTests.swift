@@ -107,6 +107,32 @@ import Testing
         #expect(Self.receive(&system, 2, at: Self.at(1)).armTimer == nil, "the armed deadline is still the earliest")
     }
 
+    /// An armed instant another step fired is forgotten: a later deadline is armed again (it
+    /// was never armed, and the system-clock timer slept through it).
+    @Test func aDeadlineAfterOneAnotherStepFiredIsArmedAgain() throws {
+        var recorder = Self.recorder(armsTimers: true)
+        let first = Self.receive(&recorder, 1, at: Self.t0)
+        let deadline = try #require(first.runs.first?.start.deadline)
+        #expect(first.armTimer == deadline)
+        // Not the timer: another event at a later time fires the deadline.
+        #expect(recorder.advance(to: deadline.advanced(by: .seconds(1))).armTimer == nil)
+        #expect(recorder.nextDeadline == nil)
+        let later = Self.receive(&recorder, 2, at: Self.at(3600))
+        let next = try #require(later.runs.first?.start.deadline)
+        #expect(later.armTimer == next)
+    }
+
+    /// While stopping, timers fire nothing: none is armed, so the system-clock timer does not
+    /// wake for one due in the past, again and again, for the whole grace.
+    @Test func whileStoppingNoTimerIsArmed() throws {
+        var recorder = Self.recorder(armsTimers: true)
+        let deadline = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start.deadline)
+        _ = recorder.beginShutdown()
+        #expect(recorder.timerDeadline == nil && recorder.nextDeadline == deadline)
+        #expect(recorder.timerFired(at: deadline, now: deadline.advanced(by: .seconds(1))).armTimer == nil)
+        #expect(recorder.timerFired(at: deadline, now: deadline.advanced(by: .seconds(2))).armTimer == nil)
+    }
+
     @Test func stoppingRefusesPushesAndCutsTheWakesStillRunning() throws {
         var recorder = Self.recorder()
         let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
