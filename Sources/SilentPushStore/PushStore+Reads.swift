@@ -171,16 +171,29 @@ extension PushStore {
     /// The apns-ids coalesced into each of `wakeIDs`, oldest first, in one query (a page of
     /// wakes reads them at once, not one query per wake).
     public func coalescedAPNsIDs(wakeIDs: [UInt64]) async throws -> [UInt64: [String]] {
-        guard !wakeIDs.isEmpty else { return [:] }
-        // Whole numbers only: the list is safe to write into the statement.
-        let list = wakeIDs.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
         var coalesced: [UInt64: [String]] = [:]
-        let rows = try await reader.rows(
-            "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id", [PushFate.Kind.coalesced.rawValue])
-        for row in rows {
-            coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
+        // A hundred at a time: with a thousand, SQLite judged a scan of every push cheaper
+        // than the index on wake_id (0.4 s a page of an export, against 0.1 ms).
+        var start = 0
+        while start < wakeIDs.count {
+            let chunk = wakeIDs[start..<min(start + Self.wakesPerCoalescedRead, wakeIDs.count)]
+            start = chunk.endIndex
+            for row in try await reader.rows(Self.coalescedStatement(wakeIDs: chunk), cached: false) {
+                coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
+            }
         }
         return coalesced
+    }
+
+    /// How many wakes one read of their coalesced pushes names.
+    package static let wakesPerCoalescedRead = 100
+
+    /// The read of the apns-ids coalesced into `wakeIDs`.
+    package static func coalescedStatement(wakeIDs: some Collection<UInt64>) -> StoreStatement {
+        // Whole numbers only: the list is safe to write into the statement.
+        let list = wakeIDs.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
+        return StoreStatement(
+            "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id", [PushFate.Kind.coalesced.rawValue])
     }
 
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the

@@ -38,4 +38,20 @@ import Testing
         #expect(try await store.pushes(PushQuery(before: 5, limit: 2)).map(\.id) == [4, 3])
         #expect(try await store.pushes(PushQuery(limit: 2)).map(\.id) == [10, 9])
     }
+
+    /// A page of wakes reads their coalesced pushes through the index on wake_id (with a
+    /// thousand ids at once, SQLite scanned every push instead).
+    @Test func thePushesCoalescedIntoAPageOfWakesAreFoundByTheirIndex() async throws {
+        let path = PushStoreTests.temporaryPath()
+        let store = try await PushStore.open(.file(path))
+        try await store.write([
+            .insertPush(PushStoreTests.push(1, fate: .coalesced(into: 5))), .insertPush(PushStoreTests.push(2, fate: .delivered(by: 5))),
+        ])
+        defer { Task { try? await store.close() } }
+        let ids = (1...UInt64(PushStore.wakesPerCoalescedRead)).map { $0 * 5 }
+        let plan = try Self.plan(PushStore.coalescedStatement(wakeIDs: ids), in: path)
+        #expect(plan.contains("SEARCH pushes USING INDEX pushes_by_wake (wake_id=?)"), "\(plan)")
+        let read = try await store.coalescedAPNsIDs(wakeIDs: (1...1000).map { UInt64($0) })
+        #expect(read == [5: [PushStoreTests.push(1).apnsID]])
+    }
 }
