@@ -148,11 +148,13 @@ package struct PushExpectation: Sendable {
         let text = why?["text"] as? String
         let until = (why?["until"] as? String).flatMap { ISO8601Timestamp.millisecondsSinceEpoch(parsing: $0) }
         let line = "push \(apnsID) is \(fate)\(text.map { " (\($0))" } ?? "")"
-        // Only a pending push, or one coalesced into a push still waiting (no wake yet: the
-        // wake, an expiry or a drop of its successor decides it), can still change.
+        // Only a pending push, or one coalesced into a push still waiting for its wake or
+        // reload (no wake yet: the wake, an expiry or a drop of its successor decides it), can
+        // still change. (A Live Activity push coalesced is settled: no wake ever takes it.)
         let waiting =
             fate == PushFate.Kind.pending.rawValue
-            || (fate == PushFate.Kind.coalesced.rawValue && (push["wakeId"] == nil || push["wakeId"] is NSNull))
+            || (fate == PushFate.Kind.coalesced.rawValue && push["pushType"] as? String != APNsPushType.liveactivity.rawValue
+                && (push["wakeId"] == nil || push["wakeId"] is NSNull))
         return (fate == expected.rawValue, !waiting, line, until)
     }
 

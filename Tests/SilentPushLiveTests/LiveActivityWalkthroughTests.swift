@@ -86,5 +86,13 @@ import Testing
         // Stats count it coalesced for good: it rides no wake, so it waits for none.
         let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json["pushes"] as? [String: Int]
         #expect(stats?["coalesced"] == 1 && stats?["coalescedWaiting"] == nil, "\(String(describing: stats))")
+        // And `pushsend expect` takes it as settled: another fate fails at once, the shared
+        // manual clock unmoved.
+        let clock = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"] as? String
+        let expect = try await PushSendExpectTests.pushsend([
+            "expect", "--admin", "http://127.0.0.1:\(admin)", "--apns-id", ids[1], "--fate", "delivered", "--within", "3h",
+        ])
+        #expect(expect.status == 1 && expect.output.contains("is coalesced"), "\(expect.output)")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"] as? String == clock)
     }
 }
