@@ -166,6 +166,14 @@ public struct ReloadPolicy: Sendable {
         devices[target.device, default: [:]][target.topic, default: Extension()].reloads = reloads.filter { $0 > since }.sorted()
     }
 
+    /// The app on `device` was deleted (a reinstall gives it a new token): what its
+    /// extensions held never reloads, and their reloads are no longer counted.
+    public mutating func appDeleted(device: String) -> [ReloadAction] {
+        let held = (devices[device] ?? [:]).keys.sorted().compactMap { devices[device]?[$0]?.held }
+        devices[device] = nil
+        return held.map { .appDeleted(push: $0.push.id, coalesced: $0.riders) }
+    }
+
     /// Forgets `device` (nil: every device).
     public mutating func forget(device: String?) {
         if let device { devices[device] = nil } else { devices = [:] }
@@ -238,4 +246,7 @@ public enum ReloadAction: Sendable, Equatable {
     /// `push`, and the `coalesced` pushes it replaced, expired at APNs before the device came
     /// back online.
     case expired(push: UInt64, coalesced: Int)
+    /// The app was deleted while `push` (and the `coalesced` pushes it replaced) waited: it
+    /// never reloads the deleted install.
+    case appDeleted(push: UInt64, coalesced: Int)
 }

@@ -67,6 +67,10 @@ extension DeviceRecorder {
                 actions.settle(push, .expired, arriving: &arriving)
                 actions.close(push, .expired, arriving: arriving)
                 actions.metrics.expired += 1 + coalesced
+            case .appDeleted(let push, let coalesced):
+                actions.settle(push, .dropped(.appDeleted), arriving: &arriving)
+                actions.close(push, .dropped(.appDeleted), arriving: arriving)
+                actions.metrics.dropped(.appDeleted, count: 1 + coalesced)
             }
         }
     }

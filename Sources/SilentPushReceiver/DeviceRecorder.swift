@@ -466,6 +466,7 @@ package struct DeviceRecorder {
         apply(policy.appDeleted(device: device, now: now), to: &actions)
         record(transfers.forceQuit(device: device, now: now), into: &actions, now: now)
         record(activities.appDeleted(device: device, now: now), into: &actions)
+        record(reloads.appDeleted(device: device), into: &actions)
         return finish(actions)
     }
 

@@ -140,6 +140,17 @@ import Testing
             policy.deviceOnline(Self.device, now: Self.at(75 * 86_400)) == [.expired(push: 2, coalesced: 0)], "expired at the limit, not reloaded")
     }
 
+    /// A reinstall: what the deleted install's extensions held never reloads it.
+    @Test func whatAnExtensionHeldIsDroppedWhenItsAppIsDeleted() {
+        var policy = ReloadPolicy(dailyBudget: 1)
+        _ = policy.receive(Self.push(1), online: true, now: Self.at(0))
+        _ = policy.receive(Self.push(2), online: true, now: Self.at(10))
+        _ = policy.receive(Self.push(3), online: true, now: Self.at(20))
+        #expect(policy.appDeleted(device: Self.device) == [.appDeleted(push: 3, coalesced: 1)])
+        #expect(policy.advance(to: Self.at(2 * 86_400)).isEmpty, "no reload a day later")
+        #expect(policy.held(Self.widgets) == nil)
+    }
+
     @Test func backOnlineAHeldPushStillMeetsTheBudget() {
         var policy = ReloadPolicy(dailyBudget: 1)
         _ = policy.receive(Self.push(1), online: true, now: Self.at(0))

@@ -28,6 +28,17 @@ import Testing
         actions.changes.compactMap { if case .insertWake(let wake) = $0 { wake } else { nil } }
     }
 
+    /// A reinstall drops the widget push the deleted install held for its budget, and the
+    /// pushes it replaced with it: it reloaded the unregistered token a day later.
+    @Test func aReinstallDropsTheWidgetPushTheDeletedInstallHeld() throws {
+        var recorder = Self.recorder(reloadBudget: 1)
+        _ = recorder.receiveReload(Self.row(1, at: Self.at(0)), now: Self.at(0)) { _ in }
+        _ = recorder.receiveReload(Self.row(2, at: Self.at(1)), now: Self.at(1)) { _ in }
+        let deleted = recorder.appDeleted(Self.device, now: Self.at(2)) { _ in }
+        #expect(deleted.changes.contains(.setFate(push: 2, fate: .dropped(.appDeleted), generation: nil)), "\(deleted.changes)")
+        #expect(Self.wakes(recorder.advance(to: Self.at(2 * 86_400))).isEmpty)
+    }
+
     @Test func aWidgetPushIsAReloadWakeThatRunsNoFetch() throws {
         var recorder = Self.recorder()
         let actions = recorder.receiveReload(Self.row(1, at: Self.at(0)), now: Self.at(0)) { _ in }
