@@ -208,6 +208,35 @@ package struct PushExpectation: Sendable {
         return (met, final, line, until)
     }
 
+    /// The relaunches of done transfers whose file is not settled yet: whether one runs in real
+    /// time now (launched, or due), and the device times the others wait for: a pending one's
+    /// (a penalty), a launched one's time limit (a manual clock moves there; the handler is
+    /// given real time to end before it is crossed).
+    private func relaunchWaits(device: String, transfers: [[String: Any]], now: Int64) async throws -> (runs: Bool, until: [Int64]) {
+        let unsettled = transfers.filter { $0["state"] as? String == "done" && $0["file"] is NSNull && $0["relaunchRequestId"] is Int }
+        guard !unsettled.isEmpty else { return (false, []) }
+        func time(_ value: Any?) -> Int64? { (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)) }
+        let runs = try await object("/v1/task-runs?device=\(device)&neverRan=false&limit=1000")["runs"] as? [[String: Any]] ?? []
+        var realTime = false
+        var until: [Int64] = []
+        for topic in Set(unsettled.compactMap { $0["topic"] as? String }).sorted() {
+            let pending = try await object("/v1/devices/\(device)/apps/\(Self.encoded(topic))/tasks")["requests"] as? [[String: Any]] ?? []
+            for transfer in unsettled where transfer["topic"] as? String == topic {
+                let requestID = transfer["relaunchRequestId"] as? Int
+                let wait: Int64?
+                if let request = pending.first(where: { $0["id"] as? Int == requestID }) {
+                    wait = time((request["why"] as? [String: Any])?["until"])
+                } else {
+                    // Launched: its run's time limit, while it runs.
+                    let run = runs.first { $0["requestId"] as? Int == requestID && $0["finishedAt"] is NSNull }
+                    wait = time(run?["deadline"])
+                }
+                if let wait, wait > now { until.append(wait) } else { realTime = true }
+            }
+        }
+        return (realTime, until)
+    }
+
     private func transfersSeen(
         device: String, topic: String?, session: String?, state: TransferRecord.State, file: TransferRecord.FileFate?, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
@@ -226,16 +255,18 @@ package struct PushExpectation: Sendable {
         // An ended transfer's state never changes again.
         let ended = Set([TransferRecord.State.done, .failed, .cancelled].map(\.rawValue))
         let final = states.contains { ended.contains($0) && $0 != state.rawValue }
-        // A try under way, or a relaunch to come, runs in real time: `now` says wait for it.
-        // Else a retry's time, for a manual clock to move to.
-        let underWay = transfers.contains { $0["state"] as? String == "running" || ($0["state"] as? String == "done" && $0["file"] is NSNull) }
-        let until =
-            underWay && !met
-            ? now
-            : transfers.compactMap { transfer -> Int64? in
+        // A try under way, or a relaunch launched (or due), runs in real time: `now` says wait
+        // for it. Else a retry's time, or the time a relaunch still pending waits for (a
+        // penalty), for a manual clock to move to. A done transfer with no relaunch asked yet
+        // waits for its session's others, whose times are among the transfers'.
+        let (relaunchRuns, relaunchTimes) = try await relaunchWaits(device: device, transfers: transfers, now: now)
+        let underWay = relaunchRuns || transfers.contains { $0["state"] as? String == "running" }
+        let times =
+            transfers.compactMap { transfer -> Int64? in
                 guard let text = (transfer["why"] as? [String: Any])?["until"] as? String else { return nil }
                 return ISO8601Timestamp.millisecondsSinceEpoch(parsing: text).flatMap { $0 > now ? $0 : nil }
-            }.min()
+            } + relaunchTimes
+        let until = underWay && !met ? now : times.min()
         var counts: [String: Int] = [:]
         for transfer in transfers {
             let state = transfer["state"] as? String ?? ""

@@ -960,6 +960,15 @@ import Testing
             try await receiver.waitForTransfers { $0.count == 2 && $0.allSatisfy { $0.relaunchRequestID != nil } }
             let request = try #require(try await receiver.taskRequests().first { $0.state == .pending && $0.request.kind == .urlSession })
             #expect(request.why?.rule == .taskPenalty, "\(request)")
+            // pushsend expect moves the manual clock to the penalty's end, then to the relaunch's
+            // time limit (it waited in real time for a relaunch that was not running, for ever).
+            let admin = "http://127.0.0.1:\(try #require(receiver.adminPort))"
+            let expect = try await PushSendExpectTests.pushsend([
+                "expect", "--admin", admin, "--device", Self.device, "--transfer", "done", "--file", "deleted", "--within", "2h",
+            ])
+            #expect(expect.status == 0, "\(expect.output)\(expect.errorOutput)")
+            #expect(try await receiver.taskRuns().filter { $0.kind == .urlSession }.count == 2)
+            #expect(try await receiver.taskRequests().allSatisfy { $0.state != .pending }, "the penalty is over: the relaunch ran")
             await client.close()
         }
     }
