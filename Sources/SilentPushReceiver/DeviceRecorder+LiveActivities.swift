@@ -132,23 +132,29 @@ extension DeviceRecorder {
                 actions.changes.append(.recordActivity(activity))
             case .update(let update):
                 actions.changes.append(.insertActivityUpdate(update))
-                if let push = arriving, push.apnsID == update.source {
+                let key = HeldActivityPush(source: update.source, activityID: update.activityID)
+                let held = heldActivityPushes.isEmpty ? nil : heldActivityPushes[key]
+                // The arriving push's own decision, unless it is the coalescing of a push held
+                // before it with the same apns-id (an arriving push is never coalesced at once).
+                let replacesHeld: Bool =
+                    if case .coalesced = update.outcome, let held, held.id != arriving?.id { true } else { false }
+                if let push = arriving, push.apnsID == update.source, !replacesHeld {
                     let app =
                         update.activityID.flatMap { activities.activities[$0]?.app }
                         ?? LiveActivityApp(device: push.deviceToken, bundleID: LiveActivityApp.bundleID(ofTopic: push.topic))
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
                     arriving?.fate = fate(of: update, priority: priority, app: app, atAPNs: false, &actions)
                     if case .waiting = update.outcome {
-                        heldActivityPushes[update.source] = (push.id, priority, app, activities.isKeptForOffline(update.source))
+                        heldActivityPushes[key] = (push.id, priority, app, activities.isKeptForOffline(update.source))
                     }
-                } else if !heldActivityPushes.isEmpty, let held = heldActivityPushes[update.source] {
+                } else if let held {
                     let fate = fate(of: update, priority: held.priority, app: held.app, atAPNs: held.atAPNs, &actions)
                     actions.changes.append(.setFate(push: held.id, fate: fate, generation: nil))
                     if fate.coalescedByAPNs { actions.changes.append(.setCoalescedByAPNs(push: held.id)) }
                     if case .waiting = update.outcome {
-                        heldActivityPushes[update.source]?.atAPNs = activities.isKeptForOffline(update.source)
+                        heldActivityPushes[key]?.atAPNs = activities.isKeptForOffline(update.source)
                     } else {
-                        heldActivityPushes[update.source] = nil
+                        heldActivityPushes[key] = nil
                     }
                 }
             }

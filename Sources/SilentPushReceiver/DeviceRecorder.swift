@@ -174,10 +174,17 @@ package struct DeviceRecorder {
     package internal(set) var transfers: TransferPolicy
     /// The next task request's id: the app's submissions and the system's relaunches share it.
     package internal(set) var nextTaskRequestID: UInt64
-    /// Live Activity pushes an activity holds back, by apns-id: their row's id and priority,
-    /// so the fate the row shows follows the update when it is released or replaced, and
-    /// whether APNs keeps it for the offline device (a push replaced there says so).
-    var heldActivityPushes: [String: (id: UInt64, priority: APNsPriority, app: LiveActivityApp, atAPNs: Bool)] = [:]
+    /// Live Activity pushes an activity holds back, by apns-id and activity (a provider may
+    /// send several pushes with one apns-id): their row's id and priority, so the fate the row
+    /// shows follows the update when it is released or replaced, and whether APNs keeps it for
+    /// the offline device (a push replaced there says so).
+    var heldActivityPushes: [HeldActivityPush: (id: UInt64, priority: APNsPriority, app: LiveActivityApp, atAPNs: Bool)] = [:]
+
+    /// Which held push an activity's update decides: its source (the apns-id) and activity.
+    struct HeldActivityPush: Hashable {
+        var source: String
+        var activityID: String?
+    }
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
     /// Whether a move of the manual clock is under way, and to where: one at a time.

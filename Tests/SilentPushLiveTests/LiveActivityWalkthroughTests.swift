@@ -96,3 +96,33 @@ import Testing
         #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"] as? String == clock)
     }
 }
+
+extension LiveActivityWalkthroughTests {
+    /// Two priority-5 updates with one apns-id: the second replaces the first while both wait
+    /// for their opportunity, and each push's fate is its own (the first stayed pending for
+    /// ever, the second took its coalescing).
+    @Test func updatesThatShareAnAPNsIDEachGetTheirOwnFate() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let device = String(repeating: "e7", count: 32)
+        let started = try await SilentPushdDeviceTests.admin(
+            admin, "POST", "/v1/devices/\(device)/apps/com.example.app/activities", body: #"{"attributesType": "MatchAttributes"}"#)
+        let token = try #require(started.json["pushToken"] as? String)
+        let jwt = try DevProviderToken.make()
+        let id = "00000000-0000-4000-8000-0000000000c1"
+        for n in 1...2 {
+            let result = try await PeerProcess.run(
+                "curl",
+                [
+                    "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}", "-H", "authorization: bearer \(jwt)",
+                    "-H", "apns-topic: com.example.app.push-type.liveactivity", "-H", "apns-push-type: liveactivity", "-H", "apns-id: \(id)",
+                    "-H", "apns-priority: 5", "-d", #"{"aps":{"timestamp":\#(100 + n),"event":"update","content-state":{"n":\#(n)}}}"#,
+                    "http://127.0.0.1:\(h2c)/3/device/\(token)",
+                ])
+            #expect(result.output == "200")
+        }
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 3600}"#).status == 200)
+        let pushes = try #require(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes").json["pushes"] as? [[String: Any]])
+        #expect(pushes.map { $0["fate"] as? String ?? "-" } == ["delivered", "coalesced"], "newest first: \(pushes)")
+    }
+}
