@@ -63,6 +63,10 @@ extension PushStore {
         var transferDeletes: [StoreStatement] = []
         if let found = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
             let boundary = before.map { min(found, $0 &- 1) } ?? found
+            // Past the count limit a push goes whatever its wake's age; the age limit alone
+            // keeps one whose wake is recent.
+            let countBoundary =
+                cutoff == nil ? nil : try await self.boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: nil)
             // With each push, when the wake it rode started: a push kept waiting past the age
             // limit and delivered since stays with its wake, which is new.
             let rows = try await reader.rows(
@@ -79,7 +83,8 @@ extension PushStore {
                 let id: Int64 = row["id"]
                 let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
                 let wokeAt: Int64? = row["woke_at"]
-                let wokeRecently = cutoff.map { cutoff in wokeAt.map { $0 >= cutoff } ?? false } ?? false
+                let wokeRecently =
+                    (countBoundary.map { id > $0 } ?? true) && (cutoff.map { cutoff in wokeAt.map { $0 >= cutoff } ?? false } ?? false)
                 switch fate.kind {
                 // Clustered, other receivers hold pushes too: every pending push stays.
                 case .pending where clustered || held.contains(UInt64(bitPattern: id)):
@@ -109,7 +114,12 @@ extension PushStore {
             // delivered is gone; a coalesced push's wake goes with the push it delivered.
             if let newestWake {
                 let statement =
-                    if let cutoff {
+                    if let cutoff, let countBoundary {
+                        // A recent wake goes only with a push past the count limit.
+                        StoreStatement(
+                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ? AND (started_at < ? OR push_id <= ?)",
+                            [newestWake, pruned.lastExamined, cutoff, countBoundary])
+                    } else if let cutoff {
                         StoreStatement(
                             "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ? AND started_at < ?",
                             [newestWake, pruned.lastExamined, cutoff])

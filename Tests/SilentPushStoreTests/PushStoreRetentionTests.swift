@@ -91,6 +91,32 @@ import Testing
         #expect(try await store.wake(id: 7) == nil)
     }
 
+    /// Past the count limit a push goes whatever its wake's age, and its wake with it: the age
+    /// limit alone keeps a recent wake's pushes (with both limits set, as by default, the
+    /// count was never enforced).
+    @Test(arguments: StoreEngineKind.allCases) func pastTheCountLimitAPushGoesHoweverRecentItsWake(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        func wake(_ id: UInt64, push: UInt64) -> [StoreChange] {
+            [
+                .insertWake(
+                    WakeRecord(
+                        id: id, deviceToken: "aa", topic: "com.example.app", pushID: push, generation: 0,
+                        startedAt: .init(millisecondsSinceEpoch: 50_000), deadline: .init(millisecondsSinceEpoch: 80_000))),
+                .finishWake(id: id, finishedAt: 50_100, result: .newData),
+            ]
+        }
+        try await store.write(
+            [
+                .insertPush(PushStoreTests.push(1, fate: .delivered(by: 7))), .insertPush(PushStoreTests.push(2, fate: .coalesced(into: 8))),
+                .insertPush(PushStoreTests.push(3, fate: .delivered(by: 8))),
+            ] + wake(7, push: 1) + wake(8, push: 3))
+        let pruned = try await store.prune(olderThan: 10_000, maximumCount: 1, batch: 100)
+        #expect(pruned.pushes == 2 && pruned.wakes == 1)
+        #expect(try await store.pushes(limit: 10).map(\.id) == [3])
+        #expect(try await store.wake(id: 7) == nil)
+        #expect(try await store.wake(id: 8) != nil)
+    }
+
     /// Batches that keep different pushes run the same statement texts: SQLite's writer keeps
     /// each text it ran prepared for its life, so a text naming the kept ids grew it by one
     /// statement a batch, for as long as the receiver ran.
