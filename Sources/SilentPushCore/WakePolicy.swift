@@ -638,7 +638,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant) {
         actions.append(.cancelWake(wakeID: wakeID, app: apps[slot]))
         states[slot].runningWake = 0
-        states[slot].nextAllowed = states[slot].nextAllowed.map { $0.advanced(by: settings.minimumInterval) }
+        // From the wake's start, the interval after an overrun (`overrunFactor` times the minimum).
+        states[slot].nextAllowed = states[slot].nextAllowed.map {
+            $0.advanced(by: settings.interval(afterOverrun: true) - settings.minimumInterval)
+        }
         states[slot].overran = true
         runningFetches -= 1
         evaluate(slot, now: now, announcePending: false)

@@ -132,7 +132,8 @@ extension DeviceRecorder {
                 actions.changes.append(.recordActivity(activity))
             case .update(let update):
                 actions.changes.append(.insertActivityUpdate(update))
-                let key = HeldActivityPush(source: update.source, activityID: update.activityID)
+                let exact = HeldActivityPush(source: update.source, activityID: update.activityID)
+                let key = heldActivityPushes.isEmpty ? exact : heldKey(for: update)
                 let held = heldActivityPushes.isEmpty ? nil : heldActivityPushes[key]
                 // The arriving push's own decision, unless it is the coalescing of a push held
                 // before it with the same apns-id (an arriving push is never coalesced at once).
@@ -145,7 +146,7 @@ extension DeviceRecorder {
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
                     arriving?.fate = fate(of: update, priority: priority, app: app, atAPNs: false, &actions)
                     if case .waiting = update.outcome {
-                        heldActivityPushes[key] = (push.id, priority, app, activities.isKeptForOffline(update.source))
+                        heldActivityPushes[exact] = (push.id, priority, app, activities.isKeptForOffline(update.source))
                     }
                 } else if let held {
                     let fate = fate(of: update, priority: held.priority, app: held.app, atAPNs: held.atAPNs, &actions)
@@ -159,6 +160,19 @@ extension DeviceRecorder {
                 }
             }
         }
+    }
+
+    /// Where the push `update` decides is held: under its source and activity; a start kept
+    /// for an offline device was held with no activity yet, and a decision with none (the
+    /// activity gone) takes the one push held with its source.
+    private func heldKey(for update: LiveActivityUpdate) -> HeldActivityPush {
+        let exact = HeldActivityPush(source: update.source, activityID: update.activityID)
+        if heldActivityPushes[exact] != nil { return exact }
+        if update.activityID != nil {
+            let start = HeldActivityPush(source: update.source, activityID: nil)
+            return heldActivityPushes[start] != nil ? start : exact
+        }
+        return heldActivityPushes.keys.first { $0.source == update.source } ?? exact
     }
 
     /// The fate `update` gives its push; `atAPNs`: the push was kept at APNs for the offline

@@ -398,6 +398,22 @@ import Testing
         #expect(scenario.fates[next] == .delivered(at: 30 * Self.minute))
     }
 
+    /// `--overrun-factor` on a wake that overruns now (not only one put back by a restart).
+    @Test func anOverrunNowTakesTheOverrunFactor() throws {
+        var settings = WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(30))
+        settings.overrunFactor = 3
+        let scenario = Scenario(settings)
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        scenario.advance(to: 30)
+        scenario.completeImmediately = true
+        let next = scenario.push(Self.app, at: 60)
+        let tripled = WaitReason.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(45 * 60), until: Scenario.at(45 * Self.minute))
+        #expect(scenario.fates[next] == .pending(tripled))
+        scenario.advance(to: 45 * Self.minute)
+        #expect(scenario.fates[next] == .delivered(at: 45 * Self.minute))
+    }
+
     /// `--overrun-factor`: the interval after an overrun is that many times the minimum.
     @Test func theIntervalAfterAnOverrunTakesTheOverrunFactor() throws {
         var settings = WakeSettings(minimumInterval: .seconds(15 * 60), deadline: .seconds(30))

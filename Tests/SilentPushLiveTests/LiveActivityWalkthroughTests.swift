@@ -98,6 +98,34 @@ import Testing
 }
 
 extension LiveActivityWalkthroughTests {
+    /// A push-to-start APNs keeps for an offline device starts the activity when the device is
+    /// back, and its push says delivered (it stayed pending: held with no activity yet, and
+    /// looked up by the activity its start made).
+    @Test func aStartKeptForAnOfflineDeviceIsDeliveredWhenItIsBack() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let device = String(repeating: "e8", count: 32)
+        let app = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/devices/\(device)/apps/com.example.app")
+        let pushToStart = try #require(app.json["pushToStartToken"] as? String, "\(app.json)")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "PATCH", "/v1/devices/\(device)", body: #"{"network": "offline"}"#).status == 200)
+        let id = "00000000-0000-4000-8000-0000000000c9"
+        let result = try await PeerProcess.run(
+            "curl",
+            [
+                "-s", "--http2-prior-knowledge", "-o", "/dev/null", "-w", "%{http_code}", "-H",
+                "authorization: bearer \(try DevProviderToken.make())",
+                "-H", "apns-topic: com.example.app.push-type.liveactivity", "-H", "apns-push-type: liveactivity", "-H", "apns-id: \(id)",
+                "-d",
+                #"{"aps":{"timestamp":100,"event":"start","content-state":{"n":0},"attributes-type":"MatchAttributes","attributes":{},"alert":"Go"}}"#,
+                "http://127.0.0.1:\(h2c)/3/device/\(pushToStart)",
+            ])
+        #expect(result.output == "200")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)").json["fate"] as? String == "pending")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "PATCH", "/v1/devices/\(device)", body: #"{"network": "online"}"#).status == 200)
+        let push = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)").json
+        #expect(push["fate"] as? String == "delivered", "\(push)")
+    }
+
     /// Two priority-5 updates with one apns-id: the second replaces the first while both wait
     /// for their opportunity, and each push's fate is its own (the first stayed pending for
     /// ever, the second took its coalescing).
