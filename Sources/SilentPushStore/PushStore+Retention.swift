@@ -37,6 +37,8 @@ extension PushStore {
     /// rules; and, by age alone, up to `batch` Live Activity update decisions and dismissed activities
     /// rules. A pending push stays when it is one of `held` (the device holds it), and so does
     /// a delivered one whose wake still runs; a push coalesced while its successor waits goes.
+    /// By age alone (not past the count limit), a push whose wake started after `cutoff` stays
+    /// with that wake.
     /// No push from id `before` on (when given) is examined: `held` was read before it arrived. A pending task request stays. Up to
     /// `batch` background transfers that ended go by the same rules (by when they were handed
     /// over), but those whose relaunch has not run yet; the caller deletes their files.
@@ -61,12 +63,11 @@ extension PushStore {
         var deletes: [(statement: StoreStatement, count: WritableKeyPath<Pruned, Int>)] = []
         var transfersRead: [TransferRecord] = []
         var transferDeletes: [StoreStatement] = []
-        if let found = try await boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
-            let boundary = before.map { min(found, $0 &- 1) } ?? found
+        if let found = try await boundaries(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
+            let boundary = before.map { min(found.either, $0 &- 1) } ?? found.either
             // Past the count limit a push goes whatever its wake's age; the age limit alone
             // keeps one whose wake is recent.
-            let countBoundary =
-                cutoff == nil ? nil : try await self.boundary(of: "pushes", time: "received_at", maximumCount: maximumCount, cutoff: nil)
+            let countBoundary = cutoff == nil ? nil : found.count
             // With each push, when the wake it rode started: a push kept waiting past the age
             // limit and delivered since stays with its wake, which is new.
             let rows = try await reader.rows(
@@ -222,6 +223,12 @@ extension PushStore {
     /// binary search over ids, whose `time` column rises with them) older than `cutoff`.
     /// Nil when nothing goes.
     private func boundary(of table: String, time: String, maximumCount: Int?, cutoff: Int64?) async throws -> Int64? {
+        try await boundaries(of: table, time: time, maximumCount: maximumCount, cutoff: cutoff)?.either
+    }
+
+    /// The last id past either limit (`either`), and the last past the count limit alone
+    /// (`count`; nil without one, or when no row is past it).
+    private func boundaries(of table: String, time: String, maximumCount: Int?, cutoff: Int64?) async throws -> (either: Int64, count: Int64?)? {
         // Two queries: SQLite finds a lone min() or max() in the index, but both in one
         // SELECT scan the table.
         guard let low: Int64? = try await reader.rows("SELECT min(id) AS id FROM \(table)", cached: true).first?["id"],
@@ -229,6 +236,7 @@ extension PushStore {
             let low, let high
         else { return nil }
         var boundary: Int64?
+        var count: Int64?
         if let maximum = maximumCount {
             if isClustered {
                 // Each receiver numbers from blocks of its own: ids are not dense, so the
@@ -239,6 +247,7 @@ extension PushStore {
                 let (kept, overflow) = high.subtractingReportingOverflow(Int64(maximum))
                 if !overflow, kept >= low { boundary = kept }
             }
+            count = boundary
         }
         if let cutoff {
             // The last id whose row is older than the cutoff: rows from `low` to it are.
@@ -263,7 +272,7 @@ extension PushStore {
             }
             if let found { boundary = max(boundary ?? found, found) }
         }
-        return boundary
+        return boundary.map { ($0, count) }
     }
 
     /// Gives up to `pages` pages of free space back to the file system, while more than an
