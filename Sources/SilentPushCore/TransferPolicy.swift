@@ -217,17 +217,21 @@ public struct TransferPolicy: Sendable {
     /// then call `resumeSessions(now:)`.
     public mutating func restore(
         _ request: TransferRequest, id: UInt64, for app: App, handedOverAt: DeviceInstant, attempts: Int, ended: TransferEnd?,
-        conditions: Conditions, now: DeviceInstant
+        retry: (attempt: Int, until: DeviceInstant)? = nil, conditions: Conditions, now: DeviceInstant
     ) -> [TransferAction] {
+        // A retry still to come waits for its time, as it did before the restart.
+        let retrying = ended == nil ? retry.flatMap { $0.until > now ? $0 : nil } : nil
         transfers[id] = Transfer(
-            id: id, app: app, request: request, handedOverAt: handedOverAt, phase: ended.map(Phase.ended) ?? .waiting(.offline),
+            id: id, app: app, request: request, handedOverAt: handedOverAt,
+            phase: ended.map(Phase.ended) ?? retrying.map { .waiting(.transferRetry(attempt: $0.attempt, until: $0.until)) } ?? .waiting(.offline),
             attempts: min(max(0, attempts), Int(Int32.max)))  // a stored count, bounded so its next try cannot overflow
         guard ended == nil else { return [] }
         self.conditions[app.device] = conditions
         byDevice[app.device, default: []].insert(id)
         timers.insert(id, at: handedOverAt.advanced(by: settings.resourceTimeout))
+        if let retrying { timers.insert(id, at: retrying.until) }
         var actions = advance(to: now)
-        if case .waiting? = transfers[id]?.phase { tryToStart(id, now: now, into: &actions, announce: true) }
+        if retrying == nil, case .waiting? = transfers[id]?.phase { tryToStart(id, now: now, into: &actions, announce: true) }
         return actions
     }
 

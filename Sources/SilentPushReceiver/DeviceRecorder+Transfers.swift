@@ -150,8 +150,15 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// The retry a waiting transfer's record says it waits for.
+    static func retry(of record: TransferRecord) -> (attempt: Int, until: DeviceInstant)? {
+        guard record.state == .waiting, case .transferRetry(let attempt, let until)? = record.why else { return nil }
+        return (attempt, until)
+    }
+
     /// Puts back the transfers a restarted receiver found (`openTransfers`): those not ended
-    /// start again when they may, and a session whose transfers had all ended relaunches the app.
+    /// start again when they may (a retry still to come at its time), and a session whose
+    /// transfers had all ended relaunches the app.
     package mutating func restoreTransfers(_ records: [TransferRecord], now: DeviceInstant) -> Actions {
         var actions = Actions()
         for record in records {
@@ -166,7 +173,7 @@ extension DeviceRecorder {
             self.record(
                 transfers.restore(
                     request, id: record.id, for: TransferPolicy.App(device: record.deviceToken, topic: record.topic),
-                    handedOverAt: record.handedOverAt, attempts: record.attempts, ended: ended,
+                    handedOverAt: record.handedOverAt, attempts: record.attempts, ended: ended, retry: Self.retry(of: record),
                     conditions: TransferPolicy.Conditions(policy.deviceState(record.deviceToken)), now: now),
                 into: &actions, now: now)
         }

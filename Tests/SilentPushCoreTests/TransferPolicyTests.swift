@@ -251,6 +251,24 @@ import Testing
         }
     }
 
+    /// A transfer put back while it waited for a retry waits for that retry's time (it was
+    /// tried again at once); one whose retry time has passed is tried at once.
+    @Test func aRestoredRetryWaitsForItsTime() throws {
+        var policy = TransferPolicy()
+        let restored = policy.restore(
+            try Self.request(), id: 1, for: Self.app, handedOverAt: Self.at(0), attempts: 1, ended: nil,
+            retry: (attempt: 2, until: Self.at(60)), conditions: .init(), now: Self.at(10))
+        #expect(restored.isEmpty, "\(restored)")
+        #expect(policy.transfers[1]?.phase == .waiting(.transferRetry(attempt: 2, until: Self.at(60))))
+        #expect(policy.advance(to: Self.at(59)).isEmpty)
+        #expect(policy.advance(to: Self.at(60)) == [.phase(id: 1, .running(attempt: 2)), .start(id: 1, attempt: 2)])
+        var late = TransferPolicy()
+        let due = late.restore(
+            try Self.request(), id: 1, for: Self.app, handedOverAt: Self.at(0), attempts: 1, ended: nil,
+            retry: (attempt: 2, until: Self.at(60)), conditions: .init(), now: Self.at(70))
+        #expect(due == [.phase(id: 1, .running(attempt: 2)), .start(id: 1, attempt: 2)])
+    }
+
     /// A stored count of tries past any real one (a row edited by hand) is bounded as it is
     /// put back: the next try and the retry after it count on without overflowing.
     @Test func aRestoredCountOfTriesIsBounded() throws {
