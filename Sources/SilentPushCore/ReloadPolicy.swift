@@ -74,6 +74,12 @@ public struct ReloadPolicy: Sendable {
         var held: Held?
     }
 
+    /// The policy `settings` make: their reload budget (none unless throttling is on) and
+    /// APNs's storage limit.
+    package init(settings: WakeSettings) {
+        self.init(dailyBudget: settings.effectiveReloadBudget, apnsStorageLimit: settings.apnsStorageLimit)
+    }
+
     /// A policy with `dailyBudget` reloads per extension per day (nil: no budget), whose
     /// pushes for an offline device APNs keeps up to their expiry or `apnsStorageLimit`.
     public init(dailyBudget: Int?, apnsStorageLimit: Duration = .seconds(30 * 86_400)) {
@@ -114,12 +120,13 @@ public struct ReloadPolicy: Sendable {
                 return actions
             }
             // Kept up to its expiry, or APNs's storage limit.
-            var kept = push
             let limit = now.advanced(by: apnsStorageLimit)
-            kept.expiresAt = push.expiresAt.map { min($0, limit) } ?? limit
+            let expiresAt = push.expiresAt.map { min($0, limit) } ?? limit
+            var kept = push
+            kept.expiresAt = expiresAt
             devices[push.target.device, default: [:]][push.target.topic, default: Extension()].held = Held(
                 push: kept, place: .apns, riders: riders)
-            if let expiresAt = kept.expiresAt { timers.insert(push.target, at: expiresAt) }
+            timers.insert(push.target, at: expiresAt)
             actions.append(.wait(push: push.id, why: .offline))
             return actions
         }

@@ -27,8 +27,11 @@ public struct WakeSettings: Sendable, Equatable {
     /// overran its deadline.
     @inlinable package func interval(afterOverrun overran: Bool) -> Duration { overran ? minimumInterval * overrunFactor : minimumInterval }
     /// The interval after a wake that overran its deadline is this many times the minimum
-    /// (*assumed*: Apple says only that such apps are launched less), 1–16.
+    /// (*assumed*: Apple says only that such apps are launched less), 1 to
+    /// `maximumOverrunFactor`.
     public var overrunFactor: Int = 2
+    /// The largest `overrunFactor` a flag may set.
+    package static let maximumOverrunFactor = 16
     /// A fetch handler still running this long after its wake started is cancelled.
     public var deadline: Duration
     /// Fetches running at once across all devices; nil: no cap.
@@ -71,6 +74,8 @@ public struct WakeSettings: Sendable, Equatable {
     /// Continued tasks (`BGContinuedProcessingTask`) running at once per device; more queue
     /// or fail (*assumed*: Apple says only that the system limits them).
     public var continuedTaskCapacity: Int = 2
+    /// The largest `continuedTaskCapacity` a flag may set.
+    package static let maximumContinuedTaskCapacity = 64
     /// How many times each widget or control extension on a device reloads by push in any
     /// 24 hours; nil: no budget (*assumed*: 70, the top of Apple's "from 40 to 70
     /// refreshes" a day for a widget the user views often). Throttling `debugger` and

@@ -133,7 +133,7 @@ extension DeviceRecorder {
             case .update(let update):
                 actions.changes.append(.insertActivityUpdate(update))
                 let exact = HeldActivityPush(source: update.source, activityID: update.activityID)
-                let key = heldActivityPushes.isEmpty ? exact : heldKey(for: update)
+                let key = heldKey(for: update, exact: exact)
                 let held = heldActivityPushes.isEmpty ? nil : heldActivityPushes[key]
                 // The arriving push's own decision, unless it is the coalescing of a push held
                 // before it with the same apns-id (an arriving push is never coalesced at once).
@@ -165,9 +165,8 @@ extension DeviceRecorder {
     /// Where the push `update` decides is held: under its source and activity; a start kept
     /// for an offline device was held with no activity yet, and a decision with none (the
     /// activity gone) takes the one push held with its source.
-    private func heldKey(for update: LiveActivityUpdate) -> HeldActivityPush {
-        let exact = HeldActivityPush(source: update.source, activityID: update.activityID)
-        if heldActivityPushes[exact] != nil { return exact }
+    private func heldKey(for update: LiveActivityUpdate, exact: HeldActivityPush) -> HeldActivityPush {
+        guard !heldActivityPushes.isEmpty, heldActivityPushes[exact] == nil else { return exact }
         if update.activityID != nil {
             let start = HeldActivityPush(source: update.source, activityID: nil)
             return heldActivityPushes[start] != nil ? start : exact

@@ -266,7 +266,7 @@ package struct DeviceRecorder {
         self.transfers = transfers
         nextTaskRequestID = firstTaskRequestID
         self.activities = activities
-        self.reloads = reloads ?? ReloadPolicy(dailyBudget: policy.settings.effectiveReloadBudget, apnsStorageLimit: policy.settings.apnsStorageLimit)
+        self.reloads = reloads ?? ReloadPolicy(settings: policy.settings)
         self.armsTimers = armsTimers
     }
 

@@ -50,7 +50,7 @@ extension DeviceRuntime {
         }
         var recorder = DeviceRecorder(
             policy: DeviceRecorder.Policy(settings: settings, firstWakeID: ids.wake + 1, firstTaskRunID: taskIDs.run + 1),
-            activities: activities, reloads: ReloadPolicy(dailyBudget: settings.effectiveReloadBudget, apnsStorageLimit: settings.apnsStorageLimit),
+            activities: activities, reloads: ReloadPolicy(settings: settings),
             transfers: TransferPolicy(settings: transferSettings), firstTaskRequestID: taskIDs.request + 1,
             shards: shards.map(DeviceRecorder.Shards.init), armsTimers: mode == .system)
         // The restart's repairs and what each restoring step decided, carried out as one step.

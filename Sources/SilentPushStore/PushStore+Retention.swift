@@ -38,9 +38,8 @@ extension PushStore {
     /// rules. A pending push stays when it is one of `held` (the device holds it), and so does
     /// a delivered one whose wake still runs; a push coalesced while its successor waits goes.
     /// By age alone (not past the count limit), a push whose wake started after `cutoff` stays
-    /// with that wake.
-    /// No push from id `before` on (when given) is examined: `held` was read before it arrived. A pending task request stays. Up to
-    /// `batch` background transfers that ended go by the same rules (by when they were handed
+    /// with that wake. No push from id `before` on (when given) is examined: `held` was read
+    /// before it arrived. A pending task request stays. Up to `batch` background transfers that ended go by the same rules (by when they were handed
     /// over), but those whose relaunch has not run yet; the caller deletes their files.
     ///
     /// Pushes are found by id, which follows arrival: the count limit keeps ids past
@@ -67,7 +66,7 @@ extension PushStore {
             let boundary = before.map { min(found.either, $0 &- 1) } ?? found.either
             // Past the count limit a push goes whatever its wake's age; the age limit alone
             // keeps one whose wake is recent.
-            let countBoundary = cutoff == nil ? nil : found.count
+            let countBoundary = found.count
             // With each push, when the wake it rode started: a push kept waiting past the age
             // limit and delivered since stays with its wake, which is new.
             let rows = try await reader.rows(
@@ -113,22 +112,16 @@ extension PushStore {
             }
             // The wakes that delivered them go too, once finished and once the push each
             // delivered is gone; a coalesced push's wake goes with the push it delivered.
+            // A wake within the age limit goes only with a push past the count limit (with no
+            // age limit every wake is old enough; with no count limit no push is past it).
             if let newestWake {
-                let statement =
-                    if let cutoff, let countBoundary {
-                        // A recent wake goes only with a push past the count limit.
+                deletes.append(
+                    (
                         StoreStatement(
                             "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ? AND (started_at < ? OR push_id <= ?)",
-                            [newestWake, pruned.lastExamined, cutoff, countBoundary])
-                    } else if let cutoff {
-                        StoreStatement(
-                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ? AND started_at < ?",
-                            [newestWake, pruned.lastExamined, cutoff])
-                    } else {
-                        StoreStatement(
-                            "DELETE FROM wakes WHERE id <= ? AND finished_at IS NOT NULL AND push_id <= ?", [newestWake, pruned.lastExamined])
-                    }
-                deletes.append((statement, \.wakes))
+                            [newestWake, pruned.lastExamined, cutoff ?? .max, countBoundary ?? .min]),
+                        \.wakes
+                    ))
             }
         }
         if let boundary = try await boundary(of: "task_runs", time: "started_at", maximumCount: maximumCount, cutoff: cutoff) {

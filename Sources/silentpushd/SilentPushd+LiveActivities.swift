@@ -75,13 +75,15 @@ extension SilentPushd {
                 processingTaskTime, flag: "--processing-task-time", atMost: .seconds(86_400))
         }
         if let continuedTaskCapacity {
-            guard (1...64).contains(continuedTaskCapacity) else {
-                throw ValidationError("--continued-task-capacity must be a whole number from 1 to 64")
+            let limit = WakeSettings.maximumContinuedTaskCapacity
+            guard (1...limit).contains(continuedTaskCapacity) else {
+                throw ValidationError("--continued-task-capacity must be a whole number from 1 to \(limit)")
             }
             configuration.wakeSettings.continuedTaskCapacity = continuedTaskCapacity
         }
         if let overrunFactor {
-            guard (1...16).contains(overrunFactor) else { throw ValidationError("--overrun-factor must be a whole number from 1 to 16") }
+            let limit = WakeSettings.maximumOverrunFactor
+            guard (1...limit).contains(overrunFactor) else { throw ValidationError("--overrun-factor must be a whole number from 1 to \(limit)") }
             configuration.wakeSettings.overrunFactor = overrunFactor
         }
         if let appUsageFactors {
