@@ -1,11 +1,11 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 22), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 23), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 22
+    package static let version = 23
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
@@ -28,7 +28,13 @@ package enum PostgresSchema {
         ],
         // An activity says why it is as it is (the device's last decision about it).
         21: ["ALTER TABLE activities ADD COLUMN IF NOT EXISTS why TEXT"],
+        // Ids number on past rows retention or a reset deleted (`PushStore.idFloors`).
+        22: [idFloorsTable],
     ]
+
+    /// The largest id each table held when rows were deleted from it (retention, a reset): a
+    /// restart numbers on from here when the newest rows are gone, so no id is given twice.
+    static let idFloorsTable = "CREATE TABLE IF NOT EXISTS id_floors (name TEXT PRIMARY KEY, last_id BIGINT NOT NULL)"
 
     /// What makes an empty database the store, one statement each (PostgreSQL's extended
     /// protocol runs one at a time), in order.
@@ -127,6 +133,7 @@ package enum PostgresSchema {
         // Content bodies live here, not in files beside the database: every receiver of a
         // cluster reads them (SQLite keeps them as files in `contents/`).
         "CREATE TABLE content_bodies (sha256 TEXT PRIMARY KEY, body BYTEA NOT NULL, saved_at BIGINT NOT NULL DEFAULT 0)",
+        "CREATE TABLE id_floors (name TEXT PRIMARY KEY, last_id BIGINT NOT NULL)",
         "INSERT INTO schema_version (version) VALUES (\(version))",
     ]
 

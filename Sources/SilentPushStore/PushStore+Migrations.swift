@@ -258,6 +258,9 @@ extension PushStore {
             // An activity says why it is as it is (the device's last decision about it).
             try db.execute(sql: "ALTER TABLE activities ADD COLUMN why TEXT")
         }
+        migrator.registerMigration("v23") { db in
+            for statement in PostgresSchema.upgrades[22] ?? [] { try db.execute(sql: statement) }
+        }
         return migrator
     }()
 }

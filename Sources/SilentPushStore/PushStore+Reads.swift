@@ -341,7 +341,8 @@ extension PushStore {
         return counts
     }
 
-    /// The largest push and wake ids stored, so a restarted receiver numbers on from there.
+    /// The largest push and wake ids given out (stored, or deleted since by retention or a
+    /// reset), so a restarted receiver numbers on from there.
     public func lastIDs() async throws -> (push: UInt64, wake: UInt64) {
         let ids = try await lastIDs(of: ["pushes", "wakes"])
         return (ids[0], ids[1])

@@ -181,7 +181,10 @@ extension PushStore {
                 ))
         }
         guard !deletes.isEmpty || !transferDeletes.isEmpty else { return pruned }
-        let changed = try await engine.execute(deletes.map(\.statement) + transferDeletes)
+        // Ids number on past the rows deleted: the floors are recorded first, in the same
+        // transaction.
+        let floors = Self.numberedTables.map(Self.recordingIDFloor)
+        let changed = try await engine.execute(floors + deletes.map(\.statement) + transferDeletes).dropFirst(floors.count)
         for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] += count }
         // The transfers' deletes come last, one a row, in the order read.
         pruned.transfers = zip(transfersRead, changed.dropFirst(deletes.count)).filter { $0.1 == 1 }.map(\.0)

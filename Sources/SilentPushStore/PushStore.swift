@@ -477,16 +477,36 @@ extension PushStore {
     /// cannot overflow (a cluster's blocks of 2^28 included).
     package static let idCeiling: Int64 = 1 << 62
 
-    /// The largest id of each of `tables` (0 for an empty one), read in one snapshot, so a
-    /// restarted receiver numbers on from there. One outside the ids a receiver gives out
-    /// throws `idOutOfRange`.
+    /// The largest id each of `tables` gave out (0 for none): the largest it holds, or
+    /// the largest it held before deletes took its newest rows (`recordingIDFloor(of:)`),
+    /// read in one snapshot, so a restarted receiver numbers on from there and gives no id
+    /// twice. One outside the ids a receiver gives out throws `idOutOfRange`.
     func lastIDs(of tables: [String]) async throws -> [UInt64] {
-        let read = try await reader.snapshot(tables.map { StoreStatement("SELECT MAX(id) FROM \($0)") })
+        let read = try await reader.snapshot(
+            tables.map { table in
+                StoreStatement("SELECT MAX(id) AS id, (SELECT last_id FROM id_floors WHERE name = ?) AS floor FROM \(table)", [table])
+            })
         return try zip(tables, read).map { table, rows in
-            let id: Int64 = rows.first?[0] ?? 0
-            guard id >= 0, id < Self.idCeiling else { throw PushStoreError.idOutOfRange(table: table, id: id) }
-            return UInt64(id)
+            let ids: [Int64] = [rows.first?["id"] ?? 0, rows.first?["floor"] ?? 0]
+            if let outside = ids.first(where: { $0 < 0 || $0 >= Self.idCeiling }) {
+                throw PushStoreError.idOutOfRange(table: table, id: outside)
+            }
+            return UInt64(ids.max() ?? 0)
         }
+    }
+
+    /// The tables whose ids a receiver gives out and a restart numbers on from.
+    static let numberedTables = ["pushes", "wakes", "task_requests", "task_runs", "transfers", "broadcasts"]
+
+    /// Records `table`'s largest id in `id_floors` (when it holds a row, and when that is
+    /// larger than the one recorded): run in the transaction that deletes from it, before
+    /// the deletes, so ids number on past the rows deleted.
+    static func recordingIDFloor(of table: String) -> StoreStatement {
+        StoreStatement(
+            """
+            INSERT INTO id_floors (name, last_id) SELECT ?, (SELECT MAX(id) FROM \(table)) WHERE EXISTS (SELECT 1 FROM \(table))
+            ON CONFLICT (name) DO UPDATE SET last_id = CASE WHEN excluded.last_id > id_floors.last_id THEN excluded.last_id ELSE id_floors.last_id END
+            """, [table])
     }
 
     /// A file error as the system says it ("No such file or directory"), not as Foundation

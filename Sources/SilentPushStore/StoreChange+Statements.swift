@@ -164,7 +164,8 @@ extension StoreChange {
                 (device_token LIKE ?1 AND push_type = ?2) OR device_token IN (SELECT push_token FROM activities WHERE device_token = ?3)
                 """
             let arguments: [any StoreValueConvertible] = [token + String(repeating: "_", count: 16), APNsPushType.liveactivity.rawValue, token]
-            return [
+            // Ids number on past the device's rows (its newest may be the store's).
+            return PushStore.numberedTables.map(PushStore.recordingIDFloor) + [
                 StoreStatement("DELETE FROM activity_updates WHERE activity_id IN (SELECT id FROM activities WHERE device_token = ?)", [token]),
                 StoreStatement(
                     "DELETE FROM activity_updates WHERE activity_id IS NULL AND source IN (SELECT apns_id FROM pushes WHERE \(liveActivityPushes))",
@@ -175,10 +176,11 @@ extension StoreChange {
                     StoreStatement("DELETE FROM \(table) WHERE device_token = ?", [token])
                 }
         case .forgetEverything:
-            return [
-                "pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "broadcasts", "activities", "activity_updates",
-                "transfers",
-            ].map { table in StoreStatement("DELETE FROM \(table)") }
+            return PushStore.numberedTables.map(PushStore.recordingIDFloor)
+                + [
+                    "pushes", "wakes", "devices", "apps", "task_requests", "task_runs", "contents", "broadcasts", "activities", "activity_updates",
+                    "transfers",
+                ].map { table in StoreStatement("DELETE FROM \(table)") }
         case .setTaskProgress(let id, let completed, let total):
             return [
                 StoreStatement(

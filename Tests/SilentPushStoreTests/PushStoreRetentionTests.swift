@@ -55,6 +55,23 @@ import Testing
         #expect(try await store.prune(olderThan: nil, maximumCount: 10, held: [50, 52], batch: 16).total == 0)
     }
 
+    /// Ids number on past the rows pruning or a reset deleted, even when those were the
+    /// newest: a restart reads them from `id_floors` and gives no push or wake id twice.
+    @Test(arguments: StoreEngineKind.allCases) func idsNumberOnPastTheNewestRowsDeleted(_ engine: StoreEngineKind) async throws {
+        let store = try await Self.store(engine, count: 10, pending: [])
+        #expect(try await store.lastIDs() == (push: 10, wake: 1010))
+        let pruned = try await store.prune(olderThan: 1_000_000, maximumCount: nil, batch: 100)
+        #expect(pruned.pushes == 10 && pruned.wakes == 10)
+        #expect(try await store.pushes(deviceToken: "aa", limit: 100).isEmpty)
+        #expect(try await store.lastIDs() == (push: 10, wake: 1010), "every row is gone; the ids given out stay given")
+        try await Self.fill(store, count: 3, pending: [])  // lower ids again: the floor is not lowered
+        try await store.write([.forgetEverything])
+        #expect(try await store.lastIDs() == (push: 10, wake: 1010))
+        try await store.write([.insertPush(PushStoreTests.push(12, fate: .pending)), .forgetDevice(token: "aa")])
+        #expect(try await store.lastIDs() == (push: 12, wake: 1010), "a forgotten device's newest push is counted")
+        try await store.close()
+    }
+
     /// A delivered push whose wake still runs is kept when held, and pushes from `before` on
     /// (arrived after the held set was read) are not examined.
     @Test(arguments: StoreEngineKind.allCases) func aHeldDeliveredPushAndThoseArrivedSinceTheHeldSetStay(_ engine: StoreEngineKind) async throws {
