@@ -619,6 +619,18 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         recordLaunch(index(of: app), of: app.device, now: at)
     }
 
+    /// After a restart: a task run of `app` the system terminated at `at` (it never completed
+    /// after its expiration handler), so the app's task launches stay deferred for the rest of
+    /// the termination penalty. Call it before putting back the app's pending requests.
+    @inlinable public mutating func restoreTermination(of app: App, at: Instant, now: Instant) {
+        guard settings.taskTerminationPenalty > .zero, settings.throttling == .on else { return }
+        let until = at.advanced(by: settings.taskTerminationPenalty)
+        guard until > now else { return }
+        let key = Int32(index(of: app))
+        if let current = tasks[key]?.penaltyUntil, current >= until { return }
+        tasks[key, default: AppTasks()].penaltyUntil = until
+    }
+
     /// Counts a background launch of the app at `slot` against its device's daily budget.
     @inlinable mutating func recordLaunch(_ slot: Int, of device: App.Device, now: Instant) {
         if settings.dailyBudget != nil || !devices.isEmpty {

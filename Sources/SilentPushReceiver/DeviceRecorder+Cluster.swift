@@ -62,6 +62,7 @@ extension DeviceRecorder {
         }
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
         for (app, at) in snapshot.launches { policy.restoreLaunch(of: app, at: at) }
+        for (app, at) in snapshot.terminations { policy.restoreTermination(of: app, at: at, now: now) }
         for wake in snapshot.unfinishedWakes {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
         }

@@ -18,6 +18,9 @@ package struct DeviceSnapshot: Sendable {
     package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Background launches in the last day, oldest first: what each device's budget counts.
     package var launches: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
+    /// Each app's last task run the system terminated within the termination penalty: its
+    /// task launches stay deferred.
+    package var terminations: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Fetch wakes still running when the process that ran them stopped.
     package var unfinishedWakes: [WakeRecord] = []
     package var unfinishedTaskRuns: [TaskRunRecord] = []
@@ -66,6 +69,13 @@ package struct DeviceSnapshot: Sendable {
         where includes(launch.deviceToken) {
             snapshot.launches.append(
                 (DeviceRecorder.App(device: launch.deviceToken, topic: launch.topic), DeviceInstant(millisecondsSinceEpoch: launch.startedAt)))
+        }
+        if settings.taskTerminationPenalty > .zero {
+            let since = now.advanced(by: .zero - settings.taskTerminationPenalty).millisecondsSinceEpoch
+            for run in try await store.lastTerminations(since: since) where includes(run.deviceToken) {
+                snapshot.terminations.append(
+                    (DeviceRecorder.App(device: run.deviceToken, topic: run.topic), DeviceInstant(millisecondsSinceEpoch: run.finishedAt)))
+            }
         }
         // Each app's interval runs from its later launch, its last wake or its last refresh run
         // (doubled after a wake that overran, as `WakePolicy` does); generations from its wakes.

@@ -269,6 +269,17 @@ extension PushStore {
         ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
     }
 
+    /// Each app's last task run terminated (its expiration grace ran out) at or after `since`
+    /// (ms): a restarted receiver keeps its task launches deferred for the rest of the penalty.
+    public func lastTerminations(since: Int64) async throws -> [(deviceToken: String, topic: String, finishedAt: Int64)] {
+        try await reader.rows(
+            """
+            SELECT device_token, topic, MAX(finished_at) AS finished_at FROM task_runs
+            WHERE outcome = ? AND finished_at >= ? GROUP BY device_token, topic
+            """, [TaskOutcome.terminated.rawValue, since]
+        ).map { row in (row["device_token"], row["topic"], row["finished_at"]) }
+    }
+
     /// Wakes with no result: they were running when the receiver stopped.
     public func unfinishedWakes() async throws -> [WakeRecord] {
         try await reader.rows("SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", [WakeKind.fetch.rawValue]).map(Self.wake)

@@ -104,6 +104,32 @@ import Testing
         }
     }
 
+    /// The termination penalty outlives a restart: it is kept in the run's record, not only
+    /// in memory, so the app's next request after the restart still waits for its end.
+    @Test func theTerminationPenaltyOutlivesARestart() async throws {
+        let path = try Scratch.newDirectory("tasks-penalty") + "/store.sqlite"
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            Self.configure(.swift(task: { task in task.expirationHandler = {} }))(&$0)
+            $0.store = .file(path)
+        }
+        let finished = try await Receiver.withTesting(configure) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(40))
+            await receiver.settle()
+            let run = try #require(try await receiver.taskRuns().first)
+            #expect(run.outcome == .terminated)
+            return try #require(run.finishedAt)
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let next = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            #expect(next.why == .taskPenalty(until: finished.advanced(by: .seconds(3600))))
+            try await receiver.advanceClock(by: .seconds(3600))
+            await receiver.settle()
+            #expect(try await receiver.taskRuns().count == 2, "at the penalty's end the request runs")
+        }
+    }
+
     /// Apple: "Not setting an expiration handler results in the system marking your task as
     /// complete and unsuccessful".
     @Test func aRunWithoutAnExpirationHandlerIsCompletedUnsuccessfullyWhenItExpires() async throws {
