@@ -460,6 +460,12 @@ public struct LiveActivityPolicy: Sendable {
                     why: "the device is offline: APNs keeps the latest push to this token until \(Self.time(push.storedUntil))", at: now)))
     }
 
+    /// The broadcasts (by `apns-request-id`) the Most Recent Message Stored channels keep now:
+    /// retention keeps their records, which a restart reads them back from.
+    public var keptMessageSources: Set<String> {
+        Set(stored.values.map(\.update.source))
+    }
+
     /// Whether `source` is a push APNs keeps for an offline device.
     public func isKeptForOffline(_ source: String) -> Bool {
         !keptForOffline.isEmpty && keptForOffline.values.contains { $0.push.source == source }

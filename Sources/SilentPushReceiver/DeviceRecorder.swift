@@ -747,6 +747,9 @@ package struct DeviceRecorder {
         return pushes
     }
 
+    /// The broadcasts retention must keep whatever their age: the messages the channels keep.
+    package var retainedBroadcasts: Set<String> { activities.keptMessageSources }
+
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
     /// Once stopping, it changes nothing: the wakes already cut keep what was recorded.
     package mutating func beginShutdown() -> Actions {

@@ -155,7 +155,9 @@ public final class Receiver: Service, Sendable {
                 // Under the lock: a push with a later id was not yet stepped when the set was
                 // read. Clustered, every pending push is kept, and the other members number
                 // from blocks above this one's.
-                runtime.inspect { ($0.retainedPushes, runtime.clustered ? nil : Int64(clamping: runtime.nextPushID.load(ordering: .relaxed))) }
+                runtime.inspect {
+                    ($0.retainedPushes, $0.retainedBroadcasts, runtime.clustered ? nil : Int64(clamping: runtime.nextPushID.load(ordering: .relaxed)))
+                }
             },
             removeTransferFiles: { [runtime] transfers in
                 // A URL another record still validates keeps the body a 304 hands out.

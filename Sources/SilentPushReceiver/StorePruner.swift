@@ -21,10 +21,11 @@ final class StorePruner: Service, Sendable {
     private let store: PushStore
     private let retention: ReceiverConfiguration.Retention
     private let now: @Sendable () -> DeviceInstant
-    /// The pushes the device holds (`DeviceRecorder.retainedPushes`), kept whatever their age,
-    /// and the first push id not yet stepped when they were read: pushes from it on are not
+    /// What the device holds, kept whatever its age: pushes (`DeviceRecorder.retainedPushes`)
+    /// and the broadcasts its channels keep (`retainedBroadcasts`, by `apns-request-id`); and
+    /// the first push id not yet stepped when they were read: pushes from it on are not
     /// examined in this pass.
-    private let held: @Sendable () -> (Set<UInt64>, Int64?)
+    private let held: @Sendable () -> (pushes: Set<UInt64>, broadcasts: Set<String>, unsteppedFrom: Int64?)
     /// Deletes what the device kept for transfers whose records were pruned.
     private let removeTransferFiles: @Sendable ([TransferRecord]) async -> Void
     /// Deletes the transfers' files no record names any more; returns how many went (nil:
@@ -39,7 +40,8 @@ final class StorePruner: Service, Sendable {
 
     init(
         store: PushStore, retention: ReceiverConfiguration.Retention, interval: Duration = .seconds(10),
-        now: @escaping @Sendable () -> DeviceInstant, held: @escaping @Sendable () -> (Set<UInt64>, Int64?),
+        now: @escaping @Sendable () -> DeviceInstant,
+        held: @escaping @Sendable () -> (pushes: Set<UInt64>, broadcasts: Set<String>, unsteppedFrom: Int64?),
         removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in },
         forgetDismissedActivities: @escaping @Sendable (DeviceInstant) -> Void = { _ in },
         sweepTransferFiles: @escaping @Sendable () async -> Int? = { 0 }, metrics: any MetricsFactory, logger: Logger
@@ -144,7 +146,7 @@ final class StorePruner: Service, Sendable {
     private func pruneRecords(into total: inout PushStore.Pruned) async throws {
         // Read once a pass: a push replaced meanwhile is pruned by the next, one that arrives
         // meanwhile is not examined before it.
-        let (held, unsteppedFrom) = held()
+        let (held, keptBroadcasts, unsteppedFrom) = held()
         var after: Int64 = 0
         // The store prunes dismissed activities by age; the device's memory keeps no more.
         if let age = retention.maximumAge {
@@ -156,7 +158,8 @@ final class StorePruner: Service, Sendable {
             let cutoff = retention.maximumAge.map { at - min($0.nanosecondCount / 1_000_000, at) }
             let started = ContinuousClock.now
             let batch = try await store.prune(
-                olderThan: cutoff, maximumCount: retention.maximumPushes, held: held, before: unsteppedFrom, after: after, batch: Self.batch)
+                olderThan: cutoff, maximumCount: retention.maximumPushes, held: held, keptBroadcasts: keptBroadcasts, before: unsteppedFrom,
+                after: after, batch: Self.batch)
             after = batch.lastExamined
             batchDuration.recordNanoseconds((ContinuousClock.now - started).nanosecondCount)
             total.pushes += batch.pushes

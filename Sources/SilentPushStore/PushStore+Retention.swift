@@ -35,7 +35,7 @@ extension PushStore {
     /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
     /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts, by the same
     /// rules; and, by age alone, up to `batch` Live Activity update decisions and dismissed activities
-    /// rules. A pending push stays when it is one of `held` (the device holds it), and so does
+    /// rules, but those `keptBroadcasts` names (by `apns-request-id`: a channel keeps them). A pending push stays when it is one of `held` (the device holds it), and so does
     /// a delivered one whose wake still runs; a push coalesced while its successor waits goes.
     /// By age alone (not past the count limit), a push whose wake started after `cutoff` stays
     /// with that wake. No push from id `before` on (when given) is examined: `held` was read
@@ -46,7 +46,8 @@ extension PushStore {
     /// `max(id) - maximumCount`, and the age limit is found by a binary search of
     /// `received_at` over ids, so a batch reads only the rows it examines.
     package func prune(
-        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], before: Int64? = nil, after: Int64 = 0, batch: Int
+        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], keptBroadcasts: Set<String> = [], before: Int64? = nil,
+        after: Int64 = 0, batch: Int
     ) async throws -> Pruned {
         guard cutoff != nil || maximumCount != nil, batch > 0 else {
             var nothing = Pruned()
@@ -145,12 +146,30 @@ extension PushStore {
                 ))
         }
         if let boundary = try await boundary(of: "broadcasts", time: "received_at", maximumCount: maximumCount, cutoff: cutoff) {
-            deletes.append(
-                (
-                    StoreStatement(
-                        "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)", [boundary, batch]),
-                    \.broadcasts
-                ))
+            if keptBroadcasts.isEmpty {
+                deletes.append(
+                    (
+                        StoreStatement(
+                            "DELETE FROM broadcasts WHERE id IN (SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?)", [boundary, batch]),
+                        \.broadcasts
+                    ))
+            } else {
+                // A message a channel keeps stays (a restart reads it back): read as many more
+                // as are kept, so a batch still has `batch` to delete, then range deletes
+                // around the kept, as for pushes.
+                let rows = try await reader.rows(
+                    "SELECT id, request_id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?", [boundary, batch + keptBroadcasts.count],
+                    cached: true)
+                var from: Int64 = .min
+                for row in rows where keptBroadcasts.contains(row["request_id"]) {
+                    let id: Int64 = row["id"]
+                    deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id < ?", [from, id]), \.broadcasts))
+                    from = id
+                }
+                if let last: Int64 = rows.last?["id"] {
+                    deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id <= ?", [from, last]), \.broadcasts))
+                }
+            }
         }
         // Transfers that ended, unless a relaunch will still hand their files over: not asked
         // for yet (another transfer of the session has not ended, or the receiver stopped

@@ -177,6 +177,41 @@ import Testing
         }
     }
 
+    /// Retention keeps the message a channel keeps, however short `--retain` is: past the
+    /// age limit the broadcast it replaced goes, it stays, and a restart still gives it.
+    @Test func retentionKeepsTheMessageAChannelKeeps() async throws {
+        let directory = try Scratch.newDirectory("activities")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.liveActivities = .unthrottled
+            $0.retention = .init(maximumAge: .seconds(3600), maximumPushes: nil)
+            $0.retentionPassInterval = .milliseconds(50)
+        }
+        let channel = try await Receiver.withTesting(configure) { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .mostRecentMessageStored).id
+            for n in 1...2 {
+                try await Self.broadcast(
+                    receiver, channel: channel.text, #"{"aps":{"timestamp":\#(n),"event":"update","content-state":{"n":\#(n)}}}"#,
+                    expiration: "4102444800")
+            }
+            try await receiver.advanceClock(by: .seconds(2 * 3600))  // past --retain, within the message's 8 hours
+            for _ in 0..<200 where try await receiver.broadcasts(bundleID: Self.app, channel: channel).count > 1 {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            let left = try await receiver.broadcasts(bundleID: Self.app, channel: channel)
+            #expect(
+                left.map { String(decoding: $0.payload, as: UTF8.self) } == [#"{"aps":{"timestamp":2,"event":"update","content-state":{"n":2}}}"#])
+            return channel
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let late = try await receiver.device.startActivity(
+                device: Self.device("9"), bundleID: Self.app, attributesType: "MatchAttributes", channel: channel)
+            let shown = try #require(try await receiver.device.activities(device: Self.device("9"), bundleID: Self.app).first { $0.id == late.id })
+            #expect(shown.contentState == #"{"n":2}"#)
+        }
+    }
+
     /// Forgetting a device forgets its Live Activity pushes too: those to its app's
     /// push-to-start token and to its activities' update tokens; another device's stay.
     @Test func forgettingADeviceForgetsItsLiveActivityPushes() async throws {

@@ -72,6 +72,30 @@ import Testing
         try await store.close()
     }
 
+    /// The messages the channels keep stay whatever their age (a restart reads them back);
+    /// the batches still move past them.
+    @Test(arguments: StoreEngineKind.allCases) func theMessagesChannelsKeepStay(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let channel = try #require(ChannelID(header: "dHN0LXNyY2gtY2hubA=="))
+        try await store.write(
+            (1...10).map { id in
+                .insertBroadcast(
+                    BroadcastRecord(
+                        id: UInt64(id), requestID: "r\(id)", uniqueID: nil, bundleID: "com.example.app", environment: .sandbox, channelID: channel,
+                        priority: .high, expiration: 0, receivedAt: DeviceInstant(millisecondsSinceEpoch: 1_000 + Int64(id)),
+                        payload: Array("{}".utf8)))
+            })
+        var removed = 0
+        for _ in 0..<4 {
+            removed += try await store.prune(olderThan: 1_000_000, maximumCount: nil, keptBroadcasts: ["r1", "r4", "r9"], batch: 3).broadcasts
+        }
+        #expect(removed == 7)
+        let kept = try await store.broadcasts(bundleID: nil, environment: .sandbox, limit: 100).map(\.id)
+        #expect(kept == [9, 4, 1])
+        #expect(try await store.prune(olderThan: 1_000_000, maximumCount: nil, batch: 3).broadcasts == 3, "no longer kept, they go")
+        try await store.close()
+    }
+
     /// A delivered push whose wake still runs is kept when held, and pushes from `before` on
     /// (arrived after the held set was read) are not examined.
     @Test(arguments: StoreEngineKind.allCases) func aHeldDeliveredPushAndThoseArrivedSinceTheHeldSetStay(_ engine: StoreEngineKind) async throws {
