@@ -66,6 +66,13 @@ extension Receiver {
         try await device.push(apnsID: apnsID)?.fate
     }
 
+    /// The fate of the push APNs answered with this `apns-unique-id` (the development
+    /// environment's; ``TestPushResponse/uniqueID``), once committed; nil if unknown. Unlike an
+    /// `apns-id`, which a provider may send twice, it names one push.
+    public func fate(uniqueID: String) async throws -> PushFate? {
+        try await device.push(uniqueID: uniqueID)?.fate
+    }
+
     /// Waits until the push's fate satisfies `condition`, for at most `timeout` of real
     /// time, and returns the last fate seen. The fate is read again as each of the store's
     /// transactions ends, not polled.

@@ -42,6 +42,23 @@ import Testing
         }
     }
 
+    /// A provider that sends one apns-id twice gets two unique ids: each names its own push
+    /// and fate, where the apns-id finds the latest.
+    @Test func aUniqueIDNamesItsOwnPushWhereAnAPNsIDIsReused() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            try await client.push(apnsID: Self.first)  // wakes the app
+            let replaced = try #require(try await client.push(apnsID: Self.second).uniqueID)
+            let latest = try #require(try await client.push(apnsID: Self.second).uniqueID)
+            #expect(replaced != latest)
+            #expect(try await receiver.fate(uniqueID: replaced) == .coalesced(into: nil))
+            #expect(try await receiver.fate(uniqueID: latest.uppercased())?.kind == .pending)
+            #expect(try await receiver.fate(of: Self.second)?.kind == .pending)
+            #expect(try await receiver.fate(uniqueID: "00000000-0000-4000-8000-0000000000ff") == nil)
+        }
+    }
+
     @Test func aFateThatDoesNotComeIsATimeoutNamingTheLastOne() async throws {
         try await Receiver.withTesting { receiver in
             let client = try await TestPushClient.connect(to: receiver)
