@@ -29,10 +29,12 @@ struct ChildProcess {
     static let errorLimit = 4 * 1024
 
     /// Runs `/bin/sh -c command`.
-    /// `onOutputLine` hears each line the command writes to stdout, as it is written.
+    /// `onOutputLine` hears each line the command writes to stdout, as it is written. Cancelled,
+    /// the group has `killGrace` between SIGTERM and SIGKILL, or less when `killGraceLimit` says
+    /// so then (what is left of the receiver's shutdown grace).
     static func run(
         command: String, environment: [String: String], input: [UInt8], killGrace: Duration,
-        onOutputLine: (@Sendable (Substring) -> Void)? = nil
+        killGraceLimit: (@Sendable () -> Duration?)? = nil, onOutputLine: (@Sendable (Substring) -> Void)? = nil
     ) async throws -> Outcome {
         let child = try ProcessSpawner.spawn(
             "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: true)
@@ -47,7 +49,8 @@ struct ChildProcess {
         } onCancel: {
             guard !control.reaped.load(ordering: .acquiring) else { return }
             // The collecting thread sends SIGKILL once the grace is over (it polls every 50 ms).
-            control.killAt.store(ChildProcess.monotonicNanoseconds() &+ max(0, killGrace.nanosecondCount), ordering: .releasing)
+            let grace = min(killGrace, killGraceLimit?() ?? killGrace)
+            control.killAt.store(ChildProcess.monotonicNanoseconds() &+ max(0, grace.nanosecondCount), ordering: .releasing)
             kill(-child.pid, SIGTERM)
         }
     }

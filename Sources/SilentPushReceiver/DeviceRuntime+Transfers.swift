@@ -66,6 +66,8 @@ extension DeviceRuntime {
         } refuse: {
             [self] refusal, request in
             refuseTransfer(refusal, request: request, app: app, source: source)
+        } shutdownGraceLeft: { [self] in
+            isShuttingDown ? remainingShutdownGrace() : nil
         }
     }
 

@@ -6,7 +6,8 @@ import SilentPushCore
 /// group of its own, the payload JSON on its stdin and the wake in `SILENTPUSH_*` variables.
 /// The last line it prints is the result (`newData`, `noData`, `failed [reason]`); anything
 /// else, or a non-zero exit, is `failed`, with the exit status and the tail of its stderr as
-/// the reason. At the deadline the whole group gets SIGTERM, then SIGKILL after `killGrace`.
+/// the reason. At the deadline the whole group gets SIGTERM, then SIGKILL after `killGrace`
+/// (when the receiver's shutdown grace ends, SIGKILL follows at once: the process exits within it).
 ///
 /// A background task runs the same command with the task in `SILENTPUSH_TASK_*` variables and
 /// its JSON on stdin. Exit 0 is `setTaskCompleted(success: true)`, another status `false`.
@@ -91,7 +92,7 @@ public struct ExecFetchHandler: FetchHandler {
         do {
             outcome = try await ChildProcess.run(
                 command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: task)) { $1 },
-                input: Array(task.json.rendered.utf8), killGrace: taskKillGrace
+                input: Array(task.json.rendered.utf8), killGrace: taskKillGrace, killGraceLimit: context?.shutdownGraceLeft
             ) { line in
                 if let (completed, total) = Self.progress(line) { return task.updateProgress(completed: completed, total: total) }
                 _ = Self.handOver(line, to: context)
@@ -133,7 +134,7 @@ public struct ExecFetchHandler: FetchHandler {
         do {
             outcome = try await ChildProcess.run(
                 command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: wake)) { $1 },
-                input: wake.payload, killGrace: killGrace
+                input: wake.payload, killGrace: killGrace, killGraceLimit: context?.shutdownGraceLeft
             ) { line in _ = Self.handOver(line, to: context) }
         } catch {
             return .failed(reason: "cannot run the fetch command: \(error)")

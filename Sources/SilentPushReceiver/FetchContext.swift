@@ -14,13 +14,18 @@ public final class FetchContext: Sendable {
 
     private let handOver: @Sendable (TransferRequest) throws(TransferRefusal) -> UInt64
     private let refuse: @Sendable (TransferRefusal, DeviceRecorder.RefusedRequest) -> Void
+    /// What is left of the receiver's shutdown grace (nil while it is not stopping): a handler
+    /// cut then is given no longer than that to end, so the process exits within the grace.
+    package let shutdownGraceLeft: @Sendable () -> Duration?
 
     init(
         handOver: @escaping @Sendable (TransferRequest) throws(TransferRefusal) -> UInt64,
-        refuse: @escaping @Sendable (TransferRefusal, DeviceRecorder.RefusedRequest) -> Void
+        refuse: @escaping @Sendable (TransferRefusal, DeviceRecorder.RefusedRequest) -> Void,
+        shutdownGraceLeft: @escaping @Sendable () -> Duration? = { nil }
     ) {
         self.handOver = handOver
         self.refuse = refuse
+        self.shutdownGraceLeft = shutdownGraceLeft
     }
 
     /// Hands `request` to the device, as `URLSession(configuration: .background(…)).downloadTask(with:).resume()`

@@ -111,7 +111,9 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("shutdown-grace"),
-        help: ArgumentHelp("On SIGTERM, how long open streams may run before the rest is closed.", valueName: "duration"))
+        help: ArgumentHelp(
+            "On SIGTERM or SIGINT, how long the drain may take, from the signal: open streams, then running fetches and task runs; what still runs then is cut.",
+            valueName: "duration"))
     var shutdownGrace = "30s"
 
     @Option(

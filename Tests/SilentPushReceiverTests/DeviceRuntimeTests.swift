@@ -554,6 +554,33 @@ import Testing
         try await store.close()
     }
 
+    /// An exec handler that ignores SIGTERM, cut when the shutdown grace ends, is killed then,
+    /// not after its kill grace: the receiver stops within its grace, and the wake says `shutdown`.
+    @Test func anExecHandlerCutAtTheGracesEndIsKilledThen() async throws {
+        let path = try Scratch.newDirectory("grace-exec") + "/store.sqlite"
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let clock = ContinuousClock()
+        var stopping = clock.now
+        try await Receiver.withTesting({
+            $0.store = .file(path)
+            $0.shutdownGrace = .seconds(1)
+            $0.wakeSettings = .fast
+            $0.fetchHandler = .handler(ExecFetchHandler(command: #"trap "" TERM; sleep 30; echo newData"#, killGrace: .seconds(20)))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its handler runs on
+            for _ in 0..<100 where try await receiver.wakes().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            await client.close()
+            stopping = clock.now
+        }
+        let took = stopping.duration(to: clock.now)
+        #expect(took >= .milliseconds(900) && took < .seconds(10), "the stop took \(took) for a 1 s grace (the kill grace is 20 s)")
+        let store = try await PushStore.open(.file(path))
+        let wake = try #require(try await store.wakes().first)
+        #expect(wake.result == .shutdown, "\(wake)")
+        try await store.close()
+    }
+
     /// The grace counts from the signal, for the server's streams and the fetches together:
     /// a signal whose grace has already passed leaves a hanging fetch no time, where before
     /// each part waited a whole grace in turn.
