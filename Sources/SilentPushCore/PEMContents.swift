@@ -2,9 +2,20 @@
 /// file: what a user passes by mistake as `--key "$(cat key.p8)"`, or in an environment
 /// variable meant for a path. It must never be echoed in a message: it may be a private key.
 package enum PEMContents {
-    /// Whether `text` holds a PEM block (or any line break, which no path here has).
+    /// Whether `text`, given as a file's path, holds a PEM block, any line break (which no path
+    /// here has), or a long run of base64 alone: a key's body without its armour, or
+    /// `base64 -w0` of the whole file (a path has a dot, a dash or an underscore, or is shorter).
     package static func found(in text: some StringProtocol) -> Bool {
-        text.contains(marker) || text.contains("\n")
+        text.contains(marker) || text.contains("\n") || (text.utf8.count >= 100 && text.utf8.allSatisfy(isBase64))
+    }
+
+    private static func isBase64(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+            true
+        default: false
+        }
     }
 
     /// Whether any of `arguments` holds a PEM block: checked before a parser, whose messages
@@ -14,6 +25,13 @@ package enum PEMContents {
     }
 
     private static let marker = "-----BEGIN"
+
+    /// Whether PEM text holds an encrypted private key (PKCS#8 `ENCRYPTED PRIVATE KEY`, or a
+    /// traditional key's `Proc-Type: 4,ENCRYPTED`).
+    package static func isEncrypted(_ pem: [UInt8]) -> Bool {
+        let text = String(decoding: pem.prefix(64 * 1024), as: UTF8.self)
+        return text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED")
+    }
 
     /// The message for an argument that holds one, naming neither it nor its contents.
     package static let refusal =

@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import NIOHTTP1
 import NIOSSL
 import SilentPushNetworking
@@ -12,7 +13,14 @@ extension AdminExporter {
             return "the TLS handshake failed (the admin API speaks plain HTTP: use http://)"
         }
         if error is HTTPParserError {
-            return "what answered does not speak HTTP/1.1 (an APNs or channel port? the admin API is the receiver's --admin-port)"
+            return "what answered does not speak HTTP/1.1 (an APNs or channel port? the admin API is at the receiver's --admin address)"
+        }
+        if let error = error as? HTTPClientError {
+            // Its description may quote the request's headers (the admin token): never shown.
+            if error == .remoteConnectionClosed {
+                return "the connection was closed before an answer (an APNs or channel port? the admin API is at the receiver's --admin address)"
+            }
+            return "the HTTP client failed: \(error.shortDescription)"
         }
         return "\(error)"
     }

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import SilentPushCore
 import SilentPushNetworking
 import SilentPushTransport
 
@@ -31,19 +32,30 @@ package struct AdminExporter: Sendable {
         /// It was reached but had not answered `what` after `seconds`.
         case noAnswer(url: String, what: String, seconds: Int)
 
-        /// A refusal from its answer: the problem document's `detail`, else the body as text.
+        /// A refusal from its answer: the problem document's `detail`, else the body's first
+        /// line (what answered may not be the admin API: an HTML page, a megabyte of text).
         static func refused(status: Int, body: ByteBuffer) -> Failure {
             let problem = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
-            return .refused(
-                status: status, detail: problem?["detail"] as? String ?? String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines))
+            return .refused(status: status, detail: oneLine(problem?["detail"] as? String ?? String(buffer: body)))
+        }
+
+        /// `text`'s first line that is not blank, at most 200 characters, control characters
+        /// shown as `?`: a failure is one line.
+        package static func oneLine(_ text: String) -> String {
+            let line = text.split(whereSeparator: \.isNewline).lazy.map { $0.trimmingCharacters(in: .whitespaces) }.first { !$0.isEmpty } ?? ""
+            let shown = String(line.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : Character($0) })
+            let lines = text.split(whereSeparator: \.isNewline).count(where: { !$0.allSatisfy(\.isWhitespace) })
+            guard shown.count > 200 || lines > 1 else { return shown }
+            return String(shown.prefix(200)) + " …"
         }
 
         package var description: String {
             switch self {
             case .refused(let status, let detail): "the admin API answered \(status): \(detail)"
-            case .unreachable(let url, let problem): "cannot reach the admin API at \(url): \(problem) (is silentpushd running? check --admin)"
+            case .unreachable(let url, let problem):
+                "cannot reach the admin API at \(URLUserInfo.masked(url)): \(problem) (is silentpushd running? check --admin)"
             case .noAnswer(let url, let what, let seconds):
-                "the admin API at \(url) had not answered \(what) after \(seconds) s (a busy receiver? it may still be working on it)"
+                "the admin API at \(URLUserInfo.masked(url)) had not answered \(what) after \(seconds) s (a busy receiver? it may still be working on it)"
             }
         }
     }

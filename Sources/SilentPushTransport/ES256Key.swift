@@ -10,6 +10,8 @@ public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Eq
     case inFile(path: String, problem: ES256KeyError)
     /// Not a PEM private key (.p8) or public key.
     case notPEM
+    /// A private key encrypted with a passphrase (Apple's .p8 keys are not).
+    case encrypted
     /// A key, but not on the P-256 curve.
     case notP256
     /// Signing needs the private key.
@@ -29,6 +31,8 @@ public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Eq
         case .inFile(let path, let problem) where PEMContents.found(in: path): "key file (name not shown): \(problem)"
         case .inFile(let path, let problem): "key file '\(path)': \(problem)"
         case .notPEM: "not a PEM private key (.p8) or public key"
+        case .encrypted:
+            "an encrypted (passphrase-protected) private key; give it unencrypted, as Apple issues .p8 keys (openssl pkcs8 -topk8 -nocrypt -in KEY -out key.p8)"
         case .notP256: "not an EC P-256 key (ES256 needs one)"
         case .publicKeyCannotSign: "a public key cannot sign"
         case .outOfMemory: "out of memory"
@@ -76,13 +80,14 @@ public final class ES256Key: @unchecked Sendable {
                 defer { BIO_free(bio) }
                 return body(bio)
             }
-            if let key = read({ PEM_read_bio_PrivateKey($0, nil, nil, nil) }) { return (key, true) }
-            if let key = read({ PEM_read_bio_PUBKEY($0, nil, nil, nil) }) { return (key, false) }
+            // No passphrase is asked for: OpenSSL would prompt on the terminal, or read stdin.
+            if let key = read({ PEM_read_bio_PrivateKey($0, nil, { _, _, _, _ in 0 }, nil) }) { return (key, true) }
+            if let key = read({ PEM_read_bio_PUBKEY($0, nil, { _, _, _, _ in 0 }, nil) }) { return (key, false) }
             return nil
         }
         _ = OpenSSLError.drain()
         guard let (key, canSign) = loaded else {
-            throw ES256KeyError.notPEM
+            throw PEMContents.isEncrypted(pem) ? ES256KeyError.encrypted : ES256KeyError.notPEM
         }
         var group = [CChar](repeating: 0, count: 64)
         var length = 0

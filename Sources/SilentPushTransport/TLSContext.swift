@@ -1,5 +1,7 @@
 import CNghttp2
 import COpenSSL
+import Foundation
+import SilentPushCore
 
 /// A configuration problem with TLS material: which, the file, and OpenSSL's words.
 public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
@@ -14,6 +16,7 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
         case clientCertificate = "cannot use client certificate"
         case clientKey = "cannot use client certificate key"
         case clientKeyMismatch = "client key does not match the certificate"
+        case encryptedKey = "cannot use private key"
         case context = "cannot create a TLS context"
     }
 
@@ -24,15 +27,25 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
     public let detail: String
 
     init(_ problem: Problem, path: String? = nil) {
-        self.problem = problem
+        let drained = OpenSSLError.drain()
+        // A key that failed for want of a passphrase says so, not OpenSSL's chain of errors.
+        if problem == .privateKey || problem == .clientKey, let path, let pem = FileManager.default.contents(atPath: path),
+            PEMContents.isEncrypted(Array(pem))
+        {
+            self.problem = .encryptedKey
+            detail = ""
+        } else {
+            self.problem = problem
+            detail = drained
+        }
         self.path = path
-        detail = OpenSSLError.drain()
     }
 
-    /// One line, ready for a user.
+    /// One line, ready for a user. A path that holds a key's contents is not shown.
     public var description: String {
         var message = problem.rawValue
-        if let path { message += " '\(path)'" }
+        if let path { message += PEMContents.found(in: path) ? " (its contents where a path belongs; not shown)" : " '\(path)'" }
+        if problem == .encryptedKey { message += ": it is encrypted (passphrase-protected); give it unencrypted (openssl pkey -in KEY -out key.pem)" }
         if !detail.isEmpty { message += ": \(detail)" }
         return message
     }
@@ -174,6 +187,9 @@ public final class TLSContext: @unchecked Sendable {
 
     private static func makeContext(method: OpaquePointer?) throws -> OpaquePointer {
         guard let context = SSL_CTX_new(method) else { throw TLSConfigurationError(.context) }
+        // An encrypted key fails to load: OpenSSL would otherwise prompt on the terminal for a
+        // passphrase, or read one from stdin.
+        SSL_CTX_set_default_passwd_cb(context) { _, _, _, _ in 0 }
         // HTTP/2 requires TLS 1.2 or later, without compression or renegotiation (RFC 9113 §9.2).
         SSL_CTX_ctrl(context, SSL_CTRL_SET_MIN_PROTO_VERSION, Int(TLS1_2_VERSION), nil)
         SSL_CTX_set_options(context, copenssl_op_no_compression() | copenssl_op_no_renegotiation())

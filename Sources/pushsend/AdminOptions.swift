@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SilentPushCore
 
 /// Where a receiver's admin API is and its token: the options `pushsend expect` and
 /// `pushsend export` share.
@@ -11,14 +12,33 @@ struct AdminOptions: ParsableArguments {
         name: .customLong("admin-token"), help: ArgumentHelp("Its --admin-token, if it has one. Also SILENTPUSH_ADMIN_TOKEN.", valueName: "token"))
     var adminToken: String?
 
-    /// Refuses an --admin that is not `http(s)://HOST:PORT[/path]`, before any request: a
-    /// URL with no scheme or host would be reported as a receiver not running.
+    /// Refuses an --admin that is not `http(s)://HOST[:PORT][/path]` with a port from 1 to
+    /// 65535, and a token an HTTP header cannot carry, before any request: a URL with no scheme
+    /// or host would be reported as a receiver not running. Neither message shows a secret.
     func validate() throws {
+        let shown = URLUserInfo.masked(admin)
         guard let url = URL(string: admin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
             url.query == nil, url.fragment == nil
         else {
-            throw ValidationError("--admin '\(admin)' is not a URL like http://127.0.0.1:2199 (the receiver's --admin-port)")
+            throw ValidationError("--admin '\(shown)' is not a URL like http://127.0.0.1:2199 (the receiver's --admin address)")
         }
+        if let port = Self.portText(admin), !(port.count <= 5 && (1...65535).contains(Int(port) ?? 0)) {
+            throw ValidationError("--admin '\(shown)': the port must be from 1 to 65535")
+        }
+        if let token, token.isEmpty || !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
+            throw ValidationError(
+                "the admin token (--admin-token or SILENTPUSH_ADMIN_TOKEN) must be printable characters with no space (a line end read from a file?); it is not shown"
+            )
+        }
+    }
+
+    /// The text after the authority's last `:` (past an IPv6 address's `]`), when it has one.
+    static func portText(_ url: String) -> Substring? {
+        guard let scheme = url.range(of: "://") else { return nil }
+        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        guard let colon = host.lastIndex(of: ":"), host[colon...].contains("]") == false else { return nil }
+        return host[host.index(after: colon)...]
     }
 
     /// The token given, or the environment's.

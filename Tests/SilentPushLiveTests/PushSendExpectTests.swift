@@ -208,10 +208,24 @@ import Testing
             ["expect", "--admin", "http://127.0.0.1:1", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
             "cannot reach the admin API at http://127.0.0.1:1"
         ),
+        (
+            ["expect", "--admin", "http://127.0.0.1:70000", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
+            "--admin 'http://127.0.0.1:70000': the port must be from 1 to 65535"
+        ),
+        (["export", "pushes", "--admin", "http://[::1]:99999999999999999999"], "the port must be from 1 to 65535"),
+        (
+            ["expect", "--admin", "http://ci:pa55@127.0.0.1:1", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
+            "cannot reach the admin API at http://***@127.0.0.1:1"
+        ),
+        (
+            ["expect", "--admin-token", "s3cret\r", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
+            "the admin token (--admin-token or SILENTPUSH_ADMIN_TOKEN) must be printable characters with no space"
+        ),
     ])
     func usageAndUnreachableExitTwo(arguments: [String], message: String) async throws {
         let result = try await Self.pushsend(arguments)
         #expect(result.status == 2)
         #expect(result.errorOutput.contains(message), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("s3cret") && !result.errorOutput.contains("pa55"), "no secret is shown: \(result.errorOutput)")
     }
 }

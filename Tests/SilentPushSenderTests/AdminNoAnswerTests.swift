@@ -35,6 +35,16 @@ import Testing
         }
     }
 
+    /// What answered may not be the admin API (an HTML page, a megabyte of text): a refusal
+    /// says the first line of it, at most 200 characters, with no control character.
+    @Test func aRefusalsBodyIsSaidInOneShortLine() {
+        #expect(AdminExporter.Failure.oneLine("no such token") == "no such token")
+        #expect(AdminExporter.Failure.oneLine("\n  <!DOCTYPE HTML>\n<html>\n<title>404</title>") == "<!DOCTYPE HTML> …")
+        #expect(AdminExporter.Failure.oneLine(String(repeating: "x", count: 1_000_000)) == String(repeating: "x", count: 200) + " …")
+        #expect(AdminExporter.Failure.oneLine("a\u{1B}[31mb") == "a?[31mb")
+        #expect(AdminExporter.Failure.oneLine("") == "")
+    }
+
     @Test func expectThatGetsNoAnswerExitsTwoAndNamesTheRequest() async throws {
         try await Receiver.withTesting { receiver in
             let relay = try await TCPRelay.start(to: try #require(receiver.adminPort))

@@ -257,6 +257,43 @@ import Testing
         }
     }
 
+    /// A key given as bare base64 (its body without the armour, or `base64 -w0` of the file) is
+    /// refused without being shown, and an encrypted key is refused at once, saying so: no
+    /// passphrase is asked for on the terminal or read from stdin.
+    @Test func bareBase64KeysAreNotShownAndEncryptedKeysAreSaidAtOnce() async throws {
+        let pem = try String(contentsOfFile: DevCertificates.directory + "/AuthKey_\(PushSendOptions.developmentKeyID).p8", encoding: .utf8)
+        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let wholeFile = Data(pem.utf8).base64EncodedString()
+        for key in [body, wholeFile] {
+            let result = try await Self.run([
+                "--url", "http://127.0.0.1:9", "--device", SamplePush.deviceToken, "--key", key, "--key-id", "K", "--team-id", "T", Self.payload,
+            ])
+            #expect(result.status == 2)
+            #expect(result.errorOutput.hasPrefix("pushsend: --key holds the key's contents"), "\(result.errorOutput)")
+            #expect(!result.errorOutput.contains(String(key.prefix(24))), "\(result.errorOutput)")
+        }
+        let encrypted = Scratch.directory.appendingPathComponent("encrypted-\(UUID().uuidString).p8").path
+        defer { try? FileManager.default.removeItem(atPath: encrypted) }
+        let made = try await PeerProcess.run(
+            "openssl",
+            [
+                "pkcs8", "-topk8", "-in", DevCertificates.directory + "/AuthKey_\(PushSendOptions.developmentKeyID).p8", "-out", encrypted,
+                "-passout", "pass:s3cret",
+            ])
+        #expect(made.status == 0, "\(made.errorOutput)")
+        for arguments in [
+            ["--url", "http://127.0.0.1:9", "--key", encrypted, "--key-id", "K", "--team-id", "T"],
+            ["--url", "https://127.0.0.1:9", "--cert", DevCertificates.clientCertificate, "--cert-key", encrypted],
+        ] {
+            // stdin holds a line a prompt would take as the passphrase.
+            let result = try await PeerProcess.run(
+                try Self.binary(), ["--device", SamplePush.deviceToken] + arguments + [Self.payload], input: Array("s3cret\n".utf8))
+            #expect(result.status == 2, "\(arguments)")
+            #expect(result.errorOutput.contains("encrypted (passphrase-protected)"), "\(result.errorOutput)")
+            #expect(!result.errorOutput.contains("pass phrase") && result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+        }
+    }
+
     /// A server that accepts and never speaks holds a push for the answer timeout once: the
     /// push, held for the server's SETTINGS, is not sent again on new connections to wait as long.
     @Test func aSilentServerHoldsAPushForOneAnswerTimeoutNotOnePerConnection() async throws {
