@@ -48,6 +48,10 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tlsSetup(let problem): "\(problem) (check --cacert, --cert and --cert-key)"
         case .signing(let keyID, let problem): "cannot sign a provider token with key \(keyID): \(problem) (check --key)"
         case .connection(let problem): "\(problem) (check --url, --sandbox/--production and --port; is the receiver running?)"
+        case .untrustedServer(let problem) where problem.contains("hostname mismatch"):
+            "\(problem) (the certificate is not for the host in --url: connect by a name it was issued for, e.g. localhost for a SilentPush receiver, or --insecure to skip the check)"
+        case .untrustedServer(let problem) where problem.contains("has expired") || problem.contains("not yet valid"):
+            "\(problem) (the server's certificate is outside its dates: renew it, check this machine's clock, or --insecure to skip the check)"
         case .untrustedServer(let problem):
             "\(problem) (pass --cacert with the CA that signed it, e.g. certs/ca.pem for a SilentPush receiver, or --insecure to skip the check)"
         case .missingDevelopmentMaterial(let what, let searched, let fix): "the development \(what) was not found (\(searched)): pass \(fix)"

@@ -254,6 +254,11 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         return Array(data)
     }
 
+    /// The longest token sent: past it, the request's headers outgrow what a server takes
+    /// (APNs device tokens are 64 to 200 hex digits; a malformed one up to here is sent, to see
+    /// APNs refuse it).
+    static let longestDeviceToken = 1_000
+
     func readDevices(local: Bool) throws -> [String] {
         var tokens = devices
         if let devicesFile {
@@ -267,11 +272,20 @@ public struct PushSendOptions: ParsableArguments, Sendable {
             throw PushSendError.invalidValue(option: "--devices", value: "'\(devicesFile)'", expected: "a file of device tokens (it has none)")
         }
         // A token goes into the request's path: a malformed one (to see APNs refuse it) is
-        // sent, but one HTTP/2 cannot carry at all is refused here, naming it.
-        if let bad = tokens.first(where: { token in !token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F } }) {
-            throw PushSendError.invalidValue(
-                option: "device token", value: "'\(bad)'",
-                expected: "one a device can have (visible ASCII, no spaces: put a comment on a line of its own)")
+        // sent, but one HTTP/2 cannot carry at all, or longer than any header block takes, is
+        // refused here, naming it (control characters escaped, so the message stays one line).
+        if let (index, bad) = tokens.enumerated().first(where: { _, token in
+            token.utf8.count > Self.longestDeviceToken || !token.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        }) {
+            let fromFile = index >= devices.count
+            let shown =
+                bad.unicodeScalars.prefix(80).map { $0.isASCII && $0.value > 0x20 && $0.value < 0x7F ? String($0) : $0.escaped(asASCII: true) }
+                .joined() + (bad.unicodeScalars.count > 80 ? "…" : "")
+            let expected =
+                bad.utf8.count > Self.longestDeviceToken
+                ? "a device token: it has \(bad.utf8.count) characters (APNs device tokens are 64 to 200 hex digits; a malformed one of up to \(Self.longestDeviceToken) is sent, to see it refused)"
+                : "one a device can have (visible ASCII, no spaces\(fromFile ? ": put a comment on a line of its own" : ""))"
+            throw PushSendError.invalidValue(option: "device token", value: "'\(shown)'\(fromFile ? " in --devices" : "")", expected: expected)
         }
         if tokens.isEmpty, local { tokens = [Self.developmentDevice] }
         guard !tokens.isEmpty else { throw PushSendError.missingOption(need: "--device TOKEN or --devices FILE") }

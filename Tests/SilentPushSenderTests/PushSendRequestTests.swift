@@ -144,6 +144,29 @@ import Testing
         #expect(configuration.request.topic == topic)
     }
 
+    /// A server certificate that did not verify gets the advice its cause needs: the right CA
+    /// does not help a certificate issued for another name, or one past its dates.
+    @Test func anUntrustedServerGetsTheAdviceItsCauseNeeds() {
+        #expect(
+            PushSendError.untrustedServer(problem: "the certificate did not verify: hostname mismatch").description.contains(
+                "not for the host in --url"))
+        #expect(PushSendError.untrustedServer(problem: "the certificate did not verify: certificate has expired").description.contains("renew it"))
+        #expect(
+            PushSendError.untrustedServer(problem: "the certificate did not verify: unable to get local issuer certificate").description.contains(
+                "pass --cacert"))
+    }
+
+    /// A device token longer than any header block takes, or with a control character, is
+    /// refused in one line that escapes it and says what a token is.
+    @Test func aTokenNoServerCouldTakeIsRefusedInOneLine() throws {
+        for token in [String(repeating: "0", count: 3_000), "01\n23"] {
+            let options = try Self.options { $0.devices = [token] }
+            let error = #expect(throws: PushSendError.self) { try options.configuration() }
+            let said = error.map { "\($0)" } ?? ""
+            #expect(said.hasPrefix("device token '") && !said.contains("\n") && said.count < 300, "\(said)")
+        }
+    }
+
     @Test func eventWithAnotherPushTypeIsRefused() throws {
         let options = try Self.options {
             $0.payloadFile = nil
