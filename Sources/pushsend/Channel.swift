@@ -67,7 +67,8 @@ struct Broadcast: AsyncParsableCommand {
         abstract: "Publish a Live Activity payload on a channel; prints 200, the apns-request-id and (development) the apns-unique-id.",
         discussion: """
             Example, against the local receiver:
-              pushsend broadcast --channel dHN0LXNyY2gtY2hubA== payloads/liveactivity-broadcast.json
+              pushsend broadcast --channel dHN0LXNyY2gtY2hubA== \\
+                payloads/liveactivity-broadcast.json
             """)
 
     @OptionGroup var options: ChannelOptions

@@ -13,8 +13,9 @@ struct Expect: AsyncParsableCommand {
               The second push is delivered within the 15 minutes iOS makes it wait:
                 pushsend expect --fate delivered --within 20m \\
                   --apns-id 00000000-0000-4000-8000-000000000002
-              Two pushes to one app coalesce into one wake; a JUnit report for CI:
-                pushsend expect --device 0123…cdef --wakes 1 --within 20m \\
+              Two pushes to one app wake it twice (the second after the interval); a JUnit
+              report for CI:
+                pushsend expect --device 0123…cdef --wakes 2 --within 20m \\
                   --junit expect.xml
               The app's background download is done and its relaunch kept the file:
                 pushsend expect --device 0123…cdef --transfer done --file moved \\
