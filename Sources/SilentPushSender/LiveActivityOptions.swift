@@ -66,6 +66,10 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
                 throw PushSendError.conflictingOptions("\(option) goes with --event start, not \(kind.rawValue)")
             }
         }
+        // ActivityKit reads a dismissal date only from an end (Apple documents it there alone).
+        if kind != .end, dismissalDate != nil {
+            throw PushSendError.conflictingOptions("--dismissal-date goes with --event end, not \(kind.rawValue)")
+        }
         var aps = "{\"timestamp\":\(timestamp ?? now),\"event\":\"\(kind.rawValue)\""
         // An end without one keeps the content the activity shows; a start or update needs one.
         if kind != .end || contentState != nil {

@@ -123,6 +123,8 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     /// The provider-token signer: the flags', the environment's, or (locally) the dev key.
     func signer(local: Bool) throws -> ProviderTokenSigner {
         let developmentKey = certificatesDirectory.map { $0 + "/AuthKey_\(PushSendOptions.developmentKeyID).p8" }
+        // A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given.
+        let environment = environment.filter { !$0.value.isEmpty }
         if local, key == nil, environment["APNS_KEY"] == nil, developmentKey == nil {
             throw PushSendError.missingDevelopmentMaterial(
                 what: "provider key", searched: certificatesSearched(), fix: "--key, --key-id and --team-id, or --cert")

@@ -24,7 +24,7 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
     /// One line naming the host and what failed.
     public var description: String {
         switch self {
-        case .cannotConnect(let host, let port, let reason): "cannot connect to \(host):\(port): \(reason)"
+        case .cannotConnect(let host, let port, let reason): "cannot connect to \(host.contains(":") ? "[\(host)]" : host):\(port): \(reason)"
         case .cannotStartHTTP2(let host, let port, let reason): "cannot set up HTTP/2 with \(host):\(port): \(reason)"
         case .untrustedServer(let host, let port, let reason): "the certificate of \(host):\(port) did not verify: \(reason)"
         case .closedBeforeHTTP2: "the connection closed before HTTP/2 started"

@@ -81,7 +81,10 @@ struct Expect: AsyncParsableCommand {
     @Option(help: ArgumentHelp("What the relaunch did with each transfer's file (with --transfer done): moved or deleted.", valueName: "fate"))
     var file: String?
 
-    @Option(help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
+    // Unconditional: `--within -5s` is refused as a duration, not read as an unknown option.
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("The span of device time it may take (e.g. 30s, 20m, 2h; default 0: as it is now).", valueName: "duration"))
     var within = "0s"
 
     @OptionGroup var adminOptions: AdminOptions
@@ -175,7 +178,11 @@ struct Expect: AsyncParsableCommand {
         _ = try expectation()
         // Before the check runs (and moves a manual clock), not after.
         if let junit {
-            let existing = FileManager.default.fileExists(atPath: junit)
+            var isDirectory: ObjCBool = false
+            let existing = FileManager.default.fileExists(atPath: junit, isDirectory: &isDirectory)
+            guard !junit.isEmpty, !isDirectory.boolValue else {
+                throw ValidationError("--junit '\(junit)' is not a file's path (give one like expect.xml)")
+            }
             let directory = URL(fileURLWithPath: junit).deletingLastPathComponent().path
             guard existing ? FileManager.default.isWritableFile(atPath: junit) : FileManager.default.isWritableFile(atPath: directory) else {
                 throw ValidationError("cannot write --junit '\(junit)' (no such directory, or not writable)")

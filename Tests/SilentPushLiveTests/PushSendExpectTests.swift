@@ -214,6 +214,14 @@ import Testing
         ),
         (["export", "pushes", "--admin", "http://[::1]:99999999999999999999"], "the port must be from 1 to 65535"),
         (
+            ["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered", "--within", "-5s"],
+            "--within '-5s' is not a duration"
+        ),
+        (
+            ["expect", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered", "--junit", "/tmp"],
+            "--junit '/tmp' is not a file's path"
+        ),
+        (
             ["expect", "--admin", "http://ci:pa55@127.0.0.1:1", "--apns-id", "00000000-0000-4000-8000-000000000001", "--fate", "delivered"],
             "cannot reach the admin API at http://***@127.0.0.1:1"
         ),

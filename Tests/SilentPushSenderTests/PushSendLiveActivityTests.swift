@@ -79,6 +79,7 @@ import Testing
         (["--event", "update", "--input-push-token"], "--input-push-token goes with --event start, not update"),
         (["--event", "end", "--attributes-type", "A"], "--attributes-type goes with --event start, not end"),
         (["--event", "update", "--attributes", "a.json"], "--attributes goes with --event start, not update"),
+        (["--event", "update", "--dismissal-date", "100"], "--dismissal-date goes with --event end, not update"),
         (["--event", "update", "--timestamp", "99999999999999"], "--timestamp 99999999999999 is not seconds since 1970"),
         (["--event", "update", "--content-state", "/nonexistent.json"], "cannot read the --content-state file"),
         (["--event", "start", "--attributes-type", "A", "--input-push-channel", "not*base64"], "--input-push-channel 'not*base64'"),

@@ -167,6 +167,15 @@ import Testing
         }
     }
 
+    /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
+    /// still signs with the development key.
+    @Test func anEmptyEnvironmentVariableIsNotGiven() throws {
+        var options = try PushSendOptions.parse([])
+        options.environment = ["APNS_KEY": "", "APNS_KEY_ID": "", "APNS_TEAM_ID": ""]
+        options.certificatesDirectory = DevCertificates.directory
+        _ = try options.configuration()
+    }
+
     @Test func eventWithAnotherPushTypeIsRefused() throws {
         let options = try Self.options {
             $0.payloadFile = nil
