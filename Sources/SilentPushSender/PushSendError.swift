@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a run could not do; `pushsend` prints it, one line that says what to fix, and exits 2.
 public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A needed option is missing; `need` names it and what it holds.
@@ -41,7 +43,7 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
         case .conflictingOptions(let rule): rule
         case .tooManyPushes(let devices, let count, let limit):
             "\(devices) devices × --count \(count) is more than \(limit) pushes in one run"
-        case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'"
+        case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'\(Self.whyUnreadable(path).map { ": \($0)" } ?? "")"
         case .invalidPayload(let problem, let fix): "\(problem) (\(fix), or send it anyway with --no-validate)"
         case .refusedPayload(let problem, let fix): "\(problem) (\(fix))"
         case .unusableKey(let problem): "\(problem) (check --key)"
@@ -56,5 +58,14 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(problem) (pass --cacert with the CA that signed it, e.g. certs/ca.pem for a SilentPush receiver, or --insecure to skip the check)"
         case .missingDevelopmentMaterial(let what, let searched, let fix): "the development \(what) was not found (\(searched)): pass \(fix)"
         }
+    }
+
+    /// Why `path` could not be read, as far as the file system says now (nil: it looks readable).
+    static func whyUnreadable(_ path: String) -> String? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
+        if isDirectory.boolValue { return "it is a directory" }
+        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
+        return nil
     }
 }

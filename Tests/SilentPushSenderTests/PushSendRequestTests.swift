@@ -169,6 +169,12 @@ import Testing
 
     /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
     /// still signs with the development key.
+    /// A file that cannot be read is said with why: missing, a directory.
+    @Test func anUnreadableFileSaysWhy() {
+        #expect(PushSendError.unreadableFile(what: "payload file", path: "/nonexistent.json").description.hasSuffix("': no such file"))
+        #expect(PushSendError.unreadableFile(what: "devices file", path: "/").description.hasSuffix("': it is a directory"))
+    }
+
     @Test func anEmptyEnvironmentVariableIsNotGiven() throws {
         var options = try PushSendOptions.parse([])
         options.environment = ["APNS_KEY": "", "APNS_KEY_ID": "", "APNS_TEAM_ID": ""]
