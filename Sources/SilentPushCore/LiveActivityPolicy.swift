@@ -460,6 +460,11 @@ public struct LiveActivityPolicy: Sendable {
                     why: "the device is offline: APNs keeps the latest push to this token until \(Self.time(push.storedUntil))", at: now)))
     }
 
+    /// The apps with a Live Activity this policy knows (a device and a bundle id each).
+    public var knownApps: Set<LiveActivityApp> {
+        Set(activities.values.map(\.app))
+    }
+
     /// The broadcasts (by `apns-request-id`) the Most Recent Message Stored channels keep now:
     /// retention keeps their records, which a restart reads them back from.
     public var keptMessageSources: Set<String> {

@@ -682,10 +682,13 @@ package struct AdminAPI: Sendable {
             if let unregistered {
                 // Device time, as every other time in the record (a manual clock's too).
                 let at: Int64? = unregistered ? endpoint.deviceNow().millisecondsSinceEpoch : nil
-                endpoint.withDevices { registry in
+                let topics = endpoint.withDevices { registry in
                     if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
+                    return registry.entry(token).map { Array($0.topics) } ?? []
                 }
-                try await device.store.write([.setUnregistered(token: token, at: at)])
+                // Registered again, it stays registered across a restart (for its topics).
+                try await device.store.write(
+                    [.setUnregistered(token: token, at: at)] + (at == nil ? [.setRegistered(token: token, topics: topics)] : []))
             }
             return deviceJSON(token)
         }

@@ -149,8 +149,10 @@ package final class ClusterMembership: Service, Sendable {
         let adopting = locks.owned.union(claimed).subtracting(runtime.ownedShards ?? [])
         if !adopting.isEmpty {
             let snapshot = try await runtime.adopt(shards: adopting, releasesSeen: releasesSeen)
-            // Tokens the app gave up answer 410 at their new owner too.
+            // Tokens registered at run time are taken at their new owner, and tokens the app
+            // gave up answer 410 there too.
             device.endpoint.withDevices { registry in
+                for (token, topics) in snapshot.registered { registry.register(token, topics: topics) }
                 for (token, at) in snapshot.unregistered { registry.unregister(token, at: at) }
             }
             logger.notice(

@@ -130,9 +130,18 @@ public struct DeviceControl: Sendable {
         // A copy of the policy (its storage shared until the next push changes it) is taken
         // under the lock; the walk of every app is made outside it, so pushes do not wait for
         // a listing of 100,000 devices.
-        let policy = runtime.inspect { $0.policy }
+        let (policy, reloads, activities) = runtime.inspect { ($0.policy, $0.reloads, $0.activities) }
         var devices: [String: Set<String>] = [:]
         for app in policy.knownApps { devices[app.device, default: []].insert(app.topic) }
+        // A device pushed to only for its widgets, controls or Live Activities is known too,
+        // with the app's bundle id.
+        for target in reloads.knownTargets {
+            let bundleID = APNsPushType.allCases.compactMap(\.topicSuffix).first(where: target.topic.hasSuffix).map {
+                target.topic.dropLast($0.count)
+            }
+            devices[target.device, default: []].insert(bundleID.map(String.init) ?? target.topic)
+        }
+        for app in activities.knownApps { devices[app.device, default: []].insert(app.bundleID) }
         for device in policy.devicesWithState where devices[device] == nil { devices[device] = [] }
         return devices
     }

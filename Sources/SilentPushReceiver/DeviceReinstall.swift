@@ -19,17 +19,25 @@ enum DeviceReinstall {
             case .active?, nil: nil
             }
         }
-        if let refused = endpoint.withDevices({ refusal($0) }) { throw refused }
-        // The store first: a write that fails leaves the token as it was, and a retry may follow.
-        try await device.store.write([.setUnregistered(token: token, at: at)])
+        let (refused, topics) = endpoint.withDevices { registry in
+            (refusal(registry), registry.entry(token).map { Array($0.topics).sorted() } ?? [])
+        }
+        if let refused { throw refused }
+        // The store first: a write that fails leaves the token as it was, and a retry may
+        // follow. The new token's registration outlives a restart.
+        try await device.store.write([.setUnregistered(token: token, at: at), .setRegistered(token: fresh, topics: topics)])
         let lost: DeviceReinstallError? = endpoint.withDevices { registry in
             // A reinstall of the same token that finished meanwhile keeps its new token.
             if let refused = refusal(registry) { return refused }
-            registry.register(fresh, topics: registry.entry(token).map { Array($0.topics).sorted() } ?? [])
+            registry.register(fresh, topics: topics)
             registry.unregister(token, at: at)
             return nil
         }
-        if let lost { throw lost }
+        if let lost {
+            // The registration written for the new token is another install's to make.
+            try? await device.store.write([.forgetDevice(token: fresh)])
+            throw lost
+        }
         // What waited for the deleted install never reaches it: its pending push, task
         // requests and background transfers end.
         try await device.runtime.committing { recorder, now, completion in recorder.appDeleted(token, now: now, completion: completion) }

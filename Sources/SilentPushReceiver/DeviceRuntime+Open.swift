@@ -24,7 +24,7 @@ extension DeviceRuntime {
         channels: ChannelDirectory? = nil, shards: ShardMap? = nil, originTrust: OriginTrust = .system,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, logger: Logger = Logger(label: "silentpushd.device")
-    ) async throws -> (runtime: DeviceRuntime, unregistered: [(token: String, at: Int64)]) {
+    ) async throws -> (runtime: DeviceRuntime, unregistered: [(token: String, at: Int64)], registered: [(token: String, topics: [String])]) {
         let ids = try await store.lastIDs()
         let taskIDs = try await store.lastTaskIDs()
         var start = DeviceClock.systemNow
@@ -78,6 +78,6 @@ extension DeviceRuntime {
                     ])
             }
         }
-        return (runtime, snapshot.unregistered)
+        return (runtime, snapshot.unregistered, snapshot.registered)
     }
 }

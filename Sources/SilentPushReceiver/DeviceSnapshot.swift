@@ -15,6 +15,8 @@ package struct DeviceSnapshot: Sendable {
     package var states: [(token: String, state: DeviceState)] = []
     /// Tokens the app gave up, with when (ms since 1970): they answer 410 `Unregistered`.
     package var unregistered: [(token: String, at: Int64)] = []
+    /// Tokens registered at run time, with their topics (none: any): registered again.
+    package var registered: [(token: String, topics: [String])] = []
     package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Background launches in the last day, oldest first: what each device's budget counts.
     package var launches: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
@@ -49,6 +51,7 @@ package struct DeviceSnapshot: Sendable {
         from store: PushStore, settings: WakeSettings, now: DeviceInstant, includes: @Sendable (String) -> Bool = { _ in true }
     ) async throws -> DeviceSnapshot {
         var snapshot = DeviceSnapshot()
+        snapshot.registered = try await store.registrations().filter { includes($0.token) }
         for (token, device) in try await store.deviceRecords() where includes(token) {
             if device.state != DeviceState() { snapshot.states.append((token, device.state)) }
             if let at = device.unregisteredAt { snapshot.unregistered.append((token, at)) }

@@ -101,6 +101,7 @@ public final class Receiver: Service, Sendable {
         let runtime: DeviceRuntime
         let channels: ChannelDirectory
         let unregistered: [(token: String, at: Int64)]
+        let registered: [(token: String, topics: [String])]
         let store: PushStore
         do {
             store = try await PushStore.open(
@@ -120,7 +121,7 @@ public final class Receiver: Service, Sendable {
                 store: store, environment: configuration.environment,
                 featureDisabled: Set(configuration.apps.filter { !$0.value.broadcast }.keys))
             let handler = TopicFetchHandlers(byTopic: configuration.topicFetchHandlers.mapValues(make), fallback: make(configuration.fetchHandler))
-            (runtime, unregistered) = try await DeviceRuntime.open(
+            (runtime, unregistered, registered) = try await DeviceRuntime.open(
                 store: store, clock: configuration.clock, settings: configuration.wakeSettings, shutdownGrace: configuration.shutdownGrace,
                 handler: handler, declarations: configuration.apps, liveActivities: configuration.liveActivities,
                 transfers: configuration.transfers, channels: channels, shards: shardMap, originTrust: originTrust,
@@ -146,6 +147,8 @@ public final class Receiver: Service, Sendable {
         for rule in configuration.faults { _ = endpoint.addFault(rule) }
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
+            // Registered at run time (a reinstall's token), then what was unregistered since.
+            for (token, topics) in registered { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
         pruner = StorePruner(

@@ -28,8 +28,9 @@ package enum PostgresSchema {
         ],
         // An activity says why it is as it is (the device's last decision about it).
         21: ["ALTER TABLE activities ADD COLUMN IF NOT EXISTS why TEXT"],
-        // Ids number on past rows retention or a reset deleted (`PushStore.idFloors`).
-        22: [idFloorsTable],
+        // Ids number on past rows retention or a reset deleted (`PushStore.recordingIDFloor`);
+        // a token registered at run time (a reinstall's) outlives a restart.
+        22: [idFloorsTable, "ALTER TABLE devices ADD COLUMN IF NOT EXISTS registered_topics TEXT"],
     ]
 
     /// The largest id each table held when rows were deleted from it (retention, a reset): a
@@ -64,7 +65,7 @@ package enum PostgresSchema {
             low_power_mode BIGINT NOT NULL, hourly_budget BIGINT, unregistered_at BIGINT, daily_budget BIGINT,
             battery_level BIGINT NOT NULL DEFAULT 100, charging BIGINT NOT NULL DEFAULT 0, thermal_state TEXT NOT NULL DEFAULT 'nominal',
             debugger_attached BIGINT NOT NULL DEFAULT 0, network TEXT NOT NULL DEFAULT 'online', idle BIGINT NOT NULL DEFAULT 0,
-            network_type TEXT NOT NULL DEFAULT 'wifi')
+            network_type TEXT NOT NULL DEFAULT 'wifi', registered_topics TEXT)
         """,
         "CREATE TABLE clock (id BIGINT PRIMARY KEY CHECK (id = 1), manual_now BIGINT NOT NULL)",
         """

@@ -259,7 +259,10 @@ extension PushStore {
             try db.execute(sql: "ALTER TABLE activities ADD COLUMN why TEXT")
         }
         migrator.registerMigration("v23") { db in
-            for statement in PostgresSchema.upgrades[22] ?? [] { try db.execute(sql: statement) }
+            try db.execute(sql: PostgresSchema.idFloorsTable)
+            // A token registered at run time (a reinstall's): its topics, one a line ("" for
+            // any); NULL when it was not.
+            try db.execute(sql: "ALTER TABLE devices ADD COLUMN registered_topics TEXT")
         }
         return migrator
     }()

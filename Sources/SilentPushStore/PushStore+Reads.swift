@@ -150,6 +150,15 @@ extension PushStore {
         return devices
     }
 
+    /// Every token registered at run time, with the topics it is registered for (none: any).
+    public func registrations() async throws -> [(token: String, topics: [String])] {
+        try await reader.rows("SELECT device_token, registered_topics FROM devices WHERE registered_topics IS NOT NULL ORDER BY device_token").map {
+            row in
+            let topics: String = row["registered_topics"]
+            return (row["device_token"], topics.split(separator: "\n").map(String.init))
+        }
+    }
+
     /// Every broadcast channel, in every environment; a row this version cannot read (an
     /// unknown environment or policy) is skipped.
     public func channels() async throws -> [BroadcastChannel] {

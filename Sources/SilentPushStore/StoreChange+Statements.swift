@@ -232,6 +232,15 @@ extension StoreChange {
                     ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
                     """, [token, at])
             ]
+        case .setRegistered(let token, let topics):
+            return [
+                StoreStatement(
+                    """
+                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, registered_topics)
+                    VALUES (?, 0, 1, 0, NULL, ?)
+                    ON CONFLICT(device_token) DO UPDATE SET registered_topics = excluded.registered_topics
+                    """, [token, topics.sorted().joined(separator: "\n")])
+            ]
         case .insertChannel(let channel):
             return [
                 StoreStatement(

@@ -110,6 +110,9 @@ public enum StoreChange: Sendable, Equatable {
     case setManualClock(at: Int64)
     /// A device token was unregistered at this time (ms since the epoch), or registered again (nil).
     case setUnregistered(token: String, at: Int64?)
+    /// A token registered at run time (a reinstall's new token, or one registered again), for
+    /// `topics` (none: any); a restart registers it again.
+    case setRegistered(token: String, topics: [String])
     /// A write that changes nothing anyone reads, to learn whether the store takes writes.
     case probe(at: Int64)
     /// A background task request was submitted.

@@ -36,6 +36,18 @@ import Testing
 
     static func why(_ push: [String: Any]) -> String? { (push["why"] as? [String: Any])?["rule"] as? String }
 
+    /// A device pushed to only for its widgets is listed, with its app's bundle id.
+    @Test func aDevicePushedToOnlyForItsWidgetsIsListed() async throws {
+        try await Receiver.withTesting { receiver in
+            #expect(try await Self.widgetPush(receiver, SilentPushdDeviceTests.apnsID(940)).status == 200)
+            #expect(receiver.device.knownDevices() == [Self.token: [SamplePush.topic]])
+            let listed = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/devices")
+            let devices = listed.json["devices"] as? [[String: Any]] ?? []
+            #expect(devices.map { $0["deviceToken"] as? String } == [Self.token], "\(listed.json)")
+            #expect(devices.first?["topics"] as? [String] == [SamplePush.topic])
+        }
+    }
+
     /// Retention keeps a widget push the extension holds for its budget, however many pushes
     /// came after it (it went with the rest, and its reload later named no push).
     @Test func retentionKeepsAPushTheExtensionHolds() async throws {

@@ -80,4 +80,28 @@ import Testing
             #expect(try await client.push(to: fresh).status == 200)
         }
     }
+
+    /// A reinstall's new token is registered to the old one's topics, and stays so across a
+    /// restart: a receiver that takes registered tokens only still takes it, for those topics.
+    @Test func aReinstalledTokensRegistrationOutlivesARestart() async throws {
+        let path = Scratch.directory.appendingPathComponent("tokens-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(path)
+            $0.deviceRegistryMode = .registeredOnly
+            $0.registeredDevices = [SamplePush.deviceToken: [SamplePush.topic]]
+        }
+        let fresh = try await Receiver.withTesting(configure) { receiver in
+            try await receiver.reinstall(SamplePush.deviceToken)
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(to: fresh).status == 200)
+            let other = try await client.push(to: fresh, topic: "com.example.other")
+            #expect(other.status == 400 && other.reason == .deviceTokenNotForTopic)
+            #expect(try await client.push(to: SamplePush.deviceToken).reason == .unregistered)
+            #expect(receiver.withDevices { $0.entry(fresh)?.topics } == [SamplePush.topic])
+        }
+    }
 }
