@@ -88,6 +88,10 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     public func credentials(
         for target: APNsTarget, local: Bool
     ) throws -> (TLSClientConfiguration, PushSendConfiguration.Authentication) {
+        // h2c has no certificate to check: a CA given for it would go unused, unnoticed.
+        if cacert != nil, target.scheme != "https" {
+            throw PushSendError.conflictingOptions("--cacert needs TLS: give an https:// --url (the receiver's TLS port), not \(target.scheme)://")
+        }
         var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
         let developmentCA = certificatesDirectory.map { $0 + "/ca.pem" }
         if cacert == nil, !insecure, !sandbox, !production {

@@ -169,6 +169,17 @@ import Testing
 
     /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
     /// still signs with the development key.
+    /// A CA given for a cleartext URL would go unused: it is refused, saying why.
+    @Test func aCAForACleartextURLIsRefused() throws {
+        let options = try Self.options {
+            $0.provider.url = "http://127.0.0.1:2198"
+            $0.provider.cacert = DevCertificates.ca
+        }
+        #expect(throws: PushSendError.conflictingOptions("--cacert needs TLS: give an https:// --url (the receiver's TLS port), not http://")) {
+            try options.configuration()
+        }
+    }
+
     /// A file that cannot be read is said with why: missing, a directory.
     @Test func anUnreadableFileSaysWhy() {
         #expect(PushSendError.unreadableFile(what: "payload file", path: "/nonexistent.json").description.hasSuffix("': no such file"))
