@@ -20,6 +20,11 @@ struct Channel: AsyncParsableCommand {
             """,
         subcommands: [Create.self, Get.self, List.self, Delete.self])
 
+    /// Without a subcommand nothing is done: a usage error (2), not help and success.
+    func run() async throws {
+        throw ValidationError("give a subcommand: pushsend channel create, get, list or delete (pushsend channel --help)")
+    }
+
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a channel; prints 201 and its id.")
         @OptionGroup var options: ChannelOptions

@@ -39,8 +39,9 @@ struct PushSend: AsyncParsableCommand {
             exitUnlessWritten(code.rawValue)
         } catch {
             if exitCode(for: error) == .success {
+                // Help and the version, which must be written too (a full disk: exit 2).
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                exitUnlessWritten(0)
             }
             let message = (error as? PushSendError)?.description ?? (error as? AdminExporter.Failure)?.description ?? message(for: error)
             try? FileHandle.standardError.write(contentsOf: Data("pushsend: \(message)\n".utf8))

@@ -56,6 +56,18 @@ import Testing
         }
     }
 
+    /// Help and the version that cannot be written exit 2 too; `channel` with no subcommand
+    /// is a usage error, not help and success.
+    @Test func helpThatCannotBeWrittenAndAChannelWithoutASubcommandExitTwo() async throws {
+        let binary = try Self.binary()
+        for flag in ["--help", "--version"] {
+            let result = try await PeerProcess.run("sh", ["-c", "'\(binary)' \(flag) > /dev/full"], timeout: .seconds(60))
+            #expect(result.status == 2 && result.errorOutput == "pushsend: cannot write the output to stdout: No space left on device\n", "\(flag)")
+        }
+        let bare = try await Self.run(["channel"])
+        #expect(bare.status == 2 && bare.errorOutput.hasPrefix("pushsend: give a subcommand: pushsend channel create"), "\(bare.errorOutput)")
+    }
+
     @Test func goodAndBadTokensMixedGiveOneRightLineEachAndExitOne() async throws {
         try await Receiver.withTesting { receiver in
             let result = try await Self.run([
