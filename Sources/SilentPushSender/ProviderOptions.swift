@@ -7,7 +7,10 @@ import SilentPushTransport
 /// `pushsend broadcast` and `pushsend channel` share. Resolved into a target, TLS material
 /// and a provider token (or a client certificate), or one line that says what to fix.
 public struct ProviderOptions: ParsableArguments, Sendable {
-    @Option(help: ArgumentHelp("The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2); default https://localhost:2197, make run's receiver.",
+            valueName: "url"))
     public var url: String?
 
     @Flag(
@@ -24,13 +27,13 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.")
     public var port: Int?
 
-    @Option(help: ArgumentHelp("Trust this CA (PEM) for https.", valueName: "pem"))
+    @Option(help: ArgumentHelp("Trust this CA (PEM) for https (default for local receivers: the development CA, certs/ca.pem).", valueName: "pem"))
     public var cacert: String?
 
     @Flag(help: "Do not verify the server's certificate.")
     public var insecure = false
 
-    @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY.", valueName: "p8"))
+    @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY (default for local receivers: the development key).", valueName: "p8"))
     public var key: String?
 
     @Option(name: .customLong("key-id"), help: "The key's id. Also APNS_KEY_ID.")

@@ -50,13 +50,13 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("apns-id"), help: "apns-id (a UUID) for every push.")
     public var apnsID: String?
 
-    @Option(parsing: .unconditional, help: "Pushes per device.")
+    @Option(parsing: .unconditional, help: "Pushes per device (1 to 100000000).")
     public var count = 1
 
-    @Option(parsing: .unconditional, help: "Streams in flight per connection (kept within the server's MAX_CONCURRENT_STREAMS).")
+    @Option(parsing: .unconditional, help: "Streams in flight per connection, 1 to 100000 (kept within the server's MAX_CONCURRENT_STREAMS).")
     public var concurrency = 1
 
-    @Option(parsing: .unconditional, help: "Connections.")
+    @Option(parsing: .unconditional, help: "Connections, 1 to 1000.")
     public var connections = 1
 
     @Flag(help: "One JSON object per push instead of a line.")

@@ -36,7 +36,7 @@ struct Export: AsyncParsableCommand {
     var format = AdminExporter.Format.ndjson
 
     // Read as a list so that a second --device (which `send` takes) is refused, not the last kept.
-    @Option(name: .customLong("device"), help: ArgumentHelp("Only this device token's.", valueName: "hex"))
+    @Option(name: .customLong("device"), help: ArgumentHelp("Only this device token's (given once).", valueName: "hex"))
     var devices: [String] = []
 
     /// The one device exported.
