@@ -476,6 +476,13 @@ public struct LiveActivityPolicy: Sendable {
         !keptForOffline.isEmpty && keptForOffline.values.contains { $0.push.source == source }
     }
 
+    /// Whether `source` is a push APNs keeps for activity `activityID`'s offline device (nil:
+    /// a start kept for a push-to-start token): a provider may send one apns-id to two
+    /// devices, one offline and one not.
+    public func isKeptForOffline(_ source: String, activityID: String?) -> Bool {
+        !keptForOffline.isEmpty && keptForOffline.contains { $0.value.push.source == source && byToken[$0.key] == activityID }
+    }
+
     /// The push reaches the device now.
     private mutating func take(
         _ push: Push, target: Target?, channelExists: (ChannelID) -> Bool, now: DeviceInstant, into actions: inout [LiveActivityAction]

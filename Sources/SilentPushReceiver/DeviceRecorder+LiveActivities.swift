@@ -146,14 +146,16 @@ extension DeviceRecorder {
                     let priority = APNsPriority(rawValue: push.priority) ?? .high
                     arriving?.fate = fate(of: update, priority: priority, app: app, atAPNs: false, &actions)
                     if case .waiting = update.outcome {
-                        heldActivityPushes[exact] = (push.id, priority, app, activities.isKeptForOffline(update.source))
+                        heldActivityPushes[exact] = (
+                            push.id, priority, app, activities.isKeptForOffline(update.source, activityID: update.activityID)
+                        )
                     }
                 } else if let held {
                     let fate = fate(of: update, priority: held.priority, app: held.app, atAPNs: held.atAPNs, &actions)
                     actions.changes.append(.setFate(push: held.id, fate: fate, generation: nil))
                     if fate.coalescedByAPNs { actions.changes.append(.setCoalescedByAPNs(push: held.id)) }
                     if case .waiting = update.outcome {
-                        heldActivityPushes[key]?.atAPNs = activities.isKeptForOffline(update.source)
+                        heldActivityPushes[key]?.atAPNs = activities.isKeptForOffline(update.source, activityID: update.activityID)
                     } else {
                         heldActivityPushes[key] = nil
                     }
@@ -184,7 +186,7 @@ extension DeviceRecorder {
         case .applied:
             actions.metrics.delivered += 1
             return .delivered
-        case .waiting where activities.isKeptForOffline(update.source):
+        case .waiting where activities.isKeptForOffline(update.source, activityID: update.activityID):
             return .pending(.offline)
         case .waiting(let until):
             if priority == .high { return .pending(.activityBudget(budget: activities.budget(of: app) ?? 0, until: until)) }

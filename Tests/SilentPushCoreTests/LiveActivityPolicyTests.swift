@@ -334,6 +334,24 @@ import Testing
         #expect(policy.activities.values.allSatisfy { $0.state.isOver })
     }
 
+    /// One apns-id sent to two devices' activities, one device offline: APNs keeps it for that
+    /// device's activity alone; the other's copy waits for its own reason.
+    @Test func oneAPNsIDToTwoDevicesIsKeptOnlyForTheOfflineOnesActivity() throws {
+        var policy = try Self.withActivity(LiveActivitySettings())
+        _ = try policy.start(
+            id: "B1", app: Self.otherDevice, attributesType: "GameAttributes", attributes: "{}", contentState: "{}", subscription: .token("T2"),
+            now: Self.t0)
+        _ = policy.setOffline(device: Self.app.device, now: Self.t0)
+        let kept = Self.updates(
+            policy.receive(Self.push("SAME", to: "T1", Self.payload(timestamp: 5)), channelExists: { _ in true }, now: Self.at(1)))
+        #expect(kept.map(\.outcome.name) == ["waiting"])
+        #expect(policy.isKeptForOffline("SAME", activityID: "A1"))
+        #expect(!policy.isKeptForOffline("SAME", activityID: "B1"))
+        #expect(!policy.isKeptForOffline("SAME", activityID: nil))
+        _ = policy.receive(Self.push("SAME", to: "T2", Self.payload(timestamp: 5)), channelExists: { _ in true }, now: Self.at(2))
+        #expect(!policy.isKeptForOffline("SAME", activityID: "B1"), "the online device's copy is not APNs's to keep")
+    }
+
     /// A subscriber that ended while its broadcast fanned out, on an offline device, is judged
     /// at once (ignored: it ended) rather than left waiting for the device.
     @Test func aFanOutJudgesAnEndedSubscriberOnAnOfflineDeviceAtOnce() throws {
