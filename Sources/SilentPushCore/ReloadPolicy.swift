@@ -44,11 +44,15 @@ public struct ReloadPolicy: Sendable {
         public var id: UInt64
         public var target: Target
         public var expiresAt: DeviceInstant?
+        /// When APNs took it, if before the step that gives it to the policy (one put back
+        /// by a restart): APNs's storage limit for an offline device counts from then.
+        public var receivedAt: DeviceInstant?
 
-        public init(id: UInt64, target: Target, expiresAt: DeviceInstant? = nil) {
+        public init(id: UInt64, target: Target, expiresAt: DeviceInstant? = nil, receivedAt: DeviceInstant? = nil) {
             self.id = id
             self.target = target
             self.expiresAt = expiresAt
+            self.receivedAt = receivedAt
         }
     }
 
@@ -118,15 +122,16 @@ public struct ReloadPolicy: Sendable {
             actions.append(.replaced(held: held.push.id, by: push.id, atAPNs: held.place == .apns))
         }
         guard online else {
-            if let expiresAt = push.expiresAt, expiresAt <= now {
-                // `apns-expiration` 0, or a time already past: APNs does not store it.
+            // Kept up to its expiry, or APNs's storage limit from when APNs took it.
+            let limit = min(push.receivedAt ?? now, now).advanced(by: apnsStorageLimit)
+            let expiresAt = push.expiresAt.map { min($0, limit) } ?? limit
+            if expiresAt <= now {
+                // `apns-expiration` 0, a time already past, or kept past the limit already
+                // (while the receiver was stopped): APNs does not store it.
                 compact(push.target)
                 actions.append(.expired(push: push.id, coalesced: riders))
                 return actions
             }
-            // Kept up to its expiry, or APNs's storage limit.
-            let limit = now.advanced(by: apnsStorageLimit)
-            let expiresAt = push.expiresAt.map { min($0, limit) } ?? limit
             var kept = push
             kept.expiresAt = expiresAt
             devices[push.target.device, default: [:]][push.target.topic, default: Extension()].held = Held(

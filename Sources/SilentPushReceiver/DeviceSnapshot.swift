@@ -108,7 +108,8 @@ package struct DeviceSnapshot: Sendable {
                 snapshot.heldReloads.append(
                     ReloadPolicy.Push(
                         id: push.id, target: ReloadPolicy.Target(device: push.deviceToken, topic: push.topic),
-                        expiresAt: push.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:))))
+                        expiresAt: push.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)),
+                        receivedAt: DeviceInstant(millisecondsSinceEpoch: push.receivedAt)))
                 continue
             }
             let key = DeviceRecorder.App(device: push.deviceToken, topic: push.topic)

@@ -140,6 +140,20 @@ import Testing
             policy.deviceOnline(Self.device, now: Self.at(75 * 86_400)) == [.expired(push: 2, coalesced: 0)], "expired at the limit, not reloaded")
     }
 
+    /// A push put back by a restart counts APNs's storage limit from when APNs took it, not
+    /// from the restart: one taken 29 days ago has a day left, one taken 31 days ago is gone.
+    @Test func aRestoredOfflinePushCountsTheStorageLimitFromItsArrival() {
+        var policy = ReloadPolicy(dailyBudget: 5, apnsStorageLimit: .seconds(30 * 86_400))
+        let now = Self.at(31 * 86_400)
+        var recent = Self.push(1)
+        recent.receivedAt = Self.at(2 * 86_400)
+        #expect(policy.receive(recent, online: false, now: now) == [.wait(push: 1, why: .offline)])
+        #expect(policy.nextDeadline == Self.at(32 * 86_400))
+        var old = Self.push(2, ReloadPolicy.Target(device: String(repeating: "cd", count: 32), topic: Self.widgets.topic))
+        old.receivedAt = Self.at(0)
+        #expect(policy.receive(old, online: false, now: now) == [.expired(push: 2, coalesced: 0)])
+    }
+
     /// A reinstall: what the deleted install's extensions held never reloads it.
     @Test func whatAnExtensionHeldIsDroppedWhenItsAppIsDeleted() {
         var policy = ReloadPolicy(dailyBudget: 1)
