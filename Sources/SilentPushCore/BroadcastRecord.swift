@@ -44,6 +44,6 @@ extension LiveActivityPolicy.Broadcast {
     public init(_ record: BroadcastRecord, payload: LiveActivityPayload, storedUntil: DeviceInstant?) {
         self.init(
             source: record.requestID, channel: LiveActivityPolicy.ChannelKey(bundleID: record.bundleID, channel: record.channelID),
-            priority: record.priority, payload: payload, receivedAt: record.receivedAt, storedUntil: storedUntil)
+            priority: record.priority, payload: payload, receivedAt: record.receivedAt, storedUntil: storedUntil, recordID: record.id)
     }
 }

@@ -101,10 +101,12 @@ public struct LiveActivityPolicy: Sendable {
         public var payload: LiveActivityPayload
         public var receivedAt: DeviceInstant
         public var storedUntil: DeviceInstant?
+        /// Its record's id in the store (nil: none): retention keeps the one a channel keeps.
+        public var recordID: UInt64?
 
         public init(
             source: String, channel: ChannelKey, priority: APNsPriority, payload: LiveActivityPayload, receivedAt: DeviceInstant,
-            storedUntil: DeviceInstant?
+            storedUntil: DeviceInstant?, recordID: UInt64? = nil
         ) {
             self.source = source
             self.channel = channel
@@ -112,6 +114,7 @@ public struct LiveActivityPolicy: Sendable {
             self.payload = payload
             self.receivedAt = receivedAt
             self.storedUntil = storedUntil
+            self.recordID = recordID
         }
     }
 
@@ -143,6 +146,8 @@ public struct LiveActivityPolicy: Sendable {
         var until: DeviceInstant
         /// The activities of offline devices it waits to reach.
         var waiting: [String] = []
+        /// Its broadcast's record in the store.
+        var recordID: UInt64?
     }
 
     /// A push APNs keeps while its device is offline (a start's `input-push-channel` is
@@ -329,7 +334,7 @@ public struct LiveActivityPolicy: Sendable {
         guard stored[broadcast.channel] == nil, broadcast.payload.event != .start, let until = broadcast.storedUntil, until > now else { return }
         stored[broadcast.channel] = Stored(
             update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), receivedAt: broadcast.receivedAt,
-            until: until)
+            until: until, recordID: broadcast.recordID)
         timers.insert(.unstore(broadcast.channel), at: until)
     }
 
@@ -355,7 +360,7 @@ public struct LiveActivityPolicy: Sendable {
         }
         stored[broadcast.channel] = Stored(
             update: Pending(source: broadcast.source, priority: broadcast.priority, payload: broadcast.payload), receivedAt: broadcast.receivedAt,
-            until: until, waiting: waiting)
+            until: until, waiting: waiting, recordID: broadcast.recordID)
         timers.insert(.unstore(broadcast.channel), at: until)
         for id in waiting { waitsForKept(broadcast.source, id, until: until, now: now, into: &actions) }
         return actions
@@ -465,10 +470,10 @@ public struct LiveActivityPolicy: Sendable {
         Set(activities.values.map(\.app))
     }
 
-    /// The broadcasts (by `apns-request-id`) the Most Recent Message Stored channels keep now:
-    /// retention keeps their records, which a restart reads them back from.
-    public var keptMessageSources: Set<String> {
-        Set(stored.values.map(\.update.source))
+    /// The broadcasts (their records' ids) the Most Recent Message Stored channels keep now:
+    /// retention keeps those records, which a restart reads them back from.
+    public var keptMessageRecords: Set<UInt64> {
+        Set(stored.values.compactMap(\.recordID))
     }
 
     /// Whether `source` is a push APNs keeps for an offline device.
@@ -543,7 +548,7 @@ public struct LiveActivityPolicy: Sendable {
             for id in previous.waiting { replacedOnChannel(previous.update.source, for: id, by: broadcast.source, now: now, into: &actions) }
         }
         if let until = broadcast.storedUntil, until > now {
-            stored[broadcast.channel] = Stored(update: update, receivedAt: broadcast.receivedAt, until: until)
+            stored[broadcast.channel] = Stored(update: update, receivedAt: broadcast.receivedAt, until: until, recordID: broadcast.recordID)
             timers.insert(.unstore(broadcast.channel), at: until)
         } else {
             stored[broadcast.channel] = nil

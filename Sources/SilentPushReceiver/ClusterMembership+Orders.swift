@@ -16,6 +16,11 @@ extension ClusterMembership {
         do {
             let target = device.clock.target(after: span)
             guard target < .distantFuture else { throw DeviceClockError.outOfRange }
+            // A shard a dead receiver held has no owner until another claims it: an advance
+            // then would fire no timer of its devices on the way, and a push left pending
+            // would wake late, at the claim. Every shard's owner is waited for first.
+            try await waitForEveryShardOwned()
+            try await waitUntilOwnShardsAdopted()
             // Stored first: a member that starts listening after the order went out catches up to it.
             try await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])
             async let others = bus.call(.advance(to: target))
@@ -34,6 +39,31 @@ extension ClusterMembership {
         } catch {
             try? await store.unlockClusterClock(timeout: configuration.lease)
             throw error
+        }
+    }
+
+    /// Returns once every shard is held by a member that hears orders; throws
+    /// `shardsWithoutOwner` when some still have none after a few claim intervals.
+    private func waitForEveryShardOwned() async throws {
+        let deadline = ContinuousClock.now.advanced(by: max(configuration.lease * 3, .seconds(5)))
+        while true {
+            let locks = try await store.clusterLocks(timeout: configuration.lease)
+            let unowned = (0..<configuration.shards).filter { shard in locks.shards[shard].map { !locks.listeners.contains($0) } ?? true }
+            if unowned.isEmpty { return }
+            guard ContinuousClock.now < deadline else { throw ClusterCallError.shardsWithoutOwner(unowned) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Returns once the shards this member holds are put back in its device side (a claim's
+    /// adoption may still be reading them), or after two leases (then what it holds moves
+    /// as it is).
+    private func waitUntilOwnShardsAdopted() async throws {
+        let deadline = ContinuousClock.now.advanced(by: configuration.lease * 2)
+        while ContinuousClock.now < deadline {
+            let locks = try await store.clusterLocks(timeout: configuration.lease)
+            if locks.owned.isSubset(of: runtime.ownedShards ?? []) { return }
+            try await Task.sleep(for: .milliseconds(20))
         }
     }
 
@@ -124,7 +154,9 @@ extension ClusterMembership {
     func carryOut(_ order: ClusterNotice.Order) async -> String? {
         do {
             switch order {
-            case .advance(let target): try await device.advance(to: target)
+            case .advance(let target):
+                try await waitUntilOwnShardsAdopted()
+                try await device.advance(to: target)
             case .reset: try await device.reset()
             case .faults: try await takeFaults()
             case .channels: try await takeChannels()

@@ -747,8 +747,9 @@ package struct DeviceRecorder {
         return pushes
     }
 
-    /// The broadcasts retention must keep whatever their age: the messages the channels keep.
-    package var retainedBroadcasts: Set<String> { activities.keptMessageSources }
+    /// The broadcasts (records' ids) retention must keep whatever their age: the messages the
+    /// channels keep.
+    package var retainedBroadcasts: Set<UInt64> { activities.keptMessageRecords }
 
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
     /// Once stopping, it changes nothing: the wakes already cut keep what was recorded.

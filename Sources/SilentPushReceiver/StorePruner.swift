@@ -22,10 +22,10 @@ final class StorePruner: Service, Sendable {
     private let retention: ReceiverConfiguration.Retention
     private let now: @Sendable () -> DeviceInstant
     /// What the device holds, kept whatever its age: pushes (`DeviceRecorder.retainedPushes`)
-    /// and the broadcasts its channels keep (`retainedBroadcasts`, by `apns-request-id`); and
+    /// and the broadcasts its channels keep (`retainedBroadcasts`, by record id); and
     /// the first push id not yet stepped when they were read: pushes from it on are not
     /// examined in this pass.
-    private let held: @Sendable () -> (pushes: Set<UInt64>, broadcasts: Set<String>, unsteppedFrom: Int64?)
+    private let held: @Sendable () -> (pushes: Set<UInt64>, broadcasts: Set<UInt64>, unsteppedFrom: Int64?)
     /// Deletes what the device kept for transfers whose records were pruned.
     private let removeTransferFiles: @Sendable ([TransferRecord]) async -> Void
     /// Deletes the transfers' files no record names any more; returns how many went (nil:
@@ -41,7 +41,7 @@ final class StorePruner: Service, Sendable {
     init(
         store: PushStore, retention: ReceiverConfiguration.Retention, interval: Duration = .seconds(10),
         now: @escaping @Sendable () -> DeviceInstant,
-        held: @escaping @Sendable () -> (pushes: Set<UInt64>, broadcasts: Set<String>, unsteppedFrom: Int64?),
+        held: @escaping @Sendable () -> (pushes: Set<UInt64>, broadcasts: Set<UInt64>, unsteppedFrom: Int64?),
         removeTransferFiles: @escaping @Sendable ([TransferRecord]) async -> Void = { _ in },
         forgetDismissedActivities: @escaping @Sendable (DeviceInstant) -> Void = { _ in },
         sweepTransferFiles: @escaping @Sendable () async -> Int? = { 0 }, metrics: any MetricsFactory, logger: Logger

@@ -33,9 +33,10 @@ extension PushStore {
 
     /// Prunes what a batch of `batch` pushes (after id `after`) holds that is older than
     /// `cutoff` (device time, ms) or past the newest `maximumCount`, with the finished wakes
-    /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts, by the same
-    /// rules; and, by age alone, up to `batch` Live Activity update decisions and dismissed activities
-    /// rules, but those `keptBroadcasts` names (by `apns-request-id`: a channel keeps them). A pending push stays when it is one of `held` (the device holds it), and so does
+    /// that delivered them; and up to `batch` finished task runs and requests, and broadcasts
+    /// (but those `keptBroadcasts` names, by id: a channel keeps them), by the same rules; and,
+    /// by age alone, up to `batch` Live Activity update decisions and dismissed activities.
+    /// A pending push stays when it is one of `held` (the device holds it), and so does
     /// a delivered one whose wake still runs; a push coalesced while its successor waits goes.
     /// By age alone (not past the count limit), a push whose wake started after `cutoff` stays
     /// with that wake. No push from id `before` on (when given) is examined: `held` was read
@@ -46,7 +47,7 @@ extension PushStore {
     /// `max(id) - maximumCount`, and the age limit is found by a binary search of
     /// `received_at` over ids, so a batch reads only the rows it examines.
     package func prune(
-        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], keptBroadcasts: Set<String> = [], before: Int64? = nil,
+        olderThan cutoff: Int64?, maximumCount: Int?, held: Set<UInt64> = [], keptBroadcasts: Set<UInt64> = [], before: Int64? = nil,
         after: Int64 = 0, batch: Int
     ) async throws -> Pruned {
         guard cutoff != nil || maximumCount != nil, batch > 0 else {
@@ -155,19 +156,29 @@ extension PushStore {
                     ))
             } else {
                 // A message a channel keeps stays (a restart reads it back): read as many more
-                // as are kept, so a batch still has `batch` to delete, then range deletes
-                // around the kept, as for pushes.
+                // as are kept, then range deletes around the kept, as for pushes, of `batch`
+                // rows at most (a full batch tells the pruner to go on).
                 let rows = try await reader.rows(
-                    "SELECT id, request_id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?", [boundary, batch + keptBroadcasts.count],
-                    cached: true)
+                    "SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?", [boundary, batch + keptBroadcasts.count], cached: true)
                 var from: Int64 = .min
-                for row in rows where keptBroadcasts.contains(row["request_id"]) {
+                var last: Int64?
+                var going = 0
+                for row in rows {
                     let id: Int64 = row["id"]
-                    deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id < ?", [from, id]), \.broadcasts))
-                    from = id
+                    if keptBroadcasts.contains(UInt64(bitPattern: id)) {
+                        if let end = last {
+                            deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id <= ?", [from, end]), \.broadcasts))
+                            last = nil
+                        }
+                        from = id
+                        continue
+                    }
+                    last = id
+                    going += 1
+                    if going == batch { break }
                 }
-                if let last: Int64 = rows.last?["id"] {
-                    deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id <= ?", [from, last]), \.broadcasts))
+                if let end = last {
+                    deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id <= ?", [from, end]), \.broadcasts))
                 }
             }
         }

@@ -41,8 +41,8 @@ struct AdminOptions: ParsableArguments {
         return host[host.index(after: colon)...]
     }
 
-    /// The token given, or the environment's.
+    /// The token given, or the environment's (a variable set to nothing is not given).
     var token: String? {
-        adminToken ?? ProcessInfo.processInfo.environment["SILENTPUSH_ADMIN_TOKEN"]
+        adminToken ?? ProcessInfo.processInfo.environment["SILENTPUSH_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }
