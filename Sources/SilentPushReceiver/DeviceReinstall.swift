@@ -9,8 +9,10 @@ enum DeviceReinstall {
     /// Throws `DeviceReinstallError` for a token already unregistered or expired: its app was
     /// uninstalled or has another token, and a second install from it would leave two.
     static func reinstall(_ token: String, endpoint: APNsEndpoint, device: DeviceControl) async throws -> (token: String, unregisteredAt: Int64) {
-        var random = SystemRandomNumberGenerator()
-        let fresh = (0..<4).map { _ in String(format: "%016llx", random.next() as UInt64) }.joined()
+        // Shaped as a device token; in a cluster, in the old token's shard, so this receiver
+        // (the device's owner) keeps it, with its registration (a random one would usually
+        // be another receiver's, which would refuse it until it next took the shard).
+        let fresh = device.runtime.newToken(inShardOf: token)
         let at = endpoint.deviceNow().millisecondsSinceEpoch  // device time, as the rest of the record
         func refusal(_ registry: DeviceRegistry) -> DeviceReinstallError? {
             switch registry.entry(token)?.state {

@@ -18,7 +18,7 @@ extension DeviceRuntime {
         let bundleID = LiveActivityApp.bundleID(ofTopic: push.topic)
         var livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
-            newActivityID: ActivityID.next(), newToken: newActivityToken(inShardOf: push.deviceToken))
+            newActivityID: ActivityID.next(), newToken: newToken(inShardOf: push.deviceToken))
         let systemNow = DeviceClock.systemNow
         // Looked up before the step: the channel table's lock is not taken under the runtime's.
         let inputChannelExists = payload.inputPushChannel.map { channels?.exists($0, bundleID: bundleID) ?? false } ?? true
@@ -174,7 +174,7 @@ extension DeviceRuntime {
         app: LiveActivityApp, attributesType: String, attributes: String, contentState: String, channel: ChannelID?
     ) async throws -> LiveActivity {
         let id = ActivityID.next()
-        let subscription: LiveActivity.Subscription = channel.map { .channel($0) } ?? .token(newActivityToken(inShardOf: app.device))
+        let subscription: LiveActivity.Subscription = channel.map { .channel($0) } ?? .token(newToken(inShardOf: app.device))
         let exists = channel.map { channels?.exists($0, bundleID: app.bundleID) ?? false } ?? true
         let reply = try await committing { recorder, now, completion in
             recorder.startActivity(
@@ -186,24 +186,24 @@ extension DeviceRuntime {
         return activity
     }
 
-    /// A new update token. In a cluster, one in the shard of `token` (the device's, or its
-    /// push-to-start token, which is in the same shard), so the proxy routes pushes to it to
-    /// the device's owner.
-    func newActivityToken(inShardOf token: String) -> String {
-        var fresh = Self.newActivityToken()
+    /// A new token (an activity's update token, a reinstall's device token). In a cluster, one
+    /// in the shard of `token` (the device's, or its push-to-start token, which is in the same
+    /// shard), so the proxy routes pushes to it to the device's owner.
+    func newToken(inShardOf token: String) -> String {
+        var fresh = Self.newToken()
         guard let map = shardMap else { return fresh }
         let shard = map.shard(of: token)
         // Each try lands there with odds 1 in the shard count: 64 times as many tries miss with odds below e^-64.
         var tries = 1
         while map.shard(of: fresh) != shard, tries < map.count * 64 {
-            fresh = Self.newActivityToken()
+            fresh = Self.newToken()
             tries += 1
         }
         return fresh
     }
 
-    /// A new update token: 32 random bytes as hex, shaped as a device token.
-    static func newActivityToken() -> String {
+    /// A new token: 32 random bytes as hex, shaped as a device token.
+    static func newToken() -> String {
         var random = SystemRandomNumberGenerator()
         return (0..<4).map { _ in
             let hex = String(random.next() as UInt64, radix: 16)
