@@ -148,7 +148,9 @@ public final class Receiver: Service, Sendable {
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }
             // Registered at run time (a reinstall's token), then what was unregistered since.
-            for (token, topics) in registered { registry.register(token, topics: topics) }
+            // The configuration file's say for its own tokens stands (a narrower list, a token taken out).
+            let configured = Set(configuration.registeredDevices.keys.map { $0.lowercased() })
+            for (token, topics) in registered where !configured.contains(token.lowercased()) { registry.register(token, topics: topics) }
             for (token, at) in unregistered { registry.unregister(token, at: at) }
         }
         pruner = StorePruner(

@@ -141,7 +141,7 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? PushSendOptions.developmentTeamID : nil)
         guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
         // A key's contents where its path belongs (APNS_KEY="$(cat key.p8)") are never echoed.
-        guard !PEMContents.found(in: keyFile) else {
+        guard FileManager.default.isReadableFile(atPath: keyFile) || !PEMContents.found(in: keyFile) else {
             throw PushSendError.unusableKey(
                 problem: "\(key == nil ? "APNS_KEY" : "--key") holds the key's contents; give the path of its .p8 file (the contents are not shown)")
         }

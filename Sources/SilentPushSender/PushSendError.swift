@@ -60,12 +60,16 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// Why `path` could not be read, as far as the file system says now (nil: it looks readable).
+    /// Why `path` could not be read, in the system's words, as the file system says now
+    /// (nil: it opens now).
     static func whyUnreadable(_ path: String) -> String? {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { return "no such file" }
-        if isDirectory.boolValue { return "it is a directory" }
-        if !FileManager.default.isReadableFile(atPath: path) { return "permission denied" }
-        return nil
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return "it is a directory" }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
+        guard descriptor < 0 else {
+            close(descriptor)
+            return nil
+        }
+        return String(cString: strerror(errno))
     }
 }

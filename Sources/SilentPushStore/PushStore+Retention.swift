@@ -213,7 +213,9 @@ extension PushStore {
         guard !deletes.isEmpty || !transferDeletes.isEmpty else { return pruned }
         // Ids number on past the rows deleted: the floors are recorded first, in the same
         // transaction.
-        let floors = Self.numberedTables.map(Self.recordingIDFloor)
+        // (Clustered, ids come from the cluster's sequence: no floor is needed, and none is
+        // locked by every member's passes.)
+        let floors = clustered ? [] : Self.numberedTables.map(Self.recordingIDFloor)
         let changed = try await engine.execute(floors + deletes.map(\.statement) + transferDeletes).dropFirst(floors.count)
         for (delete, count) in zip(deletes, changed) { pruned[keyPath: delete.count] += count }
         // The transfers' deletes come last, one a row, in the order read.

@@ -455,7 +455,8 @@ struct SilentPushd: AsyncParsableCommand {
         }
         configuration.adminHosts = adminHosts
         if let adminToken {
-            guard !adminToken.isEmpty, adminToken.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) else {
+            // Visible ASCII only, as pushsend sends it: a control character cannot go in a header.
+            guard !adminToken.isEmpty, adminToken.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw ValidationError("--admin-token must be printable ASCII with no spaces")
             }
             configuration.adminToken = adminToken

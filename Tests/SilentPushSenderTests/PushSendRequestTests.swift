@@ -167,8 +167,6 @@ import Testing
         }
     }
 
-    /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
-    /// still signs with the development key.
     /// A CA given for a cleartext URL would go unused: it is refused, saying why.
     @Test func aCAForACleartextURLIsRefused() throws {
         let options = try Self.options {
@@ -180,17 +178,23 @@ import Testing
         }
     }
 
-    /// A file that cannot be read is said with why: missing, a directory.
+    /// A file that cannot be read is said with why, in the system's words: missing, a directory.
     @Test func anUnreadableFileSaysWhy() {
-        #expect(PushSendError.unreadableFile(what: "payload file", path: "/nonexistent.json").description.hasSuffix("': no such file"))
+        #expect(PushSendError.unreadableFile(what: "payload file", path: "/nonexistent.json").description.hasSuffix("': No such file or directory"))
         #expect(PushSendError.unreadableFile(what: "devices file", path: "/").description.hasSuffix("': it is a directory"))
     }
 
+    /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
+    /// still signs with the development key.
     @Test func anEmptyEnvironmentVariableIsNotGiven() throws {
         var options = try PushSendOptions.parse([])
         options.environment = ["APNS_KEY": "", "APNS_KEY_ID": "", "APNS_TEAM_ID": ""]
         options.certificatesDirectory = DevCertificates.directory
-        _ = try options.configuration()
+        guard case .token(let signer) = try options.configuration().authentication else {
+            Issue.record("a local push signs a provider token")
+            return
+        }
+        #expect(signer.keyID == PushSendOptions.developmentKeyID)
     }
 
     @Test func eventWithAnotherPushTypeIsRefused() throws {
