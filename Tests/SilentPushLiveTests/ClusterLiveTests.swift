@@ -339,6 +339,34 @@ import Testing
                 #expect(listed?.isEmpty == true)
             }
             #expect(try await Self.rows(server, database: database, "SELECT count(*) FROM pushes") == ["0"])
+
+            // Killed with the clock moved at once, before any survivor owns its shards: the
+            // advance waits for an owner, so the push it left pending still wakes when due.
+            let (doomed, last) = (survivors[0], survivors[1])
+            var second: String?
+            while second == nil {
+                let candidate = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+                let view = try await SilentPushdDeviceTests.admin(doomed, "GET", "/v1/cluster").json
+                if (view["owned"] as? [Int])?.contains(map.shard(of: candidate)) == true { second = candidate }
+            }
+            let secondToken = try #require(second)
+            try secondToken.write(toFile: devices, atomically: true, encoding: .utf8)
+            #expect(try await Self.push(cluster, devices: devices) == 1)
+            #expect(try await Self.push(cluster, devices: devices) == 1)
+            let waiting =
+                try await SilentPushdDeviceTests.admin(last, "GET", "/v1/pushes?device=\(secondToken)&fate=pending").json["pushes"]
+                as? [[String: Any]]
+            let waitingPush = try #require(waiting?.first)
+            let secondDue = try #require((waitingPush["why"] as? [String: Any])?["until"] as? String)
+            let secondID = try #require(waitingPush["apnsId"] as? String)
+            let doomedReceiver = try #require((1...3).first { admins[$0 - 1] == doomed })
+            kill(try cluster.receiver(doomedReceiver).pid, SIGKILL)
+            #expect(try await SilentPushdDeviceTests.admin(last, "POST", "/v1/clock/advance", body: #"{"seconds": 1800}"#).status == 200)
+            let secondWakes =
+                try await SilentPushdDeviceTests.admin(last, "GET", "/v1/wakes?device=\(secondToken)").json["wakes"] as? [[String: Any]]
+            #expect(
+                secondWakes?.first { $0["apnsId"] as? String == secondID }?["startedAt"] as? String == secondDue,
+                "it woke when it was due, \(secondDue): \(secondWakes ?? [])")
         }
     }
 
