@@ -63,7 +63,10 @@ stop() {
     if [ -n "$PG_DATA" ]; then "${PG_RUN[@]}" "$PG_BIN/pg_ctl" -D "$PG_DATA" -m fast -w stop >/dev/null 2>&1 || true; fi
     [ -z "$OWN_WORKDIR" ] || rm -rf "$OWN_WORKDIR"
 }
-trap stop INT TERM EXIT
+# A signal stops everything and ends the script (it is not a HAProxy failure to report).
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+trap stop EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -217,13 +220,13 @@ for _ in $(seq 1 150); do
     [ "$owned" = "$SHARDS" ] && break
     sleep 0.2
 done
+# The store as logs and the ready file may show it: no password, in the user part or the query.
+shown=$(printf '%s' "$URL" | sed -E 's#(://[^:/@]*):.*@#\1:***@#; s#(@[^?]*)\?.*#\1?…#; s#(://[^@?]*)\?.*#\1?…#')
 if [ -n "${READY_FILE:-}" ]; then
     printf '{"tls":%s,"h2c":%s,"admin":%s,"channels":%s,"channelsH2c":%s,"receivers":%s,"workdir":"%s","store":"%s"}\n' \
-        "$APNS_PORT" "$H2C_PORT" "$ADMIN_PORT" "$CHANNELS_PORT" "$CHANNELS_H2C_PORT" "$RECEIVERS" "$WORKDIR" "$URL" >"$READY_FILE.tmp"
+        "$APNS_PORT" "$H2C_PORT" "$ADMIN_PORT" "$CHANNELS_PORT" "$CHANNELS_H2C_PORT" "$RECEIVERS" "$WORKDIR" "$shown" >"$READY_FILE.tmp"
     mv "$READY_FILE.tmp" "$READY_FILE"
 fi
-# The store as logs may show it: no password, in the user part or the query.
-shown=$(printf '%s' "$URL" | sed -E 's#(://[^:/@]*):.*@#\1:***@#; s#(@[^?]*)\?.*#\1?…#; s#(://[^@?]*)\?.*#\1?…#')
 echo "SilentPush cluster: $RECEIVERS receivers, $SHARDS shards ($owned served), store $shown"
 echo "  APNs: https://127.0.0.1:$APNS_PORT (h2c: $H2C_PORT)   admin: http://127.0.0.1:$ADMIN_PORT/v1/cluster"
 echo "  channels: https://127.0.0.1:$CHANNELS_PORT (h2c: $CHANNELS_H2C_PORT)"

@@ -102,7 +102,7 @@ package final class ChannelEndpoint: H2Service {
 
     /// The answer to a change the store could not record: 503, as a push's.
     private static func notRecorded(_ failure: ChannelDirectory.NotRecorded, header: RequestIDHeader, logger: Logger) -> H2Response {
-        logger.error("cannot record a channel change", metadata: ["error": "\(failure.underlying)"])
+        logger.error("cannot record a channel change", metadata: ["error": "\(PushStore.describe(failure.underlying))"])
         return header.error(.serviceUnavailable)
     }
 

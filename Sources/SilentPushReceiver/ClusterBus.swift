@@ -127,7 +127,7 @@ package final class ClusterBus: Sendable {
             do {
                 try await store.notifyCluster(ClusterNotice.answer(from: me, to: from, call: call, failure: failure).payload)
             } catch {
-                logger.warning("cannot answer another receiver's order", metadata: ["error": "\(error)"])
+                logger.warning("cannot answer another receiver's order", metadata: ["error": "\(PushStore.describe(error))"])
             }
         }
     }

@@ -145,7 +145,7 @@ extension ClusterMembership {
         } catch {
             logger.warning(
                 "cannot take the cluster's clock, fault rules, channels and kept broadcasts from the store: this receiver claims no shard until it can",
-                metadata: ["error": "\(error)"])
+                metadata: ["error": "\(PushStore.describe(error))"])
             return false
         }
     }

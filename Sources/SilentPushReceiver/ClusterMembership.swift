@@ -117,7 +117,7 @@ package final class ClusterMembership: Service, Sendable {
                 await self.sessionLost()
             } catch {
                 // A read or claim that failed with the session still there: tried again next tick.
-                self.logger.warning("cannot check this receiver's shards", metadata: ["error": "\(error)"])
+                self.logger.warning("cannot check this receiver's shards", metadata: ["error": "\(PushStore.describe(error))"])
             }
         }
     }
@@ -179,6 +179,8 @@ package final class ClusterMembership: Service, Sendable {
     private func sessionLost() async {
         // Let go already, and said so, when the store said the session ended.
         runtime.releaseShards()
+        // Said once at warning; each later try of the outage at debug, until it joins.
+        var tries = 0
         while !Task.isCancelled {
             do {
                 bus.joined(session: try await Self.joinStore(configuration, store, clock: device.clock.mode))
@@ -186,7 +188,10 @@ package final class ClusterMembership: Service, Sendable {
                 logger.notice("joined the cluster again")
                 return
             } catch {
-                logger.warning("cannot join the cluster again", metadata: ["error": "\(error)"])
+                logger.log(
+                    level: tries == 0 ? .warning : .debug, "cannot join the cluster again (trying each claim interval)",
+                    metadata: ["error": "\(PushStore.describe(error))"])
+                tries += 1
                 try? await Task.sleep(for: configuration.claimInterval)
             }
         }

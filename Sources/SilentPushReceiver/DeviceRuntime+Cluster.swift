@@ -48,7 +48,7 @@ extension DeviceRuntime {
             throw PushStoreError.sessionEnded
         } catch {
             // The devices are back all the same, as when no one waited for this commit.
-            logger.error("cannot record a device change", metadata: ["error": "\(error)"])
+            logger.error("cannot record a device change", metadata: ["error": "\(PushStore.describe(error))"])
         }
         await catchUpMissedBroadcasts()
         return snapshot
@@ -69,7 +69,7 @@ extension DeviceRuntime {
         } catch {
             logger.warning(
                 "cannot read the broadcasts the Live Activities of shards \(shards.sorted().map(String.init).joined(separator: ",")) missed while no receiver held them: tried again at the next claim",
-                metadata: ["error": "\(error)"])
+                metadata: ["error": "\(PushStore.describe(error))"])
             return
         }
         modifyStateAndRunActions { recorder, now in recorder.catchUp(missed, now: now) }

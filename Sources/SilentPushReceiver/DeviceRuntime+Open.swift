@@ -74,7 +74,7 @@ extension DeviceRuntime {
                 logger.error(
                     "the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (\(remedy); no restart needed)",
                     metadata: [
-                        "error": "\(error.map { "\($0)" } ?? "-")"
+                        "error": "\(error.map(PushStore.describe) ?? "-")"
                     ])
             }
         }

@@ -149,7 +149,9 @@ package final class DeviceRuntime: PushSink, Sendable {
         self.clustered = recorder.shards != nil
         self.state = Mutex(Locked(recorder: recorder))
         unobserved = { [logger] result in
-            if case .failure(let error) = result { logger.error("cannot record a device change", metadata: ["error": "\(error)"]) }
+            if case .failure(let error) = result {
+                logger.error("cannot record a device change", metadata: ["error": "\(PushStore.describe(error))"])
+            }
         }
         self.nextPushID = Atomic(nextPushID)
         (fetches, fetchQueue) = AsyncStream.makeStream(of: Work.self)

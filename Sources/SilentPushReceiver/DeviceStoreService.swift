@@ -32,7 +32,7 @@ final class DeviceStoreService: Service, Sendable {
         do {
             try await runtime.store.close()
         } catch {
-            logger.error("cannot close the store", metadata: ["error": "\(error)"])
+            logger.error("cannot close the store", metadata: ["error": "\(PushStore.describe(error))"])
         }
     }
 }

@@ -70,13 +70,18 @@ final class StorePruner: Service, Sendable {
         await cancelWhenGracefulShutdown {
             // The first sweeps at start-up: what a previous run left.
             var nextSweeps = (bodies: ContinuousClock.now, files: ContinuousClock.now)
+            // Said once at warning until a pass succeeds again (each pass of an outage at debug).
+            var failing = false
             while !Task.isCancelled {
                 do {
                     _ = try await self.pass()
+                    failing = false
                 } catch is CancellationError {
                     return
                 } catch {
-                    self.logger.warning("cannot prune the store", metadata: ["error": "\(error)"])
+                    self.logger.log(
+                        level: failing ? .debug : .warning, "cannot prune the store", metadata: ["error": "\(PushStore.describe(error))"])
+                    failing = true
                 }
                 // Each due again an hour after it succeeded; after a failure, the next pass.
                 let now = ContinuousClock.now
@@ -106,7 +111,9 @@ final class StorePruner: Service, Sendable {
             if dropped > 0 { pruned["content_bodies"]?.increment(by: Int64(dropped)) }
             return true
         } catch {
-            if !(error is CancellationError) { logger.warning("cannot sweep the fetched bodies", metadata: ["error": "\(error)"]) }
+            if !(error is CancellationError) {
+                logger.warning("cannot sweep the fetched bodies", metadata: ["error": "\(PushStore.describe(error))"])
+            }
             return false
         }
     }

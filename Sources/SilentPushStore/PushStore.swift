@@ -509,6 +509,12 @@ extension PushStore {
             """, [table])
     }
 
+    /// A store error in words for a log line: PostgreSQL's own message, or the system's,
+    /// rather than postgres-nio's generic text (and never the password).
+    package static func describe(_ error: any Error) -> String {
+        PostgresEngine.reason(error)
+    }
+
     /// A file error as the system says it ("No such file or directory"), not as Foundation
     /// wraps it (`NSCocoaErrorDomain Code=4 …`).
     package static func plainReason(_ error: any Error) -> String {
