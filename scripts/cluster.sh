@@ -116,6 +116,8 @@ port_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.
 # the owner is up.
 cat "$CERTS/server.pem" "$CERTS/server-key.pem" >"$WORKDIR/front.pem"
 printf 'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"reason":"ServiceUnavailable"}\n' >"$WORKDIR/503.http"
+# The admin API's errors are problem documents (RFC 9457), the proxy's own too.
+printf 'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"no receiver serves this now (a receiver stopped: another takes its devices within a claim interval or two); try again"}\n' >"$WORKDIR/503-admin.http"
 CONFIG=$WORKDIR/haproxy.cfg
 {
     cat <<EOF
@@ -169,13 +171,14 @@ EOF
     for i in $(seq 1 "$RECEIVERS"); do
         echo "    server r$i 127.0.0.1:$(port_of "$i" channels-h2c) proto h2 check port $(port_of "$i" admin) check-proto h1 inter 1s fall 1 rise 1"
     done
-    printf '\nbackend admin-any\n    balance roundrobin\n    option httpchk\n    http-check send meth GET uri /healthz ver HTTP/1.1 hdr host 127.0.0.1\n'
+    printf '\nbackend admin-any\n    balance roundrobin\n    errorfile 503 %s\n    option httpchk\n    http-check send meth GET uri /healthz ver HTTP/1.1 hdr host 127.0.0.1\n' "$WORKDIR/503-admin.http"
     for i in $(seq 1 "$RECEIVERS"); do
         echo "    server r$i 127.0.0.1:$(port_of "$i" admin) check inter 1s fall 1 rise 1"
     done
     for shard in $(seq 0 $((SHARDS - 1))); do
         for kind in shard admin; do
             printf '\nbackend %s%s\n    option httpchk\n' "$kind" "$shard"
+            [ "$kind" = shard ] || printf '    errorfile 503 %s\n' "$WORKDIR/503-admin.http"
             printf '    http-check send meth GET uri /v1/cluster/shards/%s ver HTTP/1.1 hdr host 127.0.0.1\n' "$shard"
             for i in $(seq 1 "$RECEIVERS"); do
                 admin=$(port_of "$i" admin)
