@@ -45,7 +45,7 @@ package final class ClusterMembership: Service, Sendable {
         guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
         let store = runtime.store
         let bus = ClusterBus(store: store, interval: configuration.claimInterval, lease: configuration.lease, logger: logger)
-        bus.joined(session: try await joinStore(configuration, store, clock: device.clock.mode))
+        bus.joined(session: try await joinStore(configuration, store, clock: device.clock.mode, first: true))
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
         let membership = ClusterMembership(configuration, map: map, device: device, bus: bus, block: block, logger: logger)
@@ -60,9 +60,12 @@ package final class ClusterMembership: Service, Sendable {
     }
 
     /// Joins on the store's writer session: at start, and again after that session ended.
-    private static func joinStore(_ configuration: ClusterConfiguration, _ store: PushStore, clock: DeviceClock.Mode) async throws -> Int32 {
+    private static func joinStore(
+        _ configuration: ClusterConfiguration, _ store: PushStore, clock: DeviceClock.Mode, first: Bool = false
+    ) async throws -> Int32 {
         try await store.joinCluster(
-            shards: configuration.shards, name: configuration.name, manualClock: clock == .manual, now: DeviceClock.systemNow.millisecondsSinceEpoch)
+            shards: configuration.shards, name: configuration.name, manualClock: clock == .manual,
+            now: DeviceClock.systemNow.millisecondsSinceEpoch, uniqueName: first)
     }
 
     private init(

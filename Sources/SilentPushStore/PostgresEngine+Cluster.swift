@@ -72,7 +72,7 @@ extension PostgresEngine {
     /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
     /// member is live), and joins on a writer session: the member lock and row. Returns the
     /// session (its backend pid).
-    func join(shards count: Int, name: String, manualClock: Bool, now: Int64) async throws -> Int32 {
+    func join(shards count: Int, name: String, manualClock: Bool, now: Int64, uniqueName: Bool = false) async throws -> Int32 {
         let connection: PostgresConnection
         if let current = writerSession.withLock({ $0 }), !current.isClosed {
             connection = current
@@ -137,6 +137,11 @@ extension PostgresEngine {
                 DELETE FROM cluster_members WHERE pid NOT IN
                     (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted)
                 """)
+            // A live member of the same name: the views and the refusals that name the owner
+            // would say two receivers alike.
+            if uniqueName, try await run("SELECT 1 FROM cluster_members WHERE name = ? AND pid <> pg_backend_pid()", [name]).rows.first != nil {
+                throw PushStoreError.clusterNameInUse(path: url.description, name: name)
+            }
             _ = try await run(
                 """
                 INSERT INTO cluster_members (pid, name, joined_at, manual_clock) VALUES (pg_backend_pid(), ?, ?, ?)

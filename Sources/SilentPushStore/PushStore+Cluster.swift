@@ -43,10 +43,13 @@ extension PushStore {
     /// Joins the cluster (again, after its session ended): checks the shard count and the
     /// kind of clock (`manualClock`) against the running members', takes the member lock and
     /// row on a writer session.
-    /// Returns that session (its backend pid), which names this member to the others.
+    /// Returns that session (its backend pid), which names this member to the others. With
+    /// `uniqueName` (a receiver's first join) a live member of the same name throws
+    /// `clusterNameInUse`; joining again after a session ended, the old one may still look
+    /// alive for a while, so it is not checked.
     @discardableResult
-    package func joinCluster(shards: Int, name: String, manualClock: Bool = false, now: Int64) async throws -> Int32 {
-        try await clusterEngine.join(shards: shards, name: name, manualClock: manualClock, now: now)
+    package func joinCluster(shards: Int, name: String, manualClock: Bool = false, now: Int64, uniqueName: Bool = false) async throws -> Int32 {
+        try await clusterEngine.join(shards: shards, name: name, manualClock: manualClock, now: now, uniqueName: uniqueName)
     }
 
     /// Listens for the notices members send (this one's too) on the writer's session, handing

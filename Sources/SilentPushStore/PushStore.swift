@@ -446,6 +446,9 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     /// `table` holds `id`, outside the ids a receiver gives out (1 up to 2^62): a row edited
     /// by hand, or a damaged store. Numbering on from it would overflow.
     case idOutOfRange(table: String, id: Int64)
+    /// A running receiver of the cluster has this name (`--cluster-name`): the cluster's
+    /// views and refusals would name two receivers alike.
+    case clusterNameInUse(path: String, name: String)
 
     public var description: String {
         switch self {
@@ -468,6 +471,8 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
             "the cluster on '\(path)' has receivers running on the \(runningManual ? "manual" : "system") clock, and this one runs on the \(runningManual ? "system" : "manual") one (give every receiver the same --clock: a cluster has one clock)"
         case .idOutOfRange(let table, let id):
             "the store's table '\(table)' holds id \(id), outside the ids a receiver gives out (1 up to 2^62): a row edited by hand, or a damaged store; give this receiver another --store"
+        case .clusterNameInUse(let path, let name):
+            "a running receiver of the cluster on '\(path)' is named '\(name)' already; give each receiver its own --cluster-name"
         }
     }
 }

@@ -631,13 +631,14 @@ import Testing
         #expect(await second.wait(timeout: .seconds(20)).status == 0)
     }
 
-    /// A receiver given another shard count or kind of clock than its running cluster's, a cluster without
+    /// A receiver given another shard count or kind of clock than its running cluster's, or a
+    /// running receiver's name, a cluster without
     /// PostgreSQL or with a PostgreSQL that is down, refuses to start: exit code 2 and one
     /// line, which names the URL without its password.
     @Test func aWrongShardCountOrAStoreThatIsNotPostgreSQLOrIsDownStopsStartUpWithExitTwo() async throws {
         let server = try #require(PostgresServer.current)
         let url = server.url(database: try await server.newDatabase())
-        let (first, _, _, _) = try await SilentPushdProcessTests.start(["--cluster-shards", "8"], store: url)
+        let (first, _, _, _) = try await SilentPushdProcessTests.start(["--cluster-shards", "8", "--cluster-name", "one"], store: url)
         defer { first.signal(SIGKILL) }
         func start(_ arguments: [String]) async throws -> PeerResult {
             try await PeerProcess.run(
@@ -657,6 +658,10 @@ import Testing
             (["--store", url, "--cluster-shards", "0"], "--cluster-shards must be a whole number from 1 to 1024"),
             (["--store", url, "--cluster-shards", "8", "--fresh"], "--fresh cannot empty a store a cluster shares"),
             (["--store", url, "--cluster-shards", "8", "--cluster-claim-interval", "10ms"], "--cluster-claim-interval must be at least 100ms"),
+            (
+                ["--store", url, "--cluster-shards", "8", "--cluster-name", "one"],
+                "is named 'one' already; give each receiver its own --cluster-name"
+            ),
         ] {
             let result = try await start(arguments)
             #expect(result.status == 2, "\(arguments): \(result.errorOutput)")
