@@ -12,6 +12,8 @@ extension ClusterMembership {
     /// devices' timers on the way, as a lone receiver does. Returns the new time.
     func advance(by span: Duration) async throws -> DeviceInstant {
         guard device.clock.mode == .manual else { throw DeviceClockError.notManual }
+        guard !advancing.exchange(true, ordering: .acquiring) else { throw DeviceClockError.busy }
+        defer { advancing.store(false, ordering: .releasing) }
         guard try await store.tryLockClusterClock(timeout: configuration.lease) else { throw DeviceClockError.busy }
         do {
             let target = device.clock.target(after: span)
@@ -43,9 +45,10 @@ extension ClusterMembership {
     }
 
     /// Returns once every shard is held by a member that hears orders; throws
-    /// `shardsWithoutOwner` when some still have none after a few claim intervals.
+    /// `shardsWithoutOwner` when some still have none after a few claim intervals (at most
+    /// 30 s, well within a proxy's wait for the answer).
     private func waitForEveryShardOwned() async throws {
-        let deadline = ContinuousClock.now.advanced(by: max(configuration.lease * 3, .seconds(5)))
+        let deadline = ContinuousClock.now.advanced(by: min(max(configuration.lease * 3, .seconds(5)), .seconds(30)))
         while true {
             let locks = try await store.clusterLocks(timeout: configuration.lease)
             let unowned = (0..<configuration.shards).filter { shard in locks.shards[shard].map { !locks.listeners.contains($0) } ?? true }
@@ -56,10 +59,10 @@ extension ClusterMembership {
     }
 
     /// Returns once the shards this member holds are put back in its device side (a claim's
-    /// adoption may still be reading them), or after two leases (then what it holds moves
-    /// as it is).
+    /// adoption may still be reading them), or after two leases, 10 s at most (then what it
+    /// holds moves as it is).
     private func waitUntilOwnShardsAdopted() async throws {
-        let deadline = ContinuousClock.now.advanced(by: configuration.lease * 2)
+        let deadline = ContinuousClock.now.advanced(by: min(configuration.lease * 2, .seconds(10)))
         while ContinuousClock.now < deadline {
             let locks = try await store.clusterLocks(timeout: configuration.lease)
             if locks.owned.isSubset(of: runtime.ownedShards ?? []) { return }
@@ -155,7 +158,8 @@ extension ClusterMembership {
         do {
             switch order {
             case .advance(let target):
-                try await waitUntilOwnShardsAdopted()
+                // At best: a store that cannot say leaves the shards as they are, still moved.
+                do { try await waitUntilOwnShardsAdopted() } catch is CancellationError { throw CancellationError() } catch {}
                 try await device.advance(to: target)
             case .reset: try await device.reset()
             case .faults: try await takeFaults()

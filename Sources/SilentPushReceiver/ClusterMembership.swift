@@ -30,6 +30,13 @@ package final class ClusterMembership: Service, Sendable {
     private let state: Mutex<State>
     /// Raised when the store's writer session ended.
     private let sessionEnded = AsyncSignal()
+    /// Whether this member is carrying out an advance it was asked for: PostgreSQL lets the
+    /// session that holds the cluster's clock lock take it again, so a second one asked of
+    /// this member is refused here.
+    let advancing = Atomic<Bool>(false)
+    /// Tokens the configuration file registers: its say stands over a stored registration
+    /// put back with a shard.
+    let configuredTokens: Set<String>
 
     private struct State {
         var policy: ShardClaimPolicy
@@ -40,7 +47,9 @@ package final class ClusterMembership: Service, Sendable {
     /// Joins the cluster on the device side's store (checking the shard count) and numbers the
     /// device side's ids from a block of the cluster's; claims nothing yet, and takes the
     /// cluster's clock and fault rules once it listens (`run()` does both).
-    package static func join(_ configuration: ClusterConfiguration, device: DeviceControl, logger: Logger) async throws -> ClusterMembership {
+    package static func join(
+        _ configuration: ClusterConfiguration, device: DeviceControl, configuredTokens: Set<String> = [], logger: Logger
+    ) async throws -> ClusterMembership {
         let runtime = device.runtime
         guard let map = runtime.shardMap else { throw ClusterConfigurationError.shardCount(configuration.shards) }
         let store = runtime.store
@@ -48,7 +57,8 @@ package final class ClusterMembership: Service, Sendable {
         bus.joined(session: try await joinStore(configuration, store, clock: device.clock.mode, first: true))
         let block = try await store.takeIDBlock(timeout: configuration.lease)
         runtime.continueIDs(from: block)
-        let membership = ClusterMembership(configuration, map: map, device: device, bus: bus, block: block, logger: logger)
+        let membership = ClusterMembership(
+            configuration, map: map, device: device, bus: bus, block: block, configuredTokens: configuredTokens, logger: logger)
         bus.perform(
             { [weak membership] order in
                 guard let membership else { return "this receiver is stopping" }
@@ -69,9 +79,11 @@ package final class ClusterMembership: Service, Sendable {
     }
 
     private init(
-        _ configuration: ClusterConfiguration, map: ShardMap, device: DeviceControl, bus: ClusterBus, block: UInt64, logger: Logger
+        _ configuration: ClusterConfiguration, map: ShardMap, device: DeviceControl, bus: ClusterBus, block: UInt64,
+        configuredTokens: Set<String>, logger: Logger
     ) {
         self.configuration = configuration
+        self.configuredTokens = configuredTokens
         self.store = device.store
         self.runtime = device.runtime
         self.device = device
@@ -155,7 +167,9 @@ package final class ClusterMembership: Service, Sendable {
             // Tokens registered at run time are taken at their new owner, and tokens the app
             // gave up answer 410 there too.
             device.endpoint.withDevices { registry in
-                for (token, topics) in snapshot.registered { registry.register(token, topics: topics) }
+                for (token, topics) in snapshot.registered where !configuredTokens.contains(token.lowercased()) {
+                    registry.register(token, topics: topics)
+                }
                 for (token, at) in snapshot.unregistered { registry.unregister(token, at: at) }
             }
             logger.notice(

@@ -186,7 +186,8 @@ public final class Receiver: Service, Sendable {
         let device = DeviceControl(runtime: runtime, endpoint: endpoint)
         if let cluster = configuration.cluster {
             do {
-                membership = try await ClusterMembership.join(cluster, device: device, logger: logger)
+                membership = try await ClusterMembership.join(
+                    cluster, device: device, configuredTokens: Set(configuration.registeredDevices.keys.map { $0.lowercased() }), logger: logger)
             } catch {
                 try? await store.close()
                 try? await httpClient?.shutdown()

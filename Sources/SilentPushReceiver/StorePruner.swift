@@ -85,7 +85,7 @@ final class StorePruner: Service, Sendable {
                 }
                 // Each due again an hour after it succeeded; after a failure, the next pass.
                 let now = ContinuousClock.now
-                if now >= nextSweeps.bodies, await self.sweepBodies() { nextSweeps.bodies = now + Self.sweepInterval }
+                if now >= nextSweeps.bodies, await self.sweepBodies(quietly: failing) { nextSweeps.bodies = now + Self.sweepInterval }
                 if now >= nextSweeps.files, await self.sweepFiles() { nextSweeps.files = now + Self.sweepInterval }
                 try? await Task.sleep(for: self.interval)
             }
@@ -104,15 +104,17 @@ final class StorePruner: Service, Sendable {
         return bodies && files
     }
 
-    /// Deletes the fetched bodies no content row names; returns whether it could.
-    func sweepBodies() async -> Bool {
+    /// Deletes the fetched bodies no content row names; returns whether it could. `quietly`
+    /// (the pass failed already, and said so): a failure is logged at debug.
+    func sweepBodies(quietly: Bool = false) async -> Bool {
         do {
             let dropped = try await store.dropUnnamedContents()
             if dropped > 0 { pruned["content_bodies"]?.increment(by: Int64(dropped)) }
             return true
         } catch {
             if !(error is CancellationError) {
-                logger.warning("cannot sweep the fetched bodies", metadata: ["error": "\(PushStore.describe(error))"])
+                logger.log(
+                    level: quietly ? .debug : .warning, "cannot sweep the fetched bodies", metadata: ["error": "\(PushStore.describe(error))"])
             }
             return false
         }

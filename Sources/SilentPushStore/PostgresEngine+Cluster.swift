@@ -115,6 +115,16 @@ extension PostgresEngine {
             if let running = try clocks.rows.first?.decode(Int64.self), (running != 0) != manualClock {
                 throw PushStoreError.clockDiffers(path: url.description, runningManual: running != 0)
             }
+            // A live member of the same name (checked before this session takes any lock): the
+            // views and the refusals that name the owner would say two receivers alike.
+            if uniqueName {
+                let named = try await run(
+                    """
+                    SELECT 1 FROM cluster_members WHERE name = ? AND pid IN
+                        (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted)
+                    """, [name])
+                if named.rows.first != nil { throw PushStoreError.clusterNameInUse(path: url.description, name: name) }
+            }
             _ = try await run("INSERT INTO cluster (id, shards) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET shards = excluded.shards", [count])
             // A receiver that owns the whole database holds the owner lock alone; members share it.
             let shared = try await run("SELECT pg_try_advisory_lock_shared(\(Self.ownerLock))")
@@ -137,11 +147,6 @@ extension PostgresEngine {
                 DELETE FROM cluster_members WHERE pid NOT IN
                     (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = \(Self.memberClass) AND objsubid = 2 AND granted)
                 """)
-            // A live member of the same name: the views and the refusals that name the owner
-            // would say two receivers alike.
-            if uniqueName, try await run("SELECT 1 FROM cluster_members WHERE name = ? AND pid <> pg_backend_pid()", [name]).rows.first != nil {
-                throw PushStoreError.clusterNameInUse(path: url.description, name: name)
-            }
             _ = try await run(
                 """
                 INSERT INTO cluster_members (pid, name, joined_at, manual_clock) VALUES (pg_backend_pid(), ?, ?, ?)
