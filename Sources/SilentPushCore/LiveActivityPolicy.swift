@@ -470,10 +470,11 @@ public struct LiveActivityPolicy: Sendable {
         Set(activities.values.map(\.app))
     }
 
-    /// The broadcasts (their records' ids) the Most Recent Message Stored channels keep now:
-    /// retention keeps those records, which a restart reads them back from.
-    public var keptMessageRecords: Set<UInt64> {
-        Set(stored.values.compactMap(\.recordID))
+    /// The broadcasts (their records' ids) the Most Recent Message Stored channels keep now,
+    /// by channel: retention keeps those records (of the channels the app still has), which a
+    /// restart reads them back from.
+    public var keptMessageRecords: [ChannelKey: UInt64] {
+        stored.compactMapValues(\.recordID)
     }
 
     /// Whether `source` is a push APNs keeps for an offline device.
@@ -668,9 +669,23 @@ public struct LiveActivityPolicy: Sendable {
         }
     }
 
+    /// What a caller looks up for `setOnline(device:channelExists:now:)`: the channels of the
+    /// starts APNs keeps for offline `device`, and of its channel activities whose channel
+    /// keeps a message (one deleted since gives nothing).
+    public func channelsToLookUp(device: String) -> [ChannelKey] {
+        var keys = keptStartChannels(device: device)
+        for id in byDevice[device] ?? [] {
+            guard let activity = activities[id], case .channel(let channel) = activity.subscription else { continue }
+            let key = ChannelKey(bundleID: activity.app.bundleID, channel: channel)
+            if stored[key] != nil, !keys.contains(key) { keys.append(key) }
+        }
+        return keys
+    }
+
     /// The device comes back online: what APNs kept for its tokens arrives (a start subscribes
     /// to its `input-push-channel` if `channelExists` says the app has it now), then each of
-    /// its channel activities gets its channel's stored message, if newer than what it shows.
+    /// its channel activities gets its channel's stored message, if newer than what it shows
+    /// and if `channelExists` says the app still has the channel.
     public mutating func setOnline(device: String, channelExists: (ChannelKey) -> Bool, now: DeviceInstant) -> [LiveActivityAction] {
         var actions = advance(to: now)
         guard offline.remove(device) != nil else { return actions }
@@ -687,13 +702,21 @@ public struct LiveActivityPolicy: Sendable {
             guard let activity = activities[id], case .channel(let channel) = activity.subscription else { continue }
             let key = ChannelKey(bundleID: activity.app.bundleID, channel: channel)
             guard let message = stored[key], message.until > now else { continue }
-            // One that waited for this message gets it now, judged as any update (it may have ended meanwhile).
+            let exists = channelExists(key)
+            // One that waited for this message gets it now, judged as any update (it may have
+            // ended meanwhile), unless the app deleted the channel meanwhile.
             if let index = message.waiting.firstIndex(of: id) {
                 stored[key]?.waiting.remove(at: index)
-                deliver(message.update, to: id, now: now, into: &actions)
+                if exists {
+                    deliver(message.update, to: id, now: now, into: &actions)
+                } else {
+                    ignore(
+                        message.update.source, id, .unknownChannel,
+                        "the app deleted its channel while this waited for the device to come back online: ignored", now, &actions)
+                }
                 continue
             }
-            guard !activity.state.isOver, activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true else { continue }
+            guard exists, !activity.state.isOver, activity.timestamp.map({ message.update.payload.timestamp > $0 }) ?? true else { continue }
             deliver(message.update, to: activity.id, now: now, into: &actions)
         }
         return actions

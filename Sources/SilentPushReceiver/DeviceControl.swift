@@ -42,12 +42,13 @@ public struct DeviceControl: Sendable {
     /// apps' slots. Returns once the change is committed.
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
         let device = Self.stored(device)
-        // The channels of the starts APNs kept for it, looked up before the step (the channel
-        // table's lock is not taken under the runtime's): back online, each start subscribes.
+        // The channels of the starts APNs kept for it and of its activities' kept messages,
+        // looked up before the step (the channel table's lock is not taken under the runtime's):
+        // back online, each start subscribes, and a deleted channel gives nothing.
         var reply = DeviceRecorder.Reply.channelsChanged
         while reply == .channelsChanged {
             // Looked up again if a start was kept for it in between.
-            let lookedUp = Set(runtime.inspect { $0.activities.keptStartChannels(device: device) })
+            let lookedUp = Set(runtime.inspect { $0.activities.channelsToLookUp(device: device) })
             let existing = lookedUp.filter { runtime.channels?.exists($0.channel, bundleID: $0.bundleID) ?? false }
             reply = try await runtime.committing { recorder, now, completion in
                 recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), now: now, completion: completion)

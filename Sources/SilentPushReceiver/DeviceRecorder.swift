@@ -435,7 +435,7 @@ package struct DeviceRecorder {
     ) -> Actions {
         let old = policy.deviceState(device)
         let wasOnline = old.network == .online
-        if new.network == .online, !wasOnline, !Set(activities.keptStartChannels(device: device)).isSubset(of: startChannels.lookedUp) {
+        if new.network == .online, !wasOnline, !Set(activities.channelsToLookUp(device: device)).isSubset(of: startChannels.lookedUp) {
             return Self.replying(.channelsChanged, completion: completion)
         }
         var actions = Actions(completion: completion)
@@ -747,9 +747,9 @@ package struct DeviceRecorder {
         return pushes
     }
 
-    /// The broadcasts (records' ids) retention must keep whatever their age: the messages the
-    /// channels keep.
-    package var retainedBroadcasts: Set<UInt64> { activities.keptMessageRecords }
+    /// The broadcasts (records' ids, by channel) retention must keep whatever their age: the
+    /// messages the channels keep (the caller leaves out channels deleted since).
+    package var retainedBroadcasts: [LiveActivityPolicy.ChannelKey: UInt64] { activities.keptMessageRecords }
 
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
     /// Once stopping, it changes nothing: the wakes already cut keep what was recorded.

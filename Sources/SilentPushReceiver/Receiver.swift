@@ -160,9 +160,11 @@ public final class Receiver: Service, Sendable {
                 // Under the lock: a push with a later id was not yet stepped when the set was
                 // read. Clustered, every pending push is kept, and the other members number
                 // from blocks above this one's.
-                runtime.inspect {
+                let (pushes, kept, unstepped) = runtime.inspect {
                     ($0.retainedPushes, $0.retainedBroadcasts, runtime.clustered ? nil : Int64(clamping: runtime.nextPushID.load(ordering: .relaxed)))
                 }
+                // A channel the app deleted keeps nothing (looked up outside the runtime's lock).
+                return (pushes, Set(kept.filter { channels.exists($0.key.channel, bundleID: $0.key.bundleID) }.values), unstepped)
             },
             removeTransferFiles: { [runtime] transfers in
                 // A URL another record still validates keeps the body a 304 hands out.

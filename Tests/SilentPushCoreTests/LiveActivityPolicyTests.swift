@@ -459,6 +459,22 @@ import Testing
         #expect(next.map(\.source) == ["R2"] && next.first?.outcome == .applied, "\(next)")
     }
 
+    /// A channel the app deleted while the device was offline gives its activities nothing
+    /// when the device is back: the one that waited for its kept message is told why, and
+    /// the caller is asked to look the channel up.
+    @Test func aDeletedChannelGivesNothingWhenTheDeviceIsBack() throws {
+        var policy = LiveActivityPolicy(settings: .unthrottled)
+        _ = try Self.subscribe(&policy, "A1", Self.app)
+        _ = policy.setOffline(device: Self.app.device, now: Self.at(1))
+        let waiting = Self.updates(policy.broadcast(Self.broadcast("R1", timestamp: 10, storedUntil: Self.at(3600)), now: Self.at(10)))
+        #expect(waiting.map(\.outcome) == [.waiting(until: Self.at(3600))], "\(waiting)")
+        #expect(policy.channelsToLookUp(device: Self.app.device) == [Self.channelKey])
+        #expect(policy.keptMessageRecords.isEmpty, "a broadcast with no record id keeps none")
+        let back = Self.updates(policy.setOnline(device: Self.app.device, channelExists: { _ in false }, now: Self.at(20)))
+        #expect(back.map(\.outcome) == [.ignored(.unknownChannel)], "\(back)")
+        #expect(policy.activities["A1"]?.contentState == "{}", "nothing shown")
+    }
+
     /// A cluster member that joins again takes its channels' latest broadcasts from the store:
     /// a newer one replaces the message held (its offline waiters wait for it instead) and
     /// reaches later subscribers; an older one leaves the held one; a newer one its channel

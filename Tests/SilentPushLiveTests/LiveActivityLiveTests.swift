@@ -212,6 +212,28 @@ import Testing
         }
     }
 
+    /// A channel the app deleted keeps nothing from retention: its message's record goes with
+    /// the next pass past the age limit.
+    @Test func retentionLetsADeletedChannelsMessageGo() async throws {
+        try await Receiver.withTesting({
+            $0.liveActivities = .unthrottled
+            $0.retention = .init(maximumAge: .seconds(3600), maximumPushes: nil)
+            $0.retentionPassInterval = .milliseconds(50)
+        }) { receiver in
+            let channel = try await receiver.createChannel(bundleID: Self.app, storagePolicy: .mostRecentMessageStored).id
+            try await Self.broadcast(
+                receiver, channel: channel.text, #"{"aps":{"timestamp":1,"event":"update","content-state":{"n":1}}}"#, expiration: "4102444800")
+            try await receiver.advanceClock(by: .seconds(2 * 3600))
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await receiver.broadcasts(bundleID: Self.app, channel: channel).count == 1, "kept while the channel keeps it")
+            try await receiver.deleteChannel(channel, bundleID: Self.app)
+            for _ in 0..<200 where try await !receiver.broadcasts(bundleID: Self.app, channel: channel).isEmpty {
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            #expect(try await receiver.broadcasts(bundleID: Self.app, channel: channel).isEmpty)
+        }
+    }
+
     /// Forgetting a device forgets its Live Activity pushes too: those to its app's
     /// push-to-start token and to its activities' update tokens; another device's stay.
     @Test func forgettingADeviceForgetsItsLiveActivityPushes() async throws {
