@@ -369,10 +369,15 @@ extension WakePolicy {
         guard let run = removeRun(runID, at: slot) else { return }
         actions.append(.terminateTask(runID: runID, app: apps[slot]))
         actions.append(.taskEnded(runID: runID, app: apps[slot], outcome: .terminated, at: now))
-        if settings.taskTerminationPenalty > .zero, settings.throttling == .on {
-            tasks[Int32(slot), default: AppTasks()].penaltyUntil = now.advanced(by: settings.taskTerminationPenalty)
-        }
+        if let until = penaltyEnd(terminatedAt: now) { tasks[Int32(slot), default: AppTasks()].penaltyUntil = until }
         runEnded(run, at: slot, now: now)
+    }
+
+    /// When the penalty for a run terminated at `at` ends (the app's task launches wait until
+    /// then); nil when there is none (no penalty, or throttling not on).
+    @inlinable func penaltyEnd(terminatedAt at: Instant) -> Instant? {
+        guard settings.taskTerminationPenalty > .zero, settings.throttling == .on else { return nil }
+        return at.advanced(by: settings.taskTerminationPenalty)
     }
 
     @inlinable mutating func removeRun(_ runID: UInt64, at slot: Int) -> RunningTask? {

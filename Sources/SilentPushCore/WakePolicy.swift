@@ -623,9 +623,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// after its expiration handler), so the app's task launches stay deferred for the rest of
     /// the termination penalty. Call it before putting back the app's pending requests.
     @inlinable public mutating func restoreTermination(of app: App, at: Instant, now: Instant) {
-        guard settings.taskTerminationPenalty > .zero, settings.throttling == .on else { return }
-        let until = at.advanced(by: settings.taskTerminationPenalty)
-        guard until > now else { return }
+        guard let until = penaltyEnd(terminatedAt: at), until > now else { return }
         let key = Int32(index(of: app))
         if let current = tasks[key]?.penaltyUntil, current >= until { return }
         tasks[key, default: AppTasks()].penaltyUntil = until

@@ -461,7 +461,7 @@ package struct AdminAPI: Sendable {
         // Pushes refused for their token keep it as sent; no device has such a token.
         var known = listing ? try await device.store.pushedDevices().filter { APNsRequestValidator.isValidDeviceToken($0.key) } : [:]
         for token in records.keys where listing && known[token] == nil { known[token] = [] }
-        return DeviceView(known: known) { token in records[token] ?? (DeviceState(), nil) }
+        return DeviceView(known: known) { token in records[token].map { ($0.state, $0.unregisteredAt) } ?? (DeviceState(), nil) }
     }
 
     private func app(_ token: String, topic: String) -> Response {

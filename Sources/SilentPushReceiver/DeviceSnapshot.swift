@@ -51,8 +51,8 @@ package struct DeviceSnapshot: Sendable {
         from store: PushStore, settings: WakeSettings, now: DeviceInstant, includes: @Sendable (String) -> Bool = { _ in true }
     ) async throws -> DeviceSnapshot {
         var snapshot = DeviceSnapshot()
-        snapshot.registered = try await store.registrations().filter { includes($0.token) }
         for (token, device) in try await store.deviceRecords() where includes(token) {
+            if let topics = device.registeredTopics { snapshot.registered.append((token, topics)) }
             if device.state != DeviceState() { snapshot.states.append((token, device.state)) }
             if let at = device.unregisteredAt { snapshot.unregistered.append((token, at)) }
         }

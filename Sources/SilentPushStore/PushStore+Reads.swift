@@ -134,9 +134,10 @@ extension PushStore {
         return devices
     }
 
-    /// Every device whose state was set, with when its token was unregistered (ms), if it is.
-    public func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?)] {
-        var devices: [String: (state: DeviceState, unregisteredAt: Int64?)] = [:]
+    /// Every device whose state was set, with when its token was unregistered (ms), if it is,
+    /// and the topics it was registered for at run time, if it was (none: any).
+    public func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] {
+        var devices: [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] = [:]
         for row in try await reader.rows("SELECT * FROM devices") {
             let state = DeviceState(
                 forceQuit: row["force_quit"], backgroundRefresh: row["background_refresh"],
@@ -145,18 +146,10 @@ extension PushStore {
                 thermalState: ThermalState(rawValue: row["thermal_state"]) ?? .nominal, debuggerAttached: row["debugger_attached"],
                 network: DeviceState.Network(rawValue: row["network"]) ?? .online, idle: row["idle"],
                 networkType: DeviceState.NetworkType(rawValue: row["network_type"]) ?? .wifi)
-            devices[row["device_token"]] = (state, row["unregistered_at"])
+            let topics: String? = row["registered_topics"]
+            devices[row["device_token"]] = (state, row["unregistered_at"], topics.map { $0.split(separator: "\n").map(String.init) })
         }
         return devices
-    }
-
-    /// Every token registered at run time, with the topics it is registered for (none: any).
-    public func registrations() async throws -> [(token: String, topics: [String])] {
-        try await reader.rows("SELECT device_token, registered_topics FROM devices WHERE registered_topics IS NOT NULL ORDER BY device_token").map {
-            row in
-            let topics: String = row["registered_topics"]
-            return (row["device_token"], topics.split(separator: "\n").map(String.init))
-        }
     }
 
     /// Every broadcast channel, in every environment; a row this version cannot read (an

@@ -80,7 +80,7 @@ extension PushStore {
             pruned.examined = rows.count
             pruned.lastExamined = rows.last?["id"] ?? after
             var newestWake: Int64?
-            var kept: [Int64] = []
+            var kept = Set<Int64>()
             for row in rows {
                 let id: Int64 = row["id"]
                 let fate = StoredFate(fate: row["fate"], wakeID: row["wake_id"], reason: nil).fate
@@ -90,28 +90,19 @@ extension PushStore {
                 switch fate.kind {
                 // Clustered, other receivers hold pushes too: every pending push stays.
                 case .pending where clustered || held.contains(UInt64(bitPattern: id)):
-                    kept.append(id)
+                    kept.insert(id)
                 case .delivered where held.contains(UInt64(bitPattern: id)):
-                    kept.append(id)  // its wake still runs
+                    kept.insert(id)  // its wake still runs
                 case .delivered where wokeRecently, .coalesced where wokeRecently:
-                    kept.append(id)  // its wake is within the age limit
+                    kept.insert(id)  // its wake is within the age limit
                 case .delivered, .coalesced:
                     if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
                 default:
                     break
                 }
             }
-            // Range deletes (the rows are next to each other) around the few kept, in two
-            // statement texts: SQLite's writer keeps every text it runs prepared, so none
-            // may name the ids it keeps.
-            if kept.count < rows.count {
-                var from = after
-                for id in kept {
-                    deletes.append((StoreStatement("DELETE FROM pushes WHERE id > ? AND id < ?", [from, id]), \.pushes))
-                    from = id
-                }
-                deletes.append((StoreStatement("DELETE FROM pushes WHERE id > ? AND id <= ?", [from, pruned.lastExamined]), \.pushes))
-            }
+            // Range deletes (the rows are next to each other) around the few kept.
+            deletes += Self.rangeDeletes(from: "pushes", after: after, ids: rows.map { $0["id"] }, keeping: kept.contains).map { ($0, \.pushes) }
             // The wakes that delivered them go too, once finished and once the push each
             // delivered is gone; a coalesced push's wake goes with the push it delivered.
             // A wake within the age limit goes only with a push past the count limit (with no
@@ -160,26 +151,9 @@ extension PushStore {
                 // rows at most (a full batch tells the pruner to go on).
                 let rows = try await reader.rows(
                     "SELECT id FROM broadcasts WHERE id <= ? ORDER BY id LIMIT ?", [boundary, batch + keptBroadcasts.count], cached: true)
-                var from: Int64 = .min
-                var last: Int64?
-                var going = 0
-                for row in rows {
-                    let id: Int64 = row["id"]
-                    if keptBroadcasts.contains(UInt64(bitPattern: id)) {
-                        if let end = last {
-                            deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id <= ?", [from, end]), \.broadcasts))
-                            last = nil
-                        }
-                        from = id
-                        continue
-                    }
-                    last = id
-                    going += 1
-                    if going == batch { break }
-                }
-                if let end = last {
-                    deletes.append((StoreStatement("DELETE FROM broadcasts WHERE id > ? AND id <= ?", [from, end]), \.broadcasts))
-                }
+                deletes += Self.rangeDeletes(from: "broadcasts", after: .min, ids: rows.map { $0["id"] }, limit: batch) {
+                    keptBroadcasts.contains(UInt64(bitPattern: $0))
+                }.map { ($0, \.broadcasts) }
             }
         }
         // Transfers that ended, unless a relaunch will still hand their files over: not asked
@@ -221,6 +195,35 @@ extension PushStore {
         // The transfers' deletes come last, one a row, in the order read.
         pruned.transfers = zip(transfersRead, changed.dropFirst(deletes.count)).filter { $0.1 == 1 }.map(\.0)
         return pruned
+    }
+
+    /// Deletes from `table` of the rows `ids` names (ascending, every row after `after` up to
+    /// the last of them) but those `kept` names, `limit` rows at most: one range `(from,
+    /// through]` for each run of rows that go. One statement text whatever the ids: SQLite's
+    /// writer keeps every text it runs prepared, so none may name the ids it keeps.
+    static func rangeDeletes(
+        from table: String, after: Int64, ids: [Int64], limit: Int = .max, keeping kept: (Int64) -> Bool
+    ) -> [StoreStatement] {
+        var statements: [StoreStatement] = []
+        var from = after
+        var last: Int64?
+        var going = 0
+        func deleteRun() {
+            if let through = last { statements.append(StoreStatement("DELETE FROM \(table) WHERE id > ? AND id <= ?", [from, through])) }
+            last = nil
+        }
+        for id in ids {
+            if kept(id) {
+                deleteRun()
+                from = id
+                continue
+            }
+            last = id
+            going += 1
+            if going == limit { break }
+        }
+        deleteRun()
+        return statements
     }
 
     /// Whether a `transfers` row may go: it ended, and no relaunch will hand its file over

@@ -224,23 +224,9 @@ extension StoreChange {
                     [at])
             ]
         case .setUnregistered(let token, let at):
-            return [
-                StoreStatement(
-                    """
-                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, unregistered_at)
-                    VALUES (?, 0, 1, 0, NULL, ?)
-                    ON CONFLICT(device_token) DO UPDATE SET unregistered_at = excluded.unregistered_at
-                    """, [token, at])
-            ]
+            return [Self.settingDeviceColumn("unregistered_at", of: token, to: at)]
         case .setRegistered(let token, let topics):
-            return [
-                StoreStatement(
-                    """
-                    INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, registered_topics)
-                    VALUES (?, 0, 1, 0, NULL, ?)
-                    ON CONFLICT(device_token) DO UPDATE SET registered_topics = excluded.registered_topics
-                    """, [token, topics.sorted().joined(separator: "\n")])
-            ]
+            return [Self.settingDeviceColumn("registered_topics", of: token, to: topics.sorted().joined(separator: "\n"))]
         case .insertChannel(let channel):
             return [
                 StoreStatement(
@@ -377,5 +363,16 @@ extension StoreChange {
         case .coalesced(let source): (nil, source, nil)
         case .ignored(let reason): (nil, nil, reason.rawValue)
         }
+    }
+
+    /// Sets one registration column (`column`, a name of this file's own) of `token`'s row,
+    /// making the row with a default state when the device has none.
+    private static func settingDeviceColumn(_ column: String, of token: String, to value: some StoreValueConvertible) -> StoreStatement {
+        StoreStatement(
+            """
+            INSERT INTO devices (device_token, force_quit, background_refresh, low_power_mode, hourly_budget, \(column))
+            VALUES (?, 0, 1, 0, NULL, ?)
+            ON CONFLICT(device_token) DO UPDATE SET \(column) = excluded.\(column)
+            """, [token, value])
     }
 }
