@@ -466,14 +466,14 @@ public struct LiveActivityPolicy: Sendable {
     }
 
     /// The apps with a Live Activity this policy knows (a device and a bundle id each).
-    public var knownApps: Set<LiveActivityApp> {
+    package var knownApps: Set<LiveActivityApp> {
         Set(activities.values.map(\.app))
     }
 
     /// The broadcasts (their records' ids) the Most Recent Message Stored channels keep now,
     /// by channel: retention keeps those records (of the channels the app still has), which a
     /// restart reads them back from.
-    public var keptMessageRecords: [ChannelKey: UInt64] {
+    package var keptMessageRecords: [ChannelKey: UInt64] {
         stored.compactMapValues(\.recordID)
     }
 
@@ -485,7 +485,7 @@ public struct LiveActivityPolicy: Sendable {
     /// Whether `source` is a push APNs keeps for activity `activityID`'s offline device (nil:
     /// a start kept for a push-to-start token): a provider may send one apns-id to two
     /// devices, one offline and one not.
-    public func isKeptForOffline(_ source: String, activityID: String?) -> Bool {
+    package func isKeptForOffline(_ source: String, activityID: String?) -> Bool {
         !keptForOffline.isEmpty && keptForOffline.contains { $0.value.push.source == source && byToken[$0.key] == activityID }
     }
 
@@ -672,7 +672,7 @@ public struct LiveActivityPolicy: Sendable {
     /// What a caller looks up for `setOnline(device:channelExists:now:)`: the channels of the
     /// starts APNs keeps for offline `device`, and of its channel activities whose channel
     /// keeps a message (one deleted since gives nothing).
-    public func channelsToLookUp(device: String) -> [ChannelKey] {
+    package func channelsToLookUp(device: String) -> [ChannelKey] {
         var keys = keptStartChannels(device: device)
         for id in byDevice[device] ?? [] {
             guard let activity = activities[id], case .channel(let channel) = activity.subscription else { continue }

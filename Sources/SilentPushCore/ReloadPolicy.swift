@@ -101,7 +101,7 @@ public struct ReloadPolicy: Sendable {
     public func held(_ target: Target) -> UInt64? { devices[target.device]?[target.topic]?.held?.push.id }
 
     /// Every extension this policy knows (it received a push for it), by device.
-    public var knownTargets: [Target] {
+    package var knownTargets: [Target] {
         devices.flatMap { device, extensions in extensions.keys.map { Target(device: device, topic: $0) } }
     }
 

@@ -622,7 +622,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// After a restart: a task run of `app` the system terminated at `at` (it never completed
     /// after its expiration handler), so the app's task launches stay deferred for the rest of
     /// the termination penalty. Call it before putting back the app's pending requests.
-    @inlinable public mutating func restoreTermination(of app: App, at: Instant, now: Instant) {
+    @inlinable package mutating func restoreTermination(of app: App, at: Instant, now: Instant) {
         guard let until = penaltyEnd(terminatedAt: at), until > now else { return }
         let key = Int32(index(of: app))
         if let current = tasks[key]?.penaltyUntil, current >= until { return }
