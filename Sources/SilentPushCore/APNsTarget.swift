@@ -49,12 +49,12 @@ public struct APNsTarget: Sendable, Equatable, CustomStringConvertible {
             host = rest[rest.index(after: rest.startIndex)..<close]
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":"), let value = Int(after.dropFirst()), (1...65535).contains(value) else { return nil }
+                guard after.hasPrefix(":"), let value = PortNumber.parse(after.dropFirst()) else { return nil }
                 port = value
             }
         } else if let colon = rest.lastIndex(of: ":") {
             host = rest[..<colon]
-            guard let value = Int(rest[rest.index(after: colon)...]), (1...65535).contains(value) else { return nil }
+            guard let value = PortNumber.parse(rest[rest.index(after: colon)...]) else { return nil }
             port = value
         }
         guard !host.isEmpty else { return nil }

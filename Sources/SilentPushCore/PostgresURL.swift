@@ -135,7 +135,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         }
         var port = 5432
         if let portText {
-            guard portText.utf8.count <= 5, let value = Int(portText), (1...65535).contains(value) else {
+            guard let value = PortNumber.parse(portText) else {
                 throw Problem(description: "\(Self.redacted(text)): the port must be a number from 1 to 65535")
             }
             port = value

@@ -184,7 +184,7 @@ public struct TransferRequest: Sendable, Equatable {
         }
         guard !host.isEmpty else { return false }
         if let port, !port.isEmpty {
-            guard port.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(port), (1...65535).contains(number) else { return false }
+            guard PortNumber.parse(port) != nil else { return false }
         }
         return true
     }

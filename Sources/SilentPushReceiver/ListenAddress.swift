@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// `HOST:PORT` as given to `--listen` and friends; `[::1]:2197` for IPv6; port 0 = any.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// The host or address to bind.
@@ -24,7 +26,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
         }
-        guard !host.isEmpty, let port = Int(portText), (0...65535).contains(port) else { return nil }
+        guard !host.isEmpty, let port = PortNumber.parse(portText, allowingZero: true) else { return nil }
         self.init(host: String(host), port: port)
     }
 

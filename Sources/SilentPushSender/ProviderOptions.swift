@@ -137,13 +137,15 @@ public struct ProviderOptions: ParsableArguments, Sendable {
                 what: "provider key", searched: certificatesSearched(), fix: "--key, --key-id and --team-id, or --cert")
         }
         let keyFile = key ?? environment["APNS_KEY"] ?? (local ? developmentKey : nil)
+        // The flag or variable the key came from, for advice on a key that cannot be used.
+        let keySource = key == nil && environment["APNS_KEY"] != nil ? "APNS_KEY" : "--key"
         let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (key == nil && local ? PushSendOptions.developmentKeyID : nil)
         let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? PushSendOptions.developmentTeamID : nil)
         guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
         // A key's contents where its path belongs (APNS_KEY="$(cat key.p8)") are never echoed.
         guard FileManager.default.isReadableFile(atPath: keyFile) || !PEMContents.found(in: keyFile) else {
             throw PushSendError.unusableKey(
-                problem: "\(key == nil ? "APNS_KEY" : "--key") holds the key's contents; give the path of its .p8 file (the contents are not shown)")
+                problem: "\(keySource) holds the key's contents; give the path of its .p8 file (the contents are not shown)", source: keySource)
         }
         guard let keyID, !keyID.isEmpty else { throw PushSendError.missingOption(need: "--key-id (or APNS_KEY_ID): the id of \(keyFile)") }
         guard let teamID, !teamID.isEmpty else { throw PushSendError.missingOption(need: "--team-id (or APNS_TEAM_ID): your team's id") }
@@ -151,10 +153,10 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         do {
             key = try ES256Key.load(file: keyFile)
         } catch {
-            throw PushSendError.unusableKey(problem: "\(error)")
+            throw PushSendError.unusableKey(problem: "\(error)", source: keySource)
         }
         guard key.canSign else {
-            throw PushSendError.unusableKey(problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key")
+            throw PushSendError.unusableKey(problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key", source: keySource)
         }
         return ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
     }

@@ -21,7 +21,7 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The payload would be refused, and this command has no `--no-validate` to send it anyway.
     case refusedPayload(problem: String, fix: String)
     /// The key file cannot sign provider tokens.
-    case unusableKey(problem: String)
+    case unusableKey(problem: String, source: String = "--key")
     /// TLS cannot be set up with the given CA and client certificate.
     case tlsSetup(problem: String)
     /// A provider token cannot be signed with the key.
@@ -46,7 +46,7 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'\(Self.whyUnreadable(path).map { ": \($0)" } ?? "")"
         case .invalidPayload(let problem, let fix): "\(problem) (\(fix), or send it anyway with --no-validate)"
         case .refusedPayload(let problem, let fix): "\(problem) (\(fix))"
-        case .unusableKey(let problem): "\(problem) (check --key)"
+        case .unusableKey(let problem, let source): "\(problem) (check \(source))"
         case .tlsSetup(let problem): "\(problem) (check --cacert, --cert and --cert-key)"
         case .signing(let keyID, let problem): "cannot sign a provider token with key \(keyID): \(problem) (check --key)"
         case .connection(let problem): "\(problem) (check --url, --sandbox/--production and --port; is the receiver running?)"

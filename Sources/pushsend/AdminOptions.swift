@@ -22,7 +22,7 @@ struct AdminOptions: ParsableArguments {
         else {
             throw ValidationError("--admin '\(shown)' is not a URL like http://127.0.0.1:2199 (the receiver's --admin address)")
         }
-        if let port = Self.portText(admin), !(port.count <= 5 && (1...65535).contains(Int(port) ?? 0)) {
+        if let port = Self.portText(admin), PortNumber.parse(port) == nil {
             throw ValidationError("--admin '\(shown)': the port must be from 1 to 65535")
         }
         if let token, token.isEmpty || !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {

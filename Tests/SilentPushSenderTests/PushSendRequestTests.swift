@@ -197,6 +197,16 @@ import Testing
         #expect(signer.keyID == PushSendOptions.developmentKeyID)
     }
 
+    /// A key that cannot be used is blamed on where it came from: APNS_KEY, or --key.
+    @Test func anUnusableKeyNamesWhereItCameFrom() throws {
+        var fromEnvironment = try PushSendOptions.parse(["--sandbox", "--topic", "com.example.app", "--device", String(repeating: "ab", count: 32)])
+        fromEnvironment.environment = ["APNS_KEY": "/nonexistent.p8", "APNS_KEY_ID": "K", "APNS_TEAM_ID": "T"]
+        #expect { try fromEnvironment.configuration() } throws: { "\($0)".hasSuffix("(check APNS_KEY)") }
+        var fromFlag = fromEnvironment
+        fromFlag.key = "/nonexistent.p8"
+        #expect { try fromFlag.configuration() } throws: { "\($0)".hasSuffix("(check --key)") }
+    }
+
     @Test func eventWithAnotherPushTypeIsRefused() throws {
         let options = try Self.options {
             $0.payloadFile = nil
