@@ -156,7 +156,8 @@ public struct ProviderOptions: ParsableArguments, Sendable {
             throw PushSendError.unusableKey(problem: "\(error)", source: keySource)
         }
         guard key.canSign else {
-            throw PushSendError.unusableKey(problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key", source: keySource)
+            throw PushSendError.unusableKey(
+                problem: "key file '\(keyFile)' is a public key; pushsend signs with the .p8 private key", source: keySource)
         }
         return ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
     }

@@ -16,7 +16,10 @@ import Testing
         #expect(address.description == text)
     }
 
-    @Test(arguments: ["", "2197", ":2197", "localhost", "localhost:", "host:-1", "host:65536", "::1:2197", "[::1]2197", "[::1]", "host:12ab", "host:+80", "host:-0", "host:000000080", "host: 80"])
+    @Test(arguments: [
+        "", "2197", ":2197", "localhost", "localhost:", "host:-1", "host:65536", "::1:2197", "[::1]2197", "[::1]", "host:12ab", "host:+80", "host:-0",
+        "host:000000080", "host: 80",
+    ])
     func rejects(text: String) {
         #expect(ListenAddress(parsing: text) == nil)
     }
