@@ -478,7 +478,7 @@ public struct LiveActivityPolicy: Sendable {
     }
 
     /// Whether `source` is a push APNs keeps for an offline device.
-    public func isKeptForOffline(_ source: String) -> Bool {
+    package func isKeptForOffline(_ source: String) -> Bool {
         !keptForOffline.isEmpty && keptForOffline.values.contains { $0.push.source == source }
     }
 
