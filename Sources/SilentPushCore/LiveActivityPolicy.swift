@@ -894,9 +894,10 @@ public struct LiveActivityPolicy: Sendable {
         coalesceHeld(of: id, into: update.source, now: now, into: &actions)
         let payload = update.payload
         if let content = payload.contentState { activity.contentState = content }
-        // The push's content replaces the activity's whole (ActivityContent): no stale-date, none.
+        // The push's content replaces the activity's whole (ActivityContent): no stale-date or
+        // relevance-score, none.
         activity.staleDate = payload.staleDate
-        if let score = payload.relevanceScore { activity.relevanceScore = score }
+        activity.relevanceScore = payload.relevanceScore
         activity.timestamp = payload.timestamp
         var note = why
         if payload.event == .end {

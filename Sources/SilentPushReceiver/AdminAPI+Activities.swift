@@ -163,6 +163,11 @@ extension AdminAPI {
             ("contentState", Self.jsonObject(activity.contentState)), ("staleDate", .string(activity.staleDate.map(Self.time))),
             ("endedAt", .string(activity.endedAt.map(Self.time))), ("dismissalDate", .string(activity.dismissalDate.map(Self.time))),
             ("relevanceScore", activity.relevanceScore.map(JSONValue.double) ?? .null), ("startedAt", .string(Self.time(activity.startedAt))),
+            // When the system ends it (`--activity-max-active` after its start), while it has not ended.
+            (
+                "activeUntil",
+                .string(activity.state.isOver ? nil : Self.time(activity.startedAt.advanced(by: device.runtime.liveActivitySettings.maximumActive)))
+            ),
             ("updates", .array(updates)),
         ])
     }

@@ -2787,6 +2787,7 @@ enum AdminOpenAPIDocument {
              "dismissalDate",
              "relevanceScore",
              "startedAt",
+             "activeUntil",
              "updates"
             ],
             "properties": {
@@ -2865,6 +2866,14 @@ enum AdminOpenAPIDocument {
              "startedAt": {
               "type": "string",
               "format": "date-time"
+             },
+             "activeUntil": {
+              "type": [
+               "string",
+               "null"
+              ],
+              "format": "date-time",
+              "description": "When the system ends it (--activity-max-active after its start); null once it has ended."
              },
              "updates": {
               "type": "array",

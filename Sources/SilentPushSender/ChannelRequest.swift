@@ -124,9 +124,11 @@ public struct ChannelRequest: Sendable {
         guard (200..<300).contains(response.status) else {
             let reason = APNsErrorBody(parsing: response.body)?.reason ?? "-"
             var line = "\(response.status) \(reason) \(requestID)"
-            // A channel route unknown where it was sent: most likely a provider listener.
+            // A route unknown where it was sent: most likely the other listener.
             if response.status == 404, reason == APNsReason.badPath.rawValue {
                 if case .broadcast = action {
+                    line +=
+                        " (no broadcast route there: give --url the receiver's provider listener, --listen or --listen-h2c, not --listen-channels)"
                 } else {
                     line += " (no channel routes there: give --url the receiver's --listen-channels address, not its provider listener)"
                 }

@@ -9,7 +9,7 @@ import SilentPushTransport
 public struct ProviderOptions: ParsableArguments, Sendable {
     @Option(
         help: ArgumentHelp(
-            "The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2); default https://localhost:2197, make run's receiver.",
+            "The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2); default make run's receiver, https://localhost:2197 (2195, its channels listener, for pushsend channel).",
             valueName: "url"))
     public var url: String?
 

@@ -194,11 +194,21 @@ package struct PushExpectation: Sendable {
         let updates = activities.flatMap { $0["updates"] as? [[String: Any]] ?? [] }
         let count = updates.count { $0["applied"] as? Bool == true }
         let newest = activities.last?["state"] as? String
-        // The next time a held update is due, for a manual clock to move to.
-        let until = updates.compactMap { update -> Int64? in
-            guard update["outcome"] as? String == "waiting", let text = update["until"] as? String else { return nil }
-            return ISO8601Timestamp.millisecondsSinceEpoch(parsing: text).flatMap { $0 > now ? $0 : nil }
-        }.min()
+        // The next time a held update is due or an activity's state changes (stale, ended by the
+        // system, dismissed), for a manual clock to move to: a state is seen before it passes.
+        func time(_ value: Any?) -> Int64? {
+            (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)).flatMap { $0 > now ? $0 : nil }
+        }
+        let held = updates.compactMap { $0["outcome"] as? String == "waiting" ? time($0["until"]) : nil }
+        let changes = activities.flatMap { activity -> [Int64] in
+            switch activity["state"] as? String {
+            case "active": [time(activity["staleDate"]), time(activity["activeUntil"])].compactMap { $0 }
+            case "stale": [time(activity["activeUntil"])].compactMap { $0 }
+            case "ended": [time(activity["dismissalDate"])].compactMap { $0 }
+            default: []
+            }
+        }
+        let until = (held + changes).min()
         let line =
             "\(topic) on device \(device) has \(activities.count) Live Activit\(activities.count == 1 ? "y" : "ies"), \(count) update\(count == 1 ? "" : "s") applied"
             + (newest.map { ", the newest \($0)" } ?? "")

@@ -209,6 +209,17 @@ import Testing
         #expect(policy.activities["A1"]?.state == .active)
     }
 
+    /// The relevance score is the content's too: an update without one clears the one before.
+    @Test func anUpdateWithoutARelevanceScoreClearsTheOneBefore() throws {
+        var policy = try Self.withActivity()
+        var scored = Self.payload(timestamp: 100)
+        scored.relevanceScore = 75
+        _ = policy.receive(Self.push("U1", to: "T1", scored), channelExists: { _ in true }, now: Self.t0)
+        #expect(policy.activities["A1"]?.relevanceScore == 75)
+        _ = policy.receive(Self.push("U2", to: "T1", Self.payload(timestamp: 200)), channelExists: { _ in true }, now: Self.at(1))
+        #expect(policy.activities["A1"]?.relevanceScore == nil)
+    }
+
     @Test func itEndsAfterEightHoursActive() throws {
         var policy = try Self.withActivity()
         let expired = policy.advance(to: Self.at(8 * 3600))

@@ -41,6 +41,24 @@ import Testing
         }
     }
 
+    /// Each of the two listeners sent the other's request says which one to give --url.
+    @Test func aRequestToTheOtherListenerSaysWhichToGive() async throws {
+        try await Receiver.withTesting({ $0.listenChannels = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
+            let broadcast = try await PushSendProcessTests.run(
+                [
+                    "broadcast", "--url", "https://localhost:\(try #require(receiver.channelsPort))", "--channel", "dHN0LXNyY2gtY2hubA==",
+                    "--expiration", "0", Repository.root + "/payloads/liveactivity-broadcast.json",
+                ])
+            #expect(broadcast.status == 1, "\(broadcast.output)\(broadcast.errorOutput)")
+            #expect(
+                broadcast.output.contains("404 BadPath ") && broadcast.output.contains("give --url the receiver's provider listener"),
+                "\(broadcast.output)")
+            let list = try await PushSendProcessTests.run(["channel", "list", "--url", "http://127.0.0.1:\(try #require(receiver.h2cPort))"])
+            #expect(list.status == 1, "\(list.output)\(list.errorOutput)")
+            #expect(list.output.contains("give --url the receiver's --listen-channels address"), "\(list.output)")
+        }
+    }
+
     @Test(arguments: [
         (["channel", "get"], "give --channel ID"),
         (["channel", "get", "--channel", "not*base64"], "--channel 'not*base64' is not a channel id"),

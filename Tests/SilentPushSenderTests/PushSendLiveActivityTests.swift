@@ -72,6 +72,34 @@ import Testing
         }
     }
 
+    /// `expect --activity-state` moves a manual clock to each time an activity's state changes
+    /// (its stale-date, the system's end, its dismissal), so it sees a state that a move to the
+    /// span's end would pass (stale at 10 minutes, then ended by the system at 8 hours).
+    @Test func expectStopsTheClockWhereTheStateIsReached() async throws {
+        try await Receiver.withTesting({ $0.liveActivities = .unthrottled }) { receiver in
+            let device = SamplePush.deviceToken
+            let activity = try await receiver.device.startActivity(device: device, bundleID: "com.example.app", attributesType: "A")
+            let token = try #require(activity.pushToken)
+            let start = receiver.device.clock.now
+            let stale = start.advanced(by: .seconds(600)).millisecondsSinceEpoch / 1000
+            let client = try await TestPushClient.connect(to: receiver)
+            let answer = try await client.push(
+                #"{"aps":{"timestamp":10,"event":"update","content-state":{"n":1},"stale-date":\#(stale)}}"#, to: token,
+                topic: "com.example.app.push-type.liveactivity", priority: .high, pushType: .liveactivity)
+            #expect(answer.status == 200)
+            await client.close()
+            let admin = ["--admin", "http://127.0.0.1:\(try #require(receiver.adminPort))", "--device", device, "--topic", "com.example.app"]
+            let seenStale = try await PushSendProcessTests.run(["expect"] + admin + ["--activity-state", "stale", "--within", "9h"])
+            #expect(seenStale.status == 0, "\(seenStale.output)\(seenStale.errorOutput)")
+            #expect(receiver.device.clock.now <= start.advanced(by: .seconds(601)), "the clock stopped at the stale-date")
+            let seenEnded = try await PushSendProcessTests.run(["expect"] + admin + ["--activity-state", "ended", "--within", "9h"])
+            #expect(seenEnded.status == 0, "\(seenEnded.output)\(seenEnded.errorOutput)")
+            #expect(receiver.device.clock.now <= start.advanced(by: .seconds(8 * 3600 + 1)), "the clock stopped at the system's end")
+            let seenDismissed = try await PushSendProcessTests.run(["expect"] + admin + ["--activity-state", "dismissed", "--within", "9h"])
+            #expect(seenDismissed.status == 0, "\(seenDismissed.output)\(seenDismissed.errorOutput)")
+        }
+    }
+
     @Test(arguments: [
         (["--stale-date", "100"], "give --event start|update|end"),
         (["--event", "pause"], "--event 'pause' is not start, update or end"),
