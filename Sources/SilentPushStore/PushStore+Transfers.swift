@@ -27,13 +27,18 @@ extension PushStore {
         try await reader.rows("SELECT * FROM transfers WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.transfer)
     }
 
-    /// What a restarted receiver carries on with, oldest first: transfers not ended, and done
+    /// What a restarted receiver carries on with, oldest first: transfers not ended, done
     /// ones whose session's relaunch was not yet asked for (and whose file was not deleted,
-    /// as a force-quit's cancelled session's are).
+    /// as a force-quit's cancelled session's are), and failed ones of a session that sends
+    /// launch events and still has a transfer not ended (its relaunch hands them over too; a
+    /// session whose last transfer ended asked for its relaunch in the same commit).
     public func openTransfers() async throws -> [TransferRecord] {
         try await reader.rows(
             """
             SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done' AND file_fate IS NULL)
+                OR (relaunch_request IS NULL AND state = 'failed' AND launch_events = 1 AND EXISTS (SELECT 1 FROM transfers AS sibling
+                    WHERE sibling.device_token = transfers.device_token AND sibling.topic = transfers.topic
+                        AND sibling.session = transfers.session AND sibling.finished_at IS NULL))
             ORDER BY id
             """
         ).compactMap(Self.transfer)

@@ -642,6 +642,39 @@ import Testing
         }
     }
 
+    /// A session's transfer that failed before a restart, while another ran on, is still the
+    /// session's after it: the relaunch hands it over with its reason, beside the other's file.
+    @Test func aFailedTransferOfASessionStillRunningIsRelaunchedAfterARestart() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-failed-restart")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "S", url: $0) }
+        }
+        let redirects = "http://127.0.0.1:\(origin.port)/redirect/\(HTTPFetchHandler.redirectLimit + 1)"
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/400000?rate=200000")
+            try await receiver.waitForTransfers(session: "S") { $0.first?.state == .running }
+            try await Self.push(client, redirects)
+            try await receiver.waitForTransfers(session: "S") { $0.contains { $0.state == .failed } }
+            await client.close()
+        }
+        #expect(relaunches.all.isEmpty, "the session had a transfer running")
+        try await Receiver.withTesting(configure) { receiver in
+            let ended = try await receiver.waitForTransfers(session: "S") { $0.allSatisfy { $0.relaunchRequestID != nil } }
+            #expect(ended.count == 2 && Set(ended.compactMap(\.relaunchRequestID)).count == 1, "\(ended)")
+            _ = try await Self.endedRelaunch(receiver, session: "S")
+            let files = try #require(relaunches.all.first?.files)
+            #expect(files.compactMap(\.error) == ["more than \(HTTPFetchHandler.redirectLimit) redirects from \(redirects)"], "\(files)")
+            #expect(files.filter { $0.path != nil }.map(\.bytes) == [400_000], "\(files)")
+        }
+    }
+
     /// Forgetting a device deletes what the receiver kept for its transfers: the file of a
     /// done one whose relaunch waits (the device is in Low Power Mode), and the body kept for
     /// a later 304 of its URL.
