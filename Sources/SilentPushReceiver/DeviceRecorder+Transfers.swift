@@ -143,6 +143,16 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// Try `attempt` of transfer `id` was cut by the receiver's stop, keeping `kept` bytes:
+    /// its record says so and stays running (the next start resumes it from that part), so
+    /// `bytes` is what the try before the next one kept. Nothing when another try runs.
+    package mutating func transferTryCutByTheStop(_ id: UInt64, attempt: Int, kept: Int64) -> Actions {
+        var actions = Actions()
+        guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
+        actions.changes.append(.setTransferCutOff(id: id, error: "stopped: the receiver stopped; its next start resumes it", bytes: kept))
+        return finish(actions)
+    }
+
     /// A relaunch's handler ended: what became of each of its files (moved away, or deleted).
     package mutating func settleTransferFiles(_ files: [(id: UInt64, fate: TransferRecord.FileFate)]) -> Actions {
         var actions = Actions()

@@ -104,6 +104,10 @@ extension DeviceRuntime {
         }
         guard let ended = outcome?.end, !stopped else { return }
         if Task.isCancelled {
+            // Cut by the receiver's stop: the record keeps the part for the next start.
+            if case .cutOff(_, let kept) = ended {
+                modifyStateAndRunActions { recorder, _ in recorder.transferTryCutByTheStop(start.id, attempt: start.attempt, kept: kept) }
+            }
             guard case .completed = ended else { return }
         }
         let bytes: Int64

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import SilentPushCore
 import SilentPushReceiver
+import SilentPushStore
 import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
@@ -672,6 +673,38 @@ import Testing
             let files = try #require(relaunches.all.first?.files)
             #expect(files.compactMap(\.error) == ["more than \(HTTPFetchHandler.redirectLimit) redirects from \(redirects)"], "\(files)")
             #expect(files.filter { $0.path != nil }.map(\.bytes) == [400_000], "\(files)")
+        }
+    }
+
+    /// A try the receiver's stop cuts leaves its part in the record (`bytes`, and a
+    /// `lastError` that says so), still running; the next start resumes from that part.
+    @Test func aTryTheStopCutsKeepsItsPartInTheRecord() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-stop-cut")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "K", url: $0) }
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/400000?rate=200000")
+            try await receiver.waitForTransfers(session: "K") { $0.first?.state == .running }
+            try await Task.sleep(for: .milliseconds(700))
+            await client.close()
+        }
+        let store = try await PushStore.open(.file(directory + "/store.sqlite"))
+        let cut = try #require(try await store.transfer(id: 1))
+        try await store.close()
+        #expect(cut.state == .running && cut.bytes > 0 && cut.bytes < 400_000, "\(cut)")
+        #expect(cut.lastError == "stopped: the receiver stopped; its next start resumes it", "\(cut)")
+        try await Receiver.withTesting(configure) { receiver in
+            let done = try await receiver.waitForTransfers(session: "K") { $0.first?.state == .done }
+            #expect(done.first?.bytes == 400_000 && done.first?.attempts == 2, "\(done)")
+            #expect(Self.starts(origin, size: 400_000) == [0, Int(cut.bytes)], "\(origin.log)")
         }
     }
 
