@@ -49,7 +49,7 @@ extension AdminAPI {
         case (_?, .moved?): "the app was relaunched for its session and moved the file"
         case (_?, .deleted?): "the app was relaunched for its session and left the file, which was deleted"
         case (_?, nil): "the app is relaunched for its session"
-        case (nil, .deleted?): "the app was force-quit before its session ended: its file was deleted, and no relaunch follows"
+        case (nil, .deleted?): "the app was force-quit or deleted before its session ended: its file was deleted, and no relaunch follows"
         case (nil, _) where !transfer.sessionSendsLaunchEvents: "the session sends no launch events: its file stays in the transfers' directory"
         case (nil, _): "the session's other transfers are not done yet"
         }
@@ -62,7 +62,8 @@ extension AdminAPI {
         case .running: whyObject("running", "try \(transfer.attempts) runs against the origin", nil)
         case .done: whyObject("done", "the origin answered in full; " + doneWords(transfer), nil)
         case .failed: whyObject("failed", transfer.reason ?? "failed", nil)
-        case .cancelled: whyObject("cancelled", "the app was force-quit: the system cancels its background transfers", nil)
+        // A record from before the reason was kept is a force-quit's.
+        case .cancelled: whyObject("cancelled", transfer.reason ?? DeviceRecorder.forceQuitWords, nil)
         }
     }
 }

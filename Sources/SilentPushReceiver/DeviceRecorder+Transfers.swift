@@ -210,11 +210,17 @@ extension DeviceRecorder {
         }
     }
 
+    /// Why a force-quit's cancellations were, in the record's words.
+    static let forceQuitWords = "the app was force-quit: the system cancels its background transfers"
+    /// The same for an app deleted (a reinstall).
+    static let appDeletedWords = "the app was deleted (reinstalled): the system cancels its background transfers"
+
     /// Turns the transfer policy's actions into store changes, tries to run or stop, and
-    /// relaunches (`answer`: the origin's status and validators, for a transfer that just completed).
+    /// relaunches (`answer`: the origin's status and validators, for a transfer that just
+    /// completed; `cancelledBecause`: why a cancelled one was).
     mutating func record(
         _ transferActions: [TransferAction], into actions: inout Actions, now: DeviceInstant,
-        answer: (status: Int?, etag: String?, lastModified: String?) = (nil, nil, nil)
+        answer: (status: Int?, etag: String?, lastModified: String?) = (nil, nil, nil), cancelledBecause: String = forceQuitWords
     ) {
         for action in transferActions {
             switch action {
@@ -238,7 +244,8 @@ extension DeviceRecorder {
                     actions.transferDiscards.append(id)
                 case .cancelled:
                     actions.changes.append(
-                        .finishTransfer(id: id, state: .cancelled, at: at, bytes: nil, reason: nil, status: nil, etag: nil, lastModified: nil))
+                        .finishTransfer(
+                            id: id, state: .cancelled, at: at, bytes: nil, reason: cancelledBecause, status: nil, etag: nil, lastModified: nil))
                     actions.metrics.transferEnded(.cancelled)
                     actions.transferDiscards.append(id)
                 }

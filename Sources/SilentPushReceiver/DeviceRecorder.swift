@@ -471,7 +471,7 @@ package struct DeviceRecorder {
         guard case .running = lifecycle else { return Self.replying(completion: completion) }
         var actions = Actions(completion: completion)
         apply(policy.appDeleted(device: device, now: now), to: &actions)
-        record(transfers.forceQuit(device: device, now: now), into: &actions, now: now)
+        record(transfers.forceQuit(device: device, now: now), into: &actions, now: now, cancelledBecause: Self.appDeletedWords)
         record(activities.appDeleted(device: device, now: now), into: &actions)
         record(reloads.appDeleted(device: device), into: &actions)
         return finish(actions)

@@ -455,6 +455,31 @@ import Testing
         }
     }
 
+    /// A cancelled transfer says why: the app was force-quit, or deleted by a reinstall.
+    @Test func aCancelledTransferSaysWhetherTheAppWasForceQuitOrDeleted() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "C", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/500000?rate=100000")
+            try await receiver.waitForTransfers(session: "C") { $0.first?.state == .running }
+            try await receiver.setDeviceState(DeviceState(forceQuit: true))
+            let quit = try await receiver.waitForTransfers(session: "C") { $0.first?.state == .cancelled }
+            #expect(quit.first?.reason == "the app was force-quit: the system cancels its background transfers", "\(quit)")
+            try await receiver.setDeviceState(DeviceState())
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/500001?rate=100000")
+            try await receiver.waitForTransfers(session: "C") { $0.count == 2 && $0.last?.state == .running }
+            _ = try await receiver.device.reinstall(Self.device)
+            let deleted = try await receiver.waitForTransfers(session: "C") { $0.count == 2 && $0.last?.state == .cancelled }
+            #expect(deleted.last?.reason == "the app was deleted (reinstalled): the system cancels its background transfers", "\(deleted)")
+            await client.close()
+        }
+    }
+
     /// A force-quit while a session has one transfer done and another running: the done
     /// one's file goes at once (`fileFate` `deleted`), and a restart relaunches nothing for
     /// the session (its cancelled transfer is not read back, the done one must not be either).
