@@ -107,10 +107,10 @@ public struct TransferRecord: Sendable, Equatable {
         self.id = id
         self.deviceToken = deviceToken
         self.topic = topic
-        self.session = String((session ?? "").prefix(TransferRequest.maximumSessionLength))
-        self.url = String((url ?? "").prefix(TransferRequest.maximumURLLength))
+        self.session = Self.kept(session ?? "", limit: TransferRequest.maximumSessionLength)
+        self.url = Self.kept(url ?? "", limit: TransferRequest.maximumURLLength)
         self.method = method
-        self.fromFile = fromFile.map { String($0.prefix(TransferRequest.maximumPathLength)) }
+        self.fromFile = fromFile.map { Self.kept($0, limit: TransferRequest.maximumPathLength) }
         self.discretionary = false
         self.allowsCellular = true
         self.sessionSendsLaunchEvents = false
@@ -122,6 +122,17 @@ public struct TransferRecord: Sendable, Equatable {
         self.bytes = 0
         self.finishedAt = at
         self.reason = "refused: " + refusal.rawValue
+    }
+
+    /// A refused request's text as its record keeps it: its first `limit` characters, each
+    /// control character shown as U+FFFD (a NUL would cut the text short in the store, and a
+    /// filter for the record would then match another text).
+    private static func kept(_ text: String, limit: Int) -> String {
+        var shown = String.UnicodeScalarView()
+        for scalar in String(text.prefix(limit)).unicodeScalars {
+            shown.append(scalar.value < 0x20 || scalar.value == 0x7F ? "\u{FFFD}" : scalar)
+        }
+        return String(shown)
     }
 
     /// The request it was handed over as; nil for a row whose request no longer reads as valid.

@@ -197,9 +197,9 @@ public enum TransferRefusal: String, Error, Sendable, CaseIterable {
     case unknownField =
         "a transfer's fields are session, url, method, fromFile, discretionary, allowsCellular and sessionSendsLaunchEvents (URLSession's others are not modelled)"
     case missingSession = "a transfer needs a session"
-    case badSession = "session must be 1 to 200 printable characters"
+    case badSession = "session must be 1 to 200 bytes (UTF-8) of printable characters"
     case missingURL = "a transfer needs a url"
-    case notHTTP = "url must be an http or https URL (at most 2048 bytes)"
+    case notHTTP = "url must be an http or https URL (at most 2048 bytes, spaces and control characters percent-encoded)"
     case unknownMethod = "method must be GET, PUT or POST"
     case badFlag = "discretionary, allowsCellular and sessionSendsLaunchEvents must be true or false"
     case tooMany = "too many transfers for the app: its transfers not yet done are at the cap (--transfer-limit, 100 by default)"

@@ -240,6 +240,9 @@ extension AdminAPI {
             case .terminated? where run.kind == .urlSession:
                 "it never called the background session's completion handler: terminated, and the app's later launches are deferred"
             case .completed?: "the handler called setTaskCompleted(success: true)"
+            // A session's completion handler takes no success value: this is the handler's own failure.
+            case .failed? where run.kind == .urlSession:
+                "the handler failed (setTaskCompleted(success: false), an exec handler's non-zero exit, or an http handler's answer other than success)"
             case .failed?: "the handler called setTaskCompleted(success: false)"
             // A continued task has no time limit: the system stopped it (heat, or too many running).
             case .expired? where run.kind == .continued: "the system stopped it (under resource pressure); it completed after its expiration handler"

@@ -29,7 +29,7 @@ struct MetricsHelp: CoreMetrics.MetricsFactory {
         "silentpush_task_outcomes_total": "Task runs ended, and requests cancelled or replaced, by outcome.",
         "silentpush_transfers_handed_over_total": "Background transfers handed over by handlers.",
         "silentpush_transfers_ended_total": "Background transfers ended, by state.",
-        "silentpush_transfer_bytes_total": "Bytes background transfers received or sent.",
+        "silentpush_transfer_bytes_total": "Bytes of the origins' answers background transfers received (an upload's body is not counted).",
         "silentpush_faults_injected_total": "Requests a fault rule answered, by action.",
         "silentpush_store_pruned_total": "Rows retention pruned, by table.",
         "silentpush_store_prune_batch_seconds": "How long each pruning batch took.",
