@@ -8,7 +8,8 @@ extension AdminAPI {
         router.get("/v1/transfers") { request, _ in await self.transfers(request.uri.queryParameters) }
     }
 
-    /// `GET /v1/transfers?device=&topic=&session=&wake=&limit=`: transfers, newest first.
+    /// `GET /v1/transfers?device=&topic=&session=&wake=&taskRun=&cursor=&limit=`: transfers,
+    /// newest first; `next` is the cursor of the page after, null on the last.
     private func transfers(_ query: Parameters) async -> Response {
         await Self.answering {
             let filter = try Self.filter(query)
@@ -16,15 +17,20 @@ extension AdminAPI {
             if let session, session.isEmpty || session.utf8.count > TransferRequest.maximumSessionLength {
                 throw AdminError(.unprocessableContent, "session must be a background session's identifier (1 to 200 bytes)")
             }
-            var wake: UInt64?
-            if let text = query.get("wake") {
+            func id(_ name: String, _ what: String) throws(AdminError) -> UInt64? {
+                guard let text = query.get(name) else { return nil }
                 guard let id = UInt64(text), id <= UInt64(Int64.max) else {
-                    throw AdminError(.unprocessableContent, "wake must be a wake's id (a whole number)")
+                    throw AdminError(.unprocessableContent, "\(name) must be \(what) (a whole number)")
                 }
-                wake = id
+                return id
             }
-            let records = try await device.transfers(device: filter.device, topic: filter.topic, session: session, wakeID: wake, limit: filter.limit)
-            return .object([("transfers", .array(records.map(Self.json)))])
+            let records = try await device.transfers(
+                device: filter.device, topic: filter.topic, session: session, wakeID: id("wake", "a wake's id"),
+                taskRunID: id("taskRun", "a task run's id"), before: id("cursor", "the next value of a page before"), limit: filter.limit)
+            return .object([
+                ("transfers", .array(records.map(Self.json))),
+                ("next", Self.next(count: records.count, limit: filter.limit, lastID: records.last?.id)),
+            ])
         }
     }
 

@@ -201,7 +201,7 @@ package struct AdminAPI: Sendable {
     }
 
     /// `next` of a page of `limit` that ends at `lastID`: null when the page is not full.
-    private static func next(count: Int, limit: Int, lastID: UInt64?) -> JSONValue {
+    static func next(count: Int, limit: Int, lastID: UInt64?) -> JSONValue {
         count == limit ? lastID.map { .string(String($0)) } ?? .null : .null
     }
 

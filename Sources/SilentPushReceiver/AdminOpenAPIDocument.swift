@@ -1836,18 +1836,38 @@ enum AdminOpenAPIDocument {
               }
              },
              {
+              "name": "taskRun",
+              "in": "query",
+              "description": "Only the transfers this task run's handler handed over (or that were refused).",
+              "schema": {
+               "type": "integer",
+               "minimum": 0,
+               "maximum": 9223372036854775807
+              }
+             },
+             {
+              "name": "cursor",
+              "in": "query",
+              "description": "The `next` of the page before.",
+              "schema": {
+               "type": "string",
+               "pattern": "^[0-9]{1,19}$"
+              }
+             },
+             {
               "$ref": "#/components/parameters/Limit"
              }
             ],
             "responses": {
              "200": {
-              "description": "The transfers.",
+              "description": "A page of transfers.",
               "content": {
                "application/json": {
                 "schema": {
                  "type": "object",
                  "required": [
-                  "transfers"
+                  "transfers",
+                  "next"
                  ],
                  "properties": {
                   "transfers": {
@@ -1855,6 +1875,12 @@ enum AdminOpenAPIDocument {
                    "items": {
                     "$ref": "#/components/schemas/Transfer"
                    }
+                  },
+                  "next": {
+                   "type": [
+                    "string",
+                    "null"
+                   ]
                   }
                  }
                 }

@@ -114,9 +114,11 @@ extension DeviceControl {
     /// Background transfers, newest first, for a device, topic, session and/or the wake that
     /// handed them over.
     public func transfers(
-        device: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, limit: Int = 100
+        device: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
+        before: UInt64? = nil, limit: Int = 100
     ) async throws -> [TransferRecord] {
-        try await store.transfers(deviceToken: device.map(Self.stored), topic: topic, session: session, wakeID: wakeID, limit: limit)
+        try await store.transfers(
+            deviceToken: device.map(Self.stored), topic: topic, session: session, wakeID: wakeID, taskRunID: taskRunID, before: before, limit: limit)
     }
 
     /// Requests that never ran (cancelled or replaced), the last to end first, for a device

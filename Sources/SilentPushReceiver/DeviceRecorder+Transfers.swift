@@ -93,13 +93,18 @@ extension DeviceRecorder {
     }
 
     /// Try `attempt` of transfer `id` ended as `end` (a report of an older try is ignored).
-    /// While stopping, only a completed try is recorded, and the relaunch it may complete a
+    /// While stopping, a completed try is recorded, and the relaunch it may complete a
     /// session for waits for the next start (`restoreTransfers` asks for it); a try cut off
-    /// then is not recorded: the record says running, and the next run resumes it.
+    /// then (the receiver's stop cut it) leaves its record running with the part it kept, which
+    /// the next run resumes from; one that cannot complete is not recorded (the next run tries
+    /// it again).
     package mutating func transferTryEnded(_ id: UInt64, attempt: Int, _ end: TransferTryEnd, now: DeviceInstant) -> Actions {
         var actions = Actions()
         guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
         guard case .running = lifecycle else {
+            if case .cutOff(_, let kept) = end {
+                actions.changes.append(.setTransferCutOff(id: id, error: "stopped: the receiver stopped; its next start resumes it", bytes: kept))
+            }
             guard case .completed(let bytes, let status, let etag, let lastModified) = end else { return finish(actions) }
             // Nothing starts: not a relaunch, nor a retry come due (its record stays waiting).
             let ended = transfers.finished(id, completed: bytes, now: now).filter { action in
@@ -140,16 +145,6 @@ extension DeviceRecorder {
             default: "stopped"
             }
         actions.changes.append(.setTransferCutOff(id: id, error: error, bytes: kept))
-        return finish(actions)
-    }
-
-    /// Try `attempt` of transfer `id` was cut by the receiver's stop, keeping `kept` bytes:
-    /// its record says so and stays running (the next start resumes it from that part), so
-    /// `bytes` is what the try before the next one kept. Nothing when another try runs.
-    package mutating func transferTryCutByTheStop(_ id: UInt64, attempt: Int, kept: Int64) -> Actions {
-        var actions = Actions()
-        guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
-        actions.changes.append(.setTransferCutOff(id: id, error: "stopped: the receiver stopped; its next start resumes it", bytes: kept))
         return finish(actions)
     }
 

@@ -28,6 +28,8 @@ extension DeviceRuntime: Service {
                 // The fetch queue ends at shutdown; the timer stops with it.
                 group.cancelAll()
             }
+            // What the last tasks recorded as they unwound (a transfer's try cut by the stop).
+            try? await store.flush()
         } onGracefulShutdown: {
             shutdownRequested.raise()
         }

@@ -96,20 +96,15 @@ extension DeviceRuntime {
         transferTryOver(transfer)
         // The metric counts what crossed the network, in a stopped try too.
         metrics.transferred(bytes: outcome?.received ?? 0)
-        // Stopped, or cut by the receiver's stop (the record says running; a restart resumes
-        // it). A try that completed first is reported, even as the receiver stops.
-        // A try its conditions stopped keeps its part: the record says how much.
-        if stopped, case .cutOff(_, let kept)? = outcome?.end {
+        // A try its conditions stopped keeps its part: the record says how much. The
+        // receiver's stop cancels the task (which also ends the wait for a stop): such a try
+        // is reported as it ended, and the recorder, stopping, records a completed one, or the
+        // part a cut one kept for the next start (its record stays running), and starts nothing.
+        let cancelled = Task.isCancelled
+        if stopped, !cancelled, case .cutOff(_, let kept)? = outcome?.end {
             modifyStateAndRunActions { recorder, now in recorder.transferTryStopped(start.id, attempt: start.attempt, kept: kept, now: now) }
         }
-        guard let ended = outcome?.end, !stopped else { return }
-        if Task.isCancelled {
-            // Cut by the receiver's stop: the record keeps the part for the next start.
-            if case .cutOff(_, let kept) = ended {
-                modifyStateAndRunActions { recorder, _ in recorder.transferTryCutByTheStop(start.id, attempt: start.attempt, kept: kept) }
-            }
-            guard case .completed = ended else { return }
-        }
+        guard let ended = outcome?.end, !stopped || cancelled else { return }
         let bytes: Int64
         switch ended {
         case .completed(let total, _, _, _): bytes = total

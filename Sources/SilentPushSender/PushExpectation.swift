@@ -247,16 +247,29 @@ package struct PushExpectation: Sendable {
         return (realTime, until)
     }
 
+    /// The most transfers one `--transfer` check reads, in pages of 1,000.
+    static let transfersReadAtMost = 100_000
+
     private func transfersSeen(
         device: String, topic: String?, session: String?, state: TransferRecord.State, file: TransferRecord.FileFate?, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
         var path = "/v1/transfers?device=\(device)&limit=1000"
         if let topic { path += "&topic=\(Self.encoded(topic))" }
         if let session { path += "&session=\(Self.encoded(session))" }
-        let transfers = try await object(path)["transfers"] as? [[String: Any]] ?? []
-        // The list has no pages: past its 1,000, an older transfer could hold anything.
-        guard transfers.count < 1000 else {
-            return (false, true, "device \(device) has 1000 transfers or more, past what one check reads: narrow it with --topic or --session", nil)
+        // Every page, up to a bound that keeps one check's reads finite.
+        var transfers: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            let page = try await object(path + (cursor.map { "&cursor=\($0)" } ?? ""))
+            transfers += page["transfers"] as? [[String: Any]] ?? []
+            cursor = page["next"] as? String
+        } while cursor != nil && transfers.count < Self.transfersReadAtMost
+        guard cursor == nil else {
+            return (
+                false, true,
+                "device \(device) has \(Self.transfersReadAtMost) transfers or more, past what one check reads: narrow it with --topic or --session",
+                nil
+            )
         }
         let states = transfers.map { $0["state"] as? String ?? "" }
         let met =

@@ -3,21 +3,22 @@ import SilentPushCore
 
 /// Background transfers: their records, and the directory their files are kept in.
 extension PushStore {
-    /// Transfers, newest first, for a device, topic, session, wake, task run and/or relaunch request.
+    /// Transfers, newest first, for a device, topic, session, wake, task run and/or relaunch
+    /// request; `before`: only those numbered before it (a page's cursor).
     public func transfers(
         deviceToken: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
-        relaunchRequestID: UInt64? = nil, limit: Int = 100
+        relaunchRequestID: UInt64? = nil, before: UInt64? = nil, limit: Int = 100
     ) async throws -> [TransferRecord] {
         try await reader.rows(
             """
             SELECT * FROM transfers WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
                 AND (CAST(?3 AS TEXT) IS NULL OR session = ?3) AND (CAST(?4 AS BIGINT) IS NULL OR wake_id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR task_run_id = ?5)
-                AND (CAST(?6 AS BIGINT) IS NULL OR relaunch_request = ?6)
-            ORDER BY id DESC LIMIT ?7
+                AND (CAST(?6 AS BIGINT) IS NULL OR relaunch_request = ?6) AND id < ?7
+            ORDER BY id DESC LIMIT ?8
             """,
             [
                 deviceToken, topic, session, wakeID.map(Int64.init(bitPattern:)), taskRunID.map(Int64.init(bitPattern:)),
-                relaunchRequestID.map(Int64.init(bitPattern:)), max(0, limit),
+                relaunchRequestID.map(Int64.init(bitPattern:)), before.map { Int64(clamping: $0) } ?? Int64.max, max(0, limit),
             ]
         ).compactMap(Self.transfer)
     }

@@ -1511,4 +1511,33 @@ import Testing
             await client.close()
         }
     }
+
+    /// `GET /v1/transfers` pages as pushes do (`next` is the `cursor` of the page after, null
+    /// on the last), and `taskRun` filters as `wake` does.
+    @Test func theTransfersListPagesByCursor() async throws {
+        try await Receiver.withTesting({
+            $0.fetchHandler = .handler(
+                ClosureFetchHandler(withContext: { _, context in
+                    for n in 0..<3 { _ = try? context.startBackgroundTransfer(session: "P\(n)", url: "ftp://127.0.0.1/\(n)") }
+                    return .noData
+                }) { task in task.setTaskCompleted(success: true) })
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "-")
+            await client.close()
+            try await receiver.waitForTransfers { $0.count == 3 }
+            let admin = try #require(receiver.adminPort)
+            let first = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?limit=2").json
+            let firstPage = first["transfers"] as? [[String: Any]] ?? []
+            #expect(firstPage.compactMap { $0["session"] as? String } == ["P2", "P1"], "\(first)")
+            let next = try #require(first["next"] as? String, "\(first)")
+            let second = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?limit=2&cursor=\(next)").json
+            #expect((second["transfers"] as? [[String: Any]])?.compactMap { $0["session"] as? String } == ["P0"], "\(second)")
+            #expect(second["next"] is NSNull, "\(second)")
+            let ofRun = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?taskRun=1").json
+            #expect((ofRun["transfers"] as? [[String: Any]])?.isEmpty == true, "\(ofRun)")
+            let bad = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?taskRun=x")
+            #expect(bad.status == 422 && bad.json["detail"] as? String == "taskRun must be a task run's id (a whole number)", "\(bad.json)")
+        }
+    }
 }
