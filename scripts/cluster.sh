@@ -116,8 +116,13 @@ port_of() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.
 # the owner is up.
 cat "$CERTS/server.pem" "$CERTS/server-key.pem" >"$WORKDIR/front.pem"
 printf 'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"reason":"ServiceUnavailable"}\n' >"$WORKDIR/503.http"
+# A receiver that closed the connection without an answer, or never answered: APNs has no 502
+# or 504, and answers its own failures 500 InternalServerError, which clients try again.
+printf 'HTTP/1.1 500 Internal Server Error\r\ncontent-type: application/json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"reason":"InternalServerError"}\n' >"$WORKDIR/500.http"
 # The admin API's errors are problem documents (RFC 9457), the proxy's own too.
 printf 'HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/problem+json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"no receiver serves this now (a receiver stopped: another takes its devices within a claim interval or two); try again"}\n' >"$WORKDIR/503-admin.http"
+printf 'HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/problem+json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"type":"about:blank","title":"Bad Gateway","status":502,"detail":"the receiver closed the connection without an answer (it stopped?); try again"}\n' >"$WORKDIR/502-admin.http"
+printf 'HTTP/1.1 504 Gateway Timeout\r\ncontent-type: application/problem+json\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n{"type":"about:blank","title":"Gateway Timeout","status":504,"detail":"the receiver did not answer within 120 s (HAProxy'"'"'s timeout server)"}\n' >"$WORKDIR/504-admin.http"
 CONFIG=$WORKDIR/haproxy.cfg
 {
     cat <<EOF
@@ -137,6 +142,8 @@ defaults
     timeout server 120s
     timeout check 1s
     errorfile 503 $WORKDIR/503.http
+    errorfile 502 $WORKDIR/500.http
+    errorfile 504 $WORKDIR/500.http
     # A receiver's connection is one client's, as at APNs: its token updates count per connection.
     http-reuse never
 
@@ -145,8 +152,8 @@ frontend apns
     bind 127.0.0.1:$H2C_PORT proto h2
     use_backend shard%[path,field(4,/),lower,crc32,mod($SHARDS)] if { path_beg /3/device/ }
     default_backend apns-any
-    # The proxy's own 503 has an apns-id, as every APNs answer does.
-    http-after-response set-header apns-id %[uuid(4)] if { status 503 } !{ res.hdr(apns-id) -m found }
+    # The proxy's own 503 and 500 have an apns-id, as every APNs answer does.
+    http-after-response set-header apns-id %[uuid(4)] if { status 500 503 } !{ res.hdr(apns-id) -m found }
 
 # Channels and broadcasts reach every receiver's devices from any receiver.
 frontend channels
@@ -171,14 +178,16 @@ EOF
     for i in $(seq 1 "$RECEIVERS"); do
         echo "    server r$i 127.0.0.1:$(port_of "$i" channels-h2c) proto h2 check port $(port_of "$i" admin) check-proto h1 inter 1s fall 1 rise 1"
     done
-    printf '\nbackend admin-any\n    balance roundrobin\n    errorfile 503 %s\n    option httpchk\n    http-check send meth GET uri /healthz ver HTTP/1.1 hdr host 127.0.0.1\n' "$WORKDIR/503-admin.http"
+    printf '\nbackend admin-any\n    balance roundrobin\n    errorfile 503 %s\n    errorfile 502 %s\n    errorfile 504 %s\n    option httpchk\n    http-check send meth GET uri /healthz ver HTTP/1.1 hdr host 127.0.0.1\n' \
+        "$WORKDIR/503-admin.http" "$WORKDIR/502-admin.http" "$WORKDIR/504-admin.http"
     for i in $(seq 1 "$RECEIVERS"); do
         echo "    server r$i 127.0.0.1:$(port_of "$i" admin) check inter 1s fall 1 rise 1"
     done
     for shard in $(seq 0 $((SHARDS - 1))); do
         for kind in shard admin; do
             printf '\nbackend %s%s\n    option httpchk\n' "$kind" "$shard"
-            [ "$kind" = shard ] || printf '    errorfile 503 %s\n' "$WORKDIR/503-admin.http"
+            [ "$kind" = shard ] || printf '    errorfile 503 %s\n    errorfile 502 %s\n    errorfile 504 %s\n' \
+                "$WORKDIR/503-admin.http" "$WORKDIR/502-admin.http" "$WORKDIR/504-admin.http"
             printf '    http-check send meth GET uri /v1/cluster/shards/%s ver HTTP/1.1 hdr host 127.0.0.1\n' "$shard"
             for i in $(seq 1 "$RECEIVERS"); do
                 admin=$(port_of "$i" admin)

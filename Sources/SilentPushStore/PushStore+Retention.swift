@@ -37,9 +37,9 @@ extension PushStore {
     /// (but those `keptBroadcasts` names, by id: a channel keeps them), by the same rules; and,
     /// by age alone, up to `batch` Live Activity update decisions and dismissed activities.
     /// A pending push stays when it is one of `held` (the device holds it), and so does
-    /// a delivered one whose wake still runs; a push coalesced while its successor waits goes.
-    /// By age alone (not past the count limit), a push whose wake started after `cutoff` stays
-    /// with that wake. No push from id `before` on (when given) is examined: `held` was read
+    /// a delivered one whose wake still runs. By age alone (not past the count limit), a push
+    /// whose wake started after `cutoff` stays with that wake, and one coalesced while its
+    /// successor waits stays until that successor's fate is its own (the wake it rides). No push from id `before` on (when given) is examined: `held` was read
     /// before it arrived. A pending task request stays. Up to `batch` background transfers that ended go by the same rules (by when they were handed
     /// over), but those whose relaunch has not run yet; the caller deletes their files.
     ///
@@ -95,6 +95,8 @@ extension PushStore {
                     kept.insert(id)  // its wake still runs
                 case .delivered where wokeRecently, .coalesced where wokeRecently:
                     kept.insert(id)  // its wake is within the age limit
+                case .coalesced where fate.wakeID == nil && (countBoundary.map { id > $0 } ?? true):
+                    kept.insert(id)  // its successor waits: it goes with the wake it rides
                 case .delivered, .coalesced:
                     if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }
                 default:

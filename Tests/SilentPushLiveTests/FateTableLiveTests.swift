@@ -121,9 +121,11 @@ import Testing
             if let wake { #expect((seen.wakeID != nil) == wake, "\(moment): \(name) is \(seen)") }
         }
         if pruned {
-            // Only what the device still holds is kept.
-            #expect(Set(table.keys) == ["heldPending"], "\(moment): \(table)")
+            // Only what the device still holds is kept, with the push coalesced behind it (it
+            // goes with the wake it will ride).
+            #expect(Set(table.keys) == ["heldPending", "heldCoalesced"], "\(moment): \(table)")
             expect("heldPending", "pending")
+            expect("heldCoalesced", "coalesced", wake: false)
             return table
         }
         expect("delivered", "delivered", wake: true)

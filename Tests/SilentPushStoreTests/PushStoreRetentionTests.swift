@@ -132,6 +132,22 @@ import Testing
         #expect(try await store.wake(id: 7) == nil)
     }
 
+    /// A push coalesced behind one still waiting stays by age (it goes with the wake it will
+    /// ride, whose coalesced list names it), and goes past the count limit.
+    @Test(arguments: StoreEngineKind.allCases) func aPushCoalescedBehindAWaitingOneStaysWithIt(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        var successor = PushStoreTests.push(2, fate: .pending)
+        successor.replaced = 1
+        try await store.write([.insertPush(PushStoreTests.push(1, fate: .pending)), .insertPush(successor)])
+        #expect(try await store.pushes(limit: 10).last?.fate == .coalesced(into: nil, byAPNs: false))
+        let byAge = try await store.prune(olderThan: 10_000, maximumCount: nil, held: [2], batch: 100)
+        #expect(byAge.pushes == 0)
+        #expect(try await store.pushes(limit: 10).map(\.id) == [2, 1])
+        let byCount = try await store.prune(olderThan: 10_000, maximumCount: 1, held: [2], batch: 100)
+        #expect(byCount.pushes == 1)
+        #expect(try await store.pushes(limit: 10).map(\.id) == [2])
+    }
+
     /// Past the count limit a push goes whatever its wake's age, and its wake with it: the age
     /// limit alone keeps a recent wake's pushes (with both limits set, as by default, the
     /// count was never enforced).
