@@ -5,7 +5,8 @@ extension DeviceControl {
     /// exact device time, in order. Before the clock crosses a running wake's deadline, the
     /// wake's handler gets up to the deadline's length in real time to answer, so advancing
     /// never cuts short a handler that would have finished on a device; one that has not
-    /// answered by then is cancelled at the deadline. A transfer try a timer started gets up
+    /// answered by then is cancelled at the deadline. A task run's handler likewise gets its
+    /// run's time limit before its expiry, then the grace before its termination. A transfer try a timer started gets up
     /// to `transferTryWait` to end before the clock moves on, so a retry schedule plays out
     /// in one move. Returns the new device time.
     ///
@@ -48,7 +49,9 @@ extension DeviceControl {
                         guard let task = tasks.first(where: { $0.runID == wait.runID }) else { continue }
                         let limit =
                             switch wait.before {
-                            case .expiry: min(task.timeLimit, settings.deadline)
+                            // The run's own time (a processing task's is minutes), as a wake's
+                            // handler gets its deadline's: the clocks agree on how a run ends.
+                            case .expiry: task.timeLimit
                             case .termination: settings.taskExpirationGrace
                             }
                         group.addTask { await runtime.waitAtMost(limit) { await task.settled.wait() } }

@@ -89,6 +89,27 @@ import Testing
         }
     }
 
+    /// A run's handler gets its own time limit in real time before a manual-clock move crosses
+    /// its expiry, not a push wake's deadline: the clocks agree on how it ends.
+    @Test func aMoveOfTheManualClockGivesARunItsOwnTimeLimit() async throws {
+        let configure = Self.configure(
+            .swift(task: { task in
+                try? await Task.sleep(for: .milliseconds(1500))
+                task.setTaskCompleted(success: true)
+            }))
+        try await Receiver.withTesting({
+            configure(&$0)
+            $0.wakeSettings.deadline = .seconds(1)
+            $0.wakeSettings.refreshTaskTime = .seconds(4)
+        }) { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            try await receiver.advanceClock(by: .seconds(10))
+            await receiver.settle()
+            let run = try #require(try await receiver.taskRuns().first)
+            #expect(run.outcome == .completed && run.expiredAt == nil, "\(run)")
+        }
+    }
+
     /// Its handler sets an expiration handler that does nothing, and never calls `setTaskCompleted`.
     @Test func aRunThatNeverCompletesIsTerminatedAndTheAppsNextRequestWaits() async throws {
         try await Receiver.withTesting(Self.configure(.swift(task: { task in task.expirationHandler = {} }))) { receiver in
