@@ -453,14 +453,29 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
-    /// The user opened the app at `opened` (see `WakePolicy.setLastOpened`).
+    /// The user opened the app at `opened` (see `WakePolicy.setLastOpened`), which ends a
+    /// force-quit of its device's app.
     package mutating func setLastOpened(
         _ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         var actions = Actions(completion: completion)
+        // Opening the app ends a force-quit: background launches resume.
+        if opened != nil { endForceQuit(app.device, now: now, into: &actions) }
         actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
         apply(policy.setLastOpened(opened, for: app, now: now), to: &actions)
         return finish(actions)
+    }
+
+    /// A force-quit of `device`'s app ends (Apple: "the user must relaunch your app or restart
+    /// the device before the system attempts to launch your app automatically again").
+    private mutating func endForceQuit(_ device: String, now: DeviceInstant, into actions: inout Actions) {
+        let old = policy.deviceState(device)
+        guard old.forceQuit else { return }
+        var new = old
+        new.forceQuit = false
+        actions.changes.append(.setDevice(token: device, state: new))
+        apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
+        deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
     }
 
     /// The apps of `device` were deleted (a reinstall gave them a new token): the push each
@@ -477,9 +492,10 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
-    /// `device` restarted (see `WakePolicy.reboot`).
+    /// `device` restarted (see `WakePolicy.reboot`), which also ends a force-quit.
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         var actions = Actions(completion: completion)
+        endForceQuit(device, now: now, into: &actions)
         apply(policy.reboot(device, now: now), to: &actions)
         actions.reply = .warmingUp(until: now.advanced(by: policy.settings.rebootWarmup))
         return finish(actions)

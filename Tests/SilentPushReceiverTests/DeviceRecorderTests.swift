@@ -167,6 +167,21 @@ import Testing
         #expect(actions.changes.contains(.setFate(push: 2, fate: .dropped(.forceQuit), generation: nil)))
     }
 
+    /// Opening the app, or restarting the device, ends a force-quit: the device's state is
+    /// recorded without it and a push wakes the app again.
+    @Test(arguments: ["opened", "rebooted"]) func aForceQuitEndsWhenTheAppIsOpenedOrTheDeviceRestarts(_ how: String) throws {
+        var recorder = Self.recorder(settings: .debugger)
+        _ = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.t0) { _ in }
+        #expect(Self.inserted(Self.receive(&recorder, 1, at: Self.at(1))).first?.fate == .dropped(.forceQuit))
+        let actions =
+            how == "opened"
+            ? recorder.setLastOpened(Self.at(2), for: Self.app, now: Self.at(2)) { _ in }
+            : recorder.reboot(Self.device, now: Self.at(2)) { _ in }
+        #expect(actions.changes.first == .setDevice(token: Self.device, state: DeviceState()))
+        #expect(!recorder.policy.deviceState(Self.device).forceQuit)
+        #expect(Self.inserted(Self.receive(&recorder, 2, at: Self.at(3))).first?.fate != .dropped(.forceQuit))
+    }
+
     @Test func oneMoveOfTheManualClockAtATime() {
         var recorder = Self.recorder()
         #expect(recorder.beginClockMove(to: Self.at(60)).reply == .done)
