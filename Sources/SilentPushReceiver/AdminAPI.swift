@@ -682,13 +682,19 @@ package struct AdminAPI: Sendable {
             if let unregistered {
                 // Device time, as every other time in the record (a manual clock's too).
                 let at: Int64? = unregistered ? endpoint.deviceNow().millisecondsSinceEpoch : nil
-                let topics = endpoint.withDevices { registry in
+                let (topics, wasRegistered) = endpoint.withDevices { registry in
+                    let wasRegistered: Bool
+                    if case .unregistered? = registry.entry(token)?.state { wasRegistered = false } else { wasRegistered = true }
                     if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
-                    return registry.entry(token).map { Array($0.topics) } ?? []
+                    return (registry.entry(token).map { Array($0.topics) } ?? [], wasRegistered)
                 }
                 // Registered again, it stays registered across a restart (for its topics).
                 try await device.store.write(
                     [.setUnregistered(token: token, at: at)] + (at == nil ? [.setRegistered(token: token, topics: topics)] : []))
+                // Uninstalled: what waited for the app never reaches it, as after a reinstall.
+                if unregistered, wasRegistered {
+                    try await device.runtime.committing { recorder, now, completion in recorder.appDeleted(token, now: now, completion: completion) }
+                }
             }
             return deviceJSON(token)
         }

@@ -1,0 +1,32 @@
+import Foundation
+import SilentPushCore
+import SilentPushReceiver
+import SilentPushTestSupport
+import SilentPushTesting
+import Testing
+
+/// `PATCH /v1/devices/{token}` `{"unregistered": true}`: the app uninstalled. APNs answers its
+/// token 410, and what waited for the app never reaches it, as after a reinstall.
+@Suite struct UninstallLiveTests {
+    @Test func anUninstalledAppsWaitingPushIsDroppedAndItsTasksCancelled() async throws {
+        try await Receiver.withTesting({
+            $0.apps = [SamplePush.topic: AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])]
+        }) { receiver in
+            try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
+            let client = try await TestPushClient.connect(to: receiver)
+            let waiting = try await client.push()
+            #expect(waiting.status == 200)
+            #expect(try await receiver.fate(of: waiting.apnsID) == .pending)
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            let admin = try #require(receiver.adminPort)
+            let patched = try await SilentPushdDeviceTests.admin(
+                admin, "PATCH", "/v1/devices/\(SamplePush.deviceToken)", body: #"{"unregistered": true}"#)
+            #expect(patched.status == 200 && patched.json["unregistered"] as? Bool == true, "\(patched.json)")
+            #expect(try await receiver.fate(of: waiting.apnsID) == .dropped(.appDeleted))
+            #expect(try await receiver.taskRequests().map(\.state) == [.cancelled])
+            let after = try await client.push()
+            #expect(after.status == 410 && after.reason == .unregistered)
+            await client.close()
+        }
+    }
+}
