@@ -91,13 +91,13 @@ struct SilentPushd: AsyncParsableCommand {
     var maxConcurrentStreams: UInt32 = 1000
 
     @Option(
-        name: .customLong("idle-timeout"),
+        name: .customLong("idle-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "Close connections that read and answer nothing this long with GOAWAY IdleTimeout (e.g. 10m, 0 = never).", valueName: "duration"))
     var idleTimeout = "10m"
 
     @Option(
-        name: .customLong("request-timeout"),
+        name: .customLong("request-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "Reset (RST_STREAM) a request whose headers and body have not all arrived this long after it opened (0 = no limit).",
             valueName: "duration"))
@@ -110,7 +110,7 @@ struct SilentPushd: AsyncParsableCommand {
     var maxConnections: Int?
 
     @Option(
-        name: .customLong("shutdown-grace"),
+        name: .customLong("shutdown-grace"), parsing: .unconditional,
         help: ArgumentHelp(
             "On SIGTERM or SIGINT, how long the drain may take, from the signal: open streams, then running fetches and task runs; what still runs then is cut.",
             valueName: "duration"))
@@ -156,7 +156,7 @@ struct SilentPushd: AsyncParsableCommand {
     var clusterShards: Int?
 
     @Option(
-        name: .customLong("cluster-claim-interval"),
+        name: .customLong("cluster-claim-interval"), parsing: .unconditional,
         help: ArgumentHelp(
             "How often a clustered receiver claims free shards and checks its own: the longest a dead receiver's shards stay unowned (2s by default).",
             valueName: "duration"))
@@ -168,6 +168,7 @@ struct SilentPushd: AsyncParsableCommand {
     var clusterName: String?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "How long the store keeps pushes, wakes and task runs (device time; pruned in the background); 'none' keeps them for ever.",
             valueName: "duration"))
@@ -197,18 +198,18 @@ struct SilentPushd: AsyncParsableCommand {
     var dailyBudget: String?
 
     @Option(
-        name: .customLong("app-usage-threshold"),
+        name: .customLong("app-usage-threshold"), parsing: .unconditional,
         help: ArgumentHelp(
             "An app not opened for this long is not launched in the background (default 14d; 'none': no limit).", valueName: "duration"))
     var appUsageThreshold: String?
 
     @Option(
-        name: .customLong("apns-storage-limit"),
+        name: .customLong("apns-storage-limit"), parsing: .unconditional,
         help: ArgumentHelp("The longest APNs keeps a push for an offline device (default 30d).", valueName: "duration"))
     var apnsStorageLimit: String?
 
     @Option(
-        name: .customLong("reboot-warmup"),
+        name: .customLong("reboot-warmup"), parsing: .unconditional,
         help: ArgumentHelp("After POST /v1/devices/{token}/reboot, no background launch for this long (default 0).", valueName: "duration"))
     var rebootWarmup: String?
 
@@ -234,24 +235,24 @@ struct SilentPushd: AsyncParsableCommand {
     var activityFrequentBudget: String?
 
     @Option(
-        name: .customLong("activity-opportunistic-delay"),
+        name: .customLong("activity-opportunistic-delay"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a priority 5 or 1 Live Activity update waits for its opportunity (assumed; default 15m; 1s under --profile fast, 0 under debugger and off).",
             valueName: "duration"))
     var activityOpportunisticDelay: String?
 
     @Option(
-        name: .customLong("activity-dismissal-window"),
+        name: .customLong("activity-dismissal-window"), parsing: .unconditional,
         help: ArgumentHelp("How long an ended Live Activity stays on the Lock Screen at most (Apple: 4h).", valueName: "duration"))
     var activityDismissalWindow: String?
 
     @Option(
-        name: .customLong("activity-max-active"),
+        name: .customLong("activity-max-active"), parsing: .unconditional,
         help: ArgumentHelp("How long a Live Activity stays active before the system ends it (Apple: 8h).", valueName: "duration"))
     var activityMaxActive: String?
 
     @Option(
-        name: .customLong("channel-message-lifetime"),
+        name: .customLong("channel-message-lifetime"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a Most Recent Message Stored channel keeps its latest broadcast (Apple: 8h).", valueName: "duration"))
     var channelMessageLifetime: String?
@@ -263,53 +264,53 @@ struct SilentPushd: AsyncParsableCommand {
     var transferLimit: Int?
 
     @Option(
-        name: .customLong("transfer-retry-delay"),
+        name: .customLong("transfer-retry-delay"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a transfer cut off waits before its next try, doubled for each later one (assumed; default 60s).",
             valueName: "duration"))
     var transferRetryDelay: String?
 
     @Option(
-        name: .customLong("transfer-max-retry-delay"),
+        name: .customLong("transfer-max-retry-delay"), parsing: .unconditional,
         help: ArgumentHelp("The longest a transfer waits between tries (assumed; default 1h).", valueName: "duration"))
     var transferMaxRetryDelay: String?
 
     @Option(
-        name: .customLong("transfer-timeout"),
+        name: .customLong("transfer-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a transfer may take, waits included, before it fails (Apple's timeoutIntervalForResource: 7d).", valueName: "duration"))
     var transferTimeout: String?
 
     @Option(
-        name: .customLong("relaunch-time"),
+        name: .customLong("relaunch-time"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long an app relaunched for its background session's events has to call the completion handler (assumed; default 30s).",
             valueName: "duration"))
     var relaunchTime: String?
 
     @Option(
-        name: .customLong("transfer-request-timeout"),
+        name: .customLong("transfer-request-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a transfer's try waits to connect or for the origin's next bytes before it is cut off (Apple's timeoutIntervalForRequest: 60s).",
             valueName: "duration"))
     var transferRequestTimeout: String?
 
     @Option(
-        name: .customLong("task-expiration-grace"),
+        name: .customLong("task-expiration-grace"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a background task or relaunch has, after its expiration handler, to complete before it is terminated (assumed; default 5s).",
             valueName: "duration"))
     var taskExpirationGrace: String?
 
     @Option(
-        name: .customLong("task-termination-penalty"),
+        name: .customLong("task-termination-penalty"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long an app's later task launches and relaunches wait after one of its runs is terminated; 0: none (assumed; default 1h).",
             valueName: "duration"))
     var taskTerminationPenalty: String?
 
     @Option(
-        name: .customLong("processing-task-time"),
+        name: .customLong("processing-task-time"), parsing: .unconditional,
         help: ArgumentHelp(
             "How long a processing task runs before its expiration handler is called (Apple: several minutes; assumed 5m).",
             valueName: "duration"))
@@ -339,11 +340,13 @@ struct SilentPushd: AsyncParsableCommand {
     var batteryThreshold: Int?
 
     @Option(
-        name: .customLong("min-interval"),
+        name: .customLong("min-interval"), parsing: .unconditional,
         help: ArgumentHelp("Least time from one wake of an app to its next (overrides --profile).", valueName: "duration"))
     var minInterval: String?
 
-    @Option(help: ArgumentHelp("How long a wake's fetch handler may run before it is cancelled (overrides --profile).", valueName: "duration"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("How long a wake's fetch handler may run before it is cancelled (overrides --profile).", valueName: "duration"))
     var deadline: String?
 
     @Option(name: .customLong("max-fetches"), parsing: .unconditional, help: "Fetch handlers running at once across all devices.")
@@ -646,14 +649,16 @@ struct SilentPushd: AsyncParsableCommand {
     }
 
     static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
+        let seconds = limit.components.seconds
+        let longest =
+            "\(flag) '\(text)' is longer than "
+            + (seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)")
         guard let duration = Duration(parsing: text) else {
+            if text.hasPrefix("-") { throw ValidationError("\(flag) '\(text)' is negative: give 0 or more (e.g. 500ms, 30s, 15m, 2h, 14d)") }
+            if Duration.isTooLong(written: text) { throw ValidationError(longest) }
             throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)")
         }
-        guard duration <= limit else {
-            let seconds = limit.components.seconds
-            let most = seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)"
-            throw ValidationError("\(flag) '\(text)' is longer than \(most)")
-        }
+        guard duration <= limit else { throw ValidationError(longest) }
         return duration
     }
 
