@@ -50,10 +50,11 @@ public enum FetchResult: Sendable, Equatable {
         }
     }
 
-    /// Reads a handler's answer line: `newData`, `noData`, `failed` or `failed <reason>`;
-    /// anything else is a failure that quotes the line.
+    /// Reads a handler's answer line: `newData`, `noData`, `failed` or `failed <reason>`,
+    /// spaces, tabs and a carriage return around it aside; anything else is a failure that
+    /// quotes the line.
     public init(line: Substring) {
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
+        let trimmed = Substring(String(line.drop { $0 == " " || $0 == "\t" }).trimmingTrailingSpaces)
         let words = trimmed.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         switch words.first {
         case "newData" where words.count == 1: self = .newData
