@@ -4,21 +4,6 @@ extension Duration {
     /// than 292 years. Kept to the millisecond; a value above zero but under 1 ms is 1 ms, since
     /// zero turns some limits off.
     public init?(parsing text: String) {
-        guard let milliseconds = Self.milliseconds(written: text), milliseconds < Self.longestMilliseconds else { return nil }
-        self = .milliseconds(Int64(milliseconds))
-    }
-
-    /// Whether `text` is written as a duration but is longer than one can be (past 292 years
-    /// a duration no longer fits in Int64 nanoseconds, what timers take).
-    package static func isTooLong(written text: String) -> Bool {
-        milliseconds(written: text).map { $0 >= longestMilliseconds } ?? false
-    }
-
-    private static let longestMilliseconds = Double(Int64.max / 1_000_000)
-
-    /// The milliseconds `text` (a number, then an optional unit) says, rounded (at least 1
-    /// for any time above zero); nil when it is not written so.
-    private static func milliseconds(written text: String) -> Double? {
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
         var scale = 1.0
@@ -28,7 +13,10 @@ extension Duration {
             break
         }
         guard number.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let value = Double(number), value.isFinite else { return nil }
-        return value > 0 ? max(1, (value * scale * 1000).rounded()) : 0
+        let milliseconds = value > 0 ? max(1, (value * scale * 1000).rounded()) : 0
+        // Past 292 years a duration no longer fits in Int64 nanoseconds, what timers take.
+        guard milliseconds < Double(Int64.max / 1_000_000) else { return nil }
+        self = .milliseconds(Int64(milliseconds))
     }
 }
 

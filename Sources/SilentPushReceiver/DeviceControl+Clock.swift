@@ -2,11 +2,12 @@ import SilentPushCore
 
 extension DeviceControl {
     /// Moves a manual clock forward by `duration`. Every timer inside the span fires at its
-    /// exact device time, in order. Before the clock crosses a running wake's deadline, the
-    /// wake's handler gets up to the deadline's length in real time to answer, so advancing
-    /// never cuts short a handler that would have finished on a device; one that has not
-    /// answered by then is cancelled at the deadline. A task run's handler likewise gets its
-    /// run's time limit before its expiry, then the grace before its termination. A transfer try a timer started gets up
+    /// exact device time, in order. Before the clock moves on from a running wake, its handler
+    /// gets up to the deadline's length in real time to answer, so advancing never cuts short
+    /// a handler that would have finished on a device, and a quick one answers at the device
+    /// time it started; one that has not answered by then is cancelled at the deadline. A task
+    /// run's handler likewise gets its run's time limit, then the grace before its
+    /// termination. A transfer try a timer started gets up
     /// to `transferTryWait` to end before the clock moves on, so a retry schedule plays out
     /// in one move. Returns the new device time.
     ///

@@ -688,9 +688,12 @@ package struct DeviceRecorder {
     }
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
-    /// task run not yet waited for (`waited`, `waitedTasks`) would pass its deadline or grace
-    /// there, or a transfer try the move started still runs (each is waited for once: the move
-    /// forgets the tries it hands over to wait for). Replies `advance` with the step.
+    /// task run is not yet waited for (`waited`, `waitedTasks`: before the clock moves at all,
+    /// its handler gets real time to answer, up to its deadline's length, so a quick one
+    /// answers at the device time it started, not at whatever timer comes next; a run about to
+    /// be terminated, its grace), or a transfer try the move started still runs (each is waited
+    /// for once: the move forgets the tries it hands over to wait for). Replies `advance`
+    /// with the step.
     package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
         // Timers fire only while running: stepping on would fire none and never get there.
         guard case .running = lifecycle else { return Self.replying(.advance(.stopped)) }
@@ -710,7 +713,7 @@ package struct DeviceRecorder {
             actions.reply = .advance(.done)
             return actions
         }
-        let due = running.values.filter { $0.deadline <= next && !waited.contains($0.wakeID) }
+        let due = running.values.filter { !waited.contains($0.wakeID) }
         if !due.isEmpty { return Self.replying(.advance(.wait(due.map(\.wakeID).sorted()))) }
         // A task about to expire or be terminated: its handler first gets real time to end.
         let dueTasks = runningTasks.values.compactMap { task -> TaskWait? in
@@ -718,7 +721,7 @@ package struct DeviceRecorder {
             switch task.phase {
             case .expired: wait = TaskWait(runID: task.start.runID, before: .termination)  // its grace ends at the next timer or later
             case .running:
-                guard let deadline = task.start.deadline, deadline <= next else { return nil }
+                guard task.start.deadline != nil else { return nil }  // a continued task has no time limit
                 wait = TaskWait(runID: task.start.runID, before: .expiry)
             }
             return waitedTasks.contains(wait) ? nil : wait

@@ -155,9 +155,8 @@ package struct PushExpectation: Sendable {
             fate == PushFate.Kind.pending.rawValue
             || (fate == PushFate.Kind.coalesced.rawValue && push["pushType"] as? String != APNsPushType.liveactivity.rawValue
                 && (push["wakeId"] == nil || push["wakeId"] is NSNull))
-        // A fate is reached once it is settled: a push coalesced into one still waiting may
-        // yet expire or be dropped with it (`pending` is never settled, and is met as seen).
-        return (fate == expected.rawValue && (expected == .pending || !waiting), !waiting, line, until)
+        // Met as every reader reports it now (one fate per push, however it is asked).
+        return (fate == expected.rawValue, !waiting, line, until)
     }
 
     private func wakesSeen(

@@ -649,16 +649,15 @@ struct SilentPushd: AsyncParsableCommand {
     }
 
     static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
-        let seconds = limit.components.seconds
-        let longest =
-            "\(flag) '\(text)' is longer than "
-            + (seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)")
         guard let duration = Duration(parsing: text) else {
             if text.hasPrefix("-") { throw ValidationError("\(flag) '\(text)' is negative: give 0 or more (e.g. 500ms, 30s, 15m, 2h, 14d)") }
-            if Duration.isTooLong(written: text) { throw ValidationError(longest) }
             throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)")
         }
-        guard duration <= limit else { throw ValidationError(longest) }
+        guard duration <= limit else {
+            let seconds = limit.components.seconds
+            let most = seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)"
+            throw ValidationError("\(flag) '\(text)' is longer than \(most)")
+        }
         return duration
     }
 

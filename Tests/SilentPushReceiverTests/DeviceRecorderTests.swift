@@ -97,6 +97,20 @@ import Testing
         #expect(recorder.advanceStep(toward: target, waited: [start.wakeID]).reply == .advance(.done))
     }
 
+    /// Before the clock moves at all, every running wake not yet waited for is waited for,
+    /// not only those whose deadline comes first: a quick handler answers at the device time
+    /// it started, not at the next timer.
+    @Test func aManualClockStepWaitsForEveryWakeBeforeTheClockMoves() throws {
+        var recorder = Self.recorder()
+        let first = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        var other = Self.record(2, receivedAt: Self.at(5))
+        other.deviceToken = String(repeating: "cd", count: 32)
+        let second = try #require(
+            recorder.receive(other, incoming: IncomingPush(id: 2, priority: .normal), now: Self.at(5)) { _ in }.runs.first?.start)
+        #expect(second.deadline > first.deadline)
+        #expect(recorder.advanceStep(toward: Self.at(3600), waited: []).reply == .advance(.wait([first.wakeID, second.wakeID])))
+    }
+
     @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() throws {
         var manual = Self.recorder(armsTimers: false)
         #expect(Self.receive(&manual, 1, at: Self.t0).armTimer == nil)
