@@ -112,8 +112,10 @@ extension ProcessSpawner.Spawned {
         // The shell died on the SIGTERM sent to its group (its expiration, or a cancel), while
         // what it ran traps it: the handler goes on until its group is gone or is killed at the
         // grace (bounded, should a zombie linger), not only until the shell is gone.
+        // Once the group is sent SIGKILL nothing in it runs: what is left are zombies, which
+        // an init that reaps slowly (a container's) would keep for the rest of the bound.
         func handlerLives() -> Bool {
-            guard exited, (status & 0x7f) != 0, control.isStopping() else { return false }
+            guard exited, !killed, (status & 0x7f) != 0, control.isStopping() else { return false }
             // Its members this process inherited (it runs as PID 1, say) are reaped here, so a
             // zombie does not count as alive.
             var reaped: Int32 = 0

@@ -581,6 +581,28 @@ import Testing
         try await store.close()
     }
 
+    /// A handler whose shell dies at the grace's end, its child killed with it, ends then: the
+    /// child's zombie (reaped by init, slowly in a container) does not hold the stop a second
+    /// longer.
+    @Test func aHandlerKilledAtTheGracesEndDoesNotWaitForItsZombies() async throws {
+        let clock = ContinuousClock()
+        var stopping = clock.now
+        try await Receiver.withTesting({
+            $0.shutdownGrace = .seconds(1)
+            $0.wakeSettings = .fast
+            $0.fetchHandler = .handler(ExecFetchHandler(command: "sleep 30; echo newData", killGrace: .seconds(20)))
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            for _ in 0..<100 where try await receiver.wakes().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(100))  // the shell has started its child
+            await client.close()
+            stopping = clock.now
+        }
+        let took = stopping.duration(to: clock.now)
+        #expect(took >= .milliseconds(900) && took < .milliseconds(1800), "the stop took \(took) for a 1 s grace")
+    }
+
     /// The grace counts from the signal, for the server's streams and the fetches together:
     /// a signal whose grace has already passed leaves a hanging fetch no time, where before
     /// each part waited a whole grace in turn.
