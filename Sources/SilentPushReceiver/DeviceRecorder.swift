@@ -187,6 +187,11 @@ package struct DeviceRecorder {
     }
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
+    /// The running wakes and task runs (before their expiry, or their termination) whose
+    /// handlers a move of the manual clock has given their real time (`advanceStep`): each is
+    /// given it once, in the first move that starts past it or crosses its deadline.
+    private var realTimeGiven: Set<UInt64> = []
+    private var realTimeGivenTasks: Set<TaskWait> = []
     /// Whether a move of the manual clock is under way, and to where: one at a time.
     package private(set) var clockMove = ClockMove.idle
 
@@ -656,10 +661,10 @@ package struct DeviceRecorder {
 
     /// A task run an advance waits for, in the phase it waits in: a run waited for before
     /// its expiry is waited for again before its termination, for its grace.
-    package struct TaskWait: Hashable {
+    package struct TaskWait: Hashable, Sendable {
         /// What the wait comes before.
-        package enum Before: Hashable {
-            /// The run's expiry: its handler gets its time limit (at most the deadline).
+        package enum Before: Hashable, Sendable {
+            /// The run's expiry: its handler gets its time limit.
             case expiry
             /// Its termination, once expired: its handler gets the grace.
             case termination
@@ -688,12 +693,13 @@ package struct DeviceRecorder {
     }
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
-    /// task run is not yet waited for (`waited`, `waitedTasks`: before the clock moves at all,
-    /// its handler gets real time to answer, up to its deadline's length, so a quick one
-    /// answers at the device time it started, not at whatever timer comes next; a run about to
-    /// be terminated, its grace), or a transfer try the move started still runs (each is waited
-    /// for once: the move forgets the tries it hands over to wait for). Replies `advance`
-    /// with the step.
+    /// task run has not had its real time (neither in an earlier step nor in `waited`,
+    /// `waitedTasks`) and the step would move the clock past its start or cross its deadline:
+    /// its handler first gets up to its deadline's (time limit's) length in real time to
+    /// answer, once, so a quick one answers at the device time it started, not at whatever
+    /// timer comes next; a run about to be terminated, its grace. Likewise a transfer try the
+    /// move started that still runs (each is waited for once: the move forgets the tries it
+    /// hands over to wait for). Replies `advance` with the step.
     package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
         // Timers fire only while running: stepping on would fire none and never get there.
         guard case .running = lifecycle else { return Self.replying(.advance(.stopped)) }
@@ -713,20 +719,33 @@ package struct DeviceRecorder {
             actions.reply = .advance(.done)
             return actions
         }
-        let due = running.values.filter { !waited.contains($0.wakeID) }
-        if !due.isEmpty { return Self.replying(.advance(.wait(due.map(\.wakeID).sorted()))) }
+        // What ended meanwhile needs no memory of its wait.
+        realTimeGiven.formIntersection(running.keys)
+        realTimeGivenTasks = realTimeGivenTasks.filter { runningTasks[$0.runID] != nil }
+        // Not yet past its start (`advancedTo`: where the clock is), or about to be past its deadline.
+        let due = running.values.filter { wake in
+            !waited.contains(wake.wakeID) && !realTimeGiven.contains(wake.wakeID) && (wake.startedAt >= advancedTo || wake.deadline <= next)
+        }
+        if !due.isEmpty {
+            realTimeGiven.formUnion(due.map(\.wakeID))
+            return Self.replying(.advance(.wait(due.map(\.wakeID).sorted())))
+        }
         // A task about to expire or be terminated: its handler first gets real time to end.
         let dueTasks = runningTasks.values.compactMap { task -> TaskWait? in
             let wait: TaskWait
             switch task.phase {
             case .expired: wait = TaskWait(runID: task.start.runID, before: .termination)  // its grace ends at the next timer or later
             case .running:
-                guard task.start.deadline != nil else { return nil }  // a continued task has no time limit
+                // A continued task has no time limit.
+                guard let deadline = task.start.deadline, task.start.startedAt >= advancedTo || deadline <= next else { return nil }
                 wait = TaskWait(runID: task.start.runID, before: .expiry)
             }
-            return waitedTasks.contains(wait) ? nil : wait
+            return waitedTasks.contains(wait) || realTimeGivenTasks.contains(wait) ? nil : wait
         }
-        if !dueTasks.isEmpty { return Self.replying(.advance(.waitTasks(dueTasks.sorted { $0.runID < $1.runID }))) }
+        if !dueTasks.isEmpty {
+            realTimeGivenTasks.formUnion(dueTasks)
+            return Self.replying(.advance(.waitTasks(dueTasks.sorted { $0.runID < $1.runID })))
+        }
         advancedTo = max(advancedTo, next)
         var actions = advance(to: next)
         if case .moving(let to, var tries) = clockMove, !actions.transferStarts.isEmpty {

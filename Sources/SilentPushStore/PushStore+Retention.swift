@@ -73,7 +73,8 @@ extension PushStore {
             // limit and delivered since stays with its wake, which is new.
             let rows = try await reader.rows(
                 """
-                SELECT push_fates.id AS id, push_fates.fate AS fate, push_fates.wake_id AS wake_id, wakes.started_at AS woke_at
+                SELECT push_fates.id AS id, push_fates.fate AS fate, push_fates.wake_id AS wake_id, push_fates.push_type AS push_type,
+                    wakes.started_at AS woke_at
                 FROM push_fates LEFT JOIN wakes ON wakes.id = push_fates.wake_id
                 WHERE push_fates.id > ? AND push_fates.id <= ? ORDER BY push_fates.id LIMIT ?
                 """, [after, boundary, batch], cached: true)
@@ -95,7 +96,10 @@ extension PushStore {
                     kept.insert(id)  // its wake still runs
                 case .delivered where wokeRecently, .coalesced where wokeRecently:
                     kept.insert(id)  // its wake is within the age limit
-                case .coalesced where fate.wakeID == nil && (countBoundary.map { id > $0 } ?? true):
+                // A Live Activity update coalesced is settled: no wake ever takes it.
+                case .coalesced
+                where fate.wakeID == nil && (countBoundary.map { id > $0 } ?? true)
+                    && row["push_type"] as String? != APNsPushType.liveactivity.rawValue:
                     kept.insert(id)  // its successor waits: it goes with the wake it rides
                 case .delivered, .coalesced:
                     if let wake = fate.wakeID { newestWake = max(newestWake ?? Int64(bitPattern: wake), Int64(bitPattern: wake)) }

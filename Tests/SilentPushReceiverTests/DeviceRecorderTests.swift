@@ -109,6 +109,8 @@ import Testing
             recorder.receive(other, incoming: IncomingPush(id: 2, priority: .normal), now: Self.at(5)) { _ in }.runs.first?.start)
         #expect(second.deadline > first.deadline)
         #expect(recorder.advanceStep(toward: Self.at(3600), waited: []).reply == .advance(.wait([first.wakeID, second.wakeID])))
+        // Each is given its real time once: the next step (of this move or a later one) fires.
+        #expect(recorder.advanceStep(toward: Self.at(3600), waited: []).reply == .advance(.fired(to: first.deadline)))
     }
 
     @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() throws {

@@ -136,12 +136,16 @@ import Testing
     /// ride, whose coalesced list names it), and goes past the count limit.
     @Test(arguments: StoreEngineKind.allCases) func aPushCoalescedBehindAWaitingOneStaysWithIt(_ engine: StoreEngineKind) async throws {
         let store = try await engine.newStore(memory: true)
-        var successor = PushStoreTests.push(2, fate: .pending)
-        successor.replaced = 1
-        try await store.write([.insertPush(PushStoreTests.push(1, fate: .pending)), .insertPush(successor)])
+        // A Live Activity update coalesced is settled (no wake takes it): it goes by age.
+        var update = PushStoreTests.push(3, fate: .coalesced(into: nil, byAPNs: false), generation: nil)
+        update.pushType = "liveactivity"
+        try await store.write([
+            .insertPush(PushStoreTests.push(1, fate: .pending)), .insertPush(PushStoreTests.push(2, fate: .pending, replaced: 1)),
+            .insertPush(update),
+        ])
         #expect(try await store.pushes(limit: 10).last?.fate == .coalesced(into: nil, byAPNs: false))
         let byAge = try await store.prune(olderThan: 10_000, maximumCount: nil, held: [2], batch: 100)
-        #expect(byAge.pushes == 0)
+        #expect(byAge.pushes == 1)
         #expect(try await store.pushes(limit: 10).map(\.id) == [2, 1])
         let byCount = try await store.prune(olderThan: 10_000, maximumCount: 1, held: [2], batch: 100)
         #expect(byCount.pushes == 1)
