@@ -251,7 +251,7 @@ public struct LiveActivityPolicy: Sendable {
             }
             var gone = activity
             gone.state = .dismissed(at: now, endedAt: endedAt)
-            gone.why = "dismissed: the app was deleted (reinstalled)"
+            gone.why = "dismissed: the app was deleted (uninstalled or reinstalled)"
             activities[id] = gone
             unsubscribe(activity)
             actions.append(.record(gone))

@@ -87,7 +87,7 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
         case .offlineNotStored: "the device was offline and APNs kept nothing for it"
         case .offlineExpired: "APNs kept it for the offline device until its expiration, which passed before the device came back"
         case .receiverRestarted: "the receiver restarted while it waited; what waited is not kept across a restart"
-        case .appDeleted: "the app was deleted (reinstalled) while it waited; its activities and tokens went with it"
+        case .appDeleted: "the app was deleted (uninstalled or reinstalled) while it waited; its activities and tokens went with it"
         }
     }
 }

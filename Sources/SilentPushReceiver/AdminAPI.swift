@@ -688,12 +688,16 @@ package struct AdminAPI: Sendable {
                     if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
                     return (registry.entry(token).map { Array($0.topics) } ?? [], wasRegistered)
                 }
-                // Registered again, it stays registered across a restart (for its topics).
-                try await device.store.write(
-                    [.setUnregistered(token: token, at: at)] + (at == nil ? [.setRegistered(token: token, topics: topics)] : []))
-                // Uninstalled: what waited for the app never reaches it, as after a reinstall.
                 if unregistered, wasRegistered {
-                    try await device.runtime.committing { recorder, now, completion in recorder.appDeleted(token, now: now, completion: completion) }
+                    // Uninstalled: what waited for the app never reaches it, as after a
+                    // reinstall; committed with the unregistration.
+                    try await device.runtime.committing { recorder, now, completion in
+                        recorder.appDeleted(token, recording: [.setUnregistered(token: token, at: at)], now: now, completion: completion)
+                    }
+                } else {
+                    // Registered again, it stays registered across a restart (for its topics).
+                    try await device.store.write(
+                        [.setUnregistered(token: token, at: at)] + (at == nil ? [.setRegistered(token: token, topics: topics)] : []))
                 }
             }
             return deviceJSON(token)

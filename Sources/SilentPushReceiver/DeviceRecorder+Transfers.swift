@@ -102,9 +102,7 @@ extension DeviceRecorder {
         var actions = Actions()
         guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
         guard case .running = lifecycle else {
-            if case .cutOff(_, let kept) = end {
-                actions.changes.append(.setTransferCutOff(id: id, error: "stopped: the receiver stopped; its next start resumes it", bytes: kept))
-            }
+            if case .cutOff(_, let kept) = end { actions.changes.append(.setTransferCutOff(id: id, error: Self.cutByTheStopWords, bytes: kept)) }
             guard case .completed(let bytes, let status, let etag, let lastModified) = end else { return finish(actions) }
             // Nothing starts: not a relaunch, nor a retry come due (its record stays waiting).
             let ended = transfers.finished(id, completed: bytes, now: now).filter { action in
@@ -129,24 +127,30 @@ extension DeviceRecorder {
     }
 
     /// Try `attempt` of transfer `id` was stopped because its conditions no longer hold (the
-    /// device went offline, left Wi-Fi, …): the part it kept, `kept` bytes, is what the next
-    /// try resumes from, and its record says so. Nothing when the transfer ended meanwhile
-    /// (force-quit, forgotten) or another try runs.
+    /// device went offline, left Wi-Fi, …), or by the receiver's stop: the part it kept,
+    /// `kept` bytes, is what the next try resumes from, and its record says so. Nothing is
+    /// tried again for it here. Nothing when the transfer ended meanwhile (force-quit,
+    /// forgotten) or another try runs.
     package mutating func transferTryStopped(_ id: UInt64, attempt: Int, kept: Int64, now: DeviceInstant) -> Actions {
         var actions = Actions()
-        guard let transfer = transfers.transfers[id], transfer.attempts == attempt, case .waiting(let why) = transfer.phase else {
-            return finish(actions)
+        guard let transfer = transfers.transfers[id], transfer.attempts == attempt else { return finish(actions) }
+        let error: String
+        switch transfer.phase {
+        case .waiting(.offline): error = "stopped: the device went offline"
+        case .waiting(.wifiRequired): error = "stopped: the device left Wi-Fi, and the transfer does not allow cellular access"
+        case .waiting(.discretionary): error = "stopped: a discretionary transfer's conditions no longer hold"
+        case .waiting: error = "stopped"
+        // Still running: the receiver's stop cut it; its record stays running, and the next
+        // start resumes it from this part.
+        case .running: error = Self.cutByTheStopWords
+        case .ended: return finish(actions)
         }
-        let error: String =
-            switch why {
-            case .offline: "stopped: the device went offline"
-            case .wifiRequired: "stopped: the device left Wi-Fi, and the transfer does not allow cellular access"
-            case .discretionary: "stopped: a discretionary transfer's conditions no longer hold"
-            default: "stopped"
-            }
         actions.changes.append(.setTransferCutOff(id: id, error: error, bytes: kept))
         return finish(actions)
     }
+
+    /// What the record of a try the receiver's stop cut says.
+    static let cutByTheStopWords = "stopped: the receiver stopped; its next start resumes it"
 
     /// A relaunch's handler ended: what became of each of its files (moved away, or deleted).
     package mutating func settleTransferFiles(_ files: [(id: UInt64, fate: TransferRecord.FileFate)]) -> Actions {
@@ -208,7 +212,7 @@ extension DeviceRecorder {
     /// Why a force-quit's cancellations were, in the record's words.
     static let forceQuitWords = "the app was force-quit: the system cancels its background transfers"
     /// The same for an app deleted (a reinstall).
-    static let appDeletedWords = "the app was deleted (reinstalled): the system cancels its background transfers"
+    static let appDeletedWords = "the app was deleted (uninstalled or reinstalled): the system cancels its background transfers"
 
     /// Turns the transfer policy's actions into store changes, tries to run or stop, and
     /// relaunches (`answer`: the origin's status and validators, for a transfer that just

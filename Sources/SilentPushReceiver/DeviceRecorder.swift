@@ -464,8 +464,9 @@ package struct DeviceRecorder {
         _ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         var actions = Actions(completion: completion)
-        // Opening the app ends a force-quit: background launches resume.
-        if opened != nil { endForceQuit(app.device, now: now, into: &actions) }
+        // Opening the app now ends a force-quit: background launches resume (a time in the
+        // past, as a usage test sets, says nothing of when the force-quit was).
+        if let opened, opened >= now { endForceQuit(app.device, now: now, into: &actions) }
         actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
         apply(policy.setLastOpened(opened, for: app, now: now), to: &actions)
         return finish(actions)
@@ -487,9 +488,18 @@ package struct DeviceRecorder {
     /// slot holds is dropped, pending task requests are cancelled and background transfers
     /// cancelled, as for a force-quit (`WakePolicy.appDeleted`), and their Live Activities
     /// dismissed (`LiveActivityPolicy.appDeleted`).
-    package mutating func appDeleted(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
-        guard case .running = lifecycle else { return Self.replying(completion: completion) }
+    /// `recording`: changes to commit with these (an uninstall's unregistration), so a crash
+    /// leaves neither without the other.
+    package mutating func appDeleted(
+        _ device: String, recording: [StoreChange] = [], now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> Actions {
+        guard case .running = lifecycle else {
+            var actions = Self.replying(completion: completion)
+            actions.changes = recording
+            return actions
+        }
         var actions = Actions(completion: completion)
+        actions.changes = recording
         apply(policy.appDeleted(device: device, now: now), to: &actions)
         record(transfers.forceQuit(device: device, now: now), into: &actions, now: now, cancelledBecause: Self.appDeletedWords)
         record(activities.appDeleted(device: device, now: now), into: &actions)

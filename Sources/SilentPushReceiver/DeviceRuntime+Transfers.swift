@@ -96,15 +96,16 @@ extension DeviceRuntime {
         transferTryOver(transfer)
         // The metric counts what crossed the network, in a stopped try too.
         metrics.transferred(bytes: outcome?.received ?? 0)
-        // A try its conditions stopped keeps its part: the record says how much. The
-        // receiver's stop cancels the task (which also ends the wait for a stop): such a try
-        // is reported as it ended, and the recorder, stopping, records a completed one, or the
-        // part a cut one kept for the next start (its record stays running), and starts nothing.
-        let cancelled = Task.isCancelled
-        if stopped, !cancelled, case .cutOff(_, let kept)? = outcome?.end {
-            modifyStateAndRunActions { recorder, now in recorder.transferTryStopped(start.id, attempt: start.attempt, kept: kept, now: now) }
+        // A try its conditions stopped, or the receiver's stop (which cancels the task, and so
+        // ends the wait for a stop too), keeps its part: the record says how much, and nothing
+        // is tried again for it. A try that completed first is reported, even then.
+        if stopped || Task.isCancelled {
+            if case .cutOff(_, let kept)? = outcome?.end {
+                modifyStateAndRunActions { recorder, now in recorder.transferTryStopped(start.id, attempt: start.attempt, kept: kept, now: now) }
+            }
+            guard case .completed? = outcome?.end else { return }
         }
-        guard let ended = outcome?.end, !stopped || cancelled else { return }
+        guard let ended = outcome?.end else { return }
         let bytes: Int64
         switch ended {
         case .completed(let total, _, _, _): bytes = total

@@ -314,7 +314,7 @@ import Testing
         let deleted = policy.appDeleted(device: Self.app.device, now: Self.at(60))
         #expect(Self.records(deleted).map(\.0.id) == ["A1", "A2"])
         #expect(Self.records(deleted).allSatisfy { $0.0.state == .dismissed(at: Self.at(60), endedAt: Self.at(60)) })
-        #expect(Self.records(deleted).first?.1 == "dismissed: the app was deleted (reinstalled)")
+        #expect(Self.records(deleted).first?.1 == "dismissed: the app was deleted (uninstalled or reinstalled)")
         #expect(Self.updates(deleted).map(\.source) == ["L"] && Self.updates(deleted).first?.outcome == .ignored(.appDeleted))
         #expect(policy.subscriberCount(Self.channelKey) == 1, "only the other device's activity listens")
         #expect(policy.activities["B1"]?.state == .active)

@@ -198,6 +198,15 @@ import Testing
         #expect(Self.inserted(Self.receive(&recorder, 2, at: Self.at(3))).first?.fate != .dropped(.forceQuit))
     }
 
+    /// A last-opened time in the past (a usage test's) says nothing of the force-quit.
+    @Test func anOpeningInThePastLeavesAForceQuit() throws {
+        var recorder = Self.recorder(settings: .debugger)
+        _ = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.at(100)) { _ in }
+        let actions = recorder.setLastOpened(Self.at(10), for: Self.app, now: Self.at(200)) { _ in }
+        #expect(!actions.changes.contains { if case .setDevice = $0 { true } else { false } })
+        #expect(recorder.policy.deviceState(Self.device).forceQuit)
+    }
+
     @Test func oneMoveOfTheManualClockAtATime() {
         var recorder = Self.recorder()
         #expect(recorder.beginClockMove(to: Self.at(60)).reply == .done)
