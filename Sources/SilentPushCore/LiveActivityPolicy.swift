@@ -319,7 +319,7 @@ public struct LiveActivityPolicy: Sendable {
             if case .channel(let channel) = activity.subscription {
                 subscribers[ChannelKey(bundleID: activity.app.bundleID, channel: channel), default: []].append(activity.id)
             }
-            timers.insert(.expire(activity.id), at: activity.startedAt.advanced(by: settings.maximumActive))
+            timers.insert(.expire(activity.id), at: settings.activeUntil(startedAt: activity.startedAt))
             if activity.state == .active, let staleDate = activity.staleDate { timers.insert(.stale(activity.id), at: staleDate) }
         case .ended(_, let dismissAt): timers.insert(.dismiss(activity.id), at: dismissAt)
         case .dismissed: break
@@ -749,7 +749,7 @@ public struct LiveActivityPolicy: Sendable {
         case .channel(let channel): subscribers[ChannelKey(bundleID: activity.app.bundleID, channel: channel), default: []].append(activity.id)
         case .none: break
         }
-        timers.insert(.expire(activity.id), at: now.advanced(by: settings.maximumActive))
+        timers.insert(.expire(activity.id), at: settings.activeUntil(startedAt: now))
         if let staleDate = activity.staleDate, staleDate > now { timers.insert(.stale(activity.id), at: staleDate) }
         actions.append(.record(activity))
         if let source { actions.append(.update(LiveActivityUpdate(source: source, activityID: activity.id, outcome: .applied, why: why, at: now))) }
@@ -893,11 +893,14 @@ public struct LiveActivityPolicy: Sendable {
         guard var activity = activities[id] else { return }
         coalesceHeld(of: id, into: update.source, now: now, into: &actions)
         let payload = update.payload
-        if let content = payload.contentState { activity.contentState = content }
-        // The push's content replaces the activity's whole (ActivityContent): no stale-date or
-        // relevance-score, none.
+        if let content = payload.contentState {
+            activity.contentState = content
+            // The push's content replaces the activity's whole (ActivityContent): no
+            // relevance-score, none. (An end without content-state keeps what it shows.)
+            activity.relevanceScore = payload.relevanceScore
+        }
+        // The push's stale-date replaces the one before: none given, none.
         activity.staleDate = payload.staleDate
-        activity.relevanceScore = payload.relevanceScore
         activity.timestamp = payload.timestamp
         var note = why
         if payload.event == .end {
@@ -975,7 +978,7 @@ public struct LiveActivityPolicy: Sendable {
                     "the channel kept it until \(Self.time(message.until)), and the device did not come back by then", at, &actions)
             }
         case .expire(let id):
-            guard var activity = activities[id], !activity.state.isOver, activity.startedAt.advanced(by: settings.maximumActive) <= at else { return }
+            guard var activity = activities[id], !activity.state.isOver, settings.activeUntil(startedAt: activity.startedAt) <= at else { return }
             let dismissAt = at.advanced(by: settings.dismissalWindow)
             activity.state = .ended(at: at, dismissAt: dismissAt)
             activity.why = "ended by the system: a Live Activity is active for at most 8 hours"

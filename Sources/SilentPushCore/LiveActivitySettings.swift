@@ -19,6 +19,11 @@ public struct LiveActivitySettings: Sendable, Equatable {
     /// How long a Most Recent Message Stored channel keeps its message: "a maximum duration of 8 hours".
     public var storedMessageLifetime: Duration
 
+    /// When the system ends an activity begun at `startedAt` (`maximumActive` after it).
+    public func activeUntil(startedAt: DeviceInstant) -> DeviceInstant {
+        startedAt.advanced(by: maximumActive)
+    }
+
     /// Settings; the defaults are the `realistic` profile's.
     public init(
         hourlyBudget: Int? = 10, frequentHourlyBudget: Int? = 120, opportunisticDelay: Duration = .seconds(900),

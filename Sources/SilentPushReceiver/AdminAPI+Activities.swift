@@ -166,7 +166,7 @@ extension AdminAPI {
             // When the system ends it (`--activity-max-active` after its start), while it has not ended.
             (
                 "activeUntil",
-                .string(activity.state.isOver ? nil : Self.time(activity.startedAt.advanced(by: device.runtime.liveActivitySettings.maximumActive)))
+                .string(activity.state.isOver ? nil : Self.time(device.runtime.liveActivitySettings.activeUntil(startedAt: activity.startedAt)))
             ),
             ("updates", .array(updates)),
         ])

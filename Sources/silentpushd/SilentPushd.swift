@@ -650,7 +650,9 @@ struct SilentPushd: AsyncParsableCommand {
 
     static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
         guard let duration = Duration(parsing: text) else {
-            if text.hasPrefix("-") { throw ValidationError("\(flag) '\(text)' is negative: give 0 or more (e.g. 500ms, 30s, 15m, 2h, 14d)") }
+            // The next option where the value belongs (the parser takes any word after the flag).
+            if text.hasPrefix("--") || text.isEmpty { throw ValidationError("\(flag) needs a duration (e.g. 500ms, 30s, 15m, 2h, 14d)") }
+            if text.hasPrefix("-") { throw ValidationError("\(flag) '\(text)' is negative (e.g. 500ms, 30s, 15m, 2h, 14d)") }
             throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)")
         }
         guard duration <= limit else {

@@ -218,6 +218,12 @@ import Testing
         #expect(policy.activities["A1"]?.relevanceScore == 75)
         _ = policy.receive(Self.push("U2", to: "T1", Self.payload(timestamp: 200)), channelExists: { _ in true }, now: Self.at(1))
         #expect(policy.activities["A1"]?.relevanceScore == nil)
+        // An end without content-state keeps what the activity shows, its score too.
+        var rescored = Self.payload(timestamp: 250)
+        rescored.relevanceScore = 75
+        _ = policy.receive(Self.push("U3", to: "T1", rescored), channelExists: { _ in true }, now: Self.at(2))
+        _ = policy.receive(Self.push("E", to: "T1", Self.payload(.end, timestamp: 300, content: nil)), channelExists: { _ in true }, now: Self.at(3))
+        #expect(policy.activities["A1"]?.relevanceScore == 75 && policy.activities["A1"]?.state.name == "ended")
     }
 
     @Test func itEndsAfterEightHoursActive() throws {
