@@ -908,7 +908,7 @@ package struct AdminAPI: Sendable {
                 switch fate.dropReason {
                 case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)
                 case .backgroundAppRefreshOff?: ("backgroundRefreshOff", "dropped: Background App Refresh off", nil)
-                case .appDeleted?: ("appDeleted", "dropped: the app was deleted (reinstalled, with a new device token)", nil)
+                case .appDeleted?: ("appDeleted", "dropped: the app was deleted (uninstalled, or reinstalled with a new device token)", nil)
                 case .liveActivity(let ignored)?: ("liveActivity", "dropped: Live Activity: \(ignored.rawValue) (\(ignored.advice))", nil)
                 case let reason?: ("neverWakes", "dropped: \(reason)", nil)
                 case nil: ("dropped", "dropped", nil)

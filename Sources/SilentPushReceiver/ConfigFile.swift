@@ -212,6 +212,10 @@ package struct ConfigFile: Sendable {
         case (.number, .int(let number)), (.numberOrNone, .int(let number)): return [flag, String(number)]
         case (.numberOrNone, .null): return [flag, "none"]
         case (.duration, .int(let seconds)): return [flag, "\(seconds)s"]
+        // A fraction of a second, in milliseconds as a flag takes it (above zero, at least 1).
+        case (.duration, .double(let seconds)) where seconds.isFinite && abs(seconds) < 1e12:
+            let milliseconds = (seconds * 1000).rounded()
+            return [flag, "\(Int64(seconds > 0 ? max(1, milliseconds) : milliseconds))ms"]
         case (.flag, .bool(let on)): return on ? [flag] : []
         case (.list, .array(let items)):
             var arguments: [String] = []

@@ -723,18 +723,18 @@ package struct DeviceRecorder {
                 return Self.replying(.advance(.waitTransfers(running.sorted { ($0.id, $0.attempt) < ($1.id, $1.attempt) })))
             }
         }
-        guard let next = nextDeadline, next <= target else {
-            advancedTo = max(advancedTo, target)
-            var actions = advance(to: target)
-            actions.reply = .advance(.done)
-            return actions
-        }
+        // The next timer inside the span, if any; this step moves the clock to it, else to the
+        // span's end.
+        let timer = nextDeadline.flatMap { $0 <= target ? $0 : nil }
+        let step = timer ?? target
+        let moves = step > advancedTo
         // What ended meanwhile needs no memory of its wait.
         realTimeGiven.formIntersection(running.keys)
         realTimeGivenTasks = realTimeGivenTasks.filter { runningTasks[$0.runID] != nil }
-        // Not yet past its start (`advancedTo`: where the clock is), or about to be past its deadline.
+        // About to be past its start (`advancedTo`: where the clock is), or its deadline.
         let due = running.values.filter { wake in
-            !waited.contains(wake.wakeID) && !realTimeGiven.contains(wake.wakeID) && (wake.startedAt >= advancedTo || wake.deadline <= next)
+            !waited.contains(wake.wakeID) && !realTimeGiven.contains(wake.wakeID)
+                && ((moves && wake.startedAt >= advancedTo) || wake.deadline <= step)
         }
         if !due.isEmpty {
             realTimeGiven.formUnion(due.map(\.wakeID))
@@ -744,10 +744,13 @@ package struct DeviceRecorder {
         let dueTasks = runningTasks.values.compactMap { task -> TaskWait? in
             let wait: TaskWait
             switch task.phase {
-            case .expired: wait = TaskWait(runID: task.start.runID, before: .termination)  // its grace ends at the next timer or later
+            case .expired:
+                // Its grace ends at the next timer or later.
+                guard timer != nil else { return nil }
+                wait = TaskWait(runID: task.start.runID, before: .termination)
             case .running:
                 // A continued task has no time limit.
-                guard let deadline = task.start.deadline, task.start.startedAt >= advancedTo || deadline <= next else { return nil }
+                guard let deadline = task.start.deadline, (moves && task.start.startedAt >= advancedTo) || deadline <= step else { return nil }
                 wait = TaskWait(runID: task.start.runID, before: .expiry)
             }
             return waitedTasks.contains(wait) || realTimeGivenTasks.contains(wait) ? nil : wait
@@ -755,6 +758,12 @@ package struct DeviceRecorder {
         if !dueTasks.isEmpty {
             realTimeGivenTasks.formUnion(dueTasks)
             return Self.replying(.advance(.waitTasks(dueTasks.sorted { $0.runID < $1.runID })))
+        }
+        guard let next = timer else {
+            advancedTo = max(advancedTo, target)
+            var actions = advance(to: target)
+            actions.reply = .advance(.done)
+            return actions
         }
         advancedTo = max(advancedTo, next)
         var actions = advance(to: next)

@@ -126,6 +126,14 @@ import Testing
         #expect(file.describing("--admin 'x' is not an address").hasSuffix(": admin 'x' is not an address"))
     }
 
+    /// A duration given as a number of seconds may have a fraction: it is passed on in
+    /// milliseconds (above zero, at least one).
+    @Test func aDurationsSecondsMayHaveAFraction() throws {
+        #expect(try Self.parse(#"{"deadline": 1.5}"#).arguments == ["--deadline", "1500ms"])
+        #expect(try Self.parse(#"{"deadline": 1e-10}"#).arguments == ["--deadline", "1ms"])
+        #expect(try Self.parse(#"{"deadline": 30}"#).arguments == ["--deadline", "30s"])
+    }
+
     @Test func devicesCanStartInAState() throws {
         let token = String(repeating: "ab", count: 32)
         let file = try Self.parse(#"{"devices": [{"token": "\#(token)", "state": {"network": "offline", "batteryLevel": 15}}]}"#)

@@ -113,6 +113,16 @@ import Testing
         #expect(recorder.advanceStep(toward: Self.at(3600), waited: []).reply == .advance(.fired(to: first.deadline)))
     }
 
+    /// A move with no timer inside it (shorter than the deadline) still gives a wake started
+    /// where the clock is its real time first: it answers there, not at the move's end.
+    @Test func aShortMoveWithNoTimerWaitsForAWakeStartedWhereTheClockIs() throws {
+        var recorder = Self.recorder()
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        #expect(recorder.advanceStep(toward: Self.at(10), waited: []).reply == .advance(.wait([start.wakeID])))
+        #expect(recorder.advanceStep(toward: Self.at(10), waited: []).reply == .advance(.done))
+        #expect(recorder.advanceStep(toward: Self.at(10), waited: []).reply == .advance(.done), "a move of no time waits for nothing")
+    }
+
     @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() throws {
         var manual = Self.recorder(armsTimers: false)
         #expect(Self.receive(&manual, 1, at: Self.t0).armTimer == nil)

@@ -600,7 +600,9 @@ import Testing
             stopping = clock.now
         }
         let took = stopping.duration(to: clock.now)
-        #expect(took >= .milliseconds(900) && took < .milliseconds(1950), "the stop took \(took) for a 1 s grace (2 s or more when it waited for the zombie)")
+        #expect(
+            took >= .milliseconds(900) && took < .milliseconds(1950),
+            "the stop took \(took) for a 1 s grace (2 s or more when it waited for the zombie)")
     }
 
     /// The grace counts from the signal, for the server's streams and the fetches together:
