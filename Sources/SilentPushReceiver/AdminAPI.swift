@@ -685,10 +685,13 @@ package struct AdminAPI: Sendable {
                 let (topics, wasRegistered) = endpoint.withDevices { registry in
                     let wasRegistered: Bool
                     if case .unregistered? = registry.entry(token)?.state { wasRegistered = false } else { wasRegistered = true }
-                    if let at { registry.unregister(token, at: at) } else { registry.register(token, topics: []) }
+                    // Unregistered again, it keeps the time it was (APNs's `timestamp`).
+                    if let at { if wasRegistered { registry.unregister(token, at: at) } } else { registry.register(token, topics: []) }
                     return (registry.entry(token).map { Array($0.topics) } ?? [], wasRegistered)
                 }
-                if unregistered, wasRegistered {
+                if unregistered, !wasRegistered {
+                    // Already so: nothing changes.
+                } else if unregistered {
                     // Uninstalled: what waited for the app never reaches it, as after a
                     // reinstall; committed with the unregistration.
                     try await device.runtime.committing { recorder, now, completion in

@@ -26,6 +26,12 @@ import Testing
             #expect(try await receiver.taskRequests().map(\.state) == [.cancelled])
             let after = try await client.push()
             #expect(after.status == 410 && after.reason == .unregistered)
+            // Marked again later, it keeps the time it was unregistered (APNs's timestamp).
+            try await receiver.advanceClock(by: .seconds(60))
+            let again = try await SilentPushdDeviceTests.admin(
+                admin, "PATCH", "/v1/devices/\(SamplePush.deviceToken)", body: #"{"unregistered": true}"#)
+            #expect(patched.json["unregisteredAt"] is String, "\(patched.json)")
+            #expect(again.json["unregisteredAt"] as? String == patched.json["unregisteredAt"] as? String, "\(again.json)")
             await client.close()
         }
     }
