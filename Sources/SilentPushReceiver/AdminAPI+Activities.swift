@@ -166,7 +166,9 @@ extension AdminAPI {
             // When the system ends it (`--activity-max-active` after its start), while it has not ended.
             (
                 "activeUntil",
-                .string(activity.state.isOver ? nil : Self.time(device.runtime.liveActivitySettings.activeUntil(startedAt: activity.startedAt)))
+                .string(
+                    activity.state.isOver
+                        ? nil : Self.time(device.runtime.inspect { $0.activities.settings.activeUntil(startedAt: activity.startedAt) }))
             ),
             ("updates", .array(updates)),
         ])

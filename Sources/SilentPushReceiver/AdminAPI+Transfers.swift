@@ -69,7 +69,7 @@ extension AdminAPI {
         case .done: whyObject("done", "the origin answered in full; " + doneWords(transfer), nil)
         case .failed: whyObject("failed", transfer.reason ?? "failed", nil)
         // A record from before the reason was kept is a force-quit's.
-        case .cancelled: whyObject("cancelled", transfer.reason ?? DeviceRecorder.forceQuitWords, nil)
+        case .cancelled: whyObject("cancelled", transfer.reason ?? DeviceRecorder.TransferCancellation.forceQuit.words, nil)
         }
     }
 }

@@ -686,21 +686,22 @@ package struct AdminAPI: Sendable {
                     let wasRegistered: Bool
                     if case .unregistered? = registry.entry(token)?.state { wasRegistered = false } else { wasRegistered = true }
                     // Unregistered again, it keeps the time it was (APNs's `timestamp`).
-                    if let at { if wasRegistered { registry.unregister(token, at: at) } } else { registry.register(token, topics: []) }
+                    if let at, wasRegistered { registry.unregister(token, at: at) }
+                    if at == nil { registry.register(token, topics: []) }
                     return (registry.entry(token).map { Array($0.topics) } ?? [], wasRegistered)
                 }
-                if unregistered, !wasRegistered {
-                    // Already so: nothing changes.
-                } else if unregistered {
+                switch (unregistered, wasRegistered) {
+                case (true, false):
+                    break  // already so: nothing changes
+                case (true, true):
                     // Uninstalled: what waited for the app never reaches it, as after a
                     // reinstall; committed with the unregistration.
                     try await device.runtime.committing { recorder, now, completion in
                         recorder.appDeleted(token, recording: [.setUnregistered(token: token, at: at)], now: now, completion: completion)
                     }
-                } else {
+                case (false, _):
                     // Registered again, it stays registered across a restart (for its topics).
-                    try await device.store.write(
-                        [.setUnregistered(token: token, at: at)] + (at == nil ? [.setRegistered(token: token, topics: topics)] : []))
+                    try await device.store.write([.setUnregistered(token: token, at: nil), .setRegistered(token: token, topics: topics)])
                 }
             }
             return deviceJSON(token)

@@ -21,12 +21,9 @@ extension DeviceControl {
         guard runtime.modifyStateAndRunActions({ recorder, _ in recorder.beginClockMove(to: target) }) != .clockBusy else { throw .busy }
         defer { runtime.modifyStateAndRunActions { recorder, _ in recorder.endClockMove() } }
         guard target < .distantFuture else { throw .outOfRange }
-        var waited: Set<UInt64> = []
-        var waitedTasks: Set<DeviceRecorder.TaskWait> = []
         while true {
-            let reply = runtime.modifyStateAndRunActions { recorder, _ in
-                recorder.advanceStep(toward: target, waited: waited, waitedTasks: waitedTasks)
-            }
+            // The recorder remembers whose handlers it has given their real time.
+            let reply = runtime.modifyStateAndRunActions { recorder, _ in recorder.advanceStep(toward: target) }
             guard case .advance(let step) = reply else { return target }
             switch step {
             case .stopped:
@@ -41,7 +38,6 @@ extension DeviceControl {
                 runtime.clock.set(to)
             case .wait(let wakes):
                 await runtime.waitForWakes(wakes, timeout: settings.deadline)
-                waited.formUnion(wakes)
             case .waitTasks(let waits):
                 let tasks = runtime.runningTasks(waits.map(\.runID))
                 await withTaskGroup(of: Void.self) { group in
@@ -58,7 +54,6 @@ extension DeviceControl {
                         group.addTask { await runtime.waitAtMost(limit) { await task.settled.wait() } }
                     }
                 }
-                waitedTasks.formUnion(waits)
             case .waitTransfers(let tries):
                 let ends = runtime.transferTryEnds(tries)
                 await withTaskGroup(of: Void.self) { group in

@@ -102,7 +102,7 @@ extension DeviceRecorder {
         var actions = Actions()
         guard case .running(attempt)? = transfers.transfers[id]?.phase else { return finish(actions) }
         guard case .running = lifecycle else {
-            if case .cutOff(_, let kept) = end { actions.changes.append(.setTransferCutOff(id: id, error: Self.cutByTheStopWords, bytes: kept)) }
+            if case .cutOff(_, let kept) = end { return transferTryStopped(id, attempt: attempt, kept: kept, now: now) }
             guard case .completed(let bytes, let status, let etag, let lastModified) = end else { return finish(actions) }
             // Nothing starts: not a relaunch, nor a retry come due (its record stays waiting).
             let ended = transfers.finished(id, completed: bytes, now: now).filter { action in
@@ -142,15 +142,12 @@ extension DeviceRecorder {
         case .waiting: error = "stopped"
         // Still running: the receiver's stop cut it; its record stays running, and the next
         // start resumes it from this part.
-        case .running: error = Self.cutByTheStopWords
+        case .running: error = "stopped: the receiver stopped; its next start resumes it"
         case .ended: return finish(actions)
         }
         actions.changes.append(.setTransferCutOff(id: id, error: error, bytes: kept))
         return finish(actions)
     }
-
-    /// What the record of a try the receiver's stop cut says.
-    static let cutByTheStopWords = "stopped: the receiver stopped; its next start resumes it"
 
     /// A relaunch's handler ended: what became of each of its files (moved away, or deleted).
     package mutating func settleTransferFiles(_ files: [(id: UInt64, fate: TransferRecord.FileFate)]) -> Actions {
@@ -209,17 +206,28 @@ extension DeviceRecorder {
         }
     }
 
-    /// Why a force-quit's cancellations were, in the record's words.
-    static let forceQuitWords = "the app was force-quit: the system cancels its background transfers"
-    /// The same for an app deleted (a reinstall).
-    static let appDeletedWords = "the app was deleted (uninstalled or reinstalled): the system cancels its background transfers"
+    /// Why the system cancelled an app's background transfers.
+    enum TransferCancellation {
+        /// The user force-quit the app.
+        case forceQuit
+        /// The app was deleted: uninstalled, or reinstalled.
+        case appDeleted
+
+        /// The cancelled transfer's reason, as its record keeps it.
+        var words: String {
+            switch self {
+            case .forceQuit: "the app was force-quit: the system cancels its background transfers"
+            case .appDeleted: "the app was deleted (uninstalled or reinstalled): the system cancels its background transfers"
+            }
+        }
+    }
 
     /// Turns the transfer policy's actions into store changes, tries to run or stop, and
     /// relaunches (`answer`: the origin's status and validators, for a transfer that just
     /// completed; `cancelledBecause`: why a cancelled one was).
     mutating func record(
         _ transferActions: [TransferAction], into actions: inout Actions, now: DeviceInstant,
-        answer: (status: Int?, etag: String?, lastModified: String?) = (nil, nil, nil), cancelledBecause: String = forceQuitWords
+        answer: (status: Int?, etag: String?, lastModified: String?) = (nil, nil, nil), cancelledBecause: TransferCancellation = .forceQuit
     ) {
         for action in transferActions {
             switch action {
@@ -244,7 +252,7 @@ extension DeviceRecorder {
                 case .cancelled:
                     actions.changes.append(
                         .finishTransfer(
-                            id: id, state: .cancelled, at: at, bytes: nil, reason: cancelledBecause, status: nil, etag: nil, lastModified: nil))
+                            id: id, state: .cancelled, at: at, bytes: nil, reason: cancelledBecause.words, status: nil, etag: nil, lastModified: nil))
                     actions.metrics.transferEnded(.cancelled)
                     actions.transferDiscards.append(id)
                 }

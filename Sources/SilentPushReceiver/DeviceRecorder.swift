@@ -444,18 +444,26 @@ package struct DeviceRecorder {
             return Self.replying(.channelsChanged, completion: completion)
         }
         var actions = Actions(completion: completion)
+        changeDeviceState(device, from: old, to: new, channelExists: startChannels.existing.contains, now: now, into: &actions)
+        return finish(actions)
+    }
+
+    /// Records `device`'s new state and what it changes for each policy.
+    private mutating func changeDeviceState(
+        _ device: String, from old: DeviceState, to new: DeviceState, channelExists: (LiveActivityPolicy.ChannelKey) -> Bool,
+        now: DeviceInstant, into actions: inout Actions
+    ) {
         actions.changes.append(.setDevice(token: device, state: new))
         apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
         deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
-        if wasOnline != (new.network == .online) {
+        if (old.network == .online) != (new.network == .online) {
             let changed =
                 new.network == .online
-                ? activities.setOnline(device: device, channelExists: startChannels.existing.contains, now: now)
+                ? activities.setOnline(device: device, channelExists: channelExists, now: now)
                 : activities.setOffline(device: device, now: now)
             record(changed, into: &actions)
             if new.network == .online { record(reloads.deviceOnline(device, now: now), into: &actions) }
         }
-        return finish(actions)
     }
 
     /// The user opened the app at `opened` (see `WakePolicy.setLastOpened`), which ends a
@@ -479,9 +487,7 @@ package struct DeviceRecorder {
         guard old.forceQuit else { return }
         var new = old
         new.forceQuit = false
-        actions.changes.append(.setDevice(token: device, state: new))
-        apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
-        deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
+        changeDeviceState(device, from: old, to: new, channelExists: { _ in false }, now: now, into: &actions)
     }
 
     /// The apps of `device` were deleted (a reinstall gave them a new token): the push each
@@ -501,7 +507,7 @@ package struct DeviceRecorder {
         var actions = Actions(completion: completion)
         actions.changes = recording
         apply(policy.appDeleted(device: device, now: now), to: &actions)
-        record(transfers.forceQuit(device: device, now: now), into: &actions, now: now, cancelledBecause: Self.appDeletedWords)
+        record(transfers.forceQuit(device: device, now: now), into: &actions, now: now, cancelledBecause: .appDeleted)
         record(activities.appDeleted(device: device, now: now), into: &actions)
         record(reloads.appDeleted(device: device), into: &actions)
         return finish(actions)
@@ -703,14 +709,14 @@ package struct DeviceRecorder {
     }
 
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
-    /// task run has not had its real time (neither in an earlier step nor in `waited`,
-    /// `waitedTasks`) and the step would move the clock past its start or cross its deadline:
+    /// task run has not had its real time (`realTimeGiven`: in an earlier step of this move or
+    /// another) and the step would move the clock past its start or cross its deadline:
     /// its handler first gets up to its deadline's (time limit's) length in real time to
     /// answer, once, so a quick one answers at the device time it started, not at whatever
     /// timer comes next; a run about to be terminated, its grace. Likewise a transfer try the
     /// move started that still runs (each is waited for once: the move forgets the tries it
     /// hands over to wait for). Replies `advance` with the step.
-    package mutating func advanceStep(toward target: DeviceInstant, waited: Set<UInt64>, waitedTasks: Set<TaskWait> = []) -> Actions {
+    package mutating func advanceStep(toward target: DeviceInstant) -> Actions {
         // Timers fire only while running: stepping on would fire none and never get there.
         guard case .running = lifecycle else { return Self.replying(.advance(.stopped)) }
         if case .moving(let to, let tries) = clockMove, !tries.isEmpty {
@@ -733,8 +739,7 @@ package struct DeviceRecorder {
         realTimeGivenTasks = realTimeGivenTasks.filter { runningTasks[$0.runID] != nil }
         // About to be past its start (`advancedTo`: where the clock is), or its deadline.
         let due = running.values.filter { wake in
-            !waited.contains(wake.wakeID) && !realTimeGiven.contains(wake.wakeID)
-                && ((moves && wake.startedAt >= advancedTo) || wake.deadline <= step)
+            !realTimeGiven.contains(wake.wakeID) && ((moves && wake.startedAt >= advancedTo) || wake.deadline <= step)
         }
         if !due.isEmpty {
             realTimeGiven.formUnion(due.map(\.wakeID))
@@ -753,7 +758,7 @@ package struct DeviceRecorder {
                 guard let deadline = task.start.deadline, (moves && task.start.startedAt >= advancedTo) || deadline <= step else { return nil }
                 wait = TaskWait(runID: task.start.runID, before: .expiry)
             }
-            return waitedTasks.contains(wait) || realTimeGivenTasks.contains(wait) ? nil : wait
+            return realTimeGivenTasks.contains(wait) ? nil : wait
         }
         if !dueTasks.isEmpty {
             realTimeGivenTasks.formUnion(dueTasks)

@@ -18,8 +18,6 @@ package final class DeviceRuntime: PushSink, Sendable {
     package let clock: DeviceClock
     /// Intervals, deadline, fetch cap.
     package let settings: WakeSettings
-    /// The Live Activities' budgets and spans, as the recorder's policy was opened with them.
-    package let liveActivitySettings: LiveActivitySettings
     /// The durable record.
     package let store: PushStore
     /// How long a graceful shutdown may take, counted from `shutdownBegan`: what is left of
@@ -145,7 +143,6 @@ package final class DeviceRuntime: PushSink, Sendable {
         self.shutdownGrace = shutdownGrace
         self.clock = clock
         self.settings = settings
-        self.liveActivitySettings = recorder.activities.settings
         self.handler = handler
         self.metrics = metrics
         self.logger = logger

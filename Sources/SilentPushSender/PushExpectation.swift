@@ -173,13 +173,7 @@ package struct PushExpectation: Sendable {
             path += "&kind=\(WakeKind.fetch.rawValue)"
         }
         // Every page, so the line says how many there are, not how many were asked for.
-        var count = 0
-        var page = try await object(path)
-        while true {
-            count += (page["wakes"] as? [Any])?.count ?? 0
-            guard let next = page["next"] as? String else { break }
-            page = try await object(path + "&cursor=\(next)")
-        }
+        let count = try await pages(path, of: "wakes").records.count
         let line =
             "device \(device) woke \(count) time\(count == 1 ? "" : "s")"
             + (since.map { " since \(ISO8601Timestamp.string(millisecondsSinceEpoch: $0))" } ?? "")
@@ -251,6 +245,20 @@ package struct PushExpectation: Sendable {
     /// The most transfers one `--transfer` check reads, in pages of 1,000.
     static let transfersReadAtMost = 100_000
 
+    /// The records (under `key`) of every page of the paged list `path`, following each
+    /// page's `next`, until one has none or `atMost` records are read; `complete`: every page
+    /// was read.
+    private func pages(_ path: String, of key: String, atMost: Int = .max) async throws -> (records: [[String: Any]], complete: Bool) {
+        var records: [[String: Any]] = []
+        var cursor: String?
+        repeat {
+            let page = try await object(path + (cursor.map { "&cursor=\($0)" } ?? ""))
+            records += page[key] as? [[String: Any]] ?? []
+            cursor = page["next"] as? String
+        } while cursor != nil && records.count < atMost
+        return (records, cursor == nil)
+    }
+
     private func transfersSeen(
         device: String, topic: String?, session: String?, state: TransferRecord.State, file: TransferRecord.FileFate?, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
@@ -258,14 +266,8 @@ package struct PushExpectation: Sendable {
         if let topic { path += "&topic=\(Self.encoded(topic))" }
         if let session { path += "&session=\(Self.encoded(session))" }
         // Every page, up to a bound that keeps one check's reads finite.
-        var transfers: [[String: Any]] = []
-        var cursor: String?
-        repeat {
-            let page = try await object(path + (cursor.map { "&cursor=\($0)" } ?? ""))
-            transfers += page["transfers"] as? [[String: Any]] ?? []
-            cursor = page["next"] as? String
-        } while cursor != nil && transfers.count < Self.transfersReadAtMost
-        guard cursor == nil else {
+        let (transfers, complete) = try await pages(path, of: "transfers", atMost: Self.transfersReadAtMost)
+        guard complete else {
             return (
                 false, true,
                 "device \(device) has \(Self.transfersReadAtMost) transfers or more, past what one check reads: narrow it with --topic or --session",

@@ -90,11 +90,11 @@ import Testing
         var recorder = Self.recorder()
         let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
         let target = Self.at(3600)
-        #expect(recorder.advanceStep(toward: target, waited: []).reply == .advance(.wait([start.wakeID])))
-        let fired = recorder.advanceStep(toward: target, waited: [start.wakeID])
+        #expect(recorder.advanceStep(toward: target).reply == .advance(.wait([start.wakeID])))
+        let fired = recorder.advanceStep(toward: target)
         #expect(fired.reply == .advance(.fired(to: start.deadline)))
         #expect(fired.ended.map(\.cancel) == [true])
-        #expect(recorder.advanceStep(toward: target, waited: [start.wakeID]).reply == .advance(.done))
+        #expect(recorder.advanceStep(toward: target).reply == .advance(.done))
     }
 
     /// Before the clock moves at all, every running wake not yet waited for is waited for,
@@ -108,9 +108,9 @@ import Testing
         let second = try #require(
             recorder.receive(other, incoming: IncomingPush(id: 2, priority: .normal), now: Self.at(5)) { _ in }.runs.first?.start)
         #expect(second.deadline > first.deadline)
-        #expect(recorder.advanceStep(toward: Self.at(3600), waited: []).reply == .advance(.wait([first.wakeID, second.wakeID])))
+        #expect(recorder.advanceStep(toward: Self.at(3600)).reply == .advance(.wait([first.wakeID, second.wakeID])))
         // Each is given its real time once: the next step (of this move or a later one) fires.
-        #expect(recorder.advanceStep(toward: Self.at(3600), waited: []).reply == .advance(.fired(to: first.deadline)))
+        #expect(recorder.advanceStep(toward: Self.at(3600)).reply == .advance(.fired(to: first.deadline)))
     }
 
     /// A move with no timer inside it (shorter than the deadline) still gives a wake started
@@ -118,9 +118,9 @@ import Testing
     @Test func aShortMoveWithNoTimerWaitsForAWakeStartedWhereTheClockIs() throws {
         var recorder = Self.recorder()
         let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
-        #expect(recorder.advanceStep(toward: Self.at(10), waited: []).reply == .advance(.wait([start.wakeID])))
-        #expect(recorder.advanceStep(toward: Self.at(10), waited: []).reply == .advance(.done))
-        #expect(recorder.advanceStep(toward: Self.at(10), waited: []).reply == .advance(.done), "a move of no time waits for nothing")
+        #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.wait([start.wakeID])))
+        #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.done))
+        #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.done), "a move of no time waits for nothing")
     }
 
     @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() throws {
@@ -260,14 +260,14 @@ import Testing
         let deadline = try #require(run.deadline)
         let target = deadline.advanced(by: .seconds(60))
         let beforeExpiry = DeviceRecorder.TaskWait(runID: run.runID, before: .expiry)
-        #expect(recorder.advanceStep(toward: target, waited: []).reply == .advance(.waitTasks([beforeExpiry])))
-        let expired = recorder.advanceStep(toward: target, waited: [], waitedTasks: [beforeExpiry])
+        #expect(recorder.advanceStep(toward: target).reply == .advance(.waitTasks([beforeExpiry])))
+        let expired = recorder.advanceStep(toward: target)
         #expect(expired.reply == .advance(.fired(to: deadline)))
         #expect(expired.taskExpirations == [run.runID])
         #expect(recorder.runningTasks[run.runID]?.phase == .expired(at: deadline))
         // Before its grace ends, the run is waited for once more: it may still end.
         let beforeTermination = DeviceRecorder.TaskWait(runID: run.runID, before: .termination)
-        #expect(recorder.advanceStep(toward: target, waited: [], waitedTasks: [beforeExpiry]).reply == .advance(.waitTasks([beforeTermination])))
+        #expect(recorder.advanceStep(toward: target).reply == .advance(.waitTasks([beforeTermination])))
         let ended = recorder.taskReport(.completed(success: true), runID: run.runID, app: Self.app, now: deadline.advanced(by: .seconds(1)))
         #expect(ended.tasksEnded == [run.runID])
         #expect(
