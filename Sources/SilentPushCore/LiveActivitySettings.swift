@@ -20,7 +20,7 @@ public struct LiveActivitySettings: Sendable, Equatable {
     public var storedMessageLifetime: Duration
 
     /// When the system ends an activity begun at `startedAt` (`maximumActive` after it).
-    public func activeUntil(startedAt: DeviceInstant) -> DeviceInstant {
+    package func activeUntil(startedAt: DeviceInstant) -> DeviceInstant {
         startedAt.advanced(by: maximumActive)
     }
 
