@@ -13,20 +13,24 @@ public enum FetchResult: Sendable, Equatable {
     /// The receiver stopped during the fetch and was started again: what the handler would
     /// have answered is not known.
     case interrupted
+    /// The system killed the app's process while the handler ran (force-quit, restart,
+    /// deletion): the handler was stopped and never answered.
+    case killed(AppKill)
 
     /// The result's name as served: newData, noData or failed (every failure).
     public var name: String {
         switch self {
         case .newData: "newData"
         case .noData: "noData"
-        case .failed, .deadlineExceeded, .shutdown, .interrupted: "failed"
+        case .failed, .deadlineExceeded, .shutdown, .interrupted, .killed: "failed"
         }
     }
 
     /// Who ended the wake: the handler with its answer, or the receiver (`deadline`,
-    /// `shutdown`, `restart`), whatever words a handler's failure uses.
+    /// `shutdown`, `restart`), or the device killing the app (`killed`), whatever words a
+    /// handler's failure uses.
     public enum Ending: String, Sendable, CaseIterable {
-        case handler, deadline, shutdown, restart
+        case handler, deadline, shutdown, restart, killed
     }
 
     /// Who ended the wake.
@@ -36,6 +40,7 @@ public enum FetchResult: Sendable, Equatable {
         case .deadlineExceeded: .deadline
         case .shutdown: .shutdown
         case .interrupted: .restart
+        case .killed: .killed
         }
     }
 
@@ -47,6 +52,7 @@ public enum FetchResult: Sendable, Equatable {
         case .deadlineExceeded: "deadlineExceeded"
         case .shutdown: "shutdown"
         case .interrupted: "interrupted: the receiver stopped during the fetch"
+        case .killed(let cause): "killed: \(cause.description)"
         }
     }
 

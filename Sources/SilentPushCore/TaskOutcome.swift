@@ -12,6 +12,9 @@ public enum TaskOutcome: String, Sendable, CaseIterable {
     /// The receiver stopped while it ran (its shutdown grace ended first): nothing is
     /// deferred, and a relaunch for a `URLSession` runs again, with its files, at the next start.
     case interrupted
+    /// The system killed the app while it ran (force-quit, device restart, app deleted): its
+    /// handler was stopped, and nothing is deferred.
+    case killed
     /// The app cancelled the request before it ran.
     case cancelled
     /// A request with the same identifier replaced it before it ran.

@@ -161,7 +161,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// `device`'s state changed. Turning force-quit on or Background App Refresh off drops
-    /// the pushes waiting in its apps' slots; lifting a restriction lets them wake.
+    /// the pushes waiting in its apps' slots; a force-quit also kills its apps' running wakes
+    /// and task runs (`kill`). Lifting a restriction lets them wake.
     /// (Scans the apps: device changes are rare, admin-driven events.)
     @inlinable public mutating func setDeviceState(_ new: DeviceState, for device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
@@ -177,6 +178,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 ? .forceQuit
                 : !new.backgroundRefresh && old.backgroundRefresh ? .backgroundAppRefreshOff : nil
         for slot in 0..<apps.count where apps[slot].device == device {
+            if dropReason == .forceQuit { kill(slot, because: .forceQuit, now: now) }
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
                 let (generation, coalesced) = closeSlot(slot)
@@ -191,8 +193,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// The apps of `device` were deleted (a reinstall gives them a new token): each push
-    /// waiting in a slot is dropped (`appDeleted`) and each pending task request cancelled
-    /// (a relaunch for a background session stays: the transfers' policy ends those).
+    /// waiting in a slot is dropped (`appDeleted`), each pending task request cancelled
+    /// (a relaunch for a background session stays: the transfers' policy ends those), and
+    /// what runs is killed (`kill`).
     @inlinable public mutating func appDeleted(device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         for slot in 0..<apps.count where apps[slot].device == device {
@@ -201,7 +204,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: .appDeleted, generation: generation, coalesced: coalesced))
             }
             actions += cancelAllTasks(for: apps[slot], now: now)
+            kill(slot, because: .appDeleted, now: now)
         }
+        startWaiting(now: now)
         return takeActions()
     }
 
@@ -222,20 +227,22 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// When `app` was last opened, if known.
     @inlinable public func lastOpened(_ app: App) -> Instant? { lastOpened[app] }
 
-    /// `device` restarted at `now`: no background launch starts during the warm-up
-    /// (`settings.rebootWarmup`); the pushes waiting in its apps' slots say so and wait it out.
-    /// (Scans the apps, as a device change does.)
+    /// `device` restarted at `now`: what its apps ran is killed (`kill`), and no background
+    /// launch starts during the warm-up (`settings.rebootWarmup`); the pushes waiting in its
+    /// apps' slots say so and wait it out. (Scans the apps, as a device change does.)
     @inlinable public mutating func reboot(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         var record = devices[device] ?? DeviceRecord()
         record.warmUntil = now.advanced(by: settings.rebootWarmup)
         devices[device] = record
+        for slot in 0..<apps.count where apps[slot].device == device { kill(slot, because: .reboot, now: now) }
         for slot in 0..<apps.count where apps[slot].device == device && states[slot].pending != nil {
             evaluate(slot, now: now, announcePending: true)
         }
         for slot in tasks.keys.sorted() where apps[Int(slot)].device == device {
             evaluateTasks(Int(slot), now: now, announce: true)
         }
+        startWaiting(now: now)
         return takeActions()
     }
 
@@ -641,6 +648,23 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 record!.launches.append(Launch(at: now, slot: Int32(slot)))
                 devices[device] = record
             }
+        }
+    }
+
+    /// The system killed `slot`'s app at `now` (`cause`): its running wake ends `killed`
+    /// (`.killWake`) and its task runs too (`.terminateTask`, then `.taskEnded` `killed`).
+    /// Their slots are free again; no penalty follows, as the app did nothing wrong.
+    @inlinable mutating func kill(_ slot: Int, because cause: AppKill, now: Instant) {
+        let app = apps[slot]
+        if states[slot].runningWake != 0 {
+            actions.append(.killWake(wakeID: states[slot].runningWake, app: app, cause: cause, at: now))
+            states[slot].runningWake = 0
+            runningFetches -= 1
+        }
+        while let runID = tasks[Int32(slot)]?.running.first?.start.runID, let run = removeRun(runID, at: slot) {
+            actions.append(.terminateTask(runID: runID, app: app))
+            actions.append(.taskEnded(runID: runID, app: app, outcome: .killed, at: now))
+            runEnded(run, at: slot, now: now)
         }
     }
 

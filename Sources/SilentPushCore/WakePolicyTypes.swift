@@ -259,6 +259,9 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     /// The wake's handler passed its deadline: cancel it; it failed with deadlineExceeded,
     /// and the app's next interval is doubled.
     case cancelWake(wakeID: UInt64, app: App)
+    /// The system killed the app at `at` (`cause`) while the wake's handler ran: stop it; it
+    /// failed, killed, and nothing is doubled.
+    case killWake(wakeID: UInt64, app: App, cause: AppKill, at: Instant)
     /// The task request waits, for `why`. Sent again when what holds it changes.
     case taskPending(request: UInt64, app: App, why: WaitReason<Instant>)
     /// Run a task: call the app's task handler.
@@ -266,8 +269,8 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     /// The task's time is up (at `at`): call its expiration handler. It has
     /// `WakeSettings.taskExpirationGrace` to complete before it is terminated.
     case expireTask(runID: UInt64, app: App, at: Instant)
-    /// The task never completed after its expiration handler: stop it (its run ends
-    /// `terminated`, in the `.taskEnded` that follows).
+    /// Stop the task's handler: it never completed after its expiration handler, or the app
+    /// was killed (its run ends `terminated` or `killed`, in the `.taskEnded` that follows).
     case terminateTask(runID: UInt64, app: App)
     /// The task's run ended so, at `at`.
     case taskEnded(runID: UInt64, app: App, outcome: TaskOutcome, at: Instant)

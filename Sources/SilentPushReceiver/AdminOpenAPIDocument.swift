@@ -3313,9 +3313,10 @@ enum AdminOpenAPIDocument {
                "deadline",
                "shutdown",
                "restart",
+               "killed",
                null
               ],
-              "description": "Who ended it: the handler with its answer, or the receiver (its deadline, its shutdown, its restart during the fetch), whatever words a handler's failure uses; null while it runs or for a reload."
+              "description": "Who ended it: the handler with its answer, the receiver (its deadline, its shutdown, its restart during the fetch), or the device killing the app (force-quit, restart, deletion: the reason says which), whatever words a handler's failure uses; null while it runs or for a reload."
              },
              "stderr": {
               "type": [
@@ -3780,6 +3781,7 @@ enum AdminOpenAPIDocument {
                "expired",
                "terminated",
                "interrupted",
+               "killed",
                "cancelled",
                "replaced",
                null

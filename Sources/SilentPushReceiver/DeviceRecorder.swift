@@ -187,6 +187,9 @@ package struct DeviceRecorder {
     }
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
+    /// Wakes the device killed (`killWake`) whose handlers have not returned yet, and why:
+    /// what a handler answers then is not what was recorded.
+    private var killedWakes: [UInt64: AppKill] = [:]
     /// The running wakes and task runs (before their expiry, or their termination) whose
     /// handlers a move of the manual clock has given their real time (`advanceStep`): each is
     /// given it once, in the first move that starts past it or crosses its deadline.
@@ -369,13 +372,17 @@ package struct DeviceRecorder {
     }
 
     /// The handler of `start` answered `result`. Replies with the result the wake ends with:
-    /// `deadlineExceeded` when it was already cancelled at its deadline (the answer is ignored).
+    /// `deadlineExceeded` when it was already cancelled at its deadline, `killed` when the
+    /// device killed the app meanwhile (the answer is ignored).
     package mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> Actions {
         var actions = Actions()
         guard running[start.wakeID] != nil else {
-            // Ended without it: at its deadline, or by the shutdown's grace (`cutRunning`).
+            // Ended without it: at its deadline, killed with the app, or by the shutdown's
+            // grace (`cutRunning`).
             var recorded = FetchResult.deadlineExceeded
-            if case .stopping(var cut) = lifecycle, let result = cut.removeValue(forKey: start.wakeID) {
+            if let cause = killedWakes.removeValue(forKey: start.wakeID) {
+                recorded = .killed(cause)
+            } else if case .stopping(var cut) = lifecycle, let result = cut.removeValue(forKey: start.wakeID) {
                 recorded = result
                 lifecycle = .stopping(cut: cut)
             }
@@ -907,6 +914,10 @@ package struct DeviceRecorder {
                     .finishWake(
                         id: wakeID, finishedAt: start.deadline.millisecondsSinceEpoch,
                         result: .deadlineExceeded))
+            case .killWake(let wakeID, _, let cause, let at):
+                guard end(wakeID, &actions, cancelling: true) != nil else { continue }
+                actions.changes.append(.finishWake(id: wakeID, finishedAt: at.millisecondsSinceEpoch, result: .killed(cause)))
+                killedWakes[wakeID] = cause
             case .taskPending(let request, _, let why):
                 actions.changes.append(.setTaskRequest(id: request, state: .pending, why: why.stored, at: nil))
             case .startTask(let start):

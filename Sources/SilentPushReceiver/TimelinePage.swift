@@ -70,7 +70,7 @@ enum TimelinePage {
           .fate-injected { background: #000; }
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
           .result-deadlineExceeded { background: #b33; } .result-running { background: #fb3; color: #222; }
-          .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; } .outcome-interrupted { background: #999; }
+          .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; } .outcome-interrupted, .outcome-killed { background: #999; }
           .outcome-expired { background: #c80; } .outcome-running { background: #fb3; color: #222; }
           .outcome-cancelled, .outcome-replaced { background: #999; }
           .result-reload { background: #39c; }
@@ -136,7 +136,7 @@ enum TimelinePage {
             task runs:
             <span><i class="pill outcome-completed"></i>completed</span><span><i class="pill outcome-expired"></i>expired</span>
             <span><i class="pill outcome-failed"></i>failed or terminated</span>
-            <span><i class="pill outcome-interrupted"></i>interrupted by a stop</span>
+            <span><i class="pill outcome-interrupted"></i>interrupted by a stop, or killed with the app</span>
             <span><i class="bar result-reload"></i>widget or control reload</span>
             Live Activity updates:
             <span><i class="update-applied"></i>applied</span><span><i class="update-waiting"></i>waiting</span>
@@ -766,7 +766,7 @@ enum TimelinePage {
           const w = state.wakes.get(id);
           if (!w) return `<h2>wake ${id}</h2><p>not loaded: load older pushes.</p>`;
           return `<h2>wake ${w.id}: <span data-result="${esc(w.result || "running")}">${esc(w.result || "running")}</span></h2>` +
-            `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
+            `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : w.endedBy === "killed" ? `the device killed the app (${esc(w.reason)}) after ${w.durationMs} ms` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
             table([
               ["delivered", pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)], ["coalesced into it", w.coalesced.map(id => pushLink(id)).join(", ") || "none"],
               ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],

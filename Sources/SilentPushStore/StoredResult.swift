@@ -3,8 +3,8 @@ import SilentPushCore
 /// A fetch result as the `wakes` table holds it, in its `result` and `reason` columns: the
 /// one mapping between `FetchResult` and SQL, both ways. `result` names the kind: `newData`,
 /// `noData`, `failed` (a handler's failure, its words in `reason`), or the receiver's own
-/// ending, `deadlineExceeded`, `shutdown` or `interrupted` (no `reason`), so no handler's
-/// words read back as the receiver's.
+/// ending, `deadlineExceeded`, `shutdown` or `interrupted` (no `reason`), or `killed` (the
+/// `AppKill` in `reason`), so no handler's words read back as the receiver's or the device's.
 struct StoredResult: Equatable {
     var result: String
     var reason: String?
@@ -18,6 +18,7 @@ struct StoredResult: Equatable {
         case .deadlineExceeded: (result, reason) = ("deadlineExceeded", nil)
         case .shutdown: (result, reason) = ("shutdown", nil)
         case .interrupted: (result, reason) = ("interrupted", nil)
+        case .killed(let cause): (result, reason) = ("killed", cause.rawValue)
         }
     }
 
@@ -36,6 +37,7 @@ struct StoredResult: Equatable {
         case "deadlineExceeded": .deadlineExceeded
         case "shutdown": .shutdown
         case "interrupted": .interrupted
+        case "killed": reason.flatMap(AppKill.init(rawValue:)).map(FetchResult.killed)
         default: nil
         }
     }

@@ -94,6 +94,23 @@ import Testing
         #expect(scenario.run(of: request)?.startedAt == Scenario.at(7))
     }
 
+    @Test(arguments: AppKill.allCases) func killingTheAppEndsItsTaskRunsKilledWithNoPenalty(cause: AppKill) throws {
+        let scenario = Scenario(.ios)
+        scenario.completeTasksImmediately = false
+        let request = try #require(Self.id(scenario.submit("refresh", .refresh, for: Self.app, at: 0)))
+        let run = try #require(scenario.run(of: request))
+        WakePolicyTests().kill(scenario, cause, at: 10)
+        #expect(scenario.terminatedRuns == [run.runID])  // its handler is stopped
+        #expect(scenario.runOutcomes[run.runID] == .killed)
+        #expect(scenario.policy.runningTasks(of: Self.app).isEmpty)
+        #expect(!scenario.completeTask(run, success: true, at: 11))  // a later completion is not taken
+        // The app did nothing wrong: its next refresh waits only the interval, no penalty.
+        if cause == .forceQuit { scenario.setDevice("d1", DeviceState(), at: 11) }
+        let next = try #require(Self.id(scenario.submit("refresh", .refresh, for: Self.app, at: 12)))
+        scenario.advance(to: 15 * Self.minute)
+        #expect(scenario.run(of: next)?.startedAt == Scenario.at(15 * Self.minute))
+    }
+
     @Test func processingWaitsForIdleChargingAndTheNetworkWhenItRequiresThem() throws {
         let scenario = Scenario(.ios)
         let request = try #require(Self.id(scenario.submit("clean", .processing, for: Self.app, at: 0, network: true, power: true)))

@@ -39,6 +39,8 @@ import Testing
         var fates: [UInt64: Fate] = [:]
         var wakes: [WakeStart<App, DeviceInstant>] = []
         var cancelled: [UInt64] = []
+        /// Wakes the device killed, and why, in order.
+        var killed: [(wakeID: UInt64, cause: AppKill)] = []
         var completeImmediately = true
         /// Task runs: each task completes (success) as it starts, unless false.
         var completeTasksImmediately = true
@@ -159,6 +161,8 @@ import Testing
                     for push in riding { fates[push] = .dropped(reason) }
                 case .cancelWake(let wakeID, _):
                     cancelled.append(wakeID)
+                case .killWake(let wakeID, _, let cause, _):
+                    killed.append((wakeID, cause))
                 case .taskPending(let request, _, let why):
                     taskWhys[request] = why
                 case .startTask(let start):
@@ -349,6 +353,55 @@ import Testing
         scenario.setDevice("d1", DeviceState(forceQuit: false), at: 21 * Self.minute)
         let launched = scenario.push(Self.app, at: 22 * Self.minute)
         #expect(scenario.fates[launched] == .delivered(at: 22 * Self.minute))
+    }
+
+    /// What the device does to each app it kills (force-quit, restart, deletion).
+    func kill(_ scenario: Scenario, _ cause: AppKill, at seconds: Int64) {
+        scenario.stepTimers(before: seconds)
+        switch cause {
+        case .forceQuit: scenario.setDevice("d1", DeviceState(forceQuit: true), at: seconds)
+        case .reboot: scenario.apply(scenario.policy.reboot("d1", now: Scenario.at(seconds)))
+        case .appDeleted: scenario.apply(scenario.policy.appDeleted(device: "d1", now: Scenario.at(seconds)))
+        }
+    }
+
+    @Test(arguments: AppKill.allCases) func killingTheAppEndsItsRunningWakeAndFreesItsSlot(cause: AppKill) throws {
+        var settings = WakeSettings(minimumInterval: .seconds(15 * 60))
+        settings.maximumConcurrentFetches = 1
+        let scenario = Scenario(settings)
+        scenario.completeImmediately = false
+        let other = App(device: "d2", topic: "com.example.app")
+        scenario.push(Self.app, at: 0)
+        let wake = try #require(scenario.wakes.first)
+        let held = scenario.push(other, at: 5)
+        #expect(scenario.why(held) == .fetchSlots(running: 1, cap: 1))
+
+        kill(scenario, cause, at: 10)
+        #expect(scenario.killed.map(\.wakeID) == [wake.wakeID] && scenario.killed.map(\.cause) == [cause])
+        #expect(scenario.cancelled.isEmpty)  // not its deadline: no overrun
+        #expect(!scenario.policy.isRunning(Self.app))
+        #expect(scenario.fates[held] == .delivered(at: 10))  // the fetch slot it held is free
+        #expect(!scenario.complete(wake, at: 11))  // what the handler says later is not taken
+        // Its deadline passes with nothing to cancel.
+        scenario.advance(to: 60)
+        #expect(scenario.cancelled == [scenario.wakes[1].wakeID] && scenario.killed.count == 1)
+    }
+
+    @Test func aKilledWakeDoublesNoIntervalAndAnotherDevicesWakeRuns() throws {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(15 * 60)))
+        scenario.completeImmediately = false
+        scenario.push(Self.app, at: 0)
+        let other = App(device: "d2", topic: "com.example.app")
+        scenario.push(other, at: 1)
+        kill(scenario, .forceQuit, at: 10)
+        #expect(scenario.killed.map(\.wakeID) == [scenario.wakes[0].wakeID])  // d2's wake runs on
+        #expect(scenario.policy.isRunning(other))
+        scenario.setDevice("d1", DeviceState(), at: 20)
+        // The next push waits the plain interval from the killed wake's start, not twice it.
+        let next = scenario.push(Self.app, at: 60)
+        #expect(
+            scenario.fates[next]
+                == .pending(.minimumInterval(lastWake: Scenario.at(0), interval: .seconds(15 * 60), until: Scenario.at(15 * Self.minute))))
     }
 
     @Test func backgroundAppRefreshOffDrops() {

@@ -193,6 +193,26 @@ import Testing
         #expect(actions.changes.contains(.setFate(push: 2, fate: .dropped(.forceQuit), generation: nil)))
     }
 
+    /// A force-quit, a restart or a deletion kills the app: its running wake is recorded
+    /// `killed` at that moment and its handler cancelled; what the handler says later is not
+    /// recorded, and is answered with what was.
+    @Test(arguments: AppKill.allCases) func killingTheAppEndsItsWakeAtOnceAndIgnoresTheLateAnswer(cause: AppKill) throws {
+        var recorder = Self.recorder()
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        let actions =
+            switch cause {
+            case .forceQuit: recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.at(4)) { _ in }
+            case .reboot: recorder.reboot(Self.device, now: Self.at(4)) { _ in }
+            case .appDeleted: recorder.appDeleted(Self.device, now: Self.at(4)) { _ in }
+            }
+        #expect(actions.ended.map(\.wakeID) == [start.wakeID] && actions.ended.map(\.cancel) == [true])
+        #expect(actions.changes.contains(.finishWake(id: start.wakeID, finishedAt: Self.at(4).millisecondsSinceEpoch, result: .killed(cause))))
+        #expect(recorder.running.isEmpty)
+        let late = recorder.fetchCompleted(start, result: .newData, now: Self.at(6))
+        #expect(late.reply == .fetchRecorded(.killed(cause)))
+        #expect(late.changes.isEmpty && late.ended.isEmpty)
+    }
+
     /// Opening the app, or restarting the device, ends a force-quit: the device's state is
     /// recorded without it and a push wakes the app again.
     @Test(arguments: ["opened", "rebooted"]) func aForceQuitEndsWhenTheAppIsOpenedOrTheDeviceRestarts(_ how: String) throws {
