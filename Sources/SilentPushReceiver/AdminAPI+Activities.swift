@@ -129,6 +129,8 @@ extension AdminAPI {
             return Self.respond(.created, activityJSON(activity, updates: try await device.activityUpdates(activity.id)))
         } catch let error as AdminError {
             return Self.error(error.status, error.message)
+        } catch let refusal as AppNotInstalled {
+            return Self.error(.conflict, refusal.description)
         } catch LiveActivityIgnored.unknownChannel {
             return Self.error(
                 .unprocessableContent,

@@ -70,6 +70,8 @@ extension AdminAPI {
                 : ""
             return Self.error(
                 status, refusal.description + hint, extra: [("code", .string(refusal.rawValue)), ("errorCode", .int(Int64(refusal.code)))])
+        } catch let refusal as AppNotInstalled {
+            return Self.error(.conflict, refusal.description)
         } catch let stopping as DeviceStopping {
             return Self.error(.serviceUnavailable, stopping.description)
         } catch {

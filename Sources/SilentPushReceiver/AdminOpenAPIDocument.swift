@@ -1449,6 +1449,9 @@ enum AdminOpenAPIDocument {
              "415": {
               "$ref": "#/components/responses/NotJSON"
              },
+             "409": {
+              "$ref": "#/components/responses/AppNotInstalled"
+             },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
              },
@@ -1507,7 +1510,7 @@ enum AdminOpenAPIDocument {
               "$ref": "#/components/responses/TaskRefused"
              },
              "409": {
-              "$ref": "#/components/responses/TaskRefused"
+              "$ref": "#/components/responses/TaskConflict"
              },
              "413": {
               "$ref": "#/components/responses/TooLarge"
@@ -2626,6 +2629,51 @@ enum AdminOpenAPIDocument {
              "application/problem+json": {
               "schema": {
                "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "AppNotInstalled": {
+            "description": "The app is not installed on the device (its token is unregistered); `detail` says how to register it again.",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "$ref": "#/components/schemas/Problem"
+              }
+             }
+            }
+           },
+           "TaskConflict": {
+            "description": "BGTaskScheduler refused the request (`code` `unavailable`, `tooManyPendingTaskRequests` or\n`immediateRunIneligible`, with `errorCode`), or the app is not installed on the device (its\ntoken is unregistered; no `code`).\n",
+            "content": {
+             "application/problem+json": {
+              "schema": {
+               "allOf": [
+                {
+                 "$ref": "#/components/schemas/Problem"
+                },
+                {
+                 "type": "object",
+                 "properties": {
+                  "code": {
+                   "enum": [
+                    "unavailable",
+                    "tooManyPendingTaskRequests",
+                    "notPermitted",
+                    "immediateRunIneligible"
+                   ]
+                  },
+                  "errorCode": {
+                   "enum": [
+                    1,
+                    2,
+                    3,
+                    4
+                   ]
+                  }
+                 }
+                }
+               ]
               }
              }
             }

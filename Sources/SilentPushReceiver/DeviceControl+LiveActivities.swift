@@ -11,12 +11,14 @@ extension DeviceControl {
 
     /// Starts a Live Activity as the app does (`Activity.request`): subscribed to `channel`,
     /// else with a new update token. Throws `LiveActivityIgnored.unknownChannel` for a
-    /// channel the app does not have in this environment.
+    /// channel the app does not have in this environment, `AppNotInstalled` when the app was
+    /// deleted (its token unregistered).
     public func startActivity(
         device: String, bundleID: String, attributesType: String, attributes: String = "{}", contentState: String = "{}",
         channel: ChannelID? = nil
     ) async throws -> LiveActivity {
         let device = Self.stored(device)
+        try requireInstalled(device)
         return try await runtime.startActivity(
             app: LiveActivityApp(device: device, bundleID: bundleID), attributesType: attributesType, attributes: attributes,
             contentState: contentState, channel: channel)

@@ -33,12 +33,14 @@ extension DeviceControl {
     }
 
     /// Submits a request for `topic`'s app on `device`, as `BGTaskScheduler.submit` does.
-    /// Throws a `TaskSubmitError` (Apple's code) when iOS would refuse it, `DeviceStopping` while
-    /// the receiver shuts down. Returns the request's
-    /// record once it is committed: pending, with why, or launched already.
+    /// Throws a `TaskSubmitError` (Apple's code) when iOS would refuse it, `AppNotInstalled`
+    /// when the app was deleted (its token unregistered), `DeviceStopping` while the receiver
+    /// shuts down. Returns the request's record once it is committed: pending, with why, or
+    /// launched already.
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
         let device = Self.stored(device)
+        try requireInstalled(device)
         let declaration = declarations[topic]
         // The recorder numbers the request (id 0 here is replaced) and replies with its id.
         let request = TaskRequest(

@@ -30,6 +30,12 @@ public struct DeviceControl: Sendable {
     /// The durable record, for the admin API's export and health.
     package var store: PushStore { runtime.store }
 
+    /// Throws `AppNotInstalled` when `device`'s token is unregistered: the app was deleted,
+    /// and nothing of it runs to ask the system for anything.
+    func requireInstalled(_ device: String) throws(AppNotInstalled) {
+        if case .unregistered? = endpoint.withDevices({ $0.entry(device)?.state }) { throw AppNotInstalled(deviceToken: device) }
+    }
+
     /// Which apps may submit which background tasks, by topic.
     var declarations: [String: AppDeclaration] { runtime.declarations }
 

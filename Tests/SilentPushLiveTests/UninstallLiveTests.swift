@@ -35,4 +35,30 @@ import Testing
             await client.close()
         }
     }
+
+    /// A deleted app runs nothing, so it submits no task and starts no Live Activity: both
+    /// are refused (409, saying how to register the token again) until it is registered.
+    @Test func anUninstalledAppSubmitsNoTaskAndStartsNoActivity() async throws {
+        try await Receiver.withTesting({
+            $0.apps = [SamplePush.topic: AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])]
+        }) { receiver in
+            let admin = try #require(receiver.adminPort)
+            let device = "/v1/devices/\(SamplePush.deviceToken)"
+            _ = try await SilentPushdDeviceTests.admin(admin, "PATCH", device, body: #"{"unregistered": true}"#)
+            await #expect(throws: AppNotInstalled(deviceToken: SamplePush.deviceToken)) {
+                try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            }
+            let task = try await SilentPushdDeviceTests.admin(
+                admin, "POST", "\(device)/apps/\(SamplePush.topic)/tasks", body: #"{"identifier": "com.example.refresh", "kind": "refresh"}"#)
+            #expect(task.status == 409 && (task.json["detail"] as? String)?.contains(#"{"unregistered": false}"#) == true, "\(task.json)")
+            let activity = try await SilentPushdDeviceTests.admin(
+                admin, "POST", "\(device)/apps/\(SamplePush.topic)/activities", body: #"{"attributesType": "Score"}"#)
+            #expect(activity.status == 409, "\(activity.json)")
+            #expect(try await receiver.taskRequests().isEmpty)
+            // Registered again, it asks as any app does.
+            _ = try await SilentPushdDeviceTests.admin(admin, "PATCH", device, body: #"{"unregistered": false}"#)
+            let request = try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            #expect(request.request.identifier == "com.example.refresh")
+        }
+    }
 }
