@@ -15,7 +15,8 @@ public enum DeviceClockError: Error, Sendable, Equatable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case .notManual: "the device runs on the system clock; start silentpushd with --clock manual to move it"
+        case .notManual:
+            "the device runs on the system clock; start silentpushd with --clock manual to move it (in Swift: configuration.clock = .manual)"
         case .busy: "another clock advance is under way"
         case .outOfRange: "the device clock cannot go past 2262-04-11"
         case .backwards: "the device clock only moves forward: give a span of zero or more"

@@ -311,7 +311,8 @@ public final class Receiver: Service, Sendable {
     }
 
     /// Waits until `run()` has bound every listener and written the ready file; throws the
-    /// error that stopped it instead.
+    /// error that stopped it instead, or `CancellationError` when the caller is cancelled
+    /// first (as for a receiver nobody runs).
     public func ready() async throws {
         _ = try await readiness.wait()
     }

@@ -11,11 +11,14 @@ final class ReceiverReadiness: Sendable {
         var admin: Int?
     }
 
-    private enum State {
+    /// Callers of `wait()` waiting, by a number of their own (a cancelled one leaves).
+    fileprivate typealias Waiters = [UInt64: CheckedContinuation<Ports, any Error>]
+
+    fileprivate enum State {
         /// `run()` has not been called.
-        case idle(waiters: [CheckedContinuation<Ports, any Error>])
+        case idle(waiters: Waiters)
         /// `run()` is binding the listeners.
-        case starting(waiters: [CheckedContinuation<Ports, any Error>])
+        case starting(waiters: Waiters)
         /// Every listener is bound, or the run failed before they were.
         case settled(Result<Ports, any Error>)
         /// `run()` has returned (a receiver runs once), with the error that stopped it before
@@ -23,7 +26,8 @@ final class ReceiverReadiness: Sendable {
         case stopped(failure: (any Error)?)
     }
 
-    private let state = Mutex(State.idle(waiters: []))
+    private let state = Mutex(State.idle(waiters: [:]))
+    private let nextWaiter = Atomic<UInt64>(0)
 
     /// The outcome, while the run is settled and has not returned.
     var result: Result<Ports, any Error>? {
@@ -46,56 +50,89 @@ final class ReceiverReadiness: Sendable {
 
     /// Settles the outcome (the first call wins) and resumes every waiter.
     func settle(_ result: Result<Ports, any Error>) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Ports, any Error>] in
+        let waiters = state.withLock { state -> Waiters in
             switch state {
-            case .settled, .stopped: return []
+            case .settled, .stopped: return [:]
             case .idle(let waiters), .starting(let waiters):
                 state = .settled(result)
                 return waiters
             }
         }
-        for waiter in waiters { waiter.resume(with: result) }
+        for waiter in waiters.values { waiter.resume(with: result) }
     }
 
     /// `run()` has returned: waiters still waiting hear it stopped before it was ready, and
     /// later ones why it failed, or that it has run.
     func end() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Ports, any Error>] in
+        let waiters = state.withLock { state -> Waiters in
             switch state {
             case .idle(let waiters), .starting(let waiters):
                 state = .stopped(failure: ReceiverStartError.stoppedBeforeReady)
                 return waiters
             case .settled(.failure(let error)):
                 state = .stopped(failure: error)
-                return []
+                return [:]
             case .settled(.success):
                 state = .stopped(failure: nil)
-                return []
+                return [:]
             case .stopped:
-                return []
+                return [:]
             }
         }
-        for waiter in waiters { waiter.resume(throwing: ReceiverStartError.stoppedBeforeReady) }
+        for waiter in waiters.values { waiter.resume(throwing: ReceiverStartError.stoppedBeforeReady) }
     }
 
-    /// Waits for the outcome.
+    /// Waits for the outcome; throws `CancellationError` when the caller is cancelled first
+    /// (a receiver never run would otherwise keep it waiting for good).
     func wait() async throws -> Ports {
-        try await withCheckedThrowingContinuation { continuation in
-            let settled = state.withLock { state -> Result<Ports, any Error>? in
-                switch state {
-                case .settled(let result): return result
-                case .stopped(let failure): return .failure(failure ?? ReceiverStartError.alreadyRan)
-                case .idle(var waiters):
-                    waiters.append(continuation)
-                    state = .idle(waiters: waiters)
-                    return nil
-                case .starting(var waiters):
-                    waiters.append(continuation)
-                    state = .starting(waiters: waiters)
-                    return nil
+        let id = nextWaiter.add(1, ordering: .relaxed).newValue
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let settled = state.withLock { state -> Result<Ports, any Error>? in
+                    switch state {
+                    case .settled(let result): return result
+                    case .stopped(let failure): return .failure(failure ?? ReceiverStartError.alreadyRan)
+                    case .idle, .starting:
+                        // Cancelled before it could wait: the handler found nothing to resume.
+                        if Task.isCancelled { return .failure(CancellationError()) }
+                        state.adding(id, continuation)
+                        return nil
+                    }
                 }
+                if let settled { continuation.resume(with: settled) }
             }
-            if let settled { continuation.resume(with: settled) }
+        } onCancel: {
+            state.withLock { $0.removing(id) }?.resume(throwing: CancellationError())
+        }
+    }
+}
+
+extension ReceiverReadiness.State {
+    /// Adds a waiter (idle or starting; otherwise nothing).
+    fileprivate mutating func adding(_ id: UInt64, _ continuation: CheckedContinuation<ReceiverReadiness.Ports, any Error>) {
+        switch self {
+        case .idle(var waiters):
+            waiters[id] = continuation
+            self = .idle(waiters: waiters)
+        case .starting(var waiters):
+            waiters[id] = continuation
+            self = .starting(waiters: waiters)
+        case .settled, .stopped: break
+        }
+    }
+
+    /// Takes waiter `id` out, if it still waits.
+    fileprivate mutating func removing(_ id: UInt64) -> CheckedContinuation<ReceiverReadiness.Ports, any Error>? {
+        switch self {
+        case .idle(var waiters):
+            let waiter = waiters.removeValue(forKey: id)
+            self = .idle(waiters: waiters)
+            return waiter
+        case .starting(var waiters):
+            let waiter = waiters.removeValue(forKey: id)
+            self = .starting(waiters: waiters)
+            return waiter
+        case .settled, .stopped: return nil
         }
     }
 }

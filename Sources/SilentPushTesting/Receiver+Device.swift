@@ -4,8 +4,9 @@ import SilentPushStore
 
 extension Receiver {
     /// Moves the manual device clock forward (see `DeviceControl.advance(by:)`): timers in
-    /// the span fire at their exact device time, in order.
-    public func advanceClock(by duration: Duration) async throws {
+    /// the span fire at their exact device time, in order. Returns the clock's new time.
+    @discardableResult
+    public func advanceClock(by duration: Duration) async throws(DeviceClockError) -> DeviceInstant {
         try await device.advance(by: duration)
     }
 
@@ -27,8 +28,9 @@ extension Receiver {
         try await device.setLastOpened(opened, device: deviceToken, topic: topic)
     }
 
-    /// Restarts the device: no background launch starts during the warm-up
-    /// (`WakeSettings.rebootWarmup`). Returns when the warm-up ends.
+    /// Restarts the device: what its apps ran is killed (recorded `killed`), and no
+    /// background launch starts during the warm-up (`WakeSettings.rebootWarmup`, zero unless
+    /// set). Returns at once, with the device time the warm-up ends (move the clock there).
     @discardableResult
     public func reboot(_ deviceToken: String = SamplePush.deviceToken) async throws -> DeviceInstant {
         try await device.reboot(deviceToken)
@@ -91,11 +93,16 @@ extension Receiver {
 
     /// Waits until the push with this `apns-id` has a fate of `kind` (`.delivered`, say,
     /// whichever wake delivers it) and returns it; throws ``FateWaitTimeout``, with the last
-    /// fate seen, when `timeout` of real time passes first.
+    /// fate seen, when `timeout` of real time passes first, or at once when the push has a
+    /// fate it cannot leave (delivered, dropped, rejected…) that is not `kind`.
     @discardableResult
     public func fate(of apnsID: String, becomes kind: PushFate.Kind, within timeout: Duration = .seconds(10)) async throws -> PushFate {
-        let fate = try await waitForFate(of: apnsID, timeout: timeout) { $0?.kind == kind }
-        guard let fate, fate.kind == kind else { throw FateWaitTimeout(apnsID: apnsID, expected: kind, last: fate, waited: timeout) }
+        let started = ContinuousClock.now
+        let fate = try await waitForFate(of: apnsID, timeout: timeout) { $0?.kind == kind || $0?.canStillChange == false }
+        guard let fate, fate.kind == kind else {
+            let waited = fate?.canStillChange == false ? ContinuousClock.now - started : timeout
+            throw FateWaitTimeout(apnsID: apnsID, expected: kind, last: fate, waited: waited)
+        }
         return fate
     }
 
@@ -141,7 +148,9 @@ extension Receiver {
         try await device.coalescedAPNsIDs(wakeID: wakeID)
     }
 
-    /// Sets a device's state (force-quit, Background App Refresh, Low Power Mode, budget).
+    /// Sets a device's whole state (force-quit, Background App Refresh, Low Power Mode,
+    /// budget, battery, network…): fields left out of `state` take their defaults. To change
+    /// one, start from `device.deviceState(of:)`.
     public func setDeviceState(_ state: DeviceState, for deviceToken: String = SamplePush.deviceToken) async throws {
         try await device.setDeviceState(state, for: deviceToken)
     }

@@ -35,6 +35,24 @@ import Testing
         #expect(stopped, "\(String(describing: connect))")
     }
 
+    /// Waiting for a receiver nobody runs ends when the waiting task is cancelled (a test's
+    /// time limit, say): it waited for good, whatever cancelled it.
+    @Test(.timeLimit(.minutes(1))) func waitingForAReceiverNeverRunEndsWhenCancelled() async throws {
+        let receiver = try await Receiver(.testing(), logger: .silentPushTesting)
+        let waiting = Task { try await TestPushClient.connect(to: receiver) }
+        try await Task.sleep(for: .milliseconds(100))
+        waiting.cancel()
+        let started = ContinuousClock.now
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        // Cancelled before it begins to wait, it ends at once too.
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await receiver.ready()
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+    }
+
     /// Two receivers of one process on one SQLite file: the second is refused (both used to
     /// start, and the second answered every push 503); once the first closes, it is free.
     @Test func aSecondReceiverOnTheSameFileInThisProcessIsRefused() async throws {

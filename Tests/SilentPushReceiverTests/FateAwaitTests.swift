@@ -75,4 +75,27 @@ import Testing
             }
         }
     }
+
+    /// A fate the push cannot leave ends the wait at once, saying what it is and why; one
+    /// still waiting says what it waits for.
+    @Test func aFinalFateEndsTheWaitAtOnceAndTheTimeoutSaysWhy() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await client.push(apnsID: Self.first)
+            try await client.push(apnsID: Self.second)
+            let waiting = try await #require(throws: FateWaitTimeout.self) {
+                try await receiver.fate(of: Self.second, becomes: .delivered, within: .milliseconds(100))
+            }
+            #expect(waiting.description.contains("it is pending (waiting: minimumInterval until "), "\(waiting)")
+            try await receiver.setDeviceState(DeviceState(forceQuit: true))
+            let started = ContinuousClock.now
+            let dropped = try await #require(throws: FateWaitTimeout.self) {
+                try await receiver.fate(of: Self.second, becomes: .delivered, within: .seconds(30))
+            }
+            #expect(ContinuousClock.now - started < .seconds(10), "not the whole 30 s")
+            #expect(dropped.last == .dropped(.forceQuit))
+            #expect(dropped.description == "push \(Self.second) will not become delivered: it is dropped: app force-quit", "\(dropped)")
+            await client.close()
+        }
+    }
 }
