@@ -45,9 +45,11 @@ extension Receiver {
         try await device.submitTask(submission, device: deviceToken, topic: topic)
     }
 
-    /// Task runs of `topic`'s app on `deviceToken`, oldest first: the newest 1,000.
-    public func taskRuns(topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken) async throws -> [TaskRunRecord] {
-        try await device.taskRuns(device: deviceToken, topic: topic, limit: 1000).reversed()
+    /// Task runs of `topic`'s app on `deviceToken`, oldest first: the newest `limit`.
+    public func taskRuns(
+        topic: String = SamplePush.topic, on deviceToken: String = SamplePush.deviceToken, limit: Int = 1000
+    ) async throws -> [TaskRunRecord] {
+        try await device.taskRuns(device: deviceToken, topic: topic, limit: limit).reversed()
     }
 
     /// The task requests of `topic`'s app on `deviceToken`, oldest first: the newest 100.
@@ -116,9 +118,11 @@ extension Receiver {
         }
     }
 
-    /// Background transfers, oldest first, for a device, topic and/or session: the newest 1,000.
-    public func transfers(deviceToken: String? = nil, topic: String? = nil, session: String? = nil) async throws -> [TransferRecord] {
-        try await device.transfers(device: deviceToken, topic: topic, session: session, limit: 1000).reversed()
+    /// Background transfers, oldest first, for a device, topic and/or session: the newest `limit`.
+    public func transfers(
+        deviceToken: String? = nil, topic: String? = nil, session: String? = nil, limit: Int = 1000
+    ) async throws -> [TransferRecord] {
+        try await device.transfers(device: deviceToken, topic: topic, session: session, limit: limit).reversed()
     }
 
     /// Waits until the transfers (oldest first, for a device, topic and/or session) satisfy
@@ -138,9 +142,9 @@ extension Receiver {
         }
     }
 
-    /// Wakes, oldest first, for a device and/or topic: the newest 1,000.
-    public func wakes(deviceToken: String? = nil, topic: String? = nil) async throws -> [WakeRecord] {
-        try await device.wakes(deviceToken: deviceToken, topic: topic, limit: 1000).reversed()
+    /// Wakes, oldest first, for a device and/or topic: the newest `limit`.
+    public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 1000) async throws -> [WakeRecord] {
+        try await device.wakes(deviceToken: deviceToken, topic: topic, limit: limit).reversed()
     }
 
     /// The `apns-id`s coalesced into wake `wakeID`, oldest first.

@@ -35,7 +35,8 @@ public final class TestPushClient: Sendable {
     /// - Parameters:
     ///   - payload: The JSON payload, sent as given.
     ///   - deviceToken: The device token in the path.
-    ///   - topic: `apns-topic`.
+    ///   - topic: `apns-topic`; nil: the dev topic with `pushType`'s suffix
+    ///     (`com.example.app.push-type.liveactivity` for a Live Activity push).
     ///   - priority: `apns-priority`; nil sends none (APNs then assumes 10).
     ///   - pushType: `apns-push-type`; nil sends none.
     ///   - expiration: `apns-expiration`, seconds since the epoch; 0 means "deliver now or never".
@@ -48,10 +49,11 @@ public final class TestPushClient: Sendable {
     @discardableResult
     public func push(
         _ payload: String = #"{"aps":{"content-available":1}}"#,
-        to deviceToken: String = SamplePush.deviceToken, topic: String = SamplePush.topic,
+        to deviceToken: String = SamplePush.deviceToken, topic: String? = nil,
         priority: APNsPriority? = .normal, pushType: APNsPushType? = .background, expiration: Int64? = nil,
         apnsID: String? = nil, collapseID: String? = nil, rawHeaders: KeyValuePairs<String, String> = [:]
     ) async throws -> TestPushResponse {
+        let topic = topic ?? SamplePush.topic + (pushType?.topicSuffix ?? "")
         var headers: [(name: String, value: String)] = [("authorization", "bearer \(jwt)"), ("apns-topic", topic)]
         if let pushType { headers.append(("apns-push-type", pushType.rawValue)) }
         if let priority { headers.append(("apns-priority", String(priority.rawValue))) }

@@ -53,6 +53,18 @@ import Testing
         await #expect(throws: CancellationError.self) { try await cancelled.value }
     }
 
+    /// A push of a type with a topic suffix goes, by default, to the dev topic with it: a Live
+    /// Activity update is not refused for its topic.
+    @Test func aPushTypesDefaultTopicHasItsSuffix() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let update = #"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#
+            let answer = try await client.push(update, priority: .high, pushType: .liveactivity)
+            #expect(answer.status == 200, "\(String(describing: answer.reason))")
+            await client.close()
+        }
+    }
+
     /// Two receivers of one process on one SQLite file: the second is refused (both used to
     /// start, and the second answered every push 503); once the first closes, it is free.
     @Test func aSecondReceiverOnTheSameFileInThisProcessIsRefused() async throws {
