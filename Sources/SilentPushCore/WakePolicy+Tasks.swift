@@ -241,7 +241,9 @@ extension WakePolicy {
         let device = devices.isEmpty ? nil : devices[key.device]
         let state = device?.state ?? DeviceState()
         if request.kind == .continued {
-            // Started by the user in the foreground: only a critical device holds it.
+            // Started by the user in the foreground: only a critical device holds it, or an
+            // app force-quit (its process is gone until it is opened again).
+            if state.forceQuit { return .held(.forceQuit) }
             return state.thermalState == .critical ? .held(.thermal(.critical)) : soon
         }
         if !state.backgroundRefresh { return .held(.backgroundRefreshOff) }

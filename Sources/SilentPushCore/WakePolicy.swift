@@ -652,8 +652,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// The system killed `slot`'s app at `now` (`cause`): its running wake ends `killed`
-    /// (`.killWake`) and its task runs too (`.terminateTask`, then `.taskEnded` `killed`).
-    /// Their slots are free again; no penalty follows, as the app did nothing wrong.
+    /// (`.killWake`) and the task runs it had running too (`.terminateTask`, then
+    /// `.taskEnded` `killed`). Their slots are free again for what waits, which is judged as
+    /// ever (a force-quit holds it); no penalty follows, as the app did nothing wrong.
     @inlinable mutating func kill(_ slot: Int, because cause: AppKill, now: Instant) {
         let app = apps[slot]
         if states[slot].runningWake != 0 {
@@ -661,7 +662,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             states[slot].runningWake = 0
             runningFetches -= 1
         }
-        while let runID = tasks[Int32(slot)]?.running.first?.start.runID, let run = removeRun(runID, at: slot) {
+        // Only the runs under way now: one a freed slot starts below is not killed with them.
+        for runID in tasks[Int32(slot)]?.running.map(\.start.runID) ?? [] {
+            guard let run = removeRun(runID, at: slot) else { continue }
             actions.append(.terminateTask(runID: runID, app: app))
             actions.append(.taskEnded(runID: runID, app: app, outcome: .killed, at: now))
             runEnded(run, at: slot, now: now)

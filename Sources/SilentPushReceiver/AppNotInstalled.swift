@@ -11,6 +11,6 @@ public struct AppNotInstalled: Error, Sendable, Equatable, CustomStringConvertib
 
     public var description: String {
         "the app is not installed on this device (its token is unregistered): a deleted app asks for nothing;"
-            + " register the token again first (PATCH /v1/devices/\(deviceToken) {\"unregistered\": false})"
+            + " use the token it was reinstalled with, or register this one again (PATCH /v1/devices/\(deviceToken) {\"unregistered\": false})"
     }
 }

@@ -101,8 +101,9 @@ public struct ExecFetchHandler: FetchHandler {
             return task.setTaskCompleted(success: false)
         }
         // A run's record says only failed: why, for the team reading the log (not an ending
-        // its expiration asked for: that run is expired, as it should be).
-        if outcome.termination != .exited(0), outcome.termination != .signaled(SIGKILL), !task.isExpired {
+        // its expiration asked for: that run is expired, as it should be; nor a stop the
+        // device made, terminating or killing it, whose record says so).
+        if outcome.termination != .exited(0), outcome.termination != .signaled(SIGKILL), !task.isExpired, !Task.isCancelled {
             logger.notice(
                 "task handler failed: \(Self.result(of: outcome).reason ?? "")",
                 metadata: ["task.run_id": "\(task.runID)", "task.identifier": "\(task.identifier)"])

@@ -69,7 +69,7 @@ enum TimelinePage {
           .fate-expired { background: #999; } .fate-dropped { background: #d55; } .fate-rejected { background: #a3a; }
           .fate-injected { background: #000; }
           .result-newData { background: #2a7; } .result-noData { background: #57a; } .result-failed { background: #d55; }
-          .result-deadlineExceeded { background: #b33; } .result-running { background: #fb3; color: #222; }
+          .result-deadlineExceeded { background: #b33; } .result-killed { background: #999; } .result-running { background: #fb3; color: #222; }
           .outcome-completed { background: #2a7; } .outcome-failed, .outcome-terminated { background: #d55; } .outcome-interrupted, .outcome-killed { background: #999; }
           .outcome-expired { background: #c80; } .outcome-running { background: #fb3; color: #222; }
           .outcome-cancelled, .outcome-replaced { background: #999; }
@@ -132,6 +132,7 @@ enum TimelinePage {
             wakes:
             <span><i class="bar result-newData"></i>newData</span><span><i class="bar result-noData"></i>noData</span>
             <span><i class="bar result-failed"></i>failed</span><span><i class="bar result-deadlineExceeded"></i>deadline exceeded</span>
+            <span><i class="bar result-killed"></i>killed with the app</span>
             <span><i class="bar result-running"></i>running</span>
             task runs:
             <span><i class="pill outcome-completed"></i>completed</span><span><i class="pill outcome-expired"></i>expired</span>
@@ -500,7 +501,7 @@ enum TimelinePage {
               const start = time(w.startedAt), end = w.finishedAt ? time(w.finishedAt) : now();
               if (!inView(start, end)) continue;
               const reload = w.kind && w.kind !== "fetch";
-              const result = reload ? "reload" : w.result ? (w.endedBy === "deadline" ? "deadlineExceeded" : w.result) : "running";
+              const result = reload ? "reload" : w.result ? (w.endedBy === "deadline" ? "deadlineExceeded" : w.endedBy === "killed" ? "killed" : w.result) : "running";
               const left = x(start), barWidth = Math.max(3, x(end) - left);
               const selected = state.selected?.kind === "wake" && state.selected.id === w.id ? " selected" : "";
               const said = reload ? w.kind + " reload" : w.result || "running";
@@ -766,7 +767,7 @@ enum TimelinePage {
           const w = state.wakes.get(id);
           if (!w) return `<h2>wake ${id}</h2><p>not loaded: load older pushes.</p>`;
           return `<h2>wake ${w.id}: <span data-result="${esc(w.result || "running")}">${esc(w.result || "running")}</span></h2>` +
-            `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : w.endedBy === "killed" ? `the device killed the app (${esc(w.reason)}) after ${w.durationMs} ms` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
+            `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : w.endedBy === "killed" ? `${esc(w.reason)}, after ${w.durationMs} ms: the handler was stopped` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
             table([
               ["delivered", pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)], ["coalesced into it", w.coalesced.map(id => pushLink(id)).join(", ") || "none"],
               ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],

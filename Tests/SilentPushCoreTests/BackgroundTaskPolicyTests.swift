@@ -111,6 +111,29 @@ import Testing
         #expect(scenario.run(of: next)?.startedAt == Scenario.at(15 * Self.minute))
     }
 
+    /// A kill ends the runs under way, not a request queued behind them: that one waits as
+    /// ever (held by a force-quit; after a restart it takes the freed slot).
+    @Test(arguments: [AppKill.forceQuit, .reboot]) func aKillLeavesTheRequestQueuedBehindItsRuns(cause: AppKill) throws {
+        let scenario = Scenario(.ios)
+        scenario.completeTasksImmediately = false
+        let a = try #require(Self.id(scenario.submit("export.a", .continued, for: Self.app, at: 0)))
+        let b = try #require(Self.id(scenario.submit("export.b", .continued, for: Self.app, at: 0)))
+        let c = try #require(Self.id(scenario.submit("export.c", .continued, for: Self.app, at: 1)))
+        #expect(scenario.taskWhys[c] == .continuedSlots(running: 2, capacity: 2))
+        let runs = try [a, b].map { try #require(scenario.run(of: $0)).runID }
+        WakePolicyTests().kill(scenario, cause, at: 10)
+        #expect(runs.map { scenario.runOutcomes[$0] } == [.killed, .killed])
+        switch cause {
+        case .forceQuit:
+            #expect(scenario.run(of: c) == nil && scenario.taskWhys[c] == .forceQuit)
+            scenario.setDevice("d1", DeviceState(), at: 20)  // opened again
+            #expect(scenario.run(of: c)?.startedAt == Scenario.at(20))
+        default:
+            let run = try #require(scenario.run(of: c))
+            #expect(run.startedAt == Scenario.at(10) && scenario.runOutcomes[run.runID] == nil, "it runs, not killed with the others")
+        }
+    }
+
     @Test func processingWaitsForIdleChargingAndTheNetworkWhenItRequiresThem() throws {
         let scenario = Scenario(.ios)
         let request = try #require(Self.id(scenario.submit("clean", .processing, for: Self.app, at: 0, network: true, power: true)))
