@@ -22,6 +22,18 @@ extension DeviceControl {
         return try await store.pushes(query)
     }
 
+    /// The pushes recorded (those APNs refused too, fate `rejected`), newest first, for a
+    /// device and/or topic: the newest `limit`.
+    public func receivedPushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [ReceivedPush] {
+        try await pushes(PushQuery(deviceToken: deviceToken, topic: topic, limit: max(0, limit))).map { record in
+            ReceivedPush(
+                apnsID: record.apnsID, deviceToken: record.deviceToken, topic: record.topic, pushType: APNsPushType(rawValue: record.pushType),
+                priority: APNsPriority(rawValue: record.priority), receivedAt: DeviceInstant(millisecondsSinceEpoch: record.receivedAt),
+                expiresAt: record.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)), collapseID: record.collapseID,
+                payload: record.payload, fate: record.fate)
+        }
+    }
+
     /// Wakes, newest first, for a device and/or topic.
     public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [WakeRecord] {
         let deviceToken = deviceToken.map(Self.stored)

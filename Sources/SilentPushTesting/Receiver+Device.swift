@@ -142,6 +142,13 @@ extension Receiver {
         }
     }
 
+    /// The pushes recorded, oldest first, for a device and/or topic (those APNs refused too,
+    /// fate `rejected`): the newest `limit`. For a provider under test, which pushes reached
+    /// a device, with what headers, and what became of each.
+    public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 1000) async throws -> [ReceivedPush] {
+        try await device.receivedPushes(deviceToken: deviceToken, topic: topic, limit: limit).reversed()
+    }
+
     /// Wakes, oldest first, for a device and/or topic: the newest `limit`.
     public func wakes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 1000) async throws -> [WakeRecord] {
         try await device.wakes(deviceToken: deviceToken, topic: topic, limit: limit).reversed()

@@ -65,6 +65,29 @@ import Testing
         }
     }
 
+    /// A test of a provider reads back which pushes reached a device, with their headers and
+    /// fates, refused ones included, without knowing their apns-ids.
+    @Test func thePushesADeviceGotReadBackWithTheirHeadersAndFates() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await client.push(priority: .high, collapseID: "score")
+            try await client.push(priority: .normal, expiration: 4_000_000_000)
+            let refused = try await client.push(priority: .normal, rawHeaders: ["apns-priority": "7"])
+            #expect(refused.status == 400)
+            await receiver.settle()
+            let pushes = try await receiver.pushes(deviceToken: SamplePush.deviceToken.uppercased())
+            #expect(pushes.map(\.fate.kind) == [.delivered, .pending, .rejected], "\(pushes)")
+            #expect(pushes.first?.priority == .high && pushes.first?.collapseID == "score" && pushes.first?.pushType == .background)
+            // A time to live from the system clock, on the device's (manual) clock.
+            #expect(pushes[1].expiresAt.map { $0 > pushes[1].receivedAt.advanced(by: .seconds(86_400 * 365)) } == true)
+            #expect(pushes[2].fate == .rejected(.badPriority))
+            #expect(String(decoding: pushes[0].payload, as: UTF8.self) == #"{"aps":{"content-available":1}}"#)
+            #expect(try await receiver.pushes(topic: "com.example.other").isEmpty)
+            #expect(try await receiver.pushes(limit: 1).map(\.fate.kind) == [.rejected])
+            await client.close()
+        }
+    }
+
     /// Two receivers of one process on one SQLite file: the second is refused (both used to
     /// start, and the second answered every push 503); once the first closes, it is free.
     @Test func aSecondReceiverOnTheSameFileInThisProcessIsRefused() async throws {
