@@ -1,7 +1,8 @@
-/// Why the system killed an app's process while one of its handlers ran (raw values: the
-/// admin API's words). iOS kills the process when the user force-quits the app, when the
-/// device restarts, and when the app is deleted; the handler never gets to answer.
-public enum AppKill: String, Sendable, CaseIterable {
+/// Why the system killed an app's process while one of its handlers ran (raw values: what
+/// the store keeps; `description`: what a wake's reason says). iOS kills the process when
+/// the user force-quits the app, when the device restarts, and when the app is deleted; the
+/// handler never gets to answer.
+public enum AppKill: String, Sendable, CaseIterable, CustomStringConvertible {
     /// The user force-quit the app from the app switcher.
     case forceQuit
     /// The device restarted.

@@ -177,8 +177,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             : new.forceQuit && !old.forceQuit
                 ? .forceQuit
                 : !new.backgroundRefresh && old.backgroundRefresh ? .backgroundAppRefreshOff : nil
+        let killed = dropReason == .forceQuit ? kill(appsOf: device, because: .forceQuit, now: now) : []
         for slot in 0..<apps.count where apps[slot].device == device {
-            if dropReason == .forceQuit { kill(slot, because: .forceQuit, now: now) }
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
                 let (generation, coalesced) = closeSlot(slot)
@@ -187,6 +187,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 evaluate(slot, now: now, announcePending: true)
             }
         }
+        for (slot, run) in killed { runEnded(run, at: slot, now: now) }
         if !tasks.isEmpty { deviceChangedForTasks(device, from: old, to: new, now: now) }
         startWaiting(now: now)
         return takeActions()
@@ -198,14 +199,15 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// what runs is killed (`kill`).
     @inlinable public mutating func appDeleted(device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
+        let killed = kill(appsOf: device, because: .appDeleted, now: now)
         for slot in 0..<apps.count where apps[slot].device == device {
             if let pending = states[slot].pending {
                 let (generation, coalesced) = closeSlot(slot)
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: .appDeleted, generation: generation, coalesced: coalesced))
             }
             actions += cancelAllTasks(for: apps[slot], now: now)
-            kill(slot, because: .appDeleted, now: now)
         }
+        for (slot, run) in killed { runEnded(run, at: slot, now: now) }
         startWaiting(now: now)
         return takeActions()
     }
@@ -235,7 +237,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         var record = devices[device] ?? DeviceRecord()
         record.warmUntil = now.advanced(by: settings.rebootWarmup)
         devices[device] = record
-        for slot in 0..<apps.count where apps[slot].device == device { kill(slot, because: .reboot, now: now) }
+        let killed = kill(appsOf: device, because: .reboot, now: now)
+        for (slot, run) in killed { runEnded(run, at: slot, now: now) }
         for slot in 0..<apps.count where apps[slot].device == device && states[slot].pending != nil {
             evaluate(slot, now: now, announcePending: true)
         }
@@ -651,24 +654,28 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         }
     }
 
-    /// The system killed `slot`'s app at `now` (`cause`): its running wake ends `killed`
-    /// (`.killWake`) and the task runs it had running too (`.terminateTask`, then
-    /// `.taskEnded` `killed`). Their slots are free again for what waits, which is judged as
-    /// ever (a force-quit holds it); no penalty follows, as the app did nothing wrong.
-    @inlinable mutating func kill(_ slot: Int, because cause: AppKill, now: Instant) {
-        let app = apps[slot]
-        if states[slot].runningWake != 0 {
-            actions.append(.killWake(wakeID: states[slot].runningWake, app: app, cause: cause, at: now))
-            states[slot].runningWake = 0
-            runningFetches -= 1
+    /// The system killed `device`'s apps at `now` (`cause`): each running wake ends `killed`
+    /// (`.killWake`) and each task run too (`.terminateTask`, then `.taskEnded` `killed`);
+    /// no penalty follows, as the apps did nothing wrong. Returns the runs it ended, whose
+    /// slots the event hands on (`runEnded`) once it has done the rest: nothing starts on the
+    /// device, to be killed with it, before every app's runs are ended.
+    @inlinable mutating func kill(appsOf device: App.Device, because cause: AppKill, now: Instant) -> [(slot: Int, run: RunningTask)] {
+        var killed: [(slot: Int, run: RunningTask)] = []
+        for slot in 0..<apps.count where apps[slot].device == device {
+            let app = apps[slot]
+            if states[slot].runningWake != 0 {
+                actions.append(.killWake(wakeID: states[slot].runningWake, app: app, cause: cause, at: now))
+                states[slot].runningWake = 0
+                runningFetches -= 1
+            }
+            for runID in tasks[Int32(slot)]?.running.map(\.start.runID) ?? [] {
+                guard let run = removeRun(runID, at: slot) else { continue }
+                actions.append(.terminateTask(runID: runID, app: app))
+                actions.append(.taskEnded(runID: runID, app: app, outcome: .killed, at: now))
+                killed.append((slot, run))
+            }
         }
-        // Only the runs under way now: one a freed slot starts below is not killed with them.
-        for runID in tasks[Int32(slot)]?.running.map(\.start.runID) ?? [] {
-            guard let run = removeRun(runID, at: slot) else { continue }
-            actions.append(.terminateTask(runID: runID, app: app))
-            actions.append(.taskEnded(runID: runID, app: app, outcome: .killed, at: now))
-            runEnded(run, at: slot, now: now)
-        }
+        return killed
     }
 
     /// The handler ran past its deadline: cancel it and double the app's next interval.

@@ -890,7 +890,7 @@ enum AdminOpenAPIDocument {
              "devices"
             ],
             "operationId": "rebootDevice",
-            "summary": "Restart the device; no background launch during the warm-up.",
+            "summary": "Restart the device; what its apps run is killed, and no background launch starts during the warm-up.",
             "parameters": [
              {
               "$ref": "#/components/parameters/Token"
@@ -2659,7 +2659,6 @@ enum AdminOpenAPIDocument {
                    "enum": [
                     "unavailable",
                     "tooManyPendingTaskRequests",
-                    "notPermitted",
                     "immediateRunIneligible"
                    ]
                   },
@@ -2667,7 +2666,6 @@ enum AdminOpenAPIDocument {
                    "enum": [
                     1,
                     2,
-                    3,
                     4
                    ]
                   }

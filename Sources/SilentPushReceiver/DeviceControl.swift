@@ -44,8 +44,9 @@ public struct DeviceControl: Sendable {
 
     // MARK: - Devices and apps
 
-    /// Sets `device`'s state: dropping or releasing the pushes waiting in its
-    /// apps' slots. Returns once the change is committed.
+    /// Sets `device`'s whole state: dropping or releasing the pushes waiting in its apps'
+    /// slots; a force-quit also kills what its apps run (recorded `killed`). Returns once the
+    /// change is committed.
     public func setDeviceState(_ new: DeviceState, for device: String) async throws {
         let device = Self.stored(device)
         // The channels of the starts APNs kept for it and of its activities' kept messages,
@@ -86,8 +87,9 @@ public struct DeviceControl: Sendable {
         return runtime.inspect { $0.policy.lastOpened(DeviceRuntime.AppKey(device: device, topic: topic)) }
     }
 
-    /// Restarts `device`: no background launch starts during the warm-up (`--reboot-warmup`).
-    /// Returns the warm-up's end, once what it changed is committed.
+    /// Restarts `device`: what its apps run is killed (recorded `killed`), a force-quit ends,
+    /// and no background launch starts during the warm-up (`--reboot-warmup`). Returns the
+    /// warm-up's end, once what it changed is committed.
     @discardableResult
     public func reboot(_ device: String) async throws -> DeviceInstant {
         let device = Self.stored(device)

@@ -23,9 +23,7 @@ package struct DeviceRecorder {
         /// Takes pushes and starts wakes.
         case running
         /// Shutting down: takes no push and starts no wake; running fetches may still answer.
-        /// `cut`: the wakes the grace's end recorded, with their result, until their handlers
-        /// return (what those say then is not what was recorded).
-        case stopping(cut: [UInt64: FetchResult])
+        case stopping
     }
 
     /// A background task run in progress.
@@ -187,9 +185,10 @@ package struct DeviceRecorder {
     }
     /// Wakes whose fetch runs, by wake id.
     package private(set) var running: [UInt64: Start] = [:]
-    /// Wakes the device killed (`killWake`) whose handlers have not returned yet, and why:
-    /// what a handler answers then is not what was recorded.
-    private var killedWakes: [UInt64: AppKill] = [:]
+    /// Wakes recorded ended without their handler's answer, other than at their deadline
+    /// (killed with the app, or cut at the shutdown grace's end), with the result recorded,
+    /// until their handlers return: what those say then is not what was recorded.
+    private var unanswered: [UInt64: FetchResult] = [:]
     /// The running wakes and task runs (before their expiry, or their termination) whose
     /// handlers a move of the manual clock has given their real time (`advanceStep`): each is
     /// given it once, in the first move that starts past it or crosses its deadline.
@@ -377,16 +376,8 @@ package struct DeviceRecorder {
     package mutating func fetchCompleted(_ start: Start, result: FetchResult, now: DeviceInstant) -> Actions {
         var actions = Actions()
         guard running[start.wakeID] != nil else {
-            // Ended without it: at its deadline, killed with the app, or by the shutdown's
-            // grace (`cutRunning`).
-            var recorded = FetchResult.deadlineExceeded
-            if let cause = killedWakes.removeValue(forKey: start.wakeID) {
-                recorded = .killed(cause)
-            } else if case .stopping(var cut) = lifecycle, let result = cut.removeValue(forKey: start.wakeID) {
-                recorded = result
-                lifecycle = .stopping(cut: cut)
-            }
-            actions.reply = .fetchRecorded(recorded)
+            // Ended without it: at its deadline, or as `unanswered` says.
+            actions.reply = .fetchRecorded(unanswered.removeValue(forKey: start.wakeID) ?? .deadlineExceeded)
             return finish(actions)
         }
         switch lifecycle {
@@ -520,11 +511,13 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
-    /// `device` restarted (see `WakePolicy.reboot`), which also ends a force-quit.
+    /// `device` restarted (see `WakePolicy.reboot`), which also ends a force-quit: after the
+    /// restart has killed what ran and begun the warm-up, so nothing the force-quit held
+    /// starts before them.
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         var actions = Actions(completion: completion)
-        endForceQuit(device, now: now, into: &actions)
         apply(policy.reboot(device, now: now), to: &actions)
+        endForceQuit(device, now: now, into: &actions)
         actions.reply = .warmingUp(until: now.advanced(by: policy.settings.rebootWarmup))
         return finish(actions)
     }
@@ -823,7 +816,7 @@ package struct DeviceRecorder {
     /// Stops taking pushes and starting wakes; replies `stoppingWith` the wakes still running.
     /// Once stopping, it changes nothing: the wakes already cut keep what was recorded.
     package mutating func beginShutdown() -> Actions {
-        if case .running = lifecycle { lifecycle = .stopping(cut: [:]) }
+        if case .running = lifecycle { lifecycle = .stopping }
         return Self.replying(.stoppingWith(running: running.keys.sorted()))
     }
 
@@ -836,10 +829,7 @@ package struct DeviceRecorder {
             // Timers no longer fire while stopping: a wake past its deadline overran.
             let result: FetchResult = now >= start.deadline ? .deadlineExceeded : .shutdown
             actions.changes.append(.finishWake(id: wakeID, finishedAt: min(now, start.deadline).millisecondsSinceEpoch, result: result))
-            if case .stopping(var cut) = lifecycle {
-                cut[wakeID] = result
-                lifecycle = .stopping(cut: cut)
-            }
+            unanswered[wakeID] = result
         }
         return finish(actions)
     }
@@ -917,7 +907,7 @@ package struct DeviceRecorder {
             case .killWake(let wakeID, _, let cause, let at):
                 guard end(wakeID, &actions, cancelling: true) != nil else { continue }
                 actions.changes.append(.finishWake(id: wakeID, finishedAt: at.millisecondsSinceEpoch, result: .killed(cause)))
-                killedWakes[wakeID] = cause
+                unanswered[wakeID] = .killed(cause)
             case .taskPending(let request, _, let why):
                 actions.changes.append(.setTaskRequest(id: request, state: .pending, why: why.stored, at: nil))
             case .startTask(let start):

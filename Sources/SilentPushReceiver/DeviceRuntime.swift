@@ -224,14 +224,15 @@ package final class DeviceRuntime: PushSink, Sendable {
         var execution = Execution()
         execution.metrics = actions.metrics
         execution.armsTimer = actions.armTimer != nil
-        for (wakeID, cancel) in actions.ended {
-            if var waiters = state.waiters.removeValue(forKey: wakeID) { execution.resumes += waiters.removeAll() }
-            if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }
-        }
+        // Runs first: a wake that starts and ends in one event is cancelled before it begins.
         for (start, wake) in actions.runs {
             let cancellation = AsyncSignal()
             state.cancellations[start.wakeID] = cancellation
             execution.runs.append(Fetch(start: start, wake: wake, cancellation: cancellation))
+        }
+        for (wakeID, cancel) in actions.ended {
+            if var waiters = state.waiters.removeValue(forKey: wakeID) { execution.resumes += waiters.removeAll() }
+            if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }
         }
         for start in actions.taskRuns {
             let task = BackgroundTask(start)

@@ -41,7 +41,9 @@ public struct Wake: Sendable, Equatable {
 
 /// The app's side of a wake: fetch content and say how it went. Task cancellation plays
 /// iOS's expiration handler: at the deadline the task is cancelled, the wake is recorded
-/// `failed` (`deadlineExceeded`) and whatever the handler returns later is ignored.
+/// `failed` (`deadlineExceeded`) and whatever the handler returns later is ignored. The same
+/// cancellation stops it when the device kills the app (a force-quit, a restart, the app
+/// deleted): the wake is recorded `failed`, `killed: …`.
 public protocol FetchHandler: Sendable {
     /// Runs one wake.
     func fetch(_ wake: Wake) async -> FetchResult

@@ -5,7 +5,7 @@ import SilentPushCore
 /// `noData`, `failed` (a handler's failure, its words in `reason`), or the receiver's own
 /// ending, `deadlineExceeded`, `shutdown` or `interrupted` (no `reason`), or `killed` (the
 /// `AppKill` in `reason`), so no handler's words read back as the receiver's or the device's.
-struct StoredResult: Equatable {
+package struct StoredResult: Equatable {
     var result: String
     var reason: String?
 
@@ -37,7 +37,8 @@ struct StoredResult: Equatable {
         case "deadlineExceeded": .deadlineExceeded
         case "shutdown": .shutdown
         case "interrupted": .interrupted
-        case "killed": reason.flatMap(AppKill.init(rawValue:)).map(FetchResult.killed)
+        // A cause this version does not know (a newer one's) still reads as a failure.
+        case "killed": reason.flatMap(AppKill.init(rawValue:)).map(FetchResult.killed) ?? .failed(reason: "killed: \(reason ?? "")")
         default: nil
         }
     }
@@ -50,7 +51,7 @@ struct StoredResult: Equatable {
     }
 
     /// The result of a row's columns; nil for a running wake, or a `result` this version does not know.
-    static func read(result: String?, reason: String?) -> FetchResult? {
+    package static func read(result: String?, reason: String?) -> FetchResult? {
         result.flatMap { StoredResult(result: $0, reason: reason).fetchResult }
     }
 }

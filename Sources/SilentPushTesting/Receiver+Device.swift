@@ -96,7 +96,8 @@ extension Receiver {
     /// Waits until the push with this `apns-id` has a fate of `kind` (`.delivered`, say,
     /// whichever wake delivers it) and returns it; throws ``FateWaitTimeout``, with the last
     /// fate seen, when `timeout` of real time passes first, or at once when the push has a
-    /// fate it cannot leave (delivered, dropped, rejected…) that is not `kind`.
+    /// fate it cannot leave (delivered, expired, dropped, rejected, injected, coalesced into
+    /// a wake) that is not `kind`.
     @discardableResult
     public func fate(of apnsID: String, becomes kind: PushFate.Kind, within timeout: Duration = .seconds(10)) async throws -> PushFate {
         let started = ContinuousClock.now

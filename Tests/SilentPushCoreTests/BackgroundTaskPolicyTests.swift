@@ -134,6 +134,30 @@ import Testing
         }
     }
 
+    /// One kill ends every app's runs on the device before any slot is handed on: another
+    /// app's request queued behind them starts after a restart (and is not killed with them),
+    /// and is cancelled with a deleted app.
+    @Test(arguments: [AppKill.reboot, .appDeleted]) func aKillEndsEveryAppsRunsBeforeAnotherAppsRequestStarts(cause: AppKill) throws {
+        let scenario = Scenario(.ios)
+        scenario.completeTasksImmediately = false
+        let other = App(device: "d1", topic: "com.example.other")
+        scenario.declaration.backgroundModes = [.fetch, .processing]
+        _ = try #require(Self.id(scenario.submit("export.a", .continued, for: Self.app, at: 0)))
+        _ = try #require(Self.id(scenario.submit("export.b", .continued, for: Self.app, at: 0)))
+        let queued = try #require(Self.id(scenario.submit("export.c", .continued, for: other, at: 1)))
+        #expect(scenario.taskWhys[queued] == .continuedSlots(running: 2, capacity: 2))
+        WakePolicyTests().kill(scenario, cause, at: 10)
+        #expect(scenario.runOutcomes.values.filter { $0 == .killed }.count == 2)
+        switch cause {
+        case .appDeleted:
+            #expect(scenario.run(of: queued) == nil && scenario.requestOutcomes[queued] == .cancelled)
+        default:
+            let run = try #require(scenario.run(of: queued))
+            // It runs: it was not running when the device was killed.
+            #expect(run.startedAt == Scenario.at(10) && scenario.runOutcomes[run.runID] == nil)
+        }
+    }
+
     @Test func processingWaitsForIdleChargingAndTheNetworkWhenItRequiresThem() throws {
         let scenario = Scenario(.ios)
         let request = try #require(Self.id(scenario.submit("clean", .processing, for: Self.app, at: 0, network: true, power: true)))

@@ -259,6 +259,22 @@ import Testing
         ) { _ in }
     }
 
+    /// Rebooting a force-quit device kills what ran first, then ends the force-quit: what the
+    /// force-quit held may start then, and is not killed in the same step.
+    @Test func aRebootOfAForceQuitDeviceKillsNothingItStarts() throws {
+        var recorder = Self.recorder()
+        _ = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.t0) { _ in }
+        let held = Self.submit(&recorder, at: Self.at(1))
+        #expect(held.taskRuns.isEmpty, "the force-quit holds it")
+        let rebooted = recorder.reboot(Self.device, now: Self.at(2)) { _ in }
+        let started = Set(rebooted.taskRuns.map(\.runID))
+        #expect(started.count == 1, "it starts once the force-quit ends")
+        let killed = rebooted.changes.compactMap { change -> UInt64? in
+            if case .finishTaskRun(let id, _, .killed) = change { id } else { nil }
+        }
+        #expect(started.isDisjoint(with: killed) && rebooted.tasksEnded.isEmpty, "\(rebooted.changes)")
+    }
+
     @Test func aTaskRequestIsRefusedWithApplesErrorOrStartsARun() throws {
         var recorder = Self.recorder()
         let refused = Self.submit(&recorder, declaration: nil, at: Self.t0)

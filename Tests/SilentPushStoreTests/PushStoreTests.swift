@@ -637,6 +637,34 @@ import Testing
         #expect(try await store.counts().wakes == ["deadlineExceeded": 1, "failed": 5, "newData": 1, "noData": 1])
     }
 
+    /// A wake the device's kill ended reads back killed, with its cause, on either engine and
+    /// either write path; a handler failing in the same words stays the handler's; a cause
+    /// this version does not know still reads as a failure, not as a running wake.
+    @Test(arguments: StoreEngineKind.allCases) func aKilledWakeReadsBackKilledWithItsCause(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let results: [FetchResult] = AppKill.allCases.map(FetchResult.killed) + [.failed(reason: "killed: the app was force-quit")]
+        var changes: [StoreChange] = []
+        for (index, result) in results.enumerated() {
+            let id = UInt64(index + 1)
+            var wake = WakeRecord(
+                id: id, deviceToken: "t\(id)", topic: "com.example.app", pushID: id, generation: 0,
+                startedAt: .init(millisecondsSinceEpoch: 10_000), deadline: .init(millisecondsSinceEpoch: 40_000))
+            changes.append(.insertPush(Self.push(id, token: "t\(id)", fate: .delivered(by: id))))
+            if index % 2 == 0 {
+                changes += [.insertWake(wake), .finishWake(id: id, finishedAt: 20_000, result: result)]
+            } else {
+                (wake.finishedAt, wake.result) = (.init(millisecondsSinceEpoch: 20_000), result)
+                changes.append(.insertWake(wake))
+            }
+        }
+        try await store.write(changes)
+        let read = try await store.wakes(limit: 100).sorted { $0.id < $1.id }.map(\.result)
+        #expect(read == results.map(Optional.some))
+        #expect(read.compactMap { $0?.endedBy } == [.killed, .killed, .killed, .handler])
+        #expect(try await store.counts().wakes == ["failed": 4])
+        #expect(StoredResult.read(result: "killed", reason: "eaten") == .failed(reason: "killed: eaten"))
+    }
+
     /// A store written before the receiver's endings had a result of their own: migration v20
     /// reads its `failed` rows in those words as the receiver's.
     @Test func aStoreFromBeforeV20ReadsItsDeadlineFailuresAsTheDeadlines() async throws {
