@@ -241,10 +241,13 @@ extension WakePolicy {
         let device = devices.isEmpty ? nil : devices[key.device]
         let state = device?.state ?? DeviceState()
         if request.kind == .continued {
-            // Started by the user in the foreground: only a critical device holds it, or an
-            // app force-quit (its process is gone until it is opened again).
+            // Started by the user in the foreground: only a critical device holds it, an app
+            // force-quit (its process is gone until it is opened again), or a restart's
+            // warm-up (nothing of the app runs before it).
             if state.forceQuit { return .held(.forceQuit) }
-            return state.thermalState == .critical ? .held(.thermal(.critical)) : soon
+            if state.thermalState == .critical { return .held(.thermal(.critical)) }
+            if let warm = device?.warmUntil, warm > now, warm > at { return .at(warm, .rebootWarmup(until: warm)) }
+            return soon
         }
         if !state.backgroundRefresh { return .held(.backgroundRefreshOff) }
         if state.forceQuit { return .held(.forceQuit) }

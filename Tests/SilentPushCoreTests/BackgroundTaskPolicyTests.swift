@@ -158,6 +158,22 @@ import Testing
         }
     }
 
+    /// A restarted device launches no continued task before its warm-up ends: the one
+    /// queued behind the killed runs waits it out, and says so.
+    @Test func aContinuedTaskWaitsOutARestartsWarmUp() throws {
+        var settings = WakeSettings.ios
+        settings.rebootWarmup = .seconds(60)
+        let scenario = Scenario(settings)
+        scenario.completeTasksImmediately = false
+        _ = try #require(Self.id(scenario.submit("export.a", .continued, for: Self.app, at: 0)))
+        _ = try #require(Self.id(scenario.submit("export.b", .continued, for: Self.app, at: 0)))
+        let queued = try #require(Self.id(scenario.submit("export.c", .continued, for: Self.app, at: 1)))
+        WakePolicyTests().kill(scenario, .reboot, at: 10)
+        #expect(scenario.run(of: queued) == nil && scenario.taskWhys[queued] == .rebootWarmup(until: Scenario.at(70)))
+        scenario.advance(to: 70)
+        #expect(scenario.run(of: queued)?.startedAt == Scenario.at(70))
+    }
+
     @Test func processingWaitsForIdleChargingAndTheNetworkWhenItRequiresThem() throws {
         let scenario = Scenario(.ios)
         let request = try #require(Self.id(scenario.submit("clean", .processing, for: Self.app, at: 0, network: true, power: true)))
