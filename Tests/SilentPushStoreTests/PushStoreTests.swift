@@ -607,42 +607,9 @@ import Testing
         #expect(try await store.pushes(limit: 1_000).count == 151)
     }
 
-    /// The receiver's own endings of a wake read back as themselves, and a handler that fails
-    /// in the same words stays the handler's: counted `failed`, not as a deadline overrun.
-    @Test(arguments: StoreEngineKind.allCases) func aHandlersWordsNeverReadAsTheReceiversEnding(_ engine: StoreEngineKind) async throws {
-        let store = try await engine.newStore(memory: true)
-        let results: [FetchResult] = [
-            .deadlineExceeded, .failed(reason: "deadlineExceeded"), .shutdown, .failed(reason: "shutdown"), .interrupted,
-            .failed(reason: "interrupted: the receiver stopped during the fetch"), .newData, .noData,
-        ]
-        var changes: [StoreChange] = []
-        for (index, result) in results.enumerated() {
-            let id = UInt64(index + 1)
-            let wake = WakeRecord(
-                id: id, deviceToken: "t\(id)", topic: "com.example.app", pushID: id, generation: 0,
-                startedAt: .init(millisecondsSinceEpoch: 10_000), deadline: .init(millisecondsSinceEpoch: 40_000))
-            // Half end in an update, half are inserted ended: both write paths.
-            changes += [.insertPush(Self.push(id, token: "t\(id)", fate: .delivered(by: id)))]
-            if index % 2 == 0 {
-                changes += [.insertWake(wake), .finishWake(id: id, finishedAt: 20_000, result: result)]
-            } else {
-                var ended = wake
-                (ended.finishedAt, ended.result) = (.init(millisecondsSinceEpoch: 20_000), result)
-                changes.append(.insertWake(ended))
-            }
-        }
-        try await store.write(changes)
-        let read = try await store.wakes(limit: 100).sorted { $0.id < $1.id }.map(\.result)
-        #expect(read == results.map(Optional.some))
-        #expect(try await store.counts().wakes == ["deadlineExceeded": 1, "failed": 5, "newData": 1, "noData": 1])
-    }
-
-    /// A wake the device's kill ended reads back killed, with its cause, on either engine and
-    /// either write path; a handler failing in the same words stays the handler's; a cause
-    /// this version does not know still reads as a failure, not as a running wake.
-    @Test(arguments: StoreEngineKind.allCases) func aKilledWakeReadsBackKilledWithItsCause(_ engine: StoreEngineKind) async throws {
-        let store = try await engine.newStore(memory: true)
-        let results: [FetchResult] = AppKill.allCases.map(FetchResult.killed) + [.failed(reason: "killed: the app was force-quit")]
+    /// Writes one wake (with the push it delivered) ended with each of `results`, ids from 1:
+    /// half end in an update, half are inserted ended, so both write paths are read back.
+    static func writeEndedWakes(_ results: [FetchResult], to store: PushStore) async throws {
         var changes: [StoreChange] = []
         for (index, result) in results.enumerated() {
             let id = UInt64(index + 1)
@@ -658,6 +625,29 @@ import Testing
             }
         }
         try await store.write(changes)
+    }
+
+    /// The receiver's own endings of a wake read back as themselves, and a handler that fails
+    /// in the same words stays the handler's: counted `failed`, not as a deadline overrun.
+    @Test(arguments: StoreEngineKind.allCases) func aHandlersWordsNeverReadAsTheReceiversEnding(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let results: [FetchResult] = [
+            .deadlineExceeded, .failed(reason: "deadlineExceeded"), .shutdown, .failed(reason: "shutdown"), .interrupted,
+            .failed(reason: "interrupted: the receiver stopped during the fetch"), .newData, .noData,
+        ]
+        try await Self.writeEndedWakes(results, to: store)
+        let read = try await store.wakes(limit: 100).sorted { $0.id < $1.id }.map(\.result)
+        #expect(read == results.map(Optional.some))
+        #expect(try await store.counts().wakes == ["deadlineExceeded": 1, "failed": 5, "newData": 1, "noData": 1])
+    }
+
+    /// A wake the device's kill ended reads back killed, with its cause, on either engine and
+    /// either write path; a handler failing in the same words stays the handler's; a cause
+    /// this version does not know still reads as a failure, not as a running wake.
+    @Test(arguments: StoreEngineKind.allCases) func aKilledWakeReadsBackKilledWithItsCause(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        let results: [FetchResult] = AppKill.allCases.map(FetchResult.killed) + [.failed(reason: "killed: the app was force-quit")]
+        try await Self.writeEndedWakes(results, to: store)
         let read = try await store.wakes(limit: 100).sorted { $0.id < $1.id }.map(\.result)
         #expect(read == results.map(Optional.some))
         #expect(read.compactMap { $0?.endedBy } == [.killed, .killed, .killed, .handler])
