@@ -71,6 +71,7 @@ public final class Receiver: Service, Sendable {
             listeners.append(H2Listener(name: .h2c, host: address.host, port: address.port, tls: nil))
         }
         guard !listeners.isEmpty else { throw ReceiverStartError.noListener }
+        if let problem = configuration.transfers.problem { throw ReceiverStartError.settings(problem) }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
         // A cluster's shards, checked before anything opens: the one map the device side keeps.
         let shardMap: ShardMap?
@@ -545,6 +546,9 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     case store(any Error)
     /// Another socket holds `address`; `flag` moves the listener.
     case addressInUse(address: String, flag: String, underlying: any Error)
+    /// A number in the configuration is out of its range (the flags check theirs as they
+    /// are parsed; this is for settings given through the Swift API).
+    case settings(any Error)
     /// The receiver could not join its cluster (another shard count, or a store that a
     /// receiver standing alone holds).
     case cluster(any Error)
@@ -560,7 +564,8 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     /// The error underneath, if any.
     public var underlying: (any Error)? {
         switch self {
-        case .tls(let error), .store(let error), .cluster(let error), .serving(let error), .authKey(_, let error), .readyFile(_, let error),
+        case .tls(let error), .store(let error), .settings(let error), .cluster(let error), .serving(let error), .authKey(_, let error),
+            .readyFile(_, let error),
             .addressInUse(_, _, let error):
             error
         case .noListener, .stoppedBeforeReady, .alreadyRan: nil
@@ -576,6 +581,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         case .authKey(let spec, let error): "\(error) (check --auth-key \(spec))"
         case .store(let error): "\(error) (check --store)"
         case .addressInUse(let address, let flag, _): "address \(address) is already in use (another silentpushd? pass \(flag))"
+        case .settings(let error): "\(error)"
         case .cluster(let error): "\(error)"
         case .serving(let error): "\(error)"
         case .readyFile(let path, let error): "cannot write the ready file '\(path)': \(PushStore.plainReason(error)) (check --ready-file)"

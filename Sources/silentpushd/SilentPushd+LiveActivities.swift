@@ -43,24 +43,26 @@ extension SilentPushd {
             configuration.transfers.maximumPerApp = transferLimit
         }
         if let transferRetryDelay {
-            configuration.transfers.retryDelay = try positive(transferRetryDelay, flag: "--transfer-retry-delay", atMost: .seconds(86_400))
+            configuration.transfers.retryDelay = try positive(
+                transferRetryDelay, flag: "--transfer-retry-delay", atMost: TransferPolicy.Settings.retryDelayLimit)
         }
         if let transferMaxRetryDelay {
             configuration.transfers.maximumRetryDelay = try positive(
-                transferMaxRetryDelay, flag: "--transfer-max-retry-delay", atMost: .seconds(7 * 86_400))
+                transferMaxRetryDelay, flag: "--transfer-max-retry-delay", atMost: TransferPolicy.Settings.maximumRetryDelayLimit)
         }
         guard configuration.transfers.maximumRetryDelay >= configuration.transfers.retryDelay else {
             throw ValidationError("--transfer-max-retry-delay must be at least --transfer-retry-delay")
         }
         if let transferTimeout {
-            configuration.transfers.resourceTimeout = try positive(transferTimeout, flag: "--transfer-timeout", atMost: .seconds(30 * 86_400))
+            configuration.transfers.resourceTimeout = try positive(
+                transferTimeout, flag: "--transfer-timeout", atMost: TransferPolicy.Settings.resourceTimeoutLimit)
         }
         if let relaunchTime {
             configuration.wakeSettings.relaunchTime = try positive(relaunchTime, flag: "--relaunch-time", atMost: .seconds(3600))
         }
         if let transferRequestTimeout {
             configuration.transfers.requestTimeout = try positive(
-                transferRequestTimeout, flag: "--transfer-request-timeout", atMost: .seconds(86_400))
+                transferRequestTimeout, flag: "--transfer-request-timeout", atMost: TransferPolicy.Settings.requestTimeoutLimit)
         }
         if let taskExpirationGrace {
             configuration.wakeSettings.taskExpirationGrace = try positive(

@@ -18,6 +18,31 @@ import Testing
     static let cellular = TransferPolicy.Conditions(online: true, wifi: false)
     static let wifiOnPower = TransferPolicy.Conditions(online: true, wifi: true, charging: true)
 
+    @Test func settingsOutOfTheFlagsRangesAreNamed() {
+        #expect(TransferPolicy.Settings().problem == nil)
+        var settings = TransferPolicy.Settings()
+        settings.retryDelay = .zero
+        #expect(settings.problem == .retryDelay(.zero))
+        #expect(settings.problem.map { "\($0)" }?.contains("--transfer-retry-delay") == true)
+        settings.retryDelay = .seconds(Int64.max)
+        #expect(settings.problem == .retryDelay(.seconds(Int64.max)))
+        settings.retryDelay = .seconds(120)
+        settings.maximumRetryDelay = .seconds(60)
+        #expect(settings.problem == .maximumRetryDelayBelowRetryDelay)
+        settings = TransferPolicy.Settings(maximumPerApp: 0)
+        #expect(settings.problem == .maximumPerApp(0))
+        settings = TransferPolicy.Settings(resourceTimeout: .seconds(-1))
+        #expect(settings.problem == .resourceTimeout(.seconds(-1)))
+        settings = TransferPolicy.Settings(requestTimeout: .seconds(86_401))
+        #expect(settings.problem == .requestTimeout(.seconds(86_401)))
+        // The flags' own limits are in range.
+        settings = TransferPolicy.Settings(
+            maximumPerApp: TransferPolicy.Settings.maximumCap, retryDelay: TransferPolicy.Settings.retryDelayLimit,
+            maximumRetryDelay: TransferPolicy.Settings.maximumRetryDelayLimit, resourceTimeout: TransferPolicy.Settings.resourceTimeoutLimit,
+            requestTimeout: TransferPolicy.Settings.requestTimeoutLimit)
+        #expect(settings.problem == nil)
+    }
+
     @Test func requestsAreReadAndRefusedWithAClearReason() throws {
         let read = try TransferRequest.parse(
             #"{"session":"S1","url":"https://example.com/a.zip","method":"PUT","discretionary":true,"allowsCellular":false}"#

@@ -119,6 +119,17 @@ import Testing
         }
     }
 
+    /// A transfer setting the flags would refuse is refused through the Swift API too, in
+    /// words naming it (a retry delay of 0 retried a failing origin without pause).
+    @Test func aTransferSettingOutOfRangeStopsTheStart() async throws {
+        let error = await #expect(throws: ReceiverStartError.self) {
+            try await Receiver.withTesting({ $0.transfers.retryDelay = .zero }) { _ in Issue.record("the receiver ran") }
+        }
+        let named = if case .settings? = error { true } else { false }
+        #expect(named, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains("transfers.retryDelay") == true, "\(String(describing: error))")
+    }
+
     /// A device's clock only moves forward, through the library as through the admin API.
     @Test func aNegativeClockMoveIsRefused() async throws {
         try await Receiver.withTesting { receiver in
