@@ -250,9 +250,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Forgets `device`: its apps' waiting pushes, interval, budget, usage, task requests and
-    /// state, as if it was never seen. Running wakes are cancelled (`.cancelWake`) and task
-    /// runs terminated (`.terminateTask`, `.taskEnded`); what waited leaves no action, as its
-    /// records go with the device.
+    /// state, as if it was never seen. Its app is gone as if deleted: running wakes are killed
+    /// (`.killWake`, `appDeleted`) and task runs too (`.terminateTask`, `.taskEnded` `killed`),
+    /// with no penalty and nothing counted as an overrun or a termination; what waited leaves
+    /// no action, as its records go with the device.
     @inlinable public mutating func forget(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         forget(now: now) { $0 == device }
     }
@@ -270,7 +271,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             let app = apps[slot]
             if states[slot].pending != nil { _pendingSlotCount -= 1 }
             if states[slot].runningWake != 0 {
-                actions.append(.cancelWake(wakeID: states[slot].runningWake, app: app))
+                actions.append(.killWake(wakeID: states[slot].runningWake, app: app, cause: .appDeleted, at: now))
                 runningFetches -= 1
             }
             var fresh = AppState()
@@ -282,7 +283,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 for run in appTasks.running {
                     if run.start.request.kind != .continued { runningFetches -= 1 }
                     actions.append(.terminateTask(runID: run.start.runID, app: app))
-                    actions.append(.taskEnded(runID: run.start.runID, app: app, outcome: .terminated, at: now))
+                    actions.append(.taskEnded(runID: run.start.runID, app: app, outcome: .killed, at: now))
                 }
             }
         }

@@ -275,6 +275,31 @@ import Testing
         #expect(started.isDisjoint(with: killed) && rebooted.tasksEnded.isEmpty, "\(rebooted.changes)")
     }
 
+    /// Forgetting a device (`DELETE /v1/devices/{token}`) kills what ran as a deletion does:
+    /// no wake recorded as an overrun and no run as a termination (which `/metrics` counted),
+    /// and a late answer gets the killed result.
+    @Test func forgettingADeviceKillsItsWakeAndItsRunsAsADeletionDoes() throws {
+        var woken = Self.recorder()
+        let start = try #require(Self.receive(&woken, 1, at: Self.t0).runs.first?.start)
+        let forgotten = woken.forget(Self.device, now: Self.at(4)) { _ in }
+        #expect(forgotten.ended.map(\.wakeID) == [start.wakeID] && forgotten.ended.map(\.cancel) == [true])
+        #expect(
+            forgotten.changes.contains(
+                .finishWake(id: start.wakeID, finishedAt: Self.at(4).millisecondsSinceEpoch, result: .killed(.appDeleted))),
+            "\(forgotten.changes)")
+        #expect(forgotten.changes.last == .forgetDevice(token: Self.device), "its records go after")
+        #expect(woken.fetchCompleted(start, result: .newData, now: Self.at(6)).reply == .fetchRecorded(.killed(.appDeleted)))
+
+        var running = Self.recorder()
+        let run = try #require(Self.submit(&running, at: Self.t0).taskRuns.first)
+        let ended = running.forget(Self.device, now: Self.at(4)) { _ in }
+        let outcomes = ended.changes.compactMap { change -> TaskOutcome? in
+            if case .finishTaskRun(run.runID, _, let outcome) = change { outcome } else { nil }
+        }
+        #expect(outcomes == [.killed], "\(ended.changes)")
+        #expect(running.runningTasks.isEmpty)
+    }
+
     @Test func aTaskRequestIsRefusedWithApplesErrorOrStartsARun() throws {
         var recorder = Self.recorder()
         let refused = Self.submit(&recorder, declaration: nil, at: Self.t0)
