@@ -110,14 +110,18 @@ extension WakePolicy {
     /// relaunches for its `URLSession`s.
     @inlinable public mutating func cancelAllTasks(for app: App, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
-        if let slot = apps.index(of: app), let pending = tasks[Int32(slot)]?.pending {
-            tasks[Int32(slot)]!.pending = pending.filter { $0.request.kind == .urlSession }
-            for task in pending where task.request.kind != .urlSession {
-                actions.append(.taskRequestEnded(request: task.request.id, app: app, outcome: .cancelled, at: now))
-            }
-            evaluateTasks(slot, now: now, announce: false)
-        }
+        if let slot = apps.index(of: app) { cancelPendingTasks(at: slot, now: now) { $0.kind != .urlSession } }
         return takeActions()
+    }
+
+    /// Cancels the pending requests of the app at `slot` that `cancels` selects.
+    @inlinable mutating func cancelPendingTasks(at slot: Int, now: Instant, _ cancels: (TaskRequest<Instant>) -> Bool) {
+        guard let pending = tasks[Int32(slot)]?.pending else { return }
+        tasks[Int32(slot)]!.pending = pending.filter { !cancels($0.request) }
+        for task in pending where cancels(task.request) {
+            actions.append(.taskRequestEnded(request: task.request.id, app: apps[slot], outcome: .cancelled, at: now))
+        }
+        evaluateTasks(slot, now: now, announce: false)
     }
 
     /// The handler called `setTaskCompleted(success:)`. Returns false, changing nothing,

@@ -195,8 +195,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// The apps of `device` were deleted (a reinstall gives them a new token): each push
     /// waiting in a slot is dropped (`appDeleted`), each pending task request cancelled
-    /// (a relaunch for a background session stays: the transfers' policy ends those), and
-    /// what runs is killed (`kill`).
+    /// (a relaunch for a background session too: the session went with the app), and what
+    /// runs is killed (`kill`).
     @inlinable public mutating func appDeleted(device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let killed = kill(appsOf: device, because: .appDeleted, now: now)
@@ -205,7 +205,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 let (generation, coalesced) = closeSlot(slot)
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: .appDeleted, generation: generation, coalesced: coalesced))
             }
-            actions += cancelAllTasks(for: apps[slot], now: now)
+            // Its relaunches for a `URLSession` too: the session went with the app.
+            cancelPendingTasks(at: slot, now: now) { _ in true }
         }
         for (slot, run) in killed { runEnded(run, at: slot, now: now) }
         startWaiting(now: now)

@@ -117,6 +117,9 @@ package struct DeviceRecorder {
         /// Transfers that failed, were cancelled or were forgotten: what they kept is deleted
         /// (the system discards a cancelled download's data; nothing will hand it to the app).
         package var transferDiscards: [UInt64] = []
+        /// Relaunches for a background session cancelled before they ran (by request id): the
+        /// files their transfers kept are deleted once the cancellation is committed.
+        package var relaunchesCancelled: [UInt64] = []
         /// What the event tells its caller.
         package var reply = Reply.done
 
@@ -159,6 +162,7 @@ package struct DeviceRecorder {
             transferStarts += later.transferStarts
             transferInterrupts += later.transferInterrupts
             transferDiscards += later.transferDiscards
+            relaunchesCancelled += later.relaunchesCancelled
             if later.reply != .done { reply = later.reply }
         }
     }
@@ -489,9 +493,10 @@ package struct DeviceRecorder {
     }
 
     /// The apps of `device` were deleted (a reinstall gave them a new token): the push each
-    /// slot holds is dropped, pending task requests are cancelled and background transfers
-    /// cancelled, as for a force-quit (`WakePolicy.appDeleted`), and their Live Activities
-    /// dismissed (`LiveActivityPolicy.appDeleted`).
+    /// slot holds is dropped, pending task requests are cancelled (relaunches for a background
+    /// session too, their files deleted) and background transfers cancelled, as for a
+    /// force-quit (`WakePolicy.appDeleted`), and their Live Activities dismissed
+    /// (`LiveActivityPolicy.appDeleted`).
     /// `recording`: changes to commit with these (an uninstall's unregistration), so a crash
     /// leaves neither without the other.
     package mutating func appDeleted(
@@ -504,6 +509,11 @@ package struct DeviceRecorder {
         }
         var actions = Actions(completion: completion)
         actions.changes = recording
+        // The relaunches waiting for its sessions go with it (`WakePolicy.appDeleted`), and
+        // with them the files their transfers kept.
+        actions.relaunchesCancelled = policy.knownApps.filter { $0.device == device }.flatMap { app in
+            policy.pendingTasks(of: app).filter { $0.request.kind == .urlSession }.map(\.request.id)
+        }
         apply(policy.appDeleted(device: device, now: now), to: &actions)
         record(transfers.forceQuit(device: device, now: now), into: &actions, now: now, cancelledBecause: .appDeleted)
         record(activities.appDeleted(device: device, now: now), into: &actions)
@@ -579,7 +589,8 @@ package struct DeviceRecorder {
             apply(policyActions, to: &actions)
             actions.reply = .cancelledTasks(found ? 1 : 0)
         } else {
-            let count = policy.pendingTasks(of: app).count
+            // The system's relaunches for a `URLSession` stay: they are not the app's to cancel.
+            let count = policy.pendingTasks(of: app).count { $0.request.kind != .urlSession }
             apply(policy.cancelAllTasks(for: app, now: now), to: &actions)
             actions.reply = .cancelledTasks(count)
         }

@@ -23,6 +23,7 @@ extension DeviceRuntime: Service {
                     case .wake(let fetch): group.addTask { await self.runWake(fetch) }
                     case .task(let task): group.addTask { await self.runTask(task) }
                     case .transfer(let transfer): group.addTask { await self.runTransfer(transfer) }
+                    case .relaunchFiles(let requests): group.addTask { await self.discardRelaunchFiles(of: requests) }
                     }
                 }
                 // The fetch queue ends at shutdown; the timer stops with it.

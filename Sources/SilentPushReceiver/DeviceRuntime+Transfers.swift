@@ -147,6 +147,23 @@ extension DeviceRuntime {
         }
     }
 
+    /// Relaunches cancelled before they ran (their app deleted): the files their transfers
+    /// kept are deleted, as iOS deletes the app's container, and recorded so.
+    func discardRelaunchFiles(of requests: [UInt64]) async {
+        // The cancellation was queued before this ran; once committed its records are read.
+        try? await store.flush()
+        var fates: [(id: UInt64, fate: TransferRecord.FileFate)] = []
+        for request in requests {
+            let records = (try? await store.transfers(relaunchRequestID: request, limit: TransferPolicy.Settings.maximumCap)) ?? []
+            for record in records where record.state == .done && record.fileFate == nil {
+                transferClient.discard(record.id)
+                fates.append((record.id, .deleted))
+            }
+        }
+        guard !fates.isEmpty else { return }
+        modifyStateAndRunActions { recorder, _ in recorder.settleTransferFiles(fates) }
+    }
+
     /// A relaunch's handler is done: each file it did not move away is deleted, as iOS
     /// deletes it once `didFinishDownloadingTo` returns, and what became of each is recorded
     /// (a file handed over with no path, being gone, has no fate).

@@ -91,6 +91,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         var transferTries: [TransferTry] = []
         var transferStops: [AsyncSignal] = []
         var transferDiscards: [UInt64] = []
+        var relaunchesCancelled: [UInt64] = []
     }
 
     /// An app on a device, as the policy keys it.
@@ -109,6 +110,8 @@ package final class DeviceRuntime: PushSink, Sendable {
         case wake(Fetch)
         case task(BackgroundTask)
         case transfer(TransferTry)
+        /// Deleting the files of relaunches cancelled before they ran (by request id).
+        case relaunchFiles([UInt64])
     }
 
     /// A try of a background transfer for `run()` to start, and what stops it.
@@ -219,7 +222,7 @@ package final class DeviceRuntime: PushSink, Sendable {
                 || !actions.taskRuns.isEmpty || !actions.taskExpirations.isEmpty || !actions.taskTerminations.isEmpty
                 || !actions.taskInterruptions.isEmpty
                 || !actions.tasksEnded.isEmpty || !actions.transferStarts.isEmpty || !actions.transferInterrupts.isEmpty
-                || !actions.transferDiscards.isEmpty
+                || !actions.transferDiscards.isEmpty || !actions.relaunchesCancelled.isEmpty
         else { return nil }
         var execution = Execution()
         execution.metrics = actions.metrics
@@ -259,6 +262,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         for id in actions.transferDiscards {
             if stopped.contains(id) { state.pendingDiscards.insert(id) } else { execution.transferDiscards.append(id) }
         }
+        execution.relaunchesCancelled = actions.relaunchesCancelled
         return execution
     }
 
@@ -285,6 +289,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             for stop in execution.transferStops { stop.raise() }
             for id in execution.transferDiscards { transferClient.discard(id) }
             for transfer in execution.transferTries { fetchQueue.yield(.transfer(transfer)) }
+            if !execution.relaunchesCancelled.isEmpty { fetchQueue.yield(.relaunchFiles(execution.relaunchesCancelled)) }
             for fetch in execution.runs {
                 guard let result = handler.immediateResult(topic: fetch.start.app.topic) else {
                     fetchQueue.yield(.wake(fetch))

@@ -355,6 +355,23 @@ import Testing
         #expect(heldTasks.allSatisfy { if case .dailyBudget(6, 6, _) = $0 { true } else { false } })
     }
 
+    /// The app's `cancelAllTaskRequests()` does not reach the system's relaunch for a
+    /// session; deleting the app does (the session went with it).
+    @Test func aRelaunchOutlivesTheAppsCancelAllButNotItsDeletion() throws {
+        let scenario = Scenario(.ios)
+        scenario.setDevice("d1", DeviceState(lowPowerMode: true), at: 0)
+        scenario.apply(scenario.policy.relaunch(session: "S", requestID: 900, for: Self.app, now: Scenario.at(10)))
+        let refresh = try #require(Self.id(scenario.submit("refresh", .refresh, for: Self.app, at: 20)))
+        scenario.apply(scenario.policy.cancelAllTasks(for: Self.app, now: Scenario.at(30)))
+        #expect(scenario.requestOutcomes[refresh] == .cancelled && scenario.requestOutcomes[900] == nil)
+        #expect(scenario.policy.pendingTasks(of: Self.app).map(\.request.id) == [900])
+        scenario.apply(scenario.policy.appDeleted(device: Self.app.device, now: Scenario.at(40)))
+        #expect(scenario.requestOutcomes[900] == .cancelled)
+        #expect(scenario.policy.pendingTasks(of: Self.app).isEmpty)
+        scenario.setDevice("d1", DeviceState(), at: 50)
+        #expect(scenario.run(of: 900) == nil)
+    }
+
     /// A background session's relaunch is a launch like a task's: it runs for the relaunch
     /// time, takes its share of the daily budget pushes and tasks share, and waits, saying
     /// why, for what holds the device. The app's interval does not hold it: the system, not

@@ -737,6 +737,41 @@ import Testing
     /// Forgetting a device deletes what the receiver kept for its transfers: the file of a
     /// done one whose relaunch waits (the device is in Low Power Mode), and the body kept for
     /// a later 304 of its URL.
+    /// A reinstall deletes the app's container: the relaunch waiting for its session is
+    /// cancelled and the file its download kept is deleted, so the new install never gets
+    /// the old one's file (it stayed pending and handed it over once Low Power Mode ended).
+    @Test func aReinstallCancelsTheRelaunchWaitingAndDeletesItsFile() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let directory = try Scratch.newDirectory("transfer-reinstall")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.store = .file(directory + "/store.sqlite")
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "R", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/1000")
+            try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
+            let done = try await receiver.waitForTransfers(session: "R") { $0.first?.relaunchRequestID != nil }
+            let id = try #require(done.first?.id)
+            let file = directory + "/contents/transfers/\(id)"
+            #expect(FileManager.default.fileExists(atPath: file))
+            // The app's cancelAllTaskRequests() does not reach the relaunch, and says so.
+            #expect(try await receiver.device.cancelTasks(device: Self.device, topic: Self.topic) == 0)
+            _ = try await receiver.reinstall(Self.device)
+            let request = try await receiver.taskRequests().first { $0.request.kind == .urlSession }
+            #expect(request?.state == .cancelled, "\(String(describing: request))")
+            let deleted = try await receiver.waitForTransfers(session: "R") { $0.first?.fileFate != nil }
+            #expect(deleted.first?.fileFate == .deleted, "\(deleted)")
+            #expect(!FileManager.default.fileExists(atPath: file))
+            try await receiver.setDeviceState(DeviceState())
+            await receiver.settle()
+            #expect(relaunches.all.isEmpty, "\(relaunches.all)")
+            await client.close()
+        }
+    }
+
     @Test func forgettingADeviceDeletesItsTransfersFiles() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
