@@ -187,6 +187,11 @@ public struct LiveActivityPolicy: Sendable {
         return LiveActivityApp.pushToStart(token: token, bundleID: bundleID).map(Target.pushToStart)
     }
 
+    /// The app whose activity `token` is the update token of; nil for any other token.
+    public func app(ofUpdateToken token: String) -> LiveActivityApp? {
+        byToken[token].flatMap { activities[$0]?.app }
+    }
+
     /// The app's activities, oldest first.
     public func activities(of app: LiveActivityApp) -> [LiveActivity] {
         (byDevice[app.device] ?? []).compactMap { activities[$0] }.filter { $0.app == app }

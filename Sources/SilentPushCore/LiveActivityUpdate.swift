@@ -82,7 +82,8 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
         case .startToUpdateToken: "a start sent to an activity's update token; send starts to the app's push-to-start token"
         case .notAStart: "an update or end sent to the push-to-start token; send it to the activity's update token"
         case .broadcastStart: "a broadcast cannot start a Live Activity; start it with a push to the push-to-start token"
-        case .unknownToken: "no activity or push-to-start token of this device has this token (never issued, or its activity is gone)"
+        case .unknownToken:
+            "no activity of this app on this device, nor its push-to-start token, has this token (never issued, issued for another app, or its activity is gone)"
         case .unknownChannel: "its input-push-channel is not a channel of the app; create the channel first"
         case .offlineNotStored: "the device was offline and APNs kept nothing for it"
         case .offlineExpired: "APNs kept it for the offline device until its expiration, which passed before the device came back"

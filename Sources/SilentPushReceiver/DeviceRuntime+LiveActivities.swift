@@ -14,8 +14,16 @@ extension DeviceRuntime {
             metrics.rejected(.serviceUnavailable)
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
-        let recorded = answeringOnceRecorded(completion)
         let bundleID = LiveActivityApp.bundleID(ofTopic: push.topic)
+        // An activity's update token was issued to its app: APNs refuses it under another
+        // app's topic, as it does a device token (the activity policy keeps which app).
+        if let owner = inspect({ $0.activities.app(ofUpdateToken: push.deviceToken) }), owner.bundleID != bundleID {
+            reject(
+                id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, reason: .deviceTokenNotForTopic,
+                cause: "the token is the update token of a Live Activity of \(owner.bundleID)")
+            return completion(.failure(APNsRejection(.deviceTokenNotForTopic)))
+        }
+        let recorded = answeringOnceRecorded(completion)
         var livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
             newActivityID: ActivityID.next(), newToken: newToken(inShardOf: push.deviceToken))

@@ -131,6 +131,35 @@ import Testing
         }
     }
 
+    /// An activity's update token was issued to its app: under another app's topic APNs
+    /// answers 400 DeviceTokenNotForTopic, and the activity does not change (it was updated,
+    /// and ended, by any app's pushes).
+    @Test func anUpdateTokenUnderAnotherAppsTopicIsRefused() async throws {
+        try await Receiver.withTesting { receiver in
+            let device = Self.device("7")
+            let activity = try await receiver.device.startActivity(
+                device: device, bundleID: Self.app, attributesType: "MatchAttributes", contentState: #"{"score":1}"#)
+            guard case .token(let token) = activity.subscription else {
+                Issue.record("no update token: \(activity.subscription)")
+                return
+            }
+            let id = UUID().uuidString
+            let answer = try await ChannelManagementLiveTests.curl(
+                "POST", "/3/device/\(token)", port: try #require(receiver.h2cPort), tls: false,
+                headers: [
+                    "apns-topic: com.example.other.push-type.liveactivity", "apns-push-type: liveactivity", "apns-priority: 10", "apns-id: \(id)",
+                ],
+                body: #"{"aps":{"timestamp":10,"event":"end","content-state":{"score":9}}}"#)
+            #expect(answer.status == 400 && answer.body.contains("DeviceTokenNotForTopic"), "\(answer.status) \(answer.body)")
+            #expect(try await receiver.fate(of: id)?.kind == .rejected)
+            let after = try #require(try await receiver.device.activities(device: device, bundleID: Self.app).first)
+            #expect(after.state.name == "active" && after.contentState == #"{"score":1}"#, "\(after)")
+            // Its own app's push still reaches it.
+            let own = try await Self.push(receiver, to: token, #"{"aps":{"timestamp":11,"event":"update","content-state":{"score":2}}}"#)
+            #expect(try await receiver.fate(of: own)?.kind == .delivered)
+        }
+    }
+
     /// An activity the system ends after 8 hours says so, with no push to explain it.
     @Test func anActivityEndedByTheSystemSaysWhy() async throws {
         try await Receiver.withTesting({ $0.clock = .manual }) { receiver in
