@@ -824,10 +824,12 @@ public struct LiveActivityPolicy: Sendable {
             }
             // A budget of 0 admits none: the update waits for good.
             let due = budget > 0 ? times[times.count - budget].advanced(by: Self.hour) : .distantFuture
+            let frequent = hasFrequentUpdates(activity.app) ? " (frequent updates)" : ""
             hold(
                 update, for: id, due: due,
-                why:
-                    "over the hourly budget of \(budget) priority-10 updates\(hasFrequentUpdates(activity.app) ? " (frequent updates)" : ""): waits until \(Self.time(due)), and only the latest content-state shows",
+                why: budget > 0
+                    ? "over the hourly budget of \(budget) priority-10 updates\(frequent): waits until \(Self.time(due)), and only the latest content-state shows"
+                    : "an hourly budget of 0 priority-10 updates\(frequent) shows none: held until a later update replaces it",
                 now: now, into: &actions)
         case .normal, .low:
             if released {

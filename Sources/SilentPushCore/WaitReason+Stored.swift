@@ -55,7 +55,7 @@ extension WaitReason where Instant == DeviceInstant {
             }
         case .activityBudget(let budget, let until):
             StoredText.make("activityBudget") {
-                $0.field(until.millisecondsSinceEpoch)
+                $0.field(until?.millisecondsSinceEpoch)
                 $0.field(Int64(budget))
             }
         case .opportunistic(let until): StoredText.make("opportunistic") { $0.field(until.millisecondsSinceEpoch) }
@@ -146,8 +146,9 @@ extension WaitReason where Instant == DeviceInstant {
             guard let until = number(1, in: milliseconds) else { return nil }
             self = .taskPenalty(until: DeviceInstant(millisecondsSinceEpoch: until))
         case ("activityBudget", 3):
-            guard let until = number(1, in: milliseconds), let budget = number(2, in: count) else { return nil }
-            self = .activityBudget(budget: Int(budget), until: DeviceInstant(millisecondsSinceEpoch: until))
+            let until = parts[1].isEmpty ? nil : number(1, in: milliseconds)
+            guard until != nil || parts[1].isEmpty, let budget = number(2, in: count) else { return nil }
+            self = .activityBudget(budget: Int(budget), until: until.map(DeviceInstant.init(millisecondsSinceEpoch:)))
         case ("opportunistic", 2):
             guard let until = number(1, in: milliseconds) else { return nil }
             self = .opportunistic(until: DeviceInstant(millisecondsSinceEpoch: until))

@@ -45,8 +45,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// A continued task: `running` of the device's `capacity` continued tasks run already.
     case continuedSlots(running: Int, capacity: Int)
     /// A Live Activity update: its app has spent its `budget` of priority-10 updates this
-    /// hour; it shows (or gives way to a later one) at `until`.
-    case activityBudget(budget: Int, until: Instant)
+    /// hour; it shows (or gives way to a later one) at `until` (nil: a budget of 0, which
+    /// shows none).
+    case activityBudget(budget: Int, until: Instant?)
     /// A priority 5 or 1 Live Activity update waits for its opportunity, by `until`.
     case opportunistic(until: Instant)
     /// A widget or control push: its extension reloaded `used` of its `budget` times in
@@ -95,9 +96,9 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     public var until: Instant? {
         switch self {
         case .minimumInterval(_, _, let until), .rebootWarmup(let until), .appShare(_, _, _, let until), .earliestBegin(let until),
-            .taskPenalty(let until), .activityBudget(_, let until), .opportunistic(let until), .transferRetry(_, let until):
+            .taskPenalty(let until), .opportunistic(let until), .transferRetry(_, let until):
             until
-        case .dailyBudget(_, _, let until), .reloadBudget(_, _, let until): until
+        case .dailyBudget(_, _, let until), .reloadBudget(_, _, let until), .activityBudget(_, let until): until
         case .lowPowerMode, .battery, .thermal, .priority1, .fetchSlots, .fetchRunning, .offline, .appUsage, .forceQuit, .backgroundRefreshOff,
             .deviceInUse, .externalPower, .continuedSlots, .wifiRequired, .discretionary:
             nil
@@ -155,8 +156,10 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .taskPenalty(let until): return "deferred: an earlier task never completed and was terminated; launches wait until \(time(until))"
         case .continuedSlots(let running, let capacity):
             return "queued: \(running) of the device's \(capacity) continued tasks are running"
-        case .activityBudget(let budget, let until):
+        case .activityBudget(let budget, let until?):
             return "waiting: the app's \(budget) priority-10 Live Activity updates this hour are spent; shown at \(time(until))"
+        case .activityBudget:
+            return "held: an hourly budget of 0 priority-10 Live Activity updates shows none; a later update replaces it"
         case .opportunistic(let until): return "waiting: a priority 5 or 1 Live Activity update is shown at its opportunity, by \(time(until))"
         case .reloadBudget(let used, let budget, let until?):
             return "waiting: reload budget \(used)/\(budget) used in 24 h, reloads at \(time(until))"

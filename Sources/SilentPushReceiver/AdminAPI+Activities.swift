@@ -148,7 +148,8 @@ extension AdminAPI {
             ]
             switch update.outcome {
             case .applied: break
-            case .waiting(let until): fields.append(("until", .string(Self.time(until))))
+            // Held for good (a budget of 0): no time to name.
+            case .waiting(let until): fields.append(("until", until == .distantFuture ? .null : .string(Self.time(until))))
             case .coalesced(let into): fields.append(("coalescedInto", .string(into)))
             case .ignored(let reason): fields.append(("reason", .string(reason.rawValue)))
             }

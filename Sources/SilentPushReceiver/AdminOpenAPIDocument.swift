@@ -2975,8 +2975,12 @@ enum AdminOpenAPIDocument {
                  ]
                 },
                 "until": {
-                 "type": "string",
-                 "format": "date-time"
+                 "type": [
+                  "string",
+                  "null"
+                 ],
+                 "format": "date-time",
+                 "description": "When a waiting update shows; null: never by itself (an hourly budget of 0)."
                 },
                 "coalescedInto": {
                  "type": "string"

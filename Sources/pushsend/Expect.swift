@@ -133,7 +133,11 @@ struct Expect: AsyncParsableCommand {
         }
         guard session == nil, file == nil else { throw ValidationError("--session and --file go with --transfer") }
         if applied != nil || activityState != nil {
-            guard apnsID == nil, fate == nil, wakes == nil, since == nil, let device, let topic else {
+            guard apnsID == nil, fate == nil, wakes == nil, since == nil else {
+                throw ValidationError(
+                    "--applied and --activity-state are an expectation of their own: give them without --apns-id, --fate, --wakes or --since")
+            }
+            guard let device, let topic else {
                 throw ValidationError("give --device TOKEN --topic BUNDLE-ID with --applied N and/or --activity-state STATE")
             }
             guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }

@@ -302,6 +302,11 @@ import Testing
         var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 0, opportunisticDelay: .zero))
         let update = policy.receive(Self.push("U", to: "T1", Self.payload(timestamp: 1)), channelExists: { _ in true }, now: Self.t0)
         #expect(Self.updates(update).map(\.outcome) == [.waiting(until: .distantFuture)], "a budget of 0 admits none")
+        // Its why names no time (it said it waited until the year 2262), nor does the push's.
+        #expect(Self.updates(update).first?.why == "an hourly budget of 0 priority-10 updates shows none: held until a later update replaces it")
+        let held = WaitReason<DeviceInstant>.activityBudget(budget: 0, until: nil)
+        #expect(WaitReason(stored: held.stored) == held && held.until == nil, "\(held.stored)")
+        #expect(held.text(time: { _ in "" }).hasPrefix("held: an hourly budget of 0"))
         let end = policy.receive(Self.push("E", to: "T1", Self.payload(.end, timestamp: 2)), channelExists: { _ in true }, now: Self.t0)
         #expect(Self.updates(end).map(\.source) == ["U", "E"])
         #expect(Self.updates(end).map(\.outcome) == [.coalesced(into: "E"), .applied])

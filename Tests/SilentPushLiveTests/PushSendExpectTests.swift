@@ -197,6 +197,10 @@ import Testing
             "--transfer is an expectation of its own: give it without --apns-id, --fate, --wakes"
         ),
         (
+            ["expect", "--device", String(repeating: "0", count: 64), "--topic", "com.example.app", "--applied", "6", "--wakes", "0"],
+            "--applied and --activity-state are an expectation of their own: give them without --apns-id, --fate, --wakes or --since"
+        ),
+        (
             ["expect", "--device", String(repeating: "0", count: 64), "--transfer", "failed", "--file", "moved"],
             "--file goes with --transfer done: a failed transfer has no file handed to the app"
         ),
