@@ -78,7 +78,7 @@ public enum LiveActivityIgnored: String, Error, Sendable, CaseIterable {
     public var advice: String {
         switch self {
         case .activityEnded: "the activity had ended; the system ignores its pushes after the end"
-        case .olderTimestamp: "its aps.timestamp is older than what the activity shows; send a newer timestamp"
+        case .olderTimestamp: "its aps.timestamp is older than what the activity shows, or than an update it holds to show; send a newer timestamp"
         case .startToUpdateToken: "a start sent to an activity's update token; send starts to the app's push-to-start token"
         case .notAStart: "an update or end sent to the push-to-start token; send it to the activity's update token"
         case .broadcastStart: "a broadcast cannot start a Live Activity; start it with a push to the push-to-start token"

@@ -848,7 +848,9 @@ package struct AdminAPI: Sendable {
         fields.append(
             (
                 "why",
-                why(push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)), expires: push.expiresAt != nil)
+                why(
+                    push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)), expires: push.expiresAt != nil,
+                    liveActivity: push.pushType == APNsPushType.liveactivity.rawValue)
             ))
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
         return .object(fields)
@@ -874,8 +876,9 @@ package struct AdminAPI: Sendable {
     /// programs. A pending push's comes from the policy that holds it; the others follow from
     /// the fate (and, for a widget or control push, the reload it `reloading` makes). A push
     /// that `expires` not (it had no `apns-expiration`) expired by APNs's storage limit or with
-    /// a newer push that replaced it.
-    static func why(_ fate: PushFate, reloading: WakeKind? = nil, expires: Bool = true) -> JSONValue {
+    /// a newer push that replaced it. A `liveActivity` push is replaced by a newer update to
+    /// its activity (the activity's updates name which), not in an app's slot.
+    static func why(_ fate: PushFate, reloading: WakeKind? = nil, expires: Bool = true, liveActivity: Bool = false) -> JSONValue {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
@@ -887,6 +890,10 @@ package struct AdminAPI: Sendable {
                     // Delivered by no wake: a Live Activity push its activity applied.
                     fate.wakeID.map { ("woke", "delivered by wake \($0)", nil) } ?? ("applied", "applied by its Live Activity (see its updates)", nil)
                 }
+            case .coalesced where liveActivity:
+                fate.coalescedByAPNs
+                    ? ("apnsStorage", "replaced at APNs while the device was offline (APNs keeps one push per token)", nil)
+                    : ("replaced", "replaced by a newer update to its Live Activity before it showed (its updates name which)", nil)
             case .coalesced where fate.coalescedByAPNs:
                 (
                     "apnsStorage",

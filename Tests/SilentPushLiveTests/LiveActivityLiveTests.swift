@@ -160,6 +160,37 @@ import Testing
         }
     }
 
+    /// A Live Activity push replaced before it showed says so in its own terms: by a newer
+    /// update to its activity, not "in the app's slot", which is a background push's.
+    @Test func aReplacedLiveActivityPushSaysItsActivityTookANewerUpdate() async throws {
+        try await Receiver.withTesting({ $0.admin = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
+            let device = Self.device("6")
+            let activity = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
+            guard case .token(let token) = activity.subscription else {
+                Issue.record("no update token: \(activity.subscription)")
+                return
+            }
+            // Priority 5 waits for its opportunity (15 minutes); the next one replaces it.
+            func opportunistic(_ timestamp: Int) async throws -> String {
+                let id = UUID().uuidString
+                let answer = try await ChannelManagementLiveTests.curl(
+                    "POST", "/3/device/\(token)", port: try #require(receiver.h2cPort), tls: false,
+                    headers: ["apns-topic: \(Self.topic)", "apns-push-type: liveactivity", "apns-priority: 5", "apns-id: \(id)"],
+                    body: #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"n":\#(timestamp)}}}"#)
+                #expect(answer.status == 200, "\(answer.body)")
+                return id
+            }
+            let first = try await opportunistic(10)
+            _ = try await opportunistic(11)
+            #expect(try await receiver.fate(of: first)?.kind == .coalesced)
+            let read = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/pushes/\(first)")
+            let why = read.json["why"] as? [String: Any]
+            #expect(
+                why?["text"] as? String == "replaced by a newer update to its Live Activity before it showed (its updates name which)", "\(read.json)"
+            )
+        }
+    }
+
     /// An activity the system ends after 8 hours says so, with no push to explain it.
     @Test func anActivityEndedByTheSystemSaysWhy() async throws {
         try await Receiver.withTesting({ $0.clock = .manual }) { receiver in
