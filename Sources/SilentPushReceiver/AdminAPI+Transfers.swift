@@ -53,8 +53,11 @@ extension AdminAPI {
     private static func doneWords(_ transfer: TransferRecord) -> String {
         switch (transfer.relaunchRequestID, transfer.fileFate) {
         case (_?, .moved?): "the app was relaunched for its session and moved the file"
-        case (_?, .deleted?): "the app was relaunched for its session and left the file, which was deleted"
-        case (_?, nil): "the app is relaunched for its session"
+        // The relaunch request says which: launched (the app left the file), or cancelled
+        // (the app was deleted while its relaunch waited, and its file with it).
+        case (let request?, .deleted?):
+            "its file was deleted: the app's relaunch for its session left it, or the app was deleted before that relaunch ran (task request \(request) says which)"
+        case (let request?, nil): "the app is relaunched for its session (task request \(request) says when, or what holds it)"
         case (nil, .deleted?): "the app was force-quit or deleted before its session ended: its file was deleted, and no relaunch follows"
         case (nil, _) where !transfer.sessionSendsLaunchEvents: "the session sends no launch events: its file stays in the transfers' directory"
         case (nil, _): "the session's other transfers are not done yet"
