@@ -101,8 +101,8 @@ bench-cluster: deps
 	Benchmarks/cluster-figures.sh
 
 # Builds the Benchmarks package (debug), so CI notices when a change breaks it. In this
-# package's build folder: the dependencies they share are built once (a cold build of them
-# took 13 minutes of CI's run; only SilentPush's own modules compile again, about 2).
+# package's build folder, so the dependencies they share are built once (docs/benchmarks.md,
+# CI's build steps): only SilentPush's own modules compile again.
 bench-build: deps-build
 	$(SWIFT) build --package-path Benchmarks --scratch-path .build $(SWIFT_FLAGS)
 
