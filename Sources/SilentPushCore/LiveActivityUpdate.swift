@@ -15,6 +15,13 @@ public struct LiveActivityUpdate: Sendable, Equatable {
         /// Applied: the activity shows it.
         public var applied: Bool { self == .applied }
 
+        /// When a waiting update shows by itself; nil when it does not wait, or waits for good
+        /// (an hourly budget of 0, which the policy holds until `.distantFuture`).
+        package var showsAt: DeviceInstant? {
+            guard case .waiting(let until) = self, until != .distantFuture else { return nil }
+            return until
+        }
+
         /// `applied`, `waiting`, `coalesced` or `ignored`, as the store and the admin API write it.
         public var name: String {
             switch self {

@@ -148,8 +148,7 @@ extension AdminAPI {
             ]
             switch update.outcome {
             case .applied: break
-            // Held for good (a budget of 0): no time to name.
-            case .waiting(let until): fields.append(("until", until == .distantFuture ? .null : .string(Self.time(until))))
+            case .waiting: fields.append(("until", .string(update.outcome.showsAt.map(Self.time))))
             case .coalesced(let into): fields.append(("coalescedInto", .string(into)))
             case .ignored(let reason): fields.append(("reason", .string(reason.rawValue)))
             }

@@ -189,10 +189,7 @@ extension DeviceRecorder {
         case .waiting where activities.isKeptForOffline(update.source, activityID: update.activityID):
             return .pending(.offline)
         case .waiting(let until):
-            if priority == .high {
-                // A budget of 0 holds it for good: no time to name.
-                return .pending(.activityBudget(budget: activities.budget(of: app) ?? 0, until: until == .distantFuture ? nil : until))
-            }
+            if priority == .high { return .pending(.activityBudget(budget: activities.budget(of: app) ?? 0, until: update.outcome.showsAt)) }
             return .pending(.opportunistic(until: until))
         case .coalesced:
             actions.metrics.coalesced += 1
