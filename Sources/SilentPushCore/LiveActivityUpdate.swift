@@ -16,9 +16,11 @@ public struct LiveActivityUpdate: Sendable, Equatable {
         public var applied: Bool { self == .applied }
 
         /// When a waiting update shows by itself; nil when it does not wait, or waits for good
-        /// (an hourly budget of 0, which the policy holds until `.distantFuture`).
+        /// (an hourly budget of 0, which the policy holds until `.distantFuture`). Compared in
+        /// milliseconds, as the store keeps it: read back, the far future is a millisecond short.
         package var showsAt: DeviceInstant? {
-            guard case .waiting(let until) = self, until != .distantFuture else { return nil }
+            guard case .waiting(let until) = self, until.millisecondsSinceEpoch < DeviceInstant.distantFuture.millisecondsSinceEpoch
+            else { return nil }
             return until
         }
 

@@ -307,6 +307,10 @@ import Testing
         let held = WaitReason<DeviceInstant>.activityBudget(budget: 0, until: nil)
         #expect(WaitReason(stored: held.stored) == held && held.until == nil, "\(held.stored)")
         #expect(held.text(time: { _ in "" }).hasPrefix("held: an hourly budget of 0"))
+        // Held for good names no time, also as the store reads it back (to the millisecond).
+        let stored = DeviceInstant(millisecondsSinceEpoch: DeviceInstant.distantFuture.millisecondsSinceEpoch)
+        #expect(Self.updates(update).first?.outcome.showsAt == nil && LiveActivityUpdate.Outcome.waiting(until: stored).showsAt == nil)
+        #expect(LiveActivityUpdate.Outcome.waiting(until: Self.t0).showsAt == Self.t0)
         let end = policy.receive(Self.push("E", to: "T1", Self.payload(.end, timestamp: 2)), channelExists: { _ in true }, now: Self.t0)
         #expect(Self.updates(end).map(\.source) == ["U", "E"])
         #expect(Self.updates(end).map(\.outcome) == [.coalesced(into: "E"), .applied])
