@@ -109,6 +109,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
     /// request, a background transfer), whose words differ where a push's would be wrong.
     package enum Waiter: Sendable {
         case push
+        /// A Live Activity push: APNs keeps one per activity token, not one per app.
+        case liveActivity
         case task(BackgroundTaskKind)
         case transfer
     }
@@ -120,6 +122,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case (.offline, .task(.refresh)): "waiting: the device is offline, and a refresh waits for the network"
         case (.offline, .task): "waiting: the task requires network connectivity and the device is offline"
         case (.offline, .transfer): "waiting: the device is offline; the transfer resumes when the network returns"
+        case (.offline, .liveActivity): "held at APNs: the device is offline; APNs delivers the latest push for this activity token on reconnect"
         case (.lowPowerMode, .task): "deferred: Low Power Mode holds background tasks"
         default: text(time: time)
         }

@@ -882,7 +882,11 @@ package struct AdminAPI: Sendable {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
-                if let wait = fate.waitReason { (wait.rule.rawValue, wait.text(time: time), wait.until) } else { ("pending", "waiting", nil) }
+                if let wait = fate.waitReason {
+                    (wait.rule.rawValue, wait.text(time: time, for: liveActivity ? .liveActivity : .push), wait.until)
+                } else {
+                    ("pending", "waiting", nil)
+                }
             case .delivered:
                 if let wakeID = fate.wakeID, let reloading {
                     ("reloaded", "reloaded the app's \(reloading.rawValue) in wake \(wakeID)", nil)

@@ -161,8 +161,9 @@ import Testing
     }
 
     /// A Live Activity push replaced before it showed says so in its own terms: by a newer
-    /// update to its activity, not "in the app's slot", which is a background push's.
-    @Test func aReplacedLiveActivityPushSaysItsActivityTookANewerUpdate() async throws {
+    /// update to its activity, not "in the app's slot", which is a background push's; one
+    /// held for an offline device names the activity's token, not the app.
+    @Test func aLiveActivityPushSaysWhyInItsOwnTerms() async throws {
         try await Receiver.withTesting({ $0.admin = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
             let device = Self.device("6")
             let activity = try await receiver.device.startActivity(device: device, bundleID: Self.app, attributesType: "MatchAttributes")
@@ -188,6 +189,16 @@ import Testing
             #expect(
                 why?["text"] as? String == "replaced by a newer update to its Live Activity before it showed (its updates name which)", "\(read.json)"
             )
+
+            // Offline, APNs holds the latest push for the activity's token, not for the app.
+            try await receiver.setDeviceState(DeviceState(network: .offline), for: device)
+            let held = try await opportunistic(12)
+            #expect(try await receiver.fate(of: held) == .pending(.offline))
+            let heldRead = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/pushes/\(held)")
+            #expect(
+                (heldRead.json["why"] as? [String: Any])?["text"] as? String
+                    == "held at APNs: the device is offline; APNs delivers the latest push for this activity token on reconnect",
+                "\(heldRead.json)")
         }
     }
 
