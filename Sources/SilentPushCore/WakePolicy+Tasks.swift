@@ -84,12 +84,26 @@ extension WakePolicy {
             let others = pending.filter { $0.request.kind == request.kind && $0.request.identifier != request.identifier }
             if others.count >= limit { return .tooManyPendingTaskRequests }
         }
-        if request.kind == .continued, request.strategy == .fail {
-            guard case .now = taskReadiness(request, of: app, at: slot, now: now),
-                continuedRunning(on: app.device) < settings.continuedTaskCapacity
-            else { return .immediateRunIneligible }
+        if request.kind == .continued, request.strategy == .fail, immediateRunHold(request, of: app, at: slot, now: now) != nil {
+            return .immediateRunIneligible
         }
         return nil
+    }
+
+    /// What keeps the continued task `request` of `app` from starting at `now` (nil: nothing),
+    /// which refuses it `immediateRunIneligible` under the `fail` strategy; read after that
+    /// refusal, at the same `now`, to say why.
+    @inlinable package func immediateRunHold(_ request: TaskRequest<Instant>, of app: App, now: Instant) -> WaitReason<Instant>? {
+        immediateRunHold(request, of: app, at: apps.index(of: app), now: now)
+    }
+
+    @inlinable func immediateRunHold(_ request: TaskRequest<Instant>, of app: App, at slot: Int?, now: Instant) -> WaitReason<Instant>? {
+        switch taskReadiness(request, of: app, at: slot, now: now) {
+        case .at(_, let why), .held(let why): return why
+        case .now:
+            let running = continuedRunning(on: app.device)
+            return running < settings.continuedTaskCapacity ? nil : .continuedSlots(running: running, capacity: settings.continuedTaskCapacity)
+        }
     }
 
     /// The app cancelled the pending request `identifier` (`cancel(taskRequestWithIdentifier:)`).

@@ -59,17 +59,23 @@ extension AdminAPI {
             return Self.error(.badRequest, "\(error)")
         }
         do {
-            let record = try await device.submitTask(submission, device: token, topic: topic)
+            let record = try await device.submit(submission, device: token, topic: topic)
             return Self.respond(.created, Self.json(record))
-        } catch let refusal as TaskSubmitError {
+        } catch let refusal as TaskRefusal {
+            let error = refusal.error
             // 403 for what the app did not declare; 409 for what the device's state refuses.
-            let status: HTTPResponse.Status = refusal == .notPermitted ? .forbidden : .conflict
+            let status: HTTPResponse.Status = error == .notPermitted ? .forbidden : .conflict
             let hint =
-                refusal == .notPermitted && device.declarations[topic] == nil
-                ? " (no app is declared for \(topic): add it under apps in the config file, with its permittedTaskIdentifiers and backgroundModes)"
-                : ""
-            return Self.error(
-                status, refusal.description + hint, extra: [("code", .string(refusal.rawValue)), ("errorCode", .int(Int64(refusal.code)))])
+                if error == .notPermitted && device.declarations[topic] == nil {
+                    " (no app is declared for \(topic): add it under apps in the config file, with its permittedTaskIdentifiers and backgroundModes)"
+                } else if let why = refusal.why {
+                    " (\(why.text(time: Self.time, for: .task(.continued))))"
+                } else {
+                    ""
+                }
+            var extra: [(String, JSONValue)] = [("code", .string(error.rawValue)), ("errorCode", .int(Int64(error.code)))]
+            if let why = refusal.why { extra.append(("why", Self.why(why, for: .task(.continued)))) }
+            return Self.error(status, error.description + hint, extra: extra)
         } catch let refusal as AppNotInstalled {
             return Self.error(.conflict, refusal.description)
         } catch let stopping as DeviceStopping {

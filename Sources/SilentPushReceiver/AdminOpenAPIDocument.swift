@@ -2644,7 +2644,7 @@ enum AdminOpenAPIDocument {
             }
            },
            "TaskConflict": {
-            "description": "BGTaskScheduler refused the request (`code` `unavailable`, `tooManyPendingTaskRequests` or\n`immediateRunIneligible`, with `errorCode`), or the app is not installed on the device (its\ntoken is unregistered; no `code`).\n",
+            "description": "BGTaskScheduler refused the request (`code` `unavailable`, `tooManyPendingTaskRequests` or\n`immediateRunIneligible`, with `errorCode`), or the app is not installed on the device (its\ntoken is unregistered; no `code`). `immediateRunIneligible` comes with `why`: what kept\nthe continued task from starting at once (the device's continued tasks all running, a\nrestart's warm-up, a force-quit, a critical thermal state).\n",
             "content": {
              "application/problem+json": {
               "schema": {
@@ -2668,6 +2668,9 @@ enum AdminOpenAPIDocument {
                     2,
                     4
                    ]
+                  },
+                  "why": {
+                   "$ref": "#/components/schemas/Why"
                   }
                  }
                 }

@@ -39,6 +39,15 @@ extension DeviceControl {
     /// launched already.
     @discardableResult
     public func submitTask(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
+        do {
+            return try await submit(submission, device: device, topic: topic)
+        } catch let refusal as TaskRefusal {
+            throw refusal.error
+        }
+    }
+
+    /// `submitTask`, throwing a refusal as a `TaskRefusal`, with what held the task.
+    package func submit(_ submission: TaskSubmission, device: String, topic: String) async throws -> TaskRequestRecord {
         let device = Self.stored(device)
         try requireInstalled(device)
         let declaration = declarations[topic]
@@ -48,7 +57,7 @@ extension DeviceControl {
             requiresNetworkConnectivity: submission.requiresNetworkConnectivity, requiresExternalPower: submission.requiresExternalPower,
             strategy: submission.strategy)
         let taken = Mutex<UInt64>(0)
-        let refusal: TaskSubmitError? = try await withCheckedThrowingContinuation { continuation in
+        let refusal: TaskRefusal? = try await withCheckedThrowingContinuation { continuation in
             let reply = runtime.modifyStateAndRunActions { recorder, now in
                 recorder.submitTask(
                     TaskRequestRecord(deviceToken: device, topic: topic, request: request, submittedAt: now), declaration: declaration,
@@ -56,7 +65,7 @@ extension DeviceControl {
                 ) { continuation.resume(with: $0.map { nil }) }
             }
             switch reply {
-            case .taskRefused(let error): continuation.resume(returning: error)
+            case .taskRefused(let refusal): continuation.resume(returning: refusal)
             case .taskSubmitted(let id): taken.withLock { $0 = id }
             case .stopping: continuation.resume(throwing: DeviceStopping())
             default: break
@@ -66,7 +75,7 @@ extension DeviceControl {
         if let refusal {
             runtime.logger.debug(
                 "task request refused",
-                metadata: ["task.identifier": "\(submission.identifier)", "task.error": "\(refusal.rawValue)", "app.topic": "\(topic)"])
+                metadata: ["task.identifier": "\(submission.identifier)", "task.error": "\(refusal.error.rawValue)", "app.topic": "\(topic)"])
             throw refusal
         }
         guard let record = try await store.taskRequest(id: id) else { throw TaskReadError(request: id) }

@@ -48,8 +48,9 @@ package struct DeviceRecorder {
         /// The handler's answer was recorded as this result (`deadlineExceeded` when the wake
         /// had already been cancelled at its deadline).
         case fetchRecorded(FetchResult)
-        /// A task request was refused with Apple's error; nothing was recorded.
-        case taskRefused(TaskSubmitError)
+        /// A task request was refused with Apple's error (and what held a continued task
+        /// that had to start at once); nothing was recorded.
+        case taskRefused(TaskRefusal)
         /// A task request was taken, numbered `id`.
         case taskSubmitted(id: UInt64)
         /// Refused: a move of the manual clock is under way.
@@ -569,7 +570,8 @@ package struct DeviceRecorder {
         let (error, policyActions) = policy.submitTask(record.request, for: app, declaration: declaration, now: now)
         var actions = Actions()
         if let error {
-            actions.reply = .taskRefused(error)
+            let why = error == .immediateRunIneligible ? policy.immediateRunHold(record.request, of: app, now: now) : nil
+            actions.reply = .taskRefused(TaskRefusal(error: error, why: why))
         } else {
             actions.completion = completion
             actions.changes.append(.insertTaskRequest(record))

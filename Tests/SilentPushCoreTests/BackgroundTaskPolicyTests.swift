@@ -314,6 +314,25 @@ import Testing
         #expect(Set(scenario.expiredRuns) == [runB.runID, runA.runID, scenario.run(of: c)!.runID])
     }
 
+    /// What refuses a continued task `immediateRunIneligible` is named: the device's continued
+    /// tasks all running, a restart's warm-up, a force-quit; nothing once it can start.
+    @Test func anImmediateRunRefusalNamesWhatHeldTheTask() throws {
+        var settings = WakeSettings.ios
+        settings.continuedTaskCapacity = 1
+        settings.rebootWarmup = .seconds(60)
+        let scenario = Scenario(settings)
+        scenario.completeTasksImmediately = false
+        let request = TaskRequest<DeviceInstant>(id: 99, identifier: "export.z", kind: .continued, strategy: .fail)
+        #expect(scenario.policy.immediateRunHold(request, of: Self.app, now: Scenario.at(0)) == nil)
+        _ = try #require(Self.id(scenario.submit("export.a", .continued, for: Self.app, at: 0)))
+        #expect(scenario.submit("export.b", .continued, for: Self.app, at: 1, strategy: .fail) == .failure(.immediateRunIneligible))
+        #expect(scenario.policy.immediateRunHold(request, of: Self.app, now: Scenario.at(1)) == .continuedSlots(running: 1, capacity: 1))
+        scenario.apply(scenario.policy.reboot("d1", now: Scenario.at(2)))
+        #expect(scenario.policy.immediateRunHold(request, of: Self.app, now: Scenario.at(2))?.rule == .rebootWarmup)
+        scenario.setDevice("d1", DeviceState(forceQuit: true), at: 3)
+        #expect(scenario.policy.immediateRunHold(request, of: Self.app, now: Scenario.at(3)) == .forceQuit)
+    }
+
     @Test func tasksAndWakesShareTheFetchSlots() throws {
         var settings = WakeSettings.fast
         settings.maximumConcurrentFetches = 1

@@ -62,6 +62,33 @@ import Testing
         #expect(deferred == "deferred: Low Power Mode holds background tasks", "\(String(describing: deferred))")
     }
 
+    /// A continued task refused `immediateRunIneligible` says what kept it from starting:
+    /// the device's continued tasks all running, then the app force-quit.
+    @Test func anImmediateRunRefusalSaysWhatHeldTheTask() async throws {
+        let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["export.*"], "backgroundModes": ["processing"]}}}"#
+        let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
+        try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start([
+            "--config", path, "--clock", "manual", "--continued-task-capacity", "1", "--fetch-exec", "sleep 30",
+        ])
+        defer { process.signal(SIGKILL) }
+        let device = "/v1/devices/" + String(repeating: "ce", count: 32)
+        let tasks = device + "/apps/com.example.app/tasks"
+        let running = try await SilentPushdDeviceTests.admin(admin, "POST", tasks, body: #"{"identifier": "export.a", "kind": "continued"}"#)
+        #expect(running.status == 201, "\(running.json)")
+        let full = try await SilentPushdDeviceTests.admin(
+            admin, "POST", tasks, body: #"{"identifier": "export.b", "kind": "continued", "strategy": "fail"}"#)
+        #expect(full.status == 409 && full.json["code"] as? String == "immediateRunIneligible", "\(full.json)")
+        #expect((full.json["why"] as? [String: Any])?["rule"] as? String == "continuedSlots", "\(full.json)")
+        #expect((full.json["detail"] as? String)?.contains("1 of the device's 1 continued tasks are running") == true, "\(full.json)")
+
+        #expect(try await SilentPushdDeviceTests.admin(admin, "PATCH", device, body: #"{"forceQuit": true}"#).status == 200)
+        let quit = try await SilentPushdDeviceTests.admin(
+            admin, "POST", tasks, body: #"{"identifier": "export.c", "kind": "continued", "strategy": "fail"}"#)
+        #expect(quit.status == 409 && (quit.json["why"] as? [String: Any])?["rule"] as? String == "forceQuit", "\(quit.json)")
+    }
+
     @Test func theTaskRoutesAnswerWithApplesErrorNames() async throws {
         let config = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["a", "b", "clean"], "backgroundModes": ["fetch", "processing"]}}}"#
         let path = Scratch.directory.appendingPathComponent("tasks-\(UUID().uuidString).json").path
