@@ -113,7 +113,7 @@ extension DeviceRecorder {
         for request in snapshot.taskRequests + relaunches { actions.append(restoreTask(request, now: now)) }
         // Transfers not ended start again (a running try resumes from its bytes kept), and a
         // session that ended without its relaunch asked for relaunches the app.
-        actions.append(restoreTransfers(snapshot.transfers, now: now))
+        actions.append(restoreTransfers(snapshot.transfers, keptParts: snapshot.keptParts, now: now))
         // What the activities put back should have done by now (gone stale, ended at 8 hours,
         // been dismissed) happens now, not at the next event.
         record(activities.advance(to: now), into: &actions)

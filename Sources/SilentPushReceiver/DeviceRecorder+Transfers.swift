@@ -164,11 +164,17 @@ extension DeviceRecorder {
 
     /// Puts back the transfers a restarted receiver found (`openTransfers`): those not ended
     /// start again when they may (a retry still to come at its time), and a session whose
-    /// transfers had all ended relaunches the app.
-    package mutating func restoreTransfers(_ records: [TransferRecord], now: DeviceInstant) -> Actions {
+    /// transfers had all ended relaunches the app. `keptParts`: the bytes of each download's
+    /// part on disk; one its record does not say (the receiver ended without a stop, as a
+    /// stop records it) is recorded, as the try's cut-off.
+    package mutating func restoreTransfers(_ records: [TransferRecord], keptParts: [UInt64: Int64] = [:], now: DeviceInstant) -> Actions {
         var actions = Actions()
         for record in records {
             guard let request = record.request else { continue }
+            if record.finishedAt == nil, let kept = keptParts[record.id], kept != record.bytes {
+                actions.changes.append(
+                    .setTransferCutOff(id: record.id, error: "stopped: the receiver ended without a stop; its next start resumes it", bytes: kept))
+            }
             let ended: TransferEnd? =
                 switch record.state {
                 case .done: .done(bytes: record.bytes)

@@ -42,6 +42,8 @@ package struct DeviceSnapshot: Sendable {
     /// Reload times in the last day, by extension.
     package var reloadTimes: [ReloadPolicy.Target: [DeviceInstant]] = [:]
     package var transfers: [TransferRecord] = []
+    /// The bytes on disk of each download among `transfers` not ended that kept a part.
+    package var keptParts: [UInt64: Int64] = [:]
 
     /// Nothing: what a clustered receiver starts from.
     package init() {}
@@ -128,6 +130,11 @@ package struct DeviceSnapshot: Sendable {
                 DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
         }
         snapshot.transfers = try await store.openTransfers().filter { includes($0.deviceToken) }
+        // A receiver that ended without a stop (kill -9) recorded nothing of a running try's
+        // part: what is on disk is what the next try resumes from.
+        for transfer in snapshot.transfers where transfer.finishedAt == nil && transfer.fromFile == nil {
+            snapshot.keptParts[transfer.id] = TransferClient.partSize(of: transfer.id, in: store.transfersDirectory)
+        }
         return snapshot
     }
 

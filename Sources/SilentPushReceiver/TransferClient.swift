@@ -88,10 +88,19 @@ package final class TransferClient: Sendable {
     /// The file a done transfer's answer is in.
     package func file(of id: UInt64) -> String { directory + "/" + String(id) }
 
+    /// The part a download not done keeps in `directory`: what its next try resumes from.
+    package static func part(of id: UInt64, in directory: String) -> String { directory + "/" + String(id) + ".part" }
+
+    /// How many bytes the part of download `id` in `directory` holds; nil when it has none.
+    package static func partSize(of id: UInt64, in directory: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: part(of: id, in: directory))[.size] as? Int64) ?? nil
+    }
+
     /// Deletes what transfer `id` kept (its partial file and validator, or a file a try
     /// stopped as it ended left): it failed or was cancelled, so nothing hands it to the app.
     package func discard(_ id: UInt64) {
-        for path in [file(of: id) + ".part", file(of: id) + ".part.validator", file(of: id), file(of: id) + ".copying", uploadFile(of: id)] {
+        let part = Self.part(of: id, in: directory)
+        for path in [part, part + ".validator", file(of: id), file(of: id) + ".copying", uploadFile(of: id)] {
             try? FileManager.default.removeItem(atPath: path)
         }
     }
@@ -182,7 +191,7 @@ package final class TransferClient: Sendable {
     /// an earlier transfer of the URL kept (ask with them). Cancelling the task stops the try,
     /// keeping what arrived (and still says what it received).
     package func run(_ start: DeviceRecorder.TransferStart, validators: (etag: String?, lastModified: String?)?) async -> TryOutcome {
-        let part = file(of: start.id) + ".part"
+        let part = Self.part(of: start.id, in: directory)
         let validatorFile = part + ".validator"
         let cache = cacheFile(device: start.app.device, topic: start.app.topic, url: start.request.url)
         let manager = FileManager.default

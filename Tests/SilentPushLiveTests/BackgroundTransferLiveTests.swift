@@ -734,6 +734,57 @@ import Testing
         }
     }
 
+    /// After `kill -9` during a try, the restart reads the part on disk into the record
+    /// (`bytes`, and a `lastError` that says the receiver ended without a stop) before the
+    /// next try, which resumes from it, ends.
+    @Test func aRestartAfterKill9RecordsThePartTheTryLeft() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let work = try Scratch.newDirectory("transfer-kill9")
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let size = 400_000
+        let script = """
+            cat >/dev/null
+            [ "$SILENTPUSH_TASK_KIND" = urlSession ] && exit 0
+            echo 'transfer {"session":"K","url":"http://127.0.0.1:\(origin.port)/blob/\(size)?rate=100000"}'
+            echo newData
+            """
+        try Data(script.utf8).write(to: URL(fileURLWithPath: work + "/handler.sh"))
+        let arguments = ["--fetch-exec", "sh \(work)/handler.sh"]
+        func transfer(_ admin: Int) async throws -> [String: Any]? {
+            (try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers").json["transfers"] as? [[String: Any]])?.first
+        }
+        let (first, _, h2c, admin) = try await SilentPushdProcessTests.start(arguments, store: work + "/store.sqlite")
+        defer { first.signal(SIGKILL) }
+        let pushed = try await ChannelManagementLiveTests.curl(
+            "POST", "/3/device/\(Self.device)", port: h2c, tls: false,
+            headers: ["apns-topic: \(Self.topic)", "apns-push-type: background", "apns-priority: 5"], body: #"{"aps":{"content-available":1}}"#)
+        #expect(pushed.status == 200)
+        for _ in 0..<200 {
+            if try await transfer(admin)?["state"] as? String == "running" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(1_200))
+        first.signal(SIGKILL)
+        _ = await first.wait()
+
+        let (second, _, _, restartedAdmin) = try await SilentPushdProcessTests.start(arguments, store: work + "/store.sqlite")
+        defer { second.signal(SIGKILL) }
+        let restarted = try #require(try await transfer(restartedAdmin))
+        let kept = restarted["bytes"] as? Int ?? 0
+        #expect(kept > 0 && kept < size, "\(restarted)")
+        #expect(restarted["lastError"] as? String == "stopped: the receiver ended without a stop; its next start resumes it", "\(restarted)")
+        var done: [String: Any]?
+        for _ in 0..<200 {
+            done = try await transfer(restartedAdmin)
+            if done?["state"] as? String == "done" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(done?["state"] as? String == "done" && done?["bytes"] as? Int == size, "\(String(describing: done))")
+        // The next try asked for the rest from where the part ended.
+        #expect(Self.starts(origin, size: size) == [0, kept], "\(origin.log)")
+    }
+
     /// Forgetting a device deletes what the receiver kept for its transfers: the file of a
     /// done one whose relaunch waits (the device is in Low Power Mode), and the body kept for
     /// a later 304 of its URL.

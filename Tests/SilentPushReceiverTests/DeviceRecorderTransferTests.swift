@@ -172,4 +172,26 @@ import Testing
         #expect(actions.changes.contains { if case .setTransferRelaunch([2], _) = $0 { true } else { false } })
         #expect(actions.taskRuns.first?.request.identifier == "B")
     }
+
+    /// A part on disk that its record does not say (the receiver ended without a stop) is
+    /// recorded as the try's cut-off; one it says already, and an ended transfer's, are not.
+    @Test func aRestartRecordsThePartARunningTryLeftWithoutAStop() throws {
+        var recorder = Self.recorder()
+        func record(_ id: UInt64, bytes: Int64, ended: Bool = false) throws -> TransferRecord {
+            var record = TransferRecord(
+                id: id, deviceToken: Self.device, topic: Self.app.topic, request: try Self.request("S\(id)"), handedOverAt: Self.at(0))
+            record.state = ended ? .done : .running
+            record.finishedAt = ended ? Self.at(1) : nil
+            record.attempts = 1
+            record.bytes = bytes
+            return record
+        }
+        let records = [try record(1, bytes: 0), try record(2, bytes: 500), try record(3, bytes: 900, ended: true)]
+        let actions = recorder.restoreTransfers(records, keptParts: [1: 300, 2: 500, 3: 100], now: Self.at(10))
+        let cutOffs: [(UInt64, Int64)] = actions.changes.compactMap {
+            if case .setTransferCutOff(let id, _, let bytes) = $0 { (id, bytes) } else { nil }
+        }
+        #expect(cutOffs.map(\.0) == [1] && cutOffs.map(\.1) == [300], "\(cutOffs)")
+        #expect(Set(actions.transferStarts.map(\.id)) == [1, 2])
+    }
 }
