@@ -29,8 +29,10 @@ extension DeviceRuntime {
         let taskIDs = try await store.lastTaskIDs()
         var start = DeviceClock.systemNow
         if mode == .manual, let latest = try await store.latestDeviceTime() {
-            // A cluster has one clock, the stored one: a member joins at its time.
-            start = shards == nil ? max(start, DeviceInstant(millisecondsSinceEpoch: latest)) : DeviceInstant(millisecondsSinceEpoch: latest)
+            // A manual clock resumes where it stood: real time that passed while the receiver
+            // was down plays no timer. A cluster has one clock, the stored one: a member joins
+            // at its time.
+            start = DeviceInstant(millisecondsSinceEpoch: latest)
         }
         if mode == .manual, shards != nil { try await store.write([.setManualClock(at: start.millisecondsSinceEpoch)]) }
         let clock = DeviceClock(mode, start: start)
