@@ -163,13 +163,19 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// `device`'s state changed. Turning force-quit on or Background App Refresh off drops
     /// the pushes waiting in its apps' slots; a force-quit also kills its apps' running wakes
     /// and task runs (`kill`). Lifting a restriction lets them wake.
-    /// (Scans the apps: device changes are rare, admin-driven events.)
-    @inlinable public mutating func setDeviceState(_ new: DeviceState, for device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
+    /// (Scans the apps: device changes are rare, admin-driven events.) `launches`: the
+    /// device's background launches of the last day, oldest first, as the record has them,
+    /// when the change gives it a budget: a device keeps its launches only while one applies,
+    /// so a budget set now counts those already made, as after a restart.
+    @inlinable public mutating func setDeviceState(
+        _ new: DeviceState, for device: App.Device, launches: [(app: App, at: Instant)]? = nil, now: Instant
+    ) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let old = deviceState(device)
         var record = devices[device] ?? DeviceRecord()
         record.state = new
         devices[device] = new.isDefault && record.launches.isEmpty && record.warmUntil == nil ? nil : record
+        if let launches { countLaunches(launches, of: device, now: now) }
 
         let dropReason: DropReason? =
             settings.throttling == .off
@@ -639,6 +645,17 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         let key = Int32(index(of: app))
         if let current = tasks[key]?.penaltyUntil, current >= until { return }
         tasks[key, default: AppTasks()].penaltyUntil = until
+    }
+
+    /// Counts `launches` of `device` (oldest first) against its daily budget, beside those it
+    /// kept: one it kept already (the same app at the same instant) counts once.
+    @inlinable mutating func countLaunches(_ launches: [(app: App, at: Instant)], of device: App.Device, now: Instant) {
+        let kept = devices[device]?.launches ?? []
+        devices[device]?.launches = []
+        var merged = launches.map { Launch(at: $0.at, slot: Int32(index(of: $0.app))) }
+        for launch in kept where !merged.contains(where: { $0.at == launch.at && $0.slot == launch.slot }) { merged.append(launch) }
+        merged.sort { $0.at < $1.at }
+        for launch in merged where launch.at <= now { recordLaunch(Int(launch.slot), of: device, now: launch.at) }
     }
 
     /// Counts a background launch of the app at `slot` against its device's daily budget.

@@ -57,8 +57,18 @@ public struct DeviceControl: Sendable {
             // Looked up again if a start was kept for it in between.
             let lookedUp = Set(runtime.inspect { $0.activities.channelsToLookUp(device: device) })
             let existing = lookedUp.filter { runtime.channels?.exists($0.channel, bundleID: $0.bundleID) ?? false }
+            // A budget it had not counts the launches of the last day, read from the store
+            // (after what is queued is committed) as a restart reads them.
+            let (old, now) = runtime.inspect { ($0.policy.deviceState(device), $1) }
+            var launches: [(app: DeviceRecorder.App, at: DeviceInstant)]?
+            if DeviceRecorder.budgetCounts(from: old, to: new) {
+                try await store.flush()
+                launches = try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch, device: device).map {
+                    (DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic), DeviceInstant(millisecondsSinceEpoch: $0.startedAt))
+                }
+            }
             reply = try await runtime.committing { recorder, now, completion in
-                recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), now: now, completion: completion)
+                recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), launches: launches, now: now, completion: completion)
             }
         }
     }

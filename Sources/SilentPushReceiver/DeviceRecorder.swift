@@ -435,11 +435,12 @@ package struct DeviceRecorder {
     /// `device`'s state changed; `completion` runs once the change is committed. Back online,
     /// a Live Activity start APNs kept for it subscribes to its channel if that is among
     /// `startChannels.existing`; replies `channelsChanged`, changing nothing, when a start was
-    /// kept on a channel not among `startChannels.lookedUp` (look them up again).
+    /// kept on a channel not among `startChannels.lookedUp` (look them up again). `launches`:
+    /// the device's launches of the last day, read from the store, which a new budget counts.
     package mutating func setDeviceState(
         _ new: DeviceState, for device: String,
         startChannels: (lookedUp: Set<LiveActivityPolicy.ChannelKey>, existing: Set<LiveActivityPolicy.ChannelKey>) = ([], []),
-        now: DeviceInstant, completion: @escaping PushStore.Completion
+        launches: [(app: App, at: DeviceInstant)]? = nil, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
         let old = policy.deviceState(device)
         let wasOnline = old.network == .online
@@ -447,17 +448,25 @@ package struct DeviceRecorder {
             return Self.replying(.channelsChanged, completion: completion)
         }
         var actions = Actions(completion: completion)
-        changeDeviceState(device, from: old, to: new, channelExists: startChannels.existing.contains, now: now, into: &actions)
+        changeDeviceState(
+            device, from: old, to: new, channelExists: startChannels.existing.contains,
+            launches: Self.budgetCounts(from: old, to: new) ? launches : nil, now: now, into: &actions)
         return finish(actions)
+    }
+
+    /// Whether the change from `old` to `new` gives the device a budget it had not, which
+    /// counts the launches of the last day (the device kept them only under a budget).
+    package static func budgetCounts(from old: DeviceState, to new: DeviceState) -> Bool {
+        new.dailyBudget != nil && new.dailyBudget != old.dailyBudget
     }
 
     /// Records `device`'s new state and what it changes for each policy.
     private mutating func changeDeviceState(
         _ device: String, from old: DeviceState, to new: DeviceState, channelExists: (LiveActivityPolicy.ChannelKey) -> Bool,
-        now: DeviceInstant, into actions: inout Actions
+        launches: [(app: App, at: DeviceInstant)]? = nil, now: DeviceInstant, into actions: inout Actions
     ) {
         actions.changes.append(.setDevice(token: device, state: new))
-        apply(policy.setDeviceState(new, for: device, now: now), to: &actions)
+        apply(policy.setDeviceState(new, for: device, launches: launches, now: now), to: &actions)
         deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
         if (old.network == .online) != (new.network == .online) {
             let changed =

@@ -249,14 +249,19 @@ extension PushStore {
     /// Background launches since `since` (ms), oldest first: the apps' wakes, and their task
     /// runs the daily budget counts (not simulated, not continued), so a restarted receiver
     /// keeps each device's budget.
-    public func launches(since: Int64) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
-        try await reader.rows(
+    /// `device`: only that device's (nil: every device's).
+    public func launches(since: Int64, device: String? = nil) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+        // Only the conditions given: a term that is always true keeps SQLite off the index.
+        let ofDevice = device == nil ? "" : " AND device_token = ?4"
+        var arguments: [any StoreValueConvertible] = [WakeKind.fetch.rawValue, since, BackgroundTaskKind.continued.rawValue]
+        if let device { arguments.append(device) }
+        return try await reader.rows(
             """
-            SELECT device_token, topic, started_at FROM wakes WHERE kind = ?1 AND started_at >= ?2
+            SELECT device_token, topic, started_at FROM wakes WHERE kind = ?1 AND started_at >= ?2\(ofDevice)
             UNION ALL
-            SELECT device_token, topic, started_at FROM task_runs WHERE simulated = 0 AND kind != ?3 AND started_at >= ?2
+            SELECT device_token, topic, started_at FROM task_runs WHERE simulated = 0 AND kind != ?3 AND started_at >= ?2\(ofDevice)
             ORDER BY started_at
-            """, [WakeKind.fetch.rawValue, since, BackgroundTaskKind.continued.rawValue]
+            """, arguments
         ).map { row in (row["device_token"], row["topic"], row["started_at"]) }
     }
 

@@ -78,6 +78,31 @@ import Testing
         #expect(scenario.fates[push] == .delivered(at: 20))
     }
 
+    /// A budget set on a device counts the launches it made before (read from the record,
+    /// as a restart reads them): the fate is the one a restart gives. A launch the device
+    /// kept and the record has too counts once.
+    @Test func aBudgetSetLaterCountsTheLaunchesAlreadyMade() {
+        var settings = WakeSettings.fast
+        settings.minimumInterval = .seconds(60)
+        let live = Scenario(settings)
+        let first = live.push(Self.app, at: 0)
+        #expect(live.fates[first] == .delivered(at: 0))
+        live.stepTimers(before: 100)
+        live.apply(live.policy.setDeviceState(DeviceState(dailyBudget: 1), for: "d1", launches: [(Self.app, Scenario.at(0))], now: Scenario.at(100)))
+        let second = live.push(Self.app, at: 200)
+        #expect(live.fates[second] == .pending(.dailyBudget(used: 1, budget: 1, until: Scenario.at(86_400))))
+
+        let restarted = Scenario(settings)
+        restarted.setDevice("d1", DeviceState(dailyBudget: 1), at: 100)
+        restarted.policy.restoreLaunch(of: Self.app, at: Scenario.at(0))
+        let again = restarted.push(Self.app, at: 200)
+        #expect(restarted.fates[again] == live.fates[second])
+
+        // Raised to 2: the launch kept under 1 and read again counts once; the push wakes.
+        live.apply(live.policy.setDeviceState(DeviceState(dailyBudget: 2), for: "d1", launches: [(Self.app, Scenario.at(0))], now: Scenario.at(300)))
+        #expect(live.fates[second] == .delivered(at: 300))
+    }
+
     @Test func aLowBatteryHoldsPriorityFiveUntilCharging() {
         let scenario = Scenario(.ios)
         let other = App(device: "d1", topic: "com.example.other")
