@@ -136,11 +136,14 @@ public struct ProviderOptions: ParsableArguments, Sendable {
             throw PushSendError.missingDevelopmentMaterial(
                 what: "provider key", searched: certificatesSearched(), fix: "--key, --key-id and --team-id, or --cert")
         }
+        // The dev key's id and team go only with the dev key: a key of the user's (flag or
+        // variable) needs its own, or its token is one no server accepts.
+        let developmentKeyUsed = local && key == nil && environment["APNS_KEY"] == nil
         let keyFile = key ?? environment["APNS_KEY"] ?? (local ? developmentKey : nil)
         // The flag or variable the key came from, for advice on a key that cannot be used.
         let keySource = key == nil && environment["APNS_KEY"] != nil ? "APNS_KEY" : "--key"
-        let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (key == nil && local ? PushSendOptions.developmentKeyID : nil)
-        let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (key == nil && local ? PushSendOptions.developmentTeamID : nil)
+        let keyID = self.keyID ?? environment["APNS_KEY_ID"] ?? (developmentKeyUsed ? PushSendOptions.developmentKeyID : nil)
+        let teamID = self.teamID ?? environment["APNS_TEAM_ID"] ?? (developmentKeyUsed ? PushSendOptions.developmentTeamID : nil)
         guard let keyFile else { throw PushSendError.missingOption(need: "--key AuthKey.p8 (or APNS_KEY), or --cert, to push to Apple") }
         // A key's contents where its path belongs (APNS_KEY="$(cat key.p8)") are never echoed.
         guard FileManager.default.isReadableFile(atPath: keyFile) || !PEMContents.found(in: keyFile) else {

@@ -197,6 +197,17 @@ import Testing
         #expect(signer.keyID == PushSendOptions.developmentKeyID)
     }
 
+    /// A key of the user's in APNS_KEY, pushing to a local receiver, needs its own id and
+    /// team, as with --key: the dev key's are not put in its token.
+    @Test func aKeyFromTheEnvironmentNeedsItsOwnIdAndTeam() throws {
+        var options = try PushSendOptions.parse([])
+        options.certificatesDirectory = DevCertificates.directory
+        options.environment = ["APNS_KEY": "/keys/other.p8"]
+        #expect { try options.configuration() } throws: { "\($0)".contains("--key-id (or APNS_KEY_ID): the id of /keys/other.p8") }
+        options.environment = ["APNS_KEY": "/keys/other.p8", "APNS_KEY_ID": "K"]
+        #expect { try options.configuration() } throws: { "\($0)".contains("--team-id (or APNS_TEAM_ID)") }
+    }
+
     /// A key that cannot be used is blamed on where it came from: APNS_KEY, or --key.
     @Test func anUnusableKeyNamesWhereItCameFrom() throws {
         var fromEnvironment = try PushSendOptions.parse(["--sandbox", "--topic", "com.example.app", "--device", String(repeating: "ab", count: 32)])
