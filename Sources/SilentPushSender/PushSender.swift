@@ -41,6 +41,8 @@ public struct PushSender: Sendable {
         var status: Int?
         var apnsID: String
         var reason: String?
+        /// A 410's: when APNs confirmed the token was no longer valid for the topic (ms).
+        var timestamp: Int64? = nil
         var latency: Duration
         var error: String?
     }
@@ -212,20 +214,15 @@ public struct PushSender: Sendable {
             switch result {
             case .success(let response):
                 if verbose { showResponse(response) }
-                let reason = response.status == 200 ? nil : Self.reason(in: response.body)
+                let body = response.status == 200 ? nil : APNsErrorBody(parsing: response.body)
                 done(
                     .success(
                         Outcome(
                             device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
-                            reason: reason, latency: ContinuousClock.now - began)))
+                            reason: body?.reason, timestamp: body?.timestamp, latency: ContinuousClock.now - began)))
             case .failure(let error): done(.failure(error))
             }
         }
-    }
-
-    /// The `reason` of an APNs error body (or the status alone when there is none).
-    static func reason(in body: [UInt8]) -> String? {
-        APNsErrorBody(parsing: body)?.reason
     }
 
     private func emit(_ outcome: Outcome) {
@@ -244,6 +241,7 @@ public struct PushSender: Sendable {
             let apnsID = outcome.status == nil && configuration.request.apnsID == nil ? nil : outcome.apnsID
             text += ",\"apnsId\":" + (apnsID.map(JSONString.quoted) ?? "null")
             text += ",\"reason\":" + (outcome.reason.map(JSONString.quoted) ?? "null")
+            if let timestamp = outcome.timestamp { text += ",\"timestamp\":" + String(timestamp) }
             if let error = outcome.error { text += ",\"error\":" + JSONString.quoted(error) }
             text += ",\"latencyMs\":" + String(format: "%.3f", Double(outcome.latency.nanosecondCount) / 1e6) + "}"
             output.line(text)

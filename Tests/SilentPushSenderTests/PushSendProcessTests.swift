@@ -163,6 +163,27 @@ import Testing
         }
     }
 
+    /// A 410's `timestamp` (when APNs confirmed the token was no longer valid) is in the
+    /// JSON line, as the receiver sent it.
+    @Test func aJSONLineCarriesA410sTimestamp() async throws {
+        try await Receiver.withTesting({ $0.admin = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
+            let patched = try await PeerProcess.run(
+                "curl",
+                [
+                    "-sS", "-X", "PATCH", "-H", "content-type: application/json", "-d", #"{"unregistered": true}"#,
+                    "http://127.0.0.1:\(try #require(receiver.adminPort))/v1/devices/\(SamplePush.deviceToken)",
+                ])
+            #expect(patched.output.contains(#""unregistered":true"#), "\(patched.output)")
+            let result = try await Self.run(
+                ["--url", "http://127.0.0.1:\(receiver.h2cPort!)", "--device", SamplePush.deviceToken, "--json", "-"],
+                input: #"{"aps":{"content-available":1}}"#)
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any], "\(result.output)")
+            #expect(object["status"] as? Int == 410 && object["reason"] as? String == "Unregistered", "\(object)")
+            let timestamp = try #require(object["timestamp"] as? Int64, "\(object)")
+            #expect(abs(timestamp - Int64(Date().timeIntervalSince1970 * 1000)) < 60_000, "\(object)")
+        }
+    }
+
     @Test func tlsWithTheDevCAAndWithInsecure() async throws {
         try await Receiver.withTesting { receiver in
             let port = receiver.tlsPort!
