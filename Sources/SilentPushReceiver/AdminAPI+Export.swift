@@ -77,7 +77,7 @@ extension AdminAPI {
             let wakes = try await store.wakes(
                 deviceToken: token, topic: topic, kind: kind, from: window.from, until: window.until, before: before.before, limit: Self.exportPage)
             cursor.withLock { $0 = (wakes.last?.id, wakes.count < Self.exportPage) }
-            let coalesced = try await store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            let coalesced = try await store.coalescedPushes(wakeIDs: wakes.map(\.id))
             return wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) }
         }
     }

@@ -131,9 +131,10 @@ package struct AdminAPI: Sendable {
 
     private func push(_ apnsID: String) async -> Response {
         await Self.answering {
-            // An apns-id, or the apns-unique-id the development environment answered.
-            var found = try await device.store.push(apnsID: apnsID)
-            if found == nil { found = try await device.store.push(uniqueID: apnsID) }
+            // The apns-unique-id the development environment answered, which names one push
+            // alone (a provider may reuse it as a later push's apns-id), or an apns-id.
+            var found = try await device.store.push(uniqueID: apnsID)
+            if found == nil { found = try await device.store.push(apnsID: apnsID) }
             guard let push = found else {
                 throw AdminError(.notFound, "no push with apns-id (or apns-unique-id) \(apnsID)")
             }
@@ -220,7 +221,7 @@ package struct AdminAPI: Sendable {
             let wakes = try await device.store.wakes(
                 deviceToken: filter.device, topic: filter.topic, kind: Self.wakeKind(query), from: window.from, until: window.until,
                 before: Self.cursor(query), limit: filter.limit)
-            let coalesced = try await device.store.coalescedAPNsIDs(wakeIDs: wakes.map(\.id))
+            let coalesced = try await device.store.coalescedPushes(wakeIDs: wakes.map(\.id))
             let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
         }
@@ -956,7 +957,9 @@ package struct AdminAPI: Sendable {
         ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch)
     }
 
-    static func json(_ wake: WakeRecord, coalesced: [String]) -> JSONValue {
+    /// `coalesced`: the pushes that rode it, by apns-id and by apns-unique-id (one apns-id
+    /// may name several pushes; the unique id names one).
+    static func json(_ wake: WakeRecord, coalesced: [(apnsID: String, pushID: UInt64)]) -> JSONValue {
         .object([
             ("id", .int(Int64(bitPattern: wake.id))),
             ("deviceToken", .string(wake.deviceToken)),
@@ -964,7 +967,8 @@ package struct AdminAPI: Sendable {
             ("kind", .string(wake.kind.rawValue)),
             ("apnsId", .string(wake.apnsID)),
             ("apnsUniqueId", .string(wake.apnsID.map { APNsIDGenerator.uniqueID(apnsID: $0, pushID: wake.pushID) })),
-            ("coalesced", .array(coalesced.map(JSONValue.string))),
+            ("coalesced", .array(coalesced.map { .string($0.apnsID) })),
+            ("coalescedUniqueIds", .array(coalesced.map { .string(APNsIDGenerator.uniqueID(apnsID: $0.apnsID, pushID: $0.pushID)) })),
             ("startedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.startedAt.millisecondsSinceEpoch))),
             ("deadline", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: wake.deadline.millisecondsSinceEpoch))),
             ("finishedAt", .string(wake.finishedAt.map { ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch) })),

@@ -3278,6 +3278,7 @@ enum AdminOpenAPIDocument {
              "apnsId",
              "apnsUniqueId",
              "coalesced",
+             "coalescedUniqueIds",
              "startedAt",
              "deadline",
              "finishedAt",
@@ -3319,7 +3320,14 @@ enum AdminOpenAPIDocument {
               "description": "The push delivered, by its apns-unique-id (null once retention pruned it)."
              },
              "coalesced": {
-              "description": "The pushes it replaced in the app's slot, which rode this wake.",
+              "description": "The pushes it replaced in the app's slot, which rode this wake, by apns-id.",
+              "type": "array",
+              "items": {
+               "type": "string"
+              }
+             },
+             "coalescedUniqueIds": {
+              "description": "The same pushes, in the same order, by apns-unique-id: each names one push (a provider may send several with one apns-id, as after a retry).",
               "type": "array",
               "items": {
                "type": "string"

@@ -769,7 +769,7 @@ enum TimelinePage {
           return `<h2>wake ${w.id}: <span data-result="${esc(w.result || "running")}">${esc(w.result || "running")}</span></h2>` +
             `<p class="why">${!w.result ? "the fetch is running; its deadline is " + when(w.deadline) : w.endedBy === "handler" ? `the handler answered ${esc(w.result)}${w.reason ? " (" + esc(w.reason) + ")" : ""} after ${w.durationMs} ms` : w.endedBy === "killed" ? `${esc(w.reason)}, after ${w.durationMs} ms: the handler was stopped` : `the receiver ended it (${esc(w.reason)}) after ${w.durationMs} ms`}</p>` +
             table([
-              ["delivered", pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)], ["coalesced into it", w.coalesced.map(id => pushLink(id)).join(", ") || "none"],
+              ["delivered", pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)], ["coalesced into it", w.coalesced.map((id, i) => pushLink(w.coalescedUniqueIds?.[i] ?? id, id)).join(", ") || "none"],
               ["started", when(w.startedAt)], ["deadline", when(w.deadline)], ["finished", when(w.finishedAt)],
               ["device", `<span class="mono">${esc(w.deviceToken)}</span>`], ["app", esc(w.topic)],
             ]) + (w.stderr ? `<h3>the handler's stderr</h3><pre class="stderr">${esc(w.stderr)}</pre>` : "");
@@ -826,7 +826,7 @@ enum TimelinePage {
           if (waiting.length) html += `<b>waiting</b><ul>` + waiting.map(p => `<li>${pushLink(p.apnsUniqueId, p.apnsId)}: ${esc(p.why.text)}</li>`).join("") + `</ul>`;
           html += `<b>wakes</b> (${wakes.length} loaded)<ol class="wakes">` + wakes.map(w =>
             `<li class="wake-item" data-wake-id="${w.id}">${wakeLink(w.id)} at ${when(w.startedAt)}: ${esc(w.result || "running")}${w.reason ? " (" + esc(w.reason) + ")" : ""}, ` +
-            `delivered ${pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)}${w.coalesced.length ? ", coalesced " + w.coalesced.map(id => pushLink(id)).join(", ") : ""}</li>`).join("") + `</ol>`;
+            `delivered ${pushLink(w.apnsUniqueId ?? w.apnsId, w.apnsId)}${w.coalesced.length ? ", coalesced " + w.coalesced.map((id, i) => pushLink(w.coalescedUniqueIds?.[i] ?? id, id)).join(", ") : ""}</li>`).join("") + `</ol>`;
           return html;
         }
 

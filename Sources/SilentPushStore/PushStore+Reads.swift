@@ -173,7 +173,13 @@ extension PushStore {
     /// The apns-ids coalesced into each of `wakeIDs`, oldest first, in one query (a page of
     /// wakes reads them at once, not one query per wake).
     public func coalescedAPNsIDs(wakeIDs: [UInt64]) async throws -> [UInt64: [String]] {
-        var coalesced: [UInt64: [String]] = [:]
+        try await coalescedPushes(wakeIDs: wakeIDs).mapValues { $0.map(\.apnsID) }
+    }
+
+    /// The pushes coalesced into each of `wakeIDs`, oldest first: each one's apns-id and id
+    /// (which, with the apns-id, makes its apns-unique-id: a provider may reuse an apns-id).
+    public func coalescedPushes(wakeIDs: [UInt64]) async throws -> [UInt64: [(apnsID: String, pushID: UInt64)]] {
+        var coalesced: [UInt64: [(apnsID: String, pushID: UInt64)]] = [:]
         // A hundred at a time: with a thousand, SQLite judged a scan of every push cheaper
         // than the index on wake_id (0.4 s a page of an export, against 0.1 ms).
         var start = 0
@@ -181,7 +187,7 @@ extension PushStore {
             let chunk = wakeIDs[start..<min(start + Self.wakesPerCoalescedRead, wakeIDs.count)]
             start = chunk.endIndex
             for row in try await reader.rows(Self.coalescedStatement(wakeIDs: chunk), cached: false) {
-                coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append(row["apns_id"])
+                coalesced[UInt64(bitPattern: row["wake_id"] as Int64), default: []].append((row["apns_id"], UInt64(bitPattern: row["id"] as Int64)))
             }
         }
         return coalesced
@@ -190,12 +196,12 @@ extension PushStore {
     /// How many wakes one read of their coalesced pushes names.
     package static let wakesPerCoalescedRead = 100
 
-    /// The read of the apns-ids coalesced into `wakeIDs`.
+    /// The read of the pushes coalesced into `wakeIDs`.
     package static func coalescedStatement(wakeIDs: some Collection<UInt64>) -> StoreStatement {
         // Whole numbers only: the list is safe to write into the statement.
         let list = wakeIDs.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
         return StoreStatement(
-            "SELECT wake_id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id", [PushFate.Kind.coalesced.rawValue])
+            "SELECT wake_id, id, apns_id FROM push_fates WHERE wake_id IN (\(list)) AND fate = ? ORDER BY id", [PushFate.Kind.coalesced.rawValue])
     }
 
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the
