@@ -76,9 +76,9 @@ final class DeviceMetrics: Sendable {
         Counter(label: "silentpush_faults_injected_total", dimensions: [("action", kind)], factory: factory).increment()
     }
 
-    /// A wake ended with `result`, its handler having run for `duration` (real time).
-    func record(_ result: FetchResult, duration: Duration) {
-        fetchResults[StoreCounts.wakeKey(result)]?.increment()
+    /// A wake's handler ran for `duration` (real time). Its result is counted by the step
+    /// that recorded it (`Events.wakesEnded`), at its deadline when the handler overran.
+    func handlerRan(_ duration: Duration) {
         fetchDuration.recordNanoseconds(duration.nanosecondCount)
     }
 
@@ -114,6 +114,7 @@ final class DeviceMetrics: Sendable {
         for kind in events.reloads { reloads[kind]?.increment() }
         if events.transfersHandedOver > 0 { transfersHandedOver.increment(by: events.transfersHandedOver) }
         for state in events.transferEnds { transferEnds[state]?.increment() }
+        for result in events.wakesEnded { fetchResults[StoreCounts.wakeKey(result)]?.increment() }
     }
 
     /// What one step of the device side did, counted after its lock is released.
@@ -133,10 +134,13 @@ final class DeviceMetrics: Sendable {
         /// Background transfers handed over, and those that ended, by state.
         var transfersHandedOver = 0
         var transferEnds: [TransferRecord.State] = []
+        /// Wakes whose result the step recorded, by result: as the store has them.
+        var wakesEnded: [FetchResult] = []
 
         var isEmpty: Bool {
             wakesStarted == 0 && delivered == 0 && coalesced == 0 && expired == 0 && dropped.isEmpty && pendingSlots == nil
                 && taskRunsStarted == 0 && taskOutcomes.isEmpty && reloads.isEmpty && transfersHandedOver == 0 && transferEnds.isEmpty
+                && wakesEnded.isEmpty
         }
 
         /// Adds what a later step did (a restart's many steps, counted as one).
@@ -152,6 +156,7 @@ final class DeviceMetrics: Sendable {
             reloads += later.reloads
             transfersHandedOver += later.transfersHandedOver
             transferEnds += later.transferEnds
+            wakesEnded += later.wakesEnded
         }
 
         mutating func transferEnded(_ state: TransferRecord.State) {

@@ -390,14 +390,13 @@ package struct DeviceRecorder {
             // Record the answer but start nothing new: what waits stays pending in the store
             // for the next run.
             end(start.wakeID, &actions)
-            actions.changes.append(.finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result))
+            finishWake(start.wakeID, at: now, result: result, &actions)
             actions.reply = .fetchRecorded(result)
         case .running:
             let (accepted, policyActions) = policy.fetchCompleted(wakeID: start.wakeID, app: start.app, now: now)
             if accepted {
                 end(start.wakeID, &actions)
-                actions.changes.append(
-                    .finishWake(id: start.wakeID, finishedAt: now.millisecondsSinceEpoch, result: result))
+                finishWake(start.wakeID, at: now, result: result, &actions)
             }
             apply(policyActions, to: &actions)
             actions.reply = .fetchRecorded(accepted ? result : .deadlineExceeded)
@@ -850,13 +849,19 @@ package struct DeviceRecorder {
             guard let start = end(wakeID, &actions, cancelling: true) else { continue }
             // Timers no longer fire while stopping: a wake past its deadline overran.
             let result: FetchResult = now >= start.deadline ? .deadlineExceeded : .shutdown
-            actions.changes.append(.finishWake(id: wakeID, finishedAt: min(now, start.deadline).millisecondsSinceEpoch, result: result))
+            finishWake(wakeID, at: min(now, start.deadline), result: result, &actions)
             unanswered[wakeID] = result
         }
         return finish(actions)
     }
 
     // MARK: - Policy actions
+
+    /// Records wake `wakeID` ended at `at` with `result`, and counts it.
+    private func finishWake(_ wakeID: UInt64, at: DeviceInstant, result: FetchResult, _ actions: inout Actions) {
+        actions.changes.append(.finishWake(id: wakeID, finishedAt: at.millisecondsSinceEpoch, result: result))
+        actions.metrics.wakesEnded.append(result)
+    }
 
     /// The wake leaves `running`: its waiters are resumed and, when `cancelling`, its
     /// handler is cancelled. Returns its start, if it was running.
@@ -922,13 +927,10 @@ package struct DeviceRecorder {
                 if generation != nil { close(push, .dropped(reason)) }
             case .cancelWake(let wakeID, _):
                 guard let start = end(wakeID, &actions, cancelling: true) else { continue }
-                actions.changes.append(
-                    .finishWake(
-                        id: wakeID, finishedAt: start.deadline.millisecondsSinceEpoch,
-                        result: .deadlineExceeded))
+                finishWake(wakeID, at: start.deadline, result: .deadlineExceeded, &actions)
             case .killWake(let wakeID, _, let cause, let at):
                 guard end(wakeID, &actions, cancelling: true) != nil else { continue }
-                actions.changes.append(.finishWake(id: wakeID, finishedAt: at.millisecondsSinceEpoch, result: .killed(cause)))
+                finishWake(wakeID, at: at, result: .killed(cause), &actions)
                 unanswered[wakeID] = .killed(cause)
             case .taskPending(let request, _, let why):
                 actions.changes.append(.setTaskRequest(id: request, state: .pending, why: why.stored, at: nil))

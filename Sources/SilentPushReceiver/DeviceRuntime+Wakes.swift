@@ -40,7 +40,8 @@ extension DeviceRuntime {
             if let ready = fetch.wake { wake = ready } else { wake = try await readWake(start) }
         } catch {
             logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(error)"])
-            metrics.record(recordFetch(start, result: .failed(reason: "store: \(error)")), duration: .zero)
+            _ = recordFetch(start, result: .failed(reason: "store: \(error)"))
+            metrics.handlerRan(.zero)
             return
         }
         let began = ContinuousClock.now
@@ -67,7 +68,7 @@ extension DeviceRuntime {
                 metadata: ["wake.id": "\(start.wakeID)", "wake.stderr": "\(text.replacing("\n", with: "\\n"))"])
         }
         let duration = ContinuousClock.now - began
-        metrics.record(recorded, duration: duration)
+        metrics.handlerRan(duration)
         logger.log(
             level: recorded == .deadlineExceeded ? .notice : .debug, "wake ended",
             metadata: [

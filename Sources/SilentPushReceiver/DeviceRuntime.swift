@@ -298,7 +298,7 @@ package final class DeviceRuntime: PushSink, Sendable {
                 // Ends as it starts: no task, no read of its push.
                 let (reply, more) = step { $0.fetchCompleted(fetch.start, result: result, now: $1) }
                 let recorded = reply.recordedResult ?? result
-                metrics.record(recorded, duration: .zero)
+                metrics.handlerRan(.zero)
                 logger.debug(
                     "wake ended",
                     metadata: [

@@ -382,6 +382,25 @@ import Testing
         #expect(!metrics.keys.contains { $0.contains("0000000000000000000000000000000000000000000000000000000000000001") })
     }
 
+    /// A wake whose handler overruns its deadline is counted in the metrics by the step that
+    /// records it, at the deadline: `/metrics` agrees with `/v1/stats` as the clock's move
+    /// answers, before the handler has ended.
+    @Test func aDeadlineOverrunIsInTheMetricsWhenTheMoveAnswers() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start([
+            "--clock", "manual", "--deadline", "1s", "--fetch-exec", "trap '' TERM; sleep 20",
+        ])
+        defer { process.signal(SIGKILL) }
+        let pushed = try await ChannelManagementLiveTests.curl(
+            "POST", "/3/device/\(SamplePush.deviceToken)", port: h2c, tls: false,
+            headers: ["apns-topic: \(SamplePush.topic)", "apns-push-type: background", "apns-priority: 5"], body: #"{"aps":{"content-available":1}}"#)
+        #expect(pushed.status == 200)
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 10}"#).status == 200)
+        let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json
+        #expect((stats["wakes"] as? [String: Int])?["deadlineExceeded"] == 1, "\(stats)")
+        let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
+        #expect(metrics[#"silentpush_fetch_results_total{result="deadlineExceeded"}"#] == 1)
+    }
+
     /// A Live Activity push applied is delivered in the metrics as in `/v1/stats`.
     @Test func liveActivityPushesAreCountedAsTheStatsCountThem() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
