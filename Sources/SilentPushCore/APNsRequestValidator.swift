@@ -145,7 +145,11 @@ public struct APNsRequestValidator: Sendable {
                 if strict { throw .badPriority }
                 warnings.append("priority \(priority.rawValue) on a pushtotalk push (Apple asks for 10)")
             }
-            if let expiration, expiration != 0 { warnings.append("apns-expiration \(expiration) on a pushtotalk push (Apple asks for 0)") }
+            if let expiration, expiration != 0 {
+                warnings.append("apns-expiration \(expiration) on a pushtotalk push (Apple asks for 0)")
+            } else if expiration == nil {
+                warnings.append("no apns-expiration on a pushtotalk push (Apple asks for 0; without one APNs stores it for an offline device)")
+            }
         case .alert, .complication, .fileprovider, .mdm, .voip:
             break
         }

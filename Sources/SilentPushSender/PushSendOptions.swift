@@ -223,6 +223,8 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         if let expiration, expiration < 0 {
             throw PushSendError.invalidValue(option: "--expiration", value: "\(expiration)", expected: "0 or seconds since the epoch")
         }
+        // Apple: a pushtotalk push is "set an expiration of 0" (delivered now or never).
+        let expiration = expiration ?? (validate && type == .pushtotalk ? 0 : nil)
         guard (1...100_000_000).contains(count) else { throw PushSendError.outOfRange(option: "--count", value: count, range: 1...100_000_000) }
         guard (1...100_000).contains(concurrency) else {
             throw PushSendError.outOfRange(option: "--concurrency", value: concurrency, range: 1...100_000)

@@ -52,7 +52,11 @@ import Testing
         let body = Array(#"{"aps":{}}"#.utf8)
         let lenient = try APNsEndpointHarness()
         #expect(lenient.send(headers: Self.headers(type: .pushtotalk, priority: "5", jwt: try lenient.token()), body: body).status == 200)
-        #expect(lenient.sink.accepted.first?.warnings == ["priority 5 on a pushtotalk push (Apple asks for 10)"])
+        #expect(
+            lenient.sink.accepted.first?.warnings == [
+                "priority 5 on a pushtotalk push (Apple asks for 10)",
+                "no apns-expiration on a pushtotalk push (Apple asks for 0; without one APNs stores it for an offline device)",
+            ])
         let strict = try APNsEndpointHarness(strict: true)
         let refused = strict.send(headers: Self.headers(type: .pushtotalk, priority: "5", jwt: try strict.token()), body: body)
         #expect(refused.reason == "BadPriority")

@@ -208,6 +208,18 @@ import Testing
         #expect { try options.configuration() } throws: { "\($0)".contains("--team-id (or APNS_TEAM_ID)") }
     }
 
+    /// A pushtotalk push goes with `apns-expiration: 0`, as Apple asks, unless told otherwise.
+    @Test func aPushToTalkPushExpiresAtOnceUnlessTold() throws {
+        let ptt = try Self.options { $0.pushType = "pushtotalk" }.configuration()
+        #expect(ptt.request.expiration == 0 && ptt.request.topic.hasSuffix(".voip-ptt"))
+        let told = try Self.options {
+            $0.pushType = "pushtotalk"
+            $0.expiration = 1_900_000_000
+        }.configuration()
+        #expect(told.request.expiration == 1_900_000_000)
+        #expect(try Self.options { $0.pushType = "alert" }.configuration().request.expiration == nil)
+    }
+
     /// A key that cannot be used is blamed on where it came from: APNS_KEY, or --key.
     @Test func anUnusableKeyNamesWhereItCameFrom() throws {
         var fromEnvironment = try PushSendOptions.parse(["--sandbox", "--topic", "com.example.app", "--device", String(repeating: "ab", count: 32)])
