@@ -470,6 +470,14 @@ struct SilentPushd: AsyncParsableCommand {
                 guard let spec = AuthKeySpec(parsing: text) else {
                     throw ValidationError("--auth-key '\(text)' is not KEYID:TEAMID:PATH[:sandbox|production]")
                 }
+                // PATH may hold a colon: only a file that is not there, and is there without
+                // what follows its last colon, has a mistyped environment.
+                if let colon = spec.path.lastIndex(of: ":"), !FileManager.default.fileExists(atPath: spec.path),
+                    FileManager.default.fileExists(atPath: String(spec.path[..<colon]))
+                {
+                    let suffix = spec.path[spec.path.index(after: colon)...]
+                    throw ValidationError("--auth-key '\(text)': '\(suffix)' is not sandbox or production (the key's environment)")
+                }
                 _ = try Self.readable(spec.path, flag: "--auth-key")
                 return spec
             }

@@ -162,6 +162,7 @@ import Testing
         (["--auth-key", "bogus"], "--auth-key 'bogus' is not KEYID:TEAMID:PATH"),
         (["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"], "silentpushd: --auth-key: cannot read '/nonexistent/AuthKey.p8' (no such file)\n"),
         (["--auth-key", "K1:T1:\(DevCertificates.serverCertificate)"], "not a PEM private key (.p8) or public key"),
+        (["--auth-key", "K1:T1:\(DevCertificates.authKey):staging"], "'staging' is not sandbox or production (the key's environment)"),
         (["--environment", "staging"], "--environment 'staging' is not sandbox or production"),
         (["--rate-limit", "ten"], "--rate-limit 'ten' is not N/DURATION"),
         (["--clock", "sundial"], "--clock 'sundial' is not system or manual"),
