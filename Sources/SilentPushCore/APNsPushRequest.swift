@@ -57,7 +57,7 @@ public struct APNsPushRequest: Sendable, Equatable {
         do {
             payload = try bytes.withUnsafeBufferPointer { buffer throws(APNsReason) in try APNsPayload.parse(buffer) }
         } catch {
-            return bytes.isEmpty ? "the payload is empty" : "the payload is not a JSON object"
+            return bytes.isEmpty ? "the payload is empty" : "the payload is not a JSON object (\(whyNotAnObject(bytes)))"
         }
         if bytes.count > pushType.maximumPayloadSize {
             let article = pushType.rawValue.first.map { "aeiou".contains($0) } == true ? "an" : "a"
@@ -67,5 +67,25 @@ public struct APNsPushRequest: Sendable, Equatable {
             return "a background push must not carry an alert, badge or sound"
         }
         return nil
+    }
+
+    /// What is wrong with a payload APNs would not read as a JSON object: where reading
+    /// stopped, or what it is instead.
+    static func whyNotAnObject(_ bytes: [UInt8]) -> String {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return "it starts with a UTF-8 byte order mark: save it without one" }
+        do {
+            switch try JSONValue.parse(bytes) {
+            case .object, .raw: return "APNs would not read it"
+            case .array: return "it is a JSON array"
+            case .string: return "it is a JSON string"
+            case .int, .double: return "it is a JSON number"
+            case .bool: return "it is a JSON boolean"
+            case .null: return "it is JSON null"
+            }
+        } catch .duplicateKey(let key, let offset) {
+            return "it names \"\(key)\" twice (at byte \(offset))"
+        } catch {
+            return "it is not JSON: reading stopped at byte \(error.offset)"
+        }
     }
 }

@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// The query parameters each admin route takes, read from the OpenAPI document the API serves
 /// (`openapi.yaml` is their one place). A name a route does not take, or one it takes once
 /// given twice, is refused: a misspelled filter (`?devcie=`) would otherwise answer every

@@ -208,6 +208,18 @@ import Testing
         #expect { try options.configuration() } throws: { "\($0)".contains("--team-id (or APNS_TEAM_ID)") }
     }
 
+    /// A payload that is not a JSON object says what it is instead, or where reading stopped.
+    @Test(arguments: [
+        (#"{"aps":{"content-available":1},}"#, "it is not JSON: reading stopped at byte 31"),
+        ("\u{FEFF}" + #"{"aps":{"content-available":1}}"#, "it starts with a UTF-8 byte order mark: save it without one"),
+        (#"[{"aps":{"content-available":1}}]"#, "it is a JSON array"),
+        (#""hello""#, "it is a JSON string"),
+    ])
+    func aPayloadThatIsNotAnObjectSaysWhy(payload: String, why: String) {
+        let problem = APNsPushRequest.payloadProblem(Array(payload.utf8), pushType: .background)
+        #expect(problem?.hasPrefix("the payload is not a JSON object (") == true && problem?.contains(why) == true, "\(String(describing: problem))")
+    }
+
     /// A pushtotalk push goes with `apns-expiration: 0`, as Apple asks, unless told otherwise.
     @Test func aPushToTalkPushExpiresAtOnceUnlessTold() throws {
         let ptt = try Self.options { $0.pushType = "pushtotalk" }.configuration()

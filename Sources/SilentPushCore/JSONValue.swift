@@ -1,5 +1,3 @@
-import SilentPushCore
-
 /// A JSON value as the admin API and the config file read it, and the admin API writes it.
 /// Rendering keeps field order (what a person reads first comes first); decoding keeps types
 /// exact, so `"forceQuit": 1` is a wrong type rather than `true`.
@@ -30,9 +28,9 @@ package enum JSONValue: Sendable, Equatable {
     }
 
     /// A string, or null.
-    static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    package static func string(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
     /// A number, or null.
-    static func int(_ value: Int64?) -> JSONValue { value.map(JSONValue.int) ?? .null }
+    package static func int(_ value: Int64?) -> JSONValue { value.map(JSONValue.int) ?? .null }
 
     /// The field `key` of an object.
     package subscript(key: String) -> JSONValue? {

@@ -1,5 +1,3 @@
-import SilentPushCore
-
 extension JSONValue {
     /// Why bytes are not a JSON value the admin API, the config file or a handler's answer
     /// takes.

@@ -1,4 +1,4 @@
-import SilentPushReceiver
+import SilentPushCore
 import Testing
 
 /// How the admin API, the config file and a handler's answer read JSON: members in the order
