@@ -38,26 +38,34 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     // check names it.
     @Option(
         parsing: .unconditional,
-        help: "apns-priority: 10, 5 or 1 (default: 5 for background, as Apple requires; 10 for alert and liveactivity; none for the rest).")
+        help: "apns-priority: 10, 5 or 1 (default: 5 for background, as Apple requires; 10 for alert and liveactivity; none for the rest).",
+        transform: { try Self.wholeNumber($0, expected: "10, 5 or 1") })
     public var priority: Int?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
     public var collapseID: String?
 
-    @Option(parsing: .unconditional, help: "apns-expiration: seconds since the epoch (0: now or never).")
+    @Option(
+        parsing: .unconditional, help: "apns-expiration: seconds since the epoch (0: now or never).",
+        transform: { try Self.wholeNumber($0, expected: "0 or seconds since the epoch") })
     public var expiration: Int64?
 
     @Option(name: .customLong("apns-id"), help: "apns-id (a UUID) for every push.")
     public var apnsID: String?
 
-    @Option(parsing: .unconditional, help: "Pushes per device (1 to 100000000).")
-    public var count = 1
+    @Option(
+        parsing: .unconditional, help: "Pushes per device (1 to 100000000).",
+        transform: { try Self.wholeNumber($0, expected: "1 to 100000000") })
+    public var count: Int = 1
 
-    @Option(parsing: .unconditional, help: "Streams in flight per connection, 1 to 100000 (kept within the server's MAX_CONCURRENT_STREAMS).")
-    public var concurrency = 1
+    @Option(
+        parsing: .unconditional, help: "Streams in flight per connection, 1 to 100000 (kept within the server's MAX_CONCURRENT_STREAMS).",
+        transform: { try Self.wholeNumber($0, expected: "1 to 100000") })
+    public var concurrency: Int = 1
 
-    @Option(parsing: .unconditional, help: "Connections, 1 to 1000.")
-    public var connections = 1
+    @Option(
+        parsing: .unconditional, help: "Connections, 1 to 1000.", transform: { try Self.wholeNumber($0, expected: "1 to 1000") })
+    public var connections: Int = 1
 
     @Flag(help: "One JSON object per push instead of a line.")
     public var json = false

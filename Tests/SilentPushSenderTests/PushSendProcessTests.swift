@@ -163,6 +163,19 @@ import Testing
         }
     }
 
+    /// A number flag given something else says what it takes, not only that the value is
+    /// invalid; exit 2, one line.
+    @Test(arguments: [
+        (["--priority", "abc"], "not a whole number: give 10, 5 or 1"),
+        (["--expiration", "99999999999999999999"], "too large: give 0 or seconds since the epoch"),
+        (["--count", "1.5"], "not a whole number: give 1 to 100000000"),
+    ])
+    func aNumberFlagGivenSomethingElseSaysWhatItTakes(arguments: [String], says: String) async throws {
+        let result = try await Self.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.errorOutput.hasSuffix(says + "\n") && result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
+    }
+
     /// A 410's `timestamp` (when APNs confirmed the token was no longer valid) is in the
     /// JSON line, as the receiver sent it.
     @Test func aJSONLineCarriesA410sTimestamp() async throws {
