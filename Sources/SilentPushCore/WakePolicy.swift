@@ -164,11 +164,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// the pushes waiting in its apps' slots; a force-quit also kills its apps' running wakes
     /// and task runs (`kill`). Lifting a restriction lets them wake.
     /// (Scans the apps: device changes are rare, admin-driven events.) `launches`: the
-    /// device's background launches of the last day, oldest first, as the record has them,
-    /// when the change gives it a budget: a device keeps its launches only while one applies,
-    /// so a budget set now counts those already made, as after a restart.
+    /// device's background launches of the last day before `through`, as the record has them,
+    /// and any known since, when the change gives it a budget: a device keeps its launches
+    /// only while one applies, so a budget set now counts those already made, as after a
+    /// restart (`countLaunches`).
     @inlinable public mutating func setDeviceState(
-        _ new: DeviceState, for device: App.Device, launches: [(app: App, at: Instant)]? = nil, now: Instant
+        _ new: DeviceState, for device: App.Device, launches: (counted: [(app: App, at: Instant)], through: Instant)? = nil, now: Instant
     ) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let old = deviceState(device)
@@ -647,13 +648,17 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         tasks[key, default: AppTasks()].penaltyUntil = until
     }
 
-    /// Counts `launches` of `device` (oldest first) against its daily budget, beside those it
-    /// kept: one it kept already (the same app at the same instant) counts once.
-    @inlinable mutating func countLaunches(_ launches: [(app: App, at: Instant)], of device: App.Device, now: Instant) {
+    /// Counts `launches.counted` of `device` against its daily budget in place of those it
+    /// kept: they are every launch before `launches.through` (read from the record) and any
+    /// known since. Of those it kept, only the ones from `through` on are added, once (the
+    /// same app at the same instant counts once): the record had not got them.
+    @inlinable mutating func countLaunches(_ launches: (counted: [(app: App, at: Instant)], through: Instant), of device: App.Device, now: Instant) {
         let kept = devices[device]?.launches ?? []
         devices[device]?.launches = []
-        var merged = launches.map { Launch(at: $0.at, slot: Int32(index(of: $0.app))) }
-        for launch in kept where !merged.contains(where: { $0.at == launch.at && $0.slot == launch.slot }) { merged.append(launch) }
+        var merged = launches.counted.map { Launch(at: $0.at, slot: Int32(index(of: $0.app))) }
+        for launch in kept where launch.at >= launches.through && !merged.contains(where: { $0.at == launch.at && $0.slot == launch.slot }) {
+            merged.append(launch)
+        }
         merged.sort { $0.at < $1.at }
         for launch in merged where launch.at <= now { recordLaunch(Int(launch.slot), of: device, now: launch.at) }
     }

@@ -53,19 +53,21 @@ public struct DeviceControl: Sendable {
         // looked up before the step (the channel table's lock is not taken under the runtime's):
         // back online, each start subscribes, and a deleted channel gives nothing.
         var reply = DeviceRecorder.Reply.channelsChanged
-        while reply == .channelsChanged {
+        while reply == .channelsChanged || reply == .launchesChanged {
             // Looked up again if a start was kept for it in between.
             let lookedUp = Set(runtime.inspect { $0.activities.channelsToLookUp(device: device) })
             let existing = lookedUp.filter { runtime.channels?.exists($0.channel, bundleID: $0.bundleID) ?? false }
-            // A budget it had not counts the launches of the last day, read from the store
-            // (after what is queued is committed) as a restart reads them.
-            let (old, now) = runtime.inspect { ($0.policy.deviceState(device), $1) }
-            var launches: [(app: DeviceRecorder.App, at: DeviceInstant)]?
-            if DeviceRecorder.budgetCounts(from: old, to: new) {
+            // A budget the device had not counts the launches of the last day, read from the
+            // store once what is queued is committed, as a restart reads them.
+            let (old, profile, now) = runtime.inspect { ($0.policy.deviceState(device), $0.policy.settings.dailyBudget, $1) }
+            var launches: (read: [(app: DeviceRecorder.App, at: DeviceInstant)], readAt: DeviceInstant)?
+            if DeviceRecorder.budgetCounts(from: old, to: new, profile: profile) {
                 try await store.flush()
-                launches = try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch, device: device).map {
-                    (DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic), DeviceInstant(millisecondsSinceEpoch: $0.startedAt))
-                }
+                let read = try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch, device: device)
+                launches = (
+                    read.map { (DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic), DeviceInstant(millisecondsSinceEpoch: $0.startedAt)) },
+                    now
+                )
             }
             reply = try await runtime.committing { recorder, now, completion in
                 recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), launches: launches, now: now, completion: completion)

@@ -134,7 +134,8 @@ final class DeviceMetrics: Sendable {
         /// Background transfers handed over, and those that ended, by state.
         var transfersHandedOver = 0
         var transferEnds: [TransferRecord.State] = []
-        /// Wakes whose result the step recorded, by result: as the store has them.
+        /// Wakes whose result the step recorded while this process ran, by result (a
+        /// restart's repair of wakes it found interrupted is not counted).
         var wakesEnded: [FetchResult] = []
 
         var isEmpty: Bool {

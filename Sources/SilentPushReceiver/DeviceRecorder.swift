@@ -77,6 +77,9 @@ package struct DeviceRecorder {
         /// Nothing done: a Live Activity start was kept for the device on a channel not looked
         /// up before the step; look the channels up again.
         case channelsChanged
+        /// Nothing done: the change gives the device a budget, and the launches it counts were
+        /// not read (another change came between); read them and step again.
+        case launchesChanged
 
         /// The result a `fetchRecorded` reply names.
         package var recordedResult: FetchResult? {
@@ -435,34 +438,60 @@ package struct DeviceRecorder {
     /// a Live Activity start APNs kept for it subscribes to its channel if that is among
     /// `startChannels.existing`; replies `channelsChanged`, changing nothing, when a start was
     /// kept on a channel not among `startChannels.lookedUp` (look them up again). `launches`:
-    /// the device's launches of the last day, read from the store, which a new budget counts.
+    /// the device's launches of the last day as the store had them at `readAt` (read once what
+    /// was queued then was committed), which a budget the change gives counts; replies
+    /// `launchesChanged`, changing nothing, when the change gives one and they were not read.
     package mutating func setDeviceState(
         _ new: DeviceState, for device: String,
         startChannels: (lookedUp: Set<LiveActivityPolicy.ChannelKey>, existing: Set<LiveActivityPolicy.ChannelKey>) = ([], []),
-        launches: [(app: App, at: DeviceInstant)]? = nil, now: DeviceInstant, completion: @escaping PushStore.Completion
+        launches: (read: [(app: App, at: DeviceInstant)], readAt: DeviceInstant)? = nil, now: DeviceInstant,
+        completion: @escaping PushStore.Completion
     ) -> Actions {
         let old = policy.deviceState(device)
         let wasOnline = old.network == .online
         if new.network == .online, !wasOnline, !Set(activities.channelsToLookUp(device: device)).isSubset(of: startChannels.lookedUp) {
             return Self.replying(.channelsChanged, completion: completion)
         }
+        var counted: (counted: [(app: App, at: DeviceInstant)], through: DeviceInstant)?
+        if Self.budgetCounts(from: old, to: new, profile: policy.settings.dailyBudget) {
+            guard let launches else { return Self.replying(.launchesChanged, completion: completion) }
+            counted = launchesCounted(launches, of: device)
+        }
         var actions = Actions(completion: completion)
         changeDeviceState(
-            device, from: old, to: new, channelExists: startChannels.existing.contains,
-            launches: Self.budgetCounts(from: old, to: new) ? launches : nil, now: now, into: &actions)
+            device, from: old, to: new, channelExists: startChannels.existing.contains, launches: counted, now: now, into: &actions)
         return finish(actions)
     }
 
-    /// Whether the change from `old` to `new` gives the device a budget it had not, which
-    /// counts the launches of the last day (the device kept them only under a budget).
-    package static func budgetCounts(from old: DeviceState, to new: DeviceState) -> Bool {
-        new.dailyBudget != nil && new.dailyBudget != old.dailyBudget
+    /// Whether the change from `old` to `new` changes the budget in force (`profile`'s where
+    /// the device has none) to one, which counts the launches of the last day: the device kept
+    /// them only under a budget, and only that budget's worth.
+    package static func budgetCounts(from old: DeviceState, to new: DeviceState, profile: Int?) -> Bool {
+        let budget = new.dailyBudget ?? profile
+        return budget != nil && budget != (old.dailyBudget ?? profile)
+    }
+
+    /// The launches a new budget counts: those the store had before the first whole
+    /// millisecond after `readAt` (it keeps milliseconds), and the wakes and task runs of
+    /// `device` running now that began from then on (a launch since that also ended is
+    /// counted only if the policy kept it).
+    private func launchesCounted(
+        _ launches: (read: [(app: App, at: DeviceInstant)], readAt: DeviceInstant), of device: String
+    ) -> (counted: [(app: App, at: DeviceInstant)], through: DeviceInstant) {
+        let through = DeviceInstant(millisecondsSinceEpoch: launches.readAt.millisecondsSinceEpoch + 1)
+        var counted = launches.read.filter { $0.at < through }
+        for start in running.values where start.app.device == device && start.startedAt >= through { counted.append((start.app, start.startedAt)) }
+        for task in runningTasks.values
+        where task.start.app.device == device && !task.start.simulated && task.start.request.kind != .continued && task.start.startedAt >= through {
+            counted.append((task.start.app, task.start.startedAt))
+        }
+        return (counted, through)
     }
 
     /// Records `device`'s new state and what it changes for each policy.
     private mutating func changeDeviceState(
         _ device: String, from old: DeviceState, to new: DeviceState, channelExists: (LiveActivityPolicy.ChannelKey) -> Bool,
-        launches: [(app: App, at: DeviceInstant)]? = nil, now: DeviceInstant, into actions: inout Actions
+        launches: (counted: [(app: App, at: DeviceInstant)], through: DeviceInstant)? = nil, now: DeviceInstant, into actions: inout Actions
     ) {
         actions.changes.append(.setDevice(token: device, state: new))
         apply(policy.setDeviceState(new, for: device, launches: launches, now: now), to: &actions)

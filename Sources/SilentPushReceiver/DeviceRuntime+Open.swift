@@ -34,7 +34,9 @@ extension DeviceRuntime {
             // at its time.
             start = DeviceInstant(millisecondsSinceEpoch: latest)
         }
-        if mode == .manual, shards != nil { try await store.write([.setManualClock(at: start.millisecondsSinceEpoch)]) }
+        // Where it starts is stored, so a restart resumes here though nothing else was
+        // recorded (a task submitted, a device changed) and no move stored the clock.
+        if mode == .manual { try await store.write([.setManualClock(at: start.millisecondsSinceEpoch)]) }
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
         // Clustered, no device is this receiver's until it claims its shard.

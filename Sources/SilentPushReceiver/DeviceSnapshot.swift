@@ -42,7 +42,7 @@ package struct DeviceSnapshot: Sendable {
     /// Reload times in the last day, by extension.
     package var reloadTimes: [ReloadPolicy.Target: [DeviceInstant]] = [:]
     package var transfers: [TransferRecord] = []
-    /// The bytes on disk of each download among `transfers` not ended that kept a part.
+    /// The bytes on disk of the part of each download among `transfers` not ended (0: none).
     package var keptParts: [UInt64: Int64] = [:]
 
     /// Nothing: what a clustered receiver starts from.
@@ -133,7 +133,7 @@ package struct DeviceSnapshot: Sendable {
         // A receiver that ended without a stop (kill -9) recorded nothing of a running try's
         // part: what is on disk is what the next try resumes from.
         for transfer in snapshot.transfers where transfer.finishedAt == nil && transfer.fromFile == nil {
-            snapshot.keptParts[transfer.id] = TransferClient.partSize(of: transfer.id, in: store.transfersDirectory)
+            snapshot.keptParts[transfer.id] = TransferClient.partSize(of: transfer.id, in: store.transfersDirectory) ?? 0
         }
         return snapshot
     }

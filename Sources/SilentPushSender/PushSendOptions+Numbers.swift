@@ -7,7 +7,7 @@ extension PushSendOptions {
     static func wholeNumber<Number: FixedWidthInteger>(_ text: String, expected: String) throws -> Number {
         if let number = Number(text) { return number }
         let digits = text.first == "-" || text.first == "+" ? text.dropFirst() : Substring(text)
-        let problem = !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) ? "too large" : "not a whole number"
+        let problem = !digits.isEmpty && digits.allSatisfy(\.isASCII) && digits.allSatisfy(\.isNumber) ? "out of range" : "not a whole number"
         throw ValidationError("\(problem): give \(expected)")
     }
 }

@@ -170,12 +170,6 @@ extension PushStore {
         try await reader.rows(Self.coalesced(into: wakeID), cached: true).map { $0["apns_id"] }
     }
 
-    /// The apns-ids coalesced into each of `wakeIDs`, oldest first, in one query (a page of
-    /// wakes reads them at once, not one query per wake).
-    public func coalescedAPNsIDs(wakeIDs: [UInt64]) async throws -> [UInt64: [String]] {
-        try await coalescedPushes(wakeIDs: wakeIDs).mapValues { $0.map(\.apnsID) }
-    }
-
     /// The pushes coalesced into each of `wakeIDs`, oldest first: each one's apns-id and id
     /// (which, with the apns-id, makes its apns-unique-id: a provider may reuse an apns-id).
     public func coalescedPushes(wakeIDs: [UInt64]) async throws -> [UInt64: [(apnsID: String, pushID: UInt64)]] {

@@ -79,8 +79,8 @@ import Testing
     }
 
     /// A budget set on a device counts the launches it made before (read from the record,
-    /// as a restart reads them): the fate is the one a restart gives. A launch the device
-    /// kept and the record has too counts once.
+    /// as a restart reads them): the fate is the one a restart gives. Of the launches the
+    /// device kept, only those from `through` on are added to what was read.
     @Test func aBudgetSetLaterCountsTheLaunchesAlreadyMade() {
         var settings = WakeSettings.fast
         settings.minimumInterval = .seconds(60)
@@ -88,7 +88,9 @@ import Testing
         let first = live.push(Self.app, at: 0)
         #expect(live.fates[first] == .delivered(at: 0))
         live.stepTimers(before: 100)
-        live.apply(live.policy.setDeviceState(DeviceState(dailyBudget: 1), for: "d1", launches: [(Self.app, Scenario.at(0))], now: Scenario.at(100)))
+        live.apply(
+            live.policy.setDeviceState(
+                DeviceState(dailyBudget: 1), for: "d1", launches: ([(Self.app, Scenario.at(0))], Scenario.at(100)), now: Scenario.at(100)))
         let second = live.push(Self.app, at: 200)
         #expect(live.fates[second] == .pending(.dailyBudget(used: 1, budget: 1, until: Scenario.at(86_400))))
 
@@ -98,9 +100,18 @@ import Testing
         let again = restarted.push(Self.app, at: 200)
         #expect(restarted.fates[again] == live.fates[second])
 
-        // Raised to 2: the launch kept under 1 and read again counts once; the push wakes.
-        live.apply(live.policy.setDeviceState(DeviceState(dailyBudget: 2), for: "d1", launches: [(Self.app, Scenario.at(0))], now: Scenario.at(300)))
+        // Raised to 2: the launch kept under 1 is before `through`, so only the one read
+        // counts; the push wakes.
+        live.apply(
+            live.policy.setDeviceState(
+                DeviceState(dailyBudget: 2), for: "d1", launches: ([(Self.app, Scenario.at(0))], Scenario.at(300)), now: Scenario.at(300)))
         #expect(live.fates[second] == .delivered(at: 300))
+        // Raised to 3 with nothing read: the two kept from `through` on still count, once each.
+        live.apply(live.policy.setDeviceState(DeviceState(dailyBudget: 3), for: "d1", launches: ([], Scenario.at(0)), now: Scenario.at(400)))
+        let third = live.push(Self.app, at: 500)
+        #expect(live.fates[third] == .delivered(at: 500))
+        let fourth = live.push(Self.app, at: 600)
+        #expect(live.fates[fourth] == .pending(.dailyBudget(used: 3, budget: 3, until: Scenario.at(86_400))))
     }
 
     @Test func aLowBatteryHoldsPriorityFiveUntilCharging() {

@@ -35,4 +35,28 @@ import Testing
             #expect(restarted?.waitReason == why, "\(String(describing: restarted))")
         }
     }
+
+    /// On the system clock the device keeps its launches to the nanosecond and the store to
+    /// the millisecond: a budget changed from the profile's counts each launch once.
+    @Test func aBudgetChangedOnTheSystemClockCountsEachLaunchOnce() async throws {
+        try await Receiver.withTesting({ $0.wakeSettings = WakeSettings(minimumInterval: .zero, dailyBudget: 72) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            func push(_ app: Int) async throws -> String { try await client.push(topic: "com.example.app\(app)").apnsID }
+            for app in 1...2 {
+                let id = try await push(app)
+                _ = try await receiver.fate(of: id, becomes: .delivered)
+            }
+            try await receiver.setDeviceState(DeviceState(dailyBudget: 3))
+            let third = try await push(3)
+            _ = try await receiver.fate(of: third, becomes: .delivered)
+            let fourth = try await push(4)
+            let why = try await receiver.fate(of: fourth)?.waitReason
+            guard case .dailyBudget(let used, let budget, _)? = why else {
+                Issue.record("not held by the budget: \(String(describing: why))")
+                return
+            }
+            #expect(used == 3 && budget == 3)
+        }
+    }
 }

@@ -34,4 +34,20 @@ import Testing
             #expect(try await receiver.fate(of: waiting)?.kind == .delivered)
         }
     }
+
+    /// With nothing recorded and no move, a restart still resumes where the clock started.
+    @Test func aRestartWithNothingRecordedResumesWhereTheClockStarted() async throws {
+        let directory = try Scratch.newDirectory("manual-clock-empty")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(directory + "/store.sqlite")
+            $0.clock = .manual
+        }
+        var started = DeviceInstant(millisecondsSinceEpoch: 0)
+        try await Receiver.withTesting(configure) { started = $0.device.clock.now }
+        try await Task.sleep(for: .milliseconds(1_200))
+        try await Receiver.withTesting(configure) { receiver in
+            #expect(receiver.device.clock.now.millisecondsSinceEpoch == started.millisecondsSinceEpoch)
+        }
+    }
 }

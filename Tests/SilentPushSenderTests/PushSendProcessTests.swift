@@ -167,7 +167,7 @@ import Testing
     /// invalid; exit 2, one line.
     @Test(arguments: [
         (["--priority", "abc"], "not a whole number: give 10, 5 or 1"),
-        (["--expiration", "99999999999999999999"], "too large: give 0 or seconds since the epoch"),
+        (["--expiration", "99999999999999999999"], "out of range: give 0 or seconds since the epoch"),
         (["--count", "1.5"], "not a whole number: give 1 to 100000000"),
     ])
     func aNumberFlagGivenSomethingElseSaysWhatItTakes(arguments: [String], says: String) async throws {

@@ -51,7 +51,7 @@ import Testing
         let ids = (1...UInt64(PushStore.wakesPerCoalescedRead)).map { $0 * 5 }
         let plan = try Self.plan(PushStore.coalescedStatement(wakeIDs: ids), in: path)
         #expect(plan.contains("SEARCH pushes USING INDEX pushes_by_wake (wake_id=?)"), "\(plan)")
-        let read = try await store.coalescedAPNsIDs(wakeIDs: (1...1000).map { UInt64($0) })
-        #expect(read == [5: [PushStoreTests.push(1).apnsID]])
+        let read = try await store.coalescedPushes(wakeIDs: (1...1000).map { UInt64($0) })
+        #expect(read.mapValues { $0.map(\.apnsID) } == [5: [PushStoreTests.push(1).apnsID]])
     }
 }

@@ -75,7 +75,7 @@ import Testing
         _ = try await store.deviceRecords()
         _ = try await store.channels()
         _ = try await store.coalescedAPNsIDs(wakeID: 1)
-        _ = try await store.coalescedAPNsIDs(wakeIDs: [1, 2])
+        _ = try await store.coalescedPushes(wakeIDs: [1, 2])
         _ = try await store.delivery(push: 2, wakeID: 1)
         _ = try await store.appUsage()
         _ = try await store.lastWakes()
