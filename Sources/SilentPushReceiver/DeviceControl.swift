@@ -63,11 +63,7 @@ public struct DeviceControl: Sendable {
             var launches: (read: [(app: DeviceRecorder.App, at: DeviceInstant)], readAt: DeviceInstant)?
             if DeviceRecorder.budgetCounts(from: old, to: new, profile: profile) {
                 try await store.flush()
-                let read = try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch, device: device)
-                launches = (
-                    read.map { (DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic), DeviceInstant(millisecondsSinceEpoch: $0.startedAt)) },
-                    now
-                )
+                launches = (try await DeviceSnapshot.launches(in: store, before: now, device: device), now)
             }
             reply = try await runtime.committing { recorder, now, completion in
                 recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), launches: launches, now: now, completion: completion)

@@ -48,6 +48,17 @@ package struct DeviceSnapshot: Sendable {
     /// Nothing: what a clustered receiver starts from.
     package init() {}
 
+    /// The background launches of the last day before `now` the store has, oldest first (of
+    /// `device` only, when given): what a device's budget counts, at a restart and when a
+    /// change gives it one.
+    package static func launches(
+        in store: PushStore, before now: DeviceInstant, device: String? = nil
+    ) async throws -> [(app: DeviceRecorder.App, at: DeviceInstant)] {
+        try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch, device: device).map {
+            (DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic), DeviceInstant(millisecondsSinceEpoch: $0.startedAt))
+        }
+    }
+
     /// Reads the state of the devices `includes` selects, as of `now`.
     package static func read(
         from store: PushStore, settings: WakeSettings, now: DeviceInstant, includes: @Sendable (String) -> Bool = { _ in true }
@@ -70,11 +81,7 @@ package struct DeviceSnapshot: Sendable {
             let transfers = try await store.transfers(relaunchRequestID: run.requestID, limit: TransferPolicy.Settings.maximumCap)
             if !transfers.contains(where: { $0.fileFate != nil }) { snapshot.relaunchesToRunAgain.insert(run.requestID) }
         }
-        for launch in try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch)
-        where includes(launch.deviceToken) {
-            snapshot.launches.append(
-                (DeviceRecorder.App(device: launch.deviceToken, topic: launch.topic), DeviceInstant(millisecondsSinceEpoch: launch.startedAt)))
-        }
+        snapshot.launches = try await launches(in: store, before: now).filter { includes($0.app.device) }
         if settings.taskTerminationPenalty > .zero {
             let since = now.advanced(by: .zero - settings.taskTerminationPenalty).millisecondsSinceEpoch
             for run in try await store.lastTerminations(since: since) where includes(run.deviceToken) {

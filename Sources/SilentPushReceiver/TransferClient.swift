@@ -93,7 +93,12 @@ package final class TransferClient: Sendable {
 
     /// How many bytes the part of download `id` in `directory` holds; nil when it has none.
     package static func partSize(of id: UInt64, in directory: String) -> Int64? {
-        (try? FileManager.default.attributesOfItem(atPath: part(of: id, in: directory))[.size] as? Int64) ?? nil
+        size(of: part(of: id, in: directory))
+    }
+
+    /// The size of the file at `path`; nil when there is none.
+    static func size(of path: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
     }
 
     /// Deletes what transfer `id` kept (its partial file and validator, or a file a try
@@ -196,7 +201,7 @@ package final class TransferClient: Sendable {
         let cache = cacheFile(device: start.app.device, topic: start.app.topic, url: start.request.url)
         let manager = FileManager.default
         var received: Int64 = 0
-        func size(of path: String) -> Int64? { (try? manager.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil }
+        func size(of path: String) -> Int64? { Self.size(of: path) }
         // A try cut off reports the part on disk: what the next try resumes from.
         func cutOff(_ error: String) -> TryOutcome {
             TryOutcome(end: .cutOff(error: error, bytes: size(of: part) ?? 0), received: received)
