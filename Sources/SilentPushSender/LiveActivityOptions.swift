@@ -8,7 +8,9 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(help: "A Live Activity push: start, update or end (the payload is made from these options).")
     public var event: String?
 
-    @Option(parsing: .unconditional, help: "aps.timestamp, seconds since 1970 (default: now).")
+    @Option(
+        parsing: .unconditional, help: "aps.timestamp, seconds since 1970 (default: now).",
+        transform: { try PushSendOptions.wholeNumber($0, expected: "seconds since 1970") })
     public var timestamp: Int64?
 
     @Option(
@@ -26,10 +28,14 @@ public struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(help: "aps.alert title (a start's default: the attributes type; an update or end has none unless given).")
     public var alert: String?
 
-    @Option(name: .customLong("stale-date"), parsing: .unconditional, help: "aps.stale-date, seconds since 1970.")
+    @Option(
+        name: .customLong("stale-date"), parsing: .unconditional, help: "aps.stale-date, seconds since 1970.",
+        transform: { try PushSendOptions.wholeNumber($0, expected: "seconds since 1970") })
     public var staleDate: Int64?
 
-    @Option(name: .customLong("dismissal-date"), parsing: .unconditional, help: "aps.dismissal-date, seconds since 1970 (an end's).")
+    @Option(
+        name: .customLong("dismissal-date"), parsing: .unconditional, help: "aps.dismissal-date, seconds since 1970 (an end's).",
+        transform: { try PushSendOptions.wholeNumber($0, expected: "seconds since 1970") })
     public var dismissalDate: Int64?
 
     @Flag(name: .customLong("input-push-token"), help: "A start asks for the new activity's update token (input-push-token: 1).")

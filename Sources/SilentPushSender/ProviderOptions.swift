@@ -7,6 +7,9 @@ import SilentPushTransport
 /// `pushsend broadcast` and `pushsend channel` share. Resolved into a target, TLS material
 /// and a provider token (or a client certificate), or one line that says what to fix.
 public struct ProviderOptions: ParsableArguments, Sendable {
+    /// The ports `--port` takes.
+    static let portRange = 1...65535
+
     @Option(
         help: ArgumentHelp(
             "The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2); default make run's receiver, https://localhost:2197 (2195, its channels listener, for pushsend channel).",
@@ -24,7 +27,8 @@ public struct ProviderOptions: ParsableArguments, Sendable {
 
     @Option(
         parsing: .unconditional,
-        help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.")
+        help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.",
+        transform: { try PushSendOptions.wholeNumber($0, expected: WholeNumberProblem.describe(Self.portRange)) })
     public var port: Int?
 
     @Option(help: ArgumentHelp("Trust this CA (PEM) for https (default for local receivers: the development CA, certs/ca.pem).", valueName: "pem"))
@@ -72,7 +76,7 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     public func resolveTarget(development: String, sandbox sandboxTarget: APNsTarget, production productionTarget: APNsTarget) throws -> APNsTarget {
         let chosen = [url != nil, sandbox, production].filter { $0 }.count
         guard chosen <= 1 else { throw PushSendError.conflictingOptions("give one of --url, --sandbox or --production") }
-        if let port, !(1...65535).contains(port) { throw PushSendError.outOfRange(option: "--port", value: port, range: 1...65535) }
+        if let port, !Self.portRange.contains(port) { throw PushSendError.outOfRange(option: "--port", value: port, range: Self.portRange) }
         if sandbox { return sandboxTarget }
         if production { return productionTarget }
         if port != nil { throw PushSendError.conflictingOptions("--port goes with --sandbox or --production; put the port in --url") }

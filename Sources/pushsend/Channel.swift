@@ -29,7 +29,8 @@ struct Channel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a channel; prints 201 and its id.")
         @OptionGroup var options: ChannelOptions
         @Option(
-            name: .customLong("storage-policy"), parsing: .unconditional, help: "0: no message stored; 1: the most recent message stored (8 hours).")
+            name: .customLong("storage-policy"), parsing: .unconditional, help: "0: no message stored; 1: the most recent message stored (8 hours).",
+            transform: { try PushSendOptions.wholeNumber($0, expected: "0 or 1") })
         var storagePolicy = 0
 
         func run() async throws { try await Channel.run(options.request(.create(ChannelOptions.storagePolicy(storagePolicy)))) }
@@ -79,8 +80,11 @@ struct Broadcast: AsyncParsableCommand {
     @OptionGroup var options: ChannelOptions
     @Argument(help: ArgumentHelp("The payload JSON file, or - for stdin.", valueName: "payload")) var payloadFile: String?
     @Option(help: "The channel id.") var channel: String?
-    @Option(parsing: .unconditional, help: "apns-priority: 10, 5 or 1.") var priority = 10
-    @Option(parsing: .unconditional, help: "apns-expiration: seconds since the epoch; 0 (the default) for a channel that stores no message.")
+    @Option(parsing: .unconditional, help: "apns-priority: 10, 5 or 1.", transform: { try PushSendOptions.wholeNumber($0, expected: "10, 5 or 1") })
+    var priority = 10
+    @Option(
+        parsing: .unconditional, help: "apns-expiration: seconds since the epoch; 0 (the default) for a channel that stores no message.",
+        transform: { try PushSendOptions.wholeNumber($0, expected: "0 or seconds since the epoch") })
     var expiration: Int64 = 0
 
     func run() async throws {

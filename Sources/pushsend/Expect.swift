@@ -32,6 +32,10 @@ struct Expect: AsyncParsableCommand {
             API cannot be reached.
             """)
 
+    /// The counts `--wakes` and `--applied` take: its help, parse and check read them here.
+    static let wakesRange = 0...1000
+    static let appliedRange = 0...100_000
+
     @Option(name: .customLong("apns-id"), help: ArgumentHelp("The push (its apns-id, or apns-unique-id).", valueName: "id"))
     var apnsID: String?
 
@@ -51,7 +55,9 @@ struct Expect: AsyncParsableCommand {
             valueName: "topic"))
     var topic: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("How many times the device should have woken, exactly.", valueName: "n"),
+        transform: { try PushSendOptions.wholeNumber($0, expected: WholeNumberProblem.describe(Self.wakesRange)) })
     var wakes: Int?
 
     @Option(help: ArgumentHelp("Count only wakes started at or after this device time (RFC 3339; with --wakes).", valueName: "time"))
@@ -61,7 +67,8 @@ struct Expect: AsyncParsableCommand {
         parsing: .unconditional,
         help: ArgumentHelp(
             "How many Live Activity pushes the app's activities on the device should have applied, exactly (a push-to-start and an end push count).",
-            valueName: "n"))
+            valueName: "n"),
+        transform: { try PushSendOptions.wholeNumber($0, expected: WholeNumberProblem.describe(Self.appliedRange)) })
     var applied: Int?
 
     @Option(
@@ -141,7 +148,9 @@ struct Expect: AsyncParsableCommand {
                 throw ValidationError("give --device TOKEN --topic BUNDLE-ID with --applied N and/or --activity-state STATE")
             }
             guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
-            if let applied, !(0...100_000).contains(applied) { throw ValidationError("--applied must be from 0 to 100000") }
+            if let applied, !Self.appliedRange.contains(applied) {
+                throw ValidationError("--applied must be from \(WholeNumberProblem.describe(Self.appliedRange))")
+            }
             if let activityState, !PushExpectation.activityStates.contains(activityState) {
                 throw ValidationError("--activity-state '\(activityState)' is not one of \(PushExpectation.activityStates.joined(separator: ", "))")
             }
@@ -162,7 +171,9 @@ struct Expect: AsyncParsableCommand {
             target = .fate(apnsID: apnsID, fate: kind)
         case (nil, nil, let device?, let wakes?):
             guard APNsRequestValidator.isValidDeviceToken(device) else { throw ValidationError("--device '\(device)' is not a device token (hex)") }
-            guard (0...1000).contains(wakes) else { throw ValidationError("--wakes must be from 0 to 1000") }
+            guard Self.wakesRange.contains(wakes) else {
+                throw ValidationError("--wakes must be from \(WholeNumberProblem.describe(Self.wakesRange))")
+            }
             var from: Int64?
             if let since {
                 guard let time = ISO8601Timestamp.millisecondsSinceEpoch(parsing: since) else {

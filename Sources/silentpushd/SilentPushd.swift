@@ -87,7 +87,9 @@ struct SilentPushd: AsyncParsableCommand {
         help: ArgumentHelp("Once bound, write the bound ports as JSON here: {\"tls\":P,\"h2c\":P,\"admin\":P,…} (channels too).", valueName: "path"))
     var readyFile: String?
 
-    @Option(name: .customLong("max-concurrent-streams"), parsing: .unconditional, help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.")
+    @Option(
+        name: .customLong("max-concurrent-streams"), parsing: .unconditional, help: "SETTINGS_MAX_CONCURRENT_STREAMS per connection.",
+        transform: { try Self.wholeNumber($0, flag: "--max-concurrent-streams", in: 1...UInt32.max) })
     var maxConcurrentStreams: UInt32 = 1000
 
     @Option(
@@ -106,7 +108,8 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("max-connections"), parsing: .unconditional,
         help: ArgumentHelp(
-            "HTTP/2 connections served at once; one more gets GOAWAY and is closed (default: from the open-file limit).", valueName: "n"))
+            "HTTP/2 connections served at once; one more gets GOAWAY and is closed (default: from the open-file limit).", valueName: "n"),
+        transform: { try Self.wholeNumber($0, flag: "--max-connections", in: Self.maxConnectionsRange) })
     var maxConnections: Int?
 
     @Option(
@@ -152,7 +155,8 @@ struct SilentPushd: AsyncParsableCommand {
         name: .customLong("cluster-shards"), parsing: .unconditional,
         help: ArgumentHelp(
             "Run as one of a cluster's receivers on a shared PostgreSQL --store: devices fall into N shards (the same N on every receiver), each owned by one receiver.",
-            valueName: "n"))
+            valueName: "n"),
+        transform: { try Self.wholeNumber($0, flag: "--cluster-shards", in: ClusterConfiguration.shardRange) })
     var clusterShards: Int?
 
     @Option(
@@ -260,7 +264,8 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("transfer-limit"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Background transfers of one app not yet ended, at most; more are refused (assumed; default 100).", valueName: "n"))
+            "Background transfers of one app not yet ended, at most; more are refused (assumed; default 100).", valueName: "n"),
+        transform: { try Self.wholeNumber($0, flag: "--transfer-limit", in: 1...TransferPolicy.Settings.maximumCap) })
     var transferLimit: Int?
 
     @Option(
@@ -318,13 +323,15 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("continued-task-capacity"), parsing: .unconditional,
-        help: ArgumentHelp("Continued processing tasks running at once per device; more queue or fail (assumed; default 2).", valueName: "n"))
+        help: ArgumentHelp("Continued processing tasks running at once per device; more queue or fail (assumed; default 2).", valueName: "n"),
+        transform: { try Self.wholeNumber($0, flag: "--continued-task-capacity", in: 1...WakeSettings.maximumContinuedTaskCapacity) })
     var continuedTaskCapacity: Int?
 
     @Option(
         name: .customLong("overrun-factor"), parsing: .unconditional,
         help: ArgumentHelp(
-            "After a wake that overran its deadline, the next interval is this many times the minimum (assumed; default 2).", valueName: "n"))
+            "After a wake that overran its deadline, the next interval is this many times the minimum (assumed; default 2).", valueName: "n"),
+        transform: { try Self.wholeNumber($0, flag: "--overrun-factor", in: 1...WakeSettings.maximumOverrunFactor) })
     var overrunFactor: Int?
 
     @Option(
@@ -336,7 +343,10 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("battery-threshold"), parsing: .unconditional,
-        help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"))
+        help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"),
+        transform: {
+            try Self.wholeNumber($0, flag: "--battery-threshold", expected: WholeNumberProblem.describe(Self.batteryThresholdRange) + " (percent)")
+        })
     var batteryThreshold: Int?
 
     @Option(
@@ -349,7 +359,9 @@ struct SilentPushd: AsyncParsableCommand {
         help: ArgumentHelp("How long a wake's fetch handler may run before it is cancelled (overrides --profile).", valueName: "duration"))
     var deadline: String?
 
-    @Option(name: .customLong("max-fetches"), parsing: .unconditional, help: "Fetch handlers running at once across all devices.")
+    @Option(
+        name: .customLong("max-fetches"), parsing: .unconditional, help: "Fetch handlers running at once across all devices.",
+        transform: { try Self.wholeNumber($0, flag: "--max-fetches", in: Self.maxFetchesRange) })
     var maxFetches = 64
 
     @Option(
@@ -368,7 +380,8 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("fetch-body-limit"), parsing: .unconditional,
-        help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"))
+        help: ArgumentHelp("The largest body a --fetch-url fetch keeps, in bytes (default 10 MB).", valueName: "bytes"),
+        transform: { try Self.wholeNumber($0, flag: "--fetch-body-limit", expected: "a positive number of bytes") })
     var fetchBodyLimit: Int?
 
     @Option(
@@ -377,7 +390,9 @@ struct SilentPushd: AsyncParsableCommand {
             valueName: "file"))
     var config: String?
 
-    @Option(parsing: .unconditional, help: "Event-loop threads (default: one per core).")
+    @Option(
+        parsing: .unconditional, help: "Event-loop threads (default: one per core).",
+        transform: { try Self.wholeNumber($0, flag: "--threads", in: Self.threadsRange) })
     var threads: Int?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -407,7 +422,9 @@ struct SilentPushd: AsyncParsableCommand {
         // The development material is looked for at run: here (and for a config file's
         // values alone) only what was given is checked.
         _ = try makeConfiguration(material: DevelopmentMaterial(root: "certs"), searched: { "" })
-        if let threads, !(1...1024).contains(threads) { throw ValidationError("--threads must be from 1 to 1024") }
+        if let threads, !Self.threadsRange.contains(threads) {
+            throw ValidationError("--threads must be from \(WholeNumberProblem.describe(Self.threadsRange))")
+        }
     }
 
     func makeConfiguration() throws -> ReceiverConfiguration {
@@ -445,7 +462,9 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.idleTimeout = try Self.duration(idleTimeout, flag: "--idle-timeout", atMost: .days(30))
         configuration.requestTimeout = try Self.duration(requestTimeout, flag: "--request-timeout", atMost: .days(1))
         if let maxConnections {
-            guard (1...1_000_000).contains(maxConnections) else { throw ValidationError("--max-connections must be from 1 to 1000000") }
+            guard Self.maxConnectionsRange.contains(maxConnections) else {
+                throw ValidationError("--max-connections must be from \(WholeNumberProblem.describe(Self.maxConnectionsRange))")
+            }
             configuration.maxConnections = maxConnections
         }
         // A Host header's name is compared without its port, so a value with one would never match.
@@ -560,7 +579,9 @@ struct SilentPushd: AsyncParsableCommand {
             configuration.wakeSettings.rebootWarmup = try Self.duration(rebootWarmup, flag: "--reboot-warmup", atMost: .days(1))
         }
         if let batteryThreshold {
-            guard (0...100).contains(batteryThreshold) else { throw ValidationError("--battery-threshold must be from 0 to 100 (percent)") }
+            guard Self.batteryThresholdRange.contains(batteryThreshold) else {
+                throw ValidationError("--battery-threshold must be from \(WholeNumberProblem.describe(Self.batteryThresholdRange)) (percent)")
+            }
             configuration.wakeSettings.batteryThreshold = batteryThreshold
         }
         if let minInterval {
@@ -573,7 +594,9 @@ struct SilentPushd: AsyncParsableCommand {
             guard limit > .zero else { throw ValidationError("--deadline must be more than 0 (e.g. 30s)") }
             configuration.wakeSettings.deadline = limit
         }
-        guard (1...100_000).contains(maxFetches) else { throw ValidationError("--max-fetches must be from 1 to 100000") }
+        guard Self.maxFetchesRange.contains(maxFetches) else {
+            throw ValidationError("--max-fetches must be from \(WholeNumberProblem.describe(Self.maxFetchesRange))")
+        }
         configuration.wakeSettings.maximumConcurrentFetches = maxFetches
         if fetchExec != nil, fetchURL != nil { throw ValidationError("give --fetch-exec or --fetch-url, not both") }
         if let fetchExec {

@@ -226,6 +226,9 @@ import Testing
         (["--cluster-name", "r1"], "--cluster-name goes with --cluster-shards: give both, or neither"),
         (["--cluster-claim-interval", "banana"], "--cluster-claim-interval goes with --cluster-shards"),
         (["--retain", "0x10d"], "--retain '0x10d' is not a duration"),
+        (["--max-fetches", "abc"], "--max-fetches 'abc' is not a whole number: give 1 to 100000"),
+        (["--threads", "99999999999999999999"], "--threads '99999999999999999999' is out of range: give 1 to 1024"),
+        (["--max-concurrent-streams=-5"], "--max-concurrent-streams '-5' is out of range: give 1 to 4294967295"),
     ])
     func badInputStopsStartUpWithExitTwoAndOneLine(arguments: [String], message: String) async throws {
         let result = try await PeerProcess.run(

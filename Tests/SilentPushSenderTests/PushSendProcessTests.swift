@@ -169,6 +169,10 @@ import Testing
         (["--priority", "abc"], "not a whole number: give 10, 5 or 1"),
         (["--expiration", "99999999999999999999"], "out of range: give 0 or seconds since the epoch"),
         (["--count", "1.5"], "not a whole number: give 1 to 100000000"),
+        (["--timestamp", "1.5"], "not a whole number: give seconds since 1970"),
+        (["--sandbox", "--port", "99999999999999999999"], "out of range: give 1 to 65535"),
+        (["channel", "create", "--storage-policy", "x"], "not a whole number: give 0 or 1"),
+        (["expect", "--device", SamplePush.deviceToken, "--wakes", "x"], "not a whole number: give 0 to 1000"),
     ])
     func aNumberFlagGivenSomethingElseSaysWhatItTakes(arguments: [String], says: String) async throws {
         let result = try await Self.run(arguments)
