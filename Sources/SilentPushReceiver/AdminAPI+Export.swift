@@ -52,10 +52,10 @@ extension AdminAPI {
     ]
 
     /// Streams every push `query` matches (its limit is the page size).
-    func exportPushes(_ query: PushQuery, as format: ExportFormat) -> Response {
+    func exportPushes(_ query: PushQuery, as format: ExportFormat) async -> Response {
         // One reader at a time: the stream asks for the next page once the last is written.
         let export = Mutex(PushExport(device.store, query: query))
-        return stream(format, columns: Self.pushColumns) {
+        return await stream(format, columns: Self.pushColumns) {
             var page = export.withLock { $0 }
             let pushes = try await page.next(pageSize: Self.exportPage)
             export.withLock { $0 = page }
@@ -67,11 +67,11 @@ extension AdminAPI {
     /// given), older than the wake `before` when given (a page's `next`, as the paged list takes it).
     func exportWakes(
         device token: String?, topic: String?, kind: WakeKind?, window: (from: Int64?, until: Int64?), before start: UInt64?, as format: ExportFormat
-    ) -> Response {
+    ) async -> Response {
         let store = device.store
         // The id of the last wake written (the cursor's at first); finished once the last is written.
         let cursor = Mutex<(before: UInt64?, finished: Bool)>((start, false))
-        return stream(format, columns: Self.wakeColumns) {
+        return await stream(format, columns: Self.wakeColumns) {
             let before = cursor.withLock { $0 }
             guard !before.finished else { return nil }
             let wakes = try await store.wakes(
@@ -82,16 +82,28 @@ extension AdminAPI {
         }
     }
 
-    /// Writes the pages `next` answers, in order, until it answers nil.
-    private func stream(_ format: ExportFormat, columns: [String], next: @escaping @Sendable () async throws -> [JSONValue]?) -> Response {
-        Response(
+    /// Writes the pages `next` answers, in order, until it answers nil. The first is read
+    /// before the status is sent: a store that cannot be read then is a 503 (or 500) problem
+    /// document, not a 200 whose stream breaks off.
+    private func stream(
+        _ format: ExportFormat, columns: [String], next: @escaping @Sendable () async throws -> [JSONValue]?
+    ) async -> Response {
+        let first: [JSONValue]?
+        do {
+            first = try await next()
+        } catch {
+            return Self.storeFailure(error)
+        }
+        return Response(
             status: .ok, headers: [.contentType: format.contentType],
             body: ResponseBody { writer in
                 if format == .csv { try await writer.write(ByteBuffer(string: columns.joined(separator: ",") + "\n")) }
-                while let rows = try await next() {
+                var page = first
+                while let rows = page {
                     var text = ""
                     for row in rows { text += format == .ndjson ? row.rendered + "\n" : Self.csvLine(row, columns: columns) }
                     if !text.isEmpty { try await writer.write(ByteBuffer(string: text)) }
+                    page = try await next()
                 }
                 try await writer.finish(nil)
             })

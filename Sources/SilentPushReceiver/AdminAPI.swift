@@ -34,6 +34,7 @@ package struct AdminAPI: Sendable {
         router.add(middleware: AdminProblemMiddleware(routes: routes))
         router.add(middleware: AdminQueryGuard(rules: Self.queryRules))
         if let cluster { router.add(middleware: AdminShardGuard(membership: cluster, routes: routes)) }
+        router.add(middleware: AdminStoreGuard(store: device.store, routes: routes))
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
@@ -148,7 +149,7 @@ package struct AdminAPI: Sendable {
         // A refused query throws: AdminProblemMiddleware answers it.
         if let export {
             try Self.refuseLimit(query)
-            return exportPushes(try pushQuery(query), as: export)
+            return await exportPushes(try pushQuery(query), as: export)
         }
         return await Self.answering {
             let pushQuery = try pushQuery(query)
@@ -210,7 +211,7 @@ package struct AdminAPI: Sendable {
         if let export {
             try Self.refuseLimit(query)
             let filter = try Self.filter(query)
-            return exportWakes(
+            return await exportWakes(
                 device: filter.device, topic: filter.topic, kind: try Self.wakeKind(query), window: try Self.window(query),
                 before: try Self.cursor(query),
                 as: export)

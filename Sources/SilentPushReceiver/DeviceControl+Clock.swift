@@ -1,4 +1,6 @@
 import SilentPushCore
+import Logging
+import SilentPushStore
 
 extension DeviceControl {
     /// Moves a manual clock forward by `duration`. Every timer inside the span fires at its
@@ -31,8 +33,13 @@ extension DeviceControl {
             case .done:
                 runtime.clock.set(target)
                 // Committed before answering, with the changes queued before it, so a restart
-                // resumes from here.
-                try? await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])
+                // resumes from here. The clock has moved either way: a store that failed now
+                // says so in the log, and `/readyz` fails until it takes writes again.
+                do {
+                    try await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])
+                } catch {
+                    runtime.logger.error("cannot record the manual clock's time", metadata: ["error": "\(PushStore.describe(error))"])
+                }
                 return target
             case .fired(let to):
                 runtime.clock.set(to)

@@ -340,6 +340,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             case .success: metrics.accepted()
             case .failure(let error):
                 logger.debug("cannot record a push", metadata: ["push.apns_id": "\(apnsID)", "error": "\(error)"])
+                metrics.rejected(.serviceUnavailable)
             }
             // Not recorded, so not accepted: 503, and the provider retries.
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })

@@ -111,6 +111,39 @@ import Testing
         }
     }
 
+    /// An export asked for while PostgreSQL is down is a 503 problem document, as the JSON
+    /// page is, not a 200 whose stream breaks off; once the server is back it streams.
+    @Test func anExportWhileTheStoreIsDownIsA503() async throws {
+        try await PostgresServer.with { server in
+            let database = try await server.newDatabase()
+            let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: server.url(database: database))
+            defer { process.signal(SIGKILL) }
+            let client = try await TestPushClient.connect(port: h2c)
+            defer { Task { await client.close() } }
+            #expect(try await client.push().status == 200)
+            func export(_ accept: String, _ path: String) async throws -> (status: String, body: String) {
+                let result = try await PeerProcess.run(
+                    "curl", ["-sS", "-H", "accept: \(accept)", "-w", "\n%{http_code}", "http://127.0.0.1:\(admin)\(path)"], timeout: .seconds(60))
+                let lines = result.output.split(separator: "\n", omittingEmptySubsequences: false)
+                return (String(lines.last ?? ""), lines.dropLast().joined(separator: "\n"))
+            }
+
+            try await server.halt()
+            for (accept, path) in [("text/csv", "/v1/pushes"), ("application/x-ndjson", "/v1/pushes"), ("text/csv", "/v1/wakes")] {
+                let answer = try await export(accept, path)
+                #expect(answer.status == "503" && answer.body.contains("the store cannot be reached now"), "\(accept) \(path): \(answer)")
+            }
+            try await server.resume()
+            var streamed = false
+            for _ in 0..<100 where !streamed {
+                let answer = try await export("text/csv", "/v1/pushes")
+                streamed = answer.status == "200" && answer.body.split(separator: "\n").count == 2
+                if !streamed { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(streamed, "the export did not stream once the store was back")
+        }
+    }
+
     /// A database of a newer schema, a server that is not there, a second receiver on a
     /// database in use, and a URL that is not one: exit code 2, one line, no password.
     @Test func badStoresStopStartUpWithExitTwoAndOneLineWithoutThePassword() async throws {
