@@ -30,6 +30,9 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     private var schedule = H2OutputSchedule()
     private var responder: Responder?
     private var lastActivity = NIODeadline.now()
+    /// When the connection was accepted: what its set-up (TLS handshake, client preface) is
+    /// timed from, however slowly its bytes trickle in.
+    private let openedAt = NIODeadline.now()
     private var timeoutCheck: Scheduled<Void>?
 
     package init(
@@ -245,6 +248,13 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         }
     }
 
+    /// How long a client may take to set its connection up, or to take an answer: as long
+    /// as a request may take to arrive, else the idle timeout; nil when neither is set.
+    private var slowClientLimit: TimeAmount? {
+        let limit = limits.requestTimeout > .zero ? limits.requestTimeout : limits.idleTimeout
+        return limit > .zero ? limit : nil
+    }
+
     private func checkTimeouts() {
         guard let context else { return }
         let now = NIODeadline.now()
@@ -252,12 +262,19 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         switch state.state {
         case .handshaking:
             // A TLS handshake that never finished: held no longer than a request may take.
-            let limit = limits.requestTimeout > .zero ? limits.requestTimeout : limits.idleTimeout
-            if limit > .zero, lastActivity + limit <= now { context.close(promise: nil) }
+            if let limit = slowClientLimit, openedAt + limit <= now { context.close(promise: nil) }
             return
         case .serving(let serving), .refusing(let serving):
             session = serving
         case .closed:
+            return
+        }
+        // A client that never sent its preface holds a connection (one of `--max-connections`)
+        // for nothing: as long as a handshake may take, then GOAWAY and closed.
+        if session.awaitsClientPreface, let limit = slowClientLimit, openedAt + limit <= now {
+            statistics.idleTimeouts.add(1, ordering: .relaxed)
+            session.terminate(reason: .apns(.idleTimeout))
+            flushOutput()
             return
         }
         if limits.requestTimeout > .zero {
@@ -270,6 +287,15 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
                     metadata: [
                         "connection": "\(connectionID)", "count": "\(reset)", "request_timeout": "\(limits.requestTimeout)",
                     ])
+                flushOutput()
+            }
+        }
+        if let limit = slowClientLimit {
+            let stalled = session.resetStalledAnswers(openedAtOrBefore: (now - limit).uptimeNanoseconds)
+            if stalled > 0 {
+                statistics.requestTimeouts.add(stalled, ordering: .relaxed)
+                logger.debug(
+                    "answers reset: the client took none of them in time", metadata: ["connection": "\(connectionID)", "count": "\(stalled)"])
                 flushOutput()
             }
         }

@@ -35,6 +35,8 @@ public final class H2ServerSession {
     @exclusivity(unchecked) private var receivingAt: UInt64 = 0
     /// Streams refused past MAX_CONCURRENT_STREAMS since a request last completed.
     @exclusivity(unchecked) private var refusedPastLimit = 0
+    /// SETTINGS frames (not acknowledgements) the client has sent: its preface ends with one.
+    @exclusivity(unchecked) private var settingsReceived = 0
 
     /// A session that has queued its SETTINGS and waits for the client preface.
     public init(settings: H2Settings = H2Settings(), connection: H2ConnectionInfo = .unknown) {
@@ -178,6 +180,26 @@ public final class H2ServerSession {
         }
         return reset
     }
+
+    /// Resets (RST_STREAM CANCEL) every stream whose answer was given but has not all gone
+    /// out although it opened at or before `cutoff`: a client that keeps its flow-control
+    /// window shut would otherwise hold each answer, and its stream, for as long as it keeps
+    /// the connection. Returns how many.
+    public func resetStalledAnswers(openedAtOrBefore cutoff: UInt64) -> Int {
+        var reset = 0
+        var next = openList
+        while let stream = next {
+            next = stream.next
+            guard stream.openedAt <= cutoff, stream.phase.answerStalled() else { continue }
+            nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
+            reset += 1
+        }
+        return reset
+    }
+
+    /// Whether the client's preface (the magic, then a SETTINGS frame) has yet to arrive:
+    /// until it does, the connection is still being set up.
+    public var awaitsClientPreface: Bool { settingsReceived == 0 }
 
     /// Requests that arrived whole and wait for their answer: work on this side, so the
     /// connection is not idle while there are any.
@@ -384,6 +406,10 @@ public final class H2ServerSession {
     private func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         let type = header.type
+        if type == UInt8(NGHTTP2_SETTINGS.rawValue), header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 {
+            settingsReceived &+= 1
+            return 0
+        }
         guard type == UInt8(NGHTTP2_HEADERS.rawValue) || type == UInt8(NGHTTP2_DATA.rawValue), let stream = stream(header.stream_id) else {
             return 0
         }

@@ -253,6 +253,15 @@ package enum H2StreamPhase: Equatable {
         }
     }
 
+    /// The request timeout passed with the stream's answer given but not all sent: the
+    /// client keeps its flow-control window shut. Returns whether to reset the stream now
+    /// (only an answered one is), which frees what the answer holds.
+    package mutating func answerStalled() -> Bool {
+        guard case .answered = self else { return false }
+        self = .reset
+        return true
+    }
+
     /// The stream closed and is kept for another: `receiving` again, with the last
     /// request's buffers when it kept them.
     package mutating func recycle() {

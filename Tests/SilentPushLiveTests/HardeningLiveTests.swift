@@ -230,4 +230,20 @@ extension HardeningLiveTests {
         let log = await process.wait(timeout: .seconds(30)).errorOutput
         #expect(log.contains("shutting down: answering the requests under way and letting fetches end"), "\(log.prefix(3000))")
     }
+
+    /// A connection that never sends the HTTP/2 preface holds one of `--max-connections` for
+    /// nothing: it is given as long as a request may take (`--request-timeout`), then
+    /// GOAWAY and closed, as an unfinished TLS handshake is; not the idle timeout's minutes.
+    @Test func aConnectionThatNeverSendsThePrefaceIsClosedWithinTheRequestTimeout() async throws {
+        let (process, _, h2c, _) = try await SilentPushdProcessTests.start(["--request-timeout", "1s", "--idle-timeout", "10m"])
+        defer { process.signal(SIGKILL) }
+        let connection = try await RawH2Connection.connect(port: h2c)
+        defer { Task { await connection.close() } }
+        let opened = ContinuousClock.now
+        let frames = try await connection.waitForFrames(timeout: .seconds(10)) { $0.contains { $0.kind == .goAway } }
+        let goAway = try #require(frames.first { $0.kind == .goAway }, "no GOAWAY: \(frames)")
+        #expect(String(decoding: goAway.payload.dropFirst(8), as: UTF8.self).contains("IdleTimeout"), "\(goAway)")
+        #expect(try await connection.waitForClose(timeout: .seconds(5)))
+        #expect(ContinuousClock.now - opened < .seconds(5))
+    }
 }

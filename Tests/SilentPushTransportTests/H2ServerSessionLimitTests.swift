@@ -111,4 +111,26 @@ import Testing
         #expect(goAway.lastStreamID == 0)
         #expect(goAway.debugData?.contains("ServiceUnavailable") == true)
     }
+
+    /// A client that keeps its flow-control window shut cannot hold an answer, and its
+    /// stream, past the request timeout: the stream is reset, once, and the request timeout
+    /// of requests still arriving is not touched.
+    @Test func anAnswerTheClientNeverTakesIsResetAfterItsDeadline() throws {
+        let raw = RawServer()
+        raw.answerImmediately = false
+        // SETTINGS_INITIAL_WINDOW_SIZE 0: no DATA of an answer can go out.
+        _ = raw.feed(H2Frame.clientPreface + H2Frame.settings([(0x4, 0)]).bytes + H2Frame.settingsAck.bytes)
+        _ = Self.feed(raw, [H2Frame.post(streamID: 1, path: "/3/device/aa", endStream: true)], at: 1_000)
+        raw.server.respond(streamID: 1, response: H2Response(status: 400, body: Array(#"{"reason":"BadDeviceToken"}"#.utf8)))
+        let answered = raw.output()
+        #expect(answered.contains { $0.kind == .headers && $0.streamID == 1 } && !answered.contains { $0.kind == .data })
+        #expect(raw.server.openStreamCount == 1)
+        #expect(raw.server.resetIncompleteRequests(openedAtOrBefore: .max) == 0)
+        #expect(raw.server.resetStalledAnswers(openedAtOrBefore: 999) == 0)
+        #expect(raw.server.resetStalledAnswers(openedAtOrBefore: 1_000) == 1)
+        let reset = raw.output()
+        #expect(reset.contains { $0.kind == .rstStream && $0.streamID == 1 && $0.errorCode == 0x8 }, "\(reset)")
+        #expect(raw.server.resetStalledAnswers(openedAtOrBefore: .max) == 0)
+        #expect(raw.server.openStreamCount == 0)
+    }
 }

@@ -283,4 +283,16 @@ import Testing
         }
         #expect(recycled.body.capacity >= 4096)
     }
+
+    @Test func onlyAnAnsweredStreamStallsItsAnswer() {
+        for start in Self.every {
+            var phase = start
+            let reset = phase.answerStalled()
+            if case .answered = start {
+                #expect(reset && phase == .reset, "\(start)")
+            } else {
+                #expect(!reset && phase == start, "\(start)")
+            }
+        }
+    }
 }
