@@ -17,12 +17,39 @@ public enum FetchResult: Sendable, Equatable {
     /// deletion): the handler was stopped and never answered.
     case killed(AppKill)
 
+    /// A result's kind without its data: the one place each kind's name is spelled (the
+    /// store's `result` column, the stats' and metrics' labels, the reasons below).
+    public enum Kind: String, Sendable, CaseIterable {
+        case newData, noData, failed, deadlineExceeded, shutdown, interrupted, killed
+    }
+
+    /// The result's kind.
+    public var kind: Kind {
+        switch self {
+        case .newData: .newData
+        case .noData: .noData
+        case .failed: .failed
+        case .deadlineExceeded: .deadlineExceeded
+        case .shutdown: .shutdown
+        case .interrupted: .interrupted
+        case .killed: .killed
+        }
+    }
+
     /// The result's name as served: newData, noData or failed (every failure).
     public var name: String {
         switch self {
-        case .newData: "newData"
-        case .noData: "noData"
-        case .failed, .deadlineExceeded, .shutdown, .interrupted, .killed: "failed"
+        case .newData, .noData: kind.rawValue
+        case .failed, .deadlineExceeded, .shutdown, .interrupted, .killed: Kind.failed.rawValue
+        }
+    }
+
+    /// What `GET /v1/stats` and `/metrics` count the result as: newData, noData,
+    /// deadlineExceeded (the overrun a penalty follows), or failed (every other failure).
+    public var countedAs: Kind {
+        switch self {
+        case .newData, .noData, .deadlineExceeded: kind
+        case .failed, .shutdown, .interrupted, .killed: .failed
         }
     }
 
@@ -49,10 +76,9 @@ public enum FetchResult: Sendable, Equatable {
         switch self {
         case .newData, .noData: nil
         case .failed(let reason): reason
-        case .deadlineExceeded: "deadlineExceeded"
-        case .shutdown: "shutdown"
-        case .interrupted: "interrupted: the receiver stopped during the fetch"
-        case .killed(let cause): "killed: \(cause.description)"
+        case .deadlineExceeded, .shutdown: kind.rawValue
+        case .interrupted: "\(kind.rawValue): the receiver stopped during the fetch"
+        case .killed(let cause): "\(kind.rawValue): \(cause.description)"
         }
     }
 
@@ -62,10 +88,10 @@ public enum FetchResult: Sendable, Equatable {
     public init(line: Substring) {
         let trimmed = Substring(String(line.drop { $0 == " " || $0 == "\t" }).trimmingTrailingSpaces)
         let words = trimmed.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        switch words.first {
-        case "newData" where words.count == 1: self = .newData
-        case "noData" where words.count == 1: self = .noData
-        case "failed":
+        switch words.first.flatMap({ Kind(rawValue: String($0)) }) {
+        case .newData? where words.count == 1: self = .newData
+        case .noData? where words.count == 1: self = .noData
+        case .failed?:
             let reason = words.count > 1 ? String(words[1]).trimmingTrailingSpaces : "failed"
             self = .failed(reason: reason.isEmpty ? "failed" : reason)
         default:

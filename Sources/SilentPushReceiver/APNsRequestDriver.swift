@@ -37,7 +37,7 @@ public final class APNsRequestDriver: Sendable {
     }
 
     private let endpoint: APNsEndpoint
-    private let device: DeviceRuntime?
+    private let runtime: DeviceRuntime?
     private let headers: H2HeaderList
     private let body: [UInt8]
     private let answers = Answers()
@@ -48,11 +48,11 @@ public final class APNsRequestDriver: Sendable {
     public init(authKey: AuthKeySpec, headers: [(String, String)], body: [UInt8], sink: Sink) async throws {
         switch sink {
         case .discard:
-            device = nil
+            runtime = nil
         case .device(let path):
-            device = try await DeviceRuntime.open(store: try PushStore.open(.file(path)), clock: .system, settings: WakeSettings()).runtime
+            runtime = try await DeviceRuntime.open(store: try PushStore.open(.file(path)), clock: .system, settings: WakeSettings()).runtime
         }
-        endpoint = APNsEndpoint(settings: .init(), keys: try ProviderKeyRing(specs: [authKey]), sink: device ?? Discard())
+        endpoint = APNsEndpoint(settings: .init(), keys: try ProviderKeyRing(specs: [authKey]), sink: runtime ?? Discard())
         self.headers = H2HeaderList(headers.map { (name: $0.0, value: $0.1) })
         self.body = body
     }
@@ -70,6 +70,8 @@ public final class APNsRequestDriver: Sendable {
 
     /// Lets the device side finish and closes its store.
     public func shutdown() async {
-        await device?.shutdown(grace: .seconds(5))
+        guard let runtime else { return }
+        await runtime.shutdown(grace: .seconds(5))
+        try? await runtime.store.close()
     }
 }

@@ -8,7 +8,7 @@ import SilentPushStore
 final class DeviceMetrics: Sendable {
     private let factory: any MetricsFactory
     private let accepted: Counter
-    private let fetchResults: [String: Counter]
+    private let fetchResults: [FetchResult.Kind: Counter]
     /// Pushes by final fate: delivered, coalesced (into a wake), expired. One counter each,
     /// not a dictionary looked up by name: the step of every push that replaces one counts.
     private let delivered: Counter
@@ -31,13 +31,13 @@ final class DeviceMetrics: Sendable {
         self.factory = factory
         accepted = Counter(label: "silentpush_pushes_accepted_total", dimensions: [], factory: factory)
         fetchResults = Dictionary(
-            uniqueKeysWithValues: ["newData", "noData", "failed", "deadlineExceeded"].map {
-                ($0, Counter(label: "silentpush_fetch_results_total", dimensions: [("result", $0)], factory: factory))
+            uniqueKeysWithValues: [FetchResult.Kind.newData, .noData, .failed, .deadlineExceeded].map {
+                ($0, Counter(label: "silentpush_fetch_results_total", dimensions: [("result", $0.rawValue)], factory: factory))
             })
         (delivered, coalesced, expired) = (
-            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", "delivered")], factory: factory),
-            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", "coalesced")], factory: factory),
-            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", "expired")], factory: factory)
+            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", PushFate.Kind.delivered.rawValue)], factory: factory),
+            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", PushFate.Kind.coalesced.rawValue)], factory: factory),
+            Counter(label: "silentpush_push_fates_total", dimensions: [("fate", PushFate.Kind.expired.rawValue)], factory: factory)
         )
         fetchDuration = CoreMetrics.Timer(label: "silentpush_fetch_duration_seconds", dimensions: [], factory: factory)
         wakesStarted = Counter(label: "silentpush_wakes_started_total", dimensions: [], factory: factory)
@@ -114,7 +114,7 @@ final class DeviceMetrics: Sendable {
         for kind in events.reloads { reloads[kind]?.increment() }
         if events.transfersHandedOver > 0 { transfersHandedOver.increment(by: events.transfersHandedOver) }
         for state in events.transferEnds { transferEnds[state]?.increment() }
-        for result in events.wakesEnded { fetchResults[StoreCounts.wakeKey(result)]?.increment() }
+        for result in events.wakesEnded { fetchResults[result.countedAs]?.increment() }
     }
 
     /// What one step of the device side did, counted after its lock is released.

@@ -14,6 +14,19 @@ extension DeviceRecorder {
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
         guard owns(row.deviceToken) else { return Self.replying(.notOwner) }
+        // An activity's update token was issued to its app: APNs refuses it under another
+        // app's topic, as it does a device token.
+        if let owner = activities.app(ofUpdateToken: row.deviceToken), owner.bundleID != push.bundleID {
+            var actions = Actions()
+            actions.changes.append(
+                .insertPush(
+                    .refused(
+                        id: row.id, apnsID: row.apnsID, deviceToken: row.deviceToken, topic: row.topic,
+                        fate: .rejected(.deviceTokenNotForTopic, cause: "the token is the update token of a Live Activity of \(owner.bundleID)"),
+                        now: now)))
+            actions.reply = .rejected(.deviceTokenNotForTopic)
+            return finish(actions)
+        }
         var actions = Actions(completion: completion)
         actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
         var arriving: PushRecord? = consume row

@@ -74,6 +74,8 @@ package struct DeviceRecorder {
         /// Refused: the device belongs to a shard of the cluster this receiver does not own
         /// (any more); nothing was recorded.
         case notOwner
+        /// Refused with Apple's reason, as APNs would; the push is recorded `rejected`.
+        case rejected(APNsReason)
         /// Nothing done: a Live Activity start was kept for the device on a channel not looked
         /// up before the step; look the channels up again.
         case channelsChanged

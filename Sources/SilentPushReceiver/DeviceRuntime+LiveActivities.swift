@@ -15,14 +15,6 @@ extension DeviceRuntime {
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
         let bundleID = LiveActivityApp.bundleID(ofTopic: push.topic)
-        // An activity's update token was issued to its app: APNs refuses it under another
-        // app's topic, as it does a device token (the activity policy keeps which app).
-        if let owner = inspect({ $0.activities.app(ofUpdateToken: push.deviceToken) }), owner.bundleID != bundleID {
-            reject(
-                id: id, apnsID: push.apnsID, deviceToken: push.deviceToken, topic: push.topic, reason: .deviceTokenNotForTopic,
-                cause: "the token is the update token of a Live Activity of \(owner.bundleID)")
-            return completion(.failure(APNsRejection(.deviceTokenNotForTopic)))
-        }
         let recorded = answeringOnceRecorded(completion)
         var livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
@@ -38,8 +30,14 @@ extension DeviceRuntime {
             return recorder.receiveLiveActivity(
                 record, push: livePush, inputChannelExists: inputChannelExists, now: now, completion: recorded)
         }
-        if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
-        if reply == .notOwner { completion(.failure(APNsRejection(.serviceUnavailable))) }
+        switch reply {
+        case .stopping: completion(.failure(APNsRejection(.shutdown)))
+        case .notOwner: completion(.failure(APNsRejection(.serviceUnavailable)))
+        case .rejected(let reason):
+            metrics.rejected(reason)
+            completion(.failure(APNsRejection(reason)))
+        default: break
+        }
     }
 
     /// A broadcast APNs accepted: recorded with what it did to every activity on its channel,

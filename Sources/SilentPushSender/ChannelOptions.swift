@@ -5,20 +5,20 @@ import SilentPushCore
 /// The options `pushsend channel` and `pushsend broadcast` share: where to connect, how to
 /// authenticate, the app and the request id. `request(_:)` checks them and builds the request,
 /// or throws one line that says what to fix.
-public struct ChannelOptions: ParsableArguments, Sendable {
-    @OptionGroup public var provider: ProviderOptions
+package struct ChannelOptions: ParsableArguments, Sendable {
+    @OptionGroup package var provider: ProviderOptions
 
     @Option(help: "The app's bundle id (default for local receivers: com.example.app).")
-    public var topic: String?
+    package var topic: String?
 
     @Option(name: .customLong("request-id"), help: "apns-request-id (a UUID); APNs makes one when it is not given.")
-    public var requestID: String?
+    package var requestID: String?
 
-    public init() {}
+    package init() {}
 
     /// The checked request for `action`: to the channel-management host, or for a broadcast
     /// to the provider host.
-    public func request(_ action: ChannelRequest.Action) throws -> ChannelRequest {
+    package func request(_ action: ChannelRequest.Action) throws -> ChannelRequest {
         let isBroadcast: Bool
         if case .broadcast = action { isBroadcast = true } else { isBroadcast = false }
         let port = provider.port
@@ -47,7 +47,7 @@ public struct ChannelOptions: ParsableArguments, Sendable {
     }
 
     /// `--channel`: a channel id as APNs writes it.
-    public static func channelID(_ text: String?) throws -> ChannelID {
+    package static func channelID(_ text: String?) throws -> ChannelID {
         guard let text else { throw PushSendError.missingOption(need: "--channel ID (from pushsend channel create or list)") }
         guard let id = ChannelID(header: text) else {
             throw PushSendError.invalidValue(option: "--channel", value: "'\(text)'", expected: "a channel id (base64, as apns-channel-id)")
@@ -56,7 +56,7 @@ public struct ChannelOptions: ParsableArguments, Sendable {
     }
 
     /// `--storage-policy`: 0 (No Message Stored) or 1 (Most Recent Message Stored).
-    public static func storagePolicy(_ value: Int) throws -> MessageStoragePolicy {
+    package static func storagePolicy(_ value: Int) throws -> MessageStoragePolicy {
         guard let policy = MessageStoragePolicy(rawValue: value) else {
             throw PushSendError.invalidValue(
                 option: "--storage-policy", value: "\(value)", expected: "0 (no message stored) or 1 (the most recent stored)")
@@ -65,7 +65,7 @@ public struct ChannelOptions: ParsableArguments, Sendable {
     }
 
     /// A broadcast's payload: the file, `-` for stdin; checked as APNs checks it.
-    public static func broadcastPayload(
+    package static func broadcastPayload(
         _ file: String?, standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
     ) throws
         -> [UInt8]
@@ -95,7 +95,7 @@ public struct ChannelOptions: ParsableArguments, Sendable {
     }
 
     /// A broadcast from `pushsend broadcast`'s flags, checked.
-    public static func broadcast(channel: String?, priority: Int, expiration: Int64, payloadFile: String?) throws -> ChannelRequest.Action {
+    package static func broadcast(channel: String?, priority: Int, expiration: Int64, payloadFile: String?) throws -> ChannelRequest.Action {
         guard let priorityValue = APNsPriority(rawValue: priority) else {
             throw PushSendError.invalidValue(option: "--priority", value: "\(priority)", expected: "10, 5 or 1")
         }

@@ -4,9 +4,9 @@ import SilentPushTransport
 
 /// One request to APNs' channel-management API (`pushsend channel`) or broadcast API
 /// (`pushsend broadcast`), authenticated as pushes are, and its answer as one line.
-public struct ChannelRequest: Sendable {
+package struct ChannelRequest: Sendable {
     /// What to ask.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// `POST /1/apps/<bundleID>/channels` with a storage policy.
         case create(MessageStoragePolicy)
         /// `GET /1/apps/<bundleID>/channels` with `apns-channel-id`.
@@ -20,21 +20,21 @@ public struct ChannelRequest: Sendable {
     }
 
     /// The local receiver's channel-management listener (`make run`), and Apple's hosts.
-    public static let developmentChannelsURL = "https://localhost:2195"
-    public static let sandboxChannels = APNsTarget(scheme: "https", host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
-    public static let productionChannels = APNsTarget(scheme: "https", host: "api-manage-broadcast.push.apple.com", port: 2196)
+    package static let developmentChannelsURL = "https://localhost:2195"
+    package static let sandboxChannels = APNsTarget(scheme: "https", host: "api-manage-broadcast.sandbox.push.apple.com", port: 2195)
+    package static let productionChannels = APNsTarget(scheme: "https", host: "api-manage-broadcast.push.apple.com", port: 2196)
 
-    public var action: Action
+    package var action: Action
     /// The app (bundle id) in the path.
-    public var bundleID: String
-    public var target: APNsTarget
-    public var tls: TLSClientConfiguration
-    public var authentication: PushSendConfiguration.Authentication
+    package var bundleID: String
+    package var target: APNsTarget
+    package var tls: TLSClientConfiguration
+    package var authentication: PushSendConfiguration.Authentication
     /// `apns-request-id`; nil lets APNs make one.
-    public var requestID: String?
+    package var requestID: String?
 
     /// A request.
-    public init(
+    package init(
         action: Action, bundleID: String, target: APNsTarget, tls: TLSClientConfiguration,
         authentication: PushSendConfiguration.Authentication, requestID: String? = nil
     ) {
@@ -47,12 +47,12 @@ public struct ChannelRequest: Sendable {
     }
 
     /// APNs' answer: the line `pushsend` prints and whether it was a success.
-    public struct Answer: Sendable, Equatable {
-        public var status: Int
+    package struct Answer: Sendable, Equatable {
+        package var status: Int
         /// `201 <channel-id>`, `200 <configuration>`, `200 <id> <id>…`, `204 <channel-id>`,
         /// `200 <request-id> [<unique-id>]`, or `<status> <reason> <request-id>`.
-        public var line: String
-        public var succeeded: Bool { (200..<300).contains(status) }
+        package var line: String
+        package var succeeded: Bool { (200..<300).contains(status) }
     }
 
     /// The method, path, headers and body of the request.
@@ -84,7 +84,7 @@ public struct ChannelRequest: Sendable {
     }
 
     /// Sends the request; throws `PushSendError` (exit 2) when it cannot connect or sign.
-    public func run() async throws -> Answer {
+    package func run() async throws -> Answer {
         let context: TLSContext?
         do {
             context = target.scheme == "https" ? try TLSContext.client(tls) : nil

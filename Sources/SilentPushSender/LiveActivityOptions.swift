@@ -4,50 +4,50 @@ import SilentPushCore
 
 /// `pushsend send`'s Live Activity options: with `--event`, the payload is made from them
 /// (`{"aps":{"timestamp", "event", "content-state", …}}`), checked as ActivityKit reads it.
-public struct LiveActivityOptions: ParsableArguments, Sendable {
+package struct LiveActivityOptions: ParsableArguments, Sendable {
     @Option(help: "A Live Activity push: start, update or end (the payload is made from these options).")
-    public var event: String?
+    package var event: String?
 
     @Option(
         parsing: .unconditional, help: "aps.timestamp, seconds since 1970 (default: now).",
         transform: { try PushSendOptions.wholeNumber($0, expected: "seconds since 1970") })
-    public var timestamp: Int64?
+    package var timestamp: Int64?
 
     @Option(
         name: .customLong("content-state"),
         help: ArgumentHelp(
             "aps.content-state: a JSON file (default: {}; an end sends none unless given, keeping what the activity shows).", valueName: "file"))
-    public var contentState: String?
+    package var contentState: String?
 
     @Option(name: .customLong("attributes-type"), help: "A start's aps.attributes-type: the ActivityAttributes type's name.")
-    public var attributesType: String?
+    package var attributesType: String?
 
     @Option(help: ArgumentHelp("A start's aps.attributes: a JSON file (default: {}).", valueName: "file"))
-    public var attributes: String?
+    package var attributes: String?
 
     @Option(help: "aps.alert title (a start's default: the attributes type; an update or end has none unless given).")
-    public var alert: String?
+    package var alert: String?
 
     @Option(
         name: .customLong("stale-date"), parsing: .unconditional, help: "aps.stale-date, seconds since 1970.",
         transform: { try PushSendOptions.wholeNumber($0, expected: "seconds since 1970") })
-    public var staleDate: Int64?
+    package var staleDate: Int64?
 
     @Option(
         name: .customLong("dismissal-date"), parsing: .unconditional, help: "aps.dismissal-date, seconds since 1970 (an end's).",
         transform: { try PushSendOptions.wholeNumber($0, expected: "seconds since 1970") })
-    public var dismissalDate: Int64?
+    package var dismissalDate: Int64?
 
     @Flag(name: .customLong("input-push-token"), help: "A start asks for the new activity's update token (input-push-token: 1).")
-    public var inputPushToken = false
+    package var inputPushToken = false
 
     @Option(name: .customLong("input-push-channel"), help: "A start subscribes the new activity to this channel.")
-    public var inputPushChannel: String?
+    package var inputPushChannel: String?
 
-    public init() {}
+    package init() {}
 
     /// The payload, when `--event` is given; nil otherwise. `now` is seconds since 1970.
-    public func payload(now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> [UInt8]? {
+    package func payload(now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> [UInt8]? {
         guard let event else {
             let given =
                 [timestamp != nil, contentState != nil, attributesType != nil, attributes != nil, alert != nil, staleDate != nil]

@@ -6,7 +6,7 @@ import SilentPushTransport
 /// Where a provider connects and how it authenticates: the options `pushsend send`,
 /// `pushsend broadcast` and `pushsend channel` share. Resolved into a target, TLS material
 /// and a provider token (or a client certificate), or one line that says what to fix.
-public struct ProviderOptions: ParsableArguments, Sendable {
+package struct ProviderOptions: ParsableArguments, Sendable {
     /// The ports `--port` takes.
     static let portRange = 1...65535
 
@@ -14,54 +14,54 @@ public struct ProviderOptions: ParsableArguments, Sendable {
         help: ArgumentHelp(
             "The receiver: http://HOST:PORT (h2c) or https://HOST:PORT (TLS, ALPN h2); default make run's receiver, https://localhost:2197 (2195, its channels listener, for pushsend channel).",
             valueName: "url"))
-    public var url: String?
+    package var url: String?
 
     @Flag(
         help:
             "Apple's development host: api.sandbox.push.apple.com for pushes and broadcasts, api-manage-broadcast.sandbox.push.apple.com for channels."
     )
-    public var sandbox = false
+    package var sandbox = false
 
     @Flag(help: "Apple's production host: api.push.apple.com for pushes and broadcasts, api-manage-broadcast.push.apple.com for channels.")
-    public var production = false
+    package var production = false
 
     @Option(
         parsing: .unconditional,
         help: "The port for --sandbox/--production: 443 (default) or 2197 for pushes; 2195 or 2196 (the defaults) for channels.",
         transform: { try PushSendOptions.wholeNumber($0, expected: WholeNumberProblem.describe(Self.portRange)) })
-    public var port: Int?
+    package var port: Int?
 
     @Option(help: ArgumentHelp("Trust this CA (PEM) for https (default for local receivers: the development CA, certs/ca.pem).", valueName: "pem"))
-    public var cacert: String?
+    package var cacert: String?
 
     @Flag(help: "Do not verify the server's certificate.")
-    public var insecure = false
+    package var insecure = false
 
     @Option(help: ArgumentHelp("The provider-token key (.p8). Also APNS_KEY (default for local receivers: the development key).", valueName: "p8"))
-    public var key: String?
+    package var key: String?
 
     @Option(name: .customLong("key-id"), help: "The key's id. Also APNS_KEY_ID.")
-    public var keyID: String?
+    package var keyID: String?
 
     @Option(name: .customLong("team-id"), help: "Your team id. Also APNS_TEAM_ID.")
-    public var teamID: String?
+    package var teamID: String?
 
     @Option(help: ArgumentHelp("Authenticate with this client certificate (PEM) instead of a token.", valueName: "pem"))
-    public var cert: String?
+    package var cert: String?
 
     @Option(name: .customLong("cert-key"), help: ArgumentHelp("The client certificate's private key (PEM).", valueName: "pem"))
-    public var certKey: String?
+    package var certKey: String?
 
     /// `APNS_KEY`, `APNS_KEY_ID`, `APNS_TEAM_ID` are read from here.
-    public var environment: [String: String] = ProcessInfo.processInfo.environment
+    package var environment: [String: String] = ProcessInfo.processInfo.environment
     /// Where the development CA and key are: next to the install, in the checkout or in the
     /// working directory (nil when none has them).
-    public var certificatesDirectory: String? = Platform.developmentMaterial()?.certificates
+    package var certificatesDirectory: String? = Platform.developmentMaterial()?.certificates
     /// Where `certificatesDirectory` was looked for, for the message when it is nil.
     package var certificatesSearched: @Sendable () -> String = { Platform.developmentMaterialSearched }
 
     /// For `parse(_:)`.
-    public init() {}
+    package init() {}
 
     /// The flags; the rest is not parsed.
     private enum CodingKeys: String, CodingKey {
@@ -69,11 +69,11 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     }
 
     /// The local receiver, not Apple: `--url`, or neither `--sandbox` nor `--production`.
-    public var isLocal: Bool { url != nil || (!sandbox && !production) }
+    package var isLocal: Bool { url != nil || (!sandbox && !production) }
 
     /// The target: `--url`, else Apple's `sandbox` or `production` host, else the local
     /// receiver at `development`.
-    public func resolveTarget(development: String, sandbox sandboxTarget: APNsTarget, production productionTarget: APNsTarget) throws -> APNsTarget {
+    package func resolveTarget(development: String, sandbox sandboxTarget: APNsTarget, production productionTarget: APNsTarget) throws -> APNsTarget {
         let chosen = [url != nil, sandbox, production].filter { $0 }.count
         guard chosen <= 1 else { throw PushSendError.conflictingOptions("give one of --url, --sandbox or --production") }
         if let port, !Self.portRange.contains(port) { throw PushSendError.outOfRange(option: "--port", value: port, range: Self.portRange) }
@@ -92,7 +92,7 @@ public struct ProviderOptions: ParsableArguments, Sendable {
     /// provider token (the dev key for a local receiver when none is given). A receiver on
     /// this machine has a certificate from the development CA (make run's): the default
     /// target always does, another loopback URL when the CA is at hand.
-    public func credentials(
+    package func credentials(
         for target: APNsTarget, local: Bool
     ) throws -> (TLSClientConfiguration, PushSendConfiguration.Authentication) {
         // h2c has no certificate to check: a CA given for it would go unused, unnoticed.

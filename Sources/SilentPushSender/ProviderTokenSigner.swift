@@ -6,19 +6,19 @@ import SilentPushTransport
 /// Signs provider tokens (ES256, JOSE r‖s) with a `.p8` key and reuses each for 50 minutes
 /// across every request and connection of a run: APNs refuses a provider that changes its
 /// token too often (TooManyProviderTokenUpdates), so a token is never signed per request.
-public final class ProviderTokenSigner: Sendable {
-    public let keyID: String
-    public let teamID: String
+package final class ProviderTokenSigner: Sendable {
+    package let keyID: String
+    package let teamID: String
     private let key: ES256Key
     private let now: @Sendable () -> Int64
     private let cached = Mutex<(token: String, issuedAt: Int64)?>(nil)
     private let signatures = Atomic<Int>(0)
 
     /// How long a token is reused: under APNs' one hour, with room for clock skew.
-    public static let reuse: Int64 = 50 * 60
+    package static let reuse: Int64 = 50 * 60
 
     /// A signer for `key`; `now` gives seconds since the epoch (tests move it).
-    public init(key: ES256Key, keyID: String, teamID: String, now: @escaping @Sendable () -> Int64 = ProviderTokenSigner.systemSeconds) {
+    package init(key: ES256Key, keyID: String, teamID: String, now: @escaping @Sendable () -> Int64 = ProviderTokenSigner.systemSeconds) {
         self.key = key
         self.keyID = keyID
         self.teamID = teamID
@@ -26,10 +26,10 @@ public final class ProviderTokenSigner: Sendable {
     }
 
     /// Seconds since the epoch on the system clock.
-    public static let systemSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    package static let systemSeconds: @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
 
     /// The current token: the cached one while it is under 50 minutes old, else a new one.
-    public func token() throws -> String {
+    package func token() throws -> String {
         try cached.withLock { cached in
             let now = now()
             if let cached, now - cached.issuedAt < Self.reuse, now >= cached.issuedAt { return cached.token }
@@ -42,5 +42,5 @@ public final class ProviderTokenSigner: Sendable {
     }
 
     /// Tokens signed so far.
-    public var signatureCount: Int { signatures.load(ordering: .relaxed) }
+    package var signatureCount: Int { signatures.load(ordering: .relaxed) }
 }

@@ -2,7 +2,7 @@ import SilentPushCore
 import SilentPushTransport
 
 /// Everything one `pushsend` run needs, resolved from its flags (tests build it directly).
-public struct PushSendConfiguration: Sendable {
+package struct PushSendConfiguration: Sendable {
     /// How long the server may send nothing while the TLS handshake or a push waits on it:
     /// then the connection is closed and its pushes fail, instead of waiting for ever on a
     /// peer that accepts and never speaks. Past the longest delay a fault rule can give an
@@ -13,7 +13,7 @@ public struct PushSendConfiguration: Sendable {
     package var answerTimeout: Duration = Self.answerTimeout
 
     /// How the provider proves who it is.
-    public enum Authentication: Sendable {
+    package enum Authentication: Sendable {
         /// A provider token signed with this signer.
         case token(ProviderTokenSigner)
         /// A client certificate, in `tls`.
@@ -21,7 +21,7 @@ public struct PushSendConfiguration: Sendable {
     }
 
     /// How results are printed on stdout.
-    public enum Output: Sendable, Equatable {
+    package enum Output: Sendable, Equatable {
         /// `200 <apns-id>` / `<status> <reason> <apns-id>`, one line per push.
         case lines
         /// One JSON object per push.
@@ -30,27 +30,27 @@ public struct PushSendConfiguration: Sendable {
         case quiet
     }
 
-    public var target: APNsTarget
+    package var target: APNsTarget
     /// TLS for `https` targets (CA, `--insecure`, client certificate).
-    public var tls: TLSClientConfiguration
-    public var authentication: Authentication
-    public var devices: [String]
-    public var payload: [UInt8]
+    package var tls: TLSClientConfiguration
+    package var authentication: Authentication
+    package var devices: [String]
+    package var payload: [UInt8]
     /// The request for each device (its `deviceToken` is replaced per device).
-    public var request: APNsPushRequest
+    package var request: APNsPushRequest
     /// Pushes per device.
-    public var count: Int
+    package var count: Int
     /// Streams in flight per connection.
-    public var concurrency: Int
-    public var connections: Int
-    public var output: Output
+    package var concurrency: Int
+    package var connections: Int
+    package var output: Output
     /// Print each request's and response's headers on stderr.
-    public var verbose: Bool
+    package var verbose: Bool
     /// Show a progress line on stderr (when it is a terminal).
-    public var progress: Bool
+    package var progress: Bool
 
     /// A configuration.
-    public init(
+    package init(
         target: APNsTarget, tls: TLSClientConfiguration = TLSClientConfiguration(), authentication: Authentication,
         devices: [String], payload: [UInt8], request: APNsPushRequest, count: Int = 1, concurrency: Int = 1,
         connections: Int = 1, output: Output = .lines, verbose: Bool = false, progress: Bool = false

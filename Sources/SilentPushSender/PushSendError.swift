@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a run could not do; `pushsend` prints it, one line that says what to fix, and exits 2.
-public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A needed option is missing; `need` names it and what it holds.
     case missingOption(need: String)
     /// An option's value is not one it takes.
@@ -34,7 +34,7 @@ public enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
     /// says where it was looked for, `fix` which flags to pass instead.
     case missingDevelopmentMaterial(what: String, searched: String, fix: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingOption(let need): "give \(need)"
         case .invalidValue(let option, let value, let expected): "\(option) \(value) is not \(expected)"

@@ -5,34 +5,34 @@ import SilentPushTransport
 
 /// `pushsend`'s options as given, before they are checked: `configuration()` resolves them
 /// (files read, key loaded, defaults filled in) or throws one line that says what to fix.
-public struct PushSendOptions: ParsableArguments, Sendable {
+package struct PushSendOptions: ParsableArguments, Sendable {
     @Argument(
         help: ArgumentHelp(
             "The payload JSON file, or - for stdin (default: a silent push, {\"aps\":{\"content-available\":1}}).", valueName: "payload"))
-    public var payloadFile: String?
+    package var payloadFile: String?
 
     /// Where to connect and how to authenticate (shared with `pushsend channel` and `broadcast`).
-    @OptionGroup public var provider: ProviderOptions
+    @OptionGroup package var provider: ProviderOptions
 
     /// A Live Activity payload made from options (`--event` and the rest).
-    @OptionGroup public var liveActivity: LiveActivityOptions
+    @OptionGroup package var liveActivity: LiveActivityOptions
 
     @Option(
         name: .customLong("device"),
         help: ArgumentHelp("A device token (hex). Repeatable (default for local receivers: 64 zeros, the development device).", valueName: "token"))
-    public var devices: [String] = []
+    package var devices: [String] = []
 
     @Option(name: .customLong("devices"), help: ArgumentHelp("A file of device tokens, one a line.", valueName: "file"))
-    public var devicesFile: String?
+    package var devicesFile: String?
 
     @Option(help: "apns-topic (default for local receivers: com.example.app).")
-    public var topic: String?
+    package var topic: String?
 
     @Option(
         name: .customLong("push-type"),
         help: "apns-push-type (default: liveactivity with aps.event, widgets with content-changed, background if only content-available, else alert)."
     )
-    public var pushType: String?
+    package var pushType: String?
 
     // `.unconditional`: a negative number is the value, not taken for a flag, so its range
     // check names it.
@@ -40,101 +40,101 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         parsing: .unconditional,
         help: "apns-priority: 10, 5 or 1 (default: 5 for background, as Apple requires; 10 for alert and liveactivity; none for the rest).",
         transform: { try Self.wholeNumber($0, expected: "10, 5 or 1") })
-    public var priority: Int?
+    package var priority: Int?
 
     @Option(name: .customLong("collapse-id"), help: "apns-collapse-id.")
-    public var collapseID: String?
+    package var collapseID: String?
 
     @Option(
         parsing: .unconditional, help: "apns-expiration: seconds since the epoch (0: now or never).",
         transform: { try Self.wholeNumber($0, expected: "0 or seconds since the epoch") })
-    public var expiration: Int64?
+    package var expiration: Int64?
 
     @Option(name: .customLong("apns-id"), help: "apns-id (a UUID) for every push.")
-    public var apnsID: String?
+    package var apnsID: String?
 
     @Option(
         parsing: .unconditional, help: "Pushes per device (1 to 100000000).",
         transform: { try Self.wholeNumber($0, expected: "1 to 100000000") })
-    public var count: Int = 1
+    package var count: Int = 1
 
     @Option(
         parsing: .unconditional, help: "Streams in flight per connection, 1 to 100000 (kept within the server's MAX_CONCURRENT_STREAMS).",
         transform: { try Self.wholeNumber($0, expected: "1 to 100000") })
-    public var concurrency: Int = 1
+    package var concurrency: Int = 1
 
     @Option(
         parsing: .unconditional, help: "Connections, 1 to 1000.", transform: { try Self.wholeNumber($0, expected: "1 to 1000") })
-    public var connections: Int = 1
+    package var connections: Int = 1
 
     @Flag(help: "One JSON object per push instead of a line.")
-    public var json = false
+    package var json = false
 
     @Flag(help: "No line per push: the summary alone.")
-    public var quiet = false
+    package var quiet = false
 
     @Flag(help: "Print each request's and response's headers on stderr.")
-    public var verbose = false
+    package var verbose = false
 
     @Flag(name: .customLong("no-validate"), help: "Send the payload even if APNs would refuse it.")
-    public var noValidate = false
+    package var noValidate = false
 
     /// Check the payload as APNs would before sending it (`--no-validate` turns it off).
-    public var validate: Bool {
+    package var validate: Bool {
         get { !noValidate }
         set { noValidate = !newValue }
     }
 
     // The provider's options, where the flags put them (tests set them here too).
-    public var url: String? {
+    package var url: String? {
         get { provider.url }
         set { provider.url = newValue }
     }
-    public var sandbox: Bool {
+    package var sandbox: Bool {
         get { provider.sandbox }
         set { provider.sandbox = newValue }
     }
-    public var production: Bool {
+    package var production: Bool {
         get { provider.production }
         set { provider.production = newValue }
     }
-    public var port: Int? {
+    package var port: Int? {
         get { provider.port }
         set { provider.port = newValue }
     }
-    public var cacert: String? {
+    package var cacert: String? {
         get { provider.cacert }
         set { provider.cacert = newValue }
     }
-    public var insecure: Bool {
+    package var insecure: Bool {
         get { provider.insecure }
         set { provider.insecure = newValue }
     }
-    public var key: String? {
+    package var key: String? {
         get { provider.key }
         set { provider.key = newValue }
     }
-    public var keyID: String? {
+    package var keyID: String? {
         get { provider.keyID }
         set { provider.keyID = newValue }
     }
-    public var teamID: String? {
+    package var teamID: String? {
         get { provider.teamID }
         set { provider.teamID = newValue }
     }
-    public var cert: String? {
+    package var cert: String? {
         get { provider.cert }
         set { provider.cert = newValue }
     }
-    public var certKey: String? {
+    package var certKey: String? {
         get { provider.certKey }
         set { provider.certKey = newValue }
     }
-    public var environment: [String: String] {
+    package var environment: [String: String] {
         get { provider.environment }
         set { provider.environment = newValue }
     }
-    public var certificatesDirectory: String? {
+    package var certificatesDirectory: String? {
         get { provider.certificatesDirectory }
         set { provider.certificatesDirectory = newValue }
     }
@@ -143,10 +143,10 @@ public struct PushSendOptions: ParsableArguments, Sendable {
         set { provider.certificatesSearched = newValue }
     }
     /// The payload when `payloadFile` is `-` (stdin by default).
-    public var standardInput: @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+    package var standardInput: @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
 
     /// For `parse(_:)`: options are made from arguments (`PushSendOptions.parse(["payload.json"])`).
-    public init() {}
+    package init() {}
 
     /// The flags; the rest is not parsed.
     private enum CodingKeys: String, CodingKey {
@@ -155,18 +155,18 @@ public struct PushSendOptions: ParsableArguments, Sendable {
     }
 
     /// The dev receiver `make run` starts.
-    public static let developmentURL = "https://localhost:2197"
+    package static let developmentURL = "https://localhost:2197"
     /// The dev key, team and topic in `certs/`.
-    public static let developmentKeyID = "DEVKEY0001"
-    public static let developmentTeamID = "DEVTEAM001"
-    public static let developmentTopic = "com.example.app"
+    package static let developmentKeyID = "DEVKEY0001"
+    package static let developmentTeamID = "DEVTEAM001"
+    package static let developmentTopic = "com.example.app"
     /// The device a local push goes to when none is given.
-    public static let developmentDevice = String(repeating: "0", count: 64)
+    package static let developmentDevice = String(repeating: "0", count: 64)
     /// The payload sent when none is given: a silent push.
-    public static let silentPayload = #"{"aps":{"content-available":1}}"#
+    package static let silentPayload = #"{"aps":{"content-available":1}}"#
 
     /// The checked configuration.
-    public func configuration() throws -> PushSendConfiguration {
+    package func configuration() throws -> PushSendConfiguration {
         let target = try provider.resolveTarget(
             development: Self.developmentURL, sandbox: .sandbox(port: port ?? 443), production: .production(port: port ?? 443))
         let local = provider.isLocal

@@ -1,40 +1,40 @@
 import Foundation
 
 /// What a run did: counts, rejections by status and reason, latency and rate.
-public struct PushSendSummary: Sendable {
+package struct PushSendSummary: Sendable {
     /// Pushes made (answered or not).
-    public var sent: Int
+    package var sent: Int
     /// Answered 200.
-    public var accepted: Int
+    package var accepted: Int
     /// `"<status> <reason>"` → how many.
-    public var rejected: [String: Int]
+    package var rejected: [String: Int]
     /// Pushes with no answer (the connection failed), with why.
-    public var errors: [String]
+    package var errors: [String]
     /// Every push's latency in nanoseconds, sorted.
-    public var latencies: [Int64]
-    public var elapsed: Duration
+    package var latencies: [Int64]
+    package var elapsed: Duration
 
     /// The exit code: 0 all accepted, 1 any rejected, 2 any unanswered.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         if !errors.isEmpty { return 2 }
         return rejected.isEmpty ? 0 : 1
     }
 
     /// The latency below which `fraction` of the pushes were answered.
-    public func latency(percentile fraction: Double) -> Duration {
+    package func latency(percentile fraction: Double) -> Duration {
         guard !latencies.isEmpty else { return .zero }
         let index = min(latencies.count - 1, Int((Double(latencies.count) * fraction).rounded(.up)) - 1)
         return .nanoseconds(latencies[max(0, index)])
     }
 
     /// Pushes per second over the run.
-    public var rate: Double {
+    package var rate: Double {
         let seconds = Double(elapsed.nanosecondCount) / 1e9
         return seconds > 0 ? Double(sent) / seconds : 0
     }
 
     /// The summary lines for stderr.
-    public var text: String {
+    package var text: String {
         var lines: [String] = []
         let rejectedCount = rejected.values.reduce(0, +)
         var first = "sent \(sent), accepted \(accepted), rejected \(rejectedCount)"

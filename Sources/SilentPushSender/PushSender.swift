@@ -8,29 +8,29 @@ import SilentPushTransport
 /// Posts a payload to devices over HTTP/2: `connections` connections, each with
 /// `concurrency` streams in flight, `count` pushes per device. Each answer becomes a line on
 /// stdout, in the order the pushes were made; the summary and any message go to stderr.
-public struct PushSender: Sendable {
+package struct PushSender: Sendable {
     /// Where lines and messages go (stdout and stderr for `pushsend`; captured in tests).
-    public struct Output: Sendable {
-        public var line: @Sendable (String) -> Void
-        public var message: @Sendable (String) -> Void
+    package struct Output: Sendable {
+        package var line: @Sendable (String) -> Void
+        package var message: @Sendable (String) -> Void
 
         /// An output.
-        public init(line: @escaping @Sendable (String) -> Void, message: @escaping @Sendable (String) -> Void) {
+        package init(line: @escaping @Sendable (String) -> Void, message: @escaping @Sendable (String) -> Void) {
             self.line = line
             self.message = message
         }
 
         /// stdout and stderr.
-        public static let standard = Output(
+        package static let standard = Output(
             line: { print($0) },
             message: { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) })
     }
 
-    public let configuration: PushSendConfiguration
-    public let output: Output
+    package let configuration: PushSendConfiguration
+    package let output: Output
 
     /// A sender.
-    public init(_ configuration: PushSendConfiguration, output: Output = .standard) {
+    package init(_ configuration: PushSendConfiguration, output: Output = .standard) {
         self.configuration = configuration
         self.output = output
     }
@@ -49,7 +49,7 @@ public struct PushSender: Sendable {
 
     /// Sends every push and returns the summary. Throws `PushSendError` (exit 2) when it
     /// cannot connect or sign.
-    public func run() async throws -> PushSendSummary {
+    package func run() async throws -> PushSendSummary {
         let configuration = self.configuration
         let tls: TLSContext?
         do {

@@ -2,21 +2,21 @@ import SilentPushCore
 
 /// Every push a ``PushQuery`` matches (its `limit` aside), newest first, a page at a time,
 /// each row read once through the `push_fates` view: a million pushes cost a million row reads.
-public struct PushExport: Sendable {
+package struct PushExport: Sendable {
     private let store: PushStore
     private let query: PushQuery
     private var before: Int64?
     private var finished = false
 
     /// An export of what `query` matches.
-    public init(_ store: PushStore, query: PushQuery) {
+    package init(_ store: PushStore, query: PushQuery) {
         self.store = store
         self.query = query
         before = query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }
     }
 
     /// The next matches, up to `pageSize`; nil once every match is read.
-    public mutating func next(pageSize: Int) async throws -> [PushRecord]? {
+    package mutating func next(pageSize: Int) async throws -> [PushRecord]? {
         guard !finished else { return nil }
         var page = query
         page.before = before.map { UInt64(bitPattern: $0) }

@@ -2,20 +2,20 @@ import SilentPushCore
 
 /// Which pushes `PushStore.pushes(_:)` reads: every filter given must hold, newest first,
 /// from `before` (a cursor: the id of the last push of the page before) down.
-public struct PushQuery: Sendable, Equatable {
-    public var deviceToken: String?
-    public var topic: String?
+package struct PushQuery: Sendable, Equatable {
+    package var deviceToken: String?
+    package var topic: String?
     /// The fate, as the push's row holds it (every reader reports that one).
-    public var fate: PushFate.Kind?
+    package var fate: PushFate.Kind?
     /// Received at or after `from` and before `until`, in device-clock ms.
-    public var from: Int64?
-    public var until: Int64?
+    package var from: Int64?
+    package var until: Int64?
     /// Only pushes older than this id.
-    public var before: UInt64?
-    public var limit: Int
+    package var before: UInt64?
+    package var limit: Int
 
     /// A query.
-    public init(
+    package init(
         deviceToken: String? = nil, topic: String? = nil, fate: PushFate.Kind? = nil, from: Int64? = nil, until: Int64? = nil,
         before: UInt64? = nil, limit: Int = 100
     ) {

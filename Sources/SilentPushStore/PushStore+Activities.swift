@@ -3,7 +3,7 @@ import SilentPushCore
 extension PushStore {
     /// The Live Activities of an app on a device, oldest first; every one when both are nil;
     /// with `limit`, the newest `limit` of them. A row this version cannot read is skipped.
-    public func activities(deviceToken: String? = nil, bundleID: String? = nil, limit: Int? = nil) async throws -> [LiveActivity] {
+    package func activities(deviceToken: String? = nil, bundleID: String? = nil, limit: Int? = nil) async throws -> [LiveActivity] {
         var sql = "SELECT * FROM activities"
         var conditions: [String] = []
         var arguments: [any StoreValueConvertible] = []
@@ -26,7 +26,7 @@ extension PushStore {
     }
 
     /// Every decision about activity `id`'s updates, oldest first.
-    public func activityUpdates(activityID id: String) async throws -> [LiveActivityUpdate] {
+    package func activityUpdates(activityID id: String) async throws -> [LiveActivityUpdate] {
         try await reader.rows("SELECT * FROM activity_updates WHERE activity_id = ? ORDER BY seq", [id]).compactMap(Self.update)
     }
 
@@ -43,7 +43,7 @@ extension PushStore {
     }
 
     /// Every decision about the updates of each activity in `ids`, oldest first, by activity.
-    public func activityUpdates(activityIDs ids: [String]) async throws -> [String: [LiveActivityUpdate]] {
+    package func activityUpdates(activityIDs ids: [String]) async throws -> [String: [LiveActivityUpdate]] {
         guard !ids.isEmpty else { return [:] }
         var updates: [String: [LiveActivityUpdate]] = [:]
         // In chunks, under SQLite's limit on bound values.

@@ -4,7 +4,7 @@ import SilentPushCore
 extension PushStore {
     /// Broadcasts, newest first: those of one environment and app (every app when `bundleID`
     /// is nil), on one channel when `channelID` is given. A row this version cannot read is skipped.
-    public func broadcasts(
+    package func broadcasts(
         bundleID: String?, environment: APNsEnvironment, channelID: ChannelID? = nil, limit: Int = 100
     ) async throws -> [BroadcastRecord] {
         var sql = "SELECT * FROM broadcasts WHERE environment = ?"
@@ -26,7 +26,7 @@ extension PushStore {
     /// id: a cluster's members number in blocks of their own), where that broadcast was
     /// received at or after `since`: what a Most Recent Message Stored channel may still keep.
     /// Oldest first.
-    public func latestBroadcasts(environment: APNsEnvironment, since: DeviceInstant) async throws -> [BroadcastRecord] {
+    package func latestBroadcasts(environment: APNsEnvironment, since: DeviceInstant) async throws -> [BroadcastRecord] {
         try await reader.rows(
             """
             SELECT * FROM broadcasts WHERE environment = ?1 AND received_at >= ?2 AND NOT EXISTS (
@@ -93,12 +93,12 @@ extension PushStore {
 
     /// Broadcast `id`, or nil: the one another member of a cluster accepted and recorded, for
     /// this member to fan out to its own devices' activities.
-    public func broadcast(id: UInt64) async throws -> BroadcastRecord? {
+    package func broadcast(id: UInt64) async throws -> BroadcastRecord? {
         try await reader.rows("SELECT * FROM broadcasts WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.broadcast)
     }
 
     /// The largest broadcast id stored, so a restarted receiver numbers on from there.
-    public func lastBroadcastID() async throws -> UInt64 {
+    package func lastBroadcastID() async throws -> UInt64 {
         try await lastIDs(of: ["broadcasts"])[0]
     }
 

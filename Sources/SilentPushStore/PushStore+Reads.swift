@@ -3,7 +3,7 @@ import SilentPushCore
 
 extension PushStore {
     /// The push with this `apns-id` (the latest, when a provider reused one).
-    public func push(apnsID: String) async throws -> PushRecord? {
+    package func push(apnsID: String) async throws -> PushRecord? {
         let key = Self.apnsKey(apnsID)
         // By the id the apns-id carries, or by its key; the latest when both match. A UUID's
         // case is not part of it (the key's hex digits are read either way).
@@ -18,7 +18,7 @@ extension PushStore {
 
     /// The push APNs answered with this `apns-unique-id` (development environment), found by
     /// the id it carries and checked against the push's apns-id.
-    public func push(uniqueID: String) async throws -> PushRecord? {
+    package func push(uniqueID: String) async throws -> PushRecord? {
         let text = uniqueID.lowercased()
         guard let pushID = Self.apnsKey(text).pushID else { return nil }
         let record = try await push(id: pushID)
@@ -27,12 +27,12 @@ extension PushStore {
     }
 
     /// Pushes, newest first, for a device and/or topic.
-    public func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [PushRecord] {
+    package func pushes(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [PushRecord] {
         try await pushes(PushQuery(deviceToken: deviceToken, topic: topic, limit: limit))
     }
 
     /// The pushes `query` asks for, newest first.
-    public func pushes(_ query: PushQuery) async throws -> [PushRecord] {
+    package func pushes(_ query: PushQuery) async throws -> [PushRecord] {
         try await reader.rows(Self.pushesStatement(query), cached: false).map(Self.push)
     }
 
@@ -69,13 +69,13 @@ extension PushStore {
     /// Pushes still `pending`: what a restarted receiver puts back in the slots, one per app.
     /// Reads the whole table (once, at start-up: an index on the fate would cost every push
     /// two writes).
-    public func pendingPushes() async throws -> [PushRecord] {
+    package func pendingPushes() async throws -> [PushRecord] {
         try await reader.rows("SELECT * FROM push_fates WHERE fate = ? ORDER BY id", [PushFate.Kind.pending.rawValue]).map(Self.push)
     }
 
     /// Wakes, newest first, for a device and/or topic, of one kind or all, started at or after
     /// `from` and before `until` (device-clock ms) when given.
-    public func wakes(
+    package func wakes(
         deviceToken: String? = nil, topic: String? = nil, kind: WakeKind? = nil, from: Int64? = nil, until: Int64? = nil, before: UInt64? = nil,
         limit: Int = 100
     ) async throws -> [WakeRecord] {
@@ -95,7 +95,7 @@ extension PushStore {
     }
 
     /// The wake with this id.
-    public func wake(id: UInt64) async throws -> WakeRecord? {
+    package func wake(id: UInt64) async throws -> WakeRecord? {
         try await reader.rows(
             "SELECT wakes.*, pushes.apns_id AS apns_id FROM wakes LEFT JOIN pushes ON pushes.id = wakes.push_id WHERE wakes.id = ?",
             [Int64(bitPattern: id)]
@@ -120,13 +120,13 @@ extension PushStore {
     }
 
     /// Every device whose state was set.
-    public func devices() async throws -> [String: DeviceState] {
+    package func devices() async throws -> [String: DeviceState] {
         try await deviceRecords().mapValues(\.state)
     }
 
     /// Every device a push was recorded for, with the topics pushed to it: the devices a
     /// cluster's receivers know between them (a scan of the pushes kept).
-    public func pushedDevices() async throws -> [String: Set<String>] {
+    package func pushedDevices() async throws -> [String: Set<String>] {
         var devices: [String: Set<String>] = [:]
         for row in try await reader.rows("SELECT device_token, topic FROM pushes GROUP BY device_token, topic") {
             devices[row["device_token"], default: []].insert(row["topic"])
@@ -136,7 +136,7 @@ extension PushStore {
 
     /// Every device whose state was set, with when its token was unregistered (ms), if it is,
     /// and the topics it was registered for at run time, if it was (none: any).
-    public func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] {
+    package func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] {
         var devices: [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] = [:]
         for row in try await reader.rows("SELECT * FROM devices") {
             let state = DeviceState(
@@ -154,7 +154,7 @@ extension PushStore {
 
     /// Every broadcast channel, in every environment; a row this version cannot read (an
     /// unknown environment or policy) is skipped.
-    public func channels() async throws -> [BroadcastChannel] {
+    package func channels() async throws -> [BroadcastChannel] {
         try await reader.rows("SELECT * FROM channels ORDER BY created_at, id").compactMap { row -> BroadcastChannel? in
             guard let environment = APNsEnvironment(rawValue: row["environment"]),
                 let policy = MessageStoragePolicy(rawValue: row["storage_policy"]), let id = ChannelID(header: row["id"])
@@ -166,13 +166,13 @@ extension PushStore {
     }
 
     /// The apns-ids of the pushes coalesced into wake `wakeID`, oldest first.
-    public func coalescedAPNsIDs(wakeID: UInt64) async throws -> [String] {
+    package func coalescedAPNsIDs(wakeID: UInt64) async throws -> [String] {
         try await reader.rows(Self.coalesced(into: wakeID), cached: true).map { $0["apns_id"] }
     }
 
     /// The pushes coalesced into each of `wakeIDs`, oldest first: each one's apns-id and id
     /// (which, with the apns-id, makes its apns-unique-id: a provider may reuse an apns-id).
-    public func coalescedPushes(wakeIDs: [UInt64]) async throws -> [UInt64: [(apnsID: String, pushID: UInt64)]] {
+    package func coalescedPushes(wakeIDs: [UInt64]) async throws -> [UInt64: [(apnsID: String, pushID: UInt64)]] {
         var coalesced: [UInt64: [(apnsID: String, pushID: UInt64)]] = [:]
         // A hundred at a time: with a thousand, SQLite judged a scan of every push cheaper
         // than the index on wake_id (0.4 s a page of an export, against 0.1 ms).
@@ -200,7 +200,7 @@ extension PushStore {
 
     /// What a wake delivers, read in one transaction: its push (nil if missing) and the
     /// apns-ids coalesced into it. (Every wake that waited for a fetch slot reads these.)
-    public func delivery(push id: UInt64, wakeID: UInt64) async throws -> (push: PushRecord, coalesced: [String])? {
+    package func delivery(push id: UInt64, wakeID: UInt64) async throws -> (push: PushRecord, coalesced: [String])? {
         let read = try await reader.snapshot([Self.push(id: id), Self.coalesced(into: wakeID)])
         guard let push = read.first?.first.map(Self.push) else { return nil }
         return (push, read.last?.map { $0["apns_id"] } ?? [])
@@ -222,7 +222,7 @@ extension PushStore {
     }
 
     /// When the user last opened each app whose usage was set (device-clock ms).
-    public func appUsage() async throws -> [(deviceToken: String, topic: String, lastOpenedAt: Int64)] {
+    package func appUsage() async throws -> [(deviceToken: String, topic: String, lastOpenedAt: Int64)] {
         try await reader.rows("SELECT device_token, topic, last_opened_at FROM apps WHERE last_opened_at IS NOT NULL").map {
             ($0["device_token"], $0["topic"], $0["last_opened_at"])
         }
@@ -231,7 +231,7 @@ extension PushStore {
     /// Per app ever woken: its last wake's start (ms), whether that wake overran its deadline
     /// (the interval after it is doubled), and the highest slot generation a wake closed, so a
     /// restarted receiver keeps the minimum interval and numbers on.
-    public func lastWakes() async throws -> [(deviceToken: String, topic: String, startedAt: Int64, overran: Bool, generation: UInt32)] {
+    package func lastWakes() async throws -> [(deviceToken: String, topic: String, startedAt: Int64, overran: Bool, generation: UInt32)] {
         try await reader.rows(
             """
             SELECT device_token, topic, started_at, result, generation FROM (
@@ -250,7 +250,7 @@ extension PushStore {
     /// runs the daily budget counts (not simulated, not continued), so a restarted receiver
     /// keeps each device's budget.
     /// `device`: only that device's (nil: every device's).
-    public func launches(since: Int64, device: String? = nil) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+    package func launches(since: Int64, device: String? = nil) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
         // Only the conditions given: a term that is always true keeps SQLite off the index.
         let ofDevice = device == nil ? "" : " AND device_token = ?4"
         var arguments: [any StoreValueConvertible] = [WakeKind.fetch.rawValue, since, BackgroundTaskKind.continued.rawValue]
@@ -267,7 +267,7 @@ extension PushStore {
 
     /// Per app: its last refresh task run's start (ms), not simulated: the app's interval runs
     /// from it as from a wake.
-    public func lastRefreshRuns() async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+    package func lastRefreshRuns() async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
         try await reader.rows(
             """
             SELECT device_token, topic, MAX(started_at) AS started_at FROM task_runs
@@ -278,7 +278,7 @@ extension PushStore {
 
     /// Each app's last task run terminated (its expiration grace ran out) at or after `since`
     /// (ms): a restarted receiver keeps its task launches deferred for the rest of the penalty.
-    public func lastTerminations(since: Int64) async throws -> [(deviceToken: String, topic: String, finishedAt: Int64)] {
+    package func lastTerminations(since: Int64) async throws -> [(deviceToken: String, topic: String, finishedAt: Int64)] {
         try await reader.rows(
             """
             SELECT device_token, topic, MAX(finished_at) AS finished_at FROM task_runs
@@ -288,13 +288,13 @@ extension PushStore {
     }
 
     /// Wakes with no result: they were running when the receiver stopped.
-    public func unfinishedWakes() async throws -> [WakeRecord] {
+    package func unfinishedWakes() async throws -> [WakeRecord] {
         try await reader.rows("SELECT * FROM wakes WHERE result IS NULL AND kind = ? ORDER BY id", [WakeKind.fetch.rawValue]).map(Self.wake)
     }
 
     /// Widget and control reloads started after `since` (ms), oldest first: what a restarted
     /// receiver counts against each extension's daily budget.
-    public func reloads(since: Int64) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
+    package func reloads(since: Int64) async throws -> [(deviceToken: String, topic: String, startedAt: Int64)] {
         try await reader.rows(
             // Spelled as the partial index `wakes_reloads` is, so that it serves.
             "SELECT device_token, topic, started_at FROM wakes WHERE kind != '\(WakeKind.fetch.rawValue)' AND started_at > ? ORDER BY id", [since]
@@ -302,7 +302,7 @@ extension PushStore {
     }
 
     /// The latest device-clock time recorded (ms), so a manual clock restarts no earlier.
-    public func latestDeviceTime() async throws -> Int64? {
+    package func latestDeviceTime() async throws -> Int64? {
         try await reader.rows(
             """
             SELECT MAX(t) FROM (SELECT MAX(received_at) AS t FROM pushes
@@ -313,13 +313,13 @@ extension PushStore {
     }
 
     /// The latest content for `deviceToken`, `topic` and `url`.
-    public func content(deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
+    package func content(deviceToken: String, topic: String, url: String) async throws -> ContentRecord? {
         try await reader.rows("SELECT * FROM contents WHERE device_token = ? AND topic = ? AND url = ?", [deviceToken, topic, url]).first.map(
             Self.content)
     }
 
     /// The latest contents, most recently fetched first, for a device and/or topic.
-    public func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [ContentRecord] {
+    package func contents(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [ContentRecord] {
         try await reader.rows(
             """
             SELECT * FROM contents WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
@@ -335,7 +335,7 @@ extension PushStore {
             fetchedAt: row["fetched_at"], changedAt: row["changed_at"])
     }
 
-    public func counts() async throws -> StoreCounts {
+    package func counts() async throws -> StoreCounts {
         var counts = StoreCounts(pushes: [:], dropped: [:], rejected: [:], wakes: [:])
         let read = try await reader.snapshot([
             StoreStatement(
@@ -361,7 +361,7 @@ extension PushStore {
 
     /// The largest push and wake ids given out (stored, or deleted since by retention or a
     /// reset), so a restarted receiver numbers on from there.
-    public func lastIDs() async throws -> (push: UInt64, wake: UInt64) {
+    package func lastIDs() async throws -> (push: UInt64, wake: UInt64) {
         let ids = try await lastIDs(of: ["pushes", "wakes"])
         return (ids[0], ids[1])
     }

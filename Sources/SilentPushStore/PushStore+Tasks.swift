@@ -2,7 +2,7 @@ import SilentPushCore
 
 extension PushStore {
     /// Task requests, newest first, for a device and/or topic; only pending ones when `pendingOnly`.
-    public func taskRequests(
+    package func taskRequests(
         deviceToken: String? = nil, topic: String? = nil, pendingOnly: Bool = false, limit: Int = 100
     ) async throws
         -> [TaskRequestRecord]
@@ -18,7 +18,7 @@ extension PushStore {
 
     /// Requests that left pending without running (cancelled, or replaced by one with the same
     /// identifier), the last to end first, for a device and/or topic.
-    public func endedTaskRequests(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRequestRecord] {
+    package func endedTaskRequests(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRequestRecord] {
         try await reader.rows(
             """
             SELECT * FROM task_requests WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
@@ -33,17 +33,17 @@ extension PushStore {
     }
 
     /// The request with this id.
-    public func taskRequest(id: UInt64) async throws -> TaskRequestRecord? {
+    package func taskRequest(id: UInt64) async throws -> TaskRequestRecord? {
         try await reader.rows("SELECT * FROM task_requests WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.taskRequest)
     }
 
     /// Every pending request, oldest first: what a restarted receiver puts back.
-    public func pendingTaskRequests() async throws -> [TaskRequestRecord] {
+    package func pendingTaskRequests() async throws -> [TaskRequestRecord] {
         try await reader.rows("SELECT * FROM task_requests WHERE state = 'pending' ORDER BY id").compactMap(Self.taskRequest)
     }
 
     /// Task runs, the latest started first, for a device and/or topic.
-    public func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
+    package func taskRuns(deviceToken: String? = nil, topic: String? = nil, limit: Int = 100) async throws -> [TaskRunRecord] {
         try await reader.rows(
             """
             SELECT * FROM task_runs WHERE (CAST(?1 AS TEXT) IS NULL OR device_token = ?1) AND (CAST(?2 AS TEXT) IS NULL OR topic = ?2)
@@ -53,17 +53,17 @@ extension PushStore {
     }
 
     /// The run with this id.
-    public func taskRun(id: UInt64) async throws -> TaskRunRecord? {
+    package func taskRun(id: UInt64) async throws -> TaskRunRecord? {
         try await reader.rows("SELECT * FROM task_runs WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.taskRun)
     }
 
     /// Runs with no outcome: a receiver that stopped without recording one ended them.
-    public func unfinishedTaskRuns() async throws -> [TaskRunRecord] {
+    package func unfinishedTaskRuns() async throws -> [TaskRunRecord] {
         try await reader.rows("SELECT * FROM task_runs WHERE outcome IS NULL ORDER BY id").compactMap(Self.taskRun)
     }
 
     /// The highest request and run ids, so a restarted receiver numbers on.
-    public func lastTaskIDs() async throws -> (request: UInt64, run: UInt64) {
+    package func lastTaskIDs() async throws -> (request: UInt64, run: UInt64) {
         let ids = try await lastIDs(of: ["task_requests", "task_runs"])
         return (ids[0], ids[1])
     }

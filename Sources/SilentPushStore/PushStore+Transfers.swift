@@ -5,7 +5,7 @@ import SilentPushCore
 extension PushStore {
     /// Transfers, newest first, for a device, topic, session, wake, task run and/or relaunch
     /// request; `before`: only those numbered before it (a page's cursor).
-    public func transfers(
+    package func transfers(
         deviceToken: String? = nil, topic: String? = nil, session: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
         relaunchRequestID: UInt64? = nil, before: UInt64? = nil, limit: Int = 100
     ) async throws -> [TransferRecord] {
@@ -24,7 +24,7 @@ extension PushStore {
     }
 
     /// The transfer with this id.
-    public func transfer(id: UInt64) async throws -> TransferRecord? {
+    package func transfer(id: UInt64) async throws -> TransferRecord? {
         try await reader.rows("SELECT * FROM transfers WHERE id = ?", [Int64(bitPattern: id)]).first.flatMap(Self.transfer)
     }
 
@@ -33,7 +33,7 @@ extension PushStore {
     /// as a force-quit's cancelled session's are), and failed ones of a session that sends
     /// launch events and still has a transfer not ended (its relaunch hands them over too; a
     /// session whose last transfer ended asked for its relaunch in the same commit).
-    public func openTransfers() async throws -> [TransferRecord] {
+    package func openTransfers() async throws -> [TransferRecord] {
         try await reader.rows(
             """
             SELECT * FROM transfers WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done' AND file_fate IS NULL)
@@ -47,7 +47,7 @@ extension PushStore {
 
     /// The newest done download of `url` for an app with the origin's validators: a later
     /// download of it asks with them, and a 304 keeps that body.
-    public func lastValidatedTransfer(deviceToken: String, topic: String, url: String) async throws -> TransferRecord? {
+    package func lastValidatedTransfer(deviceToken: String, topic: String, url: String) async throws -> TransferRecord? {
         try await reader.rows(
             """
             SELECT * FROM transfers WHERE device_token = ? AND topic = ? AND url = ? AND \(Self.validated)
@@ -76,7 +76,7 @@ extension PushStore {
     private static let validated = "state = 'done' AND method = 'GET' AND (etag IS NOT NULL OR last_modified IS NOT NULL)"
 
     /// The highest transfer id, so a restarted receiver numbers on.
-    public func lastTransferID() async throws -> UInt64 {
+    package func lastTransferID() async throws -> UInt64 {
         try await lastIDs(of: ["transfers"])[0]
     }
 

@@ -10,9 +10,9 @@ import Synchronization
 /// writer commits everything that gathered meanwhile in a single transaction and then calls
 /// every completion. A push answered 200 after its completion is on disk, and durability
 /// costs latency (one commit), not throughput (one commit per batch, not per push).
-public final class PushStore: Sendable {
+package final class PushStore: Sendable {
     /// Where the database lives.
-    public enum Location: Sendable, Equatable {
+    package enum Location: Sendable, Equatable {
         /// A SQLite file (created with its directory when missing).
         case file(String)
         /// In memory, gone with the process (`--store memory`, tests).
@@ -22,7 +22,7 @@ public final class PushStore: Sendable {
     }
 
     /// Called once a write is committed, or failed.
-    public typealias Completion = @Sendable (Result<Void, any Error>) -> Void
+    package typealias Completion = @Sendable (Result<Void, any Error>) -> Void
 
     /// What holds the records.
     let engine: any StoreEngine
@@ -43,12 +43,12 @@ public final class PushStore: Sendable {
     let lastProbe = Atomic<UInt64>(0)
 
     /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
-    public let setAside: String?
+    package let setAside: String?
     /// Where background transfers' files are kept: `contents/transfers/` beside the database;
     /// for a memory store, a directory of its own under the system's temporary directory;
     /// for PostgreSQL, one under it named after the database (a transfer's bytes are the
     /// device's, local to the receiver that runs it).
-    public let transfersDirectory: String
+    package let transfersDirectory: String
     private let removesTransfersDirectory: Bool
 
     private init(engine: any StoreEngine, contentsDirectory: String?, transfersDirectory: String?, lock: StoreLock?, setAside: String?) {
@@ -77,7 +77,7 @@ public final class PushStore: Sendable {
     /// starts the store empty: a file store's previous one (database, WAL and contents) is
     /// renamed aside with a timestamp, once this process holds the store's lock; a PostgreSQL
     /// store's tables are emptied.
-    public static func open(_ location: Location, fresh: Bool = false) async throws -> PushStore {
+    package static func open(_ location: Location, fresh: Bool = false) async throws -> PushStore {
         try await open(location, fresh: fresh, clustered: false)
     }
 
@@ -204,7 +204,7 @@ public final class PushStore: Sendable {
     }
 
     /// Transactions committed so far (each may carry many writes).
-    public var commitCount: Int { writer.commitCount }
+    package var commitCount: Int { writer.commitCount }
 
     /// Transactions the writer has ended (committed or failed): pass it to
     /// `waitForTransaction(after:)`.
@@ -229,7 +229,7 @@ public final class PushStore: Sendable {
     package static var heldCommitLimit: Int { StoreWriter.heldBatch }
 
     /// Queues `changes`; `completion` runs on the writer once they are committed.
-    public func write(_ changes: [StoreChange], completion: @escaping Completion) {
+    package func write(_ changes: [StoreChange], completion: @escaping Completion) {
         writer.enqueue(changes, completion: completion)
     }
 
@@ -256,14 +256,14 @@ public final class PushStore: Sendable {
     }
 
     /// Writes `changes` and returns once they are committed.
-    public func write(_ changes: [StoreChange]) async throws {
+    package func write(_ changes: [StoreChange]) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             writer.enqueue(changes) { continuation.resume(with: $0) }
         }
     }
 
     /// Returns once every change queued before the call is committed (or has failed).
-    public func flush() async throws {
+    package func flush() async throws {
         try await write([])
     }
 
@@ -281,7 +281,7 @@ public final class PushStore: Sendable {
     /// database, written whole then renamed; in memory for a memory store; a row for PostgreSQL.
     /// A body saved again (already there) is marked saved now, so it is not deleted as the
     /// fetch that saved it writes the row naming it.
-    public func saveContent(_ body: [UInt8], sha256: String) async throws {
+    package func saveContent(_ body: [UInt8], sha256: String) async throws {
         let now = Self.realTimeMilliseconds()
         if engine is PostgresEngine {
             _ = try await engine.execute([
@@ -404,7 +404,7 @@ public final class PushStore: Sendable {
     private static func realTimeMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
 
     /// The body saved under `sha256`, if any.
-    public func contentBody(sha256: String) async throws -> [UInt8]? {
+    package func contentBody(sha256: String) async throws -> [UInt8]? {
         if engine is PostgresEngine {
             let rows = try await reader.rows("SELECT body FROM content_bodies WHERE sha256 = ?", [sha256])
             return rows.first.map { $0["body"] }
@@ -416,7 +416,7 @@ public final class PushStore: Sendable {
 }
 
 /// Why the store cannot be used; the description names the path and the fix.
-public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable {
     /// SQLite could not open or migrate the file (or make its directory).
     case cannotOpen(path: String, reason: String)
     /// The lock file beside the store could not be opened or locked.
@@ -450,7 +450,7 @@ public enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable 
     /// views and refusals would name two receivers alike.
     case clusterNameInUse(path: String, name: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the store '\(path)': \(reason)"
         case .cannotLock(let path, let reason): "cannot lock the store '\(path)': \(reason)"

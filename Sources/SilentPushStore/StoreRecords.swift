@@ -1,31 +1,31 @@
 import SilentPushCore
 
 /// A push as stored: what APNs accepted and what became of it.
-public struct PushRecord: Sendable, Equatable {
+package struct PushRecord: Sendable, Equatable {
     /// The policy's reference (unique per store).
-    public var id: UInt64
-    public var apnsID: String
-    public var deviceToken: String
-    public var topic: String
-    public var pushType: String
-    public var priority: Int
+    package var id: UInt64
+    package var apnsID: String
+    package var deviceToken: String
+    package var topic: String
+    package var pushType: String
+    package var priority: Int
     /// Device-clock ms since the epoch.
-    public var receivedAt: Int64
+    package var receivedAt: Int64
     /// Device-clock ms since the epoch; nil: no expiry.
-    public var expiresAt: Int64?
-    public var collapseID: String?
-    public var payload: [UInt8]
-    public var warnings: [String]
-    public var fate: PushFate
+    package var expiresAt: Int64?
+    package var collapseID: String?
+    package var payload: [UInt8]
+    package var warnings: [String]
+    package var fate: PushFate
     /// The slot generation it waited in, if it did.
-    public var generation: UInt32?
+    package var generation: UInt32?
     /// The push it replaced in its app's slot (coalesced into the same slot generation).
     /// Inserting this record writes that push's fate: coalesced, waiting for the wake that
     /// closes the generation.
-    public var replaced: UInt64?
+    package var replaced: UInt64?
 
     /// A record.
-    public init(
+    package init(
         id: UInt64, apnsID: String, deviceToken: String, topic: String, pushType: String, priority: Int,
         receivedAt: Int64, expiresAt: Int64?, collapseID: String?, payload: [UInt8], warnings: [String],
         fate: PushFate, generation: UInt32? = nil, replaced: UInt64? = nil
@@ -49,23 +49,23 @@ public struct PushRecord: Sendable, Equatable {
 
 /// The latest content an `http` fetch handler got for one device, topic and URL. The body
 /// is a file named by its SHA-256 beside the database.
-public struct ContentRecord: Sendable, Equatable {
-    public var deviceToken: String
-    public var topic: String
-    public var url: String
+package struct ContentRecord: Sendable, Equatable {
+    package var deviceToken: String
+    package var topic: String
+    package var url: String
     /// The origin's validators, sent back as `If-None-Match` / `If-Modified-Since`.
-    public var etag: String?
-    public var lastModified: String?
-    public var contentType: String?
+    package var etag: String?
+    package var lastModified: String?
+    package var contentType: String?
     /// Lower-case hex SHA-256 of the body: its file's name.
-    public var sha256: String
-    public var size: Int
+    package var sha256: String
+    package var size: Int
     /// Device-clock ms of the last fetch, and of the last one that changed the body.
-    public var fetchedAt: Int64
-    public var changedAt: Int64
+    package var fetchedAt: Int64
+    package var changedAt: Int64
 
     /// A record.
-    public init(
+    package init(
         deviceToken: String, topic: String, url: String, etag: String?, lastModified: String?, contentType: String?,
         sha256: String, size: Int, fetchedAt: Int64, changedAt: Int64
     ) {
@@ -83,7 +83,7 @@ public struct ContentRecord: Sendable, Equatable {
 }
 
 /// One change to the store; a batch of them is committed in one transaction.
-public enum StoreChange: Sendable, Equatable {
+package enum StoreChange: Sendable, Equatable {
     /// A push APNs accepted; the pending push it `replaced`, if any, becomes coalesced.
     case insertPush(PushRecord)
     /// A push's fate changed (its generation too, when it entered a slot).
@@ -158,15 +158,15 @@ public enum StoreChange: Sendable, Equatable {
 }
 
 /// Totals over the store (the admin API's `GET /v1/stats`).
-public struct StoreCounts: Sendable, Equatable {
+package struct StoreCounts: Sendable, Equatable {
     /// Pushes by fate.
-    public var pushes: [String: Int]
+    package var pushes: [String: Int]
     /// Dropped pushes by reason.
-    public var dropped: [String: Int]
+    package var dropped: [String: Int]
     /// Rejected pushes by Apple's reason.
-    public var rejected: [String: Int]
+    package var rejected: [String: Int]
     /// Fetch wakes by result; widget and control reloads by their kind (`widgets`, `controls`).
-    public var wakes: [String: Int]
+    package var wakes: [String: Int]
 
     /// What `GET /v1/stats` calls a push of `fate`: its fate's name, but `coalescedWaiting`
     /// for a coalesced push whose wake has not started. A Live Activity push (`ridesWake`
@@ -179,7 +179,7 @@ public struct StoreCounts: Sendable, Equatable {
     /// `deadlineExceeded` apart from other failures.
     package static func wakeKey(_ result: FetchResult?) -> String {
         guard let result else { return "running" }
-        return result == .deadlineExceeded ? "deadlineExceeded" : result.name
+        return result.countedAs.rawValue
     }
 
     /// What `GET /v1/stats` calls a wake of `kind` that ended with `result`: a reload by its kind.

@@ -9,16 +9,13 @@ package struct StoredResult: Equatable {
     var result: String
     var reason: String?
 
-    /// The columns for `fetchResult`.
+    /// The columns for `fetchResult`: its kind's name, and the data the kind carries.
     init(_ fetchResult: FetchResult) {
+        result = fetchResult.kind.rawValue
         switch fetchResult {
-        case .newData: (result, reason) = ("newData", nil)
-        case .noData: (result, reason) = ("noData", nil)
-        case .failed(let reason): (result, self.reason) = ("failed", reason)
-        case .deadlineExceeded: (result, reason) = ("deadlineExceeded", nil)
-        case .shutdown: (result, reason) = ("shutdown", nil)
-        case .interrupted: (result, reason) = ("interrupted", nil)
-        case .killed(let cause): (result, reason) = ("killed", cause.rawValue)
+        case .newData, .noData, .deadlineExceeded, .shutdown, .interrupted: reason = nil
+        case .failed(let reason): self.reason = reason
+        case .killed(let cause): reason = cause.rawValue
         }
     }
 
@@ -30,16 +27,16 @@ package struct StoredResult: Equatable {
     /// The result the columns hold; nil for a `result` this version does not know (a newer
     /// version's row).
     var fetchResult: FetchResult? {
-        switch result {
-        case "newData": .newData
-        case "noData": .noData
-        case "failed": .failed(reason: reason ?? "failed")
-        case "deadlineExceeded": .deadlineExceeded
-        case "shutdown": .shutdown
-        case "interrupted": .interrupted
+        switch FetchResult.Kind(rawValue: result) {
+        case .newData?: .newData
+        case .noData?: .noData
+        case .failed?: .failed(reason: reason ?? result)
+        case .deadlineExceeded?: .deadlineExceeded
+        case .shutdown?: .shutdown
+        case .interrupted?: .interrupted
         // A cause this version does not know (a newer one's) still reads as a failure.
-        case "killed": reason.flatMap(AppKill.init(rawValue:)).map(FetchResult.killed) ?? .failed(reason: "killed: \(reason ?? "")")
-        default: nil
+        case .killed?: reason.flatMap(AppKill.init(rawValue:)).map(FetchResult.killed) ?? .failed(reason: "\(result): \(reason ?? "")")
+        case nil: nil
         }
     }
 

@@ -473,7 +473,7 @@ import Testing
                 #"{"aps":{"timestamp":5,"event":"update","content-state":{"v":1}}}"#, bundleID: Self.app, channel: channel.id)
             #expect(answer.status == 200)
             #expect(try await pushed.status == 200)
-            let all = try await receiver.device.store.activities(bundleID: Self.app)
+            let all = try await receiver.device.activities(device: nil, bundleID: Self.app, limit: .max)
             #expect(all.count == count)
             #expect(all.allSatisfy { $0.contentState == #"{"v":1}"# })
             await client.close()

@@ -416,4 +416,33 @@ import Testing
         )
         #expect(recorder.policy.deviceState(app.device).network == .online)
     }
+
+    /// An activity's update token under another app's topic is refused in the same step that
+    /// would have applied it: `DeviceTokenNotForTopic`, the push recorded `rejected` with the
+    /// cause, nothing waiting for a commit to answer it, and the activity as it was.
+    @Test func anUpdateTokenUnderAnotherAppsTopicIsRefusedInItsStep() throws {
+        var recorder = Self.recorder()
+        let app = LiveActivityApp(device: String(repeating: "ab", count: 32), bundleID: Self.topic)
+        let started = recorder.startActivity(
+            id: "A1", app: app, attributesType: "T", attributes: "{}", contentState: #"{"v":0}"#, subscription: .token("7e57"),
+            channelExists: true, now: Self.t0
+        ) { _ in }
+        #expect(started.reply == .done, "\(started.reply)")
+        let payload = try LiveActivityPayload.parse(Array(#"{"aps":{"timestamp":5,"event":"update","content-state":{"v":1}}}"#.utf8)).get()
+        var row = Self.record(1)
+        row.deviceToken = "7e57"
+        row.topic = "com.evil.app.push-type.liveactivity"
+        let push = LiveActivityPolicy.Push(
+            source: row.apnsID, token: "7e57", bundleID: "com.evil.app", priority: .high, payload: payload, newActivityID: "A2",
+            newToken: "T2", storedUntil: Self.t0.advanced(by: .seconds(3600)))
+        let refused = recorder.receiveLiveActivity(row, push: push, inputChannelExists: true, now: Self.t0.advanced(by: .seconds(1))) { _ in }
+        #expect(refused.reply == .rejected(.deviceTokenNotForTopic))
+        #expect(refused.completion == nil)
+        guard case .insertPush(let recorded)? = refused.changes.first, refused.changes.count == 1 else {
+            Issue.record("\(refused.changes)")
+            return
+        }
+        #expect(recorded.fate == .rejected(.deviceTokenNotForTopic, cause: "the token is the update token of a Live Activity of \(Self.topic)"))
+        #expect(recorder.activities.activities["A1"]?.contentState == #"{"v":0}"#)
+    }
 }

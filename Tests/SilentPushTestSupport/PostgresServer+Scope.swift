@@ -33,7 +33,7 @@ public enum StoreEngineKind: String, CaseIterable, Sendable, CustomTestStringCon
 
     /// Where a new, empty store of this engine is: a SQLite file in a new temporary directory
     /// (`memory`: in memory), or a new database on the suite's PostgreSQL server.
-    public func newLocation(memory: Bool = false) async throws -> PushStore.Location {
+    package func newLocation(memory: Bool = false) async throws -> PushStore.Location {
         switch self {
         case .sqlite:
             return memory
@@ -46,7 +46,7 @@ public enum StoreEngineKind: String, CaseIterable, Sendable, CustomTestStringCon
     }
 
     /// A new, empty store of this engine, open.
-    public func newStore(memory: Bool = false) async throws -> PushStore {
+    package func newStore(memory: Bool = false) async throws -> PushStore {
         try await PushStore.open(newLocation(memory: memory))
     }
 }
