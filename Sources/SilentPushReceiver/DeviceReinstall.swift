@@ -12,7 +12,7 @@ enum DeviceReinstall {
         // Shaped as a device token; in a cluster, in the old token's shard, so this receiver
         // (the device's owner) keeps it, with its registration (a random one would usually
         // be another receiver's, which would refuse it until it next took the shard).
-        let fresh = device.runtime.newToken(inShardOf: token)
+        let fresh = DeviceToken.random(inShardOf: token, in: device.runtime.shardMap)
         let at = endpoint.deviceNow().millisecondsSinceEpoch  // device time, as the rest of the record
         func refusal(_ registry: DeviceRegistry) -> DeviceReinstallError? {
             switch registry.entry(token)?.state {

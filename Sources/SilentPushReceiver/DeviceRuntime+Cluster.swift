@@ -98,8 +98,8 @@ extension DeviceRuntime {
                 var message: LiveActivityPolicy.Broadcast?
                 if case .success(let payload) = LiveActivityPayload.parse(record.payload) {
                     let policy = (try? channels.channel(record.channelID, bundleID: record.bundleID))?.configuration.storagePolicy ?? .noMessageStored
-                    message = Self.recordedMessage(
-                        record, payload: payload, storagePolicy: policy, lifetime: lifetime, systemNow: systemNow, now: now)
+                    message = LiveActivityPolicy.Broadcast(
+                        recorded: record, payload: payload, storagePolicy: policy, lifetime: lifetime, systemNow: systemNow, now: now)
                 }
                 messages.updateValue(message, forKey: record.id)
             }

@@ -48,7 +48,9 @@ extension DeviceRuntime {
         // What each Most Recent Message Stored channel keeps outlives the restart, for the rest
         // of its lifetime (or to its apns-expiration).
         if let channels {
-            for message in try await keptMessages(in: store, channels: channels, lifetime: liveActivities.storedMessageLifetime, now: now) {
+            for message in try await DeviceSnapshot.keptMessages(
+                in: store, channels: channels, lifetime: liveActivities.storedMessageLifetime, now: now)
+            {
                 activities.restoreMessage(message, now: now)
             }
         }

@@ -143,13 +143,13 @@ public final class H2ClientConnection: Sendable {
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS.
     public func remoteMaxConcurrentStreams() async throws -> UInt32 {
         let handler = self.handler
-        return try await channel.eventLoop.submit { handler.value.session.remoteMaxConcurrentStreams }.get()
+        return try await channel.eventLoop.submit { handler.value.session?.remoteMaxConcurrentStreams ?? UInt32.max }.get()
     }
 
     /// A GOAWAY from the server, if one came.
     public func goAway() async throws -> H2GoAwayInfo? {
         let handler = self.handler
-        return try await channel.eventLoop.submit { handler.value.session.goAway }.get()
+        return try await channel.eventLoop.submit { handler.value.session?.goAway }.get()
     }
 
     /// Whether the connection is still open (neither side closed it).
@@ -183,11 +183,11 @@ extension H2ClientConnection {
         typealias InboundIn = ByteBuffer
         typealias OutboundOut = ByteBuffer
 
-        let session = H2ClientSession()
         private let tls: TLSEngine?
         private var output: H2OutputPump
-        /// Idle, handshaking (holding the promise of readiness), running or closed.
-        private var state: H2ClientConnectionState<EventLoopPromise<TLSSessionInfo?>>
+        /// Idle, handshaking (holding the promise of readiness), running (holding the HTTP/2
+        /// session) or closed.
+        private var state: H2ClientConnectionState<EventLoopPromise<TLSSessionInfo?>, H2ClientSession>
         /// When output goes out: at a read's end, in one queued flush, as another pump pass.
         private var schedule = H2OutputSchedule()
         /// Succeeds with the handshake's facts (nil for h2c) once HTTP/2 can start.
@@ -199,6 +199,8 @@ extension H2ClientConnection {
         private var lastProgress = NIODeadline.now()
         private var watchdog: Scheduled<Void>?
 
+        /// The HTTP/2 session, once it runs.
+        var session: H2ClientSession? { state.session }
         /// Whether the server's silence ended it.
         var endedSilent: Bool { state.endedSilent }
         /// The alert the server ended TLS with, if it did.
@@ -229,7 +231,7 @@ extension H2ClientConnection {
                 let waiting: Bool
                 switch self.state.state {
                 case .handshaking: waiting = true
-                case .running: waiting = self.session.pendingCount > 0
+                case .running(let session): waiting = session.pendingCount > 0
                 case .idle, .closed: waiting = false
                 }
                 if waiting, NIODeadline.now() - self.lastProgress >= timeout {
@@ -248,7 +250,7 @@ extension H2ClientConnection {
         private func start(context: ChannelHandlerContext) {
             // The wait for the server starts once the socket is connected, not while connecting.
             lastProgress = .now()
-            switch state.start(tls: tls != nil) {
+            switch state.start(tls: tls != nil, makeSession: H2ClientSession.init) {
             case .handshake:
                 do {
                     try tls?.startHandshake()
@@ -277,6 +279,10 @@ extension H2ClientConnection {
         }
 
         func submit(_ request: H2Request, completion: @escaping H2ClientSession.Completion) {
+            // Connections are handed out once HTTP/2 runs: only one that failed first has none.
+            guard let session = state.session else {
+                return completion(.failure(.notProcessed(reason: "the connection closed before HTTP/2 started")))
+            }
             // A request on a quiet connection starts the wait for an answer now.
             if answerTimeout != nil, session.pendingCount == 0 { lastProgress = .now() }
             session.submit(request, completion: completion)
@@ -295,18 +301,28 @@ extension H2ClientConnection {
             schedule.readBegan()
             defer { schedule.readEnded() }
             guard let tls else {
-                buffer.withUnsafeReadableBytes { session.receive($0) }
+                buffer.withUnsafeReadableBytes { state.session?.receive($0) }
                 return
             }
             buffer.withUnsafeReadableBytes { tls.receive($0) }
             do {
-                let tlsState = try tls.readPlaintext { session.receive($0) }
-                if let info = tls.sessionInfo, let ready = state.handshakeCompleted() {
-                    ready.succeed(info)
+                // The server's first HTTP/2 bytes may come in the read that ends the handshake:
+                // its session starts before they are handed to it.
+                let tlsState = try tls.readPlaintext { plaintext in
+                    handshakeEnded(tls)
+                    state.session?.receive(plaintext)
                 }
+                handshakeEnded(tls)
                 if tlsState == .closed { context.close(promise: nil) }
             } catch {
                 fail(error, context: context)
+            }
+        }
+
+        /// Starts HTTP/2 and keeps the promise of readiness once `tls` says the handshake is done.
+        private func handshakeEnded(_ tls: TLSEngine) {
+            if let info = tls.sessionInfo, let ready = state.handshakeCompleted(makeSession: H2ClientSession.init) {
+                ready.succeed(info)
             }
         }
 
@@ -322,7 +338,7 @@ extension H2ClientConnection {
 
         func channelInactive(context: ChannelHandlerContext) {
             state.closed()?.fail(H2ConnectError.closedDuringHandshake)
-            session.close(reason: session.goAway.map { $0.debugData })
+            if let session = state.session { session.close(reason: session.goAway.map { $0.debugData }) }
             context.fireChannelInactive()
         }
 
@@ -331,7 +347,7 @@ extension H2ClientConnection {
         }
 
         private func fail(_ error: any Error, context: ChannelHandlerContext) {
-            let ending: H2ClientConnectionState<EventLoopPromise<TLSSessionInfo?>>.Ending =
+            let ending: H2ClientConnectionState<EventLoopPromise<TLSSessionInfo?>, H2ClientSession>.Ending =
                 switch error {
                 case H2ConnectError.noAnswer: .serverSilent
                 case TLSError.alertReceived(let alert): .refused(alert: alert)
@@ -340,20 +356,21 @@ extension H2ClientConnection {
             state.closed(ending)?.fail(error)
             // A write that fails inside `flush` lands here while the pump is still busy.
             if !schedule.isPumping { output.writeCiphertext(context: context) }
-            session.close(reason: "\(error)")
+            state.session?.close(reason: "\(error)")
             context.close(promise: nil)
         }
 
         private func flush() {
             guard let context, context.channel.isActive else { return }
+            let session: H2ClientSession
             switch state.state {
             case .idle, .closed:
                 return
             case .handshaking:
                 output.writeCiphertext(context: context)
                 return
-            case .running:
-                break
+            case .running(let running):
+                session = running
             }
             // A flush from inside the pump (a write that turns the channel writable again)
             // must not re-enter it: it asks for another pass instead.

@@ -1,17 +1,19 @@
 /// Where one client connection stands, as a state machine: the promise of readiness exists
-/// only until HTTP/2 can start (it is kept or broken exactly once), and output beyond TLS
-/// handshake records goes out only once it has. Generic over the promise so that tests step
-/// it with no event loop; `H2ClientConnection.Handler` carries its actions out.
-package struct H2ClientConnectionState<Ready> {
+/// only until HTTP/2 can start (it is kept or broken exactly once), the HTTP/2 session only
+/// from then on, and output beyond TLS handshake records goes out only once it has. Generic
+/// over the promise and the session so that tests step it with no event loop;
+/// `H2ClientConnection.Handler` carries its actions out.
+package struct H2ClientConnectionState<Ready, Session> {
     package enum State {
         /// Added to a channel that is not active yet.
         case idle(Ready)
         /// The TLS handshake is under way.
         case handshaking(Ready)
-        /// HTTP/2 runs.
-        case running
-        /// Failed or closed, and how: nothing more is written.
-        case closed(Ending)
+        /// HTTP/2 runs, on this session.
+        case running(Session)
+        /// Failed or closed, and how: nothing more is written. The session, if HTTP/2 ran:
+        /// what the server said on it (its GOAWAY) stays readable.
+        case closed(Ending, Session?)
     }
 
     /// How a connection ended.
@@ -45,21 +47,23 @@ package struct H2ClientConnectionState<Ready> {
         case none
     }
 
-    /// The channel is active; `tls`: the connection has TLS.
-    package mutating func start(tls: Bool) -> Start {
+    /// The channel is active; `tls`: the connection has TLS. Without it HTTP/2 starts at
+    /// once, on the session `makeSession` makes.
+    package mutating func start(tls: Bool, makeSession: () -> Session) -> Start {
         guard case .idle(let ready) = state else { return .none }
         if tls {
             state = .handshaking(ready)
             return .handshake
         }
-        state = .running
+        state = .running(makeSession())
         return .run(ready)
     }
 
-    /// The TLS handshake finished. Returns the promise to keep, if it was pending.
-    package mutating func handshakeCompleted() -> Ready? {
+    /// The TLS handshake finished: HTTP/2 starts on the session `makeSession` makes.
+    /// Returns the promise to keep, if it was pending.
+    package mutating func handshakeCompleted(makeSession: () -> Session) -> Ready? {
         guard case .handshaking(let ready) = state else { return nil }
-        state = .running
+        state = .running(makeSession())
         return ready
     }
 
@@ -68,23 +72,32 @@ package struct H2ClientConnectionState<Ready> {
     package mutating func closed(_ ending: Ending = .closed) -> Ready? {
         switch state {
         case .idle(let ready), .handshaking(let ready):
-            state = .closed(ending)
+            state = .closed(ending, nil)
             return ready
-        case .running:
-            state = .closed(ending)
+        case .running(let session):
+            state = .closed(ending, session)
             return nil
         case .closed:
             return nil
         }
     }
 
+    /// The HTTP/2 session, once it runs (and after it closed).
+    package var session: Session? {
+        switch state {
+        case .running(let session): session
+        case .closed(_, let session): session
+        case .idle, .handshaking: nil
+        }
+    }
+
     /// The alert the server ended TLS with, if that is how it ended.
     package var refusal: String? {
-        if case .closed(.refused(let alert)) = state { alert } else { nil }
+        if case .closed(.refused(let alert), _) = state { alert } else { nil }
     }
 
     /// Whether it ended because the server went silent.
     package var endedSilent: Bool {
-        if case .closed(.serverSilent) = state { true } else { false }
+        if case .closed(.serverSilent, _) = state { true } else { false }
     }
 }

@@ -41,11 +41,11 @@ public final class H2ClientSession {
 
     private let session: OpaquePointer
     /// Waiting for the server's SETTINGS (with the requests held), open (with the streams
-    /// sent), or closed.
+    /// sent), going away (the server's GOAWAY received), or closed.
     private var state = State.awaitingSettings([])
 
     /// The GOAWAY received, if any.
-    public private(set) var goAway: H2GoAwayInfo?
+    public var goAway: H2GoAwayInfo? { state.goAway }
 
     /// A session that has queued the client preface and its SETTINGS.
     public init() {
@@ -58,7 +58,7 @@ public final class H2ClientSession {
                 value: UnsafeRawBufferPointer(start: value, count: valueLength))
         }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) { _, _, streamID, data, length, user in
-            H2ClientSession.from(user).state.stream(streamID)?.body.appendBytes(UnsafeRawBufferPointer(start: data, count: length))
+            H2ClientSession.from(user).state.stream(streamID)?.response.appendBody(UnsafeRawBufferPointer(start: data, count: length))
             return 0
         }
         nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks) { _, frame, user in
@@ -86,7 +86,7 @@ public final class H2ClientSession {
     public var pendingCount: Int {
         switch state {
         case .awaitingSettings(let held): held.count
-        case .open(let streams): streams.count
+        case .open(let streams), .goingAway(let streams, _): streams.count
         case .closed: 0
         }
     }
@@ -190,7 +190,7 @@ public final class H2ClientSession {
     /// Fails every open request: the connection is gone. Those the server cannot have
     /// processed (held, or past its GOAWAY's last stream) say so.
     public func close(reason: String?) {
-        guard let open = state.close() else { return }
+        guard let (open, goAway) = state.close() else { return }
         let reason = reason ?? goAway?.debugData
         for (streamID, stream) in open {
             if let streamID, goAway.map({ streamID <= $0.lastStreamID }) ?? true {
@@ -211,10 +211,11 @@ public final class H2ClientSession {
         guard frame.pointee.headers.cat == NGHTTP2_HCAT_RESPONSE, let stream = state.stream(frame.pointee.hd.stream_id) else { return 0 }
         if name.elementsEqual(":status".utf8) {
             // Three digits (nghttp2 checks a response's too); anything else reads as 0.
-            stream.status =
-                value.count == 3 && value.allSatisfy({ (0x30...0x39).contains($0) }) ? value.reduce(0) { $0 * 10 + Int($1) - 48 } : 0
+            stream.response = .arriving(
+                status: value.count == 3 && value.allSatisfy({ (0x30...0x39).contains($0) }) ? value.reduce(0) { $0 * 10 + Int($1) - 48 } : 0,
+                headers: H2HeaderList(), body: [])
         } else if name.first != UInt8(ascii: ":") {
-            stream.headers.append(name: name, value: value)
+            stream.response.appendHeader(name: name, value: value)
         }
         return 0
     }
@@ -225,27 +226,28 @@ public final class H2ClientSession {
         }
         guard frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) else { return 0 }
         let frame = frame.pointee.goaway
-        goAway = H2GoAwayInfo(
+        let goAway = H2GoAwayInfo(
             lastStreamID: frame.last_stream_id, errorCode: frame.error_code,
             debugData: frame.opaque_data.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: frame.opaque_data_len), as: UTF8.self) }
                 ?? "")
+        state.goAwayReceived(goAway)
         return 0
     }
 
     private func onStreamClose(_ streamID: Int32, errorCode: UInt32) -> Int32 {
         guard let stream = state.streamClosed(streamID) else { return 0 }
-        if errorCode == NGHTTP2_REFUSED_STREAM.rawValue, stream.status == nil, stream.attempts < Self.refusedRetries, state.isLive {
+        switch stream.response {
+        case .awaitingHeaders where errorCode == NGHTTP2_REFUSED_STREAM.rawValue && state.goAway != nil:
+            // Past the server's GOAWAY: never processed, and this connection takes no more.
+            stream.completion(.failure(.notProcessed(reason: state.goAway?.debugData)))
+        case .awaitingHeaders where errorCode == NGHTTP2_REFUSED_STREAM.rawValue && stream.attempts < Self.refusedRetries && state.isLive:
+            // Never processed: sent again, from its first byte.
             stream.attempts += 1
-            stream.status = nil
-            stream.headers = H2HeaderList()
-            stream.body = []
             start(stream)
-            return 0
-        }
-        // A response already complete counts even if a RST_STREAM(NO_ERROR) follows it.
-        if let status = stream.status, errorCode == NGHTTP2_NO_ERROR.rawValue {
-            stream.completion(.success(H2Response(status: status, headers: stream.headers, body: stream.body)))
-        } else {
+        case .arriving(let status, let headers, let body) where errorCode == NGHTTP2_NO_ERROR.rawValue:
+            // A response already complete counts even if a RST_STREAM(NO_ERROR) follows it.
+            stream.completion(.success(H2Response(status: status, headers: headers, body: body)))
+        case .awaitingHeaders, .arriving:
             stream.completion(.failure(.streamReset(errorCode: errorCode)))
         }
         return 0
@@ -260,8 +262,12 @@ extension H2ClientSession {
         case awaitingSettings([Stream])
         /// Requests go to nghttp2 as they come; these were sent and are not answered yet.
         case open([Int32: Stream])
-        /// Every request failed; nothing more is read or written.
-        case closed
+        /// The server sent GOAWAY (this one, the latest): it answers the streams up to its
+        /// last; these were sent and are not answered yet.
+        case goingAway([Int32: Stream], H2GoAwayInfo)
+        /// Every request failed; nothing more is read or written. The GOAWAY that came
+        /// before, if one did.
+        case closed(H2GoAwayInfo?)
 
         /// What to do with a request submitted.
         enum Submission {
@@ -269,7 +275,7 @@ extension H2ClientSession {
             case held
             /// Send it now.
             case start
-            /// Fail it: the session is closed.
+            /// Fail it as never processed: the session is closed, or the server said GOAWAY.
             case closed
         }
 
@@ -277,6 +283,15 @@ extension H2ClientSession {
         var isLive: Bool {
             if case .closed = self { return false }
             return true
+        }
+
+        /// The GOAWAY the server sent, if it did.
+        var goAway: H2GoAwayInfo? {
+            switch self {
+            case .goingAway(_, let goAway): goAway
+            case .closed(let goAway): goAway
+            case .awaitingSettings, .open: nil
+            }
         }
 
         mutating func submit(_ stream: Stream) -> Submission {
@@ -288,9 +303,24 @@ extension H2ClientSession {
             case .open(let streams):
                 self = .open(streams)
                 return .start
-            case .closed:
-                self = .closed
+            case .goingAway(let streams, let goAway):
+                // The server takes no stream past its GOAWAY's last.
+                self = .goingAway(streams, goAway)
                 return .closed
+            case .closed(let goAway):
+                self = .closed(goAway)
+                return .closed
+            }
+        }
+
+        /// The server sent GOAWAY `goAway` (nghttp2 reads none before the server's SETTINGS:
+        /// a server that starts with anything else ends the session).
+        mutating func goAwayReceived(_ goAway: H2GoAwayInfo) {
+            switch consume self {
+            case .open(let streams), .goingAway(let streams, _):
+                self = .goingAway(streams, goAway)
+            case let other:
+                self = other
             }
         }
 
@@ -312,6 +342,9 @@ extension H2ClientSession {
             case .open(var streams):
                 streams[streamID] = stream
                 self = .open(streams)
+            case .goingAway(var streams, let goAway):
+                streams[streamID] = stream
+                self = .goingAway(streams, goAway)
             case let other:
                 // Only a session that is open sends (a retry is sent before the stream leaves `open`).
                 self = other
@@ -320,8 +353,10 @@ extension H2ClientSession {
 
         /// The request sent as `streamID`, while it is open.
         func stream(_ streamID: Int32) -> Stream? {
-            guard case .open(let streams) = self else { return nil }
-            return streams[streamID]
+            switch self {
+            case .open(let streams), .goingAway(let streams, _): streams[streamID]
+            case .awaitingSettings, .closed: nil
+            }
         }
 
         /// `streamID` closed. Returns its request, if it had one.
@@ -331,6 +366,10 @@ extension H2ClientSession {
                 let stream = streams.removeValue(forKey: streamID)
                 self = .open(streams)
                 return stream
+            case .goingAway(var streams, let goAway):
+                let stream = streams.removeValue(forKey: streamID)
+                self = .goingAway(streams, goAway)
+                return stream
             case let other:
                 self = other
                 return nil
@@ -338,34 +377,66 @@ extension H2ClientSession {
         }
 
         /// The connection is gone. Returns the requests to fail, each with its stream (sent
-        /// ones by stream; nil for those held), or nil when it was closed already.
-        mutating func close() -> [(Int32?, Stream)]? {
+        /// ones by stream; nil for those held), and the GOAWAY that came before, if any; nil
+        /// when it was closed already.
+        mutating func close() -> (streams: [(Int32?, Stream)], goAway: H2GoAwayInfo?)? {
             switch consume self {
             case .awaitingSettings(let held):
-                self = .closed
-                return held.map { (nil, $0) }
+                self = .closed(nil)
+                return (held.map { (nil, $0) }, nil)
             case .open(let streams):
-                self = .closed
-                return streams.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) }
-            case .closed:
-                self = .closed
+                self = .closed(nil)
+                return (Self.ordered(streams), nil)
+            case .goingAway(let streams, let goAway):
+                self = .closed(goAway)
+                return (Self.ordered(streams), goAway)
+            case .closed(let goAway):
+                self = .closed(goAway)
                 return nil
             }
         }
+
+        private static func ordered(_ streams: [Int32: Stream]) -> [(Int32?, Stream)] {
+            streams.sorted(by: { $0.key < $1.key }).map { ($0.key, $0.value) }
+        }
     }
 
+    /// One request and where its response stands. A class: nghttp2's data provider reads
+    /// the request's body through a pointer to it.
     final class Stream {
         let completion: Completion
         let request: H2Request
+        /// How much of the body nghttp2 has read (from 0 again on each attempt).
         var requestOffset = 0
+        /// How often it was sent again after REFUSED_STREAM.
         var attempts = 0
-        var status: Int?
-        var headers = H2HeaderList()
-        var body: [UInt8] = []
+        var response = Response.awaitingHeaders
 
         init(completion: @escaping Completion, request: H2Request) {
             self.completion = completion
             self.request = request
+        }
+    }
+
+    /// A response as it arrives: nothing yet, or its status with the headers and body so far.
+    enum Response {
+        case awaitingHeaders
+        case arriving(status: Int, headers: H2HeaderList, body: [UInt8])
+
+        /// A header after the status; none before it (nghttp2 puts pseudo-headers first).
+        mutating func appendHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+            guard case .arriving(let status, var headers, let body) = self else { return }
+            self = .awaitingHeaders  // so the list is not shared while it grows
+            headers.append(name: name, value: value)
+            self = .arriving(status: status, headers: headers, body: body)
+        }
+
+        /// Body bytes; none before the status.
+        mutating func appendBody(_ bytes: UnsafeRawBufferPointer) {
+            guard case .arriving(let status, let headers, var body) = self else { return }
+            self = .awaitingHeaders  // so the body is not shared while it grows
+            body.appendBytes(bytes)
+            self = .arriving(status: status, headers: headers, body: body)
         }
     }
 }

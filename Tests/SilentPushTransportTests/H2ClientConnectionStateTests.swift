@@ -3,15 +3,15 @@ import Testing
 
 /// Where a client connection stands, with no event loop: every event from every state.
 @Suite struct H2ClientConnectionStateTests {
-    typealias State = H2ClientConnectionState<String>
+    typealias State = H2ClientConnectionState<String, Int>
 
     static let every = ["idle", "handshaking", "running", "closed"]
 
     static func state(_ name: String) -> State {
         var state = State(ready: "ready")
         switch name {
-        case "handshaking": _ = state.start(tls: true)
-        case "running": _ = state.start(tls: false)
+        case "handshaking": _ = state.start(tls: true, makeSession: { 1 })
+        case "running": _ = state.start(tls: false, makeSession: { 1 })
         case "closed": _ = state.closed()
         default: break
         }
@@ -29,15 +29,15 @@ import Testing
 
     @Test func tlsHandshakesThenRuns() {
         var state = State(ready: "ready")
-        guard case .handshake = state.start(tls: true) else {
+        guard case .handshake = state.start(tls: true, makeSession: { 1 }) else {
             Issue.record("no handshake")
             return
         }
         #expect(Self.name(state) == "handshaking")
-        #expect(state.handshakeCompleted() == "ready")
+        #expect(state.handshakeCompleted(makeSession: { 2 }) == "ready")
         #expect(Self.name(state) == "running")
         // The promise is kept once.
-        #expect(state.handshakeCompleted() == nil && state.closed() == nil)
+        #expect(state.handshakeCompleted(makeSession: { 2 }) == nil && state.closed() == nil)
     }
 
     /// How it ended is the first ending's: a server gone silent stays so when the channel
@@ -56,7 +56,7 @@ import Testing
 
     @Test func h2cRunsAtOnce() {
         var state = State(ready: "ready")
-        guard case .run(let ready) = state.start(tls: false) else {
+        guard case .run(let ready) = state.start(tls: false, makeSession: { 1 }) else {
             Issue.record("not run")
             return
         }
@@ -66,7 +66,7 @@ import Testing
     @Test func startFromEveryState() {
         for name in Self.every where name != "idle" {
             var state = Self.state(name)
-            guard case .none = state.start(tls: true) else {
+            guard case .none = state.start(tls: true, makeSession: { 1 }) else {
                 Issue.record("\(name) started again")
                 continue
             }
@@ -77,7 +77,7 @@ import Testing
     @Test func onlyAHandshakeCompletes() {
         for name in Self.every {
             var state = Self.state(name)
-            let ready = state.handshakeCompleted()
+            let ready = state.handshakeCompleted(makeSession: { 2 })
             #expect((ready != nil) == (name == "handshaking"), "\(name)")
             #expect(Self.name(state) == (name == "handshaking" ? "running" : name))
         }
@@ -90,5 +90,24 @@ import Testing
             #expect((ready == "ready") == (name == "idle" || name == "handshaking"), "\(name)")
             #expect(Self.name(state) == "closed")
         }
+    }
+
+    /// The HTTP/2 session exists from the moment HTTP/2 runs (h2c at once, TLS once its
+    /// handshake is done) and stays readable once closed; a connection that never ran has none.
+    @Test func theSessionLivesOnlyOnceHTTP2Runs() {
+        var tls = State(ready: "ready")
+        _ = tls.start(tls: true, makeSession: { 1 })
+        #expect(tls.session == nil)
+        _ = tls.handshakeCompleted(makeSession: { 2 })
+        #expect(tls.session == 2)
+        _ = tls.closed()
+        #expect(tls.session == 2)
+        var h2c = State(ready: "ready")
+        #expect(h2c.session == nil)
+        _ = h2c.start(tls: false, makeSession: { 3 })
+        #expect(h2c.session == 3)
+        var failed = Self.state("handshaking")
+        _ = failed.closed()
+        #expect(failed.session == nil)
     }
 }
