@@ -730,6 +730,7 @@ package struct AdminAPI: Sendable {
             do {
                 if let cluster { _ = try await cluster.advance(by: span) } else { try await device.advance(by: span) }
             } catch let error as DeviceClockError {
+                if case .notRecorded = error { throw AdminError(.serviceUnavailable, error.description) }
                 throw AdminError(.conflict, error.description)
             } catch let error as ClusterCallError {
                 throw AdminError(.serviceUnavailable, error.description)

@@ -1,5 +1,4 @@
 import SilentPushCore
-import Logging
 import SilentPushStore
 
 extension DeviceControl {
@@ -33,12 +32,12 @@ extension DeviceControl {
             case .done:
                 runtime.clock.set(target)
                 // Committed before answering, with the changes queued before it, so a restart
-                // resumes from here. The clock has moved either way: a store that failed now
-                // says so in the log, and `/readyz` fails until it takes writes again.
+                // resumes from here. The clock has moved either way; a store that took no
+                // write of it is said (and `/readyz` fails until it takes writes again).
                 do {
                     try await store.write([.setManualClock(at: target.millisecondsSinceEpoch)])
                 } catch {
-                    runtime.logger.error("cannot record the manual clock's time", metadata: ["error": "\(PushStore.describe(error))"])
+                    throw .notRecorded(to: target, reason: PushStore.describe(error))
                 }
                 return target
             case .fired(let to):

@@ -20,7 +20,10 @@ extension DeviceRuntime {
     /// not recorded, so not accepted: 503, and the provider retries.
     func answeringOnceRecorded(_ completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) -> PushStore.Completion {
         return { [self] result in
-            if case .success = result { metrics.accepted() }
+            switch result {
+            case .success: metrics.accepted()
+            case .failure: metrics.rejected(.serviceUnavailable)
+            }
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
         }
     }

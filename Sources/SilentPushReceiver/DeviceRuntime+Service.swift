@@ -77,14 +77,6 @@ extension DeviceRuntime: Service {
                 group.cancelAll()
             }
             if Task.isCancelled { return }
-            // While the store takes no writes, nothing fires that it could not record (a wake
-            // would run ahead of its record, and run again after a restart): what is due
-            // fires late, once a probe finds the store takes writes again.
-            guard store.isWritable else {
-                store.probeSoon()
-                try? await Task.sleep(for: Self.longestTimerSleep)
-                continue
-            }
             metrics.timerWokeUp()
             modifyStateAndRunActions { recorder, now in
                 if let next { recorder.timerFired(at: next, now: now) } else { recorder.advance(to: now) }

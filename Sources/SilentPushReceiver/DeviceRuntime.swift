@@ -333,7 +333,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         if WakeKind(reloading: push.pushType) != nil, push.neverWakesReason == nil {
             return submitReload(push, id: id, completion: completion)
         }
-        let neverWakes = Self.neverWakesReason(push)
+        let neverWakes = push.neverFetchesReason
         // Captures the runtime, not its logger and metrics: one reference to retain per push.
         let recorded: PushStore.Completion = { [self, apnsID = push.apnsID] result in
             switch result {
@@ -398,13 +398,6 @@ package final class DeviceRuntime: PushSink, Sendable {
     /// A device token as logs show it: enough to tell devices apart, not the whole token.
     static func shortened(_ token: String) -> Logger.MetadataValue {
         token.count > 12 ? "\(token.prefix(8))…" : "\(token)"
-    }
-
-    /// Why a push accepted by APNs can never start a background fetch.
-    static func neverWakesReason(_ push: ValidatedPush) -> DropReason? {
-        if let reason = push.neverWakesReason { return reason }
-        guard push.pushType == .background || push.pushType == .alert else { return .pushTypeNeverWakes(push.pushType) }
-        return push.payload.contentAvailable ? nil : .noContentAvailable
     }
 
     /// Returns once wake `wakeID` is no longer running, or the caller is cancelled.

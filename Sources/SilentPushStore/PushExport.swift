@@ -5,26 +5,34 @@ import SilentPushCore
 package struct PushExport: Sendable {
     private let store: PushStore
     private let query: PushQuery
-    private var before: Int64?
-    private var finished = false
+    private var position: Position
+
+    /// Where the export stands: reading pages older than `before` (nil: from the newest),
+    /// or done once a page came back short.
+    private enum Position {
+        case reading(before: Int64?)
+        case finished
+    }
 
     /// An export of what `query` matches.
     package init(_ store: PushStore, query: PushQuery) {
         self.store = store
         self.query = query
-        before = query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) }
+        position = .reading(before: query.before.map { Int64(bitPattern: min($0, UInt64(Int64.max))) })
     }
 
     /// The next matches, up to `pageSize`; nil once every match is read.
     package mutating func next(pageSize: Int) async throws -> [PushRecord]? {
-        guard !finished else { return nil }
+        guard case .reading(let before) = position else { return nil }
         var page = query
         page.before = before.map { UInt64(bitPattern: $0) }
         page.limit = pageSize
         let matches = try await store.pushes(page)
-        if matches.count < pageSize { finished = true }
-        guard let last = matches.last else { return nil }
-        before = Int64(bitPattern: last.id)
+        guard let last = matches.last else {
+            position = .finished
+            return nil
+        }
+        position = matches.count < pageSize ? .finished : .reading(before: Int64(bitPattern: last.id))
         return matches
     }
 }

@@ -290,12 +290,14 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
                 flushOutput()
             }
         }
-        if let limit = slowClientLimit {
-            let stalled = session.resetStalledAnswers(openedAtOrBefore: (now - limit).uptimeNanoseconds)
+        // A socket that takes no more (a slow link) holds answers too, but that is not the
+        // client shutting its window: only the window counts.
+        if let limit = slowClientLimit, context.channel.isWritable {
+            let stalled = session.resetStalledAnswers(at: now.uptimeNanoseconds, after: UInt64(limit.nanoseconds))
             if stalled > 0 {
                 statistics.requestTimeouts.add(stalled, ordering: .relaxed)
                 logger.debug(
-                    "answers reset: the client took none of them in time", metadata: ["connection": "\(connectionID)", "count": "\(stalled)"])
+                    "answers reset: the client's flow-control window stayed shut", metadata: ["connection": "\(connectionID)", "count": "\(stalled)"])
                 flushOutput()
             }
         }

@@ -182,15 +182,18 @@ public final class H2ServerSession {
     }
 
     /// Resets (RST_STREAM CANCEL) every stream whose answer was given but has not all gone
-    /// out although it opened at or before `cutoff`: a client that keeps its flow-control
-    /// window shut would otherwise hold each answer, and its stream, for as long as it keeps
-    /// the connection. Returns how many.
-    public func resetStalledAnswers(openedAtOrBefore cutoff: UInt64) -> Int {
+    /// out because the client's flow-control window (the stream's or the connection's) has
+    /// been shut for `limit`, as seen by these calls at `now` (the caller's clock, as
+    /// `receive(_:at:)`'s): a client that keeps its window shut would otherwise hold each
+    /// answer, and its stream, for as long as it keeps the connection. Returns how many.
+    public func resetStalledAnswers(at now: UInt64, after limit: UInt64) -> Int {
         var reset = 0
         var next = openList
+        let connectionShut = nghttp2_session_get_remote_window_size(session) <= 0
         while let stream = next {
             next = stream.next
-            guard stream.openedAt <= cutoff, stream.phase.answerStalled() else { continue }
+            let shut = connectionShut || nghttp2_session_get_stream_remote_window_size(session, stream.id) <= 0
+            guard stream.phase.answerStalled(windowShut: shut, now: now, limit: limit) else { continue }
             nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), stream.id, NGHTTP2_CANCEL.rawValue)
             reset += 1
         }

@@ -65,6 +65,9 @@ package enum H2StreamPhase: Equatable {
         package var body: [UInt8]
         /// How much of `body` went out.
         package var sent = 0
+        /// When the client's flow-control window was first seen shut with part of it unsent
+        /// (the caller's clock); nil while the window is open.
+        package var stalledSince: UInt64?
 
         package init(body: [UInt8], sent: Int = 0) {
             self.body = body
@@ -253,11 +256,26 @@ package enum H2StreamPhase: Equatable {
         }
     }
 
-    /// The request timeout passed with the stream's answer given but not all sent: the
-    /// client keeps its flow-control window shut. Returns whether to reset the stream now
-    /// (only an answered one is), which frees what the answer holds.
-    package mutating func answerStalled() -> Bool {
-        guard case .answered = self else { return false }
+    /// A look at an answered stream whose answer is not all sent: `windowShut` says whether
+    /// the client's flow-control window (the stream's or the connection's) is shut at `now`.
+    /// Returns whether to reset the stream now: once the window has been seen shut for
+    /// `limit` without being seen open in between, which frees what the answer holds. Only
+    /// an answered stream stalls.
+    package mutating func answerStalled(windowShut: Bool, now: UInt64, limit: UInt64) -> Bool {
+        guard case .answered(let request, var answer) = self else { return false }
+        guard windowShut else {
+            if answer.stalledSince != nil {
+                answer.stalledSince = nil
+                self = .answered(request, answer)
+            }
+            return false
+        }
+        guard let since = answer.stalledSince else {
+            answer.stalledSince = now
+            self = .answered(request, answer)
+            return false
+        }
+        guard now &- since >= limit else { return false }
         self = .reset
         return true
     }

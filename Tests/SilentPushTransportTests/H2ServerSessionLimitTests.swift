@@ -113,8 +113,9 @@ import Testing
     }
 
     /// A client that keeps its flow-control window shut cannot hold an answer, and its
-    /// stream, past the request timeout: the stream is reset, once, and the request timeout
-    /// of requests still arriving is not touched.
+    /// stream, for longer than the limit from when the window was first seen shut: the
+    /// stream is reset, once, and the request timeout of requests still arriving is not
+    /// touched.
     @Test func anAnswerTheClientNeverTakesIsResetAfterItsDeadline() throws {
         let raw = RawServer()
         raw.answerImmediately = false
@@ -126,11 +127,14 @@ import Testing
         #expect(answered.contains { $0.kind == .headers && $0.streamID == 1 } && !answered.contains { $0.kind == .data })
         #expect(raw.server.openStreamCount == 1)
         #expect(raw.server.resetIncompleteRequests(openedAtOrBefore: .max) == 0)
-        #expect(raw.server.resetStalledAnswers(openedAtOrBefore: 999) == 0)
-        #expect(raw.server.resetStalledAnswers(openedAtOrBefore: 1_000) == 1)
+        // Seen shut first at 2,000: reset once it has stayed shut for 500.
+        #expect(raw.server.resetStalledAnswers(at: 2_000, after: 500) == 0)
+        #expect(raw.server.resetStalledAnswers(at: 2_499, after: 500) == 0)
+        #expect(raw.output().isEmpty)
+        #expect(raw.server.resetStalledAnswers(at: 2_500, after: 500) == 1)
         let reset = raw.output()
         #expect(reset.contains { $0.kind == .rstStream && $0.streamID == 1 && $0.errorCode == 0x8 }, "\(reset)")
-        #expect(raw.server.resetStalledAnswers(openedAtOrBefore: .max) == 0)
+        #expect(raw.server.resetStalledAnswers(at: .max, after: 500) == 0)
         #expect(raw.server.openStreamCount == 0)
     }
 }

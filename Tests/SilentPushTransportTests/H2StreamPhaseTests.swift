@@ -287,12 +287,26 @@ import Testing
     @Test func onlyAnAnsweredStreamStallsItsAnswer() {
         for start in Self.every {
             var phase = start
-            let reset = phase.answerStalled()
+            let first = phase.answerStalled(windowShut: true, now: 10, limit: 5)
+            let later = phase.answerStalled(windowShut: true, now: 15, limit: 5)
+            #expect(!first)
             if case .answered = start {
-                #expect(reset && phase == .reset, "\(start)")
+                #expect(later && phase == .reset, "\(start)")
             } else {
-                #expect(!reset && phase == start, "\(start)")
+                #expect(!later && phase == start, "\(start)")
             }
         }
+    }
+
+    /// The stall is timed from when the window was first seen shut, and a window seen open
+    /// in between starts it again.
+    @Test func aWindowSeenOpenStartsTheStallAgain() {
+        var phase = H2StreamPhase.answered(Self.request, Self.answer)
+        var resets: [Bool] = []
+        for (shut, now) in [(true, 100), (true, 104), (false, 105), (true, 106), (true, 110), (true, 111)] {
+            resets.append(phase.answerStalled(windowShut: shut, now: UInt64(now), limit: 5))
+        }
+        #expect(resets == [false, false, false, false, false, true])
+        #expect(phase == .reset)
     }
 }
