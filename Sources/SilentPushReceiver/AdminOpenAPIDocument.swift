@@ -1419,6 +1419,7 @@ enum AdminOpenAPIDocument {
                    "string",
                    "null"
                   ],
+                  "minLength": 1,
                   "description": "A channel id (apns-channel-id); null or absent: a push token is issued."
                  }
                 }
