@@ -121,6 +121,22 @@ public struct ProviderTokenAuthenticator: Sendable {
         lookupKey: (String) -> ProviderKey?, verify: (ProviderToken, ProviderKey) -> Bool,
         cache: inout BoundedCache<Substring, VerifiedProviderToken>
     ) throws(APNsReason) -> VerifiedProviderToken {
+        var refused = BoundedCache<Substring, Void>(capacity: 1)
+        return try authenticate(
+            authorization: authorization, connection: &connection, now: now, lookupKey: lookupKey, verify: verify, cache: &cache,
+            refused: &refused)
+    }
+
+    /// Checks the `authorization` header of one request on a connection, as above, and
+    /// remembers in `refused` (shared across connections, the caller guards it) each token
+    /// whose signature failed: a provider that sends a bad one again and again costs one
+    /// verification (an ECDSA check, about three times a good token's whole cost), not one per
+    /// request. A key changed since must clear it, as it clears `cache`.
+    public func authenticate(
+        authorization: Substring?, connection: inout ProviderTokenConnectionState, now: Int64,
+        lookupKey: (String) -> ProviderKey?, verify: (ProviderToken, ProviderKey) -> Bool,
+        cache: inout BoundedCache<Substring, VerifiedProviderToken>, refused: inout BoundedCache<Substring, Void>
+    ) throws(APNsReason) -> VerifiedProviderToken {
         if let current = try authenticateCurrent(authorization: authorization, connection: connection, now: now) {
             return current  // the common case: the connection's token again, no lookup at all
         }
@@ -136,7 +152,11 @@ public struct ProviderTokenAuthenticator: Sendable {
             guard let key = lookupKey(token.keyID), key.teamID == token.teamID else { throw .invalidProviderToken }
             guard !key.revoked else { throw .forbidden }
             if let keyEnvironment = key.environment, keyEnvironment != environment { throw .badEnvironmentKeyIdInToken }
-            guard verify(token, key) else { throw .invalidProviderToken }
+            guard refused.value(for: jwt) == nil else { throw .invalidProviderToken }
+            guard verify(token, key) else {
+                refused.insert((), for: Substring(jwt))  // a copy: the request's buffer goes
+                throw .invalidProviderToken
+            }
             verified = VerifiedProviderToken(key: key, issuedAt: token.issuedAt)
             cache.insert(verified, for: Substring(jwt))  // a copy: the request's buffer goes
         }

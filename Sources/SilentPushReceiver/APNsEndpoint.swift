@@ -31,7 +31,19 @@ package final class APNsEndpoint: H2Service {
     private let authenticator: ProviderTokenAuthenticator
     private let environment: APNsEnvironment
     private let keys: Mutex<ProviderKeyRing>
-    private let verifiedTokens: Mutex<BoundedCache<Substring, VerifiedProviderToken>>
+    /// Provider tokens judged so far, shared across connections: those verified, and those
+    /// whose signature failed.
+    private let tokenVerdicts: Mutex<TokenVerdicts>
+
+    private struct TokenVerdicts {
+        var verified: BoundedCache<Substring, VerifiedProviderToken>
+        var refused: BoundedCache<Substring, Void>
+
+        init(capacity: Int) {
+            verified = BoundedCache(capacity: capacity)
+            refused = BoundedCache(capacity: capacity)
+        }
+    }
     private let devices: Mutex<(registry: DeviceRegistry, limiter: TokenRateLimiter?)>
     let sink: any PushSink
     /// The sink, when it can take a read's pushes as one batch.
@@ -67,7 +79,7 @@ package final class APNsEndpoint: H2Service {
         authenticator = ProviderTokenAuthenticator(environment: settings.environment)
         environment = settings.environment
         self.keys = Mutex(keys)
-        verifiedTokens = Mutex(BoundedCache(capacity: settings.tokenCacheCapacity))
+        tokenVerdicts = Mutex(TokenVerdicts(capacity: settings.tokenCacheCapacity))
         devices = Mutex(
             (DeviceRegistry(mode: settings.registryMode), settings.rateLimit.map { TokenRateLimiter(limit: $0.limit, window: $0.window) }))
         self.sink = sink
@@ -303,7 +315,7 @@ package final class APNsEndpoint: H2Service {
 
     package func updateKey(_ keyID: String, _ change: @escaping (inout ProviderKey) -> Void) {
         keys.withLock { $0.update(keyID, change) }
-        verifiedTokens.withLock { $0 = BoundedCache(capacity: $0.capacity) }  // re-judge every token
+        tokenVerdicts.withLock { $0 = TokenVerdicts(capacity: $0.verified.capacity) }  // re-judge every token
     }
 
     // MARK: Steps
@@ -346,10 +358,11 @@ package final class APNsEndpoint: H2Service {
             return current
         }
         return try keys.withLock { keys throws(APNsReason) in
-            try verifiedTokens.withLock { cache throws(APNsReason) in
+            try tokenVerdicts.withLock { verdicts throws(APNsReason) in
                 try authenticator.authenticate(
                     authorization: authorization, connection: &state.tokens, now: nowSeconds,
-                    lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &cache)
+                    lookupKey: { keys.key($0) }, verify: { token, _ in keys.verify(token) }, cache: &verdicts.verified,
+                    refused: &verdicts.refused)
             }
         }
     }

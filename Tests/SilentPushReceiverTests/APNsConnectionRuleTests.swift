@@ -88,6 +88,36 @@ import Testing
         #expect(late.reason == "ExpiredProviderToken")
     }
 
+    /// A token whose signature fails is verified once, however often a provider sends it
+    /// (the check is the costly part); each request is still refused `InvalidProviderToken`.
+    @Test func aBadSignatureIsCheckedOncePerToken() throws {
+        var verifications = 0
+        var cache = BoundedCache<Substring, VerifiedProviderToken>(capacity: 16)
+        var refused = BoundedCache<Substring, Void>(capacity: 16)
+        let authenticator = ProviderTokenAuthenticator(environment: .sandbox)
+        let good = try DevProviderToken.make(issuedAt: 1_000)
+        // The same header and claims, another signature.
+        let jwt = good.dropLast(4) + (good.hasSuffix("AAAA") ? "BBBB" : "AAAA")
+        var reasons: [APNsReason] = []
+        for _ in 0..<100 {
+            var connection = ProviderTokenConnectionState()
+            do {
+                _ = try authenticator.authenticate(
+                    authorization: Substring("bearer \(jwt)"), connection: &connection, now: 1_100,
+                    lookupKey: { $0 == "DEVKEY0001" ? ProviderKey(keyID: $0, teamID: "DEVTEAM001") : nil },
+                    verify: { _, _ in
+                        verifications += 1
+                        return false
+                    },
+                    cache: &cache, refused: &refused)
+            } catch {
+                reasons.append(error)
+            }
+        }
+        #expect(reasons == Array(repeating: .invalidProviderToken, count: 100))
+        #expect(verifications == 1 && refused.count == 1 && cache.count == 0)
+    }
+
     @Test func theSignatureIsCheckedOncePerToken() throws {
         var verifications = 0
         var cache = BoundedCache<Substring, VerifiedProviderToken>(capacity: 16)
