@@ -63,8 +63,10 @@ extension DeviceRecorder {
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
         for (app, at) in snapshot.launches { policy.restoreLaunch(of: app, at: at) }
         for (app, at) in snapshot.terminations { policy.restoreTermination(of: app, at: at, now: now) }
+        // Ended in this step, so counted in this process's metrics as the records say.
         for wake in snapshot.unfinishedWakes {
             actions.changes.append(.finishWake(id: wake.id, finishedAt: min(now, wake.deadline).millisecondsSinceEpoch, result: .interrupted))
+            actions.metrics.wakesEnded.append(.interrupted)
         }
         // A task run the previous process did not see end was interrupted with it; a
         // relaunch's request is pending again, so the app is relaunched with its files (unless
@@ -73,6 +75,7 @@ extension DeviceRecorder {
         for run in snapshot.unfinishedTaskRuns {
             actions.changes.append(
                 .finishTaskRun(id: run.id, at: max(run.startedAt, min(now, run.deadline ?? now)).millisecondsSinceEpoch, outcome: .interrupted))
+            actions.metrics.taskEnded(.interrupted)
             if run.kind == .urlSession, snapshot.relaunchesToRunAgain.contains(run.requestID) {
                 actions.changes.append(.setTaskRequest(id: run.requestID, state: .pending, why: nil, at: nil))
                 relaunches.append(

@@ -236,6 +236,26 @@ import Testing
         }
     }
 
+    /// A wake that a `kill -9` left running is ended `interrupted` by the restart, in its
+    /// first step: the new process's `/metrics` counts it (a failure), as `/v1/stats` does.
+    @Test func aWakeAKillLeftRunningIsInTheRestartsMetrics() async throws {
+        let path = Self.storePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--fetch-exec", "sleep 30"], store: path)
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push().status == 200)
+        await client.close()
+        #expect(try await HardeningLiveTests.metric(admin, "silentpush_wakes_started_total") == 1)
+        process.signal(SIGKILL)
+        _ = await process.wait(timeout: .seconds(10))
+
+        let (restarted, _, _, again) = try await SilentPushdProcessTests.start([], store: path)
+        defer { restarted.signal(SIGKILL) }
+        #expect(try await HardeningLiveTests.metric(again, #"silentpush_fetch_results_total{result="failed"}"#) == 1)
+        let stats = try await Self.admin(again, "GET", "/v1/stats")
+        #expect((stats.json["wakes"] as? [String: Any])?["failed"] as? Int == 1, "\(stats.json)")
+    }
+
     @Test func afterSigtermEveryPushAnswered200HasItsFateAndTheExitCodeIsZero() async throws {
         let path = Self.storePath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
