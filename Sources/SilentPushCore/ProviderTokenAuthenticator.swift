@@ -116,22 +116,10 @@ public struct ProviderTokenAuthenticator: Sendable {
     ///   - lookupKey: the registered key for a `kid`, if any.
     ///   - verify: whether the token's signature is good for the key.
     ///   - cache: verified tokens, shared across connections (the caller guards it).
-    public func authenticate(
-        authorization: Substring?, connection: inout ProviderTokenConnectionState, now: Int64,
-        lookupKey: (String) -> ProviderKey?, verify: (ProviderToken, ProviderKey) -> Bool,
-        cache: inout BoundedCache<Substring, VerifiedProviderToken>
-    ) throws(APNsReason) -> VerifiedProviderToken {
-        var refused = BoundedCache<Substring, Void>(capacity: 1)
-        return try authenticate(
-            authorization: authorization, connection: &connection, now: now, lookupKey: lookupKey, verify: verify, cache: &cache,
-            refused: &refused)
-    }
-
-    /// Checks the `authorization` header of one request on a connection, as above, and
-    /// remembers in `refused` (shared across connections, the caller guards it) each token
-    /// whose signature failed: a provider that sends a bad one again and again costs one
-    /// verification (an ECDSA check, about three times a good token's whole cost), not one per
-    /// request. A key changed since must clear it, as it clears `cache`.
+    ///   - refused: tokens whose signature failed, shared likewise: a provider that sends a
+    ///     bad one again and again costs one verification (an ECDSA check, about three times
+    ///     a good token's whole cost), not one per request. A key changed since must clear
+    ///     it, as it clears `cache`.
     public func authenticate(
         authorization: Substring?, connection: inout ProviderTokenConnectionState, now: Int64,
         lookupKey: (String) -> ProviderKey?, verify: (ProviderToken, ProviderKey) -> Bool,

@@ -15,7 +15,7 @@ extension DeviceRuntime {
             return completion(.failure(APNsRejection(.serviceUnavailable)))
         }
         let bundleID = LiveActivityApp.bundleID(ofTopic: push.topic)
-        let recorded = answeringOnceRecorded(completion)
+        let recorded = answeringOnceRecorded(push.apnsID, completion)
         var livePush = LiveActivityPolicy.Push(
             source: push.apnsID, token: push.deviceToken, bundleID: bundleID, priority: push.priority, payload: payload,
             newActivityID: ActivityID.next(), newToken: DeviceToken.random(inShardOf: push.deviceToken, in: shardMap))
@@ -34,7 +34,7 @@ extension DeviceRuntime {
         case .stopping: completion(.failure(APNsRejection(.shutdown)))
         case .notOwner: completion(.failure(APNsRejection(.serviceUnavailable)))
         case .rejected(let reason):
-            metrics.rejected(reason)
+            noteRejected(reason, apnsID: push.apnsID, deviceToken: push.deviceToken)
             completion(.failure(APNsRejection(reason)))
         default: break
         }

@@ -6,7 +6,7 @@ extension DeviceRuntime {
     /// A `widgets` or `controls` push with `content-changed`: the reload policy decides, and
     /// the push is answered once its row, and the reload wake if it made one, are committed.
     func submitReload(_ push: ValidatedPush, id: UInt64, completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) {
-        let recorded = answeringOnceRecorded(completion)
+        let recorded = answeringOnceRecorded(push.apnsID, completion)
         let systemNow = DeviceClock.systemNow
         let reply = modifyStateAndRunActions { recorder, now in
             let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
@@ -16,13 +16,19 @@ extension DeviceRuntime {
         if reply == .notOwner { completion(.failure(APNsRejection(.serviceUnavailable))) }
     }
 
-    /// What answers a push APNs accepted once its row is committed: 200, counted accepted;
-    /// not recorded, so not accepted: 503, and the provider retries.
-    func answeringOnceRecorded(_ completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void) -> PushStore.Completion {
+    /// What answers push `apnsID`, which APNs accepted, once its row is committed: 200,
+    /// counted accepted; not recorded, so not accepted: 503, counted refused, and the provider
+    /// retries. (It captures the runtime, not its logger and metrics: one reference to retain
+    /// per push.)
+    func answeringOnceRecorded(
+        _ apnsID: String, _ completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) -> PushStore.Completion {
         return { [self] result in
             switch result {
             case .success: metrics.accepted()
-            case .failure: metrics.rejected(.serviceUnavailable)
+            case .failure(let error):
+                logger.debug("cannot record a push", metadata: ["push.apns_id": "\(apnsID)", "error": "\(error)"])
+                metrics.rejected(.serviceUnavailable)
             }
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
         }

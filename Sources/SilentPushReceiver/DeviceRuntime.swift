@@ -334,17 +334,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             return submitReload(push, id: id, completion: completion)
         }
         let neverWakes = push.neverFetchesReason
-        // Captures the runtime, not its logger and metrics: one reference to retain per push.
-        let recorded: PushStore.Completion = { [self, apnsID = push.apnsID] result in
-            switch result {
-            case .success: metrics.accepted()
-            case .failure(let error):
-                logger.debug("cannot record a push", metadata: ["push.apns_id": "\(apnsID)", "error": "\(error)"])
-                metrics.rejected(.serviceUnavailable)
-            }
-            // Not recorded, so not accepted: 503, and the provider retries.
-            completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })
-        }
+        let recorded = answeringOnceRecorded(push.apnsID, completion)
         let systemNow = DeviceClock.systemNow
         let reply = modifyStateAndRunActions { recorder, now in
             let (record, incoming) = PushRecord.received(push, id: id, neverWakes: neverWakes, systemNow: systemNow, now: now)
@@ -370,6 +360,11 @@ package final class DeviceRuntime: PushSink, Sendable {
                 .refused(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, fate: .rejected(reason, cause: cause), now: now))
         }
         guard reply != .stopping else { return }
+        noteRejected(reason, apnsID: apnsID, deviceToken: deviceToken)
+    }
+
+    /// A push refused with Apple's `reason` and recorded so: counted and logged.
+    func noteRejected(_ reason: APNsReason, apnsID: String, deviceToken: String?) {
         metrics.rejected(reason)
         logger.debug(
             "push rejected",

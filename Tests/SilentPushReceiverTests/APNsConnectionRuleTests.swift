@@ -121,6 +121,7 @@ import Testing
     @Test func theSignatureIsCheckedOncePerToken() throws {
         var verifications = 0
         var cache = BoundedCache<Substring, VerifiedProviderToken>(capacity: 16)
+        var refused = BoundedCache<Substring, Void>(capacity: 16)
         let authenticator = ProviderTokenAuthenticator(environment: .sandbox)
         let jwt = try DevProviderToken.make(issuedAt: 1_000)
         let key = try ES256Key.load(file: DevCertificates.authKey)
@@ -133,7 +134,7 @@ import Testing
                     verifications += 1
                     return key.verify(signature: token.signature, message: token.signingInput)
                 },
-                cache: &cache)
+                cache: &cache, refused: &refused)
         }
         #expect(verifications == 1)
         #expect(cache.count == 1)
