@@ -29,6 +29,25 @@ import Testing
         try #require(result.status == 0, "mount \(arguments): \(result.errorOutput)")
     }
 
+    /// A new directory on a tmpfs of 8 MB, for a store a test fills up; `unmount` it after.
+    static func smallDisk(_ name: String) async throws -> String {
+        let directory = Scratch.directory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try await mount(["-t", "tmpfs", "-o", "size=8m", "tmpfs", directory])
+        return directory
+    }
+
+    static func unmount(_ directory: String) {
+        _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", directory])
+    }
+
+    /// Fills `directory`'s disk with a file of zeros; returns its path, to remove for room again.
+    static func fill(_ directory: String) async throws -> String {
+        let filler = directory + "/filler"
+        _ = try await PeerProcess.run("/bin/sh", ["-c", "cat /dev/zero > '\(filler)'"], timeout: .seconds(60))
+        return filler
+    }
+
     static func get(_ admin: Int, _ path: String) async throws -> Int {
         let result = try await PeerProcess.run(
             "curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(admin)\(path)"], timeout: .seconds(30))
@@ -36,12 +55,8 @@ import Testing
     }
 
     @Test(.enabled(if: canMount)) func aStoreThatCannotBeWrittenGives503AndAFailingReadyzThenRecovers() async throws {
-        let directory = Scratch.directory.appendingPathComponent("full-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try await Self.mount(["-t", "tmpfs", "-o", "size=8m", "tmpfs", directory])
-        defer {
-            _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", directory])
-        }
+        let directory = try await Self.smallDisk("full")
+        defer { Self.unmount(directory) }
         let store = directory + "/store.sqlite"
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: store)
         defer { process.signal(SIGKILL) }
@@ -55,8 +70,7 @@ import Testing
         #expect(try await Self.get(admin, "/readyz") == 200)
 
         // The disk fills up: the WAL may still have room for a few commits, then none.
-        let filler = directory + "/filler"
-        _ = try await PeerProcess.run("/bin/sh", ["-c", "cat /dev/zero > '\(filler)'"], timeout: .seconds(60))
+        let filler = try await Self.fill(directory)
         var refused: TestPushResponse?
         for _ in 0..<20_000 where refused == nil {
             let answer = try await client.push(priority: .normal)
@@ -99,12 +113,8 @@ import Testing
     /// 503 with nothing changed, as a push is (it would be gone at the next restart); once
     /// the store takes writes again, the same change is taken.
     @Test(.enabled(if: canMount)) func aDeviceChangeWhileTheStoreTakesNoWritesIs503AndChangesNothing() async throws {
-        let directory = Scratch.directory.appendingPathComponent("held-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try await Self.mount(["-t", "tmpfs", "-o", "size=8m", "tmpfs", directory])
-        defer {
-            _ = try? Process.run(URL(fileURLWithPath: "/bin/umount"), arguments: ["-l", directory])
-        }
+        let directory = try await Self.smallDisk("held")
+        defer { Self.unmount(directory) }
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: directory + "/store.sqlite")
         defer { process.signal(SIGKILL) }
         let client = try await TestPushClient.connect(port: h2c)
@@ -122,8 +132,7 @@ import Testing
         }
 
         // The disk fills up, and pushes find out.
-        let filler = directory + "/filler"
-        _ = try await PeerProcess.run("/bin/sh", ["-c", "cat /dev/zero > '\(filler)'"], timeout: .seconds(60))
+        let filler = try await Self.fill(directory)
         var refused = false
         for _ in 0..<20_000 where !refused {
             refused = try await client.push(priority: .normal).status == 503
