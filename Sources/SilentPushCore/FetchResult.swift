@@ -19,12 +19,12 @@ public enum FetchResult: Sendable, Equatable {
 
     /// A result's kind without its data: the one place each kind's name is spelled (the
     /// store's `result` column, the stats' and metrics' labels, the reasons below).
-    public enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case newData, noData, failed, deadlineExceeded, shutdown, interrupted, killed
     }
 
     /// The result's kind.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .newData: .newData
         case .noData: .noData
@@ -46,7 +46,7 @@ public enum FetchResult: Sendable, Equatable {
 
     /// What `GET /v1/stats` and `/metrics` count the result as: newData, noData,
     /// deadlineExceeded (the overrun a penalty follows), or failed (every other failure).
-    public var countedAs: Kind {
+    package var countedAs: Kind {
         switch self {
         case .newData, .noData, .deadlineExceeded: kind
         case .failed, .shutdown, .interrupted, .killed: .failed

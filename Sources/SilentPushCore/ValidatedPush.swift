@@ -27,7 +27,7 @@ public struct ValidatedPush: Sendable {
     /// Why this push can never start a background fetch: `neverWakesReason`, else a push
     /// type that never wakes the app for one, else a push without content-available; nil
     /// when it can.
-    public var neverFetchesReason: DropReason? {
+    package var neverFetchesReason: DropReason? {
         if let reason = neverWakesReason { return reason }
         guard pushType == .background || pushType == .alert else { return .pushTypeNeverWakes(pushType) }
         return payload.contentAvailable ? nil : .noContentAvailable
