@@ -19,12 +19,15 @@ public struct TaskRunRecord: Sendable, Equatable {
     /// A continued task's last progress report.
     public var progressCompleted: Int64
     public var progressTotal: Int64
+    /// What killed the app, when `outcome` is `killed` (nil for a run a store of an older
+    /// version recorded killed).
+    public var killedBy: AppKill?
 
     /// A record.
     public init(
         id: UInt64, requestID: UInt64, deviceToken: String, topic: String, identifier: String, kind: BackgroundTaskKind,
         startedAt: DeviceInstant, deadline: DeviceInstant?, simulated: Bool, expiredAt: DeviceInstant? = nil, finishedAt: DeviceInstant? = nil,
-        outcome: TaskOutcome? = nil, progressCompleted: Int64 = 0, progressTotal: Int64 = 0
+        outcome: TaskOutcome? = nil, progressCompleted: Int64 = 0, progressTotal: Int64 = 0, killedBy: AppKill? = nil
     ) {
         self.id = id
         self.requestID = requestID
@@ -40,5 +43,6 @@ public struct TaskRunRecord: Sendable, Equatable {
         self.outcome = outcome
         self.progressCompleted = progressCompleted
         self.progressTotal = progressTotal
+        self.killedBy = killedBy
     }
 }

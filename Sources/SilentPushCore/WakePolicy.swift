@@ -259,7 +259,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// Forgets `device`: its apps' waiting pushes, interval, budget, usage, task requests and
     /// state, as if it was never seen. Its app is gone as if deleted: running wakes are killed
-    /// (`.killWake`, `appDeleted`) and task runs too (`.terminateTask`, `.taskEnded` `killed`),
+    /// (`.killWake`, `appDeleted`) and task runs too (`.terminateTask`, `.taskKilled` `appDeleted`),
     /// with no penalty and nothing counted as an overrun or a termination; what waited leaves
     /// no action, as its records go with the device.
     @inlinable public mutating func forget(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
@@ -291,7 +291,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 for run in appTasks.running {
                     if run.start.request.kind != .continued { runningFetches -= 1 }
                     actions.append(.terminateTask(runID: run.start.runID, app: app))
-                    actions.append(.taskEnded(runID: run.start.runID, app: app, outcome: .killed, at: now))
+                    actions.append(.taskKilled(runID: run.start.runID, app: app, cause: .appDeleted, at: now))
                 }
             }
         }
@@ -679,7 +679,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// The system killed `device`'s apps at `now` (`cause`): each running wake ends `killed`
-    /// (`.killWake`) and each task run too (`.terminateTask`, then `.taskEnded` `killed`);
+    /// (`.killWake`) and each task run too (`.terminateTask`, then `.taskKilled`);
     /// no penalty follows, as the apps did nothing wrong. Returns the runs it ended, whose
     /// slots the event hands on (`runEnded`) once it has done the rest: nothing starts on the
     /// device, to be killed with it, before every app's runs are ended.
@@ -695,7 +695,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             for runID in tasks[Int32(slot)]?.running.map(\.start.runID) ?? [] {
                 guard let run = removeRun(runID, at: slot) else { continue }
                 actions.append(.terminateTask(runID: runID, app: app))
-                actions.append(.taskEnded(runID: runID, app: app, outcome: .killed, at: now))
+                actions.append(.taskKilled(runID: runID, app: app, cause: cause, at: now))
                 killed.append((slot, run))
             }
         }

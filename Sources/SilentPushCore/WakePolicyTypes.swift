@@ -270,10 +270,13 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     /// `WakeSettings.taskExpirationGrace` to complete before it is terminated.
     case expireTask(runID: UInt64, app: App, at: Instant)
     /// Stop the task's handler: it never completed after its expiration handler, or the app
-    /// was killed (its run ends `terminated` or `killed`, in the `.taskEnded` that follows).
+    /// was killed (its run ends `terminated` in the `.taskEnded` that follows, or `killed` in
+    /// the `.taskKilled`).
     case terminateTask(runID: UInt64, app: App)
-    /// The task's run ended so, at `at`.
+    /// The task's run ended so, at `at` (never `killed`: that is `.taskKilled`).
     case taskEnded(runID: UInt64, app: App, outcome: TaskOutcome, at: Instant)
+    /// The system killed the app at `at` (`cause`) while the task ran: its run ends `killed`.
+    case taskKilled(runID: UInt64, app: App, cause: AppKill, at: Instant)
     /// A pending request ended without running: cancelled, or replaced by a newer one.
     case taskRequestEnded(request: UInt64, app: App, outcome: TaskOutcome, at: Instant)
 }

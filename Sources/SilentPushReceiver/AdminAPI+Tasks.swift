@@ -260,7 +260,7 @@ extension AdminAPI {
                 "the receiver stopped while it ran: the app is relaunched for the session again, with its files, at the next start"
             case .interrupted?: "the receiver stopped while it ran: nothing is deferred"
             case .killed?:
-                "the system killed the app while it ran (it was force-quit or deleted, or the device restarted): its handler was stopped, and nothing is deferred"
+                "the system killed the app while it ran (\(run.killedBy?.description ?? "it was force-quit or deleted, or the device restarted")): its handler was stopped, and nothing is deferred"
             case .cancelled?, .replaced?: "it never ran"
             }
         return whyObject(run.outcome?.rawValue ?? (run.expiredAt == nil ? "running" : "expiring"), text, nil)

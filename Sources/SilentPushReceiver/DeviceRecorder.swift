@@ -989,6 +989,10 @@ package struct DeviceRecorder {
                 actions.changes.append(.finishTaskRun(id: runID, at: at.millisecondsSinceEpoch, outcome: outcome))
                 if runningTasks.removeValue(forKey: runID) != nil { actions.tasksEnded.append(runID) }
                 actions.metrics.taskEnded(outcome)
+            case .taskKilled(let runID, _, let cause, let at):
+                actions.changes.append(.killTaskRun(id: runID, at: at.millisecondsSinceEpoch, cause: cause))
+                if runningTasks.removeValue(forKey: runID) != nil { actions.tasksEnded.append(runID) }
+                actions.metrics.taskEnded(.killed)
             case .taskRequestEnded(let request, _, let outcome, let at):
                 actions.changes.append(
                     .setTaskRequest(id: request, state: outcome == .replaced ? .replaced : .cancelled, why: nil, at: at.millisecondsSinceEpoch))

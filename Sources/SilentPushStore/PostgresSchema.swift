@@ -1,11 +1,11 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 23), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 24), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 23
+    package static let version = 24
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
@@ -31,6 +31,8 @@ package enum PostgresSchema {
         // Ids number on past rows retention or a reset deleted (`PushStore.recordingIDFloor`);
         // a token registered at run time (a reinstall's) outlives a restart.
         22: [idFloorsTable, "ALTER TABLE devices ADD COLUMN IF NOT EXISTS registered_topics TEXT"],
+        // A run the system killed says what killed its app (`AppKill`).
+        23: ["ALTER TABLE task_runs ADD COLUMN IF NOT EXISTS killed_by TEXT"],
     ]
 
     /// The largest id each table held when rows were deleted from it (retention, a reset): a
@@ -88,7 +90,8 @@ package enum PostgresSchema {
         CREATE TABLE task_runs (
             id BIGINT PRIMARY KEY, request_id BIGINT NOT NULL, device_token TEXT NOT NULL, topic TEXT NOT NULL, identifier TEXT NOT NULL,
             kind TEXT NOT NULL, started_at BIGINT NOT NULL, deadline BIGINT, simulated BIGINT NOT NULL, expired_at BIGINT,
-            finished_at BIGINT, outcome TEXT, progress_completed BIGINT NOT NULL DEFAULT 0, progress_total BIGINT NOT NULL DEFAULT 0)
+            finished_at BIGINT, outcome TEXT, progress_completed BIGINT NOT NULL DEFAULT 0, progress_total BIGINT NOT NULL DEFAULT 0,
+            killed_by TEXT)
         """,
         "CREATE INDEX task_runs_by_app ON task_runs (device_token, topic)",
         "CREATE INDEX task_runs_running ON task_runs (request_id) WHERE finished_at IS NULL",

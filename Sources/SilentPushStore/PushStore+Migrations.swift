@@ -264,6 +264,10 @@ extension PushStore {
             // any); NULL when it was not.
             try db.execute(sql: "ALTER TABLE devices ADD COLUMN registered_topics TEXT")
         }
+        migrator.registerMigration("v24") { db in
+            // A run the system killed says what killed its app (`AppKill`).
+            try db.execute(sql: "ALTER TABLE task_runs ADD COLUMN killed_by TEXT")
+        }
         return migrator
     }()
 }

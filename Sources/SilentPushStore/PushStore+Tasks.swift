@@ -95,6 +95,7 @@ extension PushStore {
             expiredAt: (row["expired_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
             finishedAt: (row["finished_at"] as Int64?).map(DeviceInstant.init(millisecondsSinceEpoch:)),
             outcome: outcome.flatMap(TaskOutcome.init(rawValue:)), progressCompleted: max(0, row["progress_completed"]),
-            progressTotal: max(0, row["progress_total"]))
+            progressTotal: max(0, row["progress_total"]),
+            killedBy: outcome == TaskOutcome.killed.rawValue ? (row["killed_by"] as String?).flatMap(AppKill.init(rawValue:)) : nil)
     }
 }

@@ -135,14 +135,14 @@ extension StoreChange {
                 StoreStatement(
                     """
                     INSERT INTO task_runs (id, request_id, device_token, topic, identifier, kind, started_at, deadline, simulated,
-                        expired_at, finished_at, outcome, progress_completed, progress_total)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        expired_at, finished_at, outcome, progress_completed, progress_total, killed_by)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                     [
                         Int64(bitPattern: run.id), Int64(bitPattern: run.requestID), run.deviceToken, run.topic, run.identifier, run.kind.rawValue,
                         run.startedAt.millisecondsSinceEpoch, run.deadline?.millisecondsSinceEpoch, run.simulated,
                         run.expiredAt?.millisecondsSinceEpoch, run.finishedAt?.millisecondsSinceEpoch, run.outcome?.rawValue, run.progressCompleted,
-                        run.progressTotal,
+                        run.progressTotal, run.killedBy?.rawValue,
                     ])
             ]
         case .expireTaskRun(let id, let at):
@@ -154,6 +154,12 @@ extension StoreChange {
                 StoreStatement(
                     "UPDATE task_runs SET finished_at = ?, outcome = ? WHERE id = ? AND outcome IS NULL",
                     [at, outcome.rawValue, Int64(bitPattern: id)])
+            ]
+        case .killTaskRun(let id, let at, let cause):
+            return [
+                StoreStatement(
+                    "UPDATE task_runs SET finished_at = ?, outcome = ?, killed_by = ? WHERE id = ? AND outcome IS NULL",
+                    [at, TaskOutcome.killed.rawValue, cause.rawValue, Int64(bitPattern: id)])
             ]
         case .forgetDevice(let token):
             // Its Live Activity pushes went to its apps' push-to-start tokens (the device's

@@ -125,6 +125,8 @@ package enum StoreChange: Sendable, Equatable {
     case expireTaskRun(id: UInt64, at: Int64)
     /// A run ended at `at` (ms).
     case finishTaskRun(id: UInt64, at: Int64, outcome: TaskOutcome)
+    /// A run ended `killed` at `at` (ms): the system killed its app (`cause`).
+    case killTaskRun(id: UInt64, at: Int64, cause: AppKill)
     /// A continued task reported progress.
     case setTaskProgress(id: UInt64, completed: Int64, total: Int64)
     /// A broadcast channel was created.

@@ -111,6 +111,24 @@ import Testing
         #expect(scenario.run(of: next)?.startedAt == Scenario.at(15 * Self.minute))
     }
 
+    /// A killed run says what killed its app (its record's `why` names it), and a forgotten
+    /// device's runs end as a deletion ends them.
+    @Test(arguments: AppKill.allCases) func aKilledRunSaysWhatKilledItsApp(cause: AppKill) throws {
+        let scenario = Scenario(.ios)
+        scenario.completeTasksImmediately = false
+        let request = try #require(Self.id(scenario.submit("refresh", .refresh, for: Self.app, at: 0)))
+        let run = try #require(scenario.run(of: request))
+        WakePolicyTests().kill(scenario, cause, at: 10)
+        #expect(scenario.killCauses == [run.runID: cause])
+
+        let forgotten = Scenario(.ios)
+        forgotten.completeTasksImmediately = false
+        let second = try #require(Self.id(forgotten.submit("refresh", .refresh, for: Self.app, at: 0)))
+        let secondRun = try #require(forgotten.run(of: second))
+        forgotten.apply(forgotten.policy.forget(now: Scenario.at(10)) { _ in true })
+        #expect(forgotten.killCauses == [secondRun.runID: .appDeleted] && forgotten.runOutcomes[secondRun.runID] == .killed)
+    }
+
     /// A kill ends the runs under way, not a request queued behind them: that one waits as
     /// ever (held by a force-quit; after a restart it takes the freed slot).
     @Test(arguments: [AppKill.forceQuit, .reboot]) func aKillLeavesTheRequestQueuedBehindItsRuns(cause: AppKill) throws {

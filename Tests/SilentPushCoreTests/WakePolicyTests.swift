@@ -49,6 +49,8 @@ import Testing
         var taskWhys: [UInt64: WaitReason<DeviceInstant>] = [:]
         /// How each run ended, by run id; how each request ended without running, by request id.
         var runOutcomes: [UInt64: TaskOutcome] = [:]
+        /// What killed each run that ended `killed`.
+        var killCauses: [UInt64: AppKill] = [:]
         var requestOutcomes: [UInt64: TaskOutcome] = [:]
         /// Runs whose expiration handler was called, and runs terminated, in order.
         var expiredRuns: [UInt64] = []
@@ -175,6 +177,9 @@ import Testing
                     terminatedRuns.append(runID)
                 case .taskEnded(let runID, _, let outcome, _):
                     runOutcomes[runID] = outcome
+                case .taskKilled(let runID, _, let cause, _):
+                    runOutcomes[runID] = .killed
+                    killCauses[runID] = cause
                 case .taskRequestEnded(let request, _, let outcome, _):
                     requestOutcomes[request] = outcome
                     taskWhys[request] = nil

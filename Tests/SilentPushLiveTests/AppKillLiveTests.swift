@@ -80,10 +80,16 @@ import Testing
             let pid = try await Self.pid(in: pidFile)
             try await Self.kill(cause, receiver)
             let run = try #require(try await receiver.taskRuns().first)
-            #expect(run.outcome == .killed, "\(run)")
+            #expect(run.outcome == .killed && run.killedBy == cause, "\(run)")
             #expect(try await Self.gone(pid), "the handler's process is stopped")
             #expect(await receiver.settle(timeout: .seconds(10)))
             #expect(try await receiver.taskRuns().first?.outcome == .killed)
+            // The admin API's why names what killed the app.
+            let admin = try #require(receiver.adminPort)
+            let listed = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/task-runs")
+            let served = try #require((listed.json["runs"] as? [[String: Any]])?.first, "\(listed.json)")
+            let why = try #require(served["why"] as? [String: Any], "\(served)")
+            #expect(served["outcome"] as? String == "killed" && (why["text"] as? String)?.contains("(\(cause.description))") == true, "\(served)")
         }
     }
 }

@@ -270,7 +270,7 @@ import Testing
         let started = Set(rebooted.taskRuns.map(\.runID))
         #expect(started.count == 1, "it starts once the force-quit ends")
         let killed = rebooted.changes.compactMap { change -> UInt64? in
-            if case .finishTaskRun(let id, _, .killed) = change { id } else { nil }
+            if case .killTaskRun(let id, _, .reboot) = change { id } else { nil }
         }
         #expect(started.isDisjoint(with: killed) && rebooted.tasksEnded.isEmpty, "\(rebooted.changes)")
     }
@@ -293,10 +293,10 @@ import Testing
         var running = Self.recorder()
         let run = try #require(Self.submit(&running, at: Self.t0).taskRuns.first)
         let ended = running.forget(Self.device, now: Self.at(4)) { _ in }
-        let outcomes = ended.changes.compactMap { change -> TaskOutcome? in
-            if case .finishTaskRun(run.runID, _, let outcome) = change { outcome } else { nil }
+        let outcomes = ended.changes.compactMap { change -> AppKill? in
+            if case .killTaskRun(run.runID, _, let cause) = change { cause } else { nil }
         }
-        #expect(outcomes == [.killed], "\(ended.changes)")
+        #expect(outcomes == [.appDeleted], "\(ended.changes)")
         #expect(running.runningTasks.isEmpty)
     }
 

@@ -42,6 +42,11 @@ import Testing
                     id: 1, requestID: 1, deviceToken: "aa", topic: "com.example.app", identifier: request.identifier, kind: .refresh,
                     startedAt: at, deadline: at, simulated: false)),
             .setTaskProgress(id: 1, completed: 1, total: 2), .expireTaskRun(id: 1, at: 6), .finishTaskRun(id: 1, at: 7, outcome: .completed),
+            .insertTaskRun(
+                TaskRunRecord(
+                    id: 2, requestID: 1, deviceToken: "aa", topic: "com.example.app", identifier: request.identifier, kind: .refresh,
+                    startedAt: at, deadline: at, simulated: false)),
+            .killTaskRun(id: 2, at: 7, cause: .forceQuit),
             .insertChannel(
                 BroadcastChannel(
                     id: channel, bundleID: "com.example.app", environment: .sandbox,
@@ -181,6 +186,39 @@ import Testing
             #expect(
                 sqlite.count > 100 && postgres == sqlite,
                 "only SQLite: \(sqlite.subtracting(postgres).sorted()); only PostgreSQL: \(postgres.subtracting(sqlite).sorted())")
+        }
+    }
+
+    /// A run the system killed reads back with what killed its app, on both engines; a run
+    /// already ended is not killed over its outcome.
+    @Test func aKilledRunKeepsItsCauseOnBothEngines() async throws {
+        try #require(PostgresServer.isInstalled, "PostgreSQL's server is not installed: run `make test` (it installs it)")
+        let at = DeviceInstant(millisecondsSinceEpoch: 1_000)
+        func run(_ id: UInt64) -> StoreChange {
+            .insertTaskRun(
+                TaskRunRecord(
+                    id: id, requestID: id, deviceToken: "aa", topic: "com.example.app", identifier: "refresh", kind: .refresh,
+                    startedAt: at, deadline: nil, simulated: false))
+        }
+        let changes: [StoreChange] = [
+            run(1), .killTaskRun(id: 1, at: 2_000, cause: .reboot),
+            run(2), .finishTaskRun(id: 2, at: 2_000, outcome: .completed), .killTaskRun(id: 2, at: 3_000, cause: .appDeleted),
+        ]
+        func check(_ store: PushStore) async throws {
+            try await store.write(changes)
+            let killed = try #require(try await store.taskRun(id: 1))
+            #expect(killed.outcome == .killed && killed.killedBy == .reboot && killed.finishedAt == DeviceInstant(millisecondsSinceEpoch: 2_000))
+            let completed = try #require(try await store.taskRun(id: 2))
+            #expect(
+                completed.outcome == .completed && completed.killedBy == nil && completed.finishedAt == DeviceInstant(millisecondsSinceEpoch: 2_000))
+        }
+        let sqlite = try await PushStore.open(.memory)
+        try await check(sqlite)
+        try await sqlite.close()
+        try await PostgresServer.with { server in
+            let store = try await PushStore.open(.postgres(try PostgresURL(server.url(database: try await server.newDatabase()))))
+            try await check(store)
+            try await store.close()
         }
     }
 
