@@ -239,6 +239,13 @@ final class PostgresEngine: StoreEngine {
     }
 
     /// What `code` says of the session; nil for an error of the statement.
+    /// A statement the server refused, in its own words (`PSQLError`'s description hides
+    /// them); any other error as it is.
+    static func refusal(_ error: any Error) -> any Error {
+        guard let error = error as? PSQLError, sessionFailure(error.code) == nil else { return error }
+        return PushStoreError.refused(reason: reason(error))
+    }
+
     static func sessionFailure(_ code: PSQLError.Code) -> SessionFailure? {
         switch code {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: .ended
@@ -282,7 +289,7 @@ final class PostgresEngine: StoreEngine {
             if connection.isClosed || (error as? PSQLError).flatMap({ Self.sessionFailure($0.code) }) != nil {
                 throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url))
             }
-            throw error
+            throw Self.refusal(error)
         }
     }
 
@@ -406,7 +413,7 @@ final class PostgresEngine: StoreEngine {
             }.flatMapErrorThrowing { error in
                 // A clustered writer's session that ended took its claims with it.
                 if self.clustered, connection.isClosed { self.endSession() }
-                throw error
+                throw connection.isClosed ? error : Self.refusal(error)
             }
         }
     }

@@ -449,6 +449,9 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// A running receiver of the cluster has this name (`--cluster-name`): the cluster's
     /// views and refusals would name two receivers alike.
     case clusterNameInUse(path: String, name: String)
+    /// PostgreSQL refused a statement of a read or a write, saying `reason` (its message): a
+    /// statement timeout, a full disk, a table changed by hand.
+    case refused(reason: String)
 
     package var description: String {
         switch self {
@@ -473,6 +476,7 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
             "the store's table '\(table)' holds id \(id), outside the ids a receiver gives out (1 up to 2^62): a row edited by hand, or a damaged store; give this receiver another --store"
         case .clusterNameInUse(let path, let name):
             "a running receiver of the cluster on '\(path)' is named '\(name)' already; give each receiver its own --cluster-name"
+        case .refused(let reason): "PostgreSQL refused it: \(reason)"
         }
     }
 }

@@ -23,6 +23,24 @@ import Testing
         return (server, database, url)
     }
 
+    /// A statement the server refuses, in a read or a write, fails in the server's own
+    /// words: PostgresNIO's description of its error hides them.
+    @Test func aStatementTheServerRefusesFailsInItsOwnWords() async throws {
+        let (server, database, url) = try await Self.storeWithOnePush()
+        let store = try await PushStore.open(.postgres(url))
+        let dropped = try await server.psql(
+            "DROP VIEW push_fates; ALTER TABLE wakes ADD CONSTRAINT no_more_wakes CHECK (id < 0) NOT VALID", database: database)
+        #expect(dropped.status == 0, "\(dropped.errorOutput)")
+        let read = await #expect(throws: PushStoreError.self) { try await store.pushes() }
+        #expect(read.map { "\($0)" } == #"PostgreSQL refused it: relation "push_fates" does not exist"#)
+        let wake = WakeRecord(
+            id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 1, generation: 0, startedAt: DeviceInstant(millisecondsSinceEpoch: 1),
+            deadline: DeviceInstant(millisecondsSinceEpoch: 2))
+        let write = await #expect(throws: PushStoreError.self) { try await store.write([.insertWake(wake)]) }
+        #expect("\(write.map { "\($0)" } ?? "")".contains(#"violates check constraint "no_more_wakes""#), "\(String(describing: write))")
+        try await store.close()
+    }
+
     @Test func anEmptyDatabaseIsMigratedAndANewerSchemaIsRefusedInOneLine() async throws {
         let (server, database, url) = try await Self.storeWithOnePush()
         // Opened again, the same schema is kept as it is, with its rows.
