@@ -124,8 +124,18 @@ extension AdminAPI {
                 case .object?: row[column]?["text"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? ""
                 case .raw(let value)?: value
                 }
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let cell = formulaSafe(text)
+            guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return cell }
+            return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }.joined(separator: ",") + "\n"
+    }
+
+    /// `text`, with a `'` before it when a spreadsheet would read it as a formula (a first
+    /// character `=`, `+`, `-`, `@`, a tab or a carriage return): a collapse id or a
+    /// handler's reason comes from outside, and opening the export must not run it.
+    static func formulaSafe(_ text: String) -> String {
+        guard let first = text.utf8.first, [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D].contains(first)
+        else { return text }
+        return "'" + text
     }
 }

@@ -89,6 +89,29 @@ import Testing
         #expect((try await Self.curl(admin, "/v1/devices").body["devices"] as? [[String: Any]])?.isEmpty == true)
     }
 
+    /// A cell a spreadsheet would read as a formula (a provider's collapse id here) is
+    /// exported to CSV with a `'` before it; NDJSON keeps it as sent.
+    @Test func aCSVCellAFormulaWouldStartIsNotOne() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start()
+        defer { process.signal(SIGKILL) }
+        let formula = #"=HYPERLINK("http://example.com","open")"#
+        let sent = try await PeerProcess.run(
+            BuiltProducts.path(of: "pushsend") ?? "pushsend",
+            [
+                "--url", "http://127.0.0.1:\(h2c)", "--device", String(repeating: "ab", count: 32), "--collapse-id", formula, "--quiet",
+                Repository.root + "/payloads/background.json",
+            ],
+            timeout: .seconds(60))
+        #expect(sent.status == 0, "\(sent.errorOutput)")
+        let csv = try await PeerProcess.run("curl", ["-sS", "-H", "accept: text/csv", "http://127.0.0.1:\(admin)/v1/pushes"], timeout: .seconds(60))
+        let row = try #require(csv.output.split(separator: "\n").dropFirst().first, "\(csv.output)")
+        #expect(row.contains(#",""# + "'" + formula.replacingOccurrences(of: "\"", with: "\"\"") + #"","#), "\(row)")
+        let ndjson = try await PeerProcess.run(
+            "curl", ["-sS", "-H", "accept: application/x-ndjson", "http://127.0.0.1:\(admin)/v1/pushes"], timeout: .seconds(60))
+        let push = try JSONSerialization.jsonObject(with: Data(ndjson.output.utf8)) as? [String: Any]
+        #expect(push?["collapseId"] as? String == formula, "\(ndjson.output)")
+    }
+
     @Test func pushesAndWakesExportAsNDJSONAndCSVPastOnePage() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast"])
         defer { process.signal(SIGKILL) }
