@@ -7,7 +7,9 @@ import Synchronization
 /// the whole group, then SIGKILL after a grace; whatever the command left running in its
 /// group when it ended is killed too, so no child outlives its wake and none is left a zombie.
 /// It inherits none of the receiver's other descriptors: a handler still running when the
-/// receiver dies holds neither its ports nor its store's session (a cluster's shards).
+/// receiver dies holds neither its ports nor its store's session (a cluster's shards). Nor
+/// does it outlive the receiver: a watcher in its group reads the receiver's lifeline and
+/// kills the group when the receiver is gone, however it ended (`kill -9`, a crash).
 struct ChildProcess {
     /// How it ended.
     enum Termination: Equatable {
@@ -37,7 +39,8 @@ struct ChildProcess {
         killGraceLimit: (@Sendable () -> Duration?)? = nil, onOutputLine: (@Sendable (Substring) -> Void)? = nil
     ) async throws -> Outcome {
         let child = try ProcessSpawner.spawn(
-            "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: true)
+            "/bin/sh", arguments: ["/bin/sh", "-c", watched, "/bin/sh", command], environment: environment, ownProcessGroup: true,
+            closingInherited: true, lifeline: true)
         let control = Control()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
@@ -54,6 +57,16 @@ struct ChildProcess {
             kill(-child.pid, SIGTERM)
         }
     }
+
+    /// The script the group's leader runs: it starts the watcher, then becomes a shell of the
+    /// command (`$1`) with the same pid, so the command's `$$` is the group's and its `wait`
+    /// knows nothing of the watcher. The watcher holds only the lifeline, reads it until end
+    /// of file (the receiver gone), then kills the group; SIGTERM to the group ends it too.
+    static let watched = """
+        (read -r _ <&\(ProcessSpawner.lifelineDescriptor); kill -KILL 0) </dev/null >/dev/null 2>&1 &
+        exec \(ProcessSpawner.lifelineDescriptor)<&-
+        exec /bin/sh -c "$1"
+        """
 
     /// The monotonic clock in nanoseconds, for a deadline shared through an atomic.
     static func monotonicNanoseconds() -> Int64 {
@@ -166,9 +179,10 @@ extension ProcessSpawner.Spawned {
             usleep(20_000)
         }
         control.reaped.store(true, ordering: .releasing)
-        kill(-pid, SIGKILL)  // whatever it left running in its group
+        kill(-pid, SIGKILL)  // whatever it left running in its group, its watcher too
         close(stdout)
         close(stderr)
+        if lifeline >= 0 { close(lifeline) }
         // Killed at the grace, the shell or what it ran: the handler never ended by itself.
         let termination: ChildProcess.Termination =
             killed ? .signaled(SIGKILL) : (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)

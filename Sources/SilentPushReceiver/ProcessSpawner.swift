@@ -13,7 +13,14 @@ package enum ProcessSpawner {
         package let stdin: Int32
         package let stdout: Int32
         package let stderr: Int32
+        /// The write end of its lifeline (`spawn`'s `lifeline`), which only this process holds;
+        /// -1 when it has none.
+        package var lifeline: Int32 = -1
     }
+
+    /// The descriptor a child spawned with a lifeline reads it on: end of file there means
+    /// the process that spawned it is gone (it never writes to it).
+    package static let lifelineDescriptor: Int32 = 3
 
     /// A program that could not be started (an errno from the system).
     package enum SpawnError: Error, CustomStringConvertible {
@@ -36,22 +43,27 @@ package enum ProcessSpawner {
     /// `environment`, SIGPIPE at its default and no signal blocked. With `ownProcessGroup`, it
     /// leads a group of its own, so a signal to the group reaches all it starts. With
     /// `closingInherited`, every other descriptor of this process is closed in the child,
-    /// not only those marked close-on-exec.
+    /// not only those marked close-on-exec. With `lifeline`, the child also gets the read end
+    /// of a pipe as `lifelineDescriptor`, whose write end (`Spawned.lifeline`) no other
+    /// process holds: it reads end of file there once this process is gone, even by SIGKILL.
     package static func spawn(
-        _ executable: String, arguments: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool
+        _ executable: String, arguments: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool,
+        lifeline: Bool = false
     ) throws(SpawnError) -> Spawned {
         try spawning.withLock { _ throws(SpawnError) in
             try spawnLocked(
                 executable, arguments: arguments, environment: environment, ownProcessGroup: ownProcessGroup,
-                closingInherited: closingInherited)
+                closingInherited: closingInherited, lifeline: lifeline)
         }
     }
 
     private static func spawnLocked(
-        _ executable: String, arguments words: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool
+        _ executable: String, arguments words: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool,
+        lifeline: Bool
     ) throws(SpawnError) -> Spawned {
-        var pipes: [Int32] = Array(repeating: -1, count: 6)
-        for index in stride(from: 0, to: 6, by: 2) {
+        let count = lifeline ? 8 : 6
+        var pipes: [Int32] = Array(repeating: -1, count: count)
+        for index in stride(from: 0, to: count, by: 2) {
             let made = pipes.withUnsafeMutableBufferPointer { pipe($0.baseAddress! + index) }
             guard made == 0 else {
                 let error = errno
@@ -61,10 +73,12 @@ package enum ProcessSpawner {
         }
         for fd in pipes { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let (stdinRead, stdinWrite, stdoutRead, stdoutWrite, stderrRead, stderrWrite) = (pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5])
+        let (lifelineRead, lifelineWrite) = lifeline ? (pipes[6], pipes[7]) : (-1, -1)
         defer {
             close(stdinRead)
             close(stdoutWrite)
             close(stderrWrite)
+            if lifelineRead >= 0 { close(lifelineRead) }
         }
 
         var actions = posix_spawn_file_actions_t()
@@ -73,12 +87,14 @@ package enum ProcessSpawner {
         posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
         posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
+        if lifeline { posix_spawn_file_actions_adddup2(&actions, lifelineRead, lifelineDescriptor) }
         if closingInherited {
-            // After the dup2s, every descriptor from 3 on, however recently opened; else (an
+            // After the dup2s, every descriptor above them, however recently opened; else (an
             // older glibc, or the action refused) those open now, listed.
-            if !Platform.closeDescriptors(from: 3, in: &actions) {
+            let lowest: Int32 = lifeline ? lifelineDescriptor + 1 : 3
+            if !Platform.closeDescriptors(from: lowest, in: &actions) {
                 // glibc ignores a close of a descriptor that another thread closed meanwhile.
-                for fd in Platform.openDescriptors() where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
+                for fd in Platform.openDescriptors() where fd >= lowest && ![stdinRead, stdoutWrite, stderrWrite, lifelineRead].contains(fd) {
                     posix_spawn_file_actions_addclose(&actions, fd)
                 }
             }
@@ -108,9 +124,9 @@ package enum ProcessSpawner {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, &arguments, &variables)
         guard spawned == 0 else {
-            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
+            for fd in [stdinWrite, stdoutRead, stderrRead, lifelineWrite] where fd >= 0 { close(fd) }
             throw .spawn(program: executable, code: spawned)
         }
-        return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
+        return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead, lifeline: lifelineWrite)
     }
 }

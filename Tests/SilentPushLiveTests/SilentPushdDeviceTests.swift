@@ -343,6 +343,39 @@ import Testing
         #expect(after.count <= before.count, "descriptors: \(before) before, \(after) after")
         await client.close()
     }
+
+    /// A handler does not outlive its receiver, however the receiver ends: after a `kill -9`
+    /// the handler's group is killed at once, with the child it started. Its own `wait`
+    /// (a first wake's) waits only for its own children.
+    @Test func aHandlerDoesNotOutliveAReceiverKilledWithSIGKILL() async throws {
+        let directory = try Scratch.newDirectory("lifeline")
+        let handler = [
+            "cat >/dev/null", "sleep 0.1 & wait",
+            "if [ -e \(directory)/hold ]; then echo $$ > \(directory)/pid; sleep 300 & echo $! > \(directory)/child; wait; fi",
+            "echo newData",
+        ].joined(separator: "; ")
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--profile", "fast", "--fetch-exec", handler])
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(to: Self.warmUpToken).status == 200)
+        #expect(try await Self.results(admin: admin, count: 0) == ["newData"])
+        #expect(FileManager.default.createFile(atPath: directory + "/hold", contents: nil))
+        #expect(try await client.push(to: String(format: "%064x", 1)).status == 200)
+        var pids: [Int32] = []
+        for _ in 0..<200 where pids.count < 2 {
+            pids = ["pid", "child"].compactMap { name in
+                (try? String(contentsOfFile: "\(directory)/\(name)", encoding: .utf8)).flatMap {
+                    Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(pids.count == 2, "the second wake's handler did not start")
+        await client.close()
+        process.signal(SIGKILL)
+        _ = await process.wait(timeout: .seconds(10))
+        for pid in pids { #expect(try await AppKillLiveTests.gone(pid), "process \(pid) outlived the receiver") }
+    }
 }
 
 /// `/metrics` against `/v1/stats` after 10,000 accepted pushes and 400 rejected.
