@@ -34,6 +34,7 @@ extension PostgresEngine {
 
     /// Ends the writer's session (closing it, if it is not yet) and says so, once.
     func endSession() {
+        writerBackend.withLock { $0 = nil }
         let ended = writerSession.withLock { session -> PostgresConnection? in
             defer { session = nil }
             return session
@@ -44,29 +45,70 @@ extension PostgresEngine {
     }
 
     /// Runs `statement` on the writer's session. A session that does not answer within
-    /// `timeout` is ended (its claims cannot be trusted to be held any more).
+    /// `timeout` is ended (its claims cannot be trusted to be held any more), unless the
+    /// server says it is running a statement then: a commit queued before this one, waiting
+    /// on the disk or on a lock, holds the session's claims as long as it runs. Then the wait
+    /// goes on, `timeout` at a time, up to `longestBusyWait`.
     func onWriterSession(_ statement: StoreStatement, timeout: Duration) async throws -> [StoreRow] {
         guard let connection = writerSession.withLock({ $0 }), !connection.isClosed else {
             endSession()
             throw PushStoreError.sessionEnded
         }
-        let answered = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
-        let settled = SettledOnce()
-        let timer = connection.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondCount)) {
-            if settled.settle() { answered.fail(PushStoreError.sessionEnded) }
-        }
         let query: EventLoopFuture<PostgresQueryResult> = connection.query(statement.postgresQuery, logger: logger)
+        var waited = Duration.zero
+        while true {
+            if let answer = await Self.answer(query, within: timeout) {
+                do {
+                    return try Self.storeRows(try answer.get())
+                } catch {
+                    guard connection.isClosed else { throw error }
+                    endSession()
+                    throw PushStoreError.sessionEnded
+                }
+            }
+            waited += timeout
+            guard waited < Self.longestBusyWait, connection === writerSession.withLock({ $0 }), await writerIsBusy(within: timeout) else {
+                endSession()
+                throw PushStoreError.sessionEnded
+            }
+            logger.debug("the store's writer session is busy with an earlier statement: its claims are held", metadata: ["waited": "\(waited)"])
+        }
+    }
+
+    /// The longest a statement on the writer's session waits behind earlier ones the server
+    /// is still running before the session is ended (its claims let go for another member).
+    static let longestBusyWait = Duration.seconds(30)
+
+    /// `query`'s answer, or nil once `timeout` passes without one.
+    private static func answer(
+        _ query: EventLoopFuture<PostgresQueryResult>, within timeout: Duration
+    ) async -> Result<PostgresQueryResult, any Error>? {
+        let round = query.eventLoop.makePromise(of: Result<PostgresQueryResult, any Error>?.self)
+        let settled = SettledOnce()
+        let timer = query.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondCount)) {
+            if settled.settle() { round.succeed(nil) }
+        }
         query.whenComplete { result in
             timer.cancel()
-            if settled.settle() { answered.completeWith(result) }
+            if settled.settle() { round.succeed(result) }
         }
-        do {
-            return try Self.storeRows(try await answered.futureResult.get())
-        } catch {
-            guard connection.isClosed || (error as? PushStoreError) == .sessionEnded else { throw error }
-            endSession()
-            throw PushStoreError.sessionEnded
+        return try? await round.futureResult.get()
+    }
+
+    /// Whether the server is running a statement or a transaction on the writer's session now
+    /// (`pg_stat_activity`), asked on a session of its own; false when the server does not
+    /// answer within `timeout` (a network gone silent: that session crosses it too).
+    private func writerIsBusy(within timeout: Duration) async -> Bool {
+        guard let pid = writerBackend.withLock({ $0 }) else { return false }
+        let logger = logger
+        let asked = Self.connect(url, logger: logger).flatMap { connection in
+            connection.query(StoreStatement("SELECT state FROM pg_stat_activity WHERE pid = ?", [pid]).postgresQuery, logger: logger)
+                .always { _ in connection.close().whenComplete { _ in } }
         }
+        guard case .success(let result)? = await Self.answer(asked, within: timeout) else { return false }
+        let state: String? = (try? Self.storeRows(result))?.first?["state"]
+        // Between a batch's statements it is `idle in transaction`: still the batch.
+        return state == "active" || state == "idle in transaction"
     }
 
     /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
@@ -155,8 +197,10 @@ extension PostgresEngine {
                 [name, now, manualClock ? 1 : 0])
             _ = try await run("COMMIT")
             let session = try await run("SELECT pg_backend_pid()::bigint")
+            let pid = try session.rows.first?.decode(Int64.self) ?? 0
             writerSession.withLock { $0 = connection }
-            return Int32(clamping: try session.rows.first?.decode(Int64.self) ?? 0)
+            writerBackend.withLock { $0 = pid }
+            return Int32(clamping: pid)
         } catch {
             _ = try? await run("ROLLBACK")
             if writerSession.withLock({ $0 }) !== connection { try? await connection.close() }

@@ -30,6 +30,9 @@ final class PostgresEngine: StoreEngine {
     /// holds the owner lock there).
     let clustered: Bool
     let writerSession = Mutex<PostgresConnection?>(nil)
+    /// The server's pid for a clustered writer's session (`pg_backend_pid()`), set with it
+    /// when it joins: what `writerIsBusy` asks the server about.
+    let writerBackend = Mutex<Int64?>(nil)
     private let readers = Mutex(Readers())
     let logger: Logger
     /// Called when a clustered writer's session ended (its claims with it).

@@ -2,6 +2,7 @@ import Foundation
 import SilentPushCore
 import SilentPushStore
 import SilentPushTestSupport
+import Synchronization
 import Testing
 
 /// What only the PostgreSQL engine does: its migration and version check, its owner lock,
@@ -105,6 +106,42 @@ import Testing
         await #expect(throws: PushStoreError.idOutOfRange(table: "cluster_id_blocks", id: 1 << 36)) {
             try await store.takeIDBlock(timeout: .seconds(5))
         }
+        try await store.close()
+    }
+
+    /// A claim check queued behind a commit that waits on a lock (or the disk) past the
+    /// lease keeps the session: the server says the session is running a statement, so its
+    /// claims are held. Before, the receiver ended its own session and let every shard go.
+    @Test func aClaimCheckBehindACommitThatWaitsOnALockKeepsTheSession() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let store = try await PushStore.open(.postgres(try Self.url(database: database)), clustered: true)
+        let ended = Atomic<Bool>(false)
+        store.onSessionEnded { ended.store(true, ordering: .relaxed) }
+        let pid = try await store.joinCluster(shards: 4, name: "r1", now: 1)
+        #expect(try await store.claimShards([0, 1], timeout: .seconds(5)) == [0, 1])
+        // Another session holds the wakes table for 4 s; the next commit waits on it.
+        let holder = Task {
+            try await server.psql("BEGIN; LOCK TABLE wakes IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(4); COMMIT", database: database)
+        }
+        func waiting(_ query: String) async throws -> Bool {
+            for _ in 0..<100 {
+                if try await server.psql(query, database: database).output.hasPrefix("1") { return true }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return false
+        }
+        #expect(try await waiting("SELECT 1 FROM pg_locks WHERE relation = 'wakes'::regclass AND mode = 'AccessExclusiveLock' AND granted"))
+        let wake = WakeRecord(
+            id: 1, deviceToken: "aa", topic: "com.example.app", pushID: 1, generation: 0, startedAt: DeviceInstant(millisecondsSinceEpoch: 1),
+            deadline: DeviceInstant(millisecondsSinceEpoch: 2))
+        let writing = Task { try await store.write([.insertWake(wake)]) }
+        #expect(try await waiting("SELECT 1 FROM pg_stat_activity WHERE pid = \(pid) AND wait_event_type = 'Lock'"))
+        let locks = try await store.clusterLocks(timeout: .seconds(1))
+        #expect(locks.owned == [0, 1] && !ended.load(ordering: .relaxed))
+        try await writing.value
+        #expect(try await holder.value.status == 0)
+        #expect(try await store.wake(id: 1) != nil)
         try await store.close()
     }
 
