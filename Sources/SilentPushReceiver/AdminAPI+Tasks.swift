@@ -223,6 +223,7 @@ extension AdminAPI {
             ("kind", .string(run.kind.rawValue)), ("startedAt", .string(time(run.startedAt))), ("deadline", .string(run.deadline.map(time))),
             ("simulated", .bool(run.simulated)), ("expiredAt", .string(run.expiredAt.map(time))),
             ("finishedAt", .string(run.finishedAt.map(time))), ("outcome", .string(run.outcome?.rawValue)),
+            ("killedBy", .string(run.killedBy?.rawValue)),
             ("progress", .object([("completed", .int(run.progressCompleted)), ("total", .int(run.progressTotal))])),
             ("why", why(run)),
         ])
@@ -234,7 +235,7 @@ extension AdminAPI {
             ("id", .null), ("requestId", .int(Int64(bitPattern: record.id))), ("deviceToken", .string(record.deviceToken)),
             ("topic", .string(record.topic)), ("identifier", .string(record.request.identifier)), ("kind", .string(record.request.kind.rawValue)),
             ("startedAt", .null), ("deadline", .null), ("simulated", .bool(false)), ("expiredAt", .null),
-            ("finishedAt", .string(record.endedAt.map(time))), ("outcome", .string(record.state.rawValue)),
+            ("finishedAt", .string(record.endedAt.map(time))), ("outcome", .string(record.state.rawValue)), ("killedBy", .null),
             ("progress", .object([("completed", .int(0)), ("total", .int(0))])), ("why", why(record)),
         ])
     }

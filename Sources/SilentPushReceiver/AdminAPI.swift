@@ -35,6 +35,7 @@ package struct AdminAPI: Sendable {
         router.add(middleware: AdminQueryGuard(rules: Self.queryRules))
         if let cluster { router.add(middleware: AdminShardGuard(membership: cluster, routes: routes)) }
         router.add(middleware: AdminStoreGuard(store: device.store, routes: routes))
+        router.add(middleware: AdminStoppingGuard(device: device, routes: routes))
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
@@ -295,13 +296,14 @@ package struct AdminAPI: Sendable {
     private static let maskedLookupLimit = 1000
 
     /// A store that failed a request: 503 when it cannot be reached now (PostgreSQL down, a
-    /// cluster's store session ended, the store closing), which passes once it is back; 500
-    /// for any other failure.
+    /// cluster's store session ended, the store closing), which passes once it is back, or
+    /// while the device side shuts down (`DeviceStopping`); 500 for any other failure.
     static func storeFailure(_ error: any Error) -> Response {
+        if let stopping = error as? DeviceStopping { return Self.error(.serviceUnavailable, stopping.description) }
         switch error as? PushStoreError {
         case .cannotOpen?, .sessionEnded?, .closed?:
-            Self.error(.serviceUnavailable, "the store cannot be reached now: \(error); try again once it is back (no restart needed)")
-        default: Self.error(.internalServerError, "store: \(error)")
+            return Self.error(.serviceUnavailable, "the store cannot be reached now: \(error); try again once it is back (no restart needed)")
+        default: return Self.error(.internalServerError, "store: \(error)")
         }
     }
 

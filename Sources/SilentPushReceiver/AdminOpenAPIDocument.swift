@@ -2615,7 +2615,7 @@ enum AdminOpenAPIDocument {
             }
            },
            "ClusterUnavailable": {
-            "description": "A receiver of a cluster (`--cluster-shards`) cannot answer this now, with `detail`\nsaying why: the device is in a shard another receiver owns (named; through the\ncluster's proxy the request reaches it), a change for the whole cluster was not made\nby every receiver, or the store cannot be read; or (any receiver) a task submitted\nwhile the receiver shuts down.\n",
+            "description": "A receiver of a cluster (`--cluster-shards`) cannot answer this now, with `detail`\nsaying why: the device is in a shard another receiver owns (named; through the\ncluster's proxy the request reaches it), a change for the whole cluster was not made\nby every receiver, or the store cannot be read; or (any receiver) a change of the\ndevice side (a task submitted, a device state, a reboot\u2026) while the receiver shuts down\n(SIGTERM's drain) or while the store takes no writes: nothing is changed then.\n",
             "content": {
              "application/problem+json": {
               "schema": {
@@ -3774,6 +3774,7 @@ enum AdminOpenAPIDocument {
              "expiredAt",
              "finishedAt",
              "outcome",
+             "killedBy",
              "progress",
              "why"
             ],
@@ -3848,6 +3849,15 @@ enum AdminOpenAPIDocument {
                "replaced",
                null
               ]
+             },
+             "killedBy": {
+              "enum": [
+               "forceQuit",
+               "reboot",
+               "appDeleted",
+               null
+              ],
+              "description": "What killed the app, when outcome is killed; null otherwise (and for a run an older version recorded killed)."
              },
              "progress": {
               "type": "object",

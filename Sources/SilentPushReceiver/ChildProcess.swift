@@ -8,8 +8,9 @@ import Synchronization
 /// group when it ended is killed too, so no child outlives its wake and none is left a zombie.
 /// It inherits none of the receiver's other descriptors: a handler still running when the
 /// receiver dies holds neither its ports nor its store's session (a cluster's shards). Nor
-/// does it outlive the receiver: a watcher in its group reads the receiver's lifeline and
-/// kills the group when the receiver is gone, however it ended (`kill -9`, a crash).
+/// does it outlive the receiver: a watcher the receiver starts in its group
+/// (`ProcessSpawner.spawnWatcher`) kills the group once the receiver is gone, however it
+/// ended (`kill -9`, a crash).
 struct ChildProcess {
     /// How it ended.
     enum Termination: Equatable {
@@ -39,14 +40,25 @@ struct ChildProcess {
         killGraceLimit: (@Sendable () -> Duration?)? = nil, onOutputLine: (@Sendable (Substring) -> Void)? = nil
     ) async throws -> Outcome {
         let child = try ProcessSpawner.spawn(
-            "/bin/sh", arguments: ["/bin/sh", "-c", watched, "/bin/sh", command], environment: environment, ownProcessGroup: true,
-            closingInherited: true, lifeline: true)
+            "/bin/sh", arguments: ["/bin/sh", "-c", command], environment: environment, ownProcessGroup: true, closingInherited: true)
+        let watcher: ProcessSpawner.Watcher
+        do {
+            watcher = try ProcessSpawner.spawnWatcher(group: child.pid)
+        } catch {
+            // Not left running unwatched: stopped, reaped and closed.
+            kill(-child.pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(child.pid, &status, 0) < 0, errno == EINTR {}
+            for fd in [child.stdin, child.stdout, child.stderr] { close(fd) }
+            throw error
+        }
         let control = Control()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
                 // Blocking I/O and waitpid belong on their own thread, not the cooperative pool.
                 Thread.detachNewThread {
-                    continuation.resume(returning: child.collect(input: input, control: control, onOutputLine: onOutputLine))
+                    continuation.resume(
+                        returning: child.collect(input: input, watcher: watcher, control: control, onOutputLine: onOutputLine))
                 }
             }
         } onCancel: {
@@ -57,16 +69,6 @@ struct ChildProcess {
             kill(-child.pid, SIGTERM)
         }
     }
-
-    /// The script the group's leader runs: it starts the watcher, then becomes a shell of the
-    /// command (`$1`) with the same pid, so the command's `$$` is the group's and its `wait`
-    /// knows nothing of the watcher. The watcher holds only the lifeline, reads it until end
-    /// of file (the receiver gone), then kills the group; SIGTERM to the group ends it too.
-    static let watched = """
-        (read -r _ <&\(ProcessSpawner.lifelineDescriptor); kill -KILL 0) </dev/null >/dev/null 2>&1 &
-        exec \(ProcessSpawner.lifelineDescriptor)<&-
-        exec /bin/sh -c "$1"
-        """
 
     /// The monotonic clock in nanoseconds, for a deadline shared through an atomic.
     static func monotonicNanoseconds() -> Int64 {
@@ -102,8 +104,10 @@ struct ChildProcess {
 
 extension ProcessSpawner.Spawned {
     /// Feeds stdin, reads stdout and stderr until the shell has exited, reaps it, kills
-    /// what it left in its group and closes every descriptor.
-    func collect(input: [UInt8], control: ChildProcess.Control, onOutputLine: (@Sendable (Substring) -> Void)? = nil) -> ChildProcess.Outcome {
+    /// what it left in its group (`watcher` too, then reaped) and closes every descriptor.
+    func collect(
+        input: [UInt8], watcher: ProcessSpawner.Watcher, control: ChildProcess.Control, onOutputLine: (@Sendable (Substring) -> Void)? = nil
+    ) -> ChildProcess.Outcome {
         // The payload (at most a few KiB) fits the pipe's buffer: this cannot block. A
         // command that never reads it gets EPIPE here, not SIGPIPE (the receiver ignores it).
         input.withUnsafeBytes { bytes in
@@ -122,6 +126,17 @@ extension ProcessSpawner.Spawned {
         var status: Int32 = 0
         var exited = false
         var killed = false
+        // Our child: reaped here by pid unless the group's reaping below took it first (its
+        // pid is then free, and may be another child's).
+        var watcherReaped = false
+        func reapGroup() {
+            var reaped: Int32 = 0
+            while true {
+                let found = waitpid(-pid, &reaped, WNOHANG)
+                guard found > 0 else { return }
+                if found == watcher.pid { watcherReaped = true }
+            }
+        }
         // The shell died on the SIGTERM sent to its group (its expiration, or a cancel), while
         // what it ran traps it: the handler goes on until its group is gone or is killed at the
         // grace (bounded, should a zombie linger), not only until the shell is gone.
@@ -130,9 +145,8 @@ extension ProcessSpawner.Spawned {
         func handlerLives() -> Bool {
             guard exited, !killed, (status & 0x7f) != 0, control.isStopping() else { return false }
             // Its members this process inherited (it runs as PID 1, say) are reaped here, so a
-            // zombie does not count as alive.
-            var reaped: Int32 = 0
-            while waitpid(-pid, &reaped, WNOHANG) > 0 {}
+            // zombie does not count as alive; so is the watcher, which the SIGTERM ended.
+            reapGroup()
             return kill(-pid, 0) == 0
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -179,10 +193,15 @@ extension ProcessSpawner.Spawned {
             usleep(20_000)
         }
         control.reaped.store(true, ordering: .releasing)
-        kill(-pid, SIGKILL)  // whatever it left running in its group, its watcher too
+        kill(-pid, SIGKILL)  // whatever it left running in its group, the watcher too
+        close(watcher.lifeline)
+        if !watcherReaped {
+            var ended: Int32 = 0
+            while waitpid(watcher.pid, &ended, 0) < 0, errno == EINTR {}
+        }
+        reapGroup()  // what it left, when this process inherited it (PID 1)
         close(stdout)
         close(stderr)
-        if lifeline >= 0 { close(lifeline) }
         // Killed at the grace, the shell or what it ran: the handler never ended by itself.
         let termination: ChildProcess.Termination =
             killed ? .signaled(SIGKILL) : (status & 0x7f) == 0 ? .exited((status >> 8) & 0xff) : .signaled(status & 0x7f)

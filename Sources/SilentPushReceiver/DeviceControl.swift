@@ -69,6 +69,7 @@ public struct DeviceControl: Sendable {
                 recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), launches: launches, now: now, completion: completion)
             }
         }
+        if reply == .stopping { throw DeviceStopping() }
     }
 
     /// The user opened `topic`'s app on `device` at `opened` (nil: now). An app not opened
@@ -76,16 +77,26 @@ public struct DeviceControl: Sendable {
     /// Returns once the change is committed.
     public func setLastOpened(_ opened: DeviceInstant? = nil, device: String, topic: String) async throws {
         let device = Self.stored(device)
-        try await runtime.committing { recorder, now, completion in
+        let reply = try await runtime.committing { recorder, now, completion in
             recorder.setLastOpened(opened ?? now, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
+        if reply == .stopping { throw DeviceStopping() }
     }
 
     /// Forgets when the app was last opened: its usage is unknown, which counts as in use.
     public func clearLastOpened(device: String, topic: String) async throws {
         let device = Self.stored(device)
-        try await runtime.committing { recorder, now, completion in
+        let reply = try await runtime.committing { recorder, now, completion in
             recorder.setLastOpened(nil, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
+        }
+        if reply == .stopping { throw DeviceStopping() }
+    }
+
+    /// Whether the device side is shutting down (SIGTERM's drain): it takes no change then.
+    package var isStopping: Bool {
+        runtime.inspect { recorder -> Bool in
+            if case .stopping = recorder.lifecycle { return true }
+            return false
         }
     }
 
@@ -104,6 +115,7 @@ public struct DeviceControl: Sendable {
         let reply = try await runtime.committing { recorder, now, completion in
             recorder.reboot(device, now: now, completion: completion)
         }
+        if reply == .stopping { throw DeviceStopping() }
         guard case .warmingUp(let end) = reply else { preconditionFailure("a reboot replies with its warm-up's end, not \(reply)") }
         return end
     }

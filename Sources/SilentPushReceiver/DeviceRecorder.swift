@@ -449,6 +449,9 @@ package struct DeviceRecorder {
         launches: (read: [(app: App, at: DeviceInstant)], readAt: DeviceInstant)? = nil, now: DeviceInstant,
         completion: @escaping PushStore.Completion
     ) -> Actions {
+        // While stopping nothing starts: a change that would start or kill work waits for the
+        // next run.
+        guard case .running = lifecycle else { return Self.replying(.stopping, completion: completion) }
         let old = policy.deviceState(device)
         let wasOnline = old.network == .online
         if new.network == .online, !wasOnline, !Set(activities.channelsToLookUp(device: device)).isSubset(of: startChannels.lookedUp) {
@@ -513,6 +516,7 @@ package struct DeviceRecorder {
     package mutating func setLastOpened(
         _ opened: DeviceInstant?, for app: App, now: DeviceInstant, completion: @escaping PushStore.Completion
     ) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(.stopping, completion: completion) }
         var actions = Actions(completion: completion)
         // Opening the app now ends a force-quit: background launches resume (a time in the
         // past, as a usage test sets, says nothing of when the force-quit was).
@@ -565,6 +569,7 @@ package struct DeviceRecorder {
     /// restart has killed what ran and begun the warm-up, so nothing the force-quit held
     /// starts before them.
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+        guard case .running = lifecycle else { return Self.replying(.stopping, completion: completion) }
         var actions = Actions(completion: completion)
         apply(policy.reboot(device, now: now), to: &actions)
         endForceQuit(device, now: now, into: &actions)

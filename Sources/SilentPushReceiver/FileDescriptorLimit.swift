@@ -19,9 +19,10 @@ package enum FileDescriptorLimit {
     }
 
     /// The connections a receiver can serve at once under `soft` descriptors while every
-    /// fetch slot may hold a child process's three pipes or an HTTP connection.
+    /// fetch slot may hold a child process's three pipes and its watcher's lifeline, or an
+    /// HTTP connection.
     package static func maxConnections(soft: UInt64, maximumConcurrentFetches: Int) -> Int {
-        let available = Int(clamping: soft) - reserved - 3 * max(0, min(maximumConcurrentFetches, 100_000))
+        let available = Int(clamping: soft) - reserved - 4 * max(0, min(maximumConcurrentFetches, 100_000))
         return max(16, min(available, 1_000_000))
     }
 }

@@ -13,14 +13,7 @@ package enum ProcessSpawner {
         package let stdin: Int32
         package let stdout: Int32
         package let stderr: Int32
-        /// The write end of its lifeline (`spawn`'s `lifeline`), which only this process holds;
-        /// -1 when it has none.
-        package var lifeline: Int32 = -1
     }
-
-    /// The descriptor a child spawned with a lifeline reads it on: end of file there means
-    /// the process that spawned it is gone (it never writes to it).
-    package static let lifelineDescriptor: Int32 = 3
 
     /// A program that could not be started (an errno from the system).
     package enum SpawnError: Error, CustomStringConvertible {
@@ -43,27 +36,22 @@ package enum ProcessSpawner {
     /// `environment`, SIGPIPE at its default and no signal blocked. With `ownProcessGroup`, it
     /// leads a group of its own, so a signal to the group reaches all it starts. With
     /// `closingInherited`, every other descriptor of this process is closed in the child,
-    /// not only those marked close-on-exec. With `lifeline`, the child also gets the read end
-    /// of a pipe as `lifelineDescriptor`, whose write end (`Spawned.lifeline`) no other
-    /// process holds: it reads end of file there once this process is gone, even by SIGKILL.
+    /// not only those marked close-on-exec.
     package static func spawn(
-        _ executable: String, arguments: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool,
-        lifeline: Bool = false
+        _ executable: String, arguments: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool
     ) throws(SpawnError) -> Spawned {
         try spawning.withLock { _ throws(SpawnError) in
             try spawnLocked(
                 executable, arguments: arguments, environment: environment, ownProcessGroup: ownProcessGroup,
-                closingInherited: closingInherited, lifeline: lifeline)
+                closingInherited: closingInherited)
         }
     }
 
     private static func spawnLocked(
-        _ executable: String, arguments words: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool,
-        lifeline: Bool
+        _ executable: String, arguments words: [String], environment: [String: String], ownProcessGroup: Bool, closingInherited: Bool
     ) throws(SpawnError) -> Spawned {
-        let count = lifeline ? 8 : 6
-        var pipes: [Int32] = Array(repeating: -1, count: count)
-        for index in stride(from: 0, to: count, by: 2) {
+        var pipes: [Int32] = Array(repeating: -1, count: 6)
+        for index in stride(from: 0, to: 6, by: 2) {
             let made = pipes.withUnsafeMutableBufferPointer { pipe($0.baseAddress! + index) }
             guard made == 0 else {
                 let error = errno
@@ -73,12 +61,10 @@ package enum ProcessSpawner {
         }
         for fd in pipes { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         let (stdinRead, stdinWrite, stdoutRead, stdoutWrite, stderrRead, stderrWrite) = (pipes[0], pipes[1], pipes[2], pipes[3], pipes[4], pipes[5])
-        let (lifelineRead, lifelineWrite) = lifeline ? (pipes[6], pipes[7]) : (-1, -1)
         defer {
             close(stdinRead)
             close(stdoutWrite)
             close(stderrWrite)
-            if lifelineRead >= 0 { close(lifelineRead) }
         }
 
         var actions = posix_spawn_file_actions_t()
@@ -87,14 +73,12 @@ package enum ProcessSpawner {
         posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
         posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
-        if lifeline { posix_spawn_file_actions_adddup2(&actions, lifelineRead, lifelineDescriptor) }
         if closingInherited {
-            // After the dup2s, every descriptor above them, however recently opened; else (an
+            // After the dup2s, every descriptor from 3 on, however recently opened; else (an
             // older glibc, or the action refused) those open now, listed.
-            let lowest: Int32 = lifeline ? lifelineDescriptor + 1 : 3
-            if !Platform.closeDescriptors(from: lowest, in: &actions) {
+            if !Platform.closeDescriptors(from: 3, in: &actions) {
                 // glibc ignores a close of a descriptor that another thread closed meanwhile.
-                for fd in Platform.openDescriptors() where fd >= lowest && ![stdinRead, stdoutWrite, stderrWrite, lifelineRead].contains(fd) {
+                for fd in Platform.openDescriptors() where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
                     posix_spawn_file_actions_addclose(&actions, fd)
                 }
             }
@@ -124,9 +108,80 @@ package enum ProcessSpawner {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, &arguments, &variables)
         guard spawned == 0 else {
-            for fd in [stdinWrite, stdoutRead, stderrRead, lifelineWrite] where fd >= 0 { close(fd) }
+            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
             throw .spawn(program: executable, code: spawned)
         }
-        return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead, lifeline: lifelineWrite)
+        return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
+    }
+
+    /// A watcher in process group `group` and our end of its lifeline.
+    package struct Watcher: Sendable {
+        package let pid: pid_t
+        /// The write end of the lifeline, which only this process holds (close-on-exec).
+        package let lifeline: Int32
+    }
+
+    /// The watcher's script: it reads its lifeline (descriptor 3) until end of file, which
+    /// comes once every process holding the write end is gone, then kills its process group.
+    static let watcherScript = "read -r _ <&3; kill -KILL 0"
+
+    /// Starts a watcher in process group `group` (a child of ours that leads it, not reaped
+    /// yet): it kills the group once this process is gone, however it ended (SIGKILL, a
+    /// crash), since only this process holds its lifeline's write end. It is our child, so
+    /// we reap it; the group's leader knows nothing of it. A signal to the group ends it too.
+    package static func spawnWatcher(group: pid_t) throws(SpawnError) -> Watcher {
+        try spawning.withLock { _ throws(SpawnError) in
+            var ends: [Int32] = [-1, -1]
+            guard ends.withUnsafeMutableBufferPointer({ pipe($0.baseAddress!) }) == 0 else { throw .pipe(errno) }
+            // The read end moves above the descriptors the child's actions name, so its dup2
+            // to 3 is never onto itself (which would keep it close-on-exec).
+            let read = fcntl(ends[0], F_DUPFD_CLOEXEC, 10)
+            close(ends[0])
+            let write = ends[1]
+            _ = fcntl(write, F_SETFD, FD_CLOEXEC)
+            guard read >= 0 else {
+                let error = errno
+                close(write)
+                throw .pipe(error)
+            }
+            defer { close(read) }
+
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, read, 3)
+            if !Platform.closeDescriptors(from: 4, in: &actions) {
+                for fd in Platform.openDescriptors() where fd > 3 && fd != read { posix_spawn_file_actions_addclose(&actions, fd) }
+            }
+
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            sigaddset(&defaults, SIGPIPE)
+            sigaddset(&defaults, SIGTERM)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            var mask = sigset_t()
+            sigemptyset(&mask)
+            posix_spawnattr_setsigmask(&attributes, &mask)
+            posix_spawnattr_setpgroup(&attributes, group)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
+
+            let words = ["/bin/sh", "-c", watcherScript]
+            var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+            var variables: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
+            defer { (arguments + variables).forEach { free($0) } }
+            var pid: pid_t = 0
+            let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &arguments, &variables)
+            guard spawned == 0 else {
+                close(write)
+                throw .spawn(program: "/bin/sh (a handler's watcher)", code: spawned)
+            }
+            return Watcher(pid: pid, lifeline: write)
+        }
     }
 }

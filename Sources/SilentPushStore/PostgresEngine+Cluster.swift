@@ -32,12 +32,14 @@ extension PostgresEngine {
         }
     }
 
-    /// Ends the writer's session (closing it, if it is not yet) and says so, once.
-    func endSession() {
-        writerBackend.withLock { $0 = nil }
+    /// Ends the writer's session (closing it, if it is not yet) and says so, once. With
+    /// `connection`, only if the session is still that one: a check that began on a session
+    /// since ended leaves the one joined after it alone.
+    func endSession(ifStill connection: PostgresConnection? = nil) {
         let ended = writerSession.withLock { session -> PostgresConnection? in
-            defer { session = nil }
-            return session
+            guard let current = session?.connection, connection.map({ $0 === current }) ?? true else { return nil }
+            session = nil
+            return current
         }
         guard let ended else { return }
         if !ended.isClosed { ended.close().whenComplete { _ in _ = ended } }
@@ -46,32 +48,35 @@ extension PostgresEngine {
 
     /// Runs `statement` on the writer's session. A session that does not answer within
     /// `timeout` is ended (its claims cannot be trusted to be held any more), unless the
-    /// server says it is running a statement then: a commit queued before this one, waiting
-    /// on the disk or on a lock, holds the session's claims as long as it runs. Then the wait
-    /// goes on, `timeout` at a time, up to `longestBusyWait`.
+    /// server says it is running a statement or a transaction then: a commit queued before
+    /// this one, waiting on the disk or on a lock, holds the session's claims as long as it
+    /// runs. Then the wait goes on, `timeout` at a time, until `longestBusyWait` has passed.
     func onWriterSession(_ statement: StoreStatement, timeout: Duration) async throws -> [StoreRow] {
-        guard let connection = writerSession.withLock({ $0 }), !connection.isClosed else {
+        guard let session = writerSession.withLock({ $0 }), !session.connection.isClosed else {
             endSession()
             throw PushStoreError.sessionEnded
         }
+        let connection = session.connection
         let query: EventLoopFuture<PostgresQueryResult> = connection.query(statement.postgresQuery, logger: logger)
-        var waited = Duration.zero
+        let giveUp = ContinuousClock.now.advanced(by: Self.longestBusyWait)
+        var round = timeout
         while true {
-            if let answer = await Self.answer(query, within: timeout) {
+            if let answer = await Self.answer(query, within: round) {
                 do {
                     return try Self.storeRows(try answer.get())
                 } catch {
-                    guard connection.isClosed else { throw error }
-                    endSession()
+                    guard connection.isClosed else { throw Self.refusal(error) }
+                    endSession(ifStill: connection)
                     throw PushStoreError.sessionEnded
                 }
             }
-            waited += timeout
-            guard waited < Self.longestBusyWait, connection === writerSession.withLock({ $0 }), await writerIsBusy(within: timeout) else {
-                endSession()
+            let left = ContinuousClock.now.duration(to: giveUp)
+            guard left > .zero, !Task.isCancelled, let backend = session.backend, await writerIsBusy(backend, within: min(timeout, left)) else {
+                endSession(ifStill: connection)
                 throw PushStoreError.sessionEnded
             }
-            logger.debug("the store's writer session is busy with an earlier statement: its claims are held", metadata: ["waited": "\(waited)"])
+            round = min(timeout, ContinuousClock.now.duration(to: giveUp))
+            logger.debug("the store's writer session is busy with an earlier statement: its claims are held")
         }
     }
 
@@ -85,7 +90,7 @@ extension PostgresEngine {
     ) async -> Result<PostgresQueryResult, any Error>? {
         let round = query.eventLoop.makePromise(of: Result<PostgresQueryResult, any Error>?.self)
         let settled = SettledOnce()
-        let timer = query.eventLoop.scheduleTask(in: .nanoseconds(timeout.nanosecondCount)) {
+        let timer = query.eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanosecondCount))) {
             if settled.settle() { round.succeed(nil) }
         }
         query.whenComplete { result in
@@ -95,15 +100,15 @@ extension PostgresEngine {
         return try? await round.futureResult.get()
     }
 
-    /// Whether the server is running a statement or a transaction on the writer's session now
-    /// (`pg_stat_activity`), asked on a session of its own; false when the server does not
-    /// answer within `timeout` (a network gone silent: that session crosses it too).
-    private func writerIsBusy(within timeout: Duration) async -> Bool {
-        guard let pid = writerBackend.withLock({ $0 }) else { return false }
+    /// Whether the server process `backend` (the writer's session) is running a statement or
+    /// a transaction now (`pg_stat_activity`), asked on a session of its own; false when the
+    /// server does not answer within `timeout` (a network gone silent: that session crosses
+    /// it too), or when that process is gone (its pid given to another, which started later).
+    private func writerIsBusy(_ backend: Backend, within timeout: Duration) async -> Bool {
         let logger = logger
+        let question = StoreStatement("SELECT state FROM pg_stat_activity WHERE pid = ? AND backend_start::text = ?", [backend.pid, backend.start])
         let asked = Self.connect(url, logger: logger).flatMap { connection in
-            connection.query(StoreStatement("SELECT state FROM pg_stat_activity WHERE pid = ?", [pid]).postgresQuery, logger: logger)
-                .always { _ in connection.close().whenComplete { _ in } }
+            connection.query(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
         guard case .success(let result)? = await Self.answer(asked, within: timeout) else { return false }
         let state: String? = (try? Self.storeRows(result))?.first?["state"]
@@ -116,7 +121,7 @@ extension PostgresEngine {
     /// session (its backend pid).
     func join(shards count: Int, name: String, manualClock: Bool, now: Int64, uniqueName: Bool = false) async throws -> Int32 {
         let connection: PostgresConnection
-        if let current = writerSession.withLock({ $0 }), !current.isClosed {
+        if let current = writerSession.withLock({ $0?.connection }), !current.isClosed {
             connection = current
         } else {
             connection = try await Self.connect(url, logger: logger).get()
@@ -196,14 +201,13 @@ extension PostgresEngine {
                 """,
                 [name, now, manualClock ? 1 : 0])
             _ = try await run("COMMIT")
-            let session = try await run("SELECT pg_backend_pid()::bigint")
-            let pid = try session.rows.first?.decode(Int64.self) ?? 0
-            writerSession.withLock { $0 = connection }
-            writerBackend.withLock { $0 = pid }
+            let session = try await run("SELECT pid::bigint, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+            let (pid, start): (Int64, String) = try session.rows.first?.decode((Int64, String).self) ?? (0, "")
+            writerSession.withLock { $0 = WriterSession(connection: connection, backend: Backend(pid: pid, start: start)) }
             return Int32(clamping: pid)
         } catch {
             _ = try? await run("ROLLBACK")
-            if writerSession.withLock({ $0 }) !== connection { try? await connection.close() }
+            if writerSession.withLock({ $0?.connection }) !== connection { try? await connection.close() }
             if let error = error as? PushStoreError { throw error }
             throw PushStoreError.cannotOpen(path: url.description, reason: "cannot join the cluster: \(Self.reason(error))")
         }

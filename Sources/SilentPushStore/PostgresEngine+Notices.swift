@@ -20,7 +20,7 @@ extension PostgresEngine {
     /// the listen lock (`listenClass`, its backend pid) and calls `started`: a member that
     /// holds that lock hears every notice sent after, so it is the one others wait for.
     func listen(started: @Sendable () -> Void, handler: @Sendable (String) -> Void) async throws {
-        guard let connection = writerSession.withLock({ $0 }), !connection.isClosed else { throw PushStoreError.sessionEnded }
+        guard let connection = writerSession.withLock({ $0?.connection }), !connection.isClosed else { throw PushStoreError.sessionEnded }
         let logger = logger
         try await connection.listen(on: Self.noticeChannel) { notices in
             _ = try await connection.query("SELECT pg_advisory_lock(\(Self.listenClass), pg_backend_pid())", logger: logger).get()

@@ -29,10 +29,7 @@ final class PostgresEngine: StoreEngine {
     /// holding its shards' claims on its writer's session) rather than its one owner (which
     /// holds the owner lock there).
     let clustered: Bool
-    let writerSession = Mutex<PostgresConnection?>(nil)
-    /// The server's pid for a clustered writer's session (`pg_backend_pid()`), set with it
-    /// when it joins: what `writerIsBusy` asks the server about.
-    let writerBackend = Mutex<Int64?>(nil)
+    let writerSession = Mutex<WriterSession?>(nil)
     private let readers = Mutex(Readers())
     let logger: Logger
     /// Called when a clustered writer's session ended (its claims with it).
@@ -57,17 +54,31 @@ final class PostgresEngine: StoreEngine {
         var closed = false
     }
 
+    /// The writer's session: its connection and, once a cluster's member joined on it, the
+    /// server's name for it, which `writerIsBusy` asks the server about.
+    struct WriterSession {
+        let connection: PostgresConnection
+        var backend: Backend?
+    }
+
+    /// A server process, named as `pg_stat_activity` names it: its pid, and its start time,
+    /// which tells it from a later process given the same pid.
+    struct Backend: Equatable {
+        let pid: Int64
+        let start: String
+    }
+
     private init(url: PostgresURL, clustered: Bool, writer: PostgresConnection, logger: Logger) {
         self.url = url
         self.clustered = clustered
         self.logger = logger
-        writerSession.withLock { $0 = writer }
+        writerSession.withLock { $0 = WriterSession(connection: writer) }
     }
 
     /// A store dropped without `close()` (a test's) still ends its sessions, each kept until
     /// its close completes.
     deinit {
-        let sessions = (writerSession.withLock { $0 }.map { [$0] } ?? []) + readers.withLock { $0.idle }
+        let sessions = (writerSession.withLock { $0?.connection }.map { [$0] } ?? []) + readers.withLock { $0.idle }
         for session in sessions { session.close().whenComplete { _ in _ = session } }
     }
 
@@ -241,14 +252,14 @@ final class PostgresEngine: StoreEngine {
         case cannotConnect
     }
 
-    /// What `code` says of the session; nil for an error of the statement.
     /// A statement the server refused, in its own words (`PSQLError`'s description hides
     /// them); any other error as it is.
     static func refusal(_ error: any Error) -> any Error {
-        guard let error = error as? PSQLError, sessionFailure(error.code) == nil else { return error }
-        return PushStoreError.refused(reason: reason(error))
+        guard let error = error as? PSQLError, let message = error.serverInfo?[.message] else { return error }
+        return PushStoreError.refused(reason: message)
     }
 
+    /// What `code` says of the session; nil for an error of the statement.
     static func sessionFailure(_ code: PSQLError.Code) -> SessionFailure? {
         switch code {
         case .serverClosedConnection, .clientClosedConnection, .uncleanShutdown: .ended
@@ -380,7 +391,7 @@ final class PostgresEngine: StoreEngine {
     /// A clustered writer's session that ended is not replaced here: its claims ended with it,
     /// and the receiver joins again once it has let its shards go (`join`).
     private func session() -> EventLoopFuture<PostgresConnection> {
-        let current = writerSession.withLock { $0 }
+        let current = writerSession.withLock { $0?.connection }
         if let current, !current.isClosed { return current.eventLoop.makeSucceededFuture(current) }
         if clustered {
             if current != nil { endSession() }
@@ -393,7 +404,7 @@ final class PostgresEngine: StoreEngine {
     }
 
     private func keep(_ connection: PostgresConnection) -> PostgresConnection {
-        writerSession.withLock { $0 = connection }
+        writerSession.withLock { $0 = WriterSession(connection: connection) }
         return connection
     }
 
@@ -441,7 +452,7 @@ final class PostgresEngine: StoreEngine {
     func close() async throws {
         let writer = writerSession.withLock { session -> PostgresConnection? in
             defer { session = nil }
-            return session
+            return session?.connection
         }
         let (idle, waiting) = readers.withLock { readers in
             readers.closed = true

@@ -90,6 +90,7 @@ import Testing
             let served = try #require((listed.json["runs"] as? [[String: Any]])?.first, "\(listed.json)")
             let why = try #require(served["why"] as? [String: Any], "\(served)")
             #expect(served["outcome"] as? String == "killed" && (why["text"] as? String)?.contains("(\(cause.description))") == true, "\(served)")
+            #expect(served["killedBy"] as? String == cause.rawValue, "\(served)")
         }
     }
 }

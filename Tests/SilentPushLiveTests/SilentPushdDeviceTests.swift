@@ -256,6 +256,38 @@ import Testing
         #expect((stats.json["wakes"] as? [String: Any])?["failed"] as? Int == 1, "\(stats.json)")
     }
 
+    /// During SIGTERM's drain the admin API still answers reads, and refuses a change of the
+    /// device 503, changing nothing: a reboot would kill the wake the drain lets end, and a
+    /// state written now would not be what the device did.
+    @Test func aDeviceChangeDuringTheDrainIs503AndChangesNothing() async throws {
+        let path = Self.storePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(
+            ["--fetch-exec", "cat >/dev/null; sleep 3; echo newData", "--shutdown-grace", "30s"], store: path)
+        defer { process.signal(SIGKILL) }
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push().status == 200)
+        await client.close()
+        #expect(try await HardeningLiveTests.metric(admin, "silentpush_wakes_started_total") == 1)
+        process.signal(SIGTERM)
+        try await Task.sleep(for: .milliseconds(300))
+        let device = "/v1/devices/\(SamplePush.deviceToken)"
+        let patched = try await Self.admin(admin, "PATCH", device, body: #"{"lowPowerMode":true}"#)
+        #expect(patched.status == 503 && (patched.json["detail"] as? String)?.contains("shutting down") == true, "\(patched.json)")
+        let rebooted = try await Self.admin(admin, "POST", device + "/reboot", body: "{}")
+        #expect(rebooted.status == 503, "\(rebooted.json)")
+        let read = try await Self.admin(admin, "GET", device)
+        #expect(read.status == 200 && read.json["lowPowerMode"] as? Bool == false, "\(read.json)")
+        let stopped = await process.wait(timeout: .seconds(30))
+        #expect(stopped.status == 0 && !stopped.timedOut, "\(stopped.errorOutput)")
+
+        let (restarted, _, _, again) = try await SilentPushdProcessTests.start([], store: path)
+        defer { restarted.signal(SIGKILL) }
+        let wakes = try await Self.admin(again, "GET", "/v1/wakes").json["wakes"] as? [[String: Any]] ?? []
+        #expect(wakes.map { $0["result"] as? String } == ["newData"], "the drain let the wake end: \(wakes)")
+        #expect(try await Self.admin(again, "GET", device).json["lowPowerMode"] as? Bool == false)
+    }
+
     @Test func afterSigtermEveryPushAnswered200HasItsFateAndTheExitCodeIsZero() async throws {
         let path = Self.storePath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }

@@ -49,6 +49,24 @@ import Testing
         #expect(recorder.running.keys.sorted() == [run.start.wakeID])
     }
 
+    /// Once stopping (SIGTERM's drain), a change of the device's state, a reboot or an app
+    /// opened is refused, changing nothing: it would start work the drain no longer runs, or
+    /// kill the wake it lets end.
+    @Test func aDeviceChangeWhileStoppingIsRefusedAndChangesNothing() throws {
+        var recorder = Self.recorder()
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        _ = recorder.setDeviceState(DeviceState(network: .offline), for: Self.device, now: Self.at(1)) { _ in }
+        _ = recorder.beginShutdown()
+        let online = recorder.setDeviceState(DeviceState(), for: Self.device, now: Self.at(2)) { _ in }
+        #expect(online.reply == .stopping && online.changes.isEmpty && online.runs.isEmpty)
+        #expect(recorder.policy.deviceState(Self.device).network == .offline)
+        let rebooted = recorder.reboot(Self.device, now: Self.at(3)) { _ in }
+        #expect(rebooted.reply == .stopping && rebooted.changes.isEmpty && rebooted.ended.isEmpty)
+        #expect(recorder.running.keys.sorted() == [start.wakeID], "the wake under way runs on")
+        let opened = recorder.setLastOpened(Self.at(4), for: Self.app, now: Self.at(4)) { _ in }
+        #expect(opened.reply == .stopping && opened.changes.isEmpty)
+    }
+
     @Test func pushesWithinTheIntervalWaitAndTheNewestReplacesTheOneWaiting() throws {
         var recorder = Self.recorder()
         _ = Self.receive(&recorder, 1, at: Self.t0)
