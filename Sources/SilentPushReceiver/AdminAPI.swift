@@ -34,8 +34,8 @@ package struct AdminAPI: Sendable {
         router.add(middleware: AdminProblemMiddleware(routes: routes))
         router.add(middleware: AdminQueryGuard(rules: Self.queryRules))
         if let cluster { router.add(middleware: AdminShardGuard(membership: cluster, routes: routes)) }
-        router.add(middleware: AdminStoreGuard(store: device.store, routes: routes))
         router.add(middleware: AdminStoppingGuard(device: device, routes: routes))
+        router.add(middleware: AdminStoreGuard(store: device.store, routes: routes))
         router.get("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],

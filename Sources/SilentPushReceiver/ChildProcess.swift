@@ -47,6 +47,7 @@ struct ChildProcess {
         } catch {
             // Not left running unwatched: stopped, reaped and closed.
             kill(-child.pid, SIGKILL)
+            kill(child.pid, SIGKILL)  // one that left its group already
             var status: Int32 = 0
             while waitpid(child.pid, &status, 0) < 0, errno == EINTR {}
             for fd in [child.stdin, child.stdout, child.stderr] { close(fd) }
@@ -199,7 +200,15 @@ extension ProcessSpawner.Spawned {
             var ended: Int32 = 0
             while waitpid(watcher.pid, &ended, 0) < 0, errno == EINTR {}
         }
-        reapGroup()  // what it left, when this process inherited it (PID 1)
+        // What it left, when this process inherits orphans (it runs as PID 1): reaped once
+        // dead, for up to 100 ms; elsewhere the system's init reaps them.
+        reapGroup()
+        if getpid() == 1 {
+            for _ in 0..<50 where kill(-pid, 0) == 0 {
+                usleep(2_000)
+                reapGroup()
+            }
+        }
         close(stdout)
         close(stderr)
         // Killed at the grace, the shell or what it ran: the handler never ended by itself.

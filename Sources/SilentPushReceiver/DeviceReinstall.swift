@@ -9,6 +9,9 @@ enum DeviceReinstall {
     /// Throws `DeviceReinstallError` for a token already unregistered or expired: its app was
     /// uninstalled or has another token, and a second install from it would leave two.
     static func reinstall(_ token: String, endpoint: APNsEndpoint, device: DeviceControl) async throws -> (token: String, unregisteredAt: Int64) {
+        // Refused before anything changes: while the device side drains, the old token's
+        // work would not end and its state would not carry over.
+        guard !device.isStopping else { throw DeviceStopping() }
         // Shaped as a device token; in a cluster, in the old token's shard, so this receiver
         // (the device's owner) keeps it, with its registration (a random one would usually
         // be another receiver's, which would refuse it until it next took the shard).

@@ -53,7 +53,7 @@ extension PostgresEngine {
     /// runs. Then the wait goes on, `timeout` at a time, until `longestBusyWait` has passed.
     func onWriterSession(_ statement: StoreStatement, timeout: Duration) async throws -> [StoreRow] {
         guard let session = writerSession.withLock({ $0 }), !session.connection.isClosed else {
-            endSession()
+            endSession(ifStill: writerSession.withLock({ $0?.connection }))
             throw PushStoreError.sessionEnded
         }
         let connection = session.connection
@@ -70,8 +70,10 @@ extension PostgresEngine {
                     throw PushStoreError.sessionEnded
                 }
             }
+            // A caller that gave up leaves the session as it is: its statement completes unread.
+            try Task.checkCancellation()
             let left = ContinuousClock.now.duration(to: giveUp)
-            guard left > .zero, !Task.isCancelled, let backend = session.backend, await writerIsBusy(backend, within: min(timeout, left)) else {
+            guard left > .zero, let backend = session.backend, await writerIsBusy(backend, within: min(timeout, left)) else {
                 endSession(ifStill: connection)
                 throw PushStoreError.sessionEnded
             }
@@ -84,7 +86,8 @@ extension PostgresEngine {
     /// is still running before the session is ended (its claims let go for another member).
     static let longestBusyWait = Duration.seconds(30)
 
-    /// `query`'s answer, or nil once `timeout` passes without one.
+    /// `query`'s answer, or nil once `timeout` passes without one, or the calling task is
+    /// cancelled.
     private static func answer(
         _ query: EventLoopFuture<PostgresQueryResult>, within timeout: Duration
     ) async -> Result<PostgresQueryResult, any Error>? {
@@ -97,7 +100,12 @@ extension PostgresEngine {
             timer.cancel()
             if settled.settle() { round.succeed(result) }
         }
-        return try? await round.futureResult.get()
+        return await withTaskCancellationHandler {
+            try? await round.futureResult.get()
+        } onCancel: {
+            timer.cancel()
+            if settled.settle() { round.succeed(nil) }
+        }
     }
 
     /// Whether the server process `backend` (the writer's session) is running a statement or
@@ -106,7 +114,9 @@ extension PostgresEngine {
     /// it too), or when that process is gone (its pid given to another, which started later).
     private func writerIsBusy(_ backend: Backend, within timeout: Duration) async -> Bool {
         let logger = logger
-        let question = StoreStatement("SELECT state FROM pg_stat_activity WHERE pid = ? AND backend_start::text = ?", [backend.pid, backend.start])
+        let question = StoreStatement(
+            "SELECT state FROM pg_stat_activity WHERE pid = ? AND (extract(epoch FROM backend_start) * 1000000)::bigint = ?",
+            [backend.pid, backend.start])
         let asked = Self.connect(url, logger: logger).flatMap { connection in
             connection.query(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
@@ -201,8 +211,9 @@ extension PostgresEngine {
                 """,
                 [name, now, manualClock ? 1 : 0])
             _ = try await run("COMMIT")
-            let session = try await run("SELECT pid::bigint, backend_start::text FROM pg_stat_activity WHERE pid = pg_backend_pid()")
-            let (pid, start): (Int64, String) = try session.rows.first?.decode((Int64, String).self) ?? (0, "")
+            let session = try await run(
+                "SELECT pid::bigint, (extract(epoch FROM backend_start) * 1000000)::bigint FROM pg_stat_activity WHERE pid = pg_backend_pid()")
+            let (pid, start): (Int64, Int64) = try session.rows.first?.decode((Int64, Int64).self) ?? (0, 0)
             writerSession.withLock { $0 = WriterSession(connection: connection, backend: Backend(pid: pid, start: start)) }
             return Int32(clamping: pid)
         } catch {

@@ -61,11 +61,12 @@ final class PostgresEngine: StoreEngine {
         var backend: Backend?
     }
 
-    /// A server process, named as `pg_stat_activity` names it: its pid, and its start time,
-    /// which tells it from a later process given the same pid.
+    /// A server process, named as `pg_stat_activity` names it: its pid, and its start time
+    /// (microseconds since 1970, whatever a session's time zone), which tells it from a later
+    /// process given the same pid.
     struct Backend: Equatable {
         let pid: Int64
-        let start: String
+        let start: Int64
     }
 
     private init(url: PostgresURL, clustered: Bool, writer: PostgresConnection, logger: Logger) {
@@ -394,7 +395,7 @@ final class PostgresEngine: StoreEngine {
         let current = writerSession.withLock { $0?.connection }
         if let current, !current.isClosed { return current.eventLoop.makeSucceededFuture(current) }
         if clustered {
-            if current != nil { endSession() }
+            if let current { endSession(ifStill: current) }
             return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.sessionEnded)
         }
         return Self.connect(url, logger: logger).flatMap { connection in
@@ -426,7 +427,7 @@ final class PostgresEngine: StoreEngine {
                 }
             }.flatMapErrorThrowing { error in
                 // A clustered writer's session that ended took its claims with it.
-                if self.clustered, connection.isClosed { self.endSession() }
+                if self.clustered, connection.isClosed { self.endSession(ifStill: connection) }
                 throw connection.isClosed ? error : Self.refusal(error)
             }
         }

@@ -58,7 +58,18 @@ import Testing
         return result
     }
 
+    /// Starts `cluster.sh`. Its front ports are chosen free before the receivers and
+    /// PostgreSQL take ephemeral ones, which may be one of them: a start whose HAProxy found a
+    /// port taken is tried again on new ports (three tries).
     static func start(store: String, receivers: Int = 3, arguments: String = "") async throws -> Cluster {
+        for _ in 1..<3 {
+            if let cluster = try await startOnce(store: store, receivers: receivers, arguments: arguments, lastTry: false) { return cluster }
+        }
+        return try #require(try await startOnce(store: store, receivers: receivers, arguments: arguments, lastTry: true))
+    }
+
+    /// One start of `cluster.sh`; nil when HAProxy found a port taken (not on the last try).
+    private static func startOnce(store: String, receivers: Int, arguments: String, lastTry: Bool) async throws -> Cluster? {
         let base = Scratch.directory.appendingPathComponent("cluster-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
         let (tls, h2c, admin) = (try LoopbackPort.free(), try LoopbackPort.free(), try LoopbackPort.free())
@@ -75,6 +86,14 @@ import Testing
         for _ in 0..<600 {
             if FileManager.default.fileExists(atPath: base + "/ready.json") {
                 return Cluster(process: process, workdir: base + "/run", tls: tls, admin: admin, h2c: h2c, channelsH2C: channelsH2C)
+            }
+            // Ended already (a zombie, or gone): a port taken under HAProxy is tried again.
+            let stat = (try? String(contentsOfFile: "/proc/\(process.pid)/stat", encoding: .utf8)) ?? ""
+            if stat.isEmpty || stat.split(separator: ")").last?.split(separator: " ").first == "Z" {
+                let ended = await process.wait()
+                if !lastTry, ended.errorOutput.contains("Some protocols failed to start their listeners") { return nil }
+                Issue.record("cluster.sh did not start: \(ended.errorOutput)")
+                throw CancellationError()
             }
             try await Task.sleep(for: .milliseconds(100))
         }
