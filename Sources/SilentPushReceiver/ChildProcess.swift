@@ -130,6 +130,8 @@ extension ProcessSpawner.Spawned {
         // Our child: reaped here by pid unless the group's reaping below took it first (its
         // pid is then free, and may be another child's).
         var watcherReaped = false
+        // Seen empty while stopping: its id may then be a new group's, which is left alone.
+        var groupGone = false
         func reapGroup() {
             var reaped: Int32 = 0
             while true {
@@ -148,7 +150,8 @@ extension ProcessSpawner.Spawned {
             // Its members this process inherited (it runs as PID 1, say) are reaped here, so a
             // zombie does not count as alive; so is the watcher, which the SIGTERM ended.
             reapGroup()
-            return kill(-pid, 0) == 0
+            if kill(-pid, 0) != 0 { groupGone = true }
+            return !groupGone
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var partialLine: [UInt8] = []
@@ -194,7 +197,7 @@ extension ProcessSpawner.Spawned {
             usleep(20_000)
         }
         control.reaped.store(true, ordering: .releasing)
-        kill(-pid, SIGKILL)  // whatever it left running in its group, the watcher too
+        if !groupGone { kill(-pid, SIGKILL) }  // whatever it left running in its group, the watcher too
         close(watcher.lifeline)
         if !watcherReaped {
             var ended: Int32 = 0
@@ -202,11 +205,13 @@ extension ProcessSpawner.Spawned {
         }
         // What it left, when this process inherits orphans (it runs as PID 1): reaped once
         // dead, for up to 100 ms; elsewhere the system's init reaps them.
-        reapGroup()
-        if getpid() == 1 {
-            for _ in 0..<50 where kill(-pid, 0) == 0 {
-                usleep(2_000)
-                reapGroup()
+        if !groupGone {
+            reapGroup()
+            if getpid() == 1 {
+                for _ in 0..<50 where kill(-pid, 0) == 0 {
+                    usleep(2_000)
+                    reapGroup()
+                }
             }
         }
         close(stdout)

@@ -117,10 +117,15 @@ extension PostgresEngine {
         let question = StoreStatement(
             "SELECT state FROM pg_stat_activity WHERE pid = ? AND (extract(epoch FROM backend_start) * 1000000)::bigint = ?",
             [backend.pid, backend.start])
-        let asked = Self.connect(url, logger: logger).flatMap { connection in
+        let connected = Self.connect(url, logger: logger)
+        let asked = connected.flatMap { connection in
             connection.query(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
-        guard case .success(let result)? = await Self.answer(asked, within: timeout) else { return false }
+        guard case .success(let result)? = await Self.answer(asked, within: timeout) else {
+            // Not left open until its question is answered (on a silent network, as late as TCP gives up).
+            connected.whenSuccess { connection in connection.close().whenComplete { _ in } }
+            return false
+        }
         let state: String? = (try? Self.storeRows(result))?.first?["state"]
         // Between a batch's statements it is `idle in transaction`: still the batch.
         return state == "active" || state == "idle in transaction"
