@@ -60,6 +60,14 @@ final class AdminRouteTable: Sendable {
         return Array(Set(methods)).sorted()
     }
 
+    /// Whether `request` would change the device side: a method but GET or HEAD that a route
+    /// takes at its path, fault rules (held in memory only) aside. What `AdminStoreGuard` and
+    /// `AdminStoppingGuard` refuse while the device side takes no change.
+    func changesDeviceSide(_ request: Request) -> Bool {
+        request.method != .get && request.method != .head && !request.uri.path.hasPrefix("/v1/faults")
+            && methods(forPath: request.uri.path).contains(request.method.rawValue)
+    }
+
     /// Whether a path's components fit a route's: the same count, each fixed part equal
     /// (a `{parameter}` fits anything).
     static func matches(_ pattern: [String], _ components: [Substring]) -> Bool {

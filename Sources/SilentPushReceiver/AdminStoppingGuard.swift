@@ -10,9 +10,8 @@ struct AdminStoppingGuard<Context: RequestContext>: RouterMiddleware {
     let routes: AdminRouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method != .get, request.method != .head, device.isStopping, !request.uri.path.hasPrefix("/v1/faults"),
-            routes.methods(forPath: request.uri.path).contains(request.method.rawValue)
-        else { return try await next(request, context) }
+        // The route first: a read never takes the device side's lock to ask.
+        guard routes.changesDeviceSide(request), device.isStopping else { return try await next(request, context) }
         return AdminAPI.error(.serviceUnavailable, DeviceStopping().description + "; nothing was changed")
     }
 }

@@ -13,9 +13,7 @@ struct AdminStoreGuard<Context: RequestContext>: RouterMiddleware {
     let routes: AdminRouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method != .get, request.method != .head, !store.isWritable, !request.uri.path.hasPrefix("/v1/faults"),
-            routes.methods(forPath: request.uri.path).contains(request.method.rawValue)
-        else { return try await next(request, context) }
+        guard !store.isWritable, routes.changesDeviceSide(request) else { return try await next(request, context) }
         do {
             try await store.probe()
         } catch {

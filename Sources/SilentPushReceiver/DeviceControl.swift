@@ -65,11 +65,10 @@ public struct DeviceControl: Sendable {
                 try await store.flush()
                 launches = (try await DeviceSnapshot.launches(in: store, before: now, device: device), now)
             }
-            reply = try await runtime.committing { recorder, now, completion in
+            reply = try await committingUnlessStopping { recorder, now, completion in
                 recorder.setDeviceState(new, for: device, startChannels: (lookedUp, existing), launches: launches, now: now, completion: completion)
             }
         }
-        if reply == .stopping { throw DeviceStopping() }
     }
 
     /// The user opened `topic`'s app on `device` at `opened` (nil: now). An app not opened
@@ -77,27 +76,33 @@ public struct DeviceControl: Sendable {
     /// Returns once the change is committed.
     public func setLastOpened(_ opened: DeviceInstant? = nil, device: String, topic: String) async throws {
         let device = Self.stored(device)
-        let reply = try await runtime.committing { recorder, now, completion in
+        try await committingUnlessStopping { recorder, now, completion in
             recorder.setLastOpened(opened ?? now, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
-        if reply == .stopping { throw DeviceStopping() }
     }
 
     /// Forgets when the app was last opened: its usage is unknown, which counts as in use.
     public func clearLastOpened(device: String, topic: String) async throws {
         let device = Self.stored(device)
-        let reply = try await runtime.committing { recorder, now, completion in
+        try await committingUnlessStopping { recorder, now, completion in
             recorder.setLastOpened(nil, for: DeviceRuntime.AppKey(device: device, topic: topic), now: now, completion: completion)
         }
-        if reply == .stopping { throw DeviceStopping() }
     }
 
     /// Whether the device side is shutting down (SIGTERM's drain): it takes no change then.
     package var isStopping: Bool {
-        runtime.inspect { recorder -> Bool in
-            if case .stopping = recorder.lifecycle { return true }
-            return false
-        }
+        runtime.inspect { $0.lifecycle == .stopping }
+    }
+
+    /// `DeviceRuntime.committing` for an event the recorder refuses while stopping (it replies
+    /// `stopping`, changing nothing): that reply throws `DeviceStopping`.
+    @discardableResult
+    private func committingUnlessStopping(
+        _ event: @escaping (inout DeviceRecorder, DeviceInstant, @escaping PushStore.Completion) -> DeviceRecorder.Actions
+    ) async throws -> DeviceRecorder.Reply {
+        let reply = try await runtime.committing(event)
+        if reply == .stopping { throw DeviceStopping() }
+        return reply
     }
 
     /// When the user last opened `topic`'s app on `device`, if known.
@@ -112,10 +117,9 @@ public struct DeviceControl: Sendable {
     @discardableResult
     public func reboot(_ device: String) async throws -> DeviceInstant {
         let device = Self.stored(device)
-        let reply = try await runtime.committing { recorder, now, completion in
+        let reply = try await committingUnlessStopping { recorder, now, completion in
             recorder.reboot(device, now: now, completion: completion)
         }
-        if reply == .stopping { throw DeviceStopping() }
         guard case .warmingUp(let end) = reply else { preconditionFailure("a reboot replies with its warm-up's end, not \(reply)") }
         return end
     }

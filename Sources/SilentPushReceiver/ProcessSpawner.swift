@@ -73,32 +73,51 @@ package enum ProcessSpawner {
         posix_spawn_file_actions_adddup2(&actions, stdinRead, 0)
         posix_spawn_file_actions_adddup2(&actions, stdoutWrite, 1)
         posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
-        if closingInherited {
-            // After the dup2s, every descriptor from 3 on, however recently opened; else (an
-            // older glibc, or the action refused) those open now, listed.
-            if !Platform.closeDescriptors(from: 3, in: &actions) {
-                // glibc ignores a close of a descriptor that another thread closed meanwhile.
-                for fd in Platform.openDescriptors() where fd > 2 && ![stdinRead, stdoutWrite, stderrWrite].contains(fd) {
-                    posix_spawn_file_actions_addclose(&actions, fd)
-                }
-            }
-        }
+        if closingInherited { closeInherited(from: 3, keeping: [stdinRead, stdoutWrite, stderrWrite], in: &actions) }
 
+        // The receiver ignores SIGPIPE, and exec keeps that.
+        do throws(SpawnError) {
+            let pid = try start(
+                executable, words, environment: environment, actions: &actions, defaultSignals: [SIGPIPE], group: ownProcessGroup ? 0 : nil)
+            return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
+        } catch {
+            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
+            throw error
+        }
+    }
+
+    /// Adds to `actions` the closing of every descriptor from `lowest` on but `keeping`,
+    /// however recently opened; else (an older glibc, or the action refused) of those open
+    /// now, listed (glibc ignores a close of one another thread closed meanwhile).
+    private static func closeInherited(from lowest: Int32, keeping: [Int32], in actions: inout posix_spawn_file_actions_t) {
+        guard !Platform.closeDescriptors(from: lowest, in: &actions) else { return }
+        for fd in Platform.openDescriptors() where fd >= lowest && !keeping.contains(fd) {
+            posix_spawn_file_actions_addclose(&actions, fd)
+        }
+    }
+
+    /// Runs `executable` with `words` (its `argv`, the name first) and exactly `environment`
+    /// under `actions`: `defaultSignals` at their default handling, no signal blocked, and in
+    /// process group `group` (0: a new one it leads; nil: ours). Returns its pid; a failure
+    /// names it `program`.
+    private static func start(
+        _ executable: String, _ words: [String], environment: [String: String], actions: inout posix_spawn_file_actions_t,
+        defaultSignals: [Int32], group: pid_t?, program: String? = nil
+    ) throws(SpawnError) -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Default signal handling and mask: the receiver ignores SIGPIPE, and exec keeps that.
         var defaults = sigset_t()
         sigemptyset(&defaults)
-        sigaddset(&defaults, SIGPIPE)
+        for signal in defaultSignals { sigaddset(&defaults, signal) }
         posix_spawnattr_setsigdefault(&attributes, &defaults)
         var mask = sigset_t()
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
         var flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK
-        if ownProcessGroup {
+        if let group {
             flags |= POSIX_SPAWN_SETPGROUP
-            posix_spawnattr_setpgroup(&attributes, 0)
+            posix_spawnattr_setpgroup(&attributes, group)
         }
         posix_spawnattr_setflags(&attributes, Int16(flags))
 
@@ -107,11 +126,8 @@ package enum ProcessSpawner {
         defer { (arguments + variables).forEach { free($0) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, &arguments, &variables)
-        guard spawned == 0 else {
-            for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }
-            throw .spawn(program: executable, code: spawned)
-        }
-        return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
+        guard spawned == 0 else { throw .spawn(program: program ?? executable, code: spawned) }
+        return pid
     }
 
     /// A watcher in process group `group` and our end of its lifeline.
@@ -153,35 +169,18 @@ package enum ProcessSpawner {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
             posix_spawn_file_actions_adddup2(&actions, read, 3)
-            if !Platform.closeDescriptors(from: 4, in: &actions) {
-                for fd in Platform.openDescriptors() where fd > 3 && fd != read { posix_spawn_file_actions_addclose(&actions, fd) }
-            }
+            closeInherited(from: 4, keeping: [read], in: &actions)
 
-            var attributes = posix_spawnattr_t()
-            posix_spawnattr_init(&attributes)
-            defer { posix_spawnattr_destroy(&attributes) }
-            var defaults = sigset_t()
-            sigemptyset(&defaults)
-            sigaddset(&defaults, SIGPIPE)
-            sigaddset(&defaults, SIGTERM)
-            posix_spawnattr_setsigdefault(&attributes, &defaults)
-            var mask = sigset_t()
-            sigemptyset(&mask)
-            posix_spawnattr_setsigmask(&attributes, &mask)
-            posix_spawnattr_setpgroup(&attributes, group)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP))
-
-            let words = ["/bin/sh", "-c", watcherScript]
-            var arguments: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-            var variables: [UnsafeMutablePointer<CChar>?] = [strdup("PATH=/usr/bin:/bin"), nil]
-            defer { (arguments + variables).forEach { free($0) } }
-            var pid: pid_t = 0
-            let spawned = posix_spawn(&pid, "/bin/sh", &actions, &attributes, &arguments, &variables)
-            guard spawned == 0 else {
+            // SIGTERM too: a signal to the group ends the watcher, whatever the receiver ignores.
+            do throws(SpawnError) {
+                let pid = try start(
+                    "/bin/sh", ["/bin/sh", "-c", watcherScript], environment: ["PATH": "/usr/bin:/bin"], actions: &actions,
+                    defaultSignals: [SIGPIPE, SIGTERM], group: group, program: "/bin/sh (a handler's watcher)")
+                return Watcher(pid: pid, lifeline: write)
+            } catch {
                 close(write)
-                throw .spawn(program: "/bin/sh (a handler's watcher)", code: spawned)
+                throw error
             }
-            return Watcher(pid: pid, lifeline: write)
         }
     }
 }

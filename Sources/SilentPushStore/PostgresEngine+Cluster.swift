@@ -52,8 +52,9 @@ extension PostgresEngine {
     /// this one, waiting on the disk or on a lock, holds the session's claims as long as it
     /// runs. Then the wait goes on, `timeout` at a time, until `longestBusyWait` has passed.
     func onWriterSession(_ statement: StoreStatement, timeout: Duration) async throws -> [StoreRow] {
-        guard let session = writerSession.withLock({ $0 }), !session.connection.isClosed else {
-            endSession(ifStill: writerSession.withLock({ $0?.connection }))
+        let session = writerSession.withLock { $0 }
+        guard let session, !session.connection.isClosed else {
+            if let closed = session?.connection { endSession(ifStill: closed) }
             throw PushStoreError.sessionEnded
         }
         let connection = session.connection
