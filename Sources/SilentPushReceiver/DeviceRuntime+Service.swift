@@ -127,14 +127,18 @@ extension DeviceRuntime: Service {
     func shutdown(grace: Duration) async {
         var stopping: [UInt64] = []
         if case .stoppingWith(let wakes) = modifyStateAndRunActions({ recorder, _ in recorder.beginShutdown() }) { stopping = wakes }
-        // On the system clock a wake gets no more than is left to its deadline (timers no
-        // longer fire while stopping, so nothing else would end it there).
+        // A wake gets no more than its deadline (timers no longer fire while stopping, so
+        // nothing else would end it): on the system clock what is left to it; on the manual
+        // clock, which stands still, its deadline's length in real time, as a move of the
+        // clock gives it.
         let running = inspect { recorder in stopping.compactMap { recorder.running[$0] } }
         let now = clock.now
         let tasks = runningTasks()
         await withTaskGroup(of: Void.self) { group in
             for wake in running {
-                let left = clock.mode == .system ? min(grace, max(.zero, now.duration(to: wake.deadline))) : grace
+                let deadline =
+                    clock.mode == .system ? max(.zero, now.duration(to: wake.deadline)) : max(.zero, wake.startedAt.duration(to: wake.deadline))
+                let left = min(grace, deadline)
                 group.addTask { await self.waitForWake(wake.wakeID, timeout: left) }
             }
             for task in tasks { group.addTask { await self.waitAtMost(grace) { await task.settled.wait() } } }

@@ -525,11 +525,17 @@ public final class Receiver: Service, Sendable {
     }
 
     private static func writeReadyFile(_ json: String, to path: String) throws {
-        // Written whole then renamed, so a watcher never reads half a file.
+        // Written whole then renamed over the old file, so a watcher never reads half a file.
+        // rename(2) replaces a file and nothing else: a directory at `path` is refused, never
+        // removed.
+        guard !path.isEmpty else { throw POSIXError(.ENOENT) }
         let temporary = path + ".tmp"
         try Data(json.utf8).write(to: URL(fileURLWithPath: temporary))
-        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+        guard rename(temporary, path) == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw POSIXError(code)
+        }
     }
 }
 

@@ -66,7 +66,7 @@ package struct ChannelOptions: ParsableArguments, Sendable {
 
     /// A broadcast's payload: the file, `-` for stdin; checked as APNs checks it.
     package static func broadcastPayload(
-        _ file: String?, standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+        _ file: String?, standardInput: () throws(PushSendError) -> Data = { () throws(PushSendError) in try StandardInput.read() }
     ) throws
         -> [UInt8]
     {
@@ -75,7 +75,7 @@ package struct ChannelOptions: ParsableArguments, Sendable {
         }
         let bytes: [UInt8]
         if file == "-" {
-            bytes = Array(standardInput())
+            bytes = Array(try standardInput())
         } else {
             guard let data = FileManager.default.contents(atPath: file) else { throw PushSendError.unreadableFile(what: "payload file", path: file) }
             bytes = Array(data)

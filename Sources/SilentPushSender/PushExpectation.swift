@@ -156,7 +156,15 @@ package struct PushExpectation: Sendable {
             || (fate == PushFate.Kind.coalesced.rawValue && push["pushType"] as? String != APNsPushType.liveactivity.rawValue
                 && (push["wakeId"] == nil || push["wakeId"] is NSNull))
         // Met as every reader reports it now (one fate per push, however it is asked).
-        return (fate == expected.rawValue, !waiting, line, until)
+        let met = fate == expected.rawValue
+        guard manual, waiting, !met, until == nil, fate == PushFate.Kind.coalesced.rawValue,
+            let device = push["deviceToken"] as? String, let topic = push["topic"] as? String
+        else { return (met, !waiting, line, until) }
+        // Coalesced into a push still waiting: the push now waiting in its app's slot decides
+        // it, so the clock moves to the time that one waits until, not past it.
+        let head = try await object("/v1/pushes?device=\(Self.encoded(device))&topic=\(Self.encoded(topic))&fate=pending&limit=1")
+        let waitsUntil = ((head["pushes"] as? [[String: Any]])?.first?["why"] as? [String: Any])?["until"] as? String
+        return (met, false, line, waitsUntil.flatMap { ISO8601Timestamp.millisecondsSinceEpoch(parsing: $0) })
     }
 
     private func wakesSeen(

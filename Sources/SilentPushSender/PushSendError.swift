@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushCore
 
 /// What a run could not do; `pushsend` prints it, one line that says what to fix, and exits 2.
 package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -16,6 +17,10 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
     case tooManyPushes(devices: Int, count: Int, limit: Int)
     /// A file an option names cannot be read.
     case unreadableFile(what: String, path: String)
+    /// `-` named standard input as the payload, and it could not be read.
+    case unreadableStandardInput(problem: String)
+    /// Standard input held more than `limit` bytes, far more than any payload.
+    case standardInputTooLong(limit: Int)
     /// The payload would be refused by APNs, and `--no-validate` was not given.
     case invalidPayload(problem: String, fix: String)
     /// The payload would be refused, and this command has no `--no-validate` to send it anyway.
@@ -44,6 +49,10 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
         case .tooManyPushes(let devices, let count, let limit):
             "\(devices) devices × --count \(count) is more than \(limit) pushes in one run"
         case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'\(Self.whyUnreadable(path).map { ": \($0)" } ?? "")"
+        case .unreadableStandardInput(let problem):
+            "cannot read the payload from standard input (-): \(problem) (pipe the payload in, or name its file instead of -)"
+        case .standardInputTooLong(let limit):
+            "the payload on standard input (-) is over \(limit) bytes; APNs takes at most \(BroadcastRequest.maximumPayloadSize) (send a smaller one)"
         case .invalidPayload(let problem, let fix): "\(problem) (\(fix), or send it anyway with --no-validate)"
         case .refusedPayload(let problem, let fix): "\(problem) (\(fix))"
         case .unusableKey(let problem, let source): "\(problem) (check \(source))"

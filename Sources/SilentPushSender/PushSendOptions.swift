@@ -143,7 +143,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
         set { provider.certificatesSearched = newValue }
     }
     /// The payload when `payloadFile` is `-` (stdin by default).
-    package var standardInput: @Sendable () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }
+    package var standardInput: @Sendable () throws(PushSendError) -> Data = { () throws(PushSendError) in try StandardInput.read() }
 
     /// For `parse(_:)`: options are made from arguments (`PushSendOptions.parse(["payload.json"])`).
     package init() {}
@@ -257,7 +257,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
 
     func readPayload() throws -> [UInt8] {
         guard let payloadFile else { return Array(Self.silentPayload.utf8) }
-        if payloadFile == "-" { return Array(standardInput()) }
+        if payloadFile == "-" { return Array(try standardInput()) }
         guard let data = FileManager.default.contents(atPath: payloadFile) else {
             throw PushSendError.unreadableFile(what: "payload file", path: payloadFile)
         }

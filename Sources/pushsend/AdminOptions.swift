@@ -9,7 +9,8 @@ struct AdminOptions: ParsableArguments {
     var admin = "http://127.0.0.1:2199"
 
     @Option(
-        name: .customLong("admin-token"), help: ArgumentHelp("Its --admin-token, if it has one. Also SILENTPUSH_ADMIN_TOKEN.", valueName: "token"))
+        name: .customLong("admin-token"), parsing: .unconditional,
+        help: ArgumentHelp("Its --admin-token, if it has one. Also SILENTPUSH_ADMIN_TOKEN.", valueName: "token"))
     var adminToken: String?
 
     /// Refuses an --admin that is not `http(s)://HOST[:PORT][/path]` with a port from 1 to

@@ -52,7 +52,7 @@ struct SilentPushd: AsyncParsableCommand {
     var adminHosts: [String] = []
 
     @Option(
-        name: .customLong("admin-token"),
+        name: .customLong("admin-token"), parsing: .unconditional,
         help: ArgumentHelp(
             "Require 'authorization: Bearer TOKEN' on every admin route but /healthz, /readyz, a cluster's /v1/cluster/shards/N (a proxy's health check) and the page at / (open it as /#token=TOKEN).",
             valueName: "token"))
@@ -135,7 +135,7 @@ struct SilentPushd: AsyncParsableCommand {
     var strict = false
 
     @Option(
-        name: .customLong("rate-limit"),
+        name: .customLong("rate-limit"), parsing: .unconditional,
         help: ArgumentHelp("At most N pushes per DURATION to one device token, else 429 TooManyRequests (e.g. 10/1s).", valueName: "n/duration"))
     var rateLimit: String?
 
@@ -179,7 +179,7 @@ struct SilentPushd: AsyncParsableCommand {
     var retain = "7d"
 
     @Option(
-        name: .customLong("retain-pushes"),
+        name: .customLong("retain-pushes"), parsing: .unconditional,
         help: ArgumentHelp("How many of the newest pushes the store keeps (and task runs); 'none' for no limit.", valueName: "n"))
     var retainPushes = "1000000"
 
@@ -196,7 +196,7 @@ struct SilentPushd: AsyncParsableCommand {
     var profile: WakeProfile = .ios
 
     @Option(
-        name: .customLong("daily-budget"),
+        name: .customLong("daily-budget"), parsing: .unconditional,
         help: ArgumentHelp(
             "Background launches per device per rolling 24 hours (overrides --profile; 'none' for no budget).", valueName: "n"))
     var dailyBudget: String?
@@ -218,21 +218,21 @@ struct SilentPushd: AsyncParsableCommand {
     var rebootWarmup: String?
 
     @Option(
-        name: .customLong("reload-budget"),
+        name: .customLong("reload-budget"), parsing: .unconditional,
         help: ArgumentHelp(
             "Reloads each app's widgets (and, apart, its controls) make by push per device per rolling 24 hours (assumed; default 70, none under --profile debugger or off; 'none': no budget).",
             valueName: "n"))
     var reloadBudget: String?
 
     @Option(
-        name: .customLong("activity-budget"),
+        name: .customLong("activity-budget"), parsing: .unconditional,
         help: ArgumentHelp(
             "Priority-10 Live Activity updates an app takes per device per hour (assumed; default 10, none under --profile debugger and off; 'none': no budget).",
             valueName: "n"))
     var activityBudget: String?
 
     @Option(
-        name: .customLong("activity-frequent-budget"),
+        name: .customLong("activity-frequent-budget"), parsing: .unconditional,
         help: ArgumentHelp(
             "The same for an app with NSSupportsLiveActivitiesFrequentUpdates (assumed; default 120, none under --profile debugger and off; 'none': no budget).",
             valueName: "n"))
@@ -335,7 +335,7 @@ struct SilentPushd: AsyncParsableCommand {
     var overrunFactor: Int?
 
     @Option(
-        name: .customLong("app-usage-factors"),
+        name: .customLong("app-usage-factors"), parsing: .unconditional,
         help: ArgumentHelp(
             "An app last opened over a day ago waits WEEK times the interval and gets 1/WEEK of the daily budget; over a week ago, OLDER (assumed; default 2,4).",
             valueName: "week,older"))
@@ -395,7 +395,9 @@ struct SilentPushd: AsyncParsableCommand {
         transform: { try Self.wholeNumber($0, flag: "--threads", in: Self.threadsRange) })
     var threads: Int?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    @Option(
+        name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"),
+        completion: .list(Logger.Level.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--log-level") })
     var logLevel: Logger.Level = .info
 
     @Option(

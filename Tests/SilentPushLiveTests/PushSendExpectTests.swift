@@ -109,6 +109,24 @@ import Testing
         #expect(expired.status == 0 && expired.output.hasPrefix("ok: push \(ids[1]) is expired"), "\(expired.output)")
     }
 
+    /// A push coalesced into one still waiting is settled at that one's wake: expect moves the
+    /// clock to the time it waits until, and fails there, not at the end of `--within` (the
+    /// clock is the next steps' too).
+    @Test func aCoalescedPushIsSettledAtItsSuccessorsWakeAndTheClockStopsThere() async throws {
+        let (receiver, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { receiver.signal(SIGKILL) }
+        let url = "http://127.0.0.1:\(admin)"
+        let start = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"])
+        let client = try await TestPushClient.connect(port: h2c)
+        let ids = (1...3).map { "00000000-0000-4000-8000-0000000000c\($0)" }
+        for id in ids { #expect(try await client.push(apnsID: id).status == 200) }  // a wake, then one waiting replaced by the third
+        await client.close()
+        let result = try await Self.pushsend(["expect", "--admin", url, "--apns-id", ids[1], "--fate", "expired", "--within", "2h"])
+        #expect(result.status == 1 && result.output.contains("is coalesced"), "\(result.output)")
+        let now = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"])
+        #expect(now - start == 15 * 60_000, "the clock moved \(now - start) ms, not to the wake 15 minutes on")
+    }
+
     /// A count is exact over the whole span: two pushes, the second still waiting, are not
     /// "one wake within 20m" however soon the first wake is seen. The count is the device's
     /// whole, not as many as were asked for; a refusal of the admin API, and a report that

@@ -245,6 +245,30 @@ import Testing
         #expect(message.hasSuffix("\n") ? result.errorOutput == message : result.errorOutput.contains(message), "\(result.errorOutput)")
     }
 
+    /// A value that starts with a dash is the flag's value, answered with what the flag takes
+    /// (not "Missing value"), on the command line and in a config file; a word for a choice
+    /// is one line too.
+    @Test(arguments: [
+        (["--daily-budget", "-1"], "--daily-budget must be a whole number from 0 to 1000000, or none"),
+        (["--reload-budget", "-1"], "--reload-budget must be a whole number from 0 to 1000000, or none"),
+        (["--activity-budget", "-1"], "--activity-budget must be a whole number from 0 to 1000000, or none"),
+        (["--retain-pushes", "-1"], "--retain-pushes must be a whole number from 1 to 1000000000, or none"),
+        (["--rate-limit", "-1/1s"], "--rate-limit '-1/1s' is not N/DURATION"),
+        (["--admin-token", "-has space"], "--admin-token must be printable ASCII with no spaces"),
+        (["--log-level", "loud"], "--log-level 'loud' is not trace, debug, info, notice, warning, error, critical"),
+    ])
+    func aValueStartingWithADashIsTheFlagsOwn(arguments: [String], message: String) async throws {
+        try await badInputStopsStartUpWithExitTwoAndOneLine(arguments: arguments, message: message)
+    }
+
+    @Test func aNegativeNumberInAConfigFileIsAnsweredWithItsRange() async throws {
+        let path = Scratch.directory.appendingPathComponent("negative-\(UUID().uuidString).json").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(#"{"dailyBudget": -1}"#.utf8).write(to: URL(fileURLWithPath: path))
+        try await badInputStopsStartUpWithExitTwoAndOneLine(
+            arguments: ["--config", path], message: "dailyBudget must be a whole number from 0 to 1000000, or none")
+    }
+
     @Test func aKeyThatIsNotP256IsNamed() async throws {
         let path = Scratch.directory.appendingPathComponent("rsa-\(UUID().uuidString).pem").path
         defer { try? FileManager.default.removeItem(atPath: path) }

@@ -554,6 +554,34 @@ import Testing
         try await store.close()
     }
 
+    /// On the manual clock, which stands still, a fetch gets its deadline's length of the
+    /// grace in real time, as a move of the clock gives it: a handler hanging past a 1 s
+    /// deadline holds the stop 1 s, not the 20 s grace, and its wake ends `shutdown` (the
+    /// device never reached its deadline).
+    @Test func onTheManualClockAFetchIsGivenNoMoreOfTheGraceThanItsDeadlinesLength() async throws {
+        let path = try Scratch.newDirectory("grace-deadline-manual") + "/store.sqlite"
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let clock = ContinuousClock()
+        var stopping = clock.now
+        try await Receiver.withTesting({
+            Self.hangingFetches(grace: .seconds(20), store: path)(&$0)
+            $0.clock = .manual
+            $0.wakeSettings.deadline = .seconds(1)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // its fetch hangs
+            for _ in 0..<100 where try await receiver.wakes().isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+            await client.close()
+            stopping = clock.now
+        }
+        let took = stopping.duration(to: clock.now)
+        #expect(took >= .milliseconds(900) && took < .seconds(5), "the stop waited \(took) for a fetch with a 1 s deadline")
+        let store = try await PushStore.open(.file(path))
+        let wake = try #require(try await store.wakes().first)
+        #expect(wake.result == .shutdown, "\(wake)")
+        try await store.close()
+    }
+
     /// An exec handler that ignores SIGTERM, cut when the shutdown grace ends, is killed then,
     /// not after its kill grace: the receiver stops within its grace, and the wake says `shutdown`.
     @Test func anExecHandlerCutAtTheGracesEndIsKilledThen() async throws {

@@ -40,6 +40,36 @@ import Testing
         }
     }
 
+    @Test func aReadyFileLeftFromBeforeIsReplaced() async throws {
+        var configuration = ReceiverConfiguration.testing()
+        let path = Scratch.directory.appendingPathComponent("ready-\(UUID().uuidString).json").path
+        try Data("{\"tls\":1}".utf8).write(to: URL(fileURLWithPath: path))
+        configuration.readyFile = path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try await Receiver(configuration).whileRunning { receiver in
+            #expect(FileManager.default.contents(atPath: path) == Data(receiver.readyJSON.utf8))
+            #expect(!FileManager.default.fileExists(atPath: path + ".tmp"))
+        }
+    }
+
+    @Test func aReadyFilePathThatIsADirectoryIsRefusedAndTheDirectoryKept() async throws {
+        let directory = Scratch.directory.appendingPathComponent("ready-\(UUID().uuidString)")
+        let kept = directory.appendingPathComponent("sub/data.txt")
+        try FileManager.default.createDirectory(at: kept.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data("precious".utf8).write(to: kept)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = ReceiverConfiguration.testing()
+        configuration.readyFile = directory.path
+        await #expect {
+            try await Receiver(configuration).whileRunning { _ in }
+        } throws: { error in
+            guard case ReceiverStartError.readyFile = error else { return false }
+            return "\(error)".contains("check --ready-file")
+        }
+        #expect(FileManager.default.contents(atPath: kept.path) == Data("precious".utf8))
+        #expect(!FileManager.default.fileExists(atPath: directory.path + ".tmp"))
+    }
+
     @Test func aListenerThatIsOffIsLeftOutOfTheReadyJSON() async throws {
         var configuration = ReceiverConfiguration.testing()
         configuration.listen = nil

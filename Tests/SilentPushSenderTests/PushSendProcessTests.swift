@@ -56,6 +56,25 @@ import Testing
         }
     }
 
+    /// A payload on standard input (`-`) that cannot be read, or that never ends, is one
+    /// line and exit 2, for a push and a broadcast alike: not a trap, and not read whole.
+    @Test func aPayloadOnStandardInputThatCannotBeReadOrNeverEndsExitsTwoWithOneLine() async throws {
+        let binary = try Self.binary()
+        let directory = Scratch.directory.path
+        for (arguments, input, expected) in [
+            // Closed: the descriptor may be one the runtime opened since (an event queue), not a pipe.
+            ("--url http://127.0.0.1:9 -", "<&-", "pushsend: cannot read the payload from standard input (-): "),
+            ("--url http://127.0.0.1:9 -", "< '\(directory)'", "pushsend: cannot read the payload from standard input (-): Is a directory"),
+            ("--url http://127.0.0.1:9 -", "< /dev/zero", "pushsend: the payload on standard input (-) is over 65536 bytes"),
+            ("broadcast --url http://127.0.0.1:9 --channel dHN0LXNyY2gtY2hubA== -", "<&-", "pushsend: cannot read the payload from standard input (-)"),
+        ] {
+            let command = "'\(binary)' \(arguments) \(input)"
+            let result = try await PeerProcess.run("sh", ["-c", command], timeout: .seconds(60))
+            let lines = result.errorOutput.split(separator: "\n")
+            #expect(result.status == 2 && lines.count == 1 && result.errorOutput.hasPrefix(expected), "\(command): \(result.status) \(result.errorOutput)")
+        }
+    }
+
     /// Help and the version that cannot be written exit 2 too; `channel` with no subcommand
     /// is a usage error, not help and success.
     @Test func helpThatCannotBeWrittenAndAChannelWithoutASubcommandExitTwo() async throws {
