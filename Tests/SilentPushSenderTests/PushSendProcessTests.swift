@@ -66,12 +66,17 @@ import Testing
             ("--url http://127.0.0.1:9 -", "<&-", "pushsend: cannot read the payload from standard input (-): "),
             ("--url http://127.0.0.1:9 -", "< '\(directory)'", "pushsend: cannot read the payload from standard input (-): Is a directory"),
             ("--url http://127.0.0.1:9 -", "< /dev/zero", "pushsend: the payload on standard input (-) is over 65536 bytes"),
-            ("broadcast --url http://127.0.0.1:9 --channel dHN0LXNyY2gtY2hubA== -", "<&-", "pushsend: cannot read the payload from standard input (-)"),
+            (
+                "broadcast --url http://127.0.0.1:9 --channel dHN0LXNyY2gtY2hubA== -", "<&-",
+                "pushsend: cannot read the payload from standard input (-)"
+            ),
         ] {
             let command = "'\(binary)' \(arguments) \(input)"
             let result = try await PeerProcess.run("sh", ["-c", command], timeout: .seconds(60))
             let lines = result.errorOutput.split(separator: "\n")
-            #expect(result.status == 2 && lines.count == 1 && result.errorOutput.hasPrefix(expected), "\(command): \(result.status) \(result.errorOutput)")
+            #expect(
+                result.status == 2 && lines.count == 1 && result.errorOutput.hasPrefix(expected), "\(command): \(result.status) \(result.errorOutput)"
+            )
         }
     }
 
