@@ -147,7 +147,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .offline: return "held at APNs: the device is offline; APNs delivers its latest push for the app on reconnect"
         case .rebootWarmup(let until): return "waiting: the device restarted; no background launch before \(time(until))"
         case .appUsage(let opened, let threshold):
-            return "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold)) ago; it is launched again once opened"
+            return "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold, days: true)) ago; it is launched again once opened"
         case .appShare(let used, let share, let budget, let until):
             return
                 "waiting: the app, little used, has had \(used) of its \(share) launches (of the device's \(budget)) in 24 h; next at \(time(until))"
@@ -175,8 +175,10 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         }
     }
 
-    static func words(_ duration: Duration) -> String {
+    /// `days`: whole days in days (a threshold of weeks), not hours (an interval).
+    static func words(_ duration: Duration, days: Bool = false) -> String {
         let seconds = duration.components.seconds
+        if days, seconds >= 86_400, seconds % 86_400 == 0 { return seconds == 86_400 ? "1 day" : "\(seconds / 86_400) days" }
         if seconds >= 3600, seconds % 3600 == 0 { return "\(seconds / 3600) h" }
         if seconds >= 60, seconds % 60 == 0 { return "\(seconds / 60) min" }
         return "\(seconds) s"

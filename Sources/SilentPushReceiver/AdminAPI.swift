@@ -340,7 +340,7 @@ package struct AdminAPI: Sendable {
         var device: String?
         if let text = query.get("device") {
             guard let token = deviceToken(text) else {
-                throw AdminError(.unprocessableContent, "device must be a device token (64 to 200 hex digits)")
+                throw AdminError(.unprocessableContent, "device must be a device token (64 to 200 hex digits, an even number of them)")
             }
             device = token
         }
@@ -562,7 +562,7 @@ package struct AdminAPI: Sendable {
         if let first = fields.first { throw AdminError(.unprocessableContent, "this request takes no fields (got '\(first.0)'): send {}") }
     }
 
-    static var badDeviceToken: Response { error(.unprocessableContent, "the device token must be 64 to 200 hex digits") }
+    static var badDeviceToken: Response { error(.unprocessableContent, "the device token must be 64 to 200 hex digits, an even number of them") }
 
     /// Restarts the device: no background launch during the warm-up.
     private func reboot(_ token: String) async -> Response {

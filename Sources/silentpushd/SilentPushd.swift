@@ -190,7 +190,7 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "The device's throttling: ios (the default; as observed: 15m between wakes, 30s deadline), fast (1s between wakes), debugger (no throttling), strict (Apple's two or three an hour: 20m between wakes, 72 launches a day) or off (every push wakes).",
+            "The device's throttling: ios (the default; as observed: 15m between wakes, 30s deadline), fast (1s between wakes), debugger (no throttling), strict (Apple's two or three an hour: 20m between wakes, 72 launches a day) or off (every push wakes at once, but priority 1, which rides the next wake).",
             valueName: "profile"),
         completion: .list(WakeProfile.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--profile") })
     var profile: WakeProfile = .ios

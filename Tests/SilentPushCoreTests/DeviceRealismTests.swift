@@ -357,6 +357,16 @@ import Testing
         #expect(scenario.fates[scenario.push(other, at: start + 20 * interval + 1)] == .delivered(at: start + 20 * interval + 1))
     }
 
+    /// The threshold is said in days, as it is given (`--app-usage-threshold 14d`), not hours.
+    @Test func theAppUsageHoldSaysItsThresholdInDays() {
+        let held = WaitReason<Int>.appUsage(lastOpened: 0, threshold: .seconds(14 * Self.day))
+        #expect(held.text(time: { _ in "then" }) == "held: the app was last opened at then, more than 14 days ago; it is launched again once opened")
+        let day = WaitReason<Int>.appUsage(lastOpened: 0, threshold: .seconds(Self.day))
+        #expect(day.text(time: { _ in "then" }).contains("more than 1 day ago"))
+        let hours = WaitReason<Int>.appUsage(lastOpened: 0, threshold: .seconds(36 * 3600))
+        #expect(hours.text(time: { _ in "then" }).contains("more than 36 h ago"))
+    }
+
     /// `--app-usage-factors 3,5`: two days unopened is three times the interval, ten days five.
     @Test func theAppUsageFactorsAreTheSettings() {
         var settings = WakeSettings.ios
