@@ -56,15 +56,15 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The URL for what has no payload (a background task): `{token}` and `{topic}` only.
-    public func expand(token: String, topic: String) throws(Problem) -> String {
-        try expand(token: token, topic: topic) { key throws(Problem) in
-            throw Problem(description: "a background task has no payload to fill {\(key)} in \(description)")
-        }
+    /// The URL for what has no payload (a background task's run, a relaunch for a background
+    /// session): `{token}` and `{topic}` filled in, a payload key left empty, so one template
+    /// serves the app's wakes and its runs alike (the run is told apart by the JSON posted).
+    public func expand(token: String, topic: String) -> String {
+        expand(token: token, topic: topic) { _ in "" }
     }
 
     /// The URL with `{token}` and `{topic}` filled in, and each `{name}` with `value(name)`.
-    private func expand(token: String, topic: String, value: (String) throws(Problem) -> String) throws(Problem) -> String {
+    private func expand<Failure: Error>(token: String, topic: String, value: (String) throws(Failure) -> String) throws(Failure) -> String {
         var url = ""
         for part in parts {
             switch part {

@@ -898,13 +898,19 @@ public struct LiveActivityPolicy: Sendable {
 
     private mutating func apply(_ update: Pending, to id: String, why: String, now: DeviceInstant, into actions: inout [LiveActivityAction]) {
         guard var activity = activities[id] else { return }
-        coalesceHeld(of: id, into: update.source, now: now, into: &actions)
         let payload = update.payload
+        // An end without content-state that replaces an update still waiting to show ends
+        // with that update's content: the latest the provider sent, which would have shown.
+        let replaced = payload.event == .end && payload.contentState == nil ? held[id]?.update : nil
+        coalesceHeld(of: id, into: update.source, now: now, into: &actions)
         if let content = payload.contentState {
             activity.contentState = content
             // The push's content replaces the activity's whole (ActivityContent): no
             // relevance-score, none. (An end without content-state keeps what it shows.)
             activity.relevanceScore = payload.relevanceScore
+        } else if let replaced, let content = replaced.payload.contentState {
+            activity.contentState = content
+            activity.relevanceScore = replaced.payload.relevanceScore
         }
         // The push's stale-date replaces the one before: none given, none.
         activity.staleDate = payload.staleDate
@@ -922,7 +928,10 @@ public struct LiveActivityPolicy: Sendable {
                 note =
                     payload.dismissalDate == nil || dismissAt == latest
                     ? "ended; on the Lock Screen until \(Self.time(dismissAt)) (at most 4 hours)"
-                    : "ended; dismissed at its dismissal-date \(Self.time(dismissAt))"
+                    : "ended; on the Lock Screen until its dismissal-date \(Self.time(dismissAt))"
+            }
+            if let replaced, replaced.payload.contentState != nil, payload.contentState == nil {
+                note += "; it shows the content-state of \(replaced.source), which waited to show and rode the end"
             }
             unsubscribe(activity)
         } else if let staleDate = activity.staleDate, staleDate <= now {

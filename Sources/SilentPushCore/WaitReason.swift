@@ -147,7 +147,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .offline: return "held at APNs: the device is offline; APNs delivers its latest push for the app on reconnect"
         case .rebootWarmup(let until): return "waiting: the device restarted; no background launch before \(time(until))"
         case .appUsage(let opened, let threshold):
-            return "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold, days: true)) ago; it is launched again once opened"
+            return
+                "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold, days: true)) ago; it is launched again once opened"
         case .appShare(let used, let share, let budget, let until):
             return
                 "waiting: the app, little used, has had \(used) of its \(share) launches (of the device's \(budget)) in 24 h; next at \(time(until))"
@@ -171,7 +172,8 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .discretionary(let wifi, let charging, let lowPowerMode):
             let missing = [wifi ? nil : "Wi-Fi", charging ? nil : "external power", lowPowerMode ? "Low Power Mode off" : nil].compactMap { $0 }
             return "waiting: a discretionary transfer waits for " + missing.joined(separator: ", ")
-        case .transferRetry(let attempt, let until): return "waiting: cut off; try \(attempt) at \(time(until))"
+        case .transferRetry(let attempt, let until):
+            return "waiting: the last try did not finish (lastError says why); try \(attempt) at \(time(until))"
         }
     }
 

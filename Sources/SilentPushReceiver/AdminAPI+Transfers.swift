@@ -69,7 +69,7 @@ extension AdminAPI {
         switch transfer.state {
         case .waiting: transfer.why.map { why($0, for: .transfer) } ?? whyObject("waiting", "waiting for its conditions", nil)
         case .running: whyObject("running", "try \(transfer.attempts) runs against the origin", nil)
-        case .done: whyObject("done", "the origin answered in full; " + doneWords(transfer), nil)
+        case .done: whyObject("done", "its file holds the origin's whole answer; " + doneWords(transfer), nil)
         case .failed: whyObject("failed", transfer.reason ?? "failed", nil)
         // A record from before the reason was kept is a force-quit's.
         case .cancelled: whyObject("cancelled", transfer.reason ?? DeviceRecorder.TransferCancellation.forceQuit.words, nil)

@@ -911,6 +911,13 @@ package struct AdminAPI: Sendable {
                 )
             case .coalesced:
                 ("replaced", fate.wakeID.map { "replaced in the app's slot; rode wake \($0)" } ?? "replaced in the app's slot by a newer push", nil)
+            // A Live Activity push has no slot and no wake: it expires only where APNs kept it.
+            case .expired where liveActivity:
+                (
+                    "expired",
+                    "APNs kept it for the offline device past its apns-expiration (at most APNs's storage limit): its Live Activity never got it",
+                    nil
+                )
             // The row does not say whether the push expired itself or with the newer push that
             // replaced it in its slot: the text names both where both can be.
             case .expired where !expires:

@@ -50,7 +50,9 @@ extension FaultRule {
             guard case .string(let text) = value, !text.isEmpty else { throw Invalid("match.\(key) must be a non-empty string") }
             switch key {
             case "device":
-                guard let token = AdminAPI.deviceToken(text) else { throw Invalid("match.device must be a device token (64 to 200 hex digits, an even number of them)") }
+                guard let token = AdminAPI.deviceToken(text) else {
+                    throw Invalid("match.device must be a device token (64 to 200 hex digits, an even number of them)")
+                }
                 match.device = token
             case "topic": match.topic = text
             case "team": match.team = text

@@ -102,18 +102,13 @@ public struct HTTPFetchHandler: FetchHandler {
     }
 
     /// A background task: POSTs the run's JSON to the template (`{token}` and `{topic}` filled
-    /// in); a 2xx answer `{"success": true|false}` completes it. Expiry cancels the request
+    /// in, a payload key left empty: a run has no payload); a 2xx answer `{"success": true|false}` completes it. Expiry cancels the request
     /// and completes the run unsuccessfully, as an expiration handler that cancels its work
     /// does; anything else answered completes it unsuccessfully.
     public func runTask(_ task: BackgroundTask) async {
         // Expiry cancels the request; the catch below then completes the run unsuccessfully.
         task.expirationHandler = {}
-        let url: String
-        do {
-            url = try template.expand(token: task.deviceToken, topic: task.topic)
-        } catch {
-            return task.setTaskCompleted(success: false)
-        }
+        let url = template.expand(token: task.deviceToken, topic: task.topic)
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "User-Agent", value: "silentpushd")

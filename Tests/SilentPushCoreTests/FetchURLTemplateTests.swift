@@ -22,6 +22,12 @@ import Testing
         }
     }
 
+    /// A run has no payload: its URL fills `{token}` and `{topic}` and leaves a payload key empty.
+    @Test func withoutAPayloadAKeyIsLeftEmpty() throws {
+        let template = try FetchURLTemplate("http://127.0.0.1:8080/feeds/{topic}/{token}?section={section}")
+        #expect(template.expand(token: "abcd", topic: "com.example.app") == "http://127.0.0.1:8080/feeds/com.example.app/abcd?section=")
+    }
+
     @Test(arguments: ["ftp://x/{token}", "http://x/{token", "http://x/{}", "http://x/token}"])
     func aBadTemplateIsRefused(text: String) {
         #expect(throws: FetchURLTemplate.Problem.self) { try FetchURLTemplate(text) }

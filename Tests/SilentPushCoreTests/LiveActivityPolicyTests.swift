@@ -316,6 +316,25 @@ import Testing
         #expect(Self.updates(end).map(\.outcome) == [.coalesced(into: "E"), .applied])
     }
 
+    /// An end without content-state that replaces an update waiting for the budget ends with
+    /// that update's content, the latest sent; an end with its own content shows its own.
+    @Test func anEndWithoutContentEndsWithTheContentOfTheUpdateItReplaced() throws {
+        for (endContent, shown) in [(nil, #"{"s":30}"#), (#"{"s":40}"#, #"{"s":40}"#)] as [(String?, String)] {
+            var policy = try Self.withActivity(LiveActivitySettings(hourlyBudget: 1, opportunisticDelay: .zero))
+            _ = policy.receive(
+                Self.push("U1", to: "T1", Self.payload(timestamp: 1, content: #"{"s":21}"#)), channelExists: { _ in true }, now: Self.t0)
+            let held = policy.receive(
+                Self.push("U2", to: "T1", Self.payload(timestamp: 2, content: #"{"s":30}"#)), channelExists: { _ in true }, now: Self.at(1))
+            #expect(Self.updates(held).map(\.outcome) == [.waiting(until: Self.at(3600))])
+            let end = policy.receive(
+                Self.push("E", to: "T1", Self.payload(.end, timestamp: 3, content: endContent)), channelExists: { _ in true }, now: Self.at(2))
+            #expect(Self.updates(end).map(\.outcome) == [.coalesced(into: "E"), .applied])
+            #expect(policy.activities["A1"]?.contentState == shown)
+            let why = try #require(policy.activities["A1"]?.why)
+            #expect(why.contains("it shows the content-state of U2") == (endContent == nil), "\(why)")
+        }
+    }
+
     /// A reinstall deletes the app: its activities leave the device at once (dismissed, an ended
     /// one keeping when it ended), what one held back is ignored, a channel's subscriber
     /// listens no more, and another device's activity stays.

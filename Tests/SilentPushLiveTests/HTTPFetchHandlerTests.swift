@@ -332,10 +332,12 @@ extension SilentPushdFetchConfigTests {
 /// the answer's `success` completing it, expiry cancelling the request.
 @Suite struct HTTPTaskHandlerTests {
     /// A receiver whose tasks POST to `http://127.0.0.1:PORT/task/PATH` (1 s for a refresh).
-    static func withTaskReceiver(origin: HTTPFetchHandlerTests.Origin, path: String, _ body: (Receiver) async throws -> Void) async throws {
+    static func withTaskReceiver(
+        origin: HTTPFetchHandlerTests.Origin, path: String, query: String = "topic={topic}", _ body: (Receiver) async throws -> Void
+    ) async throws {
         try await Receiver.withTesting({
             $0.wakeSettings.refreshTaskTime = .seconds(1)
-            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/task/\(path)?topic={topic}"))
+            $0.fetchHandler = .url(try! FetchURLTemplate("http://127.0.0.1:\(origin.port)/task/\(path)?\(query)"))
             $0.apps = [SamplePush.topic: AppDeclaration(permittedTaskIdentifiers: ["com.example.refresh"], backgroundModes: [.fetch])]
         }) { receiver in try await body(receiver) }
     }
@@ -350,6 +352,20 @@ extension SilentPushdFetchConfigTests {
             let run = try #require(try await receiver.taskRuns().first)
             #expect(run.outcome == outcome)
             #expect(origin.log.contains("POST /task/\(path) identifier=com.example.refresh"), "\(origin.log)")
+        }
+    }
+
+    /// A template made for wakes, with a payload key: a run, which has no payload, is still
+    /// POSTed (the key left empty), not failed without a request.
+    @Test func aTemplateWithAPayloadKeyStillPostsTheRun() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        try await Self.withTaskReceiver(origin: origin, path: "success", query: "topic={topic}&section={section}") { receiver in
+            try await receiver.submitTask(.init(identifier: "com.example.refresh", kind: .refresh))
+            await receiver.settle()
+            let run = try #require(try await receiver.taskRuns().first)
+            #expect(run.outcome == .completed)
+            #expect(origin.log.contains("POST /task/success identifier=com.example.refresh"), "\(origin.log)")
         }
     }
 

@@ -199,6 +199,14 @@ import Testing
                 (heldRead.json["why"] as? [String: Any])?["text"] as? String
                     == "held at APNs: the device is offline; APNs delivers the latest push for this activity token on reconnect",
                 "\(heldRead.json)")
+            // Kept past APNs's storage limit, it expires there: no slot, no wake.
+            try await receiver.advanceClock(by: .seconds(31 * 86_400))
+            let expired = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/pushes/\(held)")
+            #expect(expired.json["fate"] as? String == "expired", "\(expired.json)")
+            #expect(
+                (expired.json["why"] as? [String: Any])?["text"] as? String
+                    == "APNs kept it for the offline device past its apns-expiration (at most APNs's storage limit): its Live Activity never got it",
+                "\(expired.json)")
         }
     }
 
