@@ -23,6 +23,11 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
             throw Problem(description: "'\(text)' is not an http:// or https:// URL template")
         }
+        // A host, or a placeholder that gives one, before the path.
+        let authority = text.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard !authority.isEmpty, authority.first != ":", authority.first != "@" else {
+            throw Problem(description: "'\(text)' names no host (give one after the scheme, such as http://127.0.0.1:8080/…)")
+        }
         var parts: [Part] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {

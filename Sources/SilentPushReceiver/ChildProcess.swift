@@ -1,5 +1,6 @@
 import Foundation
 import SilentPushCore
+import SilentPushTransport
 import Synchronization
 
 /// One run of a shell command in a process group of its own: stdin given, stdout and stderr
@@ -203,11 +204,12 @@ extension ProcessSpawner.Spawned {
             var ended: Int32 = 0
             while waitpid(watcher.pid, &ended, 0) < 0, errno == EINTR {}
         }
-        // What it left, when this process inherits orphans (it runs as PID 1): reaped once
-        // dead, for up to 100 ms; elsewhere the system's init reaps them.
+        // What it left, when this process inherits orphans (it runs as PID 1, or silentpushd
+        // made itself their reaper): reaped once dead, for up to 100 ms; elsewhere the
+        // system's init reaps them.
         if !groupGone {
             reapGroup()
-            if getpid() == 1 {
+            if Platform.adoptsOrphans {
                 for _ in 0..<50 where kill(-pid, 0) == 0 {
                     usleep(2_000)
                     reapGroup()

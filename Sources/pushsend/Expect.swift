@@ -220,7 +220,8 @@ struct Expect: AsyncParsableCommand {
             guard case .refused(let status, let detail) = failure else { throw failure }
             // A refusal is not a result about the device: the admin URL or token is wrong (2).
             let hint = status == 401 ? " (check --admin-token)" : status == 404 ? " (check --admin)" : ""
-            try? FileHandle.standardError.write(contentsOf: Data("pushsend: the admin API answered \(status): \(detail)\(hint)\n".utf8))
+            try? FileHandle.standardError.write(
+                contentsOf: Data("pushsend: the admin API answered \(status): \(TerminalLine.escaped(detail))\(hint)\n".utf8))
             throw ExitCode(2)
         }
         print(outcome.line)

@@ -44,7 +44,7 @@ struct PushSend: AsyncParsableCommand {
                 exitUnlessWritten(0)
             }
             let message = (error as? PushSendError)?.description ?? (error as? AdminExporter.Failure)?.description ?? message(for: error)
-            try? FileHandle.standardError.write(contentsOf: Data("pushsend: \(message)\n".utf8))
+            try? FileHandle.standardError.write(contentsOf: Data("pushsend: \(TerminalLine.escaped(message))\n".utf8))
             // An admin API that answered and refused is a result (1); the rest are usage (2).
             if case .refused? = error as? AdminExporter.Failure { Foundation.exit(1) }
             Foundation.exit(2)

@@ -734,6 +734,9 @@ struct SilentPushd: AsyncParsableCommand {
                 print(helpMessage())
                 return
             }
+            // What exec handlers leave when their shell dies is reaped here at once, whatever
+            // the machine's init does (a container's may take a second, or never).
+            _ = Platform.adoptOrphans()
             try await runnable.run()
         } catch {
             if exitCode(for: error) == .success {
@@ -753,7 +756,7 @@ struct SilentPushd: AsyncParsableCommand {
     }
 
     static func fail(_ message: String) -> Never {
-        try? FileHandle.standardError.write(contentsOf: Data("silentpushd: \(message)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("silentpushd: \(TerminalLine.escaped(message))\n".utf8))
         Foundation.exit(2)
     }
 }

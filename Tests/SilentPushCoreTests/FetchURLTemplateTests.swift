@@ -28,6 +28,11 @@ import Testing
         #expect(template.expand(token: "abcd", topic: "com.example.app") == "http://127.0.0.1:8080/feeds/com.example.app/abcd?section=")
     }
 
+    @Test(arguments: ["http://", "https:///feed/{token}", "http://:8080/x", "http://?q={token}"])
+    func aTemplateWithNoHostIsRefusedSayingSo(text: String) {
+        #expect { try FetchURLTemplate(text) } throws: { "\($0)".contains("names no host") }
+    }
+
     @Test(arguments: ["ftp://x/{token}", "http://x/{token", "http://x/{}", "http://x/token}"])
     func aBadTemplateIsRefused(text: String) {
         #expect(throws: FetchURLTemplate.Problem.self) { try FetchURLTemplate(text) }

@@ -376,6 +376,52 @@ import Testing
         await client.close()
     }
 
+    /// What a handler's shell leaves when it dies is silentpushd's to reap (it is their
+    /// reaper, as PID 1 is), not whenever the machine's init gets to it: a run whose command
+    /// ends on its SIGTERM a moment after the shell died of it has expired, within a grace of
+    /// 1 s, and no zombie of it is left.
+    @Test func aCommandThatOutlivesItsShellOnTheSIGTERMIsReapedAtOnceAndItsRunExpired() async throws {
+        let directory = try Scratch.newDirectory("orphan")
+        let config = directory + "/config.json"
+        let app = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["r"], "backgroundModes": ["fetch"]}}}"#
+        try Data(app.utf8).write(to: URL(fileURLWithPath: config))
+        // `; true` keeps the shell from exec'ing perl: perl is its child, and its orphan once
+        // the group's SIGTERM ends the shell.
+        let handler =
+            #"echo $$ > \#(directory)/shell; perl -e '$SIG{TERM} = sub { exit 0 }; open(my $f, ">", "\#(directory)/perl"); print $f "$$\n"; close $f; sleep 60'; true"#
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start([
+            "--config", config, "--clock", "manual", "--task-expiration-grace", "1s", "--fetch-exec", handler,
+        ])
+        defer { process.signal(SIGKILL) }
+        let tasks = "/v1/devices/" + String(repeating: "ab", count: 32) + "/apps/com.example.app/tasks"
+        // A refresh with nothing to hold it runs at once.
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", tasks, body: #"{"identifier": "r", "kind": "refresh"}"#).status == 201)
+        var pid: Int32?
+        for _ in 0..<200 where pid == nil {
+            pid = (try? String(contentsOfFile: directory + "/perl", encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let perl = try #require(pid, "the handler's command did not start")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", tasks + "/r/simulate-expiration", body: "{}").status == 200)
+        var outcome: String?
+        for _ in 0..<200 {
+            let runs = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/task-runs").json["runs"] as? [[String: Any]] ?? []
+            outcome = runs.first?["outcome"] as? String
+            if let outcome, outcome != "running" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(outcome == "expired", "the run ended \(outcome ?? "never") within its 1 s grace")
+        // Reaped: not even a zombie is left of it.
+        var left = true
+        for _ in 0..<100 where left {
+            left = FileManager.default.fileExists(atPath: "/proc/\(perl)")
+            if left { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(!left, "process \(perl) is still in the process table")
+    }
+
     /// A handler does not outlive its receiver, however the receiver ends: after a `kill -9`
     /// the handler's group is killed at once, with the child it started. Its own waits (a
     /// first wake's) are for its own children only.

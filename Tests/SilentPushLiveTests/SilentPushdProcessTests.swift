@@ -261,6 +261,13 @@ import Testing
         try await badInputStopsStartUpWithExitTwoAndOneLine(arguments: arguments, message: message)
     }
 
+    /// An argument's control characters are shown escaped in the error line, not sent to the
+    /// terminal (an escape sequence there recolours it, a line break splits the line).
+    @Test func anArgumentsControlCharactersAreEscapedInTheErrorLine() async throws {
+        try await badInputStopsStartUpWithExitTwoAndOneLine(
+            arguments: ["--profile", "fa\u{1b}[31mst\nx"], message: "--profile 'fa\\u{1b}[31mst\\u{a}x' is not ios")
+    }
+
     @Test func aNegativeNumberInAConfigFileIsAnsweredWithItsRange() async throws {
         let path = Scratch.directory.appendingPathComponent("negative-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }
