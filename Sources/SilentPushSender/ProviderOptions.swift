@@ -99,6 +99,8 @@ package struct ProviderOptions: ParsableArguments, Sendable {
         if cacert != nil, target.scheme != "https" {
             throw PushSendError.conflictingOptions("--cacert needs TLS: give an https:// --url (the receiver's TLS port), not \(target.scheme)://")
         }
+        // One says which certificates to trust, the other to trust any: both is a mistake.
+        if cacert != nil, insecure { throw PushSendError.conflictingOptions("give --cacert or --insecure, not both") }
         var tls = TLSClientConfiguration(caFile: cacert, insecure: insecure)
         let developmentCA = certificatesDirectory.map { $0 + "/ca.pem" }
         if cacert == nil, !insecure, !sandbox, !production {

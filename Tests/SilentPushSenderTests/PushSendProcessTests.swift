@@ -309,6 +309,14 @@ import Testing
         }
     }
 
+    /// A CA to trust and trust in any certificate, together, are one of them too many.
+    @Test func aCAAndInsecureTogetherAreRefused() async throws {
+        let result = try await Self.run([
+            "--url", "https://localhost:9", "--cacert", DevCertificates.ca, "--insecure", "--device", SamplePush.deviceToken, Self.payload,
+        ])
+        #expect(result.status == 2 && result.errorOutput == "pushsend: give --cacert or --insecure, not both\n", "\(result.errorOutput)")
+    }
+
     /// A key's contents where its path belongs, on the command line or in APNS_KEY, are
     /// refused in one line that never shows them (CI logs keep stderr).
     @Test func aKeysContentsInPlaceOfItsPathAreNeverEchoed() async throws {
