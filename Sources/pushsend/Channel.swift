@@ -29,7 +29,8 @@ struct Channel: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a channel; prints 201 and its id.")
         @OptionGroup var options: ChannelOptions
         @Option(
-            name: .customLong("storage-policy"), parsing: .unconditional, help: "0 (the default): no message stored; 1: the most recent message stored (8 hours).",
+            name: .customLong("storage-policy"), parsing: .unconditional,
+            help: "0 (the default): no message stored; 1: the most recent message stored (8 hours).",
             transform: { try PushSendOptions.wholeNumber($0, expected: "0 or 1") })
         var storagePolicy = 0
 
