@@ -910,7 +910,7 @@ public struct LiveActivityPolicy: Sendable {
             activity.relevanceScore = payload.relevanceScore
         } else if let replaced, let content = replaced.payload.contentState {
             activity.contentState = content
-            activity.relevanceScore = replaced.payload.relevanceScore
+            activity.relevanceScore = payload.relevanceScore ?? replaced.payload.relevanceScore
         }
         // The push's stale-date replaces the one before: none given, none.
         activity.staleDate = payload.staleDate

@@ -148,7 +148,7 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         case .rebootWarmup(let until): return "waiting: the device restarted; no background launch before \(time(until))"
         case .appUsage(let opened, let threshold):
             return
-                "held: the app was last opened at \(time(opened)), more than \(Self.words(threshold, days: true)) ago; it is launched again once opened"
+                "held: the app was last opened at \(time(opened)), more than \(Self.dayWords(threshold)) ago; it is launched again once opened"
         case .appShare(let used, let share, let budget, let until):
             return
                 "waiting: the app, little used, has had \(used) of its \(share) launches (of the device's \(budget)) in 24 h; next at \(time(until))"
@@ -177,10 +177,15 @@ public enum WaitReason<Instant: Sendable & Equatable>: Sendable, Equatable {
         }
     }
 
-    /// `days`: whole days in days (a threshold of weeks), not hours (an interval).
-    static func words(_ duration: Duration, days: Bool = false) -> String {
+    /// A span of days (a threshold of weeks) in days when whole, else as `words` says it.
+    static func dayWords(_ duration: Duration) -> String {
         let seconds = duration.components.seconds
-        if days, seconds >= 86_400, seconds % 86_400 == 0 { return seconds == 86_400 ? "1 day" : "\(seconds / 86_400) days" }
+        guard seconds >= 86_400, seconds % 86_400 == 0 else { return words(duration) }
+        return seconds == 86_400 ? "1 day" : "\(seconds / 86_400) days"
+    }
+
+    static func words(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
         if seconds >= 3600, seconds % 3600 == 0 { return "\(seconds / 3600) h" }
         if seconds >= 60, seconds % 60 == 0 { return "\(seconds / 60) min" }
         return "\(seconds) s"

@@ -10,14 +10,15 @@ import Synchronization
 /// many there are.
 extension AdminAPI {
     /// How an export is written.
-    enum ExportFormat {
+    package enum ExportFormat: Equatable {
         case ndjson
         case csv
 
         /// The format `accept` prefers; nil for JSON (a page). Each media range's `q` weighs
-        /// it (`q=0`: not acceptable); JSON, and `*/*` or `application/*`, stand for a page;
-        /// of equal weights the first listed wins.
-        init?(accept: String?) {
+        /// it (`q=0`: not acceptable); JSON, and `*/*` or `application/*`, stand for a page,
+        /// which wins a tie (an export takes no `limit`: a client that lists a page as
+        /// acceptable as an export gets what it can page through).
+        package init?(accept: String?) {
             guard let accept else { return nil }
             var best: (format: ExportFormat?, q: Double)?
             for range in accept.split(separator: ",") {
@@ -32,7 +33,7 @@ extension AdminAPI {
                 case "application/json", "application/problem+json", "*/*", "application/*": format = nil
                 default: continue
                 }
-                if best.map({ q > $0.q }) ?? true { best = (format, q) }
+                if best.map({ q > $0.q || (q == $0.q && format == nil) }) ?? true { best = (format, q) }
             }
             guard let format = best?.format else { return nil }
             self = format

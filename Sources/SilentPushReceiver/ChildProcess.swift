@@ -148,10 +148,12 @@ extension ProcessSpawner.Spawned {
         // an init that reaps slowly (a container's) would keep for the rest of the bound.
         func handlerLives() -> Bool {
             guard exited, !killed, (status & 0x7f) != 0, control.isStopping() else { return false }
-            // Its members this process inherited (it runs as PID 1, say) are reaped here, so a
-            // zombie does not count as alive; so is the watcher, which the SIGTERM ended.
+            // Its members this process inherited (it runs as PID 1, say) are reaped here; so is
+            // the watcher, which the SIGTERM ended. A zombie left for the system's init (which
+            // may take a second, or never, in a container) is not alive: it does not hold the
+            // handler past the end it made.
             reapGroup()
-            if kill(-pid, 0) != 0 { groupGone = true }
+            if !Platform.groupHasLiveMember(pid) { groupGone = true }
             return !groupGone
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
@@ -204,12 +206,11 @@ extension ProcessSpawner.Spawned {
             var ended: Int32 = 0
             while waitpid(watcher.pid, &ended, 0) < 0, errno == EINTR {}
         }
-        // What it left, when this process inherits orphans (it runs as PID 1, or silentpushd
-        // made itself their reaper): reaped once dead, for up to 100 ms; elsewhere the
-        // system's init reaps them.
+        // What it left, when this process inherits orphans (it runs as PID 1): reaped once
+        // dead, for up to 100 ms; elsewhere the system's init reaps them.
         if !groupGone {
             reapGroup()
-            if Platform.adoptsOrphans {
+            if getpid() == 1 {
                 for _ in 0..<50 where kill(-pid, 0) == 0 {
                     usleep(2_000)
                     reapGroup()

@@ -52,7 +52,7 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
         case .unreadableStandardInput(let problem):
             "cannot read the payload from standard input (-): \(problem) (pipe the payload in, or name its file instead of -)"
         case .standardInputTooLong(let limit):
-            "the payload on standard input (-) is over \(limit) bytes; APNs takes at most \(BroadcastRequest.maximumPayloadSize) (send a smaller one)"
+            "the payload on standard input (-) is over \(limit) bytes; APNs takes at most \(APNsPushType.background.maximumPayloadSize) (\(APNsPushType.voip.maximumPayloadSize) for VoIP and broadcasts): send a smaller one, or name a file"
         case .invalidPayload(let problem, let fix): "\(problem) (\(fix), or send it anyway with --no-validate)"
         case .refusedPayload(let problem, let fix): "\(problem) (\(fix))"
         case .unusableKey(let problem, let source): "\(problem) (check \(source))"

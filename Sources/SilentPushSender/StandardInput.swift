@@ -16,8 +16,15 @@ package enum StandardInput {
             let count = chunk.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return Data(bytes) }
             guard count > 0 else {
-                if errno == EINTR { continue }
-                throw .unreadableStandardInput(problem: String(cString: strerror(errno)))
+                let error = errno
+                if error == EINTR { continue }
+                if error == EAGAIN || error == EWOULDBLOCK {
+                    // A pipe its writer made non-blocking: wait until there is more to read.
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                    continue
+                }
+                throw .unreadableStandardInput(problem: String(cString: strerror(error)))
             }
             guard bytes.count + count <= limit else { throw .standardInputTooLong(limit: limit) }
             bytes += chunk[..<count]

@@ -5,7 +5,6 @@ import Darwin
 #endif
 import Foundation
 import SilentPushCore
-import Synchronization
 
 /// What the tools ask of the operating system that differs between Linux and macOS, in one
 /// place: the running binary's path, the inherited descriptors a child should not keep and
@@ -58,32 +57,28 @@ package enum Platform {
         #endif
     }()
 
-    /// Makes this process the one the orphans of its descendants go to (Linux's
-    /// `PR_SET_CHILD_SUBREAPER`), as they go to PID 1: what an exec handler leaves when its
-    /// shell dies is then reaped by the receiver at once, not whenever the system's init gets
-    /// to it (a container's may take a second, or never). False where there is no such call.
-    package static func adoptOrphans() -> Bool {
+    /// Whether a process of group `group` is still alive: a member that has exited but waits
+    /// to be reaped (a zombie: what a handler's dead shell left, which the system's init reaps
+    /// when it gets to it, a second later in a container, or never) does not count. Where
+    /// procfs cannot tell, any member counts.
+    package static func groupHasLiveMember(_ group: pid_t) -> Bool {
+        guard kill(-group, 0) == 0 else { return false }
         #if os(Linux)
-        // prctl is variadic in C, which Swift does not import; its integer arguments are
-        // passed as a plain call's on Linux's ABIs.
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "prctl") else { return false }
-        let prctl = unsafeBitCast(symbol, to: (@convention(c) (Int32, UInt, UInt, UInt, UInt) -> Int32).self)
-        let setChildSubreaper: Int32 = 36  // PR_SET_CHILD_SUBREAPER, <linux/prctl.h>
-        guard prctl(setChildSubreaper, 1, 0, 0, 0) == 0 else { return false }
-        adopting.store(true, ordering: .releasing)
-        return true
-        #else
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return true }
+        for entry in entries where entry.utf8.first.map({ (0x30...0x39).contains($0) }) ?? false {
+            // "PID (COMM) STATE PPID PGRP …": COMM may hold spaces and parentheses.
+            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
+                continue
+            }
+            let fields = stat[stat.index(after: close)...].split(separator: " ", maxSplits: 3)
+            guard fields.count > 2, Int32(fields[2]) == group else { continue }
+            if fields[0] != "Z", fields[0] != "X" { return true }
+        }
         return false
+        #else
+        return true
         #endif
     }
-
-    /// Whether the orphans of this process's descendants come to it: it runs as PID 1, or
-    /// `adoptOrphans()` made it their reaper.
-    package static var adoptsOrphans: Bool {
-        getpid() == 1 || adopting.load(ordering: .acquiring)
-    }
-
-    private static let adopting = Atomic<Bool>(false)
 
     /// The descriptors this process has open (for a child to close what it inherits).
     package static func openDescriptors() -> [Int32] {

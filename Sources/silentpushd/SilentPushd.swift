@@ -734,9 +734,6 @@ struct SilentPushd: AsyncParsableCommand {
                 print(helpMessage())
                 return
             }
-            // What exec handlers leave when their shell dies is reaped here at once, whatever
-            // the machine's init does (a container's may take a second, or never).
-            _ = Platform.adoptOrphans()
             try await runnable.run()
         } catch {
             if exitCode(for: error) == .success {

@@ -62,12 +62,12 @@ import Testing
         let binary = try Self.binary()
         let directory = Scratch.directory.path
         for (arguments, input, expected) in [
-            // Closed: the descriptor may be one the runtime opened since (an event queue), not a pipe.
-            ("--url http://127.0.0.1:9 -", "<&-", "pushsend: cannot read the payload from standard input (-): "),
+            // Open for writing only: not a descriptor to read from.
+            ("--url http://127.0.0.1:9 -", "0>/dev/null", "pushsend: cannot read the payload from standard input (-): Bad file descriptor"),
             ("--url http://127.0.0.1:9 -", "< '\(directory)'", "pushsend: cannot read the payload from standard input (-): Is a directory"),
             ("--url http://127.0.0.1:9 -", "< /dev/zero", "pushsend: the payload on standard input (-) is over 65536 bytes"),
             (
-                "broadcast --url http://127.0.0.1:9 --channel dHN0LXNyY2gtY2hubA== -", "<&-",
+                "broadcast --url http://127.0.0.1:9 --channel dHN0LXNyY2gtY2hubA== -", "0>/dev/null",
                 "pushsend: cannot read the payload from standard input (-)"
             ),
         ] {
