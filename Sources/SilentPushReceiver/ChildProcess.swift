@@ -133,6 +133,8 @@ extension ProcessSpawner.Spawned {
         var watcherReaped = false
         // Seen empty while stopping: its id may then be a new group's, which is left alone.
         var groupGone = false
+        // A member of the group seen running, looked at first the next time.
+        var lastRunning: pid_t?
         func reapGroup() {
             var reaped: Int32 = 0
             while true {
@@ -150,11 +152,20 @@ extension ProcessSpawner.Spawned {
             guard exited, !killed, (status & 0x7f) != 0, control.isStopping() else { return false }
             // Its members this process inherited (it runs as PID 1, say) are reaped here; so is
             // the watcher, which the SIGTERM ended. A zombie left for the system's init (which
-            // may take a second, or never, in a container) is not alive: it does not hold the
-            // handler past the end it made.
+            // may take a second, or never, in a container) does not hold the handler past the
+            // end it made; it keeps the group's id, so the group is still signalled below.
             reapGroup()
-            if !Platform.groupHasLiveMember(pid) { groupGone = true }
-            return !groupGone
+            switch Platform.processGroupState(pid, lastRunning: lastRunning) {
+            case .empty:
+                groupGone = true
+                return false
+            case .exited:
+                reapGroup()  // one that exited since the reap above
+                return false
+            case .running(let member):
+                lastRunning = member
+                return true
+            }
         }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var partialLine: [UInt8] = []

@@ -57,28 +57,55 @@ package enum Platform {
         #endif
     }()
 
-    /// Whether a process of group `group` is still alive: a member that has exited but waits
-    /// to be reaped (a zombie: what a handler's dead shell left, which the system's init reaps
-    /// when it gets to it, a second later in a container, or never) does not count. Where
-    /// procfs cannot tell, any member counts.
-    package static func groupHasLiveMember(_ group: pid_t) -> Bool {
-        guard kill(-group, 0) == 0 else { return false }
+    /// What is left of process group `group`: nothing, only members that have exited and wait
+    /// to be reaped (zombies: what a handler's dead shell left, which the system's init reaps
+    /// when it gets to it, a second later in a container, or never), or a member that runs.
+    /// `lastRunning`, a member seen running before, is looked at first, so a group that goes
+    /// on running costs one read, not a walk of every process. Whatever procfs cannot show
+    /// (no procfs, another PID namespace's, a member hidden from this user) counts as running.
+    package static func processGroupState(_ group: pid_t, lastRunning: pid_t? = nil) -> ProcessGroupState {
+        guard kill(-group, 0) == 0 else { return .empty }
         #if os(Linux)
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return true }
+        if let lastRunning, case .running(group)? = processState(lastRunning) { return .running(member: lastRunning) }
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return .running(member: nil) }
+        var seen = false
         for entry in entries where entry.utf8.first.map({ (0x30...0x39).contains($0) }) ?? false {
-            // "PID (COMM) STATE PPID PGRP …": COMM may hold spaces and parentheses.
-            guard let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")") else {
-                continue
+            guard let pid = pid_t(entry), let state = processState(pid) else { continue }  // gone meanwhile
+            switch state {
+            case .running(group): return .running(member: pid)
+            case .exited(group): seen = true
+            case .running, .exited: continue
             }
-            let fields = stat[stat.index(after: close)...].split(separator: " ", maxSplits: 3)
-            guard fields.count > 2, Int32(fields[2]) == group else { continue }
-            if fields[0] != "Z", fields[0] != "X" { return true }
         }
-        return false
+        // The group has a member (the kill above found one) that no entry showed.
+        return seen ? .exited : .running(member: nil)
         #else
-        return true
+        return .running(member: nil)
         #endif
     }
+
+    #if os(Linux)
+    private enum ProcessState {
+        case running(group: pid_t)
+        case exited(group: pid_t)
+    }
+
+    /// Process `pid`'s group, and whether it has exited, from `/proc/PID/stat` ("PID (COMM)
+    /// STATE PPID PGRP …", read as bytes: COMM may hold spaces, parentheses and bytes that are
+    /// not UTF-8); nil when it is gone. A leader that exited while its other threads run is
+    /// running.
+    private static func processState(_ pid: pid_t) -> ProcessState? {
+        guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")"))
+        else { return nil }
+        let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 3)
+        guard fields.count > 2, let state = fields[0].first, let group = pid_t(String(decoding: fields[2], as: UTF8.self)) else {
+            return .running(group: -1)  // unreadable: not known to have exited
+        }
+        guard state == UInt8(ascii: "Z") || state == UInt8(ascii: "X") else { return .running(group: group) }
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.count ?? 0
+        return threads > 1 ? .running(group: group) : .exited(group: group)
+    }
+    #endif
 
     /// The descriptors this process has open (for a child to close what it inherits).
     package static func openDescriptors() -> [Int32] {

@@ -416,6 +416,43 @@ import Testing
         #expect(try await AppKillLiveTests.gone(perl), "process \(perl) still runs")
     }
 
+    /// A command that ignores the SIGTERM its shell died of still runs, whatever its process
+    /// name (here bytes that are not UTF-8, a parenthesis and spaces, which procfs shows as
+    /// they are): its run is terminated at the grace's end, and it is killed then.
+    @Test func aCommandThatIgnoresTheSIGTERMItsShellDiedOfIsTerminatedWhateverItsName() async throws {
+        let directory = try Scratch.newDirectory("orphan-named")
+        let config = directory + "/config.json"
+        let app = #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["r"], "backgroundModes": ["fetch"]}}}"#
+        try Data(app.utf8).write(to: URL(fileURLWithPath: config))
+        let handler =
+            #"perl -e '$0 = "Ã©ÿ) a b"; $SIG{TERM} = "IGNORE"; open(my $f, ">", "\#(directory)/perl"); print $f "$$\n"; close $f; sleep 60'; true"#
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start([
+            "--config", config, "--clock", "manual", "--task-expiration-grace", "1s", "--fetch-exec", handler,
+        ])
+        defer { process.signal(SIGKILL) }
+        let tasks = "/v1/devices/" + String(repeating: "ab", count: 32) + "/apps/com.example.app/tasks"
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", tasks, body: #"{"identifier": "r", "kind": "refresh"}"#).status == 201)
+        var pid: Int32?
+        for _ in 0..<200 where pid == nil {
+            pid = (try? String(contentsOfFile: directory + "/perl", encoding: .utf8)).flatMap {
+                Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let perl = try #require(pid, "the handler's command did not start")
+        try await Task.sleep(for: .milliseconds(100))  // its name set
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", tasks + "/r/simulate-expiration", body: "{}").status == 200)
+        var outcome: String?
+        for _ in 0..<200 {
+            let runs = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/task-runs").json["runs"] as? [[String: Any]] ?? []
+            outcome = runs.first?["outcome"] as? String
+            if let outcome, outcome != "running" { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(outcome == "terminated", "the run ended \(outcome ?? "never")")
+        #expect(try await AppKillLiveTests.gone(perl), "process \(perl) outlived its run")
+    }
+
     /// A handler does not outlive its receiver, however the receiver ends: after a `kill -9`
     /// the handler's group is killed at once, with the child it started. Its own waits (a
     /// first wake's) are for its own children only.
