@@ -161,7 +161,10 @@ extension ClusterMembership {
                 // At best: a store that cannot say leaves the shards as they are, still moved.
                 do { try await waitUntilOwnShardsAdopted() } catch is CancellationError { throw CancellationError() } catch {}
                 try await device.advance(to: target)
-            case .reset: try await device.reset()
+            // The sender deleted the cluster's records before the order went out: this member
+            // forgets what it holds, and deletes nothing recorded since (it may carry the order
+            // out late, frozen meanwhile, after its caller stopped waiting).
+            case .reset: try await device.reset(records: .deletedByTheSender)
             case .faults: try await takeFaults()
             case .channels: try await takeChannels()
             case .broadcast(let id): try await fanOut(broadcast: id)

@@ -10,7 +10,8 @@ package enum ClusterNotice: Sendable, Equatable {
     package enum Order: Sendable, Equatable {
         /// Move the manual clock to this time (never back).
         case advance(to: DeviceInstant)
-        /// Forget every device (`POST /v1/reset`): its state, what waits for it, its records.
+        /// Forget every device (`POST /v1/reset`): its state and what waits for it. Its records
+        /// are the sender's to delete, which it did before it sent the order.
         case reset
         /// Read the cluster's fault rules again.
         case faults

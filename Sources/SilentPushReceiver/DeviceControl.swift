@@ -127,13 +127,19 @@ public struct DeviceControl: Sendable {
     /// Forgets `device` (nil: every device): what waits for it, its state, its registration
     /// and every record of it; running wakes and task runs are stopped. Returns once committed.
     public func forget(device: String?) async throws {
+        try await forget(device: device, records: .deleted)
+    }
+
+    /// Forgets `device` (nil: every device); its records are deleted unless `records` says
+    /// another member of the cluster deleted them.
+    package func forget(device: String?, records: DeviceRecorder.ForgottenRecords) async throws {
         let device = device.map(Self.stored)
         // The files its records name go with them: done transfers no relaunch has settled
         // (the policy no longer holds them), and the validators' cache; the fetched bodies
         // once no other device's row names them (retention's next pass).
         let transfers = try await store.transfers(deviceToken: device, limit: .max)
         let contents = try await store.contents(deviceToken: device, limit: .max)
-        try await runtime.committing { recorder, now, completion in recorder.forget(device, now: now, completion: completion) }
+        try await runtime.committing { recorder, now, completion in recorder.forget(device, records: records, now: now, completion: completion) }
         await runtime.transferClient.forgetFiles(of: transfers)
         for content in contents { store.contentSuperseded(sha256: content.sha256) }
         endpoint.withDevices { registry in
@@ -144,7 +150,13 @@ public struct DeviceControl: Sendable {
     /// Forgets everything but the clock (`POST /v1/reset`): devices, records, registrations
     /// and fault rules.
     public func reset() async throws {
-        try await forget(device: nil)
+        try await reset(records: .deleted)
+    }
+
+    /// Forgets everything but the clock; the records only when `records` says they are this
+    /// member's to delete (a cluster member ordered to reset leaves them to the sender).
+    package func reset(records: DeviceRecorder.ForgottenRecords) async throws {
+        try await forget(device: nil, records: records)
         endpoint.removeFault(nil)
     }
 

@@ -577,16 +577,28 @@ package struct DeviceRecorder {
         return finish(actions)
     }
 
-    /// Forgets `device` (nil: every device), its records with it.
-    package mutating func forget(_ device: String?, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
+    /// Whose a forget's records are to delete.
+    package enum ForgottenRecords: Sendable, Equatable {
+        /// This forget deletes them.
+        case deleted
+        /// Another member of the cluster deleted them before it ordered this one to forget:
+        /// the order, carried out late (by a member that was frozen), must not delete what
+        /// the cluster recorded since.
+        case deletedByTheSender
+    }
+
+    /// Forgets `device` (nil: every device), and its records unless another member deleted them.
+    package mutating func forget(
+        _ device: String?, records: ForgottenRecords = .deleted, now: DeviceInstant, completion: @escaping PushStore.Completion
+    ) -> Actions {
         guard case .running = lifecycle else { return Self.replying(.done, completion: completion) }
         var actions = Actions(completion: completion)
         if let device {
             apply(policy.forget(device, now: now), to: &actions)
-            actions.changes.append(.forgetDevice(token: device))
+            if records == .deleted { actions.changes.append(.forgetDevice(token: device)) }
         } else {
             apply(policy.forgetAll(now: now), to: &actions)
-            actions.changes.append(.forgetEverything)
+            if records == .deleted { actions.changes.append(.forgetEverything) }
         }
         activities.forget(device: device)
         reloads.forget(device: device)

@@ -648,7 +648,23 @@ struct SilentPushd: AsyncParsableCommand {
     /// a SQLite file's path.
     static func storeLocation(_ text: String) throws -> ReceiverConfiguration.StoreLocation {
         if text == "memory" { return .memory }
-        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else { return .file(text) }
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else {
+            // A URL of another scheme, or a PostgreSQL one mistyped (`postgresql:/…`), is not a
+            // file to create: its path would hold its password.
+            let scheme = text.prefix { $0 != ":" }
+            let looksLikeURL =
+                text.contains("://") && !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+            if looksLikeURL {
+                throw ValidationError(
+                    "--store '\(PostgresURL.redacted(text))' is not a PostgreSQL URL: give postgres://USER@HOST:PORT/DATABASE, a SQLite file's path or memory"
+                )
+            }
+            if text.lowercased().hasPrefix("postgres"), text.contains(":"), text.contains("@") {
+                // Not echoed: with no '//', where its password ends cannot be told.
+                throw ValidationError("--store looks like a PostgreSQL URL without '//' after its scheme: give postgres://USER@HOST:PORT/DATABASE")
+            }
+            return .file(text)
+        }
         do {
             return .postgres(try PostgresURL(text, environmentPassword: ProcessInfo.processInfo.environment["PGPASSWORD"]))
         } catch {

@@ -268,6 +268,25 @@ import Testing
             arguments: ["--profile", "fa\u{1b}[31mst\nx"], message: "--profile 'fa\\u{1b}[31mst\\u{a}x' is not ios")
     }
 
+    /// A store that reads as a URL but not a PostgreSQL one is refused, its password not
+    /// shown; it is not a SQLite file to create (whose path would hold the password).
+    @Test(arguments: [
+        ("mysql://u:Sup3rS3cret@127.0.0.1/db", "--store 'mysql://u:***@127.0.0.1/db' is not a PostgreSQL URL"),
+        ("postgresql:/silentpush:Sup3rS3cret@127.0.0.1:5432/silentpush", "--store looks like a PostgreSQL URL without '//' after its scheme"),
+    ])
+    func aStoreURLOfAnotherKindIsRefusedWithoutItsPassword(store: String, message: String) async throws {
+        let directory = try Scratch.newDirectory("store-url")
+        // From a directory of its own, where a file made for the URL would show.
+        let command = [
+            try Self.binary(), "--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", store, "--tls-cert",
+            DevCertificates.serverCertificate, "--tls-key", DevCertificates.serverKey,
+        ].map { "'\($0)'" }.joined(separator: " ")
+        let result = try await PeerProcess.run("sh", ["-c", "cd '\(directory)' && exec \(command)"], timeout: .seconds(20))
+        #expect(result.status == 2 && result.errorOutput.contains(message), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("Sup3rS3cret"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "a file was made for the URL")
+    }
+
     @Test func aNegativeNumberInAConfigFileIsAnsweredWithItsRange() async throws {
         let path = Scratch.directory.appendingPathComponent("negative-\(UUID().uuidString).json").path
         defer { try? FileManager.default.removeItem(atPath: path) }

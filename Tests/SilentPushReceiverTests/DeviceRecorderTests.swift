@@ -318,6 +318,22 @@ import Testing
         #expect(running.runningTasks.isEmpty)
     }
 
+    /// A cluster member ordered to reset forgets what it holds, and deletes no record: the
+    /// sender deleted them before the order, and a late order (a frozen member) must not
+    /// delete what was recorded since. A reset asked of this member deletes them.
+    @Test func aResetOrderedByAnotherMemberForgetsAndDeletesNoRecord() throws {
+        for records in [DeviceRecorder.ForgottenRecords.deleted, .deletedByTheSender] {
+            var recorder = Self.recorder()
+            let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+            _ = Self.receive(&recorder, 2, at: Self.at(1))  // waits in the app's slot
+            let forgotten = recorder.forget(nil, records: records, now: Self.at(4)) { _ in }
+            #expect(forgotten.ended.map(\.wakeID) == [start.wakeID], "what ran is killed either way")
+            #expect(forgotten.changes.contains(.forgetEverything) == (records == .deleted), "\(records): \(forgotten.changes)")
+            #expect(!forgotten.changes.contains { if case .forgetDevice = $0 { true } else { false } })
+            #expect(recorder.policy.knownApps.isEmpty, "\(records): the device side forgot its apps")
+        }
+    }
+
     @Test func aTaskRequestIsRefusedWithApplesErrorOrStartsARun() throws {
         var recorder = Self.recorder()
         let refused = Self.submit(&recorder, declaration: nil, at: Self.t0)
