@@ -403,6 +403,34 @@ import Testing
         }
     }
 
+    /// A reset whose order a frozen receiver carries out late (its caller gave up) deletes
+    /// nothing the cluster answered 200 since: the receiver asked deleted the records before
+    /// the order went out, and the others only forget what they hold.
+    @Test func aResetCarriedOutLateByAFrozenReceiverDeletesNothingRecordedSince() async throws {
+        try await Self.withCluster(arguments: "--clock manual") { cluster, server, database in
+            let frozen = try cluster.receiver(3).pid
+            kill(frozen, SIGSTOP)
+            defer { kill(frozen, SIGCONT) }
+            // The caller stops waiting; the receiver asked waits on for the frozen one.
+            _ = try await PeerProcess.run(
+                "curl",
+                [
+                    "-s", "-m", "2", "-X", "POST", "-H", "content-type: application/json", "-d", "{}",
+                    "http://127.0.0.1:\(try cluster.receiver(1).admin)/v1/reset",
+                ])
+            try await Task.sleep(for: .milliseconds(2_500))  // HAProxy's check (1 s, 1 s to answer) takes the frozen one out
+            let devices = cluster.workdir + "/after-reset.txt"
+            let tokens = (0..<40).map { _ in (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() }
+            try tokens.joined(separator: "\n").write(toFile: devices, atomically: true, encoding: .utf8)
+            let accepted = try await Self.push(cluster, devices: devices)  // the frozen one's devices get 503
+            #expect(accepted > 0, "no push was accepted")
+            kill(frozen, SIGCONT)
+            try await Task.sleep(for: .seconds(3))  // it carries the order out
+            let stored = try await Self.rows(server, database: database, "SELECT count(*) FROM pushes WHERE fate != 'rejected'")
+            #expect(stored == ["\(accepted)"], "\(accepted) pushes were answered 200")
+        }
+    }
+
     /// A network cut rather than a crash: PostgreSQL ends a receiver's writer session while
     /// the receiver lives. From that moment none of its writes can commit, so it answers its
     /// own devices' pushes 503 (nothing recorded) before another receiver can claim their
