@@ -136,9 +136,11 @@ public struct DeviceControl: Sendable {
         let device = device.map(Self.stored)
         // The files its records name go with them: done transfers no relaunch has settled
         // (the policy no longer holds them), and the validators' cache; the fetched bodies
-        // once no other device's row names them (retention's next pass).
-        let transfers = try await store.transfers(deviceToken: device, limit: .max)
-        let contents = try await store.contents(deviceToken: device, limit: .max)
+        // once no other device's row names them (retention's next pass). Records left to the
+        // cluster member that deleted them take no file here: those now on record are newer
+        // than the reset (the store's sweep takes files no record names).
+        let transfers = records == .deleted ? try await store.transfers(deviceToken: device, limit: .max) : []
+        let contents = records == .deleted ? try await store.contents(deviceToken: device, limit: .max) : []
         try await runtime.committing { recorder, now, completion in recorder.forget(device, records: records, now: now, completion: completion) }
         await runtime.transferClient.forgetFiles(of: transfers)
         for content in contents { store.contentSuperseded(sha256: content.sha256) }

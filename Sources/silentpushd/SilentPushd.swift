@@ -654,14 +654,17 @@ struct SilentPushd: AsyncParsableCommand {
             let scheme = text.prefix { $0 != ":" }
             let looksLikeURL =
                 text.contains("://") && !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+            let fix = "give postgres://USER@HOST:PORT/DATABASE, or a SQLite file's path (one named so: start it with ./)"
             if looksLikeURL {
-                throw ValidationError(
-                    "--store '\(PostgresURL.redacted(text))' is not a PostgreSQL URL: give postgres://USER@HOST:PORT/DATABASE, a SQLite file's path or memory"
-                )
+                // Shown without what comes before its host: a user, a password, or both.
+                let rest = text[text.range(of: "://")!.upperBound...]
+                let host = rest.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+                let shown = text[..<rest.startIndex] + (host.count < rest.count ? "***@" : "") + host.prefix { $0 != "?" }
+                throw ValidationError("--store '\(shown)' is not a PostgreSQL URL: \(fix)")
             }
             if text.lowercased().hasPrefix("postgres"), text.contains(":"), text.contains("@") {
                 // Not echoed: with no '//', where its password ends cannot be told.
-                throw ValidationError("--store looks like a PostgreSQL URL without '//' after its scheme: give postgres://USER@HOST:PORT/DATABASE")
+                throw ValidationError("--store looks like a PostgreSQL URL without '//' after its scheme: \(fix)")
             }
             return .file(text)
         }

@@ -271,7 +271,8 @@ import Testing
     /// A store that reads as a URL but not a PostgreSQL one is refused, its password not
     /// shown; it is not a SQLite file to create (whose path would hold the password).
     @Test(arguments: [
-        ("mysql://u:Sup3rS3cret@127.0.0.1/db", "--store 'mysql://u:***@127.0.0.1/db' is not a PostgreSQL URL"),
+        ("mysql://u:Sup3rS3cret@127.0.0.1/db", "--store 'mysql://***@127.0.0.1/db' is not a PostgreSQL URL"),
+        ("redis://Sup3rS3cret@127.0.0.1", "--store 'redis://***@127.0.0.1' is not a PostgreSQL URL"),
         ("postgresql:/silentpush:Sup3rS3cret@127.0.0.1:5432/silentpush", "--store looks like a PostgreSQL URL without '//' after its scheme"),
     ])
     func aStoreURLOfAnotherKindIsRefusedWithoutItsPassword(store: String, message: String) async throws {
