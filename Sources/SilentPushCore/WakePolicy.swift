@@ -261,7 +261,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// state, as if it was never seen. Its app is gone as if deleted: running wakes are killed
     /// (`.killWake`, `appDeleted`) and task runs too (`.terminateTask`, `.taskKilled` `appDeleted`),
     /// with no penalty and nothing counted as an overrun or a termination; what waited leaves
-    /// no action, as its records go with the device.
+    /// no action: its records go with the device (deleted by the caller's store change, or, for
+    /// a cluster's reset, already deleted by the member asked).
     @inlinable public mutating func forget(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
         forget(now: now) { $0 == device }
     }
