@@ -70,7 +70,7 @@ package enum Platform {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return .running(member: nil) }
         var seen = false
         for entry in entries where entry.utf8.first.map({ (0x30...0x39).contains($0) }) ?? false {
-            guard let pid = pid_t(entry), let state = processState(pid) else { continue }  // gone meanwhile
+            guard let pid = pid_t(entry), let state = processState(pid) else { continue }  // gone meanwhile, or unreadable
             switch state {
             case .running(group): return .running(member: pid)
             case .exited(group): seen = true
@@ -92,15 +92,14 @@ package enum Platform {
 
     /// Process `pid`'s group, and whether it has exited, from `/proc/PID/stat` ("PID (COMM)
     /// STATE PPID PGRP …", read as bytes: COMM may hold spaces, parentheses and bytes that are
-    /// not UTF-8); nil when it is gone. A leader that exited while its other threads run is
-    /// running.
+    /// not UTF-8); nil when it is gone or its line cannot be read (a member of the group the
+    /// walk then misses counts as running there). A leader that exited while its other
+    /// threads run is running.
     private static func processState(_ pid: pid_t) -> ProcessState? {
         guard let stat = FileManager.default.contents(atPath: "/proc/\(pid)/stat"), let close = stat.lastIndex(of: UInt8(ascii: ")"))
         else { return nil }
         let fields = stat[(close + 1)...].split(separator: UInt8(ascii: " "), maxSplits: 3)
-        guard fields.count > 2, let state = fields[0].first, let group = pid_t(String(decoding: fields[2], as: UTF8.self)) else {
-            return .running(group: -1)  // unreadable: not known to have exited
-        }
+        guard fields.count > 2, let state = fields[0].first, let group = pid_t(String(decoding: fields[2], as: UTF8.self)) else { return nil }
         guard state == UInt8(ascii: "Z") || state == UInt8(ascii: "X") else { return .running(group: group) }
         let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.count ?? 0
         return threads > 1 ? .running(group: group) : .exited(group: group)

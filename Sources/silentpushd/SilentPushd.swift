@@ -653,11 +653,11 @@ struct SilentPushd: AsyncParsableCommand {
             // file to create: its path would hold its password.
             let scheme = text.prefix { $0 != ":" }
             let looksLikeURL =
-                text.contains("://") && !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
+                text.hasPrefix(scheme + "://") && !scheme.isEmpty && scheme.allSatisfy { $0.isLetter || $0.isNumber || "+-.".contains($0) }
             let fix = "give postgres://USER@HOST:PORT/DATABASE, or a SQLite file's path (one named so: start it with ./)"
             if looksLikeURL {
                 // Shown without what comes before its host: a user, a password, or both.
-                let rest = text[text.range(of: "://")!.upperBound...]
+                let rest = text.dropFirst(scheme.count + 3)
                 let host = rest.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
                 let shown = text[..<rest.startIndex] + (host.count < rest.count ? "***@" : "") + host.prefix { $0 != "?" }
                 throw ValidationError("--store '\(shown)' is not a PostgreSQL URL: \(fix)")
