@@ -12,6 +12,8 @@ package enum ConnectionFailure {
     /// The words for `error`, or nil when it is not a failure to connect.
     package static func reason(_ error: any Error) -> String? {
         switch error {
+        case let error as Unreachable:
+            return error.reason
         case let error as IOError:
             return connectErrors.contains(error.errnoCode) ? words(errno: error.errnoCode) : nil
         case let error as NIOConnectionError:

@@ -15,19 +15,9 @@ extension HTTPClient {
     /// reachable origin has accepted the connection well within it).
     static let probeDelay = Duration.milliseconds(250)
 
-    /// A probe found nobody at the request's origin: `reason` in a few words (`connection refused`).
-    struct OriginUnreachable: Error {
-        let reason: String
-    }
-
-    /// Why no connection was made for a request that failed with `error`, in a few words
-    /// (its probe's finding, or SwiftNIO's error); nil when it was not a failure to connect.
-    static func connectFailure(of error: any Error) -> String? {
-        (error as? OriginUnreachable)?.reason ?? ConnectionFailure.reason(error)
-    }
-
-    /// `execute(_:deadline:)`, ended by `OriginUnreachable` as soon as a probe finds nobody at
-    /// the origin, or by NIOSSL's error when the probe's handshake refuses its certificate.
+    /// `execute(_:deadline:)`, ended by `ConnectionFailure.Unreachable` as soon as a probe
+    /// finds nobody at the origin (`ConnectionFailure.reason` words it), or by NIOSSL's error
+    /// when the probe's handshake refuses its certificate.
     /// `tls`: this client's trust (AsyncHTTPClient's default unless it was given a TLS
     /// configuration); nil: the handshake is not probed.
     func executeFailingFast(
@@ -41,32 +31,21 @@ extension HTTPClient {
                 return (host: host, port: url.port ?? (secure ? 443 : 80), secure: secure)
             }
         }
-        return try await withThrowingTaskGroup(of: HTTPClientResponse?.self) { group in
-            group.addTask { try await self.execute(request, deadline: deadline) }
-            if let origin {
-                group.addTask {
-                    try await _Concurrency.Task.sleep(for: Self.probeDelay)
-                    guard origin.secure, let trust else {
-                        if let reason = await ConnectionFailure.probe(host: origin.host, port: origin.port, on: self.eventLoopGroup) {
-                            throw OriginUnreachable(reason: reason)
-                        }
-                        return nil
+        guard let origin else { return try await execute(request, deadline: deadline) }
+        return try await ConnectionFailure.failingFast(
+            probingAfter: Self.probeDelay,
+            probe: {
+                guard origin.secure, let trust else {
+                    if let reason = await ConnectionFailure.probe(host: origin.host, port: origin.port, on: self.eventLoopGroup) {
+                        throw ConnectionFailure.Unreachable(reason: reason)
                     }
-                    // For https, a handshake with this client's trust on the probe's connection:
-                    // a refused certificate is the error the pool would report at its timeout.
-                    if let refusal = await OriginProbe.refusal(host: origin.host, port: origin.port, tls: trust, on: self.eventLoopGroup) {
-                        throw ConnectionFailure.reason(refusal).map(OriginUnreachable.init(reason:)) ?? refusal
-                    }
-                    return nil
+                    return
                 }
-            }
-            // The probe answers nil when the origin takes connections: the request goes on.
-            while let answer = try await group.next() {
-                guard let response = answer else { continue }
-                group.cancelAll()
-                return response
-            }
-            throw CancellationError()
-        }
+                // For https, a handshake with this client's trust on the probe's connection:
+                // a refused certificate is the error the pool would report at its timeout.
+                if let refusal = await OriginProbe.refusal(host: origin.host, port: origin.port, tls: trust, on: self.eventLoopGroup) {
+                    throw ConnectionFailure.reason(refusal).map(ConnectionFailure.Unreachable.init(reason:)) ?? refusal
+                }
+            }, { try await self.execute(request, deadline: deadline) })
     }
 }

@@ -95,7 +95,7 @@ public struct HTTPFetchHandler: FetchHandler {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
             let reason =
-                HTTPClient.connectFailure(of: error)
+                ConnectionFailure.reason(error)
                 ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? "\(error)"
             return .failed(reason: "GET \(URLUserInfo.masked(url)): " + reason)
         }

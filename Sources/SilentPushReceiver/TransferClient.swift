@@ -411,7 +411,7 @@ package final class TransferClient: Sendable {
         if let error = error as? HTTPParserError, error == .invalidEOFState {
             return "\(URLUserInfo.masked(url)) closed the connection before the answer ended"
         }
-        if let reason = HTTPClient.connectFailure(of: error) {
+        if let reason = ConnectionFailure.reason(error) {
             return "no connection to \(URLUserInfo.masked(url)): " + reason
         }
         if let words = OriginProbe.certificateWords(error) { return "the server certificate of \(URLUserInfo.masked(url)) " + words }

@@ -93,7 +93,7 @@ package struct AdminExporter: Sendable {
         if let token { request.headers.add(name: "authorization", value: "Bearer \(token)") }
         let response: HTTPClientResponse
         do {
-            response = try await HTTPClient.shared.execute(request, timeout: headTimeout)
+            response = try await Self.execute(request, timeout: headTimeout)
         } catch let error as HTTPClientError where error == .deadlineExceeded {
             throw Failure.noAnswer(url: admin, what: "GET /v1/\(records.rawValue)", seconds: Int(headTimeout.nanoseconds / 1_000_000_000))
         } catch {
@@ -109,4 +109,20 @@ package struct AdminExporter: Sendable {
         }
         return written
     }
+
+    /// `HTTPClient.shared.execute(_:timeout:)`, ended at once by `ConnectionFailure.Unreachable`
+    /// when nobody listens at the request's address: AsyncHTTPClient alone retries a refused
+    /// connect until the timeout, which would take 30 s to say that no receiver is running.
+    static func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
+        let client = HTTPClient.shared
+        guard let url = URL(string: request.url), let host = url.host else { return try await client.execute(request, timeout: timeout) }
+        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
+        return try await ConnectionFailure.failingFast(host: host, port: port, on: client.eventLoopGroup, probingAfter: probeDelay) {
+            try await client.execute(request, timeout: timeout)
+        }
+    }
+
+    /// How long a request to the admin API waits for its answer before its address is probed
+    /// (a receiver that is running accepts the connection well within it).
+    static let probeDelay = Duration.milliseconds(250)
 }

@@ -61,4 +61,20 @@ import Testing
                 "\(result.errorOutput)")
         }
     }
+
+    /// Nobody listening at the admin address is said at once, not at the request's timeout
+    /// (AsyncHTTPClient alone retries a refused connect until then: 30 s for an export, 5 s
+    /// for each of expect's reads). The 20 s limit is far above a start and a probe, and
+    /// below the export's 30 s.
+    @Test func anAdminAddressNobodyListensAtIsSaidAtOnce() async throws {
+        for command in [
+            ["export", "pushes"], ["expect", "--apns-id", "00000000-0000-4000-8000-0000000000b2", "--fate", "delivered"],
+        ] {
+            let result = try await PeerProcess.run(
+                try PushSendProcessTests.binary(), command + ["--admin", "http://127.0.0.1:1"], timeout: .seconds(20))
+            #expect(!result.timedOut && result.status == 2, "\(command): \(result.status) \(result.errorOutput)")
+            #expect(result.errorOutput.contains("cannot reach the admin API at http://127.0.0.1:1"), "\(result.errorOutput)")
+            #expect(result.errorOutput.contains("connection refused"), "\(result.errorOutput)")
+        }
+    }
 }
