@@ -2,7 +2,7 @@
 # `make install` / `make uninstall`: the two tools, their man pages and shell completions, and
 # the development material (CA, receiver certificate, dev provider key, sample payloads) under
 # PREFIX/share/silentpush, where both binaries look for it next to their own install.
-#   scripts/install.sh PREFIX BUILD_DIR MANUAL_DIR     install (after a release build)
+#   scripts/install.sh PREFIX BUILD_DIR MANUAL_DIR     install (after a build)
 #   scripts/install.sh --uninstall PREFIX              remove all of it
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `make test`, after the consumer package: the installed tool as a new user meets it.
-# `make install PREFIX=$(mktemp -d)`, then from / with no flags: silentpushd serves (the
-# default ports 2197-2199, the development material found next to the install) and pushsend
-# sends it a push, which the admin API then shows. Copies of the binaries with no material
-# beside them stop with exit 2 and a line naming the flags to pass. `make uninstall` removes
-# every file. Runs from /, so the default store is /.silentpush (removed after unless it was
-# there before).
+# `make install PREFIX=$(mktemp -d)` (from make test with INSTALL_CONFIG=debug: the tests'
+# build), then from / with no flags: silentpushd serves (the default ports 2197-2199, the
+# development material found next to the install) and pushsend sends it a push, which the
+# admin API then shows. Copies of the binaries with no material beside them stop with exit 2
+# and a line naming the flags to pass. `make uninstall` removes every file. Runs from /, so
+# the default store is /.silentpush (removed after unless it was there before).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 make="${MAKE:-make}"
@@ -24,7 +24,7 @@ for port in 2197 2198 2199; do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then fail "port $port is in use: stop what listens there (make run?) and run again"; fi
 done
 
-"$make" install PREFIX="$prefix" >/dev/null
+"$make" install PREFIX="$prefix" INSTALL_CONFIG="${INSTALL_CONFIG:-release}" SWIFT_FLAGS="${SWIFT_FLAGS:-}" >/dev/null
 [ -x "$prefix/bin/silentpushd" ] && [ -x "$prefix/bin/pushsend" ] || fail "the binaries were not installed"
 for file in share/man/man1/silentpushd.1 share/man/man1/pushsend.1 share/bash-completion/completions/pushsend \
   share/zsh/site-functions/_silentpushd share/silentpush/certs/ca.pem share/silentpush/payloads/background.json; do
