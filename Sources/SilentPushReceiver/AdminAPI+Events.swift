@@ -39,14 +39,17 @@ extension AdminAPI {
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
                 // A shutdown ends the stream within a tick (the page reconnects to the next
-                // receiver); so does a client that went away (a write throws).
+                // receiver), after a last look: the admin API stops after the device side's
+                // drain, whose last commits (a wake's end) are news too. A client that went
+                // away ends it too (a write throws).
                 let stopping = Atomic(false)
                 try await withGracefulShutdownHandler {
                     try await writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                     var sent: (changes: UInt64, now: Int64)?
                     var quiet = 0
                     var events = 0
-                    while !Task.isCancelled, !stopping.load(ordering: .relaxed), events < eventLimit ?? .max {
+                    while !Task.isCancelled, events < eventLimit ?? .max {
+                        let lastLook = stopping.load(ordering: .relaxed)
                         let changes = device.changes
                         // On the manual clock, a move of the clock is news too.
                         let now = device.clock.now.millisecondsSinceEpoch
@@ -59,13 +62,14 @@ extension AdminAPI {
                             events += 1
                             quiet = 0
                             if events == eventLimit { break }
-                        } else {
+                        } else if !lastLook {
                             quiet += 1
                             if quiet >= Self.keepAliveTicks {
                                 try await writer.write(ByteBuffer(string: ": still here\n\n"))
                                 quiet = 0
                             }
                         }
+                        if lastLook { break }
                         try? await Task.sleep(for: Self.eventInterval)
                     }
                 } onGracefulShutdown: {

@@ -58,10 +58,7 @@ extension AdminAPI {
             removed = id.map { endpoint.removeFault($0) ? 1 : 0 } ?? endpoint.faultRules.count
             if id == nil { endpoint.removeFault(nil) }
         }
-        if let id {
-            guard removed > 0 else { return Self.error(.notFound, "no fault rule \(id)") }
-            return Self.respond(.ok, .object([("removed", .int(Int64(bitPattern: id)))]))
-        }
+        if let id, removed == 0 { return Self.error(.notFound, "no fault rule \(id)") }
         return Self.respond(.ok, .object([("removed", .int(Int64(removed)))]))
     }
 }

@@ -79,6 +79,9 @@ enum AdminOpenAPIDocument {
                 }
                }
               }
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
              }
             }
            }
@@ -111,6 +114,9 @@ enum AdminOpenAPIDocument {
                 }
                }
               }
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
              }
             }
            }
@@ -168,6 +174,9 @@ enum AdminOpenAPIDocument {
                 }
                }
               }
+             },
+             "421": {
+              "$ref": "#/components/responses/MisdirectedRequest"
              }
             }
            }

@@ -233,15 +233,19 @@ public final class Receiver: Service, Sendable {
             quiet.logLevel = max(logger.logLevel, .notice)
             var services: [any Service] = [storeService]
             if let address = configuration.admin {
-                if configuration.adminToken == nil, !address.isLoopback {
-                    logger.warning(
-                        "the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(address.port) can change device state and the clock (give --admin-token)"
-                    )
-                }
+                let unguarded = configuration.adminToken == nil && !address.isLoopback
                 services.append(
                     AdminListener.application(
                         api: adminAPI(server), address: address, group: eventLoopGroup, logger: logger,
-                        onBound: { port in self.becomeReady(server, adminPort: port) }))
+                        onBound: { port in
+                            if unguarded {
+                                // The port it took, which `:0` does not say.
+                                self.logger.warning(
+                                    "the admin API listens beyond loopback with no token: anyone who can reach \(address.host):\(port) can change device state and the clock (give --admin-token)"
+                                )
+                            }
+                            self.becomeReady(server, adminPort: port)
+                        }))
             } else {
                 becomeReady(server, adminPort: nil)
             }

@@ -30,6 +30,27 @@ import Testing
         #expect(events.last?.contains(#""changes":0"#) == false, "\(events)")
     }
 
+    /// The drain after SIGTERM lets a wake end, and the stream, which stays open through it,
+    /// announces that last change before it ends: a page shows the wake's result.
+    @Test func theLastChangeOfTheDrainIsAnEventBeforeTheStreamEnds() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--fetch-exec", "sleep 2; echo newData"])
+        defer { process.signal(SIGKILL) }
+        let curl = try PeerProcess("curl", ["-sN", "--max-time", "30", "http://127.0.0.1:\(admin)/v1/events"])
+        try await Task.sleep(for: .milliseconds(500))
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
+        await client.close()
+        try await Task.sleep(for: .milliseconds(600))
+        process.signal(SIGTERM)
+        #expect(await process.wait(timeout: .seconds(20)).status == 0)
+        let stream = await curl.wait(timeout: .seconds(10))
+        let changes = stream.output.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: change") }.compactMap { event in
+            event.firstRange(of: #/"changes":(\d+)/#).flatMap { Int(event[$0].dropFirst(10)) }
+        }
+        // Nothing yet, the push (and its wake's start), then the wake's end in the drain.
+        #expect(changes.count >= 3 && changes.last.map { $0 > changes[1] } == true, "\(stream.output)")
+    }
+
     /// `?limit=N` ends the stream after N events; a bad limit is a 422.
     @Test func aLimitEndsTheStreamAfterThatManyEvents() async throws {
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])

@@ -55,4 +55,27 @@ import Testing
         #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/faults/\(id)", body: "{}").status == 200)
         #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/faults/\(id)", body: "{}").status == 404)
     }
+
+    /// APNs takes a device token in either case, so a rule's device matches it in either case
+    /// (a provider that writes tokens with `%02X` is faulted too); removing one rule answers
+    /// how many went, as removing all does.
+    @Test func aRuleMatchesItsDeviceInEitherCaseAndItsRemovalIsACount() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start()
+        defer { process.signal(SIGKILL) }
+        let upper = "ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789ABCDEF0123456789"
+        // A rule before it, so that its id is not the 1 its removal answers.
+        _ = try await SilentPushdDeviceTests.admin(
+            admin, "POST", "/v1/faults", body: #"{"match": {"topic": "com.example.other"}, "action": {"reset": true}}"#)
+        let rule = try await SilentPushdDeviceTests.admin(
+            admin, "POST", "/v1/faults", body: #"{"match": {"device": "\#(upper)"}, "count": 2, "action": {"reason": "ServiceUnavailable"}}"#)
+        let id = try #require(rule.json["id"] as? Int, "\(rule.json)")
+        for (token, answer) in [(upper, "503 ServiceUnavailable"), (upper.lowercased(), "503 ServiceUnavailable"), (upper, "200 ")] {
+            let sent = try await PeerProcess.run(
+                BuiltProducts.path(of: "pushsend") ?? "pushsend",
+                ["--url", "http://127.0.0.1:\(h2c)", "--device", token, Repository.root + "/payloads/background.json"], timeout: .seconds(30))
+            #expect(sent.output.hasPrefix(answer), "\(token): \(sent.output)\(sent.errorOutput)")
+        }
+        let removed = try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/faults/\(id)", body: "{}")
+        #expect(id != 1 && removed.status == 200 && removed.json["removed"] as? Int == 1, "\(id): \(removed.json)")
+    }
 }

@@ -204,6 +204,14 @@ extension HardeningLiveTests {
         let log = await process.wait(timeout: .seconds(30)).errorOutput
         #expect(log.contains("the admin API listens beyond loopback with no token") == warned, "\(log)")
     }
+
+    /// The warning names the port the admin API took, not the `0` it was given.
+    @Test func theWarningNamesThePortTheAdminAPITook() async throws {
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--admin", "0.0.0.0:0"])
+        process.signal(SIGTERM)
+        let log = await process.wait(timeout: .seconds(30)).errorOutput
+        #expect(admin != 0 && log.contains("anyone who can reach 0.0.0.0:\(admin) can change"), "\(log)")
+    }
 }
 
 extension HardeningLiveTests {
