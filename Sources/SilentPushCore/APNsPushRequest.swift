@@ -84,6 +84,8 @@ public struct APNsPushRequest: Sendable, Equatable {
             }
         } catch .duplicateKey(let key, let offset) {
             return "it names \"\(key)\" twice (at byte \(offset))"
+        } catch .tooDeep(let offset) {
+            return "it nests objects and arrays more than \(JSONScanner.maximumDepth) deep (at byte \(offset))"
         } catch {
             return "it is not JSON: reading stopped at byte \(error.offset)"
         }

@@ -8,6 +8,12 @@ public struct JSONScanner {
         public let offset: Int
     }
 
+    /// Objects and arrays nested more than `maximumDepth` deep: the one at `offset` opens one
+    /// level too many.
+    public struct TooDeep: Error, Equatable, Sendable {
+        public let offset: Int
+    }
+
     /// What the next value is.
     public enum Kind: Equatable, Sendable {
         case object, array, string, number, bool, null
@@ -68,7 +74,7 @@ public struct JSONScanner {
     mutating func readObjectKeys(_ member: (inout JSONScanner, Key) throws -> Void) throws {
         try expect(UInt8(ascii: "{"))
         depth += 1
-        guard depth <= Self.maximumDepth else { throw malformed() }
+        guard depth <= Self.maximumDepth else { throw TooDeep(offset: position - 1) }
         skipWhitespace()
         if try consumeIf(UInt8(ascii: "}")) {
             depth -= 1
@@ -99,7 +105,7 @@ public struct JSONScanner {
     public mutating func readArray(_ element: (inout JSONScanner) throws -> Void) throws {
         try expect(UInt8(ascii: "["))
         depth += 1
-        guard depth <= Self.maximumDepth else { throw malformed() }
+        guard depth <= Self.maximumDepth else { throw TooDeep(offset: position - 1) }
         skipWhitespace()
         if try !consumeIf(UInt8(ascii: "]")) {
             while true {

@@ -7,11 +7,14 @@ extension JSONValue {
         /// An object names `key` twice, the second time with its value at byte `offset`. RFC 8259 leaves
         /// what that means to the reader; taking either silently would hide a mistake.
         case duplicateKey(String, offset: Int)
+        /// Objects and arrays nested more than `JSONScanner.maximumDepth` deep; the one at
+        /// `offset` opens the level too many.
+        case tooDeep(offset: Int)
 
         /// Where reading stopped.
         package var offset: Int {
             switch self {
-            case .malformed(let offset), .duplicateKey(_, let offset): offset
+            case .malformed(let offset), .duplicateKey(_, let offset), .tooDeep(let offset): offset
             }
         }
     }
@@ -33,7 +36,10 @@ extension JSONValue {
                 switch error {
                 case .malformed(let offset): throw .malformed(offset: start + offset)
                 case .duplicateKey(let key, let offset): throw .duplicateKey(key, offset: start + offset)
+                case .tooDeep(let offset): throw .tooDeep(offset: start + offset)
                 }
+            } catch let error as JSONScanner.TooDeep {
+                throw .tooDeep(offset: start + error.offset)
             } catch {
                 throw .malformed(offset: start + ((error as? JSONScanner.Malformed)?.offset ?? scanner.offset))
             }

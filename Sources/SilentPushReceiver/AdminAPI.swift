@@ -818,6 +818,9 @@ package struct AdminAPI: Sendable {
             value = try JSONValue.parse(body.readableBytesView)
         } catch {
             if case .duplicateKey(let key, _) = error { throw AdminError(.unprocessableContent, "the body gives '\(key)' twice") }
+            if case .tooDeep(let offset) = error {
+                throw AdminError(.badRequest, "the body nests objects and arrays more than \(JSONScanner.maximumDepth) deep (at byte \(offset))")
+            }
             // Where reading stopped: a cut-off body, a trailing comma, a number past a double's range.
             throw AdminError(.badRequest, "the body is not JSON: reading stopped at byte \(error.offset)")
         }

@@ -236,7 +236,9 @@ public final class Receiver: Service, Sendable {
                 let unguarded = configuration.adminToken == nil && !address.isLoopback
                 services.append(
                     AdminListener.application(
-                        api: adminAPI(server), address: address, group: eventLoopGroup, logger: logger,
+                        api: adminAPI(server), address: address,
+                        idleTimeout: [configuration.requestTimeout, configuration.idleTimeout].first { $0 != .zero }, group: eventLoopGroup,
+                        logger: logger,
                         onBound: { port in
                             if unguarded {
                                 // The port it took, which `:0` does not say.

@@ -314,6 +314,20 @@ package final class TransferClient: Sendable {
                 }
             }
             try handle.synchronize()
+            // A resumed part is the rest of the body: one that stops short of what its
+            // Content-Range says, or of the body's length, leaves the file incomplete, and the
+            // next try resumes after it; one past them is not the body's, and the file starts over.
+            if appending, !whole, let range = contentRange, let rangeEnd = range.end {
+                let (have, length) = (base + received, range.completeLength ?? rangeEnd)
+                if have > rangeEnd || have > length {
+                    return startOver("answered 206 with more bytes than its Content-Range says")
+                }
+                if have < rangeEnd || have < length {
+                    let total = range.completeLength.map(String.init) ?? "*"
+                    return cutOff(
+                        "\(URLUserInfo.masked(start.request.url)) answered 206 with the body to byte \(have) of \(total): the next try resumes there")
+                }
+            }
             try? manager.removeItem(atPath: file(of: start.id))
             try manager.moveItem(atPath: part, toPath: file(of: start.id))
             try? manager.removeItem(atPath: validatorFile)
@@ -348,6 +362,8 @@ package final class TransferClient: Sendable {
     /// 416's: the whole body's length). `LENGTH` may be `*` (unknown).
     package struct ContentRange: Equatable {
         package var first: Int64?
+        /// Where the part ends: one past its last byte (nil for `*`).
+        package var end: Int64?
         package var completeLength: Int64?
 
         package init?(_ text: String) {
@@ -359,10 +375,14 @@ package final class TransferClient: Sendable {
             let length = parts[1].trimmingCharacters(in: .whitespaces)
             if range == "*" {
                 first = nil
+                end = nil
             } else {
                 let bounds = range.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-                guard bounds.count == 2, let low = Int64(bounds[0]), let high = Int64(bounds[1]), low >= 0, low <= high else { return nil }
+                guard bounds.count == 2, let low = Int64(bounds[0]), let high = Int64(bounds[1]), low >= 0, low <= high, high < .max else {
+                    return nil
+                }
                 first = low
+                end = high + 1
             }
             if length == "*" {
                 completeLength = nil

@@ -27,6 +27,8 @@ import Testing
         ("1e999", .malformed(offset: 0)),
         ("", .malformed(offset: 0)),
         (#"{"a": 01}"#, .malformed(offset: 7)),
+        // The object and 63 arrays are 64 levels; the 64th array, at byte 6 + 63, is one too many.
+        (#"{"a": "# + String(repeating: "[", count: 64) + String(repeating: "]", count: 64) + "}", .tooDeep(offset: 69)),
     ])
     func whatIsRefusedAndWhere(text: String, expected: JSONValue.ParseError) {
         #expect(throws: expected) { try JSONValue.parse(text.utf8) }

@@ -317,6 +317,37 @@ import Testing
         }
     }
 
+    /// A resumed try whose 206 holds less than the rest (a shorter range, as its
+    /// Content-Range says) does not finish the file: it is a cut, and the next try resumes
+    /// after it, so the app is handed the whole body, once.
+    @Test func aResumeAnsweredWithAShorterRangeIsResumedAgainNotDone() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.wakeSettings = .debugger
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { try TransferRequest(session: "R", url: $0) }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/300000?fail=1&cut=100000&short=1&name=shortened")
+            let cut = try await receiver.waitForTransfers(session: "R") { $0.first?.state == .waiting }
+            let kept = try #require(cut.first?.bytes)
+            try await receiver.advanceClock(by: .seconds(60))
+            let short = try await receiver.waitForTransfers(session: "R") {
+                ($0.first?.attempts == 2 && $0.first?.state == .waiting) || $0.first?.fileFate != nil
+            }
+            #expect(short.first?.state == .waiting && short.first?.bytes == kept + 1_000, "\(short)")
+            #expect(short.first?.lastError?.contains("answered 206 with the body to byte \(kept + 1_000) of 300000") == true, "\(short)")
+            try await receiver.advanceClock(by: .seconds(120))
+            let done = try await receiver.waitForTransfers(session: "R") { $0.first?.fileFate != nil }
+            #expect(done.first?.state == .done && done.first?.bytes == 300_000 && done.first?.attempts == 3, "\(done)")
+            #expect(Self.starts(origin, size: 300_000) == [0, Int(kept), Int(kept) + 1_000], "\(origin.log)")
+            #expect(relaunches.all.first?.files.first?.bytes == 300_000)
+            #expect(receiver.metric("silentpush_transfer_bytes_total") == 300_000)
+            await client.close()
+        }
+    }
+
     /// A resumed try that gets no answer (the origin is gone) leaves the part it would have
     /// resumed, and the transfer's `bytes` still says its size.
     @Test func aResumedTryThatGetsNoAnswerKeepsItsPart() async throws {

@@ -255,3 +255,38 @@ extension HardeningLiveTests {
         #expect(ContinuousClock.now - opened < .seconds(5))
     }
 }
+
+extension HardeningLiveTests {
+    /// Admin clients that start a request and never finish it are closed after
+    /// `--request-timeout`, at most 64 served at once (the others wait in the listen
+    /// queue): they cannot take the descriptors the pushes need, and once they are gone the
+    /// admin API answers again.
+    @Test func adminConnectionsThatNeverFinishARequestAreClosedAndLeavePushesServed() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--request-timeout", "1s"])
+        defer { process.signal(SIGKILL) }
+        let script = """
+            import select, socket, sys, time
+            socks = []
+            for _ in range(150):
+                s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                s.sendall(b"GET /healthz HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n")
+                socks.append(s)
+            print("open", flush=True)
+            closed, end = 0, time.monotonic() + 20
+            while socks and time.monotonic() < end:
+                ready, _, _ = select.select(socks, [], [], 0.5)
+                for s in ready:
+                    if not s.recv(4096):
+                        socks.remove(s); s.close(); closed += 1
+            print("closed", closed)
+            """
+        let slow = try PeerProcess("python3", ["-c", script, "\(admin)"])
+        try await Task.sleep(for: .milliseconds(500))
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push().status == 200)
+        await client.close()
+        let result = await slow.wait(timeout: .seconds(40))
+        #expect(result.output.contains("closed 150"), "\(result.output)\(result.errorOutput)")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/healthz").status == 200)
+    }
+}

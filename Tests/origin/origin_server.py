@@ -18,7 +18,9 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
                            If-None-Match matches; honours Range with If-Range (206). Query:
                            rate=B (bytes a second), fail=K&cut=C&name=X (the first K requests
                            for X send C bytes, then close the connection), status=S (answer S),
-                           validators=modified (Last-Modified alone; 304 when If-Modified-Since matches)
+                           validators=modified (Last-Modified alone; 304 when If-Modified-Since matches),
+                           short=K&name=X (the first K ranged answers for X are a 206 of 1000 bytes at
+                           most: a shorter range than asked, as Content-Range says)
     PUT or POST /upload/NAME
                            reads the body; logs "upload METHOD NAME bytes=N sha256=H"; answers 201
                            {"name", "bytes", "sha256"}
@@ -44,6 +46,7 @@ from urllib.parse import parse_qs, urlparse
 READY, ROOT = sys.argv[1], sys.argv[2]
 LOG_LOCK = threading.Lock()
 FAILURES = {}
+SHORTS = {}
 FAILURES_LOCK = threading.Lock()
 BLOB_MODIFIED = formatdate(1_700_000_000, usegmt=True)
 
@@ -139,6 +142,7 @@ class Origin(BaseHTTPRequestHandler):
                 log(f"blob {size} unsatisfiable from={start}")
                 return self.send(416, b"", {"Content-Range": f"bytes */{size}"})
         cut = None
+        end_at = size
         name = query.get("name", [None])[0]
         if name is not None:
             with FAILURES_LOCK:
@@ -146,16 +150,21 @@ class Origin(BaseHTTPRequestHandler):
                 if done < int(query.get("fail", ["0"])[0]):
                     FAILURES[name] = done + 1
                     cut = int(query.get("cut", ["0"])[0])
-        log(f"blob {size} from={start} cut={cut}")
+                shortened = SHORTS.get(name, 0)
+                if start > 0 and shortened < int(query.get("short", ["0"])[0]):
+                    SHORTS[name] = shortened + 1
+                    end_at = min(size, start + 1000)
+        log(f"blob {size} from={start} cut={cut}" + (f" to={end_at}" if end_at < size else ""))
         self.send_response(206 if start > 0 else status)
         if etag is not None:
             self.send_header("ETag", etag)
         self.send_header("Last-Modified", BLOB_MODIFIED)
         self.send_header("Content-Type", "application/octet-stream")
         if start > 0:
-            self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-        self.send_header("Content-Length", str(size - start))
+            self.send_header("Content-Range", f"bytes {start}-{end_at - 1}/{size}")
+        self.send_header("Content-Length", str(end_at - start))
         self.end_headers()
+        size = end_at
         rate = float(query.get("rate", ["0"])[0])
         sent = start
         chunk = 64 * 1024 if rate == 0 else max(1, int(rate / 20))
