@@ -214,9 +214,11 @@ public struct DeviceControl: Sendable {
 
     // MARK: - Waiting
 
-    /// Waits until no fetch is running (giving each at most `timeout` of real time) and
-    /// every change so far is committed. Returns false when it gave up: a fetch or task
-    /// handler still ran after `timeout`, or the last changes could not be committed.
+    /// Waits until no fetch or task handler is running and every change so far is committed:
+    /// the running fetches, then the task handlers, then the handlers of wakes cut at their
+    /// deadline each get at most `timeout` of real time (up to three times `timeout` in all).
+    /// Returns false when it gave up: a fetch or task handler still ran after `timeout`, or
+    /// the last changes could not be committed.
     @discardableResult
     public func settle(timeout: Duration) async -> Bool {
         await runtime.settle(timeout: timeout)

@@ -72,6 +72,7 @@ public final class Receiver: Service, Sendable {
         }
         guard !listeners.isEmpty else { throw ReceiverStartError.noListener }
         if let problem = configuration.transfers.problem { throw ReceiverStartError.settings(problem) }
+        if let problem = configuration.wakeSettings.problem { throw ReceiverStartError.settings(problem) }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
         // A cluster's shards, checked before anything opens: the one map the device side keeps.
         let shardMap: ShardMap?

@@ -10,9 +10,11 @@ extension Receiver {
         try await device.advance(by: duration)
     }
 
-    /// Waits until no fetch is running (at most `timeout` of real time per fetch) and every
-    /// record is committed: then fates and wakes can be asserted. Returns false when it gave
-    /// up (a handler still ran after `timeout`, or the last records could not be committed):
+    /// Waits until no fetch or task handler is running and every record is committed: then
+    /// fates and wakes can be asserted. The running fetches, then the task handlers, then the
+    /// handlers of wakes cut at their deadline are each given at most `timeout` of real time,
+    /// so it can take up to three times `timeout`. Returns false when it gave up (a handler
+    /// still ran after `timeout`, or the last records could not be committed):
     /// `#expect(await receiver.settle())`.
     @discardableResult
     public func settle(timeout: Duration = .seconds(10)) async -> Bool {

@@ -130,6 +130,20 @@ import Testing
         #expect(error.map { "\($0)" }?.contains("transfers.retryDelay") == true, "\(String(describing: error))")
     }
 
+    /// A wake setting the flags would refuse is refused through the Swift API too: app-usage
+    /// factors of `Int.max` overflowed when an interval was multiplied by them, a trap on
+    /// the event loop that took the whole test process.
+    @Test func aWakeSettingOutOfRangeStopsTheStart() async throws {
+        let error = await #expect(throws: ReceiverStartError.self) {
+            try await Receiver.withTesting({ $0.wakeSettings.appUsageFactors = .init(week: .max, older: .max) }) { _ in
+                Issue.record("the receiver ran")
+            }
+        }
+        let named = if case .settings? = error { true } else { false }
+        #expect(named, "\(String(describing: error))")
+        #expect(error.map { "\($0)" }?.contains("wakeSettings.appUsageFactors.week") == true, "\(String(describing: error))")
+    }
+
     /// A device's clock only moves forward, through the library as through the admin API.
     @Test func aNegativeClockMoveIsRefused() async throws {
         try await Receiver.withTesting { receiver in
