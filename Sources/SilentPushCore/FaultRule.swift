@@ -16,9 +16,9 @@ public struct FaultRule: Sendable, Equatable {
             self.keyID = keyID
         }
 
-        /// Whether `request` is one of these.
+        /// Whether `request` is one of these (`device` in either case, as APNs takes a token).
         public func matches(_ request: FaultRequest) -> Bool {
-            (device == nil || device == request.device) && (topic == nil || topic == request.topic)
+            (device.map { $0 == request.device || $0.lowercased() == request.device } ?? true) && (topic == nil || topic == request.topic)
                 && (team == nil || team == request.team) && (keyID == nil || keyID == request.keyID)
         }
     }

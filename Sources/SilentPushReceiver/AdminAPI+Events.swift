@@ -22,6 +22,11 @@ extension AdminAPI {
     /// The most events one request may ask for before its stream ends.
     static let maximumEventLimit = 10_000
 
+    /// Event streams open at once (*assumed*: a page holds one): a stream is never idle, so
+    /// without a cap they could hold every connection the admin API serves
+    /// (`AdminListener.maximumConnections`) and leave none for its other requests.
+    static let maximumEventStreams = 16
+
     /// The stream; with `limit`, it ends after that many events (a client that wants a
     /// snapshot, or a checker that reads to the end).
     private func events(_ query: Hummingbird.Parameters) -> Response {
@@ -34,10 +39,16 @@ extension AdminAPI {
         }
         let device = device
         let eventLimit = limit
+        guard let slot = EventStreamSlot(counting: eventStreams) else {
+            return Self.error(
+                .serviceUnavailable,
+                "there are \(Self.maximumEventStreams) event streams open already: close one (each timeline page holds one)")
+        }
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
+                withExtendedLifetime(slot) {}
                 // A shutdown ends the stream within a tick (the page reconnects to the next
                 // receiver), after a last look: the admin API stops after the device side's
                 // drain, whose last commits (a wake's end) are news too. A client that went
@@ -86,5 +97,29 @@ extension AdminAPI {
             ("now", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: clock.now.millisecondsSinceEpoch))),
         ])
         return "event: change\ndata: \(data.rendered)\n\n"
+    }
+}
+
+/// How many event streams a receiver's admin API has open.
+final class EventStreamCount: Sendable {
+    let open = Atomic(0)
+}
+
+/// One event stream counted against `AdminAPI.maximumEventStreams` for as long as its answer
+/// lives (a stream that ends, a client gone, or an answer never sent all release it).
+private final class EventStreamSlot: Sendable {
+    let count: EventStreamCount
+
+    init?(counting count: EventStreamCount) {
+        // Refused before the slot exists, so no deinit gives back what was not taken.
+        guard count.open.add(1, ordering: .relaxed).newValue <= AdminAPI.maximumEventStreams else {
+            count.open.subtract(1, ordering: .relaxed)
+            return nil
+        }
+        self.count = count
+    }
+
+    deinit {
+        count.open.subtract(1, ordering: .relaxed)
     }
 }

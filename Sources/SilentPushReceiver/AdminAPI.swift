@@ -19,6 +19,9 @@ package struct AdminAPI: Sendable {
     var access = AdminAccessPolicy()
     /// The receiver's cluster membership; nil: it stands alone.
     var cluster: ClusterMembership?
+    /// The event streams open now (`AdminAPI.maximumEventStreams`), shared by the copies of
+    /// this API the router holds.
+    let eventStreams = EventStreamCount()
 
     /// The query parameters each route takes, read once from the document it serves.
     static let queryRules = AdminQueryRules(document: AdminOpenAPIDocument.json)

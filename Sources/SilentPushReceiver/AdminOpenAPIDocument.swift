@@ -2200,6 +2200,16 @@ enum AdminOpenAPIDocument {
              },
              "422": {
               "$ref": "#/components/responses/Unprocessable"
+             },
+             "503": {
+              "description": "16 event streams are open already (each timeline page holds one); close one.",
+              "content": {
+               "application/problem+json": {
+                "schema": {
+                 "$ref": "#/components/schemas/Problem"
+                }
+               }
+              }
              }
             }
            }

@@ -215,8 +215,8 @@ public struct DeviceControl: Sendable {
     // MARK: - Waiting
 
     /// Waits until no fetch or task handler is running and every change so far is committed:
-    /// the running fetches, then the task handlers, then the handlers of wakes cut at their
-    /// deadline each get at most `timeout` of real time (up to three times `timeout` in all).
+    /// the running fetches (and any that start meanwhile), then the task handlers, then the
+    /// handlers of wakes cut at their deadline each get at most `timeout` of real time.
     /// Returns false when it gave up: a fetch or task handler still ran after `timeout`, or
     /// the last changes could not be committed.
     @discardableResult

@@ -28,7 +28,8 @@ public struct ReceiverConfiguration: Sendable {
     /// waiting for its answer, gets GOAWAY IdleTimeout (`--idle-timeout`; zero: never).
     public var idleTimeout: Duration
     /// A request whose headers and body have not all arrived this long after it opened is
-    /// reset with RST_STREAM (`--request-timeout`; zero: no limit).
+    /// reset with RST_STREAM (`--request-timeout`; zero: no limit). An admin API connection
+    /// that sends nothing this long is closed (zero: `idleTimeout`).
     public var requestTimeout: Duration
     /// Connections served at once (`--max-connections`); one more gets GOAWAY and is
     /// closed. Nil: derived from the open-file limit.

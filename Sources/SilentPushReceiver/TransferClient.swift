@@ -325,7 +325,8 @@ package final class TransferClient: Sendable {
                 if have < rangeEnd || have < length {
                     let total = range.completeLength.map(String.init) ?? "*"
                     return cutOff(
-                        "\(URLUserInfo.masked(start.request.url)) answered 206 with the body to byte \(have) of \(total): the next try resumes there")
+                        "\(URLUserInfo.masked(start.request.url)) answered 206 with the body to byte \(have) of \(total): the next try asks for the rest"
+                    )
                 }
             }
             try? manager.removeItem(atPath: file(of: start.id))

@@ -11,9 +11,9 @@ extension Receiver {
     }
 
     /// Waits until no fetch or task handler is running and every record is committed: then
-    /// fates and wakes can be asserted. The running fetches, then the task handlers, then the
-    /// handlers of wakes cut at their deadline are each given at most `timeout` of real time,
-    /// so it can take up to three times `timeout`. Returns false when it gave up (a handler
+    /// fates and wakes can be asserted. The running fetches (and any that start meanwhile),
+    /// then the task handlers, then the handlers of wakes cut at their deadline are each given
+    /// at most `timeout` of real time, so it can take several times `timeout`. Returns false when it gave up (a handler
     /// still ran after `timeout`, or the last records could not be committed):
     /// `#expect(await receiver.settle())`.
     @discardableResult

@@ -18,6 +18,17 @@ import Testing
         #expect(table.decide(certificate, now: Self.at(0), draw: 0.5) == nil)
     }
 
+    /// APNs takes a device token in either case: a rule's device matches a request's in
+    /// either case, whether the rule came through the admin API (kept in lower case) or the
+    /// Swift API (kept as given).
+    @Test func aDeviceMatchesInEitherCase() {
+        let upper = FaultRequest(device: "AABB", topic: "com.example.app", team: nil, keyID: nil)
+        #expect(upper.device == "aabb")
+        #expect(FaultRule.Match(device: "AaBb").matches(upper))
+        #expect(FaultRule.Match(device: "aabb").matches(upper))
+        #expect(!FaultRule.Match(device: "aabc").matches(upper))
+    }
+
     @Test func aCountRunsOutAndTheNextRuleTakesOver() {
         var table = FaultTable()
         let first = table.add(FaultRule(count: 2, action: .reason(.internalServerError)))

@@ -51,6 +51,38 @@ import Testing
         #expect(changes.count >= 3 && changes.last.map { $0 > changes[1] } == true, "\(stream.output)")
     }
 
+    /// At most 16 event streams are open at once: a stream is never idle, and more could hold
+    /// every connection the admin API serves. One more is a 503 that says so; a stream whose
+    /// client went away gives its place back once its writes fail.
+    @Test func aSeventeenthEventStreamIs503UntilOneCloses() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start()
+        defer { process.signal(SIGKILL) }
+        let streams = try (0..<16).map { _ in try PeerProcess("curl", ["-sN", "--max-time", "60", "http://127.0.0.1:\(admin)/v1/events"]) }
+        defer { for stream in streams { stream.signal(SIGKILL) } }
+        var refused = (status: 0, json: [String: Any]())
+        for _ in 0..<50 where refused.status != 503 {
+            try await Task.sleep(for: .milliseconds(100))
+            refused = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1")
+        }
+        #expect(refused.status == 503 && (refused.json["detail"] as? String)?.contains("16 event streams open already") == true, "\(refused)")
+        streams[0].signal(SIGKILL)
+        _ = await streams[0].wait()
+        // Changes make every stream write; the one whose client left finds out at its second
+        // write (the first only draws the peer's reset) and ends.
+        let client = try await TestPushClient.connect(port: h2c)
+        for n in 1...2 {
+            #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(n)).status == 200)
+            try await Task.sleep(for: .milliseconds(400))
+        }
+        await client.close()
+        var again = 0
+        for _ in 0..<50 where again != 200 {
+            try await Task.sleep(for: .milliseconds(100))
+            again = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1").status
+        }
+        #expect(again == 200)
+    }
+
     /// `?limit=N` ends the stream after N events; a bad limit is a 422.
     @Test func aLimitEndsTheStreamAfterThatManyEvents() async throws {
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
