@@ -3,14 +3,17 @@
 public struct FaultRule: Sendable, Equatable {
     /// Which requests a rule matches: every field given must be equal (nil: any).
     public struct Match: Sendable, Equatable {
-        public var device: String?
+        /// Kept in lower case, as `FaultRequest.device` is (APNs takes a token in either case).
+        public var device: String? {
+            didSet { device = device?.lowercased() }
+        }
         public var topic: String?
         public var team: String?
         public var keyID: String?
 
         /// A match.
         public init(device: String? = nil, topic: String? = nil, team: String? = nil, keyID: String? = nil) {
-            self.device = device
+            self.device = device?.lowercased()
             self.topic = topic
             self.team = team
             self.keyID = keyID
@@ -18,7 +21,7 @@ public struct FaultRule: Sendable, Equatable {
 
         /// Whether `request` is one of these (`device` in either case, as APNs takes a token).
         public func matches(_ request: FaultRequest) -> Bool {
-            (device.map { $0 == request.device || $0.lowercased() == request.device } ?? true) && (topic == nil || topic == request.topic)
+            (device == nil || device == request.device) && (topic == nil || topic == request.topic)
                 && (team == nil || team == request.team) && (keyID == nil || keyID == request.keyID)
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 extension ConnectionFailure {
@@ -35,16 +36,35 @@ extension ConnectionFailure {
         }
     }
 
-    /// `failingFast(probingAfter:probe:_:)` with a TCP connect to `host`:`port` as the probe:
-    /// a refusal, or a host not found, ends `operation` with `Unreachable`.
+    /// How long a request waits for its answer before its origin is probed (*assumed*: a
+    /// reachable origin has accepted the connection well within it).
+    package static let probeDelay = Duration.milliseconds(250)
+
+    /// Where a request goes: its URL's host and port (80 or 443 when the URL gives none).
+    package struct Origin: Sendable {
+        package let host: String
+        package let port: Int
+        /// Whether it is `https`.
+        package let secure: Bool
+
+        /// The origin of `url`; nil when it has no host.
+        package init?(url: String) {
+            guard let url = URL(string: url), let host = url.host else { return nil }
+            secure = url.scheme?.lowercased() == "https"
+            self.host = host
+            port = url.port ?? (secure ? 443 : 80)
+        }
+    }
+
+    /// `failingFast(probingAfter:probe:_:)` after `probeDelay`, with a TCP connect to `origin`
+    /// as the probe: a refusal, or a host not found, ends `operation` with `Unreachable`.
     package static func failingFast<Value: Sendable>(
-        host: String, port: Int, on group: any EventLoopGroup, probingAfter delay: Duration,
-        _ operation: @escaping @Sendable () async throws -> Value
+        to origin: Origin, on group: any EventLoopGroup, _ operation: @escaping @Sendable () async throws -> Value
     ) async throws -> Value {
         try await failingFast(
-            probingAfter: delay,
+            probingAfter: probeDelay,
             probe: {
-                if let reason = await probe(host: host, port: port, on: group) { throw Unreachable(reason: reason) }
+                if let reason = await probe(host: origin.host, port: origin.port, on: group) { throw Unreachable(reason: reason) }
             }, operation)
     }
 }

@@ -18,14 +18,14 @@ enum AdminListener {
 
     /// An application serving `api` on `address`; `idleTimeout` nil: no limit.
     static func application(
-        api: AdminAPI, address: ListenAddress, idleTimeout: Duration?, group: any EventLoopGroup, logger: Logger,
+        api: AdminAPI, address: ListenAddress, idleTimeout: TimeAmount?, group: any EventLoopGroup, logger: Logger,
         onBound: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .notice)  // Hummingbird logs every start at info
         return Application(
             router: api.router(),
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: idleTimeout.map(TimeAmount.init))),
+            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: idleTimeout)),
             configuration: ApplicationConfiguration(
                 address: .hostname(address.host, port: address.port), serverName: "silentpushd",
                 availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections, logger: quiet)),

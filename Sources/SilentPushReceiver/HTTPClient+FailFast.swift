@@ -7,14 +7,10 @@ import SilentPushNetworking
 /// Requests that fail at once when nobody listens at their origin, or its certificate is
 /// refused, as a URLSession task does. AsyncHTTPClient's pool retries a failed connect or
 /// handshake until its timeout (so that one failure does not fail every request queued for
-/// the host); a request unanswered after `probeDelay` has its origin probed with a connect
+/// the host); a request unanswered after `ConnectionFailure.probeDelay` has its origin probed with a connect
 /// (and for https a handshake) of its own, and a refusal, a host not found or a refused
 /// certificate ends it.
 extension HTTPClient {
-    /// How long a request waits for its answer before its origin is probed (*assumed*: a
-    /// reachable origin has accepted the connection well within it).
-    static let probeDelay = Duration.milliseconds(250)
-
     /// `execute(_:deadline:)`, ended by `ConnectionFailure.Unreachable` as soon as a probe
     /// finds nobody at the origin (`ConnectionFailure.reason` words it), or by NIOSSL's error
     /// when the probe's handshake refuses its certificate.
@@ -25,22 +21,13 @@ extension HTTPClient {
     ) async throws -> HTTPClientResponse {
         // A request's own TLS configuration is the one its connection uses.
         let trust = request.tlsConfiguration.map { try? NIOSSLContext(configuration: $0) } ?? tls
-        let origin = URL(string: request.url).flatMap { url in
-            url.host.map { host in
-                let secure = url.scheme?.lowercased() == "https"
-                return (host: host, port: url.port ?? (secure ? 443 : 80), secure: secure)
-            }
+        guard let origin = ConnectionFailure.Origin(url: request.url) else { return try await execute(request, deadline: deadline) }
+        guard origin.secure, let trust else {
+            return try await ConnectionFailure.failingFast(to: origin, on: eventLoopGroup) { try await self.execute(request, deadline: deadline) }
         }
-        guard let origin else { return try await execute(request, deadline: deadline) }
         return try await ConnectionFailure.failingFast(
-            probingAfter: Self.probeDelay,
+            probingAfter: ConnectionFailure.probeDelay,
             probe: {
-                guard origin.secure, let trust else {
-                    if let reason = await ConnectionFailure.probe(host: origin.host, port: origin.port, on: self.eventLoopGroup) {
-                        throw ConnectionFailure.Unreachable(reason: reason)
-                    }
-                    return
-                }
                 // For https, a handshake with this client's trust on the probe's connection:
                 // a refused certificate is the error the pool would report at its timeout.
                 if let refusal = await OriginProbe.refusal(host: origin.host, port: origin.port, tls: trust, on: self.eventLoopGroup) {

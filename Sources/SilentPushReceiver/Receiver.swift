@@ -225,9 +225,10 @@ public final class Receiver: Service, Sendable {
             for (token, state) in configuration.deviceStates where device.deviceState(of: token) != state {
                 try await device.setDeviceState(state, for: token)
             }
+            let limits = Self.connectionLimits(configuration, logger: logger)
             let server = try await H2Server.bind(
                 listeners: listeners, settings: configuration.settings, service: endpoint,
-                limits: Self.connectionLimits(configuration, logger: logger), shutdownGrace: TimeAmount(configuration.shutdownGrace),
+                limits: limits, shutdownGrace: TimeAmount(configuration.shutdownGrace),
                 group: eventLoopGroup, logger: logger)
             self.server.withLock { $0 = server }
             var quiet = logger
@@ -238,8 +239,7 @@ public final class Receiver: Service, Sendable {
                 services.append(
                     AdminListener.application(
                         api: adminAPI(server), address: address,
-                        idleTimeout: [configuration.requestTimeout, configuration.idleTimeout].first { $0 != .zero }, group: eventLoopGroup,
-                        logger: logger,
+                        idleTimeout: limits.slowClientLimit, group: eventLoopGroup, logger: logger,
                         onBound: { port in
                             if unguarded {
                                 // The port it took, which `:0` does not say.

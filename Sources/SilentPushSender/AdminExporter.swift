@@ -115,14 +115,7 @@ package struct AdminExporter: Sendable {
     /// connect until the timeout, which would take 30 s to say that no receiver is running.
     static func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
         let client = HTTPClient.shared
-        guard let url = URL(string: request.url), let host = url.host else { return try await client.execute(request, timeout: timeout) }
-        let port = url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80)
-        return try await ConnectionFailure.failingFast(host: host, port: port, on: client.eventLoopGroup, probingAfter: probeDelay) {
-            try await client.execute(request, timeout: timeout)
-        }
+        guard let origin = ConnectionFailure.Origin(url: request.url) else { return try await client.execute(request, timeout: timeout) }
+        return try await ConnectionFailure.failingFast(to: origin, on: client.eventLoopGroup) { try await client.execute(request, timeout: timeout) }
     }
-
-    /// How long a request to the admin API waits for its answer before its address is probed
-    /// (a receiver that is running accepts the connection well within it).
-    static let probeDelay = Duration.milliseconds(250)
 }

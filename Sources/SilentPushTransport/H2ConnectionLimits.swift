@@ -20,6 +20,14 @@ public struct H2ConnectionLimits: Sendable, Equatable {
         self.maxConnections = maxConnections
     }
 
+    /// How long a client may take to set its connection up, or to take an answer, and an
+    /// admin API client to send a request: as long as a request may take to arrive, else the
+    /// idle timeout; nil when neither is set.
+    package var slowClientLimit: TimeAmount? {
+        let limit = requestTimeout > .zero ? requestTimeout : idleTimeout
+        return limit > .zero ? limit : nil
+    }
+
     /// How often a connection checks its timeouts: a quarter of the shorter one (so a
     /// limit is enforced within 1.25 times its length), at least every 10 ms; nil when
     /// neither is set.

@@ -248,13 +248,6 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         }
     }
 
-    /// How long a client may take to set its connection up, or to take an answer: as long
-    /// as a request may take to arrive, else the idle timeout; nil when neither is set.
-    private var slowClientLimit: TimeAmount? {
-        let limit = limits.requestTimeout > .zero ? limits.requestTimeout : limits.idleTimeout
-        return limit > .zero ? limit : nil
-    }
-
     private func checkTimeouts() {
         guard let context else { return }
         let now = NIODeadline.now()
@@ -262,7 +255,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         switch state.state {
         case .handshaking:
             // A TLS handshake that never finished: held no longer than a request may take.
-            if let limit = slowClientLimit, openedAt + limit <= now { context.close(promise: nil) }
+            if let limit = limits.slowClientLimit, openedAt + limit <= now { context.close(promise: nil) }
             return
         case .serving(let serving), .refusing(let serving):
             session = serving
@@ -271,7 +264,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         }
         // A client that never sent its preface holds a connection (one of `--max-connections`)
         // for nothing: as long as a handshake may take, then GOAWAY and closed.
-        if session.awaitsClientPreface, let limit = slowClientLimit, openedAt + limit <= now {
+        if session.awaitsClientPreface, let limit = limits.slowClientLimit, openedAt + limit <= now {
             statistics.idleTimeouts.add(1, ordering: .relaxed)
             session.terminate(reason: .apns(.idleTimeout))
             flushOutput()
@@ -292,7 +285,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         }
         // A socket that takes no more (a slow link) holds answers too, but that is not the
         // client shutting its window: only the window counts.
-        if let limit = slowClientLimit, context.channel.isWritable {
+        if let limit = limits.slowClientLimit, context.channel.isWritable {
             let stalled = session.resetStalledAnswers(at: now.uptimeNanoseconds, after: UInt64(limit.nanoseconds))
             if stalled > 0 {
                 statistics.requestTimeouts.add(stalled, ordering: .relaxed)

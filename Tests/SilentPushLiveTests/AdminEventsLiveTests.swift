@@ -6,21 +6,32 @@ import Testing
 /// `GET /v1/events` read by curl: a change event once a push is recorded, and the stream
 /// ends when silentpushd shuts down, which a listener does not hold up.
 @Suite struct AdminEventsLiveTests {
-    @Test func aPushIsAnEventAndSigtermEndsTheStream() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+    /// `silentpushd` with `arguments` and curl reading its event stream; one push, `settle`
+    /// of real time, then SIGTERM: how the process ended, how long that took, and what curl
+    /// read.
+    static func streamThroughAPushAndSIGTERM(
+        _ arguments: [String], settle: Duration, exitWithin: Duration
+    ) async throws -> (exit: PeerResult, stopping: Duration, stream: PeerResult) {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(arguments)
         defer { process.signal(SIGKILL) }
         let curl = try PeerProcess("curl", ["-sN", "--max-time", "30", "http://127.0.0.1:\(admin)/v1/events"])
         try await Task.sleep(for: .milliseconds(500))
         let client = try await TestPushClient.connect(port: h2c)
         #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
         await client.close()
-        try await Task.sleep(for: .milliseconds(800))
+        try await Task.sleep(for: settle)
         let stopped = ContinuousClock.now
         process.signal(SIGTERM)
-        let result = await process.wait(timeout: .seconds(10))
+        let exit = await process.wait(timeout: exitWithin)
+        let stopping = ContinuousClock.now - stopped
+        return (exit, stopping, await curl.wait(timeout: .seconds(10)))
+    }
+
+    @Test func aPushIsAnEventAndSigtermEndsTheStream() async throws {
+        let (result, stopping, stream) = try await Self.streamThroughAPushAndSIGTERM(
+            ["--clock", "manual"], settle: .milliseconds(800), exitWithin: .seconds(10))
         #expect(result.status == 0, "\(result.errorOutput)")
-        #expect(ContinuousClock.now - stopped < .seconds(5), "an open event stream held the shutdown up")
-        let stream = await curl.wait(timeout: .seconds(10))
+        #expect(stopping < .seconds(5), "an open event stream held the shutdown up")
         #expect(!stream.timedOut)
         let events = stream.output.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: change") }
         #expect(stream.output.hasPrefix("retry: 2000\n\n"), "\(stream.output)")
@@ -33,19 +44,11 @@ import Testing
     /// The drain after SIGTERM lets a wake end, and the stream, which stays open through it,
     /// announces that last change before it ends: a page shows the wake's result.
     @Test func theLastChangeOfTheDrainIsAnEventBeforeTheStreamEnds() async throws {
-        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--fetch-exec", "sleep 2; echo newData"])
-        defer { process.signal(SIGKILL) }
-        let curl = try PeerProcess("curl", ["-sN", "--max-time", "30", "http://127.0.0.1:\(admin)/v1/events"])
-        try await Task.sleep(for: .milliseconds(500))
-        let client = try await TestPushClient.connect(port: h2c)
-        #expect(try await client.push(apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)
-        await client.close()
-        try await Task.sleep(for: .milliseconds(600))
-        process.signal(SIGTERM)
-        #expect(await process.wait(timeout: .seconds(20)).status == 0)
-        let stream = await curl.wait(timeout: .seconds(10))
+        let (result, _, stream) = try await Self.streamThroughAPushAndSIGTERM(
+            ["--fetch-exec", "sleep 2; echo newData"], settle: .milliseconds(600), exitWithin: .seconds(20))
+        #expect(result.status == 0)
         let changes = stream.output.components(separatedBy: "\n\n").filter { $0.hasPrefix("event: change") }.compactMap { event in
-            event.firstRange(of: #/"changes":(\d+)/#).flatMap { Int(event[$0].dropFirst(10)) }
+            event.firstMatch(of: #/"changes":(\d+)/#).flatMap { Int($0.1) }
         }
         // Nothing yet, the push (and its wake's start), then the wake's end in the drain.
         #expect(changes.count >= 3 && changes.last.map { $0 > changes[1] } == true, "\(stream.output)")
