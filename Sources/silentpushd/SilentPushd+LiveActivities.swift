@@ -12,8 +12,8 @@ extension SilentPushd {
         }
         func budget(_ text: String, flag: String) throws -> Int? {
             try Self.noneOr(text) { text in
-                guard let value = Int(text), (0...1_000_000).contains(value) else {
-                    throw ValidationError("\(flag) must be a whole number from 0 to 1000000, or none")
+                guard let value = Int(text), WakeSettings.budgetRange.contains(value) else {
+                    throw ValidationError("\(flag) must be a whole number from \(WholeNumberProblem.describe(WakeSettings.budgetRange)), or none")
                 }
                 return value
             }
@@ -58,7 +58,7 @@ extension SilentPushd {
                 transferTimeout, flag: "--transfer-timeout", atMost: TransferPolicy.Settings.resourceTimeoutLimit)
         }
         if let relaunchTime {
-            configuration.wakeSettings.relaunchTime = try positive(relaunchTime, flag: "--relaunch-time", atMost: .seconds(3600))
+            configuration.wakeSettings.relaunchTime = try positive(relaunchTime, flag: "--relaunch-time", atMost: WakeSettings.longestRelaunchTime)
         }
         if let transferRequestTimeout {
             configuration.transfers.requestTimeout = try positive(
@@ -66,15 +66,15 @@ extension SilentPushd {
         }
         if let taskExpirationGrace {
             configuration.wakeSettings.taskExpirationGrace = try positive(
-                taskExpirationGrace, flag: "--task-expiration-grace", atMost: .seconds(600))
+                taskExpirationGrace, flag: "--task-expiration-grace", atMost: WakeSettings.longestTaskExpirationGrace)
         }
         if let taskTerminationPenalty {
             configuration.wakeSettings.taskTerminationPenalty = try Self.duration(
-                taskTerminationPenalty, flag: "--task-termination-penalty", atMost: .seconds(7 * 86_400))
+                taskTerminationPenalty, flag: "--task-termination-penalty", atMost: WakeSettings.longestTaskTerminationPenalty)
         }
         if let processingTaskTime {
             configuration.wakeSettings.processingTaskTime = try positive(
-                processingTaskTime, flag: "--processing-task-time", atMost: .seconds(86_400))
+                processingTaskTime, flag: "--processing-task-time", atMost: WakeSettings.longestTaskTime)
         }
         if let continuedTaskCapacity {
             let limit = WakeSettings.maximumContinuedTaskCapacity

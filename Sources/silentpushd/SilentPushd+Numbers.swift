@@ -4,11 +4,9 @@ import SilentPushReceiver
 
 extension SilentPushd {
     /// The ranges of the number flags whose limits are this tool's own: the flag's help, its
-    /// parse and its check read them here.
+    /// parse and its check read them here (the wake settings' are `WakeSettings`').
     static let threadsRange = 1...1024
     static let maxConnectionsRange = 1...1_000_000
-    static let maxFetchesRange = 1...100_000
-    static let batteryThresholdRange = 0...100
 
     /// A number flag's value: a whole number the type holds, or a line that names the flag
     /// and says what it takes (the parser's own line, which this tool prints without its

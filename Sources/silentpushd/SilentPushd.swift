@@ -345,7 +345,8 @@ struct SilentPushd: AsyncParsableCommand {
         name: .customLong("battery-threshold"), parsing: .unconditional,
         help: ArgumentHelp("Below this battery level, when not charging, priority-5 wakes wait (percent; default 20).", valueName: "percent"),
         transform: {
-            try Self.wholeNumber($0, flag: "--battery-threshold", expected: WholeNumberProblem.describe(Self.batteryThresholdRange) + " (percent)")
+            try Self.wholeNumber(
+                $0, flag: "--battery-threshold", expected: WholeNumberProblem.describe(WakeSettings.batteryThresholdRange) + " (percent)")
         })
     var batteryThreshold: Int?
 
@@ -361,7 +362,7 @@ struct SilentPushd: AsyncParsableCommand {
 
     @Option(
         name: .customLong("max-fetches"), parsing: .unconditional, help: "Fetch handlers running at once across all devices.",
-        transform: { try Self.wholeNumber($0, flag: "--max-fetches", in: Self.maxFetchesRange) })
+        transform: { try Self.wholeNumber($0, flag: "--max-fetches", in: WakeSettings.fetchCapRange) })
     var maxFetches = 64
 
     @Option(
@@ -559,8 +560,9 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.liveActivities = profile.liveActivities
         if let dailyBudget {
             configuration.wakeSettings.dailyBudget = try Self.noneOr(dailyBudget) { text in
-                guard let budget = Int(text), (0...1_000_000).contains(budget) else {
-                    throw ValidationError("--daily-budget must be a whole number from 0 to 1000000, or none")
+                guard let budget = Int(text), WakeSettings.budgetRange.contains(budget) else {
+                    throw ValidationError(
+                        "--daily-budget must be a whole number from \(WholeNumberProblem.describe(WakeSettings.budgetRange)), or none")
                 }
                 return budget
             }
@@ -568,36 +570,38 @@ struct SilentPushd: AsyncParsableCommand {
         try applyLiveActivityOptions(to: &configuration)
         if let appUsageThreshold {
             configuration.wakeSettings.appUsageThreshold = try Self.noneOr(appUsageThreshold) { text in
-                let threshold = try Self.duration(text, flag: "--app-usage-threshold", atMost: .days(3650))
+                let threshold = try Self.duration(text, flag: "--app-usage-threshold", atMost: WakeSettings.longestAppUsageThreshold)
                 guard threshold > .zero else { throw ValidationError("--app-usage-threshold must be more than 0 (e.g. 14d), or none") }
                 return threshold
             }
         }
         if let apnsStorageLimit {
-            configuration.wakeSettings.apnsStorageLimit = try Self.duration(apnsStorageLimit, flag: "--apns-storage-limit", atMost: .days(365))
+            configuration.wakeSettings.apnsStorageLimit = try Self.duration(
+                apnsStorageLimit, flag: "--apns-storage-limit", atMost: WakeSettings.longestAPNsStorageLimit)
         }
         if let rebootWarmup {
             // Duration(parsing:) refuses negative spans, so only the bound needs checking.
-            configuration.wakeSettings.rebootWarmup = try Self.duration(rebootWarmup, flag: "--reboot-warmup", atMost: .days(1))
+            configuration.wakeSettings.rebootWarmup = try Self.duration(
+                rebootWarmup, flag: "--reboot-warmup", atMost: WakeSettings.longestRebootWarmup)
         }
         if let batteryThreshold {
-            guard Self.batteryThresholdRange.contains(batteryThreshold) else {
-                throw ValidationError("--battery-threshold must be from \(WholeNumberProblem.describe(Self.batteryThresholdRange)) (percent)")
+            guard WakeSettings.batteryThresholdRange.contains(batteryThreshold) else {
+                throw ValidationError("--battery-threshold must be from \(WholeNumberProblem.describe(WakeSettings.batteryThresholdRange)) (percent)")
             }
             configuration.wakeSettings.batteryThreshold = batteryThreshold
         }
         if let minInterval {
-            let interval = try Self.duration(minInterval, flag: "--min-interval", atMost: .days(365))
+            let interval = try Self.duration(minInterval, flag: "--min-interval", atMost: WakeSettings.longestMinimumInterval)
             guard interval >= .zero else { throw ValidationError("--min-interval must not be negative") }
             configuration.wakeSettings.minimumInterval = interval
         }
         if let deadline {
-            let limit = try Self.duration(deadline, flag: "--deadline", atMost: .days(1))
+            let limit = try Self.duration(deadline, flag: "--deadline", atMost: WakeSettings.longestDeadline)
             guard limit > .zero else { throw ValidationError("--deadline must be more than 0 (e.g. 30s)") }
             configuration.wakeSettings.deadline = limit
         }
-        guard Self.maxFetchesRange.contains(maxFetches) else {
-            throw ValidationError("--max-fetches must be from \(WholeNumberProblem.describe(Self.maxFetchesRange))")
+        guard WakeSettings.fetchCapRange.contains(maxFetches) else {
+            throw ValidationError("--max-fetches must be from \(WholeNumberProblem.describe(WakeSettings.fetchCapRange))")
         }
         configuration.wakeSettings.maximumConcurrentFetches = maxFetches
         if fetchExec != nil, fetchURL != nil { throw ValidationError("give --fetch-exec or --fetch-url, not both") }
