@@ -9,8 +9,9 @@ import NIOCore
 /// Its connections are bounded as the APNs listeners' are, so that clients of the admin API
 /// cannot take the descriptors the pushes need: at most `maximumConnections` at once (one
 /// more waits in the listen queue until one closes), and a connection that sends nothing,
-/// or stops partway through a request, for `idleTimeout` is closed (an answer being written,
-/// such as an event stream or an export, is not idle).
+/// or stops partway through a request, for `idleTimeout` is closed, as is one whose request
+/// has not arrived whole `idleTimeout` after it was ready for it (`AdminRequestDeadline`;
+/// an answer being written, such as an event stream or an export, is neither).
 enum AdminListener {
     /// The admin connections served at once (*assumed*: a few pages, scripts and probes;
     /// within the descriptors `FileDescriptorLimit.reserved` keeps).
@@ -25,7 +26,9 @@ enum AdminListener {
         quiet.logLevel = max(logger.logLevel, .notice)  // Hummingbird logs every start at info
         return Application(
             router: api.router(),
-            server: .http1(configuration: HTTP1Channel.Configuration(idleTimeout: idleTimeout)),
+            server: .http1(
+                configuration: HTTP1Channel.Configuration(
+                    additionalChannelHandlers: idleTimeout.map { [AdminRequestDeadline(limit: $0)] } ?? [], idleTimeout: idleTimeout)),
             configuration: ApplicationConfiguration(
                 address: .hostname(address.host, port: address.port), serverName: "silentpushd",
                 availableConnectionsDelegate: MaximumAvailableConnections(maximumConnections, logger: quiet)),

@@ -101,7 +101,7 @@ struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("request-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
-            "Reset (RST_STREAM) a request whose headers and body have not all arrived this long after it opened, or whose answer the client's flow-control window holds back this long; a connection's handshake and preface get as long (0 = no limit). An admin API connection that sends nothing this long is closed (0: --idle-timeout).",
+            "Reset (RST_STREAM) a request whose headers and body have not all arrived this long after it opened, or whose answer the client's flow-control window holds back this long; a connection's handshake and preface get as long (0 = no limit). An admin API connection that sends nothing this long, or whose request has not all arrived this long after it was ready for one, is closed (0: --idle-timeout).",
             valueName: "duration"))
     var requestTimeout = "10s"
 

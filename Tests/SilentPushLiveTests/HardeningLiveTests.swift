@@ -290,3 +290,51 @@ extension HardeningLiveTests {
         #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/healthz").status == 200)
     }
 }
+
+extension HardeningLiveTests {
+    /// A request whose body comes a byte at a time, never idle for the limit, is closed once
+    /// it has not arrived whole `--request-timeout` after its connection was ready for it;
+    /// an event stream answered for longer than the limit is not cut, and its connection
+    /// takes a second request after it.
+    @Test func anAdminRequestThatDribblesIsClosedAtTheRequestTimeoutAndALongAnswerIsNot() async throws {
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--request-timeout", "1s"])
+        defer { process.signal(SIGKILL) }
+        let script = """
+            import socket, sys, time
+            port = int(sys.argv[1])
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"POST /v1/faults HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\ncontent-type: application/json\\r\\ncontent-length: 100\\r\\n\\r\\n")
+            start, closed = time.monotonic(), None
+            s.settimeout(0.25)
+            while time.monotonic() - start < 8:
+                try:
+                    s.sendall(b" ")
+                    if not s.recv(4096):
+                        closed = time.monotonic() - start; break
+                except socket.timeout:
+                    pass
+                except OSError:
+                    closed = time.monotonic() - start; break
+            print("dribble closed after %.1f" % closed if closed is not None else "dribble open")
+            e = socket.create_connection(("127.0.0.1", port))
+            e.sendall(b"GET /v1/events HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")
+            e.settimeout(0.5)
+            start, got = time.monotonic(), b""
+            while time.monotonic() - start < 3:
+                try:
+                    chunk = e.recv(4096)
+                    if not chunk:
+                        break
+                    got += chunk
+                except socket.timeout:
+                    pass
+            print("stream open after %.1f" % (time.monotonic() - start), b"200" in got.split(b"\\r\\n")[0])
+            """
+        let result = try await PeerProcess.run("python3", ["-c", script, "\(admin)"], timeout: .seconds(30))
+        let lines = result.output.split(separator: "\n").map(String.init)
+        let dribble = lines.first { $0.hasPrefix("dribble closed after ") }.flatMap { Double($0.dropFirst("dribble closed after ".count)) }
+        #expect(dribble.map { $0 >= 0.8 && $0 < 4 } == true, "\(result.output)\(result.errorOutput)")
+        #expect(lines.contains("stream open after 3.0 True"), "\(result.output)\(result.errorOutput)")
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/healthz").status == 200)
+    }
+}
