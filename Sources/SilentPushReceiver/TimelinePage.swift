@@ -306,10 +306,12 @@ enum TimelinePage {
         }
         async function listen() {
           for (;;) {
+            let busy = false;
             try {
               const response = await fetch("/v1/events", {headers});
               // A refused token stays refused: said once, not asked again every 2 s.
               if (response.status === 401) { state.error = refused(); scheduleRender(); return; }
+              busy = response.status === 503;  // as many event streams open as the receiver serves
               if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
               $("live").classList.add("on");
               const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -330,7 +332,9 @@ enum TimelinePage {
                 }
               }
             } catch (error) { /* the receiver went away: try again */ }
-            state.error = "the receiver is not answering (its admin API closed the live updates); trying again every 2 s";
+            state.error = busy
+              ? "no live updates: the receiver has as many event streams open as it serves (/v1/events answered 503); trying again every 2 s"
+              : "the receiver is not answering (its admin API closed the live updates); trying again every 2 s";
             scheduleRender();
             $("live").classList.remove("on");
             await new Promise(resolve => setTimeout(resolve, 2000));
@@ -349,7 +353,8 @@ enum TimelinePage {
           if (!frame) frame = requestAnimationFrame(() => { frame = 0; if (held) owed = true; else render(); });
         }
 
-        // The shortest "first…last" digits that tell every device loaded apart.
+        // The shortest "first…last" digits that tell every device loaded apart; else the
+        // ends and the digits where tokens part.
         function names(tokens) {
           const map = new Map();
           for (let digits = 6; digits <= 32; digits += 2) {
@@ -364,6 +369,19 @@ enum TimelinePage {
             }
             if (unique) return map;
           }
+          // Tokens that differ only in the middle: their ends, and the digits where each
+          // parts from the tokens next to it in order.
+          const sorted = [...tokens].sort(), seen = new Set();
+          const common = (a, b) => { let i = 0; while (i < a.length && a[i] === b[i]) i++; return i; };
+          map.clear();
+          sorted.forEach((token, i) => {
+            const at = Math.max(i > 0 ? common(sorted[i - 1], token) : 0, i + 1 < sorted.length ? common(token, sorted[i + 1]) : 0);
+            const middle = token.substring(Math.max(6, at - 2), Math.min(token.length - 6, at + 6));
+            const name = token.length <= 24 ? token : token.substring(0, 6) + "…" + middle + "…" + token.substring(token.length - 6);
+            seen.add(name);
+            map.set(token, name);
+          });
+          if (seen.size === sorted.length) return map;
           for (const token of tokens) map.set(token, token);
           return map;
         }

@@ -153,6 +153,27 @@ import Testing
         #expect(page.text("#panel").contains("Low Power"), "\(page.text("#panel"))")
     }
 
+    /// Long tokens that differ only in the middle are named by their ends and the digits
+    /// where they part, short enough for the label, and a short token beside them keeps a
+    /// short name.
+    @Test func tokensThatDifferOnlyInTheMiddleGetShortDistinctNames() async throws {
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let ends = String(repeating: "cd", count: 49)
+        let tokens = [ends + "0001" + ends, ends + "0002" + ends, String(repeating: "ef", count: 32)]
+        let client = try await TestPushClient.connect(port: h2c)
+        for (index, token) in tokens.enumerated() {
+            #expect(try await client.push(to: token, apnsID: SilentPushdDeviceTests.apnsID(index + 1)).status == 200)
+        }
+        await client.close()
+        let page = try await Self.browse(
+            "http://127.0.0.1:\(admin)/", [("expect", Self.push(3))] + tokens.map { ("read", "section[data-device=\"\($0)\"] .label .name") })
+        let names = tokens.map { page.text("section[data-device=\"\($0)\"] .label .name") }
+        #expect(Set(names).count == 3, "\(names)")
+        #expect(names.allSatisfy { !$0.isEmpty && $0.count <= 24 }, "\(names)")
+        #expect(names[0].contains("001") && names[1].contains("002"), "the digits where they part: \(names)")
+    }
+
     /// The page listens to /v1/events: a move of the clock made while it is open shows, and
     /// the push it lets wake turns delivered, with no reload and no polling.
     @Test func changesShowWhileThePageIsOpen() async throws {
