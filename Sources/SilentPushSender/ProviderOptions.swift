@@ -115,11 +115,18 @@ package struct ProviderOptions: ParsableArguments, Sendable {
         }
         if cert != nil || certKey != nil {
             guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
-            // Without --cert-key the key comes from the certificate's own file.
-            if certKey == nil, let pem = FileManager.default.contents(atPath: cert),
-                !String(decoding: pem, as: UTF8.self).contains("PRIVATE KEY-----")
-            {
-                throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
+            for (flag, path) in [("--cert", cert), ("--cert-key", certKey)] {
+                guard let path else { continue }
+                guard let contents = FileManager.default.contents(atPath: path) else {
+                    throw PushSendError.unreadableFile(what: "\(flag) file", path: path)
+                }
+                if let hint = PEMContents.conversionHint(Array(contents)) {
+                    throw PushSendError.invalidValue(option: flag, value: "'\(path)'", expected: "PEM: \(hint)")
+                }
+                // Without --cert-key the key comes from the certificate's own file.
+                if flag == "--cert", certKey == nil, !String(decoding: contents, as: UTF8.self).contains("PRIVATE KEY-----") {
+                    throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
+                }
             }
             guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
             // h2c has no TLS handshake to present a certificate in: it would go unsent.

@@ -24,6 +24,11 @@ public enum DevCertificates {
     public static var otherClientCertificate: String { directory + "/other-client.pem" }
     /// Its key.
     public static var otherClientKey: String { directory + "/other-client-key.pem" }
+    /// An intermediate CA under `ca`, as Apple's WWDR intermediate issues push certificates.
+    package static var intermediateCA: String { directory + "/intermediate-ca.pem" }
+    /// The client certificate of `clientCertificate` (its key is `clientKey`), issued by
+    /// `intermediateCA`.
+    package static var intermediateClientCertificate: String { directory + "/intermediate-client.pem" }
     /// The dev provider-token key: key id `DEVKEY0001`, team id `DEVTEAM001`.
     public static var authKey: String { directory + "/AuthKey_DEVKEY0001.p8" }
 }

@@ -72,7 +72,7 @@ package final class H2AcceptFailureLog: Sendable {
             return max(0, count - 1 - last.certificatesSaid)
         }
         logger.notice(
-            "a client certificate was refused in the TLS handshake: \(reason) (clients must present one the --client-ca signed)",
+            "a client certificate was refused in the TLS handshake: \(reason) (a certificate must chain to one in --client-ca, within its dates, for client authentication)",
             metadata: ["refused_since_last_line": "\(unsaid)"])
     }
 

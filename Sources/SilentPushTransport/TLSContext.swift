@@ -28,12 +28,15 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
 
     init(_ problem: Problem, path: String? = nil) {
         let drained = OpenSSLError.drain()
-        // A key that failed for want of a passphrase says so, not OpenSSL's chain of errors.
-        if problem == .privateKey || problem == .clientKey, let path, let pem = FileManager.default.contents(atPath: path),
-            PEMContents.isEncrypted(Array(pem))
-        {
+        let contents = path.flatMap { FileManager.default.contents(atPath: $0) }.map { Array($0) }
+        // A key that failed for want of a passphrase says so, not OpenSSL's chain of errors;
+        // so does a file in DER or PKCS#12 where PEM belongs.
+        if problem == .privateKey || problem == .clientKey, let contents, PEMContents.isEncrypted(contents) {
             self.problem = .encryptedKey
             detail = ""
+        } else if let contents, let hint = PEMContents.conversionHint(contents) {
+            self.problem = problem
+            detail = hint
         } else {
             self.problem = problem
             detail = drained
@@ -44,7 +47,15 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
     /// One line, ready for a user. A path that holds a key's contents is not shown.
     public var description: String {
         var message = problem.rawValue
-        if let path { message += PEMContents.found(in: path) ? " (its contents where a path belongs; not shown)" : " '\(path)'" }
+        if let path {
+            let shown = PEMContents.found(in: path) ? " (its contents where a path belongs; not shown)" : " '\(path)'"
+            switch problem {
+            // The path is the key's: named as the key, before what is wrong with it.
+            case .keyMismatch: message = "TLS private key" + shown + " does not match the certificate"
+            case .clientKeyMismatch: message = "client key" + shown + " does not match the certificate"
+            default: message += shown
+            }
+        }
         if problem == .encryptedKey { message += ": it is encrypted (passphrase-protected); give it unencrypted (openssl pkey -in KEY -out key.pem)" }
         if !detail.isEmpty { message += ": \(detail)" }
         return message
@@ -141,6 +152,10 @@ public final class TLSContext: @unchecked Sendable {
                 throw TLSConfigurationError(.clientCA, path: caFile)
             }
             if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(context, names) }
+            // Every certificate in the file is trusted as it is, an intermediate too: a chain
+            // need not end at a self-signed root (Apple's push certificates come from its WWDR
+            // intermediate, which a user may give alone).
+            X509_VERIFY_PARAM_set_flags(SSL_CTX_get0_param(context), UInt(X509_V_FLAG_PARTIAL_CHAIN))
             // Requested, not required: as at APNs, a client with a certificate authenticates
             // with it and one without uses provider tokens; a certificate sent must verify.
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)

@@ -452,8 +452,10 @@ struct SilentPushd: AsyncParsableCommand {
         configuration.listenChannelsH2C = try Self.address(listenChannelsH2C, flag: "--listen-channels-h2c")
         configuration.admin = try Self.address(admin, flag: "--admin")
         if configuration.listen != nil || configuration.listenChannels != nil, tlsCert == nil || tlsKey == nil, material == nil {
-            throw ValidationError(
-                "the development certificate was not found (\(searched())): pass --tls-cert and --tls-key, or --listen off")
+            // The one of the pair given stands; the other was looked for in the development material.
+            let missing =
+                tlsCert == nil && tlsKey == nil ? "pass --tls-cert and --tls-key" : tlsCert == nil ? "pass --tls-cert too" : "pass --tls-key too"
+            throw ValidationError("the development certificate was not found (\(searched())): \(missing), or --listen off")
         }
         if let tlsCert { configuration.tlsCertificate = try Self.readable(tlsCert, flag: "--tls-cert") }
         if let tlsKey { configuration.tlsKey = try Self.readable(tlsKey, flag: "--tls-key") }

@@ -19,6 +19,26 @@ import Testing
         return options
     }
 
+    /// A certificate in DER (a `.cer`) or PKCS#12 (a `.p12`) is refused with the command that
+    /// converts it, not OpenSSL's chain of errors or "holds no private key".
+    @Test func aBinaryCertificateIsToldHowToConvertIt() throws {
+        let pem = try String(contentsOfFile: DevCertificates.clientCertificate, encoding: .utf8)
+        let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let der = Scratch.directory.appendingPathComponent("push-\(UUID().uuidString).cer")
+        try #require(Data(base64Encoded: base64)).write(to: der)
+        let options = try Self.options {
+            $0.url = "https://127.0.0.1:2197"
+            $0.cert = der.path
+        }
+        #expect {
+            try options.configuration()
+        } throws: { error in
+            let line = "\(error)"
+            return line.contains("--cert '\(der.path)' is not PEM: it is not PEM but binary")
+                && line.contains("openssl x509 -inform der -in FILE -out cert.pem") && !line.contains("holds no private key")
+        }
+    }
+
     @Test func aLocalPushNeedsNoPayloadAndNoDevice() throws {
         var options = try PushSendOptions.parse([])
         options.environment = [:]
@@ -292,7 +312,7 @@ import Testing
         case missingPayload, missingKey, certKeyWithoutCert
         case hugeCount, countTimesDevicesOverflows, negativeConcurrency, hugeConnections
         case emptyDevicesFile, tokenWithASpace, topicWithATrailingSpace, emptyTopic, collapseIDWithANewline, certWithoutItsKey, urlWithAPassword,
-            urlWithAToken
+            urlWithAToken, missingCert
 
         func apply(_ o: inout PushSendOptions) {
             switch self {
@@ -320,6 +340,7 @@ import Testing
             case .emptyTopic: o.topic = ""
             case .collapseIDWithANewline: o.collapseID = "a\nb"
             case .certWithoutItsKey: o.cert = DevCertificates.directory + "/client.pem"
+            case .missingCert: o.cert = "/nonexistent/push.pem"
             case .urlWithAPassword: o.url = "https://user:s3cret@127.0.0.1:2197/x"
             case .urlWithAToken: o.url = "https://s3cret@127.0.0.1:2197/x"
             }
@@ -348,6 +369,7 @@ import Testing
             case .emptyTopic: "--topic '' is not a bundle id"
             case .collapseIDWithANewline: "--collapse-id 'a\nb' is not an HTTP/2 header value"
             case .certWithoutItsKey: "client.pem' holds no private key: give --cert-key PEM"
+            case .missingCert: "cannot read the --cert file '/nonexistent/push.pem'"
             case .urlWithAPassword, .urlWithAToken: "--url 'https://***@127.0.0.1:2197/x' is not"
             }
         }
@@ -368,6 +390,7 @@ import Testing
             case (.emptyDevicesFile, .invalidValue(option: "--devices", _, _)), (.tokenWithASpace, .invalidValue(option: "device token", _, _)): true
             case (.topicWithATrailingSpace, .invalidValue(option: "--topic", _, _)), (.emptyTopic, .invalidValue(option: "--topic", _, _)): true
             case (.collapseIDWithANewline, .invalidValue(option: "--collapse-id", _, _)), (.certWithoutItsKey, .conflictingOptions): true
+            case (.missingCert, .unreadableFile(what: "--cert file", path: "/nonexistent/push.pem")): true
             case (.urlWithAPassword, .invalidValue(option: "--url", _, _)), (.urlWithAToken, .invalidValue(option: "--url", _, _)):
                 !error.description.contains("s3cret")
             default: false

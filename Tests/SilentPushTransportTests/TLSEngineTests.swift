@@ -1,3 +1,4 @@
+import Foundation
 import SilentPushTesting
 import SilentPushTransport
 import Testing
@@ -119,6 +120,30 @@ import Testing
         #expect(none.server.sessionInfo != nil && none.server.sessionInfo?.peerCertificateDER == nil)
     }
 
+    /// A client CA file that holds only an intermediate trusts the certificates it issued,
+    /// and still refuses those of another CA.
+    @Test func anIntermediateAloneAsTheClientCATrustsWhatItIssued() throws {
+        var mutual = Self.server
+        mutual.clientCAFile = DevCertificates.intermediateCA
+        var issued = try Pair(
+            server: mutual,
+            client: TLSClientConfiguration(
+                caFile: DevCertificates.ca, certificateFile: DevCertificates.intermediateClientCertificate,
+                privateKeyFile: DevCertificates.clientKey))
+        issued.pump()
+        #expect(issued.serverError == nil)
+        #expect(issued.server.sessionInfo?.peerCertificateDER != nil)
+
+        // Issued by the root, not by the intermediate given: refused.
+        var root = try Pair(
+            server: mutual,
+            client: TLSClientConfiguration(
+                caFile: DevCertificates.ca, certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey))
+        root.pump()
+        #expect(root.server.sessionInfo == nil)
+        #expect(root.serverError != nil)
+    }
+
     @Test func missingFilesAreNamedInTheError() {
         #expect {
             _ = try TLSContext.server(
@@ -128,5 +153,23 @@ import Testing
             _ = try TLSContext.server(
                 TLSServerConfiguration(certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.clientKey))
         } throws: { "\($0)".contains(DevCertificates.clientKey) }
+    }
+
+    /// A client CA in DER, as Apple hands its CAs out (`.cer`), is refused with the command
+    /// that converts it to PEM.
+    @Test func aClientCAInDERIsToldHowToConvertIt() throws {
+        let pem = try String(contentsOfFile: DevCertificates.ca, encoding: .utf8)
+        let base64 = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        let der = FileManager.default.temporaryDirectory.appendingPathComponent("ca-\(UUID().uuidString).cer")
+        try #require(Data(base64Encoded: base64)).write(to: der)
+        defer { try? FileManager.default.removeItem(at: der) }
+        var configuration = Self.server
+        configuration.clientCAFile = der.path
+        #expect {
+            _ = try TLSContext.server(configuration)
+        } throws: { error in
+            "\(error)".hasPrefix("cannot read client CA '\(der.path)': it is not PEM but binary")
+                && "\(error)".contains("openssl x509 -inform der")
+        }
     }
 }

@@ -82,6 +82,19 @@ openssl req -new -key other-client-key.pem -subj "$client_subject" -out "$tmp/ot
 openssl x509 -req -in "$tmp/other.csr" -CA other-ca.pem -CAkey other-ca-key.pem -CAcreateserial -days $days -sha256 \
   -extfile "$tmp/client.cnf" -extensions ext -out other-client.pem 2>/dev/null
 
+# An intermediate CA under the dev CA, and the same client issued by it (as Apple's WWDR
+# intermediate issues push certificates): a receiver given only the intermediate as
+# --client-ca trusts it.
+ec_key intermediate-ca-key.pem
+openssl req -new -key intermediate-ca-key.pem -subj "/O=SilentPush Dev (TESTING ONLY)/CN=SilentPush Dev Intermediate CA" \
+  -out "$tmp/intermediate.csr"
+printf '[ext]\nbasicConstraints = critical, CA:TRUE, pathlen:0\nkeyUsage = critical, keyCertSign, cRLSign\n' > "$tmp/intermediate.cnf"
+openssl x509 -req -in "$tmp/intermediate.csr" -CA ca.pem -CAkey ca-key.pem -CAcreateserial -days $days -sha256 \
+  -extfile "$tmp/intermediate.cnf" -extensions ext -out intermediate-ca.pem 2>/dev/null
+openssl req -new -key client-key.pem -subj "$client_subject" -out "$tmp/intermediate-client.csr"
+openssl x509 -req -in "$tmp/intermediate-client.csr" -CA intermediate-ca.pem -CAkey intermediate-ca-key.pem -CAcreateserial \
+  -days $days -sha256 -extfile "$tmp/client.cnf" -extensions ext -out intermediate-client.pem 2>/dev/null
+
 # The provider-token signing key, as Apple hands it out: PKCS#8 PEM, EC P-256.
 # Key id DEVKEY0001, team id DEVTEAM001.
 ec_key AuthKey_DEVKEY0001.p8
