@@ -36,7 +36,7 @@ package struct ChannelOptions: ParsableArguments, Sendable {
             throw PushSendError.invalidValue(
                 option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces or /)")
         }
-        guard let bundleID = topic ?? (local ? PushSendOptions.developmentTopic : nil) else {
+        guard let bundleID = try topic ?? provider.certificateTopic() ?? (local ? PushSendOptions.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")
         }
         if let requestID, !APNsHeaders.isCanonicalUUID(requestID) {

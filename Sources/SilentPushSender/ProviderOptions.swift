@@ -178,3 +178,22 @@ package struct ProviderOptions: ParsableArguments, Sendable {
         return ProviderTokenSigner(key: key, keyID: keyID, teamID: teamID)
     }
 }
+
+extension ProviderOptions {
+    /// The bundle id of `--cert`'s certificate (its subject UID, else the first topic of
+    /// Apple's topic extension); nil without `--cert`, or for a file that is not a PEM
+    /// certificate (`credentials` says what is wrong with it).
+    func certificateTopic() throws(PushSendError) -> String? {
+        guard let cert, let contents = FileManager.default.contents(atPath: cert),
+            let info = X509CertificateInfo(pem: Array(contents), extensionOIDs: [ClientCertificateIdentity.topicExtensionOID])
+        else { return nil }
+        let identity = ClientCertificateIdentity(
+            subjectUID: info.subjectUID, topicExtension: info.extensionValue(ClientCertificateIdentity.topicExtensionOID),
+            development: false, production: false)
+        guard let topic = identity.topics.first else {
+            throw PushSendError.missingOption(
+                need: "--topic: the certificate of --cert '\(cert)' names no topic (no subject UID, no topic extension)")
+        }
+        return topic
+    }
+}

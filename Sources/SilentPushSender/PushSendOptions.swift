@@ -25,7 +25,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
     @Option(name: .customLong("devices"), help: ArgumentHelp("A file of device tokens, one a line.", valueName: "file"))
     package var devicesFile: String?
 
-    @Option(help: "apns-topic (default for local receivers: com.example.app).")
+    @Option(help: "apns-topic (default: with --cert, the certificate's bundle id; for local receivers, com.example.app).")
     package var topic: String?
 
     @Option(
@@ -181,7 +181,9 @@ package struct PushSendOptions: ParsableArguments, Sendable {
             throw PushSendError.invalidValue(
                 option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces or /)")
         }
-        guard var topic = self.topic ?? (local ? Self.developmentTopic : nil) else {
+        // With a certificate and no --topic, its own bundle id (the topic APNs takes for a
+        // certificate of one topic, and the app's among a universal certificate's).
+        guard var topic = try self.topic ?? provider.certificateTopic() ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")
         }
         let type: APNsPushType

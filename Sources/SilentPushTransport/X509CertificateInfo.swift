@@ -34,6 +34,29 @@ public struct X509CertificateInfo: Sendable {
         ERR_clear_error()
     }
 
+    /// Reads the first certificate of PEM text; nil when it holds none.
+    public init?(pem: [UInt8], extensionOIDs: [String]) {
+        let der: [UInt8]? = pem.withUnsafeBufferPointer { bytes in
+            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(clamping: bytes.count)) else { return nil }
+            defer { BIO_free(bio) }
+            guard let certificate = PEM_read_bio_X509(bio, nil, nil, nil) else { return nil }
+            defer { X509_free(certificate) }
+            let length = i2d_X509(certificate, nil)
+            guard length > 0 else { return nil }
+            var der = [UInt8](repeating: 0, count: Int(length))
+            let written = der.withUnsafeMutableBufferPointer { buffer in
+                var cursor = buffer.baseAddress
+                return i2d_X509(certificate, &cursor)
+            }
+            return written == length ? der : nil
+        }
+        guard let der else {
+            ERR_clear_error()
+            return nil
+        }
+        self.init(der: der, extensionOIDs: extensionOIDs)
+    }
+
     /// The value (DER) of the extension `oid`, if the certificate has it and it was asked for.
     public func extensionValue(_ oid: String) -> [UInt8]? {
         extensions[oid]

@@ -39,6 +39,25 @@ import Testing
         }
     }
 
+    /// With `--cert` and no `--topic`, the topic is the certificate's bundle id (its subject
+    /// UID), to Apple as locally; a `--topic` given is sent as given.
+    @Test func aCertificatesBundleIDIsTheDefaultTopic() throws {
+        let apple = try Self.options {
+            $0.sandbox = true
+            $0.cert = DevCertificates.intermediateClientCertificate
+            $0.certKey = DevCertificates.clientKey
+        }.configuration()
+        #expect(apple.request.topic == "com.example.app")
+        #expect(apple.request.headers(providerToken: nil).contains { $0.name == "apns-topic" && $0.value == "com.example.app" })
+        let told = try Self.options {
+            $0.sandbox = true
+            $0.topic = "com.example.other"
+            $0.cert = DevCertificates.clientCertificate
+            $0.certKey = DevCertificates.clientKey
+        }.configuration()
+        #expect(told.request.topic == "com.example.other")
+    }
+
     @Test func aLocalPushNeedsNoPayloadAndNoDevice() throws {
         var options = try PushSendOptions.parse([])
         options.environment = [:]
