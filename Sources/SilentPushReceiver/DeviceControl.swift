@@ -177,9 +177,11 @@ public struct DeviceControl: Sendable {
         // A copy of the policy (its storage shared until the next push changes it) is taken
         // under the lock; the walk of every app is made outside it, so pushes do not wait for
         // a listing of 100,000 devices.
-        let (policy, reloads, activities) = runtime.inspect { ($0.policy, $0.reloads, $0.activities) }
+        let (policy, reloads, activities, dropped) = runtime.inspect { ($0.policy, $0.reloads, $0.activities, $0.droppedPushApps) }
         var devices: [String: Set<String>] = [:]
         for app in policy.knownApps { devices[app.device, default: []].insert(app.topic) }
+        // Pushed to, though every push was dropped for what it carried.
+        for app in dropped { devices[app.device, default: []].insert(app.topic) }
         // A device pushed to only for its widgets, controls or Live Activities is known too,
         // with the app's bundle id.
         for target in reloads.knownTargets {

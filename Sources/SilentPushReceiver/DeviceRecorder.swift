@@ -188,6 +188,12 @@ package struct DeviceRecorder {
     /// the offline device (a push replaced there says so).
     var heldActivityPushes: [HeldActivityPush: (id: UInt64, priority: APNsPriority, app: LiveActivityApp, atAPNs: Bool)] = [:]
 
+    /// Apps a push was recorded for that the device dropped for what it carried (no
+    /// `content-available`, a type that never wakes): the wake policy never sees them, yet
+    /// the device is one the receiver knows. Kept only by a receiver on its own; a cluster's
+    /// members list devices from the store.
+    package internal(set) var droppedPushApps: Set<App> = []
+
     /// Which held push an activity's update decides: its source (the apns-id) and activity.
     struct HeldActivityPush: Hashable {
         var source: String
@@ -353,6 +359,7 @@ package struct DeviceRecorder {
         var actions = Actions(completion: completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
+            if shards == nil { droppedPushApps.insert(App(device: record.deviceToken, topic: record.topic)) }
             actions.changes.append(.insertPush(record))
             apply(policy.advance(to: now), to: &actions)
             return finish(actions)
@@ -600,6 +607,7 @@ package struct DeviceRecorder {
             apply(policy.forgetAll(now: now), to: &actions)
             if records == .deleted { actions.changes.append(.forgetEverything) }
         }
+        if let device { droppedPushApps = droppedPushApps.filter { $0.device != device } } else { droppedPushApps = [] }
         activities.forget(device: device)
         reloads.forget(device: device)
         // Forgotten with the device: their tries stop and what they kept goes.

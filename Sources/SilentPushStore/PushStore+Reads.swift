@@ -134,6 +134,14 @@ extension PushStore {
         return devices
     }
 
+    /// The apps (device and topic) with a push the device dropped for what it carried: known
+    /// to a restarted receiver though no wake policy state holds them (a scan of the pushes).
+    package func appsWithDroppedPushes() async throws -> [(deviceToken: String, topic: String)] {
+        try await reader.rows(
+            "SELECT device_token, topic FROM pushes WHERE fate = ? GROUP BY device_token, topic", [PushFate.Kind.dropped.rawValue]
+        ).map { (deviceToken: $0["device_token"], topic: $0["topic"]) }
+    }
+
     /// Every device whose state was set, with when its token was unregistered (ms), if it is,
     /// and the topics it was registered for at run time, if it was (none: any).
     package func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] {

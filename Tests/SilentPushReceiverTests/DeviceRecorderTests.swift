@@ -49,6 +49,20 @@ import Testing
         #expect(recorder.running.keys.sorted() == [run.start.wakeID])
     }
 
+    /// A push dropped for what it carried never reaches the policy, yet its app is one the
+    /// device was pushed to, until the device is forgotten.
+    @Test func aPushDroppedForWhatItCarriedMakesItsAppKnownUntilForgotten() throws {
+        var recorder = Self.recorder()
+        let dropped = recorder.receive(Self.record(1, fate: .dropped(.noContentAvailable)), incoming: nil, now: Self.t0) { _ in }
+        #expect(Self.inserted(dropped).map(\.fate) == [.dropped(.noContentAvailable)])
+        #expect(recorder.policy.knownApps.isEmpty, "the policy never saw it")
+        #expect(recorder.droppedPushApps == [Self.app])
+        _ = recorder.forget(String(repeating: "cd", count: 32), now: Self.at(1)) { _ in }
+        #expect(recorder.droppedPushApps == [Self.app], "another device forgotten")
+        _ = recorder.forget(Self.device, now: Self.at(2)) { _ in }
+        #expect(recorder.droppedPushApps.isEmpty)
+    }
+
     /// Once stopping (SIGTERM's drain), a change of the device's state, a reboot or an app
     /// opened is refused, changing nothing: it would start work the drain no longer runs, or
     /// kill the wake it lets end.
