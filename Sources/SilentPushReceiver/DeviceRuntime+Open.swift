@@ -40,7 +40,10 @@ extension DeviceRuntime {
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
         // Clustered, no device is this receiver's until it claims its shard.
-        let snapshot = shards == nil ? try await DeviceSnapshot.read(from: store, settings: settings, now: now) : DeviceSnapshot()
+        var snapshot = shards == nil ? try await DeviceSnapshot.read(from: store, settings: settings, now: now) : DeviceSnapshot()
+        if shards == nil {
+            snapshot.droppedPushApps = try await store.appsWithDroppedPushes().map { DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic) }
+        }
         var activities = LiveActivityPolicy(settings: liveActivities)
         for (topic, declaration) in declarations where declaration.frequentUpdates {
             activities.setFrequentUpdates(true, bundleID: topic)

@@ -17,7 +17,8 @@ package struct DeviceSnapshot: Sendable {
     package var unregistered: [(token: String, at: Int64)] = []
     /// Tokens registered at run time, with their topics (none: any): registered again.
     package var registered: [(token: String, topics: [String])] = []
-    /// Apps with a push recorded that the device dropped for what it carried.
+    /// Apps with a push recorded that the device dropped for what it carried (read by a
+    /// receiver on its own: a cluster lists devices from the store).
     package var droppedPushApps: [DeviceRecorder.App] = []
     package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Background launches in the last day, oldest first: what each device's budget counts.
@@ -70,9 +71,6 @@ package struct DeviceSnapshot: Sendable {
             if let topics = device.registeredTopics { snapshot.registered.append((token, topics)) }
             if device.state != DeviceState() { snapshot.states.append((token, device.state)) }
             if let at = device.unregisteredAt { snapshot.unregistered.append((token, at)) }
-        }
-        for app in try await store.appsWithDroppedPushes() where includes(app.deviceToken) {
-            snapshot.droppedPushApps.append(DeviceRecorder.App(device: app.deviceToken, topic: app.topic))
         }
         for app in try await store.appUsage() where includes(app.deviceToken) {
             snapshot.lastOpened.append(
