@@ -33,13 +33,20 @@ package enum PEMContents {
         return text.contains("-----BEGIN ENCRYPTED PRIVATE KEY-----") || text.contains("Proc-Type: 4,ENCRYPTED")
     }
 
+    /// What a file of PEM is expected to hold, for the command that converts another form.
+    package enum Kind: Sendable {
+        case certificate
+        case key
+    }
+
     /// What to do with a file of key or certificate material that is not PEM but DER (a
     /// `.cer`, as Apple hands out its CAs) or PKCS#12 (a `.p12`, as Keychain exports a push
     /// certificate with its key); nil for PEM, or for bytes that are neither.
-    package static func conversionHint(_ contents: [UInt8]) -> String? {
+    package static func conversionHint(_ contents: [UInt8], kind: Kind) -> String? {
         guard contents.first == 0x30, !String(decoding: contents.prefix(64 * 1024), as: UTF8.self).contains(marker) else { return nil }
-        return "it is not PEM but binary (DER, as a .cer, or PKCS#12, as a .p12): convert it, "
-            + "openssl x509 -inform der -in FILE -out cert.pem, or openssl pkcs12 -in FILE -nodes -out cert-and-key.pem"
+        let der = kind == .certificate ? "openssl x509 -inform der -in FILE -out cert.pem" : "openssl pkey -inform der -in FILE -out key.pem"
+        return
+            "the file is binary, DER (as a .cer) or PKCS#12 (as a .p12): convert it, \(der), or openssl pkcs12 -in FILE -nodes -out cert-and-key.pem"
     }
 
     /// The message for an argument that holds one, naming neither it nor its contents.

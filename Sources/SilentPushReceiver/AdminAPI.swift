@@ -767,9 +767,11 @@ package struct AdminAPI: Sendable {
             case ("debuggerAttached", .bool(let flag)): state.debuggerAttached = flag
             case ("idle", .bool(let flag)): state.idle = flag
             case ("dailyBudget", .null): state.dailyBudget = nil
-            case ("dailyBudget", .int(let budget)) where budget >= 0 && budget <= 1_000_000: state.dailyBudget = Int(budget)
+            case ("dailyBudget", .int(let budget)) where WakeSettings.budgetRange.contains(Int(clamping: budget)): state.dailyBudget = Int(budget)
             case ("dailyBudget", _):
-                throw AdminError(.unprocessableContent, "dailyBudget must be a whole number from 0 to 1000000 (launches per 24 h), or null")
+                throw AdminError(
+                    .unprocessableContent,
+                    "dailyBudget must be a whole number from \(WholeNumberProblem.describe(WakeSettings.budgetRange)) (launches per 24 h), or null")
             case ("batteryLevel", .int(let level)) where level >= 0 && level <= 100: state.batteryLevel = Int(level)
             case ("batteryLevel", _): throw AdminError(.unprocessableContent, "batteryLevel must be a whole number from 0 to 100 (%)")
             case ("thermalState", .string(let name)) where ThermalState(rawValue: name) != nil: state.thermalState = ThermalState(rawValue: name)!

@@ -12,10 +12,11 @@ final class AdminRequestDeadline: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    /// Where the connection is: waiting for a request to arrive whole (until the deadline),
-    /// or owing answers to requests that have.
+    /// Where the connection is: waiting for a request to arrive whole (until the deadline;
+    /// with how many answers ended before their request did, as a refusal of its headers
+    /// does), or owing answers to requests that have.
     enum Phase {
-        case awaiting(Scheduled<Void>)
+        case awaiting(Scheduled<Void>, answeredAhead: Int)
         case answering(owed: Int)
     }
 
@@ -36,14 +37,18 @@ final class AdminRequestDeadline: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        if case .awaiting(let deadline) = phase { deadline.cancel() }
+        if case .awaiting(let deadline, _) = phase { deadline.cancel() }
         phase = .answering(owed: 0)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .end = unwrapInboundIn(data) {
             switch phase {
-            case .awaiting(let deadline):
+            case .awaiting(let deadline, let answeredAhead) where answeredAhead > 0:
+                // Already answered: the connection is ready for the next request from now.
+                deadline.cancel()
+                arm(context, answeredAhead: answeredAhead - 1)
+            case .awaiting(let deadline, _):
                 deadline.cancel()
                 phase = .answering(owed: 1)
             case .answering(let owed):
@@ -54,15 +59,22 @@ final class AdminRequestDeadline: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data), case .answering(let owed) = phase {
-            // An answer ended before its request did (a refusal) leaves the deadline running.
-            if owed <= 1 { arm(context) } else { phase = .answering(owed: owed - 1) }
+        if case .end = unwrapOutboundIn(data) {
+            switch phase {
+            case .awaiting(let deadline, let answeredAhead):
+                // Answered before its request ended: the deadline runs on until it does.
+                phase = .awaiting(deadline, answeredAhead: answeredAhead + 1)
+            case .answering(let owed) where owed <= 1:
+                arm(context)
+            case .answering(let owed):
+                phase = .answering(owed: owed - 1)
+            }
         }
         context.write(data, promise: promise)
     }
 
-    private func arm(_ context: ChannelHandlerContext) {
+    private func arm(_ context: ChannelHandlerContext, answeredAhead: Int = 0) {
         let channel = context.channel
-        phase = .awaiting(context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) })
+        phase = .awaiting(context.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }, answeredAhead: answeredAhead)
     }
 }

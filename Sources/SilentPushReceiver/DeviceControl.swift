@@ -180,16 +180,14 @@ public struct DeviceControl: Sendable {
         let (policy, reloads, activities, dropped) = runtime.inspect { ($0.policy, $0.reloads, $0.activities, $0.droppedPushApps) }
         var devices: [String: Set<String>] = [:]
         for app in policy.knownApps { devices[app.device, default: []].insert(app.topic) }
-        // Pushed to, though every push was dropped for what it carried.
-        for app in dropped { devices[app.device, default: []].insert(app.topic) }
-        // A device pushed to only for its widgets, controls or Live Activities is known too,
-        // with the app's bundle id.
-        for target in reloads.knownTargets {
-            let bundleID = APNsPushType.allCases.compactMap(\.topicSuffix).first(where: target.topic.hasSuffix).map {
-                target.topic.dropLast($0.count)
-            }
-            devices[target.device, default: []].insert(bundleID.map(String.init) ?? target.topic)
+        // Topics are listed as bundle ids: a push type's suffix (.voip, .push-type.widgets) goes.
+        func bundleID(_ topic: String) -> String {
+            APNsPushType.allCases.compactMap(\.topicSuffix).first(where: topic.hasSuffix).map { String(topic.dropLast($0.count)) } ?? topic
         }
+        // Pushed to, though every push was dropped for what it carried.
+        for app in dropped { devices[app.device, default: []].insert(bundleID(app.topic)) }
+        // A device pushed to only for its widgets, controls or Live Activities is known too.
+        for target in reloads.knownTargets { devices[target.device, default: []].insert(bundleID(target.topic)) }
         for app in activities.knownApps { devices[app.device, default: []].insert(app.bundleID) }
         for device in policy.devicesWithState where devices[device] == nil { devices[device] = [] }
         return devices

@@ -359,7 +359,9 @@ package struct DeviceRecorder {
         var actions = Actions(completion: completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
-            if shards == nil { droppedPushApps.insert(App(device: record.deviceToken, topic: record.topic)) }
+            if shards == nil, record.fate.dropReason?.isForWhatThePushCarried == true {
+                droppedPushApps.insert(App(device: record.deviceToken, topic: record.topic))
+            }
             actions.changes.append(.insertPush(record))
             apply(policy.advance(to: now), to: &actions)
             return finish(actions)

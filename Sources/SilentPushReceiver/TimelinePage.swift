@@ -376,7 +376,9 @@ enum TimelinePage {
           map.clear();
           sorted.forEach((token, i) => {
             const at = Math.max(i > 0 ? common(sorted[i - 1], token) : 0, i + 1 < sorted.length ? common(token, sorted[i + 1]) : 0);
-            const middle = token.substring(Math.max(6, at - 2), Math.min(token.length - 6, at + 6));
+            // Eight digits from two before the parting one, kept clear of the ends shown.
+            const from = Math.min(Math.max(6, at - 2), token.length - 14);
+            const middle = token.substring(from, from + 8);
             const name = token.length <= 24 ? token : token.substring(0, 6) + "…" + middle + "…" + token.substring(token.length - 6);
             seen.add(name);
             map.set(token, name);

@@ -8,7 +8,7 @@ import SilentPushCore
 package struct ChannelOptions: ParsableArguments, Sendable {
     @OptionGroup package var provider: ProviderOptions
 
-    @Option(help: "The app's bundle id (default for local receivers: com.example.app).")
+    @Option(help: "The app's bundle id (default: with --cert, the certificate's bundle id; for local receivers, com.example.app).")
     package var topic: String?
 
     @Option(name: .customLong("request-id"), help: "apns-request-id (a UUID); APNs makes one when it is not given.")

@@ -115,19 +115,7 @@ package struct ProviderOptions: ParsableArguments, Sendable {
         }
         if cert != nil || certKey != nil {
             guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
-            for (flag, path) in [("--cert", cert), ("--cert-key", certKey)] {
-                guard let path else { continue }
-                guard let contents = FileManager.default.contents(atPath: path) else {
-                    throw PushSendError.unreadableFile(what: "\(flag) file", path: path)
-                }
-                if let hint = PEMContents.conversionHint(Array(contents)) {
-                    throw PushSendError.invalidValue(option: flag, value: "'\(path)'", expected: "PEM: \(hint)")
-                }
-                // Without --cert-key the key comes from the certificate's own file.
-                if flag == "--cert", certKey == nil, !String(decoding: contents, as: UTF8.self).contains("PRIVATE KEY-----") {
-                    throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
-                }
-            }
+            _ = try certificateFile()
             guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
             // h2c has no TLS handshake to present a certificate in: it would go unsent.
             guard target.scheme == "https" else {
@@ -184,8 +172,8 @@ extension ProviderOptions {
     /// Apple's topic extension); nil without `--cert`, or for a file that is not a PEM
     /// certificate (`credentials` says what is wrong with it).
     func certificateTopic() throws(PushSendError) -> String? {
-        guard let cert, let contents = FileManager.default.contents(atPath: cert),
-            let info = X509CertificateInfo(pem: Array(contents), extensionOIDs: [ClientCertificateIdentity.topicExtensionOID])
+        guard let cert, let contents = try certificateFile(),
+            let info = X509CertificateInfo(pem: contents, extensionOIDs: [ClientCertificateIdentity.topicExtensionOID])
         else { return nil }
         let identity = ClientCertificateIdentity(
             subjectUID: info.subjectUID, topicExtension: info.extensionValue(ClientCertificateIdentity.topicExtensionOID),
@@ -194,6 +182,31 @@ extension ProviderOptions {
             throw PushSendError.missingOption(
                 need: "--topic: the certificate of --cert '\(cert)' names no topic (no subject UID, no topic extension)")
         }
+        guard APNsRequestValidator.isTopicShape(topic) else {
+            throw PushSendError.missingOption(need: "--topic: the bundle id of --cert '\(cert)' is not one a topic can be")
+        }
         return topic
+    }
+
+    /// `--cert`'s contents, once it and `--cert-key` are files of PEM this tool can read (and
+    /// `--cert` holds the key when `--cert-key` is not given); nil without `--cert`.
+    func certificateFile() throws(PushSendError) -> [UInt8]? {
+        guard let cert else { return nil }
+        var certificate: [UInt8] = []
+        for (flag, path, kind) in [("--cert", cert, PEMContents.Kind.certificate), ("--cert-key", certKey, .key)] {
+            guard let path else { continue }
+            guard let contents = FileManager.default.contents(atPath: path).map(Array.init) else {
+                throw PushSendError.unreadableFile(what: "\(flag) file", path: path)
+            }
+            if let hint = PEMContents.conversionHint(contents, kind: kind) {
+                throw PushSendError.invalidValue(option: flag, value: "'\(path)'", expected: "PEM (\(hint))")
+            }
+            // Without --cert-key the key comes from the certificate's own file.
+            if flag == "--cert", certKey == nil, !String(decoding: contents, as: UTF8.self).contains("PRIVATE KEY-----") {
+                throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
+            }
+            if flag == "--cert" { certificate = contents }
+        }
+        return certificate
     }
 }

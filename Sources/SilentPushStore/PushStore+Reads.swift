@@ -134,11 +134,15 @@ extension PushStore {
         return devices
     }
 
-    /// The apps (device and topic) with a push the device dropped for what it carried: known
-    /// to a restarted receiver though no wake policy state holds them (a scan of the pushes).
+    /// The apps (device and topic) with a push the device dropped for what it carried
+    /// (`DropReason.forWhatThePushCarried`): known to a restarted receiver though no wake
+    /// policy state holds them (a scan of the pushes).
     package func appsWithDroppedPushes() async throws -> [(deviceToken: String, topic: String)] {
-        try await reader.rows(
-            "SELECT device_token, topic FROM pushes WHERE fate = ? GROUP BY device_token, topic", [PushFate.Kind.dropped.rawValue]
+        let reasons = DropReason.forWhatThePushCarried.map(\.description)
+        let list = Array(repeating: "?", count: reasons.count).joined(separator: ", ")
+        return try await reader.rows(
+            "SELECT device_token, topic FROM pushes WHERE fate = ? AND reason IN (\(list)) GROUP BY device_token, topic",
+            [PushFate.Kind.dropped.rawValue] + reasons
         ).map { (deviceToken: $0["device_token"], topic: $0["topic"]) }
     }
 

@@ -18,6 +18,9 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
         case clientKeyMismatch = "client key does not match the certificate"
         case encryptedKey = "cannot use private key"
         case context = "cannot create a TLS context"
+
+        /// Whether the file concerned is a private key's.
+        var isKey: Bool { self == .privateKey || self == .clientKey || self == .keyMismatch || self == .clientKeyMismatch }
     }
 
     public let problem: Problem
@@ -34,7 +37,7 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
         if problem == .privateKey || problem == .clientKey, let contents, PEMContents.isEncrypted(contents) {
             self.problem = .encryptedKey
             detail = ""
-        } else if let contents, let hint = PEMContents.conversionHint(contents) {
+        } else if let contents, let hint = PEMContents.conversionHint(contents, kind: problem.isKey ? .key : .certificate) {
             self.problem = problem
             detail = hint
         } else {

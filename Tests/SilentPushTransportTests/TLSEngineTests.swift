@@ -168,7 +168,7 @@ import Testing
         #expect {
             _ = try TLSContext.server(configuration)
         } throws: { error in
-            "\(error)".hasPrefix("cannot read client CA '\(der.path)': it is not PEM but binary")
+            "\(error)".hasPrefix("cannot read client CA '\(der.path)': the file is binary")
                 && "\(error)".contains("openssl x509 -inform der")
         }
     }
