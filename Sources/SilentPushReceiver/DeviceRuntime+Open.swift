@@ -40,8 +40,9 @@ extension DeviceRuntime {
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
         // Clustered, no device is this receiver's until it claims its shard.
-        var snapshot = shards == nil ? try await DeviceSnapshot.read(from: store, settings: settings, now: now) : DeviceSnapshot()
+        var snapshot = DeviceSnapshot()
         if shards == nil {
+            snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: now)
             snapshot.droppedPushApps = try await store.appsWithDroppedPushes().map { DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic) }
         }
         var activities = LiveActivityPolicy(settings: liveActivities)

@@ -169,8 +169,9 @@ package struct ProviderOptions: ParsableArguments, Sendable {
 
 extension ProviderOptions {
     /// The bundle id of `--cert`'s certificate (its subject UID, else the first topic of
-    /// Apple's topic extension); nil without `--cert`, or for a file that is not a PEM
-    /// certificate (`credentials` says what is wrong with it).
+    /// Apple's topic extension); nil without `--cert`, or for PEM that holds no certificate
+    /// (the TLS set-up says what is wrong with it). A file that cannot be read, or is not
+    /// PEM, is said as such (`certificateFile`).
     func certificateTopic() throws(PushSendError) -> String? {
         guard let cert, let contents = try certificateFile(),
             let info = X509CertificateInfo(pem: contents, extensionOIDs: [ClientCertificateIdentity.topicExtensionOID])
