@@ -140,8 +140,10 @@ public struct DeviceState: Sendable, Equatable {
     public var lowPowerMode: Bool
     /// Background launches per 24 hours across the device's apps; nil: the profile's.
     public var dailyBudget: Int?
-    /// Battery level, 0–100 %.
-    public var batteryLevel: Int
+    /// Battery level, 0–100 %: a level set outside it is kept at the nearer end.
+    public var batteryLevel: Int {
+        didSet { batteryLevel = min(max(batteryLevel, Self.batteryRange.lowerBound), Self.batteryRange.upperBound) }
+    }
     /// Charging: a low battery holds nothing while charging.
     public var charging: Bool
     /// Serious defers priority-5 wakes; critical defers every wake.
@@ -181,13 +183,16 @@ public struct DeviceState: Sendable, Equatable {
         self.backgroundRefresh = backgroundRefresh
         self.lowPowerMode = lowPowerMode
         self.dailyBudget = dailyBudget
-        self.batteryLevel = min(max(batteryLevel, 0), 100)
+        self.batteryLevel = min(max(batteryLevel, Self.batteryRange.lowerBound), Self.batteryRange.upperBound)
         self.charging = charging
         self.thermalState = thermalState
         self.debuggerAttached = debuggerAttached
         self.network = network
         self.idle = idle
     }
+
+    /// The battery levels there are, in %.
+    package static let batteryRange = 0...100
 
     @inlinable var isDefault: Bool { self == DeviceState() }
 }

@@ -5,7 +5,7 @@ extension WakeSettings {
     /// A daily budget of launches or of reloads.
     package static let budgetRange = 0...1_000_000
     /// The battery threshold, in percent.
-    package static let batteryThresholdRange = 0...100
+    package static let batteryThresholdRange = DeviceState.batteryRange
     /// The longest minimum interval between wakes.
     package static let longestMinimumInterval = Duration.seconds(365 * 86_400)
     /// The longest fetch deadline.

@@ -772,7 +772,7 @@ package struct AdminAPI: Sendable {
                 throw AdminError(
                     .unprocessableContent,
                     "dailyBudget must be a whole number from \(WholeNumberProblem.describe(WakeSettings.budgetRange)) (launches per 24 h), or null")
-            case ("batteryLevel", .int(let level)) where level >= 0 && level <= 100: state.batteryLevel = Int(level)
+            case ("batteryLevel", .int(let level)) where DeviceState.batteryRange.contains(Int(clamping: level)): state.batteryLevel = Int(level)
             case ("batteryLevel", _): throw AdminError(.unprocessableContent, "batteryLevel must be a whole number from 0 to 100 (%)")
             case ("thermalState", .string(let name)) where ThermalState(rawValue: name) != nil: state.thermalState = ThermalState(rawValue: name)!
             case ("thermalState", _): throw AdminError(.unprocessableContent, "thermalState must be nominal, fair, serious or critical")

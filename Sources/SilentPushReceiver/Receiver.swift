@@ -63,6 +63,11 @@ public final class Receiver: Service, Sendable {
             } catch {
                 throw ReceiverStartError.tls(error)
             }
+            if let validity = tls?.certificateValidity,
+                let problem = Self.certificateDatesProblem(validity, file: configuration.tlsCertificate, now: Int64(Date().timeIntervalSince1970))
+            {
+                logger.warning("\(problem)")
+            }
         }
         if let address = configuration.listen {
             listeners.append(H2Listener(name: .tls, host: address.host, port: address.port, tls: tls))

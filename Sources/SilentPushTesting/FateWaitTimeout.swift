@@ -25,7 +25,7 @@ public struct FateWaitTimeout: Error, Sendable, Equatable, CustomStringConvertib
         guard let last else {
             return "push \(apnsID) did not become \(expected.rawValue) within \(waited): no push with that apns-id was recorded"
         }
-        if !last.canStillChange { return "push \(apnsID) will not become \(expected.rawValue): it is \(last)" }
+        if !last.canStillBecome(expected) { return "push \(apnsID) will not become \(expected.rawValue): it is \(last)" }
         let waiting = last.waitReason.map { why in
             " (waiting: \(why.rule.rawValue)"
                 + (why.until.map { " until \(ISO8601Timestamp.string(millisecondsSinceEpoch: $0.millisecondsSinceEpoch))" } ?? "")
@@ -36,9 +36,16 @@ public struct FateWaitTimeout: Error, Sendable, Equatable, CustomStringConvertib
 }
 
 extension PushFate {
-    /// Whether the push may still take another fate: it waits in its slot, or rides a push
-    /// that does (coalesced into no wake yet).
-    var canStillChange: Bool {
-        kind == .pending || (kind == .coalesced && wakeID == nil)
+    /// Whether the push may still take a fate of `kind`. One waiting in its slot may be
+    /// delivered, coalesced, expired or dropped (its arrival already decided whether it was
+    /// rejected or injected). One coalesced into no wake yet rides the push that replaced it:
+    /// it is coalesced into that push's wake, or shares its fate if that push is not
+    /// delivered, so it is never delivered itself. Any other fate is final.
+    func canStillBecome(_ kind: Kind) -> Bool {
+        switch (self.kind, kind) {
+        case (.pending, .delivered), (.pending, .coalesced), (.pending, .expired), (.pending, .dropped): true
+        case (.coalesced, .coalesced), (.coalesced, .expired), (.coalesced, .dropped): wakeID == nil
+        default: false
+        }
     }
 }

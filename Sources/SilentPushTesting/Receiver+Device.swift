@@ -97,15 +97,15 @@ extension Receiver {
 
     /// Waits until the push with this `apns-id` has a fate of `kind` (`.delivered`, say,
     /// whichever wake delivers it) and returns it; throws ``FateWaitTimeout``, with the last
-    /// fate seen, when `timeout` of real time passes first, or at once when the push has a
-    /// fate it cannot leave (delivered, expired, dropped, rejected, injected, coalesced into
-    /// a wake) that is not `kind`.
+    /// fate seen, when `timeout` of real time passes first, or at once when the push can no
+    /// longer become `kind`: its fate is final (delivered, expired, dropped, rejected,
+    /// injected, coalesced into a wake), or it is coalesced and `kind` is `.delivered`.
     @discardableResult
     public func fate(of apnsID: String, becomes kind: PushFate.Kind, within timeout: Duration = .seconds(10)) async throws -> PushFate {
         let started = ContinuousClock.now
-        let fate = try await waitForFate(of: apnsID, timeout: timeout) { $0?.kind == kind || $0?.canStillChange == false }
+        let fate = try await waitForFate(of: apnsID, timeout: timeout) { $0?.kind == kind || $0?.canStillBecome(kind) == false }
         guard let fate, fate.kind == kind else {
-            let waited = fate?.canStillChange == false ? ContinuousClock.now - started : timeout
+            let waited = fate?.canStillBecome(kind) == false ? ContinuousClock.now - started : timeout
             throw FateWaitTimeout(apnsID: apnsID, expected: kind, last: fate, waited: waited)
         }
         return fate

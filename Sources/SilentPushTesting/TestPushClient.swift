@@ -67,7 +67,8 @@ public final class TestPushClient: Sendable {
         }
         let response = try await connection.send(
             H2Request(
-                method: "POST", path: "/3/device/\(deviceToken)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
+                method: "POST", path: "/3/device/\(Self.pathSegment(deviceToken))", scheme: "http", headers: H2HeaderList(headers),
+                body: Array(payload.utf8)))
         let body = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)
         return TestPushResponse(
             status: response.status, apnsID: response.headers.first("apns-id") ?? "", reason: body.flatMap { APNsReason(rawValue: $0.reason) },
@@ -86,12 +87,22 @@ public final class TestPushClient: Sendable {
         ]
         let response = try await connection.send(
             H2Request(
-                method: "POST", path: "/4/broadcasts/apps/\(bundleID)", scheme: "http", headers: H2HeaderList(headers), body: Array(payload.utf8)))
+                method: "POST", path: "/4/broadcasts/apps/\(Self.pathSegment(bundleID))", scheme: "http", headers: H2HeaderList(headers),
+                body: Array(payload.utf8)))
         let body = response.body.isEmpty ? nil : APNsErrorBody(parsing: response.body)
         return TestPushResponse(
             status: response.status, apnsID: response.headers.first("apns-request-id") ?? "",
             reason: body.flatMap { APNsReason(rawValue: $0.reason) }, timestamp: nil, uniqueID: response.headers.first("apns-unique-id"))
     }
+
+    /// `text` as one segment of a path: every byte but letters, digits and `-._~`
+    /// percent-encoded, so a malformed token or bundle id (a `/`, a space) reaches the receiver
+    /// whole and gets its own reason (`BadDeviceToken`), not another path's.
+    private static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
 
     /// Closes the connection.
     public func close() async {

@@ -168,6 +168,24 @@ public final class TLSContext: @unchecked Sendable {
         return tls
     }
 
+    /// When this context's own certificate (the first of `--tls-cert`'s chain) is valid, in
+    /// seconds since the epoch; nil when it has none or its dates cannot be read.
+    public var certificateValidity: ClosedRange<Int64>? {
+        guard let certificate = SSL_CTX_get0_certificate(context), let epoch = ASN1_TIME_set(nil, 0) else { return nil }
+        defer { ASN1_TIME_free(epoch) }
+        func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
+            var days: Int32 = 0
+            var seconds: Int32 = 0
+            guard let time, ASN1_TIME_diff(&days, &seconds, epoch, time) == 1 else { return nil }
+            return Int64(days) * 86_400 + Int64(seconds)
+        }
+        defer { ERR_clear_error() }
+        guard let notBefore = seconds(X509_get0_notBefore(certificate)), let notAfter = seconds(X509_get0_notAfter(certificate)),
+            notBefore <= notAfter
+        else { return nil }
+        return notBefore...notAfter
+    }
+
     /// A client context that offers ALPN `h2`.
     public static func client(_ configuration: TLSClientConfiguration) throws -> TLSContext {
         let context = try makeContext(method: TLS_client_method())

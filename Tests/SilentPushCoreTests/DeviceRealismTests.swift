@@ -137,6 +137,22 @@ import Testing
         #expect(scenario.fates[push] == .delivered(at: 20))
     }
 
+    /// A battery level is a percentage however it is set: through the initializer or the
+    /// property, one outside 0–100 is kept at the nearer end, and a wait names that level.
+    @Test func aBatteryLevelSetOutOfRangeIsKeptWithinIt() {
+        var state = DeviceState(batteryLevel: 150)
+        #expect(state.batteryLevel == 100)
+        state.batteryLevel = -5
+        #expect(state.batteryLevel == 0)
+        state.batteryLevel = Int.max
+        #expect(state.batteryLevel == 100)
+        state.batteryLevel = -5
+        let scenario = Scenario(.ios)
+        scenario.setDevice("d1", state, at: 0)
+        let push = scenario.push(Self.app, at: 10, priority: .normal)
+        #expect(scenario.fates[push] == .pending(.battery(level: 0, threshold: 20)))
+    }
+
     @Test func seriousHeatHoldsPriorityFiveAndCriticalHoldsEverything() {
         let scenario = Scenario(.ios)
         let other = App(device: "d1", topic: "com.example.other")

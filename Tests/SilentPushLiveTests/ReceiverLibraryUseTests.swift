@@ -65,6 +65,22 @@ import Testing
         }
     }
 
+    /// A malformed token (a slash, a space) reaches the receiver as one segment of the path and
+    /// gets its own reason, as a provider's HTTP/2 client would send it; so does a bundle id.
+    @Test func aMalformedTokenInThePathGetsBadDeviceToken() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            for token in ["ab/cd", "ab cd", "ab?cd", "ab#cd"] {
+                let answer = try await client.push(to: token)
+                #expect(answer.status == 400 && answer.reason == .badDeviceToken, "\(token): \(answer.status) \(String(describing: answer.reason))")
+            }
+            let broadcast = try await client.broadcast(
+                #"{"aps":{}}"#, bundleID: "com.example/app", channel: ChannelID(bytes: Array(repeating: 1, count: 16)))
+            #expect(broadcast.status == 400 && broadcast.reason == .channelNotRegistered, "\(broadcast.status)")
+        }
+    }
+
     /// A test of a provider reads back which pushes reached a device, with their headers and
     /// fates, refused ones included, without knowing their apns-ids.
     @Test func thePushesADeviceGotReadBackWithTheirHeadersAndFates() async throws {

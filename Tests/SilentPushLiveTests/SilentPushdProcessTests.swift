@@ -69,6 +69,35 @@ import Testing
         #expect(lines.first?.contains("unable to get local issuer certificate") == true, "\(log)")
     }
 
+    /// An expired `--tls-cert` starts the receiver (a client may skip the check) with a
+    /// warning that says so and when it expired; a current one gives none.
+    @Test func anExpiredServerCertificateIsWarnedOfAtStart() async throws {
+        let dated = try await DatedCertificate.make(notBefore: "20200101000000Z", notAfter: "20200102000000Z")
+        let (process, tls, _, _) = try await Self.start(["--tls-cert", dated.certificate, "--tls-key", dated.key])
+        let insecure = try await PeerProcess.run(
+            "curl",
+            [
+                "-sS", "-k", "--http2", "-d", "{}", "-o", "/dev/null", "-w", "%{http_code}",
+                "https://127.0.0.1:\(tls)/3/device/\(SamplePush.deviceToken)",
+            ])
+        #expect(insecure.output == "403", "\(insecure.output) \(insecure.errorOutput)")
+        process.signal(SIGTERM)
+        let log = await process.wait().errorOutput
+        let warnings = log.split(separator: "\n").filter { $0.contains("--tls-cert '\(dated.certificate)' expired on 2020-01-02T00:00:00") }
+        #expect(warnings.count == 1 && warnings[0].contains("warning"), "\(log)")
+
+        let (current, _, _, _) = try await Self.start()
+        current.signal(SIGTERM)
+        #expect(!(await current.wait().errorOutput).contains("--tls-cert"))
+    }
+
+    @Test func aServerCertificateNotYetValidIsSaidWithItsDate() {
+        let problem = Receiver.certificateDatesProblem(1_000...2_000, file: "server.pem", now: 999)
+        #expect(problem?.hasPrefix("--tls-cert 'server.pem' is not valid until 1970-01-01T00:16:40") == true, "\(String(describing: problem))")
+        #expect(Receiver.certificateDatesProblem(1_000...2_000, file: "server.pem", now: 2_000) == nil)
+        #expect(Receiver.certificateDatesProblem(1_000...2_000, file: "server.pem", now: 2_001)?.contains("expired on") == true)
+    }
+
     @Test func sigtermLetsStreamsInFlightCompleteThenExitsZero() async throws {
         let (process, _, h2c, _) = try await Self.start()
         let connection = try await RawH2Connection.connect(port: h2c)

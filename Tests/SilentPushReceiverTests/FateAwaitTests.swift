@@ -98,4 +98,25 @@ import Testing
             await client.close()
         }
     }
+
+    /// A push coalesced behind a waiting one is never delivered itself (it is coalesced into
+    /// that push's wake): a wait for `.delivered` ends at once, not at its timeout.
+    @Test func aCoalescedPushIsNeverAwaitedAsDelivered() async throws {
+        try await Receiver.withTesting { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            try await client.push(apnsID: Self.first)  // wakes the app
+            try await client.push(apnsID: Self.second)
+            try await client.push(apnsID: "00000000-0000-4000-8000-0000000000a3")  // replaces the second
+            let started = ContinuousClock.now
+            let coalesced = try await #require(throws: FateWaitTimeout.self) {
+                try await receiver.fate(of: Self.second, becomes: .delivered, within: .seconds(30))
+            }
+            #expect(ContinuousClock.now - started < .seconds(10), "not the whole 30 s")
+            #expect(coalesced.last == .coalesced(into: nil))
+            #expect(coalesced.description == "push \(Self.second) will not become delivered: it is coalesced", "\(coalesced)")
+            // It may still be coalesced into a wake, expire or be dropped with its successor.
+            #expect(try await receiver.fate(of: Self.second, becomes: .coalesced, within: .seconds(5)) == .coalesced(into: nil))
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
 import Testing
@@ -153,6 +154,15 @@ import Testing
             _ = try TLSContext.server(
                 TLSServerConfiguration(certificateChainFile: DevCertificates.serverCertificate, privateKeyFile: DevCertificates.clientKey))
         } throws: { "\($0)".contains(DevCertificates.clientKey) }
+    }
+
+    /// A server context reads its own certificate's dates (`openssl ca` set them), to the second.
+    @Test func aServerContextReadsItsCertificatesDates() async throws {
+        let dated = try await DatedCertificate.make(notBefore: "20200101000000Z", notAfter: "20200102003000Z")
+        let context = try TLSContext.server(TLSServerConfiguration(certificateChainFile: dated.certificate, privateKeyFile: dated.key))
+        #expect(context.certificateValidity == 1_577_836_800...1_577_925_000)
+        let client = try TLSContext.client(TLSClientConfiguration(insecure: true))
+        #expect(client.certificateValidity == nil)
     }
 
     /// A client CA in DER, as Apple hands its CAs out (`.cer`), is refused with the command
