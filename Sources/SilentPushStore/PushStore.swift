@@ -388,7 +388,8 @@ package final class PushStore: Sendable {
         }
         let path = directory + "/" + sha256
         guard let saved = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date else { return .gone }
-        guard Int64(saved.timeIntervalSince1970 * 1000) < cutoff else { return .savedRecently }
+        // Compared as a Double: a file system may hold any date, past what Int64 ms can say.
+        guard saved.timeIntervalSince1970 * 1000 < Double(cutoff) else { return .savedRecently }
         return (try? FileManager.default.removeItem(atPath: path)) != nil ? .deleted : .gone
     }
 

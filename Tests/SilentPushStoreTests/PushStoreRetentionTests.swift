@@ -292,6 +292,24 @@ import Testing
         try await store.close()
     }
 
+    /// A body file dated past what milliseconds in an Int64 can say (tmpfs keeps any date) is
+    /// one saved recently: it stays, and the sweep does not trap.
+    @Test func aBodyDatedFarInTheFutureStays() async throws {
+        let directory = "/dev/shm/silentpush-store-\(UUID().uuidString)"
+        guard FileManager.default.isWritableFile(atPath: "/dev/shm") else { return }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await PushStore.open(.file(directory + "/pushes.sqlite"))
+        let orphan = String(repeating: "d", count: 64)
+        try await store.saveContent(Array("far".utf8), sha256: orphan)
+        let far = Date(timeIntervalSince1970: 1e17)
+        try FileManager.default.setAttributes([.modificationDate: far], ofItemAtPath: directory + "/contents/" + orphan)
+        let dated = try FileManager.default.attributesOfItem(atPath: directory + "/contents/" + orphan)[.modificationDate] as? Date
+        #expect(dated == far, "the file system kept another date: \(String(describing: dated))")
+        #expect(try await store.dropUnnamedContents(grace: .zero) == 0)
+        #expect(try await store.contentBody(sha256: orphan) == Array("far".utf8))
+        try await store.close()
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func pushesOlderThanTheCutoffGo(_ engine: StoreEngineKind) async throws {
         let store = try await Self.store(engine, count: 100, pending: [10])
         // Push n arrived at 1000 + n ms.
