@@ -34,6 +34,12 @@ final class PostgresEngine: StoreEngine {
     let logger: Logger
     /// Called when a clustered writer's session ended (its claims with it).
     let sessionEnded = Mutex<(@Sendable () -> Void)?>(nil)
+    /// What a lone owner wrote in `store_owner` as it took the owner lock: a session taken
+    /// again finds it there, or learns that another receiver owned the store meanwhile.
+    private let ownerMark: Int64
+    /// Opened once another receiver owned the store while this one's session was gone: no
+    /// batch is written from then on (`PushStoreError.takenOver`).
+    let takenOver = AsyncLatch()
     private static let connectionIDs = Atomic<Int>(0)
 
     /// The advisory lock a receiver that owns the whole database holds on its writer's session.
@@ -69,9 +75,10 @@ final class PostgresEngine: StoreEngine {
         let start: Int64
     }
 
-    private init(url: PostgresURL, clustered: Bool, writer: PostgresConnection, logger: Logger) {
+    private init(url: PostgresURL, clustered: Bool, writer: PostgresConnection, ownerMark: Int64, logger: Logger) {
         self.url = url
         self.clustered = clustered
+        self.ownerMark = ownerMark
         self.logger = logger
         writerSession.withLock { $0 = WriterSession(connection: writer) }
     }
@@ -89,19 +96,37 @@ final class PostgresEngine: StoreEngine {
         var logger = Logger(label: "silentpush.store.postgres")
         logger.logLevel = .critical
         let writer = try await connect(url, logger: logger).get()
+        let mark = Int64.random(in: 1...Int64.max)
         do {
             try await migrate(writer, url: url, logger: logger)
             if clustered {
                 try await prepareClusterSession(writer, logger: logger)
             } else {
                 try await takeOwnerLock(writer, url: url, logger: logger).get()
+                _ = try await writer.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
+                _ = try await writer.query(
+                    PostgresQuery(
+                        unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
+                    logger: logger
+                ).get()
             }
             if fresh { try await empty(writer, logger: logger) }
         } catch {
             try? await writer.close()
             throw error
         }
-        return PostgresEngine(url: url, clustered: clustered, writer: writer, logger: logger)
+        return PostgresEngine(url: url, clustered: clustered, writer: writer, ownerMark: mark, logger: logger)
+    }
+
+    /// Where a lone owner leaves its mark (`ownerMark`); not one of the schema's tables, as a
+    /// fresh start or a reset keeps it. A cluster's members hold claims instead.
+    static let ownerTable = "CREATE TABLE IF NOT EXISTS store_owner (id BIGINT PRIMARY KEY CHECK (id = 1), mark BIGINT NOT NULL)"
+
+    /// Whether `store_owner` still holds this receiver's mark, read on `connection`.
+    private func holdsOwnerMark(_ connection: PostgresConnection) -> EventLoopFuture<Bool> {
+        connection.query("SELECT mark FROM store_owner WHERE id = 1", logger: logger).map { result in
+            (try? result.rows.first?.decode(Int64.self)) == self.ownerMark
+        }
     }
 
     private static func configuration(_ url: PostgresURL) throws -> PostgresConnection.Configuration {
@@ -398,10 +423,32 @@ final class PostgresEngine: StoreEngine {
             if let current { endSession(ifStill: current) }
             return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.sessionEnded)
         }
+        if takenOver.isOpen {
+            return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.takenOver(path: url.description))
+        }
         return Self.connect(url, logger: logger).flatMap { connection in
-            Self.takeOwnerLock(connection, url: self.url, logger: self.logger).map { self.keep(connection) }
+            // The lock taken, the mark must still be this receiver's; the lock held by another
+            // session, that is this one's old session (not yet ended on the server: try
+            // again later) only while the mark is.
+            Self.takeOwnerLock(connection, url: self.url, logger: self.logger)
+                .flatMap { self.holdsOwnerMark(connection).flatMapThrowing { mine in try self.ownerMarkChecked(mine) } }
+                .flatMapError { error in
+                    guard case PushStoreError.inUse = error else { return connection.eventLoop.makeFailedFuture(error) }
+                    return self.holdsOwnerMark(connection).flatMapThrowing { mine in
+                        try self.ownerMarkChecked(mine)
+                        throw error
+                    }
+                }
+                .map { self.keep(connection) }
                 .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
+    }
+
+    /// Throws `takenOver` (for good) unless `mine`: the mark in `store_owner` is this receiver's.
+    private func ownerMarkChecked(_ mine: Bool) throws {
+        guard !mine else { return }
+        takenOver.open()
+        throw PushStoreError.takenOver(path: url.description)
     }
 
     private func keep(_ connection: PostgresConnection) -> PostgresConnection {

@@ -1,4 +1,5 @@
 import Dispatch
+import SilentPushCore
 
 extension PushStore {
     /// Whether the last commit succeeded. While it did not (a read-only or full disk), the
@@ -15,6 +16,13 @@ extension PushStore {
     /// turned it off.
     package func observeWritability(_ observer: @escaping @Sendable (_ writable: Bool, _ error: (any Error)?) -> Void) {
         writer.writabilityObserver.withLock { $0 = observer }
+    }
+
+    /// Opened once another receiver owned the store while this one's PostgreSQL session was
+    /// gone (every write then fails `takenOver`); nil for SQLite, whose lock the process
+    /// holds until it exits, and for a cluster's member, whose claims end with its session.
+    package var takeover: (latch: AsyncLatch, error: PushStoreError)? {
+        (engine as? PostgresEngine).flatMap { $0.clustered ? nil : ($0.takenOver, PushStoreError.takenOver(path: $0.url.description)) }
     }
 
     /// Commits one small real write through the group commit; fails as any write would.

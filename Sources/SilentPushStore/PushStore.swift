@@ -453,6 +453,10 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// PostgreSQL refused a statement of a read or a write, saying `reason` (its message): a
     /// statement timeout, a full disk, a table changed by hand.
     case refused(reason: String)
+    /// This receiver's session with PostgreSQL ended (a restart of the server, a network
+    /// break) and another receiver owned the store before this one could take it back: what
+    /// this one holds of its devices is no longer the store's, so it writes nothing more.
+    case takenOver(path: String)
 
     package var description: String {
         switch self {
@@ -478,6 +482,8 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
         case .clusterNameInUse(let path, let name):
             "a running receiver of the cluster on '\(path)' is named '\(name)' already; give each receiver its own --cluster-name"
         case .refused(let reason): "PostgreSQL refused it: \(reason)"
+        case .takenOver(let path):
+            "another receiver owned the store '\(path)' while this one's session with PostgreSQL was gone; this one stops, as what it held of its devices is no longer the store's (start it again once the other has stopped, or give it another --store)"
         }
     }
 }

@@ -111,6 +111,54 @@ import Testing
         }
     }
 
+    /// A store that comes back is found taking writes with no push to find it out: the first
+    /// push after it is answered 200, not refused to start a probe.
+    @Test func aStoreThatComesBackIsProbedWithNoPushToProbeIt() async throws {
+        try await PostgresServer.with { server in
+            let (process, _, h2c, _) = try await SilentPushdProcessTests.start(store: server.url(database: try await server.newDatabase()))
+            defer { process.signal(SIGKILL) }
+            let client = try await TestPushClient.connect(port: h2c)
+            #expect(try await client.push().status == 200)
+            try await server.halt()
+            var refused = false
+            for _ in 0..<50 where !refused {
+                refused = try await client.push().status == 503
+                if !refused { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            try #require(refused, "a push is refused once the store is gone")
+            try await server.resume()
+            try await Task.sleep(for: .seconds(4))  // a probe a second, and the reconnect
+            let first = try await client.push()
+            #expect(first.status == 200, "\(first.status) \(String(describing: first.reason))")
+            await client.close()
+        }
+    }
+
+    /// A receiver whose session ended (PostgreSQL restarted) while a second receiver took the
+    /// store stops, failing with a line that says so, at its next write: what it held of its
+    /// devices is the other's now. The second goes on.
+    @Test func aReceiverWhoseStoreAnotherTookWhileItsSessionWasGoneStops() async throws {
+        try await PostgresServer.with { server in
+            let database = try await server.newDatabase()
+            let (first, _, firstPort, _) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: server.url(database: database))
+            defer { first.signal(SIGKILL) }
+            let client = try await TestPushClient.connect(port: firstPort)
+            #expect(try await client.push().status == 200)
+            try await server.restart(downFor: .zero)
+            let (second, _, secondPort, _) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: server.url(database: database))
+            defer { second.signal(SIGKILL) }
+            for _ in 0..<2 { _ = try? await client.push() }  // the first finds its session gone, then the store taken
+            let stopped = await first.wait(timeout: .seconds(20))
+            #expect(stopped.status != 0 && !stopped.timedOut, "\(stopped.status) \(stopped.errorOutput)")
+            #expect(stopped.errorOutput.contains("another receiver owned the store"), "\(stopped.errorOutput)")
+            #expect(!stopped.errorOutput.contains(PostgresServer.password))
+            await client.close()
+            let other = try await TestPushClient.connect(port: secondPort)
+            #expect(try await other.push().status == 200)
+            await other.close()
+        }
+    }
+
     /// An export asked for while PostgreSQL is down is a 503 problem document, as the JSON
     /// page is, not a 200 whose stream breaks off; once the server is back it streams.
     @Test func anExportWhileTheStoreIsDownIsA503() async throws {

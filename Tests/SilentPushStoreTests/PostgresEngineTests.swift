@@ -281,6 +281,41 @@ import Testing
     /// The server stops under the store: writes fail (nothing half-written), the store says
     /// it cannot write; once the server is back, the next write connects again, takes the
     /// owner lock again, and succeeds, without reopening the store.
+    /// A store whose session ended while another receiver opened it writes nothing more,
+    /// even once the other has closed (what it holds of its devices is no longer the store's):
+    /// its writes fail `takenOver` and its takeover latch opens. One whose session ended with
+    /// no other owner meanwhile takes the store back.
+    @Test func aStoreTakenOverWhileItsSessionWasGoneWritesNothingMore() async throws {
+        try await PostgresServer.with { server in
+            let url = try PostgresURL(server.url(database: try await server.newDatabase()))
+            let first = try await PushStore.open(.postgres(url))
+            try await first.write([.insertPush(PushStoreTests.push(1))])
+            try await server.restart(downFor: .zero)
+            let second = try await PushStore.open(.postgres(url))  // the lock was free
+            try await second.write([.insertPush(PushStoreTests.push(2))])
+            for id in 3...4 as ClosedRange<UInt64> {
+                await #expect(throws: PushStoreError.self) { try await first.write([.insertPush(PushStoreTests.push(id))]) }
+            }
+            #expect(first.takeover?.latch.isOpen == true)
+            try await second.close()
+            await #expect(throws: PushStoreError.takenOver(path: url.description)) {
+                try await first.write([.insertPush(PushStoreTests.push(5))])
+            }
+            #expect(!first.isWritable)
+            try await first.close()
+
+            // Alone: the session ends, and the next writes take the store back.
+            let alone = try await PushStore.open(.postgres(url))
+            try await server.restart(downFor: .zero)
+            for id in 6...7 as ClosedRange<UInt64> { try? await alone.write([.insertPush(PushStoreTests.push(id))]) }
+            try await alone.write([.insertPush(PushStoreTests.push(8))])
+            #expect(alone.takeover?.latch.isOpen == false)
+            let ids = try await alone.pushes().map(\.id)
+            #expect(ids.contains(1) && ids.contains(2) && ids.contains(8) && !ids.contains(3) && !ids.contains(5), "\(ids)")
+            try await alone.close()
+        }
+    }
+
     @Test func writesFailWhileTheServerIsDownAndSucceedOnceItIsBack() async throws {
         try await PostgresServer.with { server in
             let url = try PostgresURL(server.url(database: try await server.newDatabase()))
