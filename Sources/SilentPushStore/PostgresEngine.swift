@@ -103,13 +103,15 @@ final class PostgresEngine: StoreEngine {
                 try await prepareClusterSession(writer, logger: logger)
             } else {
                 try await takeOwnerLock(writer, url: url, logger: logger).get()
-                _ = try await writer.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
-                _ = try await writer.query(
-                    PostgresQuery(
-                        unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
-                    logger: logger
-                ).get()
             }
+            // A cluster's member leaves its mark too: a lone owner whose session ended while a
+            // cluster used the store finds the store taken over, even once the cluster stopped.
+            _ = try await writer.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
+            _ = try await writer.query(
+                PostgresQuery(
+                    unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
+                logger: logger
+            ).get()
             if fresh { try await empty(writer, logger: logger) }
         } catch {
             try? await writer.close()
@@ -433,6 +435,10 @@ final class PostgresEngine: StoreEngine {
             Self.takeOwnerLock(connection, url: self.url, logger: self.logger)
                 .flatMap { self.holdsOwnerMark(connection).flatMapThrowing { mine in try self.ownerMarkChecked(mine) } }
                 .flatMapError { error in
+                    // A running cluster holds the store: it was taken over.
+                    if case PushStoreError.usedByCluster = error {
+                        return connection.eventLoop.makeSucceededVoidFuture().flatMapThrowing { try self.ownerMarkChecked(false) }
+                    }
                     guard case PushStoreError.inUse = error else { return connection.eventLoop.makeFailedFuture(error) }
                     return self.holdsOwnerMark(connection).flatMapThrowing { mine in
                         try self.ownerMarkChecked(mine)

@@ -304,6 +304,15 @@ import Testing
             #expect(!first.isWritable)
             try await first.close()
 
+            // A cluster's member that used the store meanwhile, and stopped, took it over too.
+            let lone = try await PushStore.open(.postgres(url))
+            try await server.restart(downFor: .zero)
+            let member = try await PushStore.open(.postgres(url), clustered: true)
+            try await member.close()
+            for id in 9...10 as ClosedRange<UInt64> { try? await lone.write([.insertPush(PushStoreTests.push(id))]) }
+            #expect(lone.takeover?.latch.isOpen == true)
+            try await lone.close()
+
             // Alone: the session ends, and the next writes take the store back.
             let alone = try await PushStore.open(.postgres(url))
             try await server.restart(downFor: .zero)
