@@ -6,12 +6,19 @@ public protocol APNsHeaderSource {
 
 /// The request headers APNs reads, each at most once.
 public struct APNsHeaders: Sendable, Equatable {
+    /// `apns-id` as sent; nil when absent.
     public var apnsID: String?
+    /// `apns-topic` as sent; nil when absent.
     public var topic: String?
+    /// `apns-push-type` as sent; nil when absent.
     public var pushType: String?
+    /// `apns-priority` as sent; nil when absent.
     public var priority: String?
+    /// `apns-expiration` as sent; nil when absent.
     public var expiration: String?
+    /// `apns-collapse-id` as sent; nil when absent.
     public var collapseID: String?
+    /// `authorization` as sent (`bearer` and a provider token); nil when absent.
     public var authorization: String?
 
     /// No headers.

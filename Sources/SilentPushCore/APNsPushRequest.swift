@@ -1,13 +1,19 @@
 /// One push as a provider sends it: the path and the header fields, built
 /// without any network so that what goes to Apple can be checked in a test.
 public struct APNsPushRequest: Sendable, Equatable {
+    /// The device token, in hex, as the path carries it.
     public var deviceToken: String
+    /// `apns-topic`.
     public var topic: String
+    /// `apns-push-type`.
     public var pushType: APNsPushType
+    /// `apns-priority`; nil: not sent.
     public var priority: APNsPriority?
     /// `apns-expiration`: seconds since the epoch, 0 for now-or-never.
     public var expiration: Int64?
+    /// `apns-collapse-id`; nil: not sent.
     public var collapseID: String?
+    /// `apns-id`, a canonical UUID; nil: not sent (APNs makes one).
     public var apnsID: String?
 
     /// A request.

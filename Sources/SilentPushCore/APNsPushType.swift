@@ -20,7 +20,10 @@ public enum APNsPushType: String, Sendable, CaseIterable {
     }
 
     /// The largest payload APNs takes for this type.
-    public var maximumPayloadSize: Int { self == .voip ? 5120 : 4096 }
+    public var maximumPayloadSize: Int { self == .voip ? Self.largestPayloadSize : 4096 }
+
+    /// The largest payload APNs takes for any type (VoIP's).
+    public static let largestPayloadSize = 5120
 
     /// Whether `topic` fits this type: its suffix when it has one; otherwise a topic that
     /// carries no other type's suffix (an alert to `com.example.app.voip` is refused).

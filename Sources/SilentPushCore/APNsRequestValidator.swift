@@ -11,6 +11,9 @@ public struct APNsRequestValidator: Sendable {
 
     /// Device tokens are hex, 32 to 100 bytes.
     public static let deviceTokenHexLength = 64...200
+    /// The shape a device token must have, as messages say it.
+    package static let deviceTokenShapeText =
+        "\(deviceTokenHexLength.lowerBound) to \(deviceTokenHexLength.upperBound) hex digits, an even number of them"
     /// Whether `token` has a device token's shape: an even number of hex digits, 64 to 200.
     public static func isValidDeviceToken(_ token: some StringProtocol) -> Bool {
         deviceTokenShape(token) != nil
@@ -95,7 +98,7 @@ public struct APNsRequestValidator: Sendable {
             declaredType = type
         }
 
-        let cap = declaredType?.maximumPayloadSize ?? (APNsPushType.suffixedType(of: topic) == .voip ? 5120 : 4096)
+        let cap = (declaredType ?? APNsPushType.suffixedType(of: topic) ?? .alert).maximumPayloadSize
         guard body.count <= cap else { throw .payloadTooLarge }
         let payload = try body.withUnsafeBufferPointer { bytes throws(APNsReason) in try APNsPayload.parse(bytes) }
 

@@ -2,7 +2,9 @@
 public struct APNsTarget: Sendable, Equatable, CustomStringConvertible {
     /// `https` (TLS, ALPN h2) or `http` (h2c, prior knowledge).
     public var scheme: String
+    /// The host name or IP address (an IPv6 address without brackets).
     public var host: String
+    /// The TCP port.
     public var port: Int
 
     /// A target.
@@ -67,5 +69,6 @@ public struct APNsTarget: Sendable, Equatable, CustomStringConvertible {
         return port == (scheme == "https" ? 443 : 80) ? shown : "\(shown):\(port)"
     }
 
+    /// `scheme://authority`.
     public var description: String { "\(scheme)://\(authority)" }
 }

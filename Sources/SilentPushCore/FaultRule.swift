@@ -7,8 +7,11 @@ public struct FaultRule: Sendable, Equatable {
         public var device: String? {
             didSet { device = device?.lowercased() }
         }
+        /// The request's topic.
         public var topic: String?
+        /// The provider token's team id (a certificate's request has none, so does not match).
         public var team: String?
+        /// The provider token's key id (a certificate's request has none, so does not match).
         public var keyID: String?
 
         /// A match.
@@ -28,6 +31,7 @@ public struct FaultRule: Sendable, Equatable {
 
     /// Given by the table.
     public var id: UInt64
+    /// Which requests it applies to.
     public var match: Match
     /// The share of matching requests it applies to (0 < fraction ≤ 1); nil: every one.
     public var fraction: Double?
@@ -35,7 +39,9 @@ public struct FaultRule: Sendable, Equatable {
     public var remaining: Int?
     /// Device time it applies from and until (nil: always).
     public var from: DeviceInstant?
+    /// Device time it stops applying at (excluded); nil: never.
     public var until: DeviceInstant?
+    /// What the APNs endpoint does with a request it applies to.
     public var action: FaultAction
     /// How many requests it applied to.
     public var applied: Int = 0
@@ -63,9 +69,11 @@ public struct FaultRequest: Sendable, Equatable {
     /// The device token, in lower case (APNs takes a token in either case, and a rule's
     /// device is kept in lower case).
     public var device: String
+    /// The topic the request is for, as authentication settled it.
     public var topic: String?
     /// The provider token's team and key (nil for a certificate, or before auth).
     public var team: String?
+    /// The provider token's key id (nil for a certificate, or before auth).
     public var keyID: String?
 
     /// A request to `device` (in either case).

@@ -12,15 +12,23 @@ public struct LiveActivity: Sendable, Equatable {
         /// end was kept once dismissed).
         case dismissed(at: DeviceInstant, endedAt: DeviceInstant?)
 
-        /// `active`, `stale`, `ended` or `dismissed`, as the admin API writes it.
-        public var name: String {
+        /// A state's name without its data: the one mapping to text, both ways.
+        public enum Kind: String, Sendable, CaseIterable {
+            case active, stale, ended, dismissed
+        }
+
+        /// Which state it is.
+        public var kind: Kind {
             switch self {
-            case .active: "active"
-            case .stale: "stale"
-            case .ended: "ended"
-            case .dismissed: "dismissed"
+            case .active: .active
+            case .stale: .stale
+            case .ended: .ended
+            case .dismissed: .dismissed
             }
         }
+
+        /// `active`, `stale`, `ended` or `dismissed`, as the store and the admin API write it.
+        public var name: String { kind.rawValue }
 
         /// Ended or dismissed: pushes no longer change it.
         public var isOver: Bool {

@@ -8,6 +8,7 @@ public struct LiveActivityPayload: Sendable, Equatable {
         case start, update, end
     }
 
+    /// `aps.event`: start, update or end.
     public var event: Event
     /// `aps.timestamp`: "the current time in seconds since 1970", which orders updates.
     public var timestamp: DeviceInstant

@@ -13,6 +13,7 @@
 /// Most Recent Message Stored channel's latest message reaches an activity that subscribes
 /// later, or whose device was offline, within 8 hours.
 public struct LiveActivityPolicy: Sendable {
+    /// The numbers its rules run by: budgets, delays, lifetimes.
     public var settings: LiveActivitySettings
 
     /// Every activity by id, dismissed ones included.
@@ -47,9 +48,12 @@ public struct LiveActivityPolicy: Sendable {
 
     /// A channel of an app.
     public struct ChannelKey: Hashable, Sendable {
+        /// The app's bundle id.
         public var bundleID: String
+        /// The channel's id.
         public var channel: ChannelID
 
+        /// Channel `channel` of app `bundleID`.
         public init(bundleID: String, channel: ChannelID) {
             self.bundleID = bundleID
             self.channel = channel
@@ -58,24 +62,34 @@ public struct LiveActivityPolicy: Sendable {
 
     /// What a push's device token names on this device.
     public enum Target: Equatable, Sendable {
+        /// The app's push-to-start token.
         case pushToStart(LiveActivityApp)
+        /// An activity's update token: the activity's id.
         case activity(String)
     }
 
     /// A Live Activity push to `token` (a push-to-start or update token) for `bundleID`. A
     /// start makes its activity `newActivityID`, with update token `newToken` when it asks for one.
     public struct Push: Sendable {
+        /// The push's `apns-id`: the decisions about it name it so.
         public var source: String
+        /// The device token it was sent to: a push-to-start or update token.
         public var token: String
+        /// The app's bundle id (the topic without its push-type suffix).
         public var bundleID: String
+        /// `apns-priority`.
         public var priority: APNsPriority
+        /// What its payload says, as ActivityKit reads it.
         public var payload: LiveActivityPayload
+        /// The id a start gives the activity it begins.
         public var newActivityID: String
+        /// The update token a start gives its activity when the payload asks for one (`input-push-token: 1`).
         public var newToken: String
         /// Until when APNs keeps it for the device while the device is offline: its
         /// `apns-expiration`, at most APNs' storage limit. Not after `now`: not kept (expiration 0).
         public var storedUntil: DeviceInstant
 
+        /// A push, field by field.
         public init(
             source: String, token: String, bundleID: String, priority: APNsPriority, payload: LiveActivityPayload, newActivityID: String,
             newToken: String, storedUntil: DeviceInstant = .distantFuture
@@ -95,15 +109,22 @@ public struct LiveActivityPolicy: Sendable {
     /// `receivedAt`; `storedUntil` is when its channel stops keeping it (nil: a No Message
     /// Stored channel, or `apns-expiration: 0`).
     public struct Broadcast: Sendable {
+        /// The broadcast's `apns-request-id`: the decisions about it name it so.
         public var source: String
+        /// The channel it was sent on.
         public var channel: ChannelKey
+        /// `apns-priority`.
         public var priority: APNsPriority
+        /// What its payload says, as ActivityKit reads it.
         public var payload: LiveActivityPayload
+        /// When a receiver took it, on the device clock.
         public var receivedAt: DeviceInstant
+        /// When its channel stops keeping it; nil: not kept.
         public var storedUntil: DeviceInstant?
         /// Its record's id in the store (nil: none): retention keeps the one a channel keeps.
         public var recordID: UInt64?
 
+        /// A broadcast, field by field.
         public init(
             source: String, channel: ChannelKey, priority: APNsPriority, payload: LiveActivityPayload, receivedAt: DeviceInstant,
             storedUntil: DeviceInstant?, recordID: UInt64? = nil

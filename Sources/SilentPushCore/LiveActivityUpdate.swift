@@ -24,15 +24,23 @@ public struct LiveActivityUpdate: Sendable, Equatable {
             return until
         }
 
-        /// `applied`, `waiting`, `coalesced` or `ignored`, as the store and the admin API write it.
-        public var name: String {
+        /// An outcome's name without its data: the one mapping to text, both ways.
+        public enum Kind: String, Sendable, CaseIterable {
+            case applied, waiting, coalesced, ignored
+        }
+
+        /// Which outcome it is.
+        public var kind: Kind {
             switch self {
-            case .applied: "applied"
-            case .waiting: "waiting"
-            case .coalesced: "coalesced"
-            case .ignored: "ignored"
+            case .applied: .applied
+            case .waiting: .waiting
+            case .coalesced: .coalesced
+            case .ignored: .ignored
             }
         }
+
+        /// `applied`, `waiting`, `coalesced` or `ignored`, as the store and the admin API write it.
+        public var name: String { kind.rawValue }
     }
 
     /// The push's `apns-id`, or the broadcast's `apns-request-id`.

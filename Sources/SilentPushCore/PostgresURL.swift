@@ -61,7 +61,9 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         // A '/' or '?' before it: the last '@' is in the database or a parameter, not the user's.
         guard !userInfo.contains("/"), !userInfo.contains("?") else {
             throw Problem(
-                description: "\(Self.redacted(text)) has an '@' after its host: percent-encode it (%40) in the database name")
+                description:
+                    "\(Self.redacted(text)) has an '@' after its host, or a '/' or '?' in its password: percent-encode them (%40, %2F, %3F)"
+            )
         }
         var location = rest[rest.index(after: at)...]
         let userPart: Substring
@@ -189,6 +191,28 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
             shown = String(shown[..<query]) + "?…"
         }
         return shown
+    }
+
+    /// `line` with each URL in it (from `://` to the next space or quote) shown as `redacted`
+    /// shows it, the rest as it is: for a line that may quote an argument back.
+    package static func maskingPasswords(in line: String) -> String {
+        guard line.contains("://") else { return line }
+        var shown = ""
+        var rest = Substring(line)
+        func inScheme(_ character: Character) -> Bool {
+            character.isLetter || character.isNumber || character == "+" || character == "-" || character == "."
+        }
+        func endsURL(_ character: Character) -> Bool { character == " " || character == "'" || character == "\"" }
+        while let scheme = rest.firstRange(of: "://") {
+            // The URL starts at its scheme: the letters before `://`.
+            var start = rest.startIndex
+            if let before = rest[..<scheme.lowerBound].lastIndex(where: { !inScheme($0) }) { start = rest.index(after: before) }
+            let end = rest[scheme.upperBound...].firstIndex(where: endsURL) ?? rest.endIndex
+            shown += String(rest[..<start])
+            shown += redacted(String(rest[start..<end]))
+            rest = rest[end...]
+        }
+        return shown + rest
     }
 
     /// A query's parameter names, without their values (one may be a password).

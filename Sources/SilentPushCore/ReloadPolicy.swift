@@ -25,7 +25,7 @@ public struct ReloadPolicy: Sendable {
     private var devices: [String: [String: Extension]] = [:]
     private var timers = InstantHeap<DeviceInstant, Target>()
 
-    private static let day = Duration.seconds(86_400)
+    private static let day = WakeSettings.budgetWindow
 
     /// An extension on a device: a `….push-type.widgets` or `….push-type.controls` topic.
     public struct Target: Hashable, Sendable {
@@ -86,7 +86,7 @@ public struct ReloadPolicy: Sendable {
 
     /// A policy with `dailyBudget` reloads per extension per day (nil: no budget), whose
     /// pushes for an offline device APNs keeps up to their expiry or `apnsStorageLimit`.
-    public init(dailyBudget: Int?, apnsStorageLimit: Duration = .seconds(30 * 86_400)) {
+    public init(dailyBudget: Int?, apnsStorageLimit: Duration = WakeSettings.defaultAPNsStorageLimit) {
         self.dailyBudget = dailyBudget.map { max(0, $0) }
         self.apnsStorageLimit = apnsStorageLimit
     }

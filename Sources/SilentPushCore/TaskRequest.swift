@@ -12,6 +12,7 @@ public struct TaskRequest<Instant: Sendable & Equatable>: Sendable, Equatable {
     public var id: UInt64
     /// The task identifier, one of the app's permitted identifiers.
     public var identifier: String
+    /// What kind of task it asks for (`urlSession`: the system's relaunch for a background session).
     public var kind: BackgroundTaskKind
     /// `earliestBeginDate`: not before this, and not necessarily at it.
     public var earliestBegin: Instant?

@@ -14,10 +14,15 @@ public struct TaskRequestRecord: Sendable, Equatable {
 
     /// Its request's id.
     public var id: UInt64 { request.id }
+    /// The device the app is on.
     public var deviceToken: String
+    /// The app's topic.
     public var topic: String
+    /// What the app submitted.
     public var request: TaskRequest<DeviceInstant>
+    /// When the app submitted it, on the device clock.
     public var submittedAt: DeviceInstant
+    /// Where it stands now.
     public var state: State
     /// What holds a pending request, as the policy last said.
     public var why: WaitReason<DeviceInstant>?

@@ -1,11 +1,18 @@
 /// One run of a background task.
 public struct TaskRunRecord: Sendable, Equatable {
+    /// The run's id, as the admin API's `/v1/task-runs` reports it.
     public var id: UInt64
+    /// The task request it launched for.
     public var requestID: UInt64
+    /// The device the app is on.
     public var deviceToken: String
+    /// The app's topic.
     public var topic: String
+    /// The task identifier the request was submitted with.
     public var identifier: String
+    /// The request's kind (`urlSession` for a relaunch).
     public var kind: BackgroundTaskKind
+    /// When it started, on the device clock.
     public var startedAt: DeviceInstant
     /// When its expiration handler is due; nil for a continued task.
     public var deadline: DeviceInstant?
@@ -13,11 +20,13 @@ public struct TaskRunRecord: Sendable, Equatable {
     public var simulated: Bool
     /// When its expiration handler was called, if it was.
     public var expiredAt: DeviceInstant?
+    /// When it ended; nil while it runs.
     public var finishedAt: DeviceInstant?
     /// nil while it runs.
     public var outcome: TaskOutcome?
     /// A continued task's last progress report.
     public var progressCompleted: Int64
+    /// The units that report counts `progressCompleted` out of (0 until one comes).
     public var progressTotal: Int64
     /// What killed the app, when `outcome` is `killed` (nil for a run a store of an older
     /// version recorded killed).

@@ -3,8 +3,11 @@
 public struct TaskStart<App: WakeApp, Instant: Sendable & Equatable>: Sendable, Equatable {
     /// Unique per policy.
     public var runID: UInt64
+    /// The app whose task handler runs.
     public var app: App
+    /// The request the run is for.
     public var request: TaskRequest<Instant>
+    /// When the run starts.
     public var startedAt: Instant
     /// When the expiration handler is called; nil for a continued task, which runs until it
     /// ends or the device needs its resources.

@@ -31,6 +31,7 @@ public struct TransferPolicy: Sendable {
         /// keeps it; the policy sees only the try's end.
         public var requestTimeout: Duration
 
+        /// Settings; by default 100 transfers per app, retry delays from 60 s to 1 hour, and Apple's default timeouts.
         public init(
             maximumPerApp: Int = 100, retryDelay: Duration = .seconds(60), maximumRetryDelay: Duration = .seconds(3600),
             resourceTimeout: Duration = .seconds(7 * 86_400), requestTimeout: Duration = .seconds(60)
@@ -45,11 +46,16 @@ public struct TransferPolicy: Sendable {
 
     /// What the device offers a transfer now.
     public struct Conditions: Sendable, Equatable {
+        /// The device has a network.
         public var online: Bool
+        /// That network is Wi-Fi.
         public var wifi: Bool
+        /// The device is on external power.
         public var charging: Bool
+        /// Low Power Mode is on.
         public var lowPowerMode: Bool
 
+        /// Conditions, field by field (by default: online on Wi-Fi, not charging, out of Low Power Mode).
         public init(online: Bool = true, wifi: Bool = true, charging: Bool = false, lowPowerMode: Bool = false) {
             self.online = online
             self.wifi = wifi
@@ -67,9 +73,12 @@ public struct TransferPolicy: Sendable {
 
     /// An app on a device.
     public struct App: Hashable, Sendable {
+        /// The device token.
         public var device: String
+        /// The app's topic.
         public var topic: String
 
+        /// `topic`'s app on `device`.
         public init(device: String, topic: String) {
             self.device = device
             self.topic = topic
@@ -88,22 +97,30 @@ public struct TransferPolicy: Sendable {
 
     /// A transfer the policy holds.
     public struct Transfer: Sendable, Equatable {
+        /// The transfer's id (its record's).
         public var id: UInt64
+        /// The app that handed it over.
         public var app: App
+        /// What the app asked for.
         public var request: TransferRequest
+        /// When the app handed it over, on the device clock.
         public var handedOverAt: DeviceInstant
+        /// Where it is now.
         public var phase: Phase
         /// Tries so far.
         public var attempts: Int
     }
 
+    /// The numbers it runs by.
     public let settings: Settings
+    /// Transfers by id: an ended one stays until its session's last transfer ends.
     public private(set) var transfers: [UInt64: Transfer] = [:]
     /// Each device's transfers not yet ended.
     private var byDevice: [String: Set<UInt64>] = [:]
     private var conditions: [String: Conditions] = [:]
     private var timers = InstantHeap<DeviceInstant, UInt64>()
 
+    /// A policy with no transfer.
     public init(settings: Settings = Settings()) {
         self.settings = settings
     }

@@ -26,22 +26,33 @@ public struct TransferRecord: Sendable, Equatable {
         case deleted
     }
 
+    /// The transfer's id (`GET /v1/transfers`).
     public var id: UInt64
+    /// The device the app is on.
     public var deviceToken: String
+    /// The app's topic.
     public var topic: String
     /// The background session's identifier, the URL and method asked for, and its options.
     public var session: String
+    /// The URL asked for.
     public var url: String
+    /// The HTTP method asked for.
     public var method: TransferRequest.Method
+    /// `isDiscretionary`: it waits for Wi-Fi and external power.
     public var discretionary: Bool
+    /// `allowsCellularAccess`; false: it waits for Wi-Fi.
     public var allowsCellular: Bool
+    /// `sessionSendsLaunchEvents`: the app is relaunched when the session's transfers are done.
     public var sessionSendsLaunchEvents: Bool
     /// An upload's file, as the app named it (the device sends the copy it took at hand-over).
     public var fromFile: String?
     /// The wake whose handler handed it over, or the task run's (one of them).
     public var wakeID: UInt64?
+    /// The task run whose handler handed it over, when a task's did.
     public var taskRunID: UInt64?
+    /// When the app handed it over, on the device clock.
     public var handedOverAt: DeviceInstant
+    /// Where it is now.
     public var state: State
     /// Why it waits (the stored form of a `WaitReason`); nil unless waiting.
     public var why: WaitReason<DeviceInstant>?
@@ -60,6 +71,7 @@ public struct TransferRecord: Sendable, Equatable {
     public var lastError: String?
     /// The origin's validators for the body kept: a later transfer of the URL asks with them.
     public var etag: String?
+    /// The origin's `Last-Modified` for the body kept.
     public var lastModified: String?
     /// The task request that relaunches the app for its session, once asked for.
     public var relaunchRequestID: UInt64?

@@ -30,7 +30,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @usableFromInline var tasksWaitingForSlot: [Int32] = []
     @usableFromInline var nextTaskRunID: UInt64 = 1
 
-    @inlinable static var day: Duration { .seconds(86_400) }
+    @inlinable static var day: Duration { WakeSettings.budgetWindow }
 
     /// A policy with no app yet; wakes are numbered from `firstWakeID` (a restarted
     /// receiver numbers on from its store).

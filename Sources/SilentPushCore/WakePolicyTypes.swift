@@ -46,7 +46,7 @@ public struct WakeSettings: Sendable, Equatable {
     /// The longest APNs keeps a push for an offline device (Apple: it "may store the
     /// notification for 30 days or less, depending on the date you specify in the
     /// `apns-expiration` header").
-    public var apnsStorageLimit: Duration = .seconds(30 * 86_400)
+    public var apnsStorageLimit: Duration = WakeSettings.defaultAPNsStorageLimit
     /// After a (simulated) restart, no background launch starts for this long (0: none).
     public var rebootWarmup: Duration = .zero
     /// An app not opened for this long is not launched in the background at all; nil: no

@@ -1,7 +1,10 @@
 /// A wake as stored, with its timings and result.
 public struct WakeRecord: Sendable, Equatable {
+    /// The wake's id, as the admin API reports it.
     public var id: UInt64
+    /// The device woken.
     public var deviceToken: String
+    /// The woken app's topic.
     public var topic: String
     /// What it ran: a fetch, or a widget or control reload (which starts and ends at once).
     public var kind: WakeKind
@@ -9,6 +12,7 @@ public struct WakeRecord: Sendable, Equatable {
     public var pushID: UInt64
     /// That push's `apns-id` (filled in by reads).
     public var apnsID: String?
+    /// The app slot's generation the wake closed: pushes coalesced into it share the wake's fate.
     public var generation: UInt32
     /// When the wake started, on the device clock (stored to the millisecond).
     public var startedAt: DeviceInstant

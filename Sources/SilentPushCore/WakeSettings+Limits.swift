@@ -1,4 +1,9 @@
 extension WakeSettings {
+    /// The span a daily budget counts launches (and reloads) over: the last 24 hours, for the
+    /// policies and for a restart reading them back.
+    @usableFromInline package static let budgetWindow = Duration.seconds(86_400)
+    /// The longest APNs keeps a push for an offline device by default.
+    @usableFromInline package static let defaultAPNsStorageLimit = Duration.seconds(30 * 86_400)
     /// The ranges the numbers take, one place for the flags' parse and help and for
     /// `problem` (settings given through the Swift API): fetches running at once.
     package static let fetchCapRange = 1...100_000

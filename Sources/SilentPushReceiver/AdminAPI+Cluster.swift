@@ -23,7 +23,7 @@ extension AdminAPI {
             do {
                 members = try await membership.store.clusterMembers()
             } catch {
-                (members, storeError) = (nil, "\(error)")
+                (members, storeError) = (nil, PushStore.describe(error))
             }
             return .object([
                 ("name", .string(configuration.name)), ("shards", .int(Int64(configuration.shards))),

@@ -39,7 +39,7 @@ extension AdminAPI {
     }
 
     static var badTaskIdentifier: Response {
-        error(.unprocessableContent, "the task identifier must be 1 to 200 visible ASCII characters, no /, such as com.example.app.refresh")
+        error(.unprocessableContent, "the task identifier must be \(TaskIdentifier.rule), such as com.example.app.refresh")
     }
 
     /// The fields `POST …/tasks` takes.
@@ -92,9 +92,8 @@ extension AdminAPI {
         var submission = DeviceControl.TaskSubmission(identifier: "", kind: .refresh)
         for (key, value) in fields {
             switch (key, value) {
-            case ("identifier", .string(let text)) where isName(text, maximumLength: 200): identifier = text
-            case ("identifier", _):
-                throw AdminError(.unprocessableContent, "identifier must be a task identifier (1 to 200 visible ASCII characters, no /)")
+            case ("identifier", .string(let text)) where TaskIdentifier.isValid(text): identifier = text
+            case ("identifier", _): throw AdminError(.unprocessableContent, "identifier must be a task identifier (\(TaskIdentifier.rule))")
             case ("kind", .string(let text)) where BackgroundTaskKind(rawValue: text).map({ $0 != .urlSession }) == true:
                 kind = BackgroundTaskKind(rawValue: text)
             case ("kind", _): throw AdminError(.unprocessableContent, "kind must be refresh, processing or continued")
@@ -138,7 +137,7 @@ extension AdminAPI {
     private func cancelTasks(_ token: String, topic: String, identifier: String?) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
-        if let identifier, !Self.isName(identifier, maximumLength: 200) { return Self.badTaskIdentifier }
+        if let identifier, !TaskIdentifier.isValid(identifier) { return Self.badTaskIdentifier }
         do {
             let count = try await device.cancelTasks(identifier: identifier, device: token, topic: topic)
             if let identifier, count == 0 { return Self.error(.notFound, "no request \(identifier) is pending for \(topic) on this device") }
@@ -151,7 +150,7 @@ extension AdminAPI {
     private func simulate(_ token: String, topic: String, identifier: String, expire: Bool) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         guard Self.isTopic(topic) else { return Self.badTopic }
-        guard Self.isName(identifier, maximumLength: 200) else { return Self.badTaskIdentifier }
+        guard TaskIdentifier.isValid(identifier) else { return Self.badTaskIdentifier }
         do {
             let found =
                 expire

@@ -15,7 +15,8 @@ extension AdminAPI {
             let filter = try Self.filter(query)
             let session = query.get("session")
             if let session, session.isEmpty || session.utf8.count > TransferRequest.maximumSessionLength {
-                throw AdminError(.unprocessableContent, "session must be a background session's identifier (1 to 200 bytes)")
+                throw AdminError(
+                    .unprocessableContent, "session must be a background session's identifier (1 to \(TransferRequest.maximumSessionLength) bytes)")
             }
             func id(_ name: String, _ what: String) throws(AdminError) -> UInt64? {
                 guard let text = query.get(name) else { return nil }

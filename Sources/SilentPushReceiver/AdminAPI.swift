@@ -127,7 +127,7 @@ package struct AdminAPI: Sendable {
             return Self.respond(
                 .serviceUnavailable,
                 .object([
-                    ("status", .string("unavailable")), ("error", .string("the store cannot be written: \(error)")),
+                    ("status", .string("unavailable")), ("error", .string("the store cannot be written: \(PushStore.describe(error))")),
                 ]))
         }
     }
@@ -304,9 +304,11 @@ package struct AdminAPI: Sendable {
     static func storeFailure(_ error: any Error) -> Response {
         if let stopping = error as? DeviceStopping { return Self.error(.serviceUnavailable, stopping.description) }
         switch error as? PushStoreError {
-        case .cannotOpen?, .sessionEnded?, .closed?:
-            return Self.error(.serviceUnavailable, "the store cannot be reached now: \(error); try again once it is back (no restart needed)")
-        default: return Self.error(.internalServerError, "store: \(error)")
+        case .cannotOpen?, .sessionEnded?, .closed?, .inUse?:
+            return Self.error(
+                .serviceUnavailable, "the store cannot be reached now: \(PushStore.describe(error)); try again once it is back (no restart needed)")
+        case .takenOver?: return Self.error(.serviceUnavailable, PushStore.describe(error))
+        default: return Self.error(.internalServerError, "store: \(PushStore.describe(error))")
         }
     }
 
@@ -332,18 +334,24 @@ package struct AdminAPI: Sendable {
         return kind
     }
 
-    static func filter(_ query: Parameters) throws(AdminError) -> (device: String?, topic: String?, limit: Int) {
-        var limit = 100
-        if let text = query.get("limit") {
-            guard let value = Int(text), (1...1000).contains(value) else {
-                throw AdminError(.unprocessableContent, "limit must be a whole number from 1 to 1000")
-            }
-            limit = value
+    /// A page's `limit`: `pageLimits` holds it, `defaultPageLimit` when not given.
+    static func pageLimit(_ query: Parameters) throws(AdminError) -> Int {
+        guard let text = query.get("limit") else { return defaultPageLimit }
+        guard let value = Int(text), pageLimits.contains(value) else {
+            throw AdminError(.unprocessableContent, "limit must be a whole number from \(pageLimits.lowerBound) to \(pageLimits.upperBound)")
         }
+        return value
+    }
+
+    static let pageLimits = 1...1000
+    static let defaultPageLimit = 100
+
+    static func filter(_ query: Parameters) throws(AdminError) -> (device: String?, topic: String?, limit: Int) {
+        let limit = try pageLimit(query)
         var device: String?
         if let text = query.get("device") {
             guard let token = deviceToken(text) else {
-                throw AdminError(.unprocessableContent, "device must be a device token (64 to 200 hex digits, an even number of them)")
+                throw AdminError(.unprocessableContent, "device must be a device token (\(APNsRequestValidator.deviceTokenShapeText))")
             }
             device = token
         }
@@ -386,13 +394,8 @@ package struct AdminAPI: Sendable {
     /// registered), by token; `next` is the cursor of the page after. A cluster's receiver
     /// reads them from the store, so that every receiver lists every device.
     private func devices(_ query: Parameters) async -> Response {
-        var limit = 100
-        if let text = query.get("limit") {
-            guard let value = Int(text), (1...1000).contains(value) else {
-                return Self.error(.unprocessableContent, "limit must be a whole number from 1 to 1000")
-            }
-            limit = value
-        }
+        let limit: Int
+        do { limit = try Self.pageLimit(query) } catch { return Self.error(error.status, error.message) }
         // The cursor is the last token of the page before (`next`); anything else would
         // quietly start the listing somewhere.
         var cursor: String?
@@ -410,7 +413,7 @@ package struct AdminAPI: Sendable {
         do {
             view = try await deviceView(listing: true)
         } catch {
-            return Self.error(.serviceUnavailable, "the store cannot be read: \(error)")
+            return Self.error(.serviceUnavailable, "the store cannot be read: \(PushStore.describe(error))")
         }
         var known = view.known
         for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
@@ -446,7 +449,7 @@ package struct AdminAPI: Sendable {
             let (state, unregisteredAt) = try await deviceView(listing: false).record(token)
             return Self.respond(.ok, deviceJSON(token, state: state, unregisteredAt: unregisteredAt))
         } catch {
-            return Self.error(.serviceUnavailable, "the store cannot be read: \(error)")
+            return Self.error(.serviceUnavailable, "the store cannot be read: \(PushStore.describe(error))")
         }
     }
 
@@ -565,7 +568,7 @@ package struct AdminAPI: Sendable {
         if let first = fields.first { throw AdminError(.unprocessableContent, "this request takes no fields (got '\(first.0)'): send {}") }
     }
 
-    static var badDeviceToken: Response { error(.unprocessableContent, "the device token must be 64 to 200 hex digits, an even number of them") }
+    static var badDeviceToken: Response { error(.unprocessableContent, "the device token must be \(APNsRequestValidator.deviceTokenShapeText)") }
 
     /// Restarts the device: no background launch during the warm-up.
     private func reboot(_ token: String) async -> Response {
@@ -795,6 +798,9 @@ package struct AdminAPI: Sendable {
         return (state, unregistered)
     }
 
+    /// The longest one clock move may be (openapi.yaml's `maximum` says it too).
+    static let longestClockMove = Duration.seconds(10 * 365 * 86_400)
+
     /// The span of a `POST /v1/clock/advance` body (`{"seconds": N}`, 0 to ten years).
     package static func advanceSpan(_ fields: [(String, JSONValue)]) throws -> Duration {
         let seconds: Double
@@ -807,8 +813,9 @@ package struct AdminAPI: Sendable {
         if let other = fields.first(where: { $0.0 != "seconds" }) {
             throw AdminError(.unprocessableContent, "unknown field '\(other.0)' (fields: seconds)")
         }
-        guard seconds >= 0, seconds <= 10 * 365 * 86400 else {
-            throw AdminError(.unprocessableContent, "seconds must be from 0 to 315360000 (ten years)")
+        let longest = Self.longestClockMove.components.seconds
+        guard seconds >= 0, seconds <= Double(longest) else {
+            throw AdminError(.unprocessableContent, "seconds must be from 0 to \(longest) (ten years)")
         }
         return .milliseconds(Int64((seconds * 1000).rounded()))
     }

@@ -9,10 +9,13 @@ import Synchronization
 public final class BackgroundTask: Sendable {
     /// The run's id, as the admin API's `/v1/task-runs` reports it.
     public let runID: UInt64
+    /// The device the app is on.
     public let deviceToken: String
+    /// The app's topic.
     public let topic: String
     /// The task identifier the request was submitted with.
     public let identifier: String
+    /// The request's kind (`urlSession` for a relaunch).
     public let kind: BackgroundTaskKind
     /// When the run started, on the device clock.
     public let startedAt: DeviceInstant

@@ -18,6 +18,10 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// The shortest and longest claim interval (*assumed*: below 100 ms the ticks alone load
     /// the database; past a minute a dead receiver's devices wait too long).
     public static let claimIntervalRange = Duration.milliseconds(100)...Duration.seconds(60)
+    /// `claimIntervalRange`'s ends as the flag takes them.
+    package static let claimIntervalLimits = (
+        shortest: "\(Int(claimIntervalRange.lowerBound / .milliseconds(1)))ms", longest: "\(Int(claimIntervalRange.upperBound / .seconds(1)))s"
+    )
 
     /// How often a receiver claims shards when `--cluster-claim-interval` is not given.
     public static let defaultClaimInterval = Duration.seconds(2)
@@ -50,7 +54,7 @@ package enum ClusterConfigurationError: Error, CustomStringConvertible, Equatabl
         case .shardCount(let count):
             "a cluster of \(count) shards: give from \(ClusterConfiguration.shardRange.lowerBound) to \(ClusterConfiguration.shardRange.upperBound) (--cluster-shards)"
         case .claimInterval(let interval):
-            "a claim interval of \(interval): give from 100ms to 60s (--cluster-claim-interval)"
+            "a claim interval of \(interval): give from \(ClusterConfiguration.claimIntervalLimits.shortest) to \(ClusterConfiguration.claimIntervalLimits.longest) (--cluster-claim-interval)"
         case .needsPostgres: "a cluster needs a PostgreSQL store that its receivers share (--store postgres://…)"
         case .faultsInConfiguration:
             "a cluster's fault rules are shared through its store: add them with POST /v1/faults, not in the configuration file (faults)"

@@ -320,8 +320,9 @@ package struct ConfigFile: Sendable {
                     throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "a list of task identifiers")
                 }
                 for entry in list {
-                    guard case .string(let identifier) = entry, !identifier.isEmpty else {
-                        throw ConfigFileError.invalidValue(path: path, key: "\(key).\(field)", expected: "a list of task identifiers")
+                    guard case .string(let identifier) = entry, TaskIdentifier.isValid(identifier) else {
+                        throw ConfigFileError.invalidValue(
+                            path: path, key: "\(key).\(field)", expected: "a list of task identifiers (each \(TaskIdentifier.rule))")
                     }
                     declaration.permittedTaskIdentifiers.append(identifier)
                 }

@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// A config file that cannot be used; its description is one line naming the file, the key
 /// and what to fix.
 package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -26,7 +28,7 @@ package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertibl
         case .notAnObject(let path): "the config file '\(path)' must hold a JSON object"
         case .unknownKey(let path, let key, let known): "\(path): unknown key '\(key)' (keys: \(known.joined(separator: ", ")))"
         case .invalidValue(let path, let key, let expected): "\(path): \(key) must be \(expected)"
-        case .invalidDeviceToken(let path): "\(path): each of devices needs a \"token\" of 64 to 200 hex digits, an even number of them"
+        case .invalidDeviceToken(let path): "\(path): each of devices needs a \"token\" of \(APNsRequestValidator.deviceTokenShapeText)"
         }
     }
 }

@@ -9,11 +9,15 @@ extension DeviceControl {
     /// A request as an app submits it (`BGAppRefreshTaskRequest`, `BGProcessingTaskRequest`,
     /// `BGContinuedProcessingTaskRequest`).
     public struct TaskSubmission: Sendable, Equatable {
+        /// The task identifier, one of the app's permitted identifiers.
         public var identifier: String
+        /// Which request it is: `refresh`, `processing` or `continued`.
         public var kind: BackgroundTaskKind
         /// `earliestBeginDate`, on the device clock.
         public var earliestBegin: DeviceInstant?
+        /// Processing only: run only while the device is online.
         public var requiresNetworkConnectivity: Bool
+        /// Processing only: run only while the device charges.
         public var requiresExternalPower: Bool
         /// For a continued task: wait (`queue`) or fail when it cannot start at once.
         public var strategy: TaskRequest<DeviceInstant>.Strategy

@@ -27,7 +27,7 @@ extension DeviceRuntime {
             switch result {
             case .success: metrics.accepted()
             case .failure(let error):
-                logger.debug("cannot record a push", metadata: ["push.apns_id": "\(apnsID)", "error": "\(error)"])
+                logger.debug("cannot record a push", metadata: ["push.apns_id": "\(apnsID)", "error": "\(PushStore.describe(error))"])
                 metrics.rejected(.serviceUnavailable)
             }
             completion(result.mapError { _ in APNsRejection(.serviceUnavailable) })

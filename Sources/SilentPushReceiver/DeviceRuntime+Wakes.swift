@@ -39,8 +39,8 @@ extension DeviceRuntime {
         do {
             if let ready = fetch.wake { wake = ready } else { wake = try await readWake(start) }
         } catch {
-            logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(error)"])
-            _ = recordFetch(start, result: .failed(reason: "store: \(error)"))
+            logger.error("cannot read a wake's push", metadata: ["wake.id": "\(start.wakeID)", "error": "\(PushStore.describe(error))"])
+            _ = recordFetch(start, result: .failed(reason: "store: \(PushStore.describe(error))"))
             metrics.handlerRan(.zero)
             return
         }

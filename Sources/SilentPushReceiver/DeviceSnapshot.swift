@@ -57,7 +57,7 @@ package struct DeviceSnapshot: Sendable {
     package static func launches(
         in store: PushStore, before now: DeviceInstant, device: String? = nil
     ) async throws -> [(app: DeviceRecorder.App, at: DeviceInstant)] {
-        try await store.launches(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch, device: device).map {
+        try await store.launches(since: now.advanced(by: .zero - WakeSettings.budgetWindow).millisecondsSinceEpoch, device: device).map {
             (DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic), DeviceInstant(millisecondsSinceEpoch: $0.startedAt))
         }
     }
@@ -135,7 +135,8 @@ package struct DeviceSnapshot: Sendable {
         // The last decision for each of these activities' updates, where it says `waiting`.
         let ids = Set(snapshot.activities.map(\.id))
         snapshot.waitingActivityUpdates = try await store.lastWaitingActivityUpdates().filter { $0.activityID.map(ids.contains) ?? false }
-        for reload in try await store.reloads(since: now.advanced(by: .seconds(-86_400)).millisecondsSinceEpoch) where includes(reload.deviceToken) {
+        for reload in try await store.reloads(since: now.advanced(by: .zero - WakeSettings.budgetWindow).millisecondsSinceEpoch)
+        where includes(reload.deviceToken) {
             snapshot.reloadTimes[ReloadPolicy.Target(device: reload.deviceToken, topic: reload.topic), default: []].append(
                 DeviceInstant(millisecondsSinceEpoch: reload.startedAt))
         }

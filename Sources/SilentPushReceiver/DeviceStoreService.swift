@@ -4,29 +4,43 @@ import SilentPushStore
 import Synchronization
 
 /// The end of the device side's store, as a service: first in the receiver's service tree,
-/// so it stops last. While it runs, it probes a store that takes no writes once a second, and
-/// fails (stopping the receiver) when another receiver took a PostgreSQL store over. On graceful shutdown, once every other service has stopped (the server
+/// so it stops last. On graceful shutdown, once every other service has stopped (the server
 /// drained, the device side recorded what was left, the admin API closed), it closes the
 /// store. Cancelled instead (a sibling failed), it first ends the device side itself (no
 /// grace: what still runs is recorded `shutdown`), so nothing accepted is lost to the close.
+/// While it runs, it probes a store that takes no writes once a second; and when another
+/// receiver took a PostgreSQL store over, it shuts the tree down gracefully (`onTakeover`),
+/// so that every request under way is answered, and the receiver then fails with the reason.
 final class DeviceStoreService: Service, Sendable {
     private let runtime: DeviceRuntime
     private let logger: Logger
     private let closed = Atomic<Bool>(false)
+    /// What the receiver does when the store was taken over: begins its graceful shutdown.
+    private let stopTree = Mutex<(@Sendable () async -> Void)?>(nil)
+    private let wasTakenOver = Atomic<Bool>(false)
 
     init(runtime: DeviceRuntime, logger: Logger) {
         self.runtime = runtime
         self.logger = logger
     }
 
+    /// Sets how the tree is stopped when the store is taken over.
+    func onTakeover(_ stop: @escaping @Sendable () async -> Void) {
+        stopTree.withLock { $0 = stop }
+    }
+
+    /// Why the receiver stopped, when another receiver took its store over.
+    var takeoverError: PushStoreError? {
+        wasTakenOver.load(ordering: .acquiring) ? runtime.store.takeover?.error : nil
+    }
+
     func run() async throws {
-        // Ends on graceful shutdown, on cancellation, or when another receiver took the store
-        // over: then the receiver stops, failing, as what it holds is no longer the store's.
         let store = runtime.store
-        let takenOver = await withTaskGroup(of: Bool.self) { group in
+        // Ends on graceful shutdown or on cancellation (each task below says whether it ends it).
+        await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try? await gracefulShutdown()
-                return false
+                return true
             }
             // While the store takes no writes, a probe a second finds out when it does, with no
             // push to start one (and a PostgreSQL store taken over meanwhile, when it is).
@@ -34,21 +48,20 @@ final class DeviceStoreService: Service, Sendable {
                 while (try? await Task.sleep(for: .seconds(1))) != nil {
                     if !store.isWritable { store.probeSoon() }
                 }
-                return false
+                return true
             }
             if let takeover = store.takeover {
                 group.addTask {
                     await takeover.latch.wait()
-                    return takeover.latch.isOpen
+                    guard takeover.latch.isOpen else { return true }  // cancelled
+                    self.wasTakenOver.store(true, ordering: .releasing)
+                    await self.stopTree.withLock { $0 }?()
+                    return false  // the graceful shutdown it began ends the service
                 }
             }
-            let first = await group.next() ?? false
+            while let ends = await group.next(), !ends {}
             group.cancelAll()
-            return first
         }
-        // Thrown first, so the tree stops for this reason (the receiver closes the store as
-        // it fails); the device side ended here first would be a service that ended early.
-        if takenOver, let error = store.takeover?.error { throw error }
         await close()
     }
 

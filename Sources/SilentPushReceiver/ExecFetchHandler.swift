@@ -49,6 +49,12 @@ public struct ExecFetchHandler: FetchHandler {
     /// A command that exits without reading its stdin must not kill the receiver.
     private static let ignoreBrokenPipes: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
+    /// The receiver's own environment as a command sees it: all of it but `PGPASSWORD`, the
+    /// store's password, which a command could print into its wake's stderr record.
+    static var inheritedEnvironment: [String: String] {
+        ProcessInfo.processInfo.environment.filter { $0.key != "PGPASSWORD" }
+    }
+
     /// The variables a command sees besides the receiver's own environment.
     public static func environment(of wake: Wake) -> [String: String] {
         [
@@ -91,7 +97,7 @@ public struct ExecFetchHandler: FetchHandler {
         let context = task.context
         do {
             outcome = try await ChildProcess.run(
-                command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: task)) { $1 },
+                command: command, environment: Self.inheritedEnvironment.merging(Self.environment(of: task)) { $1 },
                 input: Array(task.json.rendered.utf8), killGrace: taskKillGrace, killGraceLimit: context?.shutdownGraceLeft
             ) { line in
                 if let (completed, total) = Self.progress(line) { return task.updateProgress(completed: completed, total: total) }
@@ -134,7 +140,7 @@ public struct ExecFetchHandler: FetchHandler {
         let context = FetchContext.current
         do {
             outcome = try await ChildProcess.run(
-                command: command, environment: ProcessInfo.processInfo.environment.merging(Self.environment(of: wake)) { $1 },
+                command: command, environment: Self.inheritedEnvironment.merging(Self.environment(of: wake)) { $1 },
                 input: wake.payload, killGrace: killGrace, killGraceLimit: context?.shutdownGraceLeft
             ) { line in _ = Self.handOver(line, to: context) }
         } catch {

@@ -51,7 +51,7 @@ extension FaultRule {
             switch key {
             case "device":
                 guard let token = AdminAPI.deviceToken(text) else {
-                    throw Invalid("match.device must be a device token (64 to 200 hex digits, an even number of them)")
+                    throw Invalid("match.device must be a device token (\(APNsRequestValidator.deviceTokenShapeText))")
                 }
                 match.device = token
             case "topic": match.topic = text

@@ -108,17 +108,21 @@ public final class FetchContext: Sendable {
 /// Move the file away before the handler completes to keep it: one left in place is deleted
 /// when the relaunch ends.
 public struct TransferFile: Sendable, Equatable {
+    /// The transfer's id (`GET /v1/transfers`).
     public var transferID: UInt64
+    /// The URL the app asked for.
     public var url: String
     /// Where the answer is; nil for a transfer that did not complete, or whose file is gone
     /// from the receiver (`error` says so).
     public var path: String?
+    /// Bytes of the origin's answer kept (all of them for a completed transfer).
     public var bytes: Int64
     /// The origin's HTTP status for a completed transfer.
     public var status: Int?
     /// Why a transfer did not complete, or why a completed one has no file.
     public var error: String?
 
+    /// A file, field by field.
     public init(transferID: UInt64, url: String, path: String?, bytes: Int64, status: Int?, error: String?) {
         self.transferID = transferID
         self.url = url

@@ -5,7 +5,9 @@ import SilentPushCore
 public struct Wake: Sendable, Equatable {
     /// The wake's id, as the admin API reports it.
     public var id: UInt64
+    /// The device woken.
     public var deviceToken: String
+    /// The woken app's topic.
     public var topic: String
     /// The delivered push's `apns-id`.
     public var apnsID: String
@@ -60,8 +62,10 @@ public protocol FetchHandler: Sendable {
 }
 
 extension FetchHandler {
+    /// By default nil: every wake calls `fetch`.
     public func immediateResult(topic: String) -> FetchResult? { nil }
 
+    /// By default the task completes at once, with success.
     public func runTask(_ task: BackgroundTask) async {
         task.setTaskCompleted(success: true)
     }
@@ -88,6 +92,7 @@ public struct ClosureFetchHandler: FetchHandler {
         self.task = task
     }
 
+    /// Runs `body`; outside a device's wake its context refuses every transfer (`notRunning`).
     public func fetch(_ wake: Wake) async -> FetchResult {
         // Outside a device's wake (a test calling it directly) transfers are refused.
         let context =
@@ -99,6 +104,7 @@ public struct ClosureFetchHandler: FetchHandler {
         return await body(wake, context)
     }
 
+    /// Runs `task`; with none, the task completes at once, with success.
     public func runTask(_ task: BackgroundTask) async {
         guard let body = self.task else { return task.setTaskCompleted(success: true) }
         await body(task)
@@ -110,6 +116,7 @@ public struct NoDataFetchHandler: FetchHandler {
     /// The handler.
     public init() {}
 
+    /// `noData`.
     public func fetch(_ wake: Wake) async -> FetchResult { .noData }
 
     /// `noData`, with no task: each wake would otherwise cost a task, a thread hop and the

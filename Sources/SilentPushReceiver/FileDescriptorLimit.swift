@@ -1,3 +1,4 @@
+import SilentPushCore
 import SilentPushTransport
 
 /// The process's open-file limit (RLIMIT_NOFILE). Every connection takes a descriptor, and
@@ -22,7 +23,12 @@ package enum FileDescriptorLimit {
     /// fetch slot may hold a child process's three pipes and its watcher's lifeline, or an
     /// HTTP connection.
     package static func maxConnections(soft: UInt64, maximumConcurrentFetches: Int) -> Int {
-        let available = Int(clamping: soft) - reserved - 4 * max(0, min(maximumConcurrentFetches, 100_000))
-        return max(16, min(available, 1_000_000))
+        let fetches = max(0, min(maximumConcurrentFetches, WakeSettings.fetchCapRange.upperBound))
+        let available = Int(clamping: soft) - reserved - 4 * fetches
+        return max(16, min(available, mostConnections))
     }
+
+    /// The most connections a receiver serves at once, whatever the limit: `--max-connections`'s
+    /// largest value too.
+    package static let mostConnections = 1_000_000
 }

@@ -54,6 +54,7 @@ public struct HTTPFetchHandler: FetchHandler {
                 decompression: .disabled))
     }
 
+    /// A wake: a conditional GET of the templated URL, its answer judged as above.
     public func fetch(_ wake: Wake) async -> FetchResult {
         let url: String
         do {

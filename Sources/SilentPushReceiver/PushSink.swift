@@ -41,14 +41,18 @@ extension PushSink {
     /// A sink that is not part of a cluster takes every device's pushes.
     public func owns(deviceToken: Substring) -> Bool { true }
 
+    /// By default the refusal is not recorded.
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason) {}
 
+    /// By default `cause` is dropped: the refusal goes to `reject` without it.
     public func reject(id: UInt64, apnsID: String, deviceToken: String?, topic: String?, reason: APNsReason, cause: String?) {
         reject(id: id, apnsID: apnsID, deviceToken: deviceToken, topic: topic, reason: reason)
     }
 
+    /// By default the injected answer is not recorded.
     public func inject(id: UInt64, apnsID: String, deviceToken: String, topic: String?, rule: UInt64, action: FaultAction) {}
 
+    /// By default nothing is counted.
     public func faultApplied(_ action: FaultAction) {}
 
     /// A sink with no device side keeps no broadcast, as it keeps no push.

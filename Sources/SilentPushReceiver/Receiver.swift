@@ -262,6 +262,12 @@ public final class Receiver: Service, Sendable {
             if let membership { services.append(membership) }
             services.append(server)
             let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
+            // Another receiver took the store over: the tree drains as on SIGTERM (every request
+            // under way answered), and the receiver then fails with the reason.
+            storeService.onTakeover {
+                self.runtime.shutdownBegan()
+                await children.triggerGracefulShutdown()
+            }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
@@ -272,6 +278,7 @@ public final class Receiver: Service, Sendable {
                         } onGracefulShutdown: {
                             self.runtime.shutdownBegan()
                         }
+                        if let takenOver = self.storeService.takeoverError { throw takenOver }
                     } catch {
                         self.readiness.settle(.failure(self.startError(error)))
                         throw error

@@ -13,6 +13,7 @@ public struct ResumedState: Sendable, Equatable {
     /// Background transfers not yet ended, started again.
     public var transfers = 0
 
+    /// Nothing resumed: every count 0.
     public init() {}
 
     /// Whether the store held nothing to carry on with.

@@ -39,7 +39,8 @@ package final class TransferClient: Sendable {
     private let trust: OriginTrust
 
     package init(
-        group: any EventLoopGroup, directory: String, requestTimeout: Duration = .seconds(60), resourceTimeout: Duration = .seconds(7 * 86_400),
+        group: any EventLoopGroup, directory: String, requestTimeout: Duration = TransferPolicy.Settings().requestTimeout,
+        resourceTimeout: Duration = TransferPolicy.Settings().resourceTimeout,
         trust: OriginTrust = .system
     ) {
         self.directory = directory

@@ -235,15 +235,16 @@ package struct PushSendOptions: ParsableArguments, Sendable {
         }
         // Apple: a pushtotalk push is "set an expiration of 0" (delivered now or never).
         let expiration = expiration ?? (validate && type == .pushtotalk ? 0 : nil)
-        guard (1...100_000_000).contains(count) else { throw PushSendError.outOfRange(option: "--count", value: count, range: 1...100_000_000) }
-        guard (1...100_000).contains(concurrency) else {
-            throw PushSendError.outOfRange(option: "--concurrency", value: concurrency, range: 1...100_000)
+        guard Self.countRange.contains(count) else { throw PushSendError.outOfRange(option: "--count", value: count, range: Self.countRange) }
+        guard Self.concurrencyRange.contains(concurrency) else {
+            throw PushSendError.outOfRange(option: "--concurrency", value: concurrency, range: Self.concurrencyRange)
         }
-        guard (1...1_000).contains(connections) else {
-            throw PushSendError.outOfRange(option: "--connections", value: connections, range: 1...1_000)
+        guard Self.connectionsRange.contains(connections) else {
+            throw PushSendError.outOfRange(option: "--connections", value: connections, range: Self.connectionsRange)
         }
-        guard devices.count <= 100_000_000 / count else {
-            throw PushSendError.tooManyPushes(devices: devices.count, count: count, limit: 100_000_000)
+        // A run's pushes (devices × count) are bounded as one --count is.
+        guard devices.count <= Self.countRange.upperBound / count else {
+            throw PushSendError.tooManyPushes(devices: devices.count, count: count, limit: Self.countRange.upperBound)
         }
         if json && quiet { throw PushSendError.conflictingOptions("give --json or --quiet, not both") }
 
@@ -267,9 +268,13 @@ package struct PushSendOptions: ParsableArguments, Sendable {
     }
 
     /// The longest token sent: past it, the request's headers outgrow what a server takes
-    /// (APNs device tokens are 64 to 200 hex digits; a malformed one up to here is sent, to see
+    /// (APNs device tokens are \(APNsRequestValidator.deviceTokenHexLength.lowerBound) to \(APNsRequestValidator.deviceTokenHexLength.upperBound) hex digits; a malformed one up to here is sent, to see
     /// APNs refuse it).
     static let longestDeviceToken = 1_000
+    /// The ranges `--count`, `--concurrency` and `--connections` take.
+    static let countRange = 1...100_000_000
+    static let concurrencyRange = 1...100_000
+    static let connectionsRange = 1...1_000
 
     func readDevices(local: Bool) throws -> [String] {
         var tokens = devices
@@ -295,7 +300,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
                 .joined() + (bad.unicodeScalars.count > 80 ? "…" : "")
             let expected =
                 bad.utf8.count > Self.longestDeviceToken
-                ? "a device token: it has \(bad.utf8.count) characters (APNs device tokens are 64 to 200 hex digits; a malformed one of up to \(Self.longestDeviceToken) is sent, to see it refused)"
+                ? "a device token: it has \(bad.utf8.count) characters (APNs device tokens are \(APNsRequestValidator.deviceTokenHexLength.lowerBound) to \(APNsRequestValidator.deviceTokenHexLength.upperBound) hex digits; a malformed one of up to \(Self.longestDeviceToken) is sent, to see it refused)"
                 : "one a device can have (visible ASCII, no spaces\(fromFile ? ": put a comment on a line of its own" : ""))"
             throw PushSendError.invalidValue(option: "device token", value: "'\(shown)'\(fromFile ? " in --devices" : "")", expected: expected)
         }

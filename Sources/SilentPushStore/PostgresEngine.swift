@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import NIOSSL
@@ -106,7 +107,6 @@ final class PostgresEngine: StoreEngine {
             }
             // A cluster's member leaves its mark too: a lone owner whose session ended while a
             // cluster used the store finds the store taken over, even once the cluster stopped.
-            _ = try await writer.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
             _ = try await writer.query(
                 PostgresQuery(
                     unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
@@ -120,8 +120,9 @@ final class PostgresEngine: StoreEngine {
         return PostgresEngine(url: url, clustered: clustered, writer: writer, ownerMark: mark, logger: logger)
     }
 
-    /// Where a lone owner leaves its mark (`ownerMark`); not one of the schema's tables, as a
-    /// fresh start or a reset keeps it. A cluster's members hold claims instead.
+    /// Where the last receiver to open the store left its mark (`ownerMark`), made with the
+    /// migrations under their lock (receivers starting together would race to create it); not
+    /// one of the schema's tables, as a fresh start or a reset keeps it.
     static let ownerTable = "CREATE TABLE IF NOT EXISTS store_owner (id BIGINT PRIMARY KEY CHECK (id = 1), mark BIGINT NOT NULL)"
 
     /// Whether `store_owner` still holds this receiver's mark, read on `connection`.
@@ -162,11 +163,24 @@ final class PostgresEngine: StoreEngine {
             configuration = try Self.configuration(url)
         } catch {
             let root = url.rootCertificate.map { "sslrootcert '\($0)'" } ?? "the system's trusted certificates"
-            return loop.makeFailedFuture(PushStoreError.cannotOpen(path: url.description, reason: "cannot read \(root): \(error)"))
+            return loop.makeFailedFuture(
+                PushStoreError.cannotOpen(
+                    path: url.description, reason: "cannot read \(root): \(Self.certificateProblem(error, file: url.rootCertificate))"))
         }
         return PostgresConnection.connect(
             on: loop, configuration: configuration, id: connectionIDs.add(1, ordering: .relaxed).newValue, logger: logger
         ).flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error, url: url)) }
+    }
+
+    /// Why the trusted certificates could not be read, in a few words: the file's absence or
+    /// access before what NIOSSL calls it.
+    private static func certificateProblem(_ error: any Error, file: String?) -> String {
+        if let file {
+            if !FileManager.default.fileExists(atPath: file) { return "no such file" }
+            if !FileManager.default.isReadableFile(atPath: file) { return "permission denied" }
+        }
+        if case .failedToLoadCertificate? = error as? NIOSSLError { return "it holds no PEM certificate" }
+        return "\(error)"
     }
 
     /// Makes an empty database the store; takes one of an older version to this one, a step at
@@ -202,11 +216,12 @@ final class PostgresEngine: StoreEngine {
                         path: url.description, reason: "its schema is version \(number), which this version cannot migrate; give it an empty database"
                     )
                 }
+                _ = try await connection.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
                 _ = try await connection.query("COMMIT", logger: logger).get()
                 if reached != number { logger.notice("store migrated", metadata: ["from": "\(number)", "to": "\(reached)"]) }
                 return
             }
-            for statement in PostgresSchema.statements {
+            for statement in PostgresSchema.statements + [ownerTable] {
                 _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()
             }
             _ = try await connection.query("COMMIT", logger: logger).get()
@@ -258,7 +273,10 @@ final class PostgresEngine: StoreEngine {
                 + (url?.rootCertificate.map { " against sslrootcert '\($0)'" } ?? ": give its authority as sslrootcert=PEM")
         }
         if let underlying = error.underlying {
-            return ConnectionFailure.reason(underlying).map { "cannot connect to PostgreSQL: \($0)" } ?? "\(underlying)"
+            if let connect = ConnectionFailure.reason(underlying) { return "cannot connect to PostgreSQL: \(connect)" }
+            // A read or write on a session that broke: the system's words, not NIO's call.
+            if let io = underlying as? IOError { return "the connection to PostgreSQL broke: \(String(cString: strerror(io.errnoCode)))" }
+            return "\(underlying)"
         }
         switch sessionFailure(error.code) {
         case .ended?: return "the connection to PostgreSQL ended"
@@ -268,7 +286,8 @@ final class PostgresEngine: StoreEngine {
                 return "the PostgreSQL server asks for a password: put it in the URL (postgres://user:password@host/db) or in PGPASSWORD"
             }
             if error.code == .sslUnsupported {
-                return "the PostgreSQL server does not take TLS connections (drop sslmode=require, or turn on ssl in the server)"
+                let mode = url.map { "sslmode=\($0.tls.rawValue)" } ?? "sslmode"
+                return "the PostgreSQL server does not take TLS connections (drop \(mode), or turn on ssl in the server)"
             }
             return "\(error.code)"
         }

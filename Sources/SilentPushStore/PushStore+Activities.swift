@@ -73,17 +73,17 @@ extension PushStore {
             return value.map(DeviceInstant.init(millisecondsSinceEpoch:))
         }
         let state: LiveActivity.State
-        switch row["state"] as String? {
-        case "active": state = .active
-        case "stale": state = .stale
-        case "ended":
+        switch (row["state"] as String?).flatMap(LiveActivity.State.Kind.init(rawValue:)) {
+        case .active?: state = .active
+        case .stale?: state = .stale
+        case .ended?:
             guard let at = instant("ended_at"), let dismissAt = instant("dismiss_at") else { return nil }
             state = .ended(at: at, dismissAt: dismissAt)
-        case "dismissed":
+        case .dismissed?:
             // A row written before dismissals kept their end has none: none is made up.
             guard let at = instant("dismiss_at") else { return nil }
             state = .dismissed(at: at, endedAt: instant("ended_at"))
-        default: return nil
+        case nil: return nil  // a newer version's state
         }
         guard let startedAt = instant("started_at") else { return nil }
         return LiveActivity(
@@ -95,18 +95,18 @@ extension PushStore {
 
     static func update(_ row: StoreRow) -> LiveActivityUpdate? {
         let outcome: LiveActivityUpdate.Outcome
-        switch row["outcome"] as String? {
-        case "applied": outcome = .applied
-        case "waiting":
+        switch (row["outcome"] as String?).flatMap(LiveActivityUpdate.Outcome.Kind.init(rawValue:)) {
+        case .applied?: outcome = .applied
+        case .waiting?:
             guard let until: Int64 = row["until"] else { return nil }
             outcome = .waiting(until: DeviceInstant(millisecondsSinceEpoch: until))
-        case "coalesced":
+        case .coalesced?:
             guard let into: String = row["coalesced_into"] else { return nil }
             outcome = .coalesced(into: into)
-        case "ignored":
+        case .ignored?:
             guard let text: String = row["ignored"], let reason = LiveActivityIgnored(rawValue: text) else { return nil }
             outcome = .ignored(reason)
-        default: return nil
+        case nil: return nil  // a newer version's outcome
         }
         let at: Int64 = row["at"]
         return LiveActivityUpdate(

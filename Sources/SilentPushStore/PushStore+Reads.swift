@@ -49,8 +49,8 @@ extension PushStore {
     }
 
     /// A read's `WHERE`, written with only the conditions given: a `? IS NULL OR …` term for
-    /// one not given keeps SQLite from seeking by it, so a page after a cursor read every row
-    /// from the newest down (an export of a million pushes took a minute, not seconds).
+    /// one not given keeps SQLite from seeking by it, so a page after a cursor would read every
+    /// row from the newest down (`docs/benchmarks.md`, the admin API on a million pushes).
     struct Filter {
         private var conditions: [String] = []
         private(set) var arguments: [any StoreValueConvertible] = []
@@ -186,8 +186,8 @@ extension PushStore {
     /// (which, with the apns-id, makes its apns-unique-id: a provider may reuse an apns-id).
     package func coalescedPushes(wakeIDs: [UInt64]) async throws -> [UInt64: [(apnsID: String, pushID: UInt64)]] {
         var coalesced: [UInt64: [(apnsID: String, pushID: UInt64)]] = [:]
-        // A hundred at a time: with a thousand, SQLite judged a scan of every push cheaper
-        // than the index on wake_id (0.4 s a page of an export, against 0.1 ms).
+        // A hundred at a time: with a thousand, SQLite judges a scan of every push cheaper
+        // than the index on wake_id (`docs/benchmarks.md`).
         var start = 0
         while start < wakeIDs.count {
             let chunk = wakeIDs[start..<min(start + Self.wakesPerCoalescedRead, wakeIDs.count)]

@@ -42,8 +42,8 @@ final class StoreWriter: Sendable {
     /// What commits the batches.
     let engine: any StoreEngine
     /// The most a hold keeps from an idle writer: a batch that reaches it starts its commit
-    /// before the hold ends. About 0.3 ms of the event loop's work: the hold never costs a
-    /// push more latency than that, while a read's requests still share one commit.
+    /// before the hold ends, so a hold adds a push at most the event loop's work on 32
+    /// requests of latency, while a read's requests still share one commit.
     static let heldBatch = 32
     private let queue = Mutex(Queue())
     private let commits = Atomic<Int>(0)

@@ -1,3 +1,5 @@
+import SilentPushCore
+
 /// The HTTP/2 limits a server announces and enforces.
 public struct H2Settings: Sendable, Equatable {
     /// SETTINGS_MAX_CONCURRENT_STREAMS; a stream past it gets RST_STREAM REFUSED_STREAM.
@@ -8,7 +10,7 @@ public struct H2Settings: Sendable, Equatable {
     public var maxBodySize: Int
 
     /// APNs' values: 1000 streams, 8000 bytes of headers; bodies up to 5120 bytes (VoIP's cap).
-    public init(maxConcurrentStreams: UInt32 = 1000, maxHeaderListSize: UInt32 = 8000, maxBodySize: Int = 5120) {
+    public init(maxConcurrentStreams: UInt32 = 1000, maxHeaderListSize: UInt32 = 8000, maxBodySize: Int = APNsPushType.largestPayloadSize) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.maxHeaderListSize = maxHeaderListSize
         self.maxBodySize = maxBodySize

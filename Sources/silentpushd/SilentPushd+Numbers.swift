@@ -6,7 +6,7 @@ extension SilentPushd {
     /// The ranges of the number flags whose limits are this tool's own: the flag's help, its
     /// parse and its check read them here (the wake settings' are `WakeSettings`').
     static let threadsRange = 1...1024
-    static let maxConnectionsRange = 1...1_000_000
+    static let maxConnectionsRange = 1...FileDescriptorLimit.mostConnections
 
     /// A number flag's value: a whole number the type holds, or a line that names the flag
     /// and says what it takes (the parser's own line, which this tool prints without its

@@ -361,9 +361,10 @@ struct SilentPushd: AsyncParsableCommand {
     var deadline: String?
 
     @Option(
-        name: .customLong("max-fetches"), parsing: .unconditional, help: "Fetch handlers running at once across all devices.",
+        name: .customLong("max-fetches"), parsing: .unconditional,
+        help: "Fetch handlers running at once across all devices (default: the profile's, \(WakeSettings.ios.maximumConcurrentFetches ?? 0)).",
         transform: { try Self.wholeNumber($0, flag: "--max-fetches", in: WakeSettings.fetchCapRange) })
-    var maxFetches = 64
+    var maxFetches: Int?
 
     @Option(
         name: .customLong("fetch-exec"),
@@ -536,7 +537,7 @@ struct SilentPushd: AsyncParsableCommand {
                     try Self.duration($0, flag: "--cluster-claim-interval", atMost: ClusterConfiguration.claimIntervalRange.upperBound)
                 } ?? ClusterConfiguration.defaultClaimInterval
             guard interval >= ClusterConfiguration.claimIntervalRange.lowerBound else {
-                throw ValidationError("--cluster-claim-interval must be at least 100ms")
+                throw ValidationError("--cluster-claim-interval must be at least \(ClusterConfiguration.claimIntervalLimits.shortest)")
             }
             if let clusterName, clusterName.isEmpty || clusterName.utf8.count > 200 {
                 throw ValidationError("--cluster-name must be 1 to 200 bytes")
@@ -602,10 +603,12 @@ struct SilentPushd: AsyncParsableCommand {
             guard limit > .zero else { throw ValidationError("--deadline must be more than 0 (e.g. 30s)") }
             configuration.wakeSettings.deadline = limit
         }
-        guard WakeSettings.fetchCapRange.contains(maxFetches) else {
-            throw ValidationError("--max-fetches must be from \(WholeNumberProblem.describe(WakeSettings.fetchCapRange))")
+        if let maxFetches {
+            guard WakeSettings.fetchCapRange.contains(maxFetches) else {
+                throw ValidationError("--max-fetches must be from \(WholeNumberProblem.describe(WakeSettings.fetchCapRange))")
+            }
+            configuration.wakeSettings.maximumConcurrentFetches = maxFetches
         }
-        configuration.wakeSettings.maximumConcurrentFetches = maxFetches
         if fetchExec != nil, fetchURL != nil { throw ValidationError("give --fetch-exec or --fetch-url, not both") }
         if let fetchExec {
             guard !fetchExec.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--fetch-exec needs a command") }
@@ -778,7 +781,10 @@ struct SilentPushd: AsyncParsableCommand {
     }
 
     static func fail(_ message: String) -> Never {
-        try? FileHandle.standardError.write(contentsOf: Data("silentpushd: \(TerminalLine.escaped(message))\n".utf8))
+        // A URL's password is never shown, also where the parser quotes an argument back
+        // ("Unexpected argument 'postgres://user:password@…'").
+        let shown = TerminalLine.escaped(PostgresURL.maskingPasswords(in: message))
+        try? FileHandle.standardError.write(contentsOf: Data("silentpushd: \(shown)\n".utf8))
         Foundation.exit(2)
     }
 }

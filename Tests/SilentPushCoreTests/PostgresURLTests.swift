@@ -40,6 +40,7 @@ import Testing
         ("postgres://u:hunter2@h/d?connect_timeout=3", "parameters (connect_timeout) are not supported but sslmode and sslrootcert"),
         ("postgres://u@h/d?password=hun@ter2hunter2", "has an '@' after its host"),
         ("postgres://u@h/d@x", "has an '@' after its host"),
+        ("postgres://u:hunter2/x@h/d", "or a '/' or '?' in its password: percent-encode them (%40, %2F, %3F)"),
         // A password in the query is no more shown than one in the user part.
         ("postgres://u@h/d?sslmode=require&password=hunter2", "postgres://u@h/d?…: parameters (sslmode, password) are not supported"),
         ("postgres://u@h/d?sslrootcert=%zz", "the sslrootcert has a '%' that is not followed by two hex digits"),
@@ -54,6 +55,17 @@ import Testing
             #expect(error.description.contains(message), "\(error.description)")
             #expect(!error.description.contains("hunter2"), "\(error.description)")
         }
+    }
+
+    /// A line that quotes URLs back shows each without its password, and the rest as it is.
+    @Test func aLineQuotingURLsMasksEachPassword() {
+        #expect(
+            PostgresURL.maskingPasswords(in: "Unexpected argument 'postgres://u:hunter2@h/d' and postgresql://v:pa/ss@h:5/e?x=1 (check --store)")
+                == "Unexpected argument 'postgres://u:***@h/d' and postgresql://v:***@h:5/e?… (check --store)")
+        #expect(
+            PostgresURL.maskingPasswords(in: "cannot open the store 'postgres://u@h/d?sslmode=require': no TLS")
+                == "cannot open the store 'postgres://u@h/d?…': no TLS")
+        #expect(PostgresURL.maskingPasswords(in: "no URL here: a:b@c") == "no URL here: a:b@c")
     }
 
     /// libpq's `sslmode` and `sslrootcert`, read and shown again (they are no secret).

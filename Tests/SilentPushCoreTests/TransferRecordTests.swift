@@ -22,4 +22,12 @@ import Testing
         #expect(record.session == String(repeating: "é", count: TransferRequest.maximumSessionLength))
         #expect(record.url == "")
     }
+
+    /// The refusals' words (raw values, so literals) say the limits the request applies.
+    @Test func theRefusalsSayTheLimitsTheyApply() {
+        #expect(TransferRefusal.badSession.rawValue.contains("1 to \(TransferRequest.maximumSessionLength) bytes"))
+        #expect(TransferRefusal.notHTTP.rawValue.contains("at most \(TransferRequest.maximumURLLength) bytes"))
+        #expect(TransferRefusal.badFile.rawValue.contains("at most \(TransferRequest.maximumPathLength) bytes"))
+        #expect(TransferRefusal.tooMany.rawValue.contains("\(TransferPolicy.Settings().maximumPerApp) by default"))
+    }
 }

@@ -91,6 +91,14 @@ import Testing
         #expect(!(await current.wait().errorOutput).contains("--tls-cert"))
     }
 
+    /// A store URL given where no argument is taken is quoted back without its password.
+    @Test func aStrayURLArgumentIsQuotedWithoutItsPassword() async throws {
+        let result = try await PeerProcess.run(try Self.binary(), ["postgres://sp:TopSecret1@127.0.0.1:5432/db"])
+        #expect(result.status == 2)
+        #expect(result.errorOutput.contains("postgres://sp:***@127.0.0.1:5432/db"), "\(result.errorOutput)")
+        #expect(!result.errorOutput.contains("TopSecret1"), "\(result.errorOutput)")
+    }
+
     @Test func aServerCertificateNotYetValidIsSaidWithItsDate() {
         let problem = Receiver.certificateDatesProblem(1_000...2_000, file: "server.pem", now: 999)
         #expect(problem?.hasPrefix("--tls-cert 'server.pem' is not valid until 1970-01-01T00:16:40") == true, "\(String(describing: problem))")

@@ -33,6 +33,13 @@ import Testing
             .invalidValue(path: path, key: "fetchHandlers", expected: "keyed by topics (bundle IDs); '' is not one")
         ),
         (#"{"apps": {"a b": {}}}"#, .invalidValue(path: path, key: "apps", expected: "keyed by topics (bundle IDs); 'a b' is not one")),
+        // A declared identifier the admin API could not name is refused where it is declared.
+        (
+            #"{"apps": {"com.example.app": {"permittedTaskIdentifiers": ["com.example/refresh"]}}}"#,
+            .invalidValue(
+                path: path, key: "apps.com.example.app.permittedTaskIdentifiers",
+                expected: "a list of task identifiers (each 1 to 200 visible ASCII characters, no /)")
+        ),
         (
             #"{"devices": [{"token": "\#(String(repeating: "ab", count: 32))", "topics": [1]}]}"#,
             .invalidValue(path: path, key: "devices[].topics", expected: "strings")

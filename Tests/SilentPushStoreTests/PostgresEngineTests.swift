@@ -246,6 +246,21 @@ import Testing
         }
     }
 
+    /// A TLS mode the server does not take is named as given, and a root certificate file
+    /// that is not there is said to be missing, not in NIOSSL's words.
+    @Test func aTLSModeTheServerDoesNotTakeAndAMissingRootFileAreSaidAsSuch() async throws {
+        let server = try #require(PostgresServer.current)
+        let base = server.url(database: try await server.newDatabase())
+        let plain = await #expect(throws: PushStoreError.self) {
+            try await PushStore.open(.postgres(try PostgresURL(base + "?sslmode=verify-full")))
+        }
+        #expect("\(try #require(plain))".contains("does not take TLS connections (drop sslmode=verify-full,"), "\(String(describing: plain))")
+        let missing = await #expect(throws: PushStoreError.self) {
+            try await PushStore.open(.postgres(try PostgresURL(base + "?sslmode=require&sslrootcert=/nonexistent/ca.pem")))
+        }
+        #expect("\(try #require(missing))".hasSuffix("cannot read sslrootcert '/nonexistent/ca.pem': no such file"), "\(String(describing: missing))")
+    }
+
     /// A database of version 20 takes version 21's change in place: the content bodies'
     /// `saved_at` and the indexes retention and a restart look things up by.
     @Test func aVersion20DatabaseIsUpgradedInPlace() async throws {
