@@ -51,7 +51,7 @@ public struct ExecFetchHandler: FetchHandler {
 
     /// The receiver's own environment as a command sees it: all of it but `PGPASSWORD`, the
     /// store's password, which a command could print into its wake's stderr record.
-    static var inheritedEnvironment: [String: String] {
+    package static var inheritedEnvironment: [String: String] {
         ProcessInfo.processInfo.environment.filter { $0.key != "PGPASSWORD" }
     }
 

@@ -44,6 +44,21 @@ import Testing
                 + "00000000-0000-4000-8000-000000000005,00000000-0000-4000-8000-000000000006\n")
     }
 
+    /// The store's password (`PGPASSWORD`) is the receiver's alone: a handler that prints its
+    /// environment cannot put it in its wake's record. The rest of the environment is passed.
+    @Test func theCommandDoesNotGetTheStoresPassword() async throws {
+        setenv("PGPASSWORD", "store-secret-77", 1)
+        defer { unsetenv("PGPASSWORD") }
+        let environment = ExecFetchHandler.inheritedEnvironment
+        #expect(environment["PGPASSWORD"] == nil)
+        #expect(environment["PATH"] == ProcessInfo.processInfo.environment["PATH"])
+        let path = Self.temporaryPath("environment")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(await ExecFetchHandler(command: "env > \(path); echo newData").fetch(Self.wake) == .newData)
+        let written = String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        #expect(written.contains("SILENTPUSH_TOKEN=") && !written.contains("store-secret-77"), "\(written)")
+    }
+
     /// The command inherits only its standard input, output and error: a descriptor of the
     /// receiver not marked close-on-exec (as a socket may be) stays out of it, so a handler
     /// that outlives a killed receiver holds none of its ports or store sessions.
