@@ -193,24 +193,34 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         return shown
     }
 
-    /// `line` with each URL in it (from `://` to the next space or quote) shown as `redacted`
-    /// shows it, the rest as it is: for a line that may quote an argument back.
+    /// `line` with the password of each PostgreSQL URL in it masked, and its query left out
+    /// (it may carry one), the rest as it is: for a line that may quote an argument back. A
+    /// raw password may hold an '@', a quote or a space: it runs to the last '@' before the
+    /// next URL.
     package static func maskingPasswords(in line: String) -> String {
-        guard line.contains("://") else { return line }
+        func endsURL(_ character: Character) -> Bool { character == " " || character == "'" || character == "\"" }
+        func nextScheme(_ text: Substring) -> Range<Substring.Index>? {
+            [text.firstRange(of: "postgres://"), text.firstRange(of: "postgresql://")].compactMap { $0 }.min { $0.lowerBound < $1.lowerBound }
+        }
         var shown = ""
         var rest = Substring(line)
-        func inScheme(_ character: Character) -> Bool {
-            character.isLetter || character.isNumber || character == "+" || character == "-" || character == "."
-        }
-        func endsURL(_ character: Character) -> Bool { character == " " || character == "'" || character == "\"" }
-        while let scheme = rest.firstRange(of: "://") {
-            // The URL starts at its scheme: the letters before `://`.
-            var start = rest.startIndex
-            if let before = rest[..<scheme.lowerBound].lastIndex(where: { !inScheme($0) }) { start = rest.index(after: before) }
-            let end = rest[scheme.upperBound...].firstIndex(where: endsURL) ?? rest.endIndex
-            shown += String(rest[..<start])
-            shown += redacted(String(rest[start..<end]))
-            rest = rest[end...]
+        while let scheme = nextScheme(rest) {
+            shown += rest[..<scheme.upperBound]
+            var after = rest[scheme.upperBound...]
+            let limit = after.firstRange(of: "://")?.lowerBound ?? after.endIndex
+            if let colon = after.firstIndex(of: ":"), let firstAt = after.firstIndex(of: "@"), colon < firstAt,
+                let lastAt = after[..<limit].lastIndex(of: "@")
+            {
+                shown += after[..<colon] + ":***"
+                after = after[lastAt...]
+            }
+            let end = after.firstIndex(where: endsURL) ?? after.endIndex
+            if let query = after[..<end].firstIndex(of: "?") {
+                shown += after[..<query] + "?…"
+            } else {
+                shown += after[..<end]
+            }
+            rest = after[end...]
         }
         return shown + rest
     }

@@ -81,8 +81,7 @@ extension DeviceRuntime {
             if writable {
                 logger.notice("the store takes writes again: pushes are accepted")
             } else if case .takenOver? = error as? PushStoreError {
-                // The receiver stops on it (`DeviceStoreService`), saying why as it exits.
-                logger.error("the store cannot be written: another receiver owns it; this one stops")
+                return  // `DeviceStoreService` says so, whichever failure came first, and stops the receiver
             } else {
                 logger.error(
                     "the store cannot be written: pushes are answered 503 ServiceUnavailable until it can (\(remedy); no restart needed)",

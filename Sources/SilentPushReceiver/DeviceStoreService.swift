@@ -24,8 +24,9 @@ final class DeviceStoreService: Service, Sendable {
         self.logger = logger
     }
 
-    /// Sets how the tree is stopped when the store is taken over.
-    func onTakeover(_ stop: @escaping @Sendable () async -> Void) {
+    /// Sets how the tree is stopped when the store is taken over; nil once it has run (the
+    /// closure holds the tree, which holds this service).
+    func onTakeover(_ stop: (@Sendable () async -> Void)?) {
         stopTree.withLock { $0 = stop }
     }
 
@@ -55,6 +56,7 @@ final class DeviceStoreService: Service, Sendable {
                     await takeover.latch.wait()
                     guard takeover.latch.isOpen else { return true }  // cancelled
                     self.wasTakenOver.store(true, ordering: .releasing)
+                    self.logger.error("another receiver owns the store now: this one drains, answering what is under way, and stops")
                     await self.stopTree.withLock { $0 }?()
                     return false  // the graceful shutdown it began ends the service
                 }

@@ -264,10 +264,12 @@ public final class Receiver: Service, Sendable {
             let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
             // Another receiver took the store over: the tree drains as on SIGTERM (every request
             // under way answered), and the receiver then fails with the reason.
-            storeService.onTakeover {
-                self.runtime.shutdownBegan()
+            storeService.onTakeover { [runtime] in
+                runtime.shutdownBegan()
                 await children.triggerGracefulShutdown()
             }
+            // The closure holds the tree, which holds the service: let go once the tree has run.
+            defer { storeService.onTakeover(nil) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {

@@ -192,6 +192,9 @@ extension PostgresEngine {
             // A receiver that owns the whole database holds the owner lock alone; members share it.
             let shared = try await run("SELECT pg_try_advisory_lock_shared(\(Self.ownerLock))")
             guard try shared.rows.first?.decode(Bool.self) == true else { throw PushStoreError.inUse(path: url.description, pid: nil) }
+            // A member's mark, once it holds the store with the others: a lone owner whose
+            // session ended meanwhile finds the store taken over, even once the cluster stopped.
+            try await Self.markOwner(connection, mark: ownerMark, logger: logger)
             _ = try await run("SELECT pg_advisory_lock(\(Self.memberClass), pg_backend_pid())")
             // Blocks of ids start past every id recorded (a store first used unclustered); a
             // sequence already past them is left alone (members may be taking blocks).

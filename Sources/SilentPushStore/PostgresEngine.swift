@@ -37,7 +37,7 @@ final class PostgresEngine: StoreEngine {
     let sessionEnded = Mutex<(@Sendable () -> Void)?>(nil)
     /// What a lone owner wrote in `store_owner` as it took the owner lock: a session taken
     /// again finds it there, or learns that another receiver owned the store meanwhile.
-    private let ownerMark: Int64
+    let ownerMark: Int64
     /// Opened once another receiver owned the store while this one's session was gone: no
     /// batch is written from then on (`PushStoreError.takenOver`).
     let takenOver = AsyncLatch()
@@ -101,17 +101,12 @@ final class PostgresEngine: StoreEngine {
         do {
             try await migrate(writer, url: url, logger: logger)
             if clustered {
+                // A member leaves its mark once it joins (`join`), holding the store with the others.
                 try await prepareClusterSession(writer, logger: logger)
             } else {
                 try await takeOwnerLock(writer, url: url, logger: logger).get()
+                try await markOwner(writer, mark: mark, logger: logger)
             }
-            // A cluster's member leaves its mark too: a lone owner whose session ended while a
-            // cluster used the store finds the store taken over, even once the cluster stopped.
-            _ = try await writer.query(
-                PostgresQuery(
-                    unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
-                logger: logger
-            ).get()
             if fresh { try await empty(writer, logger: logger) }
         } catch {
             try? await writer.close()
@@ -124,6 +119,14 @@ final class PostgresEngine: StoreEngine {
     /// migrations under their lock (receivers starting together would race to create it); not
     /// one of the schema's tables, as a fresh start or a reset keeps it.
     static let ownerTable = "CREATE TABLE IF NOT EXISTS store_owner (id BIGINT PRIMARY KEY CHECK (id = 1), mark BIGINT NOT NULL)"
+
+    /// Leaves `mark` in `store_owner`: the store is this receiver's (or its cluster's) now.
+    static func markOwner(_ connection: PostgresConnection, mark: Int64, logger: Logger) async throws {
+        _ = try await connection.query(
+            PostgresQuery(unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
+            logger: logger
+        ).get()
+    }
 
     /// Whether `store_owner` still holds this receiver's mark, read on `connection`.
     private func holdsOwnerMark(_ connection: PostgresConnection) -> EventLoopFuture<Bool> {
@@ -216,7 +219,11 @@ final class PostgresEngine: StoreEngine {
                         path: url.description, reason: "its schema is version \(number), which this version cannot migrate; give it an empty database"
                     )
                 }
-                _ = try await connection.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
+                // Made only where missing: a role that may not create tables opens a store made before.
+                let owner = try await connection.query("SELECT to_regclass('store_owner') IS NOT NULL", logger: logger).get()
+                if try owner.rows.first?.decode(Bool.self) != true {
+                    _ = try await connection.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
+                }
                 _ = try await connection.query("COMMIT", logger: logger).get()
                 if reached != number { logger.notice("store migrated", metadata: ["from": "\(number)", "to": "\(reached)"]) }
                 return
@@ -283,7 +290,7 @@ final class PostgresEngine: StoreEngine {
         case .cannotConnect?: return "cannot connect to PostgreSQL"
         case nil:
             if error.code == .authMechanismRequiresPassword {
-                return "the PostgreSQL server asks for a password: put it in the URL (postgres://user:password@host/db) or in PGPASSWORD"
+                return "the PostgreSQL server asks for a password: put it in the URL (after the user and a ':') or in PGPASSWORD"
             }
             if error.code == .sslUnsupported {
                 let mode = url.map { "sslmode=\($0.tls.rawValue)" } ?? "sslmode"
@@ -506,7 +513,12 @@ final class PostgresEngine: StoreEngine {
     }
 
     func execute(_ statements: [StoreStatement]) async throws -> [Int] {
-        try await withReader { connection in
+        // Taken over, the store is another's: nothing more is changed in it, on any session.
+        if takenOver.isOpen { throw PushStoreError.takenOver(path: url.description) }
+        // Changed only while this receiver holds the store: a writer session that ended is
+        // taken again first (and a store another receiver took meanwhile found taken over).
+        _ = try await session().get()
+        return try await withReader { connection in
             _ = try await connection.query("BEGIN", logger: logger).get()
             do {
                 var changed: [Int] = []

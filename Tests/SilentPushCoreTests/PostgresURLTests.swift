@@ -65,7 +65,9 @@ import Testing
         #expect(
             PostgresURL.maskingPasswords(in: "cannot open the store 'postgres://u@h/d?sslmode=require': no TLS")
                 == "cannot open the store 'postgres://u@h/d?…': no TLS")
-        #expect(PostgresURL.maskingPasswords(in: "no URL here: a:b@c") == "no URL here: a:b@c")
+        #expect(PostgresURL.maskingPasswords(in: "no URL here: a:b@c, http://u:p@h/x?q=1") == "no URL here: a:b@c, http://u:p@h/x?q=1")
+        // A raw password with a quote, a space and an '@' in it is masked whole.
+        #expect(PostgresURL.maskingPasswords(in: "Unexpected argument 'postgres://u:hun t'e@r2@h/d'") == "Unexpected argument 'postgres://u:***@h/d'")
     }
 
     /// libpq's `sslmode` and `sslrootcert`, read and shown again (they are no secret).

@@ -317,14 +317,26 @@ import Testing
                 try await first.write([.insertPush(PushStoreTests.push(5))])
             }
             #expect(!first.isWritable)
+            // Nor is anything changed on its other sessions (a body saved, rows pruned).
+            await #expect(throws: PushStoreError.takenOver(path: url.description)) {
+                try await first.saveContent(Array("body".utf8), sha256: String(repeating: "a", count: 64))
+            }
             try await first.close()
 
-            // A cluster's member that used the store meanwhile, and stopped, took it over too.
+            // A cluster's member that only tried to join (refused, as the store was held) took
+            // nothing; one that joined while the store was free, and stopped, took it over.
             let lone = try await PushStore.open(.postgres(url))
+            let refused = try await PushStore.open(.postgres(url), clustered: true)
+            await #expect(throws: PushStoreError.self) { _ = try await refused.joinCluster(shards: 4, name: "refused", now: 0) }
+            try await refused.close()
+            try await server.restart(downFor: .zero)
+            for id in 9...10 as ClosedRange<UInt64> { try? await lone.write([.insertPush(PushStoreTests.push(id))]) }
+            #expect(lone.takeover?.latch.isOpen == false)
             try await server.restart(downFor: .zero)
             let member = try await PushStore.open(.postgres(url), clustered: true)
+            _ = try await member.joinCluster(shards: 4, name: "member", now: 0)
             try await member.close()
-            for id in 9...10 as ClosedRange<UInt64> { try? await lone.write([.insertPush(PushStoreTests.push(id))]) }
+            for id in 11...12 as ClosedRange<UInt64> { try? await lone.write([.insertPush(PushStoreTests.push(id))]) }
             #expect(lone.takeover?.latch.isOpen == true)
             try await lone.close()
 
