@@ -140,7 +140,9 @@ import Testing
     @Test func aReceiverWhoseStoreAnotherTookWhileItsSessionWasGoneStops() async throws {
         try await PostgresServer.with { server in
             let database = try await server.newDatabase()
-            let (first, _, firstPort, _) = try await SilentPushdProcessTests.start(["--profile", "fast"], store: server.url(database: database))
+            // A short grace: the drain waits at most that long for a stream still open.
+            let (first, _, firstPort, _) = try await SilentPushdProcessTests.start(
+                ["--profile", "fast", "--shutdown-grace", "3s"], store: server.url(database: database))
             defer { first.signal(SIGKILL) }
             let client = try await TestPushClient.connect(port: firstPort)
             #expect(try await client.push().status == 200)
