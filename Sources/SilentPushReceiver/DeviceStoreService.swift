@@ -8,31 +8,16 @@ import Synchronization
 /// drained, the device side recorded what was left, the admin API closed), it closes the
 /// store. Cancelled instead (a sibling failed), it first ends the device side itself (no
 /// grace: what still runs is recorded `shutdown`), so nothing accepted is lost to the close.
-/// While it runs, it probes a store that takes no writes once a second; and when another
-/// receiver took a PostgreSQL store over, it shuts the tree down gracefully (`onTakeover`),
-/// so that every request under way is answered, and the receiver then fails with the reason.
+/// While it runs, it probes a store that takes no writes once a second, and says so once
+/// when another receiver took a PostgreSQL store over (every write then fails: the receiver
+/// answers 503 until it is restarted).
 final class DeviceStoreService: Service, Sendable {
     private let runtime: DeviceRuntime
     private let logger: Logger
     private let closed = Atomic<Bool>(false)
-    /// What the receiver does when the store was taken over: begins its graceful shutdown.
-    private let stopTree = Mutex<(@Sendable () async -> Void)?>(nil)
-    private let wasTakenOver = Atomic<Bool>(false)
-
     init(runtime: DeviceRuntime, logger: Logger) {
         self.runtime = runtime
         self.logger = logger
-    }
-
-    /// Sets how the tree is stopped when the store is taken over; nil once it has run (the
-    /// closure holds the tree, which holds this service).
-    func onTakeover(_ stop: (@Sendable () async -> Void)?) {
-        stopTree.withLock { $0 = stop }
-    }
-
-    /// Why the receiver stopped, when another receiver took its store over.
-    var takeoverError: PushStoreError? {
-        wasTakenOver.load(ordering: .acquiring) ? runtime.store.takeover?.error : nil
     }
 
     func run() async throws {
@@ -55,10 +40,10 @@ final class DeviceStoreService: Service, Sendable {
                 group.addTask {
                     await takeover.latch.wait()
                     guard takeover.latch.isOpen else { return true }  // cancelled
-                    self.wasTakenOver.store(true, ordering: .releasing)
-                    self.logger.error("another receiver owns the store now: this one drains, answering what is under way, and stops")
-                    await self.stopTree.withLock { $0 }?()
-                    return false  // the graceful shutdown it began ends the service
+                    self.logger.error(
+                        "another receiver owns the store now: pushes are answered 503 ServiceUnavailable, and nothing is written; restart this receiver once the other has stopped",
+                        metadata: ["error": "\(takeover.error)"])
+                    return false  // the service goes on until shutdown
                 }
             }
             while let ends = await group.next(), !ends {}

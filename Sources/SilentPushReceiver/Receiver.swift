@@ -262,14 +262,6 @@ public final class Receiver: Service, Sendable {
             if let membership { services.append(membership) }
             services.append(server)
             let children = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: quiet))
-            // Another receiver took the store over: the tree drains as on SIGTERM (every request
-            // under way answered), and the receiver then fails with the reason.
-            storeService.onTakeover { [runtime] in
-                runtime.shutdownBegan()
-                await children.triggerGracefulShutdown()
-            }
-            // The closure holds the tree, which holds the service: let go once the tree has run.
-            defer { storeService.onTakeover(nil) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     do {
@@ -280,7 +272,6 @@ public final class Receiver: Service, Sendable {
                         } onGracefulShutdown: {
                             self.runtime.shutdownBegan()
                         }
-                        if let takenOver = self.storeService.takeoverError { throw takenOver }
                     } catch {
                         self.readiness.settle(.failure(self.startError(error)))
                         throw error

@@ -483,7 +483,7 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
             "a running receiver of the cluster on '\(path)' is named '\(name)' already; give each receiver its own --cluster-name"
         case .refused(let reason): "PostgreSQL refused it: \(reason)"
         case .takenOver(let path):
-            "another receiver owned the store '\(path)' while this one's session with PostgreSQL was gone; this one stops, as what it held of its devices is no longer the store's (start it again once the other has stopped, or give it another --store)"
+            "another receiver owned the store '\(path)' while this one's session with PostgreSQL was gone; this one writes nothing more, as what it held of its devices is no longer the store's (restart it once the other has stopped, or give it another --store)"
         }
     }
 }
