@@ -13,12 +13,12 @@ public struct LiveActivity: Sendable, Equatable {
         case dismissed(at: DeviceInstant, endedAt: DeviceInstant?)
 
         /// A state's name without its data: the one mapping to text, both ways.
-        public enum Kind: String, Sendable, CaseIterable {
+        package enum Kind: String, Sendable, CaseIterable {
             case active, stale, ended, dismissed
         }
 
         /// Which state it is.
-        public var kind: Kind {
+        package var kind: Kind {
             switch self {
             case .active: .active
             case .stale: .stale

@@ -25,12 +25,12 @@ public struct LiveActivityUpdate: Sendable, Equatable {
         }
 
         /// An outcome's name without its data: the one mapping to text, both ways.
-        public enum Kind: String, Sendable, CaseIterable {
+        package enum Kind: String, Sendable, CaseIterable {
             case applied, waiting, coalesced, ignored
         }
 
         /// Which outcome it is.
-        public var kind: Kind {
+        package var kind: Kind {
             switch self {
             case .applied: .applied
             case .waiting: .waiting
