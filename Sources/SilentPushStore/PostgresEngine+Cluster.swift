@@ -28,7 +28,7 @@ extension PostgresEngine {
             "SET tcp_keepalives_idle = 2", "SET tcp_keepalives_interval = 1", "SET tcp_keepalives_count = 3", "SET tcp_user_timeout = 5000",
             "SET application_name = 'silentpushd cluster member'",
         ] {
-            _ = try await connection.query(PostgresQuery(unsafeSQL: setting), logger: logger).get()
+            _ = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: setting), logger: logger).get()
         }
     }
 
@@ -58,7 +58,7 @@ extension PostgresEngine {
             throw PushStoreError.sessionEnded
         }
         let connection = session.connection
-        let query: EventLoopFuture<PostgresQueryResult> = connection.query(statement.postgresQuery, logger: logger)
+        let query: EventLoopFuture<PostgresQueryResult> = connection.queryUnlessClosed(statement.postgresQuery, logger: logger)
         let giveUp = ContinuousClock.now.advanced(by: Self.longestBusyWait)
         var round = timeout
         while true {
@@ -120,7 +120,7 @@ extension PostgresEngine {
             [backend.pid, backend.start])
         let connected = Self.connect(url, logger: logger)
         let asked = connected.flatMap { connection in
-            connection.query(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
+            connection.queryUnlessClosed(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
         guard case .success(let result)? = await Self.answer(asked, within: timeout) else {
             // Not left open until its question is answered (on a silent network, as late as TCP gives up).
@@ -150,7 +150,7 @@ extension PostgresEngine {
         }
         let logger = logger
         func run(_ sql: String, _ values: [any StoreValueConvertible] = []) async throws -> PostgresQueryResult {
-            try await connection.query(StoreStatement(sql, values).postgresQuery, logger: logger).get()
+            try await connection.queryUnlessClosed(StoreStatement(sql, values).postgresQuery, logger: logger).get()
         }
         do {
             _ = try await run("BEGIN")

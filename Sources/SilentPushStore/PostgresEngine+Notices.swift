@@ -23,7 +23,7 @@ extension PostgresEngine {
         guard let connection = writerSession.withLock({ $0?.connection }), !connection.isClosed else { throw PushStoreError.sessionEnded }
         let logger = logger
         try await connection.listen(on: Self.noticeChannel) { notices in
-            _ = try await connection.query("SELECT pg_advisory_lock(\(Self.listenClass), pg_backend_pid())", logger: logger).get()
+            _ = try await connection.queryUnlessClosed("SELECT pg_advisory_lock(\(Self.listenClass), pg_backend_pid())", logger: logger).get()
             started()
             for try await notice in notices { handler(notice.payload) }
         }

@@ -122,7 +122,7 @@ final class PostgresEngine: StoreEngine {
 
     /// Leaves `mark` in `store_owner`: the store is this receiver's (or its cluster's) now.
     static func markOwner(_ connection: PostgresConnection, mark: Int64, logger: Logger) async throws {
-        _ = try await connection.query(
+        _ = try await connection.queryUnlessClosed(
             PostgresQuery(unsafeSQL: "INSERT INTO store_owner (id, mark) VALUES (1, \(mark)) ON CONFLICT (id) DO UPDATE SET mark = excluded.mark"),
             logger: logger
         ).get()
@@ -130,7 +130,7 @@ final class PostgresEngine: StoreEngine {
 
     /// Whether `store_owner` still holds this receiver's mark, read on `connection`.
     private func holdsOwnerMark(_ connection: PostgresConnection) -> EventLoopFuture<Bool> {
-        connection.query("SELECT mark FROM store_owner WHERE id = 1", logger: logger).map { result in
+        connection.queryUnlessClosed("SELECT mark FROM store_owner WHERE id = 1", logger: logger).map { result in
             (try? result.rows.first?.decode(Int64.self)) == self.ownerMark
         }
     }
@@ -190,64 +190,64 @@ final class PostgresEngine: StoreEngine {
     /// a time, in the same transaction; leaves one of this version as it is; refuses a newer one.
     private static func migrate(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) async throws {
         do {
-            _ = try await connection.query("BEGIN", logger: logger).get()
-            _ = try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger).get()
-            let found = try await connection.query("SELECT to_regclass('schema_version') IS NOT NULL", logger: logger).get()
+            _ = try await connection.queryUnlessClosed("BEGIN", logger: logger).get()
+            _ = try await connection.queryUnlessClosed("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger).get()
+            let found = try await connection.queryUnlessClosed("SELECT to_regclass('schema_version') IS NOT NULL", logger: logger).get()
             if try found.rows.first?.decode(Bool.self) == true {
-                let version = try await connection.query("SELECT MAX(version) FROM schema_version", logger: logger).get()
+                let version = try await connection.queryUnlessClosed("SELECT MAX(version) FROM schema_version", logger: logger).get()
                 let number = try version.rows.first?.decode(Int64?.self) ?? 0
                 guard number <= PostgresSchema.version else {
-                    _ = try await connection.query("COMMIT", logger: logger).get()
+                    _ = try await connection.queryUnlessClosed("COMMIT", logger: logger).get()
                     throw PushStoreError.newerSchema(path: url.description, found: Int(clamping: number), supported: PostgresSchema.version)
                 }
                 var reached = number
                 if number < PostgresSchema.version {
                     // An upgrade's ALTER waits for the tables' other users: a cluster's members
                     // still running fail it after this long, instead of queueing behind it.
-                    _ = try await connection.query("SET LOCAL lock_timeout = '10s'", logger: logger).get()
+                    _ = try await connection.queryUnlessClosed("SET LOCAL lock_timeout = '10s'", logger: logger).get()
                 }
                 while reached < PostgresSchema.version, let upgrade = PostgresSchema.upgrades[reached] {
                     for statement in upgrade {
-                        _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()
+                        _ = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: statement), logger: logger).get()
                     }
                     reached += 1
-                    _ = try await connection.query("INSERT INTO schema_version (version) VALUES (\(reached))", logger: logger).get()
+                    _ = try await connection.queryUnlessClosed("INSERT INTO schema_version (version) VALUES (\(reached))", logger: logger).get()
                 }
                 guard reached == PostgresSchema.version else {
-                    _ = try await connection.query("ROLLBACK", logger: logger).get()
+                    _ = try await connection.queryUnlessClosed("ROLLBACK", logger: logger).get()
                     throw PushStoreError.cannotOpen(
                         path: url.description, reason: "its schema is version \(number), which this version cannot migrate; give it an empty database"
                     )
                 }
                 // Made only where missing: a role that may not create tables opens a store made before.
-                let owner = try await connection.query("SELECT to_regclass('store_owner') IS NOT NULL", logger: logger).get()
+                let owner = try await connection.queryUnlessClosed("SELECT to_regclass('store_owner') IS NOT NULL", logger: logger).get()
                 if try owner.rows.first?.decode(Bool.self) != true {
-                    _ = try await connection.query(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
+                    _ = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: ownerTable), logger: logger).get()
                 }
-                _ = try await connection.query("COMMIT", logger: logger).get()
+                _ = try await connection.queryUnlessClosed("COMMIT", logger: logger).get()
                 if reached != number { logger.notice("store migrated", metadata: ["from": "\(number)", "to": "\(reached)"]) }
                 return
             }
             for statement in PostgresSchema.statements + [ownerTable] {
-                _ = try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger).get()
+                _ = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: statement), logger: logger).get()
             }
-            _ = try await connection.query("COMMIT", logger: logger).get()
+            _ = try await connection.queryUnlessClosed("COMMIT", logger: logger).get()
         } catch let error as PushStoreError {
             throw error
         } catch {
-            _ = try? await connection.query("ROLLBACK", logger: logger).get()
+            _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger).get()
             throw PushStoreError.cannotOpen(path: url.description, reason: "cannot migrate it: \(reason(error))")
         }
     }
 
     /// Takes the owner lock on `connection`'s session; `inUse` while another session holds it.
     private static func takeOwnerLock(_ connection: PostgresConnection, url: PostgresURL, logger: Logger) -> EventLoopFuture<Void> {
-        let lock: EventLoopFuture<PostgresQueryResult> = connection.query("SELECT pg_try_advisory_lock(\(ownerLock))", logger: logger)
+        let lock: EventLoopFuture<PostgresQueryResult> = connection.queryUnlessClosed("SELECT pg_try_advisory_lock(\(ownerLock))", logger: logger)
         return lock.flatMapErrorThrowing { error in throw PushStoreError.cannotOpen(path: url.description, reason: reason(error)) }
             .flatMap { result in
                 guard (try? result.rows.first?.decode(Bool.self)) != true else { return connection.eventLoop.makeSucceededVoidFuture() }
                 // Held: by a running cluster's members (who share it), or by another receiver.
-                let members = connection.query(
+                let members = connection.queryUnlessClosed(
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT shards FROM cluster WHERE id = 1 AND EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory'
@@ -265,7 +265,7 @@ final class PostgresEngine: StoreEngine {
 
     private static func empty(_ connection: PostgresConnection, logger: Logger) async throws {
         let tables = PostgresSchema.tables.filter { $0 != "schema_version" }.joined(separator: ", ")
-        _ = try await connection.query(PostgresQuery(unsafeSQL: "TRUNCATE \(tables)"), logger: logger).get()
+        _ = try await connection.queryUnlessClosed(PostgresQuery(unsafeSQL: "TRUNCATE \(tables)"), logger: logger).get()
     }
 
     /// What went wrong, in the server's or the system's words: never the password (neither
@@ -330,14 +330,14 @@ final class PostgresEngine: StoreEngine {
 
     func snapshot(_ statements: [StoreStatement]) async throws -> [[StoreRow]] {
         try await withReader { connection in
-            _ = try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).get()
+            _ = try await connection.queryUnlessClosed("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: logger).get()
             do {
                 var results: [[StoreRow]] = []
                 for statement in statements { results.append(try await Self.rows(statement, connection, logger)) }
-                _ = try await connection.query("COMMIT", logger: logger).get()
+                _ = try await connection.queryUnlessClosed("COMMIT", logger: logger).get()
                 return results
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger).get()
+                _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger).get()
                 throw error
             }
         }
@@ -414,7 +414,7 @@ final class PostgresEngine: StoreEngine {
     }
 
     private static func rows(_ statement: StoreStatement, _ connection: PostgresConnection, _ logger: Logger) async throws -> [StoreRow] {
-        try storeRows(try await connection.query(statement.postgresQuery, logger: logger).get())
+        try storeRows(try await connection.queryUnlessClosed(statement.postgresQuery, logger: logger).get())
     }
 
     /// A query's rows as the engine-neutral rows the reads take.
@@ -494,7 +494,7 @@ final class PostgresEngine: StoreEngine {
     private func commit(_ batch: [StoreWriter.Entry]) -> EventLoopFuture<Void> {
         let logger = logger
         return session().flatMap { connection in
-            func queued(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> { connection.query(query, logger: logger) }
+            func queued(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> { connection.queryUnlessClosed(query, logger: logger) }
             var results = [queued("BEGIN")]
             for statement in Self.statements(batch) { results.append(queued(statement.postgresQuery)) }
             results.append(queued("COMMIT"))
@@ -519,16 +519,16 @@ final class PostgresEngine: StoreEngine {
         // taken again first (and a store another receiver took meanwhile found taken over).
         _ = try await session().get()
         return try await withReader { connection in
-            _ = try await connection.query("BEGIN", logger: logger).get()
+            _ = try await connection.queryUnlessClosed("BEGIN", logger: logger).get()
             do {
                 var changed: [Int] = []
                 for statement in statements {
-                    changed.append(try await connection.query(statement.postgresQuery, logger: logger).get().metadata.rows ?? 0)
+                    changed.append(try await connection.queryUnlessClosed(statement.postgresQuery, logger: logger).get().metadata.rows ?? 0)
                 }
-                _ = try await connection.query("COMMIT", logger: logger).get()
+                _ = try await connection.queryUnlessClosed("COMMIT", logger: logger).get()
                 return changed
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger).get()
+                _ = try? await connection.queryUnlessClosed("ROLLBACK", logger: logger).get()
                 throw error
             }
         }
@@ -552,7 +552,7 @@ final class PostgresEngine: StoreEngine {
             // At most 2 s: a server gone or a half-open connection must not hold a shutdown
             // (closing the connection fails the query).
             let stuck = writer.eventLoop.scheduleTask(in: .seconds(2)) { writer.close().whenComplete { _ in } }
-            _ = try? await writer.query("SELECT pg_advisory_unlock_all()", logger: logger).get()
+            _ = try? await writer.queryUnlessClosed("SELECT pg_advisory_unlock_all()", logger: logger).get()
             stuck.cancel()
         }
         for session in idle + (writer.map { [$0] } ?? []) { try? await session.close() }

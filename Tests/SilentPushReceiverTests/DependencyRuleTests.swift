@@ -57,7 +57,11 @@ import Testing
         let importers = Self.swiftFiles(under: "Sources/SilentPushStore").filter { file in
             Self.imports(file.text).contains { $0 == "PostgresNIO" || $0 == "NIOCore" || $0 == "NIOSSL" || $0 == "SilentPushNetworking" }
         }.map { URL(fileURLWithPath: $0.path).lastPathComponent }.sorted()
-        #expect(importers == ["PostgresEngine+Cluster.swift", "PostgresEngine+Notices.swift", "PostgresEngine.swift", "StoreValue+Postgres.swift"])
+        #expect(
+            importers == [
+                "PostgresConnection+UnlessClosed.swift", "PostgresEngine+Cluster.swift", "PostgresEngine+Notices.swift", "PostgresEngine.swift",
+                "StoreValue+Postgres.swift",
+            ])
     }
 
     /// Each library module imports only the modules below it (its row in docs/architecture.md).

@@ -352,6 +352,59 @@ import Testing
         }
     }
 
+    /// A statement whose session ends under it (its backend killed: no word from the server,
+    /// the socket just closes) fails, and so does the call that asked it, at once. Before, the
+    /// `ROLLBACK` that followed was written to the closed connection, PostgresNIO dropped it,
+    /// and the call (here the fetched bodies' sweep, in a receiver its pruner) waited for
+    /// ever: the receiver's shutdown with it.
+    @Test func aStatementWhoseSessionEndsUnderItFailsAndTheCallReturns() async throws {
+        // A server of its own: the kill restarts every session on it.
+        try await PostgresServer.with { server in
+            let database = try await server.newDatabase()
+            let store = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database))))
+            // Another session holds the bodies' table while the sweep's statement waits on it.
+            let holder = Task {
+                try await server.psql("BEGIN; LOCK TABLE content_bodies IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(5); COMMIT", database: database)
+            }
+            func backend(_ query: String) async throws -> Int32? {
+                for _ in 0..<100 {
+                    if let pid = Int32(try await server.psql(query, database: database).output.split(separator: "\n").first ?? "") { return pid }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                return nil
+            }
+            _ = try #require(
+                try await backend("SELECT pid FROM pg_locks WHERE relation = 'content_bodies'::regclass AND mode = 'AccessExclusiveLock' AND granted")
+            )
+            // Polled, not awaited: a call that never returns would hold the test for ever.
+            let outcome = Mutex<Result<Int, any Error>?>(nil)
+            Task {
+                do {
+                    let dropped = try await store.dropUnnamedContents()
+                    outcome.withLock { $0 = .success(dropped) }
+                } catch {
+                    outcome.withLock { $0 = .failure(error) }
+                }
+            }
+            let waiting = try #require(
+                try await backend("SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'DELETE FROM content_bodies%'"))
+            #expect(kill(waiting, SIGKILL) == 0)  // the server restarts every session, as after a crash
+            _ = try? await holder.value
+            let end = ContinuousClock.now + .seconds(20)
+            while outcome.withLock({ $0 == nil }), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(50)) }
+            let result = try #require(outcome.withLock { $0 }, "the sweep did not return once its session ended")
+            #expect(throws: PushStoreError.self) { try result.get() }
+            // The store sweeps again on new sessions once the server has recovered.
+            var swept: Int?
+            for _ in 0..<100 where swept == nil {
+                swept = try? await store.dropUnnamedContents()
+                if swept == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(swept == 0)
+            try await store.close()
+        }
+    }
+
     @Test func writesFailWhileTheServerIsDownAndSucceedOnceItIsBack() async throws {
         try await PostgresServer.with { server in
             let url = try PostgresURL(server.url(database: try await server.newDatabase()))
