@@ -286,7 +286,7 @@ final class PostgresEngine: StoreEngine {
             return "\(underlying)"
         }
         switch sessionFailure(error.code) {
-        case .ended?: return "the connection to PostgreSQL ended"
+        case .ended?: return PostgresSessionClosed.reason
         case .cannotConnect?: return "cannot connect to PostgreSQL"
         case nil:
             if error.code == .authMechanismRequiresPassword {
