@@ -77,8 +77,10 @@ extension DeviceRuntime {
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }
         let remedy = store.unwritableRemedy
-        store.observeWritability { [logger] writable, error in
-            if writable {
+        store.observeWritability { [logger, weak store] writable, error in
+            if store?.wasAbandoned ?? true {
+                return  // `DeviceStoreService` gave up on it as the receiver stopped, and said so
+            } else if writable {
                 logger.notice("the store takes writes again: pushes are accepted")
             } else if case .takenOver? = error as? PushStoreError {
                 return  // `DeviceStoreService` says so, whichever failure came first, and stops the receiver

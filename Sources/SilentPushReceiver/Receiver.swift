@@ -206,7 +206,7 @@ public final class Receiver: Service, Sendable {
             membership = nil
         }
         self.device = device
-        self.storeService = DeviceStoreService(runtime: runtime, logger: logger)
+        self.storeService = DeviceStoreService(runtime: runtime, timerLoop: group.next(), logger: logger)
         self.endpoint = endpoint
         self.channels = channels
         self.listeners = listeners
@@ -271,6 +271,7 @@ public final class Receiver: Service, Sendable {
                             try await children.run()
                         } onGracefulShutdown: {
                             self.runtime.shutdownBegan()
+                            self.storeService.shutdownBegan()
                         }
                     } catch {
                         self.readiness.settle(.failure(self.startError(error)))

@@ -118,7 +118,7 @@ extension PostgresEngine {
         let question = StoreStatement(
             "SELECT state FROM pg_stat_activity WHERE pid = ? AND (extract(epoch FROM backend_start) * 1000000)::bigint = ?",
             [backend.pid, backend.start])
-        let connected = Self.connect(url, logger: logger)
+        let connected = connectSession()
         let asked = connected.flatMap { connection in
             connection.queryUnlessClosed(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
@@ -140,7 +140,7 @@ extension PostgresEngine {
         if let current = writerSession.withLock({ $0?.connection }), !current.isClosed {
             connection = current
         } else {
-            connection = try await Self.connect(url, logger: logger).get()
+            connection = try await connectSession().get()
             do {
                 try await Self.prepareClusterSession(connection, logger: logger)
             } catch {

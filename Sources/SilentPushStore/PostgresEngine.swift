@@ -41,6 +41,9 @@ final class PostgresEngine: StoreEngine {
     /// Opened once another receiver owned the store while this one's session was gone: no
     /// batch is written from then on (`PushStoreError.takenOver`).
     let takenOver = AsyncLatch()
+    /// Every session this engine opened that may still be open, and whether it was abandoned
+    /// (`abandon()`): then no session is opened again.
+    private let sessions = Mutex(Sessions())
     private static let connectionIDs = Atomic<Int>(0)
 
     /// The advisory lock a receiver that owns the whole database holds on its writer's session.
@@ -59,6 +62,12 @@ final class PostgresEngine: StoreEngine {
         /// Resumed with a session handed over, or nil: the caller may open one itself.
         var waiting: [CheckedContinuation<PostgresConnection?, Never>] = []
         var closed = false
+    }
+
+    /// The sessions `abandon()` ends: those open or closed since (pruned as new ones open).
+    private struct Sessions {
+        var opened: [PostgresConnection] = []
+        var abandoned = false
     }
 
     /// The writer's session: its connection and, once a cluster's member joined on it, the
@@ -82,6 +91,7 @@ final class PostgresEngine: StoreEngine {
         self.ownerMark = ownerMark
         self.logger = logger
         writerSession.withLock { $0 = WriterSession(connection: writer) }
+        sessions.withLock { $0.opened = [writer] }
     }
 
     /// A store dropped without `close()` (a test's) still ends its sessions, each kept until
@@ -156,6 +166,40 @@ final class PostgresEngine: StoreEngine {
             tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(root))
         }
         return .require(try NIOSSLContext(configuration: tls))
+    }
+
+    /// A new session of this engine's (which `abandon()` ends), or why there is none: a
+    /// session opened once the engine was abandoned is closed and refused.
+    func connectSession() -> EventLoopFuture<PostgresConnection> {
+        Self.connect(url, logger: logger).flatMap { connection in
+            let kept = self.sessions.withLock { sessions -> Bool in
+                guard !sessions.abandoned else { return false }
+                sessions.opened.removeAll { $0.isClosed }
+                sessions.opened.append(connection)
+                return true
+            }
+            if kept { return connection.eventLoop.makeSucceededFuture(connection) }
+            return connection.close().flatMapThrowing { throw PushStoreError.closed }
+        }
+    }
+
+    /// Ends every session at once, without asking the server: a statement waiting on one
+    /// fails (and with it the call, or the batch, that sent it), and so does every later one,
+    /// as no session is opened again. For a server that no longer answers (stopped, or behind
+    /// a network that went silent), whose answer would never come.
+    func abandon() {
+        let opened = sessions.withLock { sessions in
+            sessions.abandoned = true
+            defer { sessions.opened = [] }
+            return sessions.opened
+        }
+        let waiting = readers.withLock { readers in
+            readers.closed = true
+            defer { readers.waiting = [] }
+            return readers.waiting
+        }
+        for waiter in waiting { waiter.resume(returning: nil) }
+        for connection in opened { connection.close().whenComplete { _ in _ = connection } }
     }
 
     /// A new session, or why there is none (naming the URL, never its password).
@@ -386,7 +430,7 @@ final class PostgresEngine: StoreEngine {
                 throw PushStoreError.closed
             case .connect:
                 do {
-                    return try await Self.connect(url, logger: logger).get()
+                    return try await connectSession().get()
                 } catch {
                     giveBack(nil)
                     throw error
@@ -445,6 +489,7 @@ final class PostgresEngine: StoreEngine {
     /// A clustered writer's session that ended is not replaced here: its claims ended with it,
     /// and the receiver joins again once it has let its shards go (`join`).
     private func session() -> EventLoopFuture<PostgresConnection> {
+        if sessions.withLock({ $0.abandoned }) { return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.closed) }
         let current = writerSession.withLock { $0?.connection }
         if let current, !current.isClosed { return current.eventLoop.makeSucceededFuture(current) }
         if clustered {
@@ -454,7 +499,7 @@ final class PostgresEngine: StoreEngine {
         if takenOver.isOpen {
             return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.takenOver(path: url.description))
         }
-        return Self.connect(url, logger: logger).flatMap { connection in
+        return connectSession().flatMap { connection in
             // The lock taken, the mark must still be this receiver's; the lock held by another
             // session, that is this one's old session (not yet ended on the server: try
             // again later) only while the mark is.

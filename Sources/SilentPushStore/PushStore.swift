@@ -41,6 +41,8 @@ package final class PushStore: Sendable {
     /// When the last probe started (`DispatchTime` nanoseconds), so pushes refused while
     /// the store cannot be written start at most one probe a second.
     let lastProbe = Atomic<UInt64>(0)
+    /// Set by `abandon()`.
+    private let given = Atomic<Bool>(false)
 
     /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
     package let setAside: String?
@@ -275,6 +277,18 @@ package final class PushStore: Sendable {
         try await writer.close()
     }
 
+    /// Gives up on a store that no longer answers (a PostgreSQL server stopped, or behind a
+    /// network gone silent): every call waiting on it fails now (a batch's commit, and so a
+    /// flush; a read), and so does every later one, which leaves `close()` nothing to wait for.
+    /// A SQLite store runs on this process's own threads: nothing there is cut short.
+    package func abandon() {
+        given.store(true, ordering: .releasing)
+        engine.abandon()
+    }
+
+    /// Whether `abandon()` was called: what fails from then on failed because of it.
+    package var wasAbandoned: Bool { given.load(ordering: .acquiring) }
+
     // MARK: Content files
 
     /// Keeps `body` under its SHA-256 (lower-case hex): a file in `contents/` beside the
@@ -457,6 +471,9 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// break) and another receiver owned the store before this one could take it back: what
     /// this one holds of its devices is no longer the store's, so it writes nothing more.
     case takenOver(path: String)
+    /// The store had not answered `grace` after the receiver was told to stop (its shutdown
+    /// grace and the store's allowance after it), so the receiver gave up on it (`abandon()`).
+    case abandoned(after: Duration)
 
     package var description: String {
         switch self {
@@ -482,6 +499,8 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
         case .clusterNameInUse(let path, let name):
             "a running receiver of the cluster on '\(path)' is named '\(name)' already; give each receiver its own --cluster-name"
         case .refused(let reason): "PostgreSQL refused it: \(reason)"
+        case .abandoned(let grace):
+            "the store did not answer within \(grace) of the stop, so the receiver stopped without writing what it recorded while stopping (every push answered 200 was written before its answer)"
         case .takenOver(let path):
             "another receiver owned the store '\(path)' while this one's session with PostgreSQL was gone; this one writes nothing more, as what it held of its devices is no longer the store's (restart it once the other has stopped, or give it another --store)"
         }

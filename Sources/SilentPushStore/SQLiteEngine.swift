@@ -120,6 +120,10 @@ final class SQLiteEngine: StoreEngine {
         try database.close()
     }
 
+    /// Nothing: SQLite runs on this process's own threads, a statement at a time, and a
+    /// file system that stops answering cannot be cut short from here.
+    func abandon() {}
+
     // MARK: Space
 
     func size() async throws -> Int {

@@ -24,4 +24,8 @@ protocol StoreEngine: StoreReader {
 
     /// Closes the engine once the writer has stopped taking writes and its last drain ended.
     func close() async throws
+
+    /// Gives up on a store that no longer answers: what waits on it fails now, and so does
+    /// what comes after (`PushStore.abandon()`).
+    func abandon()
 }

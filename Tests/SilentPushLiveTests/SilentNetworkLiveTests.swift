@@ -61,6 +61,58 @@ import Testing
         await relay.close()
     }
 
+    /// A receiver standing alone has no lease on its session: a store that goes silent holds
+    /// its commits. Told to stop, it still stops: the push waiting on its commit is cut at the
+    /// shutdown grace (never answered 200), and the store, still silent at the grace's end and
+    /// `storeGrace` (5 s) more, is given up; `run()` then throws, saying so.
+    @Test func aReceiverWhoseStoreWentSilentStopsAtItsShutdownGraceAndFiveSecondsMoreAndSaysWhy() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: database, through: relay.port))
+        let stopped = Mutex<ContinuousClock.Instant?>(nil)
+        let waiting = Mutex<Task<TestPushResponse?, Never>?>(nil)
+        var before = ""
+        // A receiver that does not give the store up would wait on it for ever: the network
+        // comes back after 20 s, so that the stop's time fails the test rather than hang it.
+        let backstop = Task {
+            guard (try? await Task.sleep(for: .seconds(20))) != nil else { return }
+            try? await relay.thaw()
+        }
+        defer { backstop.cancel() }
+        let error = await #expect(throws: ReceiverStartError.self) {
+            try await Receiver.withTesting({
+                $0.store = .postgres(url)
+                $0.shutdownGrace = .seconds(1)
+            }) { receiver in
+                let client = try await TestPushClient.connect(to: receiver)
+                let answered = try await client.push()
+                #expect(answered.status == 200)
+                before = answered.apnsID
+                try await relay.freeze()
+                waiting.withLock { $0 = Task { try? await client.push() } }
+                try await Task.sleep(for: .milliseconds(300))
+                stopped.withLock { $0 = .now }
+            }
+        }
+        let took = ContinuousClock.now - (try #require(stopped.withLock { $0 }))
+        #expect(took >= .seconds(6) && took < .seconds(9), "stopped \(took) after it was told to")
+        guard case .store(let cause as PushStoreError)? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(cause == .abandoned(after: .seconds(6)))
+        #expect("\(try #require(error))".hasPrefix("the store did not answer within 6.0 seconds of the stop"))
+        let cut = await waiting.withLock { $0 }?.value
+        #expect(cut?.status != 200, "a push waiting on its commit is never answered 200: \(String(describing: cut))")
+        try await relay.thaw()
+        await relay.close()
+        // What was answered 200 is in the store.
+        let store = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database))))
+        #expect(try await store.push(apnsID: before) != nil)
+        try await store.close()
+    }
+
     @Test func aPushWaitingOnASilentStoreIsAnswered503AndTheReceiverServesAgainOnceTheNetworkIsBack() async throws {
         let server = try #require(PostgresServer.current)
         let database = try await server.newDatabase()

@@ -405,6 +405,56 @@ import Testing
         }
     }
 
+    /// A store given up (`abandon()`, as a receiver does when its server has not answered by
+    /// the end of its shutdown grace) behind a network gone silent: a write waiting on its
+    /// commit and a read waiting on its rows fail at once, every later call fails without
+    /// opening a session, and the store closes.
+    @Test func aStoreGivenUpFailsWhatWaitsOnItAndEveryLaterCall() async throws {
+        let server = try #require(PostgresServer.current)
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        #expect(try await store.pushes().map(\.id) == [1])  // a reader's session, left idle
+        try await relay.freeze()
+        // Polled, not awaited: a call that never returns would hold the test for ever.
+        final class Ended: Sendable {
+            let outcomes = Mutex<[String: Result<Void, any Error>]>([:])
+            func start(_ name: String, _ call: @escaping @Sendable () async throws -> Void) {
+                Task {
+                    do {
+                        try await call()
+                        outcomes.withLock { $0[name] = .success(()) }
+                    } catch {
+                        outcomes.withLock { $0[name] = .failure(error) }
+                    }
+                }
+            }
+            func withLock<R>(_ body: (inout [String: Result<Void, any Error>]) -> R) -> R { outcomes.withLock { body(&$0) } }
+        }
+        let ended = Ended()
+        ended.start("write") { try await store.write([.insertPush(PushStoreTests.push(2))]) }
+        ended.start("read") { _ = try await store.pushes() }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(ended.withLock { $0.isEmpty }, "nothing answers through the frozen relay")
+
+        store.abandon()
+        let end = ContinuousClock.now + .seconds(5)
+        while ended.withLock({ $0.count < 2 }), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
+        let outcomes = ended.withLock { $0 }
+        // Required: a call that did not return holds the writer, and every later one behind it.
+        try #require(outcomes.count == 2, "still waiting: \(Set(["write", "read"]).subtracting(outcomes.keys))")
+        for (name, outcome) in outcomes { #expect(throws: (any Error).self, "\(name)") { try outcome.get() } }
+        // No session is opened again (the relay, frozen, would hold a new one's start).
+        let later = ContinuousClock.now
+        await #expect(throws: PushStoreError.closed) { try await store.write([.insertPush(PushStoreTests.push(3))]) }
+        await #expect(throws: PushStoreError.closed) { try await store.pushes() }
+        try await store.close()
+        #expect(ContinuousClock.now - later < .seconds(3), "the close waited on the server")
+        try await relay.thaw()
+        await relay.close()
+    }
+
     @Test func writesFailWhileTheServerIsDownAndSucceedOnceItIsBack() async throws {
         try await PostgresServer.with { server in
             let url = try PostgresURL(server.url(database: try await server.newDatabase()))
