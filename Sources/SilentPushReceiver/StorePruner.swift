@@ -79,6 +79,9 @@ final class StorePruner: Service, Sendable {
                 } catch is CancellationError {
                     return
                 } catch {
+                    // A pass the stop cut short (the store closed under it when the receiver
+                    // failed as it started) is no failure to report.
+                    if Task.isCancelled { return }
                     self.logger.log(
                         level: failing ? .debug : .warning, "cannot prune the store", metadata: ["error": "\(PushStore.describe(error))"])
                     failing = true

@@ -74,7 +74,9 @@ extension PostgresEngine {
             // A caller that gave up leaves the session as it is: its statement completes unread.
             try Task.checkCancellation()
             let left = ContinuousClock.now.duration(to: giveUp)
-            guard left > .zero, let backend = session.backend, await writerIsBusy(backend, within: min(timeout, left)) else {
+            guard left > .zero, let backend = session.backend,
+                (try? await writerIsBusy(backend, within: min(timeout, left)).get()) == true
+            else {
                 endSession(ifStill: connection)
                 throw PushStoreError.sessionEnded
             }
@@ -113,7 +115,8 @@ extension PostgresEngine {
     /// a transaction now (`pg_stat_activity`), asked on a session of its own; false when the
     /// server does not answer within `timeout` (a network gone silent: that session crosses
     /// it too), or when that process is gone (its pid given to another, which started later).
-    private func writerIsBusy(_ backend: Backend, within timeout: Duration) async -> Bool {
+    /// Never fails.
+    func writerIsBusy(_ backend: Backend, within timeout: Duration) -> EventLoopFuture<Bool> {
         let logger = logger
         let question = StoreStatement(
             "SELECT state FROM pg_stat_activity WHERE pid = ? AND (extract(epoch FROM backend_start) * 1000000)::bigint = ?",
@@ -122,14 +125,22 @@ extension PostgresEngine {
         let asked = connected.flatMap { connection in
             connection.queryUnlessClosed(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
-        guard case .success(let result)? = await Self.answer(asked, within: timeout) else {
+        let answered = asked.eventLoop.makePromise(of: Bool.self)
+        let settled = SettledOnce()
+        let timer = asked.eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanosecondCount))) {
+            guard settled.settle() else { return }
             // Not left open until its question is answered (on a silent network, as late as TCP gives up).
             connected.whenSuccess { connection in connection.close().whenComplete { _ in } }
-            return false
+            answered.succeed(false)
         }
-        let state: String? = (try? Self.storeRows(result))?.first?["state"]
-        // Between a batch's statements it is `idle in transaction`: still the batch.
-        return state == "active" || state == "idle in transaction"
+        asked.whenComplete { result in
+            timer.cancel()
+            guard settled.settle() else { return }
+            let state: String? = (try? result.flatMap { rows in Result { try Self.storeRows(rows) } }.get())?.first?["state"]
+            // Between a batch's statements it is `idle in transaction`: still the batch.
+            answered.succeed(state == "active" || state == "idle in transaction")
+        }
+        return answered.futureResult
     }
 
     /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
@@ -220,11 +231,9 @@ extension PostgresEngine {
                 """,
                 [name, now, manualClock ? 1 : 0])
             _ = try await run("COMMIT")
-            let session = try await run(
-                "SELECT pid::bigint, (extract(epoch FROM backend_start) * 1000000)::bigint FROM pg_stat_activity WHERE pid = pg_backend_pid()")
-            let (pid, start): (Int64, Int64) = try session.rows.first?.decode((Int64, Int64).self) ?? (0, 0)
-            writerSession.withLock { $0 = WriterSession(connection: connection, backend: Backend(pid: pid, start: start)) }
-            return Int32(clamping: pid)
+            let backend = try await Self.backend(of: connection, logger: logger).get()
+            writerSession.withLock { $0 = WriterSession(connection: connection, backend: backend) }
+            return Int32(clamping: backend.pid)
         } catch {
             _ = try? await run("ROLLBACK")
             if writerSession.withLock({ $0?.connection }) !== connection { try? await connection.close() }
@@ -294,15 +303,5 @@ extension PostgresEngine {
                     AND l.objsubid = 2 AND l.granted
                 ORDER BY m.joined_at, m.pid
                 """), cached: false)
-    }
-}
-
-/// Settles a promise once, whichever of its answer and its timer comes first.
-private final class SettledOnce: Sendable {
-    private let settled = Atomic<Bool>(false)
-
-    /// True the first time only.
-    func settle() -> Bool {
-        !settled.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

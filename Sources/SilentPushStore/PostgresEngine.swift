@@ -44,6 +44,8 @@ final class PostgresEngine: StoreEngine {
     /// Every session this engine opened that may still be open, and whether it was abandoned
     /// (`abandon()`): then no session is opened again.
     private let sessions = Mutex(Sessions())
+    /// A lone writer's attempt under way to open its session again, which every batch waits on.
+    private let reconnecting = Mutex<EventLoopFuture<PostgresConnection>?>(nil)
     private static let connectionIDs = Atomic<Int>(0)
 
     /// The advisory lock a receiver that owns the whole database holds on its writer's session.
@@ -70,11 +72,22 @@ final class PostgresEngine: StoreEngine {
         var abandoned = false
     }
 
-    /// The writer's session: its connection and, once a cluster's member joined on it, the
-    /// server's name for it, which `writerIsBusy` asks the server about.
+    /// The writer's session: its connection and the server's name for it, which
+    /// `writerIsBusy` asks the server about (a cluster's member has it once it joined).
     struct WriterSession {
         let connection: PostgresConnection
         var backend: Backend?
+    }
+
+    /// The server's name for `connection`'s session.
+    static func backend(of connection: PostgresConnection, logger: Logger) -> EventLoopFuture<Backend> {
+        connection.queryUnlessClosed(
+            "SELECT pid::bigint, (extract(epoch FROM backend_start) * 1000000)::bigint FROM pg_stat_activity WHERE pid = pg_backend_pid()",
+            logger: logger
+        ).flatMapThrowing { result in
+            let (pid, start): (Int64, Int64) = try result.rows.first?.decode((Int64, Int64).self) ?? (0, 0)
+            return Backend(pid: pid, start: start)
+        }
     }
 
     /// A server process, named as `pg_stat_activity` names it: its pid, and its start time
@@ -85,13 +98,13 @@ final class PostgresEngine: StoreEngine {
         let start: Int64
     }
 
-    private init(url: PostgresURL, clustered: Bool, writer: PostgresConnection, ownerMark: Int64, logger: Logger) {
+    private init(url: PostgresURL, clustered: Bool, writer: WriterSession, ownerMark: Int64, logger: Logger) {
         self.url = url
         self.clustered = clustered
         self.ownerMark = ownerMark
         self.logger = logger
-        writerSession.withLock { $0 = WriterSession(connection: writer) }
-        sessions.withLock { $0.opened = [writer] }
+        writerSession.withLock { $0 = writer }
+        sessions.withLock { $0.opened = [writer.connection] }
     }
 
     /// A store dropped without `close()` (a test's) still ends its sessions, each kept until
@@ -108,6 +121,7 @@ final class PostgresEngine: StoreEngine {
         logger.logLevel = .critical
         let writer = try await connect(url, logger: logger).get()
         let mark = Int64.random(in: 1...Int64.max)
+        var backend: Backend?
         do {
             try await migrate(writer, url: url, logger: logger)
             if clustered {
@@ -116,13 +130,15 @@ final class PostgresEngine: StoreEngine {
             } else {
                 try await takeOwnerLock(writer, url: url, logger: logger).get()
                 try await markOwner(writer, mark: mark, logger: logger)
+                backend = try await Self.backend(of: writer, logger: logger).get()
             }
             if fresh { try await empty(writer, logger: logger) }
         } catch {
             try? await writer.close()
             throw error
         }
-        return PostgresEngine(url: url, clustered: clustered, writer: writer, ownerMark: mark, logger: logger)
+        return PostgresEngine(
+            url: url, clustered: clustered, writer: WriterSession(connection: writer, backend: backend), ownerMark: mark, logger: logger)
     }
 
     /// Where the last receiver to open the store left its mark (`ownerMark`), made with the
@@ -499,7 +515,26 @@ final class PostgresEngine: StoreEngine {
         if takenOver.isOpen {
             return PostgresConnection.defaultEventLoopGroup.any().makeFailedFuture(PushStoreError.takenOver(path: url.description))
         }
-        return connectSession().flatMap { connection in
+        // One attempt at a time: a batch given up while it waited on one (`watched`) leaves it
+        // to the next batch, rather than each opening its own on a server that does not answer.
+        let (attempt, promise) = reconnecting.withLock { attempt -> (EventLoopFuture<PostgresConnection>, EventLoopPromise<PostgresConnection>?) in
+            if let attempt { return (attempt, nil) }
+            let made = PostgresConnection.defaultEventLoopGroup.any().makePromise(of: PostgresConnection.self)
+            attempt = made.futureResult
+            return (made.futureResult, made)
+        }
+        guard let promise else { return attempt }
+        // Cleared before anyone is told: a caller that fails on it starts the next attempt.
+        reconnect().whenComplete { result in
+            self.reconnecting.withLock { $0 = nil }
+            promise.completeWith(result)
+        }
+        return attempt
+    }
+
+    /// A lone writer's new session, with the owner lock taken again.
+    private func reconnect() -> EventLoopFuture<PostgresConnection> {
+        connectSession().flatMap { connection in
             // The lock taken, the mark must still be this receiver's; the lock held by another
             // session, that is this one's old session (not yet ended on the server: try
             // again later) only while the mark is.
@@ -516,7 +551,8 @@ final class PostgresEngine: StoreEngine {
                         throw error
                     }
                 }
-                .map { self.keep(connection) }
+                .flatMap { Self.backend(of: connection, logger: self.logger) }
+                .map { backend in self.keep(connection, backend: backend) }
                 .flatMapError { error in connection.close().flatMapThrowing { throw error } }
         }
     }
@@ -528,8 +564,8 @@ final class PostgresEngine: StoreEngine {
         throw PushStoreError.takenOver(path: url.description)
     }
 
-    private func keep(_ connection: PostgresConnection) -> PostgresConnection {
-        writerSession.withLock { $0 = WriterSession(connection: connection) }
+    private func keep(_ connection: PostgresConnection, backend: Backend) -> PostgresConnection {
+        writerSession.withLock { $0 = WriterSession(connection: connection, backend: backend) }
         return connection
     }
 
@@ -537,8 +573,19 @@ final class PostgresEngine: StoreEngine {
     /// then `COMMIT`, whose answer says whether it all happened (a transaction that failed is
     /// answered ROLLBACK, not an error).
     private func commit(_ batch: [StoreWriter.Entry]) -> EventLoopFuture<Void> {
+        // A cluster's member gives a silent session up by its claims' checks.
+        if clustered { return send(batch, watch: nil) }
+        let watch = PostgresBatchWatch()
+        return watched(send(batch, watch: watch), by: watch)
+    }
+
+    /// Sends `batch` on the writer's session, unless `watch` gave it up before it had one.
+    private func send(_ batch: [StoreWriter.Entry], watch: PostgresBatchWatch?) -> EventLoopFuture<Void> {
         let logger = logger
         return session().flatMap { connection in
+            if let watch, !watch.sending(on: connection) {
+                return connection.eventLoop.makeFailedFuture(PushStoreError.closed)  // given up: its answer was given
+            }
             func queued(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> { connection.queryUnlessClosed(query, logger: logger) }
             var results = [queued("BEGIN")]
             for statement in Self.statements(batch) { results.append(queued(statement.postgresQuery)) }

@@ -286,6 +286,11 @@ package final class PushStore: Sendable {
         engine.abandon()
     }
 
+    /// How long a PostgreSQL store's batch may go unanswered before the server is asked
+    /// whether it is running it (and as long again for its answer), after which the batch is
+    /// given up (`PushStoreError.unanswered`).
+    package static var postgresBatchWatch: Duration { PostgresEngine.batchWatch }
+
     /// Whether `abandon()` was called: what fails from then on failed because of it.
     package var wasAbandoned: Bool { given.load(ordering: .acquiring) }
 
@@ -474,6 +479,9 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// The store had not answered `grace` after the receiver was told to stop (its shutdown
     /// grace and the store's allowance after it), so the receiver gave up on it (`abandon()`).
     case abandoned(after: Duration)
+    /// PostgreSQL left a batch unanswered this long and did not say it was running it: the
+    /// batch was given up (a server stopped, or a network gone silent).
+    case unanswered(after: Duration)
 
     package var description: String {
         switch self {
@@ -501,6 +509,8 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
         case .refused(let reason): "PostgreSQL refused it: \(reason)"
         case .abandoned(let grace):
             "the store did not answer within \(grace) of the stop, so the receiver stopped without writing what it recorded while stopping (every push answered 200 was written before its answer)"
+        case .unanswered(let after):
+            "PostgreSQL left a commit unanswered for \(after) and did not say it was running it (a server stopped, or a network gone silent)"
         case .takenOver(let path):
             "another receiver owned the store '\(path)' while this one's session with PostgreSQL was gone; this one writes nothing more, as what it held of its devices is no longer the store's (restart it once the other has stopped, or give it another --store)"
         }

@@ -7,11 +7,12 @@ import SilentPushTesting
 import Synchronization
 import Testing
 
-/// A network that goes silent between a clustered receiver and PostgreSQL: no close and no
-/// reset, only a relay (`TCPRelay`) that stops carrying bytes. The receiver gives its session
-/// up itself when a check goes unanswered; nothing it writes afterwards commits, so a push
+/// A network that goes silent between a receiver and PostgreSQL: no close and no reset, only a
+/// relay (`TCPRelay`) that stops carrying bytes. A clustered receiver gives its session up
+/// itself when a check goes unanswered; nothing it writes afterwards commits, so a push
 /// waiting on a commit is answered 503; once the network is back, its close reaches the server,
-/// the claims are free, and it joins again on a new session.
+/// the claims are free, and it joins again on a new session. A receiver standing alone gives
+/// up the batch the server leaves unanswered, and a stopping one the whole store.
 ///
 /// Across a real network the server also ends the session by its TCP keepalives (set by the
 /// receiver, *assumed*); through the relay its kernel answers them, so here the session ends
@@ -61,10 +62,62 @@ import Testing
         await relay.close()
     }
 
-    /// A receiver standing alone has no lease on its session: a store that goes silent holds
-    /// its commits. Told to stop, it still stops: the push waiting on its commit is cut at the
-    /// shutdown grace (never answered 200), and the store, still silent at the grace's end and
-    /// `storeGrace` (5 s) more, is given up; `run()` then throws, saying so.
+    /// A receiver standing alone, its store gone silent: the batch a push waits on is given
+    /// up (`PushStore.postgresBatchWatch`: unanswered for 2 s, and the server, asked on a
+    /// session of its own, silent for 2 s more), so the push is answered 503, and the next at
+    /// once; once the network is back the receiver serves again on a new session, with no
+    /// restart.
+    @Test func aLoneReceiversPushWaitingOnASilentStoreIsAnswered503AndItServesAgainOnceTheNetworkIsBack() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: database, through: relay.port))
+        // A receiver that waits on the store for ever: the network comes back after 20 s, so
+        // that the pushes' times fail the test rather than hang it.
+        let backstop = Task {
+            guard (try? await Task.sleep(for: .seconds(20))) != nil else { return }
+            try? await relay.thaw()
+        }
+        defer { backstop.cancel() }
+        try await Receiver.withTesting({ $0.store = .postgres(url) }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let before = try await client.push()
+            #expect(before.status == 200)
+
+            try await relay.freeze()
+            var silent: [String] = []
+            // The first waits on its batch; the next is answered at once, the store known to
+            // take no writes (a probe a second tries it, on the one attempt to open a session).
+            for (shortest, longest) in [(PushStore.postgresBatchWatch, Duration.seconds(6)), (.zero, .seconds(1))] {
+                let start = ContinuousClock.now
+                let answer = try await client.push()
+                let took = ContinuousClock.now - start
+                #expect(answer.status == 503 && answer.reason == .serviceUnavailable, "\(answer)")
+                #expect(took >= shortest && took < longest, "answered after \(took)")
+                silent.append(answer.apnsID)
+            }
+
+            try await relay.thaw()
+            let thawed = ContinuousClock.now
+            var after: TestPushResponse?
+            while after == nil, ContinuousClock.now - thawed < .seconds(15) {
+                let answer = try await client.push()
+                if answer.status == 200 { after = answer } else { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            let served = try #require(after, "served again on a new session")
+            await receiver.settle()
+            #expect(try await receiver.device.push(apnsID: before.apnsID) != nil)
+            #expect(try await receiver.device.push(apnsID: served.apnsID) != nil)
+            for id in silent { #expect(try await receiver.device.push(apnsID: id) == nil, "answered 503, yet recorded") }
+        }
+        await relay.close()
+    }
+
+    /// A receiver told to stop while its store is silent still stops. The push waiting on its
+    /// commit is cut at the shutdown grace (never answered 200); an admin API read waiting on
+    /// the store holds the admin API's stop until, at the grace's end and `storeGrace` (5 s)
+    /// more, the store is given up; `run()` then throws, saying so.
     @Test func aReceiverWhoseStoreWentSilentStopsAtItsShutdownGraceAndFiveSecondsMoreAndSaysWhy() async throws {
         let server = try #require(PostgresServer.current)
         let database = try await server.newDatabase()
@@ -72,6 +125,7 @@ import Testing
         let url = try PostgresURL(server.url(database: database, through: relay.port))
         let stopped = Mutex<ContinuousClock.Instant?>(nil)
         let waiting = Mutex<Task<TestPushResponse?, Never>?>(nil)
+        let reading = Mutex<Task<Int?, Never>?>(nil)
         var before = ""
         // A receiver that does not give the store up would wait on it for ever: the network
         // comes back after 20 s, so that the stop's time fails the test rather than hang it.
@@ -89,8 +143,10 @@ import Testing
                 let answered = try await client.push()
                 #expect(answered.status == 200)
                 before = answered.apnsID
+                let admin = try #require(receiver.adminPort)
                 try await relay.freeze()
                 waiting.withLock { $0 = Task { try? await client.push() } }
+                reading.withLock { [before] in $0 = Task { try? await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(before)").status } }
                 try await Task.sleep(for: .milliseconds(300))
                 stopped.withLock { $0 = .now }
             }
@@ -105,6 +161,8 @@ import Testing
         #expect("\(try #require(error))".hasPrefix("the store did not answer within 6.0 seconds of the stop"))
         let cut = await waiting.withLock { $0 }?.value
         #expect(cut?.status != 200, "a push waiting on its commit is never answered 200: \(String(describing: cut))")
+        let read = await reading.withLock { $0 }?.value
+        #expect(read != 200, "the read waiting on the store fails as it is given up: \(String(describing: read))")
         try await relay.thaw()
         await relay.close()
         // What was answered 200 is in the store.

@@ -59,8 +59,9 @@ import Testing
         }.map { URL(fileURLWithPath: $0.path).lastPathComponent }.sorted()
         #expect(
             importers == [
-                "PostgresConnection+UnlessClosed.swift", "PostgresEngine+Cluster.swift", "PostgresEngine+Notices.swift", "PostgresEngine.swift",
-                "StoreValue+Postgres.swift",
+                "PostgresBatchWatch.swift", "PostgresConnection+UnlessClosed.swift", "PostgresEngine+BatchWatch.swift",
+                "PostgresEngine+Cluster.swift",
+                "PostgresEngine+Notices.swift", "PostgresEngine.swift", "StoreValue+Postgres.swift",
             ])
     }
 

@@ -455,6 +455,56 @@ import Testing
         await relay.close()
     }
 
+    /// A lone writer's server gone silent (a network that stops carrying anything): a batch it
+    /// leaves unanswered, and does not say it is running when asked on a session of its own, is
+    /// given up (`unanswered`) within two looks (`PushStore.postgresBatchWatch`, 2 s each), its
+    /// session closed; a batch after it waits on the one attempt to open a session again and is
+    /// given up at the first look. Once the network is back the store writes again, and neither
+    /// batch given up was written.
+    @Test func aBatchASilentServerLeavesUnansweredIsGivenUpAndTheStoreWritesAgainOnceItAnswers() async throws {
+        let server = try #require(PostgresServer.current)
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        try await relay.freeze()
+        // A batch never given up would wait for ever: the network comes back after 20 s, so
+        // that the batch commits and the test fails rather than hangs.
+        let backstop = Task {
+            guard (try? await Task.sleep(for: .seconds(20))) != nil else { return }
+            try? await relay.thaw()
+        }
+        defer { backstop.cancel() }
+
+        func givenUp(_ id: UInt64) async -> Duration? {
+            let start = ContinuousClock.now
+            do {
+                try await store.write([.insertPush(PushStoreTests.push(id))])
+            } catch PushStoreError.unanswered {
+                return ContinuousClock.now - start
+            } catch {
+                Issue.record("push \(id): \(error)")
+            }
+            return nil
+        }
+        let first = try #require(await givenUp(2))
+        #expect(first >= PushStore.postgresBatchWatch && first < .seconds(6), "given up after \(first)")
+        let next = try #require(await givenUp(3))
+        #expect(next >= PushStore.postgresBatchWatch && next < .seconds(4), "given up after \(next)")
+
+        try await relay.thaw()
+        let thawed = ContinuousClock.now
+        var written = false
+        while !written, ContinuousClock.now - thawed < .seconds(15) {
+            written = (try? await store.write([.insertPush(PushStoreTests.push(4))])) != nil
+            if !written { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(written, "the store writes again once the network is back")
+        #expect(try await store.pushes().map(\.id).sorted() == [1, 4])
+        try await store.close()
+        await relay.close()
+    }
+
     @Test func writesFailWhileTheServerIsDownAndSucceedOnceItIsBack() async throws {
         try await PostgresServer.with { server in
             let url = try PostgresURL(server.url(database: try await server.newDatabase()))

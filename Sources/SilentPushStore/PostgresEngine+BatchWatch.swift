@@ -1,0 +1,64 @@
+import NIOCore
+import PostgresNIO
+
+extension PostgresEngine {
+    /// How long a lone writer's batch may go unanswered before the server is asked, on a
+    /// session of its own and within as long again, whether the writer's process is still
+    /// running it (*assumed*: a commit takes milliseconds, and a push's sender waits on it).
+    static let batchWatch = Duration.seconds(2)
+
+    /// `sent`'s answer, or a failure (`PushStoreError.unanswered`) once the server has left
+    /// the batch unanswered for `batchWatch` and then not said, within `batchWatch`, that
+    /// the writer's process is running it: a server stopped, or cut off by a network gone
+    /// silent, would otherwise hold every push waiting on the store for as long as TCP takes
+    /// to give up (for ever, through a proxy that still answers). The writer's session is
+    /// then closed, so the server rolls the batch back (unless its `COMMIT` had arrived and
+    /// only the answer was lost); the next batch opens another. A batch the server is still
+    /// running is waited on, a look every `batchWatch`, up to `longestBusyWait`. A batch
+    /// still waiting for its session is given up at the first look: the attempt to open one
+    /// goes on, for the batches after it.
+    func watched(_ sent: EventLoopFuture<Void>, by watch: PostgresBatchWatch) -> EventLoopFuture<Void> {
+        let loop = sent.eventLoop
+        let outcome = loop.makePromise(of: Void.self)
+        let started = NIODeadline.now()
+        sent.whenComplete { result in
+            if watch.answer() { outcome.completeWith(result) }
+        }
+        @Sendable func giveUp(closing connection: PostgresConnection?) {
+            guard watch.answer() else { return }
+            if let connection { self.endLoneSession(connection) }
+            // To a tenth of a second, as a message says it.
+            let waited = Duration.milliseconds((NIODeadline.now() - started).nanoseconds / 100_000_000 * 100)
+            outcome.fail(PushStoreError.unanswered(after: waited))
+        }
+        @Sendable func look() {
+            watch.arm(
+                loop.scheduleTask(in: TimeAmount(Self.batchWatch)) {
+                    switch watch.found {
+                    case .answered:
+                        return
+                    case .waiting:
+                        giveUp(closing: nil)
+                    case .sent(let connection):
+                        let backend = self.writerSession.withLock { $0?.connection === connection ? $0?.backend : nil }
+                        guard let backend, NIODeadline.now() - started < TimeAmount(Self.longestBusyWait) else {
+                            return giveUp(closing: connection)
+                        }
+                        self.writerIsBusy(backend, within: Self.batchWatch).whenSuccess { busy in
+                            if busy { look() } else { giveUp(closing: connection) }
+                        }
+                    }
+                })
+        }
+        look()
+        return outcome.futureResult
+    }
+
+    /// Closes a lone writer's session that no longer answers; the next batch opens another.
+    private func endLoneSession(_ connection: PostgresConnection) {
+        writerSession.withLock { session in
+            if session?.connection === connection { session = nil }
+        }
+        connection.close().whenComplete { _ in _ = connection }
+    }
+}
