@@ -94,6 +94,19 @@ extension PostgresEngine {
     private static func answer(
         _ query: EventLoopFuture<PostgresQueryResult>, within timeout: Duration
     ) async -> Result<PostgresQueryResult, any Error>? {
+        let (answer, giveUp) = timedAnswer(query, within: timeout)
+        return await withTaskCancellationHandler {
+            try? await answer.get()
+        } onCancel: {
+            giveUp()
+        }
+    }
+
+    /// `query`'s answer, or nil once `timeout` passes without one or `giveUp` is called
+    /// first; never fails.
+    private static func timedAnswer(
+        _ query: EventLoopFuture<PostgresQueryResult>, within timeout: Duration
+    ) -> (answer: EventLoopFuture<Result<PostgresQueryResult, any Error>?>, giveUp: @Sendable () -> Void) {
         let round = query.eventLoop.makePromise(of: Result<PostgresQueryResult, any Error>?.self)
         let settled = SettledOnce()
         let timer = query.eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanosecondCount))) {
@@ -103,12 +116,12 @@ extension PostgresEngine {
             timer.cancel()
             if settled.settle() { round.succeed(result) }
         }
-        return await withTaskCancellationHandler {
-            try? await round.futureResult.get()
-        } onCancel: {
-            timer.cancel()
-            if settled.settle() { round.succeed(nil) }
-        }
+        return (
+            round.futureResult,
+            {
+                timer.cancel(); if settled.settle() { round.succeed(nil) }
+            }
+        )
     }
 
     /// Whether the server process `backend` (the writer's session) is running a statement or
@@ -125,22 +138,16 @@ extension PostgresEngine {
         let asked = connected.flatMap { connection in
             connection.queryUnlessClosed(question.postgresQuery, logger: logger).always { _ in connection.close().whenComplete { _ in } }
         }
-        let answered = asked.eventLoop.makePromise(of: Bool.self)
-        let settled = SettledOnce()
-        let timer = asked.eventLoop.scheduleTask(in: .nanoseconds(max(0, timeout.nanosecondCount))) {
-            guard settled.settle() else { return }
-            // Not left open until its question is answered (on a silent network, as late as TCP gives up).
-            connected.whenSuccess { connection in connection.close().whenComplete { _ in } }
-            answered.succeed(false)
-        }
-        asked.whenComplete { result in
-            timer.cancel()
-            guard settled.settle() else { return }
-            let state: String? = (try? result.flatMap { rows in Result { try Self.storeRows(rows) } }.get())?.first?["state"]
+        return Self.timedAnswer(asked, within: timeout).answer.map { answer in
+            guard case .success(let result)? = answer else {
+                // Not left open until its question is answered (on a silent network, as late as TCP gives up).
+                connected.whenSuccess { connection in connection.close().whenComplete { _ in } }
+                return false
+            }
+            let state: String? = (try? Self.storeRows(result))?.first?["state"]
             // Between a batch's statements it is `idle in transaction`: still the batch.
-            answered.succeed(state == "active" || state == "idle in transaction")
+            return state == "active" || state == "idle in transaction"
         }
-        return answered.futureResult
     }
 
     /// Makes the cluster's tables when missing, checks the shard count (`count`, kept when no
@@ -303,5 +310,15 @@ extension PostgresEngine {
                     AND l.objsubid = 2 AND l.granted
                 ORDER BY m.joined_at, m.pid
                 """), cached: false)
+    }
+}
+
+/// Settles a promise once, whichever of its answer and its timer comes first.
+private final class SettledOnce: Sendable {
+    private let settled = Atomic<Bool>(false)
+
+    /// True the first time only.
+    func settle() -> Bool {
+        !settled.exchange(true, ordering: .acquiringAndReleasing)
     }
 }

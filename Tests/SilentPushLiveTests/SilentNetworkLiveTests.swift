@@ -74,10 +74,7 @@ import Testing
         let url = try PostgresURL(server.url(database: database, through: relay.port))
         // A receiver that waits on the store for ever: the network comes back after 20 s, so
         // that the pushes' times fail the test rather than hang it.
-        let backstop = Task {
-            guard (try? await Task.sleep(for: .seconds(20))) != nil else { return }
-            try? await relay.thaw()
-        }
+        let backstop = relay.thaw(after: .seconds(20))
         defer { backstop.cancel() }
         try await Receiver.withTesting({ $0.store = .postgres(url) }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
@@ -129,10 +126,7 @@ import Testing
         var before = ""
         // A receiver that does not give the store up would wait on it for ever: the network
         // comes back after 20 s, so that the stop's time fails the test rather than hang it.
-        let backstop = Task {
-            guard (try? await Task.sleep(for: .seconds(20))) != nil else { return }
-            try? await relay.thaw()
-        }
+        let backstop = relay.thaw(after: .seconds(20))
         defer { backstop.cancel() }
         let error = await #expect(throws: ReceiverStartError.self) {
             try await Receiver.withTesting({

@@ -94,6 +94,16 @@ public final class TCPRelay: Sendable {
         try await Self.setAutoRead(true, on: state.withLockedValue { $0.channels }).get()
     }
 
+    /// Thaws the relay once `delay` has passed, unless the task is cancelled first: a test
+    /// whose code under test would wait on the frozen network for ever then fails on its
+    /// times (the wait ends at the thaw) rather than hang the suite.
+    public func thaw(after delay: Duration) -> Task<Void, Never> {
+        Task {
+            guard (try? await Task.sleep(for: delay)) != nil else { return }
+            try? await self.thaw()
+        }
+    }
+
     /// Stops listening and closes every connection.
     public func close() async {
         let channels = state.withLockedValue { $0.channels }
