@@ -3,7 +3,7 @@ import Foundation
 import SilentPushCore
 
 /// A key that cannot be used for ES256, or a signature that could not be made.
-public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Equatable {
+package indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The file could not be read.
     case unreadable(path: String)
     /// What is wrong with the key in this file.
@@ -23,7 +23,7 @@ public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Eq
     case cannotEncodeSignature
 
     /// One line for a user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreadable(let path) where PEMContents.found(in: path):
             "the key's contents were given where the path of its .p8 file belongs (the contents are not shown)"
@@ -46,10 +46,10 @@ public indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, Eq
 /// An EC P-256 key for provider tokens (ES256): a `.p8` private key (PKCS#8 PEM, as Apple
 /// issues them) or a public key PEM. Verification accepts raw r‖s (JOSE) and DER
 /// signatures; signing makes raw r‖s. Immutable, so shared across threads.
-public final class ES256Key: @unchecked Sendable {
+package final class ES256Key: @unchecked Sendable {
     private let key: OpaquePointer
     /// Whether this key can sign (it was loaded from a private key).
-    public let canSign: Bool
+    package let canSign: Bool
 
     private init(key: OpaquePointer, canSign: Bool) {
         self.key = key
@@ -61,7 +61,7 @@ public final class ES256Key: @unchecked Sendable {
     }
 
     /// Loads a PEM file; throws naming the file when it is missing, not PEM, or not P-256.
-    public static func load(file path: String) throws -> ES256Key {
+    package static func load(file path: String) throws -> ES256Key {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ES256KeyError.unreadable(path: path)
         }
@@ -73,7 +73,7 @@ public final class ES256Key: @unchecked Sendable {
     }
 
     /// A key from PEM text: `BEGIN PRIVATE KEY` (PKCS#8), `BEGIN EC PRIVATE KEY` or `BEGIN PUBLIC KEY`.
-    public convenience init(pem: [UInt8]) throws {
+    package convenience init(pem: [UInt8]) throws {
         let loaded: (OpaquePointer, Bool)? = pem.withUnsafeBytes { bytes in
             func read(_ body: (OpaquePointer) -> OpaquePointer?) -> OpaquePointer? {
                 guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
@@ -103,7 +103,7 @@ public final class ES256Key: @unchecked Sendable {
     }
 
     /// Whether `signature` (64-byte r‖s or DER) signs `message` with SHA-256.
-    public func verify(signature: [UInt8], message: [UInt8]) -> Bool {
+    package func verify(signature: [UInt8], message: [UInt8]) -> Bool {
         let der = signature.count == 64 ? Self.derSignature(raw: signature) : signature
         guard let der, let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
@@ -114,7 +114,7 @@ public final class ES256Key: @unchecked Sendable {
     }
 
     /// Signs `message` (SHA-256); returns raw r‖s, 64 bytes, as JWS wants.
-    public func sign(_ message: [UInt8]) throws -> [UInt8] {
+    package func sign(_ message: [UInt8]) throws -> [UInt8] {
         guard canSign else { throw ES256KeyError.publicKeyCannotSign }
         guard let context = EVP_MD_CTX_new() else { throw ES256KeyError.outOfMemory }
         defer { EVP_MD_CTX_free(context) }
@@ -133,7 +133,7 @@ public final class ES256Key: @unchecked Sendable {
     }
 
     /// Signs as `openssl dgst -sha256 -sign` does: a DER signature.
-    public func signDER(_ message: [UInt8]) throws -> [UInt8] {
+    package func signDER(_ message: [UInt8]) throws -> [UInt8] {
         guard let der = Self.derSignature(raw: try sign(message)) else {
             throw ES256KeyError.cannotEncodeSignature
         }

@@ -4,7 +4,7 @@ import NIOPosix
 import SilentPushNetworking
 
 /// A client connection could not be made.
-public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The TCP connection (or its TLS) could not be made.
     case cannotConnect(host: String, port: Int, reason: String)
     /// HTTP/2 could not start on the connection.
@@ -22,7 +22,7 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
     case refusedInTLS(alert: String)
 
     /// One line naming the host and what failed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotConnect(let host, let port, let reason): "cannot connect to \(host.contains(":") ? "[\(host)]" : host):\(port): \(reason)"
         case .cannotStartHTTP2(let host, let port, let reason): "cannot set up HTTP/2 with \(host):\(port): \(reason)"
@@ -38,15 +38,15 @@ public enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable 
 /// One client HTTP/2 connection (TLS with ALPN h2, or h2c with prior knowledge) carrying
 /// many concurrent requests; requests past the server's MAX_CONCURRENT_STREAMS wait in
 /// nghttp2 until a stream frees up.
-public final class H2ClientConnection: Sendable {
+package final class H2ClientConnection: Sendable {
     private let channel: any Channel
     private let handler: NIOLoopBound<Handler>
     /// `host:port` as sent in `:authority`.
-    public let authority: String
+    package let authority: String
     /// `https` or `http`.
-    public let scheme: String
+    package let scheme: String
     /// The TLS handshake's facts, or nil for h2c.
-    public let tls: TLSSessionInfo?
+    package let tls: TLSSessionInfo?
 
     private init(channel: any Channel, handler: NIOLoopBound<Handler>, authority: String, scheme: String, tls: TLSSessionInfo?) {
         self.channel = channel
@@ -61,7 +61,7 @@ public final class H2ClientConnection: Sendable {
     /// `answerTimeout`, a server that sends nothing for that long while the handshake or a
     /// request waits on it has the connection closed (`H2ConnectError.noAnswer`), failing
     /// the requests open on it: a peer that accepts and never speaks does not hold them for ever.
-    public static func connect(
+    package static func connect(
         host: String, port: Int, tls: TLSContext?, serverName: String? = nil, answerTimeout: Duration? = nil,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> H2ClientConnection {
@@ -108,12 +108,12 @@ public final class H2ClientConnection: Sendable {
     }
 
     /// Sends `request` (scheme and authority filled in when absent) and waits for its answer.
-    public func send(_ request: H2Request) async throws -> H2Response {
+    package func send(_ request: H2Request) async throws -> H2Response {
         try await sendFuture(request).get()
     }
 
     /// Sends `request`; the future completes on the connection's event loop.
-    public func sendFuture(_ request: H2Request) -> EventLoopFuture<H2Response> {
+    package func sendFuture(_ request: H2Request) -> EventLoopFuture<H2Response> {
         var request = request
         if request.authority == nil { request.authority = authority }
         request.scheme = scheme
@@ -127,7 +127,7 @@ public final class H2ClientConnection: Sendable {
     /// Sends `request`; `completion` runs on the connection's event loop with the answer.
     /// Called on that loop (from an earlier answer's completion), it submits at once: a
     /// sender keeping many streams busy makes no promise, future or task per request.
-    public func send(_ request: H2Request, completion: @escaping @Sendable (Result<H2Response, any Error>) -> Void) {
+    package func send(_ request: H2Request, completion: @escaping @Sendable (Result<H2Response, any Error>) -> Void) {
         var request = request
         if request.authority == nil { request.authority = authority }
         request.scheme = scheme
@@ -141,19 +141,19 @@ public final class H2ClientConnection: Sendable {
     }
 
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS.
-    public func remoteMaxConcurrentStreams() async throws -> UInt32 {
+    package func remoteMaxConcurrentStreams() async throws -> UInt32 {
         let handler = self.handler
         return try await channel.eventLoop.submit { handler.value.session?.remoteMaxConcurrentStreams ?? UInt32.max }.get()
     }
 
     /// A GOAWAY from the server, if one came.
-    public func goAway() async throws -> H2GoAwayInfo? {
+    package func goAway() async throws -> H2GoAwayInfo? {
         let handler = self.handler
         return try await channel.eventLoop.submit { handler.value.session?.goAway }.get()
     }
 
     /// Whether the connection is still open (neither side closed it).
-    public var isActive: Bool { channel.isActive }
+    package var isActive: Bool { channel.isActive }
 
     /// Whether it was closed because the server sent nothing for the answer timeout while
     /// something waited on it (`H2ConnectError.noAnswer`): a new connection is likely to wait as long.
@@ -170,12 +170,12 @@ public final class H2ClientConnection: Sendable {
     }
 
     /// Closes the connection; open requests fail.
-    public func close() async {
+    package func close() async {
         try? await channel.close()
     }
 
     /// Completes when the connection is closed, by either side.
-    public var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
+    package var closeFuture: EventLoopFuture<Void> { channel.closeFuture }
 }
 
 extension H2ClientConnection {

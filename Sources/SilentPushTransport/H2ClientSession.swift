@@ -1,7 +1,7 @@
 import CNghttp2
 
 /// Why a client request got no response.
-public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The server reset the stream (RST_STREAM, or refused past its GOAWAY).
     case streamReset(errorCode: UInt32)
     /// The connection closed before the answer came; the server may have processed it.
@@ -12,7 +12,7 @@ public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     /// nghttp2 would not take the request.
     case submitFailed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .streamReset(let code): return "the server reset the stream (\(H2GoAwayReason.ErrorCode(code: code).rawValue))"
         case .connectionClosed(let reason): return "the connection closed" + (reason.map { ": \($0)" } ?? "")
@@ -23,21 +23,21 @@ public enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 /// A GOAWAY the server sent.
-public struct H2GoAwayInfo: Sendable, Equatable {
+package struct H2GoAwayInfo: Sendable, Equatable {
     /// The last stream the server will answer.
-    public var lastStreamID: Int32
+    package var lastStreamID: Int32
     /// The HTTP/2 error code.
-    public var errorCode: UInt32
+    package var errorCode: UInt32
     /// The debug data, as text (APNs sends `{"reason":"…"}`).
-    public var debugData: String
+    package var debugData: String
 }
 
 /// One client-side HTTP/2 connection on nghttp2: requests in, bytes out; bytes in,
 /// responses out. nghttp2 holds requests past the server's MAX_CONCURRENT_STREAMS until a
 /// stream frees up, so callers may submit as many as they like. Not thread-safe.
-public final class H2ClientSession {
+package final class H2ClientSession {
     /// Called once per request, with its response or the reason there is none.
-    public typealias Completion = (Result<H2Response, H2ClientError>) -> Void
+    package typealias Completion = (Result<H2Response, H2ClientError>) -> Void
 
     private let session: OpaquePointer
     /// Waiting for the server's SETTINGS (with the requests held), open (with the streams
@@ -45,10 +45,10 @@ public final class H2ClientSession {
     private var state = State.awaitingSettings([])
 
     /// The GOAWAY received, if any.
-    public var goAway: H2GoAwayInfo? { state.goAway }
+    package var goAway: H2GoAwayInfo? { state.goAway }
 
     /// A session that has queued the client preface and its SETTINGS.
-    public init() {
+    package init() {
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -83,7 +83,7 @@ public final class H2ClientSession {
     }
 
     /// Requests submitted and not yet completed.
-    public var pendingCount: Int {
+    package var pendingCount: Int {
         switch state {
         case .awaitingSettings(let held): held.count
         case .open(let streams), .goingAway(let streams, _): streams.count
@@ -92,19 +92,19 @@ public final class H2ClientSession {
     }
 
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (2^32-1 until it says).
-    public var remoteMaxConcurrentStreams: UInt32 {
+    package var remoteMaxConcurrentStreams: UInt32 {
         nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
     /// True once nothing more will be read or written.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         if case .closed = state { return true }
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
     }
 
     /// Queues `request`; `completion` runs from inside `receive` (or `close`).
     /// `request.scheme` and `request.authority` are sent as the pseudo-headers.
-    public func submit(_ request: H2Request, completion: @escaping Completion) {
+    package func submit(_ request: H2Request, completion: @escaping Completion) {
         let stream = Stream(completion: completion, request: request)
         switch state.submit(stream) {
         case .held: break
@@ -163,7 +163,7 @@ public final class H2ClientSession {
     }
 
     /// Feeds bytes from the server.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    package func receive(_ bytes: UnsafeRawBufferPointer) {
         guard state.isLive, let base = bytes.baseAddress else { return }
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
         if result < 0 { close(reason: String(cString: nghttp2_strerror(Int32(result)))) }
@@ -171,7 +171,7 @@ public final class H2ClientSession {
 
     /// Hands every byte ready for the server to `sink`, stopping once `limit` bytes were given.
     @discardableResult
-    public func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
+    package func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
         var total = 0
         while total < limit, state.isLive {
             var data: UnsafePointer<UInt8>?
@@ -189,7 +189,7 @@ public final class H2ClientSession {
 
     /// Fails every open request: the connection is gone. Those the server cannot have
     /// processed (held, or past its GOAWAY's last stream) say so.
-    public func close(reason: String?) {
+    package func close(reason: String?) {
         guard let (open, goAway) = state.close() else { return }
         let reason = reason ?? goAway?.debugData
         for (streamID, stream) in open {

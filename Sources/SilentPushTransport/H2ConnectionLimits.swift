@@ -2,19 +2,19 @@ import NIOCore
 
 /// What one server connection may take: how long a request may take to arrive, how long
 /// a connection may make no progress, and how many connections are served at once.
-public struct H2ConnectionLimits: Sendable, Equatable {
+package struct H2ConnectionLimits: Sendable, Equatable {
     /// A request whose headers and body have not all arrived this long after its HEADERS is
     /// reset (RST_STREAM CANCEL). Zero: no limit.
-    public var requestTimeout: TimeAmount
+    package var requestTimeout: TimeAmount
     /// A connection on which nothing is read or answered this long, with no request
     /// waiting for its answer, is closed with GOAWAY `IdleTimeout`. Zero: never.
-    public var idleTimeout: TimeAmount
+    package var idleTimeout: TimeAmount
     /// Connections served at once; one more gets SETTINGS, GOAWAY `ServiceUnavailable` with
     /// last stream 0 (nothing was processed: retry elsewhere) and is closed.
-    public var maxConnections: Int
+    package var maxConnections: Int
 
     /// Limits.
-    public init(requestTimeout: TimeAmount = .seconds(10), idleTimeout: TimeAmount = .minutes(10), maxConnections: Int = 10_000) {
+    package init(requestTimeout: TimeAmount = .seconds(10), idleTimeout: TimeAmount = .minutes(10), maxConnections: Int = 10_000) {
         self.requestTimeout = requestTimeout
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections

@@ -2,7 +2,7 @@ import SilentPushCore
 
 /// What a GOAWAY's `{"reason":…}` debug data names: one of APNs' reasons, or the name of the
 /// HTTP/2 error code the connection ends with. Typed, so no caller spells a reason as text.
-public enum H2GoAwayReason: Sendable, Equatable, CustomStringConvertible {
+package enum H2GoAwayReason: Sendable, Equatable, CustomStringConvertible {
     /// One of APNs' reasons: `Shutdown`, `IdleTimeout`, `ServiceUnavailable`, or whichever a
     /// fault rule names.
     case apns(APNsReason)
@@ -10,7 +10,7 @@ public enum H2GoAwayReason: Sendable, Equatable, CustomStringConvertible {
     case errorCode(ErrorCode)
 
     /// The text sent as `reason`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .apns(let reason): reason.rawValue
         case .errorCode(let code): code.rawValue
@@ -18,7 +18,7 @@ public enum H2GoAwayReason: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// RFC 9113 §7 error codes, named in the UpperCamelCase of APNs' reasons.
-    public enum ErrorCode: String, Sendable, CaseIterable {
+    package enum ErrorCode: String, Sendable, CaseIterable {
         case noError = "NoError"
         case protocolError = "ProtocolError"
         case internalServerError = "InternalServerError"
@@ -35,12 +35,12 @@ public enum H2GoAwayReason: Sendable, Equatable, CustomStringConvertible {
         case http11Required = "HTTP11Required"
 
         /// The name of `code`; a code RFC 9113 does not define is named `ProtocolError`.
-        public init(code: UInt32) {
+        package init(code: UInt32) {
             self = Self.allCases.first { $0.code == code } ?? .protocolError
         }
 
         /// The code on the wire.
-        public var code: UInt32 {
+        package var code: UInt32 {
             switch self {
             case .noError: 0x0
             case .protocolError: 0x1

@@ -3,7 +3,7 @@
 /// Names and values live in one byte buffer with an index beside it, so a request's
 /// dozen headers cost two allocations instead of two dozen strings. Strings are made only
 /// when asked for.
-public struct H2HeaderList: Sendable, Equatable {
+package struct H2HeaderList: Sendable, Equatable {
     @usableFromInline
     struct Entry: Sendable, Equatable {
         var nameStart: UInt32
@@ -16,13 +16,13 @@ public struct H2HeaderList: Sendable, Equatable {
     @usableFromInline var entries: [Entry]
 
     /// An empty list.
-    public init() {
+    package init() {
         storage = []
         entries = []
     }
 
     /// A list holding `fields` in order.
-    public init(_ fields: [(name: String, value: String)]) {
+    package init(_ fields: [(name: String, value: String)]) {
         self.init()
         storage.reserveCapacity(fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count })
         entries.reserveCapacity(fields.count)
@@ -30,29 +30,29 @@ public struct H2HeaderList: Sendable, Equatable {
     }
 
     /// Makes room for `bytes` of names and values in `fields` fields.
-    public mutating func reserve(bytes: Int, fields: Int) {
+    package mutating func reserve(bytes: Int, fields: Int) {
         storage.reserveCapacity(bytes)
         entries.reserveCapacity(fields)
     }
 
     /// Empties the list, keeping its capacity.
-    public mutating func removeAll() {
+    package mutating func removeAll() {
         storage.removeAll(keepingCapacity: true)
         entries.removeAll(keepingCapacity: true)
     }
 
     /// The number of fields.
-    public var count: Int { entries.count }
+    package var count: Int { entries.count }
 
     /// Whether the list has no field.
-    public var isEmpty: Bool { entries.isEmpty }
+    package var isEmpty: Bool { entries.isEmpty }
 
     /// The bytes of names and values together, as HPACK counts a header list's size
     /// (RFC 9113 §6.5.2: name + value + 32 per field).
-    public var encodedSize: Int { storage.count + 32 * entries.count }
+    package var encodedSize: Int { storage.count + 32 * entries.count }
 
     /// A list of one field, made without intermediate arrays (the common answer: `apns-id`).
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         storage = []
         entries = []
         storage.reserveCapacity(name.utf8.count + value.utf8.count)
@@ -61,7 +61,7 @@ public struct H2HeaderList: Sendable, Equatable {
     }
 
     /// Appends a field; names are expected in lower case, as HTTP/2 requires.
-    public mutating func append(name: String, value: String) {
+    package mutating func append(name: String, value: String) {
         let nameStart = storage.count
         storage.append(contentsOf: name.utf8)
         let valueStart = storage.count
@@ -73,7 +73,7 @@ public struct H2HeaderList: Sendable, Equatable {
     }
 
     /// Appends a field from raw bytes (the transport's path: no intermediate strings).
-    public mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+    package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         let nameStart = storage.count
         storage.appendBytes(name)
         let valueStart = storage.count
@@ -85,35 +85,35 @@ public struct H2HeaderList: Sendable, Equatable {
     }
 
     /// The field at `index`.
-    public subscript(index: Int) -> (name: String, value: String) {
+    package subscript(index: Int) -> (name: String, value: String) {
         let entry = entries[index]
         return (string(entry.nameStart, entry.nameLength), string(entry.valueStart, entry.valueLength))
     }
 
     /// The value of the first field called `name` (lower case), if any.
-    public func first(_ name: String) -> String? {
+    package func first(_ name: String) -> String? {
         guard let index = firstIndex(of: name) else { return nil }
         let entry = entries[index]
         return string(entry.valueStart, entry.valueLength)
     }
 
     /// Every value of the fields called `name` (lower case), in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         indices(of: name).map { string(entries[$0].valueStart, entries[$0].valueLength) }
     }
 
     /// How many fields are called `name` (lower case).
-    public func count(of name: String) -> Int {
+    package func count(of name: String) -> Int {
         indices(of: name).count
     }
 
     /// Every field, in order.
-    public var fields: [(name: String, value: String)] {
+    package var fields: [(name: String, value: String)] {
         (0..<count).map { self[$0] }
     }
 
     /// Calls `body` with each field's raw name and value, in order.
-    public func forEachRaw(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) rethrows {
+    package func forEachRaw(_ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Void) rethrows {
         try storage.withUnsafeBytes { bytes in
             for entry in entries {
                 try body(
@@ -156,19 +156,19 @@ public struct H2HeaderList: Sendable, Equatable {
 }
 
 extension H2HeaderList: ExpressibleByDictionaryLiteral {
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements.map { (name: $0.0, value: $0.1) })
     }
 }
 
 extension H2HeaderList: CustomStringConvertible {
-    public var description: String {
+    package var description: String {
         fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n")
     }
 }
 
 extension H2HeaderList: ExpressibleByArrayLiteral {
-    public init(arrayLiteral elements: (String, String)...) {
+    package init(arrayLiteral elements: (String, String)...) {
         self.init(elements.map { (name: $0.0, value: $0.1) })
     }
 }

@@ -1,6 +1,6 @@
 /// What a listener of `H2Server` is called in logs, errors and the ready file, whose keys
 /// are the raw values.
-public enum H2ListenerName: String, Sendable, Hashable, CaseIterable {
+package enum H2ListenerName: String, Sendable, Hashable, CaseIterable {
     /// HTTP/2 over TLS (ALPN h2), as APNs serves it.
     case tls
     /// Cleartext HTTP/2 with prior knowledge.

@@ -1,25 +1,25 @@
 /// One HTTP/2 request as the application sees it: the pseudo-headers, the other header
 /// fields in arrival order (duplicates kept) and the body, already capped.
-public struct H2Request: Sendable {
+package struct H2Request: Sendable {
     /// The stream that carried the request.
-    public var streamID: Int32
+    package var streamID: Int32
     /// `:method`.
-    public var method: String
+    package var method: String
     /// `:path`.
-    public var path: String
+    package var path: String
     /// `:scheme`, when sent.
-    public var scheme: String?
+    package var scheme: String?
     /// `:authority`, when sent.
-    public var authority: String?
+    package var authority: String?
     /// Regular header fields in arrival order; pseudo-headers are not repeated here.
-    public var headers: H2HeaderList
+    package var headers: H2HeaderList
     /// The request body (at most the configured cap).
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The connection the request arrived on.
-    public var connection: H2ConnectionInfo
+    package var connection: H2ConnectionInfo
 
     /// A request; the transport builds these, tests may too.
-    public init(
+    package init(
         streamID: Int32 = 1, method: String, path: String, scheme: String? = "https",
         authority: String? = nil, headers: H2HeaderList = H2HeaderList(), body: [UInt8] = [],
         connection: H2ConnectionInfo = .unknown
@@ -36,7 +36,7 @@ public struct H2Request: Sendable {
 }
 
 /// Why the transport refused a request before it was complete.
-public enum H2RequestProblem: Sendable, Equatable {
+package enum H2RequestProblem: Sendable, Equatable {
     /// The body grew past the cap while it streamed in; what came before was discarded.
     case bodyTooLarge(limit: Int)
     /// The header list grew past SETTINGS_MAX_HEADER_LIST_SIZE.

@@ -5,20 +5,20 @@ import NIOPosix
 import ServiceLifecycle
 
 /// One address the server listens on.
-public struct H2Listener: Sendable {
+package struct H2Listener: Sendable {
     /// Its name in logs, errors and the ready file.
-    public var name: H2ListenerName
+    package var name: H2ListenerName
     /// The host or address to bind.
-    public var host: String
+    package var host: String
     /// The port; 0 picks a free one.
-    public var port: Int
+    package var port: Int
     /// TLS for this listener; nil serves cleartext h2 with prior knowledge.
-    public var tls: TLSContext?
+    package var tls: TLSContext?
     /// The service that answers this listener's requests; nil: the server's.
-    public var service: (any H2Service)?
+    package var service: (any H2Service)?
 
     /// A listener.
-    public init(name: H2ListenerName, host: String, port: Int, tls: TLSContext?, service: (any H2Service)? = nil) {
+    package init(name: H2ListenerName, host: String, port: Int, tls: TLSContext?, service: (any H2Service)? = nil) {
         self.name = name
         self.host = host
         self.port = port
@@ -30,13 +30,13 @@ public struct H2Listener: Sendable {
 /// The HTTP/2 server: listeners bound at creation, connections served on NIO event loops,
 /// and a graceful drain (stop accepting, GOAWAY, let open streams finish) when the service
 /// group shuts down.
-public final class H2Server: Service, Sendable {
+package final class H2Server: Service, Sendable {
     /// How long the drain at graceful shutdown lets open streams run before closing what is left.
-    public let shutdownGrace: TimeAmount
+    package let shutdownGrace: TimeAmount
     /// Each listener's name and the port it was bound to.
-    public let boundPorts: [(name: H2ListenerName, port: Int)]
+    package let boundPorts: [(name: H2ListenerName, port: Int)]
     /// What was refused or cut short so far.
-    public let statistics: H2ServerStatistics
+    package let statistics: H2ServerStatistics
 
     private let serverChannels: [any Channel]
     private let connections: NIOLockedValueBox<Connections>
@@ -61,7 +61,7 @@ public final class H2Server: Service, Sendable {
     }
 
     /// Binds every listener and starts accepting; throws naming the address that failed.
-    public static func bind(
+    package static func bind(
         listeners: [H2Listener], settings: H2Settings = H2Settings(), service: any H2Service,
         limits: H2ConnectionLimits = H2ConnectionLimits(), shutdownGrace: TimeAmount = .seconds(30),
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, logger: Logger = Logger(label: "silentpush.h2")
@@ -129,19 +129,19 @@ public final class H2Server: Service, Sendable {
     }
 
     /// The port bound for the listener called `name`.
-    public func port(_ name: H2ListenerName) -> Int? {
+    package func port(_ name: H2ListenerName) -> Int? {
         boundPorts.first { $0.name == name }?.port
     }
 
     /// Open connections.
-    public var connectionCount: Int {
+    package var connectionCount: Int {
         connections.withLockedValue { $0.open.count }
     }
 
     /// Serves until the service group shuts down gracefully (or the task is cancelled), then
     /// drains: stops accepting, sends GOAWAY on every connection and waits for their open
     /// streams (at most `shutdownGrace`), then closes what is left. The only way to stop it.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         await drain()
     }
@@ -173,14 +173,14 @@ public final class H2Server: Service, Sendable {
 }
 
 /// A server that could not start.
-public enum H2ServerError: Error, CustomStringConvertible, Sendable {
+package enum H2ServerError: Error, CustomStringConvertible, Sendable {
     /// Binding `host:port` for the listener called `listener` failed, with the error underneath.
     case cannotListen(host: String, port: Int, listener: H2ListenerName, underlying: any Error)
     /// Another socket holds `host:port` (EADDRINUSE).
     case addressInUse(host: String, port: Int, listener: H2ListenerName)
 
     /// One line naming what failed.
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotListen(let host, let port, let listener, let error): "cannot listen on \(host):\(port) (\(listener.rawValue)): \(error)"
         case .addressInUse(let host, let port, let listener): "address \(host):\(port) is already in use (\(listener.rawValue))"

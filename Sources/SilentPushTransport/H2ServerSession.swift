@@ -3,7 +3,7 @@ import SilentPushCore
 
 /// Receives what a server session assembles. Called synchronously from inside
 /// `H2ServerSession.receive(_:)`; answering from inside the call is allowed.
-public protocol H2ServerSessionDelegate: AnyObject {
+package protocol H2ServerSessionDelegate: AnyObject {
     /// A complete request arrived.
     func session(_ session: H2ServerSession, didReceive request: H2Request)
     /// A request was cut short by a limit; answer it as the application sees fit.
@@ -13,11 +13,11 @@ public protocol H2ServerSessionDelegate: AnyObject {
 /// One server-side HTTP/2 connection on nghttp2: bytes in, requests out; responses in,
 /// bytes out. It owns no socket and never blocks, so tests drive it in memory and the
 /// NIO handler drives it on an event loop. Not thread-safe: one owner, one thread.
-public final class H2ServerSession {
+package final class H2ServerSession {
     /// Facts of the connection, passed on with each request.
-    public let connection: H2ConnectionInfo
+    package let connection: H2ConnectionInfo
     /// Where requests go. Held weakly: the owner holds the session.
-    public weak var delegate: (any H2ServerSessionDelegate)?
+    package weak var delegate: (any H2ServerSessionDelegate)?
 
     private let session: OpaquePointer
     private let settings: H2Settings
@@ -39,7 +39,7 @@ public final class H2ServerSession {
     @exclusivity(unchecked) private var settingsReceived = 0
 
     /// A session that has queued its SETTINGS and waits for the client preface.
-    public init(settings: H2Settings = H2Settings(), connection: H2ConnectionInfo = .unknown) {
+    package init(settings: H2Settings = H2Settings(), connection: H2ConnectionInfo = .unknown) {
         self.settings = settings
         self.connection = connection
 
@@ -113,11 +113,11 @@ public final class H2ServerSession {
     }
 
     /// Streams open (requests not yet fully answered).
-    public var openStreamCount: Int { openStreams }
+    package var openStreamCount: Int { openStreams }
 
     /// True once the connection has nothing more to read or write: close it after
     /// writing what `drainOutput` gave.
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         switch lifecycle {
         case .terminating: false
         case .closed: true
@@ -128,7 +128,7 @@ public final class H2ServerSession {
     /// Feeds bytes from the peer. Requests complete inside this call reach the delegate.
     /// `now` (any monotonic nanoseconds) stamps the streams they open, for
     /// `resetIncompleteRequests(openedAtOrBefore:)`.
-    public func receive(_ bytes: UnsafeRawBufferPointer, at now: UInt64 = 0) {
+    package func receive(_ bytes: UnsafeRawBufferPointer, at now: UInt64 = 0) {
         guard lifecycle.isLive, let base = bytes.baseAddress else { return }
         receivingAt = now
         let result = nghttp2_session_mem_recv(session, base.assumingMemoryBound(to: UInt8.self), bytes.count)
@@ -139,7 +139,7 @@ public final class H2ServerSession {
     /// `limit` bytes were given (the caller resumes when its socket can take more).
     /// Returns the number of bytes given.
     @discardableResult
-    public func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
+    package func drainOutput(limit: Int = .max, _ sink: (UnsafeRawBufferPointer) -> Void) -> Int {
         var total = 0
         while total < limit, lifecycle.isLive {
             var data: UnsafePointer<UInt8>?
@@ -169,7 +169,7 @@ public final class H2ServerSession {
     /// Resets (RST_STREAM CANCEL) every stream whose request has not fully arrived although
     /// it opened at or before `cutoff` (the clock of `receive(_:at:)`): a body that never
     /// ends, or a client that never finishes a body already answered. Returns how many.
-    public func resetIncompleteRequests(openedAtOrBefore cutoff: UInt64) -> Int {
+    package func resetIncompleteRequests(openedAtOrBefore cutoff: UInt64) -> Int {
         var reset = 0
         var next = openList
         while let stream = next {
@@ -186,7 +186,7 @@ public final class H2ServerSession {
     /// been shut for `limit`, as seen by these calls at `now` (the caller's clock, as
     /// `receive(_:at:)`'s): a client that keeps its window shut would otherwise hold each
     /// answer, and its stream, for as long as it keeps the connection. Returns how many.
-    public func resetStalledAnswers(at now: UInt64, after limit: UInt64) -> Int {
+    package func resetStalledAnswers(at now: UInt64, after limit: UInt64) -> Int {
         var reset = 0
         var next = openList
         let connectionShut = nghttp2_session_get_remote_window_size(session) <= 0
@@ -202,11 +202,11 @@ public final class H2ServerSession {
 
     /// Whether the client's preface (the magic, then a SETTINGS frame) has yet to arrive:
     /// until it does, the connection is still being set up.
-    public var awaitsClientPreface: Bool { settingsReceived == 0 }
+    package var awaitsClientPreface: Bool { settingsReceived == 0 }
 
     /// Requests that arrived whole and wait for their answer: work on this side, so the
     /// connection is not idle while there are any.
-    public var requestsAwaitingAnswer: Int {
+    package var requestsAwaitingAnswer: Int {
         var count = 0
         var next = openList
         while let stream = next {
@@ -217,7 +217,7 @@ public final class H2ServerSession {
     }
 
     /// Answers `streamID`. Ignored when the stream is gone or already answered.
-    public func respond(streamID: Int32, response: H2Response) {
+    package func respond(streamID: Int32, response: H2Response) {
         guard let stream = stream(streamID) else { return }
         let body = stream.phase.isHeadRequest ? [] : response.body
         guard stream.phase.respond(body: body) else { return }
@@ -266,7 +266,7 @@ public final class H2ServerSession {
 
     /// Graceful shutdown: GOAWAY with `{"reason":…}` naming the last stream taken (or
     /// `lastStreamID`); streams already open run to completion, then `isFinished` turns true.
-    public func shutdown(reason: H2GoAwayReason = .apns(.shutdown), lastStreamID: Int32? = nil, detail: String? = nil) {
+    package func shutdown(reason: H2GoAwayReason = .apns(.shutdown), lastStreamID: Int32? = nil, detail: String? = nil) {
         guard lifecycle.isLive else { return }
         var data = H2GoAway.debugData(reason: reason, detail: detail)
         nghttp2_submit_goaway(
@@ -275,7 +275,7 @@ public final class H2ServerSession {
     }
 
     /// Whether frames are queued for the peer.
-    public var hasOutput: Bool {
+    package var hasOutput: Bool {
         switch lifecycle {
         case .terminating: true
         case .closed: false
@@ -284,7 +284,7 @@ public final class H2ServerSession {
     }
 
     /// Ends the connection now: a GOAWAY with `{"reason":…}`, then nothing more.
-    public func terminate(reason: H2GoAwayReason, errorCode: H2GoAwayReason.ErrorCode = .noError, detail: String? = nil) {
+    package func terminate(reason: H2GoAwayReason, errorCode: H2GoAwayReason.ErrorCode = .noError, detail: String? = nil) {
         guard lifecycle.isLive else { return }
         lifecycle = .terminating(
             goAway: H2GoAway.frame(

@@ -1,23 +1,23 @@
 import Synchronization
 
 /// What the server refused or cut short, counted since it started (for `/metrics`).
-public final class H2ServerStatistics: Sendable {
+package final class H2ServerStatistics: Sendable {
     /// Streams reset because their request did not arrive within the request timeout.
-    public let requestTimeouts = Atomic<Int>(0)
+    package let requestTimeouts = Atomic<Int>(0)
     /// Connections closed with GOAWAY `IdleTimeout`.
-    public let idleTimeouts = Atomic<Int>(0)
+    package let idleTimeouts = Atomic<Int>(0)
     /// Connections refused over `maxConnections`.
-    public let connectionsRefused = Atomic<Int>(0)
+    package let connectionsRefused = Atomic<Int>(0)
     /// Accepts that failed because the process or system ran out of file descriptors.
-    public let acceptFailures = Atomic<Int>(0)
+    package let acceptFailures = Atomic<Int>(0)
     /// TLS handshakes refused because the client's certificate did not verify.
-    public let clientCertificatesRefused = Atomic<Int>(0)
+    package let clientCertificatesRefused = Atomic<Int>(0)
 
     /// All zero.
-    public init() {}
+    package init() {}
 
     /// The metric name and help text of each count, in the order of `counts`.
-    public static let names: [(name: String, help: String)] = [
+    package static let names: [(name: String, help: String)] = [
         ("silentpush_request_timeouts_total", "Streams reset because their request did not arrive within --request-timeout."),
         ("silentpush_idle_timeouts_total", "Connections closed with GOAWAY IdleTimeout."),
         ("silentpush_connections_refused_total", "Connections refused over --max-connections with GOAWAY."),
@@ -29,7 +29,7 @@ public final class H2ServerStatistics: Sendable {
     ]
 
     /// Every count, in the order of `names`.
-    public var counts: [Int] {
+    package var counts: [Int] {
         [
             requestTimeouts.load(ordering: .relaxed), idleTimeouts.load(ordering: .relaxed),
             connectionsRefused.load(ordering: .relaxed), acceptFailures.load(ordering: .relaxed),

@@ -5,7 +5,7 @@ import SilentPushCore
 /// Called on the connection's event loop; answer through the writer at once or later, from
 /// any thread (after a database commit, say). A stream that closes before its answer simply
 /// drops it.
-public protocol H2Service: Sendable {
+package protocol H2Service: Sendable {
     /// A complete request arrived.
     func handle(_ request: H2Request, writer: H2ResponseWriter)
 
@@ -26,7 +26,7 @@ public protocol H2Service: Sendable {
 
 extension H2Service {
     /// By default a refused request gets 413 or 431 with no body.
-    public func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
+    package func refuse(_ request: H2Request, problem: H2RequestProblem, writer: H2ResponseWriter) {
         switch problem {
         case .bodyTooLarge: writer.respond(H2Response(status: 413))
         case .headerListTooLarge: writer.respond(H2Response(status: 431))
@@ -34,17 +34,17 @@ extension H2Service {
     }
 
     /// By default nothing is kept per connection.
-    public func connectionClosed(_ connection: H2ConnectionInfo) {}
+    package func connectionClosed(_ connection: H2ConnectionInfo) {}
 
     /// By default a read is not a batch.
-    public func readBegan() {}
+    package func readBegan() {}
 
     /// By default a read is not a batch.
-    public func readEnded() {}
+    package func readEnded() {}
 }
 
 /// Where a writer delivers its answer: the connection that owns the stream.
-public protocol H2ResponseSink: AnyObject, Sendable {
+package protocol H2ResponseSink: AnyObject, Sendable {
     /// Submit `response` on `streamID`; ignored when the stream is gone.
     func respond(streamID: Int32, response: H2Response)
 
@@ -60,27 +60,27 @@ public protocol H2ResponseSink: AnyObject, Sendable {
 }
 
 /// Answers one request, once.
-public struct H2ResponseWriter: Sendable {
+package struct H2ResponseWriter: Sendable {
     /// The stream this writer answers.
-    public let streamID: Int32
+    package let streamID: Int32
     private let sink: any H2ResponseSink
     /// How long the answer is held before it is sent.
-    public let delay: Duration
+    package let delay: Duration
 
     /// A writer for `streamID` on `sink`.
-    public init(streamID: Int32, sink: any H2ResponseSink, delay: Duration = .zero) {
+    package init(streamID: Int32, sink: any H2ResponseSink, delay: Duration = .zero) {
         self.streamID = streamID
         self.sink = sink
         self.delay = delay
     }
 
     /// This writer, holding its answer `delay` longer before sending it.
-    public func delayed(by delay: Duration) -> H2ResponseWriter {
+    package func delayed(by delay: Duration) -> H2ResponseWriter {
         H2ResponseWriter(streamID: streamID, sink: sink, delay: self.delay + delay)
     }
 
     /// Sends the answer (after the writer's delay, if any); may be called from any thread.
-    public func respond(_ response: H2Response) {
+    package func respond(_ response: H2Response) {
         if delay > .zero {
             sink.respond(streamID: streamID, response: response, after: delay)
         } else {
@@ -89,12 +89,12 @@ public struct H2ResponseWriter: Sendable {
     }
 
     /// Sends GOAWAY with `reason` on the stream's connection, after what is queued.
-    public func goAway(reason: APNsReason) {
+    package func goAway(reason: APNsReason) {
         sink.goAway(reason: reason)
     }
 
     /// Closes the stream's connection at once.
-    public func closeConnection() {
+    package func closeConnection() {
         sink.closeConnection()
     }
 }

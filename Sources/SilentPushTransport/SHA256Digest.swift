@@ -1,9 +1,9 @@
 import COpenSSL
 
 /// SHA-256 through OpenSSL's EVP interface: names fetched content by its digest.
-public enum SHA256Digest {
+package enum SHA256Digest {
     /// The digest of `bytes` in lower-case hex.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let done = bytes.withUnsafeBytes { input in

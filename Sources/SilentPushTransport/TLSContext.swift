@@ -4,9 +4,9 @@ import Foundation
 import SilentPushCore
 
 /// A configuration problem with TLS material: which, the file, and OpenSSL's words.
-public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
+package struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What could not be done; the raw value is the start of the message.
-    public enum Problem: String, Sendable {
+    package enum Problem: String, Sendable {
         case certificate = "cannot use TLS certificate"
         case privateKey = "cannot use TLS private key"
         case keyMismatch = "TLS private key does not match the certificate"
@@ -23,11 +23,11 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
         var isKey: Bool { self == .privateKey || self == .clientKey || self == .keyMismatch || self == .clientKeyMismatch }
     }
 
-    public let problem: Problem
+    package let problem: Problem
     /// The file concerned, if one is.
-    public let path: String?
+    package let path: String?
     /// OpenSSL's error queue, drained when the error was made.
-    public let detail: String
+    package let detail: String
 
     init(_ problem: Problem, path: String? = nil) {
         let drained = OpenSSLError.drain()
@@ -48,7 +48,7 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
     }
 
     /// One line, ready for a user. A path that holds a key's contents is not shown.
-    public var description: String {
+    package var description: String {
         var message = problem.rawValue
         if let path {
             let shown = PEMContents.found(in: path) ? " (its contents where a path belongs; not shown)" : " '\(path)'"
@@ -66,17 +66,17 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, E
 }
 
 /// Server-side TLS material.
-public struct TLSServerConfiguration: Sendable, Equatable {
+package struct TLSServerConfiguration: Sendable, Equatable {
     /// PEM: the server certificate, then any intermediates.
-    public var certificateChainFile: String
+    package var certificateChainFile: String
     /// PEM: the server's private key.
-    public var privateKeyFile: String
+    package var privateKeyFile: String
     /// PEM: CA certificates that client certificates must chain to; nil: none is asked for.
     /// A client may still send none (it then authenticates otherwise, with provider tokens).
-    public var clientCAFile: String?
+    package var clientCAFile: String?
 
     /// Server TLS material.
-    public init(certificateChainFile: String, privateKeyFile: String, clientCAFile: String? = nil) {
+    package init(certificateChainFile: String, privateKeyFile: String, clientCAFile: String? = nil) {
         self.certificateChainFile = certificateChainFile
         self.privateKeyFile = privateKeyFile
         self.clientCAFile = clientCAFile
@@ -84,18 +84,18 @@ public struct TLSServerConfiguration: Sendable, Equatable {
 }
 
 /// Client-side TLS material.
-public struct TLSClientConfiguration: Sendable, Equatable {
+package struct TLSClientConfiguration: Sendable, Equatable {
     /// PEM CA certificates to trust; nil: the system's.
-    public var caFile: String?
+    package var caFile: String?
     /// Skip certificate and host-name checks.
-    public var insecure: Bool
+    package var insecure: Bool
     /// PEM client certificate chain, for certificate-based auth.
-    public var certificateFile: String?
+    package var certificateFile: String?
     /// PEM private key of the client certificate.
-    public var privateKeyFile: String?
+    package var privateKeyFile: String?
 
     /// Client TLS material.
-    public init(caFile: String? = nil, insecure: Bool = false, certificateFile: String? = nil, privateKeyFile: String? = nil) {
+    package init(caFile: String? = nil, insecure: Bool = false, certificateFile: String? = nil, privateKeyFile: String? = nil) {
         self.caFile = caFile
         self.insecure = insecure
         self.certificateFile = certificateFile
@@ -105,10 +105,10 @@ public struct TLSClientConfiguration: Sendable, Equatable {
 
 /// An OpenSSL `SSL_CTX`, configured for HTTP/2 (TLS 1.2+, no compression, no
 /// renegotiation, ALPN `h2`). Immutable once made, so one is shared by every connection.
-public final class TLSContext: @unchecked Sendable {
+package final class TLSContext: @unchecked Sendable {
     let context: OpaquePointer
     /// Whether connections made from this context are the server side.
-    public let isServer: Bool
+    package let isServer: Bool
     let verifiesPeer: Bool
 
     private init(context: OpaquePointer, isServer: Bool, verifiesPeer: Bool) {
@@ -122,7 +122,7 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     /// A server context; throws naming the file that is missing or wrong.
-    public static func server(_ configuration: TLSServerConfiguration) throws -> TLSContext {
+    package static func server(_ configuration: TLSServerConfiguration) throws -> TLSContext {
         let context = try makeContext(method: TLS_server_method())
         let tls = TLSContext(context: context, isServer: true, verifiesPeer: configuration.clientCAFile != nil)
         SSL_CTX_set_options(context, copenssl_op_cipher_server_preference())
@@ -170,7 +170,7 @@ public final class TLSContext: @unchecked Sendable {
 
     /// When this context's own certificate (the first of `--tls-cert`'s chain) is valid, in
     /// seconds since the epoch; nil when it has none or its dates cannot be read.
-    public var certificateValidity: ClosedRange<Int64>? {
+    package var certificateValidity: ClosedRange<Int64>? {
         guard let certificate = SSL_CTX_get0_certificate(context), let epoch = ASN1_TIME_set(nil, 0) else { return nil }
         defer { ASN1_TIME_free(epoch) }
         func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int64? {
@@ -187,7 +187,7 @@ public final class TLSContext: @unchecked Sendable {
     }
 
     /// A client context that offers ALPN `h2`.
-    public static func client(_ configuration: TLSClientConfiguration) throws -> TLSContext {
+    package static func client(_ configuration: TLSClientConfiguration) throws -> TLSContext {
         let context = try makeContext(method: TLS_client_method())
         let tls = TLSContext(context: context, isServer: false, verifiesPeer: !configuration.insecure)
         let protocols: [UInt8] = [2] + Array("h2".utf8)

@@ -1,7 +1,7 @@
 import COpenSSL
 
 /// A TLS failure on one connection (handshake refused, bad record, …).
-public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The connection's `SSL` could not be made.
     case setUp(String)
     /// The handshake failed (no shared protocol, a bad record, …).
@@ -18,7 +18,7 @@ public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
     case write(String)
 
     /// What went wrong, with OpenSSL's own words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .setUp(let why): "cannot create a TLS connection: \(why)"
         case .handshake(let why): "TLS handshake failed: \(why)"
@@ -33,9 +33,9 @@ public enum TLSError: Error, CustomStringConvertible, Sendable, Equatable {
 /// One TLS connection through OpenSSL memory BIOs: ciphertext in, plaintext out, and the
 /// other way round. It owns no socket, so tests pair two engines in memory and the NIO
 /// handler pumps one on an event loop. After every call, drain the ciphertext it made.
-public final class TLSEngine {
+package final class TLSEngine {
     /// How reading left the connection.
-    public enum ReadState: Equatable {
+    package enum ReadState: Equatable {
         /// More ciphertext is needed.
         case open
         /// The peer sent close_notify.
@@ -48,13 +48,13 @@ public final class TLSEngine {
     private var scratch = [UInt8](repeating: 0, count: 16 * 1024)
 
     /// Facts of the handshake, once it is complete.
-    public private(set) var sessionInfo: TLSSessionInfo?
+    package private(set) var sessionInfo: TLSSessionInfo?
 
     /// Whether the handshake is complete.
-    public var isHandshakeComplete: Bool { sessionInfo != nil }
+    package var isHandshakeComplete: Bool { sessionInfo != nil }
 
     /// A connection from `context`. A client names the server for SNI and the host-name check.
-    public init(context: TLSContext, serverName: String? = nil) throws {
+    package init(context: TLSContext, serverName: String? = nil) throws {
         guard let ssl = SSL_new(context.context),
             let readBIO = BIO_new(BIO_s_mem()), let writeBIO = BIO_new(BIO_s_mem())
         else { throw TLSError.setUp(OpenSSLError.drain()) }
@@ -84,23 +84,23 @@ public final class TLSEngine {
     }
 
     /// Starts the handshake (a client's ClientHello); drain the ciphertext afterwards.
-    public func startHandshake() throws {
+    package func startHandshake() throws {
         _ = try handshake()
     }
 
     /// Ciphertext from the peer.
-    public func receive(_ bytes: UnsafeRawBufferPointer) {
+    package func receive(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         BIO_write(readBIO, base, Int32(bytes.count))
     }
 
     /// The peer's TCP stream ended: reads past the buffered bytes report end of input.
-    public func receiveEOF() {
+    package func receiveEOF() {
         BIO_ctrl(readBIO, BIO_C_SET_BUF_MEM_EOF_RETURN, 0, nil)
     }
 
     /// Advances the handshake and hands any plaintext received to `sink`.
-    public func readPlaintext(_ sink: (UnsafeRawBufferPointer) -> Void) throws -> ReadState {
+    package func readPlaintext(_ sink: (UnsafeRawBufferPointer) -> Void) throws -> ReadState {
         guard try handshake() else { return .open }
         while true {
             ERR_clear_error()
@@ -123,7 +123,7 @@ public final class TLSEngine {
     }
 
     /// Encrypts `bytes` for the peer (after the handshake).
-    public func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws {
+    package func writePlaintext(_ bytes: UnsafeRawBufferPointer) throws {
         var offset = 0
         while offset < bytes.count {
             ERR_clear_error()
@@ -135,16 +135,16 @@ public final class TLSEngine {
     }
 
     /// Queues close_notify.
-    public func shutdown() {
+    package func shutdown() {
         ERR_clear_error()
         SSL_shutdown(ssl)
     }
 
     /// Bytes waiting for the peer.
-    public var pendingCiphertext: Int { Int(BIO_ctrl_pending(writeBIO)) }
+    package var pendingCiphertext: Int { Int(BIO_ctrl_pending(writeBIO)) }
 
     /// Hands every byte of ciphertext ready for the peer to `sink`.
-    public func drainCiphertext(_ sink: (UnsafeRawBufferPointer) -> Void) {
+    package func drainCiphertext(_ sink: (UnsafeRawBufferPointer) -> Void) {
         while BIO_ctrl_pending(writeBIO) > 0 {
             let count = scratch.withUnsafeMutableBytes { BIO_read(writeBIO, $0.baseAddress, Int32($0.count)) }
             guard count > 0 else { return }

@@ -1,13 +1,13 @@
 import COpenSSL
 
 /// The parts of an X.509 certificate (DER) that APNs certificate auth reads.
-public struct X509CertificateInfo: Sendable {
+package struct X509CertificateInfo: Sendable {
     /// The subject's UID attribute (0.9.2342.19200300.100.1.1): the bundle id on Apple's certificates.
-    public var subjectUID: String?
+    package var subjectUID: String?
     private var extensions: [String: [UInt8]]
 
     /// Reads `der`; nil when it is not a certificate.
-    public init?(der: [UInt8], extensionOIDs: [String]) {
+    package init?(der: [UInt8], extensionOIDs: [String]) {
         let certificate: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
             var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
             return d2i_X509(nil, &cursor, buffer.count)
@@ -35,7 +35,7 @@ public struct X509CertificateInfo: Sendable {
     }
 
     /// Reads the first certificate of PEM text; nil when it holds none.
-    public init?(pem: [UInt8], extensionOIDs: [String]) {
+    package init?(pem: [UInt8], extensionOIDs: [String]) {
         let der: [UInt8]? = pem.withUnsafeBufferPointer { bytes in
             guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(clamping: bytes.count)) else { return nil }
             defer { BIO_free(bio) }
@@ -58,7 +58,7 @@ public struct X509CertificateInfo: Sendable {
     }
 
     /// The value (DER) of the extension `oid`, if the certificate has it and it was asked for.
-    public func extensionValue(_ oid: String) -> [UInt8]? {
+    package func extensionValue(_ oid: String) -> [UInt8]? {
         extensions[oid]
     }
 }

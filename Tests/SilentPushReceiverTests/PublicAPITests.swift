@@ -5,10 +5,13 @@ import Testing
 /// The public surface an app team's package sees: the symbol graphs of the modules SilentPush
 /// ships as products, read from this build with `swift symbolgraph-extract`. No public
 /// declaration may name a Transport or Store type (their USRs start with the module), and
-/// SilentPush's own test helpers stay out of the products.
+/// SilentPush's own test helpers stay out of the products. The modules that are not products
+/// declare nothing public: what only SilentPush's own modules use is `package`.
 @Suite struct PublicAPITests {
     static let products = ["SilentPushReceiver", "SilentPushTesting", "SilentPushCore"]
     static let internalModules = ["SilentPushTransport", "SilentPushStore", "SilentPushTestSupport"]
+    /// The library modules no product exports: an app team's package cannot import them.
+    static let unshippedModules = ["SilentPushTransport", "SilentPushStore", "SilentPushNetworking", "SilentPushSender"]
     static let ownHelpers: Set<String> = ["RawH2Connection", "H2Frame", "PeerProcess", "PeerResult", "BuiltProducts"]
     /// The benchmarks' handles: `@_spi(Benchmarks)`, so not part of the public surface.
     static let benchmarkHandles: Set<String> = ["APNsRequestDriver", "FixedResponseServer", "ProviderTokenVerifier", "StoreWriteDriver"]
@@ -28,6 +31,14 @@ import Testing
         #expect(leaks.isEmpty, "public declarations naming internal types: \(leaks.map { "\($0.module): \($0.path)" })")
     }
 
+    @Test func modulesThatAreNotProductsDeclareNothingPublic() async throws {
+        let symbols = try await Self.publicSymbols(of: Self.unshippedModules)
+        #expect(symbols.isEmpty, "public in a module no product exports (make it package): \(symbols.prefix(20).map { "\($0.module): \($0.path)" })")
+        // The same reading finds what a product declares public, so an empty answer is not a failed read.
+        let shipped = try await Self.publicSymbols(of: ["SilentPushCore"])
+        #expect(shipped.count > 100, "the symbol graph was read (\(shipped.count) symbols)")
+    }
+
     @Test func silentPushsOwnTestHelpersAreNotInAProduct() async throws {
         let symbols = try await Self.publicSymbols()
         let helpers = symbols.filter { Self.ownHelpers.contains(String($0.path.prefix { $0 != "." })) }
@@ -36,8 +47,9 @@ import Testing
         #expect(handles.isEmpty, "benchmark SPI in the public surface: \(handles.map(\.path))")
     }
 
-    /// Every public symbol of the product modules, with the USRs its declaration refers to.
-    static func publicSymbols() async throws -> [PublicSymbol] {
+    /// Every public symbol of `modules` (the products unless given), with the USRs its
+    /// declaration refers to.
+    static func publicSymbols(of modules: [String] = products) async throws -> [PublicSymbol] {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let build = BuiltProducts.directory
         let output = Scratch.directory.appendingPathComponent("silentpush-symbols-\(UUID().uuidString)")
@@ -49,7 +61,7 @@ import Testing
             moduleMaps(under: build, depth: 2) + moduleMaps(under: root.appendingPathComponent("Sources").path, depth: 3)
             + moduleMaps(under: root.appendingPathComponent(".build/checkouts").path, depth: 6)
         var symbols: [PublicSymbol] = []
-        for module in products {
+        for module in modules {
             let result = try await PeerProcess.run(
                 swift,
                 [
