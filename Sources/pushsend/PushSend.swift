@@ -28,7 +28,7 @@ struct PushSend: AsyncParsableCommand {
             Foundation.exit(2)
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parsedAsRoot(Array(CommandLine.arguments.dropFirst()))
             if var runnable = command as? AsyncParsableCommand {
                 try await runnable.run()
             } else {
@@ -48,6 +48,21 @@ struct PushSend: AsyncParsableCommand {
             // An admin API that answered and refused is a result (1); the rest are usage (2).
             if case .refused? = error as? AdminExporter.Failure { Foundation.exit(1) }
             Foundation.exit(2)
+        }
+    }
+
+    /// The command `arguments` name. Options given before the subcommand (`pushsend --url …
+    /// channel list`) belong to it: when the line does not parse as written, it is read again
+    /// with the subcommand first, and that reading's answer (its error too) is the one given.
+    /// A help request is about the subcommand it names, wherever the options stand.
+    static func parsedAsRoot(_ arguments: [String]) throws -> any ParsableCommand {
+        let reordered = SubcommandOrder.subcommandFirst(arguments, under: PushSend.self)
+        if let reordered, SubcommandOrder.asksForHelp(arguments) { return try parseAsRoot(reordered) }
+        do {
+            return try parseAsRoot(arguments)
+        } catch {
+            guard let reordered else { throw error }
+            return try parseAsRoot(reordered)
         }
     }
 

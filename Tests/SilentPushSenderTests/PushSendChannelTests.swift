@@ -41,6 +41,32 @@ import Testing
         }
     }
 
+    /// Options written before the subcommand are its own: `pushsend --url … channel list` is
+    /// `pushsend channel list --url …`, and so is `pushsend channel --url … list`.
+    @Test func optionsBeforeTheSubcommandAreItsOwn() async throws {
+        try await Receiver.withTesting({ $0.listenChannels = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
+            let channels = ["--url", "https://localhost:\(try #require(receiver.channelsPort))"]
+            let created = try await PushSendProcessTests.run(channels + ["channel", "create"])
+            #expect(created.status == 0, "\(created.errorOutput)")
+            let id = String(try #require(created.output.trimmingCharacters(in: .newlines).split(separator: " ").last))
+            for line in [channels + ["channel", "list"], ["channel"] + channels + ["list"]] {
+                let listed = try await PushSendProcessTests.run(line)
+                #expect(listed.status == 0 && listed.output == "200 \(id)\n", "\(line): \(listed.output)\(listed.errorOutput)")
+            }
+            let help = try await PushSendProcessTests.run(channels + ["channel", "get", "--help"])
+            #expect(help.status == 0 && help.output.contains("Read a channel's configuration"), "\(help.output)")
+            let broadcast = try await PushSendProcessTests.run(
+                [
+                    "--url", "http://127.0.0.1:\(try #require(receiver.h2cPort))", "--channel", id, "broadcast",
+                    Repository.root + "/payloads/liveactivity-broadcast.json",
+                ])
+            #expect(broadcast.status == 0 && broadcast.output.hasPrefix("200 "), "\(broadcast.output)\(broadcast.errorOutput)")
+            // What the subcommand refuses is said as its own: here a channel without an id.
+            let get = try await PushSendProcessTests.run(channels + ["channel", "get"])
+            #expect(get.status == 2 && get.errorOutput.contains("--channel"), "\(get.errorOutput)")
+        }
+    }
+
     /// Each of the two listeners sent the other's request says which one to give --url.
     @Test func aRequestToTheOtherListenerSaysWhichToGive() async throws {
         try await Receiver.withTesting({ $0.listenChannels = ListenAddress(host: "127.0.0.1", port: 0) }) { receiver in
