@@ -58,12 +58,16 @@ package struct AdminAPI: Sendable {
                 body: ResponseBody(byteBuffer: ByteBuffer(string: AdminOpenAPIDocument.json)))
         }
         router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(Self.parameter(context, "apnsID")) }
-        router.get("/v1/pushes") { request, _ in
+        let pushes: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             try await self.pushes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
-        router.get("/v1/wakes") { request, _ in
+        router.get("/v1/pushes", use: pushes)
+        router.head("/v1/pushes") { request, context in Self.headerOnly(try await pushes(request, context)) }
+        let wakes: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
             try await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
+        router.get("/v1/wakes", use: wakes)
+        router.head("/v1/wakes") { request, context in Self.headerOnly(try await wakes(request, context)) }
         router.get("/v1/devices") { request, _ in await self.devices(request.uri.queryParameters) }
         router.delete("/v1/devices/{token}") { _, context in try await self.forget(Self.parameter(context, "token")) }
         router.post("/v1/reset") { request, _ in
@@ -1019,6 +1023,15 @@ package struct AdminAPI: Sendable {
             ("fetchedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: content.fetchedAt))),
             ("changedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: content.changedAt))),
         ])
+    }
+
+    /// HEAD's answer for a route whose GET may stream its body (an export, the event stream):
+    /// the GET's status and headers, its body never started, and no `Content-Length` when
+    /// the GET sends none (the router's own HEAD routes would say 0, an empty body).
+    static func headerOnly(_ response: Response) -> Response {
+        Response(
+            status: response.status, headers: response.headers,
+            body: ResponseBody(contentLength: response.body.contentLength) { writer in try await writer.finish(nil) })
     }
 
     static func respond(_ status: HTTPResponse.Status, _ json: JSONValue) -> Response {

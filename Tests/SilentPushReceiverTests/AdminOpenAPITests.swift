@@ -76,9 +76,22 @@ import Testing
                 #expect(head.headers.lowercased().contains("content-type: application/json"), "HEAD \(path): \(head)")
                 #expect(head.body.isEmpty, "HEAD \(path) sent a body: \(head.body)")
             }
+            // A streamed answer's length is not known ahead: HEAD says none, as GET does, not 0.
+            for (path, accept, type) in [
+                ("/v1/pushes", "application/x-ndjson", "application/x-ndjson"), ("/v1/wakes", "text/csv", "text/csv"),
+                ("/v1/events", "text/event-stream", "text/event-stream"),
+            ] {
+                let head = try await Self.curl(port, ["-I", "-H", "accept: \(accept)", path])
+                let headers = head.headers.lowercased()
+                #expect(head.status == 200 && headers.contains("content-type: \(type)"), "HEAD \(path): \(head)")
+                #expect(!headers.contains("content-length"), "HEAD \(path) gave a length: \(head)")
+            }
             // A path with no GET takes no HEAD either.
             let reset = try await Self.curl(port, ["-I", "/v1/reset"])
             #expect(reset.status == 405 && reset.headers.lowercased().contains("allow: post"), "\(reset)")
+            #expect(reset.body.isEmpty && reset.headers.lowercased().contains("content-length: "), "\(reset)")
+            let missing = try await Self.curl(port, ["-I", "/v1/nothing"])
+            #expect(missing.status == 404, "\(missing)")
         }
     }
 
