@@ -1,22 +1,3 @@
-/// A token whose signature has been checked.
-public struct VerifiedProviderToken: Sendable, Equatable {
-    /// The key that signed it.
-    public var key: ProviderKey
-    /// `iat`, seconds since the epoch.
-    public var issuedAt: Int64
-}
-
-/// What one connection has agreed to so far: its team and current token.
-public struct ProviderTokenConnectionState: Sendable {
-    var teamID: String?
-    var currentToken: Substring?
-    var current: VerifiedProviderToken?
-    var adoptedAt: Int64 = 0
-
-    /// A connection that has sent no token yet.
-    public init() {}
-}
-
 /// The rules of token authentication, apart from the signature check itself (a closure:
 /// the crypto lives in the transport). Tokens are judged on the system clock (`now`,
 /// seconds since the epoch). A verified token is cached, so its signature is checked once.

@@ -109,30 +109,3 @@ public final class TestPushClient: Sendable {
         await connection.close()
     }
 }
-
-/// APNs' answer to one push.
-public struct TestPushResponse: Sendable, Equatable {
-    /// 200, or the error status.
-    public var status: Int
-    /// The `apns-id` answered.
-    public var apnsID: String
-    /// Apple's reason for an error; nil for a success.
-    public var reason: APNsReason?
-    /// For 410: when the token stopped being valid (ms since the epoch).
-    public var timestamp: Int64? = nil
-    /// `apns-unique-id`, answered in the development environment.
-    public var uniqueID: String? = nil
-}
-
-/// Why a test client could not connect.
-public enum TestPushClientError: Error, Sendable, CustomStringConvertible {
-    /// The receiver was started with `listenH2C` off.
-    case noCleartextListener
-
-    public var description: String {
-        switch self {
-        case .noCleartextListener:
-            "the receiver has no h2c listener, which TestPushClient connects to: set configuration.listenH2C (ReceiverConfiguration.testing() does)"
-        }
-    }
-}

@@ -1,37 +1,5 @@
 import CNghttp2
 
-/// Why a client request got no response.
-package enum H2ClientError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The server reset the stream (RST_STREAM, or refused past its GOAWAY).
-    case streamReset(errorCode: UInt32)
-    /// The connection closed before the answer came; the server may have processed it.
-    case connectionClosed(reason: String?)
-    /// The server never processed it: a stream past its GOAWAY's last, or a request held or
-    /// submitted when the connection was gone. Sending it again cannot deliver it twice.
-    case notProcessed(reason: String?)
-    /// nghttp2 would not take the request.
-    case submitFailed(String)
-
-    package var description: String {
-        switch self {
-        case .streamReset(let code): return "the server reset the stream (\(H2GoAwayReason.ErrorCode(code: code).rawValue))"
-        case .connectionClosed(let reason): return "the connection closed" + (reason.map { ": \($0)" } ?? "")
-        case .notProcessed(let reason): return "the connection closed before the server took it" + (reason.map { ": \($0)" } ?? "")
-        case .submitFailed(let message): return "the request could not be sent: \(message)"
-        }
-    }
-}
-
-/// A GOAWAY the server sent.
-package struct H2GoAwayInfo: Sendable, Equatable {
-    /// The last stream the server will answer.
-    package var lastStreamID: Int32
-    /// The HTTP/2 error code.
-    package var errorCode: UInt32
-    /// The debug data, as text (APNs sends `{"reason":"…"}`).
-    package var debugData: String
-}
-
 /// One client-side HTTP/2 connection on nghttp2: requests in, bytes out; bytes in,
 /// responses out. nghttp2 holds requests past the server's MAX_CONCURRENT_STREAMS until a
 /// stream frees up, so callers may submit as many as they like. Not thread-safe.

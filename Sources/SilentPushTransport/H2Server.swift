@@ -4,29 +4,6 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 
-/// One address the server listens on.
-package struct H2Listener: Sendable {
-    /// Its name in logs, errors and the ready file.
-    package var name: H2ListenerName
-    /// The host or address to bind.
-    package var host: String
-    /// The port; 0 picks a free one.
-    package var port: Int
-    /// TLS for this listener; nil serves cleartext h2 with prior knowledge.
-    package var tls: TLSContext?
-    /// The service that answers this listener's requests; nil: the server's.
-    package var service: (any H2Service)?
-
-    /// A listener.
-    package init(name: H2ListenerName, host: String, port: Int, tls: TLSContext?, service: (any H2Service)? = nil) {
-        self.name = name
-        self.host = host
-        self.port = port
-        self.tls = tls
-        self.service = service
-    }
-}
-
 /// The HTTP/2 server: listeners bound at creation, connections served on NIO event loops,
 /// and a graceful drain (stop accepting, GOAWAY, let open streams finish) when the service
 /// group shuts down.
@@ -168,22 +145,6 @@ package final class H2Server: Service, Sendable {
             }
             try? await future.get()
             timer.cancel()
-        }
-    }
-}
-
-/// A server that could not start.
-package enum H2ServerError: Error, CustomStringConvertible, Sendable {
-    /// Binding `host:port` for the listener called `listener` failed, with the error underneath.
-    case cannotListen(host: String, port: Int, listener: H2ListenerName, underlying: any Error)
-    /// Another socket holds `host:port` (EADDRINUSE).
-    case addressInUse(host: String, port: Int, listener: H2ListenerName)
-
-    /// One line naming what failed.
-    package var description: String {
-        switch self {
-        case .cannotListen(let host, let port, let listener, let error): "cannot listen on \(host):\(port) (\(listener.rawValue)): \(error)"
-        case .addressInUse(let host, let port, let listener): "address \(host):\(port) is already in use (\(listener.rawValue))"
         }
     }
 }
