@@ -1053,14 +1053,3 @@ package struct AdminAPI: Sendable {
         return Response(status: status, headers: [.contentType: "application/problem+json"], body: ResponseBody(byteBuffer: buffer))
     }
 }
-
-/// A request the admin API refuses, with its status and a message that says what to fix.
-struct AdminError: Error {
-    let status: HTTPResponse.Status
-    let message: String
-
-    init(_ status: HTTPResponse.Status, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-}

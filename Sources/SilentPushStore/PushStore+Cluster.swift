@@ -1,32 +1,5 @@
 import SilentPushCore
 
-/// Who holds what in a cluster, as its store's advisory locks say.
-package struct ClusterLocks: Sendable, Equatable {
-    /// The asking receiver's writer session (its backend pid).
-    package var session: Int32
-    /// The sessions of the live members.
-    package var members: Set<Int32>
-    /// The sessions of the members listening for notices (`listenCluster`): those that hear
-    /// an order sent now.
-    package var listeners: Set<Int32> = []
-    /// Each claimed shard's holder (a session).
-    package var shards: [Int: Int32]
-
-    /// The shards `session` holds.
-    package var owned: Set<Int> { Set(shards.filter { $0.value == session }.keys) }
-}
-
-/// A live member of a cluster, as the store knows it.
-package struct ClusterMemberRecord: Sendable, Equatable {
-    /// Its writer session's backend pid.
-    package var session: Int32
-    package var name: String
-    /// When it joined (milliseconds since 1970, system time).
-    package var joinedAt: Int64
-    /// The shards it holds.
-    package var shards: [Int]
-}
-
 /// A clustered PostgreSQL store: its receivers share the database, each claiming shards on
 /// its writer's session (see `PostgresEngine+Cluster.swift`).
 extension PushStore {
