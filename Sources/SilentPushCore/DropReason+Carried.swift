@@ -9,9 +9,13 @@ extension DropReason {
         }
     }
 
-    /// Every reason `isForWhatThePushCarried`, each with every value it carries: what a
-    /// store selects its drops by (its `description` is the stored text).
-    package static let forWhatThePushCarried: [DropReason] =
-        [.backgroundWithoutContentAvailable, .noContentAvailable] + APNsPushType.allCases.map(DropReason.pushTypeNeverWakes)
-        + LiveActivityPayloadProblem.allCases.map(DropReason.liveActivityPayload) + APNsPushType.allCases.map(DropReason.noContentChanged)
+    /// Every reason, each with every value it carries.
+    package static let every: [DropReason] =
+        [.forceQuit, .backgroundAppRefreshOff, .appDeleted, .backgroundWithoutContentAvailable, .noContentAvailable]
+        + APNsPushType.allCases.map(DropReason.pushTypeNeverWakes) + LiveActivityPayloadProblem.allCases.map(DropReason.liveActivityPayload)
+        + LiveActivityIgnored.allCases.map(DropReason.liveActivity) + APNsPushType.allCases.map(DropReason.noContentChanged)
+
+    /// The reasons of `every` that are `isForWhatThePushCarried`: what a store selects its
+    /// drops by (each one's `description` is the stored text).
+    package static let forWhatThePushCarried = every.filter(\.isForWhatThePushCarried)
 }

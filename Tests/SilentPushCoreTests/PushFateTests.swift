@@ -42,12 +42,16 @@ import Testing
         #expect(PushFate.injectedForUnknownAction(rule: 4).faultRule == 4 && PushFate.injectedForUnknownAction(rule: 4).injection == nil)
     }
 
-    @Test(
-        arguments: [
-            DropReason.forceQuit, .backgroundAppRefreshOff, .backgroundWithoutContentAvailable, .noContentAvailable,
-        ] + APNsPushType.allCases.map(DropReason.pushTypeNeverWakes))
+    @Test(arguments: DropReason.every)
     func aDropReasonReadsBackFromItsText(_ reason: DropReason) {
         #expect(DropReason(description: reason.description) == reason)
+    }
+
+    @Test func everyDropReasonIsListedOnceWithItsOwnText() {
+        #expect(Set(DropReason.every).count == DropReason.every.count)
+        #expect(Set(DropReason.every.map(\.description)).count == DropReason.every.count)
+        #expect(DropReason.forWhatThePushCarried.contains(.pushTypeNeverWakes(.voip)))
+        #expect(!DropReason.forWhatThePushCarried.contains(.forceQuit))
     }
 
     @Test func unknownDropTextIsNoReason() {
