@@ -26,8 +26,8 @@ public struct ProviderTokenAuthenticator: Sendable {
     public func authenticateCurrent(
         authorization: Substring?, connection: ProviderTokenConnectionState, now: Int64
     ) throws(APNsReason) -> VerifiedProviderToken? {
-        guard let authorization, let current = connection.current, let token = connection.currentToken,
-            Self.isBearer(authorization), Self.sameBytes(authorization.dropFirst(7), token)
+        guard let authorization, case .adopted(let token, let current, _) = connection.phase, Self.isBearer(authorization),
+            Self.sameBytes(authorization.dropFirst(7), token)
         else { return nil }
         try checkAge(current, now: now)
         return current
@@ -132,16 +132,16 @@ public struct ProviderTokenAuthenticator: Sendable {
 
         try checkAge(verified, now: now)
 
-        if connection.currentToken != jwt {
-            if let team = connection.teamID, team != verified.key.teamID { throw .unrelatedKeyIdInToken }
-            if let current = connection.current, Self.isTooSoon(verified, replacing: current, adoptedAt: connection.adoptedAt, now: now) {
-                throw .tooManyProviderTokenUpdates
-            }
-            connection.teamID = verified.key.teamID
-            connection.currentToken = Substring(String(jwt))
-            connection.current = verified
-            connection.adoptedAt = now
+        switch connection.phase {
+        case .adopted(let text, _, _) where text == jwt:
+            return verified
+        case .adopted(_, let current, let adoptedAt):
+            if current.key.teamID != verified.key.teamID { throw .unrelatedKeyIdInToken }
+            if Self.isTooSoon(verified, replacing: current, adoptedAt: adoptedAt, now: now) { throw .tooManyProviderTokenUpdates }
+        case .noToken:
+            break
         }
+        connection.phase = .adopted(text: Substring(String(jwt)), token: verified, at: now)
         return verified
     }
 }
