@@ -7,10 +7,10 @@ import SilentPushCore
 /// starting one as the app does, and every device's activities and broadcasts (the timeline's).
 extension AdminAPI {
     func addActivityRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/activities") { request, _ in await self.allActivities(request.uri.queryParameters) }
-        router.get("/v1/broadcasts") { request, _ in await self.broadcasts(request.uri.queryParameters) }
+        router.getWithHead("/v1/activities") { request, _ in await self.allActivities(request.uri.queryParameters) }
+        router.getWithHead("/v1/broadcasts") { request, _ in await self.broadcasts(request.uri.queryParameters) }
         let activities = "/v1/devices/{token}/apps/{topic}/activities"
-        router.get(RouterPath(activities)) { _, context in
+        router.getWithHead(RouterPath(activities)) { _, context in
             try await self.listActivities(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.post(RouterPath(activities)) { request, context in

@@ -6,8 +6,8 @@ import SilentPushStore
 /// `GET /v1/cluster/shards/{n}` (200 only at the shard's owner: a proxy's health check).
 extension AdminAPI {
     func addClusterRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/cluster") { _, _ in await self.cluster() }
-        router.get("/v1/cluster/shards/{shard}") { _, context in await self.shard(try Self.parameter(context, "shard")) }
+        router.getWithHead("/v1/cluster") { _, _ in await self.cluster() }
+        router.getWithHead("/v1/cluster/shards/{shard}") { _, context in await self.shard(try Self.parameter(context, "shard")) }
     }
 
     private static let notClustered = "this receiver is not one of a cluster (start it with --cluster-shards and a PostgreSQL --store)"

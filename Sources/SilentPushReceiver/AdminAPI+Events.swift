@@ -16,8 +16,7 @@ extension AdminAPI {
     static let keepAliveTicks = 60
 
     func addEventRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/events") { request, _ in self.events(request.uri.queryParameters) }
-        router.head("/v1/events") { request, _ in Self.headerOnly(self.events(request.uri.queryParameters)) }
+        router.getWithHead("/v1/events") { request, _ in self.events(request.uri.queryParameters) }
     }
 
     /// The most events one request may ask for before its stream ends.

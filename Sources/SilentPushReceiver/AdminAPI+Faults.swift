@@ -9,7 +9,7 @@ extension AdminAPI {
         router.post("/v1/faults") { request, _ in
             await self.addFault(body: try await request.body.collect(upTo: Self.maximumBodySize))
         }
-        router.get("/v1/faults") { _, _ in
+        router.getWithHead("/v1/faults") { _, _ in
             Self.respond(.ok, .object([("faults", .array(self.endpoint.faultRules.map(\.json)))]))
         }
         router.delete("/v1/faults/{id}") { _, context in

@@ -12,7 +12,7 @@ extension AdminAPI {
             let body = try await request.body.collect(upTo: Self.maximumBodySize)
             return try await self.submitTask(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), body: body)
         }
-        router.get(RouterPath(tasks)) { _, context in
+        router.getWithHead(RouterPath(tasks)) { _, context in
             try await self.listTasks(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.delete(RouterPath(tasks)) { _, context in
@@ -35,7 +35,7 @@ extension AdminAPI {
                 Self.parameter(context, "token"), topic: Self.parameter(context, "topic"),
                 identifier: Self.parameter(context, "identifier"), expire: true)
         }
-        router.get("/v1/task-runs") { request, _ in await self.taskRuns(request.uri.queryParameters) }
+        router.getWithHead("/v1/task-runs") { request, _ in await self.taskRuns(request.uri.queryParameters) }
     }
 
     static var badTaskIdentifier: Response {

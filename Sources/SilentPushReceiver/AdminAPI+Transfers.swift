@@ -5,7 +5,7 @@ import SilentPushCore
 /// where each is, and how it ended.
 extension AdminAPI {
     func addTransferRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/transfers") { request, _ in await self.transfers(request.uri.queryParameters) }
+        router.getWithHead("/v1/transfers") { request, _ in await self.transfers(request.uri.queryParameters) }
     }
 
     /// `GET /v1/transfers?device=&topic=&session=&wake=&taskRun=&cursor=&limit=`: transfers,

@@ -30,8 +30,8 @@ package struct AdminAPI: Sendable {
     static let maximumBodySize = 64 * 1024
 
     func router() -> Router<BasicRequestContext> {
-        // HEAD answers as GET does, without the body (`curl -I`, a load balancer's check).
-        let router = Router(options: .autoGenerateHeadEndpoints)
+        // Every GET route takes HEAD too (`getWithHead`).
+        let router = Router()
         let routes = AdminRouteTable()
         router.add(middleware: AdminGuard(policy: access, routes: routes))
         router.add(middleware: AdminProblemMiddleware(routes: routes))
@@ -39,43 +39,39 @@ package struct AdminAPI: Sendable {
         if let cluster { router.add(middleware: AdminShardGuard(membership: cluster, routes: routes)) }
         router.add(middleware: AdminStoppingGuard(device: device, routes: routes))
         router.add(middleware: AdminStoreGuard(store: device.store, routes: routes))
-        router.get("/") { _, _ in
+        router.getWithHead("/") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: TimelinePage.html)))
         }
-        router.get("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
-        router.get("/readyz") { _, _ in await self.ready() }
-        router.get("/metrics") { _, _ in
+        router.getWithHead("/healthz") { _, _ in Self.respond(.ok, .object([("status", .string("ok"))])) }
+        router.getWithHead("/readyz") { _, _ in await self.ready() }
+        router.getWithHead("/metrics") { _, _ in
             self.beforeScrape()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: self.metrics.emitToBuffer())))
         }
-        router.get("/v1/openapi.json") { _, _ in
+        router.getWithHead("/v1/openapi.json") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/json"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: AdminOpenAPIDocument.json)))
         }
-        router.get("/v1/pushes/{apnsID}") { _, context in try await self.push(Self.parameter(context, "apnsID")) }
-        let pushes: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        router.getWithHead("/v1/pushes/{apnsID}") { _, context in try await self.push(Self.parameter(context, "apnsID")) }
+        router.getWithHead("/v1/pushes") { request, _ in
             try await self.pushes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
-        router.get("/v1/pushes", use: pushes)
-        router.head("/v1/pushes") { request, context in Self.headerOnly(try await pushes(request, context)) }
-        let wakes: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, _ in
+        router.getWithHead("/v1/wakes") { request, _ in
             try await self.wakes(request.uri.queryParameters, export: ExportFormat(accept: request.headers[.accept]))
         }
-        router.get("/v1/wakes", use: wakes)
-        router.head("/v1/wakes") { request, context in Self.headerOnly(try await wakes(request, context)) }
-        router.get("/v1/devices") { request, _ in await self.devices(request.uri.queryParameters) }
+        router.getWithHead("/v1/devices") { request, _ in await self.devices(request.uri.queryParameters) }
         router.delete("/v1/devices/{token}") { _, context in try await self.forget(Self.parameter(context, "token")) }
         router.post("/v1/reset") { request, _ in
             try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
             return await self.reset()
         }
-        router.get("/v1/devices/{token}") { _, context in try await self.device(Self.parameter(context, "token")) }
-        router.get("/v1/devices/{token}/apps/{topic}") { _, context in
+        router.getWithHead("/v1/devices/{token}") { _, context in try await self.device(Self.parameter(context, "token")) }
+        router.getWithHead("/v1/devices/{token}/apps/{topic}") { _, context in
             try self.app(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"))
         }
         router.patch("/v1/devices/{token}/apps/{topic}") { request, context in
@@ -90,16 +86,16 @@ package struct AdminAPI: Sendable {
             try Self.expectNoFields(await request.body.collect(upTo: Self.maximumBodySize))
             return try await self.reinstall(Self.parameter(context, "token"))
         }
-        router.get("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
+        router.getWithHead("/v1/devices/{token}/apps/{topic}/forecast") { request, context in
             try self.forecast(Self.parameter(context, "token"), topic: Self.parameter(context, "topic"), query: request.uri.queryParameters)
         }
         router.patch("/v1/devices/{token}") { request, context in
             try await self.patchDevice(Self.parameter(context, "token"), body: request.body.collect(upTo: Self.maximumBodySize))
         }
-        router.get("/v1/stats") { _, _ in await self.stats() }
-        router.get("/v1/contents") { request, _ in await self.contents(request.uri.queryParameters) }
-        router.get("/v1/contents/body") { request, _ in await self.contentBody(request.uri.queryParameters) }
-        router.get("/v1/clock") { _, _ in self.clock() }
+        router.getWithHead("/v1/stats") { _, _ in await self.stats() }
+        router.getWithHead("/v1/contents") { request, _ in await self.contents(request.uri.queryParameters) }
+        router.getWithHead("/v1/contents/body") { request, _ in await self.contentBody(request.uri.queryParameters) }
+        router.getWithHead("/v1/clock") { _, _ in self.clock() }
         router.post("/v1/clock/advance") { request, _ in
             try await self.advance(body: request.body.collect(upTo: Self.maximumBodySize))
         }
@@ -1023,15 +1019,6 @@ package struct AdminAPI: Sendable {
             ("fetchedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: content.fetchedAt))),
             ("changedAt", .string(ISO8601Timestamp.string(millisecondsSinceEpoch: content.changedAt))),
         ])
-    }
-
-    /// HEAD's answer for a route whose GET may stream its body (an export, the event stream):
-    /// the GET's status and headers, its body never started, and no `Content-Length` when
-    /// the GET sends none (the router's own HEAD routes would say 0, an empty body).
-    static func headerOnly(_ response: Response) -> Response {
-        Response(
-            status: response.status, headers: response.headers,
-            body: ResponseBody(contentLength: response.body.contentLength) { writer in try await writer.finish(nil) })
     }
 
     static func respond(_ status: HTTPResponse.Status, _ json: JSONValue) -> Response {

@@ -7,13 +7,10 @@ import Synchronization
 final class AdminRouteTable: Sendable {
     private let routes = Mutex<[(method: String, components: [String])]>([])
 
-    /// The router's routes; each GET route takes HEAD too (the router makes those itself,
-    /// after this table is set).
+    /// The router's routes (each GET route's HEAD among them: `getWithHead`).
     func set(_ descriptions: [Router<BasicRequestContext>.RouteDescription]) {
-        let table = descriptions.flatMap { route in
-            let components = route.path.description.split(separator: "/").map(String.init)
-            let methods = route.method == .get ? [route.method, .head] : [route.method]
-            return methods.map { (method: $0.rawValue, components: components) }
+        let table = descriptions.map { route in
+            (method: route.method.rawValue, components: route.path.description.split(separator: "/").map(String.init))
         }
         routes.withLock { $0 = table }
     }

@@ -33,9 +33,9 @@ package enum SubcommandOrder {
         return arguments[..<end].contains { $0 == "-h" || $0 == "--help" }
     }
 
-    /// The word that names `command`: its configured name, else its type's name in lower case
-    /// (as argument-parser derives it for a one-word type name).
+    /// The word that names `command`, as argument-parser itself names it (its configured
+    /// name, else one derived from its type's).
     static func name(of command: any ParsableCommand.Type) -> String {
-        command.configuration.commandName ?? String(describing: command).lowercased()
+        command._commandName
     }
 }
