@@ -19,6 +19,13 @@ public enum APNsPushType: String, Sendable, CaseIterable {
         }
     }
 
+    /// The app a push of this type to `topic` is for: its bundle id, the topic without this
+    /// type's suffix (a topic that does not end with it is taken as it is).
+    package func bundleID(ofTopic topic: String) -> String {
+        guard let suffix = topicSuffix, topic.hasSuffix(suffix) else { return topic }
+        return String(topic.dropLast(suffix.count))
+    }
+
     /// The largest payload APNs takes for this type.
     public var maximumPayloadSize: Int { self == .voip ? Self.largestPayloadSize : 4096 }
 

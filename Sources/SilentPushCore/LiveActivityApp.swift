@@ -12,8 +12,7 @@ public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
 
     /// The bundle id a Live Activity push's topic names: the topic without its push-type suffix.
     package static func bundleID(ofTopic topic: String) -> String {
-        guard let suffix = APNsPushType.liveactivity.topicSuffix, topic.hasSuffix(suffix) else { return topic }
-        return String(topic.dropLast(suffix.count))
+        APNsPushType.liveactivity.bundleID(ofTopic: topic)
     }
 
     /// The app's push-to-start token: the device token followed by 16 hex digits derived

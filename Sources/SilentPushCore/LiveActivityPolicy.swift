@@ -491,11 +491,6 @@ public struct LiveActivityPolicy: Sendable {
                     why: "the device is offline: APNs keeps the latest push to this token until \(Self.time(push.storedUntil))", at: now)))
     }
 
-    /// The apps with a Live Activity this policy knows (a device and a bundle id each).
-    package var knownApps: Set<LiveActivityApp> {
-        Set(activities.values.map(\.app))
-    }
-
     /// The broadcasts (their records' ids) the Most Recent Message Stored channels keep now,
     /// by channel: retention keeps those records (of the channels the app still has), which a
     /// restart reads them back from.

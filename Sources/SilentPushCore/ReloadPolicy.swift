@@ -100,11 +100,6 @@ public struct ReloadPolicy: Sendable {
     /// The push an extension holds back, if any.
     public func held(_ target: Target) -> UInt64? { devices[target.device]?[target.topic]?.held?.push.id }
 
-    /// Every extension this policy knows (it received a push for it), by device.
-    package var knownTargets: [Target] {
-        devices.flatMap { device, extensions in extensions.keys.map { Target(device: device, topic: $0) } }
-    }
-
     /// Reloads `target` made in the 24 hours before `now`.
     public func reloadsUsed(_ target: Target, now: DeviceInstant) -> Int {
         let since = now.advanced(by: .zero - Self.day)

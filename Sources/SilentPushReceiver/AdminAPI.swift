@@ -461,16 +461,12 @@ package struct AdminAPI: Sendable {
         var record: (String) -> (state: DeviceState, unregisteredAt: Int64?)
     }
 
-    /// The view; `listing` also finds every device known (in a cluster, a scan of the pushes
-    /// kept, which answering for one device does without).
+    /// The view; `listing` also finds every device known (`DeviceControl.knownDevices`: the
+    /// store's, on its own or in a cluster).
     private func deviceView(listing: Bool) async throws -> DeviceView {
-        guard cluster != nil else {
-            return DeviceView(known: listing ? device.knownDevices() : [:], record: localRecord)
-        }
+        let known = listing ? try await device.knownDevices() : [:]
+        guard cluster != nil else { return DeviceView(known: known, record: localRecord) }
         let records = try await device.store.deviceRecords()
-        // Pushes refused for their token keep it as sent; no device has such a token.
-        var known = listing ? try await device.store.pushedDevices().filter { APNsRequestValidator.isValidDeviceToken($0.key) } : [:]
-        for token in records.keys where listing && known[token] == nil { known[token] = [] }
         return DeviceView(known: known) { token in records[token].map { ($0.state, $0.unregisteredAt) } ?? (DeviceState(), nil) }
     }
 

@@ -171,25 +171,14 @@ public struct DeviceControl: Sendable {
         return try await DeviceReinstall.reinstall(token, endpoint: endpoint, device: self)
     }
 
-    /// Every device the device side knows (it received a push for it, or its state was set),
-    /// with the topics of its apps.
-    public func knownDevices() -> [String: Set<String>] {
-        // A copy of the policy (its storage shared until the next push changes it) is taken
-        // under the lock; the walk of every app is made outside it, so pushes do not wait for
-        // a listing of 100,000 devices.
-        let (policy, reloads, activities, dropped) = runtime.inspect { ($0.policy, $0.reloads, $0.activities, $0.droppedPushApps) }
-        var devices: [String: Set<String>] = [:]
-        for app in policy.knownApps { devices[app.device, default: []].insert(app.topic) }
-        // Topics are listed as bundle ids: a push type's suffix (.voip, .push-type.widgets) goes.
-        func bundleID(_ topic: String) -> String {
-            APNsPushType.allCases.compactMap(\.topicSuffix).first(where: topic.hasSuffix).map { String(topic.dropLast($0.count)) } ?? topic
-        }
-        // Pushed to, though every push was dropped for what it carried.
-        for app in dropped { devices[app.device, default: []].insert(bundleID(app.topic)) }
-        // A device pushed to only for its widgets, controls or Live Activities is known too.
-        for target in reloads.knownTargets { devices[target.device, default: []].insert(bundleID(target.topic)) }
-        for app in activities.knownApps { devices[app.device, default: []].insert(app.bundleID) }
-        for device in policy.devicesWithState where devices[device] == nil { devices[device] = [] }
+    /// Every device the receiver knows, with the bundle ids of its apps. An app is known once
+    /// a push was accepted for it, or a Live Activity, a task request or its usage recorded
+    /// for it; a device, also once its state was set or its token registered. Read from the
+    /// store, as every member of a cluster lists them: retention prunes none of it,
+    /// forgetting the device does.
+    public func knownDevices() async throws -> [String: Set<String>] {
+        var devices = try await store.knownApps()
+        for token in try await store.deviceRecords().keys where devices[token] == nil { devices[token] = [] }
         return devices
     }
 

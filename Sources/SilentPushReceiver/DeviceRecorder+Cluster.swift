@@ -60,7 +60,6 @@ extension DeviceRecorder {
             // The activities hold an offline device's pushes and broadcasts for its return.
             if state.network == .offline { record(activities.setOffline(device: token, now: now), into: &actions) }
         }
-        droppedPushApps.formUnion(snapshot.droppedPushApps)  // only a lone receiver's snapshot has any
         for (app, at) in snapshot.lastOpened { _ = policy.setLastOpened(at, for: app, now: now) }
         for (app, at) in snapshot.launches { policy.restoreLaunch(of: app, at: at) }
         for (app, at) in snapshot.terminations { policy.restoreTermination(of: app, at: at, now: now) }

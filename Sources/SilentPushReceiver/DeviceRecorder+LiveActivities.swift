@@ -143,6 +143,7 @@ extension DeviceRecorder {
             switch action {
             case .record(let activity):
                 actions.changes.append(.recordActivity(activity))
+                know(activity.app.device, topic: activity.app.bundleID, bundleID: activity.app.bundleID, into: &actions)
             case .update(let update):
                 actions.changes.append(.insertActivityUpdate(update))
                 let exact = HeldActivityPush(source: update.source, activityID: update.activityID)

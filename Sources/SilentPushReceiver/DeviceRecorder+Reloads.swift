@@ -18,6 +18,7 @@ extension DeviceRecorder {
         let push = ReloadPolicy.Push(
             id: row.id, target: ReloadPolicy.Target(device: row.deviceToken, topic: row.topic),
             expiresAt: row.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)))
+        know(row, into: &actions)
         var arriving: PushRecord? = consume row
         let online = policy.deviceState(push.target.device).network == .online
         record(reloads.receive(push, online: online, now: now), into: &actions, arriving: &arriving)

@@ -188,11 +188,9 @@ package struct DeviceRecorder {
     /// the offline device (a push replaced there says so).
     var heldActivityPushes: [HeldActivityPush: (id: UInt64, priority: APNsPriority, app: LiveActivityApp, atAPNs: Bool)] = [:]
 
-    /// Apps a push was recorded for that the device dropped for what it carried (no
-    /// `content-available`, a type that never wakes): the wake policy never sees them, yet
-    /// the device is one the receiver knows. Kept only by a receiver on its own; a cluster's
-    /// members list devices from the store.
-    package internal(set) var droppedPushApps: Set<App> = []
+    /// The apps recorded as known in this run (`StoreChange.knowApp`): devices are listed
+    /// from the store's record of them.
+    var knownApps = KnownAppCache()
 
     /// Which held push an activity's update decides: its source (the apns-id) and activity.
     struct HeldActivityPush: Hashable {
@@ -345,6 +343,20 @@ package struct DeviceRecorder {
         return actions
     }
 
+    /// Records the app `topic` names on `device` as known (`StoreChange.knowApp`, by its
+    /// bundle id) unless this run did already. `topic` is the cache's key as sent, so a push
+    /// to an app already known maps nothing.
+    mutating func know(_ device: String, topic: String, bundleID: @autoclosure () -> String, into actions: inout Actions) {
+        guard knownApps.insert(device: device, topic: topic) else { return }
+        actions.changes.append(.knowApp(deviceToken: device, topic: bundleID()))
+    }
+
+    /// Records the app of an accepted push as known (see `know(_:topic:bundleID:into:)`).
+    mutating func know(_ record: borrowing PushRecord, into actions: inout Actions) {
+        let (device, topic, type) = (record.deviceToken, record.topic, record.pushType)
+        know(device, topic: topic, bundleID: APNsPushType(rawValue: type)?.bundleID(ofTopic: topic) ?? topic, into: &actions)
+    }
+
     // MARK: - Events
 
     /// A push APNs accepted, recorded as `record`; `incoming` is what the policy sees (nil:
@@ -359,9 +371,7 @@ package struct DeviceRecorder {
         var actions = Actions(completion: completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }
-            if shards == nil, record.fate.dropReason?.isForWhatThePushCarried == true {
-                droppedPushApps.insert(App(device: record.deviceToken, topic: record.topic))
-            }
+            know(record, into: &actions)
             actions.changes.append(.insertPush(record))
             apply(policy.advance(to: now), to: &actions)
             return finish(actions)
@@ -370,6 +380,7 @@ package struct DeviceRecorder {
         // is held by a placeholder meanwhile, so the record is moved, not copied.
         actions.changes.reserveCapacity(4)  // the row, a wake, its push's fate, the slot's close
         actions.changes.append(.probe(at: 0))
+        know(record, into: &actions)
         let app = App(device: record.deviceToken, topic: record.topic)
         var inserting: PushRecord? = consume record
         var policyActions = policy.receive(incoming, for: app, now: now)
@@ -609,7 +620,7 @@ package struct DeviceRecorder {
             apply(policy.forgetAll(now: now), to: &actions)
             if records == .deleted { actions.changes.append(.forgetEverything) }
         }
-        if let device { droppedPushApps = droppedPushApps.filter { $0.device != device } } else { droppedPushApps = [] }
+        knownApps.removeAll()
         activities.forget(device: device)
         reloads.forget(device: device)
         // Forgotten with the device: their tries stop and what they kept goes.
@@ -641,6 +652,7 @@ package struct DeviceRecorder {
         } else {
             actions.completion = completion
             actions.changes.append(.insertTaskRequest(record))
+            know(app.device, topic: app.topic, bundleID: app.topic, into: &actions)
             actions.reply = .taskSubmitted(id: record.request.id)
         }
         apply(policyActions, to: &actions)

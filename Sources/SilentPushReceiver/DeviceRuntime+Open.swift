@@ -40,11 +40,7 @@ extension DeviceRuntime {
         let clock = DeviceClock(mode, start: start)
         let now = clock.now
         // Clustered, no device is this receiver's until it claims its shard.
-        var snapshot = DeviceSnapshot()
-        if shards == nil {
-            snapshot = try await DeviceSnapshot.read(from: store, settings: settings, now: now)
-            snapshot.droppedPushApps = try await store.appsWithDroppedPushes().map { DeviceRecorder.App(device: $0.deviceToken, topic: $0.topic) }
-        }
+        let snapshot = shards == nil ? try await DeviceSnapshot.read(from: store, settings: settings, now: now) : DeviceSnapshot()
         var activities = LiveActivityPolicy(settings: liveActivities)
         for (topic, declaration) in declarations where declaration.frequentUpdates {
             activities.setFrequentUpdates(true, bundleID: topic)

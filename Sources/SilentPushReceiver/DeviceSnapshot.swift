@@ -17,9 +17,6 @@ package struct DeviceSnapshot: Sendable {
     package var unregistered: [(token: String, at: Int64)] = []
     /// Tokens registered at run time, with their topics (none: any): registered again.
     package var registered: [(token: String, topics: [String])] = []
-    /// Apps with a push recorded that the device dropped for what it carried (read by a
-    /// receiver on its own: a cluster lists devices from the store).
-    package var droppedPushApps: [DeviceRecorder.App] = []
     package var lastOpened: [(app: DeviceRecorder.App, at: DeviceInstant)] = []
     /// Background launches in the last day, oldest first: what each device's budget counts.
     package var launches: [(app: DeviceRecorder.App, at: DeviceInstant)] = []

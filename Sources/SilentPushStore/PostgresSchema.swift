@@ -1,11 +1,13 @@
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 24), with
+import SilentPushCore
+
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 25), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 24
+    package static let version = 25
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
@@ -33,7 +35,32 @@ package enum PostgresSchema {
         22: [idFloorsTable, "ALTER TABLE devices ADD COLUMN IF NOT EXISTS registered_topics TEXT"],
         // A run the system killed says what killed its app (`AppKill`).
         23: ["ALTER TABLE task_runs ADD COLUMN IF NOT EXISTS killed_by TEXT"],
+        // Devices are listed from `apps` (`StoreChange.knowApp`): the apps the records kept
+        // name are known from the start.
+        24: knownAppsFromRecords,
     ]
+
+    /// The apps the records name, as `apps` rows: each push accepted (not rejected or
+    /// answered by a fault; a Live Activity push names its activity's token, not its
+    /// device), by its bundle id (`APNsPushType.bundleID(ofTopic:)`), each Live Activity
+    /// and each task request. SQLite runs the same statements.
+    static var knownAppsFromRecords: [String] {
+        let suffixed = APNsPushType.allCases.compactMap { type in type.topicSuffix.map { (type, $0) } }.map { type, suffix in
+            "WHEN push_type = '\(type.rawValue)' AND substr(topic, length(topic) - \(suffix.utf8.count - 1)) = '\(suffix)' "
+                + "THEN substr(topic, 1, length(topic) - \(suffix.utf8.count))"
+        }
+        let refused = [PushFate.Kind.rejected, .injected].map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        return [
+            """
+            INSERT INTO apps (device_token, topic)
+            SELECT DISTINCT device_token, CASE \(suffixed.joined(separator: " ")) ELSE topic END FROM pushes
+            WHERE fate NOT IN (\(refused)) AND push_type != '\(APNsPushType.liveactivity.rawValue)'
+            ON CONFLICT (device_token, topic) DO NOTHING
+            """,
+            "INSERT INTO apps (device_token, topic) SELECT DISTINCT device_token, bundle_id FROM activities WHERE true ON CONFLICT (device_token, topic) DO NOTHING",
+            "INSERT INTO apps (device_token, topic) SELECT DISTINCT device_token, topic FROM task_requests WHERE true ON CONFLICT (device_token, topic) DO NOTHING",
+        ]
+    }
 
     /// The largest id each table held when rows were deleted from it (retention, a reset): a
     /// restart numbers on from here when the newest rows are gone, so no id is given twice.

@@ -268,6 +268,10 @@ extension PushStore {
             // A run the system killed says what killed its app (`AppKill`).
             try db.execute(sql: "ALTER TABLE task_runs ADD COLUMN killed_by TEXT")
         }
+        migrator.registerMigration("v25") { db in
+            // Devices are listed from `apps` (`StoreChange.knowApp`), known from the records kept.
+            for statement in PostgresSchema.upgrades[24] ?? [] { try db.execute(sql: statement) }
+        }
         return migrator
     }()
 }

@@ -124,26 +124,15 @@ extension PushStore {
         try await deviceRecords().mapValues(\.state)
     }
 
-    /// Every device a push was recorded for, with the topics pushed to it: the devices a
-    /// cluster's receivers know between them (a scan of the pushes kept).
-    package func pushedDevices() async throws -> [String: Set<String>] {
+    /// Every app the device side knows (`StoreChange.knowApp`, or its usage set), by device:
+    /// the bundle ids of each. Every receiver lists devices from here, clustered or not, and
+    /// retention never prunes it.
+    package func knownApps() async throws -> [String: Set<String>] {
         var devices: [String: Set<String>] = [:]
-        for row in try await reader.rows("SELECT device_token, topic FROM pushes GROUP BY device_token, topic") {
+        for row in try await reader.rows("SELECT device_token, topic FROM apps") {
             devices[row["device_token"], default: []].insert(row["topic"])
         }
         return devices
-    }
-
-    /// The apps (device and topic) with a push the device dropped for what it carried
-    /// (`DropReason.forWhatThePushCarried`): known to a restarted receiver though no wake
-    /// policy state holds them (a scan of the pushes).
-    package func appsWithDroppedPushes() async throws -> [(deviceToken: String, topic: String)] {
-        let reasons = DropReason.forWhatThePushCarried.map(\.description)
-        let list = Array(repeating: "?", count: reasons.count).joined(separator: ", ")
-        return try await reader.rows(
-            "SELECT device_token, topic FROM pushes WHERE fate = ? AND reason IN (\(list)) GROUP BY device_token, topic",
-            [PushFate.Kind.dropped.rawValue] + reasons
-        ).map { (deviceToken: $0["device_token"], topic: $0["topic"]) }
     }
 
     /// Every device whose state was set, with when its token was unregistered (ms), if it is,

@@ -200,6 +200,10 @@ extension StoreChange {
                     ON CONFLICT(device_token, topic) DO UPDATE SET last_opened_at = excluded.last_opened_at
                     """, [token, topic, at])
             ]
+        case .knowApp(let token, let topic):
+            return [
+                StoreStatement("INSERT INTO apps (device_token, topic) VALUES (?, ?) ON CONFLICT(device_token, topic) DO NOTHING", [token, topic])
+            ]
         case .setCoalescedByAPNs(let push):
             return [StoreStatement("UPDATE pushes SET apns_storage = 1 WHERE id = ?", [Int64(bitPattern: push)])]
         case .setContent(let content):

@@ -14,6 +14,10 @@ package enum StoreChange: Sendable, Equatable {
     case setCoalescedByAPNs(push: UInt64)
     /// The user last opened the app at `at` (device-clock ms; nil: unknown).
     case setLastOpened(deviceToken: String, topic: String, at: Int64?)
+    /// The device side knows the app `topic` (a bundle id) on the device: a push was accepted
+    /// for it, an activity or a task request was recorded for it. Listed from then on, until
+    /// the device is forgotten: retention never prunes it.
+    case knowApp(deviceToken: String, topic: String)
     /// A wake started.
     case insertWake(WakeRecord)
     /// A wake ended.
@@ -57,7 +61,6 @@ package enum StoreChange: Sendable, Equatable {
     case recordActivity(LiveActivity)
     /// A decision about one update of a Live Activity.
     case insertActivityUpdate(LiveActivityUpdate)
-    /// Every record of a device goes: pushes, wakes, state, apps, task requests and runs, contents.
     /// A transfer handed over (or refused).
     case insertTransfer(TransferRecord)
     /// A transfer waits (`why`, stored form) or runs, after `attempts` tries.
@@ -72,6 +75,8 @@ package enum StoreChange: Sendable, Equatable {
     case setTransferRelaunch(ids: [UInt64], request: UInt64)
     /// What the relaunch's handler did with a done transfer's file.
     case setTransferFile(id: UInt64, fate: TransferRecord.FileFate)
+    /// Every record of a device goes: pushes, wakes, state, apps, task requests and runs,
+    /// contents, activities and transfers.
     case forgetDevice(token: String)
     /// Every record goes (the manual clock stays: device time does not go back).
     case forgetEverything

@@ -40,7 +40,7 @@ import Testing
     @Test func aDevicePushedToOnlyForItsWidgetsIsListed() async throws {
         try await Receiver.withTesting { receiver in
             #expect(try await Self.widgetPush(receiver, SilentPushdDeviceTests.apnsID(940)).status == 200)
-            #expect(receiver.device.knownDevices() == [Self.token: [SamplePush.topic]])
+            #expect(try await receiver.device.knownDevices() == [Self.token: [SamplePush.topic]])
             let listed = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/devices")
             let devices = listed.json["devices"] as? [[String: Any]] ?? []
             #expect(devices.map { $0["deviceToken"] as? String } == [Self.token], "\(listed.json)")

@@ -49,18 +49,36 @@ import Testing
         #expect(recorder.running.keys.sorted() == [run.start.wakeID])
     }
 
-    /// A push dropped for what it carried never reaches the policy, yet its app is one the
-    /// device was pushed to, until the device is forgotten.
-    @Test func aPushDroppedForWhatItCarriedMakesItsAppKnownUntilForgotten() throws {
+    /// The apps an event records known (`knowApp`), as "device-prefix bundle-id".
+    static func known(_ actions: DeviceRecorder.Actions) -> [String] {
+        actions.changes.compactMap { if case .knowApp(let device, let topic) = $0 { "\(device.prefix(2)) \(topic)" } else { nil } }
+    }
+
+    /// Each app the device side meets is recorded known once, by its bundle id: a push
+    /// dropped for what it carried (the policy never sees it), a push the policy takes, a
+    /// voip push or a widget reload (their topic's suffix dropped). Forgetting a device
+    /// deletes its apps' rows, so an app pushed to after that is recorded again.
+    @Test func anAppIsRecordedKnownOnceUntilADeviceIsForgotten() throws {
         var recorder = Self.recorder()
         let dropped = recorder.receive(Self.record(1, fate: .dropped(.noContentAvailable)), incoming: nil, now: Self.t0) { _ in }
         #expect(Self.inserted(dropped).map(\.fate) == [.dropped(.noContentAvailable)])
         #expect(recorder.policy.knownApps.isEmpty, "the policy never saw it")
-        #expect(recorder.droppedPushApps == [Self.app])
-        _ = recorder.forget(String(repeating: "cd", count: 32), now: Self.at(1)) { _ in }
-        #expect(recorder.droppedPushApps == [Self.app], "another device forgotten")
-        _ = recorder.forget(Self.device, now: Self.at(2)) { _ in }
-        #expect(recorder.droppedPushApps.isEmpty)
+        #expect(Self.known(dropped) == ["ab com.example.app"])
+        let taken = Self.receive(&recorder, 2, at: Self.at(1))
+        #expect(Self.inserted(taken).map(\.id) == [2], "the push's row stays the event's first change")
+        #expect(Self.known(taken).isEmpty, "known already")
+        var voip = Self.record(3, fate: .dropped(.pushTypeNeverWakes(.voip)))
+        (voip.pushType, voip.topic) = ("voip", Self.topic + ".voip")
+        #expect(Self.known(recorder.receive(voip, incoming: nil, now: Self.at(2)) { _ in }) == ["ab com.example.app"])
+        #expect(Self.known(recorder.receive(voip, incoming: nil, now: Self.at(2)) { _ in }).isEmpty)
+        var widgets = Self.record(4)
+        (widgets.pushType, widgets.topic) = ("widgets", Self.topic + ".push-type.widgets")
+        #expect(Self.known(recorder.receiveReload(widgets, now: Self.at(3)) { _ in }) == ["ab com.example.app"])
+        _ = recorder.forget(String(repeating: "cd", count: 32), now: Self.at(4)) { _ in }
+        let again = Self.receive(&recorder, 5, at: Self.at(5))
+        #expect(Self.known(again) == ["ab com.example.app"], "recorded again: which device's rows went is not kept")
+        _ = recorder.forget(Self.device, now: Self.at(6)) { _ in }
+        #expect(Self.known(Self.receive(&recorder, 6, at: Self.at(7))) == ["ab com.example.app"])
     }
 
     /// Once stopping (SIGTERM's drain), a change of the device's state, a reboot or an app

@@ -1,0 +1,82 @@
+import Foundation
+import GRDB
+import SilentPushCore
+import SilentPushStore
+import SilentPushTestSupport
+import Testing
+
+/// Devices are listed from the store's `apps`: a row for each app the device side knew, kept
+/// when retention prunes every push of it, gone with its device; a store of an earlier
+/// version fills it from the records it kept. On both engines.
+@Suite(.postgres) struct PushStoreKnownAppsTests {
+    static func push(_ id: UInt64, token: String, type: APNsPushType = .background, suffixed: Bool = false, fate: PushFate) -> PushRecord {
+        var push = PushStoreTests.push(id, token: token, topic: "com.example.app" + (suffixed ? type.topicSuffix ?? "" : ""), fate: fate)
+        push.pushType = type.rawValue
+        return push
+    }
+
+    @Test(arguments: StoreEngineKind.allCases) func anAppKnownOutlivesRetentionAndGoesWithItsDevice(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        try await store.write([
+            .insertPush(Self.push(1, token: "aa", fate: .dropped(.noContentAvailable))),
+            .knowApp(deviceToken: "aa", topic: "com.example.app"),
+            .insertPush(Self.push(2, token: "bb", fate: .dropped(.noContentAvailable))),
+            .knowApp(deviceToken: "bb", topic: "com.example.app"),
+            .knowApp(deviceToken: "bb", topic: "com.example.other"),
+        ])
+        // A second time changes nothing (a restarted receiver records an app pushed to again).
+        try await store.write([.knowApp(deviceToken: "aa", topic: "com.example.app")])
+        let known = ["aa": Set(["com.example.app"]), "bb": ["com.example.app", "com.example.other"]]
+        #expect(try await store.knownApps() == known)
+        let pruned = try await store.prune(olderThan: nil, maximumCount: 1, batch: 100)
+        #expect(pruned.pushes == 1)
+        #expect(try await store.pushes().map(\.id) == [2], "aa's only push went")
+        #expect(try await store.knownApps() == known, "retention prunes no app")
+        try await store.write([.forgetDevice(token: "aa")])
+        #expect(try await store.knownApps() == ["bb": ["com.example.app", "com.example.other"]])
+        try await store.write([.forgetEverything])
+        #expect(try await store.knownApps().isEmpty)
+        try await store.close()
+    }
+
+    /// The records of a store of version 24 name the apps: each push accepted (by its bundle
+    /// id, a push type's suffix dropped), not a refused or faulted one, nor a Live Activity
+    /// push (its token is not a device's).
+    @Test(arguments: StoreEngineKind.allCases) func aStoreOfVersion24KnowsTheAppsItsRecordsName(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
+        var store = try await PushStore.open(location)
+        try await store.write([
+            .insertPush(Self.push(1, token: "aa", fate: .pending)),
+            .insertPush(Self.push(2, token: "aa", fate: .dropped(.noContentAvailable))),
+            .insertPush(Self.push(3, token: "bb", type: .voip, suffixed: true, fate: .dropped(.pushTypeNeverWakes(.voip)))),
+            .insertPush(Self.push(4, token: "cc", type: .widgets, suffixed: true, fate: .delivered(by: 9))),
+            .insertPush(Self.push(5, token: "dd", fate: .rejected(.deviceTokenNotForTopic))),
+            .insertPush(Self.push(6, token: "ee", fate: .injectedForUnknownAction(rule: 1))),
+            .insertPush(Self.push(7, token: "ff", type: .liveactivity, suffixed: true, fate: .dropped(.liveActivity(.activityEnded)))),
+            // Sent with a voip push type to a topic without its suffix: the topic as it is.
+            .insertPush(Self.push(8, token: "gg", type: .voip, fate: .expired)),
+        ])
+        try await store.close()
+        switch location {
+        case .file(let path):
+            let database = try DatabaseQueue(path: path)
+            try await database.write { db in
+                try db.execute(sql: "DELETE FROM apps")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v25'")
+            }
+            try database.close()
+        case .postgres(let url):
+            let server = try #require(PostgresServer.current)
+            let downgraded = try await server.psql("DELETE FROM apps; UPDATE schema_version SET version = 24", database: url.database)
+            try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
+        default:
+            Issue.record("a store test's location is a file or a PostgreSQL database")
+        }
+        store = try await PushStore.open(location)
+        #expect(
+            try await store.knownApps() == [
+                "aa": ["com.example.app"], "bb": ["com.example.app"], "cc": ["com.example.app"], "gg": ["com.example.app"],
+            ])
+        try await store.close()
+    }
+}
