@@ -391,8 +391,9 @@ package struct AdminAPI: Sendable {
     }
 
     /// `GET /v1/devices?topic=&state=&cursor=&limit=`: the devices known (pushed to, set, or
-    /// registered), by token; `next` is the cursor of the page after. A cluster's receiver
-    /// reads them from the store, so that every receiver lists every device.
+    /// registered), by token; `next` is the cursor of the page after. Read from the store
+    /// (`DeviceControl.knownDevices`), so that every receiver lists every device, across
+    /// restarts, whatever retention pruned.
     private func devices(_ query: Parameters) async -> Response {
         let limit: Int
         do { limit = try Self.pageLimit(query) } catch { return Self.error(error.status, error.message) }
@@ -453,8 +454,9 @@ package struct AdminAPI: Sendable {
         }
     }
 
-    /// The devices as this receiver answers for them: its device side's, or, in a cluster,
-    /// the store's (every member's devices, as committed).
+    /// The devices as this receiver answers for them: the store's list, and each device's
+    /// state as its device side holds it, or, in a cluster, as the store does (every
+    /// member's devices, as committed).
     private struct DeviceView {
         /// Each device known, with its topics (only when listing).
         var known: [String: Set<String>]
