@@ -201,6 +201,9 @@ extension DeviceRecorder {
             return Actions()
         }
         let releasing = owned
+        // Another owner may forget one of these devices, and its `apps` rows: should its
+        // shard come back, its apps are recorded again.
+        knownApps.removeAll()
         var actions = Actions()
         apply(policy.forget(now: now) { releasing.owns($0) }, to: &actions)
         activities.forget { releasing.owns($0) }

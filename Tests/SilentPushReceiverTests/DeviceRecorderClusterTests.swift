@@ -227,6 +227,21 @@ import Testing
         #expect(late.changes.isEmpty)
     }
 
+    /// Another owner may forget a device while its shard is away, and its `apps` rows with
+    /// it: once the shard is back, the device's app is recorded known again.
+    @Test func anAppIsRecordedKnownAgainOnceItsShardComesBack() {
+        var recorder = Self.clustered()
+        let device = Self.token(in: 1)
+        _ = recorder.adopt(DeviceSnapshot(), shards: [1], now: Self.t0)
+        #expect(DeviceRecorderTests.known(Self.receive(&recorder, 1, device: device, at: Self.t0)).count == 1)
+        #expect(DeviceRecorderTests.known(Self.receive(&recorder, 2, device: device, at: Self.t0.advanced(by: .seconds(1)))).isEmpty)
+        _ = recorder.releaseShards(now: Self.t0.advanced(by: .seconds(2)))
+        _ = recorder.adopt(DeviceSnapshot(), shards: [1], releasesSeen: recorder.shards?.releases, now: Self.t0.advanced(by: .seconds(3)))
+        let back = Self.receive(&recorder, 3, device: device, at: Self.t0.advanced(by: .seconds(4)))
+        #expect(back.reply == .done)
+        #expect(DeviceRecorderTests.known(back).count == 1)
+    }
+
     @Test func aNewBlockOfIdsNumbersWakesAndTaskRequestsOn() throws {
         var recorder = DeviceRecorderTests.recorder()
         _ = recorder.continueIDs(from: 1 << 28)
