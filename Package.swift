@@ -154,20 +154,26 @@ let package = Package(
         // jemalloc's options for silentpushd (a C global it reads before main).
         .target(name: "CJemallocOptions", path: "Sources/CJemallocOptions"),
 
-        .executableTarget(
-            name: "silentpushd",
+        // silentpushd's command: its flags checked into a configuration, and the receiver run.
+        .target(
+            name: "SilentPushDaemon",
             dependencies: [
                 "SilentPushReceiver",
                 "SilentPushTransport",
                 "SilentPushCore",
-                "CJemallocOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            plugins: ["BuildInfo"]
+        ),
+        .executableTarget(
+            name: "silentpushd",
+            dependencies: ["SilentPushDaemon", "CJemallocOptions"],
             // jemalloc's thread caches: records are built on the event loop and freed on the
             // store's writer, which under glibc malloc contend on the event loop's arena.
-            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))],
-            plugins: ["BuildInfo"]
+            linkerSettings: [.linkedLibrary("jemalloc", .when(platforms: [.linux]))]
         ),
 
         .executableTarget(
@@ -214,6 +220,7 @@ let package = Package(
             name: "SilentPushReceiverTests",
             dependencies: [
                 "SilentPushTestSupport", "SilentPushReceiver", "SilentPushTesting", "SilentPushStore", "SilentPushCore", "SilentPushFuzzTargets",
+                "SilentPushDaemon",
             ]
         ),
         .testTarget(

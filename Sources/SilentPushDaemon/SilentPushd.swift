@@ -7,10 +7,11 @@ import SilentPushCore
 import SilentPushReceiver
 import SilentPushTransport
 
-/// `silentpushd`: the receiver. Parses flags into a `ReceiverConfiguration` and runs it.
-@main
-struct SilentPushd: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+/// `silentpushd`'s command: its flags (and a config file's keys) parsed and checked into a
+/// `ReceiverConfiguration` (`makeConfiguration`, which tests call), and the receiver run on
+/// it (`main`, all the executable calls).
+package struct SilentPushd: AsyncParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "silentpushd",
         abstract: "An APNs provider endpoint that plays the device: it receives silent pushes as APNs does.",
         discussion: """
@@ -422,7 +423,9 @@ struct SilentPushd: AsyncParsableCommand {
         throw ValidationError("\(flag) '\(text)' is not \(listed)")
     }
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         // The development material is looked for at run: here (and for a config file's
         // values alone) only what was given is checked.
         _ = try makeConfiguration(material: DevelopmentMaterial(root: "certs"), searched: { "" })
@@ -437,7 +440,7 @@ struct SilentPushd: AsyncParsableCommand {
 
     /// The configuration, with the development material at `material` (nil: not found;
     /// `searched` says where it was looked for).
-    func makeConfiguration(material: DevelopmentMaterial?, searched: () -> String) throws -> ReceiverConfiguration {
+    package func makeConfiguration(material: DevelopmentMaterial?, searched: () -> String) throws -> ReceiverConfiguration {
         var configuration = ReceiverConfiguration(certificatesDirectory: material?.certificates ?? "certs")
         if let config {
             // Its flag keys were parsed with the command line (see `main`); this is the rest.
@@ -628,7 +631,7 @@ struct SilentPushd: AsyncParsableCommand {
         return configuration
     }
 
-    func run() async throws {
+    package func run() async throws {
         let level = logLevel
         let format = logFormat
         LoggingSystem.bootstrap { label in
@@ -734,8 +737,9 @@ struct SilentPushd: AsyncParsableCommand {
         return path
     }
 
-    /// Every failure to start exits 2 with one line; help exits 0.
-    static func main() async {
+    /// Parses the command line (after the config file it names) and runs the receiver. Every
+    /// failure to start exits 2 with one line; help exits 0.
+    package static func main() async {
         let given = Array(CommandLine.arguments.dropFirst())
         // Before the parser sees it: its messages quote an argument, and this one may be a private key.
         if PEMContents.found(inAnyOf: given) { fail(PEMContents.refusal) }
