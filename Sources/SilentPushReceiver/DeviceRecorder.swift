@@ -380,13 +380,17 @@ package struct DeviceRecorder {
         // is held by a placeholder meanwhile, so the record is moved, not copied.
         actions.changes.reserveCapacity(4)  // the row, a wake, its push's fate, the slot's close
         actions.changes.append(.probe(at: 0))
-        know(record, into: &actions)
         let app = App(device: record.deviceToken, topic: record.topic)
         var inserting: PushRecord? = consume record
         var policyActions = policy.receive(incoming, for: app, now: now)
         apply(policyActions, to: &actions, inserting: &inserting)
         policy.recycle(&policyActions)
-        if let pushRow = inserting.take() { actions.changes[0] = .insertPush(pushRow) }
+        if let pushRow = inserting.take() {
+            // A push that replaced the one waiting in its app's slot is for an app recorded
+            // known already (when that one arrived, or in the run that restored it): no lookup.
+            if pushRow.replaced == nil { know(pushRow, into: &actions) }
+            actions.changes[0] = .insertPush(pushRow)
+        }
         return finish(actions)
     }
 
