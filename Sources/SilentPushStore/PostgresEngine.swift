@@ -218,6 +218,8 @@ final class PostgresEngine: StoreEngine {
         for connection in opened { connection.close().whenComplete { _ in _ = connection } }
     }
 
+    var wasAbandoned: Bool { sessions.withLock { $0.abandoned } }
+
     /// A new session, or why there is none (naming the URL, never its password).
     static func connect(_ url: PostgresURL, logger: Logger) -> EventLoopFuture<PostgresConnection> {
         let loop = PostgresConnection.defaultEventLoopGroup.any()

@@ -41,8 +41,6 @@ package final class PushStore: Sendable {
     /// When the last probe started (`DispatchTime` nanoseconds), so pushes refused while
     /// the store cannot be written start at most one probe a second.
     let lastProbe = Atomic<UInt64>(0)
-    /// Set by `abandon()`.
-    private let given = Atomic<Bool>(false)
 
     /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
     package let setAside: String?
@@ -282,7 +280,6 @@ package final class PushStore: Sendable {
     /// flush; a read), and so does every later one, which leaves `close()` nothing to wait for.
     /// A SQLite store runs on this process's own threads: nothing there is cut short.
     package func abandon() {
-        given.store(true, ordering: .releasing)
         engine.abandon()
     }
 
@@ -292,7 +289,7 @@ package final class PushStore: Sendable {
     package static var postgresBatchWatch: Duration { PostgresEngine.batchWatch }
 
     /// Whether `abandon()` was called: what fails from then on failed because of it.
-    package var wasAbandoned: Bool { given.load(ordering: .acquiring) }
+    package var wasAbandoned: Bool { engine.wasAbandoned }
 
     // MARK: Content files
 

@@ -13,6 +13,7 @@ final class SQLiteEngine: StoreEngine {
     private let statements = StoreStatements()
     private let checkpointing = Atomic<Bool>(false)
     private let closed = Atomic<Bool>(false)
+    private let abandoned = Atomic<Bool>(false)
     /// The WAL's length in frames at the last checkpoint. A WAL written while checkpoints
     /// run beside it may never start over; past `walLimit` the writer checkpoints itself
     /// between transactions, when nothing can append, so the file stays bounded.
@@ -120,9 +121,14 @@ final class SQLiteEngine: StoreEngine {
         try database.close()
     }
 
-    /// Nothing: SQLite runs on this process's own threads, a statement at a time, and a
-    /// file system that stops answering cannot be cut short from here.
-    func abandon() {}
+    /// Cuts nothing short: SQLite runs on this process's own threads, a statement at a time,
+    /// and a file system that stops answering cannot be cut short from here. Only says so
+    /// (`wasAbandoned`).
+    func abandon() {
+        abandoned.store(true, ordering: .releasing)
+    }
+
+    var wasAbandoned: Bool { abandoned.load(ordering: .acquiring) }
 
     // MARK: Space
 

@@ -28,4 +28,7 @@ protocol StoreEngine: StoreReader {
     /// Gives up on a store that no longer answers: what waits on it fails now, and so does
     /// what comes after (`PushStore.abandon()`).
     func abandon()
+
+    /// Whether `abandon()` was called.
+    var wasAbandoned: Bool { get }
 }

@@ -438,7 +438,9 @@ import Testing
         try await Task.sleep(for: .milliseconds(500))
         #expect(ended.withLock { $0.isEmpty }, "nothing answers through the frozen relay")
 
+        #expect(!store.wasAbandoned)
         store.abandon()
+        #expect(store.wasAbandoned, "what fails from now on failed because of it")
         let end = ContinuousClock.now + .seconds(5)
         while ended.withLock({ $0.count < 2 }), ContinuousClock.now < end { try await Task.sleep(for: .milliseconds(20)) }
         let outcomes = ended.withLock { $0 }

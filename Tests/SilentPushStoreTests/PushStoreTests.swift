@@ -27,6 +27,18 @@ import Testing
     static let held = WaitReason<DeviceInstant>.minimumInterval(
         lastWake: DeviceInstant(millisecondsSinceEpoch: 1_000), interval: .seconds(900), until: DeviceInstant(millisecondsSinceEpoch: 901_000))
 
+    /// Giving up on a SQLite store cuts nothing short (it runs on this process's own
+    /// threads), but the store says it was given up, as a PostgreSQL one does.
+    @Test func aSQLiteStoreGivenUpStillWritesAndSaysSo() async throws {
+        let store = try await PushStore.open(.memory)
+        #expect(!store.wasAbandoned)
+        store.abandon()
+        #expect(store.wasAbandoned)
+        try await store.write([.insertPush(Self.push(1))])
+        #expect(try await store.pushes().map(\.id) == [1])
+        try await store.close()
+    }
+
     @Test(arguments: StoreEngineKind.allCases) func whatIsWrittenIsThereAfterReopening(_ engine: StoreEngineKind) async throws {
         let location = try await engine.newLocation()
         do {
