@@ -16,7 +16,7 @@ extension AdminAPI {
     static let keepAliveTicks = 60
 
     func addEventRoutes(to router: Router<BasicRequestContext>) {
-        router.getWithHead("/v1/events") { request, _ in self.events(request.uri.queryParameters) }
+        router.getWithHead("/v1/events") { request, _ in await self.events(request.uri.queryParameters) }
     }
 
     /// The most events one request may ask for before its stream ends.
@@ -27,9 +27,13 @@ extension AdminAPI {
     /// (`AdminListener.maximumConnections`) and leave none for its other requests.
     static let maximumEventStreams = 16
 
+    /// How long a stream refused for want of a place waits for the streams' probe (each
+    /// writes twice, a look apart) to free the places of clients that left.
+    static let probeWait = Duration.milliseconds(800)
+
     /// The stream; with `limit`, it ends after that many events (a client that wants a
     /// snapshot, or a checker that reads to the end).
-    private func events(_ query: Hummingbird.Parameters) -> Response {
+    private func events(_ query: Hummingbird.Parameters) async -> Response {
         var limit: Int?
         if let text = query["limit"] {
             guard let value = Int(text), (1...Self.maximumEventLimit).contains(value) else {
@@ -39,7 +43,20 @@ extension AdminAPI {
         }
         let device = device
         let eventLimit = limit
-        guard let slot = EventStreamSlot(counting: eventStreams) else {
+        let streams = eventStreams
+        var taken = EventStreamSlot(counting: streams)
+        if taken == nil {
+            // Every place is held, perhaps by streams whose clients left unseen (a stream finds
+            // out only when a write fails): each is asked to write now, and the place asked for
+            // again as they end.
+            streams.probes.add(1, ordering: .relaxed)
+            let deadline = ContinuousClock.now + Self.probeWait
+            while taken == nil, ContinuousClock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(50))
+                taken = EventStreamSlot(counting: streams)
+            }
+        }
+        guard let slot = taken else {
             return Self.error(
                 .serviceUnavailable,
                 "there are \(Self.maximumEventStreams) event streams open already: close one (each timeline page holds one)")
@@ -59,8 +76,14 @@ extension AdminAPI {
                     var sent: (changes: UInt64, now: Int64)?
                     var quiet = 0
                     var events = 0
+                    // Writes a probe still asks of this stream: two, since the first write to
+                    // a client that left draws only its reset, and the second fails.
+                    var probed = streams.probes.load(ordering: .relaxed)
+                    var owed = 0
                     while !Task.isCancelled, events < eventLimit ?? .max {
                         let lastLook = stopping.load(ordering: .relaxed)
+                        let probe = streams.probes.load(ordering: .relaxed)
+                        if probe != probed { (probed, owed) = (probe, 2) }
                         let changes = device.changes
                         // On the manual clock, a move of the clock is news too.
                         let now = device.clock.now.millisecondsSinceEpoch
@@ -71,13 +94,13 @@ extension AdminAPI {
                             try await writer.write(ByteBuffer(string: Self.changeEvent(changes: changes, clock: device.clock)))
                             sent = (changes, now)
                             events += 1
-                            quiet = 0
+                            (quiet, owed) = (0, max(owed - 1, 0))
                             if events == eventLimit { break }
                         } else if !lastLook {
                             quiet += 1
-                            if quiet >= Self.keepAliveTicks {
+                            if owed > 0 || quiet >= Self.keepAliveTicks {
                                 try await writer.write(ByteBuffer(string: ": still here\n\n"))
-                                quiet = 0
+                                (quiet, owed) = (0, max(owed - 1, 0))
                             }
                         }
                         if lastLook { break }
@@ -100,9 +123,13 @@ extension AdminAPI {
     }
 }
 
-/// How many event streams a receiver's admin API has open.
+/// How many event streams a receiver's admin API has open, and the probes that ask each to
+/// learn at once whether its client is still there.
 final class EventStreamCount: Sendable {
     let open = Atomic(0)
+    /// Moved on when a stream is refused for want of a place: each open stream writes a
+    /// comment at its next look and the look after, so one whose client left ends.
+    let probes = Atomic<UInt64>(0)
 }
 
 /// One event stream counted against `AdminAPI.maximumEventStreams` for as long as its answer

@@ -86,6 +86,31 @@ import Testing
         #expect(again == 200)
     }
 
+    /// Streams whose clients left unseen (nothing has changed, so none has written) hold
+    /// their places until a write fails: one more stream asks each to write at once, so it
+    /// gets a place as soon as they end, not at their next keep-alive (15 s apart). While
+    /// every client is there, it is still refused.
+    @Test func aStreamAskedForWhenEveryPlaceIsHeldFreesThoseOfClientsThatLeft() async throws {
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { process.signal(SIGKILL) }
+        let streams = try (0..<16).map { _ in try PeerProcess("curl", ["-sN", "--max-time", "60", "http://127.0.0.1:\(admin)/v1/events"]) }
+        defer { for stream in streams { stream.signal(SIGKILL) } }
+        var refused = (status: 0, json: [String: Any]())
+        for _ in 0..<50 where refused.status != 503 {
+            try await Task.sleep(for: .milliseconds(100))
+            refused = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1")
+        }
+        #expect(refused.status == 503, "every client is there: the probe frees no place")
+        for stream in streams[..<4] {
+            stream.signal(SIGKILL)
+            _ = await stream.wait()
+        }
+        let asked = ContinuousClock.now
+        let answer = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1")
+        #expect(answer.status == 200, "\(answer)")
+        #expect(ContinuousClock.now - asked < .seconds(5), "a place came free before any keep-alive")
+    }
+
     /// `?limit=N` ends the stream after N events; a bad limit is a 422.
     @Test func aLimitEndsTheStreamAfterThatManyEvents() async throws {
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
