@@ -59,11 +59,17 @@ final class PostgresEngine: StoreEngine {
 
     /// The readers' sessions: idle ones, how many are open or opening, and who waits.
     private struct Readers {
-        var idle: [PostgresConnection] = []
+        var idle: [ReaderSession] = []
         var open = 0
         /// Resumed with a session handed over, or nil: the caller may open one itself.
-        var waiting: [CheckedContinuation<PostgresConnection?, Never>] = []
+        var waiting: [CheckedContinuation<ReaderSession?, Never>] = []
         var closed = false
+    }
+
+    /// A reader's session, and the server's name for it, which a read's watch asks about.
+    struct ReaderSession: Sendable {
+        let connection: PostgresConnection
+        let backend: Backend
     }
 
     /// The sessions `abandon()` ends: those open or closed since (pruned as new ones open).
@@ -93,7 +99,7 @@ final class PostgresEngine: StoreEngine {
     /// A server process, named as `pg_stat_activity` names it: its pid, and its start time
     /// (microseconds since 1970, whatever a session's time zone), which tells it from a later
     /// process given the same pid.
-    struct Backend: Equatable {
+    struct Backend: Equatable, Sendable {
         let pid: Int64
         let start: Int64
     }
@@ -110,7 +116,7 @@ final class PostgresEngine: StoreEngine {
     /// A store dropped without `close()` (a test's) still ends its sessions, each kept until
     /// its close completes.
     deinit {
-        let sessions = (writerSession.withLock { $0?.connection }.map { [$0] } ?? []) + readers.withLock { $0.idle }
+        let sessions = (writerSession.withLock { $0?.connection }.map { [$0] } ?? []) + readers.withLock { $0.idle.map(\.connection) }
         for session in sessions { session.close().whenComplete { _ in _ = session } }
     }
 
@@ -406,15 +412,29 @@ final class PostgresEngine: StoreEngine {
     }
 
     /// Runs `body` on a reader's session: an idle one, a new one while fewer than
-    /// `maximumReaders` are open, else the next one given back.
+    /// `maximumReaders` are open, else the next one given back. The read is watched
+    /// (`watchRead`): one the server leaves unanswered and does not say it runs fails
+    /// `readUnanswered`.
     private func withReader<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
-        let connection = try await leaseReader()
+        let session = try await leaseReader()
+        let connection = session.connection
+        let watch = PostgresBatchWatch()
+        _ = watch.sending(on: connection)
+        let started = NIODeadline.now()
+        watchRead(session, by: watch)
         do {
             let result = try await body(connection)
-            giveBack(connection)
+            // Answered, even past the watch giving it up: the answer stands.
+            _ = watch.answer()
+            giveBack(session)
             return result
         } catch {
-            giveBack(connection)
+            let givenUp = !watch.answer()
+            giveBack(session)
+            if givenUp {
+                // To a tenth of a second, as a message says it.
+                throw PushStoreError.readUnanswered(after: .milliseconds((NIODeadline.now() - started).nanoseconds / 100_000_000 * 100))
+            }
             // A connection that ended under the read: the store cannot be reached now.
             if connection.isClosed || (error as? PSQLError).flatMap({ Self.sessionFailure($0.code) }) != nil {
                 throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url))
@@ -423,9 +443,28 @@ final class PostgresEngine: StoreEngine {
         }
     }
 
-    private func leaseReader() async throws -> PostgresConnection {
+    /// Looks at a read every `batchWatch` while it runs: one the server is not running, or
+    /// does not say within `batchWatch` that it runs (a server stopped, or a network gone
+    /// silent), is given up and its session closed, so the read fails at once rather than
+    /// when TCP gives up (for ever, through a proxy that still answers). A read the server
+    /// runs is waited on, however long it takes.
+    private func watchRead(_ session: ReaderSession, by watch: PostgresBatchWatch) {
+        watch.arm(
+            session.connection.eventLoop.scheduleTask(in: TimeAmount(Self.batchWatch)) {
+                guard case .sent = watch.found else { return }
+                self.writerIsBusy(session.backend, within: Self.batchWatch).whenSuccess { busy in
+                    if busy {
+                        self.watchRead(session, by: watch)
+                    } else if watch.answer() {
+                        session.connection.close().whenComplete { _ in }
+                    }
+                }
+            })
+    }
+
+    private func leaseReader() async throws -> ReaderSession {
         enum Lease {
-            case idle(PostgresConnection)
+            case idle(ReaderSession)
             case connect
             case wait
             case closed
@@ -433,8 +472,8 @@ final class PostgresEngine: StoreEngine {
         while true {
             let lease = readers.withLock { readers -> Lease in
                 if readers.closed { return .closed }
-                while let connection = readers.idle.popLast() {
-                    if !connection.isClosed { return .idle(connection) }
+                while let session = readers.idle.popLast() {
+                    if !session.connection.isClosed { return .idle(session) }
                     readers.open -= 1
                 }
                 guard readers.open < Self.maximumReaders else { return .wait }
@@ -442,19 +481,27 @@ final class PostgresEngine: StoreEngine {
                 return .connect
             }
             switch lease {
-            case .idle(let connection):
-                return connection
+            case .idle(let session):
+                return session
             case .closed:
                 throw PushStoreError.closed
             case .connect:
+                let connection: PostgresConnection
                 do {
-                    return try await connectSession().get()
+                    connection = try await connectSession().get()
                 } catch {
                     giveBack(nil)
                     throw error
                 }
+                do {
+                    return ReaderSession(connection: connection, backend: try await Self.backend(of: connection, logger: logger).get())
+                } catch {
+                    try? await connection.close()
+                    giveBack(nil)
+                    throw connection.isClosed ? PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url)) : error
+                }
             case .wait:
-                let handed = await withCheckedContinuation { (continuation: CheckedContinuation<PostgresConnection?, Never>) in
+                let handed = await withCheckedContinuation { (continuation: CheckedContinuation<ReaderSession?, Never>) in
                     readers.withLock { $0.waiting.append(continuation) }
                 }
                 if let handed { return handed }
@@ -464,9 +511,9 @@ final class PostgresEngine: StoreEngine {
 
     /// Gives a reader's session back (nil: one that could not be opened), to the first who
     /// waits or to the idle ones; a closed one frees its place.
-    private func giveBack(_ connection: PostgresConnection?) {
-        let usable = connection.flatMap { $0.isClosed ? nil : $0 }
-        let waiter = readers.withLock { readers -> CheckedContinuation<PostgresConnection?, Never>? in
+    private func giveBack(_ session: ReaderSession?) {
+        let usable = session.flatMap { $0.connection.isClosed ? nil : $0 }
+        let waiter = readers.withLock { readers -> CheckedContinuation<ReaderSession?, Never>? in
             if usable == nil { readers.open -= 1 }
             let waiter = readers.waiting.isEmpty ? nil : readers.waiting.removeFirst()
             if waiter == nil, let usable { readers.idle.append(usable) }
@@ -649,7 +696,7 @@ final class PostgresEngine: StoreEngine {
             _ = try? await writer.queryUnlessClosed("SELECT pg_advisory_unlock_all()", logger: logger).get()
             stuck.cancel()
         }
-        for session in idle + (writer.map { [$0] } ?? []) { try? await session.close() }
+        for session in idle.map(\.connection) + (writer.map { [$0] } ?? []) { try? await session.close() }
     }
 
     // MARK: Space

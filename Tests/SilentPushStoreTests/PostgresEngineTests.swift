@@ -1,6 +1,6 @@
 import Foundation
 import SilentPushCore
-import SilentPushStore
+@testable import SilentPushStore
 import SilentPushTestSupport
 import Synchronization
 import Testing
@@ -500,6 +500,44 @@ import Testing
         }
         #expect(written, "the store writes again once the network is back")
         #expect(try await store.pushes().map(\.id).sorted() == [1, 4])
+        try await store.close()
+        await relay.close()
+    }
+
+    /// A read the server leaves unanswered (a network gone silent) is given up once the
+    /// server does not say it runs it, as a commit is: an admin read answers 503 then, where
+    /// it waited for as long as TCP takes to give up. A long read the server runs is waited
+    /// on; once the network is back, reads answer again.
+    @Test func aReadASilentServerLeavesUnansweredIsGivenUpAndALongOneItRunsIsNot() async throws {
+        let server = try #require(PostgresServer.current)
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        #expect(try await store.pushes().map(\.id) == [1])  // a reader's session, left idle
+        let slow = try await store.reader.rows("SELECT 1 AS slept FROM pg_sleep(3)", [], cached: false)
+        #expect(slow.count == 1, "a read the server runs for longer than the watch's look is waited on")
+        try await relay.freeze()
+        let backstop = relay.thaw(after: .seconds(20))
+        defer { backstop.cancel() }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: PushStoreError.self) { try await store.pushes() }
+        let waited = ContinuousClock.now - start
+        guard case .readUnanswered? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(waited >= PushStore.postgresBatchWatch && waited < .seconds(8), "given up after \(waited)")
+        #expect("\(try #require(error))".hasPrefix("PostgreSQL left a read unanswered for "), "\(String(describing: error))")
+
+        try await relay.thaw()
+        let thawed = ContinuousClock.now
+        var read: [UInt64]?
+        while read == nil, ContinuousClock.now - thawed < .seconds(15) {
+            read = try? await store.pushes().map(\.id)
+            if read == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(read == [1], "the store reads again once the network is back")
         try await store.close()
         await relay.close()
     }
