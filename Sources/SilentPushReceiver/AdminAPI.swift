@@ -298,13 +298,13 @@ package struct AdminAPI: Sendable {
     /// How many of an app's URLs a masked `url` is compared with (an app fetches a handful).
     private static let maskedLookupLimit = 1000
 
-    /// A store that failed a request: 503 when it cannot be reached now (PostgreSQL down, a
-    /// cluster's store session ended, the store closing), which passes once it is back, or
-    /// while the device side shuts down (`DeviceStopping`); 500 for any other failure.
+    /// A store that failed a request: 503 when it cannot be reached now (PostgreSQL down or
+    /// silent, a cluster's store session ended, the store closing), which passes once it is
+    /// back, or while the device side shuts down (`DeviceStopping`); 500 for any other failure.
     static func storeFailure(_ error: any Error) -> Response {
         if let stopping = error as? DeviceStopping { return Self.error(.serviceUnavailable, stopping.description) }
         switch error as? PushStoreError {
-        case .cannotOpen?, .sessionEnded?, .closed?, .inUse?:
+        case .cannotOpen?, .sessionEnded?, .closed?, .inUse?, .unanswered?, .readUnanswered?, .abandoned?:
             return Self.error(
                 .serviceUnavailable, "the store cannot be reached now: \(PushStore.describe(error)); try again once it is back (no restart needed)")
         case .takenOver?: return Self.error(.serviceUnavailable, PushStore.describe(error))
@@ -410,36 +410,53 @@ package struct AdminAPI: Sendable {
         if let unknown = states.first(where: { !Self.deviceStateNames.contains($0) }) {
             return Self.error(.unprocessableContent, "state '\(unknown)' is not one of \(Self.deviceStateNames.joined(separator: ", "))")
         }
-        let view: DeviceView
-        do {
-            view = try await deviceView(listing: true)
-        } catch {
-            return Self.error(.serviceUnavailable, "the store cannot be read: \(PushStore.describe(error))")
-        }
-        var known = view.known
-        for (token, topics) in endpoint.withDevices({ $0.tokens }) { known[token, default: []].formUnion(topics) }
         let topic: String?
         do throws(AdminError) {
             topic = try Self.topicFilter(query)
         } catch {
             return Self.error(error.status, error.message)
         }
+        // The start-up registry's tokens (`devices` of the config file) are known too.
+        let registered = Dictionary(endpoint.withDevices({ $0.tokens }), uniquingKeysWith: { $0.union($1) })
         var page: [JSONValue] = []
         var last: String?
         var more = false
-        for token in known.keys.sorted() where cursor.map({ token > $0 }) ?? true {
-            let topics = known[token] ?? []
-            if let topic, !topics.contains(topic) { continue }
-            let (state, unregisteredAt) = view.record(token)
-            guard states.allSatisfy({ Self.device(state, isIn: $0) }) else { continue }
-            if page.count == limit {
-                more = true
-                break
+        do {
+            let record = try await deviceRecord()
+            // Read from the store a chunk at a time, by index from the cursor on, until the
+            // page is full and one more device is found (or none is left); the filters may
+            // pass few of a chunk.
+            let chunk = max(limit + 1, 100)
+            var after = cursor
+            scan: while true {
+                let found = try await device.store.knownDevices(after: after, limit: chunk)
+                // The store's devices end here (nil: none is left), and so do the registry's
+                // taken with this chunk.
+                let end = found.count < chunk ? nil : found.last?.token
+                var known = Dictionary(found, uniquingKeysWith: { $0.union($1) })
+                for (token, topics) in registered where after.map({ token > $0 }) ?? true {
+                    if let end, token > end { continue }
+                    known[token, default: []].formUnion(topics)
+                }
+                for token in known.keys.sorted() {
+                    let topics = known[token] ?? []
+                    if let topic, !topics.contains(topic) { continue }
+                    let (state, unregisteredAt) = record(token)
+                    guard states.allSatisfy({ Self.device(state, isIn: $0) }) else { continue }
+                    if page.count == limit {
+                        more = true
+                        break scan
+                    }
+                    guard case .object(var fields) = deviceJSON(token, state: state, unregisteredAt: unregisteredAt) else { continue }
+                    fields.append(("topics", .array(topics.sorted().map(JSONValue.string))))
+                    page.append(.object(fields))
+                    last = token
+                }
+                guard let end else { break }
+                after = end
             }
-            guard case .object(var fields) = deviceJSON(token, state: state, unregisteredAt: unregisteredAt) else { continue }
-            fields.append(("topics", .array(topics.sorted().map(JSONValue.string))))
-            page.append(.object(fields))
-            last = token
+        } catch {
+            return Self.error(.serviceUnavailable, "the store cannot be read: \(PushStore.describe(error))")
         }
         return Self.respond(.ok, .object([("devices", .array(page)), ("next", more ? .string(last) : .null)]))
     }
@@ -447,29 +464,19 @@ package struct AdminAPI: Sendable {
     private func device(_ token: String) async -> Response {
         guard let token = Self.deviceToken(token) else { return Self.badDeviceToken }
         do {
-            let (state, unregisteredAt) = try await deviceView(listing: false).record(token)
+            let (state, unregisteredAt) = try await deviceRecord()(token)
             return Self.respond(.ok, deviceJSON(token, state: state, unregisteredAt: unregisteredAt))
         } catch {
             return Self.error(.serviceUnavailable, "the store cannot be read: \(PushStore.describe(error))")
         }
     }
 
-    /// The devices as this receiver answers for them: the store's list, and each device's
-    /// state as its device side holds it, or, in a cluster, as the store does (every
-    /// member's devices, as committed).
-    private struct DeviceView {
-        /// Each device known, with its topics (only when listing).
-        var known: [String: Set<String>]
-        var record: (String) -> (state: DeviceState, unregisteredAt: Int64?)
-    }
-
-    /// The view; `listing` also finds every device known (`DeviceControl.knownDevices`: the
-    /// store's, on its own or in a cluster).
-    private func deviceView(listing: Bool) async throws -> DeviceView {
-        let known = listing ? try await device.knownDevices() : [:]
-        guard cluster != nil else { return DeviceView(known: known, record: localRecord) }
+    /// Each device's state as this receiver answers for it: as its device side holds it, or,
+    /// in a cluster, as the store does (every member's devices, as committed).
+    private func deviceRecord() async throws -> (String) -> (state: DeviceState, unregisteredAt: Int64?) {
+        guard cluster != nil else { return localRecord }
         let records = try await device.store.deviceRecords()
-        return DeviceView(known: known) { token in records[token].map { ($0.state, $0.unregisteredAt) } ?? (DeviceState(), nil) }
+        return { token in records[token].map { ($0.state, $0.unregisteredAt) } ?? (DeviceState(), nil) }
     }
 
     private func app(_ token: String, topic: String) -> Response {

@@ -135,6 +135,28 @@ extension PushStore {
         return devices
     }
 
+    /// A page of the devices known, in token order from after `cursor` (nil: the first),
+    /// `limit` at most: those `knownApps()` has, each with its apps' bundle ids, and those
+    /// whose state was set or token registered (`devices`), read by index from the cursor on.
+    package func knownDevices(after cursor: String?, limit: Int) async throws -> [(token: String, topics: Set<String>)] {
+        let after = cursor ?? "", limit = max(limit, 1)
+        let tokens: [String] = try await reader.rows(
+            """
+            SELECT device_token FROM (SELECT DISTINCT device_token FROM apps WHERE device_token > ? ORDER BY device_token LIMIT ?) AS known
+            UNION SELECT device_token FROM (SELECT device_token FROM devices WHERE device_token > ? ORDER BY device_token LIMIT ?) AS stated
+            ORDER BY device_token LIMIT ?
+            """, [after, limit, after, limit, limit], cached: true
+        ).map { $0["device_token"] }
+        guard let first = tokens.first, let last = tokens.last else { return [] }
+        var topics: [String: Set<String>] = [:]
+        for row in try await reader.rows(
+            "SELECT device_token, topic FROM apps WHERE device_token >= ? AND device_token <= ?", [first, last], cached: true)
+        {
+            topics[row["device_token"], default: []].insert(row["topic"])
+        }
+        return tokens.map { ($0, topics[$0] ?? []) }
+    }
+
     /// Every device whose state was set, with when its token was unregistered (ms), if it is,
     /// and the topics it was registered for at run time, if it was (none: any).
     package func deviceRecords() async throws -> [String: (state: DeviceState, unregisteredAt: Int64?, registeredTopics: [String]?)] {

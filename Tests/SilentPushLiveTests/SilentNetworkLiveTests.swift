@@ -111,11 +111,11 @@ import Testing
         await relay.close()
     }
 
-    /// A receiver told to stop while its store is silent still stops. The push waiting on its
-    /// commit is cut at the shutdown grace (never answered 200); an admin API read waiting on
-    /// the store holds the admin API's stop until, at the grace's end and `storeGrace` (5 s)
-    /// more, the store is given up; `run()` then throws, saying so.
-    @Test func aReceiverWhoseStoreWentSilentStopsAtItsShutdownGraceAndFiveSecondsMoreAndSaysWhy() async throws {
+    /// A receiver told to stop while its store is silent stops once the store's watches give
+    /// up what waits on it: the push waiting on its commit is never answered 200, and the
+    /// admin API read waiting on the store fails (`readUnanswered`), so neither holds the stop
+    /// until the store itself is given up.
+    @Test func aReceiverWhoseStoreWentSilentStopsOnceItsWatchesGiveUp() async throws {
         let server = try #require(PostgresServer.current)
         let database = try await server.newDatabase()
         let relay = try await TCPRelay.start(to: server.port)
@@ -124,10 +124,54 @@ import Testing
         let waiting = Mutex<Task<TestPushResponse?, Never>?>(nil)
         let reading = Mutex<Task<Int?, Never>?>(nil)
         var before = ""
-        // A receiver that does not give the store up would wait on it for ever: the network
+        // A receiver that gives nothing up would wait on the store for ever: the network
         // comes back after 20 s, so that the stop's time fails the test rather than hang it.
         let backstop = relay.thaw(after: .seconds(20))
         defer { backstop.cancel() }
+        try await Receiver.withTesting({
+            $0.store = .postgres(url)
+            $0.shutdownGrace = .seconds(1)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            let answered = try await client.push()
+            #expect(answered.status == 200)
+            before = answered.apnsID
+            let admin = try #require(receiver.adminPort)
+            try await relay.freeze()
+            waiting.withLock { $0 = Task { try? await client.push() } }
+            reading.withLock { [before] in $0 = Task { try? await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(before)").status } }
+            try await Task.sleep(for: .milliseconds(300))
+            stopped.withLock { $0 = .now }
+        }
+        let took = ContinuousClock.now - (try #require(stopped.withLock { $0 }))
+        // The watches look after 2 s, and give up after as long again without an answer.
+        #expect(took < .seconds(6), "stopped \(took) after it was told to: before the store itself is given up")
+        let cut = await waiting.withLock { $0 }?.value
+        #expect(cut?.status != 200, "a push waiting on its commit is never answered 200: \(String(describing: cut))")
+        let read = await reading.withLock { $0 }?.value
+        #expect(read == 503, "the read waiting on the store is given up: \(String(describing: read))")
+        try await relay.thaw()
+        await relay.close()
+        // What was answered 200 is in the store.
+        let store = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database))))
+        #expect(try await store.push(apnsID: before) != nil)
+        try await store.close()
+    }
+
+    /// A receiver told to stop while its store keeps a commit and a read waiting (here behind
+    /// a lock another session holds: the server says it runs them, so their watches wait on)
+    /// still stops. The push waiting on its commit is cut at the shutdown grace (never answered
+    /// 200); the admin API read holds the admin API's stop until, at the grace's end and
+    /// `storeGrace` (5 s) more, the store is given up; `run()` then throws, saying so.
+    @Test func aReceiverWhoseStoreKeepsItWaitingStopsAtItsShutdownGraceAndFiveSecondsMoreAndSaysWhy() async throws {
+        let server = try #require(PostgresServer.current)
+        let database = try await server.newDatabase()
+        let url = try PostgresURL(server.url(database: database))
+        let stopped = Mutex<ContinuousClock.Instant?>(nil)
+        let waiting = Mutex<Task<TestPushResponse?, Never>?>(nil)
+        let reading = Mutex<Task<Int?, Never>?>(nil)
+        let holder = Mutex<Task<PeerResult, any Error>?>(nil)
+        var before = ""
         let error = await #expect(throws: ReceiverStartError.self) {
             try await Receiver.withTesting({
                 $0.store = .postgres(url)
@@ -138,7 +182,23 @@ import Testing
                 #expect(answered.status == 200)
                 before = answered.apnsID
                 let admin = try #require(receiver.adminPort)
-                try await relay.freeze()
+                // Another session holds the pushes table for 12 s: the next commit and a read
+                // of a push wait on it.
+                holder.withLock {
+                    $0 = Task {
+                        try await server.psql(
+                            "BEGIN; LOCK TABLE pushes IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(12); COMMIT", database: database)
+                    }
+                }
+                var locked = false
+                for _ in 0..<100 where !locked {
+                    locked = try await server.psql(
+                        "SELECT 1 FROM pg_locks WHERE relation = 'pushes'::regclass AND mode = 'AccessExclusiveLock' AND granted",
+                        database: database
+                    ).output.hasPrefix("1")
+                    if !locked { try await Task.sleep(for: .milliseconds(50)) }
+                }
+                try #require(locked)
                 waiting.withLock { $0 = Task { try? await client.push() } }
                 reading.withLock { [before] in $0 = Task { try? await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(before)").status } }
                 try await Task.sleep(for: .milliseconds(300))
@@ -157,10 +217,9 @@ import Testing
         #expect(cut?.status != 200, "a push waiting on its commit is never answered 200: \(String(describing: cut))")
         let read = await reading.withLock { $0 }?.value
         #expect(read != 200, "the read waiting on the store fails as it is given up: \(String(describing: read))")
-        try await relay.thaw()
-        await relay.close()
+        #expect(try await holder.withLock { $0 }?.value.status == 0)
         // What was answered 200 is in the store.
-        let store = try await PushStore.open(.postgres(try PostgresURL(server.url(database: database))))
+        let store = try await PushStore.open(.postgres(url))
         #expect(try await store.push(apnsID: before) != nil)
         try await store.close()
     }

@@ -39,6 +39,26 @@ import Testing
         try await store.close()
     }
 
+    /// The devices known, a page at a time in token order: those with apps (each with its
+    /// apps) and those whose state was set, from after a cursor.
+    @Test(arguments: StoreEngineKind.allCases) func theDevicesKnownArePagedInTokenOrder(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        try await store.write([
+            .knowApp(deviceToken: "dd", topic: "com.example.app"),
+            .knowApp(deviceToken: "bb", topic: "com.example.other"), .knowApp(deviceToken: "bb", topic: "com.example.app"),
+            .setDevice(token: "cc", state: DeviceState(lowPowerMode: true)), .setDevice(token: "bb", state: DeviceState(charging: true)),
+            .knowApp(deviceToken: "aa", topic: "com.example.app"),
+        ])
+        func page(after cursor: String?, limit: Int) async throws -> [String] {
+            try await store.knownDevices(after: cursor, limit: limit).map { "\($0.token) \($0.topics.sorted().joined(separator: ","))" }
+        }
+        #expect(try await page(after: nil, limit: 2) == ["aa com.example.app", "bb com.example.app,com.example.other"])
+        #expect(try await page(after: "bb", limit: 2) == ["cc ", "dd com.example.app"])
+        #expect(try await page(after: "dd", limit: 2).isEmpty)
+        #expect(try await page(after: "a", limit: 10).count == 4)
+        try await store.close()
+    }
+
     /// The records of a store of version 24 name the apps: each push accepted (by its bundle
     /// id, a push type's suffix dropped), not a refused or faulted one, nor a Live Activity
     /// push (its token is not a device's).
