@@ -51,7 +51,7 @@ extension AdminAPI {
             // again as they end.
             streams.probes.add(1, ordering: .relaxed)
             let deadline = ContinuousClock.now + Self.probeWait
-            while taken == nil, ContinuousClock.now < deadline {
+            while taken == nil, ContinuousClock.now < deadline, !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(50))
                 taken = EventStreamSlot(counting: streams)
             }

@@ -391,9 +391,10 @@ package struct AdminAPI: Sendable {
     }
 
     /// `GET /v1/devices?topic=&state=&cursor=&limit=`: the devices known (pushed to, set, or
-    /// registered), by token; `next` is the cursor of the page after. Read from the store
-    /// (`DeviceControl.knownDevices`), so that every receiver lists every device, across
-    /// restarts, whatever retention pruned.
+    /// registered), by token; `next` is the cursor of the page after. Read from the store a
+    /// chunk at a time (`PushStore.knownDevices(after:limit:)`), so that every receiver lists
+    /// every device, across restarts, whatever retention pruned; the start-up registry's
+    /// tokens are each receiver's own.
     private func devices(_ query: Parameters) async -> Response {
         let limit: Int
         do { limit = try Self.pageLimit(query) } catch { return Self.error(error.status, error.message) }

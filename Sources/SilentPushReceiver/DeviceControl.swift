@@ -171,15 +171,14 @@ public struct DeviceControl: Sendable {
         return try await DeviceReinstall.reinstall(token, endpoint: endpoint, device: self)
     }
 
-    /// Every device the receiver knows, with the bundle ids of its apps. An app is known once
+    /// Every device the store knows, with the bundle ids of its apps. An app is known once
     /// a push was accepted for it, or a Live Activity, a task request or its usage recorded
-    /// for it; a device, also once its state was set or its token registered. Read from the
-    /// store, as every member of a cluster lists them: retention prunes none of it,
-    /// forgetting the device does.
+    /// for it; a device, also once its state was set or its token registered at run time (a
+    /// start-up registry's tokens, which `GET /v1/devices` lists too, are not the store's).
+    /// Every member of a cluster reads the same: retention prunes none of it, forgetting the
+    /// device does.
     public func knownDevices() async throws -> [String: Set<String>] {
-        var devices = try await store.knownApps()
-        for token in try await store.deviceRecords().keys where devices[token] == nil { devices[token] = [] }
-        return devices
+        Dictionary(uniqueKeysWithValues: try await store.knownDevices(after: nil, limit: .max).map { ($0.token, $0.topics) })
     }
 
     /// `device`'s state as the policy holds it.

@@ -351,10 +351,20 @@ package struct DeviceRecorder {
         actions.changes.append(.knowApp(deviceToken: device, topic: bundleID()))
     }
 
-    /// Records the app of an accepted push as known (see `know(_:topic:bundleID:into:)`).
+    /// Records the app of an accepted push as known (see `know(_:topic:bundleID:into:)`),
+    /// but a Live Activity push's: its token is a push-to-start or an activity's token, not
+    /// a device's (its activity records the app).
     mutating func know(_ record: borrowing PushRecord, into actions: inout Actions) {
-        let (device, topic, type) = (record.deviceToken, record.topic, record.pushType)
-        know(device, topic: topic, bundleID: APNsPushType(rawValue: type)?.bundleID(ofTopic: topic) ?? topic, into: &actions)
+        let (device, topic, type) = (record.deviceToken, record.topic, APNsPushType(rawValue: record.pushType))
+        guard type != .liveactivity else { return }
+        know(device, topic: topic, bundleID: type?.bundleID(ofTopic: topic) ?? topic, into: &actions)
+    }
+
+    /// The store's writes failed, or succeed again: an app recorded known meanwhile may have
+    /// gone with a batch that failed, so each is recorded again at its next push.
+    package mutating func storeWritabilityChanged() -> Actions {
+        knownApps.removeAll()
+        return finish(Actions())
     }
 
     // MARK: - Events

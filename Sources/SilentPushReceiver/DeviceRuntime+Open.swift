@@ -73,7 +73,9 @@ extension DeviceRuntime {
         // What the restore decided (repairs, expiries, wakes due now) is carried out now.
         runtime.modifyStateAndRunActions { [startup] _, _ in startup }
         let remedy = store.unwritableRemedy
-        store.observeWritability { [logger, weak store] writable, error in
+        store.observeWritability { [logger, weak store, weak runtime] writable, error in
+            // What was recorded known meanwhile may have gone with a batch that failed.
+            runtime?.modifyStateAndRunActions { recorder, _ in recorder.storeWritabilityChanged() }
             if store?.wasAbandoned ?? true {
                 return  // `DeviceStoreService` gave up on it as the receiver stopped, and said so
             } else if writable {

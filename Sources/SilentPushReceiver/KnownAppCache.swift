@@ -7,6 +7,7 @@
 package struct KnownAppCache: Sendable, Equatable {
     private var hashes: Set<Int> = []
 
+    /// An empty cache: nothing recorded known yet in this run.
     package init() {}
 
     /// Notes the app `topic` names on `device`; true when it was not noted before (the

@@ -424,13 +424,13 @@ final class PostgresEngine: StoreEngine {
         watchRead(session, by: watch)
         do {
             let result = try await body(connection)
-            // Answered, even past the watch giving it up: the answer stands.
-            _ = watch.answer()
-            giveBack(session)
+            // Answered, even past the watch giving it up: the answer stands. A session the
+            // watch gave up is its to close: not given back for another read.
+            giveBack(watch.answer() ? session : nil)
             return result
         } catch {
             let givenUp = !watch.answer()
-            giveBack(session)
+            giveBack(givenUp ? nil : session)
             if givenUp {
                 // To a tenth of a second, as a message says it.
                 throw PushStoreError.readUnanswered(after: .milliseconds((NIODeadline.now() - started).nanoseconds / 100_000_000 * 100))

@@ -270,7 +270,7 @@ extension PushStore {
         }
         migrator.registerMigration("v25") { db in
             // Devices are listed from `apps` (`StoreChange.knowApp`), known from the records kept.
-            for statement in PostgresSchema.upgrades[24] ?? [] { try db.execute(sql: statement) }
+            for statement in PostgresSchema.knownAppsFromRecords { try db.execute(sql: statement) }
         }
         return migrator
     }()

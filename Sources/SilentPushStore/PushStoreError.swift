@@ -50,8 +50,9 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// PostgreSQL left a batch unanswered this long and did not say it was running it: the
     /// batch was given up (a server stopped, or a network gone silent).
     case unanswered(after: Duration)
-    /// PostgreSQL left a read unanswered this long and did not say it was running it: the
-    /// read was given up (a server stopped, or a network gone silent).
+    /// PostgreSQL left a request on a reader's session (a read, or a retention pass's
+    /// change) unanswered this long and did not say it was running it: it was given up (a
+    /// server stopped, or a network gone silent).
     case readUnanswered(after: Duration)
 
     package var description: String {
@@ -83,7 +84,7 @@ package enum PushStoreError: Error, CustomStringConvertible, Sendable, Equatable
         case .unanswered(let after):
             "PostgreSQL left a commit unanswered for \(after) and did not say it was running it (a server stopped, or a network gone silent)"
         case .readUnanswered(let after):
-            "PostgreSQL left a read unanswered for \(after) and did not say it was running it (a server stopped, or a network gone silent)"
+            "PostgreSQL left a read (or a retention pass) unanswered for \(after) and did not say it was running it (a server stopped, or a network gone silent)"
         case .takenOver(let path):
             "another receiver owned the store '\(path)' while this one's session with PostgreSQL was gone; this one writes nothing more, as what it held of its devices is no longer the store's (restart it once the other has stopped, or give it another --store)"
         }

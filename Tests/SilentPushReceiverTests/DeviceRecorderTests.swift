@@ -81,6 +81,31 @@ import Testing
         #expect(Self.known(Self.receive(&recorder, 6, at: Self.at(7))) == ["ab com.example.app"])
     }
 
+    /// A push that replaced the one waiting in its app's slot records nothing: its app was
+    /// recorded when that one arrived. A change of the store's writability forgets what was
+    /// recorded (a batch that failed may have held it): the next push that starts a slot
+    /// records its app again. A Live Activity push names a token, not a device: never known.
+    @Test func aReplacingPushRecordsNothingAndAStoreThatFailedForgetsWhatWasRecorded() throws {
+        var recorder = Self.recorder()
+        #expect(Self.known(Self.receive(&recorder, 1, at: Self.t0)) == ["ab com.example.app"], "the first push wakes the app")
+        let waiting = Self.receive(&recorder, 2, at: Self.at(1))
+        #expect(Self.inserted(waiting).first?.replaced == nil && Self.known(waiting).isEmpty)
+        _ = recorder.storeWritabilityChanged()
+        let replacing = Self.receive(&recorder, 3, at: Self.at(2))
+        #expect(Self.inserted(replacing).first?.replaced == 2, "it replaces the push waiting")
+        #expect(Self.known(replacing).isEmpty, "no lookup: its app was recorded when push 2 arrived")
+        var other = Self.record(4, fate: .dropped(.noContentAvailable))
+        other.deviceToken = String(repeating: "cd", count: 32)
+        #expect(Self.known(recorder.receive(other, incoming: nil, now: Self.at(3)) { _ in }) == ["cd com.example.app"])
+        _ = recorder.storeWritabilityChanged()
+        #expect(Self.known(recorder.receive(other, incoming: nil, now: Self.at(4)) { _ in }) == ["cd com.example.app"], "recorded again")
+        var activity = Self.record(5, fate: .dropped(.liveActivity(.activityEnded)))
+        (activity.pushType, activity.topic, activity.deviceToken) = (
+            "liveactivity", Self.topic + ".push-type.liveactivity", String(repeating: "ef", count: 40)
+        )
+        #expect(Self.known(recorder.receive(activity, incoming: nil, now: Self.at(5)) { _ in }).isEmpty)
+    }
+
     /// Once stopping (SIGTERM's drain), a change of the device's state, a reboot or an app
     /// opened is refused, changing nothing: it would start work the drain no longer runs, or
     /// kill the wake it lets end.
