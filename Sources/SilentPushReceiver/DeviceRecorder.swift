@@ -632,7 +632,9 @@ package struct DeviceRecorder {
             if records == .deleted { actions.changes.append(.forgetDevice(token: device)) }
         } else {
             apply(policy.forgetAll(now: now), to: &actions)
-            if records == .deleted { actions.changes.append(.forgetEverything) }
+            // Another member's reset deleted every row before its order: a push this one
+            // recorded since, its app cached as known, named no `apps` row.
+            actions.changes.append(records == .deleted ? .forgetEverything : .knowAppsFromRecords)
         }
         knownApps.removeAll()
         activities.forget(device: device)

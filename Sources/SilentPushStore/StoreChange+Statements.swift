@@ -204,6 +204,8 @@ extension StoreChange {
             return [
                 StoreStatement("INSERT INTO apps (device_token, topic) VALUES (?, ?) ON CONFLICT(device_token, topic) DO NOTHING", [token, topic])
             ]
+        case .knowAppsFromRecords:
+            return PostgresSchema.knownAppsFromRecords.map { StoreStatement($0) }
         case .setCoalescedByAPNs(let push):
             return [StoreStatement("UPDATE pushes SET apns_storage = 1 WHERE id = ?", [Int64(bitPattern: push)])]
         case .setContent(let content):

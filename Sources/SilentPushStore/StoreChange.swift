@@ -18,6 +18,10 @@ package enum StoreChange: Sendable, Equatable {
     /// for it, an activity or a task request was recorded for it. Listed from then on, until
     /// the device is forgotten: retention never prunes it.
     case knowApp(deviceToken: String, topic: String)
+    /// Every app the records kept name is known (`PostgresSchema.knownAppsFromRecords`): a
+    /// cluster's member carrying out another's reset, which deleted every row first, keeps
+    /// the apps of what it recorded since (its cache said they were known).
+    case knowAppsFromRecords
     /// A wake started.
     case insertWake(WakeRecord)
     /// A wake ended.

@@ -242,6 +242,17 @@ import Testing
         #expect(DeviceRecorderTests.known(back).count == 1)
     }
 
+    /// Another member's reset deleted every row before its order: carried out here, the order
+    /// deletes nothing more, and the apps of what this member recorded since are known again.
+    @Test func aResetAnotherMemberSentKnowsTheAppsRecordedSince() {
+        var recorder = Self.clustered()
+        _ = recorder.adopt(DeviceSnapshot(), shards: [1], now: Self.t0)
+        let forgotten = recorder.forget(nil, records: .deletedByTheSender, now: Self.t0) { _ in }
+        #expect(forgotten.changes == [.knowAppsFromRecords])
+        var standalone = DeviceRecorderTests.recorder()
+        #expect(standalone.forget(nil, now: Self.t0) { _ in }.changes == [.forgetEverything])
+    }
+
     @Test func aNewBlockOfIdsNumbersWakesAndTaskRequestsOn() throws {
         var recorder = DeviceRecorderTests.recorder()
         _ = recorder.continueIDs(from: 1 << 28)

@@ -39,6 +39,20 @@ import Testing
         try await store.close()
     }
 
+    /// A cluster's reset deletes every row, then orders the others to forget: a push another
+    /// member recorded meanwhile (its app cached as known, so no `knowApp`) is known again
+    /// once that member carries the order out.
+    @Test(arguments: StoreEngineKind.allCases) func aResetCarriedOutLateKnowsTheAppsRecordedSince(_ engine: StoreEngineKind) async throws {
+        let store = try await engine.newStore(memory: true)
+        try await store.write([.insertPush(Self.push(1, token: "aa", fate: .pending)), .knowApp(deviceToken: "aa", topic: "com.example.app")])
+        try await store.write([.forgetEverything])
+        try await store.write([.insertPush(Self.push(2, token: "bb", type: .voip, suffixed: true, fate: .dropped(.pushTypeNeverWakes(.voip))))])
+        #expect(try await store.knownApps().isEmpty)
+        try await store.write([.knowAppsFromRecords])
+        #expect(try await store.knownApps() == ["bb": ["com.example.app"]])
+        try await store.close()
+    }
+
     /// The devices known, a page at a time in token order: those with apps (each with its
     /// apps) and those whose state was set, from after a cursor.
     @Test(arguments: StoreEngineKind.allCases) func theDevicesKnownArePagedInTokenOrder(_ engine: StoreEngineKind) async throws {

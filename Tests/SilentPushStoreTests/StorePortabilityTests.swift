@@ -28,7 +28,7 @@ import Testing
             .insertPush(push), .insertPush(PushStoreTests.push(2, replaced: 1)), .setFate(push: 2, fate: .delivered(by: 1), generation: 0),
             .closeGeneration(head: 2, fate: .delivered(by: 1)), .setCoalescedByAPNs(push: 1),
             .setLastOpened(deviceToken: "aa", topic: "com.example.app", at: 5), .knowApp(deviceToken: "aa", topic: "com.example.app"),
-            .knowApp(deviceToken: "aa", topic: "com.example.other"), .insertWake(wake),
+            .knowApp(deviceToken: "aa", topic: "com.example.other"), .knowAppsFromRecords, .insertWake(wake),
             .finishWake(id: 1, finishedAt: 2_000, result: .newData), .setWakeErrorOutput(id: 1, text: "stderr"),
             .setDevice(token: "aa", state: DeviceState(lowPowerMode: true)),
             .setContent(
