@@ -27,9 +27,7 @@ extension PostgresEngine {
         @Sendable func giveUp(closing connection: PostgresConnection?) {
             guard watch.answer() else { return }
             if let connection { self.endLoneSession(connection) }
-            // To a tenth of a second, as a message says it.
-            let waited = Duration.milliseconds((NIODeadline.now() - started).nanoseconds / 100_000_000 * 100)
-            outcome.fail(PushStoreError.unanswered(after: waited))
+            outcome.fail(PushStoreError.unanswered(after: Self.waited(since: started)))
         }
         @Sendable func look() {
             watch.arm(
@@ -52,6 +50,12 @@ extension PostgresEngine {
         }
         look()
         return outcome.futureResult
+    }
+
+    /// How long a watched request waited since `started`, to a tenth of a second, as a
+    /// message says it.
+    static func waited(since started: NIODeadline) -> Duration {
+        .milliseconds((NIODeadline.now() - started).nanoseconds / 100_000_000 * 100)
     }
 
     /// Closes a lone writer's session that no longer answers; the next batch opens another.

@@ -431,10 +431,7 @@ final class PostgresEngine: StoreEngine {
         } catch {
             let givenUp = !watch.answer()
             giveBack(givenUp ? nil : session)
-            if givenUp {
-                // To a tenth of a second, as a message says it.
-                throw PushStoreError.readUnanswered(after: .milliseconds((NIODeadline.now() - started).nanoseconds / 100_000_000 * 100))
-            }
+            if givenUp { throw PushStoreError.readUnanswered(after: Self.waited(since: started)) }
             // A connection that ended under the read: the store cannot be reached now.
             if connection.isClosed || (error as? PSQLError).flatMap({ Self.sessionFailure($0.code) }) != nil {
                 throw PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url))

@@ -124,20 +124,11 @@ extension PushStore {
         try await deviceRecords().mapValues(\.state)
     }
 
-    /// Every app the device side knows (`StoreChange.knowApp`, or its usage set), by device:
-    /// the bundle ids of each. Every receiver lists devices from here, clustered or not, and
-    /// retention never prunes it.
-    package func knownApps() async throws -> [String: Set<String>] {
-        var devices: [String: Set<String>] = [:]
-        for row in try await reader.rows("SELECT device_token, topic FROM apps") {
-            devices[row["device_token"], default: []].insert(row["topic"])
-        }
-        return devices
-    }
-
     /// A page of the devices known, in token order from after `cursor` (nil: the first),
-    /// `limit` at most: those `knownApps()` has, each with its apps' bundle ids, and those
-    /// whose state was set or token registered (`devices`), read by index from the cursor on.
+    /// `limit` at most: those with an app the device side knows (`apps`: `StoreChange.knowApp`,
+    /// or its usage set; retention never prunes it), each with its apps' bundle ids, and
+    /// those whose state was set or token registered (`devices`), read by index from the
+    /// cursor on. Every receiver lists devices from here, clustered or not.
     package func knownDevices(after cursor: String?, limit: Int) async throws -> [(token: String, topics: Set<String>)] {
         let after = cursor ?? "", limit = max(limit, 1)
         let tokens: [String] = try await reader.rows(
