@@ -14,4 +14,12 @@ static inline uint64_t copenssl_op_no_compression(void) { return SSL_OP_NO_COMPR
 static inline uint64_t copenssl_op_no_renegotiation(void) { return SSL_OP_NO_RENEGOTIATION; }
 static inline uint64_t copenssl_op_cipher_server_preference(void) { return SSL_OP_CIPHER_SERVER_PREFERENCE; }
 
+/* The chain calls are macros over SSL_CTX_ctrl. */
+static inline long copenssl_ctx_clear_chain_certs(SSL_CTX *context) { return SSL_CTX_clear_chain_certs(context); }
+static inline long copenssl_ctx_add0_chain_cert(SSL_CTX *context, X509 *certificate) { return SSL_CTX_add0_chain_cert(context, certificate); }
+/* Whether an error is PEM's "no start line": where reading a file of PEM blocks ends. */
+static inline int copenssl_error_is_pem_end(unsigned long error) {
+    return ERR_GET_LIB(error) == ERR_LIB_PEM && ERR_GET_REASON(error) == PEM_R_NO_START_LINE;
+}
+
 #endif

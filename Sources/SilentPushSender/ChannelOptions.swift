@@ -36,13 +36,14 @@ package struct ChannelOptions: ParsableArguments, Sendable {
             throw PushSendError.invalidValue(
                 option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces or /)")
         }
-        guard let bundleID = try topic ?? provider.certificateTopic() ?? (local ? PushSendOptions.developmentTopic : nil) else {
+        let identity = try provider.clientIdentity()
+        guard let bundleID = try topic ?? provider.certificateTopic(of: identity) ?? (local ? PushSendOptions.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")
         }
         if let requestID, !APNsHeaders.isCanonicalUUID(requestID) {
             throw PushSendError.invalidValue(option: "--request-id", value: "'\(requestID)'", expected: "a UUID (8-4-4-4-12 hex digits)")
         }
-        let (tls, authentication) = try provider.credentials(for: target, local: local)
+        let (tls, authentication) = try provider.credentials(for: target, local: local, identity: identity)
         return ChannelRequest(action: action, bundleID: bundleID, target: target, tls: tls, authentication: authentication, requestID: requestID)
     }
 
@@ -77,8 +78,7 @@ package struct ChannelOptions: ParsableArguments, Sendable {
         if file == "-" {
             bytes = Array(try standardInput())
         } else {
-            guard let data = FileManager.default.contents(atPath: file) else { throw PushSendError.unreadableFile(what: "payload file", path: file) }
-            bytes = Array(data)
+            bytes = try PushSendError.read("payload file", file, limit: StandardInput.limit)
         }
         do throws(APNsReason) {
             try BroadcastRequest.checkPayload(bytes)

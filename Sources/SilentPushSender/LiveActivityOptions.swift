@@ -118,13 +118,12 @@ package struct LiveActivityOptions: ParsableArguments, Sendable {
     /// A JSON object from `file`, as text; `{}` without one.
     static func object(file: String?, option: String) throws -> String {
         guard let file else { return "{}" }
-        guard let data = FileManager.default.contents(atPath: file) else { throw PushSendError.unreadableFile(what: "\(option) file", path: file) }
-        let bytes = Array(data)
+        let bytes = try PushSendError.read("\(option) file", file, limit: StandardInput.limit)
         let isObject = bytes.withUnsafeBufferPointer { buffer in
             var scanner = JSONScanner(buffer)
             return (try? scanner.peek()) == .object && (try? scanner.skipValue()) != nil && (try? scanner.expectEnd()) != nil
         }
         guard isObject else { throw PushSendError.invalidValue(option: option, value: "'\(file)'", expected: "a file holding one JSON object") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -92,8 +92,9 @@ package struct ProviderOptions: ParsableArguments, Sendable {
     /// provider token (the dev key for a local receiver when none is given). A receiver on
     /// this machine has a certificate from the development CA (make run's): the default
     /// target always does, another loopback URL when the CA is at hand.
+    /// `identity` is `clientIdentity()`'s, which the caller read once.
     package func credentials(
-        for target: APNsTarget, local: Bool
+        for target: APNsTarget, local: Bool, identity: TLSClientIdentity?
     ) throws -> (TLSClientConfiguration, PushSendConfiguration.Authentication) {
         // h2c has no certificate to check: a CA given for it would go unused, unnoticed.
         if cacert != nil, target.scheme != "https" {
@@ -114,15 +115,14 @@ package struct ProviderOptions: ParsableArguments, Sendable {
             }
         }
         if cert != nil || certKey != nil {
-            guard let cert else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
-            _ = try certificateFile()
+            guard cert != nil else { throw PushSendError.conflictingOptions("--cert-key needs --cert") }
+            let identity = try identity ?? clientIdentity()
             guard key == nil else { throw PushSendError.conflictingOptions("give --key or --cert, not both") }
             // h2c has no TLS handshake to present a certificate in: it would go unsent.
             guard target.scheme == "https" else {
                 throw PushSendError.conflictingOptions("--cert needs TLS: give an https:// --url (the receiver's TLS port), not \(target.scheme)://")
             }
-            tls.certificateFile = cert
-            tls.privateKeyFile = certKey ?? cert
+            tls.clientIdentity = identity
             return (tls, .certificate)
         }
         return (tls, .token(try signer(local: local)))
@@ -168,18 +168,18 @@ package struct ProviderOptions: ParsableArguments, Sendable {
 }
 
 extension ProviderOptions {
-    /// The bundle id of `--cert`'s certificate (its subject UID, else the first topic of
-    /// Apple's topic extension); nil without `--cert`, or for PEM that holds no certificate
-    /// (the TLS set-up says what is wrong with it). A file that cannot be read, or is not
-    /// PEM, is said as such (`certificateFile`).
-    func certificateTopic() throws(PushSendError) -> String? {
-        guard let cert, let contents = try certificateFile(),
-            let info = X509CertificateInfo(pem: contents, extensionOIDs: [ClientCertificateIdentity.topicExtensionOID])
+    /// The bundle id of `identity`'s certificate (its subject UID, else the first topic of
+    /// Apple's topic extension); nil without one, or for PEM that holds no certificate
+    /// (the TLS set-up says what is wrong with it).
+    func certificateTopic(of identity: TLSClientIdentity?) throws(PushSendError) -> String? {
+        guard let identity,
+            let info = X509CertificateInfo(pem: identity.certificateChain, extensionOIDs: [ClientCertificateIdentity.topicExtensionOID])
         else { return nil }
-        let identity = ClientCertificateIdentity(
+        let cert = identity.certificatePath
+        let named = ClientCertificateIdentity(
             subjectUID: info.subjectUID, topicExtension: info.extensionValue(ClientCertificateIdentity.topicExtensionOID),
             development: false, production: false)
-        guard let topic = identity.topics.first else {
+        guard let topic = named.topics.first else {
             throw PushSendError.missingOption(
                 need: "--topic: the certificate of --cert '\(cert)' names no topic (no subject UID, no topic extension)")
         }
@@ -189,16 +189,16 @@ extension ProviderOptions {
         return topic
     }
 
-    /// `--cert`'s contents, once it and `--cert-key` are files of PEM this tool can read (and
-    /// `--cert` holds the key when `--cert-key` is not given); nil without `--cert`.
-    func certificateFile() throws(PushSendError) -> [UInt8]? {
+    /// `--cert` and `--cert-key`, each read once (either may be a pipe, `<(…)`), once both
+    /// are PEM this tool can read (and `--cert` holds the key when `--cert-key` is not
+    /// given); nil without `--cert`. A file that cannot be read, or is not PEM, is said as such.
+    package func clientIdentity() throws(PushSendError) -> TLSClientIdentity? {
         guard let cert else { return nil }
         var certificate: [UInt8] = []
+        var key: [UInt8] = []
         for (flag, path, kind) in [("--cert", cert, PEMContents.Kind.certificate), ("--cert-key", certKey, .key)] {
             guard let path else { continue }
-            guard let contents = FileManager.default.contents(atPath: path).map(Array.init) else {
-                throw PushSendError.unreadableFile(what: "\(flag) file", path: path)
-            }
+            let contents = try PushSendError.read("\(flag) file", path, limit: FileBytes.pemLimit)
             if let hint = PEMContents.conversionHint(contents, kind: kind) {
                 throw PushSendError.invalidValue(option: flag, value: "'\(path)'", expected: "PEM (\(hint))")
             }
@@ -206,8 +206,9 @@ extension ProviderOptions {
             if flag == "--cert", certKey == nil, !String(decoding: contents, as: UTF8.self).contains("PRIVATE KEY-----") {
                 throw PushSendError.conflictingOptions("--cert '\(cert)' holds no private key: give --cert-key PEM, or a PEM with both")
             }
-            if flag == "--cert" { certificate = contents }
+            if flag == "--cert" { certificate = contents } else { key = contents }
         }
-        return certificate
+        return TLSClientIdentity(
+            certificateChain: certificate, certificatePath: cert, privateKey: certKey == nil ? certificate : key, privateKeyPath: certKey ?? cert)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import SilentPushCore
+import SilentPushTransport
 
 /// What a run could not do; `pushsend` prints it, one line that says what to fix, and exits 2.
 package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -17,6 +18,8 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
     case tooManyPushes(devices: Int, count: Int, limit: Int)
     /// A file an option names cannot be read.
     case unreadableFile(what: String, path: String)
+    /// A file larger than what it names can be.
+    case fileTooLarge(what: String, path: String, limit: Int)
     /// `-` named standard input as the payload, and it could not be read.
     case unreadableStandardInput(problem: String)
     /// Standard input held more than `limit` bytes, far more than any payload.
@@ -49,6 +52,7 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
         case .tooManyPushes(let devices, let count, let limit):
             "\(devices) devices × --count \(count) is more than \(limit) pushes in one run"
         case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'\(Self.whyUnreadable(path).map { ": \($0)" } ?? "")"
+        case .fileTooLarge(let what, let path, let limit): "the \(what) '\(path)' is over \(limit) bytes (is it the right file?)"
         case .unreadableStandardInput(let problem):
             "cannot read the payload from standard input (-): \(problem) (pipe the payload in, or name its file instead of -)"
         case .standardInputTooLong(let limit):
@@ -66,6 +70,19 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
         case .untrustedServer(let problem):
             "\(problem) (pass --cacert with the CA that signed it, e.g. certs/ca.pem for a SilentPush receiver, or --insecure to skip the check)"
         case .missingDevelopmentMaterial(let what, let searched, let fix): "the development \(what) was not found (\(searched)): pass \(fix)"
+        }
+    }
+
+    /// `path`'s contents, read once (a pipe, `<(…)`, too), at most `limit` bytes; `what`
+    /// names it in the error.
+    static func read(_ what: String, _ path: String, limit: Int) throws(PushSendError) -> [UInt8] {
+        do throws(FileBytes.Failure) {
+            return try FileBytes.read(path, limit: limit)
+        } catch {
+            switch error {
+            case .unreadable: throw .unreadableFile(what: what, path: path)
+            case .tooLarge(let limit): throw .fileTooLarge(what: what, path: path, limit: limit)
+            }
         }
     }
 

@@ -183,7 +183,8 @@ package struct PushSendOptions: ParsableArguments, Sendable {
         }
         // With a certificate and no --topic, its own bundle id (the topic APNs takes for a
         // certificate of one topic, and the app's among a universal certificate's).
-        guard var topic = try self.topic ?? provider.certificateTopic() ?? (local ? Self.developmentTopic : nil) else {
+        let identity = try provider.clientIdentity()
+        guard var topic = try self.topic ?? provider.certificateTopic(of: identity) ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")
         }
         let type: APNsPushType
@@ -248,7 +249,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
         }
         if json && quiet { throw PushSendError.conflictingOptions("give --json or --quiet, not both") }
 
-        let (tls, authentication) = try provider.credentials(for: target, local: local)
+        let (tls, authentication) = try provider.credentials(for: target, local: local, identity: identity)
         return PushSendConfiguration(
             target: target, tls: tls, authentication: authentication, devices: devices, payload: payload,
             request: APNsPushRequest(
@@ -261,16 +262,15 @@ package struct PushSendOptions: ParsableArguments, Sendable {
     func readPayload() throws -> [UInt8] {
         guard let payloadFile else { return Array(Self.silentPayload.utf8) }
         if payloadFile == "-" { return Array(try standardInput()) }
-        guard let data = FileManager.default.contents(atPath: payloadFile) else {
-            throw PushSendError.unreadableFile(what: "payload file", path: payloadFile)
-        }
-        return Array(data)
+        return try PushSendError.read("payload file", payloadFile, limit: StandardInput.limit)
     }
 
     /// The longest token sent: past it, the request's headers outgrow what a server takes
     /// (APNs device tokens are \(APNsRequestValidator.deviceTokenHexLength.lowerBound) to \(APNsRequestValidator.deviceTokenHexLength.upperBound) hex digits; a malformed one up to here is sent, to see
     /// APNs refuse it).
     static let longestDeviceToken = 1_000
+    /// The most bytes `--devices` reads: about four million tokens.
+    static let devicesFileLimit = 256 << 20
     /// The ranges `--count`, `--concurrency` and `--connections` take.
     static let countRange = 1...100_000_000
     static let concurrencyRange = 1...100_000
@@ -279,9 +279,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
     func readDevices(local: Bool) throws -> [String] {
         var tokens = devices
         if let devicesFile {
-            guard let data = FileManager.default.contents(atPath: devicesFile) else {
-                throw PushSendError.unreadableFile(what: "devices file", path: devicesFile)
-            }
+            let data = try PushSendError.read("devices file", devicesFile, limit: Self.devicesFileLimit)
             tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }

@@ -16,6 +16,8 @@ package indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, E
     case notP256
     /// Signing needs the private key.
     case publicKeyCannotSign
+    /// More bytes than any key file holds.
+    case tooLarge(limit: Int)
     case outOfMemory
     /// OpenSSL could not sign (its words).
     case signingFailed(String)
@@ -35,6 +37,7 @@ package indirect enum ES256KeyError: Error, CustomStringConvertible, Sendable, E
             "an encrypted (passphrase-protected) private key; give it unencrypted, as Apple issues .p8 keys (openssl pkcs8 -topk8 -nocrypt -in KEY -out key.p8)"
         case .notP256: "not an EC P-256 key (ES256 needs one)"
         case .publicKeyCannotSign: "a public key cannot sign"
+        case .tooLarge(let limit): "over \(limit) bytes, more than any key file holds"
         case .outOfMemory: "out of memory"
         case .signingFailed(let why): "signing failed: \(why)"
         case .malformedSignature: "signing gave a malformed signature"
@@ -62,11 +65,17 @@ package final class ES256Key: @unchecked Sendable {
 
     /// Loads a PEM file; throws naming the file when it is missing, not PEM, or not P-256.
     package static func load(file path: String) throws -> ES256Key {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ES256KeyError.unreadable(path: path)
+        let pem: [UInt8]
+        do throws(FileBytes.Failure) {
+            pem = try FileBytes.read(path, limit: FileBytes.pemLimit)
+        } catch {
+            switch error {
+            case .unreadable: throw ES256KeyError.unreadable(path: path)
+            case .tooLarge(let limit): throw ES256KeyError.inFile(path: path, problem: .tooLarge(limit: limit))
+            }
         }
         do {
-            return try ES256Key(pem: Array(data))
+            return try ES256Key(pem: pem)
         } catch let error as ES256KeyError {
             throw ES256KeyError.inFile(path: path, problem: error)
         }

@@ -4,16 +4,13 @@ package struct TLSClientConfiguration: Sendable, Equatable {
     package var caFile: String?
     /// Skip certificate and host-name checks.
     package var insecure: Bool
-    /// PEM client certificate chain, for certificate-based auth.
-    package var certificateFile: String?
-    /// PEM private key of the client certificate.
-    package var privateKeyFile: String?
+    /// The client certificate and its key, for certificate-based auth.
+    package var clientIdentity: TLSClientIdentity?
 
     /// Client TLS material.
-    package init(caFile: String? = nil, insecure: Bool = false, certificateFile: String? = nil, privateKeyFile: String? = nil) {
+    package init(caFile: String? = nil, insecure: Bool = false, clientIdentity: TLSClientIdentity? = nil) {
         self.caFile = caFile
         self.insecure = insecure
-        self.certificateFile = certificateFile
-        self.privateKeyFile = privateKeyFile
+        self.clientIdentity = clientIdentity
     }
 }

@@ -27,9 +27,18 @@ package struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, 
     /// OpenSSL's error queue, drained when the error was made.
     package let detail: String
 
+    /// `problem` with `path`'s file, read again for what its contents hint at.
     init(_ problem: Problem, path: String? = nil) {
         let drained = OpenSSLError.drain()
-        let contents = path.flatMap { FileManager.default.contents(atPath: $0) }.map { Array($0) }
+        self.init(problem, path: path, contents: path.flatMap { FileManager.default.contents(atPath: $0) }.map { Array($0) }, drained: drained)
+    }
+
+    /// `problem` with `path`'s `contents`, as they were read for the attempt.
+    init(_ problem: Problem, path: String, contents: [UInt8]) {
+        self.init(problem, path: path, contents: contents, drained: OpenSSLError.drain())
+    }
+
+    private init(_ problem: Problem, path: String?, contents: [UInt8]?, drained: String) {
         // A key that failed for want of a passphrase says so, not OpenSSL's chain of errors;
         // so does a file in DER or PKCS#12 where PEM belongs.
         if problem == .privateKey || problem == .clientKey, let contents, PEMContents.isEncrypted(contents) {

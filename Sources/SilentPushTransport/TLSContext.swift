@@ -106,19 +106,58 @@ package final class TLSContext: @unchecked Sendable {
             }
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         }
-        if let certificate = configuration.certificateFile {
-            guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
-                throw TLSConfigurationError(.clientCertificate, path: certificate)
+        if let identity = configuration.clientIdentity {
+            guard useCertificateChain(identity.certificateChain, in: context) else {
+                throw TLSConfigurationError(.clientCertificate, path: identity.certificatePath, contents: identity.certificateChain)
             }
-            let keyFile = configuration.privateKeyFile ?? certificate
-            guard SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
-                throw TLSConfigurationError(.clientKey, path: keyFile)
+            guard usePrivateKey(identity.privateKey, in: context) else {
+                throw TLSConfigurationError(.clientKey, path: identity.privateKeyPath, contents: identity.privateKey)
             }
             guard SSL_CTX_check_private_key(context) == 1 else {
-                throw TLSConfigurationError(.clientKeyMismatch, path: keyFile)
+                throw TLSConfigurationError(.clientKeyMismatch, path: identity.privateKeyPath, contents: identity.privateKey)
             }
         }
         return tls
+    }
+
+    /// What `SSL_CTX_use_certificate_chain_file` does, from PEM already read: the first
+    /// certificate is the context's own, the ones after it its chain.
+    private static func useCertificateChain(_ pem: [UInt8], in context: OpaquePointer) -> Bool {
+        withMemoryBIO(pem) { bio in
+            guard let certificate = PEM_read_bio_X509_AUX(bio, nil, { _, _, _, _ in 0 }, nil) else { return false }
+            defer { X509_free(certificate) }
+            guard SSL_CTX_use_certificate(context, certificate) == 1, copenssl_ctx_clear_chain_certs(context) == 1 else { return false }
+            while let next = PEM_read_bio_X509(bio, nil, { _, _, _, _ in 0 }, nil) {
+                // The context owns `next` once added.
+                guard copenssl_ctx_add0_chain_cert(context, next) == 1 else {
+                    X509_free(next)
+                    return false
+                }
+            }
+            // Reading stops at the end of the PEM ("no start line"); any other error is one.
+            guard copenssl_error_is_pem_end(ERR_peek_last_error()) != 0 else { return false }
+            ERR_clear_error()
+            return true
+        }
+    }
+
+    /// What `SSL_CTX_use_PrivateKey_file` does, from PEM already read: the first private
+    /// key in it (a certificate's blocks before it are passed over). An encrypted one fails.
+    private static func usePrivateKey(_ pem: [UInt8], in context: OpaquePointer) -> Bool {
+        withMemoryBIO(pem) { bio in
+            guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else { return false }
+            defer { EVP_PKEY_free(key) }
+            return SSL_CTX_use_PrivateKey(context, key) == 1
+        }
+    }
+
+    /// `body` over a read-only memory BIO of `bytes`; false when none can be made.
+    private static func withMemoryBIO(_ bytes: [UInt8], _ body: (OpaquePointer) -> Bool) -> Bool {
+        bytes.withUnsafeBytes { buffer in
+            guard let bio = BIO_new_mem_buf(buffer.baseAddress, Int32(clamping: buffer.count)) else { return false }
+            defer { BIO_free(bio) }
+            return body(bio)
+        }
     }
 
     private static func makeContext(method: OpaquePointer?) throws -> OpaquePointer {

@@ -263,6 +263,48 @@ import Testing
         }
     }
 
+    /// `--cert`, `--cert-key`, `--key`, `--devices` and the payload given as pipes (`<(…)`: a
+    /// secret manager's output that never touches the disk) are each read once: the
+    /// certificate's topic and the TLS handshake use the one reading. A file that never ends
+    /// is refused at its limit.
+    @Test func aCertificateAndKeysGivenAsPipesAreEachReadOnce() async throws {
+        let binary = try Self.binary()
+        try await Receiver.withTesting({ $0 = .testing(requireClientCertificates: true) }) { receiver in
+            let certificate = try await PeerProcess.run(
+                "bash",
+                [
+                    "-c",
+                    "exec \"$0\" --url https://localhost:\(receiver.tlsPort!) --cacert \(DevCertificates.ca)"
+                        + " --cert <(cat \(DevCertificates.clientCertificate)) --cert-key <(cat \(DevCertificates.clientKey))"
+                        + " --device \(SamplePush.deviceToken) \(Self.payload)",
+                    binary,
+                ], timeout: .seconds(60))
+            #expect(certificate.status == 0, "\(certificate.errorOutput)")
+            let certified = String(certificate.output.trimmingCharacters(in: .newlines).dropFirst(4))
+            #expect(try await receiver.fate(of: certified) == .delivered)
+        }
+        try await Receiver.withTesting { receiver in
+            let key = DevCertificates.directory + "/AuthKey_\(PushSendOptions.developmentKeyID).p8"
+            let token = try await PeerProcess.run(
+                "bash",
+                [
+                    "-c",
+                    "exec \"$0\" --url http://127.0.0.1:\(receiver.h2cPort!) --key <(cat \(key))"
+                        + " --key-id \(PushSendOptions.developmentKeyID) --team-id \(PushSendOptions.developmentTeamID)"
+                        + " --topic \(SamplePush.topic) --devices <(echo \(SamplePush.deviceToken)) <(cat \(Self.payload))",
+                    binary,
+                ], timeout: .seconds(60))
+            #expect(token.status == 0, "\(token.errorOutput)")
+            let sent = String(token.output.trimmingCharacters(in: .newlines).dropFirst(4))
+            #expect(try await receiver.fate(of: sent) == .delivered)
+        }
+        let endless = try await Self.run(["--url", "http://127.0.0.1:9", "--device", SamplePush.deviceToken, "/dev/zero"])
+        #expect(endless.status == 2)
+        #expect(
+            endless.errorOutput == "pushsend: the payload file '/dev/zero' is over \(StandardInput.limit) bytes (is it the right file?)\n",
+            "\(endless.errorOutput)")
+    }
+
     /// A client certificate the receiver does not trust is refused after the TLS 1.3
     /// handshake, with an alert: said as that, and not sent again on new connections.
     @Test func aClientCertificateTheServerRefusesIsSaidAsSuch() async throws {

@@ -100,7 +100,8 @@ import Testing
         var good = try Pair(
             server: mutual,
             client: TLSClientConfiguration(
-                caFile: DevCertificates.ca, certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey))
+                caFile: DevCertificates.ca,
+                clientIdentity: try TLSClientIdentity(certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey)))
         good.pump()
         #expect(good.serverError == nil)
         let der = try #require(good.server.sessionInfo?.peerCertificateDER)
@@ -109,7 +110,9 @@ import Testing
         var other = try Pair(
             server: mutual,
             client: TLSClientConfiguration(
-                caFile: DevCertificates.ca, certificateFile: DevCertificates.otherClientCertificate, privateKeyFile: DevCertificates.otherClientKey))
+                caFile: DevCertificates.ca,
+                clientIdentity: try TLSClientIdentity(
+                    certificateFile: DevCertificates.otherClientCertificate, privateKeyFile: DevCertificates.otherClientKey)))
         other.pump()
         #expect(other.server.sessionInfo == nil)
         #expect(other.serverError != nil)
@@ -129,8 +132,9 @@ import Testing
         var issued = try Pair(
             server: mutual,
             client: TLSClientConfiguration(
-                caFile: DevCertificates.ca, certificateFile: DevCertificates.intermediateClientCertificate,
-                privateKeyFile: DevCertificates.clientKey))
+                caFile: DevCertificates.ca,
+                clientIdentity: try TLSClientIdentity(
+                    certificateFile: DevCertificates.intermediateClientCertificate, privateKeyFile: DevCertificates.clientKey)))
         issued.pump()
         #expect(issued.serverError == nil)
         #expect(issued.server.sessionInfo?.peerCertificateDER != nil)
@@ -139,10 +143,42 @@ import Testing
         var root = try Pair(
             server: mutual,
             client: TLSClientConfiguration(
-                caFile: DevCertificates.ca, certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey))
+                caFile: DevCertificates.ca,
+                clientIdentity: try TLSClientIdentity(certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey)))
         root.pump()
         #expect(root.server.sessionInfo == nil)
         #expect(root.serverError != nil)
+    }
+
+    /// A client identity read into memory as one PEM (the certificate, its intermediate, its
+    /// key) presents its chain: a server that trusts only the root verifies it, and not
+    /// without the intermediate. Bytes that hold no certificate or no key are refused, named
+    /// by the path they came from.
+    @Test func aClientIdentityInMemoryPresentsItsChainAndFindsItsKeyBesideIt() throws {
+        var mutual = Self.server
+        mutual.clientCAFile = DevCertificates.ca
+        let leaf = try Array(Data(contentsOf: URL(fileURLWithPath: DevCertificates.intermediateClientCertificate)))
+        let intermediate = try Array(Data(contentsOf: URL(fileURLWithPath: DevCertificates.intermediateCA)))
+        let key = try Array(Data(contentsOf: URL(fileURLWithPath: DevCertificates.clientKey)))
+        func identity(_ pem: [UInt8]) -> TLSClientIdentity {
+            TLSClientIdentity(certificateChain: pem, certificatePath: "/dev/fd/63", privateKey: pem, privateKeyPath: "/dev/fd/63")
+        }
+        var chained = try Pair(
+            server: mutual, client: TLSClientConfiguration(caFile: DevCertificates.ca, clientIdentity: identity(leaf + intermediate + key)))
+        chained.pump()
+        #expect(chained.serverError == nil)
+        #expect(chained.server.sessionInfo?.peerCertificateDER == (try DevCertificates.der(ofPEM: DevCertificates.intermediateClientCertificate)))
+
+        var alone = try Pair(server: mutual, client: TLSClientConfiguration(caFile: DevCertificates.ca, clientIdentity: identity(leaf + key)))
+        alone.pump()
+        #expect(alone.server.sessionInfo == nil)
+        #expect(alone.serverError != nil)
+
+        for (pem, message) in [(key, "cannot use client certificate '/dev/fd/63'"), (leaf, "cannot use client certificate key '/dev/fd/63'")] {
+            #expect {
+                _ = try TLSContext.client(TLSClientConfiguration(caFile: DevCertificates.ca, clientIdentity: identity(pem)))
+            } throws: { "\($0)".hasPrefix(message) }
+        }
     }
 
     @Test func missingFilesAreNamedInTheError() {
