@@ -444,10 +444,11 @@ package struct SilentPushd: AsyncParsableCommand {
         var configuration = ReceiverConfiguration(certificatesDirectory: material?.certificates ?? "certs")
         if let config {
             // Its flag keys were parsed with the command line (see `main`); this is the rest.
-            do {
-                try ConfigFile.load(config).apply(to: &configuration)
+            do throws(ConfigFileError) {
+                let file = if let read = Self.readConfig, read.path == config { read.file } else { try ConfigFile.load(config) }
+                file.apply(to: &configuration)
             } catch {
-                throw ValidationError(error == .unreadable(path: config) ? "\(error) (check --config)" : "\(error)")
+                throw ValidationError(Self.configFileMessage(error))
             }
         }
         configuration.listen = try Self.address(listen, flag: "--listen")
@@ -727,6 +728,17 @@ package struct SilentPushd: AsyncParsableCommand {
         return duration
     }
 
+    /// The config file `main` read, with its path: `makeConfiguration` (run by the parser's
+    /// `validate()`, then by `run()`) takes it from here, so the file is read once. A pipe
+    /// (`--config <(envsubst < template)`) gives its bytes only once.
+    @TaskLocal static var readConfig: (path: String, file: ConfigFile)?
+
+    /// One line for a config file that cannot be used; one that cannot be read names the flag.
+    static func configFileMessage(_ error: ConfigFileError) -> String {
+        if case .unreadable = error { return "\(error) (check --config)" }
+        return "\(error)"
+    }
+
     /// The config file named on the command line, if any (`--config FILE` or `--config=FILE`).
     static func configPath(in arguments: [String]) -> String? {
         var path: String?
@@ -744,9 +756,11 @@ package struct SilentPushd: AsyncParsableCommand {
         // Before the parser sees it: its messages quote an argument, and this one may be a private key.
         if PEMContents.found(inAnyOf: given) { fail(PEMContents.refusal) }
         var arguments = given
+        var read: (path: String, file: ConfigFile)?
         if let path = configPath(in: given) {
             do {
                 let file = try ConfigFile.load(path)
+                read = (path, file)
                 if PEMContents.found(inAnyOf: file.arguments) { fail("\(path): \(PEMContents.refusal)") }
                 // The file's values, checked on their own so a bad one is named by its key.
                 do {
@@ -757,16 +771,18 @@ package struct SilentPushd: AsyncParsableCommand {
                 arguments = file.arguments + given  // the command line, parsed last, wins
             } catch {
                 // Every other config file error names the file already.
-                fail(error == .unreadable(path: path) ? "\(error) (check --config)" : "\(error)")
+                fail(Self.configFileMessage(error))
             }
         }
         do {
-            let command = try parseAsRoot(arguments)
-            guard let runnable = command as? SilentPushd else {
-                print(helpMessage())
-                return
+            try await $readConfig.withValue(read) {
+                let command = try parseAsRoot(arguments)
+                guard let runnable = command as? SilentPushd else {
+                    print(helpMessage())
+                    return
+                }
+                try await runnable.run()
             }
-            try await runnable.run()
         } catch {
             if exitCode(for: error) == .success {
                 print(fullMessage(for: error))

@@ -1,5 +1,6 @@
 import Foundation
 import SilentPushCore
+import SilentPushTransport
 
 /// `silentpushd --config FILE`: a JSON object holding every setting (each flag as a
 /// camelCase key), per-topic fetch handlers, registered devices and provider keys. Flags on
@@ -79,12 +80,22 @@ package struct ConfigFile: Sendable {
     /// The other keys.
     package static let otherKeys = ["fetchHandlers", "devices", "deviceRegistry", "apps", "faults"]
 
-    /// Reads and checks `path`; throws one line naming the file, the key and the fix.
+    /// The most bytes a config file holds: room for about 100,000 devices.
+    package static let sizeLimit = 64 << 20
+
+    /// Reads `path` once (a pipe, `<(envsubst < template)`, too) and checks it; throws one
+    /// line naming the file, the key and the fix.
     package static func load(_ path: String) throws(ConfigFileError) -> ConfigFile {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigFileError.unreadable(path: path)
+        let bytes: [UInt8]
+        do throws(FileBytes.Failure) {
+            bytes = try FileBytes.read(path, limit: sizeLimit)
+        } catch {
+            switch error {
+            case .unreadable(let problem): throw .unreadable(path: path, problem: problem)
+            case .tooLarge(let limit): throw .tooLarge(path: path, limit: limit)
+            }
         }
-        return try parse(data, path: path)
+        return try parse(Data(bytes), path: path)
     }
 
     /// Checks a config file's bytes; `path` names it in messages.

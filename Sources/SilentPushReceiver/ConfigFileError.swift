@@ -3,8 +3,10 @@ import SilentPushCore
 /// A config file that cannot be used; its description is one line naming the file, the key
 /// and what to fix.
 package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The file cannot be read.
-    case unreadable(path: String)
+    /// The file cannot be read (the system's words).
+    case unreadable(path: String, problem: String)
+    /// The file is larger than a config file can be.
+    case tooLarge(path: String, limit: Int)
     /// The file is not JSON: reading stopped at `line` and `column` (from 1).
     case notJSON(path: String, line: Int, column: Int)
     /// An object in the file names `key` twice; `line` and `column` are just after the second
@@ -22,7 +24,8 @@ package enum ConfigFileError: Error, Equatable, Sendable, CustomStringConvertibl
 
     package var description: String {
         switch self {
-        case .unreadable(let path): "cannot read the config file '\(path)'"
+        case .unreadable(let path, let problem): "cannot read the config file '\(path)': \(problem)"
+        case .tooLarge(let path, let limit): "the config file '\(path)' is over \(limit) bytes (is it the right file?)"
         case .notJSON(let path, let line, let column): "\(path):\(line):\(column): the config file is not JSON here"
         case .duplicateKey(let path, let key, let line, let column): "\(path):\(line):\(column): '\(key)' is given twice; keep one"
         case .notAnObject(let path): "the config file '\(path)' must hold a JSON object"

@@ -48,6 +48,38 @@ import Testing
         throw CancellationError()
     }
 
+    /// A config file given as a pipe (`--config <(envsubst < template)`) is read once: its
+    /// flag keys (read before the command line is parsed) and its other keys (read into the
+    /// configuration) both come from that reading.
+    @Test func aConfigFileGivenAsAPipeIsReadOnce() async throws {
+        let ready = Self.readyFile()
+        let config = #"{"clock": "manual", "faults": [{"match": {"topic": "com.example.app"}, "action": {"reason": "InternalServerError"}}]}"#
+        let process = try PeerProcess(
+            "bash",
+            [
+                "-c", #"exec "$0" "$@" --config <(printf '%s' "$CONFIG")"#, try Self.binary(), "--listen", "off", "--listen-h2c", "127.0.0.1:0",
+                "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
+            ], environment: ["CONFIG": config, "TMPDIR": Scratch.directory.path])
+        defer { process.signal(SIGKILL) }
+        var admin: Int?
+        for _ in 0..<500 where admin == nil {
+            if let data = FileManager.default.contents(atPath: ready), let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int] {
+                admin = ports["admin"]
+            } else {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        try? FileManager.default.removeItem(atPath: ready)
+        guard let admin else {
+            process.signal(SIGKILL)
+            Issue.record("silentpushd wrote no ready file: \(await process.wait().errorOutput)")
+            return
+        }
+        #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["clock"] as? String == "manual")
+        let faults = try #require(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/faults").json["faults"] as? [[String: Any]])
+        #expect(faults.count == 1)
+    }
+
     /// A client certificate the receiver does not trust is refused in the handshake, where
     /// the client sees only an alert: the log says why, once per quiet period however many.
     @Test func aRefusedClientCertificateIsLoggedWithItsReasonOnce() async throws {
@@ -238,7 +270,10 @@ import Testing
         (["--fetch-url", "ftp://origin/{token}"], "--fetch-url: 'ftp://origin/{token}' is not an http:// or https:// URL template"),
         (["--fetch-url", "http://origin/{token"], "has a '{' with no '}'"),
         (["--fetch-url", "http://origin/", "--fetch-exec", "true"], "give --fetch-exec or --fetch-url, not both"),
-        (["--config", "/nonexistent/silentpushd.json"], "cannot read the config file '/nonexistent/silentpushd.json' (check --config)"),
+        (
+            ["--config", "/nonexistent/silentpushd.json"],
+            "cannot read the config file '/nonexistent/silentpushd.json': No such file or directory (check --config)"
+        ),
         // Numbers at the edges of their types: a line that says what to fix, never a trap.
         (["--deadline", "2w"], "--deadline '2w' is not a duration"),
         (["--deadline", "25h"], "--deadline '25h' is longer than 1 day(s)"),

@@ -182,9 +182,13 @@ import Testing
     }
 
     @Test func anUnreadableFileIsNamed() {
-        #expect(throws: ConfigFileError.unreadable(path: "/nonexistent/silentpushd.json")) {
+        #expect(throws: ConfigFileError.unreadable(path: "/nonexistent/silentpushd.json", problem: "No such file or directory")) {
             try ConfigFile.load("/nonexistent/silentpushd.json")
         }
-        #expect("\(ConfigFileError.unreadable(path: "/x.json"))" == "cannot read the config file '/x.json'")
+        #expect(throws: ConfigFileError.unreadable(path: "/tmp", problem: "Is a directory")) { try ConfigFile.load("/tmp") }
+        #expect(throws: ConfigFileError.tooLarge(path: "/dev/zero", limit: ConfigFile.sizeLimit)) { try ConfigFile.load("/dev/zero") }
+        #expect(
+            "\(ConfigFileError.unreadable(path: "/x.json", problem: "Permission denied"))"
+                == "cannot read the config file '/x.json': Permission denied")
     }
 }
