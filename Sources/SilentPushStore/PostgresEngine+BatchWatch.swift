@@ -52,6 +52,43 @@ extension PostgresEngine {
         return outcome.futureResult
     }
 
+    /// How long opening a reader's session (the connect, the server's start-up, the first
+    /// query) may take before the read is given up (*assumed*: TCP's own connect timeout is
+    /// 5 s, and a server that answers takes milliseconds for the rest).
+    static let readerOpenWatch = Duration.seconds(6)
+
+    /// A new reader's session and its server's name for it, or a failure: `readUnanswered`
+    /// once `readerOpenWatch` passes first. Neither the server's start-up nor the first query
+    /// is otherwise bounded: a server, or a network, gone silent just after the connect would
+    /// hold the read until TCP gives up. A session that opens after that is closed.
+    func openReader() -> EventLoopFuture<ReaderSession> {
+        let opening = connectSession().flatMap { connection in
+            Self.backend(of: connection, logger: self.logger)
+                .map { ReaderSession(connection: connection, backend: $0) }
+                .flatMapError { error in
+                    connection.close().flatMapThrowing {
+                        throw PushStoreError.cannotOpen(path: self.url.description, reason: Self.reason(error, url: self.url))
+                    }
+                }
+        }
+        let loop = opening.eventLoop
+        let outcome = loop.makePromise(of: ReaderSession.self)
+        let watch = PostgresBatchWatch()
+        let started = NIODeadline.now()
+        opening.whenComplete { result in
+            if watch.answer() {
+                outcome.completeWith(result)
+            } else if case .success(let late) = result {
+                late.connection.close().whenComplete { _ in _ = late }
+            }
+        }
+        watch.arm(
+            loop.scheduleTask(in: TimeAmount(Self.readerOpenWatch)) {
+                if watch.answer() { outcome.fail(PushStoreError.readUnanswered(after: Self.waited(since: started))) }
+            })
+        return outcome.futureResult
+    }
+
     /// How long a watched request waited since `started`, to a tenth of a second, as a
     /// message says it.
     static func waited(since started: NIODeadline) -> Duration {

@@ -483,19 +483,11 @@ final class PostgresEngine: StoreEngine {
             case .closed:
                 throw PushStoreError.closed
             case .connect:
-                let connection: PostgresConnection
                 do {
-                    connection = try await connectSession().get()
+                    return try await openReader().get()
                 } catch {
                     giveBack(nil)
                     throw error
-                }
-                do {
-                    return ReaderSession(connection: connection, backend: try await Self.backend(of: connection, logger: logger).get())
-                } catch {
-                    try? await connection.close()
-                    giveBack(nil)
-                    throw connection.isClosed ? PushStoreError.cannotOpen(path: url.description, reason: Self.reason(error, url: url)) : error
                 }
             case .wait:
                 let handed = await withCheckedContinuation { (continuation: CheckedContinuation<ReaderSession?, Never>) in

@@ -288,6 +288,10 @@ package final class PushStore: Sendable {
     /// given up (`PushStoreError.unanswered`).
     package static var postgresBatchWatch: Duration { PostgresEngine.batchWatch }
 
+    /// How long opening a PostgreSQL reader's session may take before its read is given up
+    /// (`PushStoreError.readUnanswered`).
+    package static var postgresReaderOpenWatch: Duration { PostgresEngine.readerOpenWatch }
+
     /// Whether `abandon()` was called: what fails from then on failed because of it.
     package var wasAbandoned: Bool { engine.wasAbandoned }
 

@@ -542,6 +542,41 @@ import Testing
         await relay.close()
     }
 
+    /// A read that opens a reader's session whose start-up passes but whose first query (the
+    /// session's backend, for the read's watch) meets a silent network is given up once
+    /// opening it takes `readerOpenWatch`, where it waited for as long as TCP takes to give
+    /// up; once the network is back, reads work.
+    @Test func aReaderSessionASilentServerDoesNotOpenIsGivenUp() async throws {
+        let server = try #require(PostgresServer.current)
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        // No read yet: no reader's session is open, so the read below opens one.
+        relay.freezeAtTheFirstQueryOfANewConnection()
+        let backstop = relay.thaw(after: .seconds(20))
+        defer { backstop.cancel() }
+        let start = ContinuousClock.now
+        let error = await #expect(throws: PushStoreError.self) { try await store.pushes() }
+        let waited = ContinuousClock.now - start
+        guard case .readUnanswered? = error else {
+            Issue.record("\(String(describing: error))")
+            return
+        }
+        #expect(waited >= PushStore.postgresReaderOpenWatch && waited < .seconds(10), "given up after \(waited)")
+
+        try await relay.thaw()
+        let thawed = ContinuousClock.now
+        var read: [UInt64]?
+        while read == nil, ContinuousClock.now - thawed < .seconds(15) {
+            read = try? await store.pushes().map(\.id)
+            if read == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(read == [1], "the store reads again once the network is back")
+        try await store.close()
+        await relay.close()
+    }
+
     @Test func writesFailWhileTheServerIsDownAndSucceedOnceItIsBack() async throws {
         try await PostgresServer.with { server in
             let url = try PostgresURL(server.url(database: try await server.newDatabase()))

@@ -20,6 +20,11 @@ public final class TCPRelay: Sendable {
         /// What the connections did while frozen (bytes read, closes), in order, each to be
         /// carried out on its connection's event loop at the thaw.
         var held: [(loop: any EventLoop, carry: @Sendable () -> Void)] = []
+        /// Connections accepted so far: each is numbered in order.
+        var accepted = 0
+        /// The first connection whose first PostgreSQL query freezes the relay (see
+        /// `freezeAtTheFirstQueryOfANewConnection()`).
+        var freezeAtQueryFrom: Int?
     }
 
     private init(port: Int, listener: any Channel, state: NIOLockedValueBox<State>) {
@@ -38,18 +43,22 @@ public final class TCPRelay: Sendable {
             .childChannelOption(.autoRead, value: false)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { client in
-                ClientBootstrap(group: client.eventLoop)
+                let number = state.withLockedValue { state in
+                    defer { state.accepted += 1 }
+                    return state.accepted
+                }
+                return ClientBootstrap(group: client.eventLoop)
                     .channelOption(.autoRead, value: false)
                     .channelOption(.allowRemoteHalfClosure, value: true)
                     .channelInitializer { server in
                         server.eventLoop.makeCompletedFuture {
-                            try server.pipeline.syncOperations.addHandler(Carrier(to: client, state: state))
+                            try server.pipeline.syncOperations.addHandler(Carrier(to: client, state: state, fromClient: nil))
                         }
                     }
                     .connect(host: "127.0.0.1", port: targetPort)
                     .flatMap { server in
                         do {
-                            try client.pipeline.syncOperations.addHandler(Carrier(to: server, state: state))
+                            try client.pipeline.syncOperations.addHandler(Carrier(to: server, state: state, fromClient: number))
                         } catch {
                             return client.eventLoop.makeFailedFuture(error)
                         }
@@ -76,6 +85,13 @@ public final class TCPRelay: Sendable {
             return state.channels
         }
         try await Self.setAutoRead(false, on: channels).get()
+    }
+
+    /// Freezes the relay (as `freeze()`) when a connection accepted from now on sends its
+    /// first PostgreSQL query (a message starting `P`, Parse, or `Q`), which is held: for a
+    /// server whose start-up answers and whose next answer never comes.
+    public func freezeAtTheFirstQueryOfANewConnection() {
+        state.withLockedValue { $0.freezeAtQueryFrom = $0.accepted }
     }
 
     /// Carries on: first what waited (bytes and closes, in order, still frozen so nothing
@@ -129,14 +145,28 @@ public final class TCPRelay: Sendable {
         typealias InboundIn = ByteBuffer
         private let partner: any Channel
         private let state: NIOLockedValueBox<State>
+        /// The connection's number when this end is the client's; nil for the server's end.
+        private let fromClient: Int?
 
-        init(to partner: any Channel, state: NIOLockedValueBox<State>) {
+        init(to partner: any Channel, state: NIOLockedValueBox<State>, fromClient: Int?) {
             self.partner = partner
             self.state = state
+            self.fromClient = fromClient
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             let bytes = unwrapInboundIn(data)
+            if let number = fromClient, let first = bytes.getInteger(at: bytes.readerIndex, as: UInt8.self),
+                first == UInt8(ascii: "P") || first == UInt8(ascii: "Q")
+            {
+                let channels = state.withLockedValue { state -> [any Channel]? in
+                    guard let from = state.freezeAtQueryFrom, number >= from else { return nil }
+                    state.freezeAtQueryFrom = nil
+                    state.frozen = true
+                    return state.channels
+                }
+                if let channels { _ = TCPRelay.setAutoRead(false, on: channels) }
+            }
             carry(on: context.eventLoop) { [partner] in partner.writeAndFlush(bytes, promise: nil) }
         }
 
