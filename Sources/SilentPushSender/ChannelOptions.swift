@@ -36,7 +36,8 @@ package struct ChannelOptions: ParsableArguments, Sendable {
             throw PushSendError.invalidValue(
                 option: "--topic", value: "'\(topic)'", expected: "a bundle id (1 to 255 visible ASCII characters, no spaces or /)")
         }
-        let identity = try provider.clientIdentity()
+        // Read here only when the bundle id comes from it; else `credentials` reads it. Once.
+        let identity = topic == nil ? try provider.clientIdentity() : nil
         guard let bundleID = try topic ?? provider.certificateTopic(of: identity) ?? (local ? PushSendOptions.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when talking to Apple")
         }

@@ -92,7 +92,8 @@ package struct ProviderOptions: ParsableArguments, Sendable {
     /// provider token (the dev key for a local receiver when none is given). A receiver on
     /// this machine has a certificate from the development CA (make run's): the default
     /// target always does, another loopback URL when the CA is at hand.
-    /// `identity` is `clientIdentity()`'s, which the caller read once.
+    /// `identity` is `clientIdentity()`'s if the caller read it (for the topic); nil: read
+    /// here. Either way the files are read once.
     package func credentials(
         for target: APNsTarget, local: Bool, identity: TLSClientIdentity?
     ) throws -> (TLSClientConfiguration, PushSendConfiguration.Authentication) {

@@ -183,7 +183,9 @@ package struct PushSendOptions: ParsableArguments, Sendable {
         }
         // With a certificate and no --topic, its own bundle id (the topic APNs takes for a
         // certificate of one topic, and the app's among a universal certificate's).
-        let identity = try provider.clientIdentity()
+        // Read here only when the topic comes from it; else `credentials` reads it, after
+        // the checks before it. Either way once.
+        let identity = self.topic == nil ? try provider.clientIdentity() : nil
         guard var topic = try self.topic ?? provider.certificateTopic(of: identity) ?? (local ? Self.developmentTopic : nil) else {
             throw PushSendError.missingOption(need: "--topic (your app's bundle id) when pushing to Apple")
         }

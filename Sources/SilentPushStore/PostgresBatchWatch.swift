@@ -55,6 +55,22 @@ final class PostgresBatchWatch: Sendable {
         if late { timer.cancel() }
     }
 
+    /// The watch gives the batch up: true the first time only (as `answer()`), with the
+    /// session it was sent on if it was, read in the same step, so that a session recorded
+    /// (`sending(on:)`) before the give-up is the one returned and one after it is refused.
+    func giveUp() -> (first: Bool, sentOn: PostgresConnection?) {
+        let (first, connection, timer) = phase.withLock { phase -> (Bool, PostgresConnection?, Scheduled<Void>?) in
+            defer { phase = .answered }
+            switch phase {
+            case .waiting(let timer): return (true, nil, timer)
+            case .sent(let connection, let timer): return (true, connection, timer)
+            case .answered: return (false, nil, nil)
+            }
+        }
+        timer?.cancel()
+        return (first, connection)
+    }
+
     /// The batch is answered (by the server, or given up by the watch): true the first time
     /// only, which is the answer its caller gets.
     func answer() -> Bool {

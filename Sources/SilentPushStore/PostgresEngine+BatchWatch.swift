@@ -52,18 +52,25 @@ extension PostgresEngine {
         return outcome.futureResult
     }
 
-    /// How long opening a reader's session (the connect, the server's start-up, the first
-    /// query) may take before the read is given up (*assumed*: TCP's own connect timeout is
-    /// 5 s, and a server that answers takes milliseconds for the rest).
+    /// How long opening a reader's session (the connect and the server's start-up, then the
+    /// first query) may take before the read is given up (*assumed*: postgres-nio's
+    /// `connectTimeout`, 5 s, bounds the first two; a server that answers takes milliseconds
+    /// for the query).
     static let readerOpenWatch = Duration.seconds(6)
 
     /// A new reader's session and its server's name for it, or a failure: `readUnanswered`
-    /// once `readerOpenWatch` passes first. Neither the server's start-up nor the first query
-    /// is otherwise bounded: a server, or a network, gone silent just after the connect would
-    /// hold the read until TCP gives up. A session that opens after that is closed.
+    /// once `readerOpenWatch` passes first. postgres-nio's `connectTimeout` bounds the
+    /// connect and the start-up, but not the first query: a server, or a network, gone silent
+    /// just after the start-up would hold the read until TCP gives up. The give-up closes the
+    /// session (the query on it then fails), as a read's watch does; one that opens later is
+    /// closed at once, so no give-up leaves a session open beside the readers' places.
     func openReader() -> EventLoopFuture<ReaderSession> {
-        let opening = connectSession().flatMap { connection in
-            Self.backend(of: connection, logger: self.logger)
+        let watch = PostgresBatchWatch()
+        let opening = connectSession().flatMap { connection -> EventLoopFuture<ReaderSession> in
+            guard watch.sending(on: connection) else {
+                return connection.close().flatMapThrowing { throw PushStoreError.readUnanswered(after: Self.readerOpenWatch) }
+            }
+            return Self.backend(of: connection, logger: self.logger)
                 .map { ReaderSession(connection: connection, backend: $0) }
                 .flatMapError { error in
                     connection.close().flatMapThrowing {
@@ -73,7 +80,6 @@ extension PostgresEngine {
         }
         let loop = opening.eventLoop
         let outcome = loop.makePromise(of: ReaderSession.self)
-        let watch = PostgresBatchWatch()
         let started = NIODeadline.now()
         opening.whenComplete { result in
             if watch.answer() {
@@ -84,7 +90,10 @@ extension PostgresEngine {
         }
         watch.arm(
             loop.scheduleTask(in: TimeAmount(Self.readerOpenWatch)) {
-                if watch.answer() { outcome.fail(PushStoreError.readUnanswered(after: Self.waited(since: started))) }
+                let (first, connection) = watch.giveUp()
+                guard first else { return }
+                connection?.close().whenComplete { _ in _ = connection }
+                outcome.fail(PushStoreError.readUnanswered(after: Self.waited(since: started)))
             })
         return outcome.futureResult
     }

@@ -205,6 +205,11 @@ final class PostgresEngine: StoreEngine {
         }
     }
 
+    /// How many of the sessions this engine opened are open now.
+    var openSessionCount: Int {
+        sessions.withLock { sessions in sessions.opened.count { !$0.isClosed } }
+    }
+
     /// Ends every session at once, without asking the server: a statement waiting on one
     /// fails (and with it the call, or the batch, that sent it), and so does every later one,
     /// as no session is opened again. For a server that no longer answers (stopped, or behind

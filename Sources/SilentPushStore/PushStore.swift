@@ -292,6 +292,9 @@ package final class PushStore: Sendable {
     /// (`PushStoreError.readUnanswered`).
     package static var postgresReaderOpenWatch: Duration { PostgresEngine.readerOpenWatch }
 
+    /// How many sessions a PostgreSQL store holds open with its server (0 for SQLite).
+    package var openPostgresSessions: Int { (engine as? PostgresEngine)?.openSessionCount ?? 0 }
+
     /// Whether `abandon()` was called: what fails from then on failed because of it.
     package var wasAbandoned: Bool { engine.wasAbandoned }
 

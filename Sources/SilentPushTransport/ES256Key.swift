@@ -63,7 +63,8 @@ package final class ES256Key: @unchecked Sendable {
         EVP_PKEY_free(key)
     }
 
-    /// Loads a PEM file; throws naming the file when it is missing, not PEM, or not P-256.
+    /// Loads a PEM file, read once (a pipe too); throws naming the file when it is missing,
+    /// larger than any key file (`FileBytes.pemLimit`), not PEM, or not P-256.
     package static func load(file path: String) throws -> ES256Key {
         let pem: [UInt8]
         do throws(FileBytes.Failure) {

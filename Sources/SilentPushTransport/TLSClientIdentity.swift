@@ -1,5 +1,3 @@
-import Foundation
-
 /// A client certificate's chain and its private key, as PEM read once, with the paths they
 /// came from for messages. Read once because a file may be a pipe (`--cert <(op read …)`),
 /// which gives its bytes to the first reader only, and so that every connection presents
@@ -23,13 +21,11 @@ package struct TLSClientIdentity: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Reads `certificateFile` and `privateKeyFile` (nil: the certificate's file holds the
-    /// key too), each once; throws the system's error for one that cannot be read.
-    package init(certificateFile: String, privateKeyFile: String? = nil) throws {
-        let certificate = try Data(contentsOf: URL(fileURLWithPath: certificateFile))
-        let key = try privateKeyFile.map { try Data(contentsOf: URL(fileURLWithPath: $0)) } ?? certificate
-        self.init(
-            certificateChain: Array(certificate), certificatePath: certificateFile, privateKey: Array(key),
-            privateKeyPath: privateKeyFile ?? certificateFile)
+    /// key too), each once and within `FileBytes.pemLimit`.
+    package init(certificateFile: String, privateKeyFile: String? = nil) throws(FileBytes.Failure) {
+        let certificate = try FileBytes.read(certificateFile, limit: FileBytes.pemLimit)
+        let key = try privateKeyFile.map { path throws(FileBytes.Failure) in try FileBytes.read(path, limit: FileBytes.pemLimit) } ?? certificate
+        self.init(certificateChain: certificate, certificatePath: certificateFile, privateKey: key, privateKeyPath: privateKeyFile ?? certificateFile)
     }
 
     /// The paths only: the key's bytes are never shown.

@@ -123,7 +123,9 @@ package final class TLSContext: @unchecked Sendable {
     /// What `SSL_CTX_use_certificate_chain_file` does, from PEM already read: the first
     /// certificate is the context's own, the ones after it its chain.
     private static func useCertificateChain(_ pem: [UInt8], in context: OpaquePointer) -> Bool {
-        withMemoryBIO(pem) { bio in
+        // As OpenSSL's own: an error left from before is not this one's.
+        ERR_clear_error()
+        return withMemoryBIO(pem) { bio in
             guard let certificate = PEM_read_bio_X509_AUX(bio, nil, { _, _, _, _ in 0 }, nil) else { return false }
             defer { X509_free(certificate) }
             guard SSL_CTX_use_certificate(context, certificate) == 1, copenssl_ctx_clear_chain_certs(context) == 1 else { return false }
@@ -144,7 +146,8 @@ package final class TLSContext: @unchecked Sendable {
     /// What `SSL_CTX_use_PrivateKey_file` does, from PEM already read: the first private
     /// key in it (a certificate's blocks before it are passed over). An encrypted one fails.
     private static func usePrivateKey(_ pem: [UInt8], in context: OpaquePointer) -> Bool {
-        withMemoryBIO(pem) { bio in
+        ERR_clear_error()
+        return withMemoryBIO(pem) { bio in
             guard let key = PEM_read_bio_PrivateKey(bio, nil, { _, _, _, _ in 0 }, nil) else { return false }
             defer { EVP_PKEY_free(key) }
             return SSL_CTX_use_PrivateKey(context, key) == 1

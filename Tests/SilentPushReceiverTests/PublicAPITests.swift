@@ -59,7 +59,9 @@ import Testing
         // folder, ours in Sources, the dependencies' in their checkouts.
         let maps =
             moduleMaps(under: build, depth: 2) + moduleMaps(under: root.appendingPathComponent("Sources").path, depth: 3)
-            + moduleMaps(under: root.appendingPathComponent(".build/checkouts").path, depth: 6)
+            // Not SilentPush's own checkout, which the consumer-package test leaves there
+            // (its scratch path is this build folder): its maps are Sources' again.
+            + moduleMaps(under: root.appendingPathComponent(".build/checkouts").path, depth: 6).filter { !$0.contains("/checkouts/SilentPush/") }
         var symbols: [PublicSymbol] = []
         for module in modules {
             let result = try await PeerProcess.run(

@@ -545,7 +545,8 @@ import Testing
     /// A read that opens a reader's session whose start-up passes but whose first query (the
     /// session's backend, for the read's watch) meets a silent network is given up once
     /// opening it takes `readerOpenWatch`, where it waited for as long as TCP takes to give
-    /// up; once the network is back, reads work.
+    /// up, and its session closed (not left open beside the readers' places); once the
+    /// network is back, reads work.
     @Test func aReaderSessionASilentServerDoesNotOpenIsGivenUp() async throws {
         let server = try #require(PostgresServer.current)
         let relay = try await TCPRelay.start(to: server.port)
@@ -553,6 +554,7 @@ import Testing
         let store = try await PushStore.open(.postgres(url))
         try await store.write([.insertPush(PushStoreTests.push(1))])
         // No read yet: no reader's session is open, so the read below opens one.
+        let sessions = store.openPostgresSessions
         relay.freezeAtTheFirstQueryOfANewConnection()
         let backstop = relay.thaw(after: .seconds(20))
         defer { backstop.cancel() }
@@ -564,6 +566,9 @@ import Testing
             return
         }
         #expect(waited >= PushStore.postgresReaderOpenWatch && waited < .seconds(10), "given up after \(waited)")
+        let givenUp = ContinuousClock.now
+        while store.openPostgresSessions > sessions, ContinuousClock.now - givenUp < .seconds(2) { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(store.openPostgresSessions == sessions, "the session given up is closed")
 
         try await relay.thaw()
         let thawed = ContinuousClock.now

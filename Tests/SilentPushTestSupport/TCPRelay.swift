@@ -87,9 +87,10 @@ public final class TCPRelay: Sendable {
         try await Self.setAutoRead(false, on: channels).get()
     }
 
-    /// Freezes the relay (as `freeze()`) when a connection accepted from now on sends its
-    /// first PostgreSQL query (a message starting `P`, Parse, or `Q`), which is held: for a
-    /// server whose start-up answers and whose next answer never comes.
+    /// Freezes the relay (as `freeze()`) when a connection accepted from now on sends a chunk
+    /// that starts as a PostgreSQL query does (`P`, Parse, or `Q`), which is held: for a
+    /// server whose start-up answers and whose next answer never comes. (A start-up's chunks
+    /// start with their length, and a password message with `p`.)
     public func freezeAtTheFirstQueryOfANewConnection() {
         state.withLockedValue { $0.freezeAtQueryFrom = $0.accepted }
     }
