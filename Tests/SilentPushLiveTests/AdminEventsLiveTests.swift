@@ -54,19 +54,32 @@ import Testing
         #expect(changes.count >= 3 && changes.last.map { $0 > changes[1] } == true, "\(stream.output)")
     }
 
+    /// Opens the 16 event streams the admin API at `admin` allows (curl, each for 60 s at
+    /// most), then asks for one more until it is refused (5 s at most): the streams, and the
+    /// last answer to one more.
+    static func holdEveryStreamPlace(admin: Int) async throws -> (streams: [PeerProcess], refused: (status: Int, json: [String: Any])) {
+        let streams = try (0..<16).map { _ in try PeerProcess("curl", ["-sN", "--max-time", "60", "http://127.0.0.1:\(admin)/v1/events"]) }
+        do {
+            var refused = (status: 0, json: [String: Any]())
+            for _ in 0..<50 where refused.status != 503 {
+                try await Task.sleep(for: .milliseconds(100))
+                refused = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1")
+            }
+            return (streams, refused)
+        } catch {
+            for stream in streams { stream.signal(SIGKILL) }
+            throw error
+        }
+    }
+
     /// At most 16 event streams are open at once: a stream is never idle, and more could hold
     /// every connection the admin API serves. One more is a 503 that says so; a stream whose
     /// client went away gives its place back once its writes fail.
     @Test func aSeventeenthEventStreamIs503UntilOneCloses() async throws {
         let (process, _, h2c, admin) = try await SilentPushdProcessTests.start()
         defer { process.signal(SIGKILL) }
-        let streams = try (0..<16).map { _ in try PeerProcess("curl", ["-sN", "--max-time", "60", "http://127.0.0.1:\(admin)/v1/events"]) }
+        let (streams, refused) = try await Self.holdEveryStreamPlace(admin: admin)
         defer { for stream in streams { stream.signal(SIGKILL) } }
-        var refused = (status: 0, json: [String: Any]())
-        for _ in 0..<50 where refused.status != 503 {
-            try await Task.sleep(for: .milliseconds(100))
-            refused = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1")
-        }
         #expect(refused.status == 503 && (refused.json["detail"] as? String)?.contains("16 event streams open already") == true, "\(refused)")
         streams[0].signal(SIGKILL)
         _ = await streams[0].wait()
@@ -93,13 +106,8 @@ import Testing
     @Test func aStreamAskedForWhenEveryPlaceIsHeldFreesThoseOfClientsThatLeft() async throws {
         let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
         defer { process.signal(SIGKILL) }
-        let streams = try (0..<16).map { _ in try PeerProcess("curl", ["-sN", "--max-time", "60", "http://127.0.0.1:\(admin)/v1/events"]) }
+        let (streams, refused) = try await Self.holdEveryStreamPlace(admin: admin)
         defer { for stream in streams { stream.signal(SIGKILL) } }
-        var refused = (status: 0, json: [String: Any]())
-        for _ in 0..<50 where refused.status != 503 {
-            try await Task.sleep(for: .milliseconds(100))
-            refused = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/events?limit=1")
-        }
         #expect(refused.status == 503, "every client is there: the probe frees no place")
         for stream in streams[..<4] {
             stream.signal(SIGKILL)

@@ -33,13 +33,19 @@ import Testing
             // A memory store keeps its transfers' files in the temporary directory: the
             // scratch directory goes when the tests end, also after a SIGKILL of the process.
             environment: ["TMPDIR": Scratch.directory.path])
+        return (process, try await readyPorts(ready, of: process, naming: ["tls", "h2c", "admin"]))
+    }
+
+    /// The ports `process` wrote to its ready file `ready` (which is removed), once it names
+    /// each of `listeners`; after 10 s the process is killed, its errors recorded.
+    static func readyPorts(_ ready: String, of process: PeerProcess, naming listeners: [String]) async throws -> [String: Int] {
         for _ in 0..<500 {
             if let data = FileManager.default.contents(atPath: ready),
                 let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
-                ports["tls"] != nil, ports["h2c"] != nil, ports["admin"] != nil
+                listeners.allSatisfy({ ports[$0] != nil })
             {
                 try? FileManager.default.removeItem(atPath: ready)
-                return (process, ports)
+                return ports
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -61,20 +67,7 @@ import Testing
                 "--admin", "127.0.0.1:0", "--ready-file", ready, "--store", "memory",
             ], environment: ["CONFIG": config, "TMPDIR": Scratch.directory.path])
         defer { process.signal(SIGKILL) }
-        var admin: Int?
-        for _ in 0..<500 where admin == nil {
-            if let data = FileManager.default.contents(atPath: ready), let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int] {
-                admin = ports["admin"]
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        try? FileManager.default.removeItem(atPath: ready)
-        guard let admin else {
-            process.signal(SIGKILL)
-            Issue.record("silentpushd wrote no ready file: \(await process.wait().errorOutput)")
-            return
-        }
+        let admin = try #require(try await Self.readyPorts(ready, of: process, naming: ["admin"])["admin"])
         #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["clock"] as? String == "manual")
         let faults = try #require(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/faults").json["faults"] as? [[String: Any]])
         #expect(faults.count == 1)

@@ -35,19 +35,7 @@ import Testing
         let receiver = try PeerProcess(command[0], Array(command.dropFirst()), environment: ["TMPDIR": directory])
         var stopped = false
         defer { if !stopped { receiver.signal(SIGKILL) } }
-        var h2c: Int?
-        for _ in 0..<500 where h2c == nil {
-            if let data = FileManager.default.contents(atPath: ready), let ports = try? JSONSerialization.jsonObject(with: data) as? [String: Int] {
-                h2c = ports["h2c"]
-            } else {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-        guard let port = h2c else {
-            receiver.signal(SIGKILL)
-            Issue.record("no ready file: \(await receiver.wait().errorOutput)")
-            return
-        }
+        let port = try #require(try await SilentPushdProcessTests.readyPorts(ready, of: receiver, naming: ["h2c"])["h2c"])
         // Before the fix a socket option the kernel grants only root (SO_DEBUG, asked for as
         // TCP_NODELAY at the wrong level) closed every connection: curl's push got no answer.
         let pushed = try await PeerProcess.run(

@@ -509,37 +509,17 @@ import Testing
     /// it waited for as long as TCP takes to give up. A long read the server runs is waited
     /// on; once the network is back, reads answer again.
     @Test func aReadASilentServerLeavesUnansweredIsGivenUpAndALongOneItRunsIsNot() async throws {
-        let server = try #require(PostgresServer.current)
-        let relay = try await TCPRelay.start(to: server.port)
-        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
-        let store = try await PushStore.open(.postgres(url))
-        try await store.write([.insertPush(PushStoreTests.push(1))])
+        let (store, relay) = try await Self.storeThroughRelay()
         #expect(try await store.pushes().map(\.id) == [1])  // a reader's session, left idle
         let slow = try await store.reader.rows("SELECT 1 AS slept FROM pg_sleep(3)", [], cached: false)
         #expect(slow.count == 1, "a read the server runs for longer than the watch's look is waited on")
         try await relay.freeze()
         let backstop = relay.thaw(after: .seconds(20))
         defer { backstop.cancel() }
-        let start = ContinuousClock.now
-        let error = await #expect(throws: PushStoreError.self) { try await store.pushes() }
-        let waited = ContinuousClock.now - start
-        guard case .readUnanswered? = error else {
-            Issue.record("\(String(describing: error))")
-            return
-        }
+        guard let (error, waited) = await Self.unansweredRead(of: store) else { return }
         #expect(waited >= PushStore.postgresBatchWatch && waited < .seconds(8), "given up after \(waited)")
-        #expect("\(try #require(error))".hasPrefix("PostgreSQL left a read (or a retention pass) unanswered for "), "\(String(describing: error))")
-
-        try await relay.thaw()
-        let thawed = ContinuousClock.now
-        var read: [UInt64]?
-        while read == nil, ContinuousClock.now - thawed < .seconds(15) {
-            read = try? await store.pushes().map(\.id)
-            if read == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        #expect(read == [1], "the store reads again once the network is back")
-        try await store.close()
-        await relay.close()
+        #expect("\(error)".hasPrefix("PostgreSQL left a read (or a retention pass) unanswered for "), "\(error)")
+        try await Self.expectReadsAgainOnceThawed(store, relay)
     }
 
     /// A read that opens a reader's session whose start-up passes but whose first query (the
@@ -548,28 +528,45 @@ import Testing
     /// up, and its session closed (not left open beside the readers' places); once the
     /// network is back, reads work.
     @Test func aReaderSessionASilentServerDoesNotOpenIsGivenUp() async throws {
-        let server = try #require(PostgresServer.current)
-        let relay = try await TCPRelay.start(to: server.port)
-        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
-        let store = try await PushStore.open(.postgres(url))
-        try await store.write([.insertPush(PushStoreTests.push(1))])
+        let (store, relay) = try await Self.storeThroughRelay()
         // No read yet: no reader's session is open, so the read below opens one.
         let sessions = store.openPostgresSessions
         relay.freezeAtTheFirstQueryOfANewConnection()
         let backstop = relay.thaw(after: .seconds(20))
         defer { backstop.cancel() }
-        let start = ContinuousClock.now
-        let error = await #expect(throws: PushStoreError.self) { try await store.pushes() }
-        let waited = ContinuousClock.now - start
-        guard case .readUnanswered? = error else {
-            Issue.record("\(String(describing: error))")
-            return
-        }
+        guard let (_, waited) = await Self.unansweredRead(of: store) else { return }
         #expect(waited >= PushStore.postgresReaderOpenWatch && waited < .seconds(10), "given up after \(waited)")
         let givenUp = ContinuousClock.now
         while store.openPostgresSessions > sessions, ContinuousClock.now - givenUp < .seconds(2) { try await Task.sleep(for: .milliseconds(20)) }
         #expect(store.openPostgresSessions == sessions, "the session given up is closed")
+        try await Self.expectReadsAgainOnceThawed(store, relay)
+    }
 
+    /// A store on a fresh database reached through a relay, holding push 1.
+    static func storeThroughRelay() async throws -> (PushStore, TCPRelay) {
+        let server = try #require(PostgresServer.current)
+        let relay = try await TCPRelay.start(to: server.port)
+        let url = try PostgresURL(server.url(database: try await server.newDatabase(), through: relay.port))
+        let store = try await PushStore.open(.postgres(url))
+        try await store.write([.insertPush(PushStoreTests.push(1))])
+        return (store, relay)
+    }
+
+    /// A read of `store`'s pushes that fails `readUnanswered`: the error and how long it took;
+    /// nil (an issue recorded) for any other outcome.
+    static func unansweredRead(of store: PushStore) async -> (PushStoreError, Duration)? {
+        let start = ContinuousClock.now
+        let error = await #expect(throws: PushStoreError.self) { try await store.pushes() }
+        let waited = ContinuousClock.now - start
+        guard let error, case .readUnanswered = error else {
+            Issue.record("\(String(describing: error))")
+            return nil
+        }
+        return (error, waited)
+    }
+
+    /// Thaws `relay` and expects `store` to read push 1 again within 15 s; closes both.
+    static func expectReadsAgainOnceThawed(_ store: PushStore, _ relay: TCPRelay) async throws {
         try await relay.thaw()
         let thawed = ContinuousClock.now
         var read: [UInt64]?
