@@ -1,4 +1,5 @@
 import NIOSSL
+import SilentPushTransport
 
 /// The authorities a receiver trusts at the https origins of its fetch handlers and background
 /// transfers: the system's roots, and the CAs given (`--origin-ca`), as an app trusts a
@@ -17,8 +18,9 @@ package struct OriginTrust: Sendable {
         self.context = context
     }
 
-    /// The system's roots and the certificates of each PEM file of `paths`; throws
-    /// `CertificateFileError` naming a file that holds none.
+    /// The system's roots and the certificates of each PEM file of `paths`, each read once
+    /// within `FileBytes.pemLimit`; throws `CertificateFileError` naming a file that cannot be
+    /// read or holds no certificate.
     package init(certificateAuthorities paths: [String]) throws {
         guard !paths.isEmpty else {
             self = .system
@@ -26,17 +28,32 @@ package struct OriginTrust: Sendable {
         }
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.additionalTrustRoots = try paths.map { path in
-            let certificates = try? NIOSSLCertificate.fromPEMFile(path)
-            guard let certificates, !certificates.isEmpty else { throw CertificateFileError(path: path) }
+            let pem: [UInt8]
+            do throws(FileBytes.Failure) {
+                pem = try FileBytes.read(path, limit: FileBytes.pemLimit)
+            } catch {
+                switch error {
+                case .unreadable(let reason): throw CertificateFileError(path: path, problem: reason)
+                case .tooLarge(let limit): throw CertificateFileError(path: path, problem: "over \(limit) bytes, more than any CA file holds")
+                }
+            }
+            let certificates = try? NIOSSLCertificate.fromPEMBytes(pem)
+            guard let certificates, !certificates.isEmpty else { throw CertificateFileError(path: path, problem: nil) }
             return .certificates(certificates)
         }
         self.init(configuration: configuration, context: try NIOSSLContext(configuration: configuration))
     }
 
-    /// A CA file for the origins (`--origin-ca`) that holds no PEM certificate.
+    /// A CA file for the origins (`--origin-ca`) that cannot be read or holds no PEM
+    /// certificate.
     package struct CertificateFileError: Error, CustomStringConvertible {
         package let path: String
+        /// Why the file was not read (the system's words, or its limit); nil when it was read
+        /// and holds no certificate.
+        package let problem: String?
 
-        package var description: String { "cannot read a PEM certificate from '\(path)' (check --origin-ca)" }
+        package var description: String {
+            "cannot read a PEM certificate from '\(path)'" + (problem.map { ": \($0)" } ?? "") + " (check --origin-ca)"
+        }
     }
 }

@@ -27,10 +27,19 @@ package struct TLSConfigurationError: Error, CustomStringConvertible, Sendable, 
     /// OpenSSL's error queue, drained when the error was made.
     package let detail: String
 
-    /// `problem` with `path`'s file, read again for what its contents hint at.
-    init(_ problem: Problem, path: String? = nil) {
-        let drained = OpenSSLError.drain()
-        self.init(problem, path: path, contents: path.flatMap { FileManager.default.contents(atPath: $0) }.map { Array($0) }, drained: drained)
+    /// `problem`, concerning no file.
+    init(_ problem: Problem) {
+        self.init(problem, path: nil, contents: nil, drained: OpenSSLError.drain())
+    }
+
+    /// `problem` with `path`, whose contents were not read: the system's words, or the limit.
+    init(_ problem: Problem, path: String, unread: FileBytes.Failure) {
+        self.problem = problem
+        self.path = path
+        switch unread {
+        case .unreadable(let reason): detail = reason
+        case .tooLarge(let limit): detail = "over \(limit) bytes, more than any PEM file of keys and certificates holds"
+        }
     }
 
     /// `problem` with `path`'s `contents`, as they were read for the attempt.

@@ -21,22 +21,26 @@ package final class TLSContext: @unchecked Sendable {
         SSL_CTX_free(context)
     }
 
-    /// A server context; throws naming the file that is missing or wrong.
+    /// A server context; throws naming the file that is missing or wrong. Each file is read
+    /// once, within `FileBytes.pemLimit` (a pipe gives its bytes to the first reader only).
     package static func server(_ configuration: TLSServerConfiguration) throws -> TLSContext {
+        let chain = try readPEM(configuration.certificateChainFile, .certificate)
+        let key = try readPEM(configuration.privateKeyFile, .privateKey)
+        let clientCAs = try configuration.clientCAFile.map { path in (path: path, pem: try readPEM(path, .clientCA)) }
         let context = try makeContext(method: TLS_server_method())
-        let tls = TLSContext(context: context, isServer: true, verifiesPeer: configuration.clientCAFile != nil)
+        let tls = TLSContext(context: context, isServer: true, verifiesPeer: clientCAs != nil)
         SSL_CTX_set_options(context, copenssl_op_cipher_server_preference())
         // TLS 1.2 with only AEAD suites and ephemeral keys: RFC 9113 §9.2.2 lists the rest as
         // ones an HTTP/2 peer may refuse (TLS 1.3's suites are all of this kind).
         guard SSL_CTX_set_cipher_list(context, "ECDHE+AESGCM:ECDHE+CHACHA20") == 1 else { throw TLSConfigurationError(.context) }
-        guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateChainFile) == 1 else {
-            throw TLSConfigurationError(.certificate, path: configuration.certificateChainFile)
+        guard useCertificateChain(chain, in: context) else {
+            throw TLSConfigurationError(.certificate, path: configuration.certificateChainFile, contents: chain)
         }
-        guard SSL_CTX_use_PrivateKey_file(context, configuration.privateKeyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw TLSConfigurationError(.privateKey, path: configuration.privateKeyFile)
+        guard usePrivateKey(key, in: context) else {
+            throw TLSConfigurationError(.privateKey, path: configuration.privateKeyFile, contents: key)
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
-            throw TLSConfigurationError(.keyMismatch, path: configuration.privateKeyFile)
+            throw TLSConfigurationError(.keyMismatch, path: configuration.privateKeyFile, contents: key)
         }
         SSL_CTX_set_alpn_select_cb(
             context,
@@ -50,11 +54,11 @@ package final class TLSContext: @unchecked Sendable {
                 }
                 return selected == 1 ? SSL_TLSEXT_ERR_OK : SSL_TLSEXT_ERR_ALERT_FATAL
             }, nil)
-        if let caFile = configuration.clientCAFile {
-            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                throw TLSConfigurationError(.clientCA, path: caFile)
+        if let clientCAs {
+            // Trusted, and named in the server's certificate request, from the one reading.
+            guard trust(clientCAs.pem, in: context, namedToClients: true) else {
+                throw TLSConfigurationError(.clientCA, path: clientCAs.path, contents: clientCAs.pem)
             }
-            if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(context, names) }
             // Every certificate in the file is trusted as it is, an intermediate too: a chain
             // need not end at a self-signed root (Apple's push certificates come from its WWDR
             // intermediate, which a user may give alone).
@@ -86,8 +90,10 @@ package final class TLSContext: @unchecked Sendable {
         return notBefore...notAfter
     }
 
-    /// A client context that offers ALPN `h2`.
+    /// A client context that offers ALPN `h2`. Its CA file is read once, within
+    /// `FileBytes.pemLimit`.
     package static func client(_ configuration: TLSClientConfiguration) throws -> TLSContext {
+        let authorities = try configuration.insecure ? nil : configuration.caFile.map { path in (path: path, pem: try readPEM(path, .caFile)) }
         let context = try makeContext(method: TLS_client_method())
         let tls = TLSContext(context: context, isServer: false, verifiesPeer: !configuration.insecure)
         let protocols: [UInt8] = [2] + Array("h2".utf8)
@@ -97,9 +103,9 @@ package final class TLSContext: @unchecked Sendable {
         if configuration.insecure {
             SSL_CTX_set_verify(context, SSL_VERIFY_NONE, nil)
         } else {
-            if let caFile = configuration.caFile {
-                guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
-                    throw TLSConfigurationError(.caFile, path: caFile)
+            if let authorities {
+                guard trust(authorities.pem, in: context, namedToClients: false) else {
+                    throw TLSConfigurationError(.caFile, path: authorities.path, contents: authorities.pem)
                 }
             } else {
                 SSL_CTX_set_default_verify_paths(context)
@@ -118,6 +124,37 @@ package final class TLSContext: @unchecked Sendable {
             }
         }
         return tls
+    }
+
+    /// `path`'s bytes, read once within `FileBytes.pemLimit`; one that cannot be read is
+    /// `problem`, with the system's words or the limit.
+    private static func readPEM(_ path: String, _ problem: TLSConfigurationError.Problem) throws(TLSConfigurationError) -> [UInt8] {
+        do throws(FileBytes.Failure) {
+            return try FileBytes.read(path, limit: FileBytes.pemLimit)
+        } catch {
+            throw TLSConfigurationError(problem, path: path, unread: error)
+        }
+    }
+
+    /// What `SSL_CTX_load_verify_locations` does with a CA file, from PEM already read: every
+    /// certificate in it is trusted. With `namedToClients`, each is also named in the server's
+    /// certificate request (what `SSL_load_client_CA_file` gives). False when it holds none.
+    private static func trust(_ pem: [UInt8], in context: OpaquePointer, namedToClients: Bool) -> Bool {
+        ERR_clear_error()
+        guard let store = SSL_CTX_get_cert_store(context) else { return false }
+        return withMemoryBIO(pem) { bio in
+            var trusted = 0
+            while let certificate = PEM_read_bio_X509_AUX(bio, nil, { _, _, _, _ in 0 }, nil) {
+                // The store and the name list keep their own references and copies.
+                defer { X509_free(certificate) }
+                guard X509_STORE_add_cert(store, certificate) == 1 else { return false }
+                if namedToClients, SSL_CTX_add_client_CA(context, certificate) != 1 { return false }
+                trusted += 1
+            }
+            guard trusted > 0, copenssl_error_is_pem_end(ERR_peek_last_error()) != 0 else { return false }
+            ERR_clear_error()
+            return true
+        }
     }
 
     /// What `SSL_CTX_use_certificate_chain_file` does, from PEM already read: the first

@@ -128,6 +128,28 @@ import Testing
         }
     }
 
+    /// A client CA given as a pipe (`--client-ca <(…)`) is read once: it is trusted, and named
+    /// in the certificate request, which `openssl s_client` lists as the acceptable CA names.
+    @Test func aClientCAFromAPipeIsTrustedAndNamedInTheCertificateRequest() async throws {
+        let clientCA = try FilledPipe(contentsOf: DevCertificates.ca)
+        defer { withExtendedLifetime(clientCA) {} }
+        try await withReceiver({
+            $0 = .testing(requireClientCertificates: true)
+            $0.clientCA = clientCA.path
+        }) { receiver in
+            let result = try await PeerProcess.run(
+                "openssl",
+                [
+                    "s_client", "-connect", "127.0.0.1:\(receiver.tlsPort!)", "-alpn", "h2", "-CAfile", DevCertificates.ca,
+                    "-cert", DevCertificates.clientCertificate, "-key", DevCertificates.clientKey, "-verify_return_error",
+                ])
+            #expect(
+                result.output.contains("Acceptable client certificate CA names\nO = SilentPush Dev (TESTING ONLY), CN = SilentPush Dev CA\n"),
+                "\(result.output)")
+            #expect(result.output.contains("ALPN protocol: h2"), "\(result.output)\(result.errorOutput)")
+        }
+    }
+
     /// TLS 1.2 offers only AEAD suites with ephemeral keys (RFC 9113 §9.2.2): a client that
     /// offers only a CBC suite is refused in the handshake; one with AES-GCM connects.
     @Test func tls12RefusesTheSuitesHTTP2Blocks() async throws {

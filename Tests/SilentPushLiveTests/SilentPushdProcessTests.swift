@@ -220,6 +220,16 @@ import Testing
         (["--client-ca", "/nonexistent/ca.pem"], "silentpushd: --client-ca: cannot read '/nonexistent/ca.pem' (no such file)\n"),
         (["--origin-ca", "/nonexistent/ca.pem"], "silentpushd: --origin-ca: cannot read '/nonexistent/ca.pem' (no such file)\n"),
         (["--origin-ca", "/etc/hostname"], "silentpushd: cannot read a PEM certificate from '/etc/hostname' (check --origin-ca)\n"),
+        // A file that never ends is refused at its limit, not read for ever.
+        (
+            ["--origin-ca", "/dev/zero"],
+            "silentpushd: cannot read a PEM certificate from '/dev/zero': over 1048576 bytes, more than any CA file holds (check --origin-ca)\n"
+        ),
+        (
+            ["--client-ca", "/dev/zero"],
+            "silentpushd: cannot read client CA '/dev/zero': over 1048576 bytes, more than any PEM file of keys and certificates holds"
+                + " (check --tls-cert, --tls-key and --client-ca)\n"
+        ),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
         (["--auth-key", "bogus"], "--auth-key 'bogus' is not KEYID:TEAMID:PATH"),
         (["--auth-key", "K1:T1:/nonexistent/AuthKey.p8"], "silentpushd: --auth-key: cannot read '/nonexistent/AuthKey.p8' (no such file)\n"),

@@ -263,7 +263,7 @@ import Testing
         }
     }
 
-    /// `--cert`, `--cert-key`, `--key`, `--devices` and the payload given as pipes (`<(…)`: a
+    /// `--cacert`, `--cert`, `--cert-key`, `--key`, `--devices` and the payload given as pipes (`<(…)`: a
     /// secret manager's output that never touches the disk) are each read once: the
     /// certificate's topic and the TLS handshake use the one reading. A file that never ends
     /// is refused at its limit.
@@ -274,7 +274,7 @@ import Testing
                 "bash",
                 [
                     "-c",
-                    "exec \"$0\" --url https://localhost:\(receiver.tlsPort!) --cacert \(DevCertificates.ca)"
+                    "exec \"$0\" --url https://localhost:\(receiver.tlsPort!) --cacert <(cat \(DevCertificates.ca))"
                         + " --cert <(cat \(DevCertificates.clientCertificate)) --cert-key <(cat \(DevCertificates.clientKey))"
                         + " --device \(SamplePush.deviceToken) \(Self.payload)",
                     binary,

@@ -181,6 +181,40 @@ import Testing
         }
     }
 
+    /// Every TLS file is read once: given as pipes (`<(…)`, which give their bytes to the
+    /// first reader only), the server's certificate, key and client CA and the client's CA file
+    /// still make a mutual handshake. A file over `FileBytes.pemLimit` is refused unread, and
+    /// one that cannot be opened says why in the system's words.
+    @Test func eachTLSFileIsReadOnceFromAPipeAndWithinItsLimit() throws {
+        var pipes: [FilledPipe] = []
+        defer { withExtendedLifetime(pipes) {} }
+        func piped(_ path: String) throws -> String {
+            pipes.append(try FilledPipe(contentsOf: path))
+            return pipes[pipes.count - 1].path
+        }
+        let server = TLSServerConfiguration(
+            certificateChainFile: try piped(DevCertificates.serverCertificate), privateKeyFile: try piped(DevCertificates.serverKey),
+            clientCAFile: try piped(DevCertificates.ca))
+        let identity = try TLSClientIdentity(certificateFile: DevCertificates.clientCertificate, privateKeyFile: DevCertificates.clientKey)
+        var pair = try Pair(server: server, client: TLSClientConfiguration(caFile: try piped(DevCertificates.ca), clientIdentity: identity))
+        pair.pump()
+        #expect(pair.clientError == nil && pair.serverError == nil)
+        #expect(pair.server.sessionInfo?.peerCertificateDER == (try DevCertificates.der(ofPEM: DevCertificates.clientCertificate)))
+
+        let large = Scratch.directory.appendingPathComponent("ca-\(UUID().uuidString).pem")
+        defer { try? FileManager.default.removeItem(at: large) }
+        let ca = try Data(contentsOf: URL(fileURLWithPath: DevCertificates.ca))
+        try (Data(repeating: 0x0A, count: FileBytes.pemLimit + 1 - ca.count) + ca).write(to: large)
+        var overLimit = Self.server
+        overLimit.clientCAFile = large.path
+        #expect {
+            _ = try TLSContext.server(overLimit)
+        } throws: { "\($0)" == "cannot read client CA '\(large.path)': over 1048576 bytes, more than any PEM file of keys and certificates holds" }
+        #expect {
+            _ = try TLSContext.client(TLSClientConfiguration(caFile: "/nonexistent/ca.pem"))
+        } throws: { "\($0)" == "cannot read CA file '/nonexistent/ca.pem': No such file or directory" }
+    }
+
     @Test func missingFilesAreNamedInTheError() {
         #expect {
             _ = try TLSContext.server(
