@@ -16,8 +16,8 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
     case conflictingOptions(String)
     /// The run would send more pushes than one run may: devices × `--count`.
     case tooManyPushes(devices: Int, count: Int, limit: Int)
-    /// A file an option names cannot be read.
-    case unreadableFile(what: String, path: String)
+    /// A file an option names cannot be read; `problem` says why, in the system's words.
+    case unreadableFile(what: String, path: String, problem: String)
     /// A file larger than what it names can be.
     case fileTooLarge(what: String, path: String, limit: Int)
     /// `-` named standard input as the payload, and it could not be read.
@@ -51,7 +51,7 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
         case .conflictingOptions(let rule): rule
         case .tooManyPushes(let devices, let count, let limit):
             "\(devices) devices × --count \(count) is more than \(limit) pushes in one run"
-        case .unreadableFile(let what, let path): "cannot read the \(what) '\(path)'\(Self.whyUnreadable(path).map { ": \($0)" } ?? "")"
+        case .unreadableFile(let what, let path, let problem): "cannot read the \(what) '\(path)': \(problem)"
         case .fileTooLarge(let what, let path, let limit): "the \(what) '\(path)' is over \(limit) bytes (is it the right file?)"
         case .unreadableStandardInput(let problem):
             "cannot read the payload from standard input (-): \(problem) (pipe the payload in, or name its file instead of -)"
@@ -80,22 +80,9 @@ package enum PushSendError: Error, Equatable, Sendable, CustomStringConvertible 
             return try FileBytes.read(path, limit: limit)
         } catch {
             switch error {
-            case .unreadable: throw .unreadableFile(what: what, path: path)
+            case .unreadable(let problem): throw .unreadableFile(what: what, path: path, problem: problem)
             case .tooLarge(let limit): throw .fileTooLarge(what: what, path: path, limit: limit)
             }
         }
-    }
-
-    /// Why `path` could not be read, in the system's words, as the file system says now
-    /// (nil: it opens now).
-    static func whyUnreadable(_ path: String) -> String? {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue { return "it is a directory" }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK)
-        guard descriptor < 0 else {
-            close(descriptor)
-            return nil
-        }
-        return String(cString: strerror(errno))
     }
 }

@@ -217,10 +217,17 @@ import Testing
         }
     }
 
-    /// A file that cannot be read is said with why, in the system's words: missing, a directory.
-    @Test func anUnreadableFileSaysWhy() {
-        #expect(PushSendError.unreadableFile(what: "payload file", path: "/nonexistent.json").description.hasSuffix("': No such file or directory"))
-        #expect(PushSendError.unreadableFile(what: "devices file", path: "/").description.hasSuffix("': it is a directory"))
+    /// A file that cannot be read is said with why, in the system's words from the one
+    /// attempt to read it: missing, a directory.
+    @Test func anUnreadableFileSaysWhy() throws {
+        let missing = try Self.options { $0.payloadFile = "/nonexistent.json" }
+        #expect {
+            try missing.configuration()
+        } throws: { "\($0)" == "cannot read the payload file '/nonexistent.json': No such file or directory" }
+        let directory = try Self.options { $0.devicesFile = "/" }
+        #expect {
+            try directory.configuration()
+        } throws: { "\($0)" == "cannot read the devices file '/': Is a directory" }
     }
 
     /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
@@ -402,7 +409,7 @@ import Testing
             case (.appleWithoutTopic, .missingOption), (.appleWithoutKey, .missingOption), (.noDevice, .missingOption): true
             case (.badURL, .invalidValue(option: "--url", _, _)), (.badPriority, .invalidValue(option: "--priority", _, _)): true
             case (.badPushType, .invalidValue(option: "--push-type", _, _)), (.badAPNsID, .invalidValue(option: "--apns-id", _, _)): true
-            case (.missingPayload, .unreadableFile(what: "payload file", path: "/nonexistent.json")): true
+            case (.missingPayload, .unreadableFile(what: "payload file", path: "/nonexistent.json", _)): true
             case (.missingKey, .unusableKey): true
             case (.hugeCount, .outOfRange(option: "--count", value: Int.max, range: 1...100_000_000)): true
             case (.countTimesDevicesOverflows, .tooManyPushes(devices: 2, count: 100_000_000, limit: 100_000_000)): true
@@ -411,7 +418,7 @@ import Testing
             case (.emptyDevicesFile, .invalidValue(option: "--devices", _, _)), (.tokenWithASpace, .invalidValue(option: "device token", _, _)): true
             case (.topicWithATrailingSpace, .invalidValue(option: "--topic", _, _)), (.emptyTopic, .invalidValue(option: "--topic", _, _)): true
             case (.collapseIDWithANewline, .invalidValue(option: "--collapse-id", _, _)), (.certWithoutItsKey, .conflictingOptions): true
-            case (.missingCert, .unreadableFile(what: "--cert file", path: "/nonexistent/push.pem")): true
+            case (.missingCert, .unreadableFile(what: "--cert file", path: "/nonexistent/push.pem", _)): true
             case (.urlWithAPassword, .invalidValue(option: "--url", _, _)), (.urlWithAToken, .invalidValue(option: "--url", _, _)):
                 !error.description.contains("s3cret")
             default: false
