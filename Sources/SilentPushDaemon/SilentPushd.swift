@@ -132,7 +132,7 @@ package struct SilentPushd: AsyncParsableCommand {
         completion: .list(APNsEnvironment.allCases.map(\.rawValue)), transform: { try Self.choice($0, flag: "--environment") })
     var environment: APNsEnvironment = .sandbox
 
-    @Flag(help: "Refuse what APNs tolerates with a warning (priority 10 or an alert on a background push).")
+    @Flag(inversion: .prefixedNo, help: "Refuse what APNs tolerates with a warning (priority 10 or an alert on a background push).")
     var strict = false
 
     @Option(
@@ -147,6 +147,7 @@ package struct SilentPushd: AsyncParsableCommand {
     var store = ".silentpush/silentpush.sqlite"
 
     @Flag(
+        inversion: .prefixedNo,
         help:
             "Start from an empty store: the previous store file is renamed aside (STORE.YYYYMMDD-HHMMSS) and kept; a PostgreSQL store's tables are emptied."
     )
@@ -768,7 +769,7 @@ package struct SilentPushd: AsyncParsableCommand {
                 } catch {
                     fail(file.describing(line(for: error)))
                 }
-                arguments = file.arguments + given  // the command line, parsed last, wins
+                arguments = file.arguments(under: given) + given  // the command line wins
             } catch {
                 // Every other config file error names the file already.
                 fail(Self.configFileMessage(error))

@@ -19,8 +19,9 @@ import SilentPushTransport
 ///                                "backgroundModes": ["fetch", "remote-notification"]}}}
 /// ```
 package struct ConfigFile: Sendable {
-    /// The file's flag keys as `silentpushd` arguments, to be parsed before the command line's.
-    package private(set) var arguments: [String] = []
+    /// The file's flag keys as `silentpushd` arguments, each flag with its values, in the
+    /// file's order.
+    private var settings: [(flag: String, arguments: [String])] = []
     /// What no flag expresses.
     package private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
     package private(set) var registeredDevices: [String: [String]] = [:]
@@ -113,7 +114,7 @@ package struct ConfigFile: Sendable {
         var file = ConfigFile(path: path)
         for (key, value) in fields {
             if let (flag, kind) = flags[key] {
-                file.arguments += try arguments(flag: flag, kind: kind, value: value, path: path, key: key)
+                file.settings.append((flag, try arguments(flag: flag, kind: kind, value: value, path: path, key: key)))
                 continue
             }
             switch key {
@@ -215,6 +216,29 @@ package struct ConfigFile: Sendable {
         }
         return file
     }
+
+    /// The file's flag keys as `silentpushd` arguments.
+    package var arguments: [String] { settings.flatMap(\.arguments) }
+
+    /// The file's arguments that the command line's `given` leaves standing, to be parsed
+    /// before them: a flag given there replaces the file's value, a list's values
+    /// (`--auth-key`, `--admin-host`, `--origin-ca`) all together, as a single value's is by
+    /// the last one parsed; `--no-strict` and `--no-fresh` replace `true`; and `--fetch-exec`
+    /// and `--fetch-url`, two ways of one setting, replace each other.
+    package func arguments(under given: [String]) -> [String] {
+        var replaced = Set<String>()
+        for argument in given where argument.hasPrefix("--") {
+            let flag = String(argument.prefix { $0 != "=" })
+            replaced.insert(flag)
+            if let other = Self.sameSetting[flag] { replaced.insert(other) }
+        }
+        return settings.filter { !replaced.contains($0.flag) }.flatMap(\.arguments)
+    }
+
+    /// Flags that set what another sets.
+    private static let sameSetting = [
+        "--fetch-exec": "--fetch-url", "--fetch-url": "--fetch-exec", "--no-strict": "--strict", "--no-fresh": "--fresh",
+    ]
 
     private static func arguments(flag: String, kind: Kind, value: JSONValue, path: String, key: String) throws(ConfigFileError) -> [String] {
         func invalid(_ expected: String) -> ConfigFileError { .invalidValue(path: path, key: key, expected: expected) }

@@ -46,12 +46,30 @@ import Testing
         await client.close()
     }
 
+    /// A flag on the command line replaces the file's value: a single value, a list's values
+    /// all together (`adminHosts`), a boolean through its `--no-` form, and one way of a
+    /// setting another (`--fetch-exec` for the file's `fetchURL`, which together would be
+    /// refused).
     @Test func flagsOverrideTheFile() async throws {
-        let config = try Self.write(#"{"clock": "manual", "profile": "fast"}"#)
+        let config = try Self.write(
+            #"{"clock": "manual", "profile": "fast", "adminHosts": ["file.example"], "strict": true, "fetchURL": "http://127.0.0.1:9/{token}"}"#)
         defer { try? FileManager.default.removeItem(atPath: config) }
-        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--config", config, "--clock", "system"])
+        let (process, _, h2c, admin) = try await SilentPushdProcessTests.start([
+            "--config", config, "--clock", "system", "--admin-host", "flag.example", "--no-strict", "--fetch-exec", "true",
+        ])
         defer { process.signal(SIGKILL) }
         #expect(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["clock"] as? String == "system")
+        func status(host: String) async throws -> String {
+            try await PeerProcess.run(
+                "curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Host: \(host)", "http://127.0.0.1:\(admin)/v1/clock"]
+            ).output
+        }
+        #expect(try await status(host: "flag.example") == "200")
+        #expect(try await status(host: "file.example") == "421")
+        // Not strict: a background push at priority 10 is taken, as APNs takes it.
+        let client = try await TestPushClient.connect(port: h2c)
+        #expect(try await client.push(priority: .high).status == 200)
+        await client.close()
     }
 
     @Test(arguments: [

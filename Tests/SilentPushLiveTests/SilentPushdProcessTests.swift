@@ -490,7 +490,9 @@ import Testing
     @Test func everyFlagIsAConfigFileKeyAndEveryKeyAFlag() async throws {
         let result = try await PeerProcess.run(try Self.binary(), ["--help"], timeout: .seconds(20))
         let usage = result.output.split(separator: "\n").filter { $0.hasPrefix("  --") }
-        let flags = Set(usage.compactMap { $0.dropFirst(2).split(separator: " ").first.map { String($0.split(separator: ",")[0]) } })
+        // A boolean's `--x/--no-x` is the key `x`.
+        let flags = Set(
+            usage.compactMap { $0.dropFirst(2).split(separator: " ").first.map { String($0.split(separator: ",")[0].split(separator: "/")[0]) } })
         let table = Set(ConfigFile.flags.values.map(\.flag))
         #expect(flags.subtracting(["--config", "--help", "--version"]) == table)
         for (key, entry) in ConfigFile.flags {

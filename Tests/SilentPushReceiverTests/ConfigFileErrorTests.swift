@@ -103,6 +103,19 @@ import Testing
         #expect(Set(pairs) == [["--profile", "fast"], ["--clock", "manual"], ["--store", "//not/a/comment/*.sqlite"]])
     }
 
+    /// What the command line gives again replaces the file's: a list's values together, a
+    /// boolean through its `--no-` form, `--fetch-exec` the file's `fetchURL`; the rest stands.
+    @Test func theCommandLineReplacesWhatItGivesAgain() throws {
+        let file = try Self.parse(
+            #"{"authKeys": ["A:T:a.p8", "B:T:b.p8"], "adminHosts": ["one.example"], "strict": true, "fetchURL": "http://o/{token}", "clock": "manual"}"#
+        )
+        #expect(
+            Set(file.arguments(under: []).split(separator: "--clock").joined()).isSuperset(of: ["--auth-key", "A:T:a.p8", "B:T:b.p8", "--strict"]))
+        let kept = file.arguments(under: ["--auth-key=C:T:c.p8", "--no-strict", "--fetch-exec", "true", "--admin-token", "t"])
+        #expect(Set(kept) == ["--admin-host", "one.example", "--clock", "manual"], "\(kept)")
+        #expect(file.arguments(under: ["--fetch-url", "http://p/{token}"]).contains("http://o/{token}") == false)
+    }
+
     @Test func anUnknownKeyListsTheKnownOnes() {
         #expect {
             try Self.parse(#"{"colour": "red"}"#)
