@@ -304,9 +304,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Puts back an app as a restarted receiver found it in its store: the slot generation
     /// to go on from, when its next wake may start (`overran`: its last wake overran its
     /// deadline, and `nextAllowed` is a doubled interval after it), and the push waiting in
-    /// its slot. The push is looked at at once: it may wake the app now, or have expired meanwhile.
+    /// its slot with how many pushes it replaced (`coalesced`: they share its fate, and are
+    /// counted with it). The push is looked at at once: it may wake the app now, or have
+    /// expired meanwhile.
     @inlinable public mutating func restore(
-        app: App, generation: UInt32, nextAllowed: Instant?, overran: Bool = false, pending: IncomingPush<Instant>?, now: Instant
+        app: App, generation: UInt32, nextAllowed: Instant?, overran: Bool = false, pending: IncomingPush<Instant>?, coalesced: UInt32 = 0,
+        now: Instant
     ) -> [WakeAction<App, Instant>] {
         fireTimers(upTo: now)
         let slot = index(of: app)
@@ -316,6 +319,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if let pending {
             if states[slot].pending == nil { _pendingSlotCount += 1 }
             states[slot].pending = Pending(push: pending.id, priority: pending.priority, expiresAt: pending.expiresAt)
+            states[slot].coalesced = coalesced
             evaluate(slot, now: now, announcePending: false)
         }
         return takeActions()

@@ -95,7 +95,9 @@ extension DeviceRecorder {
                     expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
             }
             actions.append(
-                restore(app: key, generation: app.generation, nextAllowed: app.nextAllowed, overran: app.overran, pending: pending, now: now))
+                restore(
+                    app: key, generation: app.generation, nextAllowed: app.nextAllowed, overran: app.overran, pending: pending,
+                    coalesced: app.coalesced, now: now))
         }
         for push in snapshot.heldReloads { actions.append(restoreReload(push, now: now)) }
         // What Live Activities held back is not kept: each push says so, not pending for ever.

@@ -754,11 +754,12 @@ package struct DeviceRecorder {
     /// Puts back an app as a restarted receiver found it (see `WakePolicy.restore`).
     package mutating func restore(
         app: App, generation: UInt32, nextAllowed: DeviceInstant?, overran: Bool = false, pending: IncomingPush<DeviceInstant>?,
-        now: DeviceInstant
+        coalesced: UInt32 = 0, now: DeviceInstant
     ) -> Actions {
         var actions = Actions()
         apply(
-            policy.restore(app: app, generation: generation, nextAllowed: nextAllowed, overran: overran, pending: pending, now: now),
+            policy.restore(
+                app: app, generation: generation, nextAllowed: nextAllowed, overran: overran, pending: pending, coalesced: coalesced, now: now),
             to: &actions)
         return finish(actions)
     }

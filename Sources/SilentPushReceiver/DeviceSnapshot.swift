@@ -28,8 +28,10 @@ package struct DeviceSnapshot: Sendable {
     package var unfinishedTaskRuns: [TaskRunRecord] = []
     /// The relaunch requests of those runs whose handler had not settled a file: run again.
     package var relaunchesToRunAgain: Set<UInt64> = []
-    /// Each app's slot: the minimum interval from its last wake, its generation, its pending push.
-    package var apps: [DeviceRecorder.App: (nextAllowed: DeviceInstant?, overran: Bool, generation: UInt32, pending: PushRecord?)] = [:]
+    /// Each app's slot: the minimum interval from its last wake, its generation, its pending
+    /// push and how many pushes it replaced ride its wake.
+    package var apps:
+        [DeviceRecorder.App: (nextAllowed: DeviceInstant?, overran: Bool, generation: UInt32, pending: PushRecord?, coalesced: UInt32)] = [:]
     /// Widget and control pushes an extension held.
     package var heldReloads: [ReloadPolicy.Push] = []
     /// Live Activity pushes that waited (for budget, their opportunity, or an offline device):
@@ -104,10 +106,17 @@ package struct DeviceSnapshot: Sendable {
             lastLaunch[app] = (started, false, lastLaunch[app]?.generation ?? 0)
         }
         for (app, launch) in lastLaunch {
-            snapshot.apps[app] = (launch.at.advanced(by: settings.interval(afterOverrun: launch.overran)), launch.overran, launch.generation, nil)
+            snapshot.apps[app] = (launch.at.advanced(by: settings.interval(afterOverrun: launch.overran)), launch.overran, launch.generation, nil, 0)
         }
         // A Live Activity push an activity held waits in no app slot, nor does a widget or
         // control push its extension held.
+        // Each push waiting to ride another's wake, and the push it replaced in turn.
+        var coalesced: [UInt64: UInt64] = [:]
+        var waiting = Set<UInt64>()
+        for push in try await store.coalescedWaiting() {
+            waiting.insert(push.id)
+            if let replaced = push.replaced { coalesced[push.id] = replaced }
+        }
         for push in try await store.pendingPushes() where includes(push.deviceToken) {
             guard push.pushType != APNsPushType.liveactivity.rawValue else {
                 snapshot.heldActivityPushes.append(push)
@@ -122,8 +131,14 @@ package struct DeviceSnapshot: Sendable {
                 continue
             }
             let key = DeviceRecorder.App(device: push.deviceToken, topic: push.topic)
-            var app = snapshot.apps[key] ?? (nil, false, 0, nil)
+            var app = snapshot.apps[key] ?? (nil, false, 0, nil, 0)
             app.pending = push
+            // Back along the chain of pushes it replaced, each waiting to ride its wake.
+            var replaced = push.replaced
+            while let id = replaced, waiting.contains(id), app.coalesced < UInt32(waiting.count) {
+                app.coalesced += 1
+                replaced = coalesced[id]
+            }
             if let generation = push.generation { app.generation = generation }
             snapshot.apps[key] = app
         }

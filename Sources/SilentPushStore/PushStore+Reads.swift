@@ -73,6 +73,17 @@ extension PushStore {
         try await reader.rows("SELECT * FROM push_fates WHERE fate = ? ORDER BY id", [PushFate.Kind.pending.rawValue]).map(Self.push)
     }
 
+    /// Each push replaced in its slot whose wake has not started (fate `coalesced`, no wake
+    /// yet), by id, with the push it replaced in turn: a restarted receiver counts, back along
+    /// each pending push's chain, how many ride its wake. Reads the whole table, once at start-up.
+    package func coalescedWaiting() async throws -> [(id: UInt64, replaced: UInt64?)] {
+        try await reader.rows("SELECT id, replaced FROM push_fates WHERE fate = ? AND wake_id IS NULL", [PushFate.Kind.coalesced.rawValue]).map {
+            row in
+            let replaced: Int64? = row["replaced"]
+            return (UInt64(bitPattern: row["id"]), replaced.map { UInt64(bitPattern: $0) })
+        }
+    }
+
     /// Wakes, newest first, for a device and/or topic, of one kind or all, started at or after
     /// `from` and before `until` (device-clock ms) when given.
     package func wakes(

@@ -613,4 +613,48 @@ import Testing
         #expect(metrics[#"silentpush_push_drops_total{reason="no content-available: 1, so the app is not woken"}"#] == 1)
         #expect(metrics["silentpush_pending_slots"] == 0)
     }
+
+    /// A push replaced in its slot before a restart rides the wake of the push that replaced
+    /// it after the restart, and is counted with that wake by the new process, as the one that
+    /// was never restarted counts it; so are those of a slot that expires or is dropped.
+    @Test(arguments: ["wake", "expire", "drop"])
+    func pushesReplacedBeforeARestartAreCountedWithTheirSlotAfterIt(ending: String) async throws {
+        let path = SilentPushdDeviceTests.storePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        do {
+            let (process, _, h2c, _) = try await SilentPushdProcessTests.start(["--clock", "manual"], store: path)
+            let client = try await TestPushClient.connect(port: h2c)
+            #expect(try await client.push().status == 200)  // wakes the app
+            #expect(try await client.push().status == 200)  // waits in the slot…
+            // …replaced by this one (for "expire", one that expires 5 minutes on: after the restart,
+            // the manual clock starting at the real time)
+            let expiration = ending == "expire" ? Int64(Date().timeIntervalSince1970) + 300 : nil
+            #expect(try await client.push(expiration: expiration).status == 200)
+            await client.close()
+            process.signal(SIGTERM)
+            #expect(await process.wait(timeout: .seconds(30)).status == 0)
+        }
+        let (process, _, _, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"], store: path)
+        defer { process.signal(SIGKILL) }
+        if ending == "drop" {
+            let patched = try await SilentPushdDeviceTests.admin(
+                admin, "PATCH", "/v1/devices/\(SamplePush.deviceToken)", body: #"{"forceQuit": true}"#)
+            #expect(patched.status == 200)
+        }
+        #expect(try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/clock/advance", body: #"{"seconds": 900}"#).status == 200)
+        let stats = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/stats").json
+        let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
+        switch ending {
+        case "wake":
+            #expect(stats["pushes"] as? [String: Int] == ["delivered": 2, "coalesced": 1], "\(stats)")
+            #expect(metrics[#"silentpush_push_fates_total{fate="coalesced"}"#] == 1)
+            #expect(metrics[#"silentpush_push_fates_total{fate="delivered"}"#] == 1)
+        case "expire":
+            #expect(stats["pushes"] as? [String: Int] == ["delivered": 1, "expired": 2], "\(stats)")
+            #expect(metrics[#"silentpush_push_fates_total{fate="expired"}"#] == 2)
+        default:
+            #expect(stats["pushes"] as? [String: Int] == ["delivered": 1, "dropped": 2], "\(stats)")
+            #expect(metrics[#"silentpush_push_drops_total{reason="app force-quit"}"#] == 2)
+        }
+    }
 }

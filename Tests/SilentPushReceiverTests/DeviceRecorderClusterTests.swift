@@ -44,7 +44,7 @@ import Testing
         pending.deviceToken = device
         var snapshot = DeviceSnapshot()
         snapshot.apps[App(device: device, topic: DeviceRecorderTests.topic)] = (
-            nextAllowed: Self.t0.advanced(by: .seconds(60)), overran: false, generation: 3, pending: pending
+            nextAllowed: Self.t0.advanced(by: .seconds(60)), overran: false, generation: 3, pending: pending, coalesced: 2
         )
         let adopted = recorder.adopt(snapshot, shards: [1], now: Self.t0)
         #expect(recorder.shards?.owned == [1])
