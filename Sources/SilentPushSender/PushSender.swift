@@ -40,6 +40,9 @@ package struct PushSender: Sendable {
         var device: String
         var status: Int?
         var apnsID: String
+        /// The `apns-unique-id` APNs answers in the development environment, to look the push
+        /// up by (a retry of one `apns-id` gets its own).
+        var uniqueID: String? = nil
         var reason: String?
         /// A 410's: when APNs confirmed the token was no longer valid for the topic (ms).
         var timestamp: Int64? = nil
@@ -146,8 +149,12 @@ package struct PushSender: Sendable {
         @Sendable func resend(after error: (any Error)?) {
             Task {
                 // A server that sent nothing for the answer timeout (the push held for its
-                // SETTINGS) would keep a new connection waiting as long: the push fails.
-                if await connection.endedWithoutAnswer() { return done(failed(push, error), connection) }
+                // SETTINGS) would keep a new connection waiting as long: the push fails, said
+                // as that silence.
+                if await connection.endedWithoutAnswer() {
+                    let silence = H2ConnectError.noAnswer(seconds: configuration.answerTimeout.components.seconds)
+                    return done(failed(push, silence), connection)
+                }
                 // A server that ended TLS with an alert (a client certificate it refuses) would
                 // refuse a new connection alike: said, not sent again.
                 if let alert = await connection.refusal() {
@@ -219,7 +226,8 @@ package struct PushSender: Sendable {
                     .success(
                         Outcome(
                             device: device, status: response.status, apnsID: response.headers.first("apns-id") ?? "-",
-                            reason: body?.reason, timestamp: body?.timestamp, latency: ContinuousClock.now - began)))
+                            uniqueID: response.headers.first("apns-unique-id"), reason: body?.reason, timestamp: body?.timestamp,
+                            latency: ContinuousClock.now - began)))
             case .failure(let error): done(.failure(error))
             }
         }
@@ -240,6 +248,7 @@ package struct PushSender: Sendable {
             // A push with no answer has no apns-id but the one it was sent with.
             let apnsID = outcome.status == nil && configuration.request.apnsID == nil ? nil : outcome.apnsID
             text += ",\"apnsId\":" + (apnsID.map(JSONString.quoted) ?? "null")
+            if let uniqueID = outcome.uniqueID { text += ",\"uniqueId\":" + JSONString.quoted(uniqueID) }
             text += ",\"reason\":" + (outcome.reason.map(JSONString.quoted) ?? "null")
             if let timestamp = outcome.timestamp { text += ",\"timestamp\":" + String(timestamp) }
             if let error = outcome.error { text += ",\"error\":" + JSONString.quoted(error) }
