@@ -715,18 +715,18 @@ package struct SilentPushd: AsyncParsableCommand {
     }
 
     static func duration(_ text: String, flag: String, atMost limit: Duration) throws -> Duration {
-        guard let duration = Duration(parsing: text) else {
+        let seconds = limit.components.seconds
+        let most = seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)"
+        switch Duration.parsed(text) {
+        case .success(let duration) where duration <= limit: return duration
+        // Written well but too long, however long: the same line.
+        case .success, .failure(.tooLong): throw ValidationError("\(flag) '\(text)' is longer than \(most)")
+        case .failure(.malformed):
             // The next option where the value belongs (the parser takes any word after the flag).
             if text.hasPrefix("--") || text.isEmpty { throw ValidationError("\(flag) needs a duration (e.g. 500ms, 30s, 15m, 2h, 14d)") }
             if text.hasPrefix("-") { throw ValidationError("\(flag) '\(text)' is negative (e.g. 500ms, 30s, 15m, 2h, 14d)") }
             throw ValidationError("\(flag) '\(text)' is not a duration (e.g. 500ms, 30s, 15m, 2h, 14d)")
         }
-        guard duration <= limit else {
-            let seconds = limit.components.seconds
-            let most = seconds >= 86_400 ? "\(seconds / 86_400) day(s)" : seconds >= 3600 ? "\(seconds / 3600) hour(s)" : "\(seconds) second(s)"
-            throw ValidationError("\(flag) '\(text)' is longer than \(most)")
-        }
-        return duration
     }
 
     /// The config file `main` read, with its path: `makeConfiguration` (run by the parser's

@@ -245,6 +245,11 @@ package struct ConfigFile: Sendable {
         switch (kind, value) {
         case (.text, .string(let text)), (.duration, .string(let text)): return [flag, text]
         case (.number, .int(let number)), (.numberOrNone, .int(let number)): return [flag, String(number)]
+        // A whole number past Int64 (`1e20`, twenty digits): the flag says its range, as on
+        // the command line.
+        case (.number, .double(let number)) where number.isFinite && number.rounded() == number,
+            (.numberOrNone, .double(let number)) where number.isFinite && number.rounded() == number:
+            return [flag, String(format: "%.0f", number)]
         case (.numberOrNone, .null): return [flag, "none"]
         case (.duration, .int(let seconds)): return [flag, "\(seconds)s"]
         // A fraction of a second, in milliseconds as a flag takes it (above zero, at least 1).

@@ -282,6 +282,9 @@ import Testing
         (["--deadline", "25h"], "--deadline '25h' is longer than 1 day(s)"),
         (["--min-interval", "9223372035s"], "--min-interval '9223372035s' is longer than 365 day(s)"),
         (["--idle-timeout", "1e300s"], "--idle-timeout '1e300s' is not a duration"),
+        // Written well but past what a duration holds (292 years): too long, as a shorter one is.
+        (["--retain", "107000d"], "--retain '107000d' is longer than 36500 day(s)"),
+        (["--retain", "9999999999999"], "--retain '9999999999999' is longer than 36500 day(s)"),
         (["--deadline", "-1"], "--deadline '-1' is negative"),
         (["--retain", "-3d"], "--retain '-3d' is negative"),
         (["--deadline", "--clock", "manual"], "--deadline needs a duration"),
