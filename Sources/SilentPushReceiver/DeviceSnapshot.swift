@@ -164,11 +164,13 @@ package struct DeviceSnapshot: Sendable {
     /// What a receiver that puts this back carries on with.
     var resumed: ResumedState {
         var resumed = ResumedState()
-        resumed.devices = Set(states.map(\.token)).union(apps.keys.map(\.device)).count
+        resumed.devices = Set(states.map(\.token)).union(apps.keys.map(\.device)).union(activities.map(\.app.device)).count
         resumed.pendingPushes = apps.values.count { $0.pending != nil } + heldReloads.count
         resumed.taskRequests = taskRequests.count
         resumed.interruptedWakes = unfinishedWakes.count
         resumed.transfers = transfers.count { $0.finishedAt == nil }
+        resumed.liveActivities = activities.count { if case .dismissed = $0.state { false } else { true } }
+        resumed.droppedActivityPushes = heldActivityPushes.count
         return resumed
     }
 }

@@ -421,6 +421,9 @@ import Testing
             #expect(try await receiver.fate(of: waited) == .pending(.offline))
         }
         try await Receiver.withTesting({ $0.store = .file(store) }) { receiver in
+            // The start-up line counts what was put back and what was not kept.
+            #expect(receiver.resumed.liveActivities == 1 && receiver.resumed.droppedActivityPushes == 1, "\(receiver.resumed)")
+            #expect(receiver.resumed.summary.contains("1 Live Activity, 1 waiting Live Activity push dropped (not kept across a restart)"))
             let fate = try await receiver.fate(of: waited)
             #expect(fate?.dropReason == .liveActivity(.receiverRestarted), "\(String(describing: fate))")
             // The activity's last decision for it says so too: not `waiting` for ever.
