@@ -9,7 +9,7 @@ extension Duration {
     }
 
     /// Why a text is not a duration `init(parsing:)` takes.
-    public enum ParsingProblem: Error, Sendable {
+    package enum ParsingProblem: Error, Sendable {
         /// Not a number with a unit.
         case malformed
         /// Written well, but longer than 292 years.
@@ -17,7 +17,7 @@ extension Duration {
     }
 
     /// What `init(parsing:)` reads, or why it reads nothing.
-    public static func parsed(_ text: String) -> Result<Duration, ParsingProblem> {
+    package static func parsed(_ text: String) -> Result<Duration, ParsingProblem> {
         let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86_400)]
         var number = Substring(text)
         var scale = 1.0

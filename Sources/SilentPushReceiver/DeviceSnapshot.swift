@@ -135,7 +135,7 @@ package struct DeviceSnapshot: Sendable {
             app.pending = push
             // Back along the chain of pushes it replaced, each waiting to ride its wake.
             var replaced = push.replaced
-            while let id = replaced, waiting.contains(id), app.coalesced < UInt32(waiting.count) {
+            while let id = replaced, waiting.contains(id), app.coalesced < UInt32(clamping: waiting.count) {
                 app.coalesced += 1
                 replaced = coalesced[id]
             }
