@@ -649,6 +649,9 @@ package struct SilentPushd: AsyncParsableCommand {
             }
         }
         let logger = Logger(label: "silentpushd")
+        if let read = Self.readConfig, !read.replaced.isEmpty {
+            logger.info("the command line replaces \(read.path)'s \(read.replaced.joined(separator: ", "))")
+        }
         let group = threads.map { MultiThreadedEventLoopGroup(numberOfThreads: $0) } ?? MultiThreadedEventLoopGroup.singleton
         let receiver = try await Receiver(try makeConfiguration(), group: group, logger: logger)
         let services = ServiceGroup(
@@ -731,8 +734,9 @@ package struct SilentPushd: AsyncParsableCommand {
 
     /// The config file `main` read, with its path: `makeConfiguration` (run by the parser's
     /// `validate()`, then by `run()`) takes it from here, so the file is read once. A pipe
-    /// (`--config <(envsubst < template)`) gives its bytes only once.
-    @TaskLocal static var readConfig: (path: String, file: ConfigFile)?
+    /// (`--config <(envsubst < template)`) gives its bytes only once. `replaced`: the file's
+    /// keys the command line gives again, which `run()` names in a log line.
+    @TaskLocal static var readConfig: (path: String, file: ConfigFile, replaced: [String])?
 
     /// One line for a config file that cannot be used; one that cannot be read names the flag.
     static func configFileMessage(_ error: ConfigFileError) -> String {
@@ -757,11 +761,11 @@ package struct SilentPushd: AsyncParsableCommand {
         // Before the parser sees it: its messages quote an argument, and this one may be a private key.
         if PEMContents.found(inAnyOf: given) { fail(PEMContents.refusal) }
         var arguments = given
-        var read: (path: String, file: ConfigFile)?
+        var read: (path: String, file: ConfigFile, replaced: [String])?
         if let path = configPath(in: given) {
             do {
                 let file = try ConfigFile.load(path)
-                read = (path, file)
+                read = (path, file, file.keys(replacedBy: given))
                 if PEMContents.found(inAnyOf: file.arguments) { fail("\(path): \(PEMContents.refusal)") }
                 // The file's values, checked on their own so a bad one is named by its key.
                 do {

@@ -226,14 +226,38 @@ package struct ConfigFile: Sendable {
     /// the last one parsed; `--no-strict` and `--no-fresh` replace `true`; and `--fetch-exec`
     /// and `--fetch-url`, two ways of one setting, replace each other.
     package func arguments(under given: [String]) -> [String] {
-        var replaced = Set<String>()
-        for argument in given where argument.hasPrefix("--") {
-            let flag = String(argument.prefix { $0 != "=" })
-            replaced.insert(flag)
-            if let other = Self.sameSetting[flag] { replaced.insert(other) }
-        }
+        let replaced = Self.flags(in: given)
         return settings.filter { !replaced.contains($0.flag) }.flatMap(\.arguments)
     }
+
+    /// The file's keys whose values the command line's `given` replaces, in the file's order.
+    package func keys(replacedBy given: [String]) -> [String] {
+        let replaced = Self.flags(in: given)
+        let keyOfFlag = Dictionary(Self.flags.map { ($0.value.flag, $0.key) }, uniquingKeysWith: { first, _ in first })
+        return settings.filter { replaced.contains($0.flag) }.compactMap { keyOfFlag[$0.flag] }
+    }
+
+    /// The flags `given` sets, read as the parser reads it: the word after an option that
+    /// takes a value is that value, even when it starts with `--` (`--admin-token --x`).
+    private static func flags(in given: [String]) -> Set<String> {
+        var replaced = Set<String>()
+        var index = given.startIndex
+        while index < given.endIndex {
+            let argument = given[index]
+            index += 1
+            if argument == "--" { break }  // the rest are not options
+            guard argument.hasPrefix("--") else { continue }
+            let flag = String(argument.prefix { $0 != "=" })
+            replaced.insert(flag)
+            if let other = sameSetting[flag] { replaced.insert(other) }
+            if flag == argument, !takesNoValue.contains(flag) { index += 1 }  // its value is the next word
+        }
+        return replaced
+    }
+
+    /// The options that take no value: the on/off flags, their `--no-` forms and help.
+    private static let takesNoValue: Set<String> = Set(
+        flags.values.filter { $0.kind == .flag }.flatMap { [$0.flag, "--no-" + $0.flag.dropFirst(2)] } + ["--help", "--version"])
 
     /// Flags that set what another sets.
     private static let sameSetting = [

@@ -70,6 +70,11 @@ import Testing
         let client = try await TestPushClient.connect(port: h2c)
         #expect(try await client.push(priority: .high).status == 200)
         await client.close()
+        // The log names each key the command line replaced, so a file's value that did not
+        // take is not a mystery.
+        process.signal(SIGTERM)
+        let errors = await process.wait().errorOutput
+        #expect(errors.contains("the command line replaces \(config)'s clock, adminHosts, strict, fetchURL"), "\(errors)")
     }
 
     @Test(arguments: [

@@ -114,6 +114,13 @@ import Testing
         let kept = file.arguments(under: ["--auth-key=C:T:c.p8", "--no-strict", "--fetch-exec", "true", "--admin-token", "t"])
         #expect(Set(kept) == ["--admin-host", "one.example", "--clock", "manual"], "\(kept)")
         #expect(file.arguments(under: ["--fetch-url", "http://p/{token}"]).contains("http://o/{token}") == false)
+        #expect(file.keys(replacedBy: ["--auth-key=C:T:c.p8", "--no-strict", "--fetch-exec", "true"]) == ["authKeys", "strict", "fetchURL"])
+        // A value that starts with `--` is the option's value, as the parser reads it, not a flag.
+        #expect(file.keys(replacedBy: ["--admin-token", "--auth-key", "--store", "--clock"]).isEmpty)
+        #expect(file.arguments(under: ["--admin-token", "--auth-key"]).contains("A:T:a.p8"))
+        // The on/off flags take no value: the word after one is read as the next flag.
+        #expect(file.keys(replacedBy: ["--no-strict", "--clock", "system"]) == ["strict", "clock"])
+        #expect(file.keys(replacedBy: ["--", "--clock"]).isEmpty)
     }
 
     @Test func anUnknownKeyListsTheKnownOnes() {
