@@ -108,8 +108,6 @@ package struct DeviceSnapshot: Sendable {
         for (app, launch) in lastLaunch {
             snapshot.apps[app] = (launch.at.advanced(by: settings.interval(afterOverrun: launch.overran)), launch.overran, launch.generation, nil, 0)
         }
-        // A Live Activity push an activity held waits in no app slot, nor does a widget or
-        // control push its extension held.
         // Each push waiting to ride another's wake, and the push it replaced in turn.
         var coalesced: [UInt64: UInt64] = [:]
         var waiting = Set<UInt64>()
@@ -118,6 +116,8 @@ package struct DeviceSnapshot: Sendable {
             if let replaced = push.replaced { coalesced[push.id] = replaced }
         }
         for push in try await store.pendingPushes() where includes(push.deviceToken) {
+            // A Live Activity push an activity held waits in no app slot, nor does a widget
+            // or control push its extension held.
             guard push.pushType != APNsPushType.liveactivity.rawValue else {
                 snapshot.heldActivityPushes.append(push)
                 continue

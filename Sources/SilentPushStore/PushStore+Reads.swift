@@ -67,15 +67,16 @@ extension PushStore {
     }
 
     /// Pushes still `pending`: what a restarted receiver puts back in the slots, one per app.
-    /// Reads the whole table (once, at start-up: an index on the fate would cost every push
-    /// two writes).
+    /// Reads the whole table (at start-up, and when a cluster member claims a shard: an index
+    /// on the fate would cost every push two writes).
     package func pendingPushes() async throws -> [PushRecord] {
         try await reader.rows("SELECT * FROM push_fates WHERE fate = ? ORDER BY id", [PushFate.Kind.pending.rawValue]).map(Self.push)
     }
 
     /// Each push replaced in its slot whose wake has not started (fate `coalesced`, no wake
     /// yet), by id, with the push it replaced in turn: a restarted receiver counts, back along
-    /// each pending push's chain, how many ride its wake. Reads the whole table, once at start-up.
+    /// each pending push's chain, how many ride its wake. Reads the whole table, when
+    /// `pendingPushes` does.
     package func coalescedWaiting() async throws -> [(id: UInt64, replaced: UInt64?)] {
         try await reader.rows("SELECT id, replaced FROM push_fates WHERE fate = ? AND wake_id IS NULL", [PushFate.Kind.coalesced.rawValue]).map {
             row in

@@ -53,6 +53,7 @@ import Testing
         // Past the interval the adopted push wakes the app, as after a restart.
         let due = recorder.advance(to: Self.t0.advanced(by: .seconds(61)))
         #expect(due.runs.map(\.start.push) == [7])
+        #expect(due.runs.first?.start.coalescedCount == 2, "the two pushes 7 replaced ride its wake")
         #expect(Self.receive(&recorder, 8, device: device, at: Self.t0.advanced(by: .seconds(62))).reply == .done)
         #expect(Self.receive(&recorder, 9, device: Self.token(in: 0), at: Self.t0.advanced(by: .seconds(62))).reply == .notOwner)
     }
