@@ -203,7 +203,7 @@ extension H2ClientConnection {
                 case .idle, .closed: waiting = false
                 }
                 if waiting, NIODeadline.now() - self.lastProgress >= timeout {
-                    self.fail(H2ConnectError.noAnswer(seconds: timeout.nanoseconds / 1_000_000_000), context: context)
+                    self.fail(H2ConnectError.noAnswer(milliseconds: timeout.nanoseconds / 1_000_000), context: context)
                 } else {
                     self.armWatchdog(at: waiting ? self.lastProgress : .now(), context: context)
                 }

@@ -15,8 +15,8 @@ package enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable
     case closedBeforeHTTP2
     /// The server closed the connection during the TLS handshake.
     case closedDuringHandshake
-    /// The server sent nothing for `seconds` while the handshake or a request waited on it.
-    case noAnswer(seconds: Int64)
+    /// The server sent nothing for `milliseconds` while the handshake or a request waited on it.
+    case noAnswer(milliseconds: Int64)
     /// The server ended TLS with an alert once the handshake was done: under TLS 1.3, how it
     /// refuses a client certificate.
     case refusedInTLS(alert: String)
@@ -29,7 +29,8 @@ package enum H2ConnectError: Error, CustomStringConvertible, Sendable, Equatable
         case .untrustedServer(let host, let port, let reason): "the certificate of \(host):\(port) did not verify: \(reason)"
         case .closedBeforeHTTP2: "the connection closed before HTTP/2 started"
         case .closedDuringHandshake: "the server closed the connection during the TLS handshake"
-        case .noAnswer(let seconds): "the server sent nothing for \(seconds) s"
+        case .noAnswer(let milliseconds):
+            "the server sent nothing for \(milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms")"
         case .refusedInTLS(let alert): "the server ended the TLS connection with an alert (\(alert)): a client certificate it does not accept?"
         }
     }

@@ -135,6 +135,11 @@ import Testing
             _ = try await h2c.send(H2Request(method: "GET", path: "/"))
         } throws: { "\($0)" == "the connection closed before the server took it: the server sent nothing for 1 s" }  // held for its SETTINGS
         await h2c.close()
+        // A silence under a second is said in milliseconds, not as "0 s".
+        await #expect {
+            _ = try await H2ClientConnection.connect(
+                host: "127.0.0.1", port: silent.port, tls: .client(TLSClientConfiguration(insecure: true)), answerTimeout: .milliseconds(300))
+        } throws: { "\($0)".hasSuffix("the server sent nothing for 300 ms") }
     }
 
     @Test func ourClientKeepsWithinTheServersStreamLimit() async throws {
