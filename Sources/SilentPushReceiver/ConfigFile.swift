@@ -280,6 +280,10 @@ package struct ConfigFile: Sendable {
         case (.duration, .double(let seconds)) where seconds.isFinite && abs(seconds) < 1e12:
             let milliseconds = (seconds * 1000).rounded()
             return [flag, "\(Int64(seconds > 0 ? max(1, milliseconds) : milliseconds))ms"]
+        // Past any flag's ceiling (1e12 s, or twenty digits): whole seconds, so the flag says
+        // its most.
+        case (.duration, .double(let seconds)) where seconds.isFinite:
+            return [flag, String(format: "%.0fs", seconds)]
         case (.flag, .bool(let on)): return on ? [flag] : []
         case (.list, .array(let items)):
             var arguments: [String] = []

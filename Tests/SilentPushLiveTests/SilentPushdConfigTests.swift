@@ -87,6 +87,7 @@ import Testing
         (#"{"fetchHandlers": {"com.example.app": {"ftp": "x"}}}"#, ": fetchHandlers.com.example.app must be one of"),
         ("not json", ":1:1: the config file is not JSON here"),
         (#"{"requestTimeout": "9999999999h"}"#, ": requestTimeout '9999999999h' is longer than 1 day(s)"),
+        (#"{"idleTimeout": 1e12}"#, ": idleTimeout '1000000000000s' is longer than 30 day(s)"),
         (#"{"maxConnections": 0}"#, ": maxConnections must be from 1 to 1000000"),
         (#"{"maxConnections": 99999999999999999999}"#, ": maxConnections '100000000000000000000' is out of range: give 1 to 1000000"),
         (#"{"threads": 1e20}"#, ": threads '100000000000000000000' is out of range: give 1 to 1024"),
