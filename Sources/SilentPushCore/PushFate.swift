@@ -28,7 +28,8 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
         case delivered(wake: UInt64?)
         /// `byAPNs`: replaced at APNs, in its one-slot storage for an offline device.
         case coalesced(into: UInt64?, byAPNs: Bool)
-        case expired
+        /// `with`: the newer push that replaced it in its app's slot, whose fate it shared.
+        case expired(with: UInt64?)
         /// nil: a reason this version cannot read.
         case dropped(DropReason?)
         case rejected(APNsReason?, cause: String?)
@@ -83,6 +84,11 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public var coalescedByAPNs: Bool {
         if case .coalesced(_, let byAPNs) = state { byAPNs } else { false }
     }
+    /// The newer push that replaced an expired push in its app's slot, with which it expired
+    /// (nil: it expired itself); not part of equality.
+    package var expiredWith: UInt64? {
+        if case .expired(let newer) = state { newer } else { nil }
+    }
     /// What the fault rule that answered an injected push did.
     public var injection: FaultAction? {
         if case .injected(let action, _) = state { action } else { nil }
@@ -99,7 +105,9 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     /// Coalesced, into whichever wake (or none yet).
     public static let coalesced = PushFate(.coalesced(into: nil, byAPNs: false))
     /// Expired before a wake could deliver it.
-    public static let expired = PushFate(.expired)
+    public static let expired = PushFate(.expired(with: nil))
+    /// Expired with `newer`, the push that replaced it in its app's slot (nil: itself).
+    package static func expired(with newer: UInt64?) -> PushFate { PushFate(.expired(with: newer)) }
 
     /// Dropped, for `reason`.
     public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped(reason)) }

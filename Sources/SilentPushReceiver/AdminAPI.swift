@@ -900,9 +900,10 @@ package struct AdminAPI: Sendable {
 
     /// `{"rule", "text", "until"}`: the rule that decided the push's fate, for people and
     /// programs. A pending push's comes from the policy that holds it; the others follow from
-    /// the fate (and, for a widget or control push, the reload it `reloading` makes). A push
-    /// that `expires` not (it had no `apns-expiration`) expired by APNs's storage limit or with
-    /// a newer push that replaced it. A `liveActivity` push is replaced by a newer update to
+    /// the fate (and, for a widget or control push, the reload it `reloading` makes). An
+    /// expired push expired with the newer push that replaced it in its slot
+    /// (`PushFate.expiredWith`), or else by its own `apns-expiration`, or, when it `expires`
+    /// not, by APNs's storage limit. A `liveActivity` push is replaced by a newer update to
     /// its activity (the activity's updates name which), not in an app's slot.
     static func why(_ fate: PushFate, reloading: WakeKind? = nil, expires: Bool = true, liveActivity: Bool = false) -> JSONValue {
         let (rule, text, until): (String, String, DeviceInstant?) =
@@ -939,19 +940,12 @@ package struct AdminAPI: Sendable {
                     "APNs kept it for the offline device past its apns-expiration (at most APNs's storage limit): its Live Activity never got it",
                     nil
                 )
-            // The row does not say whether the push expired itself or with the newer push that
-            // replaced it in its slot: the text names both where both can be.
+            case .expired where fate.expiredWith != nil:
+                ("expired", "replaced in the app's slot by a newer push, and expired with it before a wake could deliver it", nil)
             case .expired where !expires:
-                (
-                    "expired",
-                    "APNs's storage limit for an offline device, or the apns-expiration of a newer push that replaced it in the app's slot, passed before a wake could deliver it",
-                    nil
-                )
+                ("expired", "APNs's storage limit for an offline device passed before a wake could deliver it", nil)
             case .expired:
-                (
-                    "expired",
-                    "its apns-expiration, or that of a newer push that replaced it in the app's slot, passed before a wake could deliver it", nil
-                )
+                ("expired", "its apns-expiration passed before a wake could deliver it", nil)
             case .dropped:
                 switch fate.dropReason {
                 case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)

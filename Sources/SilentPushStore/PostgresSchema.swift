@@ -1,13 +1,13 @@
 import SilentPushCore
 
-/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 25), with
+/// The store's tables in PostgreSQL: the shape SQLite's migrations reach (version 26), with
 /// PostgreSQL's types. Every integer is `BIGINT` (PostgreSQL's `INTEGER` is 32 bits; ids are
 /// `UInt64` bit patterns, times milliseconds), flags stay integers 0 and 1 as in SQLite so
 /// one SQL text serves both, bodies are `BYTEA`. A new database gets this schema at once; a
 /// database of an older version takes each of `upgrades` from its own on.
 package enum PostgresSchema {
     /// The version this schema is: SQLite's migrations count the same.
-    package static let version = 25
+    package static let version = 26
 
     /// What takes a database of version N (the key, from 18 on: the first a release shipped)
     /// to N + 1, one statement each, in order: the same change as SQLite's migration N + 1.
@@ -38,7 +38,12 @@ package enum PostgresSchema {
         // Devices are listed from `apps` (`StoreChange.knowApp`): the apps the records kept
         // name are known from the start.
         24: knownAppsFromRecords,
+        // An expired push names the push that replaced it, with which it expired.
+        25: viewWithExpiredSuccessor,
     ]
+
+    /// The view made again with `replaced_by` (`StoredFate.viewSQL`); SQLite runs the same.
+    static let viewWithExpiredSuccessor = ["DROP VIEW push_fates", StoredFate.viewSQL]
 
     /// The apps the records name, as `apps` rows: each push accepted (not rejected or
     /// answered by a fault; a Live Activity push names its activity's token, not its

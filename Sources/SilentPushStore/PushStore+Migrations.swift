@@ -175,7 +175,7 @@ extension PushStore {
             // writer more than this index's entry: docs/benchmarks.md); the view finds its
             // successor through the index and reads it coalesced.
             try db.execute(sql: "CREATE INDEX pushes_by_replaced ON pushes (replaced) WHERE replaced IS NOT NULL")
-            try db.execute(sql: StoredFate.viewSQL)
+            try db.execute(sql: StoredFate.firstViewSQL)
         }
         migrator.registerMigration("v14") { db in
             // Broadcast channels, per environment and app.
@@ -271,6 +271,10 @@ extension PushStore {
         migrator.registerMigration("v25") { db in
             // Devices are listed from `apps` (`StoreChange.knowApp`), known from the records kept.
             for statement in PostgresSchema.knownAppsFromRecords { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v26") { db in
+            // An expired push names the push that replaced it, with which it expired.
+            for statement in PostgresSchema.viewWithExpiredSuccessor { try db.execute(sql: statement) }
         }
         return migrator
     }()

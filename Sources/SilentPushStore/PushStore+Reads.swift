@@ -395,7 +395,8 @@ extension PushStore {
     /// A `push_fates` row as a record, with the fate the view reads.
     static func push(_ row: StoreRow) -> PushRecord {
         let stored = StoredFate(
-            fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"], apnsStorage: row.hasColumn("apns_storage") ? row["apns_storage"] : nil)
+            fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"], apnsStorage: row.hasColumn("apns_storage") ? row["apns_storage"] : nil,
+            replacedBy: row.hasColumn("replaced_by") ? row["replaced_by"] : nil)
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]
         let generation: Int64? = row["generation"]

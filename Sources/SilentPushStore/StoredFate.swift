@@ -10,6 +10,9 @@ struct StoredFate: Equatable {
     var wakeID: Int64?
     var reason: String?
     var replacedAtAPNs = false
+    /// The push that replaced this one in its slot, read for an expired push (the view's
+    /// `replaced_by`): it expired with that push.
+    var replacedBy: Int64?
 
     /// The columns for `fate`.
     init(_ fate: PushFate) {
@@ -22,11 +25,12 @@ struct StoredFate: Equatable {
 
     /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
     /// none (a newer version's row).
-    init(fate: String, wakeID: Int64?, reason: String?, apnsStorage: Int64? = nil) {
+    init(fate: String, wakeID: Int64?, reason: String?, apnsStorage: Int64? = nil, replacedBy: Int64? = nil) {
         kind = PushFate.Kind(rawValue: fate) ?? .pending
         self.wakeID = wakeID
         self.reason = reason
         replacedAtAPNs = apnsStorage == 1
+        self.replacedBy = replacedBy
     }
 
     /// The fate the columns hold.
@@ -35,7 +39,7 @@ struct StoredFate: Equatable {
         case .pending: .pending(reason.flatMap(WaitReason.init(stored:)))
         case .delivered: wakeID.map { .delivered(by: UInt64(bitPattern: $0)) } ?? .delivered  // no wake: a Live Activity applied it
         case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) }, byAPNs: replacedAtAPNs)
-        case .expired: .expired
+        case .expired: .expired(with: replacedBy.map { UInt64(bitPattern: $0) })
         case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason
         case .rejected:
             reason.flatMap { text in
@@ -56,10 +60,27 @@ extension StoredFate {
     /// now. A row left `pending` that a later push replaced in its slot (that push's
     /// `replaced` names it, found through `pushes_by_replaced`) is coalesced, waiting for
     /// its successor's wake (no wake id, no reason) until `closeGeneration` writes the wake.
-    /// The fate texts come from `PushFate.Kind`, the one mapping.
+    /// An `expired` row gets the push that replaced it as `replaced_by`: it expired with that
+    /// push, not by its own time. The fate texts come from `PushFate.Kind`, the one mapping.
     ///
-    /// Created by migration v13: a later change to it is a migration of its own.
+    /// Made by migration v26 (and `PostgresSchema`): a later change to it is a migration of
+    /// its own.
     static let viewSQL = """
+        CREATE VIEW push_fates AS
+        SELECT pushes.id, pushes.apns_id, pushes.device_token, pushes.topic, pushes.push_type, pushes.priority,
+            pushes.received_at, pushes.expires_at, pushes.collapse_id, pushes.payload, pushes.warnings,
+            CASE WHEN pushes.fate = \(literal(.pending)) AND successor.id IS NOT NULL THEN \(literal(.coalesced)) ELSE pushes.fate END AS fate,
+            pushes.wake_id,
+            CASE WHEN pushes.fate = \(literal(.pending)) AND successor.id IS NOT NULL THEN NULL ELSE pushes.reason END AS reason,
+            pushes.generation, pushes.replaced, pushes.apns_key, pushes.apns_storage,
+            CASE WHEN pushes.fate = \(literal(.expired)) THEN successor.id END AS replaced_by
+        FROM pushes LEFT JOIN pushes AS successor
+            ON pushes.fate IN (\(literal(.pending)), \(literal(.expired))) AND successor.replaced = pushes.id
+        """
+
+    /// The view as migration v13 made it (before expired rows named their successor): that
+    /// migration runs it as it did.
+    static let firstViewSQL = """
         CREATE VIEW push_fates AS
         SELECT pushes.id, pushes.apns_id, pushes.device_token, pushes.topic, pushes.push_type, pushes.priority,
             pushes.received_at, pushes.expires_at, pushes.collapse_id, pushes.payload, pushes.warnings,

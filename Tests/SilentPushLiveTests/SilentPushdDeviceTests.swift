@@ -601,13 +601,13 @@ import Testing
         #expect(stats["pushes"] as? [String: Int] == ["delivered": 1, "expired": 2, "dropped": 2], "\(stats)")
         let metrics = Self.samples(try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/metrics"]).output)
         #expect(metrics[#"silentpush_push_fates_total{fate="expired"}"#] == 2)  // the expired push and the one coalesced into its slot
-        // Each says why, by whether it had an expiration of its own.
+        // Each says why: the newest by its own expiration, the one it replaced with it.
         let expired = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes?fate=expired").json["pushes"] as? [[String: Any]] ?? []
         let whys = expired.map { ($0["why"] as? [String: Any])?["text"] as? String ?? "" }
         #expect(
             whys == [
-                "its apns-expiration, or that of a newer push that replaced it in the app's slot, passed before a wake could deliver it",
-                "APNs's storage limit for an offline device, or the apns-expiration of a newer push that replaced it in the app's slot, passed before a wake could deliver it",
+                "its apns-expiration passed before a wake could deliver it",
+                "replaced in the app's slot by a newer push, and expired with it before a wake could deliver it",
             ], "\(expired)")
         #expect(metrics[#"silentpush_push_drops_total{reason="app force-quit"}"#] == 1)
         #expect(metrics[#"silentpush_push_drops_total{reason="no content-available: 1, so the app is not woken"}"#] == 1)

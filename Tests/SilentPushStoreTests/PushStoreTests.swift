@@ -806,6 +806,54 @@ import Testing
         #expect(try await store.counts().pushes == ["pending": 2, "delivered": 1, "coalesced": 1])
         #expect(try await store.coalescedAPNsIDs(wakeID: 9) == [replaced])
     }
+
+    /// A push that expired with the newer push that replaced it in its slot names that push;
+    /// the newer one, which expired by its own time, names none. So does a store of version
+    /// 25 once opened (its view is made again).
+    @Test(arguments: StoreEngineKind.allCases) func anExpiredPushNamesThePushItExpiredWith(_ engine: StoreEngineKind) async throws {
+        let location = try await engine.newLocation()
+        var store = try await PushStore.open(location)
+        try await store.write([
+            .insertPush(PushStoreTests.push(1)),
+            .insertPush(PushStoreTests.push(2, replaced: 1)),
+            .insertPush(PushStoreTests.push(3, token: "bb")),
+            .setFate(push: 2, fate: .expired, generation: nil),
+            .closeGeneration(head: 2, fate: .expired),
+            .setFate(push: 3, fate: .expired, generation: nil),
+        ])
+        func check(_ store: PushStore, _ comment: Comment) async throws {
+            #expect(try await store.pushes().map(\.fate) == [.expired, .expired, .expired], comment)
+            #expect(try await store.pushes().map(\.fate.expiredWith) == [nil, nil, 2], comment)
+            #expect(try await store.push(apnsID: PushStoreTests.push(1).apnsID)?.fate.expiredWith == 2, comment)
+            var export = PushExport(store, query: PushQuery(fate: .expired))
+            var read: [PushRecord] = []
+            while let page = try await export.next(pageSize: 2) { read += page }
+            #expect(read.map(\.fate.expiredWith) == [nil, nil, 2], comment)
+            #expect(try await store.counts().pushes == ["expired": 3], comment)
+        }
+        try await check(store, "as written")
+        try await store.close()
+        // Version 25's view had no `replaced_by`: any view of that name stands for it.
+        let older = "DROP VIEW push_fates; CREATE VIEW push_fates AS SELECT * FROM pushes"
+        switch location {
+        case .file(let path):
+            let database = try DatabaseQueue(path: path)
+            try await database.write { db in
+                try db.execute(sql: older)
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v26'")
+            }
+            try database.close()
+        case .postgres(let url):
+            let server = try #require(PostgresServer.current)
+            let downgraded = try await server.psql("\(older); UPDATE schema_version SET version = 25", database: url.database)
+            try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
+        default:
+            Issue.record("a store test's location is a file or a PostgreSQL database")
+        }
+        store = try await PushStore.open(location)
+        try await check(store, "after the upgrade from version 25")
+        try await store.close()
+    }
 }
 
 @Suite(.postgres) struct PushStoreCloseTests {
