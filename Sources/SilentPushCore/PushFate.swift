@@ -28,8 +28,9 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
         case delivered(wake: UInt64?)
         /// `byAPNs`: replaced at APNs, in its one-slot storage for an offline device.
         case coalesced(into: UInt64?, byAPNs: Bool)
-        /// `with`: the newer push that replaced it in its app's slot, whose fate it shared.
-        case expired(with: UInt64?)
+        /// `with`: the newer push that replaced it in its app's slot (`byAPNs`: at APNs),
+        /// whose fate it shared.
+        case expired(with: UInt64?, byAPNs: Bool)
         /// nil: a reason this version cannot read.
         case dropped(DropReason?)
         case rejected(APNsReason?, cause: String?)
@@ -79,15 +80,19 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     public var waitReason: WaitReason<DeviceInstant>? {
         if case .pending(let why) = state { why } else { nil }
     }
-    /// A coalesced push was replaced at APNs, in its one-slot storage for an offline
-    /// device, not on the device (not part of equality).
+    /// A coalesced push, or an expired one that expired with the push that replaced it, was
+    /// replaced at APNs, in its one-slot storage for an offline device, not on the device
+    /// (not part of equality).
     public var coalescedByAPNs: Bool {
-        if case .coalesced(_, let byAPNs) = state { byAPNs } else { false }
+        switch state {
+        case .coalesced(_, let byAPNs), .expired(_?, let byAPNs): byAPNs
+        default: false
+        }
     }
     /// The newer push that replaced an expired push in its app's slot, with which it expired
     /// (nil: it expired itself); not part of equality.
     package var expiredWith: UInt64? {
-        if case .expired(let newer) = state { newer } else { nil }
+        if case .expired(let newer, _) = state { newer } else { nil }
     }
     /// What the fault rule that answered an injected push did.
     public var injection: FaultAction? {
@@ -105,9 +110,12 @@ public struct PushFate: Sendable, Hashable, CustomStringConvertible {
     /// Coalesced, into whichever wake (or none yet).
     public static let coalesced = PushFate(.coalesced(into: nil, byAPNs: false))
     /// Expired before a wake could deliver it.
-    public static let expired = PushFate(.expired(with: nil))
-    /// Expired with `newer`, the push that replaced it in its app's slot (nil: itself).
-    package static func expired(with newer: UInt64?) -> PushFate { PushFate(.expired(with: newer)) }
+    public static let expired = PushFate(.expired(with: nil, byAPNs: false))
+    /// Expired with `newer`, the push that replaced it in its app's slot (nil: by its own
+    /// time); `byAPNs`: replaced at APNs, while the device was offline.
+    package static func expired(with newer: UInt64?, byAPNs: Bool = false) -> PushFate {
+        PushFate(.expired(with: newer, byAPNs: newer != nil && byAPNs))
+    }
 
     /// Dropped, for `reason`.
     public static func dropped(_ reason: DropReason) -> PushFate { PushFate(.dropped(reason)) }

@@ -744,14 +744,10 @@ package struct SilentPushd: AsyncParsableCommand {
         return "\(error)"
     }
 
-    /// The config file named on the command line, if any (`--config FILE` or `--config=FILE`).
+    /// The config file named on the command line, if any (`--config FILE` or `--config=FILE`;
+    /// the last given, as the parser takes it; not a word that is another option's value).
     static func configPath(in arguments: [String]) -> String? {
-        var path: String?
-        for (index, argument) in arguments.enumerated() {
-            if argument == "--config", index + 1 < arguments.count { path = arguments[index + 1] }
-            if argument.hasPrefix("--config=") { path = String(argument.dropFirst("--config=".count)) }
-        }
-        return path
+        ConfigFile.options(in: arguments).last { $0.flag == "--config" }?.value
     }
 
     /// Parses the command line (after the config file it names) and runs the receiver. Every

@@ -940,12 +940,22 @@ package struct AdminAPI: Sendable {
                     "APNs kept it for the offline device past its apns-expiration (at most APNs's storage limit): its Live Activity never got it",
                     nil
                 )
+            case .expired where fate.expiredWith != nil && fate.coalescedByAPNs:
+                (
+                    "expired",
+                    "replaced at APNs while the device was offline by a newer push, and expired with it before a wake could deliver it", nil
+                )
             case .expired where fate.expiredWith != nil:
                 ("expired", "replaced in the app's slot by a newer push, and expired with it before a wake could deliver it", nil)
             case .expired where !expires:
                 ("expired", "APNs's storage limit for an offline device passed before a wake could deliver it", nil)
+            // For an offline device APNs keeps a push up to its apns-expiration or its
+            // storage limit, whichever is sooner; the row does not say which was.
             case .expired:
-                ("expired", "its apns-expiration passed before a wake could deliver it", nil)
+                (
+                    "expired",
+                    "its apns-expiration (or APNs's storage limit for an offline device, if sooner) passed before a wake could deliver it", nil
+                )
             case .dropped:
                 switch fate.dropReason {
                 case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)

@@ -237,22 +237,37 @@ package struct ConfigFile: Sendable {
         return settings.filter { replaced.contains($0.flag) }.compactMap { keyOfFlag[$0.flag] }
     }
 
-    /// The flags `given` sets, read as the parser reads it: the word after an option that
-    /// takes a value is that value, even when it starts with `--` (`--admin-token --x`).
+    /// The flags `given` sets, with the settings they replace.
     private static func flags(in given: [String]) -> Set<String> {
         var replaced = Set<String>()
+        for option in options(in: given) {
+            replaced.insert(option.flag)
+            if let other = sameSetting[option.flag] { replaced.insert(other) }
+        }
+        return replaced
+    }
+
+    /// The long options `given` sets, each with its value (nil for an on/off flag), read as
+    /// the parser reads it: the word after an option that takes a value is that value, even
+    /// when it starts with `--` (`--admin-token --x`); nothing after `--` is an option.
+    package static func options(in given: [String]) -> [(flag: String, value: String?)] {
+        var options: [(flag: String, value: String?)] = []
         var index = given.startIndex
         while index < given.endIndex {
             let argument = given[index]
             index += 1
-            if argument == "--" { break }  // the rest are not options
+            if argument == "--" { break }
             guard argument.hasPrefix("--") else { continue }
-            let flag = String(argument.prefix { $0 != "=" })
-            replaced.insert(flag)
-            if let other = sameSetting[flag] { replaced.insert(other) }
-            if flag == argument, !takesNoValue.contains(flag) { index += 1 }  // its value is the next word
+            if let equals = argument.firstIndex(of: "=") {
+                options.append((String(argument[..<equals]), String(argument[argument.index(after: equals)...])))
+            } else if takesNoValue.contains(argument) {
+                options.append((argument, nil))
+            } else {
+                options.append((argument, index < given.endIndex ? given[index] : nil))
+                index += 1
+            }
         }
-        return replaced
+        return options
     }
 
     /// The options that take no value: the on/off flags, their `--no-` forms and help.

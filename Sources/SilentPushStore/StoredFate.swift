@@ -39,7 +39,7 @@ struct StoredFate: Equatable {
         case .pending: .pending(reason.flatMap(WaitReason.init(stored:)))
         case .delivered: wakeID.map { .delivered(by: UInt64(bitPattern: $0)) } ?? .delivered  // no wake: a Live Activity applied it
         case .coalesced: .coalesced(into: wakeID.map { UInt64(bitPattern: $0) }, byAPNs: replacedAtAPNs)
-        case .expired: .expired(with: replacedBy.map { UInt64(bitPattern: $0) })
+        case .expired: .expired(with: replacedBy.map { UInt64(bitPattern: $0) }, byAPNs: replacedAtAPNs)
         case .dropped: reason.flatMap(DropReason.init(description:)).map(PushFate.dropped) ?? .droppedForUnknownReason
         case .rejected:
             reason.flatMap { text in

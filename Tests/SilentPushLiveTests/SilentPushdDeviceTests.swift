@@ -606,7 +606,7 @@ import Testing
         let whys = expired.map { ($0["why"] as? [String: Any])?["text"] as? String ?? "" }
         #expect(
             whys == [
-                "its apns-expiration passed before a wake could deliver it",
+                "its apns-expiration (or APNs's storage limit for an offline device, if sooner) passed before a wake could deliver it",
                 "replaced in the app's slot by a newer push, and expired with it before a wake could deliver it",
             ], "\(expired)")
         #expect(metrics[#"silentpush_push_drops_total{reason="app force-quit"}"#] == 1)
@@ -615,8 +615,9 @@ import Testing
     }
 
     /// Pushes replaced in their slot before a restart, a chain of two, ride the wake of the
-    /// push that replaced them after the restart, and is counted with that wake by the new process, as the one that
-    /// was never restarted counts it; so are those of a slot that expires or is dropped.
+    /// push that replaced them after the restart, and are counted with that wake by the new
+    /// process, as one never restarted counts them; so are those of a slot that expires or
+    /// is dropped.
     @Test(arguments: ["wake", "expire", "drop"])
     func pushesReplacedBeforeARestartAreCountedWithTheirSlotAfterIt(ending: String) async throws {
         let path = SilentPushdDeviceTests.storePath()

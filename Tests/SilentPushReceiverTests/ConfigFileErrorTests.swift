@@ -116,11 +116,15 @@ import Testing
         #expect(file.arguments(under: ["--fetch-url", "http://p/{token}"]).contains("http://o/{token}") == false)
         #expect(file.keys(replacedBy: ["--auth-key=C:T:c.p8", "--no-strict", "--fetch-exec", "true"]) == ["authKeys", "strict", "fetchURL"])
         // A value that starts with `--` is the option's value, as the parser reads it, not a flag.
-        #expect(file.keys(replacedBy: ["--admin-token", "--auth-key", "--store", "--clock"]).isEmpty)
+        #expect(file.keys(replacedBy: ["--admin-token", "--auth-key", "--idle-timeout", "--clock"]).isEmpty)
         #expect(file.arguments(under: ["--admin-token", "--auth-key"]).contains("A:T:a.p8"))
         // The on/off flags take no value: the word after one is read as the next flag.
         #expect(file.keys(replacedBy: ["--no-strict", "--clock", "system"]) == ["strict", "clock"])
         #expect(file.keys(replacedBy: ["--", "--clock"]).isEmpty)
+        // The config file is found the same way: not in another option's value, the last given.
+        #expect(ConfigFile.options(in: ["--admin-token", "--config", "x"]).map(\.flag) == ["--admin-token"])
+        let given = ConfigFile.options(in: ["--config=a.json", "--strict", "--config", "b.json", "--", "--config", "c.json"])
+        #expect(given.map(\.flag) == ["--config", "--strict", "--config"] && given.map(\.value) == ["a.json", nil, "b.json"])
     }
 
     @Test func anUnknownKeyListsTheKnownOnes() {

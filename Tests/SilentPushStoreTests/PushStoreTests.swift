@@ -820,16 +820,23 @@ import Testing
             .setFate(push: 2, fate: .expired, generation: nil),
             .closeGeneration(head: 2, fate: .expired),
             .setFate(push: 3, fate: .expired, generation: nil),
+            // Replaced at APNs while the device was offline, then expired with its successor.
+            .insertPush(PushStoreTests.push(4, token: "cc")),
+            .insertPush(PushStoreTests.push(5, token: "cc", replaced: 4)),
+            .setCoalescedByAPNs(push: 4),
+            .setFate(push: 5, fate: .expired, generation: nil),
+            .closeGeneration(head: 5, fate: .expired),
         ])
         func check(_ store: PushStore, _ comment: Comment) async throws {
-            #expect(try await store.pushes().map(\.fate) == [.expired, .expired, .expired], comment)
-            #expect(try await store.pushes().map(\.fate.expiredWith) == [nil, nil, 2], comment)
+            #expect(try await store.pushes().map(\.fate) == Array(repeating: .expired, count: 5), comment)
+            #expect(try await store.pushes().map(\.fate.expiredWith) == [nil, 5, nil, nil, 2], comment)
+            #expect(try await store.pushes().map(\.fate.coalescedByAPNs) == [false, true, false, false, false], comment)
             #expect(try await store.push(apnsID: PushStoreTests.push(1).apnsID)?.fate.expiredWith == 2, comment)
             var export = PushExport(store, query: PushQuery(fate: .expired))
             var read: [PushRecord] = []
             while let page = try await export.next(pageSize: 2) { read += page }
-            #expect(read.map(\.fate.expiredWith) == [nil, nil, 2], comment)
-            #expect(try await store.counts().pushes == ["expired": 3], comment)
+            #expect(read.map(\.fate.expiredWith) == [nil, 5, nil, nil, 2], comment)
+            #expect(try await store.counts().pushes == ["expired": 5], comment)
         }
         try await check(store, "as written")
         try await store.close()
