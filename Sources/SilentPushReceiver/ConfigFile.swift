@@ -22,6 +22,9 @@ package struct ConfigFile: Sendable {
     /// The file's flag keys as `silentpushd` arguments, each flag with its values, in the
     /// file's order.
     private var settings: [(flag: String, arguments: [String])] = []
+    /// A number too large to quote digit by digit (twenty digits and more), as each
+    /// argument that spells it out: a message quotes the number as the file may write it.
+    private var shortNumbers: [String: String] = [:]
     /// What no flag expresses.
     package private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
     package private(set) var registeredDevices: [String: [String]] = [:]
@@ -114,7 +117,11 @@ package struct ConfigFile: Sendable {
         var file = ConfigFile(path: path)
         for (key, value) in fields {
             if let (flag, kind) = flags[key] {
-                file.settings.append((flag, try arguments(flag: flag, kind: kind, value: value, path: path, key: key)))
+                let given = try arguments(flag: flag, kind: kind, value: value, path: path, key: key)
+                file.settings.append((flag, given))
+                if case .double(let number) = value, let spelled = given.last, spelled.count > 20 {
+                    file.shortNumbers[spelled] = "\(number)"
+                }
                 continue
             }
             switch key {
@@ -372,6 +379,7 @@ package struct ConfigFile: Sendable {
     /// Rewrites a flag's name in a parser's message as the file's key.
     package func describing(_ message: String) -> String {
         var text = message
+        for (spelled, short) in shortNumbers { text = text.replacingOccurrences(of: "'\(spelled)'", with: "'\(short)'") }
         // The longest flag first: `--admin` is the start of `--admin-token`.
         for (key, entry) in Self.flags.sorted(by: { $0.value.flag.count > $1.value.flag.count }) where text.contains(entry.flag) {
             text = text.replacingOccurrences(of: "'\(entry.flag)'", with: key).replacingOccurrences(of: entry.flag, with: key)
