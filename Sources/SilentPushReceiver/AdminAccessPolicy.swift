@@ -38,7 +38,7 @@ package struct AdminAccessPolicy: Sendable {
             )
         }
         if let token, !Self.isOpen(method: method, path: path), !Self.bearer(authorization, matches: token) {
-            return (401, "this admin API needs 'authorization: Bearer <token>' with the token given to --admin-token")
+            return (401, "this admin API needs 'authorization: Bearer <token>' with the token given to --admin-token (a config file's adminToken)")
         }
         // A cross-site form or simple fetch can POST without asking first; DELETE it cannot
         // (browsers preflight it, and this API grants no CORS), so DELETE needs no body.

@@ -22,9 +22,10 @@ package struct ConfigFile: Sendable {
     /// The file's flag keys as `silentpushd` arguments, each flag with its values, in the
     /// file's order.
     private var settings: [(flag: String, arguments: [String])] = []
-    /// A number too large to quote digit by digit (twenty digits and more), as each
-    /// argument that spells it out: a message quotes the number as the file may write it.
-    private var shortNumbers: [String: String] = [:]
+    /// Each number the file gives a flag as an argument spelled otherwise (a duration's
+    /// seconds as "3s" or "1500ms", a number of twenty digits and more in full), with the
+    /// number as the file may write it: a message about that flag quotes the file's number.
+    private var numbersAsWritten: [(flag: String, spelled: String, written: String)] = []
     /// What no flag expresses.
     package private(set) var topicFetchHandlers: [String: FetchHandlerChoice] = [:]
     package private(set) var registeredDevices: [String: [String]] = [:]
@@ -119,8 +120,11 @@ package struct ConfigFile: Sendable {
             if let (flag, kind) = flags[key] {
                 let given = try arguments(flag: flag, kind: kind, value: value, path: path, key: key)
                 file.settings.append((flag, given))
-                if case .double(let number) = value, let spelled = given.last, spelled.count > 20 {
-                    file.shortNumbers[spelled] = "\(number)"
+                switch (kind, value, given.last) {
+                case (.duration, .int(let number), let spelled?): file.numbersAsWritten.append((flag, spelled, "\(number)"))
+                case (.duration, .double(let number), let spelled?): file.numbersAsWritten.append((flag, spelled, written(number)))
+                case (_, .double(let number), let spelled?) where spelled.count > 20: file.numbersAsWritten.append((flag, spelled, written(number)))
+                default: break
                 }
                 continue
             }
@@ -222,6 +226,11 @@ package struct ConfigFile: Sendable {
             }
         }
         return file
+    }
+
+    /// `number` as JSON may write it: a whole number under 1e15 in digits, `1.5`, `1e+20`.
+    private static func written(_ number: Double) -> String {
+        number.rounded() == number && abs(number) < 1e15 ? String(Int64(number)) : "\(number)"
     }
 
     /// The file's flag keys as `silentpushd` arguments.
@@ -379,7 +388,9 @@ package struct ConfigFile: Sendable {
     /// Rewrites a flag's name in a parser's message as the file's key.
     package func describing(_ message: String) -> String {
         var text = message
-        for (spelled, short) in shortNumbers { text = text.replacingOccurrences(of: "'\(spelled)'", with: "'\(short)'") }
+        for number in numbersAsWritten where text.contains(number.flag) {
+            text = text.replacingOccurrences(of: "'\(number.spelled)'", with: "'\(number.written)'")
+        }
         // The longest flag first: `--admin` is the start of `--admin-token`.
         for (key, entry) in Self.flags.sorted(by: { $0.value.flag.count > $1.value.flag.count }) where text.contains(entry.flag) {
             text = text.replacingOccurrences(of: "'\(entry.flag)'", with: key).replacingOccurrences(of: entry.flag, with: key)

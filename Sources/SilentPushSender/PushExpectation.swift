@@ -98,7 +98,7 @@ package struct PushExpectation: Sendable {
             passes += 1
             let seen: (met: Bool, final: Bool, line: String, until: Int64?)
             switch target {
-            case .fate(let apnsID, let fate): seen = try await fateSeen(apnsID: apnsID, expected: fate, manual: manual)
+            case .fate(let apnsID, let fate): seen = try await fateSeen(apnsID: apnsID, expected: fate, manual: manual, now: now)
             case .wakes(let device, let topic, let count, let since):
                 seen = try await wakesSeen(device: device, topic: topic, expected: count, since: since)
             case .activities(let device, let topic, let applied, let state):
@@ -136,8 +136,17 @@ package struct PushExpectation: Sendable {
     }
 
     private func fateSeen(
-        apnsID: String, expected: PushFate.Kind, manual: Bool
+        apnsID: String, expected: PushFate.Kind, manual: Bool, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
+        // The sooner of the time that holds a waiting push (`why.until`) and its expiry still
+        // to come: at its expiry a push waiting for a device offline or out of budget changes.
+        // (The expiry is given in whole milliseconds, the receiver keeps it finer: 1 ms on is
+        // past it.)
+        func sooner(_ why: Any?, expiry: Any?) -> Int64? {
+            func time(_ value: Any?) -> Int64? { (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)) }
+            let pastExpiry = time(expiry).map { $0 + 1 }.flatMap { $0 > now ? $0 : nil }
+            return [time((why as? [String: Any])?["until"]), pastExpiry].compactMap { $0 }.min()
+        }
         guard let push = try await object("/v1/pushes/\(apnsID)", missingIsNil: true) else {
             // Moving a manual clock brings no push: the check ends there, the clock unmoved
             // (other checks share it). On the system clock the push may still come.
@@ -146,7 +155,8 @@ package struct PushExpectation: Sendable {
         let fate = push["fate"] as? String ?? "unknown"
         let why = push["why"] as? [String: Any]
         let text = why?["text"] as? String
-        let until = (why?["until"] as? String).flatMap { ISO8601Timestamp.millisecondsSinceEpoch(parsing: $0) }
+        // A coalesced push's own expiry decides nothing: the push that replaced it does.
+        let until = sooner(why, expiry: fate == PushFate.Kind.pending.rawValue ? push["expiresAt"] : nil)
         let line = "push \(apnsID) is \(fate)\(text.map { " (\($0))" } ?? "")"
         // Only a pending push, or one coalesced into a push still waiting for its wake or
         // reload (no wake yet: the wake, an expiry or a drop of its successor decides it), can
@@ -161,10 +171,10 @@ package struct PushExpectation: Sendable {
             let device = push["deviceToken"] as? String, let topic = push["topic"] as? String
         else { return (met, !waiting, line, until) }
         // Coalesced into a push still waiting: the push now waiting in its app's slot decides
-        // it, so the clock moves to the time that one waits until, not past it.
+        // it, so the clock moves to the time that one waits until or expires, not past it.
         let head = try await object("/v1/pushes?device=\(Self.encoded(device))&topic=\(Self.encoded(topic))&fate=pending&limit=1")
-        let waitsUntil = ((head["pushes"] as? [[String: Any]])?.first?["why"] as? [String: Any])?["until"] as? String
-        return (met, false, line, waitsUntil.flatMap { ISO8601Timestamp.millisecondsSinceEpoch(parsing: $0) })
+        let decider = (head["pushes"] as? [[String: Any]])?.first
+        return (met, false, line, sooner(decider?["why"], expiry: decider?["expiresAt"]))
     }
 
     private func wakesSeen(

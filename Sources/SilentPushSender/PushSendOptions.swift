@@ -281,7 +281,7 @@ package struct PushSendOptions: ParsableArguments, Sendable {
     func readDevices(local: Bool) throws -> [String] {
         var tokens = devices
         if let devicesFile {
-            let data = try PushSendError.read("devices file", devicesFile, limit: Self.devicesFileLimit)
+            let data = try PushSendError.read("--devices file", devicesFile, limit: Self.devicesFileLimit)
             tokens += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }

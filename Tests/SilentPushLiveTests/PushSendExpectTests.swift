@@ -107,6 +107,31 @@ import Testing
         #expect(waiting["fate"] as? String == "coalesced" && waiting["wakeId"] is NSNull, "\(waiting)")
         let expired = try await Self.pushsend(["expect", "--admin", url, "--apns-id", ids[1], "--fate", "expired", "--within", "1h"])
         #expect(expired.status == 0 && expired.output.hasPrefix("ok: push \(ids[1]) is expired"), "\(expired.output)")
+        // The clock stopped at the expiry of the push that replaced it (less the real time
+        // since the receiver started: the manual clock stood still), not at its wake 15
+        // minutes on (the clock is the next steps' too).
+        let moved = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"]) - now
+        #expect((100_000...120_001).contains(moved), "the clock moved \(moved) ms")
+    }
+
+    /// A push waiting for a device offline expires at its apns-expiration: expect moves the
+    /// clock there, not by the whole of `--within`.
+    @Test func aPushWaitingForAnOfflineDeviceIsSettledAtItsExpiry() async throws {
+        let (receiver, _, h2c, admin) = try await SilentPushdProcessTests.start(["--clock", "manual"])
+        defer { receiver.signal(SIGKILL) }
+        let patched = try await SilentPushdDeviceTests.admin(
+            admin, "PATCH", "/v1/devices/\(SamplePush.deviceToken)", body: #"{"network": "offline"}"#)
+        #expect(patched.status == 200)
+        let now = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"])
+        let client = try await TestPushClient.connect(port: h2c)
+        let id = "00000000-0000-4000-8000-0000000000f1"
+        #expect(try await client.push(expiration: now / 1000 + 60, apnsID: id).status == 200)
+        await client.close()
+        let url = "http://127.0.0.1:\(admin)"
+        let expired = try await Self.pushsend(["expect", "--admin", url, "--apns-id", id, "--fate", "expired", "--within", "5m"])
+        #expect(expired.status == 0 && expired.output.hasPrefix("ok: push \(id) is expired"), "\(expired.output)")
+        let moved = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"]) - now
+        #expect((40_000...60_001).contains(moved), "the clock moved \(moved) ms")
     }
 
     /// A push coalesced into one still waiting is settled at that one's wake: expect moves the

@@ -227,7 +227,7 @@ import Testing
         let directory = try Self.options { $0.devicesFile = "/" }
         #expect {
             try directory.configuration()
-        } throws: { "\($0)" == "cannot read the devices file '/': Is a directory" }
+        } throws: { "\($0)" == "cannot read the --devices file '/': Is a directory" }
     }
 
     /// A variable set to nothing (`APNS_KEY_ID=` in a CI file) is not given: a local push
