@@ -110,11 +110,13 @@ public struct TransferRecord: Sendable, Equatable {
         self.fileFate = fileFate
     }
 
-    /// A record of a request refused at hand-over, with what of it could be read: `failed`,
-    /// its reason the refusal's.
+    /// A record of a request refused at hand-over, with what of it could be read (the flags
+    /// as asked, URLSession's defaults where they could not be): `failed`, its reason the
+    /// refusal's.
     public init(
         refused refusal: TransferRefusal, id: UInt64, deviceToken: String, topic: String, session: String?, url: String?,
-        method: TransferRequest.Method = .GET, fromFile: String? = nil, wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
+        method: TransferRequest.Method = .GET, fromFile: String? = nil, discretionary: Bool = false, allowsCellular: Bool = true,
+        sessionSendsLaunchEvents: Bool = true, wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
     ) {
         self.id = id
         self.deviceToken = deviceToken
@@ -123,9 +125,9 @@ public struct TransferRecord: Sendable, Equatable {
         self.url = Self.kept(url ?? "", limit: TransferRequest.maximumURLLength)
         self.method = method
         self.fromFile = fromFile.map { Self.kept($0, limit: TransferRequest.maximumPathLength) }
-        self.discretionary = false
-        self.allowsCellular = true
-        self.sessionSendsLaunchEvents = false
+        self.discretionary = discretionary
+        self.allowsCellular = allowsCellular
+        self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
         self.wakeID = wakeID
         self.taskRunID = taskRunID
         self.handedOverAt = at

@@ -924,7 +924,10 @@ package struct AdminAPI: Sendable {
             case .coalesced where liveActivity:
                 fate.coalescedByAPNs
                     ? ("apnsStorage", "replaced at APNs while the device was offline (APNs keeps one push per token)", nil)
-                    : ("replaced", "replaced by a newer update to its Live Activity before it showed (its updates name which)", nil)
+                    : (
+                        "replaced", "replaced by a newer push to its Live Activity, an update or its end, before it showed (its updates name which)",
+                        nil
+                    )
             case .coalesced where fate.coalescedByAPNs:
                 (
                     "apnsStorage",

@@ -17,17 +17,29 @@ extension DeviceRecorder {
         package var url: String?
         package var method: TransferRequest.Method
         package var fromFile: String?
+        /// The flags as asked (URLSession's defaults where not given or not read).
+        package var discretionary: Bool
+        package var allowsCellular: Bool
+        package var sessionSendsLaunchEvents: Bool
 
-        package init(session: String?, url: String?, method: TransferRequest.Method = .GET, fromFile: String? = nil) {
+        package init(
+            session: String?, url: String?, method: TransferRequest.Method = .GET, fromFile: String? = nil, discretionary: Bool = false,
+            allowsCellular: Bool = true, sessionSendsLaunchEvents: Bool = true
+        ) {
             self.session = session
             self.url = url
             self.method = method
             self.fromFile = fromFile
+            self.discretionary = discretionary
+            self.allowsCellular = allowsCellular
+            self.sessionSendsLaunchEvents = sessionSendsLaunchEvents
         }
 
         /// A request that reads, refused for what it asks.
         package init(_ request: TransferRequest) {
-            self.init(session: request.session, url: request.url, method: request.method, fromFile: request.fromFile)
+            self.init(
+                session: request.session, url: request.url, method: request.method, fromFile: request.fromFile, discretionary: request.discretionary,
+                allowsCellular: request.allowsCellular, sessionSendsLaunchEvents: request.sessionSendsLaunchEvents)
         }
     }
 
@@ -84,7 +96,9 @@ extension DeviceRecorder {
             .insertTransfer(
                 TransferRecord(
                     refused: refusal, id: id, deviceToken: app.device, topic: app.topic, session: request.session, url: request.url,
-                    method: request.method, fromFile: request.fromFile, wakeID: wakeID, taskRunID: runID, at: now)))
+                    method: request.method, fromFile: request.fromFile, discretionary: request.discretionary,
+                    allowsCellular: request.allowsCellular, sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, wakeID: wakeID,
+                    taskRunID: runID, at: now)))
         // Handed over and refused: the two counters reconcile (handed over = ended + open).
         actions.metrics.transfersHandedOver += 1
         actions.metrics.transferEnded(.failed)

@@ -55,7 +55,11 @@ public final class FetchContext: Sendable {
                 session: session, url: url, method: method, discretionary: discretionary, allowsCellular: allowsCellular,
                 sessionSendsLaunchEvents: sessionSendsLaunchEvents, fromFile: fromFile)
         } catch {
-            refuse(error, DeviceRecorder.RefusedRequest(session: session, url: url, method: method, fromFile: fromFile))
+            refuse(
+                error,
+                DeviceRecorder.RefusedRequest(
+                    session: session, url: url, method: method, fromFile: fromFile, discretionary: discretionary, allowsCellular: allowsCellular,
+                    sessionSendsLaunchEvents: sessionSendsLaunchEvents))
             throw error
         }
         return try handOver(request)
@@ -74,18 +78,29 @@ public final class FetchContext: Sendable {
         case .success(let request):
             do throws(TransferRefusal) { return .success(try handOver(request)) } catch { return .failure(error) }
         case .failure(let refusal):
-            // What the record can still say of it: each string field's first value, read up to
-            // where the text stops being JSON (a refused request need not be well formed).
+            // What the record can still say of it: each string or boolean field's first value,
+            // read up to where the text stops being JSON (a refused request need not be well
+            // formed).
             var fields: [String: String] = [:]
+            var flags: [String: Bool] = [:]
             Array(text.utf8).withUnsafeBufferPointer { buffer in
                 var scanner = JSONScanner(buffer)
                 try? scanner.readObject { scanner, key in
-                    if fields[key] == nil, try scanner.peek() == .string { fields[key] = try scanner.readString() }
+                    switch try scanner.peek() {
+                    case .string where fields[key] == nil: fields[key] = try scanner.readString()
+                    case .bool where flags[key] == nil: flags[key] = try scanner.readBool()
+                    default: break  // the scanner skips what is not read
+                    }
                 }
             }
             func field(_ key: String) -> String? { fields[key] }
             let method = field("method").flatMap(TransferRequest.Method.init(rawValue:)) ?? .GET
-            refuse(refusal, DeviceRecorder.RefusedRequest(session: field("session"), url: field("url"), method: method, fromFile: field("fromFile")))
+            refuse(
+                refusal,
+                DeviceRecorder.RefusedRequest(
+                    session: field("session"), url: field("url"), method: method, fromFile: field("fromFile"),
+                    discretionary: flags["discretionary"] ?? false, allowsCellular: flags["allowsCellular"] ?? true,
+                    sessionSendsLaunchEvents: flags["sessionSendsLaunchEvents"] ?? true))
             return .failure(refusal)
         }
     }

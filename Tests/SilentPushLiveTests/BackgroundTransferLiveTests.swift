@@ -1015,7 +1015,7 @@ import Testing
         try origin.write(
             "manifest",
             // The origin's own content may give a key twice (only the transfers are the device's to read).
-            #"{"edition":7,"edition":8,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x"},"#
+            #"{"edition":7,"edition":8,"transfers":[{"session":"M","url":"http://127.0.0.1:\#(origin.port)/blob/5000"},{"session":"M","url":"gopher://x","discretionary":true,"sessionSendsLaunchEvents":false},"#
                 + #"{"session":"M","url":"http://127.0.0.1:\#(origin.port)/upload/x","method":"PUT","fromFile":"/etc/hostname"},"#
                 + #"{"session":"M","url":"http://e.com/one","url":"http://e.com/two"}]}"#)
         try await Receiver.withTesting({
@@ -1026,11 +1026,18 @@ import Testing
             let done = try await receiver.waitForTransfers { $0.contains { $0.fileFate != nil } }
             let transfer = try #require(done.first { $0.state == .done }, "\(done)")
             #expect(transfer.session == "M" && transfer.bytes == 5000 && transfer.etag == "\"blob-5000\"")
-            #expect(done.contains { $0.state == .failed && $0.reason == "refused: " + TransferRefusal.notHTTP.rawValue && $0.url == "gopher://x" })
-            // A transfer naming a field twice is refused on its own, recorded with what it said first.
+            // A refused transfer is recorded with the flags it asked for.
+            #expect(
+                done.contains {
+                    $0.state == .failed && $0.reason == "refused: " + TransferRefusal.notHTTP.rawValue && $0.url == "gopher://x" && $0.discretionary
+                        && !$0.sessionSendsLaunchEvents
+                }, "\(done)")
+            // A transfer naming a field twice is refused on its own, recorded with what it said
+            // first, and URLSession's defaults for the flags it did not give.
             #expect(
                 done.contains {
                     $0.reason == "refused: " + TransferRefusal.repeatedField.rawValue && $0.session == "M" && $0.url == "http://e.com/one"
+                        && $0.sessionSendsLaunchEvents && $0.allowsCellular && !$0.discretionary
                 }, "\(done)")
             // An origin may not have the receiver upload its own files: refused, and recorded as the PUT it was.
             let upload = try #require(done.first { $0.reason == "refused: " + TransferRefusal.fileFromOrigin.rawValue }, "\(done)")

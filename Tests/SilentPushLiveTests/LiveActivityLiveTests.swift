@@ -187,7 +187,9 @@ import Testing
             let read = try await SilentPushdDeviceTests.admin(try #require(receiver.adminPort), "GET", "/v1/pushes/\(first)")
             let why = read.json["why"] as? [String: Any]
             #expect(
-                why?["text"] as? String == "replaced by a newer update to its Live Activity before it showed (its updates name which)", "\(read.json)"
+                why?["text"] as? String
+                    == "replaced by a newer push to its Live Activity, an update or its end, before it showed (its updates name which)",
+                "\(read.json)"
             )
 
             // Offline, APNs holds the latest push for the activity's token, not for the app.
