@@ -135,7 +135,16 @@ public struct TransferRecord: Sendable, Equatable {
         self.attempts = 0
         self.bytes = 0
         self.finishedAt = at
-        self.reason = "refused: " + refusal.rawValue
+        self.reason = Self.refusedPrefix + refusal.rawValue
+    }
+
+    /// What begins a refused request's reason.
+    static let refusedPrefix = "refused: "
+
+    /// Whether this records a request refused at hand-over: it never was one of its session's
+    /// transfers (a restart puts it back in no session).
+    package var wasRefused: Bool {
+        state == .failed && attempts == 0 && reason?.hasPrefix(Self.refusedPrefix) == true
     }
 
     /// A refused request's text as its record keeps it: its first `limit` characters, each

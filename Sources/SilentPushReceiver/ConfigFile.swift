@@ -23,7 +23,7 @@ package struct ConfigFile: Sendable {
     /// file's order.
     private var settings: [(flag: String, arguments: [String])] = []
     /// Each number the file gives a flag as an argument spelled otherwise (a duration's
-    /// seconds as "3s" or "1500ms", a number of twenty digits and more in full), with the
+    /// seconds as "3s" or "1500ms", a number of more than twenty characters in full), with the
     /// number as the file may write it: a message about that flag quotes the file's number.
     private var numbersAsWritten: [(flag: String, spelled: String, written: String)] = []
     /// What no flag expresses.

@@ -183,7 +183,9 @@ extension DeviceRecorder {
     /// stop records it) is recorded, as the try's cut-off.
     package mutating func restoreTransfers(_ records: [TransferRecord], keptParts: [UInt64: Int64] = [:], now: DeviceInstant) -> Actions {
         var actions = Actions()
-        for record in records {
+        // A refused request was never its session's: it neither holds the session open nor
+        // sets what the session's transfers must say.
+        for record in records where !record.wasRefused {
             guard let request = record.request else { continue }
             if record.finishedAt == nil, let kept = keptParts[record.id], kept != record.bytes {
                 actions.changes.append(

@@ -138,14 +138,15 @@ package struct PushExpectation: Sendable {
     private func fateSeen(
         apnsID: String, expected: PushFate.Kind, manual: Bool, now: Int64
     ) async throws -> (met: Bool, final: Bool, line: String, until: Int64?) {
-        // The sooner of the time that holds a waiting push (`why.until`) and its expiry still
-        // to come: at its expiry a push waiting for a device offline or out of budget changes.
-        // (The expiry is given in whole milliseconds, the receiver keeps it finer: 1 ms on is
-        // past it.)
+        // The sooner of the time that holds a waiting push (`why.until`; now: work under way in
+        // real time) and its expiry, each not yet past: at its expiry a push waiting for a
+        // device offline or out of budget changes. (The expiry is given in whole milliseconds,
+        // the receiver keeps it finer: 1 ms on is past it.)
         func sooner(_ why: Any?, expiry: Any?) -> Int64? {
             func time(_ value: Any?) -> Int64? { (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)) }
+            let held = time((why as? [String: Any])?["until"]).flatMap { $0 >= now ? $0 : nil }
             let pastExpiry = time(expiry).map { $0 + 1 }.flatMap { $0 > now ? $0 : nil }
-            return [time((why as? [String: Any])?["until"]), pastExpiry].compactMap { $0 }.min()
+            return [held, pastExpiry].compactMap { $0 }.min()
         }
         guard let push = try await object("/v1/pushes/\(apnsID)", missingIsNil: true) else {
             // Moving a manual clock brings no push: the check ends there, the clock unmoved

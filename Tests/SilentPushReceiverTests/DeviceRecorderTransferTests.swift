@@ -173,6 +173,26 @@ import Testing
         #expect(actions.taskRuns.first?.request.identifier == "B")
     }
 
+    /// A request refused at hand-over is put back in no session by a restart: one that asked
+    /// for launch events beside a session that sends none leaves the session's next transfer
+    /// to be taken, as before the restart.
+    @Test func aRestartPutsBackNoRefusedRequest() throws {
+        var recorder = Self.recorder()
+        var running = TransferRecord(
+            id: 1, deviceToken: Self.device, topic: Self.app.topic,
+            request: try TransferRequest(session: "S", url: "http://127.0.0.1:9/blob", sessionSendsLaunchEvents: false), handedOverAt: Self.at(0))
+        running.state = .running
+        running.attempts = 1
+        let refused = TransferRecord(
+            refused: .launchEventsDiffer, id: 2, deviceToken: Self.device, topic: Self.app.topic, session: "S", url: "http://127.0.0.1:9/other",
+            sessionSendsLaunchEvents: true, at: Self.at(1))
+        #expect(refused.wasRefused && refused.request != nil)
+        let restored = recorder.restoreTransfers([running, refused], now: Self.at(10))
+        #expect(restored.transferStarts.map(\.id) == [1])
+        let next = try TransferRequest(session: "S", url: "http://127.0.0.1:9/third", sessionSendsLaunchEvents: false)
+        #expect(recorder.handOver(next, id: 3, app: Self.app, source: .wake(5), now: Self.at(11)).reply == .done)
+    }
+
     /// A part on disk that its record does not say (the receiver ended without a stop) is
     /// recorded as the try's cut-off; one it says already, and an ended transfer's, are not.
     @Test func aRestartRecordsThePartARunningTryLeftWithoutAStop() throws {
