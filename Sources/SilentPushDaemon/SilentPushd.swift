@@ -746,8 +746,10 @@ package struct SilentPushd: AsyncParsableCommand {
 
     /// The config file named on the command line, if any (`--config FILE` or `--config=FILE`;
     /// the last given, as the parser takes it; not a word that is another option's value).
+    /// An option where the file belongs (`--config --strict`) is none: the parser then says
+    /// the value is missing.
     static func configPath(in arguments: [String]) -> String? {
-        ConfigFile.options(in: arguments).last { $0.flag == "--config" }?.value
+        ConfigFile.options(in: arguments).last { $0.flag == "--config" }?.value.flatMap { $0.hasPrefix("--") ? nil : $0 }
     }
 
     /// Parses the command line (after the config file it names) and runs the receiver. Every

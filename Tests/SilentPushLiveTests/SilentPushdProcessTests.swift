@@ -277,6 +277,10 @@ import Testing
             ["--config", "/nonexistent/silentpushd.json"],
             "cannot read the config file '/nonexistent/silentpushd.json': No such file or directory (check --config)"
         ),
+        // An option where the file belongs is no file's name; nor is a config file named in
+        // another option's value.
+        (["--config", "--strict"], "Missing value for '--config <file>'"),
+        (["--admin-token", "--config", "/nonexistent/silentpushd.json"], "Unexpected argument '/nonexistent/silentpushd.json'"),
         // Numbers at the edges of their types: a line that says what to fix, never a trap.
         (["--deadline", "2w"], "--deadline '2w' is not a duration"),
         (["--deadline", "25h"], "--deadline '25h' is longer than 1 day(s)"),
