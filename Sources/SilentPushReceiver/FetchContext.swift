@@ -95,12 +95,12 @@ public final class FetchContext: Sendable {
             }
             func field(_ key: String) -> String? { fields[key] }
             let method = field("method").flatMap(TransferRequest.Method.init(rawValue:)) ?? .GET
-            refuse(
-                refusal,
-                DeviceRecorder.RefusedRequest(
-                    session: field("session"), url: field("url"), method: method, fromFile: field("fromFile"),
-                    discretionary: flags["discretionary"] ?? false, allowsCellular: flags["allowsCellular"] ?? true,
-                    sessionSendsLaunchEvents: flags["sessionSendsLaunchEvents"] ?? true))
+            // URLSession's defaults (the request's) for a flag not given.
+            var request = DeviceRecorder.RefusedRequest(session: field("session"), url: field("url"), method: method, fromFile: field("fromFile"))
+            if let discretionary = flags["discretionary"] { request.discretionary = discretionary }
+            if let allowsCellular = flags["allowsCellular"] { request.allowsCellular = allowsCellular }
+            if let launchEvents = flags["sessionSendsLaunchEvents"] { request.sessionSendsLaunchEvents = launchEvents }
+            refuse(refusal, request)
             return .failure(refusal)
         }
     }

@@ -143,9 +143,8 @@ package struct PushExpectation: Sendable {
         // device offline or out of budget changes. (The expiry is given in whole milliseconds,
         // the receiver keeps it finer: 1 ms on is past it.)
         func sooner(_ why: Any?, expiry: Any?) -> Int64? {
-            func time(_ value: Any?) -> Int64? { (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)) }
-            let held = time((why as? [String: Any])?["until"]).flatMap { $0 >= now ? $0 : nil }
-            let pastExpiry = time(expiry).map { $0 + 1 }.flatMap { $0 > now ? $0 : nil }
+            let held = Self.time((why as? [String: Any])?["until"]).flatMap { $0 >= now ? $0 : nil }
+            let pastExpiry = Self.time(expiry).map { $0 + 1 }.flatMap { $0 > now ? $0 : nil }
             return [held, pastExpiry].compactMap { $0 }.min()
         }
         guard let push = try await object("/v1/pushes/\(apnsID)", missingIsNil: true) else {
@@ -210,9 +209,7 @@ package struct PushExpectation: Sendable {
         let newest = activities.last?["state"] as? String
         // The next time a held update is due or an activity's state changes (stale, ended by the
         // system, dismissed), for a manual clock to move to: a state is seen before it passes.
-        func time(_ value: Any?) -> Int64? {
-            (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)).flatMap { $0 > now ? $0 : nil }
-        }
+        func time(_ value: Any?) -> Int64? { Self.time(value).flatMap { $0 > now ? $0 : nil } }
         let held = updates.compactMap { $0["outcome"] as? String == "waiting" ? time($0["until"]) : nil }
         let changes = activities.flatMap { activity -> [Int64] in
             switch activity["state"] as? String {
@@ -239,7 +236,6 @@ package struct PushExpectation: Sendable {
     private func relaunchWaits(device: String, transfers: [[String: Any]], now: Int64) async throws -> (runs: Bool, until: [Int64]) {
         let unsettled = transfers.filter { $0["state"] as? String == "done" && $0["file"] is NSNull && $0["relaunchRequestId"] is Int }
         guard !unsettled.isEmpty else { return (false, []) }
-        func time(_ value: Any?) -> Int64? { (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:)) }
         let runs = try await object("/v1/task-runs?device=\(device)&neverRan=false&limit=1000")["runs"] as? [[String: Any]] ?? []
         var realTime = false
         var until: [Int64] = []
@@ -249,11 +245,11 @@ package struct PushExpectation: Sendable {
                 let requestID = transfer["relaunchRequestId"] as? Int
                 let wait: Int64?
                 if let request = pending.first(where: { $0["id"] as? Int == requestID }) {
-                    wait = time((request["why"] as? [String: Any])?["until"])
+                    wait = Self.time((request["why"] as? [String: Any])?["until"])
                 } else {
                     // Launched: its run's time limit, while it runs.
                     let run = runs.first { $0["requestId"] as? Int == requestID && $0["finishedAt"] is NSNull }
-                    wait = time(run?["deadline"])
+                    wait = Self.time(run?["deadline"])
                 }
                 if let wait, wait > now { until.append(wait) } else { realTime = true }
             }
@@ -307,10 +303,7 @@ package struct PushExpectation: Sendable {
         let (relaunchRuns, relaunchTimes) = try await relaunchWaits(device: device, transfers: transfers, now: now)
         let underWay = relaunchRuns || transfers.contains { $0["state"] as? String == "running" }
         let times =
-            transfers.compactMap { transfer -> Int64? in
-                guard let text = (transfer["why"] as? [String: Any])?["until"] as? String else { return nil }
-                return ISO8601Timestamp.millisecondsSinceEpoch(parsing: text).flatMap { $0 > now ? $0 : nil }
-            } + relaunchTimes
+            transfers.compactMap { Self.time(($0["why"] as? [String: Any])?["until"]).flatMap { $0 > now ? $0 : nil } } + relaunchTimes
         let until = underWay && !met ? now : times.min()
         var counts: [String: Int] = [:]
         for transfer in transfers {
@@ -325,6 +318,12 @@ package struct PushExpectation: Sendable {
             "device \(device) has \(transfers.count) transfer\(transfers.count == 1 ? "" : "s")" + (summary.isEmpty ? "" : ": \(summary)")
             + (waiting.map { " (\($0))" } ?? "")
         return (met, final, line, until)
+    }
+
+    /// A time the admin API wrote (an ISO 8601 string), in device-clock ms; nil for anything
+    /// else (null, absent, malformed).
+    private static func time(_ value: Any?) -> Int64? {
+        (value as? String).flatMap(ISO8601Timestamp.millisecondsSinceEpoch(parsing:))
     }
 
     private func advance(milliseconds: Int64) async throws {

@@ -152,8 +152,7 @@ package struct PushSender: Sendable {
                 // SETTINGS) would keep a new connection waiting as long: the push fails, said
                 // as that silence.
                 if await connection.endedWithoutAnswer() {
-                    let (seconds, attoseconds) = configuration.answerTimeout.components
-                    let silence = H2ConnectError.noAnswer(milliseconds: seconds &* 1000 &+ attoseconds / 1_000_000_000_000_000)
+                    let silence = H2ConnectError.noAnswer(milliseconds: configuration.answerTimeout.nanosecondCount / 1_000_000)
                     return done(failed(push, silence), connection)
                 }
                 // A server that ended TLS with an alert (a client certificate it refuses) would

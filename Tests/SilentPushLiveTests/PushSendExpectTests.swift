@@ -109,12 +109,17 @@ import Testing
         #expect(expired.status == 0 && expired.output.hasPrefix("ok: push \(ids[1]) is expired"), "\(expired.output)")
         // The clock stopped just past the expiry of the push that replaced it, not at its wake
         // 15 minutes on (the clock is the next steps' too).
+        try await Self.expectClockJustPastExpiry(of: ids[2], admin: admin, from: now, before: 15 * 60_000)
+    }
+
+    /// The manual clock stands just past push `apnsID`'s expiry, less than `before` ms on from
+    /// `start`. (Each time is read through a Double: a millisecond either way.)
+    static func expectClockJustPastExpiry(of apnsID: String, admin: Int, from start: Int64, before: Int64) async throws {
         let expiry = try SilentPushdDeviceTests.milliseconds(
-            try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(ids[2])").json["expiresAt"])
+            try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(apnsID)").json["expiresAt"])
         let clock = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"])
-        // (Each time read through a Double: a millisecond either way.)
         #expect(
-            abs(clock - (expiry + 1)) <= 2 && clock - now < 15 * 60_000, "the clock moved \(clock - now) ms; the push expired \(expiry - now) ms on")
+            abs(clock - (expiry + 1)) <= 2 && clock - start < before, "the clock moved \(clock - start) ms; the push expired \(expiry - start) ms on")
     }
 
     /// A push waiting for a device offline expires at its apns-expiration: expect moves the
@@ -133,11 +138,7 @@ import Testing
         let url = "http://127.0.0.1:\(admin)"
         let expired = try await Self.pushsend(["expect", "--admin", url, "--apns-id", id, "--fate", "expired", "--within", "5m"])
         #expect(expired.status == 0 && expired.output.hasPrefix("ok: push \(id) is expired"), "\(expired.output)")
-        let expiry = try SilentPushdDeviceTests.milliseconds(
-            try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/pushes/\(id)").json["expiresAt"])
-        let clock = try SilentPushdDeviceTests.milliseconds(try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/clock").json["now"])
-        #expect(
-            abs(clock - (expiry + 1)) <= 2 && clock - now < 5 * 60_000, "the clock moved \(clock - now) ms; the push expired \(expiry - now) ms on")
+        try await Self.expectClockJustPastExpiry(of: id, admin: admin, from: now, before: 5 * 60_000)
     }
 
     /// A push coalesced into one still waiting is settled at that one's wake: expect moves the

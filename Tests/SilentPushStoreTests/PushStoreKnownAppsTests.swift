@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import SilentPushCore
 import SilentPushStore
 import SilentPushTestSupport
@@ -96,21 +95,7 @@ import Testing
             .insertPush(Self.push(8, token: "gg", type: .voip, fate: .expired)),
         ])
         try await store.close()
-        switch location {
-        case .file(let path):
-            let database = try DatabaseQueue(path: path)
-            try await database.write { db in
-                try db.execute(sql: "DELETE FROM apps")
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v25'")
-            }
-            try database.close()
-        case .postgres(let url):
-            let server = try #require(PostgresServer.current)
-            let downgraded = try await server.psql("DELETE FROM apps; UPDATE schema_version SET version = 24", database: url.database)
-            try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
-        default:
-            Issue.record("a store test's location is a file or a PostgreSQL database")
-        }
+        try await PushStoreTests.rewind(location, to: 24, running: "DELETE FROM apps")
         store = try await PushStore.open(location)
         #expect(
             try await Self.known(store) == [

@@ -12,6 +12,27 @@ import Testing
         Scratch.directory.appendingPathComponent("silentpush-store-\(UUID().uuidString)/pushes.sqlite").path
     }
 
+    /// Makes the closed store at `location` read as version `version`: `sql` undoes what the
+    /// next version changed, and the store's version (SQLite: that migration's mark) goes back,
+    /// so the next open runs the migration again.
+    static func rewind(_ location: PushStore.Location, to version: Int, running sql: String) async throws {
+        switch location {
+        case .file(let path):
+            let database = try DatabaseQueue(path: path)
+            try await database.write { db in
+                try db.execute(sql: sql)
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v\(version + 1)'")
+            }
+            try database.close()
+        case .postgres(let url):
+            let server = try #require(PostgresServer.current)
+            let rewound = try await server.psql("\(sql); UPDATE schema_version SET version = \(version)", database: url.database)
+            try #require(rewound.status == 0, "\(rewound.errorOutput)")
+        default:
+            Issue.record("a store test's location is a file or a PostgreSQL database")
+        }
+    }
+
     static func push(
         _ id: UInt64, token: String = "aa", topic: String = "com.example.app", fate: PushFate = .pending, generation: UInt32? = 0,
         replaced: UInt64? = nil
@@ -841,22 +862,7 @@ import Testing
         try await check(store, "as written")
         try await store.close()
         // Version 25's view had no `replaced_by`: any view of that name stands for it.
-        let older = "DROP VIEW push_fates; CREATE VIEW push_fates AS SELECT * FROM pushes"
-        switch location {
-        case .file(let path):
-            let database = try DatabaseQueue(path: path)
-            try await database.write { db in
-                try db.execute(sql: older)
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v26'")
-            }
-            try database.close()
-        case .postgres(let url):
-            let server = try #require(PostgresServer.current)
-            let downgraded = try await server.psql("\(older); UPDATE schema_version SET version = 25", database: url.database)
-            try #require(downgraded.status == 0, "\(downgraded.errorOutput)")
-        default:
-            Issue.record("a store test's location is a file or a PostgreSQL database")
-        }
+        try await PushStoreTests.rewind(location, to: 25, running: "DROP VIEW push_fates; CREATE VIEW push_fates AS SELECT * FROM pushes")
         store = try await PushStore.open(location)
         try await check(store, "after the upgrade from version 25")
         try await store.close()
