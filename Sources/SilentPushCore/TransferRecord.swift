@@ -115,8 +115,9 @@ public struct TransferRecord: Sendable, Equatable {
     /// refusal's.
     public init(
         refused refusal: TransferRefusal, id: UInt64, deviceToken: String, topic: String, session: String?, url: String?,
-        method: TransferRequest.Method = .GET, fromFile: String? = nil, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true, wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
+        method: TransferRequest.Method = .GET, fromFile: String? = nil,
+        discretionary: Bool = TransferRequest.defaultDiscretionary, allowsCellular: Bool = TransferRequest.defaultAllowsCellular,
+        sessionSendsLaunchEvents: Bool = TransferRequest.defaultSessionSendsLaunchEvents, wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
     ) {
         self.id = id
         self.deviceToken = deviceToken

@@ -23,6 +23,12 @@ public struct TransferRequest: Sendable, Equatable {
     /// absolute path on the receiver's host; nil: no body.
     public var fromFile: String?
 
+    /// `URLSessionConfiguration`'s defaults for a flag a request does not give: every
+    /// initialiser that takes the flags, and the parser, take them from here.
+    public static let defaultDiscretionary = false
+    public static let defaultAllowsCellular = true
+    public static let defaultSessionSendsLaunchEvents = true
+
     /// The longest session identifier and URL taken, in bytes.
     public static let maximumSessionLength = 200
     public static let maximumURLLength = 2048
@@ -31,8 +37,8 @@ public struct TransferRequest: Sendable, Equatable {
 
     /// A request; throws what is wrong with it.
     public init(
-        session: String, url: String, method: Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true, fromFile: String? = nil
+        session: String, url: String, method: Method = .GET, discretionary: Bool = Self.defaultDiscretionary,
+        allowsCellular: Bool = Self.defaultAllowsCellular, sessionSendsLaunchEvents: Bool = Self.defaultSessionSendsLaunchEvents, fromFile: String? = nil
     ) throws(TransferRefusal) {
         guard !session.isEmpty, session.utf8.count <= Self.maximumSessionLength, session.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
             throw .badSession
@@ -84,7 +90,7 @@ public struct TransferRequest: Sendable, Equatable {
         var url: String?
         var method = Method.GET
         var fromFile: String?
-        var flags = (discretionary: false, allowsCellular: true, launchEvents: true)
+        var flags = (discretionary: Self.defaultDiscretionary, allowsCellular: Self.defaultAllowsCellular, launchEvents: Self.defaultSessionSendsLaunchEvents)
         var seen: Set<[UInt8]> = []
         do {
             guard try scanner.peek() == .object else { throw TransferRefusal.notAnObject }

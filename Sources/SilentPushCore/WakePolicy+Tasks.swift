@@ -59,8 +59,9 @@ extension WakePolicy {
     @inlinable public mutating func submitTask(
         _ request: TaskRequest<Instant>, for app: App, declaration: AppDeclaration?, now: Instant
     ) -> (error: TaskSubmitError?, actions: [WakeAction<App, Instant>]) {
-        fireTimers(upTo: now)
-        if let error = submitError(request, for: app, declaration: declaration, now: now) { return (error, takeActions()) }
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
+        if let error = submitError(request, for: app, declaration: declaration, now: now) { return (error, actions) }
         let key = Int32(index(of: app))
         var appTasks = tasks[key] ?? AppTasks()
         if let old = appTasks.pending.firstIndex(where: { $0.request.identifier == request.identifier }) {
@@ -69,8 +70,8 @@ extension WakePolicy {
         }
         appTasks.pending.append(PendingTask(request: request))
         tasks[key] = appTasks
-        evaluateTasks(Int(key), now: now, announce: true)
-        return (nil, takeActions())
+        evaluateTasks(Int(key), now: now, announce: true, into: &actions)
+        return (nil, actions)
     }
 
     /// Why `request` may not be submitted now, if it may not.
@@ -110,32 +111,34 @@ extension WakePolicy {
     /// Returns whether one was pending. A relaunch for a `URLSession` (kind `urlSession`) is
     /// the system's, not `BGTaskScheduler`'s: no cancel reaches it.
     @inlinable public mutating func cancelTask(identifier: String, for app: App, now: Instant) -> (found: Bool, actions: [WakeAction<App, Instant>]) {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         guard let slot = apps.index(of: app),
             let found = tasks[Int32(slot)]?.pending.firstIndex(where: { $0.request.identifier == identifier && $0.request.kind != .urlSession })
-        else { return (false, takeActions()) }
+        else { return (false, actions) }
         let cancelled = tasks[Int32(slot)]!.pending.remove(at: found)
         actions.append(.taskRequestEnded(request: cancelled.request.id, app: app, outcome: .cancelled, at: now))
-        evaluateTasks(slot, now: now, announce: false)
-        return (true, takeActions())
+        evaluateTasks(slot, now: now, announce: false, into: &actions)
+        return (true, actions)
     }
 
     /// The app cancelled every pending request (`cancelAllTaskRequests()`), but the system's
     /// relaunches for its `URLSession`s.
     @inlinable public mutating func cancelAllTasks(for app: App, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
-        if let slot = apps.index(of: app) { cancelPendingTasks(at: slot, now: now) { $0.kind != .urlSession } }
-        return takeActions()
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
+        if let slot = apps.index(of: app) { cancelPendingTasks(at: slot, now: now, into: &actions) { $0.kind != .urlSession } }
+        return actions
     }
 
     /// Cancels the pending requests of the app at `slot` that `cancels` selects.
-    @inlinable mutating func cancelPendingTasks(at slot: Int, now: Instant, _ cancels: (TaskRequest<Instant>) -> Bool) {
+    @inlinable mutating func cancelPendingTasks(at slot: Int, now: Instant, into actions: inout [WakeAction<App, Instant>], _ cancels: (TaskRequest<Instant>) -> Bool) {
         guard let pending = tasks[Int32(slot)]?.pending else { return }
         tasks[Int32(slot)]!.pending = pending.filter { !cancels($0.request) }
         for task in pending where cancels(task.request) {
             actions.append(.taskRequestEnded(request: task.request.id, app: apps[slot], outcome: .cancelled, at: now))
         }
-        evaluateTasks(slot, now: now, announce: false)
+        evaluateTasks(slot, now: now, announce: false, into: &actions)
     }
 
     /// The handler called `setTaskCompleted(success:)`. Returns false, changing nothing,
@@ -143,12 +146,13 @@ extension WakePolicy {
     @inlinable public mutating func taskCompleted(
         runID: UInt64, app: App, success: Bool, now: Instant
     ) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
-        fireTimers(upTo: now)
-        guard let slot = apps.index(of: app), let run = removeRun(runID, at: slot) else { return (false, takeActions()) }
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
+        guard let slot = apps.index(of: app), let run = removeRun(runID, at: slot) else { return (false, actions) }
         let outcome = TaskOutcome.completion(success: success, expired: run.expiredAt != nil)
         actions.append(.taskEnded(runID: runID, app: app, outcome: outcome, at: now))
-        runEnded(run, at: slot, now: now)
-        return (true, takeActions())
+        runEnded(run, at: slot, now: now, into: &actions)
+        return (true, actions)
     }
 
     /// Run `runID`'s grace after its expiration handler is over in real time, and its handler
@@ -156,11 +160,12 @@ extension WakePolicy {
     /// to move): it is terminated now, as the timer would. Nothing when it is not an expired
     /// run still running.
     @inlinable public mutating func taskGraceOver(runID: UInt64, app: App, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         guard let slot = apps.index(of: app), tasks[Int32(slot)]?.running.contains(where: { $0.start.runID == runID && $0.expiredAt != nil }) == true
-        else { return takeActions() }
-        terminateTask(slot, runID: runID, now: now)
-        return takeActions()
+        else { return actions }
+        terminateTask(slot, runID: runID, now: now, into: &actions)
+        return actions
     }
 
     /// A continued task reported progress (`completed` of `total` units). Returns false when
@@ -179,13 +184,14 @@ extension WakePolicy {
     @inlinable public mutating func simulateTaskLaunch(
         identifier: String, for app: App, now: Instant
     ) -> (found: Bool, actions: [WakeAction<App, Instant>]) {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         guard let slot = apps.index(of: app), let found = tasks[Int32(slot)]?.pending.firstIndex(where: { $0.request.identifier == identifier })
-        else { return (false, takeActions()) }
+        else { return (false, actions) }
         let task = tasks[Int32(slot)]!.pending.remove(at: found)
-        startTask(slot, task.request, now: now, simulated: true)
-        evaluateTasks(slot, now: now, announce: false)
-        return (true, takeActions())
+        startTask(slot, task.request, now: now, simulated: true, into: &actions)
+        evaluateTasks(slot, now: now, announce: false, into: &actions)
+        return (true, actions)
     }
 
     /// The debugger's `_simulateExpirationForTaskWithIdentifier`: the running task
@@ -193,12 +199,13 @@ extension WakePolicy {
     @inlinable public mutating func simulateTaskExpiration(
         identifier: String, for app: App, now: Instant
     ) -> (found: Bool, actions: [WakeAction<App, Instant>]) {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         guard let slot = apps.index(of: app),
             let run = tasks[Int32(slot)]?.running.first(where: { $0.start.request.identifier == identifier && $0.expiredAt == nil })
-        else { return (false, takeActions()) }
-        expireTask(slot, runID: run.start.runID, now: now)
-        return (true, takeActions())
+        else { return (false, actions) }
+        expireTask(slot, runID: run.start.runID, now: now, into: &actions)
+        return (true, actions)
     }
 
     /// Every transfer of the app's background `URLSession` `session` has ended: the app is to
@@ -212,11 +219,12 @@ extension WakePolicy {
 
     /// Puts back a request a restarted receiver found pending in its store.
     @inlinable public mutating func restoreTask(_ request: TaskRequest<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         let key = Int32(index(of: app))
         tasks[key, default: AppTasks()].pending.append(PendingTask(request: request))
-        evaluateTasks(Int(key), now: now, announce: true)
-        return takeActions()
+        evaluateTasks(Int(key), now: now, announce: true, into: &actions)
+        return actions
     }
 
     // MARK: - Reading
@@ -293,7 +301,7 @@ extension WakePolicy {
 
     /// Launches what of the app's pending requests may launch now, says why the others wait,
     /// and arms the app's task timer for the earliest of them.
-    @inlinable mutating func evaluateTasks(_ slot: Int, now: Instant, announce force: Bool) {
+    @inlinable mutating func evaluateTasks(_ slot: Int, now: Instant, announce force: Bool, into actions: inout [WakeAction<App, Instant>]) {
         let key = Int32(slot)
         guard tasks[key] != nil else { return }
         var next: Instant?
@@ -306,26 +314,26 @@ extension WakePolicy {
                     let running = continuedRunning(on: apps[slot].device)
                     if running < settings.continuedTaskCapacity {
                         tasks[key]!.pending.remove(at: index)
-                        startTask(slot, request, now: now, simulated: false)
+                        startTask(slot, request, now: now, simulated: false, into: &actions)
                         continue
                     }
-                    announceTask(key, index, .continuedSlots(running: running, capacity: settings.continuedTaskCapacity), force: force)
+                    announceTask(key, index, .continuedSlots(running: running, capacity: settings.continuedTaskCapacity), force: force, into: &actions)
                 } else if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
                     tasks[key]!.pending.remove(at: index)
-                    startTask(slot, request, now: now, simulated: false)
+                    startTask(slot, request, now: now, simulated: false, into: &actions)
                     continue
                 } else {
-                    announceTask(key, index, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: force)
+                    announceTask(key, index, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: force, into: &actions)
                     if !tasks[key]!.waitingForSlot {
                         tasks[key]!.waitingForSlot = true
                         tasksWaitingForSlot.append(key)
                     }
                 }
             case .at(let at, let why):
-                announceTask(key, index, why, force: force)
+                announceTask(key, index, why, force: force, into: &actions)
                 next = next.map { min($0, at) } ?? at
             case .held(let why):
-                announceTask(key, index, why, force: force)
+                announceTask(key, index, why, force: force, into: &actions)
             }
             index += 1
         }
@@ -335,7 +343,7 @@ extension WakePolicy {
 
     /// Says why the request waits: when asked to, or when the reason is not the one last
     /// said (requests are few, so every change is said, not only a change of rule).
-    @inlinable mutating func announceTask(_ key: Int32, _ index: Int, _ why: WaitReason<Instant>, force: Bool) {
+    @inlinable mutating func announceTask(_ key: Int32, _ index: Int, _ why: WaitReason<Instant>, force: Bool, into actions: inout [WakeAction<App, Instant>]) {
         let said = tasks[key]!.pending[index]
         guard force || said.why != why else { return }
         tasks[key]!.pending[index].why = why
@@ -349,7 +357,7 @@ extension WakePolicy {
         if let at { timers.insert(Timer(slot: key, kind: .taskEvaluate, value: UInt64(tasks[key]!.timerStamp)), at: at) }
     }
 
-    @inlinable mutating func startTask(_ slot: Int, _ request: TaskRequest<Instant>, now: Instant, simulated: Bool) {
+    @inlinable mutating func startTask(_ slot: Int, _ request: TaskRequest<Instant>, now: Instant, simulated: Bool, into actions: inout [WakeAction<App, Instant>]) {
         let key = Int32(slot)
         let runID = nextTaskRunID
         nextTaskRunID += 1
@@ -368,16 +376,15 @@ extension WakePolicy {
         guard !simulated, request.kind != .continued else { return }
         recordLaunch(slot, of: apps[slot].device, now: now)
         if request.kind == .refresh {
-            states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
-            states[slot].overran = false
+            states[slot].nextWake = .afterInterval(now.advanced(by: settings.minimumInterval))
             // A push waiting for the app now waits for the interval from this launch.
-            if states[slot].pending != nil, states[slot].runningWake == 0 { evaluate(slot, now: now, announcePending: false) }
+            if states[slot].pending != nil, states[slot].runningWake == 0 { evaluate(slot, now: now, announcePending: false, into: &actions) }
         }
     }
 
     /// The run's time is up: its expiration handler is called, and it has the grace period
     /// to complete.
-    @inlinable mutating func expireTask(_ slot: Int, runID: UInt64, now: Instant) {
+    @inlinable mutating func expireTask(_ slot: Int, runID: UInt64, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         let key = Int32(slot)
         guard let index = tasks[key]?.running.firstIndex(where: { $0.start.runID == runID }), tasks[key]!.running[index].expiredAt == nil
         else { return }
@@ -388,12 +395,12 @@ extension WakePolicy {
 
     /// The run never completed after its expiration handler: it is terminated, and the
     /// app's task launches are deferred.
-    @inlinable mutating func terminateTask(_ slot: Int, runID: UInt64, now: Instant) {
+    @inlinable mutating func terminateTask(_ slot: Int, runID: UInt64, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         guard let run = removeRun(runID, at: slot) else { return }
         actions.append(.terminateTask(runID: runID, app: apps[slot]))
         actions.append(.taskEnded(runID: runID, app: apps[slot], outcome: .terminated, at: now))
         if let until = penaltyEnd(terminatedAt: now) { tasks[Int32(slot), default: AppTasks()].penaltyUntil = until }
-        runEnded(run, at: slot, now: now)
+        runEnded(run, at: slot, now: now, into: &actions)
     }
 
     /// When the penalty for a run terminated at `at` ends (the app's task launches wait until
@@ -410,30 +417,30 @@ extension WakePolicy {
     }
 
     /// A run ended: its fetch slot (or continued slot) goes to what waits for one.
-    @inlinable mutating func runEnded(_ run: RunningTask, at slot: Int, now: Instant) {
+    @inlinable mutating func runEnded(_ run: RunningTask, at slot: Int, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         if let penalty = tasks[Int32(slot)]?.penaltyUntil, penalty <= now { tasks[Int32(slot)]!.penaltyUntil = nil }
         if run.start.request.kind == .continued {
             let device = apps[slot].device
             for key in tasks.keys.sorted() where apps[Int(key)].device == device {
-                evaluateTasks(Int(key), now: now, announce: false)
+                evaluateTasks(Int(key), now: now, announce: false, into: &actions)
             }
         } else {
             runningFetches -= 1
-            evaluateTasks(slot, now: now, announce: false)
-            startWaiting(now: now)
+            evaluateTasks(slot, now: now, announce: false, into: &actions)
+            startWaiting(now: now, into: &actions)
         }
         if tasks[Int32(slot)]?.isEmpty == true { tasks[Int32(slot)] = nil }
     }
 
     /// Starts the apps' tasks that were ready but found every fetch slot taken.
-    @inlinable mutating func startWaitingTasks(now: Instant) {
+    @inlinable mutating func startWaitingTasks(now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         var head = 0
         while head < tasksWaitingForSlot.count, settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
             let key = tasksWaitingForSlot[head]
             head += 1
             guard tasks[key]?.waitingForSlot == true else { continue }
             tasks[key]!.waitingForSlot = false
-            evaluateTasks(Int(key), now: now, announce: false)
+            evaluateTasks(Int(key), now: now, announce: false, into: &actions)
         }
         tasksWaitingForSlot.removeFirst(min(head, tasksWaitingForSlot.count))
     }
@@ -441,7 +448,7 @@ extension WakePolicy {
     /// `device` changed: resource pressure stops continued tasks (serious heat the one with
     /// the least progress, critical all of them), a device in use again stops processing
     /// tasks, and every request of its apps is looked at again.
-    @inlinable mutating func deviceChangedForTasks(_ device: App.Device, from old: DeviceState, to new: DeviceState, now: Instant) {
+    @inlinable mutating func deviceChangedForTasks(_ device: App.Device, from old: DeviceState, to new: DeviceState, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         let keys = tasks.keys.sorted().filter { apps[Int($0)].device == device }
         if settings.throttling != .off, new.thermalState > old.thermalState, new.thermalState >= .serious {
             var continued: [(slot: Int, run: RunningTask)] = []
@@ -452,7 +459,7 @@ extension WakePolicy {
             }
             continued.sort { $0.run.progress < $1.run.progress || ($0.run.progress == $1.run.progress && $0.run.start.runID < $1.run.start.runID) }
             for (slot, run) in new.thermalState == .critical ? continued[...] : continued.prefix(1) {
-                expireTask(slot, runID: run.start.runID, now: now)
+                expireTask(slot, runID: run.start.runID, now: now, into: &actions)
             }
         }
         // Apple: "The system terminates any background processing tasks running when the user
@@ -460,10 +467,10 @@ extension WakePolicy {
         if old.idle, !new.idle, settings.throttling != .off {
             for key in keys {
                 for run in tasks[key]?.running ?? [] where run.start.request.kind == .processing && !run.start.simulated {
-                    expireTask(Int(key), runID: run.start.runID, now: now)
+                    expireTask(Int(key), runID: run.start.runID, now: now, into: &actions)
                 }
             }
         }
-        for key in keys { evaluateTasks(Int(key), now: now, announce: true) }
+        for key in keys { evaluateTasks(Int(key), now: now, announce: true, into: &actions) }
     }
 }

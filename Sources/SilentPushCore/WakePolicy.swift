@@ -24,7 +24,6 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @usableFromInline var runningFetches = 0
     @usableFromInline var _pendingSlotCount = 0
     @usableFromInline var nextWakeID: UInt64 = 1
-    @usableFromInline var actions: [WakeAction<App, Instant>] = []
     /// Background task requests and runs, by app index: only apps that submitted any.
     @usableFromInline var tasks: [Int32: AppTasks] = [:]
     @usableFromInline var tasksWaitingForSlot: [Int32] = []
@@ -70,7 +69,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     public var knownApps: [App] {
         apps.apps.indices.filter { slot in
             let state = states[slot]
-            return state.pending != nil || state.nextAllowed != nil || state.runningWake != 0 || tasks[Int32(slot)] != nil
+            return state.pending != nil || state.nextWake != nil || state.runningWake != 0 || tasks[Int32(slot)] != nil
                 || lastOpened[apps[slot]] != nil
         }.map { apps[$0] }
     }
@@ -106,7 +105,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
 
     /// The earliest instant `app` may start its next wake (nil: never woken).
-    @inlinable public func nextAllowedWake(of app: App) -> Instant? { state(of: app)?.nextAllowed }
+    @inlinable public func nextAllowedWake(of app: App) -> Instant? { state(of: app)?.nextWake?.at }
 
     /// `device`'s state.
     @inlinable public func deviceState(_ device: App.Device) -> DeviceState { devices[device]?.state ?? DeviceState() }
@@ -115,10 +114,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// A push arrived for `app` (already accepted by APNs).
     @inlinable public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
         // A push that replaces one says so and then why it waits: room for both at once,
         // not an allocation for each.
-        actions.reserveCapacity(actions.count + 2)
+        var actions: [WakeAction<App, Instant>] = []
+        actions.reserveCapacity(2)
+        fireTimers(upTo: now, into: &actions)
         let device = settings.throttling == .off ? DeviceState() : deviceState(app.device)
         if device.forceQuit {
             actions.append(.dropped(push: push.id, app: app, reason: .forceQuit, generation: nil, coalesced: 0))
@@ -141,23 +141,24 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 expiresAt = expiresAt.map { min($0, limit) } ?? limit
             }
             states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: expiresAt)
-            evaluate(slot, now: now, announcePending: true)
+            evaluate(slot, now: now, announcePending: true, into: &actions)
         }
-        return takeActions()
+        return actions
     }
 
     /// The app's fetch handler answered. Returns false, with no effect on the app, when the
     /// wake was already cancelled at its deadline: a late result is ignored.
     @inlinable public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         guard let slot = apps.index(of: app), states[slot].runningWake == wakeID, wakeID != 0 else {
-            return (false, takeActions())
+            return (false, actions)
         }
         states[slot].runningWake = 0
         runningFetches -= 1
-        evaluate(slot, now: now, announcePending: false)
-        startWaiting(now: now)
-        return (true, takeActions())
+        evaluate(slot, now: now, announcePending: false, into: &actions)
+        startWaiting(now: now, into: &actions)
+        return (true, actions)
     }
 
     /// `device`'s state changed. Turning force-quit on or Background App Refresh off drops
@@ -171,7 +172,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable public mutating func setDeviceState(
         _ new: DeviceState, for device: App.Device, launches: (counted: [(app: App, at: Instant)], through: Instant)? = nil, now: Instant
     ) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         let old = deviceState(device)
         var record = devices[device] ?? DeviceRecord()
         record.state = new
@@ -184,20 +186,20 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             : new.forceQuit && !old.forceQuit
                 ? .forceQuit
                 : !new.backgroundRefresh && old.backgroundRefresh ? .backgroundAppRefreshOff : nil
-        let killed = dropReason == .forceQuit ? kill(appsOf: device, because: .forceQuit, now: now) : []
+        let killed = dropReason == .forceQuit ? kill(appsOf: device, because: .forceQuit, now: now, into: &actions) : []
         for slot in 0..<apps.count where apps[slot].device == device {
             guard let pending = states[slot].pending else { continue }
             if let reason = dropReason {
                 let (generation, coalesced) = closeSlot(slot)
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: reason, generation: generation, coalesced: coalesced))
             } else {
-                evaluate(slot, now: now, announcePending: true)
+                evaluate(slot, now: now, announcePending: true, into: &actions)
             }
         }
-        for (slot, run) in killed { runEnded(run, at: slot, now: now) }
-        if !tasks.isEmpty { deviceChangedForTasks(device, from: old, to: new, now: now) }
-        startWaiting(now: now)
-        return takeActions()
+        for (slot, run) in killed { runEnded(run, at: slot, now: now, into: &actions) }
+        if !tasks.isEmpty { deviceChangedForTasks(device, from: old, to: new, now: now, into: &actions) }
+        startWaiting(now: now, into: &actions)
+        return actions
     }
 
     /// The apps of `device` were deleted (a reinstall gives them a new token): each push
@@ -205,33 +207,35 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// (a relaunch for a background session too: the session went with the app), and what
     /// runs is killed (`kill`).
     @inlinable public mutating func appDeleted(device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
-        let killed = kill(appsOf: device, because: .appDeleted, now: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
+        let killed = kill(appsOf: device, because: .appDeleted, now: now, into: &actions)
         for slot in 0..<apps.count where apps[slot].device == device {
             if let pending = states[slot].pending {
                 let (generation, coalesced) = closeSlot(slot)
                 actions.append(.dropped(push: pending.push, app: apps[slot], reason: .appDeleted, generation: generation, coalesced: coalesced))
             }
             // Its relaunches for a `URLSession` too: the session went with the app.
-            cancelPendingTasks(at: slot, now: now) { _ in true }
+            cancelPendingTasks(at: slot, now: now, into: &actions) { _ in true }
         }
-        for (slot, run) in killed { runEnded(run, at: slot, now: now) }
-        startWaiting(now: now)
-        return takeActions()
+        for (slot, run) in killed { runEnded(run, at: slot, now: now, into: &actions) }
+        startWaiting(now: now, into: &actions)
+        return actions
     }
 
     /// The user opened `app` at `opened` (nil: usage unknown, which counts as in use).
     /// Apps not opened for a day, a week, are launched at twice, four times the interval;
     /// past `settings.appUsageThreshold`, not at all. Its waiting push is looked at again.
     @inlinable public mutating func setLastOpened(_ opened: Instant?, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         lastOpened[app] = opened
         if let slot = apps.index(of: app), states[slot].pending != nil || tasks[Int32(slot)] != nil {
-            evaluate(slot, now: now, announcePending: true)
-            evaluateTasks(slot, now: now, announce: true)
-            startWaiting(now: now)
+            evaluate(slot, now: now, announcePending: true, into: &actions)
+            evaluateTasks(slot, now: now, announce: true, into: &actions)
+            startWaiting(now: now, into: &actions)
         }
-        return takeActions()
+        return actions
     }
 
     /// When `app` was last opened, if known.
@@ -241,20 +245,21 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// launch starts during the warm-up (`settings.rebootWarmup`); the pushes waiting in its
     /// apps' slots say so and wait it out. (Scans the apps, as a device change does.)
     @inlinable public mutating func reboot(_ device: App.Device, now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         var record = devices[device] ?? DeviceRecord()
         record.warmUntil = now.advanced(by: settings.rebootWarmup)
         devices[device] = record
-        let killed = kill(appsOf: device, because: .reboot, now: now)
-        for (slot, run) in killed { runEnded(run, at: slot, now: now) }
+        let killed = kill(appsOf: device, because: .reboot, now: now, into: &actions)
+        for (slot, run) in killed { runEnded(run, at: slot, now: now, into: &actions) }
         for slot in 0..<apps.count where apps[slot].device == device && states[slot].pending != nil {
-            evaluate(slot, now: now, announcePending: true)
+            evaluate(slot, now: now, announcePending: true, into: &actions)
         }
         for slot in tasks.keys.sorted() where apps[Int(slot)].device == device {
-            evaluateTasks(Int(slot), now: now, announce: true)
+            evaluateTasks(Int(slot), now: now, announce: true, into: &actions)
         }
-        startWaiting(now: now)
-        return takeActions()
+        startWaiting(now: now, into: &actions)
+        return actions
     }
 
     /// Forgets `device`: its apps' waiting pushes, interval, budget, usage, task requests and
@@ -275,7 +280,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Forgets the devices `forgetting` selects, in one pass over the apps (see
     /// `forget(_:now:)`): a clustered receiver that lost their shards lets them go so.
     @inlinable public mutating func forget(now: Instant, _ forgetting: (App.Device) -> Bool) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         for slot in 0..<apps.count where forgetting(apps[slot].device) {
             let app = apps[slot]
             if states[slot].pending != nil { _pendingSlotCount -= 1 }
@@ -297,8 +303,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             }
         }
         devices = devices.filter { !forgetting($0.key) }
-        startWaiting(now: now)
-        return takeActions()
+        startWaiting(now: now, into: &actions)
+        return actions
     }
 
     /// Puts back an app as a restarted receiver found it in its store: the slot generation
@@ -311,61 +317,45 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         app: App, generation: UInt32, nextAllowed: Instant?, overran: Bool = false, pending: IncomingPush<Instant>?, coalesced: UInt32 = 0,
         now: Instant
     ) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         let slot = index(of: app)
         states[slot].generation = generation
-        states[slot].nextAllowed = nextAllowed
-        states[slot].overran = overran && nextAllowed != nil
+        states[slot].nextWake = nextAllowed.map { overran ? .afterOverrun($0) : .afterInterval($0) }
         if let pending {
             if states[slot].pending == nil { _pendingSlotCount += 1 }
             states[slot].pending = Pending(push: pending.id, priority: pending.priority, expiresAt: pending.expiresAt)
             states[slot].coalesced = coalesced
-            evaluate(slot, now: now, announcePending: false)
+            evaluate(slot, now: now, announcePending: false, into: &actions)
         }
-        return takeActions()
+        return actions
     }
 
     /// Fires every timer due at or before `now`, each at its own instant, in order.
     @inlinable public mutating func advance(to now: Instant) -> [WakeAction<App, Instant>] {
-        fireTimers(upTo: now)
-        return takeActions()
-    }
-
-    /// Takes back an event's actions once the caller has carried them out: the next event
-    /// fills the same buffer, so a push's actions need no allocation of their own. A list
-    /// that grew large is left to be freed.
-    @inlinable package mutating func recycle(_ spent: inout [WakeAction<App, Instant>]) {
-        guard actions.isEmpty, actions.capacity == 0, spent.capacity <= 16 else { return }
-        spent.removeAll(keepingCapacity: true)
-        swap(&actions, &spent)
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
+        return actions
     }
 
     // MARK: - Internals
 
-    /// Hands the actions over. (Not `removeAll(keepingCapacity:)`: the caller now shares the
-    /// buffer, so keeping its capacity would copy it, however large it once grew.)
-    @inlinable mutating func takeActions() -> [WakeAction<App, Instant>] {
-        let taken = actions
-        actions = []
-        return taken
-    }
-
-    @inlinable mutating func fireTimers(upTo now: Instant) {
+    @inlinable mutating func fireTimers(upTo now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         while let (at, timer) = timers.popDue(now) {
             let slot = Int(timer.slot)
             switch timer.kind {
             case .evaluate where states[slot].timerStamp == UInt32(truncatingIfNeeded: timer.value):
                 states[slot].armedAt = nil
-                evaluate(slot, now: at, announcePending: false)
+                evaluate(slot, now: at, announcePending: false, into: &actions)
             case .deadline where states[slot].runningWake == timer.value:
-                overran(slot, wakeID: timer.value, now: at)
+                overran(slot, wakeID: timer.value, now: at, into: &actions)
             case .taskEvaluate where tasks[timer.slot]?.timerStamp == UInt32(truncatingIfNeeded: timer.value):
                 tasks[timer.slot]?.armedAt = nil
-                evaluateTasks(slot, now: at, announce: false)
+                evaluateTasks(slot, now: at, announce: false, into: &actions)
             case .taskDeadline:
-                expireTask(slot, runID: timer.value, now: at)
+                expireTask(slot, runID: timer.value, now: at, into: &actions)
             case .taskGrace:
-                terminateTask(slot, runID: timer.value, now: at)
+                terminateTask(slot, runID: timer.value, now: at, into: &actions)
             default:
                 continue  // superseded
             }
@@ -375,12 +365,12 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// Starts the app's pending push if it can wake now, else expires it or arms a timer.
     /// `announcePending` says the push's `.pending` action (with why it waits) is due even
     /// if the reason has not changed since it was last said.
-    @inlinable mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool) {
+    @inlinable mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool, into actions: inout [WakeAction<App, Instant>]) {
         guard let pending = states[slot].pending else { return }
         let expired = pending.expiresAt.map { $0 <= now } ?? false
         guard states[slot].runningWake == 0 else {
-            if expired { return expire(slot, pending) }
-            announce(slot, pending, .fetchRunning, force: announcePending)
+            if expired { return expire(slot, pending, into: &actions) }
+            announce(slot, pending, .fetchRunning, force: announcePending, into: &actions)
             // With a fetch running, only the pending push's expiry needs a timer.
             arm(slot, at: pending.expiresAt)
             return
@@ -389,11 +379,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         if case .now = readiness {
             // A push due to expire now is delivered only if it can wake the app now.
             if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
-                startWake(slot, pending, now: now)
+                startWake(slot, pending, now: now, into: &actions)
                 return
             }
-            if expired { return expire(slot, pending) }
-            announce(slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending)
+            if expired { return expire(slot, pending, into: &actions) }
+            announce(slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending, into: &actions)
             if !states[slot].waitingForSlot {
                 states[slot].waitingForSlot = true
                 waitingForSlot.append(Int32(slot))
@@ -402,17 +392,17 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             arm(slot, at: pending.expiresAt)
             return
         }
-        if expired { return expire(slot, pending) }
+        if expired { return expire(slot, pending, into: &actions) }
         // Wake at `ready`, or expire first; a held push only expires.
         let ready: Instant?
         switch readiness {
         case .now: return
         case .at(let at, let why):
             ready = at
-            announce(slot, pending, why, force: announcePending)
+            announce(slot, pending, why, force: announcePending, into: &actions)
         case .held(let why):
             ready = nil
-            announce(slot, pending, why, force: announcePending)
+            announce(slot, pending, why, force: announcePending, into: &actions)
         }
         let at: Instant? =
             switch (ready, pending.expiresAt) {
@@ -426,14 +416,14 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// The slot's pending push expired: recorded so with the pushes coalesced before it; the
     /// slot leaves the queue for a fetch slot.
-    @inlinable mutating func expire(_ slot: Int, _ pending: Pending) {
+    @inlinable mutating func expire(_ slot: Int, _ pending: Pending, into actions: inout [WakeAction<App, Instant>]) {
         states[slot].waitingForSlot = false
         let (generation, coalesced) = closeSlot(slot)
         actions.append(.expired(push: pending.push, app: apps[slot], generation: generation, coalesced: coalesced))
     }
 
     /// Says why the push waits: when asked to, or when the reason is not the one last said.
-    @inlinable mutating func announce(_ slot: Int, _ pending: Pending, _ why: WaitReason<Instant>, force: Bool) {
+    @inlinable mutating func announce(_ slot: Int, _ pending: Pending, _ why: WaitReason<Instant>, force: Bool, into actions: inout [WakeAction<App, Instant>]) {
         let code = Self.code(of: why)
         guard force || states[slot].waitCode != code else { return }
         states[slot].waitCode = code
@@ -572,9 +562,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     ) -> Readiness {
         var at = start
         var why = initial
-        if interval, let allowed = app.nextAllowed {
-            let base = settings.interval(afterOverrun: app.overran)
-            let lastWake = allowed.advanced(by: .zero - base)
+        if interval, let allowed = app.nextWake {
+            let base = settings.interval(afterOverrun: allowed.overran)
+            let lastWake = allowed.at.advanced(by: .zero - base)
             let interval = base * usage
             let next = lastWake.advanced(by: interval)
             if next > at {
@@ -616,7 +606,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         return .now
     }
 
-    @inlinable mutating func startWake(_ slot: Int, _ pending: Pending, now: Instant) {
+    @inlinable mutating func startWake(_ slot: Int, _ pending: Pending, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         let app = apps[slot]
         let wakeID = nextWakeID
         nextWakeID += 1
@@ -628,8 +618,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                     wakeID: wakeID, app: app, push: pending.push, generation: generation, coalescedCount: coalesced, startedAt: now,
                     deadline: deadline)))
         states[slot].runningWake = wakeID
-        states[slot].nextAllowed = now.advanced(by: settings.minimumInterval)
-        states[slot].overran = false
+        states[slot].nextWake = .afterInterval(now.advanced(by: settings.minimumInterval))
         states[slot].waitingForSlot = false
         states[slot].waitCode = 0
         runningFetches += 1
@@ -688,7 +677,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// no penalty follows, as the apps did nothing wrong. Returns the runs it ended, whose
     /// slots the event hands on (`runEnded`) once it has done the rest: nothing starts on the
     /// device, to be killed with it, before every app's runs are ended.
-    @inlinable mutating func kill(appsOf device: App.Device, because cause: AppKill, now: Instant) -> [(slot: Int, run: RunningTask)] {
+    @inlinable mutating func kill(appsOf device: App.Device, because cause: AppKill, now: Instant, into actions: inout [WakeAction<App, Instant>]) -> [(slot: Int, run: RunningTask)] {
         var killed: [(slot: Int, run: RunningTask)] = []
         for slot in 0..<apps.count where apps[slot].device == device {
             let app = apps[slot]
@@ -708,33 +697,32 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// The handler ran past its deadline: cancel it and double the app's next interval.
-    @inlinable mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant) {
+    @inlinable mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         actions.append(.cancelWake(wakeID: wakeID, app: apps[slot]))
         states[slot].runningWake = 0
         // From the wake's start, the interval after an overrun (`overrunFactor` times the minimum).
-        states[slot].nextAllowed = states[slot].nextAllowed.map {
-            $0.advanced(by: settings.interval(afterOverrun: true) - settings.minimumInterval)
+        states[slot].nextWake = states[slot].nextWake.map {
+            .afterOverrun($0.at.advanced(by: settings.interval(afterOverrun: true) - settings.minimumInterval))
         }
-        states[slot].overran = true
         runningFetches -= 1
-        evaluate(slot, now: now, announcePending: false)
-        startWaiting(now: now)
+        evaluate(slot, now: now, announcePending: false, into: &actions)
+        startWaiting(now: now, into: &actions)
     }
 
     /// Starts apps that were ready but found every fetch slot taken, first come first served.
-    @inlinable mutating func startWaiting(now: Instant) {
+    @inlinable mutating func startWaiting(now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         while waitingHead < waitingForSlot.count, settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
             let slot = Int(waitingForSlot[waitingHead])
             waitingHead += 1
             guard states[slot].waitingForSlot else { continue }
             states[slot].waitingForSlot = false
-            evaluate(slot, now: now, announcePending: false)
+            evaluate(slot, now: now, announcePending: false, into: &actions)
         }
         if waitingHead == waitingForSlot.count {
             waitingForSlot.removeAll(keepingCapacity: true)
             waitingHead = 0
         }
-        if !tasksWaitingForSlot.isEmpty { startWaitingTasks(now: now) }
+        if !tasksWaitingForSlot.isEmpty { startWaitingTasks(now: now, into: &actions) }
     }
 }
 
@@ -753,7 +741,8 @@ extension WakePolicy {
 
     @usableFromInline struct AppState: Sendable {
         @usableFromInline var pending: Pending?
-        @usableFromInline var nextAllowed: Instant?
+        /// When its next wake may start (nil: never woken).
+        @usableFromInline var nextWake: NextWake?
         @usableFromInline var runningWake: UInt64 = 0
         @usableFromInline var generation: UInt32 = 0
         /// Pushes coalesced in this generation: they share the fate of whatever closes it.
@@ -763,12 +752,29 @@ extension WakePolicy {
         /// When the live evaluation timer fires, if one is armed.
         @usableFromInline var armedAt: Instant?
         @usableFromInline var waitingForSlot = false
-        /// The last wake overran its deadline: the interval after it is doubled.
-        @usableFromInline var overran = false
         /// The rule last said for the pending push (`WakePolicy.code(of:)`); 0: none yet.
         @usableFromInline var waitCode: UInt8 = 0
 
         @inlinable init() {}
+    }
+
+    /// When an app's next wake may start, and which interval sets it.
+    @usableFromInline enum NextWake: Sendable {
+        /// The minimum interval after its last launch (a wake, or a refresh task's run).
+        case afterInterval(Instant)
+        /// The longer interval after a wake that overran its deadline (`overrunFactor` times
+        /// the minimum).
+        case afterOverrun(Instant)
+
+        @inlinable var at: Instant {
+            switch self {
+            case .afterInterval(let at), .afterOverrun(let at): at
+            }
+        }
+
+        @inlinable var overran: Bool {
+            if case .afterOverrun = self { true } else { false }
+        }
     }
 
     @usableFromInline struct DeviceRecord: Sendable {

@@ -83,8 +83,9 @@ public final class BackgroundTask: Sendable {
     /// with the run and thrown (see `FetchContext.startBackgroundTransfer(session:url:method:discretionary:allowsCellular:sessionSendsLaunchEvents:fromFile:)`).
     @discardableResult
     public func startBackgroundTransfer(
-        session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true, fromFile: String? = nil
+        session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = TransferRequest.defaultDiscretionary,
+        allowsCellular: Bool = TransferRequest.defaultAllowsCellular,
+        sessionSendsLaunchEvents: Bool = TransferRequest.defaultSessionSendsLaunchEvents, fromFile: String? = nil
     ) throws(TransferRefusal) -> UInt64 {
         guard let context = state.withLock({ $0.context }) else { throw .notRunning }
         return try context.startBackgroundTransfer(

@@ -23,8 +23,9 @@ extension DeviceRecorder {
         package var sessionSendsLaunchEvents: Bool
 
         package init(
-            session: String?, url: String?, method: TransferRequest.Method = .GET, fromFile: String? = nil, discretionary: Bool = false,
-            allowsCellular: Bool = true, sessionSendsLaunchEvents: Bool = true
+            session: String?, url: String?, method: TransferRequest.Method = .GET, fromFile: String? = nil,
+            discretionary: Bool = TransferRequest.defaultDiscretionary, allowsCellular: Bool = TransferRequest.defaultAllowsCellular,
+            sessionSendsLaunchEvents: Bool = TransferRequest.defaultSessionSendsLaunchEvents
         ) {
             self.session = session
             self.url = url

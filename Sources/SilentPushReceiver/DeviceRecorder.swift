@@ -392,9 +392,7 @@ package struct DeviceRecorder {
         actions.changes.append(.probe(at: 0))
         let app = App(device: record.deviceToken, topic: record.topic)
         var inserting: PushRecord? = consume record
-        var policyActions = policy.receive(incoming, for: app, now: now)
-        apply(policyActions, to: &actions, inserting: &inserting)
-        policy.recycle(&policyActions)
+        apply(policy.receive(incoming, for: app, now: now), to: &actions, inserting: &inserting)
         if let pushRow = inserting.take() {
             // A push that replaced the one waiting in its app's slot is for an app recorded
             // known already (when that one arrived, or in the run that restored it): no lookup.

@@ -46,8 +46,9 @@ public final class FetchContext: Sendable {
     /// checked (`TransferRequest.init` throws before anything reaches the device).
     @discardableResult
     public func startBackgroundTransfer(
-        session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = false, allowsCellular: Bool = true,
-        sessionSendsLaunchEvents: Bool = true, fromFile: String? = nil
+        session: String, url: String, method: TransferRequest.Method = .GET, discretionary: Bool = TransferRequest.defaultDiscretionary,
+        allowsCellular: Bool = TransferRequest.defaultAllowsCellular,
+        sessionSendsLaunchEvents: Bool = TransferRequest.defaultSessionSendsLaunchEvents, fromFile: String? = nil
     ) throws(TransferRefusal) -> UInt64 {
         let request: TransferRequest
         do throws(TransferRefusal) {

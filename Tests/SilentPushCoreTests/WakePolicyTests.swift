@@ -217,30 +217,6 @@ import Testing
         #expect(scenario.fates[pushes[91]!] == .delivered(at: 105 * Self.minute))
     }
 
-    @Test func aRecycledActionListCarriesTheNextEventsActions() {
-        var recycling = WakePolicy<App, DeviceInstant>(settings: WakeSettings())
-        var plain = WakePolicy<App, DeviceInstant>(settings: WakeSettings())
-        let pushes = (1...3 as ClosedRange<UInt64>).map { IncomingPush<DeviceInstant>(id: $0, priority: .high) }
-        var spent = recycling.receive(pushes[0], for: Self.app, now: Scenario.at(0))
-        #expect(spent == plain.receive(pushes[0], for: Self.app, now: Scenario.at(0)))
-        let buffer = spent.withUnsafeBufferPointer { $0.baseAddress }
-        recycling.recycle(&spent)
-        #expect(spent.isEmpty)
-        // The next event fills the same buffer, with what it would have said anyway.
-        var next = recycling.receive(pushes[1], for: Self.app, now: Scenario.at(1))
-        #expect(next.withUnsafeBufferPointer { $0.baseAddress } == buffer)
-        #expect(next == plain.receive(pushes[1], for: Self.app, now: Scenario.at(1)))
-        #expect(next.contains { if case .pending(push: 2, _, _, _) = $0 { true } else { false } })
-        // A list that grew large is not kept.
-        next = []
-        next.reserveCapacity(64)
-        let large = next.withUnsafeBufferPointer { $0.baseAddress }
-        recycling.recycle(&next)
-        let third = recycling.receive(pushes[2], for: Self.app, now: Scenario.at(2))
-        #expect(third.withUnsafeBufferPointer { $0.baseAddress } != large)
-        #expect(third == plain.receive(pushes[2], for: Self.app, now: Scenario.at(2)))
-    }
-
     @Test func aBurstOfTenAtOneInstant() {
         let scenario = Scenario(WakeSettings())
         let ids = (0..<10).map { _ in scenario.push(Self.app, at: 0) }
