@@ -114,11 +114,11 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// A push arrived for `app` (already accepted by APNs).
     @inlinable public mutating func receive(_ push: IncomingPush<Instant>, for app: App, now: Instant) -> [WakeAction<App, Instant>] {
+        var actions: [WakeAction<App, Instant>] = []
+        fireTimers(upTo: now, into: &actions)
         // A push that replaces one says so and then why it waits: room for both at once,
         // not an allocation for each.
-        var actions: [WakeAction<App, Instant>] = []
-        actions.reserveCapacity(2)
-        fireTimers(upTo: now, into: &actions)
+        actions.reserveCapacity(actions.count + 2)
         let device = settings.throttling == .off ? DeviceState() : deviceState(app.device)
         if device.forceQuit {
             actions.append(.dropped(push: push.id, app: app, reason: .forceQuit, generation: nil, coalesced: 0))
