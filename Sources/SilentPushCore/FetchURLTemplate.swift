@@ -55,7 +55,7 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
     public func expand(token: String, topic: String, payload: APNsPayload) throws(Problem) -> String {
         try expand(token: token, topic: topic) { key throws(Problem) in
             guard let value = payload.customValue(key) else {
-                throw Problem(description: "the payload has no top-level string or number '\(key)' for {\(key)} in \(description)")
+                throw Problem(description: "the payload has no top-level string, number or boolean '\(key)' for {\(key)} in \(description)")
             }
             return value
         }

@@ -943,7 +943,7 @@ public struct LiveActivityPolicy: Sendable {
                 timers.insert(.dismiss(id), at: dismissAt)
                 note =
                     payload.dismissalDate == nil || dismissAt == latest
-                    ? "ended; on the Lock Screen until \(Self.time(dismissAt)) (at most 4 hours)"
+                    ? "ended; on the Lock Screen until \(Self.time(dismissAt)) (at most \(Self.span(settings.dismissalWindow)))"
                     : "ended; on the Lock Screen until its dismissal-date \(Self.time(dismissAt))"
             }
             if let replaced, replaced.payload.contentState != nil, payload.contentState == nil {
@@ -1013,7 +1013,7 @@ public struct LiveActivityPolicy: Sendable {
             guard var activity = activities[id], !activity.state.isOver, settings.activeUntil(startedAt: activity.startedAt) <= at else { return }
             let dismissAt = at.advanced(by: settings.dismissalWindow)
             activity.state = .ended(at: at, dismissAt: dismissAt)
-            activity.why = "ended by the system: a Live Activity is active for at most 8 hours"
+            activity.why = "ended by the system: a Live Activity is active for at most \(Self.span(settings.maximumActive))"
             activities[id] = activity
             unsubscribe(activity)
             timers.insert(.dismiss(id), at: dismissAt)
@@ -1030,6 +1030,14 @@ public struct LiveActivityPolicy: Sendable {
     static func staleAtOnce(_ staleDate: DeviceInstant) -> String { "; stale at once (its stale-date \(time(staleDate)) has passed)" }
 
     /// An instant as the why texts write it: ISO 8601, UTC.
+    /// A span of the settings as a `why` says it: in hours when whole ("8 hours"), else as
+    /// a wait reason says a span.
+    static func span(_ duration: Duration) -> String {
+        let seconds = duration.components.seconds
+        guard seconds >= 3600, seconds % 3600 == 0, duration.components.attoseconds == 0 else { return WaitReason<DeviceInstant>.words(duration) }
+        return seconds == 3600 ? "1 hour" : "\(seconds / 3600) hours"
+    }
+
     static func time(_ instant: DeviceInstant) -> String { ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch) }
 
     /// A payload's `timestamp` as it was sent: seconds since 1970.

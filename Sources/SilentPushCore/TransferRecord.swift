@@ -117,7 +117,8 @@ public struct TransferRecord: Sendable, Equatable {
         refused refusal: TransferRefusal, id: UInt64, deviceToken: String, topic: String, session: String?, url: String?,
         method: TransferRequest.Method = .GET, fromFile: String? = nil,
         discretionary: Bool = TransferRequest.defaultDiscretionary, allowsCellular: Bool = TransferRequest.defaultAllowsCellular,
-        sessionSendsLaunchEvents: Bool = TransferRequest.defaultSessionSendsLaunchEvents, wakeID: UInt64? = nil, taskRunID: UInt64? = nil, at: DeviceInstant
+        sessionSendsLaunchEvents: Bool = TransferRequest.defaultSessionSendsLaunchEvents, wakeID: UInt64? = nil, taskRunID: UInt64? = nil,
+        at: DeviceInstant
     ) {
         self.id = id
         self.deviceToken = deviceToken

@@ -38,7 +38,8 @@ public struct TransferRequest: Sendable, Equatable {
     /// A request; throws what is wrong with it.
     public init(
         session: String, url: String, method: Method = .GET, discretionary: Bool = Self.defaultDiscretionary,
-        allowsCellular: Bool = Self.defaultAllowsCellular, sessionSendsLaunchEvents: Bool = Self.defaultSessionSendsLaunchEvents, fromFile: String? = nil
+        allowsCellular: Bool = Self.defaultAllowsCellular, sessionSendsLaunchEvents: Bool = Self.defaultSessionSendsLaunchEvents,
+        fromFile: String? = nil
     ) throws(TransferRefusal) {
         guard !session.isEmpty, session.utf8.count <= Self.maximumSessionLength, session.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
             throw .badSession
@@ -90,7 +91,9 @@ public struct TransferRequest: Sendable, Equatable {
         var url: String?
         var method = Method.GET
         var fromFile: String?
-        var flags = (discretionary: Self.defaultDiscretionary, allowsCellular: Self.defaultAllowsCellular, launchEvents: Self.defaultSessionSendsLaunchEvents)
+        var flags = (
+            discretionary: Self.defaultDiscretionary, allowsCellular: Self.defaultAllowsCellular, launchEvents: Self.defaultSessionSendsLaunchEvents
+        )
         var seen: Set<[UInt8]> = []
         do {
             guard try scanner.peek() == .object else { throw TransferRefusal.notAnObject }

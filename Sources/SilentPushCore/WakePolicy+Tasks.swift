@@ -132,7 +132,9 @@ extension WakePolicy {
     }
 
     /// Cancels the pending requests of the app at `slot` that `cancels` selects.
-    @inlinable mutating func cancelPendingTasks(at slot: Int, now: Instant, into actions: inout [WakeAction<App, Instant>], _ cancels: (TaskRequest<Instant>) -> Bool) {
+    @inlinable mutating func cancelPendingTasks(
+        at slot: Int, now: Instant, into actions: inout [WakeAction<App, Instant>], _ cancels: (TaskRequest<Instant>) -> Bool
+    ) {
         guard let pending = tasks[Int32(slot)]?.pending else { return }
         tasks[Int32(slot)]!.pending = pending.filter { !cancels($0.request) }
         for task in pending where cancels(task.request) {
@@ -317,13 +319,15 @@ extension WakePolicy {
                         startTask(slot, request, now: now, simulated: false, into: &actions)
                         continue
                     }
-                    announceTask(key, index, .continuedSlots(running: running, capacity: settings.continuedTaskCapacity), force: force, into: &actions)
+                    announceTask(
+                        key, index, .continuedSlots(running: running, capacity: settings.continuedTaskCapacity), force: force, into: &actions)
                 } else if settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
                     tasks[key]!.pending.remove(at: index)
                     startTask(slot, request, now: now, simulated: false, into: &actions)
                     continue
                 } else {
-                    announceTask(key, index, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: force, into: &actions)
+                    announceTask(
+                        key, index, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: force, into: &actions)
                     if !tasks[key]!.waitingForSlot {
                         tasks[key]!.waitingForSlot = true
                         tasksWaitingForSlot.append(key)
@@ -343,7 +347,9 @@ extension WakePolicy {
 
     /// Says why the request waits: when asked to, or when the reason is not the one last
     /// said (requests are few, so every change is said, not only a change of rule).
-    @inlinable mutating func announceTask(_ key: Int32, _ index: Int, _ why: WaitReason<Instant>, force: Bool, into actions: inout [WakeAction<App, Instant>]) {
+    @inlinable mutating func announceTask(
+        _ key: Int32, _ index: Int, _ why: WaitReason<Instant>, force: Bool, into actions: inout [WakeAction<App, Instant>]
+    ) {
         let said = tasks[key]!.pending[index]
         guard force || said.why != why else { return }
         tasks[key]!.pending[index].why = why
@@ -357,7 +363,9 @@ extension WakePolicy {
         if let at { timers.insert(Timer(slot: key, kind: .taskEvaluate, value: UInt64(tasks[key]!.timerStamp)), at: at) }
     }
 
-    @inlinable mutating func startTask(_ slot: Int, _ request: TaskRequest<Instant>, now: Instant, simulated: Bool, into actions: inout [WakeAction<App, Instant>]) {
+    @inlinable mutating func startTask(
+        _ slot: Int, _ request: TaskRequest<Instant>, now: Instant, simulated: Bool, into actions: inout [WakeAction<App, Instant>]
+    ) {
         let key = Int32(slot)
         let runID = nextTaskRunID
         nextTaskRunID += 1
@@ -448,7 +456,9 @@ extension WakePolicy {
     /// `device` changed: resource pressure stops continued tasks (serious heat the one with
     /// the least progress, critical all of them), a device in use again stops processing
     /// tasks, and every request of its apps is looked at again.
-    @inlinable mutating func deviceChangedForTasks(_ device: App.Device, from old: DeviceState, to new: DeviceState, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
+    @inlinable mutating func deviceChangedForTasks(
+        _ device: App.Device, from old: DeviceState, to new: DeviceState, now: Instant, into actions: inout [WakeAction<App, Instant>]
+    ) {
         let keys = tasks.keys.sorted().filter { apps[Int($0)].device == device }
         if settings.throttling != .off, new.thermalState > old.thermalState, new.thermalState >= .serious {
             var continued: [(slot: Int, run: RunningTask)] = []

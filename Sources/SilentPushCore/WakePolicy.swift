@@ -383,7 +383,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 return
             }
             if expired { return expire(slot, pending, into: &actions) }
-            announce(slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending, into: &actions)
+            announce(
+                slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending,
+                into: &actions)
             if !states[slot].waitingForSlot {
                 states[slot].waitingForSlot = true
                 waitingForSlot.append(Int32(slot))
@@ -423,7 +425,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Says why the push waits: when asked to, or when the reason is not the one last said.
-    @inlinable mutating func announce(_ slot: Int, _ pending: Pending, _ why: WaitReason<Instant>, force: Bool, into actions: inout [WakeAction<App, Instant>]) {
+    @inlinable mutating func announce(
+        _ slot: Int, _ pending: Pending, _ why: WaitReason<Instant>, force: Bool, into actions: inout [WakeAction<App, Instant>]
+    ) {
         let code = Self.code(of: why)
         guard force || states[slot].waitCode != code else { return }
         states[slot].waitCode = code
@@ -677,7 +681,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// no penalty follows, as the apps did nothing wrong. Returns the runs it ended, whose
     /// slots the event hands on (`runEnded`) once it has done the rest: nothing starts on the
     /// device, to be killed with it, before every app's runs are ended.
-    @inlinable mutating func kill(appsOf device: App.Device, because cause: AppKill, now: Instant, into actions: inout [WakeAction<App, Instant>]) -> [(slot: Int, run: RunningTask)] {
+    @inlinable mutating func kill(
+        appsOf device: App.Device, because cause: AppKill, now: Instant, into actions: inout [WakeAction<App, Instant>]
+    ) -> [(slot: Int, run: RunningTask)] {
         var killed: [(slot: Int, run: RunningTask)] = []
         for slot in 0..<apps.count where apps[slot].device == device {
             let app = apps[slot]

@@ -3094,7 +3094,7 @@ enum AdminOpenAPIDocument {
                "string",
                "null"
               ],
-              "description": "Why it reached no activity when ActivityKit cannot read its payload (Live Activity push ignored: <what>); null when it can."
+              "description": "Why it reached no activity: ActivityKit cannot read its payload, or it is a start, which a channel cannot carry (Live Activity push ignored: <what>); null when each activity decided (its updates say how)."
              }
             }
            },

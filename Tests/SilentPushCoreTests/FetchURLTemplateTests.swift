@@ -17,9 +17,16 @@ import Testing
 
     @Test func aMissingPayloadKeyIsNamed() throws {
         let template = try FetchURLTemplate("https://origin.example/{feed}")
-        #expect(throws: FetchURLTemplate.Problem.self) {
+        let problem = #expect(throws: FetchURLTemplate.Problem.self) {
             try template.expand(token: "ab", topic: "t", payload: try Self.payload(#"{"aps":{},"feed":{"nested":1}}"#))
         }
+        #expect(problem?.description == "the payload has no top-level string, number or boolean 'feed' for {feed} in https://origin.example/{feed}")
+    }
+
+    @Test func aBooleanPayloadKeyIsFilledInAsWritten() throws {
+        let template = try FetchURLTemplate("https://origin.example/feed?full={full}")
+        let url = try template.expand(token: "ab", topic: "t", payload: try Self.payload(#"{"aps":{},"full":false}"#))
+        #expect(url == "https://origin.example/feed?full=false")
     }
 
     /// A run has no payload: its URL fills `{token}` and `{topic}` and leaves a payload key empty.

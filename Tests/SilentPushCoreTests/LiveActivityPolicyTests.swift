@@ -234,6 +234,24 @@ import Testing
         #expect(why == "ended by the system: a Live Activity is active for at most 8 hours")
     }
 
+    @Test func whyNamesTheActiveSpanAndDismissalWindowSet() throws {
+        var settings = LiveActivitySettings.unthrottled
+        settings.maximumActive = .seconds(3600)
+        settings.dismissalWindow = .seconds(30 * 60)
+        var policy = try Self.withActivity(settings)
+        let expired = policy.advance(to: Self.at(3600))
+        let (activity, why) = try #require(Self.records(expired).first)
+        #expect(activity.state == .ended(at: Self.at(3600), dismissAt: Self.at(3600 + 30 * 60)))
+        #expect(why == "ended by the system: a Live Activity is active for at most 1 hour")
+        var ending = try Self.withActivity(settings)
+        let ended = ending.receive(
+            Self.push("E", to: "T1", Self.payload(.end, timestamp: 300, content: nil)), channelExists: { _ in true }, now: Self.at(3))
+        #expect(
+            Self.records(ended).first?.1
+                == "ended; on the Lock Screen until \(ISO8601Timestamp.string(millisecondsSinceEpoch: Self.at(3 + 30 * 60).millisecondsSinceEpoch)) (at most 30 min)"
+        )
+    }
+
     /// An update held back for its opportunity when the 8 hours end is ignored, saying so: not
     /// left waiting (with its push pending) for ever.
     @Test func anUpdateHeldWhenTheEightHoursEndIsIgnored() throws {
