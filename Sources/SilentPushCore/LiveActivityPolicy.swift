@@ -1021,7 +1021,8 @@ public struct LiveActivityPolicy: Sendable {
             // What it held back ends with it, saying so (its push is not left pending).
             if let waiting = held.removeValue(forKey: id) {
                 ignore(
-                    waiting.update.source, id, .activityEnded, "the activity ended (8 hours active) while this waited to show: ignored", at, &actions)
+                    waiting.update.source, id, .activityEnded,
+                    "the activity ended (\(Self.span(settings.maximumActive)) active) while this waited to show: ignored", at, &actions)
             }
         }
     }

@@ -164,7 +164,7 @@ package struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("cluster-claim-interval"), parsing: .unconditional,
         help: ArgumentHelp(
-            "How often a clustered receiver claims free shards and checks its own: the longest a dead receiver's shards stay unowned (2s by default).",
+            "How often a clustered receiver claims free shards and checks its own: a dead receiver's shards stay unowned for one or two of these (2s by default).",
             valueName: "duration"))
     var clusterClaimInterval: String?
 

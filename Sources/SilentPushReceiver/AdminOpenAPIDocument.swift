@@ -2919,7 +2919,7 @@ enum AdminOpenAPIDocument {
              },
              "why": {
               "type": "string",
-              "description": "Why it is as it is now: the device's last decision about it (its start, an update applied, its stale date, its end by a push or by the system after 8 hours, its dismissal)."
+              "description": "Why it is as it is now: the device's last decision about it (its start, an update applied, its stale date, its end by a push or by the system after --activity-max-active, 8 hours by default, its dismissal)."
              },
              "attributesType": {
               "type": "string"

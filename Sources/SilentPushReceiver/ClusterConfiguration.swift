@@ -7,7 +7,7 @@ public struct ClusterConfiguration: Sendable, Equatable {
     /// How many shards the devices fall into (`--cluster-shards`): the same on every receiver.
     public var shards: Int
     /// How often the receiver looks for free shards to claim and checks its own claims
-    /// (`--cluster-claim-interval`): the longest a dead receiver's shards stay unowned.
+    /// (`--cluster-claim-interval`): a dead receiver's shards stay unowned for one or two of these.
     public var claimInterval: Duration
     /// The receiver's name in `GET /v1/cluster` (`--cluster-name`; by default host:pid).
     public var name: String
