@@ -101,6 +101,20 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         return pushes
     }
 
+    /// Whether APNs holds a push for `device` arriving now (the device is offline, and the
+    /// throttling not off): it then expires by `heldExpiry(_:arrivedAt:)`.
+    @inlinable public func holdsAtAPNs(_ device: App.Device) -> Bool {
+        settings.throttling != .off && deviceState(device).network == .offline
+    }
+
+    /// When APNs gives up a push it holds for an offline device: its own expiry (`expiresAt`,
+    /// from `apns-expiration`) or `settings.apnsStorageLimit` after it arrived, whichever is
+    /// sooner.
+    @inlinable public func heldExpiry(_ expiresAt: Instant?, arrivedAt: Instant) -> Instant {
+        let limit = arrivedAt.advanced(by: settings.apnsStorageLimit)
+        return expiresAt.map { min($0, limit) } ?? limit
+    }
+
     /// Whether `app` has a fetch running.
     @inlinable public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
 
@@ -126,7 +140,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             actions.append(.dropped(push: push.id, app: app, reason: .backgroundAppRefreshOff, generation: nil, coalesced: 0))
         } else {
             let slot = index(of: app)
-            let offline = device.network == .offline
+            let offline = holdsAtAPNs(app.device)
             if let old = states[slot].pending {
                 actions.append(.coalesced(push: old.push, app: app, generation: states[slot].generation, atAPNs: offline))
                 // Saturates: a slot held open for ever (no budget left, no expiry) counts on.
@@ -134,12 +148,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             } else {
                 _pendingSlotCount += 1
             }
-            // APNs keeps a push for an offline device up to its expiry, or its storage limit.
-            var expiresAt = push.expiresAt
-            if offline {
-                let limit = now.advanced(by: settings.apnsStorageLimit)
-                expiresAt = expiresAt.map { min($0, limit) } ?? limit
-            }
+            let expiresAt = offline ? heldExpiry(push.expiresAt, arrivedAt: now) : push.expiresAt
             states[slot].pending = Pending(push: push.id, priority: push.priority, expiresAt: expiresAt)
             evaluate(slot, now: now, announcePending: true, into: &actions)
         }

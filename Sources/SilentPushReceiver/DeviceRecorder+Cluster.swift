@@ -90,9 +90,12 @@ extension DeviceRecorder {
         self.shards?.add(shards)
         for (key, app) in snapshot.apps {
             let pending = app.pending.map { push in
-                IncomingPush(
+                let expiresAt = push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) }
+                // APNs's storage limit counts from the arrival of a push it held, not from the restart.
+                return IncomingPush(
                     id: push.id, priority: APNsPriority(rawValue: push.priority) ?? .high,
-                    expiresAt: push.expiresAt.map { DeviceInstant(millisecondsSinceEpoch: $0) })
+                    expiresAt: push.heldAtAPNs
+                        ? policy.heldExpiry(expiresAt, arrivedAt: DeviceInstant(millisecondsSinceEpoch: push.receivedAt)) : expiresAt)
             }
             actions.append(
                 restore(

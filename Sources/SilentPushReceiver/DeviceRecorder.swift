@@ -391,6 +391,8 @@ package struct DeviceRecorder {
         actions.changes.reserveCapacity(4)  // the row, a wake, its push's fate, the slot's close
         actions.changes.append(.probe(at: 0))
         let app = App(device: record.deviceToken, topic: record.topic)
+        // APNs's storage limit then counts from its arrival, after a restart too.
+        record.heldAtAPNs = policy.holdsAtAPNs(app.device)
         var inserting: PushRecord? = consume record
         apply(policy.receive(incoming, for: app, now: now), to: &actions, inserting: &inserting)
         if let pushRow = inserting.take() {

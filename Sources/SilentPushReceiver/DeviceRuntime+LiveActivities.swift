@@ -25,8 +25,7 @@ extension DeviceRuntime {
         let reply = modifyStateAndRunActions { recorder, now in
             let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
             // Kept for an offline device as a background push is: to its expiry, at most APNs' storage limit.
-            let limit = now.advanced(by: recorder.policy.settings.apnsStorageLimit)
-            livePush.storedUntil = min(record.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)) ?? limit, limit)
+            livePush.storedUntil = recorder.policy.heldExpiry(record.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)), arrivedAt: now)
             return recorder.receiveLiveActivity(
                 record, push: livePush, inputChannelExists: inputChannelExists, now: now, completion: recorded)
         }

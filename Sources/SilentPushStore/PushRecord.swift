@@ -23,12 +23,15 @@ package struct PushRecord: Sendable, Equatable {
     /// Inserting this record writes that push's fate: coalesced, waiting for the wake that
     /// closes the generation.
     package var replaced: UInt64?
+    /// APNs held it from its arrival, the device offline (`apns_storage` 2): it expires at
+    /// the latest APNs's storage limit after `receivedAt`, also after a restart.
+    package var heldAtAPNs = false
 
     /// A record.
     package init(
         id: UInt64, apnsID: String, deviceToken: String, topic: String, pushType: String, priority: Int,
         receivedAt: Int64, expiresAt: Int64?, collapseID: String?, payload: [UInt8], warnings: [String],
-        fate: PushFate, generation: UInt32? = nil, replaced: UInt64? = nil
+        fate: PushFate, generation: UInt32? = nil, replaced: UInt64? = nil, heldAtAPNs: Bool = false
     ) {
         self.id = id
         self.apnsID = apnsID
@@ -44,5 +47,6 @@ package struct PushRecord: Sendable, Equatable {
         self.fate = fate
         self.generation = generation
         self.replaced = replaced
+        self.heldAtAPNs = heldAtAPNs
     }
 }

@@ -394,8 +394,9 @@ extension PushStore {
 
     /// A `push_fates` row as a record, with the fate the view reads.
     static func push(_ row: StoreRow) -> PushRecord {
+        let apnsStorage: Int64? = row.hasColumn("apns_storage") ? row["apns_storage"] : nil
         let stored = StoredFate(
-            fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"], apnsStorage: row.hasColumn("apns_storage") ? row["apns_storage"] : nil,
+            fate: row["fate"], wakeID: row["wake_id"], reason: row["reason"], apnsStorage: apnsStorage,
             replacedBy: row.hasColumn("replaced_by") ? row["replaced_by"] : nil)
         let warnings: String? = row["warnings"]
         let payload: Data = row["payload"]
@@ -408,6 +409,7 @@ extension PushStore {
             collapseID: row["collapse_id"], payload: Array(payload),
             warnings: warnings.map { $0.split(separator: "\n").map(String.init) } ?? [],
             fate: fate,
-            generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) })
+            generation: generation.map { UInt32(truncatingIfNeeded: $0) }, replaced: replaced.map { UInt64(bitPattern: $0) },
+            heldAtAPNs: StoredFate.heldAtAPNs(apnsStorage: apnsStorage))
     }
 }

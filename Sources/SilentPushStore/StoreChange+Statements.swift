@@ -293,7 +293,7 @@ extension StoreChange {
 
     static let pushColumns = [
         "id", "apns_id", "device_token", "topic", "push_type", "priority", "received_at", "expires_at", "collapse_id", "payload",
-        "warnings", "fate", "wake_id", "reason", "generation", "replaced", "apns_key",
+        "warnings", "fate", "wake_id", "reason", "generation", "replaced", "apns_key", "apns_storage",
     ]
 
     /// One insert of `rows` pushes, each bound in `pushColumns` order.
@@ -316,7 +316,7 @@ extension StoreChange {
             Int64(bitPattern: push.id), push.apnsID, push.deviceToken, push.topic, push.pushType, Int64(push.priority), push.receivedAt,
             push.expiresAt, push.collapseID, push.payload, push.warnings.isEmpty ? nil : push.warnings.joined(separator: "\n"),
             fate.kind.rawValue, fate.wakeID, fate.reason, push.generation.map { Int64($0) }, push.replaced.map { Int64(bitPattern: $0) },
-            PushStore.indexedAPNsKey(push.apnsID, pushID: push.id),
+            PushStore.indexedAPNsKey(push.apnsID, pushID: push.id), StoredFate.apnsStorage(heldAtAPNs: push.heldAtAPNs),
         ]
     }
 

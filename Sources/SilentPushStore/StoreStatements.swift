@@ -175,6 +175,7 @@ final class StoreStatements: @unchecked Sendable {
         bind(push.generation.map { Int64($0) })
         bind(push.replaced.map { Int64(bitPattern: $0) })
         bind(PushStore.indexedAPNsKey(push.apnsID, pushID: push.id))
+        bind(StoredFate.apnsStorage(heldAtAPNs: push.heldAtAPNs))
     }
 
     /// Applies a change the writer's prepared statements leave to GRDB: none that every

@@ -4,7 +4,8 @@ import SilentPushCore
 /// ways. `reason` holds why a push was dropped or rejected, what holds a pending one
 /// (`WaitReason.stored`), or what the fault rule that answered an injected one did; `wake_id`
 /// holds that rule's id; `apns_storage` 1 marks a push APNs replaced while the device was
-/// offline (`StoreChange.setCoalescedByAPNs` writes it).
+/// offline (`StoreChange.setCoalescedByAPNs` writes it), 2 one APNs held from its arrival
+/// (`PushRecord.heldAtAPNs`, written with the row).
 struct StoredFate: Equatable {
     var kind: PushFate.Kind
     var wakeID: Int64?
@@ -22,6 +23,13 @@ struct StoredFate: Equatable {
         let rejection = fate.rejection.map { reason in fate.rejectionCause.map { reason.rawValue + "\n" + $0 } ?? reason.rawValue }
         reason = fate.dropReason?.description ?? rejection ?? fate.waitReason?.stored ?? fate.injection?.description
     }
+
+    /// `apns_storage` as a new row holds it: 2 for a push APNs held from its arrival, else
+    /// NULL.
+    static func apnsStorage(heldAtAPNs: Bool) -> Int64? { heldAtAPNs ? 2 : nil }
+
+    /// Whether `apns_storage` as read marks a push APNs held from its arrival.
+    static func heldAtAPNs(apnsStorage: Int64?) -> Bool { apnsStorage == 2 }
 
     /// The columns as read; an unknown `fate` text reads as pending, and an unknown reason as
     /// none (a newer version's row).

@@ -206,6 +206,33 @@ import Testing
         }
     }
 
+    /// APNs keeps a push for an offline device up to its storage limit from its arrival, and a
+    /// restart does not lengthen that: the push restored expires when it would have without it.
+    @Test func aPushHeldAtAPNsExpiresAtTheStorageLimitAfterARestart() async throws {
+        let path = Scratch.directory.appendingPathComponent("storage-\(UUID().uuidString)/store.sqlite").path
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let configure: (inout ReceiverConfiguration) -> Void = {
+            $0.store = .file(path)
+            $0.wakeSettings.apnsStorageLimit = .seconds(3600)
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            try await receiver.setDeviceState(DeviceState(network: .offline), for: SamplePush.deviceToken)
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)  // no apns-expiration
+            await receiver.settle()
+            #expect(try await receiver.fate(of: Self.apnsID(1))?.waitReason?.rule == .offline)
+            try await receiver.advanceClock(by: Self.minute * 30)
+        }
+        try await Receiver.withTesting(configure) { receiver in
+            await receiver.settle()
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .pending)
+            try await receiver.advanceClock(by: Self.minute * 30)  // an hour after it arrived
+            await receiver.settle()
+            #expect(try await receiver.fate(of: Self.apnsID(1)) == .expired)
+        }
+    }
+
     @Test func aRestartPutsBackPendingPushesDeviceStateAndTheClock() async throws {
         let path = Scratch.directory.appendingPathComponent("restart-\(UUID().uuidString)/store.sqlite").path
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
