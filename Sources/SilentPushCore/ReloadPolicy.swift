@@ -118,8 +118,7 @@ public struct ReloadPolicy: Sendable {
         }
         guard online else {
             // Kept up to its expiry, or APNs's storage limit from when APNs took it.
-            let limit = min(push.receivedAt ?? now, now).advanced(by: apnsStorageLimit)
-            let expiresAt = push.expiresAt.map { min($0, limit) } ?? limit
+            let expiresAt = DeviceInstant.apnsHeldExpiry(push.expiresAt, arrivedAt: min(push.receivedAt ?? now, now), limit: apnsStorageLimit)
             if expiresAt <= now {
                 // `apns-expiration` 0, a time already past, or kept past the limit already
                 // (while the receiver was stopped): APNs does not store it.

@@ -111,8 +111,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// from `apns-expiration`) or `settings.apnsStorageLimit` after it arrived, whichever is
     /// sooner.
     @inlinable public func heldExpiry(_ expiresAt: Instant?, arrivedAt: Instant) -> Instant {
-        let limit = arrivedAt.advanced(by: settings.apnsStorageLimit)
-        return expiresAt.map { min($0, limit) } ?? limit
+        .apnsHeldExpiry(expiresAt, arrivedAt: arrivedAt, limit: settings.apnsStorageLimit)
     }
 
     /// Whether `app` has a fetch running.

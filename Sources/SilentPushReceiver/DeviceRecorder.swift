@@ -395,7 +395,9 @@ package struct DeviceRecorder {
         record.heldAtAPNs = policy.holdsAtAPNs(app.device)
         var inserting: PushRecord? = consume record
         apply(policy.receive(incoming, for: app, now: now), to: &actions, inserting: &inserting)
-        if let pushRow = inserting.take() {
+        if var pushRow = inserting.take() {
+            // Held only while it waits: a push dropped or expired as it arrived was not.
+            if pushRow.fate.kind != .pending { pushRow.heldAtAPNs = false }
             // A push that replaced the one waiting in its app's slot is for an app recorded
             // known already (when that one arrived, or in the run that restored it): no lookup.
             if pushRow.replaced == nil { know(pushRow, into: &actions) }

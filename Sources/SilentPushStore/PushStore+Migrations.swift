@@ -132,7 +132,7 @@ extension PushStore {
         }
         migrator.registerMigration("v9") { db in
             // Offline devices. 1 marks a push replaced at APNs (its one-slot storage), not on
-            // the device; other rows never write the column, so it costs them nothing.
+            // the device; later, 2 a push APNs held from its arrival (`StoredFate`).
             try db.execute(
                 sql: """
                     ALTER TABLE devices ADD COLUMN network TEXT NOT NULL DEFAULT 'online';

@@ -124,6 +124,24 @@ import Testing
         #expect(opened.reply == .stopping && opened.changes.isEmpty)
     }
 
+    /// A push that waits while its device is offline is recorded held at APNs (its storage
+    /// limit then counts from its arrival, after a restart too); one that does not wait (its
+    /// app force-quit, so dropped), or arrives online, is not.
+    @Test func aPushWaitingForAnOfflineDeviceIsRecordedHeldAtAPNs() throws {
+        var recorder = Self.recorder()
+        _ = recorder.setDeviceState(DeviceState(network: .offline), for: Self.device, now: Self.t0) { _ in }
+        let held = Self.receive(&recorder, 1, at: Self.at(1))
+        #expect(Self.inserted(held).map(\.fate) == [.pending(.offline)])
+        #expect(Self.inserted(held).map(\.heldAtAPNs) == [true])
+        _ = recorder.setDeviceState(DeviceState(forceQuit: true, network: .offline), for: Self.device, now: Self.at(2)) { _ in }
+        let dropped = Self.receive(&recorder, 2, at: Self.at(3))
+        #expect(Self.inserted(dropped).map(\.fate) == [.dropped(.forceQuit)])
+        #expect(Self.inserted(dropped).map(\.heldAtAPNs) == [false])
+        _ = recorder.setDeviceState(DeviceState(), for: Self.device, now: Self.at(4)) { _ in }
+        let online = Self.receive(&recorder, 3, at: Self.at(5))
+        #expect(Self.inserted(online).map(\.heldAtAPNs) == [false])
+    }
+
     @Test func pushesWithinTheIntervalWaitAndTheNewestReplacesTheOneWaiting() throws {
         var recorder = Self.recorder()
         _ = Self.receive(&recorder, 1, at: Self.t0)
