@@ -1030,7 +1030,6 @@ public struct LiveActivityPolicy: Sendable {
     /// What an activity's why adds when its stale-date has passed as it starts or updates.
     static func staleAtOnce(_ staleDate: DeviceInstant) -> String { "; stale at once (its stale-date \(time(staleDate)) has passed)" }
 
-    /// An instant as the why texts write it: ISO 8601, UTC.
     /// A span of the settings as a `why` says it: in hours when whole ("8 hours"), else as
     /// a wait reason says a span.
     static func span(_ duration: Duration) -> String {
@@ -1039,6 +1038,7 @@ public struct LiveActivityPolicy: Sendable {
         return seconds == 3600 ? "1 hour" : "\(seconds / 3600) hours"
     }
 
+    /// An instant as the why texts write it: ISO 8601, UTC.
     static func time(_ instant: DeviceInstant) -> String { ISO8601Timestamp.string(millisecondsSinceEpoch: instant.millisecondsSinceEpoch) }
 
     /// A payload's `timestamp` as it was sent: seconds since 1970.

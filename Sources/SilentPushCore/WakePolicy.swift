@@ -103,14 +103,14 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
 
     /// Whether APNs holds a push for `device` arriving now (the device is offline, and the
     /// throttling not off): it then expires by `heldExpiry(_:arrivedAt:)`.
-    @inlinable public func holdsAtAPNs(_ device: App.Device) -> Bool {
+    @inlinable package func holdsAtAPNs(_ device: App.Device) -> Bool {
         settings.throttling != .off && deviceState(device).network == .offline
     }
 
     /// When APNs gives up a push it holds for an offline device: its own expiry (`expiresAt`,
     /// from `apns-expiration`) or `settings.apnsStorageLimit` after it arrived, whichever is
     /// sooner.
-    @inlinable public func heldExpiry(_ expiresAt: Instant?, arrivedAt: Instant) -> Instant {
+    @inlinable package func heldExpiry(_ expiresAt: Instant?, arrivedAt: Instant) -> Instant {
         .apnsHeldExpiry(expiresAt, arrivedAt: arrivedAt, limit: settings.apnsStorageLimit)
     }
 

@@ -391,13 +391,12 @@ package struct DeviceRecorder {
         actions.changes.reserveCapacity(4)  // the row, a wake, its push's fate, the slot's close
         actions.changes.append(.probe(at: 0))
         let app = App(device: record.deviceToken, topic: record.topic)
-        // APNs's storage limit then counts from its arrival, after a restart too.
-        record.heldAtAPNs = policy.holdsAtAPNs(app.device)
         var inserting: PushRecord? = consume record
         apply(policy.receive(incoming, for: app, now: now), to: &actions, inserting: &inserting)
         if var pushRow = inserting.take() {
-            // Held only while it waits: a push dropped or expired as it arrived was not.
-            if pushRow.fate.kind != .pending { pushRow.heldAtAPNs = false }
+            // Waiting for an offline device, APNs holds it: its storage limit then counts from
+            // its arrival, after a restart too. One dropped or expired as it arrived it did not.
+            pushRow.heldAtAPNs = pushRow.fate.kind == .pending && policy.holdsAtAPNs(app.device)
             // A push that replaced the one waiting in its app's slot is for an app recorded
             // known already (when that one arrived, or in the run that restored it): no lookup.
             if pushRow.replaced == nil { know(pushRow, into: &actions) }
