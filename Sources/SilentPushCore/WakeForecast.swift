@@ -27,7 +27,7 @@ extension WakePolicy {
         if device.forceQuit { return .dropped(.forceQuit) }
         if !device.backgroundRefresh { return .dropped(.backgroundAppRefreshOff) }
         let slot = apps.index(of: app)
-        if let slot, states[slot].runningWake != 0 { return .waits(.fetchRunning) }
+        if let slot, states[slot].runningWake != nil { return .waits(.fetchRunning) }
         let pending = Pending(push: 0, priority: priority, expiresAt: nil)
         switch readiness(slot.map { states[$0] } ?? AppState(), of: app, at: slot, pending, now: now) {
         case .now:

@@ -33,6 +33,8 @@ extension WakePolicy {
         @usableFromInline var penaltyUntil: Instant?
         @usableFromInline var timerStamp: UInt32 = 0
         @usableFromInline var armedAt: Instant?
+        /// The app is in `tasksWaitingForSlot` (a request was ready when every fetch slot was
+        /// taken): it is queued once, whatever its runs' and requests' states.
         @usableFromInline var waitingForSlot = false
 
         @inlinable init() {}
@@ -386,7 +388,7 @@ extension WakePolicy {
         if request.kind == .refresh {
             states[slot].nextWake = .afterInterval(now.advanced(by: settings.minimumInterval))
             // A push waiting for the app now waits for the interval from this launch.
-            if states[slot].pending != nil, states[slot].runningWake == 0 { evaluate(slot, now: now, announcePending: false, into: &actions) }
+            if states[slot].pending != nil, states[slot].runningWake == nil { evaluate(slot, now: now, announcePending: false, into: &actions) }
         }
     }
 

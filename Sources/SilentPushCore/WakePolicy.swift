@@ -69,7 +69,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     public var knownApps: [App] {
         apps.apps.indices.filter { slot in
             let state = states[slot]
-            return state.pending != nil || state.nextWake != nil || state.runningWake != 0 || tasks[Int32(slot)] != nil
+            return state.pending != nil || state.nextWake != nil || state.runningWake != nil || tasks[Int32(slot)] != nil
                 || lastOpened[apps[slot]] != nil
         }.map { apps[$0] }
     }
@@ -115,7 +115,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     }
 
     /// Whether `app` has a fetch running.
-    @inlinable public func isRunning(_ app: App) -> Bool { (state(of: app)?.runningWake ?? 0) != 0 }
+    @inlinable public func isRunning(_ app: App) -> Bool { state(of: app)?.runningWake != nil }
 
     /// The earliest instant `app` may start its next wake (nil: never woken).
     @inlinable public func nextAllowedWake(of app: App) -> Instant? { state(of: app)?.nextWake?.at }
@@ -159,10 +159,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable public mutating func fetchCompleted(wakeID: UInt64, app: App, now: Instant) -> (accepted: Bool, actions: [WakeAction<App, Instant>]) {
         var actions: [WakeAction<App, Instant>] = []
         fireTimers(upTo: now, into: &actions)
-        guard let slot = apps.index(of: app), states[slot].runningWake == wakeID, wakeID != 0 else {
+        guard let slot = apps.index(of: app), states[slot].runningWake == wakeID else {
             return (false, actions)
         }
-        states[slot].runningWake = 0
+        states[slot].fetch = .idle
         runningFetches -= 1
         evaluate(slot, now: now, announcePending: false, into: &actions)
         startWaiting(now: now, into: &actions)
@@ -293,8 +293,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         for slot in 0..<apps.count where forgetting(apps[slot].device) {
             let app = apps[slot]
             if states[slot].pending != nil { _pendingSlotCount -= 1 }
-            if states[slot].runningWake != 0 {
-                actions.append(.killWake(wakeID: states[slot].runningWake, app: app, cause: .appDeleted, at: now))
+            if let wakeID = states[slot].runningWake {
+                actions.append(.killWake(wakeID: wakeID, app: app, cause: .appDeleted, at: now))
                 runningFetches -= 1
             }
             var fresh = AppState()
@@ -376,7 +376,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     @inlinable mutating func evaluate(_ slot: Int, now: Instant, announcePending: Bool, into actions: inout [WakeAction<App, Instant>]) {
         guard let pending = states[slot].pending else { return }
         let expired = pending.expiresAt.map { $0 <= now } ?? false
-        guard states[slot].runningWake == 0 else {
+        guard states[slot].runningWake == nil else {
             if expired { return expire(slot, pending, into: &actions) }
             announce(slot, pending, .fetchRunning, force: announcePending, into: &actions)
             // With a fetch running, only the pending push's expiry needs a timer.
@@ -394,8 +394,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             announce(
                 slot, pending, .fetchSlots(running: runningFetches, cap: settings.maximumConcurrentFetches ?? 0), force: announcePending,
                 into: &actions)
-            if !states[slot].waitingForSlot {
-                states[slot].waitingForSlot = true
+            if case .idle = states[slot].fetch {
+                states[slot].fetch = .waitingForSlot
                 waitingForSlot.append(Int32(slot))
             }
             // Queued for a slot, it still expires on time.
@@ -427,7 +427,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// The slot's pending push expired: recorded so with the pushes coalesced before it; the
     /// slot leaves the queue for a fetch slot.
     @inlinable mutating func expire(_ slot: Int, _ pending: Pending, into actions: inout [WakeAction<App, Instant>]) {
-        states[slot].waitingForSlot = false
+        if case .waitingForSlot = states[slot].fetch { states[slot].fetch = .idle }
         let (generation, coalesced) = closeSlot(slot)
         actions.append(.expired(push: pending.push, app: apps[slot], generation: generation, coalesced: coalesced))
     }
@@ -629,9 +629,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
                 WakeStart(
                     wakeID: wakeID, app: app, push: pending.push, generation: generation, coalescedCount: coalesced, startedAt: now,
                     deadline: deadline)))
-        states[slot].runningWake = wakeID
+        states[slot].fetch = .running(wakeID)
         states[slot].nextWake = .afterInterval(now.advanced(by: settings.minimumInterval))
-        states[slot].waitingForSlot = false
         states[slot].waitCode = 0
         runningFetches += 1
         timers.insert(Timer(slot: Int32(slot), kind: .deadline, value: wakeID), at: deadline)
@@ -695,9 +694,9 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         var killed: [(slot: Int, run: RunningTask)] = []
         for slot in 0..<apps.count where apps[slot].device == device {
             let app = apps[slot]
-            if states[slot].runningWake != 0 {
-                actions.append(.killWake(wakeID: states[slot].runningWake, app: app, cause: cause, at: now))
-                states[slot].runningWake = 0
+            if let wakeID = states[slot].runningWake {
+                actions.append(.killWake(wakeID: wakeID, app: app, cause: cause, at: now))
+                states[slot].fetch = .idle
                 runningFetches -= 1
             }
             for runID in tasks[Int32(slot)]?.running.map(\.start.runID) ?? [] {
@@ -713,7 +712,7 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
     /// The handler ran past its deadline: cancel it and double the app's next interval.
     @inlinable mutating func overran(_ slot: Int, wakeID: UInt64, now: Instant, into actions: inout [WakeAction<App, Instant>]) {
         actions.append(.cancelWake(wakeID: wakeID, app: apps[slot]))
-        states[slot].runningWake = 0
+        states[slot].fetch = .idle
         // From the wake's start, the interval after an overrun (`overrunFactor` times the minimum).
         states[slot].nextWake = states[slot].nextWake.map {
             .afterOverrun($0.at.advanced(by: settings.interval(afterOverrun: true) - settings.minimumInterval))
@@ -728,8 +727,8 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
         while waitingHead < waitingForSlot.count, settings.maximumConcurrentFetches.map({ runningFetches < $0 }) ?? true {
             let slot = Int(waitingForSlot[waitingHead])
             waitingHead += 1
-            guard states[slot].waitingForSlot else { continue }
-            states[slot].waitingForSlot = false
+            guard case .waitingForSlot = states[slot].fetch else { continue }
+            states[slot].fetch = .idle
             evaluate(slot, now: now, announcePending: false, into: &actions)
         }
         if waitingHead == waitingForSlot.count {
@@ -757,7 +756,7 @@ extension WakePolicy {
         @usableFromInline var pending: Pending?
         /// When its next wake may start (nil: never woken).
         @usableFromInline var nextWake: NextWake?
-        @usableFromInline var runningWake: UInt64 = 0
+        @usableFromInline var fetch = Fetch.idle
         @usableFromInline var generation: UInt32 = 0
         /// Pushes coalesced in this generation: they share the fate of whatever closes it.
         @usableFromInline var coalesced: UInt32 = 0
@@ -765,11 +764,26 @@ extension WakePolicy {
         @usableFromInline var timerStamp: UInt32 = 0
         /// When the live evaluation timer fires, if one is armed.
         @usableFromInline var armedAt: Instant?
-        @usableFromInline var waitingForSlot = false
         /// The rule last said for the pending push (`WakePolicy.code(of:)`); 0: none yet.
         @usableFromInline var waitCode: UInt8 = 0
 
         @inlinable init() {}
+
+        /// The wake that runs for the app, if one does.
+        @inlinable var runningWake: UInt64? {
+            if case .running(let wakeID) = fetch { wakeID } else { nil }
+        }
+    }
+
+    /// Where an app's fetch stands.
+    @usableFromInline enum Fetch: Sendable {
+        /// No wake runs, and the app is not queued for a fetch slot.
+        case idle
+        /// Its pending push was ready when every fetch slot was taken: the app is in
+        /// `waitingForSlot`, looked at again when a slot frees.
+        case waitingForSlot
+        /// This wake runs.
+        case running(UInt64)
     }
 
     /// When an app's next wake may start, and which interval sets it.
