@@ -9,7 +9,7 @@ enum AdminOpenAPIDocument {
           "title": "silentpushd admin API",
           "version": "1",
           "summary": "Inspect and drive the simulated device behind silentpushd's APNs endpoint.",
-          "description": "The admin API of `silentpushd` (HTTP/1.1, by default on 127.0.0.1:2199): what became of\neach push, the wakes and background task runs, the devices' state, the manual clock and\nfault injection.\n\n- Times are ISO 8601 device times with milliseconds (`2026-11-22T04:42:47.000Z`).\n- Requests that change state (POST, PUT, PATCH) send `content-type: application/json`;\n  a browser cannot send that across origins without asking first.\n- With `--admin-token`, every route but `/`, `/healthz` and `/readyz` needs\n  `authorization: Bearer <token>`.\n- Errors are RFC 9457 problem details (`application/problem+json`): `detail` says what to\n  fix. `error` repeats it for older clients.\n- Lists are newest first. A paged list answers `next`: pass it as `cursor` for the page\n  after; it is null on the last page.\n- `GET /v1/pushes` and `GET /v1/wakes` stream every match as NDJSON or CSV when asked with\n  `Accept: application/x-ndjson` or `Accept: text/csv`.\n\n`make lint` checks that `Sources/SilentPushReceiver/AdminOpenAPIDocument.swift`, which\nserves this document at `/v1/openapi.json`, was made from it; the tests hold every route of\nthe server against it.\n"
+          "description": "The admin API of `silentpushd` (HTTP/1.1, by default on 127.0.0.1:2199): what became of\neach push, the wakes and background task runs, the devices' state, the manual clock and\nfault injection.\n\n- Times are ISO 8601 device times with milliseconds (`2026-11-22T04:42:47.000Z`).\n- Requests that change state (POST, PUT, PATCH) send `content-type: application/json`;\n  a browser cannot send that across origins without asking first.\n- With `--admin-token`, every route but `/`, `/healthz`, `/readyz` and\n  `/v1/cluster/shards/{shard}` needs `authorization: Bearer <token>`.\n- Errors are RFC 9457 problem details (`application/problem+json`): `detail` says what to\n  fix. `error` repeats it for older clients.\n- Lists are newest first, but Live Activities, an app's task requests and fault rules,\n  which are oldest first. A paged list answers `next`: pass it as `cursor` for the page\n  after; it is null once a page comes back short (a full last page still has a `next`,\n  whose page is empty).\n- `GET /v1/pushes` and `GET /v1/wakes` stream every match as NDJSON or CSV when asked with\n  `Accept: application/x-ndjson` or `Accept: text/csv`.\n\n`make lint` checks that `Sources/SilentPushReceiver/AdminOpenAPIDocument.swift`, which\nserves this document at `/v1/openapi.json`, was made from it; the tests hold every route of\nthe server against it.\n"
          },
          "servers": [
           {
@@ -82,6 +82,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -117,6 +120,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -177,6 +183,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -204,6 +213,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -235,6 +247,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -388,6 +403,9 @@ enum AdminOpenAPIDocument {
              },
              "503": {
               "$ref": "#/components/responses/StoreUnavailable"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -550,6 +568,9 @@ enum AdminOpenAPIDocument {
              },
              "503": {
               "$ref": "#/components/responses/StoreUnavailable"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -2002,6 +2023,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            },
@@ -2023,6 +2047,9 @@ enum AdminOpenAPIDocument {
              },
              "503": {
               "$ref": "#/components/responses/ClusterUnavailable"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -2060,6 +2087,9 @@ enum AdminOpenAPIDocument {
              },
              "503": {
               "$ref": "#/components/responses/ClusterUnavailable"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -2230,6 +2260,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -2393,6 +2426,9 @@ enum AdminOpenAPIDocument {
              },
              "421": {
               "$ref": "#/components/responses/MisdirectedRequest"
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -2459,6 +2495,9 @@ enum AdminOpenAPIDocument {
                 }
                }
               }
+             },
+             "422": {
+              "$ref": "#/components/responses/Unprocessable"
              }
             }
            }
@@ -3273,7 +3312,7 @@ enum AdminOpenAPIDocument {
               }
              },
              "headers": {
-              "description": "One push (`GET /v1/pushes/{apnsID}`): the APNs headers it was sent with, as sent (not `authorization`).",
+              "description": "One push (`GET /v1/pushes/{apnsID}`): the APNs headers as the receiver took them (not `authorization`): `apns-topic`, `apns-push-type` and `apns-priority` in force (defaults filled in; the last two absent for a refused push), `apns-expiration` as the second it expires.",
               "type": "object",
               "additionalProperties": {
                "type": "string"
