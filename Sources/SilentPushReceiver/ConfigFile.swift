@@ -196,6 +196,10 @@ package struct ConfigFile: Sendable {
                 guard case .array(let rules) = value else {
                     throw ConfigFileError.invalidValue(path: path, key: "faults", expected: "a list of fault rules")
                 }
+                guard rules.count <= FaultTable.capacity else {
+                    throw ConfigFileError.invalidValue(
+                        path: path, key: "faults", expected: "a list of at most \(FaultTable.capacity) fault rules (it has \(rules.count))")
+                }
                 for (index, rule) in rules.enumerated() {
                     guard case .object(let fields) = rule else {
                         throw ConfigFileError.invalidValue(path: path, key: "faults[\(index)]", expected: "a fault rule object")

@@ -78,6 +78,9 @@ public final class Receiver: Service, Sendable {
         guard !listeners.isEmpty else { throw ReceiverStartError.noListener }
         if let problem = configuration.transfers.problem { throw ReceiverStartError.settings(problem) }
         if let problem = configuration.wakeSettings.problem { throw ReceiverStartError.settings(problem) }
+        guard configuration.faults.count <= FaultTable.capacity else {
+            throw ReceiverStartError.settings(FaultRulesOverCapacity(count: configuration.faults.count))
+        }
         let keys = try ProviderKeyRing(specs: configuration.authKeys)
         // A cluster's shards, checked before anything opens: the one map the device side keeps.
         let shardMap: ShardMap?
@@ -151,6 +154,7 @@ public final class Receiver: Service, Sendable {
                 listeners.append(H2Listener(name: .channelsH2C, host: address.host, port: address.port, tls: nil, service: service))
             }
         }
+        // At most the table's capacity, checked above: every rule is taken.
         for rule in configuration.faults { _ = endpoint.addFault(rule) }
         endpoint.withDevices { registry in
             for (token, topics) in configuration.registeredDevices { registry.register(token, topics: topics) }

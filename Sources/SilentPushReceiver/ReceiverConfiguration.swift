@@ -89,7 +89,8 @@ public struct ReceiverConfiguration: Sendable {
     /// identifiers and background modes (the config file's `apps`). An app not here can
     /// submit no task (`notPermitted`).
     public var apps: [String: AppDeclaration]
-    /// Fault rules in force from the start (the config file's `faults`; `/v1/faults` adds more).
+    /// Fault rules in force from the start (the config file's `faults`; `/v1/faults` adds more):
+    /// at most `FaultTable.capacity`, or the receiver does not start.
     public var faults: [FaultRule] = []
 
     /// The `make run` defaults: 127.0.0.1:2197 TLS, 127.0.0.1:2198 h2c, admin on

@@ -61,6 +61,16 @@ import Testing
         #expect(throws: expected) { try Self.parse(json) }
     }
 
+    /// More fault rules than the receiver's table holds are refused, not cut to the first 1,000.
+    @Test func moreFaultRulesThanTheTableHoldsAreRefused() throws {
+        let rule = #"{"action": {"reason": "ServiceUnavailable"}}"#
+        func file(_ count: Int) -> String { #"{"faults": ["# + Array(repeating: rule, count: count).joined(separator: ",") + "]}" }
+        #expect(try Self.parse(file(FaultTable.capacity)).faults.count == FaultTable.capacity)
+        #expect(throws: ConfigFileError.invalidValue(path: Self.path, key: "faults", expected: "a list of at most 1000 fault rules (it has 1001)")) {
+            try Self.parse(file(FaultTable.capacity + 1))
+        }
+    }
+
     /// A key given twice is refused where the second one's value is, not read as either.
     @Test func aKeyGivenTwiceIsRefusedWhereTheSecondIs() {
         let json = "{\n  \"retain\": \"1d\",\n  \"clock\": \"manual\",\n  \"retain\": \"30d\"\n}\n"

@@ -28,6 +28,19 @@ import Testing
         }
     }
 
+    /// A configuration with more rules than the table holds does not start: no rule is
+    /// dropped without a word.
+    @Test func moreRulesThanTheTableHoldsStopTheStart() async throws {
+        var configuration = ReceiverConfiguration.testing()
+        configuration.faults = Array(repeating: FaultRule(action: .reason(.serviceUnavailable)), count: FaultTable.capacity + 1)
+        await #expect {
+            try await Receiver(configuration).whileRunning { _ in }
+        } throws: { error in
+            guard case ReceiverStartError.settings = error else { return false }
+            return "\(error)" == "1001 fault rules: at most 1000 can be in force at once (faults)"
+        }
+    }
+
     @Test func unregisteredCarriesATimestamp() async throws {
         try await Receiver.withTesting { receiver in
             receiver.addFault(FaultRule(match: .init(device: SamplePush.deviceToken), action: .reason(.unregistered)))
