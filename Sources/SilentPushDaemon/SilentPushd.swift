@@ -656,7 +656,7 @@ package struct SilentPushd: AsyncParsableCommand {
         let receiver = try await Receiver(try makeConfiguration(), group: group, logger: logger)
         let services = ServiceGroup(
             configuration: .init(
-                services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+                services: [receiver], gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger))
         try await services.run()
         logger.info("silentpushd stopped")
     }

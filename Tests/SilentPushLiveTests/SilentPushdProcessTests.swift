@@ -163,7 +163,9 @@ import Testing
         #expect(!result.timedOut)
     }
 
-    @Test func sigtermWithNothingInFlightExitsZero() async throws {
+    /// SIGHUP (the terminal that started it closed) drains as SIGTERM and SIGINT do.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aStopSignalWithNothingInFlightExitsZero(signal: Int32) async throws {
         let (process, tls, _, _) = try await Self.start()
         let curl = try await PeerProcess.run(
             "curl",
@@ -172,7 +174,7 @@ import Testing
                 "-d", #"{"aps":{"content-available":1}}"#, "https://localhost:\(tls)\(SamplePush.path)",
             ] + SamplePush.headerArguments(jwt: try DevProviderToken.make()))
         #expect(curl.output == "200")
-        process.signal(SIGTERM)
+        process.signal(signal)
         let result = await process.wait(timeout: .seconds(10))
         #expect(result.status == 0)
         #expect(result.errorOutput.contains("silentpushd stopped"))
