@@ -27,11 +27,9 @@ extension AdminAPI {
             }
             let records = try await device.transfers(
                 device: filter.device, topic: filter.topic, session: session, wakeID: id("wake", "a wake's id"),
-                taskRunID: id("taskRun", "a task run's id"), before: id("cursor", "the next value of a page before"), limit: filter.limit)
-            return .object([
-                ("transfers", .array(records.map(Self.json))),
-                ("next", Self.next(count: records.count, limit: filter.limit, lastID: records.last?.id)),
-            ])
+                taskRunID: id("taskRun", "a task run's id"), before: id("cursor", "the next value of a page before"), limit: filter.limit + 1)
+            let (page, next) = Self.page(records, limit: filter.limit, id: \.id)
+            return .object([("transfers", .array(page.map(Self.json))), ("next", next)])
         }
     }
 

@@ -148,7 +148,7 @@ package struct AdminAPI: Sendable {
     }
 
     /// `GET /v1/pushes?device=&topic=&fate=&from=&until=&cursor=&limit=`: newest first; `next`
-    /// is the cursor of the page after, null on the last.
+    /// is the cursor of the page after, null on the last (one more record is read to know).
     private func pushes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
         // A refused query throws: AdminProblemMiddleware answers it.
         if let export {
@@ -156,9 +156,10 @@ package struct AdminAPI: Sendable {
             return await exportPushes(try pushQuery(query), as: export)
         }
         return await Self.answering {
-            let pushQuery = try pushQuery(query)
-            let pushes = try await device.store.pushes(pushQuery)
-            let next = Self.next(count: pushes.count, limit: pushQuery.limit, lastID: pushes.last?.id)
+            var pushQuery = try pushQuery(query)
+            let limit = pushQuery.limit
+            pushQuery.limit += 1
+            let (pushes, next) = Self.page(try await device.store.pushes(pushQuery), limit: limit, id: \.id)
             return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
         }
     }
@@ -206,9 +207,12 @@ package struct AdminAPI: Sendable {
         return cursor
     }
 
-    /// `next` of a page of `limit` that ends at `lastID`: null when the page is not full.
-    static func next(count: Int, limit: Int, lastID: UInt64?) -> JSONValue {
-        count == limit ? lastID.map { .string(String($0)) } ?? .null : .null
+    /// A page of at most `limit` of `records`, read with one more than `limit`, and its
+    /// `next`: the last kept record's id when that one more was there, else null (the last page).
+    static func page<Record>(_ records: [Record], limit: Int, id: (Record) -> UInt64) -> (records: ArraySlice<Record>, next: JSONValue) {
+        guard records.count > limit else { return (records[...], .null) }
+        let page = records.prefix(limit)
+        return (page, page.last.map { .string(String(id($0))) } ?? .null)
     }
 
     private func wakes(_ query: Parameters, export: ExportFormat?) async throws -> Response {
@@ -223,11 +227,12 @@ package struct AdminAPI: Sendable {
         return await Self.answering {
             let filter = try Self.filter(query)
             let window = try Self.window(query)
-            let wakes = try await device.store.wakes(
+            let read = try await device.store.wakes(
                 deviceToken: filter.device, topic: filter.topic, kind: Self.wakeKind(query), from: window.from, until: window.until,
-                before: Self.cursor(query), limit: filter.limit)
+                before: Self.cursor(query), limit: filter.limit + 1)
+            let (page, next) = Self.page(read, limit: filter.limit, id: \.id)
+            let wakes = Array(page)
             let coalesced = try await device.store.coalescedPushes(wakeIDs: wakes.map(\.id))
-            let next = Self.next(count: wakes.count, limit: filter.limit, lastID: wakes.last?.id)
             return .object([("wakes", .array(wakes.map { Self.json($0, coalesced: coalesced[$0.id] ?? []) })), ("next", next)])
         }
     }

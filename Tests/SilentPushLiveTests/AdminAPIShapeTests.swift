@@ -78,6 +78,9 @@ import Testing
             next = page.body["next"] as? String
         } while next != nil && seen.count < 20
         #expect(seen == [7, 5, 4, 3, 2, 1].map(SilentPushdDeviceTests.apnsID))
+        // A full page that ends the list says so: no `next` that leads to an empty page.
+        let whole = try await Self.curl(admin, "/v1/pushes?device=\(SamplePush.deviceToken)&limit=6")
+        #expect((whole.body["pushes"] as? [[String: Any]])?.count == 6 && whole.body["next"] is NSNull, "\(whole.body)")
 
         // Forget one device, then everything.
         #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/devices/\(other)", body: "{}").status == 200)

@@ -1661,6 +1661,9 @@ import Testing
             let second = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?limit=2&cursor=\(next)").json
             #expect((second["transfers"] as? [[String: Any]])?.compactMap { $0["session"] as? String } == ["P0"], "\(second)")
             #expect(second["next"] is NSNull, "\(second)")
+            // A full last page has no `next` either.
+            let whole = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?limit=3").json
+            #expect((whole["transfers"] as? [[String: Any]])?.count == 3 && whole["next"] is NSNull, "\(whole)")
             let ofRun = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?taskRun=1").json
             #expect((ofRun["transfers"] as? [[String: Any]])?.isEmpty == true, "\(ofRun)")
             let bad = try await SilentPushdDeviceTests.admin(admin, "GET", "/v1/transfers?taskRun=x")
