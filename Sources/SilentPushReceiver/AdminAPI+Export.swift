@@ -56,11 +56,12 @@ extension AdminAPI {
     func exportPushes(_ query: PushQuery, as format: ExportFormat) async -> Response {
         // One reader at a time: the stream asks for the next page once the last is written.
         let export = Mutex(PushExport(device.store, query: query))
+        let limit = device.settings.apnsStorageLimit
         return await stream(format, columns: Self.pushColumns) {
             var page = export.withLock { $0 }
             let pushes = try await page.next(pageSize: Self.exportPage)
             export.withLock { $0 = page }
-            return pushes.map { $0.map(Self.json) }
+            return pushes.map { $0.map { Self.json($0, storageLimit: limit) } }
         }
     }
 

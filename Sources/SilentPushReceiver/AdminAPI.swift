@@ -143,7 +143,7 @@ package struct AdminAPI: Sendable {
             guard let push = found else {
                 throw AdminError(.notFound, "no push with apns-id (or apns-unique-id) \(apnsID)")
             }
-            return Self.detailedJSON(push)
+            return Self.detailedJSON(push, storageLimit: device.settings.apnsStorageLimit)
         }
     }
 
@@ -160,7 +160,8 @@ package struct AdminAPI: Sendable {
             let limit = pushQuery.limit
             pushQuery.limit += 1
             let (pushes, next) = Self.page(try await device.store.pushes(pushQuery), limit: limit, id: \.id)
-            return .object([("pushes", .array(pushes.map(Self.json))), ("next", next)])
+            let storageLimit = device.settings.apnsStorageLimit
+            return .object([("pushes", .array(pushes.map { Self.json($0, storageLimit: storageLimit) })), ("next", next)])
         }
     }
 
@@ -851,7 +852,9 @@ package struct AdminAPI: Sendable {
         return fields
     }
 
-    static func json(_ push: PushRecord) -> JSONValue {
+    /// `push` as the lists show it; `storageLimit` (`--apns-storage-limit`) says whether an
+    /// expired push held at APNs ran out of it or of its own time.
+    static func json(_ push: PushRecord, storageLimit: Duration) -> JSONValue {
         var fields: [(String, JSONValue)] = [
             ("apnsId", .string(push.apnsID)),
             // This push alone, when a provider sent several with one apns-id.
@@ -880,7 +883,8 @@ package struct AdminAPI: Sendable {
             (
                 "why",
                 why(
-                    push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)), expires: push.expiresAt != nil,
+                    push.fate, reloading: APNsPushType(rawValue: push.pushType).flatMap(WakeKind.init(reloading:)),
+                    expiry: PushExpiry(of: push, storageLimit: storageLimit),
                     liveActivity: push.pushType == APNsPushType.liveactivity.rawValue)
             ))
         if !push.warnings.isEmpty { fields.append(("warnings", .array(push.warnings.map(JSONValue.string)))) }
@@ -890,8 +894,8 @@ package struct AdminAPI: Sendable {
     /// A push with what it was sent with: its APNs headers as the receiver took them (not
     /// `authorization`; the push type and priority in force, the defaults when the request
     /// had none; `apns-expiration` as the second it expires) and its payload as text.
-    static func detailedJSON(_ push: PushRecord) -> JSONValue {
-        guard case .object(var fields) = json(push) else { return json(push) }
+    static func detailedJSON(_ push: PushRecord, storageLimit: Duration) -> JSONValue {
+        guard case .object(var fields) = json(push, storageLimit: storageLimit) else { return json(push, storageLimit: storageLimit) }
         var headers: [(String, JSONValue)] = [("apns-id", .string(push.apnsID))]
         if !push.topic.isEmpty { headers.append(("apns-topic", .string(push.topic))) }
         if !push.pushType.isEmpty { headers.append(("apns-push-type", .string(push.pushType))) }
@@ -907,10 +911,10 @@ package struct AdminAPI: Sendable {
     /// programs. A pending push's comes from the policy that holds it; the others follow from
     /// the fate (and, for a widget or control push, the reload it `reloading` makes). An
     /// expired push expired with the newer push that replaced it in its slot
-    /// (`PushFate.expiredWith`), or else by its own `apns-expiration`, or, when it `expires`
-    /// not, by APNs's storage limit. A `liveActivity` push is replaced by a newer update to
+    /// (`PushFate.expiredWith`), or else by what `expiry` says: its own `apns-expiration`, or
+    /// APNs's storage limit. A `liveActivity` push is replaced by a newer update to
     /// its activity (the activity's updates name which), not in an app's slot.
-    static func why(_ fate: PushFate, reloading: WakeKind? = nil, expires: Bool = true, liveActivity: Bool = false) -> JSONValue {
+    static func why(_ fate: PushFate, reloading: WakeKind? = nil, expiry: PushExpiry = .ownExpiration, liveActivity: Bool = false) -> JSONValue {
         let (rule, text, until): (String, String, DeviceInstant?) =
             switch fate.kind {
             case .pending:
@@ -955,15 +959,16 @@ package struct AdminAPI: Sendable {
                 )
             case .expired where fate.expiredWith != nil:
                 ("expired", "replaced in the app's slot by a newer push, and expired with it before a wake could deliver it", nil)
-            case .expired where !expires:
-                ("expired", "APNs's storage limit for an offline device passed before a wake could deliver it", nil)
-            // For an offline device APNs keeps a push up to its apns-expiration or its
-            // storage limit, whichever is sooner; the row does not say which was.
             case .expired:
-                (
-                    "expired",
-                    "its apns-expiration (or APNs's storage limit for an offline device, if sooner) passed before a wake could deliver it", nil
-                )
+                switch expiry {
+                case .storageLimit(let hasOwn):
+                    (
+                        "expired",
+                        "APNs's storage limit for an offline device passed"
+                            + (hasOwn ? ", sooner than its apns-expiration," : "") + " before a wake could deliver it", nil
+                    )
+                case .ownExpiration: ("expired", "its apns-expiration passed before a wake could deliver it", nil)
+                }
             case .dropped:
                 switch fate.dropReason {
                 case .forceQuit?: ("forceQuit", "dropped: app force-quit", nil)

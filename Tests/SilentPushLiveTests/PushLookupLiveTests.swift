@@ -46,4 +46,37 @@ import Testing
             #expect(found["deviceToken"] as? String == SamplePush.deviceToken && found["apnsUniqueId"] as? String == first, "\(found)")
         }
     }
+
+    /// An expired push held at APNs for an offline device names the time it ran out of: the
+    /// storage limit when it comes before the push's own `apns-expiration`, that expiration
+    /// when it comes first.
+    @Test func anExpiredPushHeldAtAPNsNamesTheTimeItRanOutOf() async throws {
+        try await Receiver.withTesting({
+            $0.admin = ListenAddress(host: "127.0.0.1", port: 0)
+            $0.wakeSettings.apnsStorageLimit = .seconds(3600)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            let other = String(repeating: "cd", count: 32)
+            for token in [SamplePush.deviceToken, other] {
+                try await receiver.setDeviceState(DeviceState(network: .offline), for: token)
+            }
+            let now = receiver.device.clock.now.millisecondsSinceEpoch / 1000
+            #expect(try await client.push(expiration: now + 7200, apnsID: SilentPushdDeviceTests.apnsID(1)).status == 200)  // past the limit
+            #expect(try await client.push(to: other, expiration: now + 1800, apnsID: SilentPushdDeviceTests.apnsID(2)).status == 200)  // before it
+            try await receiver.advanceClock(by: .seconds(7200))
+            await receiver.settle()
+            var whys: [String] = []
+            for n in 1...2 {
+                let push = try await Self.admin(receiver, "/v1/pushes/\(SilentPushdDeviceTests.apnsID(n))")
+                #expect(push["fate"] as? String == "expired", "\(push)")
+                whys.append((push["why"] as? [String: Any])?["text"] as? String ?? "")
+            }
+            #expect(
+                whys == [
+                    "APNs's storage limit for an offline device passed, sooner than its apns-expiration, before a wake could deliver it",
+                    "its apns-expiration passed before a wake could deliver it",
+                ])
+        }
+    }
 }

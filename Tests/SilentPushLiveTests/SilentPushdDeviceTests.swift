@@ -606,7 +606,7 @@ import Testing
         let whys = expired.map { ($0["why"] as? [String: Any])?["text"] as? String ?? "" }
         #expect(
             whys == [
-                "its apns-expiration (or APNs's storage limit for an offline device, if sooner) passed before a wake could deliver it",
+                "its apns-expiration passed before a wake could deliver it",
                 "replaced in the app's slot by a newer push, and expired with it before a wake could deliver it",
             ], "\(expired)")
         #expect(metrics[#"silentpush_push_drops_total{reason="app force-quit"}"#] == 1)
