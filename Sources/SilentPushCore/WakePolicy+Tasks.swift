@@ -34,7 +34,8 @@ extension WakePolicy {
         @usableFromInline var timerStamp: UInt32 = 0
         @usableFromInline var armedAt: Instant?
         /// The app is in `tasksWaitingForSlot` (a request was ready when every fetch slot was
-        /// taken): it is queued once, whatever its runs' and requests' states.
+        /// taken): queued again only once this is cleared; an entry left by an app whose tasks
+        /// were forgotten meanwhile is skipped.
         @usableFromInline var waitingForSlot = false
 
         @inlinable init() {}

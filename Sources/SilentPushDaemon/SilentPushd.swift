@@ -116,7 +116,7 @@ package struct SilentPushd: AsyncParsableCommand {
     @Option(
         name: .customLong("shutdown-grace"), parsing: .unconditional,
         help: ArgumentHelp(
-            "On SIGTERM or SIGINT, how long the drain may take, from the signal: open streams, then running fetches and task runs; what still runs then is cut.",
+            "On SIGTERM, SIGINT or SIGHUP, how long the drain may take, from the signal: open streams, then running fetches and task runs; what still runs then is cut.",
             valueName: "duration"))
     var shutdownGrace = "30s"
 

@@ -22,7 +22,12 @@ extension DeviceRecorder {
         var arriving: PushRecord? = consume row
         let online = policy.deviceState(push.target.device).network == .online
         record(reloads.receive(push, online: online, now: now), into: &actions, arriving: &arriving)
-        if let row = arriving.take() { actions.changes[0] = .insertPush(row) }
+        if var row = arriving.take() {
+            // For an offline device APNs takes it (keeps it, or gives it up at once past its
+            // storage limit): the row says so, for its `why`.
+            row.heldAtAPNs = !online && row.fate.kind != .dropped
+            actions.changes[0] = .insertPush(row)
+        }
         return finish(actions)
     }
 

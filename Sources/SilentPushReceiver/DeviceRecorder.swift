@@ -394,9 +394,10 @@ package struct DeviceRecorder {
         var inserting: PushRecord? = consume record
         apply(policy.receive(incoming, for: app, now: now), to: &actions, inserting: &inserting)
         if var pushRow = inserting.take() {
-            // Waiting for an offline device, APNs holds it: its storage limit then counts from
-            // its arrival, after a restart too. One dropped or expired as it arrived it did not.
-            pushRow.heldAtAPNs = pushRow.fate.kind == .pending && policy.holdsAtAPNs(app.device)
+            // For an offline device APNs holds it: its storage limit counts from its arrival,
+            // after a restart too (a restart reads the mark of a pending row), and says why one
+            // expired as it arrived (`--apns-storage-limit 0`). One dropped APNs never held.
+            pushRow.heldAtAPNs = pushRow.fate.kind != .dropped && policy.holdsAtAPNs(app.device)
             // A push that replaced the one waiting in its app's slot is for an app recorded
             // known already (when that one arrived, or in the run that restored it): no lookup.
             if pushRow.replaced == nil { know(pushRow, into: &actions) }

@@ -75,10 +75,12 @@ package enum ProcessSpawner {
         posix_spawn_file_actions_adddup2(&actions, stderrWrite, 2)
         if closingInherited { closeInherited(from: 3, keeping: [stdinRead, stdoutWrite, stderrWrite], in: &actions) }
 
-        // The receiver ignores SIGPIPE, and exec keeps that.
+        // The receiver ignores SIGPIPE, and exec keeps that; where the service lifecycle ignores
+        // the stop signals it watches (Darwin), exec would keep that too.
         do throws(SpawnError) {
             let pid = try start(
-                executable, words, environment: environment, actions: &actions, defaultSignals: [SIGPIPE], group: ownProcessGroup ? 0 : nil)
+                executable, words, environment: environment, actions: &actions, defaultSignals: [SIGPIPE, SIGHUP, SIGINT, SIGTERM],
+                group: ownProcessGroup ? 0 : nil)
             return Spawned(pid: pid, stdin: stdinWrite, stdout: stdoutRead, stderr: stderrRead)
         } catch {
             for fd in [stdinWrite, stdoutRead, stderrRead] { close(fd) }

@@ -33,7 +33,8 @@ struct Send: AsyncParsableCommand {
 
             Output: one line per push, `200 <apns-id>` or `<status> <reason> <apns-id>`, \
             then a summary on stderr. Exit 0 when every push was accepted, 1 when any was \
-            rejected, 2 on usage, key or connection errors.
+            rejected (and every push answered), 2 on usage, key or connection errors or when \
+            any push got no answer.
             """)
 
     @OptionGroup var options: PushSendOptions

@@ -39,6 +39,19 @@ import Testing
         #expect(Self.wakes(recorder.advance(to: Self.at(2 * 86_400))).isEmpty)
     }
 
+    /// A widget push for an offline device is recorded held at APNs, so an expiry at its
+    /// storage limit is said as such; one that reloads at once is not.
+    @Test func aWidgetPushForAnOfflineDeviceIsRecordedHeldAtAPNs() throws {
+        var recorder = Self.recorder()
+        _ = recorder.setDeviceState(DeviceState(network: .offline), for: Self.device, now: Self.at(0)) { _ in }
+        let held = recorder.receiveReload(Self.row(1, at: Self.at(1)), now: Self.at(1)) { _ in }
+        #expect(DeviceRecorderTests.inserted(held).map(\.heldAtAPNs) == [true])
+        #expect(DeviceRecorderTests.inserted(held).first?.fate.kind == .pending)
+        _ = recorder.setDeviceState(DeviceState(), for: Self.device, now: Self.at(2)) { _ in }
+        let reloaded = recorder.receiveReload(Self.row(2, at: Self.at(3)), now: Self.at(3)) { _ in }
+        #expect(DeviceRecorderTests.inserted(reloaded).map(\.heldAtAPNs) == [false])
+    }
+
     @Test func aWidgetPushIsAReloadWakeThatRunsNoFetch() throws {
         var recorder = Self.recorder()
         let actions = recorder.receiveReload(Self.row(1, at: Self.at(0)), now: Self.at(0)) { _ in }

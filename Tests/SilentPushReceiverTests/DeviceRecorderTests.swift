@@ -142,6 +142,22 @@ import Testing
         #expect(Self.inserted(online).map(\.heldAtAPNs) == [false])
     }
 
+    /// With no storage at APNs (`--apns-storage-limit 0`) a push for an offline device expires
+    /// as it arrives, before its own `apns-expiration`: its row says APNs took it, so its
+    /// `why` names the storage limit.
+    @Test func aPushExpiredAtAPNsAsItArrivedIsRecordedHeld() throws {
+        var settings = WakeSettings.ios
+        settings.apnsStorageLimit = .zero
+        var recorder = Self.recorder(settings: settings)
+        _ = recorder.setDeviceState(DeviceState(network: .offline), for: Self.device, now: Self.t0) { _ in }
+        let expiresAt = Self.at(3600)
+        var row = Self.record(1, receivedAt: Self.at(1))
+        row.expiresAt = expiresAt.millisecondsSinceEpoch
+        let actions = recorder.receive(row, incoming: IncomingPush(id: 1, priority: .normal, expiresAt: expiresAt), now: Self.at(1)) { _ in }
+        #expect(Self.inserted(actions).map(\.fate) == [.expired])
+        #expect(Self.inserted(actions).map(\.heldAtAPNs) == [true])
+    }
+
     @Test func pushesWithinTheIntervalWaitAndTheNewestReplacesTheOneWaiting() throws {
         var recorder = Self.recorder()
         _ = Self.receive(&recorder, 1, at: Self.t0)
