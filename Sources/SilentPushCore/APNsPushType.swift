@@ -1,6 +1,27 @@
 /// `apns-push-type` values, with the topic each one requires.
 public enum APNsPushType: String, Sendable, CaseIterable {
-    case alert, background, complication, controls, fileprovider, liveactivity, location, mdm, pushtotalk, voip, widgets
+    /// Shows an alert, plays a sound or sets a badge.
+    case alert
+    /// A silent push that wakes the app in the background, with no user interaction.
+    case background
+    /// Updates a watchOS app's complication (topic `.complication`).
+    case complication
+    /// Updates the state of the app's controls (topic `.push-type.controls`).
+    case controls
+    /// Tells a File Provider extension of changes (topic `.pushkit.fileprovider`).
+    case fileprovider
+    /// Starts, updates or ends a Live Activity (topic `.push-type.liveactivity`).
+    case liveactivity
+    /// Asks a Location Push Service extension for the device's location (topic `.location-query`).
+    case location
+    /// Tells a managed device to contact its MDM server (topic: the device's MDM topic).
+    case mdm
+    /// Updates the app's Push to Talk service (topic `.voip-ptt`).
+    case pushtotalk
+    /// An incoming VoIP call, for PushKit (topic `.voip`).
+    case voip
+    /// Reloads the app's widgets (topic `.push-type.widgets`).
+    case widgets
 
     /// The suffix the topic must end with (after the bundle id); nil: the plain bundle id.
     public var topicSuffix: String? { staticSuffix.map { "\($0)" } }

@@ -12,6 +12,7 @@ public struct BroadcastRecord: Sendable, Equatable {
     public var environment: APNsEnvironment
     /// The channel it was published on.
     public var channelID: ChannelID
+    /// `apns-priority`.
     public var priority: APNsPriority
     /// `apns-expiration`, seconds since the epoch; 0: one attempt, nothing stored.
     public var expiration: Int64

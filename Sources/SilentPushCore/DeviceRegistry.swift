@@ -17,6 +17,7 @@ public struct DeviceRegistry: Sendable {
 
     /// A token's standing.
     public enum State: Sendable, Equatable {
+        /// Registered: pushes are admitted (to its topics, when it has any).
         case active
         /// Unregistered at this time (ms since the epoch).
         case unregistered(at: Int64)

@@ -29,13 +29,17 @@ public struct DeviceState: Sendable, Equatable {
 
     /// A device's network.
     public enum Network: String, Sendable, CaseIterable {
+        /// Reachable: pushes are delivered.
         case online
+        /// Unreachable: APNs holds the latest push per app until the device is back.
         case offline
     }
 
     /// The kind of network a device is on.
     public enum NetworkType: String, Sendable, CaseIterable {
+        /// Wi-Fi: every transfer may run.
         case wifi
+        /// Cellular data: transfers that may not use it, and discretionary ones, wait for Wi-Fi.
         case cellular
     }
 

@@ -2,6 +2,7 @@
 /// window, and wins its draw decides. Pure: the caller gives the device time and a uniform
 /// draw in [0, 1), so a test can pin both.
 public struct FaultTable: Sendable, Equatable {
+    /// The rules, in the order they are tried (first added first), each with its id.
     public private(set) var rules: [FaultRule] = []
     private var nextID: UInt64 = 1
 

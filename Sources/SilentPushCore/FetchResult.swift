@@ -2,7 +2,9 @@
 /// `UIBackgroundFetchResult`, with a reason for failures; or why the receiver ended the wake
 /// itself. A handler's own words can never read as the receiver's: each is a case of its own.
 public enum FetchResult: Sendable, Equatable {
+    /// The handler downloaded new data (`UIBackgroundFetchResult.newData`).
     case newData
+    /// The handler found no new data (`UIBackgroundFetchResult.noData`).
     case noData
     /// The handler reported a failure, in its own words.
     case failed(reason: String)
@@ -57,7 +59,16 @@ public enum FetchResult: Sendable, Equatable {
     /// `shutdown`, `restart`), or the device killing the app (`killed`), whatever words a
     /// handler's failure uses.
     public enum Ending: String, Sendable, CaseIterable {
-        case handler, deadline, shutdown, restart, killed
+        /// The handler answered: newData, noData or a failure in its own words.
+        case handler
+        /// The receiver cancelled the handler at its deadline.
+        case deadline
+        /// The receiver stopped, its shutdown grace over, before the handler answered.
+        case shutdown
+        /// The receiver stopped during the fetch and was started again.
+        case restart
+        /// The device killed the app's process while the handler ran.
+        case killed
     }
 
     /// Who ended the wake.

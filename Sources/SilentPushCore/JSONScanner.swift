@@ -11,12 +11,24 @@ public struct JSONScanner {
     /// Objects and arrays nested more than `maximumDepth` deep: the one at `offset` opens one
     /// level too many.
     public struct TooDeep: Error, Equatable, Sendable {
+        /// Offset of the `{` or `[` that opens one level too many.
         public let offset: Int
     }
 
     /// What the next value is.
     public enum Kind: Equatable, Sendable {
-        case object, array, string, number, bool, null
+        /// An object (`{`).
+        case object
+        /// An array (`[`).
+        case array
+        /// A string.
+        case string
+        /// A number.
+        case number
+        /// `true` or `false`.
+        case bool
+        /// `null`.
+        case null
     }
 
     /// Nesting deeper than this is refused (the payload cap keeps real documents far below).

@@ -42,8 +42,11 @@ public struct LiveActivity: Sendable, Equatable {
     /// How updates reach it: its own push token, a broadcast channel, or neither (a start
     /// without `input-push-token: 1`).
     public enum Subscription: Sendable, Equatable {
+        /// Updates come as pushes to its own update token (a start with `input-push-token: 1`).
         case token(String)
+        /// Updates come as broadcasts on this channel (a start with `input-push-channel`).
         case channel(ChannelID)
+        /// No push updates it.
         case none
     }
 
@@ -51,18 +54,23 @@ public struct LiveActivity: Sendable, Equatable {
     public var id: String
     /// The device and app it belongs to.
     public var app: LiveActivityApp
-    /// `attributes-type`, and `attributes` as sent.
+    /// `attributes-type` as sent.
     public var attributesType: String
+    /// `attributes` as sent (a JSON object).
     public var attributes: String
+    /// How updates reach it.
     public var subscription: Subscription
+    /// Where it is in its life.
     public var state: State
     /// The content-state it shows, as sent.
     public var contentState: String
     /// The `stale-date` of the content it shows.
     public var staleDate: DeviceInstant?
+    /// The `relevance-score` of the content it shows: which of the app's activities the system shows first.
     public var relevanceScore: Double?
     /// The `timestamp` of the last update applied (nil: none yet, a local start).
     public var timestamp: DeviceInstant?
+    /// When it started on the device.
     public var startedAt: DeviceInstant
     /// Why it is as it is now, in words: the device's last decision about it (its start, an
     /// update applied, its stale date, its end by a push or by the system, its dismissal).

@@ -1,8 +1,11 @@
 /// An app on a device, as Live Activities are kept: by device token and bundle id.
 public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
+    /// The device's token.
     public var device: String
+    /// The app's bundle id.
     public var bundleID: String
 
+    /// The app `bundleID` on the device with token `device`.
     public init(device: String, bundleID: String) {
         self.device = device
         self.bundleID = bundleID

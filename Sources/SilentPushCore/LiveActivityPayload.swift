@@ -5,7 +5,12 @@
 public struct LiveActivityPayload: Sendable, Equatable {
     /// `aps.event`.
     public enum Event: String, Sendable, CaseIterable {
-        case start, update, end
+        /// Starts an activity (push-to-start).
+        case start
+        /// Updates an activity's content.
+        case update
+        /// Ends an activity.
+        case end
     }
 
     /// `aps.event`: start, update or end.

@@ -47,11 +47,14 @@ public struct LiveActivityUpdate: Sendable, Equatable {
     public var source: String
     /// The activity it was for; nil when no activity took it.
     public var activityID: String?
+    /// What the device did with it.
     public var outcome: Outcome
     /// The decision in words.
     public var why: String
+    /// When the device decided, on the device clock.
     public var at: DeviceInstant
 
+    /// A record of one decision.
     public init(source: String, activityID: String?, outcome: Outcome, why: String, at: DeviceInstant) {
         self.source = source
         self.activityID = activityID

@@ -29,9 +29,12 @@ public struct ReloadPolicy: Sendable {
 
     /// An extension on a device: a `….push-type.widgets` or `….push-type.controls` topic.
     public struct Target: Hashable, Sendable {
+        /// The device's token.
         public var device: String
+        /// The extension's topic: the bundle id with its `.push-type.widgets` or `.push-type.controls` suffix.
         public var topic: String
 
+        /// The extension `topic` on the device with token `device`.
         public init(device: String, topic: String) {
             self.device = device
             self.topic = topic
@@ -41,13 +44,17 @@ public struct ReloadPolicy: Sendable {
     /// A widget or control push the device receives (`id`: the store's reference). `expiresAt`:
     /// when APNs stops holding it for an offline device (nil: never).
     public struct Push: Sendable, Equatable {
+        /// The store's reference for it.
         public var id: UInt64
+        /// The extension it reloads.
         public var target: Target
+        /// When APNs stops holding it for an offline device (nil: never).
         public var expiresAt: DeviceInstant?
         /// When APNs took it, if before the step that gives it to the policy (one put back
         /// by a restart): APNs's storage limit for an offline device counts from then.
         public var receivedAt: DeviceInstant?
 
+        /// A push for `target`; `receivedAt` nil: APNs took it at the step that gives it to the policy.
         public init(id: UInt64, target: Target, expiresAt: DeviceInstant? = nil, receivedAt: DeviceInstant? = nil) {
             self.id = id
             self.target = target

@@ -5,13 +5,19 @@
 public struct TransferRequest: Sendable, Equatable {
     /// The HTTP methods a transfer may use.
     public enum Method: String, Sendable, CaseIterable {
-        case GET, PUT, POST
+        /// A download.
+        case GET
+        /// An upload of `fromFile`, or an empty body without one.
+        case PUT
+        /// An upload of `fromFile`, or an empty body without one.
+        case POST
     }
 
     /// The background session's identifier: the relaunch names it.
     public var session: String
     /// An `http` or `https` URL.
     public var url: String
+    /// The HTTP method: `GET` (a download) by default.
     public var method: Method
     /// `isDiscretionary`: the system waits for Wi-Fi and external power.
     public var discretionary: Bool
@@ -26,11 +32,14 @@ public struct TransferRequest: Sendable, Equatable {
     /// `URLSessionConfiguration`'s defaults for a flag a request does not give: every
     /// initialiser that takes the flags, and the parser, take them from here.
     public static let defaultDiscretionary = false
+    /// `allowsCellularAccess`'s default: cellular data may be used.
     public static let defaultAllowsCellular = true
+    /// `sessionSendsLaunchEvents`'s default: the app is relaunched when the session's transfers are done.
     public static let defaultSessionSendsLaunchEvents = true
 
     /// The longest session identifier and URL taken, in bytes.
     public static let maximumSessionLength = 200
+    /// The longest URL taken, in bytes.
     public static let maximumURLLength = 2048
     /// The longest `fromFile` path taken, in bytes.
     public static let maximumPathLength = 1024

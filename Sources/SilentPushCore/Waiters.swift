@@ -2,6 +2,7 @@
 /// task can take its own continuation back. It lives inside its owner's lock, beside what the
 /// tasks wait for, so that a change and the waiters it resumes are seen together.
 package struct Waiters: Sendable {
+    /// What a waiting task is suspended on.
     package typealias Continuation = CheckedContinuation<Void, Never>
 
     private var nextToken: UInt64 = 0

@@ -2,9 +2,8 @@ extension WakePolicy {
     /// The apps the policy has seen, each at a dense index that never changes, found
     /// through an open-addressing table of those indices. Apps are only ever added.
     ///
-    /// Each app is stored once: a `Dictionary` from app to index keeps a second copy of
-    /// every key, and with 100,000 apps that copy (in a table sized for twice as many) was
-    /// 8 MB of the receiver's memory.
+    /// Each app is stored once, where a `Dictionary` from app to index would keep a second
+    /// copy of every key (in a table sized for twice as many: docs/benchmarks.md).
     @usableFromInline struct AppTable: Sendable {
         @usableFromInline var apps: [App] = []
         /// Index + 1 of the app whose probe sequence passes here; 0: empty. A power of

@@ -3,6 +3,7 @@
 public struct WakeStart<App: WakeApp, Instant: Sendable & Equatable>: Sendable, Equatable {
     /// Unique per policy.
     public var wakeID: UInt64
+    /// The app woken.
     public var app: App
     /// The push delivered.
     public var push: UInt64
@@ -10,7 +11,9 @@ public struct WakeStart<App: WakeApp, Instant: Sendable & Equatable>: Sendable, 
     public var generation: UInt32
     /// How many pushes were coalesced in that generation.
     public var coalescedCount: Int
+    /// When the wake started.
     public var startedAt: Instant
+    /// When the handler must have answered: past it, the handler is cancelled.
     public var deadline: Instant
 
     /// A wake to run.

@@ -9,6 +9,8 @@ import SilentPushTransport
 /// Answers exactly as APNs does: `200` with `apns-id`, or the status with `apns-id`,
 /// `content-type: application/json` and `{"reason":…}` (`"timestamp"` too for 410).
 package final class APNsEndpoint: H2Service {
+    /// How the endpoint answers: the environment it plays, `--strict`, how unknown device tokens are treated, the rate
+    /// limit per device token, and how many provider-token verdicts it caches.
     package struct Settings: Sendable {
         package var environment: APNsEnvironment
         package var strict: Bool

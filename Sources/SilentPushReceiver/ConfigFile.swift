@@ -39,6 +39,7 @@ package struct ConfigFile: Sendable {
     /// The path read.
     package let path: String
 
+    /// The kind of value a flag key holds: how it is read and turned into its flag's arguments.
     package enum Kind {
         case text
         case number

@@ -8,7 +8,9 @@ import SilentPushCore
 public final class DeviceClock: Sendable {
     /// Which clock.
     public enum Mode: String, Sendable, CaseIterable {
+        /// The system clock.
         case system
+        /// A clock that moves only when told (`POST /v1/clock/advance`).
         case manual
     }
 

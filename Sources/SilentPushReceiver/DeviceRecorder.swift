@@ -12,10 +12,15 @@ import SilentPushStore
 /// lock: `DeviceRuntime.modifyStateAndRunActions` steps it under its lock and carries out the
 /// actions after releasing it (AsyncHTTPClient's `HTTPConnectionPool` shape).
 package struct DeviceRecorder {
+    /// An app on a device, as the wake policy keys it.
     package typealias App = DeviceRuntime.AppKey
+    /// The wake policy, on the device clock.
     package typealias Policy = WakePolicy<App, DeviceInstant>
+    /// What the wake policy asks for.
     package typealias Action = WakeAction<App, DeviceInstant>
+    /// A wake the policy starts.
     package typealias Start = WakeStart<App, DeviceInstant>
+    /// A background task run the policy starts.
     package typealias RunStart = TaskStart<App, DeviceInstant>
 
     /// Where the recorder is in its life.
@@ -28,6 +33,7 @@ package struct DeviceRecorder {
 
     /// A background task run in progress.
     package struct RunningTask: Equatable {
+        /// Where the run is: before its deadline, or expired and in its grace.
         package enum Phase: Equatable {
             /// Before its deadline.
             case running

@@ -49,8 +49,8 @@ final class SQLiteEngine: StoreEngine {
     private static func rows(_ statement: StoreStatement, cached: Bool, _ db: Database) throws -> [StoreRow] {
         let prepared = cached ? try db.cachedStatement(sql: statement.sql) : try db.makeStatement(sql: statement.sql)
         let columns = StoreColumns(prepared.columnNames)
-        // Row by row off a cursor: GRDB's own array of rows beside ours doubled a large read's
-        // peak (a restart reads every pending push).
+        // Row by row off a cursor, so no array of GRDB's rows sits beside ours: a large read
+        // (a restart reads every pending push) holds one copy at its peak.
         let cursor = try Row.fetchCursor(prepared, arguments: statement.databaseArguments)
         var rows: [StoreRow] = []
         while let row = try cursor.next() {

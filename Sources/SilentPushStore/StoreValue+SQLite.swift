@@ -24,8 +24,3 @@ extension StoreValue {
         }
     }
 }
-
-extension StoreStatement {
-    /// The statement's values as GRDB binds them.
-    var databaseArguments: StatementArguments { StatementArguments(arguments.map(\.databaseValue)) }
-}

@@ -22,8 +22,10 @@ final class StoreWriter: Sendable {
     private enum Phase {
         /// Nothing queued, no commit under way.
         case idle
-        /// A drain runs on the writer; entries queued now join its next batch.
-        case draining
+        /// A drain runs on the writer; entries queued now join its next batch. `released`: a
+        /// hold ended while a commit ran, so the drain takes what waits next, whatever other
+        /// holds remain.
+        case draining(released: Bool)
         /// Closed: writes fail at once. A drain under way commits what was queued before,
         /// then resumes the close waiting for it.
         case closed(waiting: CheckedContinuation<Void, Never>?)
@@ -34,9 +36,6 @@ final class StoreWriter: Sendable {
         var phase = Phase.idle
         /// Callers queueing a batch: while any is, an idle writer is not started.
         var holds = 0
-        /// A hold ended while a commit ran: the drain takes what waits next, whatever
-        /// other holds remain.
-        var released = false
     }
 
     /// What commits the batches.
@@ -79,7 +78,7 @@ final class StoreWriter: Sendable {
                 queue.entries.append(Entry(changes: changes, completion: completion))
                 // A batch is being queued: its release (or its size) starts the drain.
                 if queue.holds > 0, queue.entries.count < Self.heldBatch { return .joined }
-                queue.phase = .draining
+                queue.phase = .draining(released: false)
                 return .startsDrain
             }
         }
@@ -107,10 +106,10 @@ final class StoreWriter: Sendable {
             guard !queue.entries.isEmpty else { return false }
             switch queue.phase {
             case .idle:
-                queue.phase = .draining
+                queue.phase = .draining(released: false)
                 return true
             case .draining:
-                queue.released = true
+                queue.phase = .draining(released: true)
                 return false
             case .closed:
                 return false
@@ -151,11 +150,11 @@ final class StoreWriter: Sendable {
             started = true
             var closing: CheckedContinuation<Void, Never>?
             let batch = queue.withLock { queue -> [Entry] in
-                if !first, queue.holds > 0, !queue.released, queue.entries.count < Self.heldBatch, case .draining = queue.phase {
+                if !first, queue.holds > 0, queue.entries.count < Self.heldBatch, case .draining(released: false) = queue.phase {
                     queue.phase = .idle
                     return []
                 }
-                queue.released = false
+                if case .draining = queue.phase { queue.phase = .draining(released: false) }
                 if queue.entries.isEmpty {
                     switch queue.phase {
                     case .draining: queue.phase = .idle

@@ -4,6 +4,7 @@
 /// over the promise and the session so that tests step it with no event loop;
 /// `H2ClientConnection.Handler` carries its actions out.
 package struct H2ClientConnectionState<Ready, Session> {
+    /// Where the connection is: each case holds what exists then (the readiness promise, then the session).
     package enum State {
         /// Added to a channel that is not active yet.
         case idle(Ready)

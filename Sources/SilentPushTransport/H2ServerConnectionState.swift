@@ -9,6 +9,7 @@ package struct H2ServerConnectionState<Session: AnyObject> {
         case refuse
     }
 
+    /// Where the connection is: each case holds what exists then (the admission, then the session).
     package enum State {
         /// The TLS handshake is under way: no HTTP/2 yet. The admission waits for the session.
         case handshaking(Admission)

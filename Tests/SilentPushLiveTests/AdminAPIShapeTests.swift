@@ -81,6 +81,9 @@ import Testing
         // A full page that ends the list says so: no `next` that leads to an empty page.
         let whole = try await Self.curl(admin, "/v1/pushes?device=\(SamplePush.deviceToken)&limit=6")
         #expect((whole.body["pushes"] as? [[String: Any]])?.count == 6 && whole.body["next"] is NSNull, "\(whole.body)")
+        // The device's one wake (the first push's) is a full last page of wakes.
+        let wake = try await Self.curl(admin, "/v1/wakes?device=\(SamplePush.deviceToken)&limit=1")
+        #expect((wake.body["wakes"] as? [[String: Any]])?.count == 1 && wake.body["next"] is NSNull, "\(wake.body)")
 
         // Forget one device, then everything.
         #expect(try await SilentPushdDeviceTests.admin(admin, "DELETE", "/v1/devices/\(other)", body: "{}").status == 200)

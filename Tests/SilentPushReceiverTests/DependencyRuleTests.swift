@@ -61,7 +61,7 @@ import Testing
             importers == [
                 "PostgresBatchWatch.swift", "PostgresConnection+UnlessClosed.swift", "PostgresEngine+BatchWatch.swift",
                 "PostgresEngine+Cluster.swift",
-                "PostgresEngine+Notices.swift", "PostgresEngine.swift", "StoreValue+Postgres.swift",
+                "PostgresEngine+Notices.swift", "PostgresEngine.swift", "StoreStatement+Postgres.swift", "StoreValue+Postgres.swift",
             ])
     }
 
