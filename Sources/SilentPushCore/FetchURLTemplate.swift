@@ -28,6 +28,15 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         guard !authority.isEmpty, authority.first != ":", authority.first != "@" else {
             throw Problem(description: "'\(text)' names no host (give one after the scheme, such as http://127.0.0.1:8080/…)")
         }
+        // A port written out is one a connection can use (a placeholder's is checked when
+        // the URL is asked for).
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        if let colon = hostAndPort.lastIndex(of: ":"), !hostAndPort[colon...].contains("]"), !hostAndPort.contains("{") {
+            let port = hostAndPort[hostAndPort.index(after: colon)...]
+            guard port.isEmpty || PortNumber.parse(port) != nil else {
+                throw Problem(description: "'\(text)' has port '\(port)': give one from 1 to 65535")
+            }
+        }
         var parts: [Part] = []
         var rest = Substring(text)
         while let open = rest.firstIndex(of: "{") {

@@ -45,7 +45,8 @@ public struct HTTPFetchHandler: FetchHandler {
             eventLoopGroupProvider: .shared(group),
             configuration: HTTPClient.Configuration(
                 tlsConfiguration: trust.configuration,
-                redirectConfiguration: .follow(max: redirectLimit, allowCycles: false),
+                // Followed by `executeFollowingRedirects`, each target checked first.
+                redirectConfiguration: .disallow,
                 // A failed connect is retried until this timeout (AsyncHTTPClient's default):
                 // without retries, one failed connect would fail every fetch queued behind the
                 // pool's 8 connections to the host. `executeFailingFast` probes an origin slow
@@ -72,8 +73,9 @@ public struct HTTPFetchHandler: FetchHandler {
         do {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
-            let response = try await client.executeFailingFast(
-                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)), tls: trust.context)
+            let response = try await client.executeFollowingRedirects(
+                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)), tls: trust.context,
+                limit: Self.redirectLimit)
             switch response.status.code {
             case 304:
                 try await remember(previous, fetchedAt: wake.startedAt.millisecondsSinceEpoch)
@@ -117,7 +119,8 @@ public struct HTTPFetchHandler: FetchHandler {
         request.body = .bytes(ByteBuffer(string: task.json.rendered))
         do {
             let limit = task.deadline.map { min(max(1, task.startedAt.duration(to: $0).components.seconds + 5), 86_400) } ?? 86_400
-            let response = try await client.executeFailingFast(request, deadline: .now() + .seconds(limit), tls: trust.context)
+            let response = try await client.executeFollowingRedirects(
+                request, deadline: .now() + .seconds(limit), tls: trust.context, limit: Self.redirectLimit)
             let body = try await response.body.collect(upTo: 64 * 1024)
             if (200..<300).contains(response.status.code) { Self.handOverTransfers(in: body, to: task.context) }
             guard (200..<300).contains(response.status.code),

@@ -64,7 +64,8 @@ package final class TransferClient: Sendable {
                 eventLoopGroupProvider: .shared(group),
                 configuration: HTTPClient.Configuration(
                     tlsConfiguration: trust.configuration,
-                    redirectConfiguration: .follow(max: HTTPFetchHandler.redirectLimit, allowCycles: false),
+                    // Followed by `executeFollowingRedirects`, each target checked first.
+                    redirectConfiguration: .disallow,
                     timeout: HTTPClient.Configuration.Timeout(
                         connect: TimeAmount(requestTimeout), read: TimeAmount(requestTimeout), write: TimeAmount(requestTimeout)),
                     // One pool for every device, up to 1,024 connections per origin: transfers of
@@ -245,25 +246,20 @@ package final class TransferClient: Sendable {
                 request.body = body
             }
             let deadline = NIODeadline.now() + TimeAmount(resourceTimeout)
-            var response = try await httpClient.executeFailingFast(request, deadline: deadline, tls: trust.context)
-            // An upload's body is a stream AsyncHTTPClient cannot send twice, so it hands back a
-            // 307 or 308 as the answer: the device sends its copy again where that says, as
+            // A 307 or 308 to an upload: the device sends its copy again where that says, as
             // URLSession does for an upload from a file, within the same redirect limit.
-            var redirects = 0
-            while let upload, response.status == .temporaryRedirect || response.status == .permanentRedirect,
-                let location = response.headers.first(name: "Location"),
-                let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString
-            {
-                guard redirects < HTTPFetchHandler.redirectLimit else {
-                    return TryOutcome(
-                        end: .cannotComplete(error: describe(HTTPClientError.redirectLimitReached, url: start.request.url)), received: 0)
+            let resend: (() throws -> HTTPClientRequest.Body)? = upload.map { upload in
+                {
+                    guard let body = uploadBody(upload) else { throw UploadCopyGone() }
+                    return body
                 }
-                redirects += 1
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                guard let body = uploadBody(upload) else { return noCopy }
-                request.url = next
-                request.body = body
-                response = try await httpClient.executeFailingFast(request, deadline: deadline, tls: trust.context)
+            }
+            let response: HTTPClientResponse
+            do {
+                response = try await httpClient.executeFollowingRedirects(
+                    request, deadline: deadline, tls: trust.context, limit: HTTPFetchHandler.redirectLimit, resend: resend)
+            } catch is UploadCopyGone {
+                return noCopy
             }
             let status = Int(response.status.code)
             let etag = response.headers.first(name: "ETag")
@@ -409,11 +405,16 @@ package final class TransferClient: Sendable {
         }
     }
 
+    /// The copy an upload sends was gone when a redirect asked for it again.
+    private struct UploadCopyGone: Error {}
+
     /// Whether `error` is one every try would end in: more than `HTTPFetchHandler.redirectLimit`
-    /// redirects, a redirect cycle (`NSURLErrorHTTPTooManyRedirects` on iOS), or a server
+    /// redirects, a redirect cycle (`NSURLErrorHTTPTooManyRedirects` on iOS), a redirect to a
+    /// URL no connection can use (`NSURLErrorBadURL`), or a server
     /// certificate this host does not trust (`NSURLErrorServerCertificateUntrusted`).
     static func isPermanent(_ error: any Error) -> Bool {
         if let error = error as? HTTPClientError { return error == .redirectLimitReached || error == .redirectCycleDetected }
+        if error is UnusableURL { return true }
         return OriginProbe.isRefusedCertificate(error)
     }
 

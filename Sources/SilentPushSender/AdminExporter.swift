@@ -110,11 +110,20 @@ package struct AdminExporter: Sendable {
         return written
     }
 
-    /// `HTTPClient.shared.execute(_:timeout:)`, ended at once by `ConnectionFailure.Unreachable`
+    /// The client of admin API reads: `HTTPClient.shared`'s settings, but a redirect is an
+    /// answer, not followed (the admin API sends none, and a target's port is not checked
+    /// before AsyncHTTPClient uses it).
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    /// `execute(_:timeout:)` on the admin client, ended at once by `ConnectionFailure.Unreachable`
     /// when nobody listens at the request's address: AsyncHTTPClient alone retries a refused
     /// connect until the timeout, which would take 30 s to say that no receiver is running.
     static func execute(_ request: HTTPClientRequest, timeout: TimeAmount) async throws -> HTTPClientResponse {
-        let client = HTTPClient.shared
+        let client = Self.client
         guard let origin = ConnectionFailure.Origin(url: request.url) else { return try await client.execute(request, timeout: timeout) }
         return try await ConnectionFailure.failingFast(to: origin, on: client.eventLoopGroup) { try await client.execute(request, timeout: timeout) }
     }

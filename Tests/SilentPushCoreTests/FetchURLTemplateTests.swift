@@ -40,6 +40,18 @@ import Testing
         #expect { try FetchURLTemplate(text) } throws: { "\($0)".contains("names no host") }
     }
 
+    /// A port written out must be one a connection can use; one from a placeholder, or none,
+    /// is not judged here.
+    @Test func aPortOutOfRangeIsRefused() throws {
+        #expect { try FetchURLTemplate("http://127.0.0.1:70000/{token}") } throws: {
+            "\($0)" == "'http://127.0.0.1:70000/{token}' has port '70000': give one from 1 to 65535"
+        }
+        #expect(throws: FetchURLTemplate.Problem.self) { try FetchURLTemplate("http://u:p@[::1]:0/x") }
+        for text in ["http://[::1]:8080/{token}", "http://[::1]/x", "http://u:p@host:443/x", "http://host:/x", "http://{host}:99999/x"] {
+            #expect(throws: Never.self) { try FetchURLTemplate(text) }
+        }
+    }
+
     @Test(arguments: ["ftp://x/{token}", "http://x/{token", "http://x/{}", "http://x/token}"])
     func aBadTemplateIsRefused(text: String) {
         #expect(throws: FetchURLTemplate.Problem.self) { try FetchURLTemplate(text) }

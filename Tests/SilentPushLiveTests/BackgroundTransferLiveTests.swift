@@ -1466,7 +1466,8 @@ import Testing
     /// ends the task with an error the relaunch gets: more redirects than the limit
     /// (`NSURLErrorHTTPTooManyRedirects`), a server certificate the host does not trust
     /// (`NSURLErrorServerCertificateUntrusted`; the receiver's own TLS listener, whose
-    /// certificate is from the development CA).
+    /// certificate is from the development CA), a redirect to a port no connection can use
+    /// (`NSURLErrorBadURL`).
     @Test func aTransferThatCanNeverSucceedFailsWithoutARetry() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
@@ -1477,16 +1478,18 @@ import Testing
             // receiver's probe of the origin refuses the certificate at once.
             $0.transfers.requestTimeout = .seconds(30)
             $0.fetchHandler = Self.handler(relaunches, keep: nil) { url in
-                try TransferRequest(session: url.hasPrefix("https") ? "tls" : "redirects", url: url)
+                try TransferRequest(session: url.hasPrefix("https") ? "tls" : url.contains("/toport/") ? "badport" : "redirects", url: url)
             }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             // /redirect/N answers after N redirects: one more than the limit.
             let redirects = "http://127.0.0.1:\(origin.port)/redirect/\(HTTPFetchHandler.redirectLimit + 1)"
             let untrusted = "https://127.0.0.1:\(try #require(receiver.tlsPort))/file"
+            let badPort = "http://127.0.0.1:\(origin.port)/toport/70000"
             for (session, url, reason) in [
                 ("redirects", redirects, "more than \(HTTPFetchHandler.redirectLimit) redirects from \(redirects)"),
                 ("tls", untrusted, "the server certificate of \(untrusted) is not trusted"),
+                ("badport", badPort, "cannot ask for http://127.0.0.1:70000/: port 70000 is not one from 1 to 65535"),
             ] {
                 let began = ContinuousClock.now
                 try await Self.push(client, url)

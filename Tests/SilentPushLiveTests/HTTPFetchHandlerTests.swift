@@ -145,6 +145,12 @@ import Testing
             #expect(redirected.result == .newData, "\(redirected)")
             let loop = try await Self.wake(receiver, client, app: 5, kind: "redirect", arg: "9")
             #expect(loop.result?.name == "failed" && loop.reason?.hasPrefix("more than 5 redirects") == true, "\(loop)")
+            // A redirect to a port no connection can use fails the fetch; the receiver runs on.
+            let badPort = try await Self.wake(receiver, client, app: 7, kind: "toport", arg: "70000")
+            #expect(
+                badPort.result?.name == "failed"
+                    && badPort.reason == "GET http://127.0.0.1:\(origin.port)/toport/70000: cannot ask for http://127.0.0.1:70000/: port 70000 is not one from 1 to 65535",
+                "\(badPort)")
             let refused = try await Self.wake(receiver, client, app: 6, kind: "status", arg: "200")
             #expect(refused.result == .newData)
         }

@@ -13,6 +13,7 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
     GET /slow/S            answers after S seconds; notices a client that goes away
     GET /big/N             N bytes
     GET /redirect/N        302 to /redirect/N-1; /redirect/0 answers 200
+    GET /toport/P          302 to http://127.0.0.1:P/ (a port no connection can use, for P over 65535)
     GET /drop/X            closes the connection without an answer
     GET /blob/N            N bytes (byte i is i % 251) with an ETag and Last-Modified; 304 when
                            If-None-Match matches; honours Range with If-Range (206). Query:
@@ -116,6 +117,8 @@ class Origin(BaseHTTPRequestHandler):
             if n == 0:
                 return self.send(200, b"arrived\n", {"Content-Type": "text/plain"})
             return self.send(302, headers={"Location": f"/redirect/{n - 1}"})
+        if parts[0] == "toport" and len(parts) == 2:
+            return self.send(302, headers={"Location": f"http://127.0.0.1:{parts[1]}/"})
         if parts[0] == "blob" and len(parts) == 2:
             return self.blob(int(parts[1]), parse_qs(url.query))
         if parts[0] == "drop":
