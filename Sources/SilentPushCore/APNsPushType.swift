@@ -14,7 +14,7 @@ public enum APNsPushType: String, Sendable, CaseIterable {
     case liveactivity
     /// Asks a Location Push Service extension for the device's location (topic `.location-query`).
     case location
-    /// Tells a managed device to contact its MDM server (topic: the device's MDM topic).
+    /// Tells a managed device to contact its MDM server (topic: the MDM push certificate's topic).
     case mdm
     /// Updates the app's Push to Talk service (topic `.voip-ptt`).
     case pushtotalk
@@ -55,7 +55,7 @@ public enum APNsPushType: String, Sendable, CaseIterable {
 
     /// Whether `topic` fits this type: its suffix when it has one; otherwise a topic that
     /// carries no other type's suffix (an alert to `com.example.app.voip` is refused).
-    /// MDM topics are the device's MDM topic and are not checked.
+    /// MDM topics (the MDM push certificate's) are not checked.
     public func accepts(topic: String) -> Bool {
         if self == .mdm { return true }
         return Self.withBytes(of: topic) { topic in

@@ -4,7 +4,7 @@ public enum APNsReason: String, Error, Sendable, CaseIterable {
     // 400
     /// The `apns-collapse-id` is longer than allowed (400).
     case badCollapseId = "BadCollapseId"
-    /// The device token is not valid for the environment (400).
+    /// The device token is malformed, or unknown to a registered-only receiver (400).
     case badDeviceToken = "BadDeviceToken"
     /// The `apns-expiration` is not valid (400).
     case badExpirationDate = "BadExpirationDate"

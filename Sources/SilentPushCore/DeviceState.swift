@@ -37,7 +37,7 @@ public struct DeviceState: Sendable, Equatable {
 
     /// The kind of network a device is on.
     public enum NetworkType: String, Sendable, CaseIterable {
-        /// Wi-Fi: every transfer may run.
+        /// Wi-Fi: no transfer waits for the network type (a discretionary one still waits for power).
         case wifi
         /// Cellular data: transfers that may not use it, and discretionary ones, wait for Wi-Fi.
         case cellular

@@ -37,7 +37,7 @@ public struct TransferRequest: Sendable, Equatable {
     /// `sessionSendsLaunchEvents`'s default: the app is relaunched when the session's transfers are done.
     public static let defaultSessionSendsLaunchEvents = true
 
-    /// The longest session identifier and URL taken, in bytes.
+    /// The longest session identifier taken, in bytes.
     public static let maximumSessionLength = 200
     /// The longest URL taken, in bytes.
     public static let maximumURLLength = 2048

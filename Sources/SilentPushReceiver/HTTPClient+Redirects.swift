@@ -11,38 +11,45 @@ extension HTTPClient {
     /// The statuses whose `Location` is followed.
     static let redirectStatuses: Set<UInt> = [301, 302, 303, 307, 308]
 
-    /// `request` by `executeFailingFast`, following up to `limit` redirects and asking no URL
-    /// twice (`HTTPClientError.redirectLimitReached` and `.redirectCycleDetected`, as
-    /// AsyncHTTPClient's own following throws them). A 307 or 308, or any redirect of a GET or
-    /// HEAD, asks the next URL the same way, with `resend`'s body (nil: the request's own, sent
-    /// again); a 301, 302 or 303 of another method asks it with GET and no body. A redirect's
-    /// own body is read and dropped.
+    /// Headers not carried to another origin (as AsyncHTTPClient drops them).
+    static let originBoundHeaders = ["Origin", "Cookie", "Authorization", "Proxy-Authorization"]
+
+    /// `request` by `executeFailingFast`, following up to `limit` redirects
+    /// (`HTTPClientError.redirectLimitReached` past them) and, unless `allowingCycles`, asking
+    /// no URL twice (`.redirectCycleDetected`), as AsyncHTTPClient's own following does. A
+    /// 303 (but to a HEAD), or a 301 or 302 to a POST, asks the next URL with GET and no body;
+    /// any other redirect asks it the same way, with `resend`'s body (nil: the request's own,
+    /// sent again). A redirect's own body is not read: its connection is given up.
     func executeFollowingRedirects(
         _ request: HTTPClientRequest, deadline: NIODeadline, tls: NIOSSLContext? = OriginProbe.defaultContext, limit: Int,
-        resend: (() throws -> HTTPClientRequest.Body)? = nil
+        allowingCycles: Bool = false, resend: (() throws -> HTTPClientRequest.Body)? = nil
     ) async throws -> HTTPClientResponse {
         var request = request
         var asked: Set<String> = []
+        var followed = 0
         while true {
             try UnusableURL.check(request.url)
             asked.insert(request.url)
             let response = try await executeFailingFast(request, deadline: deadline, tls: tls)
             let status = response.status.code
             guard Self.redirectStatuses.contains(status), let location = response.headers.first(name: "Location"),
-                let next = URL(string: location, relativeTo: URL(string: request.url))?.absoluteURL.absoluteString
+                let base = URL(string: request.url), let next = URL(string: location, relativeTo: base)?.absoluteURL
             else { return response }
-            guard asked.count <= limit else { throw HTTPClientError.redirectLimitReached }
-            guard !asked.contains(next) else { throw HTTPClientError.redirectCycleDetected }
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            request.url = next
-            if status == 307 || status == 308 || request.method == .GET || request.method == .HEAD {
-                if let resend { request.body = try resend() }
-            } else {
+            guard followed < limit else { throw HTTPClientError.redirectLimitReached }
+            guard allowingCycles || !asked.contains(next.absoluteString) else { throw HTTPClientError.redirectCycleDetected }
+            followed += 1
+            if (status == 303 && request.method != .HEAD) || ((status == 301 || status == 302) && request.method == .POST) {
                 request.method = .GET
                 request.body = nil
                 request.headers.remove(name: "Content-Type")
                 request.headers.remove(name: "Content-Length")
+            } else if let resend {
+                request.body = try resend()
             }
+            if (base.scheme?.lowercased(), base.host?.lowercased(), base.port) != (next.scheme?.lowercased(), next.host?.lowercased(), next.port) {
+                for name in Self.originBoundHeaders { request.headers.remove(name: name) }
+            }
+            request.url = next.absoluteString
         }
     }
 }

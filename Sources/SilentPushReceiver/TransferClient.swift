@@ -256,8 +256,10 @@ package final class TransferClient: Sendable {
             }
             let response: HTTPClientResponse
             do {
+                // An upload goes where each 307 or 308 says, the same URL again too, up to the limit.
                 response = try await httpClient.executeFollowingRedirects(
-                    request, deadline: deadline, tls: trust.context, limit: HTTPFetchHandler.redirectLimit, resend: resend)
+                    request, deadline: deadline, tls: trust.context, limit: HTTPFetchHandler.redirectLimit, allowingCycles: upload != nil,
+                    resend: resend)
             } catch is UploadCopyGone {
                 return noCopy
             }

@@ -1,10 +1,11 @@
 import Foundation
 import SilentPushCore
 
-/// A URL the receiver does not ask for, a fetch handler's or a redirect's target: not http or
-/// https, no host, or a port outside 1 to 65535 (which no connection can use). Checked before
-/// the request is made, so no such URL reaches the HTTP client.
-struct UnusableURL: Error, CustomStringConvertible {
+/// A URL the receiver does not ask for, a fetch handler's or a redirect's target: not one this
+/// host can parse, not http or https, no host, or a port outside 1 to 65535 (which no
+/// connection can use). Checked before the request is made, so no such URL reaches the HTTP
+/// client.
+struct UnusableURL: Error, CustomStringConvertible, Equatable {
     /// The URL, its user and password masked.
     let url: String
     /// What is wrong with it, in words.
@@ -15,12 +16,25 @@ struct UnusableURL: Error, CustomStringConvertible {
     /// Throws when `url` is not one to ask for.
     static func check(_ url: String) throws(UnusableURL) {
         let masked = URLUserInfo.masked(url)
-        guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let parsed = URL(string: url) else { throw UnusableURL(url: masked, reason: "not a URL this host can parse") }
+        guard let scheme = parsed.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw UnusableURL(url: masked, reason: "not an http or https URL")
         }
         guard let host = parsed.host, !host.isEmpty else { throw UnusableURL(url: masked, reason: "it names no host") }
-        if let port = parsed.port, !(1...65535).contains(port) {
-            throw UnusableURL(url: masked, reason: "port \(port) is not one from 1 to 65535")
+        // The port as written: Foundation reads one too large for an Int as none, which the
+        // client would take for the scheme's.
+        if let port = portText(of: url), !port.isEmpty, PortNumber.parse(port) == nil {
+            throw UnusableURL(url: masked, reason: "port \(port.prefix(20)) is not one from 1 to 65535")
         }
+    }
+
+    /// The text after the authority's last `:` (outside an IPv6 address's brackets), if it
+    /// has one.
+    static func portText(of url: String) -> Substring? {
+        guard let schemeEnd = url.range(of: "://") else { return nil }
+        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        guard let colon = hostAndPort.lastIndex(of: ":"), !hostAndPort[colon...].contains("]") else { return nil }
+        return hostAndPort[hostAndPort.index(after: colon)...]
     }
 }

@@ -33,8 +33,12 @@ package struct AdminExporter: Sendable {
         case noAnswer(url: String, what: String, seconds: Int)
 
         /// A refusal from its answer: the problem document's `detail`, else the body's first
-        /// line (what answered may not be the admin API: an HTML page, a megabyte of text).
-        static func refused(status: Int, body: ByteBuffer) -> Failure {
+        /// line (what answered may not be the admin API: an HTML page, a megabyte of text). A
+        /// redirect, which is not followed, names where it points instead.
+        static func refused(status: Int, body: ByteBuffer, location: String? = nil) -> Failure {
+            if (300..<400).contains(status), let location {
+                return .refused(status: status, detail: "it redirects to \(oneLine(URLUserInfo.masked(location))): give that as --admin")
+            }
             let problem = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
             return .refused(status: status, detail: oneLine(problem?["detail"] as? String ?? String(buffer: body)))
         }
@@ -100,7 +104,9 @@ package struct AdminExporter: Sendable {
             throw Failure.unreachable(url: url, problem: Self.problem(error))
         }
         guard response.status == .ok else {
-            throw Failure.refused(status: Int(response.status.code), body: (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer())
+            throw Failure.refused(
+                status: Int(response.status.code), body: (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer(),
+                location: response.headers.first(name: "Location"))
         }
         var written = 0
         for try await chunk in response.body {

@@ -369,7 +369,9 @@ package struct PushExpectation: Sendable {
             throw AdminExporter.Failure.unreachable(url: admin, problem: AdminExporter.problem(error))
         }
         if response.status == .notFound, missingIsNil { return nil }
-        guard response.status == .ok else { throw AdminExporter.Failure.refused(status: Int(response.status.code), body: bytes) }
+        guard response.status == .ok else {
+            throw AdminExporter.Failure.refused(status: Int(response.status.code), body: bytes, location: response.headers.first(name: "Location"))
+        }
         return (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
     }
 

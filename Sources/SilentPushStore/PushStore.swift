@@ -129,8 +129,8 @@ package final class PushStore: Sendable {
                     // A WAL that grew during a burst (or a pruning pass) shrinks back to 64 MiB
                     // when it next starts over.
                     try db.execute(sql: "PRAGMA journal_size_limit = 67108864")
-                    // The writer's page cache holds the indexes' hot pages (docs/benchmarks.md
-                    // says why 4 MB); readers keep the default.
+                    // The writer's page cache holds the indexes' hot pages, which the default
+                    // 2 MB did not; readers keep the default.
                     if !db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -4000") }
                 }
                 database = try DatabasePool(path: path, configuration: configuration)

@@ -1334,9 +1334,9 @@ import Testing
                 ClosureFetchHandler(withContext: { wake, context in
                     let photo = keep + "/photo-\(wake.id)"
                     _ = FileManager.default.createFile(atPath: photo, contents: Data(body))
-                    for (session, hops) in [("twice", 2), ("far", 6)] {
+                    for (session, route, hops) in [("twice", "moved", 2), ("far", "moved", 6), ("permanently", "moved301", 1)] {
                         _ = try? context.startBackgroundTransfer(
-                            session: session, url: "http://127.0.0.1:\(origin.port)/moved/\(hops)/\(session)", method: .PUT, fromFile: photo)
+                            session: session, url: "http://127.0.0.1:\(origin.port)/\(route)/\(hops)/\(session)", method: .PUT, fromFile: photo)
                     }
                     return .newData
                 }))
@@ -1346,6 +1346,10 @@ import Testing
             let twice = try await receiver.waitForTransfers(session: "twice") { $0.first?.state == .done }
             #expect(twice.first?.status == 201, "\(twice)")
             #expect(origin.log.contains("upload PUT twice bytes=50000 sha256=\(SHA256Digest.hex(body))"), "\(origin.log)")
+            // A 301 to a PUT keeps it a PUT, its copy sent again (only a POST becomes a GET).
+            let permanently = try await receiver.waitForTransfers(session: "permanently") { $0.first?.state == .done }
+            #expect(permanently.first?.status == 201, "\(permanently)")
+            #expect(origin.log.contains("upload PUT permanently bytes=50000 sha256=\(SHA256Digest.hex(body))"), "\(origin.log)")
             let far = try await receiver.waitForTransfers(session: "far") { $0.first?.state == .failed }
             #expect(far.first?.state == .failed && far.first?.attempts == 1, "\(far)")
             #expect(far.first?.reason?.hasPrefix("more than 5 redirects from http://127.0.0.1:") == true, "\(far)")

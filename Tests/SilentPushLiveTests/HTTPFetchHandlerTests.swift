@@ -149,7 +149,8 @@ import Testing
             let badPort = try await Self.wake(receiver, client, app: 7, kind: "toport", arg: "70000")
             #expect(
                 badPort.result?.name == "failed"
-                    && badPort.reason == "GET http://127.0.0.1:\(origin.port)/toport/70000: cannot ask for http://127.0.0.1:70000/: port 70000 is not one from 1 to 65535",
+                    && badPort.reason
+                        == "GET http://127.0.0.1:\(origin.port)/toport/70000: cannot ask for http://127.0.0.1:70000/: port 70000 is not one from 1 to 65535",
                 "\(badPort)")
             let refused = try await Self.wake(receiver, client, app: 6, kind: "status", arg: "200")
             #expect(refused.result == .newData)

@@ -22,6 +22,8 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
                            validators=modified (Last-Modified alone; 304 when If-Modified-Since matches),
                            short=K&name=X (the first K ranged answers for X are a 206 of 1000 bytes at
                            most: a shorter range than asked, as Content-Range says)
+    PUT /moved/N/NAME, PUT /moved301/N/NAME
+                           N redirects (307, or 301), then the upload as NAME
     PUT or POST /upload/NAME
                            reads the body; logs "upload METHOD NAME bytes=N sha256=H"; answers 201
                            {"name", "bytes", "sha256"}
@@ -203,14 +205,16 @@ class Origin(BaseHTTPRequestHandler):
         parts = url.path.strip("/").split("/")
         if parts[0] == "upload" and len(parts) == 2:
             return self.upload(parts[1])
-        if parts[0] == "moved" and len(parts) == 3:
-            # /moved/N/NAME: N 307s (the body read and dropped), then the upload as NAME.
+        if parts[0] in ("moved", "moved301") and len(parts) == 3:
+            # /moved/N/NAME: N 307s (the body read and dropped), then the upload as NAME;
+            # /moved301/N/NAME the same with 301s.
             left = int(parts[1])
             if left == 0:
                 return self.upload(parts[2])
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
             log(f"moved {left} {parts[2]}")
-            return self.send(307, b"moved\n", {"Location": f"/moved/{left - 1}/{parts[2]}"})
+            status = 307 if parts[0] == "moved" else 301
+            return self.send(status, b"moved\n", {"Location": f"/{parts[0]}/{left - 1}/{parts[2]}"})
         self.send(404, b"not found\n")
 
     def upload(self, name):
