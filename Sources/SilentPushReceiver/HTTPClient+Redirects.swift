@@ -14,12 +14,18 @@ extension HTTPClient {
     /// Headers not carried to another origin (as AsyncHTTPClient drops them).
     static let originBoundHeaders = ["Origin", "Cookie", "Authorization", "Proxy-Authorization"]
 
+    /// `url`'s scheme, host and port (the scheme's when it names none), for telling origins apart.
+    static func origin(of url: URL) -> String {
+        let scheme = url.scheme?.lowercased() ?? ""
+        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
+    }
+
     /// `request` by `executeFailingFast`, following up to `limit` redirects
     /// (`HTTPClientError.redirectLimitReached` past them) and, unless `allowingCycles`, asking
     /// no URL twice (`.redirectCycleDetected`), as AsyncHTTPClient's own following does. A
     /// 303 (but to a HEAD), or a 301 or 302 to a POST, asks the next URL with GET and no body;
-    /// any other redirect asks it the same way, with `resend`'s body (nil: the request's own,
-    /// sent again). A redirect's own body is not read: its connection is given up.
+    /// any other redirect asks it the same way, a body made again by `resend` (nil: the
+    /// request's own, sent again). A redirect's own body is not read: its connection is given up.
     func executeFollowingRedirects(
         _ request: HTTPClientRequest, deadline: NIODeadline, tls: NIOSSLContext? = OriginProbe.defaultContext, limit: Int,
         allowingCycles: Bool = false, resend: (() throws -> HTTPClientRequest.Body)? = nil
@@ -43,10 +49,11 @@ extension HTTPClient {
                 request.body = nil
                 request.headers.remove(name: "Content-Type")
                 request.headers.remove(name: "Content-Length")
-            } else if let resend {
+            } else if request.body != nil, let resend {
+                // Still carrying a body (not a GET a redirect made): the same body, made again.
                 request.body = try resend()
             }
-            if (base.scheme?.lowercased(), base.host?.lowercased(), base.port) != (next.scheme?.lowercased(), next.host?.lowercased(), next.port) {
+            if Self.origin(of: base) != Self.origin(of: next) {
                 for name in Self.originBoundHeaders { request.headers.remove(name: name) }
             }
             request.url = next.absoluteString

@@ -246,8 +246,9 @@ package final class TransferClient: Sendable {
                 request.body = body
             }
             let deadline = NIODeadline.now() + TimeAmount(resourceTimeout)
-            // A 307 or 308 to an upload: the device sends its copy again where that says, as
-            // URLSession does for an upload from a file, within the same redirect limit.
+            // A redirect that keeps an upload's method (a 307 or 308, a PUT's 301 or 302): the
+            // device sends its copy again where that says, as URLSession does for an upload
+            // from a file, within the same redirect limit.
             let resend: (() throws -> HTTPClientRequest.Body)? = upload.map { upload in
                 {
                     guard let body = uploadBody(upload) else { throw UploadCopyGone() }
@@ -256,7 +257,7 @@ package final class TransferClient: Sendable {
             }
             let response: HTTPClientResponse
             do {
-                // An upload goes where each 307 or 308 says, the same URL again too, up to the limit.
+                // An upload goes where each such redirect says, the same URL again too, up to the limit.
                 response = try await httpClient.executeFollowingRedirects(
                     request, deadline: deadline, tls: trust.context, limit: HTTPFetchHandler.redirectLimit, allowingCycles: upload != nil,
                     resend: resend)

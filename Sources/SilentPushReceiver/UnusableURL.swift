@@ -23,9 +23,15 @@ struct UnusableURL: Error, CustomStringConvertible, Equatable {
         guard let host = parsed.host, !host.isEmpty else { throw UnusableURL(url: masked, reason: "it names no host") }
         // The port as written: Foundation reads one too large for an Int as none, which the
         // client would take for the scheme's.
-        if let port = portText(of: url), !port.isEmpty, PortNumber.parse(port) == nil {
+        if let port = portText(of: url), !port.isEmpty, PortNumber.parse(Self.withoutLeadingZeros(port)) == nil {
             throw UnusableURL(url: masked, reason: "port \(port.prefix(20)) is not one from 1 to 65535")
         }
+    }
+
+    /// `digits` with no leading zero but the last (`000080` is port 80, as the client reads it).
+    static func withoutLeadingZeros(_ digits: Substring) -> Substring {
+        let trimmed = digits.drop { $0 == "0" }
+        return trimmed.isEmpty ? digits.suffix(1) : trimmed
     }
 
     /// The text after the authority's last `:` (outside an IPv6 address's brackets), if it

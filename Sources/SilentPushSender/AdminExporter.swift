@@ -35,9 +35,14 @@ package struct AdminExporter: Sendable {
         /// A refusal from its answer: the problem document's `detail`, else the body's first
         /// line (what answered may not be the admin API: an HTML page, a megabyte of text). A
         /// redirect, which is not followed, names where it points instead.
-        static func refused(status: Int, body: ByteBuffer, location: String? = nil) -> Failure {
+        static func refused(status: Int, body: ByteBuffer, location: String? = nil, asked url: String? = nil) -> Failure {
             if (300..<400).contains(status), let location {
-                return .refused(status: status, detail: "it redirects to \(oneLine(URLUserInfo.masked(location))): give that as --admin")
+                let target = url.flatMap { URL(string: location, relativeTo: URL(string: $0))?.absoluteURL.absoluteString } ?? location
+                return .refused(
+                    status: status,
+                    detail:
+                        "it redirects to \(oneLine(URLUserInfo.masked(target))), and pushsend follows no redirect: give --admin the receiver's own address"
+                )
             }
             let problem = (try? JSONSerialization.jsonObject(with: Data(body.readableBytesView))) as? [String: Any]
             return .refused(status: status, detail: oneLine(problem?["detail"] as? String ?? String(buffer: body)))
@@ -106,7 +111,7 @@ package struct AdminExporter: Sendable {
         guard response.status == .ok else {
             throw Failure.refused(
                 status: Int(response.status.code), body: (try? await response.body.collect(upTo: 64 * 1024)) ?? ByteBuffer(),
-                location: response.headers.first(name: "Location"))
+                location: response.headers.first(name: "Location"), asked: url)
         }
         var written = 0
         for try await chunk in response.body {

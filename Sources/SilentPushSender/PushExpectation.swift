@@ -370,7 +370,8 @@ package struct PushExpectation: Sendable {
         }
         if response.status == .notFound, missingIsNil { return nil }
         guard response.status == .ok else {
-            throw AdminExporter.Failure.refused(status: Int(response.status.code), body: bytes, location: response.headers.first(name: "Location"))
+            throw AdminExporter.Failure.refused(
+                status: Int(response.status.code), body: bytes, location: response.headers.first(name: "Location"), asked: request.url)
         }
         return (try? JSONSerialization.jsonObject(with: Data(bytes.readableBytesView))) as? [String: Any] ?? [:]
     }

@@ -1338,6 +1338,8 @@ import Testing
                         _ = try? context.startBackgroundTransfer(
                             session: session, url: "http://127.0.0.1:\(origin.port)/\(route)/\(hops)/\(session)", method: .PUT, fromFile: photo)
                     }
+                    _ = try? context.startBackgroundTransfer(
+                        session: "seen", url: "http://127.0.0.1:\(origin.port)/seeother/seen", method: .POST, fromFile: photo)
                     return .newData
                 }))
         }) { receiver in
@@ -1350,6 +1352,10 @@ import Testing
             let permanently = try await receiver.waitForTransfers(session: "permanently") { $0.first?.state == .done }
             #expect(permanently.first?.status == 201, "\(permanently)")
             #expect(origin.log.contains("upload PUT permanently bytes=50000 sha256=\(SHA256Digest.hex(body))"), "\(origin.log)")
+            // A 303 makes a POST a GET with no body, and a 307 after it keeps that: no copy rides it.
+            let seen = try await receiver.waitForTransfers(session: "seen") { $0.first?.state == .done }
+            #expect(seen.first?.status == 200, "\(seen)")
+            #expect(origin.log.contains("landed seen bytes=0"), "\(origin.log)")
             let far = try await receiver.waitForTransfers(session: "far") { $0.first?.state == .failed }
             #expect(far.first?.state == .failed && far.first?.attempts == 1, "\(far)")
             #expect(far.first?.reason?.hasPrefix("more than 5 redirects from http://127.0.0.1:") == true, "\(far)")

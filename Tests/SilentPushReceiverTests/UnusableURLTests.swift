@@ -17,7 +17,7 @@ import Testing
         #expect(throws: UnusableURL(url: url, reason: reason)) { try UnusableURL.check(url) }
     }
 
-    @Test(arguments: ["http://127.0.0.1:8080/x", "https://[::1]/x", "http://u:p@host:443/x?q=1", "HTTP://Example.com/"])
+    @Test(arguments: ["http://127.0.0.1:8080/x", "https://[::1]/x", "http://u:p@host:443/x?q=1", "HTTP://Example.com/", "http://h:000080/x"])
     func aUsableURLPasses(url: String) {
         #expect(throws: Never.self) { try UnusableURL.check(url) }
     }

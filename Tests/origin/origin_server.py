@@ -24,6 +24,8 @@ Writes its port to READY_FILE once listening. Appends one line per request to RO
                            most: a shorter range than asked, as Content-Range says)
     PUT /moved/N/NAME, PUT /moved301/N/NAME
                            N redirects (307, or 301), then the upload as NAME
+    POST /seeother/NAME    303 to /then307/NAME, whose GET is a 307 to /landed/NAME; a GET of /landed/NAME
+                           logs "landed NAME bytes=N" (N: the body it came with)
     PUT or POST /upload/NAME
                            reads the body; logs "upload METHOD NAME bytes=N sha256=H"; answers 201
                            {"name", "bytes", "sha256"}
@@ -119,6 +121,12 @@ class Origin(BaseHTTPRequestHandler):
             if n == 0:
                 return self.send(200, b"arrived\n", {"Content-Type": "text/plain"})
             return self.send(302, headers={"Location": f"/redirect/{n - 1}"})
+        if parts[0] == "then307" and len(parts) == 2:
+            return self.send(307, b"moved\n", {"Location": f"/landed/{parts[1]}"})
+        if parts[0] == "landed" and len(parts) == 2:
+            sent = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            log(f"landed {parts[1]} bytes={len(sent)}")
+            return self.send(200, b"landed\n", {"Content-Type": "text/plain"})
         if parts[0] == "toport" and len(parts) == 2:
             return self.send(302, headers={"Location": f"http://127.0.0.1:{parts[1]}/"})
         if parts[0] == "blob" and len(parts) == 2:
@@ -237,6 +245,10 @@ class Origin(BaseHTTPRequestHandler):
         url = urlparse(self.path)
         if url.path.startswith("/upload/") and url.path.count("/") == 2:
             return self.upload(url.path.split("/")[2])
+        if url.path.startswith("/seeother/") and url.path.count("/") == 2:
+            # 303 to /then307/NAME, whose GET is a 307 to /landed/NAME.
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            return self.send(303, b"see other\n", {"Location": "/then307/" + url.path.split("/")[2]})
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         try:
             posted = json.loads(body)
