@@ -30,9 +30,7 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         }
         // A port written out is one a connection can use (a placeholder's is checked when
         // the URL is asked for).
-        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
-        if let colon = hostAndPort.lastIndex(of: ":"), !hostAndPort[colon...].contains("]") {
-            let port = hostAndPort[hostAndPort.index(after: colon)...]
+        if let port = PortNumber.text(inURL: text) {
             guard port.isEmpty || port.contains("{") || port.contains("}") || PortNumber.parse(port) != nil else {
                 throw Problem(description: "'\(text)' has port '\(port)': give one from 1 to 65535")
             }

@@ -9,4 +9,15 @@ package enum PortNumber {
         let value = digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
         return (allowingZero ? 0...65535 : 1...65535).contains(value) ? value : nil
     }
+
+    /// The port as `url` writes it: the text after its authority's last `:` (past a user and
+    /// password, and outside an IPv6 address's brackets), when it has one; nil when `url` has
+    /// no `://` or its authority no port part.
+    package static func text(inURL url: String) -> Substring? {
+        guard let colon = url.firstIndex(of: ":"), url[colon...].hasPrefix("://") else { return nil }
+        let authority = url[url.index(colon, offsetBy: 3)...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        guard let colon = hostAndPort.lastIndex(of: ":"), !hostAndPort[colon...].contains("]") else { return nil }
+        return hostAndPort[hostAndPort.index(after: colon)...]
+    }
 }

@@ -41,7 +41,8 @@ extension ConnectionFailure {
     package static let probeDelay = Duration.milliseconds(250)
 
     /// Where a request goes: its URL's host and port (80 or 443 when the URL gives none).
-    package struct Origin: Sendable {
+    /// Two are the same origin when their scheme, host (in any case) and port are.
+    package struct Origin: Sendable, Equatable {
         package let host: String
         package let port: Int
         /// Whether it is `https`.
@@ -53,6 +54,10 @@ extension ConnectionFailure {
             secure = url.scheme?.lowercased() == "https"
             self.host = host
             port = url.port ?? (secure ? 443 : 80)
+        }
+
+        package static func == (lhs: Origin, rhs: Origin) -> Bool {
+            lhs.secure == rhs.secure && lhs.port == rhs.port && lhs.host.lowercased() == rhs.host.lowercased()
         }
     }
 

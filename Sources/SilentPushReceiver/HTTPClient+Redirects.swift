@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOSSL
+import SilentPushNetworking
 
 /// Redirects followed here, not inside AsyncHTTPClient (the receiver's clients are made with
 /// `.disallow`): every URL is checked (`UnusableURL`) before it is asked for, so a `Location`
@@ -13,12 +14,6 @@ extension HTTPClient {
 
     /// Headers not carried to another origin (as AsyncHTTPClient drops them).
     static let originBoundHeaders = ["Origin", "Cookie", "Authorization", "Proxy-Authorization"]
-
-    /// `url`'s scheme, host and port (the scheme's when it names none), for telling origins apart.
-    static func origin(of url: URL) -> String {
-        let scheme = url.scheme?.lowercased() ?? ""
-        return "\(scheme)://\(url.host?.lowercased() ?? ""):\(url.port ?? (scheme == "https" ? 443 : 80))"
-    }
 
     /// `request` by `executeFailingFast`, following up to `limit` redirects
     /// (`HTTPClientError.redirectLimitReached` past them) and, unless `allowingCycles`, asking
@@ -53,7 +48,7 @@ extension HTTPClient {
                 // Still carrying a body (not a GET a redirect made): the same body, made again.
                 request.body = try resend()
             }
-            if Self.origin(of: base) != Self.origin(of: next) {
+            if ConnectionFailure.Origin(url: request.url) != ConnectionFailure.Origin(url: next.absoluteString) {
                 for name in Self.originBoundHeaders { request.headers.remove(name: name) }
             }
             request.url = next.absoluteString

@@ -23,7 +23,7 @@ struct UnusableURL: Error, CustomStringConvertible, Equatable {
         guard let host = parsed.host, !host.isEmpty else { throw UnusableURL(url: masked, reason: "it names no host") }
         // The port as written: Foundation reads one too large for an Int as none, which the
         // client would take for the scheme's.
-        if let port = portText(of: url), !port.isEmpty, PortNumber.parse(Self.withoutLeadingZeros(port)) == nil {
+        if let port = PortNumber.text(inURL: url), !port.isEmpty, PortNumber.parse(Self.withoutLeadingZeros(port)) == nil {
             throw UnusableURL(url: masked, reason: "port \(port.prefix(20)) is not one from 1 to 65535")
         }
     }
@@ -32,15 +32,5 @@ struct UnusableURL: Error, CustomStringConvertible, Equatable {
     static func withoutLeadingZeros(_ digits: Substring) -> Substring {
         let trimmed = digits.drop { $0 == "0" }
         return trimmed.isEmpty ? digits.suffix(1) : trimmed
-    }
-
-    /// The text after the authority's last `:` (outside an IPv6 address's brackets), if it
-    /// has one.
-    static func portText(of url: String) -> Substring? {
-        guard let schemeEnd = url.range(of: "://") else { return nil }
-        let authority = url[schemeEnd.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
-        guard let colon = hostAndPort.lastIndex(of: ":"), !hostAndPort[colon...].contains("]") else { return nil }
-        return hostAndPort[hostAndPort.index(after: colon)...]
     }
 }

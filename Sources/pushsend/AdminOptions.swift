@@ -23,7 +23,7 @@ struct AdminOptions: ParsableArguments {
         else {
             throw ValidationError("--admin '\(shown)' is not a URL like http://127.0.0.1:2199 (the receiver's --admin address)")
         }
-        if let port = Self.portText(admin), PortNumber.parse(port) == nil {
+        if let port = PortNumber.text(inURL: admin), PortNumber.parse(port) == nil {
             throw ValidationError("--admin '\(shown)': the port must be from 1 to 65535")
         }
         if let token, token.isEmpty || !token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) {
@@ -31,15 +31,6 @@ struct AdminOptions: ParsableArguments {
                 "the admin token (--admin-token or SILENTPUSH_ADMIN_TOKEN) must be printable characters with no space (a line end read from a file?); it is not shown"
             )
         }
-    }
-
-    /// The text after the authority's last `:` (past an IPv6 address's `]`), when it has one.
-    static func portText(_ url: String) -> Substring? {
-        guard let scheme = url.range(of: "://") else { return nil }
-        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        let host = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
-        guard let colon = host.lastIndex(of: ":"), host[colon...].contains("]") == false else { return nil }
-        return host[host.index(after: colon)...]
     }
 
     /// The token given, or the environment's (a variable set to nothing is not given).

@@ -25,4 +25,14 @@ import Testing
         #expect(APNsTarget(url: "https://localhost:2197")?.port == 2197)
         #expect(throws: PostgresURL.Problem.self) { try PostgresURL("postgres://u@h:+5432/d") }
     }
+
+    /// A URL's port as written: past a user and password, outside an IPv6 address's brackets.
+    @Test(
+        arguments: [
+            ("http://h:8080/x", "8080"), ("http://u:p@h:70000/x", "70000"), ("https://[::1]:443", "443"), ("http://h:/x", ""),
+            ("http://[::1]/x", nil), ("http://u:p@h/x?q=a:b", nil), ("h:80", nil),
+        ] as [(String, String?)])
+    func aURLsPortIsReadAsWritten(url: String, port: String?) {
+        #expect(PortNumber.text(inURL: url).map(String.init) == port)
+    }
 }
