@@ -17,10 +17,11 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         public let description: String
     }
 
-    /// Parses `text`: it must start with `http://` or `https://`; braces hold `token`, `topic`
-    /// or a payload key.
+    /// Parses `text`: it must start with `http://` or `https://` (the scheme in any case, as
+    /// RFC 3986 reads it); braces hold `token`, `topic` or a payload key.
     public init(_ text: String) throws(Problem) {
-        guard text.hasPrefix("http://") || text.hasPrefix("https://") else {
+        let scheme = String(text.prefix { $0 != ":" }).lowercased()
+        guard scheme == "http" || scheme == "https", text.dropFirst(scheme.count).hasPrefix("://") else {
             throw Problem(description: "'\(text)' is not an http:// or https:// URL template")
         }
         // A host, or a placeholder that gives one, before the path.

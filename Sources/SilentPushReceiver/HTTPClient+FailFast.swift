@@ -14,15 +14,14 @@ extension HTTPClient {
     /// `execute(_:deadline:)`, ended by `ConnectionFailure.Unreachable` as soon as a probe
     /// finds nobody at the origin (`ConnectionFailure.reason` words it), or by NIOSSL's error
     /// when the probe's handshake refuses its certificate.
-    /// `tls`: this client's trust (AsyncHTTPClient's default unless it was given a TLS
-    /// configuration); nil: the handshake is not probed.
+    /// `trust`: this client's (the system's roots unless it was given CAs of its own), read
+    /// only for an https origin; with no context, the handshake is not probed.
     func executeFailingFast(
-        _ request: HTTPClientRequest, deadline: NIODeadline, tls: NIOSSLContext? = OriginProbe.defaultContext
+        _ request: HTTPClientRequest, deadline: NIODeadline, trust originTrust: OriginTrust = .system
     ) async throws -> HTTPClientResponse {
-        // A request's own TLS configuration is the one its connection uses.
-        let trust = request.tlsConfiguration.map { try? NIOSSLContext(configuration: $0) } ?? tls
         guard let origin = ConnectionFailure.Origin(url: request.url) else { return try await execute(request, deadline: deadline) }
-        guard origin.secure, let trust else {
+        // A request's own TLS configuration is the one its connection uses.
+        guard origin.secure, let trust = request.tlsConfiguration.map({ try? NIOSSLContext(configuration: $0) }) ?? originTrust.context else {
             return try await ConnectionFailure.failingFast(to: origin, on: eventLoopGroup) { try await self.execute(request, deadline: deadline) }
         }
         return try await ConnectionFailure.failingFast(

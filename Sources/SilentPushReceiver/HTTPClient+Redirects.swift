@@ -22,7 +22,7 @@ extension HTTPClient {
     /// any other redirect asks it the same way, a body made again by `resend` (nil: the
     /// request's own, sent again). A redirect's own body is not read: its connection is given up.
     func executeFollowingRedirects(
-        _ request: HTTPClientRequest, deadline: NIODeadline, tls: NIOSSLContext? = OriginProbe.defaultContext, limit: Int,
+        _ request: HTTPClientRequest, deadline: NIODeadline, trust: OriginTrust = .system, limit: Int,
         allowingCycles: Bool = false, resend: (() throws -> HTTPClientRequest.Body)? = nil
     ) async throws -> HTTPClientResponse {
         var request = request
@@ -31,7 +31,7 @@ extension HTTPClient {
         while true {
             try UnusableURL.check(request.url)
             asked.insert(request.url)
-            let response = try await executeFailingFast(request, deadline: deadline, tls: tls)
+            let response = try await executeFailingFast(request, deadline: deadline, trust: trust)
             let status = response.status.code
             guard Self.redirectStatuses.contains(status), let location = response.headers.first(name: "Location"),
                 let base = URL(string: request.url), let next = URL(string: location, relativeTo: base)?.absoluteURL

@@ -74,7 +74,7 @@ public struct HTTPFetchHandler: FetchHandler {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
             let response = try await client.executeFollowingRedirects(
-                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)), tls: trust.context,
+                request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)), trust: trust,
                 limit: Self.redirectLimit)
             switch response.status.code {
             case 304:
@@ -120,7 +120,7 @@ public struct HTTPFetchHandler: FetchHandler {
         do {
             let limit = task.deadline.map { min(max(1, task.startedAt.duration(to: $0).components.seconds + 5), 86_400) } ?? 86_400
             let response = try await client.executeFollowingRedirects(
-                request, deadline: .now() + .seconds(limit), tls: trust.context, limit: Self.redirectLimit)
+                request, deadline: .now() + .seconds(limit), trust: trust, limit: Self.redirectLimit)
             let body = try await response.body.collect(upTo: 64 * 1024)
             if (200..<300).contains(response.status.code) { Self.handOverTransfers(in: body, to: task.context) }
             guard (200..<300).contains(response.status.code),

@@ -7,15 +7,20 @@ import SilentPushTransport
 package struct OriginTrust: Sendable {
     /// What the HTTP clients verify an origin's certificate with.
     package let configuration: TLSConfiguration
-    /// The same trust, for the origin probe's handshake (`HTTPClient.executeFailingFast`).
-    package let context: NIOSSLContext?
+    /// The context made for the CAs given; nil for the system's roots alone.
+    private let ownContext: NIOSSLContext?
+
+    /// The same trust, for the origin probe's handshake (`HTTPClient.executeFailingFast`). The
+    /// system's roots are loaded at the first https request, not at start: a receiver whose
+    /// origins are all http never parses them (about 1 MB of certificates).
+    package var context: NIOSSLContext? { ownContext ?? OriginProbe.defaultContext }
 
     /// The system's roots alone.
-    package static let system = OriginTrust(configuration: .makeClientConfiguration(), context: OriginProbe.defaultContext)
+    package static let system = OriginTrust(configuration: .makeClientConfiguration(), context: nil)
 
     private init(configuration: TLSConfiguration, context: NIOSSLContext?) {
         self.configuration = configuration
-        self.context = context
+        ownContext = context
     }
 
     /// The system's roots and the certificates of each PEM file of `paths`, each read once

@@ -259,7 +259,7 @@ package final class TransferClient: Sendable {
             do {
                 // An upload goes where each such redirect says, the same URL again too, up to the limit.
                 response = try await httpClient.executeFollowingRedirects(
-                    request, deadline: deadline, tls: trust.context, limit: HTTPFetchHandler.redirectLimit, allowingCycles: upload != nil,
+                    request, deadline: deadline, trust: trust, limit: HTTPFetchHandler.redirectLimit, allowingCycles: upload != nil,
                     resend: resend)
             } catch is UploadCopyGone {
                 return noCopy

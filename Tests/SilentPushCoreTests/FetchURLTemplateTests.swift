@@ -56,7 +56,16 @@ import Testing
         }
     }
 
-    @Test(arguments: ["ftp://x/{token}", "http://x/{token", "http://x/{}", "http://x/token}"])
+    /// A scheme is read in any case, as RFC 3986 and the HTTP client read it; the URL keeps it
+    /// as written.
+    @Test(arguments: [
+        ("HTTPS://origin.example/{token}", "HTTPS://origin.example/ab"), ("Http://127.0.0.1:8080/{token}", "Http://127.0.0.1:8080/ab"),
+    ])
+    func theSchemeIsReadInAnyCase(text: String, url: String) throws {
+        #expect(try FetchURLTemplate(text).expand(token: "ab", topic: "t") == url)
+    }
+
+    @Test(arguments: ["ftp://x/{token}", "http://x/{token", "http://x/{}", "http://x/token}", "httpx://x/{token}", "http:/x/{token}"])
     func aBadTemplateIsRefused(text: String) {
         #expect(throws: FetchURLTemplate.Problem.self) { try FetchURLTemplate(text) }
     }
