@@ -47,6 +47,11 @@ public enum APNsPushType: String, Sendable, CaseIterable {
         return String(topic.dropLast(suffix.count))
     }
 
+    /// The app `topic` is of: its bundle id, without the suffix of whichever type it carries.
+    package static func bundleID(ofAnyTopic topic: String) -> String {
+        suffixedType(of: topic)?.bundleID(ofTopic: topic) ?? topic
+    }
+
     /// The largest payload APNs takes for this type.
     public var maximumPayloadSize: Int { self == .voip ? Self.largestPayloadSize : 4096 }
 

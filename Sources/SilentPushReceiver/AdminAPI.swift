@@ -492,12 +492,15 @@ package struct AdminAPI: Sendable {
         return Self.respond(.ok, appJSON(token, topic: topic))
     }
 
+    /// The app's Live Activity fields are its bundle id's, whichever of its topics names it
+    /// (`com.example.app.push-type.liveactivity` is `com.example.app`'s).
     private func appJSON(_ token: String, topic: String) -> JSONValue {
-        .object([
+        let bundleID = APNsPushType.bundleID(ofAnyTopic: topic)
+        return .object([
             ("deviceToken", .string(token)), ("topic", .string(topic)),
             ("lastOpenedAt", .string(device.lastOpened(device: token, topic: topic).map(Self.time))),
-            ("pushToStartToken", .string(device.pushToStartToken(device: token, bundleID: topic))),
-            ("frequentUpdates", .bool(device.hasFrequentUpdates(device: token, bundleID: topic))),
+            ("pushToStartToken", .string(device.pushToStartToken(device: token, bundleID: bundleID))),
+            ("frequentUpdates", .bool(device.hasFrequentUpdates(device: token, bundleID: bundleID))),
         ])
     }
 
@@ -513,7 +516,7 @@ package struct AdminAPI: Sendable {
             }
             switch (key, value) {
             case ("frequentUpdates", .bool(let on)):
-                device.setFrequentUpdates(on, device: token, bundleID: topic)
+                device.setFrequentUpdates(on, device: token, bundleID: APNsPushType.bundleID(ofAnyTopic: topic))
             case ("opened", .bool(true)):
                 try await device.setLastOpened(device: token, topic: topic)
             case ("lastOpenedAt", .null):

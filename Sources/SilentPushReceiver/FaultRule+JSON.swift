@@ -47,6 +47,10 @@ extension FaultRule {
     private static func match(_ fields: [(String, JSONValue)]) throws(Invalid) -> Match {
         var match = Match()
         for (key, value) in fields {
+            // An unknown field is named as such whatever its value.
+            guard ["device", "topic", "team", "keyId"].contains(key) else {
+                throw Invalid("unknown field 'match.\(key)' (fields: device, topic, team, keyId)")
+            }
             guard case .string(let text) = value, !text.isEmpty else { throw Invalid("match.\(key) must be a non-empty string") }
             switch key {
             case "device":
@@ -56,8 +60,7 @@ extension FaultRule {
                 match.device = token
             case "topic": match.topic = text
             case "team": match.team = text
-            case "keyId": match.keyID = text
-            default: throw Invalid("unknown field 'match.\(key)' (fields: device, topic, team, keyId)")
+            default: match.keyID = text  // "keyId", the one field left
             }
         }
         return match

@@ -542,9 +542,11 @@ public final class Receiver: Service, Sendable {
 
     private static func writeReadyFile(_ json: String, to path: String) throws {
         // Written whole then renamed over the old file, so a watcher never reads half a file.
-        // rename(2) replaces a file and nothing else: a directory at `path` is refused, never
-        // removed.
+        // rename(2) replaces whatever is at `path` but a directory (a device, a symbolic
+        // link), so only a regular file is replaced.
         guard !path.isEmpty else { throw POSIXError(.ENOENT) }
+        var status = stat()
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { throw NotARegularFile() }
         let temporary = path + ".tmp"
         try Data(json.utf8).write(to: URL(fileURLWithPath: temporary))
         guard rename(temporary, path) == 0 else {
@@ -552,5 +554,10 @@ public final class Receiver: Service, Sendable {
             try? FileManager.default.removeItem(atPath: temporary)
             throw POSIXError(code)
         }
+    }
+
+    /// Something other than a regular file is at the ready file's path: it is left as it is.
+    private struct NotARegularFile: LocalizedError {
+        var errorDescription: String? { "something other than a regular file is there (a device, a link or a directory), which is never replaced" }
     }
 }

@@ -41,6 +41,8 @@ import Testing
             (#"{"action": {"reason": "Sometimes"}}"#, "action.reason"), (#"{"fraction": 2, "action": {"reset": true}}"#, "fraction"),
             (#"{"action": {"delayMs": 600000}}"#, "action.delayMs"), (#"{"match": {"device": "xyz"}, "action": {"reset": true}}"#, "match.device"),
             (#"{"count": 1}"#, "action"), (#"{"action": {"reset": true}, "weather": "rain"}"#, "weather"),
+            // An unknown field is named as unknown whatever its value.
+            (#"{"match": {"devcie": 5}, "action": {"reset": true}}"#, "unknown field 'match.devcie'"),
         ] {
             let answer = try await SilentPushdDeviceTests.admin(admin, "POST", "/v1/faults", body: body)
             #expect(answer.status == 422 && (answer.json["error"] as? String)?.contains(field) == true, "\(body): \(answer.json)")

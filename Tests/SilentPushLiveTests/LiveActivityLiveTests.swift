@@ -134,6 +134,27 @@ import Testing
     /// An activity's update token was issued to its app: under another app's topic APNs
     /// answers 400 DeviceTokenNotForTopic, and the activity does not change (it was updated,
     /// and ended, by any app's pushes).
+    /// The admin API's app by any of its topics has the bundle id's push-to-start token and
+    /// frequent updates: a start pushed to that token under the Live Activity topic starts.
+    @Test func anAppNamedByItsLiveActivityTopicIsTheBundlesApp() async throws {
+        try await Receiver.withTesting { receiver in
+            let admin = try #require(receiver.adminPort)
+            let token = Self.device("e")
+            let path = "/v1/devices/\(token)/apps/"
+            let patched = try await SilentPushdDeviceTests.admin(admin, "PATCH", path + Self.topic, body: #"{"frequentUpdates": true}"#)
+            #expect(patched.status == 200, "\(patched.json)")
+            let app = try await SilentPushdDeviceTests.admin(admin, "GET", path + Self.app)
+            #expect(app.json["frequentUpdates"] as? Bool == true, "\(app.json)")
+            let pushToStart = try #require(patched.json["pushToStartToken"] as? String)
+            #expect(pushToStart == app.json["pushToStartToken"] as? String)
+            let start = try await Self.push(
+                receiver, to: pushToStart,
+                #"{"aps":{"timestamp":\#(Int(Date().timeIntervalSince1970)),"event":"start","content-state":{},"attributes-type":"A","attributes":{},"alert":{"title":"t"}}}"#
+            )
+            #expect(try await receiver.fate(of: start)?.kind == .delivered)
+        }
+    }
+
     @Test func anUpdateTokenUnderAnotherAppsTopicIsRefused() async throws {
         try await Receiver.withTesting { receiver in
             let device = Self.device("7")

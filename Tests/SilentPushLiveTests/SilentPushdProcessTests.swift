@@ -425,6 +425,35 @@ import Testing
         #expect(last == "silentpushd: cannot write the ready file '/nonexistent/ready.json': No such file or directory (check --ready-file)")
     }
 
+    /// Only a regular file at the path is replaced: a link or a pipe (or a device, such as
+    /// `/dev/null` for a root user) is refused and left as it is.
+    @Test func aReadyFilePathThatIsNotARegularFileIsLeftAlone() async throws {
+        let directory = Scratch.directory.appendingPathComponent("ready-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("target.json").path
+        try Data("kept".utf8).write(to: URL(fileURLWithPath: target))
+        let link = directory.appendingPathComponent("link.json").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let pipe = directory.appendingPathComponent("pipe").path
+        #expect(mkfifo(pipe, 0o600) == 0)
+        for path in [link, pipe] {
+            let result = try await PeerProcess.run(
+                try Self.binary(), ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory", "--ready-file", path],
+                timeout: .seconds(20))
+            #expect(result.status == 2)
+            let last = result.errorOutput.split(separator: "\n").last.map(String.init)
+            #expect(
+                last
+                    == "silentpushd: cannot write the ready file '\(path)': something other than a regular file is there (a device, a link or a directory), which is never replaced (check --ready-file)",
+                "\(result.errorOutput)")
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "kept")
+        var status = stat()
+        #expect(lstat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+    }
+
     /// A value from the config file is named by the file and its key, not by the flag.
     @Test func aConfigFileProblemNamesTheFileTheKeyAndThePlace() async throws {
         let directory = Scratch.directory.appendingPathComponent("config-\(UUID().uuidString)")
