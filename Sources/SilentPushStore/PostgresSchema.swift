@@ -167,7 +167,7 @@ package enum PostgresSchema {
         "CREATE INDEX transfers_by_app ON transfers (device_token, topic, session)",
         "CREATE INDEX transfers_open ON transfers (state) WHERE finished_at IS NULL OR (relaunch_request IS NULL AND state = 'done')",
         // Content bodies live here, not in files beside the database: every receiver of a
-        // cluster reads them (SQLite keeps them as files in `contents/`).
+        // cluster reads them (SQLite keeps them as files in the store's `-contents/`).
         "CREATE TABLE content_bodies (sha256 TEXT PRIMARY KEY, body BYTEA NOT NULL, saved_at BIGINT NOT NULL DEFAULT 0)",
         "CREATE TABLE id_floors (name TEXT PRIMARY KEY, last_id BIGINT NOT NULL)",
         "INSERT INTO schema_version (version) VALUES (\(version))",

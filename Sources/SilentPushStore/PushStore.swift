@@ -29,8 +29,8 @@ package final class PushStore: Sendable {
     /// What the reads run on: the engine.
     var reader: any StoreReader { engine }
     let writer: StoreWriter
-    /// Where content bodies are kept: `contents/` beside the database file; nil in memory
-    /// and in PostgreSQL (a table there).
+    /// Where content bodies are kept: the file store's `-contents/` (`contentsDirectory(ofStore:)`);
+    /// nil in memory and in PostgreSQL (a table there).
     private let contentsDirectory: String?
     private let memoryContents = Mutex<[String: (body: [UInt8], savedAt: Int64)]>([:])
     /// Bodies a content row stopped naming (its URL's body changed, or its device was
@@ -44,7 +44,7 @@ package final class PushStore: Sendable {
 
     /// Where `open(_:fresh:)` moved the previous store's database file; nil when it moved none.
     package let setAside: String?
-    /// Where background transfers' files are kept: `contents/transfers/` beside the database;
+    /// Where background transfers' files are kept: the file store's `-contents/transfers/`;
     /// for a memory store, a directory of its own under the system's temporary directory;
     /// for PostgreSQL, one under it named after the database (a transfer's bytes are the
     /// device's, local to the receiver that runs it).
@@ -115,6 +115,7 @@ package final class PushStore: Sendable {
             }
             lock = try StoreLock.acquire(beside: path)
             if fresh { setAside = try Self.setAside(path) }
+            try Self.claimSharedContents(of: path)
             do {
                 var configuration = Configuration()
                 // A connection that finds the file locked waits instead of failing at once. The
@@ -158,17 +159,40 @@ package final class PushStore: Sendable {
             throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
         }
         var contentsDirectory: String?
-        if case .file(let path) = location {
-            contentsDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
-        }
+        if case .file(let path) = location { contentsDirectory = Self.contentsDirectory(ofStore: path) }
         return PushStore(
             engine: SQLiteEngine(database: database, checkpointer: checkpointer), contentsDirectory: contentsDirectory,
             transfersDirectory: contentsDirectory.map { $0 + "/transfers" }, lock: lock, setAside: setAside)
     }
 
-    /// Renames the store at `path` (with its `-wal`, `-shm` and `contents/`) to
+    /// Where the file store at `path` keeps its content bodies and its transfers' files:
+    /// `path-contents/`, its own, as its `-wal` is (two stores in one directory share nothing).
+    package static func contentsDirectory(ofStore path: String) -> String { path + "-contents" }
+
+    /// Where earlier versions kept them: `contents/` beside the store, one for every store in
+    /// the directory.
+    static func sharedContentsDirectory(ofStore path: String) -> String {
+        URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
+    }
+
+    /// An existing store with no directory of its own takes the shared `contents/` of earlier
+    /// versions as its own (the one store of a directory, as almost always; of two that
+    /// shared it, the first opened). A new store takes nothing.
+    private static func claimSharedContents(of path: String) throws {
+        let manager = FileManager.default
+        let own = contentsDirectory(ofStore: path), shared = sharedContentsDirectory(ofStore: path)
+        guard manager.fileExists(atPath: path), !manager.fileExists(atPath: own), manager.fileExists(atPath: shared) else { return }
+        do {
+            try manager.moveItem(atPath: shared, toPath: own)
+        } catch {
+            throw PushStoreError.cannotOpen(path: path, reason: "cannot move '\(shared)' to '\(own)' (\(plainReason(error)))")
+        }
+    }
+
+    /// Renames the store at `path` (with its `-wal`, `-shm` and `-contents/`) to
     /// `path.YYYYMMDD-HHMMSS` (and the same suffixes); returns the new database path, or nil
-    /// when there was no store.
+    /// when there was no store. A store of an earlier version takes the shared `contents/`
+    /// with it, as that version did.
     private static func setAside(_ path: String) throws -> String? {
         let manager = FileManager.default
         guard manager.fileExists(atPath: path) else { return nil }
@@ -182,8 +206,9 @@ package final class PushStore: Sendable {
             attempt += 1
             aside = path + "." + formatter.string(from: Date()) + "-\(attempt)"
         }
-        let contents = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
-        let moves = [(path, aside), (path + "-wal", aside + "-wal"), (path + "-shm", aside + "-shm"), (contents, aside + "-contents")]
+        let own = contentsDirectory(ofStore: path)
+        let contents = manager.fileExists(atPath: own) ? own : sharedContentsDirectory(ofStore: path)
+        let moves = [(path, aside), (path + "-wal", aside + "-wal"), (path + "-shm", aside + "-shm"), (contents, contentsDirectory(ofStore: aside))]
         do {
             for (from, to) in moves where manager.fileExists(atPath: from) { try manager.moveItem(atPath: from, toPath: to) }
         } catch {
@@ -300,7 +325,7 @@ package final class PushStore: Sendable {
 
     // MARK: Content files
 
-    /// Keeps `body` under its SHA-256 (lower-case hex): a file in `contents/` beside the
+    /// Keeps `body` under its SHA-256 (lower-case hex): a file in the store's `-contents/` beside the
     /// database, written whole then renamed; in memory for a memory store; a row for PostgreSQL.
     /// A body saved again (already there) is marked saved now, so it is not deleted as the
     /// fetch that saved it writes the row naming it.

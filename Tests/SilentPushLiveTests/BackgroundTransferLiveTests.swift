@@ -181,7 +181,7 @@ import Testing
             #expect(transfer.state == .done && transfer.bytes == 40_000, "\(transfer)")
             let pending = try await receiver.taskRequests().first { $0.request.kind == .urlSession }
             #expect(pending?.state == .pending && pending?.why?.rule == .lowPowerMode, "\(String(describing: pending))")
-            try FileManager.default.removeItem(atPath: directory + "/contents/transfers/\(transfer.id)")
+            try FileManager.default.removeItem(atPath: directory + "/store.sqlite-contents/transfers/\(transfer.id)")
             try await receiver.setDeviceState(DeviceState())
             let run = try await Self.endedRelaunch(receiver, session: "F")
             #expect(run?.outcome == .completed, "\(String(describing: run))")
@@ -376,7 +376,7 @@ import Testing
             }
             let transfer = try #require(again.first)
             #expect(transfer.attempts == 2 && transfer.bytes == kept.bytes, "\(transfer)")
-            let part = directory + "/contents/transfers/\(transfer.id).part"
+            let part = directory + "/store.sqlite-contents/transfers/\(transfer.id).part"
             #expect((try? FileManager.default.attributesOfItem(atPath: part)[.size] as? Int64) == kept.bytes)
             #expect(receiver.metric("silentpush_transfer_bytes_total") == Double(kept.bytes))
             await client.close()
@@ -392,7 +392,7 @@ import Testing
         let directory = Scratch.directory.appendingPathComponent("transfers-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // What a receiver stopped between the last byte and the end left for transfer 1.
-        let transfers = directory + "/contents/transfers"
+        let transfers = directory + "/store.sqlite-contents/transfers"
         try FileManager.default.createDirectory(atPath: transfers, withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: transfers + "/1.part", contents: Data(Self.blob(kept)))
         try #""blob-50000""#.write(toFile: transfers + "/1.part.validator", atomically: true, encoding: .utf8)
@@ -471,7 +471,7 @@ import Testing
             let client = try await TestPushClient.connect(to: receiver)
             try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/500000?rate=100000")
             try await receiver.waitForTransfers(session: "S5") { $0.first?.state == .running }
-            let kept = directory + "/contents/transfers"
+            let kept = directory + "/store.sqlite-contents/transfers"
             func parts() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: kept)) ?? []).filter { $0.hasSuffix(".part") } }
             for _ in 0..<100 where parts().isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             #expect(parts().count == 1, "a part of the body arrived before the force-quit")
@@ -543,14 +543,14 @@ import Testing
             let both = try await receiver.waitForTransfers(session: "S8") { $0.count == 2 && $0.last?.state == .done }
             let done = try #require(both.last)
             #expect(both.first?.state == .running, "\(both)")
-            #expect(FileManager.default.fileExists(atPath: directory + "/contents/transfers/\(done.id)"))
+            #expect(FileManager.default.fileExists(atPath: directory + "/store.sqlite-contents/transfers/\(done.id)"))
             try await receiver.setDeviceState(DeviceState(forceQuit: true))
             let ended = try await receiver.waitForTransfers(session: "S8") { $0.first?.state == .cancelled && $0.last?.fileFate != nil }
             #expect(ended.last?.id == done.id && ended.last?.fileFate == .deleted && ended.last?.relaunchRequestID == nil, "\(ended)")
-            for _ in 0..<100 where FileManager.default.fileExists(atPath: directory + "/contents/transfers/\(done.id)") {
+            for _ in 0..<100 where FileManager.default.fileExists(atPath: directory + "/store.sqlite-contents/transfers/\(done.id)") {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(!FileManager.default.fileExists(atPath: directory + "/contents/transfers/\(done.id)"))
+            #expect(!FileManager.default.fileExists(atPath: directory + "/store.sqlite-contents/transfers/\(done.id)"))
             await client.close()
         }
         try await Receiver.withTesting(configure) { receiver in
@@ -581,7 +581,7 @@ import Testing
             }
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
-            let transfers = directory + "/contents/transfers"
+            let transfers = directory + "/store.sqlite-contents/transfers"
             func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: transfers + "/" + name) }
             func cached() -> Int { ((try? FileManager.default.contentsOfDirectory(atPath: transfers + "/cache")) ?? []).count }
             let url = "http://127.0.0.1:\(origin.port)/blob/1000"
@@ -839,7 +839,7 @@ import Testing
             try await receiver.setDeviceState(DeviceState(lowPowerMode: true))
             let done = try await receiver.waitForTransfers(session: "R") { $0.first?.relaunchRequestID != nil }
             let id = try #require(done.first?.id)
-            let file = directory + "/contents/transfers/\(id)"
+            let file = directory + "/store.sqlite-contents/transfers/\(id)"
             #expect(FileManager.default.fileExists(atPath: file))
             // The app's cancelAllTaskRequests() does not reach the relaunch, and says so.
             #expect(try await receiver.device.cancelTasks(device: Self.device, topic: Self.topic) == 0)
@@ -868,7 +868,7 @@ import Testing
         }) { receiver in
             let client = try await TestPushClient.connect(to: receiver)
             try await Self.push(client, "http://127.0.0.1:\(origin.port)/blob/1000")
-            let transfers = directory + "/contents/transfers"
+            let transfers = directory + "/store.sqlite-contents/transfers"
             func files() -> [String] {
                 let top = (try? FileManager.default.contentsOfDirectory(atPath: transfers)) ?? []
                 let cache = (try? FileManager.default.contentsOfDirectory(atPath: transfers + "/cache")) ?? []
@@ -908,7 +908,7 @@ import Testing
         }
         // Stopped mid-transfer: the record says running, and part of the file is kept in the
         // store's contents directory.
-        let kept = directory + "/contents/transfers"
+        let kept = directory + "/store.sqlite-contents/transfers"
         let parts = try FileManager.default.contentsOfDirectory(atPath: kept).filter { $0.hasSuffix(".part") }
         #expect(parts.count == 1, "\(parts)")
         let partial = (try? FileManager.default.attributesOfItem(atPath: kept + "/" + (parts.first ?? ""))[.size] as? Int) ?? 0
@@ -1459,7 +1459,7 @@ import Testing
             // Discretionary, off power: it waits with its copy taken.
             let waiting = try await receiver.waitForTransfers(session: "up") { $0.first?.why != nil }
             let id = try #require(waiting.first?.id)
-            let copy = directory + "/contents/transfers/\(id).upload"
+            let copy = directory + "/store.sqlite-contents/transfers/\(id).upload"
             #expect(FileManager.default.fileExists(atPath: copy))
             try FileManager.default.removeItem(atPath: copy)
             try await receiver.setDeviceState(DeviceState(charging: true))

@@ -123,11 +123,11 @@ import Testing
             #expect(try await Self.wake(receiver, client, app: 1, kind: "feed", arg: "news").result == .newData)
             let second = try #require(try await receiver.device.content(deviceToken: Self.token(1), topic: SamplePush.topic, url: url))
             // Saved longer ago than the minute a fetch's own body is spared for.
-            let old = directory + "/contents/" + first.sha256
+            let old = directory + "/store.sqlite-contents/" + first.sha256
             try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -120)], ofItemAtPath: old)
             for _ in 0..<200 where FileManager.default.fileExists(atPath: old) { try await Task.sleep(for: .milliseconds(25)) }
             #expect(!FileManager.default.fileExists(atPath: old), "the first body, superseded, is deleted")
-            #expect(FileManager.default.fileExists(atPath: directory + "/contents/" + second.sha256))
+            #expect(FileManager.default.fileExists(atPath: directory + "/store.sqlite-contents/" + second.sha256))
         }
     }
 
@@ -288,7 +288,7 @@ import Testing
         let body = try await PeerProcess.run("curl", ["-sS", "http://127.0.0.1:\(admin)/v1/contents/body?device=\(device)&topic=com.example.app"])
         #expect(body.output == #"{"score":"2-1"}"#)
         let sha = try #require(content["sha256"] as? String)
-        #expect(FileManager.default.fileExists(atPath: origin.root + "/store/contents/" + sha))
+        #expect(FileManager.default.fileExists(atPath: origin.root + "/store/store.sqlite-contents/" + sha))
     }
 }
 

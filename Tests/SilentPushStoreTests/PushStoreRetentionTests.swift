@@ -302,8 +302,8 @@ import Testing
         let orphan = String(repeating: "d", count: 64)
         try await store.saveContent(Array("far".utf8), sha256: orphan)
         let far = Date(timeIntervalSince1970: 1e17)
-        try FileManager.default.setAttributes([.modificationDate: far], ofItemAtPath: directory + "/contents/" + orphan)
-        let dated = try FileManager.default.attributesOfItem(atPath: directory + "/contents/" + orphan)[.modificationDate] as? Date
+        try FileManager.default.setAttributes([.modificationDate: far], ofItemAtPath: directory + "/pushes.sqlite-contents/" + orphan)
+        let dated = try FileManager.default.attributesOfItem(atPath: directory + "/pushes.sqlite-contents/" + orphan)[.modificationDate] as? Date
         #expect(dated == far, "the file system kept another date: \(String(describing: dated))")
         #expect(try await store.dropUnnamedContents(grace: .zero) == 0)
         #expect(try await store.contentBody(sha256: orphan) == Array("far".utf8))

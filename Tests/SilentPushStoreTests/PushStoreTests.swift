@@ -219,6 +219,57 @@ import Testing
         }
     }
 
+    /// Two file stores in one directory keep their content bodies and transfers' files apart:
+    /// each has `STORE-contents/`. Earlier versions shared `contents/` beside them, where one
+    /// store's transfer 2 overwrote the other's.
+    @Test func twoStoresInOneDirectoryKeepTheirFilesApart() async throws {
+        let first = Self.temporaryPath()
+        let directory = URL(fileURLWithPath: first).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let second = directory + "/other.sqlite"
+        let a = try await PushStore.open(.file(first)), b = try await PushStore.open(.file(second))
+        #expect(a.transfersDirectory != b.transfersDirectory)
+        #expect(a.transfersDirectory == first + "-contents/transfers")
+        try await a.saveContent(Array("a".utf8), sha256: "ab12")
+        #expect(try await b.contentBody(sha256: "ab12") == nil)
+        #expect(try await a.contentBody(sha256: "ab12") == Array("a".utf8))
+        try await b.saveContent(Array("b".utf8), sha256: "cd34")
+        try await a.close()
+        try await b.close()
+        // `--fresh` sets the store's own directory aside with it, and leaves the other's.
+        let fresh = try await PushStore.open(.file(first), fresh: true)
+        let aside = try #require(fresh.setAside)
+        #expect(FileManager.default.fileExists(atPath: aside + "-contents/ab12"))
+        #expect(try await fresh.contentBody(sha256: "ab12") == nil)
+        try await fresh.close()
+        let reopened = try await PushStore.open(.file(second))
+        #expect(try await reopened.contentBody(sha256: "cd34") == Array("b".utf8))
+        try await reopened.close()
+    }
+
+    /// A store of an earlier version takes the shared `contents/` beside it as its own when
+    /// opened; a new store in the same directory takes nothing.
+    @Test func aStoreFromBeforeTakesTheSharedContentsDirectory() async throws {
+        let path = Self.temporaryPath()
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        do {
+            let store = try await PushStore.open(.file(path))
+            try await store.write([.insertPush(Self.push(1))])
+            try await store.close()
+        }
+        try? FileManager.default.removeItem(atPath: path + "-contents")
+        try FileManager.default.createDirectory(atPath: directory + "/contents", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: directory + "/contents/cd34", contents: Data("old".utf8))
+        let new = try await PushStore.open(.file(directory + "/new.sqlite"))
+        #expect(try await new.contentBody(sha256: "cd34") == nil)
+        try await new.close()
+        let store = try await PushStore.open(.file(path))
+        #expect(try await store.contentBody(sha256: "cd34") == Array("old".utf8))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/contents"))
+        try await store.close()
+    }
+
     /// A memory store keeps its transfers' files in a directory of its own under the system's
     /// temporary directory; dropped without being closed (an in-process receiver a test let
     /// go of), it still takes that directory with it.
