@@ -21,15 +21,18 @@ extension HTTPClient {
     /// 303 (but to a HEAD), or a 301 or 302 to a POST, asks the next URL with GET and no body;
     /// any other redirect asks it the same way, a body made again by `resend` (nil: the
     /// request's own, sent again). A redirect's own body is not read: its connection is given up.
+    /// `asking` is told each URL as it is asked for (an unusable one is not: its error names
+    /// it), so that an error (the request's, or later its body's) can name the one that failed.
     func executeFollowingRedirects(
         _ request: HTTPClientRequest, deadline: NIODeadline, trust: OriginTrust = .system, limit: Int,
-        allowingCycles: Bool = false, resend: (() throws -> HTTPClientRequest.Body)? = nil
+        allowingCycles: Bool = false, resend: (() throws -> HTTPClientRequest.Body)? = nil, asking: (String) -> Void = { _ in }
     ) async throws -> HTTPClientResponse {
         var request = request
         var asked: Set<String> = []
         var followed = 0
         while true {
             try UnusableURL.check(request.url)
+            asking(request.url)
             asked.insert(request.url)
             let response = try await executeFailingFast(request, deadline: deadline, trust: trust)
             let status = response.status.code

@@ -70,12 +70,14 @@ public struct HTTPFetchHandler: FetchHandler {
         request.headers.add(name: "User-Agent", value: "silentpushd")
         if let etag = previous?.etag { request.headers.add(name: "If-None-Match", value: etag) }
         if let lastModified = previous?.lastModified { request.headers.add(name: "If-Modified-Since", value: lastModified) }
+        // The URL a failure is named by: the redirect hop asked for last.
+        var askedURL = url
         do {
             // The wake's deadline cancels the task, and with it the request; this limit only
             // backs that up.
             let response = try await client.executeFollowingRedirects(
                 request, deadline: .now() + .seconds(min(max(1, wake.timeLimit.components.seconds + 5), 86_400 * 365)), trust: trust,
-                limit: Self.redirectLimit)
+                limit: Self.redirectLimit, asking: { askedURL = $0 })
             switch response.status.code {
             case 304:
                 try await remember(previous, fetchedAt: wake.startedAt.millisecondsSinceEpoch)
@@ -90,7 +92,7 @@ public struct HTTPFetchHandler: FetchHandler {
                 Self.handOverTransfers(in: body, to: FetchContext.current)
                 return try await keep(Array(buffer: body), of: response, url: url, wake: wake, previous: previous)
             default:
-                return .failed(reason: "HTTP \(response.status.code) from \(URLUserInfo.masked(url))")
+                return .failed(reason: "HTTP \(response.status.code) from \(Self.named(url, askedURL))")
             }
         } catch {
             if Task.isCancelled { return .deadlineExceeded }
@@ -100,8 +102,13 @@ public struct HTTPFetchHandler: FetchHandler {
             let reason =
                 ConnectionFailure.reason(error)
                 ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? "\(error)"
-            return .failed(reason: "GET \(URLUserInfo.masked(url)): " + reason)
+            return .failed(reason: "GET \(Self.named(url, askedURL)): " + reason)
         }
+    }
+
+    /// `url` masked, and the redirect hop `asked` last when it is another.
+    static func named(_ url: String, _ asked: String) -> String {
+        URLUserInfo.masked(url) + (asked == url ? "" : " (redirected to \(URLUserInfo.masked(asked)))")
     }
 
     /// A background task: POSTs the run's JSON to the template (`{token}` and `{topic}` filled

@@ -7,16 +7,18 @@ import SilentPushNetworking
 
 /// A TLS handshake with an origin, as an HTTP client with the same TLS configuration would
 /// make it, to learn at once what the client's pool would only report at its connect timeout
-/// (it retries a failed handshake): that the origin's certificate is refused.
+/// (it retries a failed handshake): that the origin's certificate is refused, or that the
+/// origin ends or fails the handshake.
 enum OriginProbe {
     /// AsyncHTTPClient's default trust (the system's roots), loaded once.
     static let defaultContext: NIOSSLContext? = try? NIOSSLContext(configuration: .makeClientConfiguration())
 
     /// Why `host`:`port` refuses a client with trust `tls`: the connect's error when nobody
     /// listens there or the host is not found (`ConnectionFailure.reason` words it), or
-    /// NIOSSL's error when the certificate is refused; nil when the handshake completes, or
-    /// fails for another reason (`timeout` passing, for each of the connect and the
-    /// handshake), or the task is cancelled.
+    /// NIOSSL's error when the certificate is refused, `ConnectionFailure.Unreachable` when
+    /// the server ends or fails the handshake otherwise (`handshakeWords`); nil when the
+    /// handshake completes, or `timeout` passes (for each of the connect and the handshake),
+    /// or the task is cancelled.
     static func refusal(
         host: String, port: Int, tls context: NIOSSLContext, on group: any EventLoopGroup, timeout: TimeAmount = .milliseconds(500)
     ) async -> (any Error)? {
@@ -52,8 +54,35 @@ enum OriginProbe {
             }
             return nil
         } catch {
-            return isRefusedCertificate(error) ? error : nil
+            if isRefusedCertificate(error) { return error }
+            return handshakeWords(error).map(ConnectionFailure.Unreachable.init(reason:))
         }
+    }
+
+    /// Words for a handshake that the server ended, or that failed other than by its
+    /// certificate (a server that does not speak TLS): a connection iOS fails at once
+    /// (`NSURLErrorSecureConnectionFailed`), where the pool would retry it until its timeout.
+    /// nil for anything else (the probe's timeout, cancellation).
+    static func handshakeWords(_ error: any Error) -> String? {
+        let closed = "the server closed the connection during the TLS handshake"
+        switch error {
+        case ChannelError.eof, NIOSSLError.uncleanShutdown:
+            return closed
+        case NIOSSLError.handshakeFailed(let failure):
+            guard case .sslError(let stack) = failure else { return "the TLS handshake failed" }
+            if stack.contains(.eofDuringHandshake) { return closed }
+            return "the TLS handshake failed" + (stack.lazy.compactMap { reasonWords(in: $0.description) }.first.map { " (\($0))" } ?? "")
+        default:
+            return nil
+        }
+    }
+
+    /// BoringSSL's reason in an error's `description` (`…:OPENSSL_internal:WRONG_VERSION_NUMBER
+    /// at …`), in words: `wrong version number`.
+    static func reasonWords(in description: String) -> String? {
+        guard let marker = description.range(of: "OPENSSL_internal:") else { return nil }
+        let name = description[marker.upperBound...].prefix { $0 != " " }
+        return name.isEmpty ? nil : name.lowercased().replacingOccurrences(of: "_", with: " ")
     }
 
     /// Whether `error` is a server certificate that did not verify: not trusted, or not for

@@ -240,6 +240,8 @@ package final class TransferClient: Sendable {
             size(of: upload).map { .stream(FileChunks(path: upload), length: .known($0)) }
         }
         let noCopy = TryOutcome(end: .cannotComplete(error: "the copy of its file taken at hand-over is not on this receiver"), received: 0)
+        // The URL a failure is named by: the redirect hop asked for last.
+        var askedURL = start.request.url
         do {
             if let upload {
                 guard let body = uploadBody(upload) else { return noCopy }
@@ -260,7 +262,7 @@ package final class TransferClient: Sendable {
                 // An upload goes where each such redirect says, the same URL again too, up to the limit.
                 response = try await httpClient.executeFollowingRedirects(
                     request, deadline: deadline, trust: trust, limit: HTTPFetchHandler.redirectLimit, allowingCycles: upload != nil,
-                    resend: resend)
+                    resend: resend, asking: { askedURL = $0 })
             } catch is UploadCopyGone {
                 return noCopy
             }
@@ -325,7 +327,7 @@ package final class TransferClient: Sendable {
                 if have < rangeEnd || have < length {
                     let total = range.completeLength.map(String.init) ?? "*"
                     return cutOff(
-                        "\(URLUserInfo.masked(start.request.url)) answered 206 with the body to byte \(have) of \(total): the next try asks for the rest"
+                        "\(URLUserInfo.masked(askedURL)) answered 206 with the body to byte \(have) of \(total): the next try asks for the rest"
                     )
                 }
             }
@@ -348,8 +350,10 @@ package final class TransferClient: Sendable {
                 received: received)
         } catch {
             // What every try would end in fails the transfer, as URLSession ends the task with it.
-            if Self.isPermanent(error) { return TryOutcome(end: .cannotComplete(error: describe(error, url: start.request.url)), received: received) }
-            return cutOff(describe(error, url: start.request.url))
+            if Self.isPermanent(error) {
+                return TryOutcome(end: .cannotComplete(error: describe(error, url: askedURL, redirectedFrom: start.request.url)), received: received)
+            }
+            return cutOff(describe(error, url: askedURL, redirectedFrom: start.request.url))
         }
     }
 
@@ -421,12 +425,13 @@ package final class TransferClient: Sendable {
         return OriginProbe.isRefusedCertificate(error)
     }
 
-    /// A try's error in a line.
-    func describe(_ error: any Error, url: String) -> String {
+    /// A try's error in a line, naming `url`, the URL that failed (the transfer's own, or
+    /// the redirect hop asked for last); too many redirects name the one they began from.
+    func describe(_ error: any Error, url: String, redirectedFrom original: String? = nil) -> String {
         if let error = error as? HTTPClientError {
             let url = URLUserInfo.masked(url)
             if error == .redirectLimitReached || error == .redirectCycleDetected {
-                return "more than \(HTTPFetchHandler.redirectLimit) redirects from \(url)"
+                return "more than \(HTTPFetchHandler.redirectLimit) redirects from \(original.map(URLUserInfo.masked) ?? url)"
             }
             if error == .readTimeout { return "no bytes from \(url) for \(requestTimeout)" }
             if error == .writeTimeout { return "\(url) took no bytes of the upload for \(requestTimeout)" }

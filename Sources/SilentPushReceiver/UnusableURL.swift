@@ -2,8 +2,8 @@ import Foundation
 import SilentPushCore
 
 /// A URL the receiver does not ask for, a fetch handler's or a redirect's target: not one this
-/// host can parse, not http or https, no host, or a port outside 1 to 65535 (which no
-/// connection can use). Checked before the request is made, so no such URL reaches the HTTP
+/// host can parse, not http or https, no host (or one no Host header can carry), or a port
+/// outside 1 to 65535 (which no connection can use). Checked before the request is made, so no such URL reaches the HTTP
 /// client.
 struct UnusableURL: Error, CustomStringConvertible, Equatable {
     /// The URL, its user and password masked.
@@ -21,6 +21,10 @@ struct UnusableURL: Error, CustomStringConvertible, Equatable {
             throw UnusableURL(url: masked, reason: "not an http or https URL")
         }
         guard let host = parsed.host, !host.isEmpty else { throw UnusableURL(url: masked, reason: "it names no host") }
+        // A host read from its percent escapes (`//%00`) may hold what no Host header can.
+        guard !host.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value == 0x7F }) else {
+            throw UnusableURL(url: masked, reason: "its host holds a control character or a space")
+        }
         // The port as written: Foundation reads one too large for an Int as none, which the
         // client would take for the scheme's.
         if let port = PortNumber.text(inURL: url), !port.isEmpty, PortNumber.parse(Self.withoutLeadingZeros(port)) == nil {

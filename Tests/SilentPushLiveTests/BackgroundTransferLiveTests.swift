@@ -1564,6 +1564,42 @@ import Testing
         }
     }
 
+    /// An https origin that closes the connection during the handshake ends the try at once
+    /// (the pool would have retried it until the request timeout, 30 s here), and the transfer
+    /// waits for its retry saying so in words; a refused hop past a redirect is the one named.
+    @Test func aHandshakeClosedOrARefusedHopEndsTheTryAtOnceNamingIt() async throws {
+        let origin = try await HTTPFetchHandlerTests.Origin()
+        defer { origin.stop() }
+        let closing = try await HTTPFetchHandlerTests.closingListener()
+        defer { closing.process.signal(SIGKILL) }
+        let free = try LoopbackPort.free()
+        let relaunches = Relaunches()
+        try await Receiver.withTesting({
+            $0.wakeSettings = .debugger
+            $0.transfers.requestTimeout = .seconds(30)
+            $0.fetchHandler = Self.handler(relaunches, keep: nil) { url in
+                try TransferRequest(session: url.hasPrefix("https") ? "tls" : "hop", url: url)
+            }
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            for (session, url, error) in [
+                (
+                    "tls", "https://127.0.0.1:\(closing.port)/file",
+                    "no connection to https://127.0.0.1:\(closing.port)/file: the server closed the connection during the TLS handshake"
+                ),
+                ("hop", "http://127.0.0.1:\(origin.port)/toport/\(free)", "no connection to http://127.0.0.1:\(free)/: connection refused"),
+            ] {
+                let began = ContinuousClock.now
+                try await Self.push(client, url)
+                let cut = try await receiver.waitForTransfers(session: session, timeout: .seconds(20)) { $0.first?.state == .waiting }
+                let transfer = try #require(cut.first, "\(session)")
+                #expect(transfer.lastError == error, "\(transfer)")
+                #expect(ContinuousClock.now - began < .seconds(10), "\(session): waited \(ContinuousClock.now - began)")
+            }
+            await client.close()
+        }
+    }
+
     /// On the manual clock, one move plays a failing transfer's retry schedule: each try at
     /// its exact device time, each retry a doubled delay after the try before began (60 s, 120 s,
     /// 240 s, …), not one try per move timed from where the move ended.

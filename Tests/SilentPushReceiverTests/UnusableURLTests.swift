@@ -12,6 +12,8 @@ import Testing
         ("ftp://127.0.0.1/x", "not an http or https URL"),
         ("http+unix://%2Ftmp%2Fs/x", "not an http or https URL"),
         ("http:///x", "it names no host"),
+        ("http://%00/x", "its host holds a control character or a space"),
+        ("http://a%20b/x", "its host holds a control character or a space"),
     ])
     func anUnusableURLIsRefusedSayingWhy(url: String, reason: String) {
         #expect(throws: UnusableURL(url: url, reason: reason)) { try UnusableURL.check(url) }
