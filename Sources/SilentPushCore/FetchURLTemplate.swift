@@ -29,6 +29,7 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         guard !authority.isEmpty, authority.first != ":", authority.first != "@" else {
             throw Problem(description: "'\(text)' names no host (give one after the scheme, such as http://127.0.0.1:8080/…)")
         }
+        if let problem = Self.hostProblem(in: authority) { throw Problem(description: "'\(text)' \(problem)") }
         // A port written out is one a connection can use (a placeholder's is checked when
         // the URL is asked for).
         if let port = PortNumber.text(inURL: text) {
@@ -56,6 +57,44 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         if !rest.isEmpty { parts.append(.literal(String(rest))) }
         self.parts = parts
         description = text
+    }
+
+    /// What keeps the host `authority` writes (its placeholders aside) from being one a URL
+    /// holds, as the HTTP client's URL parser reads it: a `[` with no `]` (or text after the
+    /// `]` but a port), or a character outside RFC 3986's for a name (a space, `|`, `^`, a bad
+    /// `%` escape); nil when there is none. A name's non-ASCII letters are its IDN form.
+    static func hostProblem(in authority: Substring) -> String? {
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? authority
+        if hostAndPort.first == "[" {
+            guard let close = hostAndPort.firstIndex(of: "]") else { return "has a '[' with no ']' in its host" }
+            let after = hostAndPort[hostAndPort.index(after: close)...]
+            return after.isEmpty || after.first == ":" ? nil : "has '\(after)' after its host's ']' (give a port as :PORT)"
+        }
+        // Each byte with whether a placeholder holds it; the host ends at the last `:` outside one.
+        var depth = 0
+        var bytes: [(byte: UInt8, placeholder: Bool)] = hostAndPort.utf8.map { byte in
+            if byte == UInt8(ascii: "{") { depth += 1 }
+            defer { if byte == UInt8(ascii: "}") { depth = max(0, depth - 1) } }
+            return (byte, depth > 0)
+        }
+        if let colon = bytes.lastIndex(where: { $0 == (UInt8(ascii: ":"), false) }) { bytes.removeSubrange(colon...) }
+        var index = 0
+        while index < bytes.count {
+            let (byte, placeholder) = bytes[index]
+            defer { index += 1 }
+            if placeholder || byte >= 0x80 { continue }
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, HexDigit.value(bytes[index + 1].byte) != nil, HexDigit.value(bytes[index + 2].byte) != nil else {
+                    return "has a '%' in its host that is not followed by two hex digits"
+                }
+                continue
+            }
+            let allowed =
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || "-._~!$&'()*+,;=".utf8.contains(byte)
+            guard allowed else { return "has '\(Unicode.Scalar(byte))' in its host, which no host name holds" }
+        }
+        return nil
     }
 
     /// The URL for one push; a `{name}` the payload lacks (or holds as an object, array or

@@ -56,6 +56,25 @@ import Testing
         }
     }
 
+    /// A host no URL parser reads (the fetch failed at every wake, "not a URL this host can
+    /// parse") is refused at start-up, naming what is wrong.
+    @Test(arguments: [
+        ("http://[bad/{token}", "has a '[' with no ']' in its host"), ("http://[::1]x/{token}", "has 'x' after its host's ']'"),
+        ("http://h h/{token}", "has ' ' in its host"), ("http://h|x/{token}", "has '|' in its host"),
+        ("http://%zz/{token}", "has a '%' in its host that is not followed by two hex digits"),
+    ])
+    func aHostNoURLHoldsIsRefused(text: String, problem: String) {
+        #expect { try FetchURLTemplate(text) } throws: { "\($0)".hasPrefix("'\(text)' \(problem)") }
+    }
+
+    @Test(arguments: [
+        "http://{host}:{port}/x", "http://u:p@h:8080/x", "http://[::1]:80/{token}", "http://bücher.example/x", "http://h%41/x",
+        "http://{a:b}.example/x", "https://a-b.c_d~e/x",
+    ])
+    func aHostAURLHoldsIsTaken(text: String) {
+        #expect(throws: Never.self) { try FetchURLTemplate(text) }
+    }
+
     /// A scheme is read in any case, as RFC 3986 and the HTTP client read it; the URL keeps it
     /// as written.
     @Test(arguments: [
