@@ -791,8 +791,23 @@ package struct SilentPushd: AsyncParsableCommand {
                 print(fullMessage(for: error))
                 Foundation.exit(0)
             }
-            fail((error as? ReceiverStartError)?.description ?? line(for: error))
+            guard let error = error as? ReceiverStartError else { fail(line(for: error)) }
+            fail(startMessage(error, config: read?.file, given: given))
         }
+    }
+
+    /// A start-up failure's line; one about a flag whose value the config file gave (a key
+    /// file that does not parse, an address no interface has) names the file and its key.
+    static func startMessage(_ error: ReceiverStartError, config: ConfigFile?, given: [String]) -> String {
+        let message = error.description
+        guard let config else { return message }
+        let supplied = Set(ConfigFile.options(in: config.arguments(under: given)).map(\.flag))
+        let named = supplied.contains { flag in
+            message.ranges(of: flag).contains { range in
+                message[range.upperBound...].first.map { !($0.isLetter || $0.isNumber || $0 == "-") } ?? true
+            }
+        }
+        return named ? config.describing(message) : message
     }
 
     /// The parser's message for `error`, without the prefix it puts before a choice's own

@@ -301,25 +301,52 @@ public final class Receiver: Service, Sendable {
         await release()
     }
 
-    /// What stopped `run()` as a user reads it: a busy address names the flag that moves it.
+    /// What stopped `run()` as a user reads it: an address that cannot be listened on names
+    /// the flag that moves it.
     private func startError(_ error: any Error) -> any Error {
         switch error {
         case let error as ReceiverStartError: return error
         case H2ServerError.addressInUse(_, _, let listener):
-            let (address, flag) =
-                switch listener {
-                case .tls: (configuration.listen, "--listen")
-                case .h2c: (configuration.listenH2C, "--listen-h2c")
-                case .channels: (configuration.listenChannels, "--listen-channels")
-                case .channelsH2C: (configuration.listenChannelsH2C, "--listen-channels-h2c")
-                }
-            return ReceiverStartError.addressInUse(address: address.map { "\($0)" } ?? listener.rawValue, flag: flag, underlying: error)
+            let (address, flag) = listenerAddress(listener)
+            return ReceiverStartError.addressInUse(address: address, flag: flag, underlying: error)
+        case H2ServerError.cannotListen(_, _, let listener, let underlying):
+            let (address, flag) = listenerAddress(listener)
+            guard let reason = Self.listenReason(underlying) else { return ReceiverStartError.serving(error) }
+            return ReceiverStartError.cannotListen(address: address, flag: flag, reason: reason, underlying: error)
         // The HTTP/2 listeners are bound before the children run: a busy address after that
-        // is the admin API's.
+        // is the admin API's, as is an address it cannot bind.
         case let error as IOError where error.errnoCode == EADDRINUSE:
             return ReceiverStartError.addressInUse(
                 address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin", underlying: error)
+        case let error where Self.listenReason(error) != nil:
+            return ReceiverStartError.cannotListen(
+                address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin", reason: Self.listenReason(error) ?? "",
+                underlying: error)
         default: return ReceiverStartError.serving(error)
+        }
+    }
+
+    /// The address `listener` was given, and the flag that gives it.
+    private func listenerAddress(_ listener: H2ListenerName) -> (address: String, flag: String) {
+        let (address, flag) =
+            switch listener {
+            case .tls: (configuration.listen, "--listen")
+            case .h2c: (configuration.listenH2C, "--listen-h2c")
+            case .channels: (configuration.listenChannels, "--listen-channels")
+            case .channelsH2C: (configuration.listenChannelsH2C, "--listen-channels-h2c")
+            }
+        return (address.map { "\($0)" } ?? listener.rawValue, flag)
+    }
+
+    /// Words for why an address cannot be bound, when the error is one of binding: no
+    /// interface of this host has it, its host is not found, or the port needs privileges.
+    static func listenReason(_ error: any Error) -> String? {
+        switch error {
+        case let error as IOError where error.errnoCode == EADDRNOTAVAIL: "no interface of this host has that address"
+        case let error as IOError where error.errnoCode == EACCES:
+            "permission denied (a port below 1024 needs root or CAP_NET_BIND_SERVICE)"
+        case let error as SocketAddressError.UnknownHost: "host \(error.host) not found"
+        default: nil
         }
     }
 

@@ -23,6 +23,9 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
     case store(any Error)
     /// Another socket holds `address`; `flag` moves the listener.
     case addressInUse(address: String, flag: String, underlying: any Error)
+    /// `address` cannot be listened on, for `reason` (no interface has it, its host is not
+    /// found, a port that needs privileges); `flag` moves the listener.
+    case cannotListen(address: String, flag: String, reason: String, underlying: any Error)
     /// A number in the configuration is out of its range (the flags check theirs as they
     /// are parsed; this is for settings given through the Swift API).
     case settings(any Error)
@@ -43,7 +46,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         switch self {
         case .tls(let error), .store(let error), .settings(let error), .cluster(let error), .serving(let error), .authKey(_, let error),
             .readyFile(_, let error),
-            .addressInUse(_, _, let error):
+            .addressInUse(_, _, let error), .cannotListen(_, _, _, let error):
             error
         case .noListener, .stoppedBeforeReady, .alreadyRan: nil
         }
@@ -58,6 +61,7 @@ public enum ReceiverStartError: Error, CustomStringConvertible {
         case .authKey(let spec, let error): "\(error) (check --auth-key \(spec))"
         case .store(let error): "\(error) (check --store)"
         case .addressInUse(let address, let flag, _): "address \(address) is already in use (another silentpushd? pass \(flag))"
+        case .cannotListen(let address, let flag, let reason, _): "cannot listen on \(address): \(reason) (check \(flag))"
         case .settings(let error): "\(error)"
         case .cluster(let error): "\(error)"
         case .serving(let error): "\(error)"

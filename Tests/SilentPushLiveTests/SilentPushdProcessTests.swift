@@ -393,6 +393,21 @@ import Testing
         #expect(result.errorOutput == "silentpushd: key file '\(path)': not an EC P-256 key (ES256 needs one) (check --auth-key K1:T1:\(path))\n")
     }
 
+    /// An address no interface of this host has (TEST-NET-1, RFC 5737) names the flag that
+    /// gives it and says why, in words (it printed NIO's `bind(descriptor:ptr:bytes:)` error,
+    /// and named no flag).
+    @Test(arguments: ["--listen-h2c", "--listen-channels-h2c", "--admin"])
+    func anAddressNoInterfaceHasNamesTheFlag(flag: String) async throws {
+        var arguments = ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory"]
+        arguments += [flag, "192.0.2.1:2197"]
+        let result = try await PeerProcess.run(try Self.binary(), arguments, timeout: .seconds(20))
+        #expect(result.status == 2)
+        let last = result.errorOutput.split(separator: "\n").last.map(String.init)
+        #expect(
+            last == "silentpushd: cannot listen on 192.0.2.1:2197: no interface of this host has that address (check \(flag))",
+            "\(result.errorOutput)")
+    }
+
     /// A busy address names the flag that moves that listener; every start-up failure after
     /// the flags were read ends with one line and exit 2.
     @Test func anAddressInUseNamesTheFlag() async throws {
@@ -459,8 +474,15 @@ import Testing
         let directory = Scratch.directory.appendingPathComponent("config-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        let garbage = directory.appendingPathComponent("garbage.p8").path
+        try Data("not a key\n".utf8).write(to: URL(fileURLWithPath: garbage))
         for (name, json, message) in [
             ("missing.json", #"{"tlsCert": "/nonexistent/server.pem"}"#, "tlsCert: cannot read '/nonexistent/server.pem' (no such file)"),
+            // Read at start-up, after the flags: named by the file and key too, not the flag.
+            (
+                "garbage.json", #"{"authKeys": ["K1:T1:\#(garbage)"]}"#,
+                "key file '\(garbage)': not a PEM private key (.p8) or public key (check authKeys K1:T1:\(garbage))"
+            ),
             ("key.json", #"{"authKeys": ["K1:T1:/nonexistent/AuthKey.p8"]}"#, "authKeys: cannot read '/nonexistent/AuthKey.p8' (no such file)"),
             ("broken.json", "{\n  // the team's receiver\n  \"profile\": \"fast\"\n  \"clock\": \"manual\"\n}\n", nil),
         ] as [(String, String, String?)] {
