@@ -129,6 +129,9 @@ package struct ProviderOptions: ParsableArguments, Sendable {
         return (tls, .token(try signer(local: local)))
     }
 
+    /// The most characters a key or team id may have: Apple's have 10.
+    static let idLengthLimit = 64
+
     /// The provider-token signer: the flags', the environment's, or (locally) the dev key.
     func signer(local: Bool) throws -> ProviderTokenSigner {
         let developmentKey = certificatesDirectory.map { $0 + "/AuthKey_\(PushSendOptions.developmentKeyID).p8" }
@@ -154,6 +157,19 @@ package struct ProviderOptions: ParsableArguments, Sendable {
         }
         guard let keyID, !keyID.isEmpty else { throw PushSendError.missingOption(need: "--key-id (or APNS_KEY_ID): the id of \(keyFile)") }
         guard let teamID, !teamID.isEmpty else { throw PushSendError.missingOption(need: "--team-id (or APNS_TEAM_ID): your team's id") }
+        // Each goes into every token: one a server can only refuse is said here, not as a
+        // 403 (a line end read from a file), or a header block too large to send.
+        for (value, source) in [(keyID, self.keyID == nil ? "APNS_KEY_ID" : "--key-id"), (teamID, self.teamID == nil ? "APNS_TEAM_ID" : "--team-id")]
+        {
+            guard value.utf8.count <= Self.idLengthLimit,
+                value.utf8.allSatisfy({ (0x21...0x7E).contains($0) && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+            else {
+                throw PushSendError.invalidValue(
+                    option: source, value: "'\(TerminalLine.escaped(String(value.prefix(24))))\(value.count > 24 ? "…" : "")'",
+                    expected:
+                        "an id as Apple shows it (10 letters and digits; at most \(Self.idLengthLimit) visible characters, no space or line end)")
+            }
+        }
         let key: ES256Key
         do {
             key = try ES256Key.load(file: keyFile)

@@ -254,6 +254,25 @@ import Testing
         #expect { try options.configuration() } throws: { "\($0)".contains("--team-id (or APNS_TEAM_ID)") }
     }
 
+    /// A key or team id no server can take (a line end read from a file, a 100,000-character
+    /// id whose header block no server reads) is refused before anything is sent, naming
+    /// where it came from; it had been sent, and answered 403 or a reset stream.
+    @Test func anIdNoServerTakesIsRefusedNamingWhereItCameFrom() throws {
+        var options = try PushSendOptions.parse([])
+        options.certificatesDirectory = DevCertificates.directory
+        let key = DevCertificates.directory + "/AuthKey_DEVKEY0001.p8"
+        for (environment, source) in [
+            (["APNS_KEY": key, "APNS_KEY_ID": "ABC123\n", "APNS_TEAM_ID": "T"], "APNS_KEY_ID"),
+            (["APNS_KEY": key, "APNS_KEY_ID": "ABC123", "APNS_TEAM_ID": "TEAM ONE"], "APNS_TEAM_ID"),
+            (["APNS_KEY": key, "APNS_KEY_ID": String(repeating: "K", count: 100_000), "APNS_TEAM_ID": "T"], "APNS_KEY_ID"),
+        ] {
+            options.environment = environment
+            #expect { try options.configuration() } throws: { "\($0)".hasPrefix("\(source) '") && "\($0)".contains("is not an id as Apple shows it") }
+        }
+        options.environment = ["APNS_KEY": key, "APNS_KEY_ID": "ABC123DEFG", "APNS_TEAM_ID": "TEAM123456"]
+        #expect(throws: Never.self) { try options.configuration() }
+    }
+
     /// A payload that is not a JSON object says what it is instead, or where reading stopped.
     @Test(arguments: [
         (#"{"aps":{"content-available":1},}"#, "it is not JSON: reading stopped at byte 31"),
