@@ -136,9 +136,13 @@ public struct LiveActivityPayload: Sendable, Equatable {
             }
         }
 
-        /// A JSON number of seconds since 1970, within 1970 through 9999.
+        /// A JSON number of seconds since 1970, within 1970 through 2262-04-11 (the last
+        /// instant a device clock holds: later ones would all read as that one, and an update
+        /// sent in 2300 would not be told from one of 2262).
         static func seconds(_ scanner: inout JSONScanner, else problem: LiveActivityPayloadProblem) throws -> Int64 {
-            guard try scanner.peek() == .number, let seconds = NumericDate.seconds(String(try scanner.readNumberText())) else {
+            guard try scanner.peek() == .number, let seconds = NumericDate.seconds(String(try scanner.readNumberText())),
+                seconds <= DeviceInstant.distantFuture.nanosecondsSinceEpoch / 1_000_000_000
+            else {
                 throw problem
             }
             return seconds

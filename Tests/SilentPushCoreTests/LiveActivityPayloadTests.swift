@@ -55,6 +55,9 @@ import Testing
         (#"{"aps":{"timestamp":"1","event":"update","content-state":{}}}"#, .badTimestamp),
         (#"{"aps":{"timestamp":1685952000000,"event":"update","content-state":{}}}"#, .badTimestamp),
         (#"{"aps":{"timestamp":-1,"event":"update","content-state":{}}}"#, .badTimestamp),
+        // Past 2262-04-11, the last instant a device clock holds: later ones would read as it.
+        (#"{"aps":{"timestamp":9223372037,"event":"update","content-state":{}}}"#, .badTimestamp),
+        (#"{"aps":{"timestamp":1,"event":"update","content-state":{},"stale-date":9999999999}}"#, .badStaleDate),
         (#"{"aps":{"timestamp":1,"event":"update"}}"#, .missingContentState),
         (#"{"aps":{"timestamp":1,"event":"update","content-state":"x"}}"#, .badContentState),
         (#"{"aps":{"timestamp":1,"event":"start","content-state":{},"attributes":{},"alert":"x"}}"#, .missingAttributesType),
