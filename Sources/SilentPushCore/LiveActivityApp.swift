@@ -24,6 +24,14 @@ public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
     /// that APNs takes (tokens are at most 200).
     public var pushToStartToken: String { pushToStartToken(in: nil) }
 
+    /// Whether `token` is the push-to-start token of the app `bundleID` on the device whose
+    /// token it starts with (plain, or in a cluster of `map`'s shards): a token of 80 hex
+    /// digits or more whose last 16 are that app's tag.
+    package static func isPushToStartToken(_ token: String, bundleID: String, in map: ShardMap?) -> Bool {
+        guard token.utf8.count >= APNsRequestValidator.deviceTokenHexLength.lowerBound + 16 else { return false }
+        return LiveActivityApp(device: String(token.dropLast(16)), bundleID: bundleID).pushToStartToken(in: map) == token
+    }
+
     /// The app's push-to-start token in a cluster of `map`'s shards: one in its device's
     /// shard, so the proxy routes a push to it to the device's owner. When the plain token
     /// lands elsewhere, its last 4 hex digits name the first variant (1…) that lands there.

@@ -210,7 +210,8 @@ public struct LiveActivityPolicy: Sendable {
 
     /// The app whose activity `token` is the update token of; nil for any other token.
     public func app(ofUpdateToken token: String) -> LiveActivityApp? {
-        byToken[token].flatMap { activities[$0]?.app }
+        // No lookup (no hash of the token) while no activity has a token: most pushes.
+        byToken.isEmpty ? nil : byToken[token].flatMap { activities[$0]?.app }
     }
 
     /// The app's activities, oldest first.

@@ -36,6 +36,30 @@ extension DeviceRecorder {
         return finish(actions)
     }
 
+    /// A push of another type than `liveactivity` to a token a Live Activity's pushes go to
+    /// (an activity's update token, or the topic's app's push-to-start token), issued for
+    /// those alone: APNs refuses it (`DeviceTokenNotForTopic`), as its row and reply. nil when
+    /// the token is not one (no lookup while no activity has an update token: most pushes).
+    mutating func refusingLiveActivityToken(_ row: borrowing PushRecord, now: DeviceInstant) -> Actions? {
+        let cause: String
+        let bundleID = APNsPushType.bundleID(ofAnyTopic: row.topic)
+        if let owner = activities.app(ofUpdateToken: row.deviceToken) {
+            cause = "the token is the update token of a Live Activity of \(owner.bundleID)"
+        } else if LiveActivityApp.isPushToStartToken(row.deviceToken, bundleID: bundleID, in: shards?.map) {
+            cause = "the token is the push-to-start token of \(bundleID)'s Live Activities"
+        } else {
+            return nil
+        }
+        var actions = Actions()
+        actions.changes.append(
+            .insertPush(
+                .refused(
+                    id: row.id, apnsID: row.apnsID, deviceToken: row.deviceToken, topic: row.topic,
+                    fate: .rejected(.deviceTokenNotForTopic, cause: cause), now: now)))
+        actions.reply = .rejected(.deviceTokenNotForTopic)
+        return finish(actions)
+    }
+
     /// Subscribers a broadcast reaches per commit: its fan-out is committed a slice at a
     /// time, so a push arriving meanwhile waits for one slice at most, not for them all.
     package static let fanOutSlice = 500

@@ -13,6 +13,7 @@ extension DeviceRecorder {
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
         guard owns(row.deviceToken) else { return Self.replying(.notOwner) }
+        if let refused = refusingLiveActivityToken(row, now: now) { return refused }
         var actions = Actions(completion: completion)
         actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
         let push = ReloadPolicy.Push(

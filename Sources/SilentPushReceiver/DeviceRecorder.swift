@@ -384,6 +384,7 @@ package struct DeviceRecorder {
     ) -> Actions {
         guard case .running = lifecycle else { return Self.replying() }
         guard owns(record.deviceToken) else { return Self.replying(.notOwner) }
+        if let refused = refusingLiveActivityToken(record, now: now) { return refused }
         var actions = Actions(completion: completion)
         guard let incoming else {
             if let reason = record.fate.dropReason { actions.metrics.dropped(reason) }

@@ -29,14 +29,7 @@ extension DeviceRuntime {
             return recorder.receiveLiveActivity(
                 record, push: livePush, inputChannelExists: inputChannelExists, now: now, completion: recorded)
         }
-        switch reply {
-        case .stopping: completion(.failure(APNsRejection(.shutdown)))
-        case .notOwner: completion(.failure(APNsRejection(.serviceUnavailable)))
-        case .rejected(let reason):
-            noteRejected(reason, apnsID: push.apnsID, deviceToken: push.deviceToken)
-            completion(.failure(APNsRejection(reason)))
-        default: break
-        }
+        _ = answeredAtOnce(reply, push, completion)
     }
 
     /// A broadcast APNs accepted: recorded with what it did to every activity on its channel,

@@ -12,8 +12,7 @@ extension DeviceRuntime {
             let (record, _) = PushRecord.received(push, id: id, neverWakes: nil, systemNow: systemNow, now: now)
             return recorder.receiveReload(record, now: now, completion: recorded)
         }
-        if reply == .stopping { completion(.failure(APNsRejection(.shutdown))) }
-        if reply == .notOwner { completion(.failure(APNsRejection(.serviceUnavailable))) }
+        _ = answeredAtOnce(reply, push, completion)
     }
 
     /// What answers push `apnsID`, which APNs accepted, once its row is committed: 200,

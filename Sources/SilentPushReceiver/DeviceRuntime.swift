@@ -340,8 +340,7 @@ package final class DeviceRuntime: PushSink, Sendable {
             let (record, incoming) = PushRecord.received(push, id: id, neverWakes: neverWakes, systemNow: systemNow, now: now)
             return recorder.receive(record, incoming: incoming, now: now, completion: recorded)
         }
-        guard reply != .stopping else { return completion(.failure(APNsRejection(.shutdown))) }
-        guard reply != .notOwner else { return completion(.failure(APNsRejection(.serviceUnavailable))) }
+        guard !answeredAtOnce(reply, push, completion) else { return }
         logger.debug(
             "push accepted",
             metadata: [
@@ -364,6 +363,23 @@ package final class DeviceRuntime: PushSink, Sendable {
     }
 
     /// A push refused with Apple's `reason` and recorded so: counted and logged.
+    /// Answers a push whose step replied that it is refused (stopping, another member's
+    /// device, or rejected: its row is recorded, and the answer waits for nothing); false
+    /// when the reply leaves the answer to the push's commit.
+    func answeredAtOnce(
+        _ reply: DeviceRecorder.Reply, _ push: ValidatedPush, _ completion: @escaping @Sendable (Result<Void, APNsRejection>) -> Void
+    ) -> Bool {
+        switch reply {
+        case .stopping: completion(.failure(APNsRejection(.shutdown)))
+        case .notOwner: completion(.failure(APNsRejection(.serviceUnavailable)))
+        case .rejected(let reason):
+            noteRejected(reason, apnsID: push.apnsID, deviceToken: push.deviceToken)
+            completion(.failure(APNsRejection(reason)))
+        default: return false
+        }
+        return true
+    }
+
     func noteRejected(_ reason: APNsReason, apnsID: String, deviceToken: String?) {
         metrics.rejected(reason)
         logger.debug(

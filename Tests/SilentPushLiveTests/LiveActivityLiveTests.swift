@@ -181,6 +181,37 @@ import Testing
         }
     }
 
+    /// A Live Activity's tokens take its pushes alone: a background, alert or widgets push to
+    /// an update token or to an app's push-to-start token is refused as APNs refuses a token
+    /// issued for another topic (they had woken a device of that name, made up).
+    @Test func aLiveActivityTokenTakesNoOtherPushType() async throws {
+        try await Receiver.withTesting { receiver in
+            let device = Self.device("8")
+            let activity = try await receiver.device.startActivity(
+                device: device, bundleID: Self.app, attributesType: "MatchAttributes", contentState: #"{"score":1}"#)
+            let update = try #require(activity.pushToken)
+            let pushToStart = receiver.device.pushToStartToken(device: device, bundleID: Self.app)
+            for (token, type, topic, body) in [
+                (update, "alert", Self.app, #"{"aps":{"alert":"hi"}}"#),
+                (pushToStart, "background", Self.app, #"{"aps":{"content-available":1}}"#),
+                (pushToStart, "widgets", Self.app + ".push-type.widgets", #"{"aps":{"content-changed":true}}"#),
+            ] {
+                let id = UUID().uuidString
+                let answer = try await ChannelManagementLiveTests.curl(
+                    "POST", "/3/device/\(token)", port: try #require(receiver.h2cPort), tls: false,
+                    headers: ["apns-topic: \(topic)", "apns-push-type: \(type)", "apns-priority: 5", "apns-id: \(id)"], body: body)
+                #expect(answer.status == 400 && answer.body.contains("DeviceTokenNotForTopic"), "\(type): \(answer.status) \(answer.body)")
+                #expect(try await receiver.fate(of: id)?.kind == .rejected)
+            }
+            #expect(try await receiver.device.wakes().isEmpty)
+            // The device's own token still takes them.
+            let answer = try await ChannelManagementLiveTests.curl(
+                "POST", "/3/device/\(device)", port: try #require(receiver.h2cPort), tls: false,
+                headers: ["apns-topic: \(Self.app)", "apns-push-type: background", "apns-priority: 5"], body: #"{"aps":{"content-available":1}}"#)
+            #expect(answer.status == 200, "\(answer.body)")
+        }
+    }
+
     /// A Live Activity push replaced before it showed says so in its own terms: by a newer
     /// update to its activity, not "in the app's slot", which is a background push's; one
     /// held for an offline device names the activity's token, not the app.

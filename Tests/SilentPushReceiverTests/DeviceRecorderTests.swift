@@ -570,4 +570,28 @@ import Testing
         #expect(recorded.fate == .rejected(.deviceTokenNotForTopic, cause: "the token is the update token of a Live Activity of \(Self.topic)"))
         #expect(recorder.activities.activities["A1"]?.contentState == #"{"v":0}"#)
     }
+
+    /// A background push to an activity's update token, or to its app's push-to-start
+    /// token, is refused in its step: nothing reaches the wake policy.
+    @Test func aLiveActivityTokenTakesNoBackgroundPush() {
+        var recorder = Self.recorder()
+        let app = LiveActivityApp(device: Self.device, bundleID: Self.topic)
+        _ = recorder.startActivity(
+            id: "A1", app: app, attributesType: "T", attributes: "{}", contentState: "{}", subscription: .token("7e57"),
+            channelExists: true, now: Self.t0
+        ) { _ in }
+        for (token, cause) in [
+            ("7e57", "the token is the update token of a Live Activity of \(Self.topic)"),
+            (app.pushToStartToken, "the token is the push-to-start token of \(Self.topic)'s Live Activities"),
+        ] {
+            var row = Self.record(1)
+            row.deviceToken = token
+            let refused = recorder.receive(row, incoming: IncomingPush(id: 1, priority: .normal), now: Self.t0) { _ in }
+            #expect(refused.reply == .rejected(.deviceTokenNotForTopic) && refused.completion == nil)
+            #expect(Self.inserted(refused).map(\.fate) == [.rejected(.deviceTokenNotForTopic, cause: cause)])
+            #expect(refused.runs.isEmpty)
+        }
+        // The device's own token is its own.
+        #expect(Self.receive(&recorder, 2, at: Self.t0).reply != .rejected(.deviceTokenNotForTopic))
+    }
 }
