@@ -55,8 +55,9 @@ extension AdminAPI {
         // The relaunch request says which: launched (the app left the file), or cancelled
         // (the app was deleted while its relaunch waited, and its file with it).
         case (let request?, .deleted?):
-            "its file was deleted: the app's relaunch for its session left it, or the app was deleted before that relaunch ran (task request \(request) says which)"
-        case (let request?, nil): "the app is relaunched for its session (task request \(request) says when, or what holds it)"
+            "its file was deleted: the app's relaunch for its session left it, or the app was deleted before that relaunch ran (task request \(request), its run or its cancellation in GET /v1/task-runs, says which)"
+        case (let request?, nil):
+            "the app is relaunched for its session (task request \(request) says when, or what holds it: GET …/apps/{topic}/tasks while it waits, then GET /v1/task-runs)"
         case (nil, .deleted?): "the app was force-quit or deleted before its session ended: its file was deleted, and no relaunch follows"
         case (nil, _) where !transfer.sessionSendsLaunchEvents: "the session sends no launch events: its file stays in the transfers' directory"
         case (nil, _): "the session's other transfers are not done yet"
