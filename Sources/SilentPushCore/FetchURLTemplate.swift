@@ -68,7 +68,8 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
         if hostAndPort.first == "[" {
             guard let close = hostAndPort.firstIndex(of: "]") else { return "has a '[' with no ']' in its host" }
             let after = hostAndPort[hostAndPort.index(after: close)...]
-            return after.isEmpty || after.first == ":" ? nil : "has '\(after)' after its host's ']' (give a port as :PORT)"
+            // A placeholder there may give the port or the path.
+            return after.isEmpty || after.first == ":" || after.first == "{" ? nil : "has '\(after)' after its host's ']' (give a port as :PORT)"
         }
         // Each byte with whether a placeholder holds it; the host ends at the last `:` outside one.
         var depth = 0
@@ -92,7 +93,7 @@ public struct FetchURLTemplate: Sendable, Equatable, CustomStringConvertible {
             let allowed =
                 (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
                 || "-._~!$&'()*+,;=".utf8.contains(byte)
-            guard allowed else { return "has '\(Unicode.Scalar(byte))' in its host, which no host name holds" }
+            guard allowed else { return "has '\(Unicode.Scalar(byte).escaped(asASCII: true))' in its host, which no host name holds" }
         }
         return nil
     }

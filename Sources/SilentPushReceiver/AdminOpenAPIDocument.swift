@@ -2815,7 +2815,7 @@ enum AdminOpenAPIDocument {
                  "format": "date-time"
                 },
                 "pushToStartToken": {
-                 "description": "The token a Live Activity `start` push goes to (the device token and 16 hex digits).",
+                 "description": "The token a Live Activity `start` push goes to (the device token and 16 hex digits), the app's bundle id's whichever of its topics the path names.",
                  "type": "string"
                 },
                 "frequentUpdates": {

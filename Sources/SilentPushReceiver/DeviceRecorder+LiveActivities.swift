@@ -40,12 +40,16 @@ extension DeviceRecorder {
     /// (an activity's update token, or the topic's app's push-to-start token), issued for
     /// those alone: APNs refuses it (`DeviceTokenNotForTopic`), as its row and reply. nil when
     /// the token is not one (no lookup while no activity has an update token: most pushes).
+    /// A `liveactivity` push ActivityKit cannot read comes this way too: it is its token's.
     mutating func refusingLiveActivityToken(_ row: borrowing PushRecord, now: DeviceInstant) -> Actions? {
+        guard row.pushType != APNsPushType.liveactivity.rawValue else { return nil }
         let cause: String
-        let bundleID = APNsPushType.bundleID(ofAnyTopic: row.topic)
         if let owner = activities.app(ofUpdateToken: row.deviceToken) {
             cause = "the token is the update token of a Live Activity of \(owner.bundleID)"
-        } else if LiveActivityApp.isPushToStartToken(row.deviceToken, bundleID: bundleID, in: shards?.map) {
+        } else if row.deviceToken.utf8.count > APNsRequestValidator.deviceTokenHexLength.lowerBound,
+            case let bundleID = APNsPushType.bundleID(ofAnyTopic: row.topic),
+            LiveActivityApp.isPushToStartToken(row.deviceToken, bundleID: bundleID, in: shards?.map)
+        {
             cause = "the token is the push-to-start token of \(bundleID)'s Live Activities"
         } else {
             return nil

@@ -362,7 +362,6 @@ package final class DeviceRuntime: PushSink, Sendable {
         noteRejected(reason, apnsID: apnsID, deviceToken: deviceToken)
     }
 
-    /// A push refused with Apple's `reason` and recorded so: counted and logged.
     /// Answers a push whose step replied that it is refused (stopping, another member's
     /// device, or rejected: its row is recorded, and the answer waits for nothing); false
     /// when the reply leaves the answer to the push's commit.
@@ -380,6 +379,7 @@ package final class DeviceRuntime: PushSink, Sendable {
         return true
     }
 
+    /// A push refused with Apple's `reason` and recorded so: counted and logged.
     func noteRejected(_ reason: APNsReason, apnsID: String, deviceToken: String?) {
         metrics.rejected(reason)
         logger.debug(

@@ -101,7 +101,7 @@ public struct HTTPFetchHandler: FetchHandler {
             }
             let reason =
                 ConnectionFailure.reason(error)
-                ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? "\(error)"
+                ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? OriginProbe.handshakeWords(error) ?? "\(error)"
             return .failed(reason: "GET \(Self.named(url, askedURL)): " + reason)
         }
     }

@@ -8,7 +8,7 @@ import SilentPushNetworking
 /// A TLS handshake with an origin, as an HTTP client with the same TLS configuration would
 /// make it, to learn at once what the client's pool would only report at its connect timeout
 /// (it retries a failed handshake): that the origin's certificate is refused, or that the
-/// origin ends or fails the handshake.
+/// origin speaks no TLS.
 enum OriginProbe {
     /// AsyncHTTPClient's default trust (the system's roots), loaded once.
     static let defaultContext: NIOSSLContext? = try? NIOSSLContext(configuration: .makeClientConfiguration())
@@ -16,9 +16,9 @@ enum OriginProbe {
     /// Why `host`:`port` refuses a client with trust `tls`: the connect's error when nobody
     /// listens there or the host is not found (`ConnectionFailure.reason` words it), or
     /// NIOSSL's error when the certificate is refused, `ConnectionFailure.Unreachable` when
-    /// the server ends or fails the handshake otherwise (`handshakeWords`); nil when the
-    /// handshake completes, or `timeout` passes (for each of the connect and the handshake),
-    /// or the task is cancelled.
+    /// the handshake fails otherwise (`handshakeWords`: a server that speaks no TLS); nil
+    /// when the handshake completes, the server closes the connection during it, or `timeout`
+    /// passes (for each of the connect and the handshake), or the task is cancelled.
     static func refusal(
         host: String, port: Int, tls context: NIOSSLContext, on group: any EventLoopGroup, timeout: TimeAmount = .milliseconds(500)
     ) async -> (any Error)? {
@@ -55,26 +55,31 @@ enum OriginProbe {
             return nil
         } catch {
             if isRefusedCertificate(error) { return error }
+            // A server that speaks no TLS fails every handshake, the request's too. One that
+            // closed the probe's connection may only have turned a second connection away
+            // (a limit of connections) while it answers the request's: left to the request.
+            guard !isClosedDuringHandshake(error) else { return nil }
             return handshakeWords(error).map(ConnectionFailure.Unreachable.init(reason:))
         }
     }
 
-    /// Words for a handshake that the server ended, or that failed other than by its
-    /// certificate (a server that does not speak TLS): a connection iOS fails at once
-    /// (`NSURLErrorSecureConnectionFailed`), where the pool would retry it until its timeout.
-    /// nil for anything else (the probe's timeout, cancellation).
-    static func handshakeWords(_ error: any Error) -> String? {
-        let closed = "the server closed the connection during the TLS handshake"
+    /// Whether the server closed the connection before the handshake ended.
+    static func isClosedDuringHandshake(_ error: any Error) -> Bool {
         switch error {
-        case ChannelError.eof, NIOSSLError.uncleanShutdown:
-            return closed
-        case NIOSSLError.handshakeFailed(let failure):
-            guard case .sslError(let stack) = failure else { return "the TLS handshake failed" }
-            if stack.contains(.eofDuringHandshake) { return closed }
-            return "the TLS handshake failed" + (stack.lazy.compactMap { reasonWords(in: $0.description) }.first.map { " (\($0))" } ?? "")
-        default:
-            return nil
+        case ChannelError.eof, NIOSSLError.uncleanShutdown: true
+        case NIOSSLError.handshakeFailed(.sslError(let stack)): stack.contains(.eofDuringHandshake)
+        default: false
         }
+    }
+
+    /// Words for a handshake that the server ended, or that failed other than by its
+    /// certificate (a server that does not speak TLS), as the probe or the client's pool
+    /// reports it; nil for anything else (a timeout, cancellation).
+    static func handshakeWords(_ error: any Error) -> String? {
+        if isClosedDuringHandshake(error) { return "the server closed the connection during the TLS handshake" }
+        guard case NIOSSLError.handshakeFailed(let failure) = error else { return nil }
+        guard case .sslError(let stack) = failure else { return "the TLS handshake failed" }
+        return "the TLS handshake failed" + (stack.lazy.compactMap { reasonWords(in: $0.description) }.first.map { " (\($0))" } ?? "")
     }
 
     /// BoringSSL's reason in an error's `description` (`…:OPENSSL_internal:WRONG_VERSION_NUMBER

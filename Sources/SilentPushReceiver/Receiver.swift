@@ -573,7 +573,7 @@ public final class Receiver: Service, Sendable {
         // link), so only a regular file is replaced.
         guard !path.isEmpty else { throw POSIXError(.ENOENT) }
         var status = stat()
-        if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { throw NotARegularFile() }
+        if lstat(path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { throw NotARegularFile(mode: status.st_mode & S_IFMT) }
         let temporary = path + ".tmp"
         try Data(json.utf8).write(to: URL(fileURLWithPath: temporary))
         guard rename(temporary, path) == 0 else {
@@ -585,6 +585,20 @@ public final class Receiver: Service, Sendable {
 
     /// Something other than a regular file is at the ready file's path: it is left as it is.
     private struct NotARegularFile: LocalizedError {
-        var errorDescription: String? { "something other than a regular file is there (a device, a link or a directory), which is never replaced" }
+        /// The file type bits of what is there (`st_mode & S_IFMT`).
+        let mode: mode_t
+
+        var errorDescription: String? {
+            let kind =
+                switch mode {
+                case S_IFLNK: "a symbolic link"
+                case S_IFDIR: "a directory"
+                case S_IFIFO: "a pipe"
+                case S_IFSOCK: "a socket"
+                case S_IFCHR, S_IFBLK: "a device"
+                default: "something other than a regular file"
+                }
+            return "\(kind) is there, not a regular file: it is never replaced"
+        }
     }
 }

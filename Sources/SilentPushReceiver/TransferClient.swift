@@ -446,6 +446,7 @@ package final class TransferClient: Sendable {
             return "no connection to \(URLUserInfo.masked(url)): " + reason
         }
         if let words = OriginProbe.certificateWords(error) { return "the server certificate of \(URLUserInfo.masked(url)) " + words }
+        if let words = OriginProbe.handshakeWords(error) { return "no connection to \(URLUserInfo.masked(url)): " + words }
         return "\(error)"
     }
 }

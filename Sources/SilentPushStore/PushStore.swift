@@ -102,6 +102,7 @@ package final class PushStore: Sendable {
         var checkpointer: DatabaseQueue?
         var lock: StoreLock?
         var setAside: String?
+        var existed = false
         switch location {
         case .memory:
             database = try DatabaseQueue()
@@ -114,8 +115,13 @@ package final class PushStore: Sendable {
                     path: path, reason: "cannot create the directory '\(directory.path)' (\(Self.plainReason(error)))")
             }
             lock = try StoreLock.acquire(beside: path)
-            if fresh { setAside = try Self.setAside(path) }
-            try Self.claimSharedContents(of: path)
+            if fresh {
+                // The old store's own files go aside with it (a store of an earlier version
+                // takes the shared ones first).
+                try Self.makeContentsDirectory(ofStore: path, existed: FileManager.default.fileExists(atPath: path))
+                setAside = try Self.setAside(path)
+            }
+            existed = FileManager.default.fileExists(atPath: path)
             do {
                 var configuration = Configuration()
                 // A connection that finds the file locked waits instead of failing at once. The
@@ -159,7 +165,11 @@ package final class PushStore: Sendable {
             throw PushStoreError.cannotOpen(path: path, reason: "\(error)")
         }
         var contentsDirectory: String?
-        if case .file(let path) = location { contentsDirectory = Self.contentsDirectory(ofStore: path) }
+        if case .file(let path) = location {
+            // Once the store is known to be one this version reads.
+            try Self.makeContentsDirectory(ofStore: path, existed: existed)
+            contentsDirectory = Self.contentsDirectory(ofStore: path)
+        }
         return PushStore(
             engine: SQLiteEngine(database: database, checkpointer: checkpointer), contentsDirectory: contentsDirectory,
             transfersDirectory: contentsDirectory.map { $0 + "/transfers" }, lock: lock, setAside: setAside)
@@ -167,7 +177,9 @@ package final class PushStore: Sendable {
 
     /// Where the file store at `path` keeps its content bodies and its transfers' files:
     /// `path-contents/`, its own, as its `-wal` is (two stores in one directory share nothing).
-    package static func contentsDirectory(ofStore path: String) -> String { path + "-contents" }
+    package static func contentsDirectory(ofStore path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path + "-contents"
+    }
 
     /// Where earlier versions kept them: `contents/` beside the store, one for every store in
     /// the directory.
@@ -175,24 +187,51 @@ package final class PushStore: Sendable {
         URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("contents").path
     }
 
-    /// An existing store with no directory of its own takes the shared `contents/` of earlier
-    /// versions as its own (the one store of a directory, as almost always; of two that
-    /// shared it, the first opened). A new store takes nothing.
-    private static func claimSharedContents(of path: String) throws {
+    /// Makes the store's own directory, made with it from this version on. A store of an
+    /// earlier version (one that `existed` before this opening, with no directory of its
+    /// own) takes the shared `contents/` of before: moved, when no other store's lock file
+    /// is beside it; else its files linked, so each store keeps what its rows name (its
+    /// sweeps delete the rest of its own copy) and the other store still finds them there.
+    private static func makeContentsDirectory(ofStore path: String, existed: Bool) throws {
         let manager = FileManager.default
         let own = contentsDirectory(ofStore: path), shared = sharedContentsDirectory(ofStore: path)
-        guard manager.fileExists(atPath: path), !manager.fileExists(atPath: own), manager.fileExists(atPath: shared) else { return }
+        guard !manager.fileExists(atPath: own) else { return }
         do {
-            try manager.moveItem(atPath: shared, toPath: own)
+            if existed, manager.fileExists(atPath: shared) {
+                let lock = URL(fileURLWithPath: own.dropLast("-contents".count) + ".lock").lastPathComponent
+                let others = try manager.contentsOfDirectory(atPath: URL(fileURLWithPath: shared).deletingLastPathComponent().path)
+                    .filter { $0.hasSuffix(".lock") && $0 != lock }
+                if others.isEmpty {
+                    try manager.moveItem(atPath: shared, toPath: own)
+                    return
+                }
+                try link(shared, into: own)
+            } else {
+                try manager.createDirectory(atPath: own, withIntermediateDirectories: true)
+            }
         } catch {
-            throw PushStoreError.cannotOpen(path: path, reason: "cannot move '\(shared)' to '\(own)' (\(plainReason(error)))")
+            throw PushStoreError.cannotOpen(path: path, reason: "cannot make its contents directory '\(own)' (\(plainReason(error)))")
+        }
+    }
+
+    /// Makes `destination` a directory holding a hard link to each file under `source`.
+    private static func link(_ source: String, into destination: String) throws {
+        let manager = FileManager.default
+        try manager.createDirectory(atPath: destination, withIntermediateDirectories: true)
+        for name in try manager.contentsOfDirectory(atPath: source) {
+            var isDirectory: ObjCBool = false
+            guard manager.fileExists(atPath: source + "/" + name, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue {
+                try link(source + "/" + name, into: destination + "/" + name)
+            } else {
+                try manager.linkItem(atPath: source + "/" + name, toPath: destination + "/" + name)
+            }
         }
     }
 
     /// Renames the store at `path` (with its `-wal`, `-shm` and `-contents/`) to
     /// `path.YYYYMMDD-HHMMSS` (and the same suffixes); returns the new database path, or nil
-    /// when there was no store. A store of an earlier version takes the shared `contents/`
-    /// with it, as that version did.
+    /// when there was no store.
     private static func setAside(_ path: String) throws -> String? {
         let manager = FileManager.default
         guard manager.fileExists(atPath: path) else { return nil }
@@ -206,9 +245,10 @@ package final class PushStore: Sendable {
             attempt += 1
             aside = path + "." + formatter.string(from: Date()) + "-\(attempt)"
         }
-        let own = contentsDirectory(ofStore: path)
-        let contents = manager.fileExists(atPath: own) ? own : sharedContentsDirectory(ofStore: path)
-        let moves = [(path, aside), (path + "-wal", aside + "-wal"), (path + "-shm", aside + "-shm"), (contents, contentsDirectory(ofStore: aside))]
+        let moves = [
+            (path, aside), (path + "-wal", aside + "-wal"), (path + "-shm", aside + "-shm"),
+            (contentsDirectory(ofStore: path), contentsDirectory(ofStore: aside)),
+        ]
         do {
             for (from, to) in moves where manager.fileExists(atPath: from) { try manager.moveItem(atPath: from, toPath: to) }
         } catch {

@@ -61,6 +61,7 @@ import Testing
     @Test(arguments: [
         ("http://[bad/{token}", "has a '[' with no ']' in its host"), ("http://[::1]x/{token}", "has 'x' after its host's ']'"),
         ("http://h h/{token}", "has ' ' in its host"), ("http://h|x/{token}", "has '|' in its host"),
+        ("http://h\tx/{token}", "has '\\t' in its host"),
         ("http://%zz/{token}", "has a '%' in its host that is not followed by two hex digits"),
     ])
     func aHostNoURLHoldsIsRefused(text: String, problem: String) {
@@ -69,7 +70,7 @@ import Testing
 
     @Test(arguments: [
         "http://{host}:{port}/x", "http://u:p@h:8080/x", "http://[::1]:80/{token}", "http://bücher.example/x", "http://h%41/x",
-        "http://{a:b}.example/x", "https://a-b.c_d~e/x",
+        "http://{a:b}.example/x", "https://a-b.c_d~e/x", "http://[::1]{path}",
     ])
     func aHostAURLHoldsIsTaken(text: String) {
         #expect(throws: Never.self) { try FetchURLTemplate(text) }

@@ -1564,14 +1564,12 @@ import Testing
         }
     }
 
-    /// An https origin that closes the connection during the handshake ends the try at once
-    /// (the pool would have retried it until the request timeout, 30 s here), and the transfer
-    /// waits for its retry saying so in words; a refused hop past a redirect is the one named.
-    @Test func aHandshakeClosedOrARefusedHopEndsTheTryAtOnceNamingIt() async throws {
+    /// An https origin that speaks no TLS ends the try at once (the pool would have retried
+    /// its handshake until the request timeout, 30 s here), and the transfer waits for its
+    /// retry saying so in words; a refused hop past a redirect is the one named.
+    @Test func aFailedHandshakeOrARefusedHopEndsTheTryAtOnceNamingIt() async throws {
         let origin = try await HTTPFetchHandlerTests.Origin()
         defer { origin.stop() }
-        let closing = try await HTTPFetchHandlerTests.closingListener()
-        defer { closing.process.signal(SIGKILL) }
         let free = try LoopbackPort.free()
         let relaunches = Relaunches()
         try await Receiver.withTesting({
@@ -1584,8 +1582,8 @@ import Testing
             let client = try await TestPushClient.connect(to: receiver)
             for (session, url, error) in [
                 (
-                    "tls", "https://127.0.0.1:\(closing.port)/file",
-                    "no connection to https://127.0.0.1:\(closing.port)/file: the server closed the connection during the TLS handshake"
+                    "tls", "https://127.0.0.1:\(origin.port)/file",
+                    "no connection to https://127.0.0.1:\(origin.port)/file: the TLS handshake failed ("
                 ),
                 ("hop", "http://127.0.0.1:\(origin.port)/toport/\(free)", "no connection to http://127.0.0.1:\(free)/: connection refused"),
             ] {
@@ -1593,7 +1591,7 @@ import Testing
                 try await Self.push(client, url)
                 let cut = try await receiver.waitForTransfers(session: session, timeout: .seconds(20)) { $0.first?.state == .waiting }
                 let transfer = try #require(cut.first, "\(session)")
-                #expect(transfer.lastError == error, "\(transfer)")
+                #expect(transfer.lastError?.hasPrefix(error) == true, "\(transfer)")
                 #expect(ContinuousClock.now - began < .seconds(10), "\(session): waited \(ContinuousClock.now - began)")
             }
             await client.close()

@@ -131,9 +131,6 @@ import Testing
         }
     }
 
-    /// An activity's update token was issued to its app: under another app's topic APNs
-    /// answers 400 DeviceTokenNotForTopic, and the activity does not change (it was updated,
-    /// and ended, by any app's pushes).
     /// The admin API's app by any of its topics has the bundle id's push-to-start token and
     /// frequent updates: a start pushed to that token under the Live Activity topic starts.
     @Test func anAppNamedByItsLiveActivityTopicIsTheBundlesApp() async throws {
@@ -155,6 +152,9 @@ import Testing
         }
     }
 
+    /// An activity's update token was issued to its app: under another app's topic APNs
+    /// answers 400 DeviceTokenNotForTopic, and the activity does not change (it was updated,
+    /// and ended, by any app's pushes).
     @Test func anUpdateTokenUnderAnotherAppsTopicIsRefused() async throws {
         try await Receiver.withTesting { receiver in
             let device = Self.device("7")

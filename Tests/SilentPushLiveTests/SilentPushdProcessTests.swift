@@ -452,7 +452,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let pipe = directory.appendingPathComponent("pipe").path
         #expect(mkfifo(pipe, 0o600) == 0)
-        for path in [link, pipe] {
+        for (path, kind) in [(link, "a symbolic link"), (pipe, "a pipe")] {
             let result = try await PeerProcess.run(
                 try Self.binary(), ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", "memory", "--ready-file", path],
                 timeout: .seconds(20))
@@ -460,7 +460,7 @@ import Testing
             let last = result.errorOutput.split(separator: "\n").last.map(String.init)
             #expect(
                 last
-                    == "silentpushd: cannot write the ready file '\(path)': something other than a regular file is there (a device, a link or a directory), which is never replaced (check --ready-file)",
+                    == "silentpushd: cannot write the ready file '\(path)': \(kind) is there, not a regular file: it is never replaced (check --ready-file)",
                 "\(result.errorOutput)")
         }
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)

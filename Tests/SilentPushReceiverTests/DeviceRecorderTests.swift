@@ -591,7 +591,14 @@ import Testing
             #expect(Self.inserted(refused).map(\.fate) == [.rejected(.deviceTokenNotForTopic, cause: cause)])
             #expect(refused.runs.isEmpty)
         }
-        // The device's own token is its own.
+        // The device's own token is its own; a Live Activity push ActivityKit cannot read
+        // (here with no content-state) comes this way too, and is its token's: not refused.
         #expect(Self.receive(&recorder, 2, at: Self.t0).reply != .rejected(.deviceTokenNotForTopic))
+        var unreadable = Self.record(3, fate: .dropped(.liveActivityPayload(.missingContentState)))
+        unreadable.deviceToken = "7e57"
+        unreadable.pushType = "liveactivity"
+        unreadable.topic = Self.topic + ".push-type.liveactivity"
+        let kept = recorder.receive(unreadable, incoming: nil, now: Self.t0) { _ in }
+        #expect(kept.reply == .done && Self.inserted(kept).map(\.fate.kind) == [.dropped], "\(kept.changes)")
     }
 }

@@ -253,21 +253,44 @@ import Testing
         let path = Self.temporaryPath()
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        do {
-            let store = try await PushStore.open(.file(path))
-            try await store.write([.insertPush(Self.push(1))])
-            try await store.close()
-        }
-        try? FileManager.default.removeItem(atPath: path + "-contents")
+        try await Self.makeStoreFromBefore(path)
         try FileManager.default.createDirectory(atPath: directory + "/contents", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory + "/contents/cd34", contents: Data("old".utf8))
-        let new = try await PushStore.open(.file(directory + "/new.sqlite"))
-        #expect(try await new.contentBody(sha256: "cd34") == nil)
-        try await new.close()
         let store = try await PushStore.open(.file(path))
         #expect(try await store.contentBody(sha256: "cd34") == Array("old".utf8))
         #expect(!FileManager.default.fileExists(atPath: directory + "/contents"))
         try await store.close()
+        let new = try await PushStore.open(.file(directory + "/new.sqlite"))
+        #expect(try await new.contentBody(sha256: "cd34") == nil)
+        try await new.close()
+    }
+
+    /// Two stores of an earlier version in one directory each take the shared files as
+    /// links, so neither loses a body the other's opening would have moved away.
+    @Test func twoStoresFromBeforeEachKeepTheSharedFiles() async throws {
+        let first = Self.temporaryPath()
+        let directory = URL(fileURLWithPath: first).deletingLastPathComponent().path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let second = directory + "/other.sqlite"
+        try await Self.makeStoreFromBefore(first)
+        try await Self.makeStoreFromBefore(second)
+        try FileManager.default.createDirectory(atPath: directory + "/contents/transfers", withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: directory + "/contents/aa", contents: Data("a".utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/contents/transfers/1", contents: Data("t".utf8))
+        for path in [first, second] {
+            let store = try await PushStore.open(.file(path))
+            #expect(try await store.contentBody(sha256: "aa") == Array("a".utf8))
+            #expect(FileManager.default.contents(atPath: store.transfersDirectory + "/1") == Data("t".utf8))
+            try await store.close()
+        }
+    }
+
+    /// A store as an earlier version left it: written, closed, with no directory of its own.
+    static func makeStoreFromBefore(_ path: String) async throws {
+        let store = try await PushStore.open(.file(path))
+        try await store.write([.insertPush(Self.push(1))])
+        try await store.close()
+        try FileManager.default.removeItem(atPath: path + "-contents")
     }
 
     /// A memory store keeps its transfers' files in a directory of its own under the system's
