@@ -116,6 +116,15 @@ public struct ReloadPolicy: Sendable {
     /// A push for an extension; `online`: whether the device is online now.
     public mutating func receive(_ push: Push, online: Bool, now: DeviceInstant) -> [ReloadAction] {
         var actions = advance(to: now)
+        // Kept by APNs for an offline device up to its expiry, or APNs's storage limit from
+        // when APNs took it.
+        let expiresAt = DeviceInstant.apnsHeldExpiry(push.expiresAt, arrivedAt: min(push.receivedAt ?? now, now), limit: apnsStorageLimit)
+        if !online, expiresAt <= now {
+            // `apns-expiration` 0, a time already past, or kept past the limit already (while
+            // the receiver was stopped): APNs does not store it, so it replaces nothing held.
+            actions.append(.expired(push: push.id, coalesced: 0))
+            return actions
+        }
         var riders = 0
         if let held = devices[push.target.device]?[push.target.topic]?.held {
             // One reload shows the latest state: the held push rides the one that replaced it.
@@ -124,15 +133,6 @@ public struct ReloadPolicy: Sendable {
             actions.append(.replaced(held: held.push.id, by: push.id, atAPNs: held.place == .apns))
         }
         guard online else {
-            // Kept up to its expiry, or APNs's storage limit from when APNs took it.
-            let expiresAt = DeviceInstant.apnsHeldExpiry(push.expiresAt, arrivedAt: min(push.receivedAt ?? now, now), limit: apnsStorageLimit)
-            if expiresAt <= now {
-                // `apns-expiration` 0, a time already past, or kept past the limit already
-                // (while the receiver was stopped): APNs does not store it.
-                compact(push.target)
-                actions.append(.expired(push: push.id, coalesced: riders))
-                return actions
-            }
             var kept = push
             kept.expiresAt = expiresAt
             devices[push.target.device, default: [:]][push.target.topic, default: Extension()].held = Held(

@@ -9,8 +9,10 @@ public enum WakeAction<App: WakeApp, Instant: Sendable & Equatable>: Sendable, E
     /// Run a wake.
     case startWake(WakeStart<App, Instant>)
     /// The slot's push expired before a wake could deliver it; the generation is closed, and
-    /// the `coalesced` pushes in it expire too.
-    case expired(push: UInt64, app: App, generation: UInt32, coalesced: Int)
+    /// the `coalesced` pushes in it expire too. With no generation, the push expired as it
+    /// arrived for an offline device (APNs stores no push already expired) and never took
+    /// the slot: what waits there stays.
+    case expired(push: UInt64, app: App, generation: UInt32?, coalesced: Int)
     /// The push never reaches the app. With a generation, it was waiting in the slot and
     /// the generation is closed: the `coalesced` pushes in it share its fate.
     case dropped(push: UInt64, app: App, reason: DropReason, generation: UInt32?, coalesced: Int)

@@ -137,6 +137,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             actions.append(.dropped(push: push.id, app: app, reason: .forceQuit, generation: nil, coalesced: 0))
         } else if !device.backgroundRefresh {
             actions.append(.dropped(push: push.id, app: app, reason: .backgroundAppRefreshOff, generation: nil, coalesced: 0))
+        } else if holdsAtAPNs(app.device), heldExpiry(push.expiresAt, arrivedAt: now) <= now {
+            // APNs stores no push already expired (`apns-expiration: 0`, or past) for an
+            // offline device: it replaces nothing APNs holds.
+            actions.append(.expired(push: push.id, app: app, generation: nil, coalesced: 0))
         } else {
             let slot = index(of: app)
             let offline = holdsAtAPNs(app.device)

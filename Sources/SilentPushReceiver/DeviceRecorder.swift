@@ -1013,10 +1013,10 @@ package struct DeviceRecorder {
                 actions.metrics.wakesStarted += 1
                 actions.metrics.delivered += 1
                 actions.metrics.coalesced += start.coalescedCount
-            case .expired(let push, _, _, let coalesced):
+            case .expired(let push, _, let generation, let coalesced):
                 settle(push, .expired, generation: nil)
                 actions.metrics.expired += 1 + coalesced
-                close(push, .expired)
+                if generation != nil { close(push, .expired) }
             case .dropped(let push, _, let reason, let generation, let coalesced):
                 settle(push, .dropped(reason), generation: nil)
                 actions.metrics.dropped(reason, count: 1 + coalesced)

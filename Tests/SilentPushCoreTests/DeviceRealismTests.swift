@@ -256,6 +256,19 @@ import Testing
         #expect(scenario.fates[second] == .coalesced(intoWakeAt: 2 * Self.hour, atAPNs: true))
     }
 
+    /// A push already expired as it arrives for an offline device is not stored by APNs: the
+    /// push APNs holds stays, and wakes the app on reconnect (both had expired together).
+    @Test func offlineAnExpiredArrivalReplacesNothingAPNsHolds() {
+        let scenario = Scenario(.ios)
+        scenario.setDevice("d1", DeviceState(network: .offline), at: 0)
+        let held = scenario.push(Self.app, at: 10)
+        let expired = scenario.push(Self.app, at: 20, expiresIn: 0)
+        #expect(scenario.fates[expired] == .expired)
+        #expect(scenario.fates[held] == .pending(.offline))
+        scenario.setDevice("d1", DeviceState(network: .online), at: 30)
+        #expect(scenario.fates[held] == .delivered(at: 30))
+    }
+
     @Test func aPushExpiresAtAPNsWhileTheDeviceIsOffline() {
         let scenario = Scenario(.ios)
         scenario.setDevice("d1", DeviceState(network: .offline), at: 0)

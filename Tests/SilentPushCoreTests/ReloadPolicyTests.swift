@@ -112,6 +112,18 @@ import Testing
         #expect(policy.deviceOnline(Self.device, now: Self.at(200)).isEmpty)
     }
 
+    /// A push already expired as it arrives for an offline device is not stored by APNs:
+    /// the push APNs holds stays, and reloads the extension once the device is back.
+    @Test func offlineAnExpiredArrivalReplacesNothingHeld() {
+        var policy = ReloadPolicy(dailyBudget: 5)
+        #expect(policy.receive(Self.push(1), online: false, now: Self.at(0)) == [.wait(push: 1, why: .offline)])
+        #expect(policy.receive(Self.push(2, expiresAt: Self.at(5)), online: false, now: Self.at(5)) == [.expired(push: 2, coalesced: 0)])
+        #expect(
+            policy.deviceOnline(Self.device, now: Self.at(100)) == [
+                .reload(push: 1, target: Self.widgets, at: Self.at(100), coalesced: 0, used: 1, budget: 5)
+            ])
+    }
+
     @Test func offlineAPushExpiresWhenItsExpirationPasses() {
         var policy = ReloadPolicy(dailyBudget: 5)
         // apns-expiration 0 (the arrival instant): not stored at all.

@@ -153,6 +153,7 @@ import Testing
                     if completeImmediately { complete(wake, at: at) }
                 case .expired(let push, let app, let generation, let count):
                     fates[push] = .expired
+                    guard let generation else { continue }  // expired as it arrived: nothing rode it
                     let riding = coalesced.removeValue(forKey: key(app, generation)) ?? []
                     #expect(count == riding.count, "pushes coalesced into the expired generation")
                     for push in riding { fates[push] = .expired }
