@@ -358,7 +358,10 @@ public struct WakePolicy<App: WakeApp, Instant: InstantProtocol & Sendable>: Sen
             switch timer.kind {
             case .evaluate where states[slot].timerStamp == UInt32(truncatingIfNeeded: timer.value):
                 states[slot].armedAt = nil
-                evaluate(slot, now: at, announcePending: false, into: &actions)
+                // The instant it waited for has come: a push that still waits, for the same
+                // rule too, waits until a later one, which is said (the rule's code alone
+                // would not notice, and its `until` would stay in the past).
+                evaluate(slot, now: at, announcePending: true, into: &actions)
             case .deadline where states[slot].runningWake == timer.value:
                 overran(slot, wakeID: timer.value, now: at, into: &actions)
             case .taskEvaluate where tasks[timer.slot]?.timerStamp == UInt32(truncatingIfNeeded: timer.value):

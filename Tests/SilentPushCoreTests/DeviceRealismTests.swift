@@ -256,6 +256,28 @@ import Testing
         #expect(scenario.fates[second] == .coalesced(intoWakeAt: 2 * Self.hour, atAPNs: true))
     }
 
+    /// A push that still waits for the same rule when the instant it waited for comes says
+    /// its new one: its `until` never stays in the past.
+    @Test func aPushStillHeldByTheBudgetSaysTheNextRefill() throws {
+        let scenario = Scenario(WakeSettings(minimumInterval: .seconds(60), dailyBudget: 1))
+        let (a, b, c) = (App(device: "d1", topic: "com.a"), App(device: "d1", topic: "com.b"), App(device: "d1", topic: "com.c"))
+        #expect(scenario.fates[scenario.push(a, at: 0)] == .delivered(at: 0))
+        let first = scenario.push(c, at: 10)
+        let second = scenario.push(b, at: 70)
+        guard case .pending(.dailyBudget(_, _, let until?))? = scenario.fates[second] else {
+            Issue.record("\(String(describing: scenario.fates[second]))")
+            return
+        }
+        #expect(until == Scenario.at(Self.day))
+        scenario.advance(to: Self.day + 60)
+        #expect(scenario.fates[first] == .delivered(at: Self.day))
+        guard case .pending(.dailyBudget(_, _, let later?))? = scenario.fates[second] else {
+            Issue.record("\(String(describing: scenario.fates[second]))")
+            return
+        }
+        #expect(later == Scenario.at(2 * Self.day), "it still said \(later)")
+    }
+
     /// A push already expired as it arrives for an offline device is not stored by APNs: the
     /// push APNs holds stays, and wakes the app on reconnect (both had expired together).
     @Test func offlineAnExpiredArrivalReplacesNothingAPNsHolds() {
