@@ -218,7 +218,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
             return
         case .serving(let serving), .refusing(let serving):
             session = serving
-        case .closed:
+        case .draining, .closed:
             return
         }
         // A flush that NIO calls back into from inside the pump (a write that turns the
@@ -234,7 +234,14 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
             context.close(promise: nil)
             return
         }
-        if state.outputWritten(isFinished: session.isFinished, hasOutput: session.hasOutput) { context.close(promise: nil) }
+        switch state.outputWritten(isFinished: session.isFinished, hasOutput: session.hasOutput) {
+        case .keepOpen: break
+        case .close: context.close(promise: nil)
+        case .endOutput:
+            context.close(mode: .output, promise: nil)
+            let limit = H2ServerConnectionState<H2ServerSession>.drainLimit
+            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(limit.nanosecondCount)) { self.context?.close(promise: nil) }
+        }
     }
 
     /// One timer per connection checks both limits a few times per the shorter one: no
@@ -259,7 +266,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
             return
         case .serving(let serving), .refusing(let serving):
             session = serving
-        case .closed:
+        case .draining, .closed:
             return
         }
         // A client that never sent its preface holds a connection (one of `--max-connections`)

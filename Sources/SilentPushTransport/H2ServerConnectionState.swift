@@ -17,6 +17,11 @@ package struct H2ServerConnectionState<Session: AnyObject> {
         case serving(Session)
         /// Over the connection limit: SETTINGS and a GOAWAY go out, then the connection closes.
         case refusing(Session)
+        /// The refusal is written and the output ended: what the client sends (its preface, a
+        /// request already under way) is read and dropped until it closes, or a second
+        /// passes. Closed with those bytes unread, the connection would be reset, and the
+        /// client would lose the GOAWAY that says why before reading it.
+        case draining(Session)
         /// Closed, or closing before any session: nothing more starts.
         case closed
     }
@@ -28,11 +33,12 @@ package struct H2ServerConnectionState<Session: AnyObject> {
         state = .handshaking(admission)
     }
 
-    /// The session, once there is one and until the connection closes.
+    /// The session, once there is one and until the connection closes or drains (what a
+    /// draining connection reads reaches no session).
     package var session: Session? {
         switch state {
         case .serving(let session), .refusing(let session): session
-        case .handshaking, .closed: nil
+        case .handshaking, .draining, .closed: nil
         }
     }
 
@@ -79,24 +85,41 @@ package struct H2ServerConnectionState<Session: AnyObject> {
             return .close
         case .serving(let session), .refusing(let session):
             return .goAway(session)
-        case .closed:
+        case .draining, .closed:
             return .none
         }
     }
 
+    /// What the connection does once its session's output is written.
+    package enum AfterOutput: Equatable, Sendable {
+        /// Stays open.
+        case keepOpen
+        /// Closes.
+        case close
+        /// Ends its output, then closes when the client does, or at `drainLimit`.
+        case endOutput
+    }
+
+    /// How long a refused connection's client is read after the refusal, at most.
+    package static var drainLimit: Duration { .seconds(1) }
+
     /// The session's output was written; `isFinished`: it has nothing more to read or
-    /// write; `hasOutput`: frames still wait. Returns whether to close the connection.
-    package func outputWritten(isFinished: Bool, hasOutput: Bool) -> Bool {
+    /// write; `hasOutput`: frames still wait.
+    package mutating func outputWritten(isFinished: Bool, hasOutput: Bool) -> AfterOutput {
         switch state {
-        case .serving: isFinished
-        case .refusing: isFinished || !hasOutput
-        case .handshaking, .closed: false
+        case .serving: return isFinished ? .close : .keepOpen
+        case .refusing(let session):
+            guard isFinished || !hasOutput else { return .keepOpen }
+            state = .draining(session)
+            return .endOutput
+        case .handshaking, .draining, .closed: return .keepOpen
         }
     }
 
     /// The channel went inactive. Returns the session it had, if any, to be told goodbye.
     package mutating func channelClosed() -> Session? {
         defer { state = .closed }
+        if case .draining(let session) = state { return session }
         return session
     }
 }

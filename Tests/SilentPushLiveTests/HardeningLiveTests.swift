@@ -1,4 +1,5 @@
 import Foundation
+import SilentPushReceiver
 import SilentPushTestSupport
 import SilentPushTesting
 import SilentPushTransport
@@ -83,6 +84,40 @@ import Glibc
 
     /// The descriptor limit at 1024 and 3,000 clients at once: each is served or told
     /// GOAWAY at once, none waits unanswered, and the limit is in the log.
+    /// A client over the connection limit that goes on sending after its preface (its
+    /// request, as curl does) before it reads still reads the GOAWAY that says why: the
+    /// receiver reads and drops what it sends for a while after the refusal. Closed at once,
+    /// the connection was reset, the client's next write failed (`Broken pipe`), and the
+    /// reason was lost.
+    @Test func aRefusedClientThatGoesOnSendingReadsWhy() async throws {
+        try await Receiver.withTesting({ $0.maxConnections = 1 }) { receiver in
+            let port = try #require(receiver.h2cPort)
+            let held = try await RawH2Connection.connect(port: port)
+            try await held.send(Self.handshake)
+            _ = try await held.waitForFrames { $0.contains { $0.kind == .settings } }
+            let script = """
+                import socket, sys, time
+                preface = b"PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n" + bytes(3) + b"\\x04" + bytes(5)
+                ping = b"\\x00\\x00\\x08\\x06\\x00\\x00\\x00\\x00\\x00" + bytes(8)
+                c = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+                c.sendall(preface)
+                for _ in range(3):
+                    time.sleep(0.1)
+                    c.sendall(ping * 100)
+                c.shutdown(socket.SHUT_WR)
+                data = b""
+                while chunk := c.recv(65536):
+                    data += chunk
+                print("GOAWAY" if b"ServiceUnavailable" in data else "no GOAWAY: %r" % data[:200])
+                """
+            for attempt in 1...3 {
+                let run = try await PeerProcess.run("python3", ["-c", script, "\(port)"], timeout: .seconds(20))
+                #expect(run.status == 0 && run.output == "GOAWAY\n", "attempt \(attempt): \(run.output) \(run.errorOutput.suffix(300))")
+            }
+            await held.close()
+        }
+    }
+
     @Test func threeThousandConnectionsAtA1024LimitAreServedOrRefusedWithGoAway() async throws {
         var own = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)

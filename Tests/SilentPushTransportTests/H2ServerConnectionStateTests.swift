@@ -7,22 +7,26 @@ import Testing
     typealias State = H2ServerConnectionState<Session>
 
     static func state(_ name: String, _ session: Session = Session()) -> State {
-        var state = State(admission: name == "refusing" ? .refuse : .serve)
+        var state = State(admission: name == "refusing" || name == "draining" ? .refuse : .serve)
         switch name {
         case "serving", "refusing": _ = state.handshakeCompleted { session }
+        case "draining":
+            _ = state.handshakeCompleted { session }
+            _ = state.outputWritten(isFinished: false, hasOutput: false)
         case "closed": _ = state.channelClosed()
         default: break
         }
         return state
     }
 
-    static let every = ["handshaking", "serving", "refusing", "closed"]
+    static let every = ["handshaking", "serving", "refusing", "draining", "closed"]
 
     static func name(_ state: State) -> String {
         switch state.state {
         case .handshaking: "handshaking"
         case .serving: "serving"
         case .refusing: "refusing"
+        case .draining: "draining"
         case .closed: "closed"
         }
     }
@@ -76,8 +80,8 @@ import Testing
                 #expect(Self.name(state) == "closed" && start == nil)
             case ("serving", .goAway(let target)), ("refusing", .goAway(let target)):
                 #expect(target === session && Self.name(state) == name)
-            case ("closed", .none):
-                #expect(Self.name(state) == "closed")
+            case ("closed", .none), ("draining", .none):
+                #expect(Self.name(state) == name)
             default:
                 Issue.record("\(name): \(action)")
             }
@@ -86,19 +90,29 @@ import Testing
 
     @Test func whenWrittenOutputClosesTheConnection() {
         for name in Self.every {
-            let state = Self.state(name)
             for (isFinished, hasOutput) in [(false, false), (false, true), (true, false), (true, true)] {
-                let close = state.outputWritten(isFinished: isFinished, hasOutput: hasOutput)
-                let expected =
+                var state = Self.state(name)
+                let after = state.outputWritten(isFinished: isFinished, hasOutput: hasOutput)
+                let expected: State.AfterOutput =
                     switch name {
-                    case "serving": isFinished
-                    // A refused connection closes once its SETTINGS and GOAWAY are out.
-                    case "refusing": isFinished || !hasOutput
-                    default: false
+                    case "serving": isFinished ? .close : .keepOpen
+                    // A refused connection ends its output once its SETTINGS and GOAWAY are
+                    // out, and drains what its client sends.
+                    case "refusing": isFinished || !hasOutput ? .endOutput : .keepOpen
+                    default: .keepOpen
                     }
-                #expect(close == expected, "\(name) finished \(isFinished) output \(hasOutput)")
+                #expect(after == expected, "\(name) finished \(isFinished) output \(hasOutput)")
+                #expect(Self.name(state) == (after == .endOutput ? "draining" : name))
             }
         }
+    }
+
+    /// A draining connection's reads reach no session, and its close still says goodbye to it.
+    @Test func aDrainingConnectionReadsIntoNoSession() {
+        let session = Session()
+        var state = Self.state("draining", session)
+        #expect(state.session == nil)
+        #expect(state.channelClosed() === session)
     }
 
     @Test func closingHandsBackTheSessionOnce() {
@@ -106,7 +120,7 @@ import Testing
             let session = Session()
             var state = Self.state(name, session)
             let closed = state.channelClosed()
-            #expect((closed === session) == (name == "serving" || name == "refusing"), "\(name)")
+            #expect((closed === session) == ["serving", "refusing", "draining"].contains(name), "\(name)")
             #expect(Self.name(state) == "closed" && state.session == nil)
             #expect(state.channelClosed() == nil)
         }
