@@ -254,6 +254,9 @@ extension AdminAPI {
             case .failed?: "the handler called setTaskCompleted(success: false)"
             // A continued task has no time limit: the system stopped it (heat, or too many running).
             case .expired? where run.kind == .continued: "the system stopped it (under resource pressure); it completed after its expiration handler"
+            // Expired before its deadline: the system called its expiration handler early.
+            case .expired? where run.expiredAt.map { at in run.deadline.map { at < $0 } ?? false } ?? false:
+                "the system expired it before its time (the device in use again, for a processing task, or simulate-expiration); it completed after its expiration handler"
             case .expired?: "its time ran out; it completed after its expiration handler"
             case .terminated?: "it never completed, even after its expiration handler: terminated, and the app's task launches are deferred"
             case .interrupted? where run.kind == .urlSession:

@@ -49,4 +49,18 @@ import Testing
         // Waiting on the device, a push is not held to APNs's limit.
         #expect(PushExpiry(of: push(expiresAt: 41 * day, held: false), storageLimit: limit) == .ownExpiration)
     }
+
+    /// A task run expired before its deadline says the system expired it early (the device in
+    /// use again, for a processing task); one expired at its deadline, that its time ran out.
+    @Test func aTaskRunExpiredEarlySaysSo() {
+        func run(expiredAt: Int64) -> TaskRunRecord {
+            TaskRunRecord(
+                id: 1, requestID: 1, deviceToken: "ab", topic: "t", identifier: "p", kind: .processing,
+                startedAt: DeviceInstant(secondsSinceEpoch: 0), deadline: DeviceInstant(secondsSinceEpoch: 600), simulated: false,
+                expiredAt: DeviceInstant(secondsSinceEpoch: expiredAt), finishedAt: DeviceInstant(secondsSinceEpoch: expiredAt + 1), outcome: .expired
+            )
+        }
+        #expect(Self.text(AdminAPI.why(run(expiredAt: 120)))?.hasPrefix("the system expired it before its time") == true)
+        #expect(Self.text(AdminAPI.why(run(expiredAt: 600))) == "its time ran out; it completed after its expiration handler")
+    }
 }
