@@ -58,23 +58,24 @@ enum OriginProbe {
             // A server that speaks no TLS fails every handshake, the request's too. One that
             // closed the probe's connection may only have turned a second connection away
             // (a limit of connections) while it answers the request's: left to the request.
-            guard !isClosedDuringHandshake(error) else { return nil }
+            // The probe's own connection ending (`eof`, `uncleanShutdown`) is a close too.
+            let probeClosed: Bool
+            if case NIOSSLError.uncleanShutdown = error { probeClosed = true } else { probeClosed = error is ChannelError }
+            guard !probeClosed, !isClosedDuringHandshake(error) else { return nil }
             return handshakeWords(error).map(ConnectionFailure.Unreachable.init(reason:))
         }
     }
 
-    /// Whether the server closed the connection before the handshake ended.
+    /// Whether `error` is a handshake the server closed the connection during (a request's
+    /// error after the handshake, `uncleanShutdown` in the middle of a body, is not one).
     static func isClosedDuringHandshake(_ error: any Error) -> Bool {
-        switch error {
-        case ChannelError.eof, NIOSSLError.uncleanShutdown: true
-        case NIOSSLError.handshakeFailed(.sslError(let stack)): stack.contains(.eofDuringHandshake)
-        default: false
-        }
+        guard case NIOSSLError.handshakeFailed(.sslError(let stack)) = error else { return false }
+        return stack.contains(.eofDuringHandshake)
     }
 
     /// Words for a handshake that the server ended, or that failed other than by its
     /// certificate (a server that does not speak TLS), as the probe or the client's pool
-    /// reports it; nil for anything else (a timeout, cancellation).
+    /// reports it; nil for anything else (a timeout, cancellation, an error after it).
     static func handshakeWords(_ error: any Error) -> String? {
         if isClosedDuringHandshake(error) { return "the server closed the connection during the TLS handshake" }
         guard case NIOSSLError.handshakeFailed(let failure) = error else { return nil }

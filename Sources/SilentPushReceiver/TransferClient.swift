@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 import SilentPushCore
 import SilentPushNetworking
 import SilentPushTransport
@@ -447,6 +448,8 @@ package final class TransferClient: Sendable {
         }
         if let words = OriginProbe.certificateWords(error) { return "the server certificate of \(URLUserInfo.masked(url)) " + words }
         if let words = OriginProbe.handshakeWords(error) { return "no connection to \(URLUserInfo.masked(url)): " + words }
+        // An https body cut by the server's close with no TLS close_notify.
+        if case NIOSSLError.uncleanShutdown = error { return "\(URLUserInfo.masked(url)) closed the connection before the answer ended" }
         return "\(error)"
     }
 }

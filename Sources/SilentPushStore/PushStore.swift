@@ -189,42 +189,53 @@ package final class PushStore: Sendable {
 
     /// Makes the store's own directory, made with it from this version on. A store of an
     /// earlier version (one that `existed` before this opening, with no directory of its
-    /// own) takes the shared `contents/` of before: moved, when no other store's lock file
-    /// is beside it; else its files linked, so each store keeps what its rows name (its
-    /// sweeps delete the rest of its own copy) and the other store still finds them there.
+    /// own) takes the shared `contents/` of before: moved, when no other store (a lock file
+    /// whose store file is there) is beside it; else shared as a copy of its own, so each
+    /// store keeps what its rows name (its sweeps delete the rest of its copy) and the other
+    /// store still finds them there. The copy is made aside and renamed into place whole: a
+    /// failure halfway leaves no directory that a later opening would take as complete.
     private static func makeContentsDirectory(ofStore path: String, existed: Bool) throws {
         let manager = FileManager.default
         let own = contentsDirectory(ofStore: path), shared = sharedContentsDirectory(ofStore: path)
         guard !manager.fileExists(atPath: own) else { return }
+        let partial = own + ".partial"
         do {
             if existed, manager.fileExists(atPath: shared) {
+                let directory = URL(fileURLWithPath: shared).deletingLastPathComponent().path
                 let lock = URL(fileURLWithPath: own.dropLast("-contents".count) + ".lock").lastPathComponent
-                let others = try manager.contentsOfDirectory(atPath: URL(fileURLWithPath: shared).deletingLastPathComponent().path)
-                    .filter { $0.hasSuffix(".lock") && $0 != lock }
+                let others = try manager.contentsOfDirectory(atPath: directory).filter { name in
+                    name.hasSuffix(".lock") && name != lock && manager.fileExists(atPath: directory + "/" + name.dropLast(".lock".count))
+                }
                 if others.isEmpty {
                     try manager.moveItem(atPath: shared, toPath: own)
                     return
                 }
-                try link(shared, into: own)
+                try? manager.removeItem(atPath: partial)
+                try share(shared, into: partial, copying: false)
+                try manager.moveItem(atPath: partial, toPath: own)
             } else {
                 try manager.createDirectory(atPath: own, withIntermediateDirectories: true)
             }
         } catch {
+            try? manager.removeItem(atPath: partial)
             throw PushStoreError.cannotOpen(path: path, reason: "cannot make its contents directory '\(own)' (\(plainReason(error)))")
         }
     }
 
-    /// Makes `destination` a directory holding a hard link to each file under `source`.
-    private static func link(_ source: String, into destination: String) throws {
+    /// Makes `destination` a directory holding each file under `source`: a hard link to a
+    /// body (named by its content, never written again), a copy where the link cannot be
+    /// made and under `transfers/` (a transfer's part grows in place: two stores' would be
+    /// one file). A symbolic link is not followed, nor kept.
+    private static func share(_ source: String, into destination: String, copying: Bool) throws {
         let manager = FileManager.default
         try manager.createDirectory(atPath: destination, withIntermediateDirectories: true)
         for name in try manager.contentsOfDirectory(atPath: source) {
-            var isDirectory: ObjCBool = false
-            guard manager.fileExists(atPath: source + "/" + name, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
-                try link(source + "/" + name, into: destination + "/" + name)
-            } else {
-                try manager.linkItem(atPath: source + "/" + name, toPath: destination + "/" + name)
+            let from = source + "/" + name, to = destination + "/" + name
+            switch try manager.attributesOfItem(atPath: from)[.type] as? FileAttributeType {
+            case .typeDirectory?: try share(from, into: to, copying: copying || name == "transfers")
+            case .typeRegular? where !copying && (try? manager.linkItem(atPath: from, toPath: to)) != nil: break
+            case .typeRegular?: try manager.copyItem(atPath: from, toPath: to)
+            default: break
             }
         }
     }

@@ -34,6 +34,8 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     /// timed from, however slowly its bytes trickle in.
     private let openedAt = NIODeadline.now()
     private var timeoutCheck: Scheduled<Void>?
+    /// The close that ends a refused connection's drain (`H2ServerConnectionState.drainLimit`).
+    private var drainEnd: Scheduled<Void>?
 
     package init(
         connectionID: UInt64, tlsContext: TLSContext?, settings: H2Settings, service: any H2Service,
@@ -80,6 +82,8 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
     package func channelInactive(context: ChannelHandlerContext) {
         timeoutCheck?.cancel()
         timeoutCheck = nil
+        drainEnd?.cancel()
+        drainEnd = nil
         if let session = state.channelClosed() { service.connectionClosed(session.connection) }
         responder = nil
         onClose(connectionID)
@@ -240,7 +244,7 @@ package final class H2ServerConnectionHandler: ChannelInboundHandler, H2ServerSe
         case .endOutput:
             context.close(mode: .output, promise: nil)
             let limit = H2ServerConnectionState<H2ServerSession>.drainLimit
-            context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(limit.nanosecondCount)) { self.context?.close(promise: nil) }
+            drainEnd = context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(limit.nanosecondCount)) { self.context?.close(promise: nil) }
         }
     }
 

@@ -69,7 +69,7 @@ package struct H2ServerConnectionState<Session: AnyObject> {
 
     /// What the server's graceful shutdown does to this connection.
     package enum Shutdown {
-        /// Close now: still in the handshake, nothing in flight.
+        /// Close now: still in the handshake, or draining, nothing in flight.
         case close
         /// GOAWAY on `Session`; the connection closes once its open streams are answered.
         case goAway(Session)
@@ -77,15 +77,16 @@ package struct H2ServerConnectionState<Session: AnyObject> {
         case none
     }
 
-    /// The server shuts down gracefully.
+    /// The server shuts down gracefully. A draining connection has said all it had to: it
+    /// closes at once rather than hold the drain up.
     package mutating func shutdownRequested() -> Shutdown {
         switch state {
-        case .handshaking:
-            state = .closed
+        case .handshaking, .draining:
+            if case .handshaking = state { state = .closed }
             return .close
         case .serving(let session), .refusing(let session):
             return .goAway(session)
-        case .draining, .closed:
+        case .closed:
             return .none
         }
     }

@@ -82,8 +82,6 @@ import Glibc
         #expect(result.errorOutput.split(separator: "\n").count == 1, "\(result.errorOutput)")
     }
 
-    /// The descriptor limit at 1024 and 3,000 clients at once: each is served or told
-    /// GOAWAY at once, none waits unanswered, and the limit is in the log.
     /// A client over the connection limit that goes on sending after its preface (its
     /// request, as curl does) before it reads still reads the GOAWAY that says why: the
     /// receiver reads and drops what it sends for a while after the refusal. Closed at once,
@@ -118,6 +116,8 @@ import Glibc
         }
     }
 
+    /// The descriptor limit at 1024 and 3,000 clients at once: each is served or told
+    /// GOAWAY at once, none waits unanswered, and the limit is in the log.
     @Test func threeThousandConnectionsAtA1024LimitAreServedOrRefusedWithGoAway() async throws {
         var own = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &own)

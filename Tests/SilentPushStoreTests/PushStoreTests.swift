@@ -256,6 +256,8 @@ import Testing
         try await Self.makeStoreFromBefore(path)
         try FileManager.default.createDirectory(atPath: directory + "/contents", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory + "/contents/cd34", contents: Data("old".utf8))
+        // A lock file of no store (another tool's) is no other store.
+        _ = FileManager.default.createFile(atPath: directory + "/yarn.lock", contents: Data())
         let store = try await PushStore.open(.file(path))
         #expect(try await store.contentBody(sha256: "cd34") == Array("old".utf8))
         #expect(!FileManager.default.fileExists(atPath: directory + "/contents"))
@@ -277,12 +279,21 @@ import Testing
         try FileManager.default.createDirectory(atPath: directory + "/contents/transfers", withIntermediateDirectories: true)
         _ = FileManager.default.createFile(atPath: directory + "/contents/aa", contents: Data("a".utf8))
         _ = FileManager.default.createFile(atPath: directory + "/contents/transfers/1", contents: Data("t".utf8))
+        var transfers: [String] = []
         for path in [first, second] {
             let store = try await PushStore.open(.file(path))
             #expect(try await store.contentBody(sha256: "aa") == Array("a".utf8))
             #expect(FileManager.default.contents(atPath: store.transfersDirectory + "/1") == Data("t".utf8))
+            transfers.append(store.transfersDirectory)
             try await store.close()
         }
+        // A transfer's file grows in place: each store's is its own.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: transfers[0] + "/1"))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("more".utf8))
+        try handle.close()
+        #expect(FileManager.default.contents(atPath: transfers[1] + "/1") == Data("t".utf8))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/pushes.sqlite-contents.partial"))
     }
 
     /// A store as an earlier version left it: written, closed, with no directory of its own.
