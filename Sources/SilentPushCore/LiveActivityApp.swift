@@ -24,12 +24,14 @@ public struct LiveActivityApp: Hashable, Sendable, CustomStringConvertible {
     /// that APNs takes (tokens are at most 200).
     public var pushToStartToken: String { pushToStartToken(in: nil) }
 
-    /// Whether `token` is the push-to-start token of the app `bundleID` on the device whose
-    /// token it starts with (plain, or in a cluster of `map`'s shards): a token of 80 hex
-    /// digits or more whose last 16 are that app's tag.
-    package static func isPushToStartToken(_ token: String, bundleID: String, in map: ShardMap?) -> Bool {
-        guard token.utf8.count >= APNsRequestValidator.deviceTokenHexLength.lowerBound + 16 else { return false }
-        return LiveActivityApp(device: String(token.dropLast(16)), bundleID: bundleID).pushToStartToken(in: map) == token
+    /// The bundle id of `topic`'s app when `token` is that app's push-to-start token on the
+    /// device whose token it starts with (plain, or in a cluster of `map`'s shards): a token
+    /// of 80 hex digits or more whose last 16 are the app's tag. nil for any other token
+    /// (a device's own, 64 digits, is told by its length alone).
+    package static func pushToStartApp(ofToken token: String, topic: String, in map: ShardMap?) -> String? {
+        guard token.utf8.count >= APNsRequestValidator.deviceTokenHexLength.lowerBound + 16 else { return nil }
+        let bundleID = APNsPushType.bundleID(ofAnyTopic: topic)
+        return LiveActivityApp(device: String(token.dropLast(16)), bundleID: bundleID).pushToStartToken(in: map) == token ? bundleID : nil
     }
 
     /// The app's push-to-start token in a cluster of `map`'s shards: one in its device's

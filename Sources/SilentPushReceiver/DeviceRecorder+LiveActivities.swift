@@ -17,15 +17,7 @@ extension DeviceRecorder {
         // An activity's update token was issued to its app: APNs refuses it under another
         // app's topic, as it does a device token.
         if let owner = activities.app(ofUpdateToken: row.deviceToken), owner.bundleID != push.bundleID {
-            var actions = Actions()
-            actions.changes.append(
-                .insertPush(
-                    .refused(
-                        id: row.id, apnsID: row.apnsID, deviceToken: row.deviceToken, topic: row.topic,
-                        fate: .rejected(.deviceTokenNotForTopic, cause: "the token is the update token of a Live Activity of \(owner.bundleID)"),
-                        now: now)))
-            actions.reply = .rejected(.deviceTokenNotForTopic)
-            return finish(actions)
+            return refusingToken(row, cause: "the token is the update token of a Live Activity of \(owner.bundleID)", now: now)
         }
         var actions = Actions(completion: completion)
         actions.changes.append(.probe(at: 0))  // the push's row, once its fate is known
@@ -43,17 +35,16 @@ extension DeviceRecorder {
     /// A `liveactivity` push ActivityKit cannot read comes this way too: it is its token's.
     mutating func refusingLiveActivityToken(_ row: borrowing PushRecord, now: DeviceInstant) -> Actions? {
         guard row.pushType != APNsPushType.liveactivity.rawValue else { return nil }
-        let cause: String
         if let owner = activities.app(ofUpdateToken: row.deviceToken) {
-            cause = "the token is the update token of a Live Activity of \(owner.bundleID)"
-        } else if row.deviceToken.utf8.count > APNsRequestValidator.deviceTokenHexLength.lowerBound,
-            case let bundleID = APNsPushType.bundleID(ofAnyTopic: row.topic),
-            LiveActivityApp.isPushToStartToken(row.deviceToken, bundleID: bundleID, in: shards?.map)
-        {
-            cause = "the token is the push-to-start token of \(bundleID)'s Live Activities"
-        } else {
-            return nil
+            return refusingToken(row, cause: "the token is the update token of a Live Activity of \(owner.bundleID)", now: now)
         }
+        guard let bundleID = LiveActivityApp.pushToStartApp(ofToken: row.deviceToken, topic: row.topic, in: shards?.map) else { return nil }
+        return refusingToken(row, cause: "the token is the push-to-start token of \(bundleID)'s Live Activities", now: now)
+    }
+
+    /// A push to a token issued for another topic, refused (`DeviceTokenNotForTopic`) for
+    /// `cause`: its row, and the reply.
+    private mutating func refusingToken(_ row: borrowing PushRecord, cause: String, now: DeviceInstant) -> Actions {
         var actions = Actions()
         actions.changes.append(
             .insertPush(

@@ -44,12 +44,15 @@ extension FaultRule {
 
     static let actionShapes = #"action must be {"reason": R}, {"goaway": R, "afterStreams": N}, {"reset": true} or {"delayMs": N}"#
 
+    /// The fields of a rule's `match`.
+    private static let matchFields = ["device", "topic", "team", "keyId"]
+
     private static func match(_ fields: [(String, JSONValue)]) throws(Invalid) -> Match {
         var match = Match()
         for (key, value) in fields {
             // An unknown field is named as such whatever its value.
-            guard ["device", "topic", "team", "keyId"].contains(key) else {
-                throw Invalid("unknown field 'match.\(key)' (fields: device, topic, team, keyId)")
+            guard Self.matchFields.contains(key) else {
+                throw Invalid("unknown field 'match.\(key)' (fields: \(Self.matchFields.joined(separator: ", ")))")
             }
             guard case .string(let text) = value, !text.isEmpty else { throw Invalid("match.\(key) must be a non-empty string") }
             switch key {

@@ -100,8 +100,7 @@ public struct HTTPFetchHandler: FetchHandler {
                 return .failed(reason: "more than \(Self.redirectLimit) redirects from \(URLUserInfo.masked(url))")
             }
             let reason =
-                ConnectionFailure.reason(error)
-                ?? OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? OriginProbe.handshakeWords(error) ?? "\(error)"
+                OriginProbe.certificateWords(error).map { "the server certificate " + $0 } ?? OriginProbe.connectionWords(error) ?? "\(error)"
             return .failed(reason: "GET \(Self.named(url, askedURL)): " + reason)
         }
     }

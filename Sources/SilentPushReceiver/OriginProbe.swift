@@ -58,10 +58,8 @@ enum OriginProbe {
             // A server that speaks no TLS fails every handshake, the request's too. One that
             // closed the probe's connection may only have turned a second connection away
             // (a limit of connections) while it answers the request's: left to the request.
-            // The probe's own connection ending (`eof`, `uncleanShutdown`) is a close too.
-            let probeClosed: Bool
-            if case NIOSSLError.uncleanShutdown = error { probeClosed = true } else { probeClosed = error is ChannelError }
-            guard !probeClosed, !isClosedDuringHandshake(error) else { return nil }
+            // (The probe's own connection ending, `eof` or `uncleanShutdown`, has no words.)
+            guard !isClosedDuringHandshake(error) else { return nil }
             return handshakeWords(error).map(ConnectionFailure.Unreachable.init(reason:))
         }
     }
@@ -81,6 +79,12 @@ enum OriginProbe {
         guard case NIOSSLError.handshakeFailed(let failure) = error else { return nil }
         guard case .sslError(let stack) = failure else { return "the TLS handshake failed" }
         return "the TLS handshake failed" + (stack.lazy.compactMap { reasonWords(in: $0.description) }.first.map { " (\($0))" } ?? "")
+    }
+
+    /// Why a request got no connection to its origin, in words: nobody listens, the host is
+    /// not found (`ConnectionFailure.reason`), or the handshake failed (`handshakeWords`).
+    static func connectionWords(_ error: any Error) -> String? {
+        ConnectionFailure.reason(error) ?? handshakeWords(error)
     }
 
     /// BoringSSL's reason in an error's `description` (`…:OPENSSL_internal:WRONG_VERSION_NUMBER

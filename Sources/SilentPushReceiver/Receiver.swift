@@ -318,11 +318,10 @@ public final class Receiver: Service, Sendable {
         case let error as IOError where error.errnoCode == EADDRINUSE:
             return ReceiverStartError.addressInUse(
                 address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin", underlying: error)
-        case let error where Self.listenReason(error) != nil:
+        default:
+            guard let reason = Self.listenReason(error) else { return ReceiverStartError.serving(error) }
             return ReceiverStartError.cannotListen(
-                address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin", reason: Self.listenReason(error) ?? "",
-                underlying: error)
-        default: return ReceiverStartError.serving(error)
+                address: configuration.admin.map { "\($0)" } ?? "the admin address", flag: "--admin", reason: reason, underlying: error)
         }
     }
 

@@ -443,11 +443,8 @@ package final class TransferClient: Sendable {
         if let error = error as? HTTPParserError, error == .invalidEOFState {
             return "\(URLUserInfo.masked(url)) closed the connection before the answer ended"
         }
-        if let reason = ConnectionFailure.reason(error) {
-            return "no connection to \(URLUserInfo.masked(url)): " + reason
-        }
         if let words = OriginProbe.certificateWords(error) { return "the server certificate of \(URLUserInfo.masked(url)) " + words }
-        if let words = OriginProbe.handshakeWords(error) { return "no connection to \(URLUserInfo.masked(url)): " + words }
+        if let words = OriginProbe.connectionWords(error) { return "no connection to \(URLUserInfo.masked(url)): " + words }
         // An https body cut by the server's close with no TLS close_notify.
         if case NIOSSLError.uncleanShutdown = error { return "\(URLUserInfo.masked(url)) closed the connection before the answer ended" }
         return "\(error)"

@@ -81,8 +81,10 @@ package struct H2ServerConnectionState<Session: AnyObject> {
     /// closes at once rather than hold the drain up.
     package mutating func shutdownRequested() -> Shutdown {
         switch state {
-        case .handshaking, .draining:
-            if case .handshaking = state { state = .closed }
+        case .handshaking:
+            state = .closed
+            return .close
+        case .draining:
             return .close
         case .serving(let session), .refusing(let session):
             return .goAway(session)

@@ -443,14 +443,13 @@ import Testing
     /// Only a regular file at the path is replaced: a link or a pipe (or a device, such as
     /// `/dev/null` for a root user) is refused and left as it is.
     @Test func aReadyFilePathThatIsNotARegularFileIsLeftAlone() async throws {
-        let directory = Scratch.directory.appendingPathComponent("ready-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let target = directory.appendingPathComponent("target.json").path
+        let directory = try Scratch.newDirectory("ready")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let target = directory + "/target.json"
         try Data("kept".utf8).write(to: URL(fileURLWithPath: target))
-        let link = directory.appendingPathComponent("link.json").path
+        let link = directory + "/link.json"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
-        let pipe = directory.appendingPathComponent("pipe").path
+        let pipe = directory + "/pipe"
         #expect(mkfifo(pipe, 0o600) == 0)
         for (path, kind) in [(link, "a symbolic link"), (pipe, "a pipe")] {
             let result = try await PeerProcess.run(
