@@ -57,7 +57,7 @@ public final class BackgroundTask: Sendable {
 
     init(_ start: TaskStart<DeviceRuntime.AppKey, DeviceInstant>) {
         runID = start.runID
-        deviceToken = start.app.device
+        deviceToken = start.app.deviceToken
         topic = start.app.topic
         identifier = start.request.identifier
         kind = start.request.kind

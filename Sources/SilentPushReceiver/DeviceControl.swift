@@ -59,7 +59,7 @@ public struct DeviceControl: Sendable {
             let existing = lookedUp.filter { runtime.channels?.exists($0.channel, bundleID: $0.bundleID) ?? false }
             // A budget the device had not counts the launches of the last day, read from the
             // store once what is queued is committed, as a restart reads them.
-            let (old, profile, now) = runtime.inspect { ($0.policy.deviceState(device), $0.policy.settings.dailyBudget, $1) }
+            let (old, profile, now) = runtime.inspect { ($0.policy.deviceState(DeviceKey(device)), $0.policy.settings.dailyBudget, $1) }
             var launches: (read: [(app: DeviceRecorder.App, at: DeviceInstant)], readAt: DeviceInstant)?
             if DeviceRecorder.budgetCounts(from: old, to: new, profile: profile) {
                 try await store.flush()
@@ -184,7 +184,7 @@ public struct DeviceControl: Sendable {
     /// `device`'s state as the policy holds it.
     public func deviceState(of device: String) -> DeviceState {
         let device = Self.stored(device)
-        return runtime.inspect { $0.policy.deviceState(device) }
+        return runtime.inspect { $0.policy.deviceState(DeviceKey(device)) }
     }
 
     /// If a push of `priority` came now for `topic` on `device`: when it would wake the app,

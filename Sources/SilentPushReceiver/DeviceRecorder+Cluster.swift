@@ -56,7 +56,7 @@ extension DeviceRecorder {
             }
         }
         for (token, state) in snapshot.states {
-            _ = policy.setDeviceState(state, for: token, now: now)
+            _ = policy.setDeviceState(state, for: DeviceKey(token), now: now)
             // The activities hold an offline device's pushes and broadcasts for its return.
             if state.network == .offline { record(activities.setOffline(device: token, now: now), into: &actions) }
         }
@@ -210,7 +210,7 @@ extension DeviceRecorder {
         // shard come back, its apps are recorded again.
         knownApps.removeAll()
         var actions = Actions()
-        apply(policy.forget(now: now) { releasing.owns($0) }, to: &actions)
+        apply(policy.forget(now: now) { releasing.owns($0.text) }, to: &actions)
         activities.forget { releasing.owns($0) }
         reloads.forget { releasing.owns($0) }
         // The next owner starts them again from its first byte: what they kept here goes.

@@ -21,7 +21,7 @@ extension DeviceRecorder {
             expiresAt: row.expiresAt.map(DeviceInstant.init(millisecondsSinceEpoch:)))
         know(row, into: &actions)
         var arriving: PushRecord? = consume row
-        let online = policy.deviceState(push.target.device).network == .online
+        let online = policy.deviceState(DeviceKey(push.target.device)).network == .online
         record(reloads.receive(push, online: online, now: now), into: &actions, arriving: &arriving)
         if var row = arriving.take() {
             // For an offline device APNs takes it (keeps it, or gives it up at once past its
@@ -36,7 +36,7 @@ extension DeviceRecorder {
     /// arrived now.
     package mutating func restoreReload(_ push: ReloadPolicy.Push, now: DeviceInstant) -> Actions {
         var actions = Actions()
-        let online = policy.deviceState(push.target.device).network == .online
+        let online = policy.deviceState(DeviceKey(push.target.device)).network == .online
         record(reloads.receive(push, online: online, now: now), into: &actions)
         return finish(actions)
     }

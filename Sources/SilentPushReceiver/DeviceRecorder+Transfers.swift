@@ -72,12 +72,13 @@ extension DeviceRecorder {
         let (wakeID, runID) = Self.ids(of: source)
         do {
             let decided = try transfers.submit(
-                request, id: id, for: TransferPolicy.App(device: app.device, topic: app.topic),
+                request, id: id, for: TransferPolicy.App(device: app.deviceToken, topic: app.topic),
                 conditions: TransferPolicy.Conditions(policy.deviceState(app.device)), now: now)
             actions.changes.append(
                 .insertTransfer(
                     TransferRecord(
-                        id: id, deviceToken: app.device, topic: app.topic, request: request, wakeID: wakeID, taskRunID: runID, handedOverAt: now)))
+                        id: id, deviceToken: app.deviceToken, topic: app.topic, request: request, wakeID: wakeID, taskRunID: runID, handedOverAt: now)
+                ))
             actions.metrics.transfersHandedOver += 1
             record(decided, into: &actions, now: now)
         } catch {
@@ -96,7 +97,7 @@ extension DeviceRecorder {
         actions.changes.append(
             .insertTransfer(
                 TransferRecord(
-                    refused: refusal, id: id, deviceToken: app.device, topic: app.topic, session: request.session, url: request.url,
+                    refused: refusal, id: id, deviceToken: app.deviceToken, topic: app.topic, session: request.session, url: request.url,
                     method: request.method, fromFile: request.fromFile, discretionary: request.discretionary,
                     allowsCellular: request.allowsCellular, sessionSendsLaunchEvents: request.sessionSendsLaunchEvents, wakeID: wakeID,
                     taskRunID: runID, at: now)))
@@ -203,7 +204,7 @@ extension DeviceRecorder {
                 transfers.restore(
                     request, id: record.id, for: TransferPolicy.App(device: record.deviceToken, topic: record.topic),
                     handedOverAt: record.handedOverAt, attempts: record.attempts, ended: ended, retry: Self.retry(of: record),
-                    conditions: TransferPolicy.Conditions(policy.deviceState(record.deviceToken)), now: now),
+                    conditions: TransferPolicy.Conditions(policy.deviceState(DeviceKey(record.deviceToken))), now: now),
                 into: &actions, now: now)
         }
         record(transfers.resumeSessions(now: now), into: &actions, now: now)

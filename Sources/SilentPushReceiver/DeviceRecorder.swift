@@ -495,7 +495,7 @@ package struct DeviceRecorder {
         // While stopping nothing starts: a change that would start or kill work waits for the
         // next run.
         guard case .running = lifecycle else { return Self.replying(.stopping, completion: completion) }
-        let old = policy.deviceState(device)
+        let old = policy.deviceState(DeviceKey(device))
         let wasOnline = old.network == .online
         if new.network == .online, !wasOnline, !Set(activities.channelsToLookUp(device: device)).isSubset(of: startChannels.lookedUp) {
             return Self.replying(.channelsChanged, completion: completion)
@@ -527,10 +527,11 @@ package struct DeviceRecorder {
         _ launches: (read: [(app: App, at: DeviceInstant)], readAt: DeviceInstant), of device: String
     ) -> (counted: [(app: App, at: DeviceInstant)], through: DeviceInstant) {
         let through = DeviceInstant(millisecondsSinceEpoch: launches.readAt.millisecondsSinceEpoch + 1)
+        let key = DeviceKey(device)
         var counted = launches.read.filter { $0.at < through }
-        for start in running.values where start.app.device == device && start.startedAt >= through { counted.append((start.app, start.startedAt)) }
+        for start in running.values where start.app.device == key && start.startedAt >= through { counted.append((start.app, start.startedAt)) }
         for task in runningTasks.values
-        where task.start.app.device == device && !task.start.simulated && task.start.request.kind != .continued && task.start.startedAt >= through {
+        where task.start.app.device == key && !task.start.simulated && task.start.request.kind != .continued && task.start.startedAt >= through {
             counted.append((task.start.app, task.start.startedAt))
         }
         return (counted, through)
@@ -542,7 +543,7 @@ package struct DeviceRecorder {
         launches: (counted: [(app: App, at: DeviceInstant)], through: DeviceInstant)? = nil, now: DeviceInstant, into actions: inout Actions
     ) {
         actions.changes.append(.setDevice(token: device, state: new))
-        apply(policy.setDeviceState(new, for: device, launches: launches, now: now), to: &actions)
+        apply(policy.setDeviceState(new, for: DeviceKey(device), launches: launches, now: now), to: &actions)
         deviceChangedForTransfers(device, from: old, to: new, now: now, into: &actions)
         if (old.network == .online) != (new.network == .online) {
             let changed =
@@ -563,8 +564,8 @@ package struct DeviceRecorder {
         var actions = Actions(completion: completion)
         // Opening the app now ends a force-quit: background launches resume (a time in the
         // past, as a usage test sets, says nothing of when the force-quit was).
-        if let opened, opened >= now { endForceQuit(app.device, now: now, into: &actions) }
-        actions.changes.append(.setLastOpened(deviceToken: app.device, topic: app.topic, at: opened?.millisecondsSinceEpoch))
+        if let opened, opened >= now { endForceQuit(app.deviceToken, now: now, into: &actions) }
+        actions.changes.append(.setLastOpened(deviceToken: app.deviceToken, topic: app.topic, at: opened?.millisecondsSinceEpoch))
         apply(policy.setLastOpened(opened, for: app, now: now), to: &actions)
         return finish(actions)
     }
@@ -572,7 +573,7 @@ package struct DeviceRecorder {
     /// A force-quit of `device`'s app ends (Apple: "the user must relaunch your app or restart
     /// the device before the system attempts to launch your app automatically again").
     private mutating func endForceQuit(_ device: String, now: DeviceInstant, into actions: inout Actions) {
-        let old = policy.deviceState(device)
+        let old = policy.deviceState(DeviceKey(device))
         guard old.forceQuit else { return }
         var new = old
         new.forceQuit = false
@@ -598,10 +599,11 @@ package struct DeviceRecorder {
         actions.changes = recording
         // The relaunches waiting for its sessions go with it (`WakePolicy.appDeleted`), and
         // with them the files their transfers kept.
-        actions.relaunchesCancelled = policy.knownApps.filter { $0.device == device }.flatMap { app in
+        let key = DeviceKey(device)
+        actions.relaunchesCancelled = policy.knownApps.filter { $0.device == key }.flatMap { app in
             policy.pendingTasks(of: app).filter { $0.request.kind == .urlSession }.map(\.request.id)
         }
-        apply(policy.appDeleted(device: device, now: now), to: &actions)
+        apply(policy.appDeleted(device: key, now: now), to: &actions)
         record(transfers.forceQuit(device: device, now: now), into: &actions, now: now, cancelledBecause: .appDeleted)
         record(activities.appDeleted(device: device, now: now), into: &actions)
         record(reloads.appDeleted(device: device), into: &actions)
@@ -614,7 +616,7 @@ package struct DeviceRecorder {
     package mutating func reboot(_ device: String, now: DeviceInstant, completion: @escaping PushStore.Completion) -> Actions {
         guard case .running = lifecycle else { return Self.replying(.stopping, completion: completion) }
         var actions = Actions(completion: completion)
-        apply(policy.reboot(device, now: now), to: &actions)
+        apply(policy.reboot(DeviceKey(device), now: now), to: &actions)
         endForceQuit(device, now: now, into: &actions)
         actions.reply = .warmingUp(until: now.advanced(by: policy.settings.rebootWarmup))
         return finish(actions)
@@ -637,7 +639,7 @@ package struct DeviceRecorder {
         guard case .running = lifecycle else { return Self.replying(.done, completion: completion) }
         var actions = Actions(completion: completion)
         if let device {
-            apply(policy.forget(device, now: now), to: &actions)
+            apply(policy.forget(DeviceKey(device), now: now), to: &actions)
             if records == .deleted { actions.changes.append(.forgetDevice(token: device)) }
         } else {
             apply(policy.forgetAll(now: now), to: &actions)
@@ -677,7 +679,7 @@ package struct DeviceRecorder {
         } else {
             actions.completion = completion
             actions.changes.append(.insertTaskRequest(record))
-            know(app.device, topic: app.topic, bundleID: app.topic, into: &actions)
+            know(app.deviceToken, topic: app.topic, bundleID: app.topic, into: &actions)
             actions.reply = .taskSubmitted(id: record.request.id)
         }
         apply(policyActions, to: &actions)
@@ -999,7 +1001,7 @@ package struct DeviceRecorder {
                 actions.changes.append(
                     .insertWake(
                         WakeRecord(
-                            id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, pushID: start.push,
+                            id: start.wakeID, deviceToken: start.app.deviceToken, topic: start.app.topic, pushID: start.push,
                             generation: start.generation, startedAt: start.startedAt, deadline: start.deadline)))
                 settle(start.push, .delivered(by: start.wakeID), generation: nil)
                 close(start.push, .delivered(by: start.wakeID))
@@ -1036,7 +1038,7 @@ package struct DeviceRecorder {
                 actions.changes.append(
                     .insertTaskRun(
                         TaskRunRecord(
-                            id: start.runID, requestID: start.request.id, deviceToken: start.app.device, topic: start.app.topic,
+                            id: start.runID, requestID: start.request.id, deviceToken: start.app.deviceToken, topic: start.app.topic,
                             identifier: start.request.identifier, kind: start.request.kind, startedAt: start.startedAt,
                             deadline: start.deadline, simulated: start.simulated)))
                 runningTasks[start.runID] = RunningTask(start: start, phase: .running)
@@ -1071,7 +1073,7 @@ extension Wake {
     /// What the handler gets for `start`, which delivers `push`.
     package init(_ start: DeviceRecorder.Start, delivering push: PushRecord, coalesced: [String]) {
         self.init(
-            id: start.wakeID, deviceToken: start.app.device, topic: start.app.topic, apnsID: push.apnsID,
+            id: start.wakeID, deviceToken: start.app.deviceToken, topic: start.app.topic, apnsID: push.apnsID,
             payload: push.payload, priority: APNsPriority(rawValue: push.priority) ?? .high, coalescedAPNsIDs: coalesced,
             startedAt: start.startedAt, deadline: start.deadline)
     }

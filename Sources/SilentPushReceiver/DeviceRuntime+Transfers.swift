@@ -14,7 +14,7 @@ extension DeviceRuntime {
             // The upload's body is copied now, before the record says it was handed over; an
             // app at its cap is refused without a copy.
             do throws(TransferRefusal) {
-                if inspect({ $0.transfers.isAtCap(TransferPolicy.App(device: app.device, topic: app.topic)) }) { throw .tooMany }
+                if inspect({ $0.transfers.isAtCap(TransferPolicy.App(device: app.deviceToken, topic: app.topic)) }) { throw .tooMany }
                 try transferClient.takeUploadCopy(of: path, for: id)
             } catch {
                 refuseTransfer(error, request: .init(request), app: app, source: source, id: id)
@@ -30,7 +30,7 @@ extension DeviceRuntime {
         logger.debug(
             "transfer handed over",
             metadata: [
-                "transfer.id": "\(id)", "transfer.session": "\(request.session)", "device.token": Self.shortened(app.device),
+                "transfer.id": "\(id)", "transfer.session": "\(request.session)", "device.token": Self.shortened(app.deviceToken),
                 "app.topic": "\(app.topic)",
             ])
         return id
@@ -54,7 +54,7 @@ extension DeviceRuntime {
         logger.notice(
             "transfer refused: \(refusal.rawValue)",
             metadata: [
-                "transfer.id": "\(id)", "transfer.session": "\(session ?? "-")", "device.token": Self.shortened(app.device),
+                "transfer.id": "\(id)", "transfer.session": "\(session ?? "-")", "device.token": Self.shortened(app.deviceToken),
                 "app.topic": "\(app.topic)",
             ])
     }
@@ -76,7 +76,7 @@ extension DeviceRuntime {
     func runTransfer(_ transfer: TransferTry) async {
         defer { transferTryRecorded(transfer) }
         let start = transfer.start
-        let validators = try? await store.lastValidatedTransfer(deviceToken: start.app.device, topic: start.app.topic, url: start.request.url)
+        let validators = try? await store.lastValidatedTransfer(deviceToken: start.app.deviceToken, topic: start.app.topic, url: start.request.url)
         let began = ContinuousClock.now
         let (outcome, stopped) = await withTaskGroup(of: TransferClient.TryOutcome?.self) { group in
             group.addTask { [transferClient] in

@@ -96,13 +96,21 @@ package final class DeviceRuntime: PushSink, Sendable {
 
     /// An app on a device, as the policy keys it.
     package struct AppKey: WakeApp {
-        package var device: String
+        /// The device's token, compact: one is held for every app the receiver has seen.
+        package var device: DeviceKey
         package var topic: String
 
-        package init(device: String, topic: String) {
+        package init(device: DeviceKey, topic: String) {
             self.device = device
             self.topic = topic
         }
+
+        package init(device: String, topic: String) {
+            self.init(device: DeviceKey(device), topic: topic)
+        }
+
+        /// The device's token as text.
+        package var deviceToken: String { device.text }
     }
 
     /// What `run()` starts as a child task: a wake's fetch, or a background task's run.
@@ -303,7 +311,7 @@ package final class DeviceRuntime: PushSink, Sendable {
                     "wake ended",
                     metadata: [
                         "wake.id": "\(fetch.start.wakeID)", "wake.result": "\(recorded.name)", "wake.duration_ms": "0",
-                        "device.token": Self.shortened(fetch.start.app.device),
+                        "device.token": Self.shortened(fetch.start.app.deviceToken),
                     ])
                 if let more { later.append(more) }
             }

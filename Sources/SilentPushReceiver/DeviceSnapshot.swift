@@ -83,7 +83,7 @@ package struct DeviceSnapshot: Sendable {
             let transfers = try await store.transfers(relaunchRequestID: run.requestID, limit: TransferPolicy.Settings.maximumCap)
             if !transfers.contains(where: { $0.fileFate != nil }) { snapshot.relaunchesToRunAgain.insert(run.requestID) }
         }
-        snapshot.launches = try await launches(in: store, before: now).filter { includes($0.app.device) }
+        snapshot.launches = try await launches(in: store, before: now).filter { includes($0.app.deviceToken) }
         if settings.taskTerminationPenalty > .zero {
             let since = now.advanced(by: .zero - settings.taskTerminationPenalty).millisecondsSinceEpoch
             for run in try await store.lastTerminations(since: since) where includes(run.deviceToken) {
@@ -164,7 +164,7 @@ package struct DeviceSnapshot: Sendable {
     /// What a receiver that puts this back carries on with.
     var resumed: ResumedState {
         var resumed = ResumedState()
-        resumed.devices = Set(states.map(\.token)).union(apps.keys.map(\.device)).union(activities.map(\.app.device)).count
+        resumed.devices = Set(states.map(\.token)).union(apps.keys.map(\.deviceToken)).union(activities.map(\.app.device)).count
         resumed.pendingPushes = apps.values.count { $0.pending != nil } + heldReloads.count
         resumed.taskRequests = taskRequests.count
         resumed.interruptedWakes = unfinishedWakes.count

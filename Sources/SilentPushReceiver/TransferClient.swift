@@ -201,7 +201,7 @@ package final class TransferClient: Sendable {
     package func run(_ start: DeviceRecorder.TransferStart, validators: (etag: String?, lastModified: String?)?) async -> TryOutcome {
         let part = Self.part(of: start.id, in: directory)
         let validatorFile = part + ".validator"
-        let cache = cacheFile(device: start.app.device, topic: start.app.topic, url: start.request.url)
+        let cache = cacheFile(device: start.app.deviceToken, topic: start.app.topic, url: start.request.url)
         let manager = FileManager.default
         var received: Int64 = 0
         func size(of path: String) -> Int64? { Self.size(of: path) }

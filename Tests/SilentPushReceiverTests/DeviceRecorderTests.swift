@@ -116,7 +116,7 @@ import Testing
         _ = recorder.beginShutdown()
         let online = recorder.setDeviceState(DeviceState(), for: Self.device, now: Self.at(2)) { _ in }
         #expect(online.reply == .stopping && online.changes.isEmpty && online.runs.isEmpty)
-        #expect(recorder.policy.deviceState(Self.device).network == .offline)
+        #expect(recorder.policy.deviceState(DeviceKey(Self.device)).network == .offline)
         let rebooted = recorder.reboot(Self.device, now: Self.at(3)) { _ in }
         #expect(rebooted.reply == .stopping && rebooted.changes.isEmpty && rebooted.ended.isEmpty)
         #expect(recorder.running.keys.sorted() == [start.wakeID], "the wake under way runs on")
@@ -333,7 +333,7 @@ import Testing
             ? recorder.setLastOpened(Self.at(2), for: Self.app, now: Self.at(2)) { _ in }
             : recorder.reboot(Self.device, now: Self.at(2)) { _ in }
         #expect(actions.changes.first == .setDevice(token: Self.device, state: DeviceState()))
-        #expect(!recorder.policy.deviceState(Self.device).forceQuit)
+        #expect(!recorder.policy.deviceState(DeviceKey(Self.device)).forceQuit)
         #expect(Self.inserted(Self.receive(&recorder, 2, at: Self.at(3))).first?.fate != .dropped(.forceQuit))
     }
 
@@ -343,7 +343,7 @@ import Testing
         _ = recorder.setDeviceState(DeviceState(forceQuit: true), for: Self.device, now: Self.at(100)) { _ in }
         let actions = recorder.setLastOpened(Self.at(10), for: Self.app, now: Self.at(200)) { _ in }
         #expect(!actions.changes.contains { if case .setDevice = $0 { true } else { false } })
-        #expect(recorder.policy.deviceState(Self.device).forceQuit)
+        #expect(recorder.policy.deviceState(DeviceKey(Self.device)).forceQuit)
     }
 
     @Test func oneMoveOfTheManualClockAtATime() {
@@ -531,7 +531,7 @@ import Testing
 
         let unseen = recorder.setDeviceState(DeviceState(), for: app.device, now: Self.t0.advanced(by: .seconds(10))) { _ in }
         #expect(unseen.reply == .channelsChanged && unseen.changes.isEmpty)
-        #expect(recorder.policy.deviceState(app.device).network == .offline)
+        #expect(recorder.policy.deviceState(DeviceKey(app.device)).network == .offline)
         let key = LiveActivityPolicy.ChannelKey(bundleID: app.bundleID, channel: channel)
         let deleted = recorder.setDeviceState(
             DeviceState(), for: app.device, startChannels: ([key], []), now: Self.t0.advanced(by: .seconds(10))
@@ -539,7 +539,7 @@ import Testing
         #expect(
             deleted.changes.contains { if case .insertActivityUpdate(let update) = $0 { update.outcome == .ignored(.unknownChannel) } else { false } }
         )
-        #expect(recorder.policy.deviceState(app.device).network == .online)
+        #expect(recorder.policy.deviceState(DeviceKey(app.device)).network == .online)
     }
 
     /// An activity's update token under another app's topic is refused in the same step that

@@ -15,7 +15,7 @@ import Testing
         [
             .insertWake(
                 WakeRecord(
-                    id: UInt64(minutes + 1), deviceToken: app.device, topic: app.topic, pushID: UInt64(minutes + 1), generation: 0,
+                    id: UInt64(minutes + 1), deviceToken: app.deviceToken, topic: app.topic, pushID: UInt64(minutes + 1), generation: 0,
                     startedAt: at(minutes), deadline: at(minutes).advanced(by: .seconds(30)))),
             .finishWake(id: UInt64(minutes + 1), finishedAt: at(minutes).advanced(by: .seconds(30)).millisecondsSinceEpoch, result: result),
         ]
@@ -24,7 +24,7 @@ import Testing
     static func refresh(at minutes: Int64) -> StoreChange {
         .insertTaskRun(
             TaskRunRecord(
-                id: UInt64(minutes + 1), requestID: UInt64(minutes + 1), deviceToken: app.device, topic: app.topic, identifier: "refresh",
+                id: UInt64(minutes + 1), requestID: UInt64(minutes + 1), deviceToken: app.deviceToken, topic: app.topic, identifier: "refresh",
                 kind: .refresh, startedAt: at(minutes), deadline: at(minutes).advanced(by: .seconds(30)), simulated: false))
     }
 
