@@ -27,19 +27,23 @@ public struct ProviderTokenAuthenticator: Sendable {
         authorization: Substring?, connection: ProviderTokenConnectionState, now: Int64
     ) throws(APNsReason) -> VerifiedProviderToken? {
         guard let authorization, case .adopted(let token, let current, _) = connection.phase, Self.isBearer(authorization),
-            Self.sameBytes(authorization.dropFirst(7), token)
+            Self.sameBytes(authorization, from: 7, token)
         else { return nil }
         try checkAge(current, now: now)
         return current
     }
 
-    /// Byte equality, eight bytes at a time: the connection's token (a few hundred bytes) is
-    /// compared on every request, and `==` on substrings compares Unicode-aware.
-    static func sameBytes(_ text: Substring, _ other: Substring) -> Bool {
+    /// Whether `text`'s bytes from the `start`th on are `other`'s, eight bytes at a time: the
+    /// connection's token (a few hundred bytes) is compared on every request, and `==` on
+    /// substrings compares Unicode-aware (as `dropFirst` counts characters).
+    static func sameBytes(_ text: Substring, from start: Int, _ other: Substring) -> Bool {
         let equal = text.utf8.withContiguousStorageIfAvailable { text in
-            other.utf8.withContiguousStorageIfAvailable { other in equalBytes(UnsafeRawBufferPointer(text), UnsafeRawBufferPointer(other)) }
+            other.utf8.withContiguousStorageIfAvailable { other in
+                text.count >= start
+                    && equalBytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: text[start...])), UnsafeRawBufferPointer(other))
+            }
         }
-        return equal.flatMap { $0 } ?? text.utf8.elementsEqual(other.utf8)
+        return equal.flatMap { $0 } ?? text.utf8.dropFirst(start).elementsEqual(other.utf8)
     }
 
     private static func equalBytes(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {

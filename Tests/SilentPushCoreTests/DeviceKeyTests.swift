@@ -34,6 +34,23 @@ import Testing
         #expect(key.text == text)
     }
 
+    /// Every byte that is not a lower-case hex digit, in every place, leaves the token text;
+    /// `g` to `o` have the low bits of `7` to `f` and the bit of a letter.
+    @Test func everyOtherByteInAnyPlaceIsNotADigit() {
+        let digits = Set("0123456789abcdef".utf8)
+        for byte in UInt8.min...UInt8.max where !digits.contains(byte) {
+            for place in [0, 7, 8, 31, 63] {
+                var bytes = Array(Self.token.utf8)
+                bytes[place] = byte
+                let text = String(decoding: bytes, as: UTF8.self)
+                guard case .text = DeviceKey(text).storage else {
+                    Issue.record("byte \(byte) at \(place) was taken for a digit")
+                    continue
+                }
+            }
+        }
+    }
+
     @Test func keysAreEqualExactlyWhenTheirTextsAre() {
         let texts = [Self.token, Self.token.uppercased(), Self.token + "00", String(repeating: "0", count: 64), "0"]
         for left in texts {
@@ -49,10 +66,14 @@ import Testing
     @Test func eachDigitLandsInItsPlace() {
         for place in 0..<64 {
             var bytes = [UInt8](repeating: UInt8(ascii: "0"), count: 64)
-            bytes[place] = UInt8(ascii: "c")
+            bytes[place] = Array("0123456789abcdef".utf8)[1 + place % 15]
             let text = String(decoding: bytes, as: UTF8.self)
             #expect(DeviceKey(text).text == text)
             #expect(DeviceKey(text) != DeviceKey(String(repeating: "0", count: 64)))
+        }
+        for _ in 0..<200 {
+            let text = (0..<32).map { _ in String(Int.random(in: 0...255) | 0x100, radix: 16).dropFirst() }.joined()
+            #expect(DeviceKey(text).text == text)
         }
     }
 }
