@@ -128,6 +128,9 @@ package enum FuzzTarget: String, CaseIterable, Sendable {
             let value = String(decoding: line[(colon + 1)...].drop { $0 == 0x20 }, as: UTF8.self)
             headers.append((name, value))
         }
+        // A device token taken as a key gives back its text, whatever the path's last part is.
+        let token = String(decoding: pathLine.split(separator: UInt8(ascii: "/")).last ?? [], as: UTF8.self)
+        precondition(DeviceKey(token).text == token, "a device key changed its token")
         let request = H2Request(
             streamID: 1, method: "POST", path: String(decoding: pathLine, as: UTF8.self), headers: H2HeaderList(headers),
             body: Array(text[min(bodyStart, text.count)...]), connection: H2ConnectionInfo(id: 1, remoteAddress: "fuzz", tls: nil))
