@@ -6,7 +6,8 @@ extension DeviceControl {
     /// exact device time, in order. Before the clock moves on from a running wake, its handler
     /// gets up to the deadline's length in real time to answer, so advancing never cuts short
     /// a handler that would have finished on a device, and a quick one answers at the device
-    /// time it started; one that has not answered by then is cancelled at the deadline. A task
+    /// time it started; one that has not answered by then is cancelled, and its wake ends at
+    /// its deadline `failed` (`deadlineExceeded`) whatever the handler says after. A task
     /// run's handler likewise gets its run's time limit, then the grace before its
     /// termination. A transfer try a timer started gets up
     /// to `transferTryWait` to end before the clock moves on, so a retry schedule plays out
@@ -44,6 +45,7 @@ extension DeviceControl {
                 runtime.clock.set(to)
             case .wait(let wakes):
                 await runtime.waitForWakes(wakes, timeout: settings.deadline)
+                runtime.modifyStateAndRunActions { recorder, _ in recorder.realTimeSpent(wakes) }
             case .waitTasks(let waits):
                 let tasks = runtime.runningTasks(waits.map(\.runID))
                 await withTaskGroup(of: Void.self) { group in

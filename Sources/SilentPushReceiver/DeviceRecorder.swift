@@ -110,6 +110,8 @@ package struct DeviceRecorder {
         /// Wakes that left `running`: their waiters are resumed and, with `cancel`, their
         /// handlers cancelled (deadline passed, or the receiver stops).
         package var ended: [(wakeID: UInt64, cancel: Bool)] = []
+        /// Wakes whose handlers are cancelled while the wakes still run (until their deadline).
+        package var handlersCancelled: [UInt64] = []
         var metrics = DeviceMetrics.Events()
         /// The earliest policy deadline, when it moved before the timer armed (system clock).
         package var armTimer: DeviceInstant?
@@ -164,6 +166,7 @@ package struct DeviceRecorder {
             if let completion = later.completion { self.completion = completion }
             runs += later.runs
             ended += later.ended
+            handlersCancelled += later.handlersCancelled
             metrics.add(later.metrics)
             armTimer = later.armTimer ?? armTimer
             taskRuns += later.taskRuns
@@ -212,7 +215,7 @@ package struct DeviceRecorder {
     /// The running wakes and task runs (before their expiry, or their termination) whose
     /// handlers a move of the manual clock has given their real time (`advanceStep`): each is
     /// given it once, in the first move that starts past it or crosses its deadline.
-    private var realTimeGiven: Set<UInt64> = []
+    private var realTimeGiven: [UInt64: RealTime] = [:]
     private var realTimeGivenTasks: Set<TaskWait> = []
     /// Whether a move of the manual clock is under way, and to where: one at a time.
     package private(set) var clockMove = ClockMove.idle
@@ -223,6 +226,14 @@ package struct DeviceRecorder {
         /// Toward `to`; `tries`: the transfer tries its timers started, which the move lets
         /// end before it passes them (their retry is timed from where they began).
         case moving(to: DeviceInstant, tries: Set<TransferTryKey>)
+    }
+
+    /// Where a running wake's handler is in the real time a move of the manual clock gives it.
+    enum RealTime: Equatable {
+        /// The move waits for its answer.
+        case waiting
+        /// It passed unanswered: the handler is cancelled, and the wake ends at its deadline.
+        case spent
     }
 
     /// One try of a transfer.
@@ -431,6 +442,12 @@ package struct DeviceRecorder {
         guard running[start.wakeID] != nil else {
             // Ended without it: at its deadline, or as `unanswered` says.
             actions.reply = .fetchRecorded(unanswered.removeValue(forKey: start.wakeID) ?? .deadlineExceeded)
+            return finish(actions)
+        }
+        // Its real time passed unanswered: what it says now comes too late, and the wake
+        // ends at its deadline.
+        guard realTimeGiven[start.wakeID] != .spent else {
+            actions.reply = .fetchRecorded(.deadlineExceeded)
             return finish(actions)
         }
         switch lifecycle {
@@ -827,6 +844,18 @@ package struct DeviceRecorder {
         return finish(Actions())
     }
 
+    /// The real time a move of the manual clock gave `wakes`' handlers has passed. Those that
+    /// have not answered are cancelled, as a device ends a fetch at its deadline: each wake
+    /// ends there, `failed` (`deadlineExceeded`), whatever its handler says after.
+    package mutating func realTimeSpent(_ wakes: [UInt64]) -> Actions {
+        var actions = Actions()
+        for wakeID in wakes where running[wakeID] != nil && realTimeGiven[wakeID] == .waiting {
+            realTimeGiven[wakeID] = .spent
+            actions.handlersCancelled.append(wakeID)
+        }
+        return finish(actions)
+    }
+
     /// Moves toward `target`: up to the next timer inside the span, unless a running wake or
     /// task run has not had its real time (`realTimeGiven`: in an earlier step of this move or
     /// another) and the step would move the clock past its start or cross its deadline:
@@ -854,14 +883,14 @@ package struct DeviceRecorder {
         let step = timer ?? target
         let moves = step > advancedTo
         // What ended meanwhile needs no memory of its wait.
-        realTimeGiven.formIntersection(running.keys)
+        realTimeGiven = realTimeGiven.filter { running[$0.key] != nil }
         realTimeGivenTasks = realTimeGivenTasks.filter { runningTasks[$0.runID] != nil }
         // About to be past its start (`advancedTo`: where the clock is), or its deadline.
         let due = running.values.filter { wake in
-            !realTimeGiven.contains(wake.wakeID) && ((moves && wake.startedAt >= advancedTo) || wake.deadline <= step)
+            realTimeGiven[wake.wakeID] == nil && ((moves && wake.startedAt >= advancedTo) || wake.deadline <= step)
         }
         if !due.isEmpty {
-            realTimeGiven.formUnion(due.map(\.wakeID))
+            for wake in due { realTimeGiven[wake.wakeID] = .waiting }
             return Self.replying(.advance(.wait(due.map(\.wakeID).sorted())))
         }
         // A task about to expire or be terminated: its handler first gets real time to end.

@@ -226,7 +226,8 @@ package final class DeviceRuntime: PushSink, Sendable {
     /// leave nothing (most pushes: a row and its commit).
     private static func execution(of actions: borrowing DeviceRecorder.Actions, in state: inout Locked) -> Execution? {
         guard
-            !actions.metrics.isEmpty || actions.armTimer != nil || !actions.ended.isEmpty || !actions.runs.isEmpty
+            !actions.metrics.isEmpty || actions.armTimer != nil || !actions.ended.isEmpty || !actions.handlersCancelled.isEmpty
+                || !actions.runs.isEmpty
                 || !actions.taskRuns.isEmpty || !actions.taskExpirations.isEmpty || !actions.taskTerminations.isEmpty
                 || !actions.taskInterruptions.isEmpty
                 || !actions.tasksEnded.isEmpty || !actions.transferStarts.isEmpty || !actions.transferInterrupts.isEmpty
@@ -241,6 +242,8 @@ package final class DeviceRuntime: PushSink, Sendable {
             state.cancellations[start.wakeID] = cancellation
             execution.runs.append(Fetch(start: start, wake: wake, cancellation: cancellation))
         }
+        // The wake runs on: its cancellation is raised, and removed when it ends.
+        execution.cancels = actions.handlersCancelled.compactMap { state.cancellations[$0] }
         for (wakeID, cancel) in actions.ended {
             if var waiters = state.waiters.removeValue(forKey: wakeID) { execution.resumes += waiters.removeAll() }
             if let cancellation = state.cancellations.removeValue(forKey: wakeID), cancel { execution.cancels.append(cancellation) }

@@ -232,6 +232,36 @@ import Testing
         #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.done), "a move of no time waits for nothing")
     }
 
+    /// A handler that has not answered once its real time is spent is cancelled; the wake runs
+    /// on to its deadline, where it ends `deadlineExceeded`, whatever the handler says meanwhile.
+    @Test func aHandlerUnansweredAfterItsRealTimeIsCancelledAndItsWakeEndsAtTheDeadline() throws {
+        var recorder = Self.recorder()
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.wait([start.wakeID])))
+        let spent = recorder.realTimeSpent([start.wakeID])
+        #expect(spent.handlersCancelled == [start.wakeID])
+        #expect(spent.ended.isEmpty && spent.changes.isEmpty)
+        #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.done))
+        let late = recorder.fetchCompleted(start, result: .newData, now: Self.at(10))
+        #expect(late.reply == .fetchRecorded(.deadlineExceeded))
+        #expect(late.changes.isEmpty && late.ended.isEmpty)
+        #expect(recorder.running[start.wakeID] != nil, "it runs on until its deadline")
+        let ended = recorder.advance(to: start.deadline)
+        #expect(ended.ended.map(\.wakeID) == [start.wakeID])
+        #expect(
+            ended.changes.contains(
+                .finishWake(id: start.wakeID, finishedAt: start.deadline.millisecondsSinceEpoch, result: .deadlineExceeded)))
+    }
+
+    /// A handler that answered within its real time is not cancelled after it.
+    @Test func aHandlerThatAnsweredInItsRealTimeIsNotCancelled() throws {
+        var recorder = Self.recorder()
+        let start = try #require(Self.receive(&recorder, 1, at: Self.t0).runs.first?.start)
+        #expect(recorder.advanceStep(toward: Self.at(10)).reply == .advance(.wait([start.wakeID])))
+        #expect(recorder.fetchCompleted(start, result: .newData, now: Self.t0).reply == .fetchRecorded(.newData))
+        #expect(recorder.realTimeSpent([start.wakeID]).handlersCancelled.isEmpty)
+    }
+
     @Test func theTimerIsArmedOnlyOnTheSystemClockAndOnlyWhenTheDeadlineMovesEarlier() throws {
         var manual = Self.recorder(armsTimers: false)
         #expect(Self.receive(&manual, 1, at: Self.t0).armTimer == nil)

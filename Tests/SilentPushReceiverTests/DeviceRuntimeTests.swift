@@ -96,6 +96,38 @@ import Testing
         }
     }
 
+    /// A move short of the deadline gives a running handler its deadline's length of real
+    /// time; one that has not answered then is cancelled, and its wake ends at its deadline
+    /// `failed` (`deadlineExceeded`), not with what the handler says after.
+    @Test func aHandlerPastItsRealTimeInAShortMoveIsCancelledAndItsWakeEndsAtTheDeadline() async throws {
+        let cancelled = Atomic(false)
+        let handler = ClosureFetchHandler { _ in
+            try? await Task.sleep(for: .seconds(5))  // past its second of real time
+            cancelled.store(Task.isCancelled, ordering: .relaxed)
+            return .newData  // late: must be ignored
+        }
+        try await Receiver.withTesting({
+            $0.wakeSettings = WakeSettings(deadline: .seconds(1))
+            $0.fetchHandler = .handler(handler)
+        }) { receiver in
+            let client = try await TestPushClient.connect(to: receiver)
+            defer { Task { await client.close() } }
+            #expect(try await client.push(apnsID: Self.apnsID(1)).status == 200)
+            try await receiver.advanceClock(by: .milliseconds(100))
+            for _ in 0..<100 where !cancelled.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(20)) }
+            let sawCancellation = cancelled.load(ordering: .relaxed)
+            #expect(sawCancellation)
+            #expect(receiver.device.runningWakeCount == 1, "it runs on until its deadline")
+            #expect(try await receiver.wakes().first?.result == nil)
+            try await receiver.advanceClock(by: .seconds(1))
+            await receiver.settle()
+            let wake = try #require(try await receiver.wakes().first)
+            #expect(wake.result?.name == "failed")
+            #expect(wake.reason == "deadlineExceeded")
+            #expect(wake.finishedAt == wake.deadline)
+        }
+    }
+
     @Test func theExecHandlerGetsThePayloadAndTheWakeAndItsLastLineIsTheResult() async throws {
         let directory = Scratch.directory.appendingPathComponent("exec-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
