@@ -152,7 +152,10 @@ frontend apns
     bind 127.0.0.1:$H2C_PORT proto h2
     use_backend shard%[path,field(4,/),lower,crc32,mod($SHARDS)] if { path_beg /3/device/ }
     default_backend apns-any
-    # The proxy's own 503 and 500 have an apns-id, as every APNs answer does.
+    # The proxy's own 503 and 500 have an apns-id, as every APNs answer does: the request's
+    # when it carried one (APNs echoes it), else a new one.
+    http-request set-var(txn.apns_id) req.hdr(apns-id) if { req.hdr(apns-id) -m found }
+    http-after-response set-header apns-id %[var(txn.apns_id)] if { status 500 503 } !{ res.hdr(apns-id) -m found } { var(txn.apns_id) -m found }
     http-after-response set-header apns-id %[uuid(4)] if { status 500 503 } !{ res.hdr(apns-id) -m found }
 
 # Channels and broadcasts reach every receiver's devices from any receiver.

@@ -208,7 +208,12 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
             shown += rest[..<scheme.upperBound]
             var after = rest[scheme.upperBound...]
             let limit = after.firstRange(of: "://")?.lowerBound ?? after.endIndex
-            if let colon = after.firstIndex(of: ":"), let firstAt = after.firstIndex(of: "@"), colon < firstAt,
+            if let masked = Self.maskedAt(after) {
+                // Masked already (a message that quotes the URL redacted): its '@' is the one
+                // after the mask, not one in the message's words after it.
+                shown += after[..<masked]
+                after = after[masked...]
+            } else if let colon = after.firstIndex(of: ":"), let firstAt = after.firstIndex(of: "@"), colon < firstAt,
                 let lastAt = after[..<limit].lastIndex(of: "@")
             {
                 shown += after[..<colon] + ":***"
@@ -223,6 +228,17 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
             rest = after[end...]
         }
         return shown + rest
+    }
+
+    /// Where the host begins in `url` (past its scheme) when its password is masked already
+    /// (`USER:***@HOST…`, no other '@' up to its end); nil otherwise.
+    static func maskedAt(_ url: Substring) -> Substring.Index? {
+        guard let mask = url.firstRange(of: ":***@") else { return nil }
+        let end = url[mask.upperBound...].firstIndex { $0 == " " || $0 == "'" || $0 == "\"" } ?? url.endIndex
+        guard !url[..<mask.lowerBound].contains("@"), !url[..<mask.lowerBound].contains(" "),
+            !url[mask.upperBound..<end].contains("@")
+        else { return nil }
+        return url.index(before: mask.upperBound)
     }
 
     /// A query's parameter names, without their values (one may be a password).

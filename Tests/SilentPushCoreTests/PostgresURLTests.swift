@@ -68,6 +68,24 @@ import Testing
         #expect(PostgresURL.maskingPasswords(in: "no URL here: a:b@c, http://u:p@h/x?q=1") == "no URL here: a:b@c, http://u:p@h/x?q=1")
         // A raw password with a quote, a space and an '@' in it is masked whole.
         #expect(PostgresURL.maskingPasswords(in: "Unexpected argument 'postgres://u:hun t'e@r2@h/d'") == "Unexpected argument 'postgres://u:***@h/d'")
+        // A URL the message masked already keeps its host, and the words after it their '@'.
+        let refused = "--store: postgres://u:***@127.0.0.1:5/d has an '@' after its host, or a '/' or '?' in its password"
+        #expect(PostgresURL.maskingPasswords(in: refused) == refused)
+        // A raw password that begins as a mask does is still masked whole.
+        #expect(PostgresURL.maskingPasswords(in: "'postgres://u:***@x@h/d'") == "'postgres://u:***@h/d'")
+    }
+
+    /// The message for an '@' left in a password names the URL's host and database, through
+    /// the masking every line of silentpushd's goes through.
+    @Test func anAtInAPasswordIsNamedWithTheURLsHost() {
+        #expect(throws: PostgresURL.Problem.self) { try PostgresURL("postgres://tricky:p@ss:w/rd%x?y#z@127.0.0.1:59105/tdb") }
+        do {
+            _ = try PostgresURL("postgres://tricky:p@ss:w/rd%x?y#z@127.0.0.1:59105/tdb")
+        } catch {
+            let line = PostgresURL.maskingPasswords(in: "--store: \(error.description)")
+            #expect(line.contains("127.0.0.1:59105/tdb has an '@' after its host"), "\(line)")
+            #expect(!line.contains("ss:w"))
+        }
     }
 
     /// libpq's `sslmode` and `sslrootcert`, read and shown again (they are no secret).
