@@ -7,6 +7,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
     public var user: String
     /// Its password; nil to connect without one (trust or peer authentication).
     public var password: String?
+    /// Where `password` came from, for a message that says what to fix.
+    package var passwordSource: PasswordSource?
     /// A host name, an IPv4 address, or an IPv6 address (without its brackets).
     public var host: String
     /// The TCP port (5432 unless given).
@@ -145,6 +147,7 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
         let database = try Self.decoded(databasePart, "database", text)
         self.user = user
         self.password = password ?? environmentPassword
+        passwordSource = password != nil ? .url : environmentPassword != nil ? .environment : nil
         self.host = String(host)
         self.port = port
         self.database = database.isEmpty ? user : database
@@ -239,6 +242,14 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible, CustomD
             !url[mask.upperBound..<end].contains("@")
         else { return nil }
         return url.index(before: mask.upperBound)
+    }
+
+    /// Where a URL's password came from.
+    package enum PasswordSource: Sendable, Equatable {
+        /// After the user and a ':'.
+        case url
+        /// `PGPASSWORD`, the URL having none.
+        case environment
     }
 
     /// A query's parameter names, without their values (one may be a password).

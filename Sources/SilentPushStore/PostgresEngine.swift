@@ -345,7 +345,11 @@ final class PostgresEngine: StoreEngine {
     /// is given it), never postgres-nio's generic text.
     static func reason(_ error: any Error, url: PostgresURL? = nil) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
-        if let message = error.serverInfo?[.message] { return message }
+        if let message = error.serverInfo?[.message] {
+            // A wrong password (invalid_password) that the URL does not show: say whose it is.
+            guard error.serverInfo?[.sqlState] == "28P01", url?.passwordSource == .environment else { return message }
+            return message + ": the password is PGPASSWORD's"
+        }
         if case .handshakeFailed(.sslError(let stack))? = error.underlying as? NIOSSLError,
             stack.contains(where: { $0.description.contains("CERTIFICATE_VERIFY_FAILED") })
         {

@@ -239,6 +239,14 @@ import Testing
             nobody, containing: "'postgres://silentpush@127.0.0.1:\(port)/nowhere': cannot connect to PostgreSQL: connection refused (check --store)")
         #expect(!nobody.errorOutput.contains("errno") && !nobody.errorOutput.contains("SingleConnectionFailure"), "\(nobody.errorOutput)")
         expectOneLine(try await start("postgres://silentpush:\(PostgresServer.password)@127.0.0.1:99999/x"), containing: "--store")
+        // A wrong password: one from PGPASSWORD is named, as the URL does not show it.
+        let wrongInURL = try await start(url.replacingOccurrences(of: ":\(PostgresServer.password)@", with: ":wrong@"))
+        expectOneLine(wrongInURL, containing: "password authentication failed")
+        #expect(!wrongInURL.errorOutput.contains("PGPASSWORD"), "\(wrongInURL.errorOutput)")
+        let wrongInEnvironment = try await PeerProcess.run(
+            try SilentPushdProcessTests.binary(), ["--listen", "off", "--listen-h2c", "127.0.0.1:0", "--admin", "off", "--store", shown],
+            environment: ["PGPASSWORD": "wrong"], timeout: .seconds(30))
+        expectOneLine(wrongInEnvironment, containing: "password authentication failed for user \"silentpush\": the password is PGPASSWORD's")
         // TLS asked of a server that has none: said in words, not as postgres-nio's code.
         expectOneLine(try await start(url + "?sslmode=require"), containing: "the PostgreSQL server does not take TLS connections")
     }
