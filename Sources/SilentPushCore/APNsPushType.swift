@@ -63,7 +63,8 @@ public enum APNsPushType: String, Sendable, CaseIterable {
     /// MDM topics (the MDM push certificate's) are not checked.
     public func accepts(topic: String) -> Bool {
         if self == .mdm { return true }
-        return Self.withBytes(of: topic) { topic in
+        // Byte-wise: this runs on every request, and `String.hasSuffix` compares Unicode-aware.
+        return topic.withUTF8Bytes { topic in
             if let suffix = staticSuffix { return topic.count > suffix.utf8CodeUnitCount && Self.ends(topic, with: suffix) }
             return Self.suffixedType(of: topic) == nil
         }
@@ -71,7 +72,7 @@ public enum APNsPushType: String, Sendable, CaseIterable {
 
     /// The type whose suffix `topic` ends with, if any.
     static func suffixedType(of topic: String) -> APNsPushType? {
-        withBytes(of: topic) { suffixedType(of: $0) }
+        topic.withUTF8Bytes { suffixedType(of: $0) }
     }
 
     private static func suffixedType(of topic: UnsafeBufferPointer<UInt8>) -> APNsPushType? {
@@ -79,13 +80,6 @@ public enum APNsPushType: String, Sendable, CaseIterable {
             if let suffix = type.staticSuffix, ends(topic, with: suffix) { return type }
         }
         return nil
-    }
-
-    // Byte-wise on the topic's contiguous UTF-8: this runs on every request, and
-    // `String.hasSuffix` compares Unicode-aware while the UTF-8 view's `suffix(_:)` walks
-    // indices, each several times the cost of the loop.
-    private static func withBytes<Result>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
-        text.utf8.withContiguousStorageIfAvailable(body) ?? Array(text.utf8).withUnsafeBufferPointer(body)
     }
 
     private static func ends(_ text: UnsafeBufferPointer<UInt8>, with suffix: StaticString) -> Bool {

@@ -34,7 +34,7 @@ public struct APNsRequestValidator: Sendable {
             }
             return hasUpperCase
         }
-        return token.utf8.withContiguousStorageIfAvailable(scan) ?? Array(token.utf8).withUnsafeBufferPointer(scan)
+        return token.withUTF8Bytes(scan)
     }
 
     /// Whether `topic` has a topic's shape: 1 to 255 visible ASCII characters other than `/`
@@ -53,12 +53,11 @@ public struct APNsRequestValidator: Sendable {
     /// Whether `text` is 1 to `maximumLength` visible ASCII characters other than `/`: the
     /// shape of a topic, and of the names an admin API path carries.
     package static func isVisibleName(_ text: some StringProtocol, maximumLength: Int) -> Bool {
-        // Over the bytes in place: a generic walk of `text.utf8` is not specialized across
-        // modules, and every push's topic comes here (docs/benchmarks.md).
+        // Over the bytes (`withUTF8Bytes`): every push's topic comes here.
         func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
             bytes.count > 0 && bytes.count <= maximumLength && !bytes.contains { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "/") }
         }
-        return text.utf8.withContiguousStorageIfAvailable(scan) ?? Array(text.utf8).withUnsafeBufferPointer(scan)
+        return text.withUTF8Bytes(scan)
     }
 
     /// A header's whole number: decimal digits only (no sign, no space), at most `Int64.max`.

@@ -214,7 +214,8 @@ package struct DeviceRecorder {
     private var unanswered: [UInt64: FetchResult] = [:]
     /// The running wakes and task runs (before their expiry, or their termination) whose
     /// handlers a move of the manual clock has given their real time (`advanceStep`): each is
-    /// given it once, in the first move that starts past it or crosses its deadline.
+    /// given it once, in the first move that starts past it or crosses its deadline. A wake's
+    /// says whether that time passed unanswered (`realTimeSpent`).
     private var realTimeGiven: [UInt64: RealTime] = [:]
     private var realTimeGivenTasks: Set<TaskWait> = []
     /// Whether a move of the manual clock is under way, and to where: one at a time.
